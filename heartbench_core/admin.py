@@ -1,0 +1,75 @@
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+
+
+@admin.register(User)
+class PlatformUserAdmin(UserAdmin):
+    list_display = ("username", "email", "first_name", "last_name", "is_active", "is_staff", "group_list")
+    list_filter = ("is_active", "is_staff", "groups")
+
+    @admin.display(description="Roles")
+    def group_list(self, obj):
+        return ", ".join(g.name for g in obj.groups.all())
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("groups")
+
+
+@admin.register(Dataset)
+class DatasetAdmin(admin.ModelAdmin):
+    list_display = ("name", "review_panel_size", "created_at")
+    search_fields = ("name",)
+
+
+class FrozenAdminMixin:
+    """Versions and their content are immutable: the admin shows them read-only."""
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(DatasetVersion)
+class DatasetVersionAdmin(FrozenAdminMixin, admin.ModelAdmin):
+    list_display = ("dataset", "label", "number", "parent", "item_count", "criterion_count", "frozen", "created_by", "created_at")
+    list_filter = ("dataset", "frozen")
+    search_fields = ("label", "note", "content_hash")
+
+
+@admin.register(Item)
+class ItemAdmin(FrozenAdminMixin, admin.ModelAdmin):
+    list_display = ("question_id", "version", "position", "difficulty", "primary_scene", "secondary_scene")
+    list_filter = ("version__dataset", "version", "difficulty", "primary_scene")
+    search_fields = ("question_id",)
+    list_select_related = ("version__dataset",)
+
+
+@admin.register(Criterion)
+class CriterionAdmin(FrozenAdminMixin, admin.ModelAdmin):
+    list_display = ("item", "position", "ability", "weight", "catastrophic", "revision", "short_text")
+    list_filter = ("item__version__dataset", "ability", "catastrophic")
+    search_fields = ("text", "item__question_id")
+    list_select_related = ("item",)
+
+    @admin.display(description="Text")
+    def short_text(self, obj):
+        return obj.text[:60]
+
+
+@admin.register(LanguageModel)
+class LanguageModelAdmin(admin.ModelAdmin):
+    list_display = ("name", "created_at")
+    search_fields = ("name",)
+
+
+@admin.register(ModelResponse)
+class ModelResponseAdmin(admin.ModelAdmin):
+    list_display = ("public_id", "dataset", "question_id", "model", "created_at")
+    list_filter = ("dataset", "model")
+    search_fields = ("public_id", "question_id")
+    list_select_related = ("dataset", "model")
+    readonly_fields = ("public_id",)

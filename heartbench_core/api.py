@@ -1,0 +1,229 @@
+"""REST API of the core: datasets, versions, items, models, responses, and the import actions."""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import parsers, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from heartbench_core.jsonl import InputFileError
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
+from heartbench_core.roles import STAFF_ROLES, Role, role_permission
+from heartbench_core.services.datasets import diff_versions, export_lines, import_heartbench
+from heartbench_core.services.responses import import_responses
+
+IsStaff = role_permission(*STAFF_ROLES)
+IsAdmin = role_permission(Role.ADMIN)
+
+
+def error_response(exc: DjangoValidationError) -> Response:
+    """Map a service's ValidationError to a 400 whose body names file, line and field."""
+    if isinstance(exc, InputFileError):
+        body = {"detail": "nothing was written", "errors": [e.as_dict() for e in exc.errors]}
+        if exc.truncated:
+            body["more_errors"] = exc.truncated
+        return Response(body, status=status.HTTP_400_BAD_REQUEST)
+    if hasattr(exc, "error_dict"):
+        return Response({"detail": "nothing was written", "errors": exc.message_dict}, status=400)
+    return Response({"detail": "nothing was written", "errors": exc.messages}, status=400)
+
+
+class DatasetSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Dataset
+        fields = ["id", "name", "description", "extra_labels", "review_panel_size", "created_at"]
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    parent = serializers.SlugRelatedField(slug_field="label", read_only=True)
+    created_by = serializers.StringRelatedField()
+
+    class Meta:
+        model = DatasetVersion
+        fields = [
+            "id", "dataset", "number", "label", "parent", "content_hash", "created_by", "created_at",
+            "note", "frozen", "source", "item_count", "criterion_count", "changelog",
+        ]
+
+
+class CriterionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Criterion
+        fields = ["id", "position", "ability", "weight", "text", "catastrophic", "key", "revision"]
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    criteria = CriterionSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Item
+        fields = ["id", "question_id", "position", "dialogue", "difficulty", "primary_scene", "secondary_scene", "criteria"]
+
+
+class LanguageModelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = LanguageModel
+        fields = ["id", "name", "notes", "created_at"]
+
+
+class ResponseSerializer(serializers.ModelSerializer):
+    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    model = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = ModelResponse
+        fields = ["public_id", "dataset", "question_id", "model", "text", "metadata", "created_at"]
+
+
+class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Dataset.objects.order_by("name")
+    serializer_class = DatasetSerializer
+    permission_classes = [IsStaff]
+    lookup_field = "name"
+
+
+class VersionViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = VersionSerializer
+    permission_classes = [IsStaff]
+    ordering_fields = ["number", "created_at"]
+
+    def get_queryset(self):
+        qs = DatasetVersion.objects.select_related("dataset", "parent", "created_by").order_by("dataset__name", "-number")
+        if dataset := self.request.query_params.get("dataset"):
+            qs = qs.filter(dataset__name=dataset)
+        return qs
+
+    @extend_schema(responses={200: serializers.DictField()})
+    @action(detail=True, methods=["get"])
+    def diff(self, request, pk=None):
+        """Changelog from ?against=LABEL (default: the parent) to this version."""
+        version = self.get_object()
+        against_label = request.query_params.get("against")
+        against = (
+            get_object_or_404(DatasetVersion, dataset=version.dataset, label=against_label) if against_label else version.parent
+        )
+        if against is None:
+            return Response({"detail": "this version has no parent; pass ?against=LABEL"}, status=400)
+        return Response(diff_versions(against, version))
+
+    @extend_schema(responses={(200, "application/x-ndjson"): str})
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        """The version in the upstream JSONL schema."""
+        version = self.get_object()
+        body = "".join(line + "\n" for line in export_lines(version))
+        response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{version.dataset.name}-{version.label}.jsonl"'
+        return response
+
+
+class ItemViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = ItemSerializer
+    permission_classes = [IsStaff]
+
+    def get_queryset(self):
+        qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
+        params = self.request.query_params
+        if version := params.get("version"):
+            qs = qs.filter(version_id=version) if version.isdigit() else qs.filter(version__label=version)
+        if dataset := params.get("dataset"):
+            qs = qs.filter(version__dataset__name=dataset)
+        if difficulty := params.get("difficulty"):
+            qs = qs.filter(difficulty=difficulty)
+        if qid := params.get("question_id"):
+            qs = qs.filter(question_id=qid)
+        return qs
+
+
+class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = LanguageModel.objects.order_by("name")
+    serializer_class = LanguageModelSerializer
+    permission_classes = [IsStaff]
+
+
+class ResponseViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = ResponseSerializer
+    permission_classes = [IsStaff]
+    lookup_field = "public_id"
+
+    def get_queryset(self):
+        qs = ModelResponse.objects.select_related("dataset", "model").order_by("id")
+        params = self.request.query_params
+        if dataset := params.get("dataset"):
+            qs = qs.filter(dataset__name=dataset)
+        if model := params.get("model"):
+            qs = qs.filter(model__name=model)
+        if qid := params.get("question_id"):
+            qs = qs.filter(question_id=qid)
+        return qs
+
+
+class HeartbenchImportSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    dataset = serializers.CharField(max_length=100)
+    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    difficulty = serializers.ChoiceField(choices=["hard", "normal"], required=False)
+
+
+class ImportHeartbenchView(APIView):
+    """Import an upstream HeartBench JSONL file as a new dataset version (same rules as the command)."""
+
+    permission_classes = [IsAdmin]
+    parser_classes = [parsers.MultiPartParser]
+
+    @extend_schema(request=HeartbenchImportSerializer, responses={201: VersionSerializer, 200: VersionSerializer})
+    def post(self, request):
+        form = HeartbenchImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            outcome = import_heartbench(
+                source=data["file"],
+                dataset_name=data["dataset"],
+                label=data.get("version") or None,
+                note=data.get("note", ""),
+                difficulty=data.get("difficulty"),
+                created_by=request.user,
+                name=data["file"].name,
+            )
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        body = VersionSerializer(outcome.version).data
+        body["created"] = outcome.created
+        return Response(body, status=201 if outcome.created else 200)
+
+
+class ResponsesImportSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    dataset = serializers.CharField(max_length=100)
+    model = serializers.CharField(max_length=200)
+    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
+
+
+class ImportResponsesView(APIView):
+    """Import one model's answer file (`{"question_id", "response"}` lines)."""
+
+    permission_classes = [IsAdmin]
+    parser_classes = [parsers.MultiPartParser]
+
+    @extend_schema(request=ResponsesImportSerializer, responses={201: serializers.DictField()})
+    def post(self, request):
+        form = ResponsesImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            outcome = import_responses(
+                source=data["file"],
+                dataset_name=data["dataset"],
+                model_name=data["model"],
+                version_label=data.get("version") or None,
+                name=data["file"].name,
+            )
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response({"model": outcome.model.name, "created": outcome.created, "unchanged": outcome.unchanged}, status=201)

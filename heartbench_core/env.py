@@ -1,0 +1,91 @@
+"""Strict parsers for settings read from the environment.
+
+Each raises ImproperlyConfigured naming the variable and the offending value, so that a
+typo in a deployment fails at start-up instead of silently falling back to a default.
+"""
+
+import os
+from urllib.parse import urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str) -> str:
+    """Return the variable as text, or the default when it is unset."""
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Return the variable as a boolean (1/0, true/false, yes/no, on/off)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean; use 1/0, true/false, yes/no or on/off.")
+
+
+def env_int(name: str, default: int) -> int:
+    """Return the variable as a non-negative integer."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer.") from None
+    if value < 0:
+        raise ImproperlyConfigured(f"{name}={raw!r} must not be negative.")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """Return a comma-separated variable as a list of non-empty items."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return list(default)
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def env_url(name: str, default: str, *, schemes: tuple[str, ...]) -> str:
+    """Return the variable as a URL with one of the given schemes ('' when unset)."""
+    raw = os.environ.get(name, default).strip()
+    if not raw:
+        return ""
+    parsed = urlparse(raw)
+    if parsed.scheme not in schemes:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} has scheme {parsed.scheme!r}; expected one of {', '.join(schemes)}."
+        )
+    return raw
+
+
+def env_database(name: str, default: str) -> dict:
+    """Return a Django DATABASES entry parsed from a database URL."""
+    import dj_database_url
+
+    raw = os.environ.get(name, "").strip() or default
+    scheme = urlparse(raw).scheme
+    if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r}: unsupported database scheme {scheme!r}; use sqlite:///PATH or postgres://..."
+        )
+    try:
+        config = dj_database_url.parse(raw, conn_max_age=0 if scheme == "sqlite" else 60)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a valid database URL: {exc}") from None
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        path = config.get("NAME") or ""
+        if path and path != ":memory:":
+            from pathlib import Path
+
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    elif not config.get("NAME"):
+        raise ImproperlyConfigured(f"{name}={raw!r} names no database.")
+    return config

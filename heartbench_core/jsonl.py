@@ -1,0 +1,140 @@
+"""Reading JSON Lines input with errors that name the file, the line and the field.
+
+Every importer of the platform (items, responses, judge verdicts, human judgments) reads its
+file through `read_jsonl` and reports problems as `LineError`s collected in an
+`InputFileError`, so the command line, the pages and the API all show the same messages.
+"""
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from django.core.exceptions import ValidationError
+
+MAX_REPORTED_ERRORS = 50
+
+
+@dataclass(frozen=True)
+class LineError:
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}, line {self.line}"
+        if self.field:
+            where += f", field '{self.field}'"
+        return f"{where}: {self.message}"
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "field": self.field, "message": self.message}
+
+
+class InputFileError(ValidationError):
+    """One or more problems in an input file; nothing was written."""
+
+    def __init__(self, errors: list[LineError]):
+        self.errors = errors[:MAX_REPORTED_ERRORS]
+        self.truncated = max(0, len(errors) - MAX_REPORTED_ERRORS)
+        messages = [str(e) for e in self.errors]
+        if self.truncated:
+            messages.append(f"… and {self.truncated} more errors")
+        super().__init__(messages)
+
+    def __str__(self) -> str:
+        return "\n".join(self.messages)
+
+
+class ErrorCollector:
+    """Collects LineErrors for one file; `raise_if_any` ends the import when something was wrong."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.errors: list[LineError] = []
+
+    def add(self, line: int | None, field: str | None, message: str) -> None:
+        self.errors.append(LineError(self.file, line, field, message))
+
+    def raise_if_any(self) -> None:
+        if self.errors:
+            raise InputFileError(self.errors)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+
+def read_jsonl(
+    source: str | Path | IO[bytes] | IO[str],
+    errors: ErrorCollector,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each non-blank line; bad lines are recorded, not yielded."""
+    for number, raw in _lines(source, errors):
+        if progress and number % 1000 == 0:
+            progress(number)
+        text = raw.strip()
+        if not text:
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            errors.add(number, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+            continue
+        if not isinstance(value, dict):
+            errors.add(number, None, f"expected a JSON object, found {_type_name(value)}")
+            continue
+        yield number, value
+
+
+def _lines(source, errors: ErrorCollector) -> Iterable[tuple[int, str]]:
+    if isinstance(source, (str, Path)):
+        try:
+            handle = open(source, "rb")
+        except OSError as exc:
+            errors.add(None, None, f"cannot open file: {exc.strerror}")
+            return
+        with handle:
+            yield from _decode(handle, errors)
+    else:
+        yield from _decode(source, errors)
+
+
+def _decode(handle, errors: ErrorCollector) -> Iterable[tuple[int, str]]:
+    for number, raw in enumerate(handle, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                errors.add(number, None, f"not valid UTF-8 (byte {exc.start})")
+                continue
+        if number == 1:
+            raw = raw.lstrip("\ufeff")
+        yield number, raw
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def type_name(value: Any) -> str:
+    """Describe a JSON value's type in words, for error messages."""
+    return _type_name(value)
+
+
+def source_name(source: Any, default: str = "<upload>") -> str:
+    """Return a display name for an input source (a path or an uploaded file)."""
+    if isinstance(source, (str, Path)):
+        return str(source)
+    return getattr(source, "name", None) or default

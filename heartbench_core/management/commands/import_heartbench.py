@@ -1,0 +1,33 @@
+from heartbench_core.management.commands._base import ImportCommand
+from heartbench_core.services.datasets import import_heartbench
+
+
+class Command(ImportCommand):
+    help = "Import a HeartBench JSONL file (upstream schema) as a new version of a dataset."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path")
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--version", dest="label", help="Label of the new version (default v<N>).")
+        parser.add_argument("--note", default="")
+        parser.add_argument("--difficulty", choices=["hard", "normal"], help="For files without a difficulty key.")
+
+    def handle(self, *args, **opts):
+        self.verbosity = opts["verbosity"]
+        outcome = self.run_service(
+            import_heartbench,
+            source=opts["path"],
+            dataset_name=opts["dataset"],
+            label=opts["label"],
+            note=opts["note"],
+            difficulty=opts["difficulty"],
+            progress=self.progress,
+        )
+        if outcome.created:
+            self.stdout.write(outcome.version.label)
+            self.stderr.write(
+                f"created {outcome.version} with {outcome.items} items and {outcome.criteria} criteria"
+            )
+        else:
+            self.stdout.write(outcome.version.label)
+            self.stderr.write(f"content identical to the latest version {outcome.version}: nothing created")

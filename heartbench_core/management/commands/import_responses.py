@@ -1,0 +1,27 @@
+from heartbench_core.management.commands._base import ImportCommand
+from heartbench_core.services.responses import import_responses
+
+
+class Command(ImportCommand):
+    help = 'Import one model\'s answers: JSONL lines {"question_id": ..., "response": ...}.'
+
+    def add_arguments(self, parser):
+        parser.add_argument("path")
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--model", required=True)
+        parser.add_argument("--version", dest="label")
+
+    def handle(self, *args, **opts):
+        self.verbosity = opts["verbosity"]
+        outcome = self.run_service(
+            import_responses,
+            source=opts["path"],
+            dataset_name=opts["dataset"],
+            model_name=opts["model"],
+            version_label=opts["label"],
+            progress=self.progress,
+        )
+        self.stdout.write(
+            f"{outcome.created} responses imported for {outcome.model.name}"
+            + (f" ({outcome.unchanged} already present, unchanged)" if outcome.unchanged else "")
+        )

@@ -1,0 +1,42 @@
+import importlib
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from heartbench_core import demo
+from heartbench_core.management.commands._base import ImportCommand
+
+APPS_WITH_DEMO = ("heartbench_core", "rubrics", "annotation", "validation")
+
+
+class Command(ImportCommand):
+    help = "Load demo users and data (idempotent). --heartbench PATH loads the released benchmark instead of the demo items."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--heartbench", metavar="PATH", help="A released question_all.jsonl to load instead of the demo items.")
+        parser.add_argument(
+            "--auto", action="store_true", help="Use HEARTBENCH_DIR/question_all.jsonl when present, else the demo items."
+        )
+
+    def handle(self, *args, **opts):
+        path = Path(opts["heartbench"]) if opts["heartbench"] else None
+        if path is None and opts["auto"]:
+            candidate = Path(settings.HEARTBENCH_DIR) / "question_all.jsonl"
+            path = candidate if candidate.exists() else None
+        if path is not None and not path.exists():
+            raise CommandError(f"{path}: no such file")
+        ctx = self.run_service(demo.seed, heartbench=path)
+        for app in APPS_WITH_DEMO[1:]:
+            try:
+                module = importlib.import_module(f"{app}.demo")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{app}.demo":
+                    raise
+                continue
+            self.run_service(module.seed, context=ctx)
+        for line in ctx.log:
+            self.stdout.write(f"· {line}")
+        self.stdout.write("\nDemo logins (password for all: %s)" % demo.DEMO_PASSWORD)
+        for username, _, what in demo.DEMO_USERS:
+            self.stdout.write(f"  {username:<10} {what}")

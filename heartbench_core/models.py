@@ -1,0 +1,185 @@
+"""Core data model: datasets and their immutable versions, items, criteria, model responses.
+
+A DatasetVersion is a snapshot: its Items and Criteria are rows of their own, never shared
+with another version, so a frozen version can never change under a judgment made against
+it. A criterion keeps its identity across versions through `key` (a lineage id) and counts
+its revisions in `revision`; the rubrics app builds its review workflow on those two fields.
+"""
+
+import secrets
+
+from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+
+from heartbench_core.taxonomy import CATASTROPHIC_LABEL, english_name
+
+
+class User(AbstractUser):
+    """A person using the platform; roles are Django groups (see heartbench_core.roles)."""
+
+    class Meta:
+        db_table = "hb_user"
+
+
+class Dataset(models.Model):
+    name = models.CharField(max_length=100, unique=True, help_text="Name used on the command line (--dataset).")
+    description = models.TextField(blank=True)
+    extra_labels = models.JSONField(
+        default=list, blank=True, help_text="Rubric labels outside the HeartBench taxonomy that this dataset declares."
+    )
+    review_panel_size = models.PositiveSmallIntegerField(
+        default=4, help_text="Senior reviewers who must unanimously approve a rubric revision."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("core:dataset", args=[self.name])
+
+
+class DatasetVersion(models.Model):
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField(help_text="1, 2, 3… in order of creation within the dataset.")
+    label = models.CharField(max_length=64)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")
+    content_hash = models.CharField(max_length=64, db_index=True)
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    note = models.TextField(blank=True)
+    changelog = models.JSONField(default=dict, blank=True)
+    frozen = models.BooleanField(default=True)
+    source = models.CharField(max_length=200, blank=True, help_text="File or action the version came from.")
+    item_count = models.PositiveIntegerField(default=0)
+    criterion_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["dataset", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "number"], name="uniq_version_number"),
+            models.UniqueConstraint(fields=["dataset", "label"], name="uniq_version_label"),
+        ]
+
+    def __str__(self):
+        return f"{self.dataset.name}@{self.label}"
+
+    def get_absolute_url(self):
+        return reverse("core:version", args=[self.dataset.name, self.label])
+
+
+class Item(models.Model):
+    class Difficulty(models.TextChoices):
+        HARD = "hard", "Hard"
+        NORMAL = "normal", "Normal"
+        UNSPECIFIED = "", "Unspecified"
+
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="items")
+    question_id = models.CharField(max_length=64)
+    position = models.PositiveIntegerField(help_text="0-based line order in the version's file.")
+    dialogue = models.JSONField(help_text='[{"role": "A"|"B", "content": str}, ...]; A is the help-seeking user.')
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True, default="")
+    primary_scene = models.CharField(max_length=100, blank=True)
+    secondary_scene = models.CharField(max_length=100, blank=True)
+    extra = models.JSONField(default=dict, blank=True, help_text="Keys of the upstream record not modelled here.")
+    key_order = models.JSONField(default=list, help_text="Key order of the upstream record, for a faithful export.")
+    content_hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["version", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "question_id"], name="uniq_item_question"),
+            models.UniqueConstraint(fields=["version", "position"], name="uniq_item_position"),
+        ]
+        indexes = [models.Index(fields=["question_id"])]
+
+    def __str__(self):
+        return self.question_id
+
+    def get_absolute_url(self):
+        return reverse("core:item", args=[self.version.dataset.name, self.version.label, self.question_id])
+
+
+class Criterion(models.Model):
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="criteria")
+    position = models.PositiveSmallIntegerField(help_text="0-based place in the item's rubric.")
+    ability = models.CharField(max_length=40, help_text="Ability label as spelled in the data (其他 for catastrophic).")
+    weight = models.SmallIntegerField(null=True, blank=True)
+    text = models.TextField()
+    catastrophic = models.BooleanField(default=False)
+    key = models.UUIDField(db_index=True, help_text="Lineage id: the same criterion across versions.")
+    revision = models.PositiveIntegerField(default=1, help_text="Revision of the lineage this snapshot embodies.")
+    extra = models.JSONField(null=True, blank=True, help_text="Upstream keys not modelled here, and their order.")
+
+    class Meta:
+        ordering = ["item", "position"]
+        verbose_name_plural = "criteria"
+        constraints = [
+            models.UniqueConstraint(fields=["item", "position"], name="uniq_criterion_position"),
+        ]
+
+    def __str__(self):
+        return f"{self.item.question_id}#{self.position} {self.ability} {self.weight}"
+
+    @property
+    def ability_name(self) -> str:
+        """English name of the ability label."""
+        return english_name(self.ability)
+
+    @property
+    def is_penalty(self) -> bool:
+        """True for a criterion whose hit lowers the score."""
+        return self.weight is not None and self.weight < 0
+
+    def clean(self):
+        if self.catastrophic != (self.ability == CATASTROPHIC_LABEL):
+            raise ValidationError({"catastrophic": f"Only {CATASTROPHIC_LABEL} criteria are catastrophic."})
+
+
+class LanguageModel(models.Model):
+    """The model registry. Kept apart from responses so expert-facing code never joins it."""
+
+    name = models.CharField(max_length=200, unique=True)
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+def new_public_id() -> str:
+    """Return an opaque, unguessable id for a response (no order, no model information)."""
+    return secrets.token_urlsafe(12)
+
+
+class ModelResponse(models.Model):
+    """One model's answer to one question of a dataset (valid across the dataset's versions)."""
+
+    public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="responses")
+    question_id = models.CharField(max_length=64)
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="responses")
+    text = models.TextField()
+    metadata = models.JSONField(default=dict, blank=True)
+    imported_for = models.ForeignKey(
+        DatasetVersion, on_delete=models.PROTECT, related_name="+", help_text="Version checked at import."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["dataset", "question_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "model", "question_id"], name="uniq_response_per_model"),
+        ]
+        indexes = [models.Index(fields=["dataset", "question_id"])]
+
+    def __str__(self):
+        return self.public_id

@@ -1,0 +1,41 @@
+"""Reads for the dataset browser."""
+
+from django.db.models import Count, QuerySet
+
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item
+
+
+def datasets_with_versions() -> QuerySet[Dataset]:
+    """All datasets with their version count and responses count."""
+    return Dataset.objects.annotate(
+        version_count=Count("versions", distinct=True), response_count=Count("responses", distinct=True)
+    ).order_by("name")
+
+
+def versions_of(dataset: Dataset) -> QuerySet[DatasetVersion]:
+    return dataset.versions.select_related("parent", "created_by").order_by("-number")
+
+
+def items_of(version: DatasetVersion, *, difficulty: str | None = None, scene: str | None = None, q: str | None = None):
+    """Items of a version with their criterion count, optionally filtered."""
+    items = version.items.annotate(criterion_count=Count("criteria")).order_by("position")
+    if difficulty in ("hard", "normal"):
+        items = items.filter(difficulty=difficulty)
+    if scene:
+        items = items.filter(primary_scene=scene)
+    if q:
+        items = items.filter(question_id__icontains=q)
+    return items
+
+
+def scenes_of(version: DatasetVersion) -> list[str]:
+    return list(
+        version.items.exclude(primary_scene="").order_by("primary_scene").values_list("primary_scene", flat=True).distinct()
+    )
+
+
+def item_with_rubric(version: DatasetVersion, question_id: str) -> tuple[Item, list[Criterion]] | None:
+    item = version.items.filter(question_id=question_id).first()
+    if item is None:
+        return None
+    return item, list(item.criteria.order_by("position"))

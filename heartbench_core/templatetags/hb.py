@@ -1,0 +1,34 @@
+from django import template
+
+from heartbench_core.taxonomy import english_name
+from heartbench_core.textdiff import char_diff_html
+
+register = template.Library()
+
+
+@register.simple_tag
+def chardiff(before, after):
+    """{% chardiff old new %}: character-level diff as HTML."""
+    return char_diff_html(str(before or ""), str(after or ""))
+
+
+@register.filter
+def ability_name(label):
+    """English name of an ability label."""
+    return english_name(label)
+
+
+@register.filter
+def signed(value):
+    """+3 / -3 / — for a weight."""
+    if value is None:
+        return "—"
+    return f"+{value}" if value > 0 else str(value)
+
+
+@register.filter
+def pct(value, digits=1):
+    """0.873 → 87.3% (— when undefined)."""
+    if value is None:
+        return "—"
+    return f"{value * 100:.{int(digits)}f}%"

@@ -1,0 +1,96 @@
+"""Pages of the dataset browser, and the role-aware home page."""
+
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET
+
+from heartbench_core import selectors
+from heartbench_core.models import Dataset
+from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
+from heartbench_core.services.datasets import diff_versions
+
+
+@require_GET
+def home(request):
+    if not request.user.is_authenticated:
+        return redirect("login")
+    if has_role(request.user, Role.EXPERT) and not has_role(request.user, *STAFF_ROLES):
+        return redirect("annotation:home")
+    return render(request, "heartbench_core/home.html", {"datasets": selectors.datasets_with_versions()})
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def dataset_list(request):
+    return render(request, "heartbench_core/dataset_list.html", {"datasets": selectors.datasets_with_versions()})
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def dataset_detail(request, name):
+    dataset = get_object_or_404(Dataset, name=name)
+    versions = list(selectors.versions_of(dataset))
+    return render(request, "heartbench_core/dataset_detail.html", {"dataset": dataset, "versions": versions})
+
+
+def _version(name, label):
+    dataset = get_object_or_404(Dataset, name=name)
+    return get_object_or_404(dataset.versions.select_related("dataset", "parent", "created_by"), label=label)
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def version_detail(request, name, label):
+    version = _version(name, label)
+    difficulty = request.GET.get("difficulty") or None
+    scene = request.GET.get("scene") or None
+    q = request.GET.get("q") or None
+    items = selectors.items_of(version, difficulty=difficulty, scene=scene, q=q)
+    page = Paginator(items, 50).get_page(request.GET.get("page"))
+    context = {
+        "version": version,
+        "dataset": version.dataset,
+        "page": page,
+        "scenes": selectors.scenes_of(version),
+        "filters": {"difficulty": difficulty or "", "scene": scene or "", "q": q or ""},
+    }
+    template = "heartbench_core/partials/item_table.html" if request.htmx else "heartbench_core/version_detail.html"
+    return render(request, template, context)
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def version_diff(request, name):
+    dataset = get_object_or_404(Dataset, name=name)
+    versions = list(selectors.versions_of(dataset))
+    a_label = request.GET.get("a") or (versions[1].label if len(versions) > 1 else None)
+    b_label = request.GET.get("b") or (versions[0].label if versions else None)
+    log = None
+    a = b = None
+    if a_label and b_label:
+        by_label = {v.label: v for v in versions}
+        a, b = by_label.get(a_label), by_label.get(b_label)
+        if a is None or b is None:
+            raise Http404("No such version.")
+        log = diff_versions(a, b)
+    return render(
+        request,
+        "heartbench_core/version_diff.html",
+        {"dataset": dataset, "versions": versions, "a": a, "b": b, "log": log},
+    )
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def item_detail(request, name, label, question_id):
+    version = _version(name, label)
+    found = selectors.item_with_rubric(version, question_id)
+    if found is None:
+        raise Http404("No such item in this version.")
+    item, criteria = found
+    return render(
+        request,
+        "heartbench_core/item_detail.html",
+        {"version": version, "dataset": version.dataset, "item": item, "criteria": criteria},
+    )

@@ -1,0 +1,3 @@
+app_name = "rubrics"
+
+urlpatterns: list = []

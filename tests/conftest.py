@@ -1,0 +1,84 @@
+"""Shared test fixtures: the named cast of users and the HeartBench data files."""
+
+import os
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import Group
+
+from heartbench_core.roles import Role
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+def heartbench_file(name: str = "question_all.jsonl") -> Path:
+    """Path to a released HeartBench file; skip (never on CI) when it is absent."""
+    path = Path(os.environ.get("HEARTBENCH_DIR", settings.HEARTBENCH_DIR)) / name
+    if not path.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{path} is missing on CI: the HeartBench data must be beside the repository")
+        pytest.skip(f"{path} not found: set HEARTBENCH_DIR to the released HeartBench data")
+    return path
+
+
+@pytest.fixture
+def heartbench_all() -> Path:
+    return heartbench_file("question_all.jsonl")
+
+
+def make_user(username: str, *roles: Role, **extra):
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_user(username=username, password=PASSWORD, email=f"{username}@example.org", **extra)
+    for role in roles:
+        group, _ = Group.objects.get_or_create(name=role.value)
+        user.groups.add(group)
+    return user
+
+
+class Cast:
+    """The named users every test can rely on."""
+
+    def __init__(self):
+        self.admin = make_user("alice_admin", Role.ADMIN)
+        self.author = make_user("rita_author", Role.RUBRIC_AUTHOR)
+        self.author2 = make_user("raj_author", Role.RUBRIC_AUTHOR)
+        self.reviewers = [make_user(f"sam_reviewer{i}", Role.SENIOR_REVIEWER) for i in range(1, 5)]
+        self.reviewer = self.reviewers[0]
+        self.experts = [make_user(f"erin_expert{i}", Role.EXPERT) for i in range(1, 4)]
+        self.expert = self.experts[0]
+        self.outsider = make_user("olga_outsider")
+
+    @property
+    def everyone(self):
+        return [self.admin, self.author, self.author2, *self.reviewers, *self.experts, self.outsider]
+
+
+@pytest.fixture
+def cast(db) -> Cast:
+    return Cast()
+
+
+@pytest.fixture
+def client_for(client):
+    """client_for(user) → a test client logged in as that user."""
+
+    def login(user):
+        client.force_login(user)
+        return client
+
+    return login
+
+
+def postgres_only():
+    """Skip marker for tests that need PostgreSQL."""
+    return pytest.mark.skipif(
+        settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
+    )
+
+
+def pytest_configure(config):
+    # Password hashing dominates user creation; tests need no strong hash.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
