@@ -51,6 +51,8 @@ class VersionSerializer(serializers.ModelSerializer):
 
 
 class CriterionSerializer(serializers.ModelSerializer):
+    key = serializers.UUIDField(source="lineage_id", read_only=True)
+
     class Meta:
         model = Criterion
         fields = ["id", "position", "ability", "weight", "text", "catastrophic", "key", "revision"]

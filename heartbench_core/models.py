@@ -105,6 +105,30 @@ class Item(models.Model):
         return reverse("core:item", args=[self.version.dataset.name, self.version.label, self.question_id])
 
 
+class CriterionLineage(models.Model):
+    """One criterion across versions. Mutable: it tracks the newest revision and the newest change of meaning.
+
+    A judgment or verdict made against a snapshot whose `revision` is below `meaning_revision`
+    is stale: the criterion has since changed meaning (weight, sign, ability, or a semantic edit).
+    """
+
+    key = models.UUIDField(primary_key=True)
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="lineages")
+    current_revision = models.PositiveIntegerField(default=1)
+    meaning_revision = models.PositiveIntegerField(default=1)
+    retired = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(meaning_revision__lte=models.F("current_revision")), name="meaning_not_ahead"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.key} r{self.current_revision}"
+
+
 class Criterion(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="criteria")
     position = models.PositiveSmallIntegerField(help_text="0-based place in the item's rubric.")
@@ -112,7 +136,9 @@ class Criterion(models.Model):
     weight = models.SmallIntegerField(null=True, blank=True)
     text = models.TextField()
     catastrophic = models.BooleanField(default=False)
-    key = models.UUIDField(db_index=True, help_text="Lineage id: the same criterion across versions.")
+    lineage = models.ForeignKey(
+        CriterionLineage, on_delete=models.RESTRICT, related_name="snapshots", help_text="The same criterion across versions."
+    )
     revision = models.PositiveIntegerField(default=1, help_text="Revision of the lineage this snapshot embodies.")
     extra = models.JSONField(null=True, blank=True, help_text="Upstream keys not modelled here, and their order.")
 
@@ -125,6 +151,11 @@ class Criterion(models.Model):
 
     def __str__(self):
         return f"{self.item.question_id}#{self.position} {self.ability} {self.weight}"
+
+    @property
+    def key(self):
+        """The lineage id (stable across versions)."""
+        return self.lineage_id
 
     @property
     def ability_name(self) -> str:

@@ -39,3 +39,10 @@ def item_with_rubric(version: DatasetVersion, question_id: str) -> tuple[Item, l
     if item is None:
         return None
     return item, list(item.criteria.order_by("position"))
+
+
+def stale_q(criterion_path: str = "criterion"):
+    """Q for rows (judgments, verdicts) made against a criterion revision whose meaning has since changed."""
+    from django.db.models import F, Q
+
+    return Q(**{f"{criterion_path}__revision__lt": F(f"{criterion_path}__lineage__meaning_revision")})

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from heartbench_core.jsonl import ErrorCollector, InputFileError, read_jsonl, source_name
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, User
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, User
 from heartbench_core.records import CriterionContent, ItemContent, parse_item, upstream_line, version_hash
 from heartbench_core.versioning import align_criteria, changelog
 
@@ -148,10 +148,12 @@ def create_version(
             )
             parent_by_id = {i.question_id: i for i in parent_items}
             criteria = []
+            revisions: dict[uuid.UUID, int] = {}
             for row, item in zip(rows, items):
                 keys = _lineage_for(item, parent_by_id.get(item.question_id), parent_rows, lineage or {})
                 for pos, c in enumerate(item.rubric):
                     key, revision = keys[pos]
+                    revisions[key] = revision
                     criteria.append(
                         Criterion(
                             item=row,
@@ -160,19 +162,41 @@ def create_version(
                             weight=c.weight,
                             text=c.text,
                             catastrophic=c.catastrophic,
-                            key=key,
+                            lineage_id=key,
                             revision=revision,
                             extra=c.extra,
                         )
                     )
+            _record_lineages(dataset, revisions, semantic=lineage is None)
             Criterion.objects.bulk_create(criteria, batch_size=2000)
     except IntegrityError as exc:
         raise ValidationError(f"could not create version {label!r}: {exc}") from exc
     return version
 
 
+def _record_lineages(dataset: Dataset, revisions: dict[uuid.UUID, int], *, semantic: bool) -> None:
+    """Create lineages for new criteria and move existing ones to the revision now published.
+
+    An imported change has no author to say it kept the meaning, so imports count every change
+    as a change of meaning; the rubric workflow passes its own classification instead.
+    """
+    existing = {row.key: row for row in CriterionLineage.objects.filter(dataset=dataset)}
+    new, changed = [], []
+    for key, revision in revisions.items():
+        row = existing.get(key)
+        if row is None:
+            new.append(CriterionLineage(key=key, dataset=dataset, current_revision=revision, meaning_revision=revision))
+        elif revision > row.current_revision:
+            row.current_revision = revision
+            if semantic:
+                row.meaning_revision = revision
+            changed.append(row)
+    CriterionLineage.objects.bulk_create(new, batch_size=2000)
+    CriterionLineage.objects.bulk_update(changed, ["current_revision", "meaning_revision"], batch_size=500)
+
+
 def _criterion_lineage(version: DatasetVersion) -> dict[tuple[str, int], tuple[uuid.UUID, int]]:
-    rows = Criterion.objects.filter(item__version=version).values_list("item__question_id", "position", "key", "revision")
+    rows = Criterion.objects.filter(item__version=version).values_list("item__question_id", "position", "lineage_id", "revision")
     return {(q, p): (k, r) for q, p, k, r in rows}
 
 
