@@ -1,0 +1,189 @@
+"""Experts, campaigns, assignments and the judgments experts make.
+
+Blindness starts here: `Assignment.public_id` is the only id an expert ever sees; a
+`CampaignResponse` knows its model response (and through it the model) and whether it is a
+hidden gold check, and none of that may reach expert-facing code.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+
+from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, new_public_id
+
+
+class ExpertProfile(models.Model):
+    class Availability(models.TextChoices):
+        ACTIVE = "active", "Active"
+        PAUSED = "paused", "Paused"
+        AWAY = "away", "Away"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert_profile")
+    degree = models.CharField(max_length=200, blank=True)
+    years_practice = models.PositiveSmallIntegerField(default=0, help_text="Years of clinical practice.")
+    credentials = models.TextField(blank=True)
+    specialties = models.JSONField(
+        default=list, blank=True, help_text="Ability labels, dimension names and scene names the expert covers."
+    )
+    languages = models.JSONField(default=list, blank=True, help_text='Language codes, e.g. ["zh", "en"].')
+    capacity = models.PositiveSmallIntegerField(default=10, help_text="Most open assignments at once.")
+    availability = models.CharField(max_length=10, choices=Availability.choices, default=Availability.ACTIVE)
+    availability_reason = models.TextField(blank=True, help_text="Why the expert is paused (e.g. gold accuracy).")
+    tier = models.PositiveSmallIntegerField(default=1, help_text="Computed from calibration and measured quality.")
+    tier_override = models.PositiveSmallIntegerField(null=True, blank=True)
+    tier_override_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["user__username"]
+
+    def __str__(self):
+        return f"{self.user.get_username()} (tier {self.effective_tier})"
+
+    @property
+    def effective_tier(self) -> int:
+        """The admin's override when set, else the computed tier."""
+        return self.tier_override if self.tier_override is not None else self.tier
+
+
+class Campaign(models.Model):
+    class Kind(models.TextChoices):
+        BLIND_TEST = "blind_test", "Blind test"
+        CALIBRATION = "calibration", "Calibration"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        ACTIVE = "active", "Active"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
+
+    name = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.BLIND_TEST)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="campaigns")
+    language_models = models.ManyToManyField(LanguageModel, blank=True, related_name="campaigns")
+    sample_fraction = models.FloatField(default=0.4)
+    overlap = models.PositiveSmallIntegerField(default=3, help_text="k: distinct experts per response.")
+    seed = models.IntegerField(default=0)
+    reservation_timeout = models.DurationField(default=timedelta(hours=2))
+    experts = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="eligible_campaigns")
+    rationale_min_chars = models.PositiveSmallIntegerField(default=10)
+    show_weights = models.BooleanField(default=False)
+    gold_rate = models.FloatField(default=0.0, help_text="Share of hidden gold checks mixed into queues.")
+    min_tier_for_hard = models.PositiveSmallIntegerField(default=1)
+    piece_rate = models.DecimalField(max_digits=8, decimal_places=2, default=0)
+    pass_threshold = models.FloatField(default=0.8, help_text="Calibration: agreement with gold needed to pass.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.name
+
+
+class CampaignResponse(models.Model):
+    """A model response sampled into a campaign, with the item of the campaign's version it answers."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="responses")
+    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="campaign_entries")
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="campaign_entries")
+    is_gold = models.BooleanField(default=False, help_text="A hidden gold check; never revealed to experts.")
+    order_key = models.PositiveIntegerField(default=0, help_text="Random, so no order reveals the model.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "order_key"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "response"], name="uniq_campaign_response")]
+
+    def __str__(self):
+        return f"{self.campaign_id}:{self.response_id}"
+
+
+class GoldLabel(models.Model):
+    """Known hit/miss of one criterion for a calibration or gold-check response."""
+
+    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="gold_labels")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="+")
+    hit = models.BooleanField()
+    explanation = models.TextField(blank=True, help_text="Feedback shown after a calibration, on a miss.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign_response", "criterion"], name="uniq_gold_label")]
+
+
+class Assignment(models.Model):
+    """One expert's work on one campaign response: reserved, then submitted (or expired/released)."""
+
+    class Status(models.TextChoices):
+        RESERVED = "reserved", "Reserved"
+        SUBMITTED = "submitted", "Submitted"
+        EXPIRED = "expired", "Expired"
+        RELEASED = "released", "Released"
+
+    public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.PROTECT, related_name="assignments")
+    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
+    reserved_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="None: pre-assigned, does not expire.")
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    draft_saved_at = models.DateTimeField(null=True, blank=True)
+    active_seconds = models.PositiveIntegerField(default=0, help_text="Time on task with the page visible.")
+
+    class Meta:
+        ordering = ["-reserved_at"]
+        constraints = [
+            # An expert never gets the same response twice, whatever became of the first assignment.
+            models.UniqueConstraint(fields=["campaign_response", "expert"], name="one_assignment_per_expert_response"),
+        ]
+        indexes = [models.Index(fields=["expert", "status"]), models.Index(fields=["campaign_response", "status"])]
+
+    def __str__(self):
+        return self.public_id
+
+
+class Judgment(models.Model):
+    """One expert's rationale and hit/miss on one criterion; a draft until its assignment is submitted."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="judgments")
+    rationale = models.TextField(blank=True)
+    hit = models.BooleanField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["assignment", "criterion"], name="uniq_judgment")]
+
+    def __str__(self):
+        return f"{self.assignment_id}/{self.criterion_id}: {self.hit}"
+
+
+class UnclearCriterionReport(models.Model):
+    """An expert's note that a criterion is unclear; lands in the rubric authors' work list."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="unclear_reports")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="unclear_reports")
+    comment = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class ItemProblemReport(models.Model):
+    """An expert's report of a problem with the item or response as a whole."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="problem_reports")
+    comment = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
