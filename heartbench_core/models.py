@@ -214,3 +214,50 @@ class ModelResponse(models.Model):
 
     def __str__(self):
         return self.public_id
+
+
+class JudgeRun(models.Model):
+    """The verdicts of one judge over one dataset version for one model (e.g. one upstream question_score.jsonl)."""
+
+    version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="judge_runs")
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="judge_runs")
+    judge = models.CharField(max_length=200, help_text="Name of the judge model, e.g. claude-sonnet-4-5-20250929.")
+    label = models.CharField(max_length=64, default="default", help_text="Distinguishes repeated runs of one judge.")
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    source = models.CharField(max_length=200, blank=True, help_text="File the verdicts came from.")
+    note = models.TextField(blank=True)
+    question_count = models.PositiveIntegerField(default=0, help_text="Questions the run holds verdicts for.")
+    verdict_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["version", "model__name", "judge", "label"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "model", "judge", "label"], name="uniq_judge_run"),
+        ]
+
+    def __str__(self):
+        return f"{self.judge}/{self.label} on {self.model.name} @ {self.version}"
+
+
+class JudgeVerdict(models.Model):
+    """One judge's hit/miss on one criterion snapshot for one response."""
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
+    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="judge_verdicts")
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.PROTECT, related_name="judge_verdicts", help_text="The exact revision judged."
+    )
+    hit = models.BooleanField()
+    rationale = models.TextField(blank=True, help_text="The judge's reason (upstream score_reason, shared by the question).")
+    raw = models.JSONField(default=dict, blank=True, help_text="The judge's output line, minus the dialogue and rubric.")
+
+    class Meta:
+        ordering = ["run", "criterion"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "criterion"], name="uniq_verdict_per_criterion"),
+        ]
+        indexes = [models.Index(fields=["response", "criterion"])]
+
+    def __str__(self):
+        return f"{self.run_id}:{self.criterion_id}={'hit' if self.hit else 'miss'}"
