@@ -1,0 +1,189 @@
+"""Criterion revisions, their review, the authors' work list and the append-only audit log.
+
+A `CriterionRevision` is one proposed state of one criterion lineage (core `CriterionLineage`).
+Its content never changes once written (services never update it, and database triggers
+refuse it, see migration 0002); only its workflow `status` and the version it was published in
+move. Decisions, comments and audit entries are append-only rows of their own.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion
+from heartbench_core.taxonomy import english_name
+
+# Columns of CriterionRevision that the database refuses to change (see migration 0002).
+REVISION_CONTENT_COLUMNS = (
+    "lineage_id", "number", "parent_id", "dataset_id", "question_id", "edited_from_version_id", "edited_from_id",
+    "text", "ability", "weight", "catastrophic", "change_kind", "meaning_changed", "reason", "author_id", "created_at",
+)
+
+
+class CriterionRevision(models.Model):
+    class Kind(models.TextChoices):
+        ADDITION = "addition", "Addition"
+        WORDING = "wording", "Wording (same meaning)"
+        SEMANTIC = "semantic", "Semantic (meaning changed)"
+        RETIREMENT = "retirement", "Retirement"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted for review"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+        SUPERSEDED = "superseded", "Superseded"
+
+    OPEN_STATUSES = (Status.DRAFT, Status.SUBMITTED)
+
+    lineage = models.ForeignKey(CriterionLineage, on_delete=models.PROTECT, related_name="revisions")
+    number = models.PositiveIntegerField(help_text="Revision number within the lineage (imports count too).")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children",
+        help_text="The revision this one was written on top of (None: on top of an imported snapshot).",
+    )
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="+")
+    question_id = models.CharField(max_length=64)
+    edited_from_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="+")
+    edited_from = models.ForeignKey(
+        Criterion, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="The snapshot the author was looking at (None for an addition).",
+    )
+    text = models.TextField()
+    ability = models.CharField(max_length=40)
+    weight = models.SmallIntegerField(null=True, blank=True)
+    catastrophic = models.BooleanField(default=False)
+    change_kind = models.CharField(max_length=12, choices=Kind.choices)
+    meaning_changed = models.BooleanField(default=False, help_text="The author said the meaning changed.")
+    reason = models.TextField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="criterion_revisions")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Workflow state: the only columns that move.
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    published_in = models.ForeignKey(DatasetVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["lineage", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["lineage", "number"], name="uniq_revision_number"),
+            models.CheckConstraint(condition=~models.Q(reason=""), name="revision_reason_required"),
+            models.CheckConstraint(condition=~models.Q(text=""), name="revision_text_required"),
+            models.CheckConstraint(
+                condition=models.Q(weight__isnull=True) | (models.Q(weight__gte=-10, weight__lte=10) & ~models.Q(weight=0)),
+                name="revision_weight_range",
+            ),
+        ]
+        indexes = [models.Index(fields=["status"]), models.Index(fields=["dataset", "question_id"])]
+
+    def __str__(self):
+        return f"{self.question_id} {str(self.lineage_id)[:8]} r{self.number} ({self.status})"
+
+    def get_absolute_url(self):
+        return reverse("rubrics:revision", args=[self.pk])
+
+    @property
+    def ability_name(self) -> str:
+        """English name of the ability label."""
+        return english_name(self.ability)
+
+    @property
+    def is_open(self) -> bool:
+        """True while the revision is a draft or awaiting review."""
+        return self.status in self.OPEN_STATUSES
+
+
+class ReviewDecision(models.Model):
+    """One senior reviewer's approve/reject of one revision (append-only)."""
+
+    class Verdict(models.TextChoices):
+        APPROVE = "approve", "Approve"
+        REJECT = "reject", "Reject"
+
+    revision = models.ForeignKey(CriterionRevision, on_delete=models.PROTECT, related_name="decisions")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    verdict = models.CharField(max_length=8, choices=Verdict.choices)
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["revision", "reviewer"], name="one_decision_per_reviewer")]
+
+    def __str__(self):
+        return f"{self.reviewer_id} {self.verdict} r{self.revision_id}"
+
+
+class RevisionComment(models.Model):
+    """A threaded comment on a revision (staff only; experts never see review discussions)."""
+
+    revision = models.ForeignKey(CriterionRevision, on_delete=models.PROTECT, related_name="comments")
+    reply_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="replies")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self):
+        return f"comment {self.pk} on r{self.revision_id}"
+
+
+class CriterionFlag(models.Model):
+    """A criterion put on the authors' work list by a person or another part of the platform."""
+
+    lineage = models.ForeignKey(CriterionLineage, on_delete=models.PROTECT, related_name="flags")
+    reason = models.TextField()
+    source = models.CharField(max_length=40, help_text="Where the flag came from, e.g. 'adjudication', 'author'.")
+    flagged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"flag {self.pk} ({self.source})"
+
+
+class AuditEntry(models.Model):
+    """One rubric action: who, what, when, why, before and after. Append-only (database triggers refuse changes)."""
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        EDITED = "edited", "Edited"
+        RETIRED = "retired", "Retired"
+        SUBMITTED = "submitted", "Submitted"
+        REVIEWED = "reviewed", "Panel decision"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+        SUPERSEDED = "superseded", "Superseded"
+        COMMENTED = "commented", "Commented"
+        PUBLISHED = "published", "Published"
+        FLAGGED = "flagged", "Flagged"
+        RESOLVED = "resolved", "Resolved"
+
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    actor_name = models.CharField(max_length=150, blank=True, help_text="Username at the time (kept if renamed).")
+    action = models.CharField(max_length=12, choices=Action.choices)
+    dataset = models.ForeignKey(Dataset, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    question_id = models.CharField(max_length=64, blank=True)
+    criterion_key = models.UUIDField(null=True, blank=True)
+    revision_number = models.PositiveIntegerField(null=True, blank=True)
+    object_type = models.CharField(max_length=40)
+    object_id = models.CharField(max_length=64)
+    reason = models.TextField(blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "audit entries"
+        indexes = [models.Index(fields=["criterion_key"]), models.Index(fields=["question_id"]), models.Index(fields=["action"])]
+
+    def __str__(self):
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_name} {self.action} {self.object_type}:{self.object_id}"
