@@ -187,3 +187,73 @@ class ItemProblemReport(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+# --- The blind workspace: corrections of submitted work and the post-judgment discussion. ---
+
+
+class CorrectionRequest(models.Model):
+    """An expert's request to change submitted judgments; an admin accepts or refuses it.
+
+    Both versions are kept: `original` is the submitted judgments as they stood when the request
+    was made and `proposed` the expert's corrected ones (lists of {criterion, rationale, hit}).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        APPLYING = "applying", "Being applied"  # transient, inside the accepting transaction only
+        ACCEPTED = "accepted", "Accepted"
+        REFUSED = "refused", "Refused"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="correction_requests")
+    reason = models.TextField()
+    original = models.JSONField(help_text="The submitted judgments when the request was made.")
+    proposed = models.JSONField(help_text="The corrected judgments the expert asks for.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment"],
+                condition=models.Q(status__in=["pending", "applying"]),
+                name="one_open_correction_per_assignment",
+            )
+        ]
+
+    def __str__(self):
+        return f"correction {self.pk} of {self.assignment_id} ({self.status})"
+
+
+class DiscussionComment(models.Model):
+    """A comment in the thread of one campaign response, opened once it has all k judgments."""
+
+    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="discussion_comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    criterion = models.ForeignKey(
+        Criterion, null=True, blank=True, on_delete=models.PROTECT, related_name="+", help_text="None: about the response."
+    )
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+class DiscussionVote(models.Model):
+    """A participant's hit/miss stance on one criterion of a discussed response (changeable)."""
+
+    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="discussion_votes")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="+")
+    voter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    hit = models.BooleanField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign_response", "criterion", "voter"], name="uniq_discussion_vote")
+        ]
