@@ -257,3 +257,158 @@ class DiscussionVote(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign_response", "criterion", "voter"], name="uniq_discussion_vote")
         ]
+
+
+# --- Experts' qualification, quality control, incentives (campaign management) ---------------
+
+
+class QualityPolicy(models.Model):
+    """Platform-wide thresholds of quality control; one row (`QualityPolicy.current()`), edited by admins."""
+
+    gold_window = models.PositiveSmallIntegerField(default=10, help_text="Rolling gold accuracy: the last N gold checks.")
+    gold_min_checks = models.PositiveSmallIntegerField(default=3, help_text="Gold checks needed before an expert can be paused.")
+    gold_pause_below = models.FloatField(default=0.7, help_text="Pause an expert whose rolling gold accuracy falls below this.")
+    tier2_min_calibration = models.FloatField(default=0.8, help_text="Tier 2: a passed calibration scoring at least this.")
+    tier3_min_calibration = models.FloatField(default=0.9, help_text="Tier 3: calibration score at least this…")
+    tier3_min_gold_accuracy = models.FloatField(default=0.9, help_text="…and rolling gold accuracy at least this…")
+    tier3_min_gold_checks = models.PositiveSmallIntegerField(default=5, help_text="…over at least this many gold checks.")
+    certificate_min_submitted = models.PositiveIntegerField(default=50, help_text="Certificate: submitted responses needed.")
+    certificate_min_quality = models.FloatField(default=0.8, help_text="Certificate: measured quality needed.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "quality policy"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(gold_pause_below__gte=0, gold_pause_below__lte=1), name="policy_pause_in_unit"),
+        ]
+
+    def __str__(self):
+        return "Quality policy"
+
+    @classmethod
+    def current(cls) -> "QualityPolicy":
+        """The one policy row, created with defaults on first use."""
+        return cls.objects.get_or_create(pk=1)[0]
+
+
+class ExpertQuality(models.Model):
+    """Measured quality of one expert, kept current by `annotation.services.quality` for fast matching."""
+
+    profile = models.OneToOneField(ExpertProfile, on_delete=models.CASCADE, related_name="quality")
+    calibration_score = models.FloatField(null=True, blank=True, help_text="Best passed calibration score.")
+    gold_accuracy = models.FloatField(null=True, blank=True, help_text="Rolling accuracy on hidden gold checks.")
+    gold_checks = models.PositiveIntegerField(default=0, help_text="Gold checks the rolling accuracy is over.")
+    gold_criteria = models.PositiveIntegerField(default=0, help_text="Criteria compared for the rolling accuracy.")
+    submitted = models.PositiveIntegerField(default=0, help_text="Submitted responses in blind-test campaigns.")
+    certified_at = models.DateTimeField(null=True, blank=True, help_text="When the expert earned the certificate.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"quality of {self.profile_id}"
+
+    @property
+    def measured(self) -> float | None:
+        """Gold accuracy when measured, else the calibration score, else None (unknown)."""
+        return self.gold_accuracy if self.gold_accuracy is not None else self.calibration_score
+
+
+class CampaignSettings(models.Model):
+    """Settings of a campaign beyond the core contract: qualification, gold source, calibration retakes."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="settings")
+    requires_qualification = models.BooleanField(default=True, help_text="Only experts qualified by calibration take part.")
+    qualification_per_dimension = models.BooleanField(
+        default=False, help_text="An expert must be qualified in every dimension of the response's rubric."
+    )
+    gold_source = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="Calibration set the gold checks came from."
+    )
+    retake_cooldown = models.DurationField(default=timedelta(days=7), help_text="Calibration: wait before a retake.")
+    certificate_name = models.CharField(max_length=200, blank=True)
+
+    def __str__(self):
+        return f"settings of {self.campaign_id}"
+
+
+class CalibrationResult(models.Model):
+    """One finished attempt at a calibration: agreement with gold, per dimension, and feedback on each miss."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="calibration_results")
+    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calibration_results")
+    attempt = models.PositiveSmallIntegerField(default=1)
+    score = models.FloatField(null=True, blank=True, help_text="Share of gold-labelled criteria judged like gold; None when none compared.")
+    agreed = models.PositiveIntegerField(default=0)
+    compared = models.PositiveIntegerField(default=0)
+    threshold = models.FloatField()
+    passed = models.BooleanField(default=False)
+    per_dimension = models.JSONField(default=dict, help_text='{"Emotion": {"agreed": n, "compared": n, "score": x, "passed": bool}}')
+    feedback = models.JSONField(default=list, help_text="Each miss: criterion text, the expert's and the gold verdict, explanation.")
+    completed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-completed_at"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "expert", "attempt"], name="uniq_calibration_attempt")]
+
+    def __str__(self):
+        return f"{self.expert_id} on {self.campaign_id} #{self.attempt}: {self.score}"
+
+
+class Qualification(models.Model):
+    """An expert is qualified in general (dimension "") or for one dimension of the taxonomy."""
+
+    class Source(models.TextChoices):
+        CALIBRATION = "calibration", "Calibration"
+        ADMIN = "admin", "Granted by an admin"
+
+    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualifications")
+    dimension = models.CharField(max_length=40, blank=True, help_text='"" = qualified in general.')
+    source = models.CharField(max_length=12, choices=Source.choices)
+    result = models.ForeignKey(CalibrationResult, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.TextField(blank=True)
+    granted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["expert", "dimension"]
+        constraints = [models.UniqueConstraint(fields=["expert", "dimension"], name="uniq_qualification")]
+
+    def __str__(self):
+        return f"{self.expert_id}:{self.dimension or 'general'}"
+
+
+class TierChange(models.Model):
+    """History of an expert's tier: computed changes and admins' overrides (with their reason)."""
+
+    profile = models.ForeignKey(ExpertProfile, on_delete=models.CASCADE, related_name="tier_changes")
+    old_tier = models.PositiveSmallIntegerField(null=True, blank=True)
+    new_tier = models.PositiveSmallIntegerField(null=True, blank=True)
+    override = models.BooleanField(default=False)
+    reason = models.TextField(blank=True)
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at"]
+
+
+class AdminAlert(models.Model):
+    """Something an admin must look at (e.g. an expert paused for low gold accuracy)."""
+
+    class Kind(models.TextChoices):
+        GOLD_ACCURACY = "gold_accuracy", "Low gold accuracy"
+        CALIBRATION_FAILED = "calibration_failed", "Calibration failed"
+
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    expert = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts")
+    message = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["resolved_at", "created_at"])]
+
+    def __str__(self):
+        return f"{self.kind}: {self.message[:40]}"
