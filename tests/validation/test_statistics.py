@@ -1,0 +1,244 @@
+"""The agreement statistics against hand-computed cases, the reference libraries, and undefined data."""
+
+import krippendorff
+import numpy as np
+import pytest
+from scipy import stats as sps
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
+
+from validation import statistics as st
+
+
+def random_ratings(seed, units=300, raters=5, p_missing=0.3):
+    """A raters × units matrix of 0/1 with NaN for missing, correlated through a latent truth."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(units) < 0.6
+    flips = rng.random((raters, units)) < 0.2
+    data = (truth[None, :] ^ flips).astype(float)
+    data[rng.random((raters, units)) < p_missing] = np.nan
+    return data
+
+
+def counts_of(data):
+    hits = np.nansum(data, axis=0)
+    ratings = (~np.isnan(data)).sum(axis=0)
+    return hits, ratings
+
+
+class TestJudgeAgainstGold:
+    def test_the_agreement_rate_and_confusion_match_a_hand_count(self):
+        judge = np.array([1, 1, 0, 0, 1, 0, 1, 1], bool)
+        gold = np.array([1, 0, 0, 1, 1, 0, 1, 0], bool)
+        assert st.confusion(judge, gold) == {"tp": 3, "fp": 2, "fn": 1, "tn": 2}
+        rate = st.item_agreement_rate(judge, gold)
+        assert rate.value == pytest.approx(5 / 8) and rate.n == 8
+
+    def test_cohen_kappa_matches_a_hand_computation(self):
+        judge = np.array([1, 1, 0, 0, 1, 0, 1, 1], bool)
+        gold = np.array([1, 0, 0, 1, 1, 0, 1, 0], bool)
+        po, pe = 5 / 8, (5 / 8) * (4 / 8) + (3 / 8) * (4 / 8)
+        assert st.cohen_kappa(judge, gold).value == pytest.approx((po - pe) / (1 - pe))
+
+    def test_gwet_ac1_matches_a_hand_computation(self):
+        judge = np.array([1, 1, 0, 0, 1, 0, 1, 1], bool)
+        gold = np.array([1, 0, 0, 1, 1, 0, 1, 0], bool)
+        pi = (5 / 8 + 4 / 8) / 2
+        pe = 2 * pi * (1 - pi)
+        assert st.gwet_ac1(judge, gold).value == pytest.approx((5 / 8 - pe) / (1 - pe))
+
+    @pytest.mark.parametrize("seed", range(8))
+    def test_cohen_kappa_equals_scikit_learn_on_random_data(self, seed):
+        rng = np.random.default_rng(seed)
+        a = rng.random(500) < rng.uniform(0.1, 0.9)
+        b = np.where(rng.random(500) < 0.8, a, ~a)
+        assert st.cohen_kappa(a, b).value == pytest.approx(cohen_kappa_score(a, b), abs=1e-10)
+
+    def test_ac1_stays_high_where_kappa_collapses_when_nearly_everything_is_a_hit(self):
+        judge = np.ones(100, bool)
+        gold = np.ones(100, bool)
+        gold[0] = False
+        assert st.cohen_kappa(judge, gold).value == pytest.approx(0.0)
+        assert st.gwet_ac1(judge, gold).value > 0.98
+
+    def test_kappa_is_undefined_when_both_raters_always_say_hit(self):
+        k = st.cohen_kappa(np.ones(10, bool), np.ones(10, bool))
+        assert k.value is None and k.n == 10 and "chance agreement is 1" in k.reason
+        assert st.gwet_ac1(np.ones(10, bool), np.ones(10, bool)).value == pytest.approx(1.0)
+
+    def test_everything_is_undefined_without_pairs(self):
+        empty = np.array([], bool)
+        for stat in (st.item_agreement_rate(empty, empty), st.cohen_kappa(empty, empty), st.gwet_ac1(empty, empty)):
+            assert stat.value is None and stat.n == 0 and stat.reason
+
+    def test_mcnemar_is_the_exact_binomial_test_on_discordant_pairs(self):
+        judge = np.array([1] * 10 + [0] * 2 + [1] * 5, bool)
+        gold = np.array([0] * 10 + [1] * 2 + [1] * 5, bool)
+        result = st.mcnemar_exact(judge, gold)
+        assert result.value == pytest.approx(sps.binomtest(10, 12, 0.5).pvalue)
+        assert result.extra == {"discordant": 12, "judge_only_hits": 10, "human_only_hits": 2}
+
+    def test_mcnemar_is_undefined_without_discordant_pairs(self):
+        x = np.array([1, 0, 1], bool)
+        result = st.mcnemar_exact(x, x)
+        assert result.value is None and "no discordant pairs" in result.reason
+
+
+class TestBootstrap:
+    def test_the_interval_is_reproducible_with_a_fixed_seed_and_brackets_the_estimate(self):
+        rng = np.random.default_rng(1)
+        den = rng.integers(5, 15, 200).astype(float)
+        num = rng.binomial(den.astype(int), 0.8).astype(float)
+        low, high, reason = st.bootstrap_ratio_ci(num, den, resamples=1000, seed=7)
+        again = st.bootstrap_ratio_ci(num, den, resamples=1000, seed=7)
+        assert reason is None
+        assert (low[0], high[0]) == (again[0][0], again[1][0])
+        assert low[0] < num.sum() / den.sum() < high[0]
+
+    def test_the_interval_agrees_with_scipy_percentile_bootstrap_over_responses(self):
+        rng = np.random.default_rng(2)
+        den = rng.integers(5, 15, 300).astype(float)
+        num = rng.binomial(den.astype(int), 0.75).astype(float)
+        low, high, _ = st.bootstrap_ratio_ci(num, den, resamples=4000, seed=3)
+        ref = sps.bootstrap(
+            (num, den), lambda a, b, axis: a.sum(axis) / b.sum(axis), paired=True, vectorized=True,
+            n_resamples=4000, method="percentile", rng=np.random.default_rng(3),
+        ).confidence_interval
+        assert low[0] == pytest.approx(ref.low, abs=0.004)
+        assert high[0] == pytest.approx(ref.high, abs=0.004)
+
+    def test_groups_are_resampled_together_and_match_one_group_at_a_time(self):
+        rng = np.random.default_rng(4)
+        den = rng.integers(0, 6, (100, 3)).astype(float)
+        num = np.minimum(den, rng.integers(0, 6, (100, 3))).astype(float)
+        low, high, _ = st.bootstrap_ratio_ci(num, den, resamples=500, seed=5)
+        for g in range(3):
+            lg, hg, _ = st.bootstrap_ratio_ci(num[:, g], den[:, g], resamples=500, seed=5)
+            assert (low[g], high[g]) == (lg[0], hg[0])
+
+    def test_chunking_does_not_change_the_draws(self):
+        a = np.concatenate(list(st.resample_weights(50, 30, 9, chunk_cells=50 * 7)))
+        b = np.concatenate(list(st.resample_weights(50, 30, 9)))
+        assert a.shape == (30, 50) and (a.sum(axis=1) == 50).all()
+        # Different chunking draws different numbers, but each resample still draws 50 responses.
+        assert (b.sum(axis=1) == 50).all()
+
+    def test_one_response_gives_no_interval_and_says_why(self):
+        low, high, reason = st.bootstrap_ratio_ci(np.array([3.0]), np.array([4.0]))
+        assert np.isnan(low[0]) and np.isnan(high[0]) and "fewer than 2 responses" in reason
+        assert st.ci_pair(low[0], high[0]) is None
+
+
+class TestAmongExperts:
+    @pytest.mark.parametrize("seed", range(6))
+    def test_alpha_equals_the_krippendorff_package_on_raw_reliability_data(self, seed):
+        data = random_ratings(seed)
+        hits, ratings = counts_of(data)
+        ours = st.krippendorff_alpha_nominal(hits, ratings)
+        ref = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+        assert ours.value == pytest.approx(ref, abs=1e-10)
+        assert ours.n == int((ratings >= 2).sum())
+
+    @pytest.mark.parametrize("seed", range(4))
+    def test_the_grouped_alpha_equals_the_package_within_each_group(self, seed):
+        data = random_ratings(seed, units=400)
+        hits, ratings = counts_of(data)
+        group = np.random.default_rng(seed).integers(0, 4, 400)
+        alpha, units, _ = st.binary_alpha_by_group(hits, ratings, group, 4)
+        for g in range(4):
+            ref = krippendorff.alpha(reliability_data=data[:, group == g], level_of_measurement="nominal")
+            assert alpha[g] == pytest.approx(ref, abs=1e-10)
+            assert units[g] == int(((ratings >= 2) & (group == g)).sum())
+
+    def test_alpha_is_undefined_when_every_rating_is_the_same(self):
+        result = st.krippendorff_alpha_nominal(np.array([3, 3, 2]), np.array([3, 3, 2]))
+        assert result.value is None and result.n == 3 and "same value" in result.reason
+        alpha, units, _ = st.binary_alpha_by_group(np.array([3, 3]), np.array([3, 3]), np.array([0, 0]), 1)
+        assert np.isnan(alpha[0]) and units[0] == 2
+
+    def test_alpha_is_undefined_when_no_unit_has_two_ratings(self):
+        result = st.krippendorff_alpha_nominal(np.array([1, 0]), np.array([1, 1]))
+        assert result.value is None and result.n == 0
+
+    def test_alpha_matches_a_hand_computed_coincidence_matrix(self):
+        # Units: (h, m) = (3,3), (2,3), (0,2). o01 = 0 + 2·1/2 + 0 = 1; n1 = 5, n0 = 3, n = 8.
+        result = st.krippendorff_alpha_nominal(np.array([3, 2, 0]), np.array([3, 3, 2]))
+        assert result.value == pytest.approx(1 - 7 * 1 / (3 * 5))
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_fleiss_kappa_equals_statsmodels_on_units_with_exactly_k_ratings(self, seed):
+        data = random_ratings(seed, raters=4, p_missing=0.15)
+        hits, ratings = counts_of(data)
+        exact = ratings == 4
+        table = np.stack([4 - hits[exact], hits[exact]], axis=1)
+        ours = st.fleiss_kappa(hits, ratings, 4)
+        assert ours.value == pytest.approx(sm_fleiss_kappa(table, method="fleiss"), abs=1e-10)
+        assert ours.n == int(exact.sum())
+        assert ours.extra["left_out"] == int(((ratings >= 1) & ~exact).sum())
+
+    def test_fleiss_kappa_is_undefined_without_complete_units_or_variation(self):
+        assert st.fleiss_kappa(np.array([1]), np.array([2]), 3).reason == "no unit has exactly 3 ratings"
+        assert st.fleiss_kappa(np.array([0, 0]), np.array([3, 3]), 3).value is None
+
+    def test_pairwise_agreement_pools_every_pair_of_experts(self):
+        # (3 of 3 hit): 3 agreeing pairs of 3; (2 of 3): 1 of 3; (1 of 2): 0 of 1.
+        result = st.pairwise_percent_agreement(np.array([3, 2, 1]), np.array([3, 3, 2]))
+        assert result.value == pytest.approx(4 / 7) and result.n == 3 and result.extra["pairs"] == 7
+
+    def test_pairwise_agreement_equals_a_brute_force_count_on_random_data(self):
+        data = random_ratings(11, units=60, raters=4)
+        agree = pairs = 0
+        for u in range(data.shape[1]):
+            col = data[:, u][~np.isnan(data[:, u])]
+            for i in range(len(col)):
+                for j in range(i + 1, len(col)):
+                    pairs += 1
+                    agree += col[i] == col[j]
+        hits, ratings = counts_of(data)
+        assert st.pairwise_percent_agreement(hits, ratings).value == pytest.approx(agree / pairs)
+
+    def test_the_baseline_compares_judge_expert_pairs_with_expert_expert_pairs(self):
+        hits = np.array([3, 2, 0])
+        ratings = np.array([3, 3, 3])
+        judge = np.array([1, 0, 1], bool)
+        out = st.judge_expert_baseline(hits, ratings, judge, np.array([0, 1, 2]), resamples=200)
+        # judge agrees with 3 + 1 + 0 of 9 experts; experts agree in 3 + 1 + 3 of 9 pairs.
+        assert out["judge_expert"]["value"] == pytest.approx(4 / 9)
+        assert out["expert_expert"]["value"] == pytest.approx(7 / 9)
+        assert out["difference"] == pytest.approx(-3 / 9)
+        low, high = out["difference_ci95"]
+        assert low <= -3 / 9 <= high
+
+    def test_the_baseline_is_undefined_without_doubly_rated_units(self):
+        out = st.judge_expert_baseline(np.array([1]), np.array([1]), np.array([True]), np.array([0]))
+        assert out["difference"] is None and out["units"] == 0 and out["reason"]
+
+
+class TestGoldenStandard:
+    def test_a_strict_majority_of_three_decides_and_ties_and_incomplete_units_do_not(self):
+        hits = np.array([3, 2, 1, 0, 1, 2, 1])
+        ratings = np.array([3, 3, 3, 3, 2, 2, 1])
+        label, unanimous, tie = st.majority_labels(hits, ratings, 3)
+        # (1, 2) is incomplete under k = 3 so it is no tie yet.
+        assert label.tolist() == [1, 1, 0, 0, -1, -1, -1]
+        assert unanimous.tolist() == [True, False, False, True, False, False, False]
+        assert tie.tolist() == [False] * 7
+
+    def test_an_even_k_can_tie(self):
+        label, unanimous, tie = st.majority_labels(np.array([2, 3, 4]), np.array([4, 4, 4]), 4)
+        assert label.tolist() == [-1, 1, 1] and tie.tolist() == [True, False, False]
+        assert unanimous.tolist() == [False, False, True]
+
+
+class TestRankings:
+    def test_kendall_tau_matches_scipy_and_counts_models(self):
+        a, b = np.array([70.0, 60, 50, 40]), np.array([65.0, 66, 40, 41])
+        result = st.kendall_tau(a, b)
+        assert result.value == pytest.approx(sps.kendalltau(a, b).statistic) and result.n == 4
+
+    def test_kendall_tau_is_undefined_for_one_model_or_a_constant_ranking(self):
+        assert st.kendall_tau(np.array([1.0]), np.array([2.0])).value is None
+        assert "same score" in st.kendall_tau(np.array([1.0, 1.0]), np.array([2.0, 3.0])).reason
+
+    def test_ranks_put_the_highest_score_first(self):
+        assert st.ranks(np.array([50.0, 70.0, 50.0, np.nan])).tolist() == [2, 1, 2, 4]
