@@ -1,0 +1,42 @@
+from heartbench_core.management.commands._base import ImportCommand
+from heartbench_core.services.judging import import_judge_verdicts
+
+
+class Command(ImportCommand):
+    help = (
+        "Import an LLM judge's verdicts on one model's responses (upstream question_score.jsonl: "
+        "question_id + score_detail \"[1, 0, 1]\" or detail [1, 0, 1]) as a judge run."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path")
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--model", required=True, help="The model whose responses were judged.")
+        parser.add_argument("--judge", required=True, help="The judge model, e.g. claude-sonnet-4-5-20250929.")
+        parser.add_argument("--run", dest="run_label", help="Label of this run (default: 'default').")
+        parser.add_argument("--version", dest="label", help="Dataset version the verdicts were made against (default: latest).")
+        parser.add_argument("--note", default="")
+
+    def handle(self, *args, **opts):
+        self.verbosity = opts["verbosity"]
+        outcome = self.run_service(
+            import_judge_verdicts,
+            source=opts["path"],
+            dataset_name=opts["dataset"],
+            model_name=opts["model"],
+            judge=opts["judge"],
+            run_label=opts["run_label"],
+            version_label=opts["label"],
+            note=opts["note"],
+            progress=self.progress,
+        )
+        run = outcome.run
+        if not outcome.created:
+            self.stdout.write(f"judge run {run.judge}/{run.label} of {run.model.name} on {run.version} already holds these verdicts; nothing changed")
+            return
+        self.stdout.write(
+            f"judge run {run.judge}/{run.label} of {run.model.name} on {run.version}: "
+            f"{outcome.verdicts} verdicts on {outcome.questions} questions"
+            + (f", {outcome.uncovered} questions not covered" if outcome.uncovered else "")
+            + (f", {outcome.responses_created} responses imported from the file" if outcome.responses_created else "")
+        )

@@ -1,0 +1,73 @@
+import json
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import CommandError
+
+from heartbench_core.management.commands._base import PlatformCommand, _messages
+from heartbench_core.scoring import CATASTROPHIC_MODES
+from heartbench_core.services.scoring import SUBSETS, export_upstream_overall, score_model
+from heartbench_core.taxonomy import DIMENSIONS, abilities_of, english_name
+
+
+class Command(PlatformCommand):
+    help = "Score one model on a dataset version from judge verdicts or the human golden standard."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--model", required=True)
+        parser.add_argument("--source", default="judge", help="judge (an imported judge run) or consensus (the human golden standard).")
+        parser.add_argument("--judge", help="Judge name, when the model has runs of several judges.")
+        parser.add_argument("--run", dest="run_label", help="Run label, when a judge has several runs.")
+        parser.add_argument("--version", dest="label", help="Dataset version (default: that of the newest matching run).")
+        parser.add_argument("--subset", default="all", choices=SUBSETS)
+        parser.add_argument("--scene", help="Only questions of this primary scene.")
+        parser.add_argument("--catastrophic", default="paper", choices=CATASTROPHIC_MODES)
+        parser.add_argument("--format", default="table", choices=("json", "table"))
+        parser.add_argument("--questions", action="store_true", help="With --format json: include per-question scores.")
+        parser.add_argument("--export-upstream", metavar="PATH", help="Also write the upstream overall_score_results.jsonl.")
+
+    def run_service(self, func, /, **kwargs):
+        try:
+            return func(**kwargs)
+        except ValidationError as exc:
+            raise CommandError("; ".join(_messages(exc))) from None
+
+    def handle(self, *args, **opts):
+        result, verdicts = self.run_service(
+            score_model,
+            dataset_name=opts["dataset"],
+            model_name=opts["model"],
+            source=opts["source"],
+            judge=opts["judge"],
+            run=opts["run_label"],
+            version_label=opts["label"],
+            subset=opts["subset"],
+            scene=opts["scene"],
+            mode=opts["catastrophic"],
+        )
+        if opts["export_upstream"]:
+            self.run_service(export_upstream_overall, result=result, path=opts["export_upstream"])
+        if opts["format"] == "json":
+            self.stdout.write(json.dumps(result.as_json(include_questions=opts["questions"]), ensure_ascii=False))
+        else:
+            self._table(result, verdicts, opts)
+        if result.questions_scored == 0:
+            raise CommandError("no question of this subset has verdicts on every criterion: nothing to score")
+
+    def _table(self, result, verdicts, opts):
+        out = self.stdout
+        fmt = lambda x: "—" if x is None else f"{x:6.2f}"  # noqa: E731
+        out.write(f"{opts['model']} on {opts['dataset']}@{result.version} · {verdicts.description} · subset {result.subset}"
+                  + (f" · scene {result.scene}" if result.scene else "") + f" · catastrophic rule: {result.catastrophic}")
+        out.write(f"questions scored {result.questions_scored}, left out {result.questions_dropped}"
+                  + (f" ({result.questions_incomplete} with incomplete verdicts)" if result.questions_incomplete else "")
+                  + f", catastrophic {result.questions_catastrophic}")
+        out.write(f"\n{'OVERALL':<28}{fmt(result.overall)}")
+        for dim in DIMENSIONS:
+            out.write(f"\n{dim:<28}{fmt(result.dimensions[dim])}")
+            for label in abilities_of(dim):
+                n = result.ability_questions[label]
+                out.write(f"  {english_name(label) + ' ' + label:<26}{fmt(result.abilities[label])}   ({n} questions)")
+        extras = [label for label in result.abilities if english_name(label) == label]
+        for label in extras:
+            out.write(f"  {label:<26}{fmt(result.abilities[label])}   ({result.ability_questions[label]} questions, no dimension)")

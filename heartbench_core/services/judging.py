@@ -1,0 +1,266 @@
+"""Judge verdicts: import an LLM judge's output file (upstream `question_score.jsonl`) as a judge run.
+
+Each line names a `question_id` and carries the hit vector, either as `score_detail` — the
+string the upstream scorer writes, e.g. "[1, 0, 1]" — or as `detail`, a JSON list. Position i
+is the i-th rubric item of the question, the catastrophic (其他) item included. Unlike the
+upstream scripts nothing is padded or truncated: a wrong length, a value other than 0/1, an
+unparseable vector or an unknown question is an error naming the line, and nothing is written.
+"""
+
+import ast
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
+from heartbench_core.models import Criterion, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, User
+from heartbench_core.services.datasets import get_version
+
+# Keys of an upstream output line that echo the question and the answer rather than the judge's output.
+ECHOED_KEYS = ("dialogue", "rubric", "response", "score_reason")
+
+
+@dataclass(frozen=True)
+class JudgeImportOutcome:
+    run: JudgeRun
+    created: bool
+    questions: int
+    verdicts: int
+    uncovered: int  # questions of the version the run holds no verdict for
+    responses_created: int
+
+
+@dataclass(frozen=True)
+class _Line:
+    line: int
+    question_id: str
+    hits: list[int]
+    reason: str
+    output: dict
+    response: str | None
+
+
+def parse_hit_vector(value) -> list | None:
+    """Parse a hit vector given as a list or as the upstream string form; None when unparseable."""
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError:
+        try:
+            parsed = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    return list(parsed) if isinstance(parsed, (list, tuple)) else None
+
+
+def _vector(record: dict, line: int, errors: ErrorCollector) -> tuple[str, list[int]] | None:
+    present = [k for k in ("detail", "score_detail") if k in record]
+    if not present:
+        errors.add(line, "score_detail", "missing hit vector: the line needs 'score_detail' (e.g. \"[1, 0, 1]\") or 'detail'")
+        return None
+    vectors = {}
+    for key in present:
+        raw = record[key]
+        if raw is None:
+            errors.add(
+                line, key, "null hit vector (the judge gave no verdict); remove the line to leave the question uncovered"
+            )
+            return None
+        parsed = parse_hit_vector(raw)
+        if parsed is None:
+            shown = raw if isinstance(raw, str) else type_name(raw)
+            errors.add(line, key, f"cannot read a hit vector from {str(shown)[:60]!r}; expected a list such as [1, 0, 1]")
+            return None
+        bad = [(i, v) for i, v in enumerate(parsed) if type(v) is not int or v not in (0, 1)]
+        if bad:
+            i, v = bad[0]
+            errors.add(line, f"{key}[{i}]", f"hit values must be 0 or 1, found {v!r}")
+            return None
+        vectors[key] = parsed
+    if len(vectors) == 2 and vectors["detail"] != vectors["score_detail"]:
+        errors.add(line, "detail", "'detail' and 'score_detail' disagree")
+        return None
+    key = present[0]
+    return key, vectors[key]
+
+
+def parse_judge_file(
+    source: str | Path | IO,
+    *,
+    rubric_lengths: dict[str, int],
+    name: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[_Line]:
+    """Read and check a whole judge output file against the rubric lengths; raise InputFileError on any problem."""
+    errors = ErrorCollector(name or source_name(source))
+    seen: dict[str, int] = {}
+    lines: list[_Line] = []
+    for line, record in read_jsonl(source, errors, progress=progress):
+        qid = record.get("question_id")
+        if "question_id" not in record:
+            errors.add(line, "question_id", "missing key")
+            continue
+        if not isinstance(qid, str):
+            errors.add(line, "question_id", f"must be a string, found {type_name(qid)}")
+            continue
+        if qid not in rubric_lengths:
+            errors.add(line, "question_id", f"unknown question_id {qid!r}")
+            continue
+        if qid in seen:
+            errors.add(line, "question_id", f"duplicate question_id {qid!r} (first on line {seen[qid]})")
+            continue
+        seen[qid] = line
+        found = _vector(record, line, errors)
+        if found is None:
+            continue
+        key, hits = found
+        if len(hits) != rubric_lengths[qid]:
+            errors.add(
+                line, key, f"the vector has {len(hits)} values but question {qid!r} has {rubric_lengths[qid]} rubric items"
+            )
+            continue
+        reason = record.get("score_reason", record.get("reason", ""))
+        if reason is None:
+            reason = ""
+        if not isinstance(reason, str):
+            errors.add(line, "score_reason", f"must be a string, found {type_name(reason)}")
+            continue
+        response = record.get("response")
+        if response is not None and not isinstance(response, str):
+            errors.add(line, "response", f"must be a string, found {type_name(response)}")
+            continue
+        output = {k: v for k, v in record.items() if k not in ECHOED_KEYS}
+        lines.append(_Line(line, qid, hits, reason, output, response))
+    if not lines and not errors:
+        errors.add(None, None, "the file holds no verdict lines")
+    errors.raise_if_any()
+    return lines
+
+
+def import_judge_verdicts(
+    *,
+    source: str | Path | IO,
+    dataset_name: str,
+    model_name: str,
+    judge: str,
+    run_label: str | None = None,
+    version_label: str | None = None,
+    note: str = "",
+    created_by: User | None = None,
+    name: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> JudgeImportOutcome:
+    """Import one judge's verdicts on one model's responses as a judge run; atomic, idempotent.
+
+    A line may carry the `response` it judged (the upstream file does): it is imported when the
+    model has none for that question yet, and must match the stored one otherwise.
+    """
+    model_name, judge = (model_name or "").strip(), (judge or "").strip()
+    run_label = (run_label or "default").strip()
+    if not model_name:
+        raise ValidationError({"model": "a model name is required"})
+    if not judge:
+        raise ValidationError({"judge": "a judge name is required"})
+    version = get_version(dataset_name, version_label)
+    file_name = name or source_name(source)
+    criteria: dict[str, list[int]] = {}
+    for qid, pk in (
+        Criterion.objects.filter(item__version=version).order_by("item__position", "position").values_list("item__question_id", "id")
+    ):
+        criteria.setdefault(qid, []).append(pk)
+    for qid in version.items.values_list("question_id", flat=True):
+        criteria.setdefault(qid, [])
+    lines = parse_judge_file(source, rubric_lengths={q: len(c) for q, c in criteria.items()}, name=file_name, progress=progress)
+
+    errors = ErrorCollector(file_name)
+    model = LanguageModel.objects.filter(name=model_name).first()
+    responses = (
+        {r.question_id: r for r in ModelResponse.objects.filter(dataset=version.dataset, model=model).only("id", "question_id", "text")}
+        if model
+        else {}
+    )
+    new_responses = []
+    for entry in lines:
+        stored = responses.get(entry.question_id)
+        if stored is None and entry.response is None:
+            errors.add(
+                entry.line,
+                "question_id",
+                f"model {model_name!r} has no response to {entry.question_id!r}: import its responses first "
+                "or keep the 'response' key in the line",
+            )
+        elif stored is None and not entry.response.strip():
+            errors.add(entry.line, "response", "empty response")
+        elif stored is not None and entry.response is not None and entry.response != stored.text:
+            errors.add(entry.line, "response", f"differs from the response of model {model_name!r} already stored for {entry.question_id!r}")
+        elif stored is None:
+            new_responses.append(entry)
+    errors.raise_if_any()
+
+    wanted = {(pk, bool(h)) for entry in lines for pk, h in zip(criteria[entry.question_id], entry.hits)}
+    existing = JudgeRun.objects.filter(version=version, model=model, judge=judge, label=run_label).first() if model else None
+    if existing is not None:
+        have = set(existing.verdicts.values_list("criterion_id", "hit"))
+        if have == wanted:
+            return JudgeImportOutcome(existing, False, existing.question_count, existing.verdict_count, len(criteria) - existing.question_count, 0)
+        raise ValidationError(
+            {"run": f"judge run {judge}/{run_label} of model {model_name!r} on {version} already exists with other verdicts; "
+             "import under another --run label"}
+        )
+    try:
+        with transaction.atomic():
+            model, _ = LanguageModel.objects.get_or_create(name=model_name)
+            created = ModelResponse.objects.bulk_create(
+                [
+                    ModelResponse(
+                        dataset=version.dataset,
+                        question_id=e.question_id,
+                        model=model,
+                        text=e.response,
+                        metadata={"imported_from": file_name, "line": e.line},
+                        imported_for=version,
+                    )
+                    for e in new_responses
+                ]
+            )
+            if new_responses:
+                responses = {
+                    r.question_id: r for r in ModelResponse.objects.filter(dataset=version.dataset, model=model).only("id", "question_id")
+                }
+            run = JudgeRun.objects.create(
+                version=version,
+                model=model,
+                judge=judge,
+                label=run_label,
+                created_by=created_by,
+                source=file_name[:200],
+                note=note,
+                question_count=len(lines),
+                verdict_count=len(wanted),
+            )
+            JudgeVerdict.objects.bulk_create(
+                [
+                    JudgeVerdict(
+                        run=run,
+                        response_id=responses[entry.question_id].pk,
+                        criterion_id=pk,
+                        hit=bool(h),
+                        rationale=entry.reason,
+                        raw={"line": entry.line, "index": i, "value": h, "output": entry.output},
+                    )
+                    for entry in lines
+                    for i, (pk, h) in enumerate(zip(criteria[entry.question_id], entry.hits))
+                ],
+                batch_size=1000,
+            )
+    except IntegrityError as exc:
+        raise ValidationError(f"could not create judge run {judge}/{run_label}: {exc}") from exc
+    return JudgeImportOutcome(run, True, len(lines), len(wanted), len(criteria) - len(lines), len(created))
