@@ -1,0 +1,327 @@
+"""Rubric reads: the editor's criteria, histories, the review queue, the audit log, staleness, quality, work list.
+
+Staff only. Nothing here names a model: responses appear by their opaque public id.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+
+from django.conf import settings
+from django.db.models import Count, Max, Q, QuerySet
+from django.utils import timezone
+
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeVerdict
+from heartbench_core.selectors import stale_q
+from rubrics import quality
+from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
+
+Status = CriterionRevision.Status
+
+
+def latest_version(dataset: Dataset) -> DatasetVersion | None:
+    return dataset.versions.order_by("-number").first()
+
+
+# --- the editor --------------------------------------------------------------------------
+
+
+@dataclass
+class EditorRow:
+    criterion: Criterion
+    head: int  # newest revision number: an edit must be based on it
+    open_revision: CriterionRevision | None
+    signals: dict = field(default_factory=dict)
+
+
+def editor_rows(version: DatasetVersion, question_id: str) -> tuple[Item, list[EditorRow], list[CriterionRevision]] | None:
+    """The item, its criteria with their open revision and head number, and pending additions."""
+    item = version.items.filter(question_id=question_id).first()
+    if item is None:
+        return None
+    criteria = list(item.criteria.select_related("lineage").order_by("position"))
+    keys = [c.lineage_id for c in criteria]
+    heads = dict(
+        CriterionRevision.objects.filter(lineage_id__in=keys).values("lineage_id").annotate(n=Max("number")).values_list("lineage_id", "n")
+    )
+    open_revs = {
+        r.lineage_id: r
+        for r in CriterionRevision.objects.filter(lineage_id__in=keys, status__in=CriterionRevision.OPEN_STATUSES).select_related("author")
+    }
+    rows = [
+        EditorRow(c, max(c.lineage.current_revision, heads.get(c.lineage_id, 0)), open_revs.get(c.lineage_id)) for c in criteria
+    ]
+    additions = list(
+        CriterionRevision.objects.filter(
+            dataset_id=version.dataset_id, question_id=question_id, change_kind=CriterionRevision.Kind.ADDITION,
+            published_in__isnull=True,
+        )
+        .exclude(status=Status.SUPERSEDED)
+        .exclude(lineage_id__in=keys)
+        .select_related("author", "lineage")
+        .order_by("created_at")
+    )
+    # Only the newest revision of each pending addition.
+    newest: dict = {}
+    for rev in additions:
+        newest[rev.lineage_id] = rev
+    return item, rows, list(newest.values())
+
+
+def lineage_question(lineage: CriterionLineage) -> tuple[str, Criterion | None]:
+    """The question id a lineage belongs to and its newest snapshot (None for a pending addition)."""
+    snap = Criterion.objects.filter(lineage=lineage).select_related("item__version").order_by("-item__version__number").first()
+    if snap is not None:
+        return snap.item.question_id, snap
+    rev = lineage.revisions.order_by("number").first()
+    return (rev.question_id if rev else ""), None
+
+
+# --- history -----------------------------------------------------------------------------
+
+
+@dataclass
+class HistoryEntry:
+    number: int
+    text: str
+    ability: str
+    weight: int | None
+    source: str  # "import" (a published snapshot with no revision row) or "revision"
+    revision: CriterionRevision | None = None
+    versions: list[str] = field(default_factory=list)
+
+
+def criterion_history(lineage: CriterionLineage) -> list[HistoryEntry]:
+    """Every revision of a lineage, oldest first: imported snapshots and proposed revisions alike."""
+    entries: dict[int, HistoryEntry] = {}
+    for rev in lineage.revisions.select_related("author", "published_in").order_by("number"):
+        entries[rev.number] = HistoryEntry(rev.number, rev.text, rev.ability, rev.weight, "revision", rev)
+    for number, text, ability, weight, label in (
+        Criterion.objects.filter(lineage=lineage)
+        .order_by("item__version__number")
+        .values_list("revision", "text", "ability", "weight", "item__version__label")
+    ):
+        entry = entries.setdefault(number, HistoryEntry(number, text, ability, weight, "import"))
+        entry.versions.append(label)
+    return [entries[n] for n in sorted(entries)]
+
+
+# --- review ------------------------------------------------------------------------------
+
+
+def review_queue(user) -> QuerySet[CriterionRevision]:
+    """Submitted revisions this reviewer may still decide on (never their own)."""
+    return (
+        CriterionRevision.objects.filter(status=Status.SUBMITTED)
+        .exclude(author=user)
+        .exclude(decisions__reviewer=user)
+        .select_related("author", "dataset", "lineage")
+        .annotate(approvals=Count("decisions", filter=Q(decisions__verdict=ReviewDecision.Verdict.APPROVE)))
+        .order_by("submitted_at", "id")
+    )
+
+
+def revision_detail(revision_id: int) -> CriterionRevision | None:
+    return (
+        CriterionRevision.objects.select_related("author", "dataset", "lineage", "parent", "edited_from", "published_in")
+        .filter(pk=revision_id)
+        .first()
+    )
+
+
+def comment_thread(revision: CriterionRevision) -> list[tuple[RevisionComment, int]]:
+    """Comments in thread order with their depth."""
+    comments = list(revision.comments.select_related("author").order_by("created_at", "id"))
+    children = defaultdict(list)
+    for c in comments:
+        children[c.reply_to_id].append(c)
+    out: list[tuple[RevisionComment, int]] = []
+
+    def walk(parent_id, depth):
+        for c in children.get(parent_id, ()):
+            out.append((c, depth))
+            walk(c.pk, min(depth + 1, 6))
+
+    walk(None, 0)
+    return out
+
+
+# --- audit log ---------------------------------------------------------------------------
+
+
+def audit_entries(
+    *,
+    dataset: str | None = None,
+    item: str | None = None,
+    criterion: str | None = None,
+    person: str | None = None,
+    action: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
+) -> QuerySet[AuditEntry]:
+    """Audit entries, newest first, filtered by any of item, criterion key (prefix), person, action, dates."""
+    qs = AuditEntry.objects.select_related("dataset").order_by("-created_at", "-id")
+    if dataset:
+        qs = qs.filter(dataset__name=dataset)
+    if item:
+        qs = qs.filter(question_id=item)
+    if criterion:
+        keys = [k for k in CriterionLineage.objects.filter(key__startswith=criterion).values_list("key", flat=True)[:50]] if len(criterion) < 36 else [criterion]
+        qs = qs.filter(criterion_key__in=keys)
+    if person:
+        qs = qs.filter(actor_name=person)
+    if action:
+        qs = qs.filter(action=action)
+    tz = timezone.get_current_timezone()
+    if since:
+        qs = qs.filter(created_at__gte=datetime.combine(since, time.min, tzinfo=tz))
+    if until:
+        qs = qs.filter(created_at__lte=datetime.combine(until, time.max, tzinfo=tz))
+    return qs
+
+
+# --- staleness ---------------------------------------------------------------------------
+
+
+def stale_rows(dataset: Dataset) -> list[dict]:
+    """Responses with judgments or verdicts made against an older meaning of a criterion, for re-checking."""
+    from annotation.models import Assignment, Judgment
+
+    key = lambda: ("criterion__lineage_id", "criterion__item__question_id", "criterion__revision", "criterion__lineage__meaning_revision")
+    judgments = (
+        Judgment.objects.filter(assignment__status=Assignment.Status.SUBMITTED, criterion__lineage__dataset=dataset)
+        .filter(stale_q("criterion"))
+        .values("assignment__campaign_response__response__public_id", *key())
+        .annotate(n=Count("id"))
+    )
+    verdicts = (
+        JudgeVerdict.objects.filter(criterion__lineage__dataset=dataset)
+        .filter(stale_q("criterion"))
+        .values("response__public_id", *key())
+        .annotate(n=Count("id"))
+    )
+    rows: dict[tuple, dict] = {}
+
+    def row(public_id, r):
+        k = (public_id, r["criterion__lineage_id"], r["criterion__revision"])
+        return rows.setdefault(k, {
+            "response": public_id, "question_id": r["criterion__item__question_id"], "criterion_key": str(r["criterion__lineage_id"]),
+            "judged_revision": r["criterion__revision"], "meaning_revision": r["criterion__lineage__meaning_revision"],
+            "judgments": 0, "verdicts": 0,
+        })
+
+    for r in judgments:
+        row(r["assignment__campaign_response__response__public_id"], r)["judgments"] += r["n"]
+    for r in verdicts:
+        row(r["response__public_id"], r)["verdicts"] += r["n"]
+    return sorted(rows.values(), key=lambda r: (r["question_id"], r["criterion_key"], r["response"]))
+
+
+# --- quality signals ---------------------------------------------------------------------
+
+
+def ambiguity_rule() -> quality.AmbiguityRule:
+    conf = getattr(settings, "RUBRICS_AMBIGUITY", {})
+    return quality.AmbiguityRule(threshold=float(conf.get("threshold", 0.75)), min_units=int(conf.get("min_units", 5)))
+
+
+def quality_signals(dataset: Dataset, keys=None) -> dict:
+    """Per lineage key: hit rate across models, human agreement (pairwise, alpha), judge–human agreement, ambiguity.
+
+    Only judgments and verdicts made against the criterion's current meaning count (stale ones are excluded).
+    """
+    from annotation.models import Assignment, Judgment
+
+    scope = Q(criterion__lineage__dataset=dataset)
+    if keys is not None:
+        scope &= Q(criterion__lineage_id__in=list(keys))
+    # Latest run per (criterion lineage, response).
+    verdicts: dict = {}
+    for key, response, model, hit, run in (
+        JudgeVerdict.objects.filter(scope).exclude(stale_q("criterion"))
+        .values_list("criterion__lineage_id", "response_id", "response__model_id", "hit", "run_id")
+        .order_by("run_id")
+    ):
+        verdicts[(key, response)] = (model, hit)
+    judgments: dict = defaultdict(list)
+    for key, response, expert, hit in (
+        Judgment.objects.filter(scope, assignment__status=Assignment.Status.SUBMITTED, hit__isnull=False)
+        .exclude(stale_q("criterion"))
+        .values_list("criterion__lineage_id", "assignment__campaign_response__response_id", "assignment__expert_id", "hit")
+    ):
+        judgments[key].append((response, expert, hit))
+    by_key_verdicts: dict = defaultdict(list)
+    for (key, response), (model, hit) in verdicts.items():
+        by_key_verdicts[key].append((response, model, hit))
+    rule = ambiguity_rule()
+    out = {}
+    for key in set(by_key_verdicts) | set(judgments) | set(keys or ()):
+        ratings = judgments.get(key, [])
+        per_response: dict = defaultdict(dict)
+        for response, expert, hit in ratings:
+            per_response[response][expert] = hit
+        pairs = [(verdicts[(key, r)][1], list(h.values())) for r, h in per_response.items() if (key, r) in verdicts]
+        agreement = quality.pairwise_agreement(ratings)
+        out[key] = {
+            "hit_rate": quality.hit_rate(by_key_verdicts.get(key, [])),
+            "agreement": agreement,
+            "alpha": quality.krippendorff_alpha(ratings),
+            "judge_human": quality.judge_human_agreement(pairs),
+            "ambiguous": rule.is_ambiguous(agreement),
+        }
+    return out
+
+
+# --- the authors' work list --------------------------------------------------------------
+
+
+@dataclass
+class WorkItem:
+    kind: str  # "ambiguous", "unclear", "flag", "saturated"
+    dataset: str
+    question_id: str
+    criterion_key: str
+    text: str
+    detail: str
+    created_at: datetime | None = None
+    object_id: int | None = None
+
+
+def work_list(dataset: Dataset) -> list[WorkItem]:
+    """What needs an author's attention: ambiguous and saturated criteria, experts' unclear reports, open flags."""
+    from annotation.models import UnclearCriterionReport
+
+    version = latest_version(dataset)
+    items: list[WorkItem] = []
+    texts = {}
+    if version is not None:
+        texts = {
+            k: (q, t)
+            for k, q, t in Criterion.objects.filter(item__version=version).values_list("lineage_id", "item__question_id", "text")
+        }
+
+    def where(key):
+        return texts.get(key, ("", "(not in the latest version)"))
+
+    for key, s in quality_signals(dataset).items():
+        q, t = where(key)
+        if s["ambiguous"]:
+            a = s["agreement"]
+            items.append(WorkItem("ambiguous", dataset.name, q, str(key), t,
+                                  f"experts agree on {a.value:.0%} of pairs over {a.n} responses"))
+        if s["hit_rate"].extra.get("saturated"):
+            h = s["hit_rate"]
+            items.append(WorkItem("saturated", dataset.name, q, str(key), t,
+                                  f"hit by all {h.n} judged responses of {h.extra['models']} models: a candidate for removal"))
+    for report in (
+        UnclearCriterionReport.objects.filter(resolved_at__isnull=True, criterion__lineage__dataset=dataset)
+        .select_related("criterion__item")
+        .order_by("-created_at")
+    ):
+        items.append(WorkItem("unclear", dataset.name, report.criterion.item.question_id, str(report.criterion.lineage_id),
+                              report.criterion.text, report.comment, report.created_at, report.pk))
+    for flag in CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset).order_by("-created_at"):
+        q, t = where(flag.lineage_id)
+        items.append(WorkItem("flag", dataset.name, q, str(flag.lineage_id), t, f"{flag.source}: {flag.reason}",
+                              flag.created_at, flag.pk))
+    return items
