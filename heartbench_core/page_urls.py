@@ -1,6 +1,6 @@
 from django.urls import path
 
-from heartbench_core import views
+from heartbench_core import views, views_scoring
 
 app_name = "core"
 
@@ -10,4 +10,6 @@ urlpatterns = [
     path("<str:name>/diff/", views.version_diff, name="diff"),
     path("<str:name>/v/<str:label>/", views.version_detail, name="version"),
     path("<str:name>/v/<str:label>/items/<str:question_id>/", views.item_detail, name="item"),
+    path("<str:name>/v/<str:label>/leaderboard/", views_scoring.leaderboard, name="leaderboard"),
+    path("<str:name>/v/<str:label>/leaderboard/<path:model>/", views_scoring.leaderboard_model, name="leaderboard-model"),
 ]

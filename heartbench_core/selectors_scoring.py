@@ -1,0 +1,121 @@
+"""Reads for the leaderboard: every judge run of a version scored on all, hard and normal questions."""
+
+from dataclasses import dataclass
+
+from heartbench_core.models import DatasetVersion, JudgeRun
+from heartbench_core.scoring import decay_percent
+from heartbench_core.services.scoring import ScoreResult, score_judge_runs
+from heartbench_core.taxonomy import ABILITIES, DIMENSIONS
+
+# Distinguishable on white, and in the order a legend reads them.
+PALETTE = (
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
+    "#e377c2", "#7f7f7f", "#bcbd22", "#393b79", "#637939", "#843c39", "#7b4173",
+)
+
+
+@dataclass
+class LeaderboardRow:
+    rank: int | None
+    run: JudgeRun
+    all: ScoreResult
+    hard: ScoreResult
+    normal: ScoreResult
+    colour: str
+
+    @property
+    def decay(self) -> float | None:
+        """Relative drop from the full set to the hard set, in percent."""
+        return decay_percent(self.all.overall, self.hard.overall)
+
+    @property
+    def ability_cells(self) -> list[tuple[float | None, int]]:
+        """(score, questions averaged) for the 15 abilities in taxonomy order (all questions)."""
+        return [(self.all.abilities.get(a.label), self.all.ability_questions.get(a.label, 0)) for a in ABILITIES]
+
+    @property
+    def dimension_cells(self) -> list[float | None]:
+        return [self.all.dimensions[d] for d in DIMENSIONS]
+
+
+def judge_runs_of(version: DatasetVersion, *, judge: str | None = None, run: str | None = None) -> list[JudgeRun]:
+    runs = JudgeRun.objects.filter(version=version).select_related("model", "version__dataset")
+    if judge:
+        runs = runs.filter(judge=judge)
+    if run:
+        runs = runs.filter(label=run)
+    return list(runs.order_by("model__name", "judge", "label"))
+
+
+def judges_of(version: DatasetVersion) -> list[str]:
+    return list(JudgeRun.objects.filter(version=version).order_by("judge").values_list("judge", flat=True).distinct())
+
+
+def leaderboard(
+    version: DatasetVersion, *, judge: str | None = None, run: str | None = None, mode: str = "paper", scene: str | None = None
+) -> list[LeaderboardRow]:
+    """Rows ranked by overall score (all questions); runs with nothing scored come last, unranked."""
+    runs = judge_runs_of(version, judge=judge, run=run)
+    scored = score_judge_runs(runs, mode=mode)
+    rows = [
+        LeaderboardRow(
+            rank=None,
+            run=r,
+            all=scored[r.pk].result(subset="all", scene=scene),
+            hard=scored[r.pk].result(subset="hard", scene=scene),
+            normal=scored[r.pk].result(subset="normal", scene=scene),
+            colour="",
+        )
+        for r in runs
+    ]
+    rows.sort(key=lambda row: (row.all.overall is None, -(row.all.overall or 0.0), row.run.model.name, row.run.judge))
+    rank = 0
+    for n, row in enumerate(rows):
+        row.colour = PALETTE[n % len(PALETTE)]
+        if row.all.overall is not None:
+            rank += 1
+            row.rank = rank
+    return rows
+
+
+@dataclass(frozen=True)
+class Chart:
+    """Geometry of the ability chart: one polyline of 15 ability scores per run."""
+
+    width: int
+    height: int
+    left: int
+    top: int
+    plot_w: int
+    plot_h: int
+    columns: list[dict]  # x, label, name
+    gridlines: list[dict]  # y, value
+    series: list[dict]  # colour, label, points "x,y ...", dots [{x, y, value, ability}]
+
+
+def ability_chart(rows: list[LeaderboardRow]) -> Chart:
+    """Lay out the ability-score chart (pure geometry; the template draws it as inline SVG)."""
+    left, top, plot_w, plot_h = 96, 16, 820, 260
+    step = plot_w / (len(ABILITIES) - 1)
+    columns = [{"x": round(left + i * step, 1), "label": a.label, "name": a.name} for i, a in enumerate(ABILITIES)]
+    gridlines = [{"y": round(top + plot_h * (1 - v / 100), 1), "value": v} for v in (0, 20, 40, 60, 80, 100)]
+    series = []
+    for row in rows:
+        dots = []
+        for col in columns:
+            value = row.all.abilities.get(col["label"])
+            if value is None:
+                continue
+            dots.append({"x": col["x"], "y": round(top + plot_h * (1 - value / 100), 1), "value": value, "ability": col["name"]})
+        series.append(
+            {
+                "colour": row.colour,
+                "label": f"{row.run.model.name} ({row.run.judge}/{row.run.label})",
+                "points": " ".join(f"{d['x']},{d['y']}" for d in dots),
+                "dots": dots,
+            }
+        )
+    return Chart(
+        width=left + plot_w + 24, height=top + plot_h + 120, left=left, top=top, plot_w=plot_w, plot_h=plot_h,
+        columns=columns, gridlines=gridlines, series=series,
+    )

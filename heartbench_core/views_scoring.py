@@ -1,0 +1,82 @@
+"""Leaderboard pages: models ranked by their judge-run scores. They name models, so experts never see them."""
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from heartbench_core import selectors, selectors_scoring
+from heartbench_core.models import Dataset
+from heartbench_core.roles import Role, role_required
+from heartbench_core.scoring import CATASTROPHIC_MODES
+from heartbench_core.services.scoring import SUBSETS, score_judge_runs
+from heartbench_core.taxonomy import ABILITIES, DIMENSIONS
+
+
+def _version(name, label):
+    dataset = get_object_or_404(Dataset, name=name)
+    return get_object_or_404(dataset.versions.select_related("dataset"), label=label)
+
+
+def _mode(request) -> str:
+    mode = request.GET.get("catastrophic") or "paper"
+    return mode if mode in CATASTROPHIC_MODES else "paper"
+
+
+@require_GET
+@role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
+def leaderboard(request, name, label):
+    version = _version(name, label)
+    judge = request.GET.get("judge") or None
+    scene = request.GET.get("scene") or None
+    mode = _mode(request)
+    rows = selectors_scoring.leaderboard(version, judge=judge, mode=mode, scene=scene)
+    context = {
+        "version": version,
+        "dataset": version.dataset,
+        "rows": rows,
+        "chart": selectors_scoring.ability_chart(rows),
+        "abilities": ABILITIES,
+        "dimensions": DIMENSIONS,
+        "judges": selectors_scoring.judges_of(version),
+        "scenes": selectors.scenes_of(version),
+        "filters": {"judge": judge or "", "scene": scene or "", "catastrophic": mode},
+        "modes": CATASTROPHIC_MODES,
+    }
+    template = "heartbench_core/partials/leaderboard_body.html" if request.htmx else "heartbench_core/leaderboard.html"
+    return render(request, template, context)
+
+
+@require_GET
+@role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
+def leaderboard_model(request, name, label, model):
+    version = _version(name, label)
+    runs = selectors_scoring.judge_runs_of(version, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
+    runs = [r for r in runs if r.model.name == model]
+    if not runs:
+        raise Http404("No judge run of this model on this version.")
+    run = runs[0]
+    subset = request.GET.get("subset") or "all"
+    if subset not in SUBSETS:
+        subset = "all"
+    scene = request.GET.get("scene") or None
+    mode = _mode(request)
+    result = score_judge_runs([run], mode=mode)[run.pk].result(subset=subset, scene=scene)
+    sort = request.GET.get("sort") or "position"
+    questions = list(result.questions)
+    if sort == "score":
+        questions.sort(key=lambda q: (q.score is None, q.score if q.score is not None else 0.0))
+    context = {
+        "version": version,
+        "dataset": version.dataset,
+        "run": run,
+        "other_runs": runs[1:],
+        "result": result,
+        "question_rows": [(q, [q.abilities.get(a.label) for a in ABILITIES]) for q in questions],
+        "abilities": ABILITIES,
+        "scenes": selectors.scenes_of(version),
+        "filters": {"subset": subset, "scene": scene or "", "catastrophic": mode, "sort": sort},
+        "subsets": SUBSETS,
+        "modes": CATASTROPHIC_MODES,
+    }
+    template = "heartbench_core/partials/leaderboard_questions.html" if request.htmx else "heartbench_core/leaderboard_model.html"
+    return render(request, template, context)
