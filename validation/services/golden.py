@@ -1,0 +1,223 @@
+"""The golden standard: refresh the majority labels from judgments, and adjudicate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Assignment, Campaign, CampaignResponse
+from heartbench_core.models import Criterion
+from heartbench_core.roles import Role, has_role
+from validation.models import Adjudication, GoldenLabel
+from validation.report import PROVENANCE_NAMES, golden_standard
+from validation.selectors import CampaignArrays, ambiguous_lineages, load_campaign_arrays, select_judge_runs
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    created: int
+    updated: int
+    deleted: int
+    labels: int
+
+
+def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = None) -> RefreshOutcome:
+    """Bring the stored golden labels in line with the submitted judgments and adjudications; writes only changes."""
+    if data is None:
+        data = load_campaign_arrays(campaign)
+    hits, ratings = data.unit_counts()
+    label, provenance, _ = golden_standard(hits, ratings, data.k, data.u_adjudicated)
+    has = label >= 0
+    wanted = {}
+    cr_ids = data.cr_id[data.u_cr[has]].tolist()
+    crit_ids = data.crit_id[data.u_crit[has]].tolist()
+    for cr, crit, hit, prov, h, m, adj in zip(
+        cr_ids, crit_ids, label[has].tolist(), provenance[has].tolist(), hits[has].tolist(), ratings[has].tolist(),
+        data.u_adjudication_id[has].tolist(),
+    ):
+        wanted[(cr, crit)] = (bool(hit), PROVENANCE_NAMES[prov], int(h), int(m), adj if adj >= 0 else None)
+    with transaction.atomic():
+        existing = {
+            (row[1], row[2]): row
+            for row in GoldenLabel.objects.select_for_update()
+            .filter(campaign=campaign)
+            .values_list("id", "campaign_response_id", "criterion_id", "hit", "provenance", "expert_hits", "expert_ratings", "adjudication_id")
+        }
+        create, update = [], []
+        now = timezone.now()
+        for key, (hit, prov, h, m, adj) in wanted.items():
+            row = existing.get(key)
+            if row is None:
+                create.append(GoldenLabel(
+                    campaign=campaign, campaign_response_id=key[0], criterion_id=key[1], hit=hit, provenance=prov,
+                    expert_hits=h, expert_ratings=m, adjudication_id=adj,
+                ))
+            elif row[3:] != (hit, prov, h, m, adj):
+                update.append(GoldenLabel(
+                    id=row[0], hit=hit, provenance=prov, expert_hits=h, expert_ratings=m, adjudication_id=adj, updated_at=now,
+                ))
+        delete = [row[0] for key, row in existing.items() if key not in wanted]
+        GoldenLabel.objects.bulk_create(create, batch_size=2000)
+        if update:
+            GoldenLabel.objects.bulk_update(update, ["hit", "provenance", "expert_hits", "expert_ratings", "adjudication", "updated_at"], batch_size=1000)
+        if delete:
+            GoldenLabel.objects.filter(id__in=delete).delete()
+    return RefreshOutcome(len(create), len(update), len(delete), len(wanted))
+
+
+# --- adjudication -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    campaign_response_id: int
+    criterion_id: int
+    expert_hits: int
+    expert_ratings: int
+    judge_hit: bool | None
+    agreement: float
+    triggers: tuple[str, ...]
+
+
+def _queue_arrays(campaign: Campaign) -> CampaignArrays:
+    try:
+        runs = select_judge_runs(campaign)
+    except ValidationError:
+        runs = []  # several judges: contradictions need one named judge; splits and ties still queue
+    return load_campaign_arrays(campaign, judge_runs=runs)
+
+
+def adjudication_queue(campaign: Campaign, *, reviewer=None, data: CampaignArrays | None = None) -> list[QueueEntry]:
+    """Units needing a senior reviewer's decision, lowest expert agreement first.
+
+    Queued: ties and split majorities among complete ratings, a judge verdict contradicting a
+    unanimous expert verdict, and any rated unit of a criterion flagged ambiguous. Units already
+    adjudicated are not queued, nor (for a given reviewer) responses the reviewer rated.
+    """
+    data = data if data is not None else _queue_arrays(campaign)
+    hits, ratings = data.unit_counts()
+    complete = ratings >= max(data.k, 1)
+    unanimous = complete & ((hits == 0) | (hits == ratings))
+    split = complete & ~unanimous
+    tie = complete & (2 * hits == ratings)
+    judge = data.u_judge
+    contradicts = unanimous & (judge >= 0) & ((judge == 1) != (hits == ratings))
+    ambiguous_keys = ambiguous_lineages(campaign)
+    amb_crit = np.array([k in ambiguous_keys for k in data.crit_lineage], dtype=bool)
+    ambiguous = (ratings > 0) & (amb_crit[data.u_crit] if amb_crit.size else False)
+    queued = (split | contradicts | ambiguous) & (data.u_adjudicated < 0)
+    if reviewer is not None:
+        own = set(
+            Assignment.objects.filter(campaign_response__campaign=campaign, expert=reviewer).values_list("campaign_response_id", flat=True)
+        )
+        if own:
+            queued &= ~np.isin(data.cr_id[data.u_cr], list(own))
+    idx = np.flatnonzero(queued)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pairs = ratings * (ratings - 1) / 2
+        agree = (hits * (hits - 1) + (ratings - hits) * (ratings - hits - 1)) / 2
+        agreement = np.where(pairs > 0, agree / np.maximum(pairs, 1), 1.0)
+    order = np.lexsort((data.u_crit[idx], data.u_cr[idx], ~contradicts[idx], agreement[idx]))
+    entries = []
+    for u in idx[order].tolist():
+        triggers = []
+        if tie[u]:
+            triggers.append(Adjudication.Trigger.TIE.value)
+        elif split[u]:
+            triggers.append(Adjudication.Trigger.SPLIT.value)
+        if contradicts[u]:
+            triggers.append(Adjudication.Trigger.JUDGE_CONTRADICTS.value)
+        if ambiguous[u]:
+            triggers.append(Adjudication.Trigger.AMBIGUOUS.value)
+        entries.append(QueueEntry(
+            campaign_response_id=int(data.cr_id[data.u_cr[u]]),
+            criterion_id=int(data.crit_id[data.u_crit[u]]),
+            expert_hits=int(hits[u]),
+            expert_ratings=int(ratings[u]),
+            judge_hit=None if judge[u] < 0 else bool(judge[u]),
+            agreement=float(agreement[u]),
+            triggers=tuple(triggers),
+        ))
+    return entries
+
+
+def adjudicate(
+    *,
+    reviewer,
+    campaign_response: CampaignResponse,
+    criterion: Criterion,
+    hit: bool,
+    cause: str,
+    note: str,
+    flag_for_authors: bool = False,
+) -> Adjudication:
+    """Record a senior reviewer's decision as the golden label of one (response, criterion)."""
+    if not has_role(reviewer, Role.SENIOR_REVIEWER, Role.ADMIN):
+        raise PermissionDenied("Only a senior reviewer or an admin adjudicates.")
+    errors = {}
+    if cause not in Adjudication.Cause.values:
+        errors["cause"] = f"choose one of {', '.join(Adjudication.Cause.values)}"
+    if not (note or "").strip():
+        errors["note"] = "say why: the reasoning is part of the golden label's provenance"
+    if criterion.item_id != campaign_response.item_id:
+        errors["criterion"] = "this criterion does not belong to the response's item"
+    if errors:
+        raise ValidationError(errors)
+    if Assignment.objects.filter(campaign_response=campaign_response, expert=reviewer).exists():
+        raise PermissionDenied("You rated this response yourself; another senior reviewer must adjudicate it.")
+    campaign = campaign_response.campaign
+    data = _queue_arrays(campaign)
+    entry = next(
+        (e for e in adjudication_queue(campaign, data=data) if e.campaign_response_id == campaign_response.pk and e.criterion_id == criterion.pk),
+        None,
+    )
+    hits, ratings = data.unit_counts()
+    unit = np.flatnonzero((data.cr_id[data.u_cr] == campaign_response.pk) & (data.crit_id[data.u_crit] == criterion.pk))
+    if unit.size == 0:
+        raise ValidationError({"criterion": "this criterion is stale or not part of the campaign's rubric"})
+    u = int(unit[0])
+    judge_hit = None if data.u_judge[u] < 0 else bool(data.u_judge[u])
+    with transaction.atomic():
+        decision = Adjudication.objects.create(
+            campaign_response=campaign_response,
+            criterion=criterion,
+            hit=bool(hit),
+            cause=cause,
+            note=note.strip(),
+            triggers=list(entry.triggers) if entry else [],
+            expert_hits=int(hits[u]),
+            expert_ratings=int(ratings[u]),
+            judge_hit=judge_hit,
+            flagged_for_authors=bool(flag_for_authors),
+            decided_by=reviewer,
+        )
+        GoldenLabel.objects.update_or_create(
+            campaign_response=campaign_response,
+            criterion=criterion,
+            defaults=dict(
+                campaign=campaign, hit=bool(hit), provenance=GoldenLabel.Provenance.ADJUDICATED,
+                expert_hits=int(hits[u]), expert_ratings=int(ratings[u]), adjudication=decision,
+            ),
+        )
+        if flag_for_authors:
+            flag_for_rubric_authors(decision)
+    return decision
+
+
+def flag_for_rubric_authors(decision: Adjudication) -> bool:
+    """Put the criterion on the rubric authors' work list; False when the rubrics service is not available."""
+    try:
+        from rubrics.services import flag_criterion
+    except ImportError:
+        return False
+    flag_criterion(
+        lineage=decision.criterion.lineage,
+        reason=f"Adjudication ({decision.get_cause_display().lower()}): {decision.note}",
+        source="adjudication",
+        flagged_by=decision.decided_by,
+    )
+    return True
