@@ -3,17 +3,27 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from heartbench_core import views
+from heartbench_core import api_tokens, views
+from heartbench_core.auth import ThrottledLoginView
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("datasets/", include("heartbench_core.page_urls")),
     path("rubrics/", include("rubrics.urls")),
     path("work/", include("annotation.urls")),
     path("validation/", include("validation.urls")),
+    path("accounts/tokens/", api_tokens.token_list, name="tokens"),
+    path("accounts/tokens/issue/", api_tokens.token_issue, name="tokens-issue"),
+    path("accounts/tokens/<int:user_id>/revoke/", api_tokens.token_revoke, name="tokens-revoke"),
+    path("api/v1/tokens/", api_tokens.TokenViewSet.as_view({"get": "list", "post": "create"}), name="api-token-list"),
+    path(
+        "api/v1/tokens/<int:user_id>/",
+        api_tokens.TokenViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+        name="api-token-detail",
+    ),
     path("api/v1/", include("heartbench_core.api_urls")),
     path("api/v1/rubrics/", include("rubrics.api_urls")),
     path("api/v1/annotation/", include("annotation.api_urls")),

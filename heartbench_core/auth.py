@@ -1,0 +1,158 @@
+"""Authentication hardening: login throttling against password guessing, throttled API tokens.
+
+Failed logins are counted in the cache (Redis in production, so every gunicorn worker sees
+the same counts) under two keys: username + client address, and client address alone. Past
+the limit, the authentication backend refuses even a correct password until the window ends,
+so the lockout covers the login page, the Django admin login and any other caller of
+`django.contrib.auth.authenticate`. A wrong API token counts against the client address the
+same way. See docs/operations.md for why this is hand-written rather than django-axes.
+"""
+
+import hashlib
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.contrib.auth.views import LoginView
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.dispatch import receiver
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.permissions import BasePermission
+
+
+def _limit(name: str, default: int) -> int:
+    return int(getattr(settings, name, default))
+
+
+def client_address(request) -> str:
+    """The client's address as the web server saw it (never a client-supplied header)."""
+    if request is None:
+        return "-"
+    return request.META.get("REMOTE_ADDR") or "-"
+
+
+def _key(kind: str, *parts: str) -> str:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+    return f"hb:throttle:{kind}:{digest}"
+
+
+def _login_keys(request, username: str | None) -> list[tuple[str, int]]:
+    address = client_address(request)
+    keys = [(_key("ip", address), _limit("LOGIN_FAILURES_PER_ADDRESS", 50))]
+    if username:
+        keys.append((_key("user", username.strip().lower(), address), _limit("LOGIN_FAILURES_PER_USER", 5)))
+    return keys
+
+
+def login_locked(request, username: str | None) -> bool:
+    """True when this username or this client address failed too often within the window."""
+    return any((cache.get(key) or 0) >= limit for key, limit in _login_keys(request, username))
+
+
+def record_login_failure(request, username: str | None) -> None:
+    """Count one failed login for the username and the client address."""
+    window = _limit("LOGIN_LOCKOUT_SECONDS", 900)
+    for key, _ in _login_keys(request, username):
+        if cache.add(key, 1, timeout=window):
+            continue
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, timeout=window)
+
+
+def clear_login_failures(request, username: str | None) -> None:
+    """Forget the username's failures from this address after a successful login."""
+    for key, _ in _login_keys(request, username)[1:]:
+        cache.delete(key)
+
+
+class ThrottledModelBackend(ModelBackend):
+    """ModelBackend that refuses to check passwords for a locked-out username or address."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is None:
+            username = kwargs.get(get_user_model().USERNAME_FIELD)
+        if login_locked(request, username):
+            # PermissionDenied stops django.contrib.auth.authenticate from trying other backends.
+            raise PermissionDenied("too many failed logins")
+        return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+@receiver(user_login_failed, dispatch_uid="hb_record_login_failure")
+def _on_login_failed(sender, credentials, request=None, **kwargs):
+    username = credentials.get("username") or credentials.get(get_user_model().USERNAME_FIELD)
+    record_login_failure(request, username)
+
+
+@receiver(user_logged_in, dispatch_uid="hb_clear_login_failures")
+def _on_logged_in(sender, request, user, **kwargs):
+    clear_login_failures(request, user.get_username())
+
+
+class ThrottledAuthenticationForm(AuthenticationForm):
+    """The login form, with a distinct message while the username or address is locked out."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "throttled": "Too many failed login attempts. Try again in %(minutes)d minutes.",
+    }
+
+    def clean(self):
+        username = self.cleaned_data.get("username")
+        if login_locked(self.request, username):
+            self.throttled = True
+            raise ValidationError(
+                self.error_messages["throttled"],
+                code="throttled",
+                params={"minutes": max(1, _limit("LOGIN_LOCKOUT_SECONDS", 900) // 60)},
+            )
+        return super().clean()
+
+
+class ThrottledLoginView(LoginView):
+    """Django's login view with the throttled form; a locked-out attempt answers 429."""
+
+    authentication_form = ThrottledAuthenticationForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if getattr(form, "throttled", False):
+            response.status_code = 429
+        return response
+
+
+class ThrottledTokenAuthentication(TokenAuthentication):
+    """DRF token authentication; a client address that sent too many wrong tokens gets 429."""
+
+    def authenticate(self, request):
+        address = client_address(request)
+        key = _key("token", address)
+        limit = _limit("TOKEN_FAILURES_PER_ADDRESS", 20)
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        if header and (cache.get(key) or 0) >= limit:
+            raise exceptions.Throttled(wait=_limit("LOGIN_LOCKOUT_SECONDS", 900))
+        try:
+            return super().authenticate(request)
+        except exceptions.AuthenticationFailed:
+            if not cache.add(key, 1, timeout=_limit("LOGIN_LOCKOUT_SECONDS", 900)):
+                try:
+                    cache.incr(key)
+                except ValueError:
+                    cache.set(key, 1, timeout=_limit("LOGIN_LOCKOUT_SECONDS", 900))
+            raise
+
+
+class IsStaffMember(BasePermission):
+    """DRF permission: an admin, rubric author or senior reviewer (used for the API schema and docs)."""
+
+    message = "You do not have access to this resource."
+
+    def has_permission(self, request, view):
+        from heartbench_core.roles import STAFF_ROLES, has_role
+
+        return bool(request.user and request.user.is_authenticated and has_role(request.user, *STAFF_ROLES))
