@@ -1,0 +1,253 @@
+"""Reads of the annotation app: an expert's campaigns, campaign progress, the assignment overview.
+
+Expert-facing helpers (`expert_campaigns`, `own_profile_summary`) return nothing about models,
+gold checks or other raters; the admin-facing ones may.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
+
+from annotation.models import (
+    AdminAlert,
+    Assignment,
+    CalibrationResult,
+    Campaign,
+    CampaignResponse,
+    ExpertProfile,
+    ExpertQuality,
+    Qualification,
+)
+from annotation.services.assignment import live_q, open_q
+from heartbench_core.models import User
+
+PACE_WINDOW = timedelta(days=7)
+
+
+def expert_campaigns(user: User) -> QuerySet[Campaign]:
+    """Active campaigns the expert takes part in, with their own open and submitted counts (no gold flag)."""
+    now = timezone.now()
+    members = Campaign.experts.through.objects.filter(user_id=user.pk).values("campaign_id")
+    unrestricted = ~Q(pk__in=Campaign.experts.through.objects.values("campaign_id"))
+    mine = Q(responses__assignments__expert=user)
+    return (
+        Campaign.objects.filter(status=Campaign.Status.ACTIVE)
+        .filter(Q(pk__in=members) | unrestricted)
+        .annotate(
+            my_open=Count("responses__assignments", filter=mine & open_q(now, "responses__assignments__")),
+            my_submitted=Count("responses__assignments", filter=mine & Q(responses__assignments__status=Assignment.Status.SUBMITTED)),
+        )
+        .order_by("kind", "-created_at")
+    )
+
+
+@dataclass(frozen=True)
+class ExpertProgress:
+    user_id: int
+    username: str
+    submitted: int
+    open: int
+    expired: int
+    released: int
+    active_seconds: int
+
+    @property
+    def hours(self) -> float:
+        return self.active_seconds / 3600
+
+
+@dataclass(frozen=True)
+class CampaignProgress:
+    """Progress of a campaign's real (non-gold) responses toward k submitted judgments each."""
+
+    k: int
+    responses: int
+    gold_responses: int
+    histogram: list[int]  # histogram[i] = responses with exactly i submitted (capped at k)
+    held: int  # responses with at least one open reservation
+    submitted: int
+    target: int  # responses × k
+    active_seconds: int
+    experts: list[ExpertProgress]
+    pace_per_day: float | None
+    pace_reason: str
+    projected_finish: date | None
+    projected_reason: str
+
+    @property
+    def complete(self) -> int:
+        return self.histogram[self.k] if self.histogram else 0
+
+    @property
+    def share_done(self) -> float | None:
+        return self.submitted / self.target if self.target else None
+
+    @property
+    def bar(self) -> list[tuple[int, int, float]]:
+        """(submitted judgments, responses, share of the bar) from 0 to k."""
+        total = self.responses or 1
+        return [(i, n, n / total) for i, n in enumerate(self.histogram)]
+
+
+def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> CampaignProgress:
+    """Responses by number of submitted judgments (0…k), per-expert work and time, pace and projected finish."""
+    now = now or timezone.now()
+    k = campaign.overlap if campaign.kind == Campaign.Kind.BLIND_TEST else max(1, campaign.experts.count())
+    rows = list(
+        CampaignResponse.objects.filter(campaign=campaign)
+        .annotate(
+            n_sub=Count("assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)),
+            n_open=Count("assignments", filter=open_q(now, "assignments__")),
+        )
+        .values_list("is_gold", "n_sub", "n_open")
+    )
+    histogram = [0] * (k + 1)
+    held = gold = 0
+    for is_gold, n_sub, n_open in rows:
+        if is_gold:
+            gold += 1
+            continue
+        histogram[min(n_sub, k)] += 1
+        held += n_open > 0
+    real = len(rows) - gold
+    per_expert = list(
+        Assignment.objects.filter(campaign_response__campaign=campaign)
+        .values("expert_id", "expert__username")
+        .annotate(
+            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+            open=Count("pk", filter=open_q(now)),
+            expired=Count("pk", filter=Q(status=Assignment.Status.EXPIRED) | (Q(status=Assignment.Status.RESERVED, expires_at__lte=now))),
+            released=Count("pk", filter=Q(status=Assignment.Status.RELEASED)),
+            seconds=Sum("active_seconds"),
+        )
+        .order_by("expert__username")
+    )
+    experts = [
+        ExpertProgress(r["expert_id"], r["expert__username"], r["submitted"], r["open"], r["expired"], r["released"], r["seconds"] or 0)
+        for r in per_expert
+    ]
+    real_submitted = Assignment.objects.filter(
+        campaign_response__campaign=campaign, campaign_response__is_gold=False, status=Assignment.Status.SUBMITTED
+    )
+    submitted = sum(min(n_sub, k) for is_gold, n_sub, _ in rows if not is_gold)
+    target = real * k
+    pace, pace_reason = _pace(real_submitted, now)
+    remaining = target - submitted
+    if remaining <= 0 and target:
+        finish, finish_reason = now.date(), "complete"
+    elif pace is None:
+        finish, finish_reason = None, pace_reason
+    else:
+        finish, finish_reason = (now + timedelta(days=remaining / pace)).date(), f"at {pace:.1f} submissions per day"
+    return CampaignProgress(
+        k=k,
+        responses=real,
+        gold_responses=gold,
+        histogram=histogram,
+        held=held,
+        submitted=submitted,
+        target=target,
+        active_seconds=sum(e.active_seconds for e in experts),
+        experts=experts,
+        pace_per_day=pace,
+        pace_reason=pace_reason,
+        projected_finish=finish,
+        projected_reason=finish_reason,
+    )
+
+
+def _pace(submitted: QuerySet[Assignment], now: datetime) -> tuple[float | None, str]:
+    """Submissions per day over the last week (or since the first submission, if later)."""
+    first = submitted.order_by("submitted_at").values_list("submitted_at", flat=True).first()
+    if first is None:
+        return None, "no submission yet, so no pace to project from"
+    start = max(first, now - PACE_WINDOW)
+    recent = submitted.filter(submitted_at__gte=start).count()
+    days = max((now - start).total_seconds() / 86400, 1 / 24)  # at least an hour, so one submission is no infinite pace
+    if recent == 0:
+        return None, "no submission in the last 7 days"
+    return recent / days, ""
+
+
+def assignment_overview(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> QuerySet[Assignment]:
+    """Admin: the campaign's assignments with expert, response and item (for the overview table)."""
+    qs = (
+        Assignment.objects.filter(campaign_response__campaign=campaign)
+        .select_related("expert", "campaign_response__item", "campaign_response__response__model")
+        .order_by("-reserved_at", "-id")
+    )
+    if status:
+        qs = qs.filter(status=status)
+    if expert:
+        qs = qs.filter(expert__username=expert)
+    return qs
+
+
+def expert_profiles() -> QuerySet[ExpertProfile]:
+    """Admin: every expert profile with measured quality and workload."""
+    now = timezone.now()
+    return (
+        ExpertProfile.objects.select_related("user", "quality")
+        .annotate(
+            open_n=Count("user__assignments", filter=open_q(now, "user__assignments__")),
+            submitted_n=Count("user__assignments", filter=Q(user__assignments__status=Assignment.Status.SUBMITTED)),
+        )
+        .order_by("user__username")
+    )
+
+
+@dataclass(frozen=True)
+class ProfileHistory:
+    calibrations: list[CalibrationResult]
+    qualifications: list[Qualification]
+    campaigns: list[dict]
+    submitted: int
+    active_seconds: int
+    quality: ExpertQuality | None
+
+
+def profile_history(profile: ExpertProfile) -> ProfileHistory:
+    """An expert's calibration results, qualifications and completed work per campaign (their own page shows it)."""
+    user = profile.user
+    per_campaign = list(
+        # Gold checks are counted like any work: leaving them out would tell the expert how many there were.
+        Assignment.objects.filter(expert=user)
+        .values("campaign_response__campaign_id", "campaign_response__campaign__name", "campaign_response__campaign__kind")
+        .annotate(
+            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+            seconds=Sum("active_seconds", filter=Q(status=Assignment.Status.SUBMITTED)),
+        )
+        .order_by("campaign_response__campaign__name")
+    )
+    campaigns = [
+        {
+            "id": r["campaign_response__campaign_id"],
+            "name": r["campaign_response__campaign__name"],
+            "kind": r["campaign_response__campaign__kind"],
+            "submitted": r["submitted"],
+            "active_seconds": r["seconds"] or 0,
+        }
+        for r in per_campaign
+    ]
+    quality = ExpertQuality.objects.filter(profile=profile).first()
+    return ProfileHistory(
+        calibrations=list(CalibrationResult.objects.filter(expert=user).select_related("campaign").order_by("-completed_at")),
+        qualifications=list(Qualification.objects.filter(expert=user).order_by("dimension")),
+        campaigns=campaigns,
+        submitted=sum(c["submitted"] for c in campaigns if c["kind"] == Campaign.Kind.BLIND_TEST),
+        active_seconds=sum(c["active_seconds"] for c in campaigns),
+        quality=quality,
+    )
+
+
+def open_alerts() -> QuerySet[AdminAlert]:
+    return AdminAlert.objects.filter(resolved_at__isnull=True).select_related("expert", "campaign")
+
+
+def live_count(campaign_response: CampaignResponse, *, now: datetime | None = None) -> int:
+    """Assignments of one response that count toward k now."""
+    return campaign_response.assignments.filter(live_q(now or timezone.now())).count()

@@ -1,0 +1,548 @@
+"""Distributing campaign responses to experts: pull (`assign_next_response`) and bulk pre-assignment.
+
+Invariants, held under concurrency on PostgreSQL:
+
+- a (non-gold) response of a blind test is held by at most k = `campaign.overlap` *live*
+  assignments (reserved and not expired, or submitted): every assignment is created while the
+  `CampaignResponse` row is locked (`select_for_update(skip_locked=True)`) and the live count is
+  taken again under that lock;
+- an expert never gets the same response twice: the `one_assignment_per_expert_response`
+  constraint, whatever became of the first assignment;
+- an expert never holds more open assignments than their capacity: their `ExpertProfile` row is
+  locked for the whole decision, so two requests of one expert run one after the other.
+
+Hidden gold checks (`is_gold`) sit outside k: each expert may take each one once, and they are
+mixed into an expert's queue at the campaign's `gold_rate`. Calibration campaigns have no k:
+every expert takes every response once.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from annotation.models import (
+    Assignment,
+    CalibrationResult,
+    Campaign,
+    CampaignResponse,
+    CampaignSettings,
+    ExpertProfile,
+    ExpertQuality,
+    Qualification,
+)
+from heartbench_core.models import Criterion, User
+from heartbench_core.roles import Role, has_role
+from heartbench_core.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS, abilities_of
+
+# Rows locked per pull: the best few candidates, so a concurrent request skips them and takes the next.
+CANDIDATE_BATCH = 5
+
+
+def live_q(now: datetime, prefix: str = "") -> Q:
+    """Q for assignments that count toward k: submitted, or reserved and not yet expired."""
+    p = prefix
+    return Q(**{f"{p}status": Assignment.Status.SUBMITTED}) | (
+        Q(**{f"{p}status": Assignment.Status.RESERVED})
+        & (Q(**{f"{p}expires_at__isnull": True}) | Q(**{f"{p}expires_at__gt": now}))
+    )
+
+
+def open_q(now: datetime, prefix: str = "") -> Q:
+    """Q for an expert's open work: reserved and not expired (pre-assigned work never expires)."""
+    p = prefix
+    return Q(**{f"{p}status": Assignment.Status.RESERVED}) & (
+        Q(**{f"{p}expires_at__isnull": True}) | Q(**{f"{p}expires_at__gt": now})
+    )
+
+
+def campaign_settings(campaign: Campaign) -> CampaignSettings:
+    """The campaign's settings; a campaign created without them needs no qualification."""
+    try:
+        return campaign.settings
+    except CampaignSettings.DoesNotExist:
+        return CampaignSettings(campaign=campaign, requires_qualification=False)
+
+
+def covered_abilities(specialties: list[str]) -> tuple[set[str], set[str]]:
+    """Ability labels and scene names an expert's specialties cover (a dimension covers its abilities)."""
+    abilities: set[str] = set()
+    scenes: set[str] = set()
+    for s in specialties or []:
+        if s in ABILITY_BY_LABEL:
+            abilities.add(s)
+        elif s in DIMENSIONS:
+            abilities.update(abilities_of(s))
+        else:
+            english = {a.name: a.label for a in ABILITIES}
+            if s in english:
+                abilities.add(english[s])
+            else:
+                scenes.add(s)
+    return abilities, scenes
+
+
+@dataclass
+class ExpertState:
+    """What matching needs to know about one expert, read once."""
+
+    user_id: int
+    tier: int
+    capacity: int
+    open_count: int
+    quality: float | None
+    qualified_dims: set[str] | None  # None: qualified for everything the campaign asks
+    abilities: set[str] = field(default_factory=set)
+    scenes: set[str] = field(default_factory=set)
+
+
+def _profile_for_update(expert: User) -> ExpertProfile:
+    profile = ExpertProfile.objects.select_for_update().filter(user=expert).first()
+    if profile is None:
+        try:
+            with transaction.atomic():
+                ExpertProfile.objects.create(user=expert)
+        except IntegrityError:
+            pass
+        profile = ExpertProfile.objects.select_for_update().get(user=expert)
+    return profile
+
+
+def _qualified_dimensions(expert_id: int, requires: bool) -> set[str] | None:
+    """None when qualification is not required; else the set of qualified dimensions ("" = general)."""
+    if not requires:
+        return None
+    return set(Qualification.objects.filter(expert_id=expert_id).values_list("dimension", flat=True))
+
+
+def _qualification_filter(qs, qualified: set[str] | None, per_dimension: bool):
+    """Restrict candidate responses to those the expert is qualified for (None → no filter)."""
+    if qualified is None:
+        return qs
+    if not per_dimension:
+        return qs if "" in qualified else qs.none()
+    if "" in qualified:
+        return qs
+    unqualified_abilities = [a.label for a in ABILITIES if a.dimension not in qualified]
+    if not unqualified_abilities:
+        return qs
+    return qs.exclude(item__criteria__ability__in=unqualified_abilities)
+
+
+def _is_campaign_expert(expert: User, campaign: Campaign) -> bool:
+    """Listed in the campaign's experts (an unrestricted campaign admits every expert)."""
+    if not has_role(expert, Role.EXPERT):
+        return False
+    counts = campaign.experts.through.objects.filter(campaign_id=campaign.pk).aggregate(
+        listed=Count("pk"), me=Count("pk", filter=Q(user_id=expert.pk))
+    )
+    return counts["listed"] == 0 or counts["me"] > 0
+
+
+def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | None:
+    """Reserve the best next response of the campaign for the expert, or return their open reservation there.
+
+    None when nothing is eligible: campaign not active, expert not in it, paused or away, at
+    capacity, not qualified, or no response left that they may take.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        profile = _profile_for_update(expert)
+        _expire(now, campaign)
+        existing = (
+            Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign)
+            .filter(open_q(now))
+            .order_by("reserved_at", "id")
+            .first()
+        )
+        if existing is not None:
+            return existing
+        if campaign.status != Campaign.Status.ACTIVE or profile.availability != ExpertProfile.Availability.ACTIVE:
+            return None
+        if not _is_campaign_expert(expert, campaign):
+            return None
+        if Assignment.objects.filter(expert=expert).filter(open_q(now)).count() >= profile.capacity:
+            return None
+        if campaign.kind == Campaign.Kind.CALIBRATION:
+            return _next_calibration(expert=expert, campaign=campaign, now=now)
+        cfg = campaign_settings(campaign)
+        qualified = _qualified_dimensions(expert.pk, cfg.requires_qualification)
+        if qualified is not None and not qualified:
+            return None
+        mine = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign)
+        if campaign.gold_rate > 0:
+            counts = mine.aggregate(total=Count("id"), gold=Count("id", filter=Q(campaign_response__is_gold=True)))
+            if counts["gold"] < campaign.gold_rate * (counts["total"] + 1):
+                gold = _lock_candidates(
+                    _eligible(campaign, expert, profile, cfg, qualified).filter(is_gold=True).order_by("order_key", "id"), 1
+                )
+                if gold:
+                    return _reserve(gold[0], expert, campaign, now)
+        candidates = _eligible(campaign, expert, profile, cfg, qualified).filter(is_gold=False)
+        ranked = _rank(candidates, campaign, expert, profile, now)
+        for cr in _recount_under_lock(_lock_candidates(ranked, CANDIDATE_BATCH), now, campaign.overlap):
+            return _reserve(cr, expert, campaign, now)
+        return None
+
+
+def _eligible(campaign, expert, profile, cfg, qualified):
+    qs = CampaignResponse.objects.filter(campaign=campaign).exclude(
+        pk__in=Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values("campaign_response_id")
+    )
+    if profile.effective_tier < campaign.min_tier_for_hard:
+        qs = qs.exclude(item__difficulty="hard")
+    return _qualification_filter(qs, qualified, cfg.qualification_per_dimension)
+
+
+def _rank(qs, campaign, expert, profile, now):
+    """Order candidates: nearer completion, then items the expert has not had, then specialty coverage."""
+    live = (
+        Assignment.objects.filter(campaign_response=OuterRef("pk"))
+        .filter(live_q(now))
+        .order_by()
+        .values("campaign_response")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    same_item = (
+        Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign, campaign_response__item=OuterRef("item"))
+        .order_by()
+        .values("expert")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    abilities, scenes = covered_abilities(profile.specialties)
+    coverage = Value(0, output_field=IntegerField())
+    if abilities:
+        coverage = Coalesce(
+            Subquery(
+                Criterion.objects.filter(item=OuterRef("item"), ability__in=abilities)
+                .order_by()
+                .values("item")
+                .annotate(n=Count("pk"))
+                .values("n"),
+                output_field=IntegerField(),
+            ),
+            0,
+        )
+    qs = qs.annotate(
+        live_n=Coalesce(Subquery(live, output_field=IntegerField()), 0),
+        same_item_n=Coalesce(Subquery(same_item, output_field=IntegerField()), 0),
+        coverage_n=coverage,
+    ).filter(live_n__lt=campaign.overlap)
+    if scenes:
+        qs = qs.annotate(
+            scene_n=Coalesce(
+                Subquery(
+                    CampaignResponse.objects.filter(pk=OuterRef("pk"), item__primary_scene__in=scenes)
+                    .values("pk")
+                    .annotate(n=Value(1, output_field=IntegerField()))
+                    .values("n")[:1],
+                    output_field=IntegerField(),
+                ),
+                0,
+            )
+        )
+        return qs.order_by("-live_n", "same_item_n", "-scene_n", "-coverage_n", "order_key", "id")
+    return qs.order_by("-live_n", "same_item_n", "-coverage_n", "order_key", "id")
+
+
+def _lock_candidates(qs, limit: int) -> list[CampaignResponse]:
+    return list(qs.select_for_update(skip_locked=True, of=("self",))[:limit])
+
+
+def _recount_under_lock(locked: list[CampaignResponse], now, k: int) -> list[CampaignResponse]:
+    """Keep the locked candidates whose live count is still below k (counted again, under the lock)."""
+    if not locked:
+        return []
+    live = dict(
+        Assignment.objects.filter(campaign_response__in=locked)
+        .filter(live_q(now))
+        .order_by()
+        .values("campaign_response")
+        .annotate(n=Count("pk"))
+        .values_list("campaign_response", "n")
+    )
+    return [cr for cr in locked if live.get(cr.pk, 0) < k]
+
+
+def _reserve(cr: CampaignResponse, expert: User, campaign: Campaign, now) -> Assignment:
+    return Assignment.objects.create(campaign_response=cr, expert=expert, expires_at=now + campaign.reservation_timeout)
+
+
+def _next_calibration(*, expert: User, campaign: Campaign, now) -> Assignment | None:
+    """Calibration: every response once per attempt; a failed attempt may be retaken after the cooldown."""
+    remaining = CampaignResponse.objects.filter(campaign=campaign).exclude(
+        pk__in=Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values("campaign_response_id")
+    )
+    locked = _lock_candidates(remaining.order_by("order_key", "id"), 1)
+    if locked:
+        return _reserve(locked[0], expert, campaign, now)
+    latest = CalibrationResult.objects.filter(campaign=campaign, expert=expert).order_by("-attempt").first()
+    if latest is None or latest.passed:
+        return None
+    if now < latest.completed_at + campaign_settings(campaign).retake_cooldown:
+        return None
+    # A retake starts afresh; the finished attempt lives on in its CalibrationResult (score, every comparison).
+    Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).delete()
+    locked = _lock_candidates(CampaignResponse.objects.filter(campaign=campaign).order_by("order_key", "id"), 1)
+    return _reserve(locked[0], expert, campaign, now) if locked else None
+
+
+def next_retake_at(*, expert: User, campaign: Campaign) -> datetime | None:
+    """When the expert may retake a failed calibration (None: not failed, or no attempt yet)."""
+    latest = CalibrationResult.objects.filter(campaign=campaign, expert=expert).order_by("-attempt").first()
+    if latest is None or latest.passed:
+        return None
+    return latest.completed_at + campaign_settings(campaign).retake_cooldown
+
+
+def expire_reservations(*, now: datetime | None = None, campaign: Campaign | None = None) -> int:
+    """Mark reservations past their expiry as expired, so their responses go back to the pool."""
+    with transaction.atomic():
+        return _expire(now or timezone.now(), campaign)
+
+
+def _expire(now: datetime, campaign: Campaign | None) -> int:
+    qs = Assignment.objects.filter(status=Assignment.Status.RESERVED, expires_at__lte=now)
+    if campaign is not None:
+        qs = qs.filter(campaign_response__campaign=campaign)
+    # Rows another transaction holds (e.g. being submitted right now) are left for the next round.
+    ids = list(qs.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True))
+    if not ids:
+        return 0
+    return Assignment.objects.filter(pk__in=ids, status=Assignment.Status.RESERVED).update(status=Assignment.Status.EXPIRED)
+
+
+def release_assignment(*, assignment: Assignment, by: User) -> Assignment:
+    """Give an open assignment back to the pool (its expert or an admin); submitted work cannot be released."""
+    if not (has_role(by, Role.ADMIN) or by.pk == assignment.expert_id):
+        raise PermissionDenied("Only an admin or the assignment's expert can release it.")
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status != Assignment.Status.RESERVED:
+            raise ValidationError({"assignment": f"only open work can be released; this assignment is {locked.get_status_display().lower()}"})
+        locked.status = Assignment.Status.RELEASED
+        locked.save(update_fields=["status"])
+    assignment.status = locked.status
+    return locked
+
+
+def ensure_submittable(*, assignment: Assignment, now: datetime | None = None) -> None:
+    """Raise ValidationError unless the assignment may be submitted now without pushing its response past k.
+
+    Call inside the submit transaction. A reservation whose time ran out may still be submitted
+    when nobody took its place (it is revived); otherwise the expert's work came too late.
+    """
+    now = now or timezone.now()
+    cr = CampaignResponse.objects.select_for_update().select_related("campaign").get(pk=assignment.campaign_response_id)
+    current = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if current.status == Assignment.Status.SUBMITTED:
+        raise ValidationError({"assignment": "this work was already submitted"})
+    if current.status == Assignment.Status.RELEASED:
+        raise ValidationError({"assignment": "this work was released and can no longer be submitted"})
+    still_open = current.status == Assignment.Status.RESERVED and (current.expires_at is None or current.expires_at > now)
+    if still_open or cr.is_gold or cr.campaign.kind == Campaign.Kind.CALIBRATION:
+        return
+    others = Assignment.objects.filter(campaign_response=cr).exclude(pk=current.pk).filter(live_q(now)).count()
+    if others >= cr.campaign.overlap:
+        raise ValidationError({"assignment": "your reservation expired and the response was given to other experts"})
+
+
+# --- bulk pre-assignment ------------------------------------------------------------------------
+
+
+def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int:
+    """Pre-assign every open slot of the campaign (up to k per response) among eligible experts; return how many.
+
+    Pre-assigned work never expires. Matching: qualification, tier for hard items and capacity
+    are hard limits; among the least-loaded experts (within a slack of two responses) prefer
+    those who have not had the item, whose specialties cover its abilities and whose measured
+    quality is higher; ties are broken by a generator seeded with the campaign's seed.
+    Responses nearer completion are filled first.
+    """
+    if campaign.kind == Campaign.Kind.CALIBRATION:
+        raise ValidationError({"campaign": "calibrations are taken by each expert in turn; they are not pre-assigned"})
+    if campaign.status != Campaign.Status.ACTIVE:
+        raise ValidationError({"campaign": f"the campaign is {campaign.get_status_display().lower()}, not active"})
+    now = timezone.now()
+    with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        _expire(now, campaign)
+        states = _expert_states(campaign, experts, now)
+        if not states:
+            raise ValidationError({"experts": "no eligible expert: none is active, in the campaign, qualified and under capacity"})
+        cfg = campaign_settings(campaign)
+        responses = list(
+            CampaignResponse.objects.filter(campaign=campaign)
+            .select_for_update(of=("self",))
+            .order_by("order_key", "id")
+            .values_list("pk", "item_id", "is_gold", "order_key")
+        )
+        taken: dict[int, set[int]] = defaultdict(set)
+        live_n: dict[int, int] = defaultdict(int)
+        per_item: dict[tuple[int, int], int] = defaultdict(int)
+        load: dict[int, int] = defaultdict(int)
+        gold_load: dict[int, int] = defaultdict(int)
+        item_of = {pk: item for pk, item, _, _ in responses}
+        gold_ids = {pk for pk, _, g, _ in responses if g}
+        for cr_id, expert_id, status, expires_at in Assignment.objects.filter(
+            campaign_response__campaign=campaign
+        ).values_list("campaign_response_id", "expert_id", "status", "expires_at"):
+            is_live = status == Assignment.Status.SUBMITTED or (
+                status == Assignment.Status.RESERVED and (expires_at is None or expires_at > now)
+            )
+            taken[cr_id].add(expert_id)
+            per_item[(expert_id, item_of[cr_id])] += 1
+            load[expert_id] += 1
+            if cr_id in gold_ids:
+                gold_load[expert_id] += 1
+            if is_live:
+                live_n[cr_id] += 1
+        item_info = _item_info({item for _, item, _, _ in responses})
+        rng = random.Random(campaign.seed)
+        tiebreak = {s.user_id: rng.random() for s in states}
+        k = campaign.overlap
+        new: list[tuple[int, int]] = []
+        real = [r for r in responses if not r[2]]
+        real.sort(key=lambda r: (-live_n[r[0]], r[3], r[0]))
+        for cr_id, item_id, _, _ in real:
+            need = k - live_n[cr_id]
+            if need <= 0:
+                continue
+            hard, abilities, dims, scene = item_info[item_id]
+            pool = [
+                s
+                for s in states
+                if s.open_count < s.capacity
+                and s.user_id not in taken[cr_id]
+                and (not hard or s.tier >= campaign.min_tier_for_hard)
+                and _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)
+            ]
+            if not pool:
+                continue
+            floor = min(load[s.user_id] for s in pool)
+            near = [s for s in pool if load[s.user_id] <= floor + 2]
+            near.sort(
+                key=lambda s: (
+                    per_item[(s.user_id, item_id)],
+                    -(len(abilities & s.abilities) + (scene in s.scenes)),
+                    -(s.quality if s.quality is not None else 0.0),
+                    load[s.user_id],
+                    tiebreak[s.user_id],
+                )
+            )
+            for s in near[:need]:
+                new.append((cr_id, s.user_id))
+                taken[cr_id].add(s.user_id)
+                per_item[(s.user_id, item_id)] += 1
+                load[s.user_id] += 1
+                s.open_count += 1
+        if campaign.gold_rate > 0 and gold_ids:
+            new.extend(_mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg, rng))
+        Assignment.objects.bulk_create(
+            [Assignment(campaign_response_id=cr_id, expert_id=user_id, expires_at=None) for cr_id, user_id in new],
+            batch_size=1000,
+        )
+    return len(new)
+
+
+def _mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg, rng) -> list[tuple[int, int]]:
+    """Give each expert gold checks so they make up `gold_rate` of their queue in this campaign."""
+    rate = min(campaign.gold_rate, 0.95)
+    gold = [(pk, item) for pk, item, g, _ in responses if g]
+    new = []
+    for s in states:
+        real = load[s.user_id] - gold_load[s.user_id]
+        want = int(round(rate / (1 - rate) * real)) - gold_load[s.user_id]
+        options = [
+            (pk, item)
+            for pk, item in gold
+            if s.user_id not in taken[pk]
+            and (not item_info[item][0] or s.tier >= campaign.min_tier_for_hard)
+            and _qualified_for(s.qualified_dims, item_info[item][2], cfg.qualification_per_dimension)
+        ]
+        rng.shuffle(options)
+        for pk, _ in options[: max(0, min(want, s.capacity - s.open_count))]:
+            new.append((pk, s.user_id))
+            taken[pk].add(s.user_id)
+            s.open_count += 1
+    return new
+
+
+def _qualified_for(qualified: set[str] | None, dims: set[str], per_dimension: bool) -> bool:
+    if qualified is None or "" in qualified:
+        return True
+    return per_dimension and dims <= qualified
+
+
+def _item_info(item_ids: set[int]) -> dict[int, tuple[bool, set[str], set[str], str]]:
+    """Per item: hard?, ability labels, dimensions, primary scene."""
+    from heartbench_core.models import Item
+    from heartbench_core.taxonomy import dimension_of
+
+    info = {pk: (diff == "hard", set(), set(), scene) for pk, diff, scene in Item.objects.filter(pk__in=item_ids).values_list("pk", "difficulty", "primary_scene")}
+    for item_id, ability in Criterion.objects.filter(item_id__in=item_ids).values_list("item_id", "ability"):
+        info[item_id][1].add(ability)
+        if (dim := dimension_of(ability)) is not None:
+            info[item_id][2].add(dim)
+    return info
+
+
+def _expert_states(campaign: Campaign, experts: list[User] | None, now) -> list[ExpertState]:
+    """Eligible experts of the campaign (active, expert role, in the campaign, qualified if required), locked."""
+    cfg = campaign_settings(campaign)
+    users = User.objects.filter(is_active=True).filter(Q(groups__name=Role.EXPERT.value) | Q(is_superuser=True)).distinct()
+    members = list(campaign.experts.values_list("pk", flat=True))
+    if members:
+        users = users.filter(pk__in=members)
+    if experts is not None:
+        users = users.filter(pk__in=[u.pk for u in experts])
+    user_ids = list(users.values_list("pk", flat=True))
+    for uid in user_ids:
+        ExpertProfile.objects.get_or_create(user_id=uid)
+    profiles = list(
+        ExpertProfile.objects.select_for_update(of=("self",))
+        .filter(user_id__in=user_ids, availability=ExpertProfile.Availability.ACTIVE)
+        .order_by("user_id")
+    )
+    open_counts = dict(
+        Assignment.objects.filter(expert_id__in=user_ids)
+        .filter(open_q(now))
+        .order_by()
+        .values("expert_id")
+        .annotate(n=Count("pk"))
+        .values_list("expert_id", "n")
+    )
+    quality = {q.profile_id: q.measured for q in ExpertQuality.objects.filter(profile__in=profiles)}
+    dims: dict[int, set[str]] = defaultdict(set)
+    if cfg.requires_qualification:
+        for uid, dim in Qualification.objects.filter(expert_id__in=user_ids).values_list("expert_id", "dimension"):
+            dims[uid].add(dim)
+    states = []
+    for p in profiles:
+        qualified = dims.get(p.user_id, set()) if cfg.requires_qualification else None
+        if qualified is not None and not qualified:
+            continue
+        abilities, scenes = covered_abilities(p.specialties)
+        states.append(
+            ExpertState(
+                user_id=p.user_id,
+                tier=p.effective_tier,
+                capacity=p.capacity,
+                open_count=open_counts.get(p.user_id, 0),
+                quality=quality.get(p.pk),
+                qualified_dims=qualified,
+                abilities=abilities,
+                scenes=scenes,
+            )
+        )
+    return states

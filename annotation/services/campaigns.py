@@ -1,0 +1,371 @@
+"""Creating campaigns: blind tests sampled from a dataset version, and calibration sets with gold labels."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.models import (
+    Campaign,
+    CampaignResponse,
+    CampaignSettings,
+    ExpertProfile,
+    GoldLabel,
+    Qualification,
+)
+from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
+from heartbench_core.models import Criterion, DatasetVersion, LanguageModel, ModelResponse, User
+from heartbench_core.roles import Role, has_role
+from heartbench_core.services.datasets import get_version
+
+
+@dataclass(frozen=True)
+class CampaignOutcome:
+    campaign: Campaign
+    responses: int
+    gold: int
+    items: int
+    eligible_experts: int
+
+
+def stratified_sample(strata: dict[tuple, list[int]], fraction: float, seed: int) -> list[int]:
+    """Pick round(fraction × N) ids, allotted to strata by largest remainder, deterministic for a seed.
+
+    Every stratum gets floor(fraction × size); the remaining picks go to the strata with the
+    largest fractional parts (ties broken by the seeded generator), so each difficulty × scene
+    cell keeps its share of the whole.
+    """
+    rng = np.random.default_rng(seed)
+    keys = sorted(strata, key=repr)
+    sizes = np.array([len(strata[k]) for k in keys], dtype=float)
+    total = int(round(fraction * sizes.sum()))
+    exact = sizes * fraction
+    quota = np.floor(exact).astype(int)
+    short = total - int(quota.sum())
+    if short > 0:
+        remainders = exact - quota
+        order = np.lexsort((rng.random(len(keys)), -remainders))
+        for idx in order[:short]:
+            quota[idx] += 1
+    picked: list[int] = []
+    for key, n in zip(keys, quota):
+        ids = sorted(strata[key])
+        if n > 0:
+            picked.extend(int(i) for i in rng.choice(ids, size=min(n, len(ids)), replace=False))
+    return sorted(picked)
+
+
+def eligible_experts(pool: list[User], *, requires_qualification: bool) -> list[User]:
+    """Experts of the pool who can take work now: expert role, active account and availability, qualified if required."""
+    ids = [u.pk for u in pool if u.is_active and has_role(u, Role.EXPERT)]
+    inactive = set(
+        ExpertProfile.objects.filter(user_id__in=ids).exclude(availability=ExpertProfile.Availability.ACTIVE).values_list("user_id", flat=True)
+    )
+    ids = [i for i in ids if i not in inactive]
+    if requires_qualification:
+        qualified = set(Qualification.objects.filter(expert_id__in=ids).values_list("expert_id", flat=True))
+        ids = [i for i in ids if i in qualified]
+    return [u for u in pool if u.pk in set(ids)]
+
+
+def resolve_expert_pool(usernames: list[str] | None) -> list[User]:
+    """The named experts, or every active user with the expert role; errors name unknown or non-expert users."""
+    if not usernames:
+        return list(User.objects.filter(is_active=True, groups__name=Role.EXPERT.value).distinct().order_by("username"))
+    found = {u.username: u for u in User.objects.filter(username__in=usernames)}
+    unknown = [n for n in usernames if n not in found]
+    if unknown:
+        raise ValidationError({"experts": f"unknown user(s): {', '.join(sorted(unknown))}"})
+    not_experts = [n for n in usernames if not has_role(found[n], Role.EXPERT)]
+    if not_experts:
+        raise ValidationError({"experts": f"not expert(s): {', '.join(not_experts)} (they lack the expert role)"})
+    return [found[n] for n in dict.fromkeys(usernames)]
+
+
+def _resolve_models(version: DatasetVersion, model_names: list[str]) -> list[LanguageModel]:
+    names = [n.strip() for n in model_names if n and n.strip()]
+    if not names:
+        raise ValidationError({"models": "name at least one model"})
+    found = {m.name: m for m in LanguageModel.objects.filter(name__in=names)}
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        known = ", ".join(LanguageModel.objects.order_by("name").values_list("name", flat=True)[:20]) or "none"
+        raise ValidationError({"models": f"unknown model(s): {', '.join(unknown)} (known: {known})"})
+    without = [n for n in names if not ModelResponse.objects.filter(dataset=version.dataset, model=found[n]).exists()]
+    if without:
+        raise ValidationError({"models": f"no responses to dataset {version.dataset.name!r} from: {', '.join(without)}"})
+    return [found[n] for n in dict.fromkeys(names)]
+
+
+def create_campaign(
+    *,
+    name: str,
+    dataset_name: str,
+    model_names: list[str],
+    version_label: str | None = None,
+    sample_fraction: float = 0.4,
+    overlap: int = 3,
+    seed: int = 0,
+    reservation_timeout: timedelta = timedelta(hours=2),
+    expert_usernames: list[str] | None = None,
+    requires_qualification: bool = True,
+    qualification_per_dimension: bool = False,
+    gold_source: Campaign | None = None,
+    gold_rate: float = 0.0,
+    min_tier_for_hard: int = 1,
+    piece_rate: Decimal | float = 0,
+    rationale_min_chars: int = 10,
+    show_weights: bool = False,
+    created_by: User | None = None,
+) -> CampaignOutcome:
+    """Create a blind-test campaign: a stratified sample of items × the chosen models' responses; atomic."""
+    name = (name or "").strip()
+    errors: dict[str, str] = {}
+    if not name:
+        errors["name"] = "a campaign needs a name"
+    elif Campaign.objects.filter(name=name).exists():
+        errors["name"] = f"a campaign named {name!r} already exists"
+    if not (0 < sample_fraction <= 1):
+        errors["sample_fraction"] = f"must be in (0, 1], not {sample_fraction}"
+    if overlap < 1:
+        errors["overlap"] = f"k must be at least 1, not {overlap}"
+    if not (0 <= gold_rate < 1):
+        errors["gold_rate"] = f"must be in [0, 1), not {gold_rate}"
+    if reservation_timeout <= timedelta(0):
+        errors["reservation_timeout"] = "must be positive"
+    if gold_rate > 0 and gold_source is None:
+        errors["gold_source"] = "a gold rate needs a calibration set to draw gold checks from"
+    if errors:
+        raise ValidationError(errors)
+    version = get_version(dataset_name, version_label)
+    models = _resolve_models(version, model_names)
+    pool = resolve_expert_pool(expert_usernames)
+    if not pool:
+        raise ValidationError({"experts": "the expert pool is empty: no active user holds the expert role"})
+    eligible = eligible_experts(pool, requires_qualification=requires_qualification)
+    if overlap > len(eligible):
+        why = "active and qualified" if requires_qualification else "active"
+        raise ValidationError(
+            {"overlap": f"k={overlap} is larger than the number of eligible experts: {len(eligible)} of the {len(pool)} in the pool are {why}"}
+        )
+    gold_rows = _gold_rows(gold_source, version) if gold_source is not None else []
+    strata: dict[tuple, list[int]] = defaultdict(list)
+    items = {pk: qid for pk, qid, diff, scene in version.items.values_list("pk", "question_id", "difficulty", "primary_scene")}
+    for pk, qid, diff, scene in version.items.values_list("pk", "question_id", "difficulty", "primary_scene"):
+        strata[(diff, scene)].append(pk)
+    sampled_items = stratified_sample(strata, sample_fraction, seed)
+    wanted = {items[pk]: pk for pk in sampled_items}
+    responses = [
+        (resp_id, wanted[qid])
+        for resp_id, qid in ModelResponse.objects.filter(dataset=version.dataset, model__in=models, question_id__in=wanted)
+        .order_by("question_id", "model__name")
+        .values_list("pk", "question_id")
+    ]
+    if not responses:
+        raise ValidationError({"models": "the sample holds no response of the chosen models"})
+    sampled_ids = {r for r, _ in responses}
+    gold_rows = [g for g in gold_rows if g[0] not in sampled_ids]
+    rng = np.random.default_rng([seed, 1])
+    order = rng.permutation(len(responses) + len(gold_rows))
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            name=name,
+            kind=Campaign.Kind.BLIND_TEST,
+            version=version,
+            sample_fraction=sample_fraction,
+            overlap=overlap,
+            seed=seed,
+            reservation_timeout=reservation_timeout,
+            gold_rate=gold_rate,
+            min_tier_for_hard=min_tier_for_hard,
+            piece_rate=Decimal(str(piece_rate)),
+            rationale_min_chars=rationale_min_chars,
+            show_weights=show_weights,
+            created_by=created_by,
+        )
+        campaign.language_models.set(models)
+        campaign.experts.set(pool)
+        CampaignSettings.objects.create(
+            campaign=campaign,
+            requires_qualification=requires_qualification,
+            qualification_per_dimension=qualification_per_dimension,
+            gold_source=gold_source,
+        )
+        rows = [
+            CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=False, order_key=int(order[i]))
+            for i, (resp, item) in enumerate(responses)
+        ]
+        rows += [
+            CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=True, order_key=int(order[len(responses) + i]))
+            for i, (resp, item, _) in enumerate(gold_rows)
+        ]
+        created = CampaignResponse.objects.bulk_create(rows, batch_size=1000)
+        labels = []
+        for cr, (_, _, gold) in zip(created[len(responses):], gold_rows):
+            labels += [GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl) for crit, hit, expl in gold]
+        GoldLabel.objects.bulk_create(labels, batch_size=1000)
+    return CampaignOutcome(campaign, len(responses), len(gold_rows), len(sampled_items), len(eligible))
+
+
+def _gold_rows(source: Campaign, version: DatasetVersion) -> list[tuple[int, int, list[tuple[int, bool, str]]]]:
+    """(response, item, [(criterion, hit, explanation)]) of a calibration set on the same version."""
+    if source.kind != Campaign.Kind.CALIBRATION:
+        raise ValidationError({"gold_source": f"{source.name!r} is not a calibration set"})
+    if source.version_id != version.pk:
+        raise ValidationError({"gold_source": f"{source.name!r} is on {source.version}, not {version}"})
+    labels = defaultdict(list)
+    for cr_id, crit, hit, expl in GoldLabel.objects.filter(campaign_response__campaign=source).values_list(
+        "campaign_response_id", "criterion_id", "hit", "explanation"
+    ):
+        labels[cr_id].append((crit, hit, expl))
+    return [
+        (resp, item, labels[cr_id])
+        for cr_id, resp, item in CampaignResponse.objects.filter(campaign=source).order_by("order_key").values_list("pk", "response_id", "item_id")
+        if labels[cr_id]
+    ]
+
+
+# --- calibration sets ---------------------------------------------------------------------------
+
+
+def parse_gold_file(source: str | Path | IO, *, version: DatasetVersion, name: str | None = None) -> list[tuple[int, int, list[tuple[int, bool, str]]]]:
+    """Read gold labels: one line per response, `{"question_id", "model", "labels": [{"position", "hit", "explanation"?}]}`."""
+    errors = ErrorCollector(name or source_name(source))
+    items = {qid: pk for pk, qid in version.items.values_list("pk", "question_id")}
+    criteria = defaultdict(dict)
+    for item_id, position, pk in Criterion.objects.filter(item__version=version).values_list(
+        "item_id", "position", "pk"
+    ):
+        criteria[item_id][position] = pk
+    responses = {
+        (qid, model): pk
+        for pk, qid, model in ModelResponse.objects.filter(dataset=version.dataset).values_list("pk", "question_id", "model__name")
+    }
+    out = []
+    seen: dict[tuple[str, str], int] = {}
+    for line, record in read_jsonl(source, errors):
+        qid, model, labels = record.get("question_id"), record.get("model"), record.get("labels")
+        if not isinstance(qid, str):
+            errors.add(line, "question_id", "missing key" if qid is None else f"must be a string, found {type_name(qid)}")
+            continue
+        if qid not in items:
+            errors.add(line, "question_id", f"unknown question_id {qid!r} in {version}")
+            continue
+        if not isinstance(model, str):
+            errors.add(line, "model", "missing key" if model is None else f"must be a string, found {type_name(model)}")
+            continue
+        if (qid, model) not in responses:
+            errors.add(line, "model", f"no response of model {model!r} to {qid!r}")
+            continue
+        if (qid, model) in seen:
+            errors.add(line, "question_id", f"duplicate response {qid!r}/{model!r} (first on line {seen[(qid, model)]})")
+            continue
+        seen[(qid, model)] = line
+        if not isinstance(labels, list) or not labels:
+            errors.add(line, "labels", "must be a non-empty list of {position, hit}")
+            continue
+        rows, positions, bad = [], set(), False
+        for i, label in enumerate(labels):
+            field = f"labels[{i}]"
+            if not isinstance(label, dict):
+                errors.add(line, field, f"must be an object, found {type_name(label)}")
+                bad = True
+                continue
+            pos, hit, expl = label.get("position"), label.get("hit"), label.get("explanation", "")
+            if not isinstance(pos, int) or isinstance(pos, bool) or pos not in criteria[items[qid]]:
+                errors.add(line, f"{field}.position", f"no criterion at position {pos!r} of {qid!r} (it has {len(criteria[items[qid]])})")
+                bad = True
+            elif pos in positions:
+                errors.add(line, f"{field}.position", f"position {pos} labelled twice")
+                bad = True
+            if not isinstance(hit, bool):
+                errors.add(line, f"{field}.hit", f"must be true or false, found {type_name(hit)}")
+                bad = True
+            if not isinstance(expl, str):
+                errors.add(line, f"{field}.explanation", f"must be a string, found {type_name(expl)}")
+                bad = True
+            if not bad:
+                positions.add(pos)
+                rows.append((criteria[items[qid]][pos], hit, expl))
+        if not bad:
+            out.append((responses[(qid, model)], items[qid], rows))
+    if not out and not errors:
+        errors.add(None, None, "the file holds no gold labels")
+    errors.raise_if_any()
+    return out
+
+
+def create_calibration(
+    *,
+    name: str,
+    dataset_name: str,
+    source: str | Path | IO,
+    version_label: str | None = None,
+    pass_threshold: float = 0.8,
+    retake_cooldown: timedelta = timedelta(days=7),
+    expert_usernames: list[str] | None = None,
+    file_name: str | None = None,
+    created_by: User | None = None,
+) -> CampaignOutcome:
+    """Create a calibration set from a gold-label file; every expert of the pool takes every response once."""
+    name = (name or "").strip()
+    errors = {}
+    if not name:
+        errors["name"] = "a calibration needs a name"
+    elif Campaign.objects.filter(name=name).exists():
+        errors["name"] = f"a campaign named {name!r} already exists"
+    if not (0 < pass_threshold <= 1):
+        errors["pass_threshold"] = f"must be in (0, 1], not {pass_threshold}"
+    if retake_cooldown < timedelta(0):
+        errors["retake_cooldown"] = "must not be negative"
+    if errors:
+        raise ValidationError(errors)
+    version = get_version(dataset_name, version_label)
+    gold = parse_gold_file(source, version=version, name=file_name)
+    pool = resolve_expert_pool(expert_usernames)
+    if not pool:
+        raise ValidationError({"experts": "the expert pool is empty: no active user holds the expert role"})
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(gold))
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            name=name,
+            kind=Campaign.Kind.CALIBRATION,
+            version=version,
+            sample_fraction=1.0,
+            overlap=1,
+            pass_threshold=pass_threshold,
+            reservation_timeout=timedelta(days=1),
+            created_by=created_by,
+        )
+        campaign.experts.set(pool)
+        campaign.language_models.set(
+            LanguageModel.objects.filter(responses__in=[g[0] for g in gold]).distinct()
+        )
+        CampaignSettings.objects.create(campaign=campaign, requires_qualification=False, retake_cooldown=retake_cooldown)
+        created = CampaignResponse.objects.bulk_create(
+            [CampaignResponse(campaign=campaign, response_id=resp, item_id=item, order_key=int(order[i])) for i, (resp, item, _) in enumerate(gold)]
+        )
+        GoldLabel.objects.bulk_create(
+            [GoldLabel(campaign_response=cr, criterion_id=c, hit=h, explanation=e) for cr, (_, _, rows) in zip(created, gold) for c, h, e in rows]
+        )
+    return CampaignOutcome(campaign, len(gold), len(gold), len({g[1] for g in gold}), len(pool))
+
+
+def set_campaign_status(*, campaign: Campaign, status: str) -> Campaign:
+    """Open, pause or close a campaign."""
+    if status not in Campaign.Status.values:
+        raise ValidationError({"status": f"unknown status {status!r}"})
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(status=status)
+    campaign.status = status
+    return campaign
+

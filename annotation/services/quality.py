@@ -1,0 +1,248 @@
+"""Quality control after each submission: calibration results, continuous gold, tiers, certificates.
+
+`after_submit` runs inside the workspace's submit transaction. What it computes about gold is
+written to admin-only rows (CalibrationResult feedback is shown to an expert only for a
+calibration they finished; hidden gold checks are never revealed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import (
+    AdminAlert,
+    Assignment,
+    CalibrationResult,
+    Campaign,
+    CampaignResponse,
+    ExpertProfile,
+    ExpertQuality,
+    GoldLabel,
+    Judgment,
+    Qualification,
+    QualityPolicy,
+    TierChange,
+)
+from annotation.services.assignment import campaign_settings
+from heartbench_core.models import User
+from heartbench_core.taxonomy import dimension_of, english_name
+
+
+@dataclass(frozen=True)
+class GoldComparison:
+    """Judgments of some assignments compared with gold: how many agreed, of how many compared."""
+
+    agreed: int
+    compared: int
+
+    @property
+    def score(self) -> float | None:
+        """Share agreed; None when nothing was compared."""
+        return self.agreed / self.compared if self.compared else None
+
+
+def after_submit(*, assignment: Assignment) -> None:
+    """Update calibration results or continuous-gold accuracy, the tier and the certificate after a submission."""
+    with transaction.atomic():
+        cr = CampaignResponse.objects.select_related("campaign").get(pk=assignment.campaign_response_id)
+        campaign = cr.campaign
+        expert = assignment.expert
+        profile, _ = ExpertProfile.objects.get_or_create(user=expert)
+        quality, _ = ExpertQuality.objects.get_or_create(profile=profile)
+        if campaign.kind == Campaign.Kind.CALIBRATION:
+            _maybe_finish_calibration(expert=expert, campaign=campaign, quality=quality)
+        else:
+            quality.submitted = Assignment.objects.filter(
+                expert=expert,
+                status=Assignment.Status.SUBMITTED,
+                campaign_response__campaign__kind=Campaign.Kind.BLIND_TEST,
+            ).count()
+            if cr.is_gold:
+                _update_gold_accuracy(profile=profile, quality=quality, campaign=campaign)
+        quality.save()
+        recompute_tier(profile=profile, quality=quality)
+        update_certificate(quality=quality)
+
+
+def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[dict]]:
+    """Compare submitted judgments with gold labels of the same criteria; return totals and each comparison."""
+    gold = {
+        (cr_id, crit): (hit, explanation)
+        for cr_id, crit, hit, explanation in GoldLabel.objects.filter(
+            campaign_response__assignments__in=assignment_ids
+        ).values_list("campaign_response_id", "criterion_id", "hit", "explanation")
+    }
+    rows = []
+    for cr_id, crit_id, hit, rationale, text, ability, position in (
+        Judgment.objects.filter(assignment_id__in=assignment_ids, hit__isnull=False)
+        .order_by("assignment__campaign_response__order_key", "criterion__position")
+        .values_list(
+            "assignment__campaign_response_id", "criterion_id", "hit", "rationale", "criterion__text", "criterion__ability", "criterion__position"
+        )
+    ):
+        if (cr_id, crit_id) not in gold:
+            continue
+        gold_hit, explanation = gold[(cr_id, crit_id)]
+        rows.append(
+            {
+                "campaign_response": cr_id,
+                "criterion": crit_id,
+                "position": position,
+                "ability": ability,
+                "ability_name": english_name(ability),
+                "dimension": dimension_of(ability) or "",
+                "text": text,
+                "expert_hit": hit,
+                "gold_hit": gold_hit,
+                "agreed": hit == gold_hit,
+                "rationale": rationale,
+                "explanation": explanation,
+            }
+        )
+    return GoldComparison(sum(r["agreed"] for r in rows), len(rows)), rows
+
+
+def _maybe_finish_calibration(*, expert: User, campaign: Campaign, quality: ExpertQuality) -> None:
+    total = CampaignResponse.objects.filter(campaign=campaign).count()
+    mine = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign)
+    submitted_ids = list(mine.filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True))
+    if len(submitted_ids) < total:
+        return
+    previous = CalibrationResult.objects.select_for_update().filter(campaign=campaign, expert=expert).order_by("-attempt").first()
+    # A finished attempt is scored once; its assignments are removed only when a retake begins.
+    if previous is not None and previous.completed_at >= max(
+        mine.values_list("reserved_at", flat=True), default=previous.completed_at
+    ):
+        return
+    result = score_calibration(expert=expert, campaign=campaign, assignment_ids=submitted_ids, attempt=(previous.attempt + 1) if previous else 1)
+    if result.passed:
+        quality.calibration_score = max(result.score or 0.0, quality.calibration_score or 0.0)
+    else:
+        AdminAlert.objects.create(
+            kind=AdminAlert.Kind.CALIBRATION_FAILED,
+            expert=expert,
+            campaign=campaign,
+            message=f"{expert.get_username()} scored {_pct(result.score)} on calibration {campaign.name} "
+            f"({result.agreed} of {result.compared} criteria agreed with gold; pass mark {_pct(result.threshold)}).",
+        )
+
+
+def score_calibration(*, expert: User, campaign: Campaign, assignment_ids: list[int], attempt: int) -> CalibrationResult:
+    """Score one finished attempt against gold, per dimension too, and grant the qualifications it earns."""
+    totals, rows = compare_with_gold(assignment_ids)
+    threshold = campaign.pass_threshold
+    per_dim: dict[str, dict] = {}
+    for r in rows:
+        if not r["dimension"]:
+            continue
+        d = per_dim.setdefault(r["dimension"], {"agreed": 0, "compared": 0})
+        d["compared"] += 1
+        d["agreed"] += int(r["agreed"])
+    for d in per_dim.values():
+        d["score"] = d["agreed"] / d["compared"]
+        d["passed"] = d["score"] >= threshold
+    score = totals.score
+    passed = score is not None and score >= threshold
+    result = CalibrationResult.objects.create(
+        campaign=campaign,
+        expert=expert,
+        attempt=attempt,
+        score=score,
+        agreed=totals.agreed,
+        compared=totals.compared,
+        threshold=threshold,
+        passed=passed,
+        per_dimension=per_dim,
+        feedback=rows,
+    )
+    grants = ([""] if passed else []) + [dim for dim, d in per_dim.items() if d["passed"]]
+    for dim in grants:
+        Qualification.objects.update_or_create(
+            expert=expert,
+            dimension=dim,
+            defaults={"source": Qualification.Source.CALIBRATION, "result": result, "reason": f"calibration {campaign.name}, attempt {attempt}"},
+        )
+    return result
+
+
+def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, campaign: Campaign) -> None:
+    policy = QualityPolicy.current()
+    recent = list(
+        Assignment.objects.filter(expert=profile.user, status=Assignment.Status.SUBMITTED, campaign_response__is_gold=True)
+        .order_by("-submitted_at", "-id")
+        .values_list("pk", flat=True)[: policy.gold_window]
+    )
+    totals, _ = compare_with_gold(recent)
+    quality.gold_accuracy = totals.score
+    quality.gold_checks = len(recent)
+    quality.gold_criteria = totals.compared
+    if (
+        totals.score is not None
+        and len(recent) >= policy.gold_min_checks
+        and totals.score < policy.gold_pause_below
+        and profile.availability == ExpertProfile.Availability.ACTIVE
+    ):
+        reason = (
+            f"Paused automatically: accuracy on the last {len(recent)} quality checks was {_pct(totals.score)} "
+            f"({totals.agreed} of {totals.compared} criteria), below {_pct(policy.gold_pause_below)}."
+        )
+        ExpertProfile.objects.filter(pk=profile.pk).update(availability=ExpertProfile.Availability.PAUSED, availability_reason=reason)
+        profile.availability = ExpertProfile.Availability.PAUSED
+        profile.availability_reason = reason
+        AdminAlert.objects.create(
+            kind=AdminAlert.Kind.GOLD_ACCURACY,
+            expert=profile.user,
+            campaign=campaign,
+            message=f"{profile.user.get_username()} was paused: {reason[len('Paused automatically: '):]}",
+        )
+
+
+def computed_tier(quality: ExpertQuality, policy: QualityPolicy) -> int:
+    """Tier 1 by default; 2 after a good calibration; 3 when calibration and gold accuracy are both high."""
+    cal = quality.calibration_score
+    if cal is None or cal < policy.tier2_min_calibration:
+        return 1
+    gold_ok = (
+        quality.gold_accuracy is not None
+        and quality.gold_checks >= policy.tier3_min_gold_checks
+        and quality.gold_accuracy >= policy.tier3_min_gold_accuracy
+    )
+    if cal >= policy.tier3_min_calibration and gold_ok:
+        return 3
+    return 2
+
+
+def recompute_tier(*, profile: ExpertProfile, quality: ExpertQuality | None = None) -> int:
+    """Store the computed tier (the admin's override, if any, still wins) and record a change."""
+    quality = quality or ExpertQuality.objects.get_or_create(profile=profile)[0]
+    tier = computed_tier(quality, QualityPolicy.current())
+    if tier != profile.tier:
+        TierChange.objects.create(profile=profile, old_tier=profile.tier, new_tier=tier, reason="computed from calibration and gold accuracy")
+        ExpertProfile.objects.filter(pk=profile.pk).update(tier=tier)
+        profile.tier = tier
+    return tier
+
+
+def update_certificate(*, quality: ExpertQuality) -> bool:
+    """Certify once: passed calibration, enough submitted work, and measured quality at the policy's bar."""
+    if quality.certified_at is not None:
+        return True
+    policy = QualityPolicy.current()
+    measured = quality.measured
+    earned = (
+        quality.calibration_score is not None
+        and quality.submitted >= policy.certificate_min_submitted
+        and measured is not None
+        and measured >= policy.certificate_min_quality
+    )
+    if earned:
+        quality.certified_at = timezone.now()
+        quality.save(update_fields=["certified_at", "updated_at"])
+    return earned
+
+
+def _pct(x: float | None) -> str:
+    return "undefined" if x is None else f"{x * 100:.0f}%"
