@@ -1,0 +1,1 @@
+"""Services (writes) of the annotation app, one module per topic."""
