@@ -1,0 +1,345 @@
+"""REST API of the rubrics: criteria, revisions and their review, audit log, stale list, quality, work list, publish.
+
+Staff only: rubric authors edit, senior reviewers review, admins read everything. Experts and
+outsiders get 403 everywhere (they never see drafts, weights or review discussions).
+"""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Max
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from heartbench_core.api import error_response
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion
+from heartbench_core.roles import STAFF_ROLES, Role, role_permission
+from rubrics import selectors, services
+from rubrics.models import AuditEntry, CriterionRevision, ReviewDecision, RevisionComment
+from rubrics.views import _audit_filters
+
+IsStaff = role_permission(*STAFF_ROLES)
+IsAuthor = role_permission(Role.RUBRIC_AUTHOR)
+IsReviewer = role_permission(Role.SENIOR_REVIEWER)
+CanPublish = role_permission(Role.RUBRIC_AUTHOR, Role.ADMIN)
+
+
+def _service_call(func, **kwargs):
+    """Run a service; map conflicts to 409 and validation errors to 400 (nothing written)."""
+    try:
+        return func(**kwargs), None
+    except services.ConflictError as exc:
+        return None, Response({"detail": exc.messages[0], "head": exc.head}, status=status.HTTP_409_CONFLICT)
+    except DjangoValidationError as exc:
+        return None, error_response(exc)
+
+
+class RubricCriterionSerializer(serializers.ModelSerializer):
+    key = serializers.UUIDField(source="lineage_id", read_only=True)
+    dataset = serializers.CharField(source="item.version.dataset.name", read_only=True)
+    version = serializers.CharField(source="item.version.label", read_only=True)
+    question_id = serializers.CharField(source="item.question_id", read_only=True)
+    current_revision = serializers.IntegerField(source="lineage.current_revision", read_only=True)
+    meaning_revision = serializers.IntegerField(source="lineage.meaning_revision", read_only=True)
+    head = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Criterion
+        fields = ["key", "dataset", "version", "question_id", "position", "ability", "weight", "text", "catastrophic",
+                  "revision", "current_revision", "meaning_revision", "head"]
+
+    def get_head(self, obj) -> int:
+        return max(obj.lineage.current_revision, getattr(obj, "drafted", None) or 0)
+
+
+class CriterionViewSet(viewsets.ReadOnlyModelViewSet):
+    """Criteria of each dataset's latest version, with their current approved and newest (head) revision."""
+
+    serializer_class = RubricCriterionSerializer
+    permission_classes = [IsStaff]
+    lookup_field = "lineage_id"
+    lookup_url_kwarg = "key"
+
+    def get_queryset(self):
+        latest = DatasetVersion.objects.values("dataset").annotate(n=Max("number")).values_list("dataset", "n")
+        latest_ids = [
+            v for d, n in latest for v in DatasetVersion.objects.filter(dataset_id=d, number=n).values_list("id", flat=True)
+        ]
+        qs = (
+            Criterion.objects.filter(item__version_id__in=latest_ids)
+            .select_related("item__version__dataset", "lineage")
+            .annotate(drafted=Max("lineage__revisions__number"))
+            .order_by("item__version_id", "item__position", "position")
+        )
+        params = self.request.query_params
+        if dataset := params.get("dataset"):
+            qs = qs.filter(item__version__dataset__name=dataset)
+        if qid := params.get("question_id"):
+            qs = qs.filter(item__question_id=qid)
+        return qs
+
+
+class RevisionSerializer(serializers.ModelSerializer):
+    key = serializers.UUIDField(source="lineage_id", read_only=True)
+    dataset = serializers.CharField(source="dataset.name", read_only=True)
+    author = serializers.CharField(source="author.username", read_only=True)
+    parent = serializers.IntegerField(source="parent.number", read_only=True, default=None)
+    published_in = serializers.CharField(source="published_in.label", read_only=True, default=None)
+    approvals = serializers.SerializerMethodField()
+
+    class Meta:
+        model = CriterionRevision
+        fields = ["id", "key", "number", "parent", "dataset", "question_id", "text", "ability", "weight", "catastrophic",
+                  "change_kind", "meaning_changed", "reason", "author", "created_at", "status", "submitted_at",
+                  "decided_at", "published_in", "approvals"]
+
+    def get_approvals(self, obj) -> int:
+        return sum(1 for d in obj.decisions.all() if d.verdict == ReviewDecision.Verdict.APPROVE)
+
+
+class RevisionInputSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["edit", "add", "retire"], default="edit")
+    key = serializers.UUIDField(required=False, help_text="The criterion (lineage key); not for 'add'.")
+    dataset = serializers.CharField(required=False, help_text="For 'add': the dataset.")
+    question_id = serializers.CharField(required=False, help_text="For 'add': the item.")
+    text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    ability = serializers.CharField(required=False, allow_blank=True, default="")
+    weight = serializers.IntegerField(required=False, allow_null=True, default=None)
+    meaning_changed = serializers.BooleanField(required=False, default=False)
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+    base_revision = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                             help_text="The head revision the edit is based on (conflict check).")
+
+
+class DecisionInputSerializer(serializers.Serializer):
+    comment = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class CommentSerializer(serializers.ModelSerializer):
+    author = serializers.CharField(source="author.username", read_only=True)
+
+    class Meta:
+        model = RevisionComment
+        fields = ["id", "reply_to", "author", "body", "created_at"]
+        read_only_fields = ["id", "author", "created_at"]
+
+
+class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Criterion revisions: propose (edit/add/retire), submit, approve or reject, and comment."""
+
+    serializer_class = RevisionSerializer
+    permission_classes = [IsStaff]
+
+    def get_permissions(self):
+        if self.action in ("create", "submit"):
+            return [IsAuthor()]
+        if self.action in ("approve", "reject"):
+            return [IsReviewer()]
+        return [IsStaff()]
+
+    def get_queryset(self):
+        qs = CriterionRevision.objects.select_related("dataset", "author", "parent", "published_in").prefetch_related("decisions")
+        params = self.request.query_params
+        if dataset := params.get("dataset"):
+            qs = qs.filter(dataset__name=dataset)
+        if value := params.get("status"):
+            qs = qs.filter(status=value)
+        if qid := params.get("question_id"):
+            qs = qs.filter(question_id=qid)
+        if key := params.get("key"):
+            qs = qs.filter(lineage_id=key)
+        return qs.order_by("-created_at", "-id")
+
+    @extend_schema(request=RevisionInputSerializer, responses={201: RevisionSerializer})
+    def create(self, request, *args, **kwargs):
+        form = RevisionInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        d = form.validated_data
+        if d["action"] == "add":
+            if not d.get("dataset") or not d.get("question_id"):
+                return Response({"detail": "nothing was written", "errors": {"dataset": ["'add' needs dataset and question_id"]}}, status=400)
+            dataset = Dataset.objects.filter(name=d["dataset"]).first()
+            if dataset is None:
+                return Response({"detail": "nothing was written", "errors": {"dataset": [f"no dataset named {d['dataset']!r}"]}}, status=400)
+            rev, error = _service_call(services.add_criterion, author=request.user, dataset=dataset, question_id=d["question_id"],
+                                       text=d["text"], ability=d["ability"], weight=d["weight"], reason=d["reason"])
+        else:
+            if not d.get("key"):
+                return Response({"detail": "nothing was written", "errors": {"key": ["name the criterion (its key)"]}}, status=400)
+            if d["action"] == "retire":
+                rev, error = _service_call(services.retire_criterion, author=request.user, key=d["key"], reason=d["reason"],
+                                           base_revision=d["base_revision"])
+            else:
+                rev, error = _service_call(services.edit_criterion, author=request.user, key=d["key"], text=d["text"],
+                                           ability=d["ability"], weight=d["weight"], reason=d["reason"],
+                                           base_revision=d["base_revision"], meaning_changed=d["meaning_changed"])
+        if error is not None:
+            return error
+        return Response(RevisionSerializer(rev).data, status=201)
+
+    @extend_schema(request=None, responses={200: RevisionSerializer})
+    @action(detail=True, methods=["post"])
+    def submit(self, request, pk=None):
+        rev, error = _service_call(services.submit_revision, revision=self.get_object(), user=request.user)
+        return error or Response(RevisionSerializer(rev).data)
+
+    def _decide(self, request, verdict):
+        form = DecisionInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        rev, error = _service_call(services.review_revision, revision=self.get_object(), reviewer=request.user, verdict=verdict,
+                                   comment=form.validated_data["comment"])
+        if error is not None:
+            return error
+        rev = self.get_queryset().get(pk=rev.pk)
+        return Response(RevisionSerializer(rev).data)
+
+    @extend_schema(request=DecisionInputSerializer, responses={200: RevisionSerializer})
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        """One panel seat approves; the revision is applied when the whole panel has approved."""
+        return self._decide(request, ReviewDecision.Verdict.APPROVE)
+
+    @extend_schema(request=DecisionInputSerializer, responses={200: RevisionSerializer})
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):
+        """Reject with a comment: the revision goes back to its author."""
+        return self._decide(request, ReviewDecision.Verdict.REJECT)
+
+    @extend_schema(methods=["get"], responses={200: CommentSerializer(many=True)})
+    @extend_schema(methods=["post"], request=CommentSerializer, responses={201: CommentSerializer})
+    @action(detail=True, methods=["get", "post"])
+    def comments(self, request, pk=None):
+        rev = self.get_object()
+        if request.method == "GET":
+            return Response(CommentSerializer(rev.comments.select_related("author").order_by("created_at", "id"), many=True).data)
+        form = CommentSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        reply_to = form.validated_data.get("reply_to")
+        comment, error = _service_call(services.comment_on_revision, revision=rev, author=request.user,
+                                       body=form.validated_data["body"], reply_to=reply_to)
+        return error or Response(CommentSerializer(comment).data, status=201)
+
+
+class AuditEntrySerializer(serializers.ModelSerializer):
+    dataset = serializers.CharField(source="dataset.name", read_only=True, default=None)
+    person = serializers.CharField(source="actor_name", read_only=True)
+
+    class Meta:
+        model = AuditEntry
+        fields = ["id", "created_at", "person", "action", "dataset", "question_id", "criterion_key", "revision_number",
+                  "object_type", "object_id", "reason", "before", "after"]
+
+
+class AuditViewSet(viewsets.ReadOnlyModelViewSet):
+    """The append-only audit log; filter with ?dataset, item, criterion, person, action, since, until (YYYY-MM-DD)."""
+
+    serializer_class = AuditEntrySerializer
+    permission_classes = [IsStaff]
+    filter_backends: list = []
+
+    def get_queryset(self):
+        return selectors.audit_entries(**_audit_filters(self.request.query_params))
+
+
+DATASET_PARAM = OpenApiParameter("dataset", str, required=True)
+
+
+def _dataset_param(request) -> Dataset:
+    return get_object_or_404(Dataset, name=request.query_params.get("dataset", ""))
+
+
+class StaleView(APIView):
+    """Responses with judgments or verdicts made against an older meaning of a criterion (for re-checking)."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(parameters=[DATASET_PARAM], responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        rows = selectors.stale_rows(_dataset_param(request))
+        return Response({
+            "responses": len({r["response"] for r in rows}),
+            "judgments": sum(r["judgments"] for r in rows),
+            "verdicts": sum(r["verdicts"] for r in rows),
+            "rows": rows,
+        })
+
+
+class QualityView(APIView):
+    """Rubric-quality signals per criterion: hit rate, human agreement, judge–human agreement, ambiguity."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(parameters=[DATASET_PARAM, OpenApiParameter("question_id", str)], responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        dataset = _dataset_param(request)
+        keys = None
+        if qid := request.query_params.get("question_id"):
+            version = selectors.latest_version(dataset)
+            keys = list(Criterion.objects.filter(item__version=version, item__question_id=qid).values_list("lineage_id", flat=True))
+        signals = selectors.quality_signals(dataset, keys=keys)
+        rule = selectors.ambiguity_rule()
+        return Response({
+            "ambiguity_rule": {"threshold": rule.threshold, "min_units": rule.min_units},
+            "criteria": {
+                str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()} for k, s in signals.items()
+            },
+        })
+
+
+class WorkListView(APIView):
+    """The rubric authors' work list: ambiguous and saturated criteria, unclear reports, open flags."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(parameters=[DATASET_PARAM], responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        items = selectors.work_list(_dataset_param(request))
+        return Response([{**w.__dict__, "created_at": w.created_at} for w in items])
+
+
+class PublishInputSerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    label = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class PublishView(APIView):
+    """Freeze every approved, unpublished revision into a new dataset version (with its changelog)."""
+
+    permission_classes = [CanPublish]
+
+    @extend_schema(request=PublishInputSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        form = PublishInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        d = form.validated_data
+        dataset = Dataset.objects.filter(name=d["dataset"]).first()
+        if dataset is None:
+            return Response({"detail": "nothing was written", "errors": {"dataset": [f"no dataset named {d['dataset']!r}"]}}, status=400)
+        version, error = _service_call(services.publish_revisions, dataset=dataset, user=request.user, label=d["label"] or None, note=d["note"])
+        if error is not None:
+            return error
+        return Response({"version": version.label, "number": version.number, "changelog": version.changelog}, status=201)
+
+
+class FlagInputSerializer(serializers.Serializer):
+    key = serializers.UUIDField()
+    reason = serializers.CharField(allow_blank=True)
+
+
+class FlagView(APIView):
+    """Put a criterion on the authors' work list."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(request=FlagInputSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        form = FlagInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        lineage = get_object_or_404(CriterionLineage, key=form.validated_data["key"])
+        flag, error = _service_call(services.flag_criterion, lineage=lineage, reason=form.validated_data["reason"],
+                                    source="api", flagged_by=request.user)
+        return error or Response({"id": flag.pk, "key": str(lineage.key), "reason": flag.reason}, status=201)

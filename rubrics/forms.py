@@ -1,0 +1,39 @@
+"""Forms of the rubric pages: they parse input; the services decide what is valid."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from heartbench_core.taxonomy import ABILITIES, CATASTROPHIC_LABEL
+
+
+def ability_choices(dataset) -> list[tuple[str, str]]:
+    labels = [(a.label, f"{a.label} · {a.name}") for a in ABILITIES]
+    labels.append((CATASTROPHIC_LABEL, f"{CATASTROPHIC_LABEL} · Catastrophic failure"))
+    labels += [(label, label) for label in (dataset.extra_labels or [])]
+    return labels
+
+
+class CriterionForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "lang": "zh"}), required=False, strip=False)
+    ability = forms.CharField(required=False)
+    weight = forms.IntegerField(required=False, help_text="−10…10, not 0; empty only for 其他.")
+    meaning_changed = forms.BooleanField(required=False, label="This changes the meaning")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Why")
+    base_revision = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+
+class RetireForm(forms.Form):
+    reason = forms.CharField(required=False)
+    base_revision = forms.IntegerField(required=False)
+
+
+def apply_errors(form: forms.Form, exc: ValidationError) -> None:
+    """Attach a service's ValidationError to the form: known fields by name, the rest to the form."""
+    if hasattr(exc, "error_dict"):
+        for name, messages in exc.message_dict.items():
+            target = name if name in form.fields and name != "base_revision" else None
+            for message in messages:
+                form.add_error(target, message)
+    else:
+        for message in exc.messages:
+            form.add_error(None, message)

@@ -1,0 +1,433 @@
+"""Rubric pages (staff only): work list, editor, review queue, revision, history with diff, audit log, stale list."""
+
+import csv
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.dateparse import parse_date
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from heartbench_core.models import CriterionLineage, Dataset
+from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
+from heartbench_core.selectors import items_of
+from heartbench_core.textdiff import char_diff_html
+from rubrics import selectors, services
+from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors
+from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
+
+AUDIT_CSV_COLUMNS = ("time", "person", "action", "dataset", "question_id", "criterion", "revision", "object", "reason", "before", "after")
+
+
+def _dataset(name) -> Dataset:
+    return get_object_or_404(Dataset, name=name)
+
+
+def _can_edit(user) -> bool:
+    return has_role(user, Role.RUBRIC_AUTHOR)
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def index(request):
+    datasets = list(Dataset.objects.order_by("name"))
+    work = [w for d in datasets for w in selectors.work_list(d)]
+    kind = request.GET.get("kind") or ""
+    if kind:
+        work = [w for w in work if w.kind == kind]
+    context = {
+        "datasets": datasets,
+        "work": work,
+        "kind": kind,
+        "queue_count": selectors.review_queue(request.user).count() if has_role(request.user, Role.SENIOR_REVIEWER) else None,
+        "drafts": CriterionRevision.objects.filter(author=request.user, status__in=["draft", "rejected"])
+        .exclude(children__isnull=False)
+        .select_related("dataset")
+        .order_by("-created_at")[:20],
+        "awaiting_publish": CriterionRevision.objects.filter(status="approved", published_in__isnull=True).count(),
+    }
+    template = "rubrics/partials/work_list.html" if request.htmx else "rubrics/index.html"
+    return render(request, template, context)
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def dataset_items(request, name):
+    dataset = _dataset(name)
+    version = selectors.latest_version(dataset)
+    if version is None:
+        raise Http404("This dataset has no versions.")
+    q = request.GET.get("q") or None
+    page = Paginator(items_of(version, q=q), 50).get_page(request.GET.get("page"))
+    pending = dict(
+        CriterionRevision.objects.filter(dataset=dataset, status__in=CriterionRevision.OPEN_STATUSES)
+        .values_list("question_id")
+        .annotate(n=Count("id"))
+    )
+    context = {
+        "dataset": dataset, "version": version, "page": page, "q": q or "", "pending": pending,
+        "approved": CriterionRevision.objects.filter(dataset=dataset, status="approved", published_in__isnull=True).count(),
+        "can_publish": has_role(request.user, Role.RUBRIC_AUTHOR, Role.ADMIN),
+    }
+    return render(request, "rubrics/dataset.html", context)
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def editor(request, name, question_id):
+    dataset = _dataset(name)
+    version = selectors.latest_version(dataset)
+    found = selectors.editor_rows(version, question_id) if version else None
+    if found is None:
+        raise Http404("No such item in the latest version.")
+    item, rows, additions = found
+    signals = selectors.quality_signals(dataset, keys=[r.criterion.lineage_id for r in rows])
+    for row in rows:
+        row.signals = signals.get(row.criterion.lineage_id, {})
+    context = {
+        "dataset": dataset, "version": version, "item": item, "rows": rows, "additions": additions,
+        "can_edit": _can_edit(request.user), "add_form": CriterionForm(), "abilities": ability_choices(dataset),
+    }
+    return render(request, "rubrics/editor.html", context)
+
+
+def _row_context(request, lineage: CriterionLineage):
+    question_id, snap = selectors.lineage_question(lineage)
+    version = selectors.latest_version(lineage.dataset)
+    found = selectors.editor_rows(version, question_id)
+    if found is None:
+        raise Http404("No such item.")
+    rows = [r for r in found[1] if r.criterion.lineage_id == lineage.key]
+    if not rows:
+        raise Http404("This criterion is not in the latest version.")
+    row = rows[0]
+    row.signals = selectors.quality_signals(lineage.dataset, keys=[lineage.key]).get(lineage.key, {})
+    return {"row": row, "dataset": lineage.dataset, "can_edit": _can_edit(request.user), "abilities": ability_choices(lineage.dataset)}
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def criterion_row(request, key):
+    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
+    return render(request, "rubrics/partials/criterion_row.html", _row_context(request, lineage))
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(Role.RUBRIC_AUTHOR)
+def edit_criterion(request, key):
+    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
+    context = _row_context(request, lineage)
+    row = context["row"]
+    if request.method == "GET":
+        source = row.open_revision or row.criterion
+        form = CriterionForm(initial={"text": source.text, "ability": source.ability, "weight": source.weight, "base_revision": row.head})
+        return _render_edit(request, context, form)
+    form = CriterionForm(request.POST)
+    status = 200
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            rev = services.edit_criterion(
+                author=request.user, key=lineage.key, text=data["text"], ability=data["ability"], weight=data["weight"],
+                reason=data["reason"], base_revision=data["base_revision"], meaning_changed=data["meaning_changed"],
+            )
+        except services.ConflictError as exc:
+            # Keep everything the user typed; base it on the new head so a deliberate second save goes through.
+            data = request.POST.copy()
+            data["base_revision"] = str(exc.head)
+            form = CriterionForm(data)
+            form.is_valid()
+            form.add_error(None, exc.messages[0])
+            context["conflict"] = True
+            context["row"] = _row_context(request, lineage)["row"]
+            status = 409
+        except ValidationError as exc:
+            apply_errors(form, exc)
+            status = 400
+        else:
+            if request.htmx:
+                return render(request, "rubrics/partials/criterion_row.html", _row_context(request, lineage))
+            messages.success(request, f"Revision {rev.number} saved as a draft.")
+            return redirect("rubrics:editor", lineage.dataset.name, rev.question_id)
+    else:
+        status = 400
+    return _render_edit(request, context, form, status=status)
+
+
+def _render_edit(request, context, form, status=200):
+    context["form"] = form
+    if request.htmx:
+        # htmx swaps only 2xx responses: errors come back as 200 with the form and its messages.
+        return render(request, "rubrics/partials/criterion_form.html", context)
+    return render(request, "rubrics/edit_page.html", context, status=status)
+
+
+@require_POST
+@role_required(Role.RUBRIC_AUTHOR)
+def add_criterion(request, name, question_id):
+    dataset = _dataset(name)
+    form = CriterionForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.add_criterion(author=request.user, dataset=dataset, question_id=question_id, text=data["text"],
+                                   ability=data["ability"], weight=data["weight"], reason=data["reason"])
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, "New criterion proposed as a draft.")
+            return redirect("rubrics:editor", dataset.name, question_id)
+    messages.error(request, "The new criterion was not saved: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+    return redirect(reverse("rubrics:editor", args=[dataset.name, question_id]) + "#add")
+
+
+@require_POST
+@role_required(Role.RUBRIC_AUTHOR)
+def retire_criterion(request, key):
+    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
+    form = RetireForm(request.POST)
+    form.is_valid()
+    question_id, _ = selectors.lineage_question(lineage)
+    try:
+        rev = services.retire_criterion(author=request.user, key=lineage.key, reason=form.cleaned_data.get("reason") or "",
+                                        base_revision=form.cleaned_data.get("base_revision"))
+    except ValidationError as exc:
+        messages.error(request, "Not retired: " + " ".join(exc.messages))
+    else:
+        messages.success(request, f"Retirement proposed as revision {rev.number} (a draft).")
+    return redirect("rubrics:editor", lineage.dataset.name, question_id)
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def history(request, key):
+    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
+    entries = selectors.criterion_history(lineage)
+    question_id, _ = selectors.lineage_question(lineage)
+    by_number = {e.number: e for e in entries}
+    a = _int(request.GET.get("a"))
+    b = _int(request.GET.get("b"))
+    if b is None and entries:
+        b = entries[-1].number
+    if a is None and len(entries) > 1:
+        a = entries[-2].number
+    diff = None
+    if a is not None and b is not None:
+        if a not in by_number or b not in by_number:
+            raise Http404("No such revision of this criterion.")
+        ea, eb = by_number[a], by_number[b]
+        diff = {"a": ea, "b": eb, "html": char_diff_html(ea.text, eb.text)}
+    context = {"lineage": lineage, "dataset": lineage.dataset, "question_id": question_id, "entries": entries, "diff": diff, "a": a, "b": b}
+    template = "rubrics/partials/diff.html" if request.htmx else "rubrics/history.html"
+    return render(request, template, context)
+
+
+def _int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@require_GET
+@role_required(Role.SENIOR_REVIEWER)
+def review_queue(request):
+    queue = list(selectors.review_queue(request.user))
+    for rev in queue:
+        rev.diff_html = _diff_against_approved(rev)
+    return render(request, "rubrics/review_queue.html", {"queue": queue})
+
+
+def _diff_against_approved(rev: CriterionRevision):
+    before = services.approved_content(rev.lineage)
+    return char_diff_html(before.text if before else "", rev.text), before
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def revision_detail(request, pk):
+    rev = selectors.revision_detail(pk)
+    if rev is None:
+        raise Http404("No such revision.")
+    html, before = _diff_against_approved(rev)
+    user = request.user
+    context = {
+        "rev": rev, "before": before, "diff_html": html, "decisions": list(rev.decisions.select_related("reviewer")),
+        "thread": selectors.comment_thread(rev), "panel_size": rev.dataset.review_panel_size,
+        "can_submit": rev.status == "draft" and rev.author_id == user.pk,
+        "can_review": rev.status == "submitted" and rev.author_id != user.pk and has_role(user, Role.SENIOR_REVIEWER)
+        and not rev.decisions.filter(reviewer=user).exists(),
+        "can_revise": rev.status in ("draft", "rejected") and _can_edit(user) and not rev.children.exists() and rev.change_kind != "retirement",
+    }
+    template = "rubrics/partials/thread.html" if request.htmx and request.GET.get("part") == "thread" else "rubrics/revision.html"
+    return render(request, template, context)
+
+
+@require_POST
+@role_required(*STAFF_ROLES)
+def submit_revision(request, pk):
+    rev = get_object_or_404(CriterionRevision, pk=pk)
+    try:
+        services.submit_revision(revision=rev, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"Revision {rev.number} submitted to the review panel.")
+    return redirect(rev)
+
+
+@require_POST
+@role_required(Role.SENIOR_REVIEWER)
+def review_revision(request, pk):
+    rev = get_object_or_404(CriterionRevision, pk=pk)
+    verdict = request.POST.get("verdict", "")
+    try:
+        rev = services.review_revision(revision=rev, reviewer=request.user, verdict=verdict, comment=request.POST.get("comment", ""))
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect(rev)
+    messages.success(request, {"approved": f"Revision {rev.number} approved by the full panel.",
+                               "rejected": f"Revision {rev.number} rejected and sent back to its author."}.get(
+        rev.status, "Your approval was recorded."))
+    return redirect(request.POST.get("next") == "queue" and reverse("rubrics:review") or rev.get_absolute_url())
+
+
+@require_POST
+@role_required(*STAFF_ROLES)
+def comment(request, pk):
+    rev = get_object_or_404(CriterionRevision, pk=pk)
+    reply_to = rev.comments.filter(pk=_int(request.POST.get("reply_to"))).first() if request.POST.get("reply_to") else None
+    error = None
+    try:
+        services.comment_on_revision(revision=rev, author=request.user, body=request.POST.get("body", ""), reply_to=reply_to)
+    except ValidationError as exc:
+        error = " ".join(exc.messages)
+    if request.htmx:
+        return render(request, "rubrics/partials/thread.html", {"rev": rev, "thread": selectors.comment_thread(rev), "comment_error": error})
+    if error:
+        messages.error(request, error)
+    return redirect(reverse("rubrics:revision", args=[rev.pk]) + "#thread")
+
+
+@require_POST
+@role_required(Role.RUBRIC_AUTHOR, Role.ADMIN)
+def publish(request, name):
+    dataset = _dataset(name)
+    try:
+        version = services.publish_revisions(dataset=dataset, user=request.user, label=request.POST.get("label") or None,
+                                             note=request.POST.get("note", ""))
+    except ValidationError as exc:
+        messages.error(request, "Nothing was published: " + " ".join(exc.messages))
+        return redirect("rubrics:dataset", dataset.name)
+    messages.success(request, f"Published version {version.label}.")
+    return redirect(version.get_absolute_url())
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def stale(request, name):
+    dataset = _dataset(name)
+    rows = selectors.stale_rows(dataset)
+    return render(request, "rubrics/stale.html", {
+        "dataset": dataset, "rows": rows, "responses": len({r["response"] for r in rows}),
+        "judgments": sum(r["judgments"] for r in rows), "verdicts": sum(r["verdicts"] for r in rows),
+    })
+
+
+@require_POST
+@role_required(*STAFF_ROLES)
+def flag(request, key):
+    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
+    question_id, _ = selectors.lineage_question(lineage)
+    try:
+        services.flag_criterion(lineage=lineage, reason=request.POST.get("reason", ""), source="reviewer" if has_role(
+            request.user, Role.SENIOR_REVIEWER) and not _can_edit(request.user) else "author", flagged_by=request.user)
+    except ValidationError as exc:
+        messages.error(request, "Not flagged: " + " ".join(exc.messages))
+    else:
+        messages.success(request, "The criterion is on the authors' work list.")
+    return redirect("rubrics:editor", lineage.dataset.name, question_id)
+
+
+@require_POST
+@role_required(Role.RUBRIC_AUTHOR, Role.ADMIN)
+def resolve(request, kind, pk):
+    from annotation.models import UnclearCriterionReport
+
+    try:
+        if kind == "flag":
+            services.resolve_flag(flag=get_object_or_404(CriterionFlag, pk=pk), user=request.user, note=request.POST.get("note", ""))
+        elif kind == "unclear":
+            services.resolve_unclear_report(report=get_object_or_404(UnclearCriterionReport, pk=pk), user=request.user,
+                                            note=request.POST.get("note", ""))
+        else:
+            raise Http404("Unknown work-list entry.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, "Resolved.")
+    return redirect("rubrics:index")
+
+
+def _audit_filters(params) -> dict:
+    return {
+        "dataset": params.get("dataset") or None,
+        "item": (params.get("item") or "").strip() or None,
+        "criterion": (params.get("criterion") or "").strip() or None,
+        "person": (params.get("person") or "").strip() or None,
+        "action": params.get("action") if params.get("action") in AuditEntry.Action.values else None,
+        "since": parse_date(params.get("since") or "") if _is_date(params.get("since")) else None,
+        "until": parse_date(params.get("until") or "") if _is_date(params.get("until")) else None,
+    }
+
+
+def _is_date(value) -> bool:
+    try:
+        return bool(value) and parse_date(value) is not None
+    except ValueError:
+        return False
+
+
+@require_GET
+@role_required(*STAFF_ROLES)
+def audit_log(request):
+    filters = _audit_filters(request.GET)
+    entries = selectors.audit_entries(**filters)
+    if request.GET.get("format") == "csv":
+        return _audit_csv(entries)
+    page = Paginator(entries, 100).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"page": page, "filters": {k: (v or "") for k, v in filters.items()}, "actions": AuditEntry.Action.choices,
+               "datasets": Dataset.objects.order_by("name"), "query": query.urlencode()}
+    template = "rubrics/partials/audit_table.html" if request.htmx else "rubrics/audit.html"
+    return render(request, template, context)
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+def _audit_csv(entries) -> HttpResponse:
+    import json
+
+    writer = csv.writer(_Echo())
+
+    def rows():
+        yield "\ufeff" + writer.writerow(AUDIT_CSV_COLUMNS)
+        for e in entries.iterator(chunk_size=2000):
+            yield writer.writerow([
+                e.created_at.isoformat(), e.actor_name, e.action, e.dataset.name if e.dataset else "", e.question_id,
+                str(e.criterion_key or ""), e.revision_number or "", f"{e.object_type}:{e.object_id}", e.reason,
+                json.dumps(e.before, ensure_ascii=False) if e.before is not None else "",
+                json.dumps(e.after, ensure_ascii=False) if e.after is not None else "",
+            ])
+
+    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="rubric-audit.csv"'
+    return response
