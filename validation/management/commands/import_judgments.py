@@ -1,0 +1,33 @@
+from heartbench_core.management.commands._base import ImportCommand
+from validation.services.imports import import_judgments
+
+
+class Command(ImportCommand):
+    help = (
+        "Import human judgments made elsewhere: JSONL lines {question_id, model, annotator, detail: [0, 1, …], reasons?}. "
+        "Creates the campaign when it does not exist; any bad line is an error and nothing is written."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path")
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--campaign", required=True)
+        parser.add_argument("--version", metavar="LABEL", help="Dataset version (default: the newest, or the campaign's).")
+        parser.add_argument("--create-experts", action="store_true", help="Create expert accounts for unknown annotators.")
+
+    def handle(self, *args, **opts):
+        outcome = self.run_service(
+            import_judgments,
+            source=opts["path"],
+            dataset_name=opts["dataset"],
+            campaign_name=opts["campaign"],
+            version_label=opts["version"],
+            create_experts=opts["create_experts"],
+        )
+        verb = "created" if outcome.campaign_created else "extended"
+        self.stdout.write(
+            f"campaign {outcome.campaign.name!r} {verb}: {outcome.responses_added} responses added, "
+            f"{outcome.assignments} submitted assignments, {outcome.judgments} judgments"
+        )
+        if outcome.experts_created:
+            self.stdout.write(f"experts created: {', '.join(outcome.experts_created)}")
