@@ -60,6 +60,7 @@ def seed(*, heartbench: Path | None = None) -> DemoContext:
     models = list(LanguageModel.objects.filter(name__in=DEMO_MODELS).order_by("name"))
     ctx = DemoContext(version=version, users=users, models=models, real_data=heartbench is not None)
     ctx.log.append(f"dataset {version} with {version.item_count} items, responses of {len(models)} fictional models")
+    _seed_judge_runs(ctx)
     return ctx
 
 
@@ -97,3 +98,54 @@ def _import_synthetic(version: DatasetVersion, model: str) -> None:
         lines.append(json.dumps({"question_id": item.question_id, "response": text, "synthetic": True}, ensure_ascii=False))
     source = io.BytesIO(("\n".join(lines) + "\n").encode("utf-8"))
     import_responses(source=source, dataset_name=version.dataset.name, model_name=model, name=f"synthetic-{model}.jsonl")
+
+
+DEMO_JUDGE = "demo-judge"
+# Synthetic hit tendencies per fictional model: P(hit) for a reward criterion, for a penalty.
+_DEMO_JUDGE_PROFILES = {"demo-model-aurora": (0.75, 0.1), "demo-model-borealis": (0.35, 0.6), "demo-model-cirrus": (0.6, 0.2)}
+
+
+def _seed_judge_runs(ctx: DemoContext) -> None:
+    """One synthetic judge run per fictional model: the committed files on the demo items, seeded draws on real data."""
+    from heartbench_core.services.judging import import_judge_verdicts
+
+    for model in DEMO_MODELS:
+        if ctx.real_data:
+            source, name = _synthetic_verdicts(ctx.version, model), f"synthetic-verdicts-{model}.jsonl"
+        else:
+            source, name = FIXTURES / "verdicts" / f"{model}.jsonl", None
+        import_judge_verdicts(
+            source=source,
+            dataset_name=ctx.version.dataset.name,
+            version_label=ctx.version.label,
+            model_name=model,
+            judge=DEMO_JUDGE,
+            note="synthetic demo verdicts, not a real judge",
+            name=name,
+        )
+    ctx.log.append(f"synthetic judge runs ({DEMO_JUDGE}) for {len(DEMO_MODELS)} fictional models")
+
+
+def _synthetic_verdicts(version: DatasetVersion, model: str):
+    """Deterministic, clearly synthetic verdict lines in the upstream question_score.jsonl format."""
+    import io
+    import zlib
+
+    import numpy as np
+
+    from heartbench_core.models import Criterion
+
+    rng = np.random.default_rng(zlib.crc32(f"{DEMO_JUDGE}:{model}".encode()))
+    reward, penalty = _DEMO_JUDGE_PROFILES[model]
+    rubric: dict[str, list[tuple[int | None, bool]]] = {}
+    for qid, weight, catastrophic in (
+        Criterion.objects.filter(item__version=version).order_by("item__position", "position").values_list("item__question_id", "weight", "catastrophic")
+    ):
+        rubric.setdefault(qid, []).append((weight, catastrophic))
+    lines = []
+    for qid, criteria in rubric.items():
+        draws = rng.random(len(criteria))
+        hits = [0 if cat else int(d < (reward if (w or 0) > 0 else penalty)) for (w, cat), d in zip(criteria, draws)]
+        reason = f"（合成示例评语，非真实评审）{DEMO_JUDGE} 的随机判定：命中 {sum(hits)} 条，共 {len(hits)} 条。"
+        lines.append(json.dumps({"question_id": qid, "score_detail": str(hits), "score_reason": reason, "synthetic": True}, ensure_ascii=False))
+    return io.BytesIO(("\n".join(lines) + "\n").encode("utf-8"))

@@ -58,7 +58,7 @@ def parse_hit_vector(value) -> list | None:
             parsed = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return None
-    return list(parsed) if isinstance(parsed, (list, tuple)) else None
+    return parsed if isinstance(parsed, list) else None
 
 
 def _vector(record: dict, line: int, errors: ErrorCollector) -> tuple[str, list[int]] | None:
