@@ -1,1 +1,22 @@
-urlpatterns: list = []
+"""Pages of the blind workspace (under /work/). An expert only ever sees assignment public ids."""
+
+from django.urls import path
+
+from annotation import views_workspace as views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("next/<int:campaign_id>/", views.next_response, name="next_response"),
+    path("a/<str:public_id>/", views.judge, name="judge"),
+    path("a/<str:public_id>/draft/", views.save_draft, name="judge_draft"),
+    path("a/<str:public_id>/time/", views.record_time, name="judge_time"),
+    path("a/<str:public_id>/submit/", views.submit, name="judge_submit"),
+    path("a/<str:public_id>/unclear/<int:criterion_id>/", views.report_unclear, name="judge_unclear"),
+    path("a/<str:public_id>/problem/", views.report_problem, name="judge_problem"),
+    path("a/<str:public_id>/correction/", views.correction, name="judge_correction"),
+    path("a/<str:public_id>/discussion/", views.discussion, name="discussion"),
+    path("a/<str:public_id>/discussion/comment/", views.discussion_comment, name="discussion_comment"),
+    path("a/<str:public_id>/discussion/vote/", views.discussion_vote, name="discussion_vote"),
+    path("corrections/", views.corrections, name="corrections"),
+    path("corrections/<int:correction_id>/decide/", views.decide_correction, name="decide_correction"),
+]

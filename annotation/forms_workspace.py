@@ -1,0 +1,68 @@
+"""Forms of the blind workspace; the judging form itself is parsed by `draft_entries`."""
+
+import re
+
+from django import forms
+
+from annotation.services.workspace import COMMENT_MAX_CHARS, DraftEntry
+
+_FIELD = re.compile(r"^(rationale|hit)-(\d{1,12})$")
+
+
+def draft_entries(data) -> list[DraftEntry]:
+    """Turn the judging form's `rationale-<criterion>` / `hit-<criterion>` fields into entries.
+
+    `hit-<id>` is "hit", "miss" or empty (not marked). Criteria that are not part of the
+    response's rubric are refused by the service, which names them.
+    """
+    found: dict[int, dict] = {}
+    for key in data:
+        match = _FIELD.match(key)
+        if not match:
+            continue
+        kind, cid = match.group(1), int(match.group(2))
+        value = data.get(key, "")
+        row = found.setdefault(cid, {})
+        if kind == "rationale":
+            row["rationale"] = value
+        else:
+            row["hit"] = {"hit": True, "miss": False}.get(value)
+    return [
+        DraftEntry(criterion_id=cid, rationale=row.get("rationale", ""), hit=row.get("hit"))
+        for cid, row in sorted(found.items())
+    ]
+
+
+def active_seconds(data) -> int:
+    """The `active_seconds` a page reports (0 when absent or malformed)."""
+    try:
+        return max(0, int(data.get("active_seconds") or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+class CommentForm(forms.Form):
+    comment = forms.CharField(max_length=COMMENT_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class CorrectionReasonForm(forms.Form):
+    reason = forms.CharField(
+        max_length=COMMENT_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Why the submitted judgments should change. An admin accepts or refuses; both versions are kept.",
+    )
+
+
+class DiscussionCommentForm(forms.Form):
+    body = forms.CharField(label="Comment", max_length=COMMENT_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3}))
+    criterion = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+
+class DiscussionVoteForm(forms.Form):
+    criterion = forms.IntegerField()
+    stance = forms.ChoiceField(choices=[("hit", "Hit"), ("miss", "Miss")])
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("accept", "Accept"), ("refuse", "Refuse")])
+    note = forms.CharField(required=False, max_length=COMMENT_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 2}))

@@ -1,0 +1,330 @@
+"""Reads of the blind workspace: an expert's queues and the judging page.
+
+Everything here is scoped to one expert and shaped for them: no model, no other expert's
+judgment, no verdict, no gold flag ever leaves these functions. Each function runs a fixed
+number of queries whatever the size of the item or the queue.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+from django.http import Http404
+
+from annotation.models import (
+    Assignment,
+    Campaign,
+    CampaignResponse,
+    CorrectionRequest,
+    DiscussionComment,
+    DiscussionVote,
+    ItemProblemReport,
+    Judgment,
+    UnclearCriterionReport,
+)
+from annotation.services.workspace import discussion_is_open
+from heartbench_core.models import Criterion
+from heartbench_core.taxonomy import english_name
+
+OPEN = (Assignment.Status.RESERVED, Assignment.Status.SUBMITTED)
+
+
+@dataclass
+class Progress:
+    done: int
+    assigned: int
+    total: int
+
+    @property
+    def in_progress(self) -> int:
+        return self.assigned - self.done
+
+    @property
+    def done_pct(self) -> float:
+        return round(100 * self.done / self.total, 1) if self.total else 0.0
+
+    @property
+    def in_progress_pct(self) -> float:
+        return round(100 * self.in_progress / self.total, 1) if self.total else 0.0
+
+
+@dataclass
+class CampaignQueue:
+    campaign: Campaign
+    progress: Progress
+    drafts: list[Assignment] = field(default_factory=list)
+    can_take_more: bool = True
+
+
+@dataclass
+class CompletedWork:
+    assignment: Assignment
+    question_id: str
+    discussion_open: bool
+
+
+@dataclass
+class ExpertHome:
+    queues: list[CampaignQueue]
+    calibrations: list[CampaignQueue]
+    completed: list[CompletedWork]
+
+
+def assignment_for_expert(expert, public_id: str) -> Assignment:
+    """The expert's own assignment with that public id (with its response, item and campaign), else 404."""
+    found = (
+        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "campaign_response__response")
+        .filter(public_id=public_id, expert_id=expert.pk)
+        .first()
+    )
+    if found is None or found.status not in OPEN:
+        raise Http404("No such work.")
+    return found
+
+
+def own_assignments(expert):
+    """The expert's reserved and submitted assignments, newest first (for the API list)."""
+    return (
+        Assignment.objects.filter(expert_id=expert.pk, status__in=OPEN)
+        .select_related("campaign_response__campaign", "campaign_response__item")
+        .order_by("-reserved_at", "public_id")
+    )
+
+
+def campaigns_for_expert(expert):
+    """Campaigns (not drafts) the expert takes part in: listed, unrestricted (no list), or holding their work."""
+    # A subquery, so a count annotated on the result is not narrowed by these joins.
+    ids = Campaign.objects.filter(
+        Q(experts=expert) | Q(experts__isnull=True) | Q(responses__assignments__expert=expert)
+    ).values("pk")
+    return Campaign.objects.filter(pk__in=ids).exclude(status=Campaign.Status.DRAFT)
+
+
+def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
+    """The expert's queue per campaign, drafts to resume, calibrations to take and their own completed work."""
+    campaigns = {c.pk: c for c in campaigns_for_expert(expert).annotate(response_total=Count("responses"))}
+    mine = list(
+        Assignment.objects.filter(expert_id=expert.pk, status__in=OPEN)
+        .select_related("campaign_response__item")
+        .only("public_id", "status", "reserved_at", "submitted_at", "draft_saved_at", "expires_at",
+              "campaign_response__campaign_id", "campaign_response__item__question_id")
+        .order_by("reserved_at", "public_id")
+    )
+    by_campaign: dict[int, list[Assignment]] = defaultdict(list)
+    for a in mine:
+        by_campaign[a.campaign_response.campaign_id].append(a)
+    submitted = [a for a in mine if a.status == Assignment.Status.SUBMITTED]
+    counts = dict(
+        Assignment.objects.filter(
+            campaign_response_id__in=[a.campaign_response_id for a in submitted], status=Assignment.Status.SUBMITTED
+        )
+        .values_list("campaign_response_id")
+        .annotate(n=Count("id"))
+        .values_list("campaign_response_id", "n")
+    ) if submitted else {}
+
+    queues, calibrations = [], []
+    for campaign in sorted(campaigns.values(), key=lambda c: (c.name.lower(), c.pk)):
+        own = by_campaign.get(campaign.pk, [])
+        done = sum(1 for a in own if a.status == Assignment.Status.SUBMITTED)
+        queue = CampaignQueue(
+            campaign=campaign,
+            progress=Progress(done=done, assigned=len(own), total=campaign.response_total),
+            drafts=[a for a in own if a.status == Assignment.Status.RESERVED],
+            can_take_more=campaign.status == Campaign.Status.ACTIVE,
+        )
+        (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
+
+    completed = []
+    for a in sorted(submitted, key=lambda a: a.submitted_at, reverse=True)[:completed_limit]:
+        campaign = campaigns.get(a.campaign_response.campaign_id)
+        open_ = campaign is not None and discussion_is_open(
+            campaign_response=_with_campaign(a.campaign_response, campaign),
+            submitted_count=counts.get(a.campaign_response_id, 0),
+            own_submitted=True,
+        )
+        completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
+    return ExpertHome(queues=queues, calibrations=calibrations, completed=completed)
+
+
+def _with_campaign(campaign_response: CampaignResponse, campaign: Campaign) -> CampaignResponse:
+    campaign_response.campaign = campaign
+    return campaign_response
+
+
+@dataclass
+class CriterionRow:
+    criterion: Criterion
+    number: int
+    kind: str  # "reward" | "penalty" | "catastrophic"
+    ability_name: str
+    rationale: str
+    hit: bool | None
+    reported_unclear: bool
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class JudgingPage:
+    assignment: Assignment
+    campaign: Campaign
+    dialogue: list
+    response_text: str
+    rows: list[CriterionRow]
+    progress: Progress
+    next_public_id: str | None
+    problem_reported: bool
+    correction: CorrectionRequest | None
+    discussion_open: bool
+
+    @property
+    def submitted(self) -> bool:
+        return self.assignment.status == Assignment.Status.SUBMITTED
+
+    @property
+    def editable(self) -> bool:
+        return not self.submitted
+
+    @property
+    def judged_count(self) -> int:
+        return sum(1 for r in self.rows if r.hit is not None)
+
+
+def criterion_kind(criterion: Criterion) -> str:
+    """reward, penalty (a hit lowers the score) or catastrophic (其他)."""
+    if criterion.catastrophic:
+        return "catastrophic"
+    return "penalty" if criterion.is_penalty else "reward"
+
+
+def judging_page(assignment: Assignment) -> JudgingPage:
+    """Everything the judging page shows, for the expert who owns the assignment."""
+    cr = assignment.campaign_response
+    campaign = cr.campaign
+    criteria = list(Criterion.objects.filter(item_id=cr.item_id).order_by("position"))
+    judged = {j.criterion_id: j for j in Judgment.objects.filter(assignment_id=assignment.pk).only("criterion_id", "rationale", "hit")}
+    unclear = set(UnclearCriterionReport.objects.filter(assignment_id=assignment.pk).values_list("criterion_id", flat=True))
+    rows = [
+        CriterionRow(
+            criterion=c,
+            number=c.position + 1,
+            kind=criterion_kind(c),
+            ability_name=english_name(c.ability),
+            rationale=judged[c.id].rationale if c.id in judged else "",
+            hit=judged[c.id].hit if c.id in judged else None,
+            reported_unclear=c.id in unclear,
+        )
+        for c in criteria
+    ]
+    submitted = assignment.status == Assignment.Status.SUBMITTED
+    correction = None
+    discussion_open = False
+    if submitted:
+        correction = CorrectionRequest.objects.filter(assignment_id=assignment.pk).order_by("-created_at").first()
+        count = Assignment.objects.filter(campaign_response_id=cr.pk, status=Assignment.Status.SUBMITTED).count()
+        discussion_open = discussion_is_open(campaign_response=cr, submitted_count=count, own_submitted=True)
+    next_id = (
+        Assignment.objects.filter(
+            expert_id=assignment.expert_id, status=Assignment.Status.RESERVED, campaign_response__campaign_id=campaign.pk
+        )
+        .exclude(pk=assignment.pk)
+        .order_by("reserved_at", "public_id")
+        .values_list("public_id", flat=True)
+        .first()
+    )
+    return JudgingPage(
+        assignment=assignment,
+        campaign=campaign,
+        dialogue=cr.item.dialogue,
+        response_text=cr.response.text,
+        rows=rows,
+        progress=campaign_progress(assignment.expert_id, campaign),
+        next_public_id=next_id,
+        problem_reported=ItemProblemReport.objects.filter(assignment_id=assignment.pk).exists(),
+        correction=correction,
+        discussion_open=discussion_open,
+    )
+
+
+def campaign_progress(expert_id: int, campaign: Campaign) -> Progress:
+    """done / assigned of this expert in a campaign, over the campaign's total responses."""
+    mine = Assignment.objects.filter(expert_id=expert_id, campaign_response__campaign_id=campaign.pk).aggregate(
+        done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+        assigned=Count("id", filter=Q(status__in=OPEN)),
+    )
+    total = CampaignResponse.objects.filter(campaign_id=campaign.pk).count()
+    return Progress(done=mine["done"], assigned=mine["assigned"], total=total)
+
+
+@dataclass
+class DiscussionEntry:
+    author_label: str
+    is_own: bool
+    criterion_number: int | None
+    body: str
+    created_at: object
+
+
+@dataclass
+class Discussion:
+    page: JudgingPage
+    comments: list[DiscussionEntry]
+    votes: dict[int, dict]  # criterion id -> {"hit": n, "miss": n, "mine": bool | None}
+
+    @property
+    def stances(self) -> list[tuple[CriterionRow, dict]]:
+        return [(row, self.votes[row.criterion.pk]) for row in self.page.rows]
+
+
+def discussion(assignment: Assignment) -> Discussion:
+    """The thread of a response for one of the experts who judged it; participants are pseudonymous."""
+    page = judging_page(assignment)
+    if not page.discussion_open:
+        raise Http404("No such discussion.")
+    cr_id = assignment.campaign_response_id
+    # Pseudonyms follow submission order of the assignments, so they are stable and reveal no username.
+    judges = list(
+        Assignment.objects.filter(campaign_response_id=cr_id, status=Assignment.Status.SUBMITTED)
+        .order_by("submitted_at", "id")
+        .values_list("expert_id", flat=True)
+    )
+    labels = {expert_id: f"Expert {i}" for i, expert_id in enumerate(judges, start=1)}
+    numbers = {r.criterion.pk: r.number for r in page.rows}
+    comments = [
+        DiscussionEntry(
+            author_label="You" if c.author_id == assignment.expert_id else labels.get(c.author_id, "A participant"),
+            is_own=c.author_id == assignment.expert_id,
+            criterion_number=numbers.get(c.criterion_id),
+            body=c.body,
+            created_at=c.created_at,
+        )
+        for c in DiscussionComment.objects.filter(campaign_response_id=cr_id).order_by("created_at", "id")
+    ]
+    votes: dict[int, dict] = {cid: {"hit": 0, "miss": 0, "mine": None} for cid in numbers}
+    for v in DiscussionVote.objects.filter(campaign_response_id=cr_id).only("criterion_id", "voter_id", "hit"):
+        tally = votes.setdefault(v.criterion_id, {"hit": 0, "miss": 0, "mine": None})
+        tally["hit" if v.hit else "miss"] += 1
+        if v.voter_id == assignment.expert_id:
+            tally["mine"] = v.hit
+    return Discussion(page=page, comments=comments, votes=votes)
+
+
+def pending_corrections() -> list[CorrectionRequest]:
+    """Corrections waiting for an admin, oldest first, each with `pairs` (submitted vs corrected per criterion)."""
+    pending = list(
+        CorrectionRequest.objects.filter(status=CorrectionRequest.Status.PENDING)
+        .select_related("assignment__expert", "assignment__campaign_response__item", "assignment__campaign_response__campaign")
+        .order_by("created_at")
+    )
+    for correction in pending:
+        before = {row["criterion"]: row for row in correction.original}
+        correction.pairs = [
+            {
+                "position": row["position"],
+                "before": before.get(row["criterion"]),
+                "after": row,
+                "changed": before.get(row["criterion"]) != row,
+            }
+            for row in correction.proposed
+        ]
+    return pending

@@ -1,0 +1,332 @@
+"""Writes of the blind workspace: drafts, time on task, submission, reports, corrections, discussion.
+
+Every function takes the acting expert and refuses work that is not theirs (PermissionDenied;
+the views have already answered 404 by then). Messages never name another expert, a model or
+a verdict: they are shown to experts as they are.
+"""
+
+from dataclasses import dataclass
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotation.models import (
+    Assignment,
+    Campaign,
+    CampaignResponse,
+    CorrectionRequest,
+    DiscussionComment,
+    DiscussionVote,
+    ItemProblemReport,
+    Judgment,
+    UnclearCriterionReport,
+)
+from annotation.services import quality
+from heartbench_core.models import Criterion
+from heartbench_core.roles import Role, has_role
+
+RATIONALE_MAX_CHARS = 4000
+COMMENT_MAX_CHARS = 4000
+# A browser reports visible time at least once a minute; a larger report is clipped so a stray
+# client cannot inflate time on task.
+MAX_ACTIVE_SECONDS_PER_REPORT = 120
+
+
+@dataclass(frozen=True)
+class DraftEntry:
+    """The expert's current rationale and hit/miss (None: not yet marked) for one criterion."""
+
+    criterion_id: int
+    rationale: str = ""
+    hit: bool | None = None
+
+
+# --- drafts and time on task ---------------------------------------------------------------
+
+
+def save_draft(*, assignment: Assignment, expert, entries: list[DraftEntry], active_seconds: int = 0) -> Assignment:
+    """Upsert the given criteria's rationale and hit/miss on an open assignment of this expert.
+
+    A draft may hold a hit/miss whose rationale is still short (the expert may be rewriting it);
+    `submit_assignment` is where reasoning-before-scoring is enforced. Saving keeps the
+    reservation alive. Runs a fixed number of queries whatever the number of criteria.
+    """
+    with transaction.atomic():
+        locked = _lock_open(assignment, expert)
+        _check_entries(locked, entries)
+        now = timezone.now()
+        if entries:
+            Judgment.objects.bulk_create(
+                [
+                    Judgment(assignment=locked, criterion_id=e.criterion_id, rationale=e.rationale, hit=e.hit, updated_at=now)
+                    for e in entries
+                ],
+                update_conflicts=True,
+                unique_fields=["assignment", "criterion"],
+                update_fields=["rationale", "hit", "updated_at"],
+            )
+        changes = {"draft_saved_at": now, "active_seconds": F("active_seconds") + _clip_seconds(active_seconds)}
+        if locked.expires_at is not None:
+            changes["expires_at"] = now + locked.campaign_response.campaign.reservation_timeout
+        Assignment.objects.filter(pk=locked.pk).update(**changes)
+        locked.refresh_from_db(fields=["draft_saved_at", "active_seconds", "expires_at"])
+        return locked
+
+
+def record_active_time(*, assignment: Assignment, expert, seconds: int) -> int:
+    """Add time on task (seconds with the page visible) to an open assignment; return the new total."""
+    with transaction.atomic():
+        locked = _lock_open(assignment, expert)
+        Assignment.objects.filter(pk=locked.pk).update(active_seconds=F("active_seconds") + _clip_seconds(seconds))
+        locked.refresh_from_db(fields=["active_seconds"])
+        return locked.active_seconds
+
+
+# --- submission ------------------------------------------------------------------------------
+
+
+def submit_assignment(*, assignment: Assignment, expert, active_seconds: int = 0) -> Assignment:
+    """Submit an assignment whose every criterion has a rationale and then a hit/miss; immutable afterwards."""
+    with transaction.atomic():
+        locked = _lock_open(assignment, expert)
+        campaign = locked.campaign_response.campaign
+        criteria = list(Criterion.objects.filter(item_id=locked.campaign_response.item_id).order_by("position").only("id", "position"))
+        judged = {j.criterion_id: j for j in locked.judgments.only("criterion_id", "rationale", "hit")}
+        errors = _completeness_errors(
+            criteria, {cid: (j.rationale, j.hit) for cid, j in judged.items()}, campaign.rationale_min_chars
+        )
+        if errors:
+            raise ValidationError(errors)
+        now = timezone.now()
+        locked.status = Assignment.Status.SUBMITTED
+        locked.submitted_at = now
+        locked.active_seconds = locked.active_seconds + _clip_seconds(active_seconds)
+        locked.save(update_fields=["status", "submitted_at", "active_seconds"])
+        _after_submit(locked)
+        return locked
+
+
+def _after_submit(assignment: Assignment) -> None:
+    # Calibration scoring and continuous gold checks belong to the quality service.
+    quality.after_submit(assignment=assignment)
+
+
+def criterion_error_key(criterion_id: int) -> str:
+    """The ValidationError key under which a criterion's problems are reported."""
+    return f"criterion_{criterion_id}"
+
+
+def _completeness_errors(criteria, judged: dict[int, tuple[str, bool | None]], min_chars: int) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    for criterion in criteria:
+        rationale, hit = judged.get(criterion.id, ("", None))
+        rationale = (rationale or "").strip()
+        number = criterion.position + 1
+        if len(rationale) < max(min_chars, 1):
+            errors[criterion_error_key(criterion.id)] = [
+                f"Criterion {number}: write a rationale of at least {max(min_chars, 1)} characters, then mark hit or miss."
+            ]
+        elif hit is None:
+            errors[criterion_error_key(criterion.id)] = [f"Criterion {number}: mark hit or miss."]
+    return errors
+
+
+# --- reports ---------------------------------------------------------------------------------
+
+
+def report_unclear_criterion(*, assignment: Assignment, expert, criterion_id: int, comment: str) -> UnclearCriterionReport:
+    """Record that a criterion of this expert's response is unclear (goes to the rubric authors' work list)."""
+    comment = _required_text(comment, "comment", "Say what is unclear about the criterion.")
+    with transaction.atomic():
+        own = _own(assignment, expert)
+        if not Criterion.objects.filter(pk=criterion_id, item_id=own.campaign_response.item_id).exists():
+            raise ValidationError({"criterion": "This criterion is not part of the response's rubric."})
+        return UnclearCriterionReport.objects.create(assignment=own, criterion_id=criterion_id, comment=comment)
+
+
+def report_item_problem(*, assignment: Assignment, expert, comment: str) -> ItemProblemReport:
+    """Record a problem with the item or the response as a whole."""
+    comment = _required_text(comment, "comment", "Describe the problem.")
+    with transaction.atomic():
+        own = _own(assignment, expert)
+        return ItemProblemReport.objects.create(assignment=own, comment=comment)
+
+
+# --- corrections -----------------------------------------------------------------------------
+
+
+def request_correction(*, assignment: Assignment, expert, reason: str, entries: list[DraftEntry]) -> CorrectionRequest:
+    """Ask to replace submitted judgments with corrected ones; both versions are kept."""
+    reason = _required_text(reason, "reason", "Give a reason for the correction.")
+    with transaction.atomic():
+        own = _own(assignment, expert, lock=True)
+        if own.status != Assignment.Status.SUBMITTED:
+            raise ValidationError("Only submitted work can be corrected; a draft can still be edited directly.")
+        if CorrectionRequest.objects.filter(assignment=own, status=CorrectionRequest.Status.PENDING).exists():
+            raise ValidationError("A correction of this response is already waiting for a decision.")
+        _check_entries(own, entries)
+        criteria = list(Criterion.objects.filter(item_id=own.campaign_response.item_id).order_by("position").only("id", "position"))
+        current = {j.criterion_id: j for j in own.judgments.all()}
+        proposed = {cid: (j.rationale, j.hit) for cid, j in current.items()}
+        proposed.update({e.criterion_id: (e.rationale.strip(), e.hit) for e in entries})
+        errors = _completeness_errors(criteria, proposed, own.campaign_response.campaign.rationale_min_chars)
+        if errors:
+            raise ValidationError(errors)
+        original_rows = _rows(criteria, {cid: (j.rationale, j.hit) for cid, j in current.items()})
+        proposed_rows = _rows(criteria, proposed)
+        if original_rows == proposed_rows:
+            raise ValidationError({"judgments": "The correction changes nothing."})
+        return CorrectionRequest.objects.create(assignment=own, reason=reason, original=original_rows, proposed=proposed_rows)
+
+
+def decide_correction(*, correction: CorrectionRequest, admin, accept: bool, note: str = "") -> CorrectionRequest:
+    """Accept (apply the proposed judgments) or refuse a pending correction; admins only."""
+    if not has_role(admin, Role.ADMIN):
+        raise PermissionDenied("Only an admin decides corrections.")
+    with transaction.atomic():
+        locked = CorrectionRequest.objects.select_for_update().get(pk=correction.pk)
+        if locked.status != CorrectionRequest.Status.PENDING:
+            raise ValidationError(f"This correction was already {locked.get_status_display().lower()}.")
+        now = timezone.now()
+        if accept:
+            # The database guard lets judgments of a submitted assignment change only while
+            # their correction is being applied, inside this transaction.
+            locked.status = CorrectionRequest.Status.APPLYING
+            locked.save(update_fields=["status"])
+            by_criterion = {row["criterion"]: row for row in locked.proposed}
+            judgments = list(Judgment.objects.filter(assignment_id=locked.assignment_id, criterion_id__in=by_criterion))
+            for judgment in judgments:
+                row = by_criterion[judgment.criterion_id]
+                judgment.rationale, judgment.hit, judgment.updated_at = row["rationale"], row["hit"], now
+            Judgment.objects.bulk_update(judgments, ["rationale", "hit", "updated_at"])
+            missing = set(by_criterion) - {j.criterion_id for j in judgments}
+            Judgment.objects.bulk_create(
+                [
+                    Judgment(assignment_id=locked.assignment_id, criterion_id=cid, rationale=by_criterion[cid]["rationale"], hit=by_criterion[cid]["hit"])
+                    for cid in sorted(missing)
+                ]
+            )
+        locked.status = CorrectionRequest.Status.ACCEPTED if accept else CorrectionRequest.Status.REFUSED
+        locked.decided_by = admin
+        locked.decided_at = now
+        locked.decision_note = note.strip()
+        locked.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
+        return locked
+
+
+def _rows(criteria, judged: dict[int, tuple[str, bool | None]]) -> list[dict]:
+    return [
+        {"criterion": c.id, "position": c.position, "rationale": judged[c.id][0], "hit": judged[c.id][1]}
+        for c in criteria
+        if c.id in judged
+    ]
+
+
+# --- discussion ------------------------------------------------------------------------------
+
+
+def discussion_is_open(*, campaign_response: CampaignResponse, submitted_count: int, own_submitted: bool) -> bool:
+    """A blind-test response's thread opens to the experts who judged it once all k have submitted."""
+    campaign: Campaign = campaign_response.campaign
+    return (
+        campaign.kind == Campaign.Kind.BLIND_TEST and own_submitted and submitted_count >= max(campaign.overlap, 1)
+    )
+
+
+def post_comment(*, assignment: Assignment, expert, body: str, criterion_id: int | None = None) -> DiscussionComment:
+    """Add a comment (about the response, or one of its criteria) to an open discussion."""
+    body = _required_text(body, "body", "Write a comment.")
+    with transaction.atomic():
+        own = _open_discussion(assignment, expert)
+        if criterion_id is not None and not Criterion.objects.filter(pk=criterion_id, item_id=own.campaign_response.item_id).exists():
+            raise ValidationError({"criterion": "This criterion is not part of the response's rubric."})
+        return DiscussionComment.objects.create(
+            campaign_response_id=own.campaign_response_id, author=expert, criterion_id=criterion_id, body=body
+        )
+
+
+def cast_vote(*, assignment: Assignment, expert, criterion_id: int, hit: bool) -> DiscussionVote:
+    """Set this expert's hit/miss stance on a criterion in an open discussion (one per criterion, changeable)."""
+    with transaction.atomic():
+        own = _open_discussion(assignment, expert)
+        if not Criterion.objects.filter(pk=criterion_id, item_id=own.campaign_response.item_id).exists():
+            raise ValidationError({"criterion": "This criterion is not part of the response's rubric."})
+        vote, _ = DiscussionVote.objects.update_or_create(
+            campaign_response_id=own.campaign_response_id, criterion_id=criterion_id, voter=expert, defaults={"hit": bool(hit)}
+        )
+        return vote
+
+
+def _open_discussion(assignment: Assignment, expert) -> Assignment:
+    own = _own(assignment, expert)
+    submitted = Assignment.objects.filter(campaign_response_id=own.campaign_response_id, status=Assignment.Status.SUBMITTED).count()
+    if not discussion_is_open(
+        campaign_response=own.campaign_response, submitted_count=submitted, own_submitted=own.status == Assignment.Status.SUBMITTED
+    ):
+        raise ValidationError("The discussion opens once every expert assigned to this response has submitted.")
+    return own
+
+
+# --- shared checks ---------------------------------------------------------------------------
+
+
+def _own(assignment: Assignment, expert, *, lock: bool = False) -> Assignment:
+    qs = Assignment.objects.select_related("campaign_response__campaign")
+    if lock:
+        qs = qs.select_for_update(of=("self",))
+    own = qs.filter(pk=assignment.pk, expert_id=expert.pk).first()
+    if own is None:
+        raise PermissionDenied("This work is not yours.")
+    return own
+
+
+def _lock_open(assignment: Assignment, expert) -> Assignment:
+    own = _own(assignment, expert, lock=True)
+    if own.status == Assignment.Status.SUBMITTED:
+        raise ValidationError("This response was already submitted; submitted judgments cannot change (request a correction).")
+    if own.status != Assignment.Status.RESERVED:
+        raise ValidationError("This response is no longer reserved for you.")
+    if own.expires_at is not None and own.expires_at < timezone.now():
+        raise ValidationError("Your reservation of this response expired; your text is still in this browser.")
+    return own
+
+
+def _check_entries(assignment: Assignment, entries: list[DraftEntry]) -> None:
+    if not entries:
+        return
+    seen: set[int] = set()
+    errors: dict[str, list[str]] = {}
+    allowed = set(Criterion.objects.filter(item_id=assignment.campaign_response.item_id).values_list("id", flat=True))
+    for i, entry in enumerate(entries):
+        field = f"judgments[{i}]"
+        if entry.criterion_id not in allowed:
+            errors.setdefault(f"{field}.criterion", []).append("This criterion is not part of the response's rubric.")
+        elif entry.criterion_id in seen:
+            errors.setdefault(f"{field}.criterion", []).append("This criterion appears twice.")
+        seen.add(entry.criterion_id)
+        if len(entry.rationale or "") > RATIONALE_MAX_CHARS:
+            errors.setdefault(f"{field}.rationale", []).append(f"A rationale has at most {RATIONALE_MAX_CHARS} characters.")
+        if entry.hit not in (True, False, None):
+            errors.setdefault(f"{field}.hit", []).append("hit is true, false or null.")
+    if errors:
+        raise ValidationError(errors)
+
+
+def _clip_seconds(seconds) -> int:
+    try:
+        value = int(seconds or 0)
+    except (TypeError, ValueError):
+        return 0
+    return max(0, min(value, MAX_ACTIVE_SECONDS_PER_REPORT))
+
+
+def _required_text(value: str, field: str, message: str) -> str:
+    value = (value or "").strip()
+    if not value:
+        raise ValidationError({field: message})
+    if len(value) > COMMENT_MAX_CHARS:
+        raise ValidationError({field: f"At most {COMMENT_MAX_CHARS} characters."})
+    return value
+
+

@@ -1,0 +1,299 @@
+"""Pages of the blind workspace: the expert's home, the judging page, reports, corrections, discussion.
+
+An expert reaches only their own work: every lookup goes through
+`selectors_workspace.assignment_for_expert`, so another expert's id answers 404, exactly like
+an id that does not exist.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation import forms_workspace as forms
+from annotation import selectors_workspace as selectors
+from annotation.models import Campaign, CorrectionRequest
+from annotation.services import workspace as services
+from annotation.services.assignment import assign_next_response
+from heartbench_core.roles import Role, role_required
+
+expert_only = role_required(Role.EXPERT)
+admin_only = role_required(Role.ADMIN)
+
+
+def _messages_of(exc: ValidationError) -> list[str]:
+    if hasattr(exc, "error_dict"):
+        return [m for msgs in exc.message_dict.values() for m in msgs]
+    return list(exc.messages)
+
+
+@require_GET
+@expert_only
+def home(request):
+    data = selectors.expert_home(request.user)
+    prefetch = next((q.drafts[0].public_id for q in data.queues + data.calibrations if q.drafts), None)
+    return render(request, "annotation/workspace/home.html", {"home": data, "prefetch": prefetch})
+
+
+@require_POST
+@expert_only
+def next_response(request, campaign_id: int):
+    campaign = get_object_or_404(selectors.campaigns_for_expert(request.user), pk=campaign_id)
+    if campaign.status != Campaign.Status.ACTIVE:
+        messages.info(request, f"“{campaign.name}” is not taking work at the moment.")
+        return redirect("annotation:home")
+    try:
+        assignment = assign_next_response(expert=request.user, campaign=campaign)
+    except (ValidationError, PermissionDenied) as exc:
+        for message in _messages_of(exc) if isinstance(exc, ValidationError) else [str(exc)]:
+            messages.info(request, message)
+        return redirect("annotation:home")
+    if assignment is None:
+        messages.info(request, f"Nothing more to judge in “{campaign.name}” for now. Thank you!")
+        return redirect("annotation:home")
+    return redirect("annotation:judge", public_id=assignment.public_id)
+
+
+def _render_judge(request, assignment, *, errors=None, status=200):
+    page = selectors.judging_page(assignment)
+    for row in page.rows:
+        row.errors = (errors or {}).get(services.criterion_error_key(row.criterion.pk), [])
+    return render(
+        request,
+        "annotation/workspace/judge.html",
+        {"page": page, "errors": errors or {}, "error_list": [m for msgs in (errors or {}).values() for m in msgs]},
+        status=status,
+    )
+
+
+@require_GET
+@expert_only
+def judge(request, public_id: str):
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    return _render_judge(request, assignment)
+
+
+@require_POST
+@expert_only
+def save_draft(request, public_id: str):
+    """Autosave (htmx: the save-status partial) or the page's "Save draft" button (redirect)."""
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    try:
+        saved = services.save_draft(
+            assignment=assignment,
+            expert=request.user,
+            entries=forms.draft_entries(request.POST),
+            active_seconds=forms.active_seconds(request.POST),
+        )
+    except ValidationError as exc:
+        if request.htmx:
+            return render(
+                request, "annotation/workspace/partials/save_status.html", {"state": "error", "message": " ".join(_messages_of(exc))}, status=409
+            )
+        for message in _messages_of(exc):
+            messages.error(request, message)
+        return redirect("annotation:judge", public_id=public_id)
+    if request.htmx:
+        return render(request, "annotation/workspace/partials/save_status.html", {"state": "saved", "saved_at": saved.draft_saved_at})
+    messages.success(request, "Draft saved.")
+    return redirect("annotation:judge", public_id=public_id)
+
+
+@require_POST
+@expert_only
+def record_time(request, public_id: str):
+    """Time on task reported by the page (also by navigator.sendBeacon when the tab is hidden)."""
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    try:
+        services.record_active_time(assignment=assignment, expert=request.user, seconds=forms.active_seconds(request.POST))
+    except ValidationError:
+        return HttpResponse(status=409)
+    return HttpResponse(status=204)
+
+
+@require_POST
+@expert_only
+def submit(request, public_id: str):
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    entries = forms.draft_entries(request.POST)
+    try:
+        if entries:
+            # Saved on its own first, so a refused submission loses nothing of what was typed.
+            services.save_draft(assignment=assignment, expert=request.user, entries=entries)
+        services.submit_assignment(assignment=assignment, expert=request.user, active_seconds=forms.active_seconds(request.POST))
+    except ValidationError as exc:
+        assignment.refresh_from_db()
+        errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+        return _render_judge(request, assignment, errors=errors, status=400)
+    campaign = assignment.campaign_response.campaign
+    progress = selectors.campaign_progress(request.user.pk, campaign)
+    messages.success(request, f"Submitted. {progress.done} of {progress.assigned} done in “{campaign.name}”.")
+    try:
+        following = assign_next_response(expert=request.user, campaign=campaign)
+    except (ValidationError, PermissionDenied):
+        following = None
+    if following is not None:
+        return redirect("annotation:judge", public_id=following.public_id)
+    return redirect("annotation:home")
+
+
+@require_POST
+@expert_only
+def report_unclear(request, public_id: str, criterion_id: int):
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    form = forms.CommentForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError(form.errors.get("comment", ["Say what is unclear about the criterion."]))
+        services.report_unclear_criterion(
+            assignment=assignment, expert=request.user, criterion_id=criterion_id, comment=form.cleaned_data["comment"]
+        )
+    except ValidationError as exc:
+        return _report_outcome(request, public_id, ok=False, message=" ".join(_messages_of(exc)))
+    return _report_outcome(request, public_id, ok=True, message="Thank you — the rubric authors will look at this criterion.")
+
+
+@require_POST
+@expert_only
+def report_problem(request, public_id: str):
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    form = forms.CommentForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError(form.errors.get("comment", ["Describe the problem."]))
+        services.report_item_problem(assignment=assignment, expert=request.user, comment=form.cleaned_data["comment"])
+    except ValidationError as exc:
+        return _report_outcome(request, public_id, ok=False, message=" ".join(_messages_of(exc)))
+    return _report_outcome(request, public_id, ok=True, message="Thank you — the problem was reported.")
+
+
+def _report_outcome(request, public_id, *, ok: bool, message: str):
+    if request.htmx:
+        return render(
+            request, "annotation/workspace/partials/report_outcome.html", {"ok": ok, "message": message}, status=200 if ok else 400
+        )
+    (messages.success if ok else messages.error)(request, message)
+    return redirect("annotation:judge", public_id=public_id)
+
+
+@require_http_methods(["GET", "POST"])
+@expert_only
+def correction(request, public_id: str):
+    """Request a correction of submitted judgments: the form starts from the submitted version."""
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    if assignment.status != assignment.Status.SUBMITTED:
+        return redirect("annotation:judge", public_id=public_id)
+    form = forms.CorrectionReasonForm(request.POST or None)
+    errors = {}
+    if request.method == "POST":
+        try:
+            if not form.is_valid():
+                raise ValidationError({"reason": form.errors.get("reason", ["Give a reason for the correction."])})
+            services.request_correction(
+                assignment=assignment, expert=request.user, reason=form.cleaned_data["reason"], entries=forms.draft_entries(request.POST)
+            )
+        except ValidationError as exc:
+            errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+        else:
+            messages.success(request, "Correction requested. An admin will accept or refuse it; your submitted version is kept.")
+            return redirect("annotation:judge", public_id=public_id)
+    page = selectors.judging_page(assignment)
+    if request.method == "POST":
+        posted = {e.criterion_id: e for e in forms.draft_entries(request.POST)}
+        for row in page.rows:
+            if row.criterion.pk in posted:
+                row.rationale, row.hit = posted[row.criterion.pk].rationale, posted[row.criterion.pk].hit
+    return render(
+        request,
+        "annotation/workspace/correction.html",
+        {"page": page, "form": form, "errors": errors, "error_list": [m for msgs in errors.values() for m in msgs]},
+        status=400 if errors else 200,
+    )
+
+
+@require_GET
+@expert_only
+def discussion(request, public_id: str):
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    thread = selectors.discussion(assignment)
+    template = "annotation/workspace/partials/discussion_thread.html" if request.htmx else "annotation/workspace/discussion.html"
+    return render(request, template, {"thread": thread, "page": thread.page, "form": forms.DiscussionCommentForm()})
+
+
+@require_POST
+@expert_only
+def discussion_comment(request, public_id: str):
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    form = forms.DiscussionCommentForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError(form.errors.get("body", ["Write a comment."]))
+        services.post_comment(
+            assignment=assignment, expert=request.user, body=form.cleaned_data["body"], criterion_id=form.cleaned_data.get("criterion")
+        )
+    except ValidationError as exc:
+        if not selectors.judging_page(assignment).discussion_open:
+            raise Http404("No such discussion.") from None
+        for message in _messages_of(exc):
+            messages.error(request, message)
+    return _back_to_thread(request, assignment, public_id)
+
+
+@require_POST
+@expert_only
+def discussion_vote(request, public_id: str):
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    form = forms.DiscussionVoteForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError("Choose hit or miss for a criterion.")
+        services.cast_vote(
+            assignment=assignment, expert=request.user, criterion_id=form.cleaned_data["criterion"], hit=form.cleaned_data["stance"] == "hit"
+        )
+    except ValidationError as exc:
+        if not selectors.judging_page(assignment).discussion_open:
+            raise Http404("No such discussion.") from None
+        for message in _messages_of(exc):
+            messages.error(request, message)
+    return _back_to_thread(request, assignment, public_id)
+
+
+def _back_to_thread(request, assignment, public_id):
+    if request.htmx:
+        thread = selectors.discussion(assignment)
+        return render(
+            request, "annotation/workspace/partials/discussion_thread.html", {"thread": thread, "page": thread.page, "form": forms.DiscussionCommentForm()}
+        )
+    return redirect("annotation:discussion", public_id=public_id)
+
+
+# --- admins: corrections ---------------------------------------------------------------------
+
+
+@require_GET
+@admin_only
+def corrections(request):
+    pending = list(selectors.pending_corrections())
+    return render(request, "annotation/workspace/corrections.html", {"pending": pending, "form": forms.DecisionForm()})
+
+
+@require_POST
+@admin_only
+def decide_correction(request, correction_id: int):
+    correction = get_object_or_404(CorrectionRequest, pk=correction_id)
+    form = forms.DecisionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose accept or refuse.")
+        return redirect("annotation:corrections")
+    try:
+        services.decide_correction(
+            correction=correction, admin=request.user, accept=form.cleaned_data["decision"] == "accept", note=form.cleaned_data["note"]
+        )
+    except ValidationError as exc:
+        for message in _messages_of(exc):
+            messages.error(request, message)
+    else:
+        messages.success(request, f"Correction {correction.pk} {'accepted' if form.cleaned_data['decision'] == 'accept' else 'refused'}.")
+    return redirect(reverse("annotation:corrections"))

@@ -1,0 +1,319 @@
+/* The judging page: reasoning before scoring, keyboard, autosave with an offline mirror, time on task.
+ *
+ * Everything degrades: without JavaScript the form still posts to "Save draft" and "Submit", and
+ * the server re-validates every rule enforced here.
+ */
+(function () {
+  "use strict";
+
+  var form = document.getElementById("judging-form");
+  if (!form) return;
+
+  var pid = form.dataset.assignment;
+  var minChars = Math.max(1, parseInt(form.dataset.minChars || "1", 10) || 1);
+  var submitted = form.dataset.submitted === "1";
+  var storeKey = "hb-draft:" + pid;
+  var cards = Array.prototype.slice.call(form.querySelectorAll(".criterion-card"));
+  var help = document.getElementById("kbd-help");
+  var current = 0;
+
+  // --- storage (may be unavailable: private mode, quota) ---------------------------------------
+  function readStore() {
+    try { return JSON.parse(window.localStorage.getItem(storeKey) || "null"); } catch (e) { return null; }
+  }
+  function writeStore(value) {
+    try { window.localStorage.setItem(storeKey, JSON.stringify(value)); } catch (e) { /* the server copy remains */ }
+  }
+  function dropStore() {
+    try { window.localStorage.removeItem(storeKey); } catch (e) { /* nothing to drop */ }
+  }
+
+  // --- help overlay and moving between criteria --------------------------------------------------
+  function toggleHelp() {
+    if (!help) return;
+    if (help.open) help.close(); else help.showModal();
+  }
+  var helpButton = document.querySelector(".ws-help-button");
+  if (helpButton) helpButton.addEventListener("click", toggleHelp);
+
+  function setCurrent(index, focus) {
+    if (!cards.length) return;
+    current = Math.max(0, Math.min(cards.length - 1, index));
+    cards.forEach(function (card, i) { card.classList.toggle("current", i === current); });
+    if (focus) {
+      cards[current].focus({ preventScroll: true });
+      cards[current].scrollIntoView({ block: "nearest" });
+    }
+  }
+  cards.forEach(function (card, i) {
+    card.addEventListener("focusin", function () { setCurrent(i, false); });
+  });
+  setCurrent(0, false);
+
+  function rationaleOf(card) { return card.querySelector("textarea.rationale"); }
+  function radiosOf(card) { return card.querySelectorAll("input[type=radio]"); }
+  function verdictOf(card) {
+    var checked = card.querySelector("input[type=radio]:checked");
+    return checked ? checked.value : "";
+  }
+
+  if (submitted) {
+    // Submitted work is read-only; whatever this browser kept for it is obsolete.
+    dropStore();
+    document.addEventListener("keydown", function (e) {
+      if (e.target.matches("textarea, input, select")) return;
+      if (e.key === "j" || e.key === "ArrowDown") { setCurrent(current + 1, true); e.preventDefault(); }
+      else if (e.key === "k" || e.key === "ArrowUp") { setCurrent(current - 1, true); e.preventDefault(); }
+      else if (e.key === "?") { toggleHelp(); e.preventDefault(); }
+    });
+    return;
+  }
+
+  // --- reasoning before scoring --------------------------------------------------------------------
+  function updateGate(card) {
+    var ok = rationaleOf(card).value.trim().length >= minChars;
+    Array.prototype.forEach.call(radiosOf(card), function (radio) {
+      radio.disabled = !ok;
+      if (!ok) radio.checked = false;
+    });
+    var hint = card.querySelector(".verdict-hint");
+    if (hint) hint.textContent = ok ? "" : "Write at least " + minChars + " characters of rationale to mark hit or miss.";
+    card.classList.toggle("judged", ok && verdictOf(card) !== "");
+  }
+  function updateCount() {
+    var judged = cards.filter(function (card) { return card.classList.contains("judged"); }).length;
+    var counter = document.querySelector(".ws-judged");
+    if (counter) counter.textContent = String(judged);
+    return judged;
+  }
+
+  // --- status indicator ------------------------------------------------------------------------------
+  function setStatus(state, text) {
+    var el = document.getElementById("save-status");
+    if (!el) return;
+    el.className = "save-status state-" + state;
+    el.textContent = text;
+  }
+
+  // --- local mirror and restore --------------------------------------------------------------------
+  var editVersion = 0;
+  function entries() {
+    var out = {};
+    cards.forEach(function (card) {
+      out[card.dataset.criterion] = { r: rationaleOf(card).value, h: verdictOf(card) };
+    });
+    return out;
+  }
+  function mirror(dirty) {
+    writeStore({ t: Date.now(), dirty: dirty, entries: entries() });
+  }
+  function restore() {
+    var stored = readStore();
+    var serverSavedMs = (parseInt(form.dataset.savedAt || "0", 10) || 0) * 1000;
+    if (!stored || !stored.dirty || !stored.entries || stored.t <= serverSavedMs) {
+      dropStore();
+      return false;
+    }
+    var changed = false;
+    cards.forEach(function (card) {
+      var saved = stored.entries[card.dataset.criterion];
+      if (!saved) return;
+      var box = rationaleOf(card);
+      if (box.value !== saved.r) { box.value = saved.r; changed = true; }
+      Array.prototype.forEach.call(radiosOf(card), function (radio) {
+        var want = radio.value === saved.h;
+        if (radio.checked !== want) { radio.checked = want; changed = true; }
+      });
+    });
+    return changed;
+  }
+
+  // --- time on task: seconds with the page visible and someone at it ------------------------------
+  var IDLE_MS = 5 * 60 * 1000;
+  var unsentSeconds = 0;
+  var lastTick = Date.now();
+  var lastActivity = Date.now();
+  ["keydown", "pointerdown", "pointermove", "scroll", "input"].forEach(function (type) {
+    document.addEventListener(type, function () { lastActivity = Date.now(); }, { passive: true, capture: true });
+  });
+  setInterval(function () {
+    var now = Date.now();
+    if (document.visibilityState === "visible" && now - lastActivity < IDLE_MS) unsentSeconds += (now - lastTick) / 1000;
+    lastTick = now;
+  }, 1000);
+  var secondsField = form.querySelector(".ws-active-seconds");
+  var csrfField = form.querySelector("input[name=csrfmiddlewaretoken]");
+  function timeReport() {
+    var seconds = Math.floor(unsentSeconds);
+    var data = new FormData();
+    data.append("csrfmiddlewaretoken", csrfField ? csrfField.value : "");
+    data.append("active_seconds", String(seconds));
+    return { seconds: seconds, data: data };
+  }
+  function flushTime(useBeacon) {
+    var report = timeReport();
+    if (report.seconds < 1) return;
+    unsentSeconds -= report.seconds;
+    if (useBeacon && navigator.sendBeacon) {
+      if (!navigator.sendBeacon(form.dataset.timeUrl, report.data)) unsentSeconds += report.seconds;
+      return;
+    }
+    fetch(form.dataset.timeUrl, { method: "POST", body: report.data, credentials: "same-origin" })
+      .then(function (r) { if (!r.ok && r.status !== 409) unsentSeconds += report.seconds; })
+      .catch(function () { unsentSeconds += report.seconds; });
+  }
+  setInterval(function () { if (!saving && unsentSeconds >= 30) flushTime(false); }, 30000);
+
+  // --- autosave (htmx) ---------------------------------------------------------------------------------
+  var timer = null;
+  var saving = false;
+  var dirty = false;
+  var sentVersion = 0;
+  var sentSeconds = 0;
+
+  function scheduleSave() {
+    editVersion += 1;
+    dirty = true;
+    mirror(true);
+    setStatus(navigator.onLine ? "saving" : "offline", navigator.onLine ? "Saving…" : "Offline — your changes are kept in this browser");
+    clearTimeout(timer);
+    timer = setTimeout(save, 700);
+  }
+  function save() {
+    clearTimeout(timer);
+    if (!dirty) return;
+    if (!navigator.onLine) { setStatus("offline", "Offline — your changes are kept in this browser"); return; }
+    if (saving) { timer = setTimeout(save, 400); return; }
+    saving = true;
+    sentVersion = editVersion;
+    sentSeconds = Math.floor(unsentSeconds);
+    unsentSeconds -= sentSeconds;
+    if (secondsField) secondsField.value = String(sentSeconds);
+    setStatus("saving", "Saving…");
+    window.htmx.trigger(form, "hb:autosave");
+  }
+  form.addEventListener("htmx:afterRequest", function (e) {
+    if (e.detail.elt !== form) return;
+    saving = false;
+    if (secondsField) secondsField.value = "0";
+    if (e.detail.successful) {
+      if (editVersion === sentVersion) { dirty = false; mirror(false); }
+      else timer = setTimeout(save, 400);
+    } else {
+      unsentSeconds += sentSeconds;
+      if (!e.detail.xhr || e.detail.xhr.status === 0) setStatus("offline", "Offline — your changes are kept in this browser");
+    }
+  });
+  form.addEventListener("htmx:sendError", function () {
+    saving = false;
+    setStatus("offline", "Offline — your changes are kept in this browser");
+  });
+  document.body.addEventListener("htmx:beforeSwap", function (e) {
+    // Validation answers (400/409) carry a message for the user: show it.
+    var status = e.detail.xhr && e.detail.xhr.status;
+    if (status === 400 || status === 409) { e.detail.shouldSwap = true; e.detail.isError = false; }
+  });
+  document.body.addEventListener("htmx:afterRequest", function (e) {
+    var elt = e.detail.elt;
+    if (elt && elt !== form && elt.id && elt.id.indexOf("unclear-") === 0 && e.detail.successful) elt.reset();
+  });
+  window.addEventListener("online", function () { if (dirty) save(); });
+  window.addEventListener("offline", function () { setStatus("offline", "Offline — your changes are kept in this browser"); });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") {
+      if (dirty) save();
+      flushTime(true);
+    }
+  });
+  window.addEventListener("pagehide", function () { flushTime(true); });
+
+  form.addEventListener("input", function (e) {
+    var card = e.target.closest(".criterion-card");
+    if (!card) return;
+    if (e.target.classList.contains("rationale")) updateGate(card);
+    updateCount();
+    scheduleSave();
+  });
+  form.addEventListener("change", function (e) {
+    var card = e.target.closest(".criterion-card");
+    if (!card || e.target.type !== "radio") return;
+    updateGate(card);
+    updateCount();
+    scheduleSave();
+  });
+
+  // --- submitting --------------------------------------------------------------------------------
+  function firstIncomplete() {
+    for (var i = 0; i < cards.length; i++) if (!cards[i].classList.contains("judged")) return i;
+    return -1;
+  }
+  form.addEventListener("submit", function (e) {
+    var submitter = e.submitter;
+    if (submitter && submitter.getAttribute("formaction")) return; // "Save draft" without JavaScript's help
+    var missing = firstIncomplete();
+    if (missing >= 0) {
+      e.preventDefault();
+      setStatus("error", "Not submitted: criterion " + (missing + 1) + " still needs a rationale and a verdict.");
+      setCurrent(missing, true);
+      return;
+    }
+    clearTimeout(timer);
+    if (secondsField) secondsField.value = String(Math.floor(unsentSeconds));
+    unsentSeconds = 0;
+  });
+  function trySubmit() {
+    var button = form.querySelector(".ws-submit");
+    if (form.requestSubmit) form.requestSubmit(button || undefined); else if (button) button.click();
+  }
+
+  // --- keyboard ------------------------------------------------------------------------------------
+  function mark(hit) {
+    var card = cards[current];
+    if (!card) return;
+    var radio = card.querySelector("input[type=radio][value=" + (hit ? "hit" : "miss") + "]");
+    if (!radio || radio.disabled) {
+      var hint = card.querySelector(".verdict-hint");
+      if (hint) hint.textContent = "Write the rationale first (at least " + minChars + " characters).";
+      rationaleOf(card).focus();
+      return;
+    }
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  document.addEventListener("keydown", function (e) {
+    if (help && help.open) return;
+    if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); trySubmit(); return; }
+    var target = e.target;
+    if (target.matches("textarea, input[type=text], select, [contenteditable]")) {
+      if (e.key === "Escape" && target.classList.contains("rationale")) {
+        e.preventDefault();
+        var card = target.closest(".criterion-card");
+        if (card) card.focus();
+      }
+      return;
+    }
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    var onRadio = target.matches("input[type=radio]");
+    switch (e.key) {
+      case "j": setCurrent(current + 1, true); break;
+      case "k": setCurrent(current - 1, true); break;
+      case "ArrowDown": if (onRadio) return; setCurrent(current + 1, true); break;
+      case "ArrowUp": if (onRadio) return; setCurrent(current - 1, true); break;
+      case "r": rationaleOf(cards[current]).focus(); break;
+      case "h": mark(true); break;
+      case "m": mark(false); break;
+      case "?": toggleHelp(); break;
+      default: return;
+    }
+    e.preventDefault();
+  });
+
+  // --- start ---------------------------------------------------------------------------------------
+  var restored = restore();
+  cards.forEach(updateGate);
+  updateCount();
+  if (restored) {
+    scheduleSave();
+    setStatus("saving", "Restored unsaved changes from this browser — saving…");
+  }
+})();
