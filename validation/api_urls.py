@@ -1,1 +1,12 @@
-urlpatterns: list = []
+from django.urls import path
+
+from validation import api
+
+urlpatterns = [
+    path("campaigns/<int:campaign_id>/reports/", api.CampaignReportsView.as_view(), name="validation-reports"),
+    path("reports/<int:pk>/", api.ReportDetailView.as_view(), name="validation-report"),
+    path("campaigns/<int:campaign_id>/golden-labels/", api.GoldenLabelsView.as_view(), name="validation-golden-labels"),
+    path("campaigns/<int:campaign_id>/queue/", api.QueueView.as_view(), name="validation-queue"),
+    path("adjudications/", api.AdjudicateView.as_view(), name="validation-adjudicate"),
+    path("judgments/import/", api.ImportJudgmentsView.as_view(), name="validation-import-judgments"),
+]

@@ -1,3 +1,19 @@
+from django.urls import path
+
+from validation import views
+
 app_name = "validation"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("campaigns/<int:campaign_id>/", views.dashboard, name="dashboard"),
+    path("campaigns/<int:campaign_id>/reports/<int:report_id>/", views.dashboard, name="report"),
+    path("campaigns/<int:campaign_id>/compute/", views.compute, name="compute"),
+    path("campaigns/<int:campaign_id>/adjudication/", views.queue, name="queue"),
+    path(
+        "campaigns/<int:campaign_id>/adjudication/<int:entry_id>/<int:criterion_id>/",
+        views.adjudication,
+        name="adjudicate",
+    ),
+    path("campaigns/<int:campaign_id>/export/<str:what>.<str:fmt>", views.export, name="export"),
+]

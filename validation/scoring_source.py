@@ -1,0 +1,38 @@
+"""The `consensus` verdict source: the human golden standard, for `score --source consensus`."""
+
+import numpy as np
+from django.core.exceptions import ValidationError
+
+from heartbench_core.scoring_sources import VerdictSet
+
+
+def load_consensus(*, dataset, version=None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
+    """Golden labels of one model's responses from the newest campaign that has some (`run` names a campaign)."""
+    from annotation.models import Campaign
+    from validation.models import GoldenLabel
+
+    campaigns = Campaign.objects.filter(version__dataset=dataset).select_related("version")
+    if version is not None:
+        campaigns = campaigns.filter(version=version)
+    if run:
+        campaigns = campaigns.filter(name=run)
+    campaigns = campaigns.filter(golden_labels__campaign_response__response__model__name=model).distinct().order_by("-created_at", "-id")
+    campaign = campaigns.first()
+    if campaign is None:
+        where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
+        in_campaign = f" in campaign {run!r}" if run else ""
+        raise ValidationError(
+            {"source": f"no human golden standard exists for dataset {where!r}, model {model!r}{in_campaign}: "
+             "compute an agreement report of a campaign with submitted expert judgments first"}
+        )
+    rows = np.array(
+        GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model__name=model).values_list("criterion_id", "hit"),
+        dtype=np.int64,
+    ).reshape(-1, 2)
+    return VerdictSet(
+        version=campaign.version,
+        criterion_id=rows[:, 0],
+        hit=rows[:, 1].astype(bool),
+        description=f"consensus of campaign {campaign.name}",
+        meta={"campaign_id": campaign.pk, "campaign": campaign.name, "labels": int(len(rows))},
+    )

@@ -1,0 +1,220 @@
+"""Pages of the validation app: the agreement dashboard (admins) and adjudication (senior reviewers)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.models import Campaign, CampaignResponse, Judgment
+from heartbench_core.models import Criterion
+from heartbench_core.roles import Role, role_required
+from validation import charts
+from validation.formatting import report_csv_rows
+from validation.models import Adjudication, AgreementReport
+from validation.report import DEFAULTS
+from validation.selectors import campaigns_with_reports, golden_labels_for_export, judgments_for_export, latest_report
+from validation.services.golden import adjudicate, adjudication_queue
+from validation.services.reports import request_agreement_report
+
+ADMIN = (Role.ADMIN,)
+ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
+
+
+@require_GET
+@role_required(*ADMIN)
+def index(request):
+    return render(request, "validation/index.html", {"campaigns": campaigns_with_reports()})
+
+
+@require_GET
+@role_required(*ADMIN)
+def dashboard(request, campaign_id: int, report_id: int | None = None):
+    campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
+    report = (
+        get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
+    )
+    context = {"campaign": campaign, "report": report, "defaults": DEFAULTS}
+    if report is not None:
+        r = report.result
+        context.update(
+            r=r,
+            gate=getattr(report, "gate", None),
+            chart_ability=charts.interval_bars(
+                r["by_ability"], value="item_agreement_rate", ci="item_agreement_ci95",
+                title="Judge–gold agreement by ability (95% CI)", reference=r["gate"]["threshold"],
+            ),
+            chart_confusion=charts.confusion_matrix(r["confusion"]),
+            chart_alpha=charts.interval_bars(
+                r["by_dimension"], value="krippendorff_alpha", title="Krippendorff's alpha by dimension", lo=-1.0, count="alpha_units"
+            ),
+            chart_experts=charts.interval_bars(
+                r["by_expert"], value="gold_agreement", title="Per-expert agreement with the golden standard", count="gold_pairs"
+            ),
+            chart_time=charts.line_over_time(r["over_time"], title="Agreement as judgments arrived"),
+            history=campaign.agreement_reports.select_related("gate").order_by("-created_at", "-id")[:20],
+        )
+    queue = adjudication_queue(campaign)
+    context["queue_total"] = len(queue)
+    context["queue"] = _queue_rows(queue[:10], campaign.pk)
+    if request.htmx and request.GET.get("part") == "history":
+        return render(request, "validation/partials/history.html", context)
+    return render(request, "validation/dashboard.html", context)
+
+
+@require_POST
+@role_required(*ADMIN)
+def compute(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        options = {
+            "judge": request.POST.get("judge", "").strip() or None,
+            "run": request.POST.get("run", "").strip() or None,
+            "resamples": int(request.POST.get("resamples") or DEFAULTS["resamples"]),
+            "seed": int(request.POST.get("seed") or DEFAULTS["seed"]),
+            "threshold": float(request.POST.get("threshold") or DEFAULTS["threshold"]),
+            "min_pairs_per_dimension": int(request.POST.get("min_pairs_per_dimension") or DEFAULTS["min_pairs_per_dimension"]),
+            "exclude_catastrophic": request.POST.get("exclude_catastrophic") == "on",
+        }
+        request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
+        text, level = "A new report is being computed; it appears here when it is done.", messages.SUCCESS
+    except ValueError:
+        text, level = "Resamples, seed, threshold and minimum pairs must be numbers.", messages.ERROR
+    except ValidationError as exc:
+        text, level = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()) if hasattr(exc, "error_dict") else " ".join(exc.messages), messages.ERROR
+    if request.htmx:
+        return render(request, "validation/partials/compute_status.html", {"text": text, "level": level}, status=200 if level == messages.SUCCESS else 400)
+    messages.add_message(request, level, text)
+    return redirect("validation:dashboard", campaign_id=campaign.pk)
+
+
+@require_GET
+@role_required(*ADJUDICATORS)
+def queue(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    entries = adjudication_queue(campaign, reviewer=request.user)
+    trigger = request.GET.get("trigger", "")
+    if trigger in Adjudication.Trigger.values:
+        entries = [e for e in entries if trigger in e.triggers]
+    page = Paginator(entries, 50).get_page(request.GET.get("page"))
+    context = {
+        "campaign": campaign, "page": page, "rows": _queue_rows(page.object_list, campaign.pk), "total": len(entries),
+        "trigger": trigger, "triggers": Adjudication.Trigger.choices,
+    }
+    template = "validation/partials/queue_rows.html" if request.htmx else "validation/queue.html"
+    return render(request, template, context)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(*ADJUDICATORS)
+def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    entry = get_object_or_404(CampaignResponse.objects.select_related("response", "item"), pk=entry_id, campaign=campaign)
+    criterion = get_object_or_404(Criterion, pk=criterion_id, item_id=entry.item_id)
+    if entry.assignments.filter(expert=request.user).exists():
+        raise PermissionDenied("You rated this response yourself; another senior reviewer must adjudicate it.")
+    errors = {}
+    if request.method == "POST":
+        try:
+            adjudicate(
+                reviewer=request.user, campaign_response=entry, criterion=criterion,
+                hit=request.POST.get("hit") == "1", cause=request.POST.get("cause", ""), note=request.POST.get("note", ""),
+                flag_for_authors=request.POST.get("flag") == "on",
+            )
+        except ValidationError as exc:
+            errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+            if request.POST.get("hit") not in ("0", "1"):
+                errors["hit"] = ["choose hit or miss"]
+        else:
+            messages.success(request, "Decision recorded as the golden label.")
+            return redirect("validation:queue", campaign_id=campaign.pk)
+    judgments = (
+        Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
+        .select_related("assignment__expert")
+        .order_by("assignment__expert__username")
+    )
+    verdict = criterion.judge_verdicts.filter(response_id=entry.response_id).select_related("run").first()
+    context = {
+        "campaign": campaign, "entry": entry, "criterion": criterion, "judgments": judgments, "verdict": verdict,
+        "causes": Adjudication.Cause.choices, "errors": errors, "post": request.POST,
+        "history": Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("decided_by"),
+    }
+    return render(request, "validation/adjudicate.html", context, status=400 if errors else 200)
+
+
+@require_GET
+@role_required(*ADMIN)
+def export(request, campaign_id: int, what: str, fmt: str):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
+        return HttpResponse("unknown export", status=404, content_type="text/plain")
+    if what == "report":
+        report = latest_report(campaign)
+        if report is None:
+            return HttpResponse("no report has been computed for this campaign yet", status=404, content_type="text/plain")
+        if fmt == "jsonl":
+            body = json.dumps({"report_id": report.pk, "inputs": report.inputs, **report.result}, ensure_ascii=False) + "\n"
+            return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
+        rows = report_csv_rows(report.result)
+    elif what == "golden":
+        header = ("response", "question_id", "model", "criterion_position", "criterion_key", "criterion_revision", "hit",
+                  "provenance", "expert_hits", "expert_ratings", "adjudicated_by", "adjudicated_at", "cause", "why")
+        rows = _rows(header, golden_labels_for_export(campaign))
+    else:
+        header = ("response", "question_id", "model", "expert", "criterion_position", "criterion_key", "criterion_revision",
+                  "hit", "rationale", "submitted_at")
+        rows = _rows(header, judgments_for_export(campaign))
+    if fmt == "csv":
+        response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
+    else:
+        response = StreamingHttpResponse(_jsonl_lines(rows), content_type="application/x-ndjson; charset=utf-8")
+    return _attachment(response, campaign, what, fmt)
+
+
+def _rows(header, values):
+    yield header
+    for row in values.iterator(chunk_size=2000):
+        yield tuple(v.isoformat() if hasattr(v, "isoformat") else (str(v) if v.__class__.__name__ == "UUID" else v) for v in row)
+
+
+def _csv_lines(rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for row in rows:
+        writer.writerow(row)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+
+
+def _jsonl_lines(rows):
+    rows = iter(rows)
+    header = next(rows)
+    for row in rows:
+        yield json.dumps(dict(zip(header, row)), ensure_ascii=False, default=str) + "\n"
+
+
+def _attachment(response, campaign, what, fmt):
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
+    return response
+
+
+def _queue_rows(entries, campaign_id: int):
+    """Queue entries with their criterion and question for display (two queries)."""
+    crit = {c.pk: c for c in Criterion.objects.filter(pk__in={e.criterion_id for e in entries}).select_related("item")}
+    out = []
+    for e in entries:
+        c = crit.get(e.criterion_id)
+        out.append({
+            "entry": e, "criterion": c,
+            "url": reverse("validation:adjudicate", args=[campaign_id, e.campaign_response_id, e.criterion_id]),
+        })
+    return out
