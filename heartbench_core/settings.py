@@ -214,5 +214,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
     # Django's default handlers would bypass the redacting filter: drop them, let records reach root.
-    "loggers": {"django": {"handlers": [], "level": env_str("LOG_LEVEL", "WARNING"), "propagate": True}},
+    "loggers": {
+        "django": {"handlers": [], "level": env_str("LOG_LEVEL", "WARNING"), "propagate": True},
+        # The worker says when it starts, stops and fails a task.
+        "django-q": {"handlers": [], "level": env_str("Q_LOG_LEVEL", "INFO"), "propagate": True},
+    },
 }
