@@ -190,6 +190,14 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         ranked = _rank(candidates, campaign, expert, profile, now)
         for cr in _recount_under_lock(_lock_candidates(ranked, CANDIDATE_BATCH), now, campaign.overlap):
             return _reserve(cr, expert, campaign, now)
+        # Every candidate may be held by concurrent requests for a moment: wait for the best one
+        # rather than answer "nothing left" while work remains.
+        best = ranked.values_list("pk", flat=True).first()
+        if best is None:
+            return None
+        waited = list(CampaignResponse.objects.filter(pk=best).select_for_update(no_key=True, of=("self",)))
+        for cr in _recount_under_lock(waited, now, campaign.overlap):
+            return _reserve(cr, expert, campaign, now)
         return None
 
 
@@ -256,7 +264,7 @@ def _rank(qs, campaign, expert, profile, now):
 
 
 def _lock_candidates(qs, limit: int) -> list[CampaignResponse]:
-    return list(qs.select_for_update(skip_locked=True, of=("self",))[:limit])
+    return list(qs.select_for_update(skip_locked=True, no_key=True, of=("self",))[:limit])
 
 
 def _recount_under_lock(locked: list[CampaignResponse], now, k: int) -> list[CampaignResponse]:

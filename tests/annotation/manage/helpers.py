@@ -40,3 +40,38 @@ def demo_campaign(cast, *, name="Blind test 1", sample=1.0, overlap=3, experts=N
         expert_usernames=[e.username for e in experts],
         **kwargs,
     ).campaign
+
+
+def gold_file(version, picks=(("dm0001", "demo-model-aurora"), ("dm0002", "demo-model-borealis"))):
+    """A gold-label JSONL (bytes) for the given responses: criterion i is a hit when i is even."""
+    import io
+    import json
+
+    lines = []
+    for qid, model in picks:
+        n = version.items.get(question_id=qid).criteria.count()
+        labels = [{"position": i, "hit": i % 2 == 0, "explanation": f"gold note {i}"} for i in range(n)]
+        lines.append(json.dumps({"question_id": qid, "model": model, "labels": labels}, ensure_ascii=False))
+    f = io.BytesIO(("\n".join(lines) + "\n").encode())
+    f.name = "gold.jsonl"
+    return f
+
+
+def judge(assignment, *, wrong: int = 0):
+    """Judge an assignment like gold (criterion i hit when i is even), getting the first `wrong` criteria wrong; submit."""
+    from django.utils import timezone
+
+    from annotation.models import Assignment, Judgment
+    from annotation.services.quality import after_submit
+
+    criteria = list(assignment.campaign_response.item.criteria.order_by("position"))
+    Judgment.objects.bulk_create(
+        [
+            Judgment(assignment=assignment, criterion=c, rationale="because the response does so", hit=(c.position % 2 == 0) != (i < wrong))
+            for i, c in enumerate(criteria)
+        ]
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
+    assignment.refresh_from_db()
+    after_submit(assignment=assignment)
+    return len(criteria)
