@@ -1,0 +1,34 @@
+"""publish_revisions --dataset NAME [--version LABEL] [--note TEXT] [--as USER]: freeze approved revisions into a new version."""
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.core.management.base import CommandError
+
+from heartbench_core.management.commands._base import ImportCommand
+from heartbench_core.models import Dataset
+from heartbench_core.versioning import format_changelog
+from rubrics.services import publish_revisions
+
+
+class Command(ImportCommand):
+    help = "Publish every approved, unpublished rubric revision of a dataset as a new frozen version."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--version", dest="label", default=None, help="Label of the new version (default vN).")
+        parser.add_argument("--note", default="")
+        parser.add_argument("--as", dest="username", required=True, help="Rubric author or admin publishing (audited).")
+
+    def handle(self, *args, **opts):
+        dataset = Dataset.objects.filter(name=opts["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"no dataset named {opts['dataset']!r}")
+        user = get_user_model().objects.filter(username=opts["username"]).first()
+        if user is None:
+            raise CommandError(f"no user named {opts['username']!r}")
+        try:
+            version = self.run_service(publish_revisions, dataset=dataset, user=user, label=opts["label"], note=opts["note"])
+        except PermissionDenied as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"published {version}")
+        self.stdout.write(format_changelog(version.changelog))

@@ -1,0 +1,37 @@
+"""stale_judgments --dataset NAME [--csv]: responses whose judgments or verdicts predate a change of meaning."""
+
+import csv
+
+from django.core.management.base import CommandError
+
+from heartbench_core.management.commands._base import PlatformCommand
+from heartbench_core.models import Dataset
+from rubrics.selectors import stale_rows
+
+COLUMNS = ("response", "question_id", "criterion_key", "judged_revision", "meaning_revision", "judgments", "verdicts")
+
+
+class Command(PlatformCommand):
+    help = "List responses to re-check: expert judgments and judge verdicts made against an older meaning of a criterion."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--csv", action="store_true", help="Write CSV to standard output.")
+
+    def handle(self, *args, **opts):
+        dataset = Dataset.objects.filter(name=opts["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"no dataset named {opts['dataset']!r}")
+        rows = stale_rows(dataset)
+        if opts["csv"]:
+            writer = csv.DictWriter(self.stdout, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+            return
+        self.stdout.write(
+            f"{len({r['response'] for r in rows})} responses to re-check: "
+            f"{sum(r['judgments'] for r in rows)} judgments, {sum(r['verdicts'] for r in rows)} verdicts"
+        )
+        for r in rows:
+            self.stdout.write(f"{r['response']}  {r['question_id']}  {r['criterion_key'][:8]}  r{r['judged_revision']}→r{r['meaning_revision']}"
+                              f"  judgments={r['judgments']} verdicts={r['verdicts']}")
