@@ -1,0 +1,33 @@
+from datetime import timedelta
+
+from annotation.services.campaigns import create_calibration
+from heartbench_core.management.commands._base import ImportCommand
+
+
+class Command(ImportCommand):
+    help = (
+        "Create a calibration set from a gold-label file: one JSON line per response, "
+        '{"question_id", "model", "labels": [{"position", "hit", "explanation"}]}. Prints the number of responses.'
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("path")
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--version", dest="version_label", metavar="LABEL")
+        parser.add_argument("--pass", dest="pass_threshold", type=float, default=0.8, help="pass mark in (0, 1] (default 0.8)")
+        parser.add_argument("--cooldown-days", type=float, default=7.0, help="wait before a failed attempt may be retaken")
+        parser.add_argument("--experts", help="comma-separated usernames (default: every active expert)")
+
+    def handle(self, *args, **o):
+        outcome = self.run_service(
+            create_calibration,
+            name=o["name"],
+            dataset_name=o["dataset"],
+            version_label=o["version_label"],
+            source=o["path"],
+            pass_threshold=o["pass_threshold"],
+            retake_cooldown=timedelta(days=o["cooldown_days"]),
+            expert_usernames=[u.strip() for u in o["experts"].split(",") if u.strip()] if o["experts"] else None,
+        )
+        self.stdout.write(str(outcome.responses))

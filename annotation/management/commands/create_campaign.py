@@ -1,0 +1,65 @@
+from datetime import timedelta
+
+from annotation.services.campaigns import create_campaign
+from heartbench_core.management.commands._base import ImportCommand
+
+
+class Command(ImportCommand):
+    help = "Create a blind-test campaign over a dataset version; prints the number of responses in it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--version", dest="version_label", metavar="LABEL", help="dataset version (default: the latest)")
+        parser.add_argument("--models", required=True, help="comma-separated model names")
+        parser.add_argument("--sample", type=float, default=0.4, help="fraction of items, in (0, 1] (default 0.4)")
+        parser.add_argument("--overlap", type=int, default=3, help="k distinct experts per response (default 3)")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--experts", help="comma-separated usernames (default: every active expert)")
+        parser.add_argument("--timeout-hours", type=float, default=2.0, help="reservation timeout (default 2)")
+        parser.add_argument("--gold-from", help="calibration set to draw hidden gold checks from")
+        parser.add_argument("--gold-rate", type=float, default=0.0, help="share of gold checks in each expert's queue")
+        parser.add_argument("--min-tier-for-hard", type=int, default=1)
+        parser.add_argument("--piece-rate", default="0", help="payment per submitted response")
+        parser.add_argument("--allow-unqualified", action="store_true", help="do not require a passed calibration")
+        parser.add_argument("--per-dimension", action="store_true", help="require qualification in every dimension of a rubric")
+
+    def handle(self, *args, **o):
+        from decimal import Decimal, InvalidOperation
+
+        from django.core.management.base import CommandError
+
+        from annotation.models import Campaign
+
+        gold_source = None
+        if o["gold_from"]:
+            gold_source = Campaign.objects.filter(name=o["gold_from"]).first()
+            if gold_source is None:
+                raise CommandError(f"nothing was written: gold_source: no campaign named {o['gold_from']!r}")
+        try:
+            piece_rate = Decimal(o["piece_rate"])
+        except InvalidOperation:
+            raise CommandError(f"nothing was written: piece_rate: not a number: {o['piece_rate']!r}") from None
+        outcome = self.run_service(
+            create_campaign,
+            name=o["name"],
+            dataset_name=o["dataset"],
+            version_label=o["version_label"],
+            model_names=o["models"].split(","),
+            sample_fraction=o["sample"],
+            overlap=o["overlap"],
+            seed=o["seed"],
+            reservation_timeout=timedelta(hours=o["timeout_hours"]),
+            expert_usernames=[u.strip() for u in o["experts"].split(",") if u.strip()] if o["experts"] else None,
+            requires_qualification=not o["allow_unqualified"],
+            qualification_per_dimension=o["per_dimension"],
+            gold_source=gold_source,
+            gold_rate=o["gold_rate"],
+            min_tier_for_hard=o["min_tier_for_hard"],
+            piece_rate=piece_rate,
+        )
+        if o["verbosity"] > 1:
+            self.stderr.write(
+                f"{outcome.items} items sampled, {outcome.gold} gold checks, {outcome.eligible_experts} eligible experts"
+            )
+        self.stdout.write(str(outcome.responses))
