@@ -128,12 +128,13 @@ def submit(request, public_id: str):
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
         return _render_judge(request, assignment, errors=errors, status=400)
     campaign = assignment.campaign_response.campaign
-    progress = selectors.campaign_progress(request.user.pk, campaign)
-    messages.success(request, f"Submitted. {progress.done} of {progress.assigned} done in “{campaign.name}”.")
     try:
+        # Reserve the next response now, so moving on costs one redirect.
         following = assign_next_response(expert=request.user, campaign=campaign)
     except (ValidationError, PermissionDenied):
         following = None
+    progress = selectors.campaign_progress(request.user.pk, campaign)
+    messages.success(request, f"Submitted. {progress.done} of {progress.assigned} done in “{campaign.name}”.")
     if following is not None:
         return redirect("annotation:judge", public_id=following.public_id)
     return redirect("annotation:home")

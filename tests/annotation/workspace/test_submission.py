@@ -1,0 +1,106 @@
+"""Submitting: every criterion judged with a rationale first, re-validated by the server, immutable after."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+
+from annotation.models import Assignment, ExpertQuality, Judgment
+from annotation.services.workspace import DraftEntry, save_draft, submit_assignment
+
+from .conftest import complete_entries, judge_fully
+
+
+def test_it_refuses_to_submit_until_every_criterion_is_judged(workspace, cast):
+    assignment = workspace.reserve(cast.expert)
+    entries = complete_entries(assignment)
+    save_draft(assignment=assignment, expert=cast.expert, entries=entries[:-1])
+    with pytest.raises(ValidationError) as caught:
+        submit_assignment(assignment=assignment, expert=cast.expert)
+    assert list(caught.value.message_dict) == [f"criterion_{entries[-1].criterion_id}"]
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.RESERVED
+
+
+def test_a_verdict_without_a_rationale_is_invalid(workspace, cast):
+    assignment = workspace.reserve(cast.expert)
+    entries = complete_entries(assignment)
+    entries[0] = DraftEntry(entries[0].criterion_id, "   ", True)
+    save_draft(assignment=assignment, expert=cast.expert, entries=entries)
+    with pytest.raises(ValidationError, match="write a rationale of at least 10 characters"):
+        submit_assignment(assignment=assignment, expert=cast.expert)
+
+
+def test_a_rationale_shorter_than_the_campaign_minimum_is_invalid(workspace, cast):
+    assignment = workspace.reserve(cast.expert)
+    entries = complete_entries(assignment)
+    entries[2] = DraftEntry(entries[2].criterion_id, "too short", False)  # 9 characters
+    save_draft(assignment=assignment, expert=cast.expert, entries=entries)
+    with pytest.raises(ValidationError, match="Criterion 3"):
+        submit_assignment(assignment=assignment, expert=cast.expert)
+
+
+def test_a_rationale_without_a_verdict_is_invalid(workspace, cast):
+    assignment = workspace.reserve(cast.expert)
+    entries = complete_entries(assignment)
+    entries[1] = DraftEntry(entries[1].criterion_id, "Long enough rationale", None)
+    save_draft(assignment=assignment, expert=cast.expert, entries=entries)
+    with pytest.raises(ValidationError, match="Criterion 2: mark hit or miss"):
+        submit_assignment(assignment=assignment, expert=cast.expert)
+
+
+def test_submitting_marks_the_assignment_and_scores_quality(workspace, cast):
+    assignment = judge_fully(workspace.reserve(cast.expert))
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED and assignment.submitted_at is not None
+    assert ExpertQuality.objects.get(profile__user=cast.expert).submitted == 1
+
+
+def test_submitted_judgments_cannot_change_even_bypassing_the_service(workspace, cast):
+    assignment = judge_fully(workspace.reserve(cast.expert))
+    judgment = Judgment.objects.filter(assignment=assignment).first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.filter(pk=judgment.pk).update(hit=False)
+    other = assignment.campaign_response.item.criteria.exclude(pk=judgment.criterion_id).first()
+    Judgment.objects.filter(assignment=assignment, criterion=other).delete()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.create(assignment=assignment, criterion=other, rationale="sneaked in later", hit=True)
+    assert Judgment.objects.get(pk=judgment.pk).hit is True
+
+
+def test_a_second_submission_is_refused(workspace, cast):
+    assignment = judge_fully(workspace.reserve(cast.expert))
+    with pytest.raises(ValidationError, match="already submitted"):
+        submit_assignment(assignment=assignment, expert=cast.expert)
+
+
+def test_the_page_re_validates_and_keeps_what_was_typed(workspace, cast, client_for):
+    assignment = workspace.reserve(cast.expert)
+    criteria = list(assignment.campaign_response.item.criteria.order_by("position"))
+    data = {f"rationale-{c.pk}": "A long enough rationale" for c in criteria}
+    data.update({f"hit-{c.pk}": "hit" for c in criteria[:-1]})
+    response = client_for(cast.expert).post(reverse("annotation:judge_submit", args=[assignment.public_id]), data)
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert "Not submitted yet" in body and f"Criterion {len(criteria)}: mark hit or miss." in body
+    assert Judgment.objects.filter(assignment=assignment).count() == len(criteria)
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.RESERVED
+
+
+def test_the_page_submits_then_moves_on_to_the_next_response(workspace, cast, client_for):
+    client = client_for(cast.expert)
+    first = client.post(reverse("annotation:next_response", args=[workspace.campaign.pk]))
+    public_id = first.url.rstrip("/").split("/")[-1]
+    assignment = Assignment.objects.get(public_id=public_id)
+    data = {}
+    for c in assignment.campaign_response.item.criteria.all():
+        data.update({f"rationale-{c.pk}": "A long enough rationale", f"hit-{c.pk}": "miss", "active_seconds": "30"})
+    response = client.post(reverse("annotation:judge_submit", args=[public_id]), data)
+    assert response.status_code == 302
+    following = response.url.rstrip("/").split("/")[-1]
+    assert following != public_id
+    assert Assignment.objects.get(public_id=following, expert=cast.expert).status == Assignment.Status.RESERVED
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED and assignment.active_seconds == 30
+    page = client.get(response.url).content.decode()
+    assert "Submitted. 1 of 2 done" in page
+    assert '<strong class="ws-done">1</strong>' in page
