@@ -47,11 +47,15 @@ def as_file(lines, name="judgments.jsonl"):
     return handle
 
 
-def blind_test(cast, *, campaign="blind-1", flip=0.15, seed=0, with_judge=True):
+def blind_test(cast, *, campaign="blind-1", flip=0.15, seed=0, with_judge=True, constant=None):
     """Import the demo set, the judge's verdicts and three experts' judgments; return the campaign."""
     demo_version()
     demo_responses()
     if with_judge:
         judge_verdicts()
-    lines = judgment_lines([e.username for e in cast.experts], flip=flip, seed=seed)
+    vectors = judge_vectors()
+    if constant is not None:  # every expert says the same on everything
+        vectors = {k: [constant] * len(v) for k, v in vectors.items()}
+        flip = 0.0
+    lines = judgment_lines([e.username for e in cast.experts], flip=flip, seed=seed, vectors=vectors)
     return import_judgments(source=as_file(lines), dataset_name="demo", campaign_name=campaign).campaign

@@ -1,0 +1,159 @@
+"""Agreement reports: the contract of the command, immutability, undefined figures, the gate, the background job."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
+
+from annotation.models import Judgment
+from heartbench_core.models import JudgeVerdict
+from tests.validation.builders import JUDGE, blind_test
+from validation import statistics as st
+from validation.models import AgreementReport, GoldenLabel, ReleaseGate
+from validation.services.reports import create_agreement_report
+
+CONTRACT_KEYS = {
+    "pairs", "responses", "item_agreement_rate", "item_agreement_ci95", "cohen_kappa", "gwet_ac1", "confusion",
+    "judge_hit_rate", "human_hit_rate", "mcnemar_p", "krippendorff_alpha", "fleiss_kappa", "pairwise_percent_agreement",
+    "gold_provenance", "by_ability", "by_dimension", "by_model", "by_difficulty", "by_expert", "gate", "undefined",
+}
+
+
+def report_json(*args) -> dict:
+    out = io.StringIO()
+    call_command("agreement_report", *args, "--format", "json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def direct_pairs(campaign):
+    """(judge, gold) per compared unit, computed independently with plain Python."""
+    votes = {}
+    for cr, resp, crit, hit in Judgment.objects.filter(assignment__campaign_response__campaign=campaign).values_list(
+        "assignment__campaign_response_id", "assignment__campaign_response__response_id", "criterion_id", "hit"
+    ):
+        votes.setdefault((resp, crit), []).append(hit)
+    verdicts = dict(((r, c), h) for r, c, h in JudgeVerdict.objects.values_list("response_id", "criterion_id", "hit"))
+    pairs = [(verdicts[k], sum(v) >= 2) for k, v in votes.items() if k in verdicts]
+    return np.array(pairs, dtype=bool)
+
+
+class TestCommand:
+    def test_json_output_holds_the_contract_and_matches_a_direct_computation(self, cast):
+        campaign = blind_test(cast, flip=0.25)
+        r = report_json("--campaign", campaign.name, "--judge", JUDGE)
+        assert CONTRACT_KEYS <= set(r)
+        pairs = direct_pairs(campaign)
+        assert r["pairs"] == len(pairs)
+        assert r["item_agreement_rate"] == pytest.approx((pairs[:, 0] == pairs[:, 1]).mean())
+        assert r["cohen_kappa"] == pytest.approx(st.cohen_kappa(pairs[:, 0], pairs[:, 1]).value)
+        assert r["confusion"]["tp"] == int((pairs[:, 0] & pairs[:, 1]).sum())
+        low, high = r["item_agreement_ci95"]
+        assert low <= r["item_agreement_rate"] <= high
+        assert sum(r["gold_provenance"].values()) == r["units"]["with_golden_label"]
+        assert set(r["gate"]) >= {"threshold", "passed"}
+        assert {row["key"] for row in r["by_model"]} == {"demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"}
+        assert all({"pairs", "responses"} <= set(row) for row in r["by_ability"])
+        assert r["n"]["krippendorff_alpha"] > 0
+
+    def test_the_same_inputs_and_seed_give_the_same_numbers_in_a_new_report(self, cast):
+        campaign = blind_test(cast)
+        a = report_json("--campaign", campaign.name)
+        b = report_json("--campaign", campaign.name)
+        assert a["report_id"] != b["report_id"]
+        assert a["item_agreement_ci95"] == b["item_agreement_ci95"]
+        assert AgreementReport.objects.count() == 2
+
+    def test_the_table_format_prints_the_headline_and_the_gate(self, cast):
+        campaign = blind_test(cast)
+        out = io.StringIO()
+        call_command("agreement_report", "--campaign", campaign.name, "--resamples", "200", stdout=out)
+        assert "item agreement rate" in out.getvalue() and "Release gate" in out.getvalue()
+
+    def test_exclude_catastrophic_leaves_out_the_catastrophic_criteria(self, cast):
+        campaign = blind_test(cast)
+        full = report_json("--campaign", campaign.name, "--resamples", "50")
+        without = report_json("--campaign", campaign.name, "--resamples", "50", "--exclude-catastrophic")
+        catastrophic = next(row for row in full["by_ability"] if row["key"] == "其他")
+        assert without["pairs"] == full["pairs"] - catastrophic["pairs"]
+        assert "其他" not in {row["key"] for row in without["by_ability"]}
+
+    def test_an_unknown_campaign_or_judge_is_a_clean_error(self, cast):
+        campaign = blind_test(cast)
+        with pytest.raises(CommandError, match="no campaign named"):
+            call_command("agreement_report", "--campaign", "nope")
+        with pytest.raises(CommandError, match="judge 'gpt-judge' .*has no verdicts"):
+            call_command("agreement_report", "--campaign", campaign.name, "--judge", "gpt-judge")
+        assert not AgreementReport.objects.exists()
+
+
+class TestUndefined:
+    def test_figures_undefined_on_their_data_are_null_with_a_reason(self, cast):
+        campaign = blind_test(cast, constant=1)
+        JudgeVerdict.objects.update(hit=True)
+        r = create_agreement_report(campaign=campaign, resamples=50).result
+        assert r["krippendorff_alpha"] is None and "same value" in r["undefined"]["krippendorff_alpha"]
+        assert r["fleiss_kappa"] is None and "fleiss_kappa" in r["undefined"]
+        assert r["human_hit_rate"] == 1.0
+        assert r["cohen_kappa"] is None and "cohen_kappa" in r["undefined"]
+        assert r["gwet_ac1"] is not None
+
+    def test_a_campaign_without_judge_verdicts_reports_the_experts_and_says_why_the_rest_is_missing(self, cast):
+        campaign = blind_test(cast, with_judge=False)
+        r = create_agreement_report(campaign=campaign, resamples=50).result
+        assert r["pairs"] == 0 and r["item_agreement_rate"] is None and r["item_agreement_ci95"] is None
+        assert "judge" in r["undefined"] and "item_agreement_rate" in r["undefined"]
+        assert r["krippendorff_alpha"] is not None
+        assert r["gate"]["passed"] is False
+
+
+class TestStorage:
+    def test_a_report_is_immutable_and_records_its_inputs(self, cast):
+        campaign = blind_test(cast)
+        report = create_agreement_report(campaign=campaign, resamples=100, seed=3)
+        assert report.parameters["resamples"] == 100 and report.parameters["seed"] == 3
+        assert report.inputs["judge_runs"] and report.inputs["judgments"] == Judgment.objects.count()
+        assert len(report.inputs["criterion_revisions"]) == campaign.version.criterion_count
+        report.result = {}
+        with pytest.raises(ValidationError):
+            report.save()
+        assert AgreementReport.objects.get(pk=report.pk).result["pairs"] > 0
+
+    def test_the_gate_is_recorded_on_the_dataset_version_and_is_configurable(self, cast):
+        campaign = blind_test(cast)
+        strict = create_agreement_report(campaign=campaign, resamples=20, threshold=0.99, min_pairs_per_dimension=0)
+        lenient = create_agreement_report(campaign=campaign, resamples=20, threshold=0.5, min_pairs_per_dimension=1)
+        sparse = create_agreement_report(campaign=campaign, resamples=20, threshold=0.5, min_pairs_per_dimension=10_000)
+        gates = {g.report_id: g for g in ReleaseGate.objects.filter(version=campaign.version)}
+        assert gates[strict.pk].passed is False and "below the threshold" in gates[strict.pk].reasons[0]
+        assert gates[lenient.pk].passed is True and gates[lenient.pk].reasons == []
+        assert gates[sparse.pk].passed is False and all("dimension" in r for r in gates[sparse.pk].reasons)
+
+    def test_bad_parameters_are_refused_before_anything_is_written(self, cast):
+        campaign = blind_test(cast)
+        with pytest.raises(ValidationError) as exc:
+            create_agreement_report(campaign=campaign, resamples=-1, threshold=2)
+        assert set(exc.value.message_dict) == {"resamples", "threshold"}
+        assert not AgreementReport.objects.exists() and not GoldenLabel.objects.exists()
+
+    def test_the_background_job_computes_a_report_after_commit(self, cast, monkeypatch, django_capture_on_commit_callbacks):
+        from django_q.conf import Conf
+
+        from validation.services.reports import request_agreement_report
+
+        monkeypatch.setattr(Conf, "SYNC", True)  # run the job inline instead of in a worker
+        campaign = blind_test(cast)
+        with django_capture_on_commit_callbacks(execute=True):
+            request_agreement_report(campaign=campaign, requested_by=cast.admin, resamples=30)
+        report = AgreementReport.objects.get()
+        assert report.trigger == "page" and report.requested_by == cast.admin and report.parameters["resamples"] == 30
+
+    def test_loading_a_campaign_takes_a_fixed_number_of_queries(self, cast, django_assert_max_num_queries):
+        from validation.selectors import load_campaign_arrays, select_judge_runs
+
+        campaign = blind_test(cast)
+        runs = select_judge_runs(campaign)
+        with django_assert_max_num_queries(12):
+            load_campaign_arrays(campaign, judge_runs=runs)
