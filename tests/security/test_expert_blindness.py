@@ -1,0 +1,214 @@
+"""Blindness, tested as an attacker would: an expert crawls everything they can reach and guesses ids.
+
+The world holds every secret an expert must never see: model names, a judge's verdicts and
+rationales, another expert's judgments and username, a hidden gold check with its labels. The
+expert then follows every link and form target from their pages, and requests every URL
+pattern of the project with their own ids (and others' ids) substituted. No body, header or
+error message may carry a secret; other experts' work answers 404.
+"""
+
+import json
+import re
+from html import unescape
+from urllib.parse import urljoin, urlparse
+
+import pytest
+from django.urls import get_resolver
+from django.urls.resolvers import RoutePattern, URLPattern, URLResolver
+
+from annotation.models import Assignment, CampaignResponse, CorrectionRequest, GoldLabel
+from annotation.services.campaigns import create_campaign
+from annotation.services.workspace import DraftEntry, request_correction, save_draft, submit_assignment
+from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel
+from tests.factories import demo_responses, demo_version
+
+MODELS = ["demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"]
+JUDGE_SECRET = "JUDGE-RATIONALE-SECRET-7c1"
+JUDGE_NAME = "judge-model-secret-x9"
+OTHER_SECRET = "OTHER-EXPERT-RATIONALE-SECRET-4f2"
+GOLD_SECRET = "GOLD-EXPLANATION-SECRET-93a"
+MINE = "My own rationale, long enough"
+
+
+def _judge(assignment, text):
+    entries = [DraftEntry(c.pk, f"{text} {c.position}", c.position % 2 == 0) for c in assignment.campaign_response.item.criteria.all()]
+    save_draft(assignment=assignment, expert=assignment.expert, entries=entries)
+    return submit_assignment(assignment=assignment, expert=assignment.expert)
+
+
+@pytest.fixture
+def world(cast):
+    version = demo_version()
+    demo_responses()
+    campaign = create_campaign(
+        name="Blind test East", dataset_name="demo", model_names=MODELS, sample_fraction=1.0, overlap=3,
+        expert_usernames=[e.username for e in cast.experts], requires_qualification=False,
+    ).campaign
+    me, other, third = cast.experts
+    crs = list(CampaignResponse.objects.filter(campaign=campaign).order_by("order_key"))
+    # A hidden gold check, with labels, that I am given.
+    gold = next(cr for cr in crs if cr.item.question_id == "dm0002")
+    CampaignResponse.objects.filter(pk=gold.pk).update(is_gold=True)
+    GoldLabel.objects.bulk_create(
+        [GoldLabel(campaign_response=gold, criterion=c, hit=True, explanation=GOLD_SECRET) for c in gold.item.criteria.all()]
+    )
+    # A judge's verdicts on every response.
+    for model in LanguageModel.objects.all():
+        run = JudgeRun.objects.create(version=version, model=model, judge=JUDGE_NAME)
+        for cr in [cr for cr in crs if cr.response.model_id == model.pk]:
+            JudgeVerdict.objects.bulk_create(
+                [JudgeVerdict(run=run, response=cr.response, criterion=c, hit=False, rationale=JUDGE_SECRET) for c in cr.item.criteria.all()]
+            )
+    dm1 = [cr for cr in crs if cr.item.question_id == "dm0001"]
+    # Response dm0001/a: all three judged (the discussion is open to me); dm0001/b: the others judged, not me.
+    shared = [_judge(Assignment.objects.create(campaign_response=dm1[0], expert=e), OTHER_SECRET if e != me else MINE) for e in cast.experts]
+    others_only = [_judge(Assignment.objects.create(campaign_response=dm1[1], expert=e), OTHER_SECRET) for e in (other, third)]
+    mine_draft = Assignment.objects.create(campaign_response=gold, expert=me)
+    save_draft(assignment=mine_draft, expert=me, entries=[DraftEntry(gold.item.criteria.first().pk, MINE, True)])
+    their_draft = Assignment.objects.create(campaign_response=gold, expert=other)
+    save_draft(assignment=their_draft, expert=other, entries=[DraftEntry(gold.item.criteria.first().pk, OTHER_SECRET, False)])
+    first = shared[0].campaign_response.item.criteria.order_by("position").first()
+    request_correction(assignment=shared[0], expert=me, reason="mine", entries=[DraftEntry(first.pk, MINE + " again", False)])
+    theirs_correction = request_correction(assignment=shared[1], expert=other, reason=OTHER_SECRET, entries=[DraftEntry(first.pk, OTHER_SECRET + " again", True)])
+    return {
+        "me": me,
+        "campaign": campaign,
+        "mine": [shared[0], mine_draft],
+        "theirs": [shared[1], shared[2], *others_only, their_draft],
+        "their_correction": theirs_correction,
+        "secrets": [
+            *LanguageModel.objects.values_list("name", flat=True), JUDGE_SECRET, JUDGE_NAME, OTHER_SECRET, GOLD_SECRET,
+            other.username, third.username, "is_gold",
+        ],
+    }
+
+
+def _text(response) -> str:
+    body = b"".join(response.streaming_content) if getattr(response, "streaming", False) else response.content
+    headers = "\n".join(f"{k}: {v}" for k, v in response.items())
+    return headers + "\n" + unescape(body.decode("utf-8", "replace"))
+
+
+def _leaks(text: str, secrets: list[str]) -> list[str]:
+    lowered = text.lower()
+    return [s for s in secrets if s.lower() in lowered]
+
+
+_LINK = re.compile(r'(?:href|action|hx-get|hx-post|data-time-url|src)="([^"#]+)"')
+
+
+def _links(page_url: str, text: str) -> set[str]:
+    found = set()
+    for raw in _LINK.findall(text):
+        url = urljoin(page_url, raw)
+        parsed = urlparse(url)
+        if parsed.netloc not in ("", "testserver") or parsed.path.startswith("/static/"):
+            continue
+        found.add(parsed.path + (f"?{parsed.query}" if parsed.query else ""))
+    return found
+
+
+def _routes(resolver=None, prefix=""):
+    """Every route of the project as a template such as 'work/a/<str:public_id>/' (regex routes skipped)."""
+    resolver = resolver or get_resolver()
+    for p in resolver.url_patterns:
+        if not isinstance(p.pattern, RoutePattern):
+            continue
+        route = prefix + str(p.pattern)
+        if isinstance(p, URLResolver):
+            yield from _routes(p, route)
+        elif isinstance(p, URLPattern):
+            yield route
+
+
+_PARAM = re.compile(r"<(?:(\w+):)?(\w+)>")
+
+
+def _fill(route: str, values: dict[str, list[str]]) -> list[str]:
+    urls = ["/" + route]
+    for converter, name in _PARAM.findall(route):
+        options = values.get(name) or (["1", "999999"] if converter == "int" else ["x"])
+        token = f"<{converter + ':' if converter else ''}{name}>"
+        urls = [u.replace(token, str(v), 1) for u in urls for v in options]
+    return urls
+
+
+@pytest.mark.django_db
+def test_an_expert_crawling_every_reachable_page_and_endpoint_finds_no_secret(world, client_for):
+    me = world["me"]
+    client = client_for(me)
+    crs = CampaignResponse.objects.filter(campaign=world["campaign"])
+    values = {
+        "public_id": [a.public_id for a in world["mine"]] + [a.public_id for a in world["theirs"]],
+        "campaign_id": [str(world["campaign"].pk)],
+        "criterion_id": [str(world["mine"][0].campaign_response.item.criteria.first().pk)],
+        "correction_id": [str(world["their_correction"].pk), str(CorrectionRequest.objects.filter(assignment__expert=me).first().pk)],
+        "pk": [str(cr.pk) for cr in crs[:3]] + ["1"],
+        "id": [str(cr.pk) for cr in crs[:3]] + ["1"],
+        "name": ["demo"],
+        "label": [world["campaign"].version.label],
+        "question_id": ["dm0001", "dm0002"],
+    }
+    queue = {"/", "/work/", *[u for r in _routes() for u in _fill(r, values)]}
+    queue |= {f"/api/v1/annotation/assignments/{a.public_id}/" for a in world["mine"]}
+    seen: set[str] = set()
+    reached = []
+    while queue:
+        url = queue.pop()
+        if url in seen or "logout" in url:
+            continue
+        seen.add(url)
+        response = client.get(url, follow=False)
+        text = _text(response)
+        leaks = _leaks(text, world["secrets"])
+        assert not leaks, f"{url} ({response.status_code}) reveals {leaks}"
+        if response.status_code == 200:
+            reached.append(url)
+            if "html" in response.get("Content-Type", ""):
+                queue |= _links(url, text) - seen
+    # The crawl really reached the expert's work (not only 403s).
+    for a in world["mine"]:
+        assert f"/work/a/{a.public_id}/" in reached
+        assert f"/api/v1/annotation/assignments/{a.public_id}/" in reached
+    assert f"/work/a/{world['mine'][0].public_id}/discussion/" in reached
+    assert "/work/" in reached and "/api/v1/annotation/assignments/" in reached
+
+
+def test_guessing_the_ids_of_other_experts_work_answers_404_everywhere(world, client_for):
+    client = client_for(world["me"])
+    for assignment in world["theirs"]:
+        pid = assignment.public_id
+        for url in (f"/work/a/{pid}/", f"/work/a/{pid}/discussion/", f"/work/a/{pid}/correction/", f"/api/v1/annotation/assignments/{pid}/",
+                    f"/api/v1/annotation/assignments/{pid}/discussion/", f"/api/v1/annotation/assignments/{pid}/corrections/"):
+            response = client.get(url)
+            assert response.status_code == 404, url
+            assert not _leaks(_text(response), world["secrets"])
+        for url in (f"/work/a/{pid}/draft/", f"/work/a/{pid}/submit/", f"/work/a/{pid}/problem/", f"/api/v1/annotation/assignments/{pid}/draft/"):
+            assert client.post(url, {"comment": "x"}).status_code == 404, url
+    # A made-up id looks exactly like someone else's.
+    assert client.get("/work/a/AAAAAAAAAAAAAAAA/").status_code == 404
+
+
+def test_a_gold_check_looks_exactly_like_any_other_response(world, client_for):
+    client = client_for(world["me"])
+    gold, normal = world["mine"][1], world["mine"][0]
+    for a in (gold, normal):
+        page = _text(client.get(f"/work/a/{a.public_id}/")).lower()
+        api = json.dumps(client.get(f"/api/v1/annotation/assignments/{a.public_id}/").json()).lower()
+        assert "gold" not in page and "gold" not in api
+    keys = set(client.get(f"/api/v1/annotation/assignments/{gold.public_id}/").json())
+    assert keys == set(client.get(f"/api/v1/annotation/assignments/{normal.public_id}/").json())
+
+
+def test_responses_of_one_item_do_not_come_in_model_order(world, client_for, cast):
+    """Take every response through "next": per item, the models' order is not the registry's order."""
+    from annotation.services.assignment import assign_next_response
+
+    expert = cast.experts[2]
+    Assignment.objects.filter(expert=expert).delete()
+    order: dict[str, list[str]] = {}
+    while (a := assign_next_response(expert=expert, campaign=world["campaign"])) is not None:
+        order.setdefault(a.campaign_response.item.question_id, []).append(a.campaign_response.response.model.name)
+        _judge(a, "ordering check rationale")
+    assert sum(len(v) for v in order.values()) >= 12
+    assert any(models != sorted(models) for models in order.values() if len(models) > 1)
