@@ -59,6 +59,11 @@ class ExpertProgress:
     def hours(self) -> float:
         return self.active_seconds / 3600
 
+    @property
+    def minutes_per_response(self) -> float | None:
+        """Mean time on task per submitted response; None before the first submission."""
+        return self.active_seconds / 60 / self.submitted if self.submitted else None
+
 
 @dataclass(frozen=True)
 class CampaignProgress:
@@ -87,10 +92,17 @@ class CampaignProgress:
         return self.submitted / self.target if self.target else None
 
     @property
-    def bar(self) -> list[tuple[int, int, float]]:
-        """(submitted judgments, responses, share of the bar) from 0 to k."""
+    def bar(self) -> list[dict]:
+        """Segments of the progress bar from 0 to k submitted judgments: count, width in %, css class."""
         total = self.responses or 1
-        return [(i, n, n / total) for i, n in enumerate(self.histogram)]
+        return [
+            {"judgments": i, "responses": n, "width": round(100 * n / total, 2), "css": "done" if i == self.k else f"s{min(i, 3)}"}
+            for i, n in enumerate(self.histogram)
+        ]
+
+    @property
+    def hours(self) -> float:
+        return self.active_seconds / 3600
 
 
 def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> CampaignProgress:

@@ -1,1 +1,23 @@
-urlpatterns: list = []
+"""Admin pages of campaign management (under /work/manage/) and the expert's own profile (/work/profile/)."""
+
+from django.urls import path
+
+from annotation import views_manage as views
+
+urlpatterns = [
+    path("manage/campaigns/", views.campaigns, name="campaigns"),
+    path("manage/campaigns/new/", views.campaign_create, name="campaign_create"),
+    path("manage/calibrations/new/", views.calibration_create, name="calibration_create"),
+    path("manage/campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign"),
+    path("manage/campaigns/<int:campaign_id>/assign/", views.campaign_bulk_assign, name="campaign_bulk_assign"),
+    path("manage/campaigns/<int:campaign_id>/status/", views.campaign_status, name="campaign_status"),
+    path("manage/campaigns/<int:campaign_id>/payments.csv", views.campaign_payments, name="campaign_payments"),
+    path("manage/campaigns/<int:campaign_id>/assignments/", views.campaign_assignments, name="campaign_assignments"),
+    path("manage/assignments/<str:public_id>/release/", views.assignment_release, name="assignment_release"),
+    path("manage/experts/", views.experts, name="experts"),
+    path("manage/experts/<str:username>/", views.expert_edit, name="expert"),
+    path("manage/alerts/", views.alerts, name="alerts"),
+    path("manage/alerts/<int:alert_id>/resolve/", views.alert_resolve, name="alert_resolve"),
+    path("profile/", views.profile, name="profile"),
+    path("profile/calibration/<int:result_id>/", views.calibration_feedback, name="calibration_feedback"),
+]

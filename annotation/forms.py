@@ -1,0 +1,122 @@
+"""Forms of the campaign-management pages and the expert's own profile page."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django import forms
+
+from annotation.models import Campaign, ExpertProfile
+from heartbench_core.models import Dataset, LanguageModel, User
+from heartbench_core.roles import Role
+from heartbench_core.taxonomy import DIMENSIONS
+
+
+def _experts():
+    return User.objects.filter(is_active=True, groups__name=Role.EXPERT.value).distinct().order_by("username")
+
+
+class CampaignForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name")
+    version = forms.CharField(max_length=64, required=False, help_text="Label; empty for the latest version.")
+    models = forms.ModelMultipleChoiceField(queryset=LanguageModel.objects.order_by("name"), to_field_name="name")
+    sample_fraction = forms.FloatField(initial=0.4, help_text="Share of items, in (0, 1]; stratified by difficulty and scene.")
+    overlap = forms.IntegerField(initial=3, min_value=1, max_value=20, label="Overlap k")
+    seed = forms.IntegerField(initial=0)
+    reservation_hours = forms.FloatField(initial=2.0, min_value=0.05, label="Reservation timeout (hours)")
+    experts = forms.ModelMultipleChoiceField(
+        queryset=_experts(), to_field_name="username", required=False, help_text="None selected: every active expert."
+    )
+    requires_qualification = forms.BooleanField(initial=True, required=False, label="Only experts who passed calibration")
+    qualification_per_dimension = forms.BooleanField(required=False, label="Qualification per dimension of the rubric")
+    gold_source = forms.ModelChoiceField(
+        queryset=Campaign.objects.filter(kind=Campaign.Kind.CALIBRATION), required=False, label="Gold checks from calibration set"
+    )
+    gold_rate = forms.FloatField(initial=0.0, min_value=0, max_value=0.9, label="Gold-check rate")
+    min_tier_for_hard = forms.IntegerField(initial=1, min_value=1, max_value=5, label="Tier needed for hard items")
+    piece_rate = forms.DecimalField(initial=Decimal("0"), min_value=0, max_digits=8, decimal_places=2)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["experts"].queryset = _experts()
+
+    def service_kwargs(self) -> dict:
+        d = self.cleaned_data
+        return {
+            "name": d["name"],
+            "dataset_name": d["dataset"].name,
+            "version_label": d["version"] or None,
+            "model_names": [m.name for m in d["models"]],
+            "sample_fraction": d["sample_fraction"],
+            "overlap": d["overlap"],
+            "seed": d["seed"],
+            "reservation_timeout": timedelta(hours=d["reservation_hours"]),
+            "expert_usernames": [u.username for u in d["experts"]] or None,
+            "requires_qualification": d["requires_qualification"],
+            "qualification_per_dimension": d["qualification_per_dimension"],
+            "gold_source": d["gold_source"],
+            "gold_rate": d["gold_rate"],
+            "min_tier_for_hard": d["min_tier_for_hard"],
+            "piece_rate": d["piece_rate"],
+        }
+
+
+class CalibrationForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name")
+    version = forms.CharField(max_length=64, required=False)
+    gold_file = forms.FileField(help_text='JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.')
+    pass_threshold = forms.FloatField(initial=0.8, min_value=0.01, max_value=1)
+    cooldown_days = forms.FloatField(initial=7, min_value=0, label="Retake cooldown (days)")
+    experts = forms.ModelMultipleChoiceField(queryset=_experts(), to_field_name="username", required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["experts"].queryset = _experts()
+
+
+class ProfileForm(forms.Form):
+    degree = forms.CharField(max_length=200, required=False)
+    years_practice = forms.IntegerField(min_value=0, max_value=80, initial=0, label="Years of clinical practice")
+    credentials = forms.CharField(widget=forms.Textarea, required=False)
+    specialties = forms.CharField(
+        required=False, help_text="Comma-separated ability labels (e.g. 情绪理解 or Emotional Understanding), dimensions or scenes."
+    )
+    languages = forms.CharField(required=False, help_text="Comma-separated codes, e.g. zh, en.")
+    capacity = forms.IntegerField(min_value=0, max_value=1000, help_text="Most open assignments at once.")
+    availability = forms.ChoiceField(choices=ExpertProfile.Availability.choices)
+    availability_reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    @staticmethod
+    def initial_for(profile: ExpertProfile) -> dict:
+        return {
+            "degree": profile.degree,
+            "years_practice": profile.years_practice,
+            "credentials": profile.credentials,
+            "specialties": ", ".join(profile.specialties),
+            "languages": ", ".join(profile.languages),
+            "capacity": profile.capacity,
+            "availability": profile.availability,
+            "availability_reason": profile.availability_reason,
+        }
+
+    def changes(self) -> dict:
+        d = dict(self.cleaned_data)
+        d["specialties"] = [s.strip() for s in d["specialties"].split(",") if s.strip()]
+        d["languages"] = [s.strip() for s in d["languages"].split(",") if s.strip()]
+        return d
+
+
+class TierOverrideForm(forms.Form):
+    tier = forms.IntegerField(min_value=1, max_value=5, required=False, help_text="Empty: clear the override.")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class QualificationForm(forms.Form):
+    dimension = forms.ChoiceField(choices=[("", "General (every dimension)")] + [(d, d) for d in DIMENSIONS], required=False)
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class AvailabilityForm(forms.Form):
+    availability = forms.ChoiceField(choices=[("active", "Active"), ("away", "Away")])
+    reason = forms.CharField(required=False, max_length=500, label="Note (e.g. back on 3 March)")
