@@ -156,3 +156,14 @@ class IsStaffMember(BasePermission):
         from heartbench_core.roles import STAFF_ROLES, has_role
 
         return bool(request.user and request.user.is_authenticated and has_role(request.user, *STAFF_ROLES))
+
+
+class HasAnyRole(BasePermission):
+    """DRF default permission: a signed-in user holding at least one role (an outsider sees nothing)."""
+
+    message = "You do not have access to this resource."
+
+    def has_permission(self, request, view):
+        from heartbench_core.roles import roles_of
+
+        return bool(request.user and request.user.is_authenticated and roles_of(request.user))

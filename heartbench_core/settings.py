@@ -141,7 +141,8 @@ REST_FRAMEWORK = {
         "anon": env_str("API_THROTTLE_ANON", "60/min"),
         "user": env_str("API_THROTTLE_USER", "3000/min"),
     },
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Views name their roles; anything that does not still refuses outsiders and anonymous users.
+    "DEFAULT_PERMISSION_CLASSES": ["heartbench_core.auth.HasAnyRole"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -1,0 +1,151 @@
+"""THE permission table of the platform: every URL, every method, which roles may use it.
+
+Keys are URL names (namespaced for pages); a URL whose name is missing or shared is keyed by
+its route. Each entry maps an HTTP method to the roles allowed to use it; every other role,
+and every method not listed, must be denied (403, 404 where existence is hidden, 405, 401,
+or a redirect to the login page). Roles, as the matrix logs in:
+
+- admin, author (rubric author), reviewer (senior reviewer), outsider (no role), anonymous;
+- expert: the expert who owns the fixture world's assignment;
+- other_expert: another expert of the same campaign, who must not reach that assignment.
+
+Adding a URL to the project without declaring it here fails the matrix, naming the URL.
+"""
+
+ADMIN, AUTHOR, REVIEWER = "admin", "author", "reviewer"
+EXPERT, OTHER_EXPERT, OUTSIDER, ANONYMOUS = "expert", "other_expert", "outsider", "anonymous"
+
+STAFF = (ADMIN, AUTHOR, REVIEWER)
+EXPERTS = (EXPERT, OTHER_EXPERT)
+OWNER = (EXPERT,)  # only the expert whose assignment it is; others get 404
+WITH_A_ROLE = (*STAFF, *EXPERTS)
+EVERYONE = (*WITH_A_ROLE, OUTSIDER, ANONYMOUS)
+SCORES = (ADMIN, AUTHOR)  # judge verdicts and leaderboards: never experts, not reviewers
+GOLD = (ADMIN, REVIEWER)  # adjudication of the golden standard
+
+# Walked separately: the Django admin (superusers and is_staff users only).
+SKIP_PREFIXES = ("admin/",)
+
+TABLE: dict[str, dict[str, tuple[str, ...]]] = {
+    # Entry points: home routes each role to its pages; outsiders see only "ask for access".
+    "home": {"GET": EVERYONE},
+    "login": {"GET": EVERYONE, "POST": EVERYONE, "PUT": EVERYONE},  # Django's FormView treats PUT as POST
+    "logout": {"POST": EVERYONE},
+    # API tokens (admins issue and revoke).
+    "tokens": {"GET": (ADMIN,)},
+    "tokens-issue": {"POST": (ADMIN,)},
+    "tokens-revoke": {"POST": (ADMIN,)},
+    "api-token-list": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "api-token-detail": {"GET": (ADMIN,), "DELETE": (ADMIN,)},
+    "api-schema": {"GET": STAFF},
+    "api-docs": {"GET": STAFF},
+    # Core pages.
+    "core:datasets": {"GET": STAFF},
+    "core:dataset": {"GET": STAFF},
+    "core:diff": {"GET": STAFF},
+    "core:version": {"GET": STAFF},
+    "core:item": {"GET": STAFF},
+    "core:leaderboard": {"GET": SCORES},
+    "core:leaderboard-model": {"GET": SCORES},
+    # Core API.
+    "api/v1/": {"GET": WITH_A_ROLE},
+    "api-import-heartbench": {"POST": (ADMIN,)},
+    "api-import-responses": {"POST": (ADMIN,)},
+    "api-import-verdicts": {"POST": SCORES},
+    "api-scores": {"GET": SCORES},
+    "dataset-list": {"GET": STAFF},
+    "dataset-detail": {"GET": STAFF},
+    "version-list": {"GET": STAFF},
+    "version-detail": {"GET": STAFF},
+    "version-diff": {"GET": STAFF},
+    "version-export": {"GET": STAFF},
+    "item-list": {"GET": STAFF},
+    "item-detail": {"GET": STAFF},
+    "model-list": {"GET": STAFF},
+    "model-detail": {"GET": STAFF},
+    "response-list": {"GET": STAFF},
+    "response-detail": {"GET": STAFF},
+    "judge-run-list": {"GET": SCORES},
+    "judge-run-detail": {"GET": SCORES},
+    "judge-run-verdicts": {"GET": SCORES},
+    # Rubric pages.
+    "rubrics:index": {"GET": STAFF},
+    "rubrics:review": {"GET": (REVIEWER,)},
+    "rubrics:audit": {"GET": STAFF},
+    "rubrics:revision": {"GET": STAFF},
+    "rubrics:submit": {"POST": (AUTHOR,)},
+    "rubrics:review-revision": {"POST": (REVIEWER,)},
+    "rubrics:comment": {"POST": STAFF},
+    "rubrics:criterion": {"GET": STAFF},
+    "rubrics:edit": {"GET": (AUTHOR,), "POST": (AUTHOR,)},
+    "rubrics:retire": {"POST": (AUTHOR,)},
+    "rubrics:flag": {"POST": STAFF},
+    "rubrics:history": {"GET": STAFF},
+    "rubrics:resolve": {"POST": (ADMIN, AUTHOR)},
+    "rubrics:dataset": {"GET": STAFF},
+    "rubrics:publish": {"POST": (ADMIN, AUTHOR)},
+    "rubrics:stale": {"GET": STAFF},
+    "rubrics:editor": {"GET": STAFF},
+    "rubrics:add": {"POST": (AUTHOR,)},
+    # Rubric API.
+    "api/v1/rubrics/": {"GET": WITH_A_ROLE},
+    "rubrics-api-stale": {"GET": STAFF},
+    "rubrics-api-quality": {"GET": STAFF},
+    "rubrics-api-worklist": {"GET": STAFF},
+    "rubrics-api-flag": {"POST": STAFF},
+    "rubrics-api-publish": {"POST": (ADMIN, AUTHOR)},
+    "rubrics-criterion-list": {"GET": STAFF},
+    "rubrics-criterion-detail": {"GET": STAFF},
+    "rubrics-revision-list": {"GET": STAFF, "POST": (AUTHOR,)},
+    "rubrics-revision-detail": {"GET": STAFF},
+    "rubrics-revision-approve": {"POST": (REVIEWER,)},
+    "rubrics-revision-comments": {"GET": STAFF, "POST": STAFF},
+    "rubrics-revision-reject": {"POST": (REVIEWER,)},
+    "rubrics-revision-submit": {"POST": (AUTHOR,)},
+    "rubrics-audit-list": {"GET": STAFF},
+    "rubrics-audit-detail": {"GET": STAFF},
+    # The blind workspace (pages): an expert reaches only their own assignments.
+    "annotation:home": {"GET": EXPERTS},
+    "annotation:next_response": {"POST": EXPERTS},
+    "annotation:judge": {"GET": OWNER},
+    "annotation:judge_draft": {"POST": OWNER},
+    "annotation:judge_time": {"POST": OWNER},
+    "annotation:judge_submit": {"POST": OWNER},
+    "annotation:judge_unclear": {"POST": OWNER},
+    "annotation:judge_problem": {"POST": OWNER},
+    "annotation:judge_correction": {"GET": OWNER, "POST": OWNER},
+    "annotation:discussion": {"GET": OWNER},
+    "annotation:discussion_comment": {"POST": OWNER},
+    "annotation:discussion_vote": {"POST": OWNER},
+    "annotation:corrections": {"GET": (ADMIN,)},
+    "annotation:decide_correction": {"POST": (ADMIN,)},
+    # The blind workspace (API).
+    "api-ws-assignments": {"GET": EXPERTS},
+    "api-ws-next": {"POST": EXPERTS},
+    "api-ws-assignment": {"GET": OWNER},
+    "api-ws-draft": {"POST": OWNER},
+    "api-ws-time": {"POST": OWNER},
+    "api-ws-submit": {"POST": OWNER},
+    "api-ws-unclear": {"POST": OWNER},
+    "api-ws-problem": {"POST": OWNER},
+    "api-ws-corrections": {"GET": OWNER, "POST": OWNER},
+    "api-ws-discussion": {"GET": OWNER, "POST": OWNER},
+    "api-ws-discussion-votes": {"POST": OWNER},
+    "api-ws-admin-corrections": {"GET": (ADMIN,)},
+    "api-ws-decide-correction": {"POST": (ADMIN,)},
+    # Validation pages.
+    "validation:index": {"GET": (ADMIN,)},
+    "validation:dashboard": {"GET": (ADMIN,)},
+    "validation:report": {"GET": (ADMIN,)},
+    "validation:compute": {"POST": (ADMIN,)},
+    "validation:queue": {"GET": GOLD},
+    "validation:adjudicate": {"GET": GOLD, "POST": GOLD},
+    "validation:export": {"GET": (ADMIN,)},
+    # Validation API.
+    "validation-reports": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "validation-report": {"GET": (ADMIN,)},
+    "validation-golden-labels": {"GET": (ADMIN,)},
+    "validation-queue": {"GET": GOLD},
+    "validation-adjudicate": {"POST": GOLD},
+    "validation-import-judgments": {"POST": (ADMIN,)},
+}

@@ -1,0 +1,121 @@
+"""Walk every URL pattern of the project and probe it as a given user."""
+
+import re
+from dataclasses import dataclass
+
+from http.cookies import SimpleCookie
+
+from django.conf import settings
+from django.db import transaction
+from django.shortcuts import resolve_url
+from django.urls import URLPattern, URLResolver, get_resolver
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+ROLES = ("admin", "author", "reviewer", "expert", "other_expert", "outsider", "anonymous")
+
+_ROUTE_ARG = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
+_REGEX_ARG = re.compile(r"\(\?P<(?P<name>\w+)>[^)]*\)")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    key: str  # the URL name (namespaced), or the route when the name is missing or shared
+    name: str | None
+    route: str
+    args: tuple[str, ...]
+    methods: tuple[str, ...]  # the methods the view handles at all (others answer 405 to everyone)
+
+
+def handled_methods(callback) -> tuple[str, ...]:
+    """The methods a view handles: from DRF actions/handlers, a class view, or require_http_methods."""
+    if getattr(callback, "actions", None):
+        return tuple(m.upper() for m in callback.actions if m.upper() in METHODS)
+    cls = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
+    if cls is not None:
+        return tuple(m for m in METHODS if m.lower() in cls.http_method_names and hasattr(cls, m.lower()))
+    func = callback
+    while func is not None:
+        closure = getattr(func, "__closure__", None) or ()
+        names = getattr(getattr(func, "__code__", None), "co_freevars", ())
+        for name, cell in zip(names, closure):
+            if name == "request_method_list":
+                return tuple(m for m in METHODS if m in cell.cell_contents)
+        func = getattr(func, "__wrapped__", None)
+    return METHODS
+
+
+def _walk(patterns, prefix="", namespace=None):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            ns = namespace
+            if p.namespace:
+                ns = f"{namespace}:{p.namespace}" if namespace else p.namespace
+            yield from _walk(p.url_patterns, prefix + str(p.pattern), ns)
+        elif isinstance(p, URLPattern):
+            name = p.name and (f"{namespace}:{p.name}" if namespace else p.name)
+            yield prefix + str(p.pattern), name, p.callback
+
+
+def endpoints(skip_prefixes: tuple[str, ...] = ()) -> list[Endpoint]:
+    """Every URL pattern of the project, except format-suffix twins and the given prefixes."""
+    found = []
+    for route, name, callback in _walk(get_resolver().url_patterns):
+        if "format" in route and ("(?P<format>" in route or "drf_format_suffix" in route):
+            continue  # DRF's `.json` twins of a route: same view, same permissions
+        if route.startswith(skip_prefixes):
+            continue
+        args = tuple(m.group("name") for m in _ROUTE_ARG.finditer(route)) + tuple(
+            m.group("name") for m in _REGEX_ARG.finditer(route)
+        )
+        found.append((route, name, args, handled_methods(callback)))
+    names = [n for _, n, _, _ in found]
+    return [
+        Endpoint(key=name if name and names.count(name) == 1 else route, name=name, route=route, args=args, methods=methods)
+        for route, name, args, methods in found
+    ]
+
+
+def build_path(route: str, values: dict[str, object]) -> str:
+    """The concrete path of a route with its arguments replaced by the given values."""
+    path = route.replace("^", "").replace("$", "")
+    path = _REGEX_ARG.sub(lambda m: str(values[m.group("name")]), path)
+    path = _ROUTE_ARG.sub(lambda m: str(values[m.group("name")]), path)
+    return "/" + path
+
+
+def outcome(response) -> str:
+    """'allowed', 'denied' or 'error' for one response."""
+    status = response.status_code
+    if status >= 500 or status == 429:
+        return "error"
+    if status in (401, 403, 404, 405):
+        return "denied"
+    if status in (301, 302, 303, 307, 308):
+        login = resolve_url(settings.LOGIN_URL)
+        location = response.get("Location", "")
+        if location.startswith(login) and "next=" in location:
+            return "denied"
+    return "allowed"
+
+
+class _Rollback(Exception):
+    pass
+
+
+def probe(client, method: str, path: str):
+    """Send one request with an empty body, undoing whatever it wrote (logging out included)."""
+    holder = {}
+    cookies = {name: morsel.value for name, morsel in client.cookies.items()}
+    try:
+        with transaction.atomic():
+            if method == "GET":
+                holder["r"] = client.get(path)
+            elif method == "POST":
+                holder["r"] = client.post(path, {})
+            else:
+                holder["r"] = client.generic(method, path, b"{}", content_type="application/json")
+            raise _Rollback
+    except _Rollback:
+        pass
+    client.cookies = SimpleCookie(cookies)
+    return holder["r"]

@@ -1,0 +1,123 @@
+"""A small, complete fixture world with one object of each kind a URL can name.
+
+The permission matrix fills every URL's arguments from here. Pieces owned by other apps are
+built through their services or models; a piece that cannot be built leaves its value
+None, and the matrix then names the URL whose argument has no value.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from tests.factories import demo_responses, demo_version
+
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+MODELS = ("demo-model-aurora", "demo-model-borealis", "demo-model-cirrus")
+
+
+@dataclass
+class World:
+    cast: object
+    values: dict = field(default_factory=dict)
+    objects: dict = field(default_factory=dict)
+
+
+def build_world(cast) -> World:
+    from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment
+    from annotation.services.campaigns import create_campaign
+    from heartbench_core.models import JudgeRun, ModelResponse
+
+    world = World(cast=cast)
+    version = demo_version()
+    demo_responses()
+    from heartbench_core.services.judging import import_judge_verdicts
+
+    for model in MODELS:
+        import_judge_verdicts(
+            source=FIXTURES / "verdicts" / f"{model}.jsonl", dataset_name="demo", model_name=model, judge="demo-judge"
+        )
+    outcome = create_campaign(
+        name="matrix",
+        dataset_name="demo",
+        model_names=list(MODELS),
+        sample_fraction=1.0,
+        overlap=2,
+        requires_qualification=False,
+        expert_usernames=[e.username for e in cast.experts],
+        created_by=cast.admin,
+    )
+    campaign: Campaign = outcome.campaign
+    entry = CampaignResponse.objects.filter(campaign=campaign, is_gold=False).select_related("item").order_by("order_key").first()
+    assignment = Assignment.objects.create(campaign_response=entry, expert=cast.expert, expires_at=None)
+    criterion = entry.item.criteria.order_by("position").first()
+    Judgment.objects.create(assignment=assignment, criterion=criterion, rationale="The response names the feeling.", hit=True)
+    submitted = Assignment.objects.create(
+        campaign_response=CampaignResponse.objects.filter(campaign=campaign).exclude(pk=entry.pk).order_by("order_key").first(),
+        expert=cast.expert,
+        expires_at=None,
+        status=Assignment.Status.SUBMITTED,
+    )
+    correction = CorrectionRequest.objects.create(assignment=submitted, reason="I misread criterion 1.", original=[], proposed=[])
+    # The second expert also judged that response: with k=2 its discussion thread is open.
+    Assignment.objects.create(
+        campaign_response=submitted.campaign_response, expert=cast.experts[1], expires_at=None, status=Assignment.Status.SUBMITTED
+    )
+    from rest_framework.authtoken.models import Token
+
+    Token.objects.create(user=cast.author)
+    world.objects.update(version=version, campaign=campaign, assignment=assignment, entry=entry, criterion=criterion)
+    world.values.update(
+        name="demo",
+        label=version.label,
+        question_id=entry.item.question_id,
+        model=MODELS[0],
+        campaign_id=campaign.pk,
+        public_id=assignment.public_id,
+        submitted_public_id=submitted.public_id,
+        entry_id=entry.pk,
+        what="judgments",
+        fmt="csv",
+        criterion_id=criterion.pk,
+        key=str(criterion.lineage_id),
+        correction_id=correction.pk,
+        user_id=cast.author.pk,
+        response_public_id=ModelResponse.objects.order_by("pk").first().public_id,
+        version_pk=version.pk,
+        item_pk=entry.item_id,
+        model_pk=ModelResponse.objects.order_by("pk").first().model_id,
+        judge_run_pk=JudgeRun.objects.order_by("pk").values_list("pk", flat=True).first(),
+    )
+    _rubrics_pieces(world)
+    _validation_pieces(world)
+    return world
+
+
+def _rubrics_pieces(world: World) -> None:
+    from rubrics.models import AuditEntry, CriterionFlag
+    from rubrics.services import edit_criterion, flag_criterion
+
+    criterion = world.objects["criterion"]
+    revision = edit_criterion(
+        author=world.cast.author,
+        key=criterion.lineage_id,
+        text=criterion.text + "（措辞更清楚）",
+        ability=criterion.ability,
+        weight=criterion.weight,
+        reason="clearer wording",
+        base_revision=criterion.lineage.current_revision,
+    )
+    flag = flag_criterion(lineage=criterion.lineage, reason="experts disagree", source="test")
+    world.values.update(
+        revision_pk=revision.pk,
+        audit_pk=AuditEntry.objects.order_by("pk").values_list("pk", flat=True).first(),
+        flag_pk=flag.pk if isinstance(flag, CriterionFlag) else None,
+        kind="flag",
+    )
+
+
+def _validation_pieces(world: World) -> None:
+    from validation.services.reports import create_agreement_report
+
+    report = create_agreement_report(campaign=world.objects["campaign"], resamples=50)
+    world.values.update(report_id=report.pk, report_pk=report.pk)
