@@ -198,6 +198,7 @@ def assignment_release(request, public_id):
 @require_GET
 @admin_only
 def experts(request):
+    expert_services.ensure_expert_profiles()
     return render(request, "annotation/manage/experts.html", {"profiles": selectors.expert_profiles()})
 
 

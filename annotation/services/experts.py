@@ -19,6 +19,13 @@ def ensure_profile(user: User) -> ExpertProfile:
     return ExpertProfile.objects.get_or_create(user=user)[0]
 
 
+def ensure_expert_profiles() -> int:
+    """Create the missing profiles of users holding the expert role (idempotent); return how many were made."""
+    missing = User.objects.filter(groups__name=Role.EXPERT.value, expert_profile__isnull=True).values_list("pk", flat=True)
+    made = ExpertProfile.objects.bulk_create([ExpertProfile(user_id=uid) for uid in set(missing)], ignore_conflicts=True)
+    return len(made)
+
+
 def _check_specialties(values) -> list[str]:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise ValidationError({"specialties": "must be a list of ability labels, dimension names or scene names"})

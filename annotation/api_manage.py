@@ -1,0 +1,500 @@
+"""REST API of campaign management: profiles, calibration, campaigns, assignments, alerts.
+
+Experts reach only `profiles/` (their own, availability editable) and `calibration-results/`
+(their own). Nothing an expert can reach carries gold-check flags, measured gold accuracy,
+tiers (which move with gold accuracy), models or other raters. Everything else is admin-only.
+"""
+
+from datetime import datetime, timedelta
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, parsers, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import selectors
+from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, ExpertProfile, ExpertQuality
+from annotation.services import experts as expert_services
+from annotation.services.assignment import bulk_assign, release_assignment
+from annotation.services.campaigns import create_calibration, create_campaign, set_campaign_status
+from annotation.services.payments import payment_csv
+from heartbench_core.api import error_response
+from heartbench_core.models import User
+from heartbench_core.roles import Role, has_role, role_permission
+
+IsAdmin = role_permission(Role.ADMIN)
+IsAdminOrExpert = role_permission(Role.ADMIN, Role.EXPERT)
+
+EXPERT_PAUSED_TEXT = "Your work is paused by an admin; they will contact you to resume it."
+
+
+# --- profiles ------------------------------------------------------------------------------------
+
+
+class QualitySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ExpertQuality
+        fields = ["calibration_score", "gold_accuracy", "gold_checks", "gold_criteria", "submitted", "certified_at"]
+
+
+class AdminProfileSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+    effective_tier = serializers.IntegerField(read_only=True)
+    quality = serializers.SerializerMethodField()
+    qualifications = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ExpertProfile
+        fields = [
+            "username", "degree", "years_practice", "credentials", "specialties", "languages", "capacity",
+            "availability", "availability_reason", "tier", "tier_override", "tier_override_reason", "effective_tier",
+            "quality", "qualifications", "updated_at",
+        ]
+        read_only_fields = ["tier", "tier_override", "tier_override_reason", "updated_at"]
+
+    def get_quality(self, obj) -> dict | None:
+        q = ExpertQuality.objects.filter(profile=obj).first()
+        return QualitySerializer(q).data if q else None
+
+    def get_qualifications(self, obj) -> list[dict]:
+        return [
+            {"dimension": q.dimension or "general", "source": q.source, "reason": q.reason}
+            for q in obj.user.qualifications.order_by("dimension")
+        ]
+
+
+class OwnProfileSerializer(serializers.ModelSerializer):
+    """What an expert sees of their own profile."""
+
+    username = serializers.CharField(source="user.username", read_only=True)
+    availability_reason = serializers.SerializerMethodField()
+    qualified_for = serializers.SerializerMethodField()
+    certified_at = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ExpertProfile
+        fields = [
+            "username", "degree", "years_practice", "credentials", "specialties", "languages", "capacity",
+            "availability", "availability_reason", "qualified_for", "certified_at",
+        ]
+
+    def get_availability_reason(self, obj) -> str:
+        return EXPERT_PAUSED_TEXT if obj.availability == ExpertProfile.Availability.PAUSED else obj.availability_reason
+
+    def get_qualified_for(self, obj) -> list[str]:
+        return [q or "general" for q in obj.user.qualifications.order_by("dimension").values_list("dimension", flat=True)]
+
+    def get_certified_at(self, obj) -> datetime | None:
+        return ExpertQuality.objects.filter(profile=obj).values_list("certified_at", flat=True).first()
+
+
+class AvailabilitySerializer(serializers.Serializer):
+    availability = serializers.ChoiceField(choices=["active", "away"])
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class TierOverrideSerializer(serializers.Serializer):
+    tier = serializers.IntegerField(min_value=1, max_value=5, allow_null=True)
+    reason = serializers.CharField()
+
+
+class QualifySerializer(serializers.Serializer):
+    dimension = serializers.CharField(required=False, allow_blank=True, default="")
+    reason = serializers.CharField()
+
+
+class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
+    """Expert profiles. Admins see and edit all; an expert sees only their own and edits only availability."""
+
+    permission_classes = [IsAdminOrExpert]
+    lookup_field = "user__username"
+    lookup_url_kwarg = "username"
+    lookup_value_regex = "[^/]+"
+
+    def _is_admin(self) -> bool:
+        return has_role(self.request.user, Role.ADMIN)
+
+    def get_queryset(self):
+        qs = ExpertProfile.objects.select_related("user").order_by("user__username")
+        if self._is_admin():
+            expert_services.ensure_expert_profiles()
+            return qs
+        expert_services.ensure_profile(self.request.user)
+        return qs.filter(user=self.request.user)
+
+    def get_serializer_class(self):
+        return AdminProfileSerializer if self._is_admin() else OwnProfileSerializer
+
+    def update(self, request, *args, **kwargs):
+        profile = self.get_object()
+        if not self._is_admin():
+            form = AvailabilitySerializer(data=request.data)
+            form.is_valid(raise_exception=True)
+            extra = set(request.data) - {"availability", "reason"}
+            if extra:
+                raise PermissionDenied(f"You can change only your availability, not: {', '.join(sorted(extra))}.")
+            try:
+                profile = expert_services.set_own_availability(
+                    user=request.user, availability=form.validated_data["availability"], reason=form.validated_data["reason"]
+                )
+            except DjangoValidationError as exc:
+                return error_response(exc)
+            return Response(OwnProfileSerializer(profile).data)
+        form = AdminProfileSerializer(profile, data=request.data, partial=True)
+        form.is_valid(raise_exception=True)
+        changes = {k: v for k, v in form.validated_data.items() if k in expert_services.ADMIN_FIELDS}
+        try:
+            profile = expert_services.update_profile(profile=profile, by=request.user, **changes)
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response(AdminProfileSerializer(profile).data)
+
+    @extend_schema(responses={200: OwnProfileSerializer})
+    @action(detail=False, methods=["get"])
+    def me(self, request):
+        """The requesting expert's own profile."""
+        profile = expert_services.ensure_profile(request.user)
+        return Response(self.get_serializer_class()(profile).data)
+
+    @extend_schema(request=TierOverrideSerializer, responses={200: AdminProfileSerializer})
+    @action(detail=True, methods=["post"], url_path="override-tier")
+    def override_tier(self, request, username=None):
+        """Admin: override the computed tier (tier null clears it); a reason is required."""
+        if not self._is_admin():
+            raise PermissionDenied("Only admins override tiers.")
+        form = TierOverrideSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            profile = expert_services.override_tier(profile=self.get_object(), by=request.user, **form.validated_data)
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response(AdminProfileSerializer(profile).data)
+
+    @extend_schema(request=QualifySerializer, responses={200: AdminProfileSerializer})
+    @action(detail=True, methods=["post"])
+    def qualify(self, request, username=None):
+        """Admin: qualify an expert without calibration (general or for one dimension), with a reason."""
+        if not self._is_admin():
+            raise PermissionDenied("Only admins grant qualifications.")
+        form = QualifySerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        profile = self.get_object()
+        try:
+            expert_services.grant_qualification(expert=profile.user, by=request.user, **form.validated_data)
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response(AdminProfileSerializer(profile).data)
+
+
+# --- calibration ---------------------------------------------------------------------------------
+
+
+class CalibrationResultSerializer(serializers.ModelSerializer):
+    campaign = serializers.CharField(source="campaign.name", read_only=True)
+    expert = serializers.CharField(source="expert.username", read_only=True)
+    misses = serializers.SerializerMethodField()
+
+    class Meta:
+        model = CalibrationResult
+        fields = ["id", "campaign", "expert", "attempt", "score", "agreed", "compared", "threshold", "passed", "per_dimension", "completed_at", "misses"]
+
+    def get_misses(self, obj) -> list[dict]:
+        keep = ("position", "ability", "ability_name", "dimension", "text", "expert_hit", "gold_hit", "explanation", "rationale")
+        return [{k: row[k] for k in keep} for row in obj.feedback if not row["agreed"]]
+
+
+class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet):
+    """Finished calibration attempts with feedback on each miss: an expert's own, or all for admins."""
+
+    serializer_class = CalibrationResultSerializer
+    permission_classes = [IsAdminOrExpert]
+
+    def get_queryset(self):
+        qs = CalibrationResult.objects.select_related("campaign", "expert").order_by("-completed_at")
+        if getattr(self, "swagger_fake_view", False):
+            return qs.none()
+        if has_role(self.request.user, Role.ADMIN):
+            if campaign := self.request.query_params.get("campaign"):
+                qs = qs.filter(campaign_id=campaign) if campaign.isdigit() else qs.filter(campaign__name=campaign)
+            return qs
+        return qs.filter(expert=self.request.user)
+
+
+class CalibrationCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    dataset = serializers.CharField(max_length=100)
+    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    file = serializers.FileField()
+    pass_threshold = serializers.FloatField(default=0.8)
+    cooldown_days = serializers.FloatField(default=7.0, min_value=0)
+    experts = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    dataset = serializers.CharField(source="version.dataset.name", read_only=True)
+    version = serializers.CharField(source="version.label", read_only=True)
+    models = serializers.SlugRelatedField(source="language_models", many=True, read_only=True, slug_field="name")
+    experts = serializers.SlugRelatedField(many=True, read_only=True, slug_field="username")
+    responses = serializers.IntegerField(source="responses.count", read_only=True)
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "id", "name", "kind", "status", "dataset", "version", "models", "sample_fraction", "overlap", "seed",
+            "reservation_timeout", "experts", "gold_rate", "min_tier_for_hard", "piece_rate", "pass_threshold",
+            "rationale_min_chars", "show_weights", "responses", "created_at",
+        ]
+
+
+class CalibrationCreateView(APIView):
+    """Admin: create a calibration set from a gold-label JSONL file (same rules as `create_calibration`)."""
+
+    permission_classes = [IsAdmin]
+    parser_classes = [parsers.MultiPartParser]
+
+    @extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer})
+    def post(self, request):
+        form = CalibrationCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        d = form.validated_data
+        try:
+            outcome = create_calibration(
+                name=d["name"],
+                dataset_name=d["dataset"],
+                version_label=d.get("version") or None,
+                source=d["file"],
+                file_name=d["file"].name,
+                pass_threshold=d["pass_threshold"],
+                retake_cooldown=timedelta(days=d["cooldown_days"]),
+                expert_usernames=d.get("experts") or None,
+                created_by=request.user,
+            )
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response(CampaignSerializer(outcome.campaign).data, status=201)
+
+
+# --- campaigns -----------------------------------------------------------------------------------
+
+
+class CampaignCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    dataset = serializers.CharField(max_length=100)
+    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    models = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+    sample_fraction = serializers.FloatField(default=0.4)
+    overlap = serializers.IntegerField(default=3)
+    seed = serializers.IntegerField(default=0)
+    reservation_timeout_minutes = serializers.IntegerField(default=120, min_value=1)
+    experts = serializers.ListField(child=serializers.CharField(), required=False)
+    requires_qualification = serializers.BooleanField(default=True)
+    qualification_per_dimension = serializers.BooleanField(default=False)
+    gold_source = serializers.CharField(required=False, allow_blank=True, help_text="Name of a calibration set.")
+    gold_rate = serializers.FloatField(default=0.0)
+    min_tier_for_hard = serializers.IntegerField(default=1, min_value=1)
+    piece_rate = serializers.DecimalField(max_digits=8, decimal_places=2, default=0)
+
+
+class StatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Campaign.Status.choices)
+
+
+class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
+    """Admin: campaigns, their progress, bulk pre-assignment, status and payment export."""
+
+    permission_classes = [IsAdmin]
+    serializer_class = CampaignSerializer
+
+    def get_queryset(self):
+        qs = Campaign.objects.select_related("version__dataset").prefetch_related("language_models", "experts").order_by("-created_at")
+        if kind := self.request.query_params.get("kind"):
+            qs = qs.filter(kind=kind)
+        return qs
+
+    @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignSerializer})
+    def create(self, request, *args, **kwargs):
+        form = CampaignCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        d = form.validated_data
+        gold_source = None
+        if d.get("gold_source"):
+            gold_source = Campaign.objects.filter(name=d["gold_source"]).first()
+            if gold_source is None:
+                return error_response(DjangoValidationError({"gold_source": f"no campaign named {d['gold_source']!r}"}))
+        try:
+            outcome = create_campaign(
+                name=d["name"],
+                dataset_name=d["dataset"],
+                version_label=d.get("version") or None,
+                model_names=d["models"],
+                sample_fraction=d["sample_fraction"],
+                overlap=d["overlap"],
+                seed=d["seed"],
+                reservation_timeout=timedelta(minutes=d["reservation_timeout_minutes"]),
+                expert_usernames=d.get("experts") or None,
+                requires_qualification=d["requires_qualification"],
+                qualification_per_dimension=d["qualification_per_dimension"],
+                gold_source=gold_source,
+                gold_rate=d["gold_rate"],
+                min_tier_for_hard=d["min_tier_for_hard"],
+                piece_rate=d["piece_rate"],
+                created_by=request.user,
+            )
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        body = CampaignSerializer(outcome.campaign).data
+        body.update(gold_checks=outcome.gold, items=outcome.items, eligible_experts=outcome.eligible_experts)
+        return Response(body, status=201)
+
+    @extend_schema(responses={200: serializers.DictField()})
+    @action(detail=True, methods=["get"])
+    def progress(self, request, pk=None):
+        """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
+        p = selectors.campaign_progress(self.get_object())
+        return Response(
+            {
+                "k": p.k,
+                "responses": p.responses,
+                "gold_responses": p.gold_responses,
+                "by_submitted_judgments": {str(i): n for i, n in enumerate(p.histogram)},
+                "complete": p.complete,
+                "reserved": p.held,
+                "submitted": p.submitted,
+                "target": p.target,
+                "active_seconds": p.active_seconds,
+                "pace_per_day": p.pace_per_day,
+                "pace_reason": p.pace_reason or None,
+                "projected_finish": p.projected_finish,
+                "projected_reason": p.projected_reason or None,
+                "experts": [
+                    {"username": e.username, "submitted": e.submitted, "open": e.open, "expired": e.expired, "released": e.released, "active_seconds": e.active_seconds}
+                    for e in p.experts
+                ],
+            }
+        )
+
+    @extend_schema(request=None, responses={200: serializers.DictField()})
+    @action(detail=True, methods=["post"], url_path="bulk-assign")
+    def bulk_assign(self, request, pk=None):
+        """Pre-assign every open slot (k per response) among eligible experts; optional `experts` list of usernames."""
+        campaign = self.get_object()
+        names = request.data.get("experts") if hasattr(request.data, "get") else None
+        experts = None
+        if names:
+            experts = list(User.objects.filter(username__in=names))
+            missing = set(names) - {u.username for u in experts}
+            if missing:
+                return error_response(DjangoValidationError({"experts": f"unknown user(s): {', '.join(sorted(missing))}"}))
+        try:
+            n = bulk_assign(campaign=campaign, experts=experts)
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response({"assigned": n})
+
+    @extend_schema(request=StatusSerializer, responses={200: CampaignSerializer})
+    @action(detail=True, methods=["post"])
+    def status(self, request, pk=None):
+        """Set the campaign's status (draft, active, paused, closed)."""
+        try:
+            campaign = set_campaign_status(campaign=self.get_object(), status=request.data.get("status", ""))
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response(CampaignSerializer(campaign).data)
+
+    @extend_schema(responses={(200, "text/csv"): str})
+    @action(detail=True, methods=["get"])
+    def payments(self, request, pk=None):
+        """Piece-rate payment export (CSV)."""
+        campaign = self.get_object()
+        response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
+        return response
+
+
+# --- assignments and alerts ------------------------------------------------------------------------
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    campaign = serializers.IntegerField(source="campaign_response.campaign_id", read_only=True)
+    expert = serializers.CharField(source="expert.username", read_only=True)
+    question_id = serializers.CharField(source="campaign_response.item.question_id", read_only=True)
+    response = serializers.CharField(source="campaign_response.response.public_id", read_only=True)
+    model = serializers.CharField(source="campaign_response.response.model.name", read_only=True)
+    is_gold = serializers.BooleanField(source="campaign_response.is_gold", read_only=True)
+
+    class Meta:
+        model = Assignment
+        fields = [
+            "public_id", "campaign", "expert", "question_id", "response", "model", "is_gold", "status",
+            "reserved_at", "expires_at", "submitted_at", "active_seconds",
+        ]
+
+
+class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
+    """Admin: every assignment, filterable by ?campaign=ID&expert=USERNAME&status=..."""
+
+    permission_classes = [IsAdmin]
+    serializer_class = AssignmentSerializer
+    lookup_field = "public_id"
+
+    def get_queryset(self):
+        qs = Assignment.objects.select_related(
+            "expert", "campaign_response__item", "campaign_response__response__model"
+        ).order_by("-reserved_at", "-id")
+        params = self.request.query_params
+        if campaign := params.get("campaign"):
+            if not campaign.isdigit():
+                raise Http404("campaign must be an id")
+            qs = qs.filter(campaign_response__campaign_id=campaign)
+        if expert := params.get("expert"):
+            qs = qs.filter(expert__username=expert)
+        if st := params.get("status"):
+            qs = qs.filter(status=st)
+        return qs
+
+    @extend_schema(request=None, responses={200: AssignmentSerializer})
+    @action(detail=True, methods=["post"])
+    def release(self, request, public_id=None):
+        """Give an open assignment back to the pool."""
+        assignment = self.get_object()
+        try:
+            release_assignment(assignment=assignment, by=request.user)
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        except DjangoPermissionDenied as exc:
+            raise PermissionDenied(str(exc)) from None
+        assignment.refresh_from_db()
+        return Response(AssignmentSerializer(assignment).data)
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    expert = serializers.CharField(source="expert.username", read_only=True, default=None)
+    campaign = serializers.CharField(source="campaign.name", read_only=True, default=None)
+    resolved_by = serializers.CharField(source="resolved_by.username", read_only=True, default=None)
+
+    class Meta:
+        model = AdminAlert
+        fields = ["id", "kind", "expert", "campaign", "message", "created_at", "resolved_at", "resolved_by"]
+
+
+class AlertViewSet(viewsets.ReadOnlyModelViewSet):
+    """Admin: alerts (open ones unless ?all=1)."""
+
+    permission_classes = [IsAdmin]
+    serializer_class = AlertSerializer
+
+    def get_queryset(self):
+        qs = AdminAlert.objects.select_related("expert", "campaign", "resolved_by").order_by("-created_at")
+        return qs if self.request.query_params.get("all") == "1" else qs.filter(resolved_at__isnull=True)
+
+    @extend_schema(request=None, responses={200: AlertSerializer})
+    @action(detail=True, methods=["post"])
+    def resolve(self, request, pk=None):
+        alert = get_object_or_404(AdminAlert, pk=pk)
+        return Response(AlertSerializer(expert_services.resolve_alert(alert=alert, by=request.user)).data, status=status.HTTP_200_OK)
