@@ -55,6 +55,12 @@ def two_rater_from_counts(tp, fp, fn, tn) -> dict[str, np.ndarray]:
     return {"rate": po, "kappa": kappa, "ac1": ac1, "judge_hit_rate": pj, "human_hit_rate": pg}
 
 
+def _rounded(values: np.ndarray) -> list:
+    """Round to 12 places and turn NaN into None, for a whole column at once."""
+    values = np.round(np.asarray(values, dtype=np.float64), 12)
+    return [None if v != v else v for v in values.tolist()]
+
+
 def _num(x) -> float | None:
     return None if x is None or not np.isfinite(x) else float(round(float(x), 12))
 
@@ -101,7 +107,11 @@ def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: flo
     agree_by_cluster = np.bincount(clusters, weights=(jv == gv), minlength=n_clusters)
     pairs_by_cluster = np.bincount(clusters, minlength=n_clusters).astype(np.float64)
     present = pairs_by_cluster > 0
-    low, high, reason = st.bootstrap_ratio_ci(agree_by_cluster[present], pairs_by_cluster[present], resamples=resamples, seed=seed)
+    # One set of resampled responses serves the headline and every breakdown.
+    draws = list(st.resample_weights(int(present.sum()), resamples, seed)) if present.sum() >= 2 and resamples > 0 else None
+    low, high, reason = st.bootstrap_ratio_ci(
+        agree_by_cluster[present], pairs_by_cluster[present], resamples=resamples, seed=seed, weights=draws
+    )
     out["item_agreement_ci95"] = st.ci_pair(low[0], high[0])
     counts["item_agreement_ci95"] = int(present.sum())
     if out["item_agreement_ci95"] is None:
@@ -152,7 +162,7 @@ def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: flo
         "by_primary_scene": _Groups.from_values(np.asarray(data.item_scene, dtype=object)[data.cr_item[data.u_cr]]),
     }
     for name, g in groups.items():
-        out[name] = _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, n_clusters, resamples=resamples, seed=seed)
+        out[name] = _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, n_clusters, resamples=resamples, seed=seed, draws=draws)
     crit_groups = _Groups(data.u_crit, [str(i) for i in range(len(data.crit_id))])
     rows = _breakdown(crit_groups, both, jv, gv, hits, ratings, data.u_cr, n_clusters, resamples=0, seed=seed)
     for row in rows:
@@ -183,7 +193,7 @@ def dimension_label(label: str) -> str:
     return ability.dimension if ability else "Other"
 
 
-def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *, resamples: int, seed: int) -> list[dict]:
+def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *, resamples: int, seed: int, draws=None) -> list[dict]:
     g_all = groups.codes
     n_groups = len(groups.names)
     g = g_all[both]
@@ -202,28 +212,34 @@ def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *
         agree = np.bincount(flat, weights=(jv == gv), minlength=n_clusters * n_groups).reshape(n_clusters, n_groups)
         den = np.bincount(flat, minlength=n_clusters * n_groups).reshape(n_clusters, n_groups).astype(np.float64)
         keep = den.sum(axis=1) > 0
-        low, high, _ = st.bootstrap_ratio_ci(agree[keep], den[keep], resamples=resamples, seed=seed)
+        low, high, _ = st.bootstrap_ratio_ci(agree[keep], den[keep], resamples=resamples, seed=seed, weights=draws)
     else:
         low = high = np.full(n_groups, np.nan)
+    rate, kappa, ac1, jhr, hhr, alpha_l = (
+        _rounded(x) for x in (figures["rate"], figures["kappa"], figures["ac1"], figures["judge_hit_rate"], figures["human_hit_rate"], alpha)
+    )
+    low_l, high_l = low.tolist(), high.tolist()
+    pairs_l, responses_l, units_l, ratings_l = pairs.tolist(), responses.tolist(), alpha_units.tolist(), alpha_ratings.tolist()
     rows = []
     for i, (key, shown) in enumerate(zip(groups.names, groups.labels)):
+        has = pairs_l[i] > 0
         row = {
             "key": key,
             "label": shown,
-            "pairs": int(pairs[i]),
-            "responses": int(responses[i]),
-            "item_agreement_rate": _num(figures["rate"][i]) if pairs[i] else None,
-            "item_agreement_ci95": st.ci_pair(low[i], high[i]) if responses[i] >= 2 else None,
-            "cohen_kappa": _num(figures["kappa"][i]) if pairs[i] else None,
-            "gwet_ac1": _num(figures["ac1"][i]) if pairs[i] else None,
-            "judge_hit_rate": _num(figures["judge_hit_rate"][i]) if pairs[i] else None,
-            "human_hit_rate": _num(figures["human_hit_rate"][i]) if pairs[i] else None,
-            "krippendorff_alpha": _num(alpha[i]),
-            "alpha_units": int(alpha_units[i]),
-            "ratings": int(alpha_ratings[i]),
+            "pairs": pairs_l[i],
+            "responses": responses_l[i],
+            "item_agreement_rate": rate[i] if has else None,
+            "item_agreement_ci95": st.ci_pair(low_l[i], high_l[i]) if responses_l[i] >= 2 else None,
+            "cohen_kappa": kappa[i] if has else None,
+            "gwet_ac1": ac1[i] if has else None,
+            "judge_hit_rate": jhr[i] if has else None,
+            "human_hit_rate": hhr[i] if has else None,
+            "krippendorff_alpha": alpha_l[i],
+            "alpha_units": units_l[i],
+            "ratings": ratings_l[i],
         }
         why = {}
-        if not pairs[i]:
+        if not has:
             for f in ("item_agreement_rate", "cohen_kappa", "gwet_ac1", "judge_hit_rate", "human_hit_rate"):
                 why[f] = st.NO_PAIRS
         elif row["cohen_kappa"] is None:
@@ -232,7 +248,7 @@ def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *
             why["item_agreement_ci95"] = "fewer than 2 responses with pairs"
         if row["krippendorff_alpha"] is None:
             why["krippendorff_alpha"] = (
-                "no unit rated by two or more experts" if not alpha_units[i] else "every rating has the same value: alpha is 0/0"
+                "no unit rated by two or more experts" if not units_l[i] else "every rating has the same value: alpha is 0/0"
             )
         if why:
             row["undefined"] = why

@@ -132,17 +132,18 @@ def load_campaign_arrays(
         dtype=np.int64,
     ).reshape(-1, 4)
     cr_id, cr_response, cr_item_id, cr_model_id = crs.T
-    model_rows = dict(LanguageModel.objects.filter(id__in=set(cr_model_id.tolist())).values_list("id", "name"))
+    entries = CampaignResponse.objects.filter(campaign=campaign)
+    model_rows = dict(LanguageModel.objects.filter(id__in=entries.values("response__model_id")).values_list("id", "name"))
     model_ids = np.array(sorted(model_rows), dtype=np.int64)
     model_names = [model_rows[m] for m in model_ids.tolist()]
 
     item_rows = list(
-        Item.objects.filter(id__in=set(cr_item_id.tolist())).order_by("id").values_list("id", "question_id", "difficulty", "primary_scene")
+        Item.objects.filter(id__in=entries.values("item_id")).order_by("id").values_list("id", "question_id", "difficulty", "primary_scene")
     )
     item_ids = np.array([r[0] for r in item_rows], dtype=np.int64)
 
     crit_rows = list(
-        Criterion.objects.filter(item_id__in=item_ids.tolist())
+        Criterion.objects.filter(item_id__in=entries.values("item_id"))
         .order_by("item_id", "position")
         .values_list(
             "id", "item_id", "position", "ability", "weight", "catastrophic", "revision",
@@ -217,7 +218,7 @@ def load_campaign_arrays(
     stale_verdicts = 0
     if judge_runs:
         lineage_to_crit = {str(r[8]): i for i, r in enumerate(crit_rows)}
-        vq = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=cr_response.tolist())
+        vq = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=entries.values("response_id"))
         stale_verdicts = vq.filter(criterion__revision__lt=F("criterion__lineage__meaning_revision")).count()
         same_version = all(r.version_id == campaign.version_id for r in judge_runs)
         if same_version:

@@ -144,12 +144,14 @@ def bootstrap_ratio_ci(
     resamples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    weights: list[np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, str | None]:
     """Percentile CI of sum(numerator)/sum(denominator) resampling clusters (rows) with replacement.
 
     numerator, denominator: per-cluster sums, shape (clusters,) or (clusters, groups). Returns
     (low, high, reason) with NaN where a group's interval is undefined; a resample in which a
-    group has no units is dropped for that group.
+    group has no units is dropped for that group. `weights` reuses draws of `resample_weights`
+    for the same clusters, so several statistics of one report share their resamples.
     """
     num = np.asarray(numerator, dtype=np.float64)
     den = np.asarray(denominator, dtype=np.float64)
@@ -166,9 +168,10 @@ def bootstrap_ratio_ci(
         reason = "no bootstrap resamples requested"
     else:
         both = np.concatenate([num, den], axis=1)
+        resamples = sum(len(w) for w in weights) if weights is not None else resamples
         ratios = np.empty((resamples, groups))
         row = 0
-        for w in resample_weights(clusters, resamples, seed):
+        for w in weights if weights is not None else resample_weights(clusters, resamples, seed):
             sums = w @ both
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratios[row : row + len(w)] = np.where(sums[:, groups:] > 0, sums[:, :groups] / sums[:, groups:], np.nan)
