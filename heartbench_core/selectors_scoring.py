@@ -61,9 +61,9 @@ def leaderboard(
         LeaderboardRow(
             rank=None,
             run=r,
-            all=scored[r.pk].result(subset="all", scene=scene),
-            hard=scored[r.pk].result(subset="hard", scene=scene),
-            normal=scored[r.pk].result(subset="normal", scene=scene),
+            all=scored[r.pk].result(subset="all", scene=scene, with_questions=False),
+            hard=scored[r.pk].result(subset="hard", scene=scene, with_questions=False),
+            normal=scored[r.pk].result(subset="normal", scene=scene, with_questions=False),
             colour="",
         )
         for r in runs

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 from django.core.exceptions import ValidationError
+from django.db import connection
 
 from heartbench_core import scoring
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict
@@ -170,8 +171,13 @@ class ScoredVerdicts:
     verdicts_stale: int
     verdicts_unmatched: int
 
-    def result(self, *, subset: str = "all", scene: str | None = None, questions: Iterable[str] | None = None) -> ScoreResult:
-        """Aggregate the scored questions of a subset (and, if given, only the listed question ids)."""
+    def result(
+        self, *, subset: str = "all", scene: str | None = None, questions: Iterable[str] | None = None, with_questions: bool = True
+    ) -> ScoreResult:
+        """Aggregate the scored questions of a subset (and, if given, only the listed question ids).
+
+        with_questions=False skips building the per-question rows (the leaderboard needs only aggregates).
+        """
         frame = self.frame
         in_subset = frame.subset_mask(subset, scene)
         if questions is not None:
@@ -196,18 +202,20 @@ class ScoredVerdicts:
         if overall is None:
             undefined["overall"] = "no question was scored"
         per_question = []
-        for q in np.flatnonzero(selected):
-            row = self.scores.norm[q]
-            per_question.append(
-                QuestionResult(
-                    question_id=frame.question_ids[q],
-                    score=_number(self.scores.question_score[q]),
-                    catastrophic=bool(self.scores.catastrophic[q]),
-                    abilities={frame.abilities[a]: float(row[a]) for a in np.flatnonzero(self.scores.present[q])},
-                    difficulty=str(frame.difficulty[q]),
-                    scene=str(frame.scene[q]),
+        if with_questions:
+            norm, present = self.scores.norm.tolist(), self.scores.present.tolist()
+            labels = frame.abilities
+            for q in np.flatnonzero(selected).tolist():
+                per_question.append(
+                    QuestionResult(
+                        question_id=frame.question_ids[q],
+                        score=_number(self.scores.question_score[q]),
+                        catastrophic=bool(self.scores.catastrophic[q]),
+                        abilities={labels[a]: norm[q][a] for a, p in enumerate(present[q]) if p},
+                        difficulty=str(frame.difficulty[q]),
+                        scene=str(frame.scene[q]),
+                    )
                 )
-            )
         return ScoreResult(
             overall=overall,
             abilities=abilities,
@@ -290,7 +298,7 @@ def score_frame(
         index[~own] = mapped
     usable = index >= 0
     index, hit = index[usable], hit[usable]
-    if len(np.unique(index)) != len(index):
+    if len(index) and np.bincount(index).max() > 1:
         raise ValidationError("the verdicts hold more than one verdict for the same criterion of a response")
     n_c = len(frame.criterion_id)
     judged = np.zeros(n_c, dtype=bool)
@@ -374,10 +382,12 @@ def score_judge_runs(runs: list[JudgeRun], *, mode: str = "paper") -> dict[int, 
     if len(versions) != 1:
         raise ValidationError("score_judge_runs takes runs of one dataset version")
     frame = rubric_frame(runs[0].version)
-    data = np.array(
-        JudgeVerdict.objects.filter(run__in=[r.pk for r in runs]).order_by("run_id").values_list("run_id", "criterion_id", "hit"),
-        dtype=np.int64,
-    ).reshape(-1, 3)
+    # Tens of thousands of rows: fetch plain tuples straight into NumPy, skipping per-row ORM work.
+    query = JudgeVerdict.objects.filter(run__in=[r.pk for r in runs]).order_by("run_id").values_list("run_id", "criterion_id", "hit")
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        data = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 3)
     out = {}
     bounds = np.searchsorted(data[:, 0], [r.pk for r in runs] + [r.pk + 1 for r in runs])
     for n, run in enumerate(runs):
