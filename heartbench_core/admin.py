@@ -1,7 +1,17 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+from heartbench_core.models import (
+    Criterion,
+    Dataset,
+    DatasetVersion,
+    Item,
+    JudgeRun,
+    JudgeVerdict,
+    LanguageModel,
+    ModelResponse,
+    User,
+)
 
 
 @admin.register(User)
@@ -73,3 +83,19 @@ class ModelResponseAdmin(admin.ModelAdmin):
     search_fields = ("public_id", "question_id")
     list_select_related = ("dataset", "model")
     readonly_fields = ("public_id",)
+
+
+@admin.register(JudgeRun)
+class JudgeRunAdmin(FrozenAdminMixin, admin.ModelAdmin):
+    list_display = ("version", "model", "judge", "label", "question_count", "verdict_count", "source", "created_at")
+    list_filter = ("version__dataset", "judge")
+    search_fields = ("judge", "label", "model__name", "source")
+    list_select_related = ("version__dataset", "model")
+
+
+@admin.register(JudgeVerdict)
+class JudgeVerdictAdmin(FrozenAdminMixin, admin.ModelAdmin):
+    list_display = ("run", "criterion", "hit")
+    list_filter = ("run__judge", "hit")
+    list_select_related = ("run__model", "run__version__dataset", "criterion__item")
+    raw_id_fields = ("run", "response", "criterion")
