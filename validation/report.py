@@ -74,14 +74,14 @@ class _Groups:
         self.labels = labels or names
 
     @classmethod
-    def from_values(cls, per_unit_values: list[str] | np.ndarray, order: list[str] | None = None, label=None):
-        values = np.asarray(per_unit_values, dtype=object)
-        uniq = list(dict.fromkeys(order or [])) + sorted(set(values.tolist()) - set(order or []))
-        present = set(values.tolist())
-        uniq = [u for u in uniq if u in present]
+    def from_values(cls, values: list[str], index: np.ndarray, order: list[str] | None = None, label=None):
+        """Groups of units by `values[index[u]]` (values per criterion or per item, index per unit)."""
+        index = np.asarray(index, np.intp)
+        used = sorted({values[i] for i in np.unique(index).tolist()}) if index.size else []
+        uniq = [u for u in dict.fromkeys(order or []) if u in set(used)] + [u for u in used if u not in set(order or [])]
         lookup = {u: i for i, u in enumerate(uniq)}
-        codes = np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
-        return cls(codes, uniq, [label(u) if label else u for u in uniq])
+        per_value = np.array([lookup.get(v, -1) for v in values], dtype=np.intp)
+        return cls(per_value[index] if index.size else np.zeros(0, np.intp), uniq, [label(u) if label else u for u in uniq])
 
 
 def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: float = 0.75, min_pairs_per_dimension: int = 30) -> dict[str, Any]:
@@ -150,16 +150,15 @@ def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: flo
 
     # Breakdowns.
     crit_dim = [dimension_label(a) for a in data.crit_ability]
+    item_of_unit = data.cr_item[data.u_cr]
     groups = {
         "by_ability": _Groups.from_values(
-            np.asarray(data.crit_ability, dtype=object)[data.u_crit], order=[*ABILITY_LABELS, CATASTROPHIC_LABEL], label=english_name
+            list(data.crit_ability), data.u_crit, order=[*ABILITY_LABELS, CATASTROPHIC_LABEL], label=english_name
         ),
-        "by_dimension": _Groups.from_values(np.asarray(crit_dim, dtype=object)[data.u_crit], order=[*DIMENSIONS, "Catastrophic"]),
+        "by_dimension": _Groups.from_values(crit_dim, data.u_crit, order=[*DIMENSIONS, "Catastrophic"]),
         "by_model": _Groups(data.cr_model[data.u_cr], list(data.model_names)),
-        "by_difficulty": _Groups.from_values(
-            np.asarray(data.item_difficulty, dtype=object)[data.cr_item[data.u_cr]], order=["hard", "normal"]
-        ),
-        "by_primary_scene": _Groups.from_values(np.asarray(data.item_scene, dtype=object)[data.cr_item[data.u_cr]]),
+        "by_difficulty": _Groups.from_values(list(data.item_difficulty), item_of_unit, order=["hard", "normal"]),
+        "by_primary_scene": _Groups.from_values(list(data.item_scene), item_of_unit),
     }
     for name, g in groups.items():
         out[name] = _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, n_clusters, resamples=resamples, seed=seed, draws=draws)
