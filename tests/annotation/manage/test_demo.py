@@ -1,0 +1,24 @@
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Campaign, CampaignResponse, ExpertProfile, GoldLabel, Qualification
+from annotation.services.assignment import assign_next_response
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_demo_creates_profiles_a_calibration_and_a_blind_test_idempotently():
+    call_command("seed_demo", verbosity=0)
+    call_command("seed_demo", verbosity=0)
+    assert Campaign.objects.filter(name="demo-calibration", kind="calibration").count() == 1
+    blind = Campaign.objects.get(name="demo-blind-test")
+    assert CampaignResponse.objects.filter(campaign=blind).count() == 18
+    assert GoldLabel.objects.filter(campaign_response__campaign__name="demo-calibration").exists()
+    assert ExpertProfile.objects.filter(user__username__in=["expert1", "expert2", "expert3", "expert4", "reviewer1"]).count() == 5
+    assert not Qualification.objects.filter(expert__username="expert4").exists()
+    from heartbench_core.models import User
+
+    expert1, expert4 = User.objects.get(username="expert1"), User.objects.get(username="expert4")
+    assert assign_next_response(expert=expert1, campaign=blind) is not None
+    assert assign_next_response(expert=expert4, campaign=blind) is None
+    assert assign_next_response(expert=expert4, campaign=Campaign.objects.get(name="demo-calibration")) is not None
