@@ -41,7 +41,7 @@ def interval_bars(rows: list[dict], *, value: str, ci: str | None = None, title:
     for i, r in enumerate(rows):
         y = 20 + i * (BAR_H + GAP)
         v = r.get(value)
-        label = escape(str(r.get("label", r.get("key", ""))))[:40]
+        label = escape(str(r.get("label") or r.get("expert") or r.get("key", ""))[:40])
         parts.append(f'<text x="{LEFT - 6}" y="{y + BAR_H - 5}" text-anchor="end" class="vc-label">{label}</text>')
         if v is None:
             parts.append(f'<text x="{LEFT + 4}" y="{y + BAR_H - 5}" class="vc-na">undefined (n={r.get(count)})</text>')
