@@ -162,6 +162,16 @@ class CriterionRow:
     hit: bool | None
     reported_unclear: bool
     errors: list[str] = field(default_factory=list)
+    unclear_url: str = ""
+
+    # Strings, not numbers: templates then skip number localisation, which dominates a 22-criterion page.
+    @property
+    def cid(self) -> str:
+        return str(self.criterion.pk)
+
+    @property
+    def num(self) -> str:
+        return str(self.number)
 
 
 @dataclass
@@ -180,6 +190,14 @@ class JudgingPage:
     @property
     def submitted(self) -> bool:
         return self.assignment.status == Assignment.Status.SUBMITTED
+
+    @property
+    def count_str(self) -> str:
+        return str(len(self.rows))
+
+    @property
+    def min_chars_str(self) -> str:
+        return str(self.campaign.rationale_min_chars)
 
     @property
     def editable(self) -> bool:

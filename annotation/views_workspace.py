@@ -58,6 +58,7 @@ def next_response(request, campaign_id: int):
 
 def _render_judge(request, assignment, *, errors=None, status=200):
     page = selectors.judging_page(assignment)
+    _attach_unclear_urls(page)
     for row in page.rows:
         row.errors = (errors or {}).get(services.criterion_error_key(row.criterion.pk), [])
     return render(
@@ -66,6 +67,13 @@ def _render_judge(request, assignment, *, errors=None, status=200):
         {"page": page, "errors": errors or {}, "error_list": [m for msgs in (errors or {}).values() for m in msgs]},
         status=status,
     )
+
+
+def _attach_unclear_urls(page) -> None:
+    # One reverse() for the page instead of one per criterion.
+    prefix = reverse("annotation:judge_unclear", args=[page.assignment.public_id, 0])[: -len("0/")]
+    for row in page.rows:
+        row.unclear_url = f"{prefix}{row.criterion.pk}/"
 
 
 @require_GET
