@@ -171,7 +171,6 @@ def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: flo
         row["question_id"] = data.item_question[data.crit_item[c]]
         row["position"] = int(data.crit_position[c])
         row["ability"] = data.crit_ability[c]
-        row["text"] = data.crit_text[c]
         row.pop("item_agreement_ci95", None)
     out["by_criterion"] = rows
 

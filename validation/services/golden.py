@@ -41,10 +41,11 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
     ):
         wanted[(cr, crit)] = (bool(hit), PROVENANCE_NAMES[prov], int(h), int(m), adj if adj >= 0 else None)
     with transaction.atomic():
+        # One lock on the campaign serialises refreshes; locking thousands of label rows would cost more.
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         existing = {
             (row[1], row[2]): row
-            for row in GoldenLabel.objects.select_for_update()
-            .filter(campaign=campaign)
+            for row in GoldenLabel.objects.filter(campaign=campaign)
             .values_list("id", "campaign_response_id", "criterion_id", "hit", "provenance", "expert_hits", "expert_ratings", "adjudication_id")
         }
         create, update = [], []
