@@ -39,8 +39,8 @@ class DatasetSerializer(serializers.ModelSerializer):
 
 class VersionSerializer(serializers.ModelSerializer):
     dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    parent = serializers.SlugRelatedField(slug_field="label", read_only=True)
-    created_by = serializers.StringRelatedField()
+    parent = serializers.SlugRelatedField(slug_field="label", read_only=True, allow_null=True)
+    created_by = serializers.StringRelatedField(allow_null=True)
 
     class Meta:
         model = DatasetVersion

@@ -108,3 +108,34 @@ class RedactingExceptionReporter(ExceptionReporter):
             if frame.get("exc_cause") is not None:
                 frame["exc_cause"] = redact(str(frame["exc_cause"]))
         return data
+
+
+class OutOfRangeNumberMiddleware:
+    """Answer 404/400 instead of 500 when a number in the request is too large for the database.
+
+    `<int:…>` URL arguments accept any number of digits; SQLite and PostgreSQL refuse ids past
+    64 bits (OverflowError, DataError). An id that large cannot exist, so the answer is 404; any
+    other out-of-range number in a request is the client's error, so 400.
+    """
+
+    BIGGEST = 2**63 - 1
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.db import DataError
+
+        if not isinstance(exception, (OverflowError, DataError)):
+            return None
+        if isinstance(exception, DataError) and "out of range" not in str(exception):
+            return None
+        match = getattr(request, "resolver_match", None)
+        too_big = any(isinstance(v, int) and abs(v) > self.BIGGEST for v in (match.kwargs.values() if match else ()))
+        status, message = (404, "No such object.") if too_big else (400, "A number in the request is out of range.")
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": message}, status=status)
+        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
