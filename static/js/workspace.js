@@ -198,7 +198,11 @@
     if (secondsField) secondsField.value = "0";
     if (e.detail.successful) {
       if (editVersion === sentVersion) { dirty = false; mirror(false); }
-      else timer = setTimeout(save, 400);
+      else {
+        // Edits arrived while this save was in flight: the indicator must not claim "saved".
+        timer = setTimeout(save, 400);
+        setTimeout(function () { if (dirty) setStatus("saving", "Saving…"); }, 0);
+      }
     } else {
       unsentSeconds += sentSeconds;
       if (!e.detail.xhr || e.detail.xhr.status === 0) setStatus("offline", "Offline — your changes are kept in this browser");
