@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import IntegrityError, transaction
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import (
@@ -39,7 +38,7 @@ from annotation.models import (
     ExpertQuality,
     Qualification,
 )
-from heartbench_core.models import Criterion, User
+from heartbench_core.models import Criterion, User, new_public_id
 from heartbench_core.roles import Role, has_role
 from heartbench_core.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS, abilities_of
 
@@ -177,90 +176,76 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         qualified = _qualified_dimensions(expert.pk, cfg.requires_qualification)
         if qualified is not None and not qualified:
             return None
-        mine = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign)
-        if campaign.gold_rate > 0:
-            counts = mine.aggregate(total=Count("id"), gold=Count("id", filter=Q(campaign_response__is_gold=True)))
-            if counts["gold"] < campaign.gold_rate * (counts["total"] + 1):
-                gold = _lock_candidates(
-                    _eligible(campaign, expert, profile, cfg, qualified).filter(is_gold=True).order_by("order_key", "id"), 1
-                )
-                if gold:
-                    return _reserve(gold[0], expert, campaign, now)
-        candidates = _eligible(campaign, expert, profile, cfg, qualified).filter(is_gold=False)
-        ranked = _rank(candidates, campaign, expert, profile, now)
-        for cr in _recount_under_lock(_lock_candidates(ranked, CANDIDATE_BATCH), now, campaign.overlap):
-            return _reserve(cr, expert, campaign, now)
+        mine = list(
+            Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list(
+                "campaign_response_id", "campaign_response__item_id", "campaign_response__is_gold"
+            )
+        )
+        taken = {cr for cr, _, _ in mine}
+        gold_done = sum(1 for _, _, g in mine if g)
+        if campaign.gold_rate > 0 and gold_done < campaign.gold_rate * (len(mine) + 1):
+            gold = _lock_candidates(
+                _eligible(campaign, profile, cfg, qualified).filter(is_gold=True).exclude(pk__in=taken).order_by("order_key", "id"), 1
+            )
+            if gold:
+                return _reserve(gold[0], expert, campaign, now)
+        ranked = _ranked_ids(campaign, profile, cfg, qualified, mine, now)
+        # Lock the best few; rows other requests hold are skipped, and the live count is taken again
+        # under the lock, so k can never be passed.
+        for batch_start in range(0, min(len(ranked), 3 * CANDIDATE_BATCH), CANDIDATE_BATCH):
+            batch = ranked[batch_start : batch_start + CANDIDATE_BATCH]
+            locked = _lock_candidates(CampaignResponse.objects.filter(pk__in=batch), CANDIDATE_BATCH)
+            locked.sort(key=lambda cr: batch.index(cr.pk))
+            for cr in _recount_under_lock(locked, now, campaign.overlap):
+                return _reserve(cr, expert, campaign, now)
+        if not ranked:
+            return None
         # Every candidate may be held by concurrent requests for a moment: wait for the best one
         # rather than answer "nothing left" while work remains.
-        best = ranked.values_list("pk", flat=True).first()
-        if best is None:
-            return None
-        waited = list(CampaignResponse.objects.filter(pk=best).select_for_update(no_key=True, of=("self",)))
+        waited = list(CampaignResponse.objects.filter(pk=ranked[0]).select_for_update(no_key=True, of=("self",)))
         for cr in _recount_under_lock(waited, now, campaign.overlap):
             return _reserve(cr, expert, campaign, now)
         return None
 
 
-def _eligible(campaign, expert, profile, cfg, qualified):
-    qs = CampaignResponse.objects.filter(campaign=campaign).exclude(
-        pk__in=Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values("campaign_response_id")
-    )
+def _eligible(campaign, profile, cfg, qualified):
+    """The campaign's responses this expert's tier and qualification allow (before k and earlier work)."""
+    qs = CampaignResponse.objects.filter(campaign=campaign)
     if profile.effective_tier < campaign.min_tier_for_hard:
         qs = qs.exclude(item__difficulty="hard")
     return _qualification_filter(qs, qualified, cfg.qualification_per_dimension)
 
 
-def _rank(qs, campaign, expert, profile, now):
-    """Order candidates: nearer completion, then items the expert has not had, then specialty coverage."""
-    live = (
-        Assignment.objects.filter(campaign_response=OuterRef("pk"))
-        .filter(live_q(now))
-        .order_by()
-        .values("campaign_response")
-        .annotate(n=Count("pk"))
-        .values("n")
+def _ranked_ids(campaign, profile, cfg, qualified, mine, now) -> list[int]:
+    """Open responses for this expert, best first: nearer completion, items not yet had, specialty coverage, seeded order.
+
+    One grouped query for live counts and one for coverage, whatever the campaign size; the
+    ranking itself is done here on compact rows.
+    """
+    rows = list(
+        _eligible(campaign, profile, cfg, qualified)
+        .filter(is_gold=False)
+        .annotate(live_n=Count("assignments", filter=live_q(now, "assignments__")))
+        .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
     )
-    same_item = (
-        Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign, campaign_response__item=OuterRef("item"))
-        .order_by()
-        .values("expert")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
+    taken = {cr for cr, _, _ in mine}
+    had_item: dict[int, int] = defaultdict(int)
+    for _, item, _ in mine:
+        had_item[item] += 1
     abilities, scenes = covered_abilities(profile.specialties)
-    coverage = Value(0, output_field=IntegerField())
+    coverage: dict[int, int] = {}
     if abilities:
-        coverage = Coalesce(
-            Subquery(
-                Criterion.objects.filter(item=OuterRef("item"), ability__in=abilities)
-                .order_by()
-                .values("item")
-                .annotate(n=Count("pk"))
-                .values("n"),
-                output_field=IntegerField(),
-            ),
-            0,
+        coverage = dict(
+            Criterion.objects.filter(item_id__in={r[1] for r in rows}, ability__in=abilities)
+            .order_by()
+            .values("item_id")
+            .annotate(n=Count("pk"))
+            .values_list("item_id", "n")
         )
-    qs = qs.annotate(
-        live_n=Coalesce(Subquery(live, output_field=IntegerField()), 0),
-        same_item_n=Coalesce(Subquery(same_item, output_field=IntegerField()), 0),
-        coverage_n=coverage,
-    ).filter(live_n__lt=campaign.overlap)
-    if scenes:
-        qs = qs.annotate(
-            scene_n=Coalesce(
-                Subquery(
-                    CampaignResponse.objects.filter(pk=OuterRef("pk"), item__primary_scene__in=scenes)
-                    .values("pk")
-                    .annotate(n=Value(1, output_field=IntegerField()))
-                    .values("n")[:1],
-                    output_field=IntegerField(),
-                ),
-                0,
-            )
-        )
-        return qs.order_by("-live_n", "same_item_n", "-scene_n", "-coverage_n", "order_key", "id")
-    return qs.order_by("-live_n", "same_item_n", "-coverage_n", "order_key", "id")
+    k = campaign.overlap
+    open_rows = [r for r in rows if r[3] < k and r[0] not in taken]
+    open_rows.sort(key=lambda r: (-r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), r[2], r[0]))
+    return [r[0] for r in open_rows]
 
 
 def _lock_candidates(qs, limit: int) -> list[CampaignResponse]:
@@ -456,11 +441,27 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
                 s.open_count += 1
         if campaign.gold_rate > 0 and gold_ids:
             new.extend(_mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg, rng))
+        _insert_preassigned(new, now)
+    return len(new)
+
+
+def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
+    """Insert pre-assigned (never expiring) assignments; on PostgreSQL with COPY, thousands in a few milliseconds."""
+    if connection.vendor != "postgresql":
         Assignment.objects.bulk_create(
-            [Assignment(campaign_response_id=cr_id, expert_id=user_id, expires_at=None) for cr_id, user_id in new],
+            [Assignment(campaign_response_id=cr, expert_id=user, expires_at=None, reserved_at=now) for cr, user in pairs],
             batch_size=1000,
         )
-    return len(new)
+        return
+    # Building thousands of model instances costs more than the insert itself; COPY writes the same
+    # columns bulk_create would, and the unique constraint still guards (response, expert).
+    table = Assignment._meta.db_table
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(
+            f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds) FROM STDIN"
+        ) as copy:
+            for cr, user in pairs:
+                copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0))
 
 
 def _mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg, rng) -> list[tuple[int, int]]:
@@ -515,8 +516,7 @@ def _expert_states(campaign: Campaign, experts: list[User] | None, now) -> list[
     if experts is not None:
         users = users.filter(pk__in=[u.pk for u in experts])
     user_ids = list(users.values_list("pk", flat=True))
-    for uid in user_ids:
-        ExpertProfile.objects.get_or_create(user_id=uid)
+    ExpertProfile.objects.bulk_create([ExpertProfile(user_id=uid) for uid in user_ids], ignore_conflicts=True)
     profiles = list(
         ExpertProfile.objects.select_for_update(of=("self",))
         .filter(user_id__in=user_ids, availability=ExpertProfile.Availability.ACTIVE)

@@ -177,5 +177,5 @@ def test_asking_for_work_takes_the_same_bounded_number_of_queries_whatever_the_c
     for campaign in (small, big):
         for expert in cast.experts:
             campaign = type(campaign).objects.get(pk=campaign.pk)
-            with django_assert_max_num_queries(14):
+            with django_assert_max_num_queries(16):
                 assert assign_next_response(expert=expert, campaign=campaign) is not None
