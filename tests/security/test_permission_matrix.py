@@ -32,6 +32,9 @@ ARG_SOURCES = {
     ("validation-report", "pk"): "report_pk",
     ("annotation:discussion", "public_id"): "submitted_public_id",
     ("api-ws-discussion", "public_id"): "submitted_public_id",
+    ("api-campaign-", "pk"): "campaign_id",
+    ("api-calibration-result-", "pk"): "calibration_result_pk",
+    ("api-alert-", "pk"): "alert_pk",
 }
 
 # Query strings some endpoints need to name their subject.

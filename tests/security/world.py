@@ -90,6 +90,7 @@ def build_world(cast) -> World:
     )
     _rubrics_pieces(world)
     _validation_pieces(world)
+    _campaign_management_pieces(world)
     return world
 
 
@@ -121,3 +122,12 @@ def _validation_pieces(world: World) -> None:
 
     report = create_agreement_report(campaign=world.objects["campaign"], resamples=50)
     world.values.update(report_id=report.pk, report_pk=report.pk)
+
+
+def _campaign_management_pieces(world: World) -> None:
+    from annotation.models import AdminAlert, CalibrationResult
+
+    campaign, expert = world.objects["campaign"], world.cast.expert
+    result = CalibrationResult.objects.create(campaign=campaign, expert=expert, threshold=0.8, score=1.0, agreed=1, compared=1, passed=True)
+    alert = AdminAlert.objects.create(kind=AdminAlert.Kind.GOLD_ACCURACY, expert=expert, campaign=campaign, message="matrix alert")
+    world.values.update(username=expert.username, result_id=result.pk, calibration_result_pk=result.pk, alert_id=alert.pk, alert_pk=alert.pk)
