@@ -1,0 +1,352 @@
+"""Load test: 50 simulated experts against the production setup, on loopback, for 60 seconds.
+
+    .venv/bin/python benchmarks/load_test.py [--experts 50] [--seconds 60] [--workers 3] [--threads 4]
+
+One command does everything and cleans up after itself:
+
+1. creates a throw-away PostgreSQL database (`heartbench_load_<pid>` on 127.0.0.1:5432) and uses
+   Redis database 15 (127.0.0.1:6379) as django-q2 broker and cache;
+2. migrates, imports the released HeartBench file (`$HEARTBENCH_DIR/question_all.jsonl`, or
+   the demo items when it is absent), three synthetic answer files, a campaign over all of
+   them (k = 3) and N expert users, each with an API token;
+3. starts gunicorn (several workers, PRODUCTION=1 settings, bound to 127.0.0.1 only) and a
+   django-q2 worker (`manage.py qcluster`);
+4. drives N expert threads over HTTP for the given time: take the next response, autosave
+   drafts three times, submit every criterion's judgment, repeat;
+5. prints throughput and latency percentiles per endpoint, then checks in the database that
+   every submitted assignment is there exactly once with exactly the judgments sent;
+6. stops the server and the worker and drops the database.
+
+It exits non-zero on any server error, lost or duplicated judgment, or a p99 above the
+target (150 ms for autosave and submit). Results are also written to
+benchmarks/results/load_test.json.
+"""
+
+import argparse
+import json
+import os
+import random
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = str(ROOT / ".venv" / "bin" / "python")
+GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
+PG = "postgres://postgres@127.0.0.1:5432"
+REDIS = "redis://127.0.0.1:6379/15"
+TARGET_P99_MS = 150.0
+
+SETUP = r"""
+import json, os, sys, tempfile
+from pathlib import Path
+import django
+django.setup()
+from django.conf import settings
+from django.contrib.auth.models import Group
+from rest_framework.authtoken.models import Token
+from heartbench_core.models import User
+from heartbench_core.services.datasets import import_heartbench
+from heartbench_core.services.responses import import_responses
+from annotation.services.campaigns import create_campaign
+
+experts = int(sys.argv[1])
+source = Path(settings.HEARTBENCH_DIR) / "question_all.jsonl"
+if not source.exists():
+    source = Path(settings.BASE_DIR) / "fixtures" / "demo_items.jsonl"
+version = import_heartbench(source=source, dataset_name="load").version
+qids = list(version.items.values_list("question_id", flat=True))
+models = ["load-model-a", "load-model-b", "load-model-c"]
+tmp = Path(tempfile.mkdtemp())
+for m in models:
+    path = tmp / f"{m}.jsonl"
+    path.write_text("".join(json.dumps({"question_id": q, "response": f"（合成回答 {m} {q}）我听到了你的感受，愿意多说一点吗？"}, ensure_ascii=False) + "\n" for q in qids))
+    import_responses(source=path, dataset_name="load", model_name=m)
+group, _ = Group.objects.get_or_create(name="expert")
+tokens = {}
+for i in range(experts):
+    u = User.objects.create_user(username=f"load_expert{i:03d}", password=None)
+    u.groups.add(group)
+    tokens[u.username] = Token.objects.create(user=u).key
+campaign = create_campaign(
+    name="load", dataset_name="load", model_names=models, sample_fraction=1.0, overlap=3,
+    requires_qualification=False, expert_usernames=list(tokens),
+).campaign
+print(json.dumps({"campaign": campaign.pk, "tokens": tokens, "items": len(qids), "source": str(source),
+                  "responses": campaign.responses.count()}))
+"""
+
+VERIFY = r"""
+import json, sys
+import django
+django.setup()
+from django.db.models import Count
+from annotation.models import Assignment, Judgment
+sent = json.load(open(sys.argv[1]))
+problems = []
+submitted = {a.public_id: a for a in Assignment.objects.filter(status="submitted", campaign_response__campaign__name="load")}
+for public_id, criteria in sent.items():
+    a = submitted.get(public_id)
+    if a is None:
+        problems.append(f"{public_id}: submitted (200) but not submitted in the database")
+        continue
+    rows = list(Judgment.objects.filter(assignment=a).values_list("criterion_id", "hit", "rationale"))
+    by_criterion = {}
+    for cid, hit, rationale in rows:
+        by_criterion.setdefault(cid, []).append((hit, rationale))
+    for cid, (hit, rationale) in criteria.items():
+        got = by_criterion.get(int(cid), [])
+        if len(got) != 1:
+            problems.append(f"{public_id}: criterion {cid} stored {len(got)} times")
+        elif got[0] != (hit, rationale):
+            problems.append(f"{public_id}: criterion {cid} stored {got[0]}, sent {(hit, rationale)}")
+    extra = set(by_criterion) - {int(c) for c in criteria}
+    if extra:
+        problems.append(f"{public_id}: {len(extra)} judgments that were never sent")
+unexpected = set(submitted) - set(sent)
+duplicates = Judgment.objects.values("assignment_id", "criterion_id").annotate(n=Count("id")).filter(n__gt=1).count()
+print(json.dumps({"checked": len(sent), "submitted_in_db": len(submitted), "unexpected_submissions": len(unexpected),
+                  "duplicate_judgment_rows": duplicates, "judgments_in_db": Judgment.objects.filter(assignment__status="submitted").count(),
+                  "problems": problems[:20], "problem_count": len(problems)}))
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(cmd, env, **kw):
+    result = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, **kw)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(cmd[:3])} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def percentile(values, p):
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.latency = defaultdict(list)
+        self.statuses = defaultdict(lambda: defaultdict(int))
+        self.errors = []
+        self.sent = {}  # public_id -> {criterion: (hit, rationale)} for every 200 on submit
+
+    def record(self, endpoint, status, ms):
+        with self.lock:
+            self.latency[endpoint].append(ms)
+            self.statuses[endpoint][status] += 1
+
+
+def expert(base, token, campaign, deadline, stats: Stats, rng: random.Random, think):
+    session = requests.Session()
+    session.headers.update({"Authorization": f"Token {token}", "X-Forwarded-Proto": "https", "Accept": "application/json"})
+
+    def call(endpoint, path, body):
+        started = time.perf_counter()
+        try:
+            r = session.post(base + path, json=body, timeout=30)
+        except requests.RequestException as exc:
+            with stats.lock:
+                stats.errors.append(f"{endpoint}: {type(exc).__name__}: {exc}")
+            return None
+        stats.record(endpoint, r.status_code, (time.perf_counter() - started) * 1000)
+        if r.status_code >= 500 or r.status_code in (401, 403, 429):
+            with stats.lock:
+                stats.errors.append(f"{endpoint} {path}: {r.status_code} {r.text[:200]}")
+        return r
+
+    while time.monotonic() < deadline:
+        r = call("next", "/api/v1/annotation/next/", {"campaign": campaign})
+        if r is None or r.status_code == 204:
+            return
+        if r.status_code != 200:
+            return
+        page = r.json()
+        public_id = page["id"]
+        criteria = [c["id"] for c in page["criteria"]]
+        judged = {}
+        for round_ in range(3):
+            time.sleep(rng.uniform(*think))
+            chunk = criteria[round_::3]
+            entries = []
+            for cid in chunk:
+                judged[cid] = (rng.random() < 0.5, f"第{round_ + 1}轮：回答{'命中' if cid % 2 else '未命中'}这一条，理由充分。")
+                entries.append({"criterion": cid, "hit": judged[cid][0], "rationale": judged[cid][1]})
+            d = call("draft", f"/api/v1/annotation/assignments/{public_id}/draft/", {"judgments": entries, "active_seconds": 5})
+            if d is None or d.status_code != 200:
+                with stats.lock:
+                    stats.errors.append(f"draft {public_id}: {getattr(d, 'status_code', None)} {getattr(d, 'text', '')[:200]}")
+        time.sleep(rng.uniform(*think))
+        final = [{"criterion": c, "hit": judged[c][0], "rationale": judged[c][1]} for c in criteria]
+        s = call("submit", f"/api/v1/annotation/assignments/{public_id}/submit/", {"judgments": final, "active_seconds": 5})
+        if s is not None and s.status_code == 200:
+            with stats.lock:
+                stats.sent[public_id] = {str(c): list(judged[c]) for c in criteria}
+        elif s is not None:
+            with stats.lock:
+                stats.errors.append(f"submit {public_id}: {s.status_code} {s.text[:200]}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--experts", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    parser.add_argument("--think", type=float, nargs=2, default=(0.2, 0.6), help="seconds between an expert's actions")
+    args = parser.parse_args()
+    if not 1 <= args.experts <= 200 or not 1 <= args.seconds <= 600:
+        sys.exit("--experts must be 1..200 and --seconds 1..600")
+
+    db = f"heartbench_load_{os.getpid()}"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "heartbench_core.settings",
+        "DATABASE_URL": f"{PG}/{db}",
+        "REDIS_URL": REDIS,
+        "PRODUCTION": "1",
+        "DEBUG": "0",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "API_THROTTLE_USER": "100000/min",
+        "Q_WORKERS": "1",
+        "LOG_LEVEL": "ERROR",
+        "PYTHONWARNINGS": "ignore::UserWarning",
+    }
+    env.pop("Q_SYNC", None)
+    import psycopg
+
+    procs = []
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{db}"')
+    try:
+        import redis
+
+        redis.Redis.from_url(REDIS).flushdb()
+        t0 = time.perf_counter()
+        run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], env)
+        world = json.loads(run([PYTHON, "-c", SETUP, str(args.experts)], env).strip().splitlines()[-1])
+        print(f"setup: {world['items']} items from {world['source']}, {world['responses']} responses in the campaign, "
+              f"{args.experts} experts ({time.perf_counter() - t0:.1f} s)")
+
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        procs.append(subprocess.Popen(
+            [GUNICORN, "heartbench_core.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(args.workers),
+             "--worker-class", "gthread", "--threads", str(args.threads), "--log-level", "warning"],
+            cwd=ROOT, env=env, start_new_session=True,
+        ))
+        procs.append(subprocess.Popen([PYTHON, "manage.py", "qcluster"], cwd=ROOT, env=env, start_new_session=True,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for _ in range(100):
+            try:
+                requests.get(base + "/accounts/login/", headers={"X-Forwarded-Proto": "https"}, timeout=1)
+                break
+            except requests.RequestException:
+                time.sleep(0.2)
+        else:
+            sys.exit("gunicorn did not start")
+
+        stats = Stats()
+        deadline = time.monotonic() + args.seconds
+        threads = [
+            threading.Thread(target=expert, args=(base, token, world["campaign"], deadline, stats, random.Random(i), tuple(args.think)))
+            for i, token in enumerate(world["tokens"].values())
+        ]
+        started = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=args.seconds + 120)
+        elapsed = time.perf_counter() - started
+
+        sent_path = ROOT / "var" / f"load_sent_{os.getpid()}.json"
+        sent_path.parent.mkdir(exist_ok=True)
+        sent_path.write_text(json.dumps({k: {c: tuple(v) for c, v in crit.items()} for k, crit in stats.sent.items()}))
+        check = json.loads(run([PYTHON, "-c", VERIFY, str(sent_path)], env).strip().splitlines()[-1])
+        sent_path.unlink()
+    finally:
+        for p in procs:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+        with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        try:
+            redis.Redis.from_url(REDIS).flushdb()
+        except Exception:
+            pass
+
+    report = {"experts": args.experts, "seconds": round(elapsed, 1), "gunicorn": f"{args.workers} workers x {args.threads} threads",
+              "think_seconds": list(args.think), "endpoints": {}, "verification": check, "errors": stats.errors[:20],
+              "error_count": len(stats.errors)}
+    total = 0
+    print(f"\n{args.experts} experts for {elapsed:.1f} s against gunicorn ({args.workers}x{args.threads}), PostgreSQL, django-q2 on Redis")
+    print(f"{'endpoint':8} {'requests':>8} {'req/s':>7} {'p50':>7} {'p90':>7} {'p95':>7} {'p99':>7} {'max':>7}  statuses")
+    for endpoint in ("next", "draft", "submit"):
+        lat = stats.latency.get(endpoint, [])
+        total += len(lat)
+        row = {
+            "requests": len(lat),
+            "per_second": round(len(lat) / elapsed, 1),
+            **{f"p{p}_ms": (round(percentile(lat, p), 1) if lat else None) for p in (50, 90, 95, 99)},
+            "max_ms": round(max(lat), 1) if lat else None,
+            "mean_ms": round(statistics.fmean(lat), 1) if lat else None,
+            "statuses": dict(stats.statuses[endpoint]),
+        }
+        report["endpoints"][endpoint] = row
+        fmt = lambda v: "-" if v is None else f"{v:7.1f}"
+        print(f"{endpoint:8} {row['requests']:8d} {row['per_second']:7.1f} {fmt(row['p50_ms'])} {fmt(row['p90_ms'])} "
+              f"{fmt(row['p95_ms'])} {fmt(row['p99_ms'])} {fmt(row['max_ms'])}  {row['statuses']}")
+    report["total_per_second"] = round(total / elapsed, 1)
+    print(f"total: {total} requests, {report['total_per_second']} req/s")
+    print(f"verification: {check['checked']} submitted assignments checked, {check['submitted_in_db']} submitted in the database, "
+          f"{check['problem_count']} problems, {check['duplicate_judgment_rows']} duplicated judgment rows, "
+          f"{check['unexpected_submissions']} unexpected submissions")
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(exist_ok=True)
+    (out / "load_test.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+
+    failures = []
+    if stats.errors:
+        failures.append(f"{len(stats.errors)} errors, e.g. {stats.errors[:3]}")
+    if check["problem_count"] or check["duplicate_judgment_rows"] or check["unexpected_submissions"]:
+        failures.append(f"judgments lost or duplicated: {check['problems'][:5]}")
+    if not stats.sent:
+        failures.append("no assignment was submitted")
+    for endpoint in ("draft", "submit"):
+        p99 = report["endpoints"][endpoint]["p99_ms"]
+        if p99 is None or p99 > TARGET_P99_MS:
+            failures.append(f"p99 of {endpoint} is {p99} ms, above the {TARGET_P99_MS:.0f} ms target")
+    if failures:
+        print("FAILED:\n  " + "\n  ".join(failures))
+        sys.exit(1)
+    print("OK: zero errors, zero lost or duplicated judgments, p99 of autosave and submit under target")
+
+
+if __name__ == "__main__":
+    main()
