@@ -139,3 +139,32 @@ class OutOfRangeNumberMiddleware:
         if request.path.startswith("/api/"):
             return JsonResponse({"detail": message}, status=status)
         return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+
+
+class DatabaseUnavailableMiddleware:
+    """Answer 503 with a clear message when the database fails mid-request, instead of a bare 500.
+
+    Writes are services in their own transactions, so whatever committed before the failure
+    (an autosaved draft, say) is kept; the client is told to retry.
+    """
+
+    MESSAGE = "The database is unavailable for a moment; nothing of this request was saved beyond your draft. Please try again."
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.db import InterfaceError, OperationalError
+
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        logging.getLogger("heartbench.database").error("database error on %s %s: %s", request.method, request.path, exception)
+        if request.path.startswith("/api/"):
+            response = JsonResponse({"detail": self.MESSAGE, "retry": True}, status=503)
+        else:
+            response = HttpResponse(self.MESSAGE, status=503, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = "5"
+        return response

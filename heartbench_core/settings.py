@@ -49,6 +49,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "heartbench_core.auth_hardening.RequestSizeLimitMiddleware",
     "heartbench_core.auth_hardening.OutOfRangeNumberMiddleware",
+    "heartbench_core.auth_hardening.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

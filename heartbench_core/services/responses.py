@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
-from heartbench_core.models import LanguageModel, ModelResponse
+from heartbench_core.models import Dataset, LanguageModel, ModelResponse
 from heartbench_core.services.datasets import get_version
 
 
@@ -90,7 +90,22 @@ def import_responses(
         errors.add(None, None, "the file holds no responses")
     errors.raise_if_any()
     with transaction.atomic():
+        # Serialise concurrent imports into one dataset (as import_heartbench does): the second
+        # waits, then finds what the first stored and counts it as unchanged instead of colliding.
+        Dataset.objects.select_for_update().filter(pk=version.dataset_id).first()
         model, _ = LanguageModel.objects.get_or_create(name=model_name)
+        stored = dict(
+            ModelResponse.objects.filter(dataset=version.dataset, model=model, question_id__in=[r[0] for r in rows]).values_list(
+                "question_id", "text"
+            )
+        )
+        late = ErrorCollector(file_name)
+        for qid, text, _ in rows:
+            if qid in stored and stored[qid] != text:
+                late.add(seen[qid], "response", f"model {model_name!r} already has a different response to {qid!r}; responses are immutable once imported (judgments refer to them)")
+        late.raise_if_any()
+        unchanged += len(stored)
+        rows = [r for r in rows if r[0] not in stored]
         ModelResponse.objects.bulk_create(
             [
                 ModelResponse(
