@@ -158,9 +158,9 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     @extend_schema(responses={200: OwnProfileSerializer})
     @action(detail=False, methods=["get"])
     def me(self, request):
-        """The requesting expert's own profile."""
+        """The requesting user's own profile, as an expert sees it."""
         profile = expert_services.ensure_profile(request.user)
-        return Response(self.get_serializer_class()(profile).data)
+        return Response(OwnProfileSerializer(profile).data)
 
     @extend_schema(request=TierOverrideSerializer, responses={200: AdminProfileSerializer})
     @action(detail=True, methods=["post"], url_path="override-tier")
