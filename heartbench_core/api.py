@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import parsers, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -88,6 +88,7 @@ class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "name"
 
 
+@extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("dataset", str)]))
 class VersionViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = VersionSerializer
     permission_classes = [IsStaff]
@@ -123,6 +124,9 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
         return response
 
 
+@extend_schema_view(
+    list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("version", "dataset", "difficulty", "question_id")])
+)
 class ItemViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ItemSerializer
     permission_classes = [IsStaff]
@@ -147,6 +151,7 @@ class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsStaff]
 
 
+@extend_schema_view(list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("dataset", "model", "question_id")]))
 class ResponseViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ResponseSerializer
     permission_classes = [IsStaff]

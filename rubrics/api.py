@@ -243,6 +243,13 @@ class AuditViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return selectors.audit_entries(**_audit_filters(self.request.query_params))
 
+    @extend_schema(
+        parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "criterion", "person", "action")]
+        + [OpenApiParameter(name, OpenApiTypes.DATE) for name in ("since", "until")]
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
 
 DATASET_PARAM = OpenApiParameter("dataset", str, required=True)
 

@@ -1,0 +1,60 @@
+"""Every list in the API is paginated and filterable, except the few declared here with a reason.
+
+The lists are read from the generated OpenAPI schema: a GET whose path does not end in an
+id. A new list that is neither paginated nor declared below fails this test, naming it.
+"""
+
+import json
+
+from drf_spectacular.generators import SchemaGenerator
+
+# Not paginated on purpose (bounded by construction) — or a known gap, said so.
+NOT_PAGINATED = {
+    "/api/v1/annotation/assignments/": "an expert's own open and recent assignments; bounded by their capacity",
+    "/api/v1/annotation/assignments/{public_id}/corrections/": "the corrections of one assignment (a handful)",
+    "/api/v1/annotation/assignments/{public_id}/discussion/": "one response's discussion thread, not a list resource",
+    "/api/v1/annotation/corrections/": "KNOWN GAP: the admins' pending corrections, returned whole",
+    "/api/v1/annotation/manage/campaigns/{id}/payments/": "a CSV export",
+    "/api/v1/annotation/manage/campaigns/{id}/progress/": "one campaign's progress summary",
+    "/api/v1/annotation/profiles/me/": "the caller's own profile",
+    "/api/v1/judge-runs/{id}/verdicts/": "one judge run's verdicts as a single document",
+    "/api/v1/rubrics/quality/": "quality signals of one dataset (or one question), one document",
+    "/api/v1/rubrics/stale/": "KNOWN GAP: the stale judgments of one dataset, returned whole",
+    "/api/v1/rubrics/worklist/": "KNOWN GAP: the rubric authors' work list of one dataset, returned whole",
+    "/api/v1/scores/": "a computed leaderboard, one document",
+    "/api/v1/validation/campaigns/{campaign_id}/queue/": "KNOWN GAP: the adjudication queue of one campaign, returned whole",
+    "/api/v1/versions/{id}/diff/": "a changelog document",
+    "/api/v1/versions/{id}/export/": "a JSONL download",
+}
+
+
+def list_operations() -> dict[str, dict]:
+    schema = json.loads(json.dumps(SchemaGenerator().get_schema(request=None, public=True), default=str))
+    found = {}
+    for path, ops in schema["paths"].items():
+        get = ops.get("get")
+        if not get or path.rstrip("/").split("/")[-1].startswith("{"):
+            continue
+        content = get.get("responses", {}).get("200", {}).get("content", {})
+        body = next(iter(content.values()), {}).get("schema", {}) if content else {}
+        params = {p["name"] for p in get.get("parameters", []) if p.get("in") == "query"}
+        found[path] = {"paginated": "/Paginated" in body.get("$ref", ""), "params": params}
+    return found
+
+
+def test_every_list_is_paginated_or_declared():
+    lists = list_operations()
+    undeclared = sorted(p for p, op in lists.items() if not op["paginated"] and p not in NOT_PAGINATED)
+    assert not undeclared, "lists without pagination (paginate them, or declare why in NOT_PAGINATED): " + ", ".join(undeclared)
+
+
+def test_no_declared_exception_is_stale():
+    lists = list_operations()
+    stale = sorted(p for p in NOT_PAGINATED if p not in lists or lists[p]["paginated"])
+    assert not stale, "no longer an unpaginated list, remove from NOT_PAGINATED: " + ", ".join(stale)
+
+
+def test_every_paginated_list_can_be_ordered_or_filtered():
+    lists = list_operations()
+    bare = sorted(p for p, op in lists.items() if op["paginated"] and not (op["params"] - {"page"}))
+    assert not bare, "paginated lists with no ordering or filter parameter: " + ", ".join(bare)
