@@ -22,7 +22,7 @@ from annotation.models import (
     ExpertQuality,
     Qualification,
 )
-from annotation.services.assignment import live_q, open_q
+from annotation.services.assignment import open_q
 from heartbench_core.models import User
 
 PACE_WINDOW = timedelta(days=7)
@@ -258,8 +258,3 @@ def profile_history(profile: ExpertProfile) -> ProfileHistory:
 
 def open_alerts() -> QuerySet[AdminAlert]:
     return AdminAlert.objects.filter(resolved_at__isnull=True).select_related("expert", "campaign")
-
-
-def live_count(campaign_response: CampaignResponse, *, now: datetime | None = None) -> int:
-    """Assignments of one response that count toward k now."""
-    return campaign_response.assignments.filter(live_q(now or timezone.now())).count()

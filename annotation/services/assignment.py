@@ -329,27 +329,6 @@ def release_assignment(*, assignment: Assignment, by: User) -> Assignment:
     return locked
 
 
-def ensure_submittable(*, assignment: Assignment, now: datetime | None = None) -> None:
-    """Raise ValidationError unless the assignment may be submitted now without pushing its response past k.
-
-    Call inside the submit transaction. A reservation whose time ran out may still be submitted
-    when nobody took its place (it is revived); otherwise the expert's work came too late.
-    """
-    now = now or timezone.now()
-    cr = CampaignResponse.objects.select_for_update().select_related("campaign").get(pk=assignment.campaign_response_id)
-    current = Assignment.objects.select_for_update().get(pk=assignment.pk)
-    if current.status == Assignment.Status.SUBMITTED:
-        raise ValidationError({"assignment": "this work was already submitted"})
-    if current.status == Assignment.Status.RELEASED:
-        raise ValidationError({"assignment": "this work was released and can no longer be submitted"})
-    still_open = current.status == Assignment.Status.RESERVED and (current.expires_at is None or current.expires_at > now)
-    if still_open or cr.is_gold or cr.campaign.kind == Campaign.Kind.CALIBRATION:
-        return
-    others = Assignment.objects.filter(campaign_response=cr).exclude(pk=current.pk).filter(live_q(now)).count()
-    if others >= cr.campaign.overlap:
-        raise ValidationError({"assignment": "your reservation expired and the response was given to other experts"})
-
-
 # --- bulk pre-assignment ------------------------------------------------------------------------
 
 

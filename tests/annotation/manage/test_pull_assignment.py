@@ -179,3 +179,17 @@ def test_asking_for_work_takes_the_same_bounded_number_of_queries_whatever_the_c
             campaign = type(campaign).objects.get(pk=campaign.pk)
             with django_assert_max_num_queries(16):
                 assert assign_next_response(expert=expert, campaign=campaign) is not None
+
+
+def test_an_expert_sees_the_active_campaigns_they_take_part_in_with_their_own_counts(cast):
+    from annotation.selectors import expert_campaigns
+
+    campaign = demo_campaign(cast, overlap=2, experts=cast.experts[:2])
+    closed = demo_campaign(cast, name="closed", overlap=2, experts=cast.experts[:2])
+    closed.status = "closed"
+    closed.save()
+    submit(assign_next_response(expert=cast.experts[0], campaign=campaign))
+    assign_next_response(expert=cast.experts[0], campaign=campaign)
+    mine = list(expert_campaigns(cast.experts[0]))
+    assert [(c.name, c.my_open, c.my_submitted) for c in mine] == [(campaign.name, 1, 1)]
+    assert list(expert_campaigns(cast.experts[2])) == []
