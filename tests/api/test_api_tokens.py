@@ -85,3 +85,9 @@ def test_the_token_page_rejects_an_unknown_user(client_for, cast):
     page = client_for(cast.admin).post(reverse("tokens-issue"), {"username": "ghost"})
     assert page.status_code == 400
     assert "No active user named" in page.content.decode()
+
+
+def test_admins_find_the_token_page_in_the_navigation(client_for, cast):
+    page = client_for(cast.admin).get(reverse("tokens")).content.decode()
+    assert f'href="{reverse("tokens")}"' in page
+    assert f'href="{reverse("tokens")}"' not in client_for(cast.author).get(reverse("core:datasets")).content.decode()
