@@ -76,7 +76,7 @@ def test_consensus_says_clearly_that_no_golden_standard_exists(judged_demo):
         call_command("score", "--dataset", "demo", "--model", "demo-model-aurora", "--source", "consensus", "--format", "json")
 
 
-def test_a_registered_source_is_used_for_consensus(judged_demo, capsys):
+def test_a_registered_source_is_used_for_consensus(judged_demo, capsys, monkeypatch):
     import numpy as np
 
     from heartbench_core import scoring_sources
@@ -89,11 +89,9 @@ def test_a_registered_source_is_used_for_consensus(judged_demo, capsys):
             version=judged_demo, criterion_id=np.array([r[0] for r in rows]), hit=np.array(hits), description="test consensus"
         )
 
-    scoring_sources.register_verdict_source("consensus", all_hits)
-    try:
-        body = score_json(capsys, "--model", "demo-model-aurora", "--source", "consensus")
-    finally:
-        scoring_sources._SOURCES.pop("consensus")
+    # setitem restores whatever was registered before (the validation app registers its own).
+    monkeypatch.setitem(scoring_sources._SOURCES, "consensus", all_hits)
+    body = score_json(capsys, "--model", "demo-model-aurora", "--source", "consensus")
     assert body["overall"] == pytest.approx(100.0) and body["questions_scored"] == 6
 
 
