@@ -18,6 +18,7 @@ every expert takes every response once.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -244,8 +245,23 @@ def _ranked_ids(campaign, profile, cfg, qualified, mine, now) -> list[int]:
         )
     k = campaign.overlap
     open_rows = [r for r in rows if r[3] < k and r[0] not in taken]
-    open_rows.sort(key=lambda r: (-r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), r[2], r[0]))
+    seed, expert_id = campaign.seed, profile.user_id
+    open_rows.sort(
+        key=lambda r: (
+            -r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), expert_order(seed, expert_id, r[0])
+        )
+    )
     return [r[0] for r in open_rows]
+
+
+def expert_order(seed: int, expert_id: int, campaign_response_id: int) -> int:
+    """A per-expert shuffle key: stable for one expert, different between experts.
+
+    No campaign-wide order (which would follow the order responses were sampled in, and so
+    the order of models) may decide what an expert sees next.
+    """
+    digest = hashlib.blake2b(f"{seed}:{expert_id}:{campaign_response_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
 
 
 def _lock_candidates(qs, limit: int) -> list[CampaignResponse]:
@@ -420,6 +436,9 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
                 s.open_count += 1
         if campaign.gold_rate > 0 and gold_ids:
             new.extend(_mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg, rng))
+        # An expert works through pre-assigned work in insertion order: shuffle it per expert, so
+        # neither the sampling order (models) nor the gold checks appended last show through.
+        new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
         _insert_preassigned(new, now)
     return len(new)
 
