@@ -34,6 +34,8 @@ def campaign_world(cast):
     return world
 
 
+# `flush` truncates tables: on PostgreSQL that cannot happen inside the test's transaction.
+@pytest.mark.django_db(transaction=True)
 def test_export_flush_import_gives_back_identical_rows_and_the_same_agreement(campaign_world, tmp_path):
     from validation.models import AgreementReport
 
@@ -79,6 +81,7 @@ def test_restoring_over_existing_data_is_refused_and_writes_nothing(campaign_wor
     assert counts == {m._meta.label: m.objects.count() for m in apps.get_models()}
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_tampered_archive_is_refused(campaign_world, tmp_path):
     archive = tmp_path / "matrix.zip"
     call_command("export_campaign", "matrix", "-o", str(archive))
