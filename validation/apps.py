@@ -10,3 +10,8 @@ class ValidationConfig(AppConfig):
         from validation.scoring_source import load_consensus
 
         register_verdict_source("consensus", load_consensus)
+
+        from annotation.signals import assignment_submitted
+        from validation.tasks import queue_golden_refresh
+
+        assignment_submitted.connect(queue_golden_refresh, dispatch_uid="validation.queue_golden_refresh")

@@ -23,6 +23,7 @@ from annotation.models import (
     UnclearCriterionReport,
 )
 from annotation.services import quality
+from annotation.signals import assignment_submitted
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 
@@ -110,6 +111,8 @@ def submit_assignment(*, assignment: Assignment, expert, active_seconds: int = 0
 def _after_submit(assignment: Assignment) -> None:
     # Calibration scoring and continuous gold checks belong to the quality service.
     quality.after_submit(assignment=assignment)
+    # Apps above this one (the golden standard) react once the submission is durable.
+    transaction.on_commit(lambda: assignment_submitted.send(sender=Assignment, assignment=assignment))
 
 
 def criterion_error_key(criterion_id: int) -> str:
