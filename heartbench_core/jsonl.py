@@ -80,14 +80,22 @@ def read_jsonl(
         if not text:
             continue
         try:
-            value = json.loads(text)
+            value = json.loads(text, parse_constant=_reject_constant)
         except json.JSONDecodeError as exc:
             errors.add(number, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+            continue
+        except ValueError as exc:
+            errors.add(number, None, f"malformed JSON: {exc}")
             continue
         if not isinstance(value, dict):
             errors.add(number, None, f"expected a JSON object, found {_type_name(value)}")
             continue
         yield number, value
+
+
+def _reject_constant(name: str):
+    # Python's json accepts NaN and Infinity; JSON (and PostgreSQL's jsonb) does not.
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _lines(source, errors: ErrorCollector) -> Iterable[tuple[int, str]]:

@@ -132,3 +132,15 @@ def test_import_judgments_never_crashes_or_writes_part_of_a_bad_file(demo_datase
         demo_responses()
     payload = data.draw(mutated(judgment_lines(demo_dataset)))
     check(import_judgments, payload, dataset_name="demo", campaign_name="fuzz-campaign", create_experts=True)
+
+
+def test_nan_and_infinity_are_refused_naming_the_line(db):
+    # Found by the fuzzer on PostgreSQL: Python's json reads Infinity, jsonb refuses it at INSERT.
+    from heartbench_core.jsonl import InputFileError
+
+    line = json.loads(lines_of(DEMO_ITEMS)[0])
+    bad = json.dumps(line, ensure_ascii=False)[:-1] + ', "extra_score": Infinity}'
+    before = row_counts()
+    with pytest.raises(InputFileError, match=r"fuzz.jsonl, line 1: malformed JSON: Infinity is not a JSON value"):
+        import_heartbench(source=io.BytesIO(bad.encode()), dataset_name="fuzz", name="fuzz.jsonl")
+    assert row_counts() == before
