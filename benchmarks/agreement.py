@@ -2,7 +2,7 @@
 
 Run:  DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python benchmarks/agreement.py [--runs 3] [--scales 1,10]
 
-It builds, in a throw-away database (test_<name>, dropped at the end), the released HeartBench
+It builds, in a throw-away database (test_agreement_bench_<pid>, dropped at the end), the released HeartBench
 items, fictional models with synthetic responses, a blind-test campaign over 40% of the items
 (× 14 models at scale 1: ≈ 1,658 responses, ≈ 15,800 (response, criterion) pairs), three
 expert judgments per response (≈ 47,000) and a judge verdict on every pair. It then times:
@@ -102,7 +102,12 @@ def main():
     import django
 
     django.setup()
+    from django.conf import settings
     from django.db import connection
+
+    if connection.vendor == "postgresql":
+        # Another run (or a test suite) may be using test_<name> at the same time.
+        settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_agreement_bench_{os.getpid()}"
     from django.test.utils import setup_databases, teardown_databases
 
     from validation.report import compute_report
