@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db import connections
 from django.db.models import Count, F, Max
 
 from annotation.models import Assignment, Campaign, CampaignResponse, Judgment, UnclearCriterionReport
@@ -66,6 +67,19 @@ class CampaignArrays:
     def n_units(self) -> int:
         return int(self.u_cr.size)
 
+    def unit_index(self, cr_ids: np.ndarray, criterion_ids: np.ndarray) -> np.ndarray:
+        """Unit positions of (campaign response id, criterion id) pairs; −1 where the pair is not a unit."""
+        r = _index(cr_ids, self.cr_id)
+        by_id = np.argsort(self.crit_id, kind="stable")
+        c_pos = _index(criterion_ids, self.crit_id[by_id])
+        c = np.where(c_pos >= 0, by_id[np.maximum(c_pos, 0)], -1)
+        n_crit = max(len(self.crit_id), 1)
+        out = np.full(np.shape(r), -1, dtype=np.int64)
+        ok = (r >= 0) & (c >= 0)
+        # Units are kept in (response, criterion) order, so their keys are sorted.
+        out[ok] = _index(r[ok] * n_crit + c[ok], self.u_cr * n_crit + self.u_crit)
+        return out
+
     def unit_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per unit: (expert hit votes, expert ratings)."""
         hits = np.bincount(self.j_unit, weights=self.j_hit, minlength=self.n_units).astype(np.int64)
@@ -84,6 +98,19 @@ def _index(values, keys):
     return np.where(keys[pos] == values, pos, -1)
 
 
+def int_rows(queryset, columns: int) -> np.ndarray:
+    """An integer `values_list` queryset as a (rows × columns) array, fetched in one go.
+
+    Iterating a queryset fetches 100 rows per round trip through the driver, which costs more
+    than the query itself for tens of thousands of rows; fetchall does not.
+    """
+    sql, params = queryset.query.sql_with_params()
+    with connections[queryset.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return np.array(rows, dtype=np.int64).reshape(-1, columns)
+
+
 def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str | None = None) -> list[JudgeRun]:
     """The judge runs whose verdicts a report compares: one per model of the campaign.
 
@@ -92,7 +119,7 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
     campaign's version is preferred; a remaining ambiguity is an error asking for --run.
     """
     model_ids = set(
-        CampaignResponse.objects.filter(campaign=campaign).values_list("response__model_id", flat=True).distinct()
+        CampaignResponse.objects.filter(campaign=campaign).order_by().values_list("response__model_id", flat=True).distinct()
     )
     runs = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids)
     if judge:
@@ -124,13 +151,13 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
 def load_campaign_arrays(
     campaign: Campaign, *, judge_runs: list[JudgeRun] | None = None, exclude_catastrophic: bool = False
 ) -> CampaignArrays:
-    """Load everything the golden standard and the statistics need, in eight queries."""
-    crs = np.array(
+    """Load everything the golden standard and the statistics need, in eight queries (nine with judge runs)."""
+    crs = int_rows(
         CampaignResponse.objects.filter(campaign=campaign)
         .order_by("id")
         .values_list("id", "response_id", "item_id", "response__model_id"),
-        dtype=np.int64,
-    ).reshape(-1, 4)
+        4,
+    )
     cr_id, cr_response, cr_item_id, cr_model_id = crs.T
     entries = CampaignResponse.objects.filter(campaign=campaign)
     model_rows = dict(LanguageModel.objects.filter(id__in=entries.values("response__model_id")).values_list("id", "name"))
@@ -192,14 +219,14 @@ def load_campaign_arrays(
     a_expert = np.array([a[2] for a in assignments], dtype=np.int64)
     a_time = np.array([a[3].timestamp() if a[3] else 0.0 for a in assignments], dtype=np.float64)
 
-    jrows = np.array(
+    jrows = int_rows(
         Judgment.objects.filter(
             assignment__campaign_response__campaign=campaign,
             assignment__status=Assignment.Status.SUBMITTED,
             hit__isnull=False,
-        ).values_list("assignment_id", "criterion_id", "hit"),
-        dtype=np.int64,
-    ).reshape(-1, 3)
+        ).order_by().values_list("assignment_id", "criterion_id", "hit"),
+        3,
+    )
     a_pos = _index(jrows[:, 0], a_id)
     j_unit = unit_of(a_cr[a_pos], jrows[:, 1]) if len(jrows) else np.zeros(0, np.int64)
     in_units = j_unit >= 0
@@ -218,18 +245,23 @@ def load_campaign_arrays(
     stale_verdicts = 0
     if judge_runs:
         lineage_to_crit = {str(r[8]): i for i, r in enumerate(crit_rows)}
-        vq = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=entries.values("response_id"))
-        stale_verdicts = vq.filter(criterion__revision__lt=F("criterion__lineage__meaning_revision")).count()
+        vq = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=entries.values("response_id")).order_by()
         same_version = all(r.version_id == campaign.version_id for r in judge_runs)
         if same_version:
-            vrows = np.array(
-                vq.exclude(criterion__revision__lt=F("criterion__lineage__meaning_revision")).values_list(
-                    "response_id", "criterion_id", "hit"
-                ),
-                dtype=np.int64,
-            ).reshape(-1, 3)
+            # Staleness is known per criterion already: no join to criteria and lineages per verdict.
+            vrows = int_rows(vq.values_list("response_id", "criterion_id", "hit"), 3)
             v_crit = vrows[:, 1]
+            v_stale = np.isin(v_crit, crit_id[crit_stale])
+            foreign = np.unique(v_crit[~np.isin(v_crit, crit_id)])
+            if foreign.size:  # verdicts on criteria outside the campaign's items: ask the database
+                foreign_stale = Criterion.objects.filter(
+                    id__in=foreign.tolist(), revision__lt=F("lineage__meaning_revision")
+                ).values_list("id", flat=True)
+                v_stale |= np.isin(v_crit, list(foreign_stale))
+            stale_verdicts = int(v_stale.sum())
+            vrows, v_crit = vrows[~v_stale], v_crit[~v_stale]
         else:
+            stale_verdicts = vq.filter(criterion__revision__lt=F("criterion__lineage__meaning_revision")).count()
             raw = list(
                 vq.exclude(criterion__revision__lt=F("criterion__lineage__meaning_revision")).values_list(
                     "response_id", "criterion__lineage_id", "hit"

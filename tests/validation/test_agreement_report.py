@@ -155,5 +155,28 @@ class TestStorage:
 
         campaign = blind_test(cast)
         runs = select_judge_runs(campaign)
-        with django_assert_max_num_queries(12):
+        with django_assert_max_num_queries(9):
             load_campaign_arrays(campaign, judge_runs=runs)
+
+    def test_judgments_and_verdicts_on_a_criterion_whose_meaning_changed_are_counted_and_left_out(self, cast):
+        from heartbench_core.models import CriterionLineage
+        from validation.selectors import load_campaign_arrays, select_judge_runs
+
+        campaign = blind_test(cast)
+        judged = Judgment.objects.filter(assignment__campaign_response__campaign=campaign).first().criterion
+        CriterionLineage.objects.filter(pk=judged.lineage_id).update(current_revision=2, meaning_revision=2)
+        data = load_campaign_arrays(campaign, judge_runs=select_judge_runs(campaign))
+        assert data.excluded["stale_judgments"] == Judgment.objects.filter(criterion=judged).count() > 0
+        assert data.excluded["stale_verdicts"] == JudgeVerdict.objects.filter(criterion=judged).count() > 0
+        assert judged.pk not in data.crit_id[data.u_crit].tolist()
+
+    def test_refreshing_unchanged_golden_labels_reads_them_once_and_writes_nothing(self, cast, django_assert_max_num_queries):
+        from validation.selectors import load_campaign_arrays
+        from validation.services.golden import refresh_golden_labels
+
+        campaign = blind_test(cast)
+        refresh_golden_labels(campaign=campaign)
+        data = load_campaign_arrays(campaign)
+        with django_assert_max_num_queries(4):  # savepoint, campaign lock, stored labels, release
+            outcome = refresh_golden_labels(campaign=campaign, data=data)
+        assert (outcome.created, outcome.updated, outcome.deleted) == (0, 0, 0)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Case, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, CampaignResponse
@@ -14,7 +16,7 @@ from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 from validation.models import Adjudication, GoldenLabel
 from validation.report import PROVENANCE_NAMES, golden_standard
-from validation.selectors import CampaignArrays, ambiguous_lineages, load_campaign_arrays, select_judge_runs
+from validation.selectors import CampaignArrays, ambiguous_lineages, int_rows, load_campaign_arrays, select_judge_runs
 
 
 @dataclass(frozen=True)
@@ -32,42 +34,54 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
     hits, ratings = data.unit_counts()
     label, provenance, _ = golden_standard(hits, ratings, data.k, data.u_adjudicated)
     has = label >= 0
-    wanted = {}
-    cr_ids = data.cr_id[data.u_cr[has]].tolist()
-    crit_ids = data.crit_id[data.u_crit[has]].tolist()
-    for cr, crit, hit, prov, h, m, adj in zip(
-        cr_ids, crit_ids, label[has].tolist(), provenance[has].tolist(), hits[has].tolist(), ratings[has].tolist(),
-        data.u_adjudication_id[has].tolist(),
-    ):
-        wanted[(cr, crit)] = (bool(hit), PROVENANCE_NAMES[prov], int(h), int(m), adj if adj >= 0 else None)
+    # Per unit, the stored row as it should be: hit, provenance code, expert hits, ratings, decision (−1: none).
+    wanted = np.stack([label, provenance, hits, ratings, data.u_adjudication_id], axis=1).astype(np.int64)
+    codes = {name: code for code, name in PROVENANCE_NAMES.items()}
     with transaction.atomic():
         # One lock on the campaign serialises refreshes; locking thousands of label rows would cost more.
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-        existing = {
-            (row[1], row[2]): row
-            for row in GoldenLabel.objects.filter(campaign=campaign)
-            .values_list("id", "campaign_response_id", "criterion_id", "hit", "provenance", "expert_hits", "expert_ratings", "adjudication_id")
-        }
-        create, update = [], []
+        existing = int_rows(
+            GoldenLabel.objects.filter(campaign=campaign)
+            .order_by()
+            .annotate(
+                provenance_code=Case(*(When(provenance=name, then=Value(code)) for name, code in codes.items()), default=Value(-1)),
+                decision=Coalesce("adjudication_id", Value(-1)),
+            )
+            .values_list("id", "campaign_response_id", "criterion_id", "hit", "provenance_code", "expert_hits", "expert_ratings", "decision"),
+            8,
+        )
+        unit = data.unit_index(existing[:, 1], existing[:, 2])
+        stored = unit >= 0
+        stored[stored] = has[unit[stored]]
+        changed = stored.copy()
+        changed[stored] = (existing[stored, 3:] != wanted[unit[stored]]).any(axis=1)
+        covered = np.zeros(data.n_units, dtype=bool)
+        covered[unit[stored]] = True
+        new_units = np.flatnonzero(has & ~covered)
         now = timezone.now()
-        for key, (hit, prov, h, m, adj) in wanted.items():
-            row = existing.get(key)
-            if row is None:
-                create.append(GoldenLabel(
-                    campaign=campaign, campaign_response_id=key[0], criterion_id=key[1], hit=hit, provenance=prov,
-                    expert_hits=h, expert_ratings=m, adjudication_id=adj,
-                ))
-            elif row[3:] != (hit, prov, h, m, adj):
-                update.append(GoldenLabel(
-                    id=row[0], hit=hit, provenance=prov, expert_hits=h, expert_ratings=m, adjudication_id=adj, updated_at=now,
-                ))
-        delete = [row[0] for key, row in existing.items() if key not in wanted]
+        create = [
+            GoldenLabel(
+                campaign=campaign, campaign_response_id=cr, criterion_id=crit, hit=bool(hit), provenance=PROVENANCE_NAMES[prov],
+                expert_hits=h, expert_ratings=m, adjudication_id=adj if adj >= 0 else None,
+            )
+            for cr, crit, (hit, prov, h, m, adj) in zip(
+                data.cr_id[data.u_cr[new_units]].tolist(), data.crit_id[data.u_crit[new_units]].tolist(), wanted[new_units].tolist()
+            )
+        ]
+        update = [
+            GoldenLabel(
+                id=pk, hit=bool(hit), provenance=PROVENANCE_NAMES[prov], expert_hits=h, expert_ratings=m,
+                adjudication_id=adj if adj >= 0 else None, updated_at=now,
+            )
+            for pk, (hit, prov, h, m, adj) in zip(existing[changed, 0].tolist(), wanted[unit[changed]].tolist())
+        ]
+        delete = existing[~stored, 0].tolist()
         GoldenLabel.objects.bulk_create(create, batch_size=2000)
         if update:
             GoldenLabel.objects.bulk_update(update, ["hit", "provenance", "expert_hits", "expert_ratings", "adjudication", "updated_at"], batch_size=1000)
         if delete:
             GoldenLabel.objects.filter(id__in=delete).delete()
-    return RefreshOutcome(len(create), len(update), len(delete), len(wanted))
+    return RefreshOutcome(len(create), len(update), len(delete), int(has.sum()))
 
 
 # --- adjudication -----------------------------------------------------------------------------------
