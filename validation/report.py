@@ -130,7 +130,7 @@ def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: flo
     out["pairwise_percent_agreement"] = put("pairwise_percent_agreement", st.pairwise_percent_agreement(hits, ratings))
     judged = judge >= 0
     out["judge_expert_baseline"] = st.judge_expert_baseline(
-        hits[judged], ratings[judged], judge[judged] == 1, data.u_cr[judged], resamples=resamples, seed=seed
+        hits[judged], ratings[judged], judge[judged] == 1, data.u_cr[judged], resamples=resamples, seed=seed, weights=draws
     )
 
     out["gold_provenance"] = {name: int((provenance == code).sum()) for code, name in PROVENANCE_NAMES.items()}

@@ -179,9 +179,15 @@ def bootstrap_ratio_ci(
         alpha = (1 - level) / 2
         valid = ~np.isnan(ratios).all(axis=0)
         low, high = nan.copy(), nan.copy()
-        if valid.any():
-            q = np.nanquantile(ratios[:, valid], [alpha, 1 - alpha], axis=0)
-            low[valid], high[valid] = q[0], q[1]
+        # nanquantile loops over groups in Python; only groups with dropped resamples need it.
+        gaps = valid & np.isnan(ratios).any(axis=0)
+        full = valid & ~gaps
+        if full.any():
+            q = np.quantile(ratios[:, full], [alpha, 1 - alpha], axis=0)
+            low[full], high[full] = q[0], q[1]
+        if gaps.any():
+            q = np.nanquantile(ratios[:, gaps], [alpha, 1 - alpha], axis=0)
+            low[gaps], high[gaps] = q[0], q[1]
         reason = None
     if squeeze:
         return low[:1], high[:1], reason
@@ -288,6 +294,7 @@ def judge_expert_baseline(
     *,
     resamples: int = 1000,
     seed: int = 0,
+    weights: list[np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """Does the judge agree with the experts as often as an expert agrees with the other experts?
 
@@ -296,6 +303,8 @@ def judge_expert_baseline(
     - judge–expert: share of agreeing (judge, expert) pairs on the same unit;
     - difference = judge–expert − expert–expert, with a bootstrap CI over responses.
     A difference whose interval covers 0 means the judge is indistinguishable from an expert.
+    `weights` (draws of `resample_weights` with the same seed) are reused when they cover as
+    many responses as the baseline has; they are then exactly the draws it would make itself.
     """
     hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.float64)
     judge = np.asarray(judge, bool)
@@ -328,7 +337,8 @@ def judge_expert_baseline(
     if len(sums) >= 2 and resamples > 0:
         diffs = np.empty(resamples)
         row = 0
-        for w in resample_weights(len(sums), resamples, seed):
+        reuse = weights is not None and sum(len(w) for w in weights) == resamples and all(w.shape[1] == len(sums) for w in weights)
+        for w in weights if reuse else resample_weights(len(sums), resamples, seed):
             s = w @ sums
             diffs[row : row + len(w)] = s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3]
             row += len(w)

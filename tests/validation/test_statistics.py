@@ -209,6 +209,18 @@ class TestAmongExperts:
         low, high = out["difference_ci95"]
         assert low <= -3 / 9 <= high
 
+    def test_the_baseline_gives_the_same_interval_with_the_report_s_shared_draws(self):
+        rng = np.random.default_rng(4)
+        ratings = np.full(60, 3)
+        hits = rng.integers(0, 4, 60)
+        judge = rng.random(60) < 0.5
+        cluster = np.repeat(np.arange(20), 3)
+        own = st.judge_expert_baseline(hits, ratings, judge, cluster, resamples=300, seed=9)
+        shared = list(st.resample_weights(20, 300, 9))
+        assert st.judge_expert_baseline(hits, ratings, judge, cluster, resamples=300, seed=9, weights=shared) == own
+        other = list(st.resample_weights(19, 300, 9))  # drawn over other responses: not reused
+        assert st.judge_expert_baseline(hits, ratings, judge, cluster, resamples=300, seed=9, weights=other) == own
+
     def test_the_baseline_is_undefined_without_doubly_rated_units(self):
         out = st.judge_expert_baseline(np.array([1]), np.array([1]), np.array([True]), np.array([0]))
         assert out["difference"] is None and out["units"] == 0 and out["reason"]
