@@ -7,6 +7,7 @@ arrays (no model instances), so a HeartBench-sized campaign loads in a fraction 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -110,7 +111,8 @@ def int_rows(queryset, columns: int, dtype=np.int64) -> np.ndarray:
     with connections[queryset.db].cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return np.array(rows, dtype=dtype).reshape(-1, columns)
+    # fromiter over the flattened rows is about twice as fast as np.array on a list of tuples.
+    return np.fromiter(chain.from_iterable(rows), dtype=dtype, count=len(rows) * columns).reshape(-1, columns)
 
 
 def float_rows(queryset, columns: int) -> np.ndarray:
