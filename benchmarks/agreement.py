@@ -5,7 +5,8 @@ Run:  DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python 
 It builds, in a throw-away database (test_agreement_bench_<pid>, dropped at the end), the released HeartBench
 items, fictional models with synthetic responses, a blind-test campaign over 40% of the items
 (× 14 models at scale 1: ≈ 1,658 responses, ≈ 15,800 (response, criterion) pairs), three
-expert judgments per response (≈ 47,000) and a judge verdict on every pair. It then times:
+expert judgments per response (≈ 47,000) and a judge verdict on every pair, and ANALYZEs it as
+autovacuum would. It then times, alternating the two so machine load affects both alike:
 
 - report: `create_agreement_report` with 1,000 bootstrap resamples — loading everything from the
   database, refreshing the golden labels, every statistic, and writing the report and its gate
@@ -87,6 +88,13 @@ def build(scale: int, seed: int = 0):
         batch_size=10000,
     )
     Assignment.objects.filter(campaign_response__campaign=campaign).update(status=Assignment.Status.SUBMITTED, submitted_at=campaign.created_at)
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        # A live database has planner statistics (autovacuum keeps them); freshly bulk-loaded
+        # tables have none until autovacuum passes, and the planner then picks nested loops.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
     return campaign, len(responses), len(verdicts), sum(len(c) for c, _ in planned)
 
 
@@ -124,14 +132,14 @@ def main():
             first = time.perf_counter()
             report = create_agreement_report(campaign=campaign, resamples=args.resamples)
             first = time.perf_counter() - first
-            totals = []
+            runs = select_judge_runs(campaign)
+            totals, loads, directs = [], [], []
+            # Report, load and direct computation alternate, so a change in the machine's load
+            # between them affects all three alike.
             for _ in range(args.runs):
                 start = time.perf_counter()
                 report = create_agreement_report(campaign=campaign, resamples=args.resamples)
                 totals.append(time.perf_counter() - start)
-            runs = select_judge_runs(campaign)
-            loads, directs = [], []
-            for _ in range(args.runs):
                 start = time.perf_counter()
                 data = load_campaign_arrays(campaign, judge_runs=runs)
                 loads.append(time.perf_counter() - start)
@@ -140,6 +148,7 @@ def main():
                 directs.append(time.perf_counter() - start)
             r = report.result
             total, direct = statistics.median(totals), statistics.median(directs)
+            print(f"  load average {os.getloadavg()[0]:.2f} (1 min) at the end")
             print(f"  pairs {r['pairs']}, agreement {r['item_agreement_rate']:.3f} CI {r['item_agreement_ci95']}, alpha {r['krippendorff_alpha']:.3f}")
             print(f"  report (first run, creates golden labels): {first:.2f}s")
             print(f"  report median of {args.runs}: {total:.2f}s  (load arrays {statistics.median(loads):.2f}s)")
