@@ -45,13 +45,18 @@ class GoldComparison:
 
 
 def after_submit(*, assignment: Assignment) -> None:
-    """Update calibration results or continuous-gold accuracy, the tier and the certificate after a submission."""
+    """Update calibration results or continuous-gold accuracy, the tier and the certificate after a submission.
+
+    Only the work the campaign's kind calls for is done: calibration scoring for a calibration
+    campaign, the submitted count (and gold accuracy for a gold response) otherwise. The
+    assignment's campaign response, campaign and expert are used as loaded by the caller.
+    """
     with transaction.atomic():
-        cr = CampaignResponse.objects.select_related("campaign").get(pk=assignment.campaign_response_id)
+        cr = assignment.campaign_response
         campaign = cr.campaign
         expert = assignment.expert
-        profile, _ = ExpertProfile.objects.get_or_create(user=expert)
-        quality, _ = ExpertQuality.objects.get_or_create(profile=profile)
+        profile, quality = _profile_and_quality(expert)
+        policy = QualityPolicy.current()
         if campaign.kind == Campaign.Kind.CALIBRATION:
             _maybe_finish_calibration(expert=expert, campaign=campaign, quality=quality)
         else:
@@ -61,10 +66,20 @@ def after_submit(*, assignment: Assignment) -> None:
                 campaign_response__campaign__kind=Campaign.Kind.BLIND_TEST,
             ).count()
             if cr.is_gold:
-                _update_gold_accuracy(profile=profile, quality=quality, campaign=campaign)
+                _update_gold_accuracy(profile=profile, quality=quality, campaign=campaign, policy=policy)
         quality.save()
-        recompute_tier(profile=profile, quality=quality)
-        update_certificate(quality=quality)
+        recompute_tier(profile=profile, quality=quality, policy=policy)
+        update_certificate(quality=quality, policy=policy)
+
+
+def _profile_and_quality(expert: User) -> tuple[ExpertProfile, ExpertQuality]:
+    # One query when both rows exist, which is every submission after an expert's first.
+    quality = ExpertQuality.objects.select_related("profile").filter(profile__user_id=expert.pk).first()
+    if quality is not None:
+        return quality.profile, quality
+    profile, _ = ExpertProfile.objects.get_or_create(user=expert)
+    quality, _ = ExpertQuality.objects.get_or_create(profile=profile)
+    return profile, quality
 
 
 def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[dict]]:
@@ -168,8 +183,7 @@ def score_calibration(*, expert: User, campaign: Campaign, assignment_ids: list[
     return result
 
 
-def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, campaign: Campaign) -> None:
-    policy = QualityPolicy.current()
+def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, campaign: Campaign, policy: QualityPolicy) -> None:
     recent = list(
         Assignment.objects.filter(expert=profile.user, status=Assignment.Status.SUBMITTED, campaign_response__is_gold=True)
         .order_by("-submitted_at", "-id")
@@ -215,10 +229,10 @@ def computed_tier(quality: ExpertQuality, policy: QualityPolicy) -> int:
     return 2
 
 
-def recompute_tier(*, profile: ExpertProfile, quality: ExpertQuality | None = None) -> int:
+def recompute_tier(*, profile: ExpertProfile, quality: ExpertQuality | None = None, policy: QualityPolicy | None = None) -> int:
     """Store the computed tier (the admin's override, if any, still wins) and record a change."""
     quality = quality or ExpertQuality.objects.get_or_create(profile=profile)[0]
-    tier = computed_tier(quality, QualityPolicy.current())
+    tier = computed_tier(quality, policy or QualityPolicy.current())
     if tier != profile.tier:
         TierChange.objects.create(profile=profile, old_tier=profile.tier, new_tier=tier, reason="computed from calibration and gold accuracy")
         ExpertProfile.objects.filter(pk=profile.pk).update(tier=tier)
@@ -226,11 +240,11 @@ def recompute_tier(*, profile: ExpertProfile, quality: ExpertQuality | None = No
     return tier
 
 
-def update_certificate(*, quality: ExpertQuality) -> bool:
+def update_certificate(*, quality: ExpertQuality, policy: QualityPolicy | None = None) -> bool:
     """Certify once: passed calibration, enough submitted work, and measured quality at the policy's bar."""
     if quality.certified_at is not None:
         return True
-    policy = QualityPolicy.current()
+    policy = policy or QualityPolicy.current()
     measured = quality.measured
     earned = (
         quality.calibration_score is not None

@@ -67,11 +67,13 @@ def save_draft(*, assignment: Assignment, expert, entries: list[DraftEntry], act
                 unique_fields=["assignment", "criterion"],
                 update_fields=["rationale", "hit", "updated_at"],
             )
-        changes = {"draft_saved_at": now, "active_seconds": F("active_seconds") + _clip_seconds(active_seconds)}
+        # The row is locked, so its new values are known here: one UPDATE and no read-back.
+        locked.draft_saved_at = now
+        locked.active_seconds = locked.active_seconds + _clip_seconds(active_seconds)
+        changes = {"draft_saved_at": now, "active_seconds": locked.active_seconds}
         if locked.expires_at is not None:
-            changes["expires_at"] = now + locked.campaign_response.campaign.reservation_timeout
+            locked.expires_at = changes["expires_at"] = now + locked.campaign_response.campaign.reservation_timeout
         Assignment.objects.filter(pk=locked.pk).update(**changes)
-        locked.refresh_from_db(fields=["draft_saved_at", "active_seconds", "expires_at"])
         return locked
 
 
@@ -93,10 +95,13 @@ def submit_assignment(*, assignment: Assignment, expert, active_seconds: int = 0
         locked = _lock_open(assignment, expert)
         campaign = locked.campaign_response.campaign
         criteria = list(Criterion.objects.filter(item_id=locked.campaign_response.item_id).order_by("position").only("id", "position"))
-        judged = {j.criterion_id: j for j in locked.judgments.only("criterion_id", "rationale", "hit")}
-        errors = _completeness_errors(
-            criteria, {cid: (j.rationale, j.hit) for cid, j in judged.items()}, campaign.rationale_min_chars
-        )
+        # Plain rows: judgments loaded through the assignment with deferred fields cost one
+        # more query each.
+        judged = {
+            cid: (rationale, hit)
+            for cid, rationale, hit in Judgment.objects.filter(assignment_id=locked.pk).values_list("criterion_id", "rationale", "hit")
+        }
+        errors = _completeness_errors(criteria, judged, campaign.rationale_min_chars)
         if errors:
             raise ValidationError(errors)
         now = timezone.now()
@@ -281,6 +286,7 @@ def _own(assignment: Assignment, expert, *, lock: bool = False) -> Assignment:
     own = qs.filter(pk=assignment.pk, expert_id=expert.pk).first()
     if own is None:
         raise PermissionDenied("This work is not yours.")
+    own.expert = expert  # the acting expert is the owner: spare the quality checks a lookup
     return own
 
 
