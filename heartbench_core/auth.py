@@ -22,6 +22,7 @@ from django.dispatch import receiver
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.permissions import BasePermission
+from rest_framework.throttling import UserRateThrottle
 
 
 def _limit(name: str, default: int) -> int:
@@ -127,24 +128,66 @@ class ThrottledLoginView(LoginView):
 
 
 class ThrottledTokenAuthentication(TokenAuthentication):
-    """DRF token authentication; a client address that sent too many wrong tokens gets 429."""
+    """DRF token authentication; a client address that sent too many wrong tokens gets 429.
+
+    With a valid token, the address's failure count and the user's request history (for
+    `PrefetchedUserRateThrottle`) are read in one cache round trip, so an authenticated API
+    request costs two in all (this read and the throttle's write) instead of three.
+    """
 
     def authenticate(self, request):
-        address = client_address(request)
-        key = _key("token", address)
-        limit = _limit("TOKEN_FAILURES_PER_ADDRESS", 20)
         header = request.META.get("HTTP_AUTHORIZATION", "")
-        if header and (cache.get(key) or 0) >= limit:
-            raise exceptions.Throttled(wait=_limit("LOGIN_LOCKOUT_SECONDS", 900))
-        try:
+        if not header:
             return super().authenticate(request)
+        key = _key("token", client_address(request))
+        limit = _limit("TOKEN_FAILURES_PER_ADDRESS", 20)
+        lockout = _limit("LOGIN_LOCKOUT_SECONDS", 900)
+        try:
+            result = super().authenticate(request)
         except exceptions.AuthenticationFailed:
-            if not cache.add(key, 1, timeout=_limit("LOGIN_LOCKOUT_SECONDS", 900)):
+            if (cache.get(key) or 0) >= limit:
+                raise exceptions.Throttled(wait=lockout)
+            if not cache.add(key, 1, timeout=lockout):
                 try:
                     cache.incr(key)
                 except ValueError:
-                    cache.set(key, 1, timeout=_limit("LOGIN_LOCKOUT_SECONDS", 900))
+                    cache.set(key, 1, timeout=lockout)
             raise
+        history_key = PrefetchedUserRateThrottle.key_for(result[0]) if result else None
+        found = cache.get_many([key, history_key] if history_key else [key])
+        # A locked-out address is refused even with a correct token.
+        if (found.get(key) or 0) >= limit:
+            raise exceptions.Throttled(wait=lockout)
+        if history_key:
+            request.hb_throttle_history = (history_key, found.get(history_key, []))
+        return result
+
+
+class PrefetchedUserRateThrottle(UserRateThrottle):
+    """DRF's per-user rate throttle, reusing the history the token authentication already read."""
+
+    @classmethod
+    def key_for(cls, user) -> str:
+        """The cache key of a user's request history (as UserRateThrottle names it)."""
+        return cls.cache_format % {"scope": cls.scope, "ident": user.pk}
+
+    def allow_request(self, request, view):
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        prefetched = getattr(request, "hb_throttle_history", None)
+        if prefetched is not None and prefetched[0] == self.key:
+            self.history = list(prefetched[1])
+        else:
+            self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        if len(self.history) >= self.num_requests:
+            return self.throttle_failure()
+        return self.throttle_success()
 
 
 class IsStaffMember(BasePermission):
