@@ -1,6 +1,7 @@
-"""Load test: 50 simulated experts against the production setup, on loopback, for 60 seconds.
+"""Load test: 50 simulated experts against the production setup, on loopback, for 120 seconds.
 
-    .venv/bin/python benchmarks/load_test.py [--experts 50] [--seconds 60] [--workers 3] [--threads 4]
+    .venv/bin/python benchmarks/load_test.py [--experts 50] [--seconds 120] [--workers 3] [--threads 4]
+        [--autosave-every 2 4]
 
 One command does everything and cleans up after itself:
 
@@ -11,10 +12,16 @@ One command does everything and cleans up after itself:
    them (k = 3) and N expert users, each with an API token;
 3. starts gunicorn (several workers, PRODUCTION=1 settings, bound to 127.0.0.1 only) and a
    django-q2 worker (`manage.py qcluster`);
-4. drives N expert threads over HTTP for the given time: take the next response, autosave
-   drafts three times, submit every criterion's judgment, repeat;
-5. prints throughput and latency percentiles per endpoint, then checks in the database that
-   every submitted assignment is there exactly once with exactly the judgments sent;
+4. drives N expert threads over HTTP for the given time, each starting within the first
+   autosave interval and busy from then on, paced like a person in the workspace: take the
+   next response and read it, then write the criteria one after another, autosaving every
+   2-4 s while typing (twice per criterion: the rationale half written with no hit/miss yet,
+   then finished and marked), pause, submit every criterion's judgment, repeat. The workspace autosaves 700 ms after the last keystroke
+   (static/js/workspace.js), so a typist who pauses between phrases saves every few seconds;
+   2-4 s is the busy end of that;
+5. prints throughput and latency percentiles per endpoint, the CPU used by the load generator,
+   gunicorn and the django-q2 worker and the machine's load average, then checks in the
+   database that every submitted assignment is there exactly once with exactly the judgments sent;
 6. stops the server and the worker and drops the database.
 
 It exits non-zero on any server error, lost or duplicated judgment, or a p99 above the
@@ -25,6 +32,7 @@ benchmarks/results/load_test.json.
 import argparse
 import json
 import os
+import resource
 import random
 import secrets
 import signal
@@ -173,6 +181,12 @@ def expert(base, token, campaign, deadline, stats: Stats, rng: random.Random, th
                 stats.errors.append(f"{endpoint} {path}: {r.status_code} {r.text[:200]}")
         return r
 
+    def pause():
+        time.sleep(rng.uniform(*think))
+
+    # People do not open the workspace in the same millisecond: each expert starts within the
+    # first autosave interval, and all of them are at work from then on.
+    time.sleep(rng.uniform(0, think[1]))
     while time.monotonic() < deadline:
         r = call("next", "/api/v1/annotation/next/", {"campaign": campaign})
         if r is None or r.status_code == 204:
@@ -183,20 +197,22 @@ def expert(base, token, campaign, deadline, stats: Stats, rng: random.Random, th
         public_id = page["id"]
         criteria = [c["id"] for c in page["criteria"]]
         judged = {}
-        for round_ in range(3):
-            time.sleep(rng.uniform(*think))
-            chunk = criteria[round_::3]
-            entries = []
-            for cid in chunk:
-                judged[cid] = (rng.random() < 0.5, f"第{round_ + 1}轮：回答{'命中' if cid % 2 else '未命中'}这一条，理由充分。")
-                entries.append({"criterion": cid, "hit": judged[cid][0], "rationale": judged[cid][1]})
-            d = call("draft", f"/api/v1/annotation/assignments/{public_id}/draft/", {"judgments": entries, "active_seconds": 5})
-            if d is None or d.status_code != 200:
-                with stats.lock:
-                    stats.errors.append(f"draft {public_id}: {getattr(d, 'status_code', None)} {getattr(d, 'text', '')[:200]}")
-        time.sleep(rng.uniform(*think))
+        pause()  # reading the dialogue and the response
+        for number, cid in enumerate(criteria, start=1):
+            if time.monotonic() >= deadline:
+                return  # the response stays a reserved draft; only submitted work is verified
+            rationale = f"第{number}条：回答{'命中' if cid % 2 else '未命中'}这一条，理由充分，语气温和并回应了求助者的感受。"
+            judged[cid] = (rng.random() < 0.5, rationale)
+            # Half the rationale typed, not yet marked; then finished and marked hit or miss.
+            for entry in ({"criterion": cid, "hit": None, "rationale": rationale[: len(rationale) // 2]},
+                          {"criterion": cid, "hit": judged[cid][0], "rationale": rationale}):
+                d = call("draft", f"/api/v1/annotation/assignments/{public_id}/draft/", {"judgments": [entry], "active_seconds": 3})
+                if d is None or d.status_code != 200:
+                    with stats.lock:
+                        stats.errors.append(f"draft {public_id}: {getattr(d, 'status_code', None)} {getattr(d, 'text', '')[:200]}")
+                pause()
         final = [{"criterion": c, "hit": judged[c][0], "rationale": judged[c][1]} for c in criteria]
-        s = call("submit", f"/api/v1/annotation/assignments/{public_id}/submit/", {"judgments": final, "active_seconds": 5})
+        s = call("submit", f"/api/v1/annotation/assignments/{public_id}/submit/", {"judgments": final, "active_seconds": 3})
         if s is not None and s.status_code == 200:
             with stats.lock:
                 stats.sent[public_id] = {str(c): list(judged[c]) for c in criteria}
@@ -205,13 +221,38 @@ def expert(base, token, campaign, deadline, stats: Stats, rng: random.Random, th
                 stats.errors.append(f"submit {public_id}: {s.status_code} {s.text[:200]}")
 
 
+def cpu_seconds_of_group(pgid: int) -> float:
+    """User + system CPU seconds of every live process in a process group (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # Counted from the field after the command name: pgrp is 5th in proc(5), utime 14th, stime 15th.
+        if int(fields[2]) == pgid:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def machine_busy_seconds() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot, summed over its cores."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]
+    return (sum(values) - idle) / os.sysconf("SC_CLK_TCK"), sum(values) / os.sysconf("SC_CLK_TCK")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--experts", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
-    parser.add_argument("--think", type=float, nargs=2, default=(0.2, 0.6), help="seconds between an expert's actions")
+    parser.add_argument("--autosave-every", dest="think", type=float, nargs=2, default=(2.0, 4.0),
+                        help="seconds between an expert's autosaves (and before reading on, and before submitting)")
     args = parser.parse_args()
     if not 1 <= args.experts <= 200 or not 1 <= args.seconds <= 600:
         sys.exit("--experts must be 1..200 and --seconds 1..600")
@@ -251,7 +292,10 @@ def main():
         base = f"http://127.0.0.1:{port}"
         procs.append(subprocess.Popen(
             [GUNICORN, "heartbench_core.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(args.workers),
-             "--worker-class", "gthread", "--threads", str(args.threads), "--log-level", "warning"],
+             "--worker-class", "gthread", "--threads", str(args.threads), "--log-level", "warning",
+             # Longer than an expert's pause between autosaves: with gunicorn's default of 2 s the
+             # server drops idle connections just as clients reuse them (connection reset).
+             "--keep-alive", "75"],
             cwd=ROOT, env=env, start_new_session=True,
         ))
         procs.append(subprocess.Popen([PYTHON, "manage.py", "qcluster"], cwd=ROOT, env=env, start_new_session=True,
@@ -266,6 +310,9 @@ def main():
             sys.exit("gunicorn did not start")
 
         stats = Stats()
+        load_before = os.getloadavg()
+        cpu_before = {"generator": resource.getrusage(resource.RUSAGE_SELF), "gunicorn": cpu_seconds_of_group(procs[0].pid),
+                      "qcluster": cpu_seconds_of_group(procs[1].pid), "machine": machine_busy_seconds()}
         deadline = time.monotonic() + args.seconds
         threads = [
             threading.Thread(target=expert, args=(base, token, world["campaign"], deadline, stats, random.Random(i), tuple(args.think)))
@@ -277,6 +324,19 @@ def main():
         for t in threads:
             t.join(timeout=args.seconds + 120)
         elapsed = time.perf_counter() - started
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        before = cpu_before["generator"]
+        busy, total_cpu = machine_busy_seconds()
+        cpu = {
+            "load_generator_s": round(usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime, 1),
+            "gunicorn_s": round(cpu_seconds_of_group(procs[0].pid) - cpu_before["gunicorn"], 1),
+            "qcluster_s": round(cpu_seconds_of_group(procs[1].pid) - cpu_before["qcluster"], 1),
+            "machine_busy_s": round(busy - cpu_before["machine"][0], 1),
+            "machine_total_s": round(total_cpu - cpu_before["machine"][1], 1),
+            "cores": os.cpu_count(),
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        }
 
         sent_path = ROOT / "var" / f"load_sent_{os.getpid()}.json"
         sent_path.parent.mkdir(exist_ok=True)
@@ -302,8 +362,8 @@ def main():
             pass
 
     report = {"experts": args.experts, "seconds": round(elapsed, 1), "gunicorn": f"{args.workers} workers x {args.threads} threads",
-              "think_seconds": list(args.think), "endpoints": {}, "verification": check, "errors": stats.errors[:20],
-              "error_count": len(stats.errors)}
+              "autosave_every_seconds": list(args.think), "endpoints": {}, "cpu": cpu, "verification": check,
+              "errors": stats.errors[:20], "error_count": len(stats.errors)}
     total = 0
     print(f"\n{args.experts} experts for {elapsed:.1f} s against gunicorn ({args.workers}x{args.threads}), PostgreSQL, django-q2 on Redis")
     print(f"{'endpoint':8} {'requests':>8} {'req/s':>7} {'p50':>7} {'p90':>7} {'p95':>7} {'p99':>7} {'max':>7}  statuses")
@@ -324,6 +384,13 @@ def main():
               f"{fmt(row['p95_ms'])} {fmt(row['p99_ms'])} {fmt(row['max_ms'])}  {row['statuses']}")
     report["total_per_second"] = round(total / elapsed, 1)
     print(f"total: {total} requests, {report['total_per_second']} req/s")
+    cpu["gunicorn_ms_per_request"] = round(cpu["gunicorn_s"] * 1000 / total, 1) if total else None
+    share = lambda v: f"{100 * v / cpu['machine_total_s']:.0f}%" if cpu["machine_total_s"] else "-"
+    print(f"CPU over the run ({cpu['cores']} cores, {cpu['machine_total_s']} core-seconds): load generator {cpu['load_generator_s']} s "
+          f"({share(cpu['load_generator_s'])}), gunicorn {cpu['gunicorn_s']} s ({share(cpu['gunicorn_s'])}, "
+          f"{cpu['gunicorn_ms_per_request']} ms per request), qcluster {cpu['qcluster_s']} s, whole machine busy "
+          f"{cpu['machine_busy_s']} s ({share(cpu['machine_busy_s'])}); load average before {cpu['load_average_before']}, "
+          f"after {cpu['load_average_after']}")
     print(f"verification: {check['checked']} submitted assignments checked, {check['submitted_in_db']} submitted in the database, "
           f"{check['problem_count']} problems, {check['duplicate_judgment_rows']} duplicated judgment rows, "
           f"{check['unexpected_submissions']} unexpected submissions")
