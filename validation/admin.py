@@ -1,0 +1,46 @@
+"""Admin views of the validation records: read-only, since reports, decisions and gates are history."""
+
+from django.contrib import admin
+
+from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written only by the validation services; the admin shows them and changes nothing."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(ReadOnlyAdmin):
+    list_display = ("campaign_response", "criterion", "hit", "cause", "flagged_for_authors", "decided_by", "decided_at")
+    list_filter = ("cause", "flagged_for_authors", "campaign_response__campaign")
+    search_fields = ("note",)
+    list_select_related = ("campaign_response", "criterion", "decided_by")
+
+
+@admin.register(GoldenLabel)
+class GoldenLabelAdmin(ReadOnlyAdmin):
+    list_display = ("campaign", "campaign_response", "criterion", "hit", "provenance", "expert_hits", "expert_ratings", "updated_at")
+    list_filter = ("campaign", "provenance", "hit")
+    list_select_related = ("campaign", "campaign_response", "criterion")
+
+
+@admin.register(AgreementReport)
+class AgreementReportAdmin(ReadOnlyAdmin):
+    list_display = ("id", "campaign", "judge", "run_label", "trigger", "requested_by", "created_at", "duration_ms")
+    list_filter = ("campaign", "trigger")
+    exclude = ("result",)  # large; read it on the dashboard or through the API
+
+
+@admin.register(ReleaseGate)
+class ReleaseGateAdmin(ReadOnlyAdmin):
+    list_display = ("version", "campaign", "report", "threshold", "agreement_rate", "passed", "created_at")
+    list_filter = ("passed", "version__dataset")
