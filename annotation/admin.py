@@ -65,3 +65,29 @@ admin.site.register(Qualification, list_display=["expert", "dimension", "source"
 admin.site.register(ExpertQuality, list_display=["profile", "calibration_score", "gold_accuracy", "gold_checks", "certified_at"])
 admin.site.register(TierChange, list_display=["profile", "old_tier", "new_tier", "override", "changed_at"])
 admin.site.register(AdminAlert, list_display=["kind", "expert", "campaign", "created_at", "resolved_at"])
+
+
+# Records of the experts' work: shown read-only, because their changes go through the workspace
+# services (immutability after submission, corrections decided by an admin, blindness).
+from heartbench_core.admin import ReadOnlyAdmin  # noqa: E402
+from annotation.models import (  # noqa: E402
+    CampaignResponse,
+    CampaignSettings,
+    CorrectionRequest,
+    DiscussionComment,
+    DiscussionVote,
+    GoldLabel,
+    ItemProblemReport,
+    Judgment,
+    UnclearCriterionReport,
+)
+
+admin.site.register(CampaignSettings)
+admin.site.register(CampaignResponse, ReadOnlyAdmin, list_display=["campaign", "response", "item", "is_gold", "order_key"], list_filter=["campaign", "is_gold"])
+admin.site.register(GoldLabel, ReadOnlyAdmin, list_display=["campaign_response", "criterion", "hit"])
+admin.site.register(Judgment, ReadOnlyAdmin, list_display=["assignment", "criterion", "hit", "updated_at"])
+admin.site.register(UnclearCriterionReport, ReadOnlyAdmin, list_display=["assignment", "criterion", "created_at", "resolved_at"])
+admin.site.register(ItemProblemReport, ReadOnlyAdmin, list_display=["assignment", "created_at", "resolved_at"])
+admin.site.register(CorrectionRequest, ReadOnlyAdmin, list_display=["assignment", "status", "created_at"])
+admin.site.register(DiscussionComment, ReadOnlyAdmin, list_display=["campaign_response", "created_at"])
+admin.site.register(DiscussionVote, ReadOnlyAdmin)

@@ -3,6 +3,7 @@ from django.contrib.auth.admin import UserAdmin
 
 from heartbench_core.models import (
     Criterion,
+    CriterionLineage,
     Dataset,
     DatasetVersion,
     Item,
@@ -41,6 +42,20 @@ class FrozenAdminMixin:
 
     def has_add_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(FrozenAdminMixin, admin.ModelAdmin):
+    """Records written only by the platform's services (history, immutable content): shown, never changed here."""
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(CriterionLineage)
+class CriterionLineageAdmin(ReadOnlyAdmin):
+    list_display = ("key", "dataset", "current_revision", "meaning_revision", "retired")
+    list_filter = ("dataset", "retired")
+    search_fields = ("key",)
 
 
 @admin.register(DatasetVersion)

@@ -2,20 +2,8 @@
 
 from django.contrib import admin
 
+from heartbench_core.admin import ReadOnlyAdmin
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Records written only by the validation services; the admin shows them and changes nothing."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Adjudication)
