@@ -19,9 +19,20 @@ def snapshot(campaign_name: str) -> dict[str, list]:
     """Every exported row as data, users named by username, so two installations compare equal."""
     campaign = apps.get_model("annotation", "Campaign").objects.get(name=campaign_name)
     return {
-        label: [json.loads(json.dumps(r, default=str)) for r in serializers.serialize("python", qs, use_natural_foreign_keys=True)]
+        label: [
+            _sorted_many_to_many(qs.model, json.loads(json.dumps(r, default=str)))
+            for r in serializers.serialize("python", qs, use_natural_foreign_keys=True)
+        ]
         for label, qs in _campaign_querysets(campaign)
     }
+
+
+def _sorted_many_to_many(model, record: dict) -> dict:
+    """Many-to-many members come back in no particular order (PostgreSQL): compare them as sets."""
+    for field in model._meta.many_to_many:
+        if field.name in record["fields"]:
+            record["fields"][field.name] = sorted(record["fields"][field.name], key=json.dumps)
+    return record
 
 
 @pytest.fixture
