@@ -291,11 +291,9 @@ def main():
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         procs.append(subprocess.Popen(
-            [GUNICORN, "heartbench_core.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(args.workers),
-             "--worker-class", "gthread", "--threads", str(args.threads), "--log-level", "warning",
-             # Longer than an expert's pause between autosaves: with gunicorn's default of 2 s the
-             # server drops idle connections just as clients reuse them (connection reset).
-             "--keep-alive", "75"],
+            # The project's gunicorn.conf.py (gthread workers, keep-alive, frozen GC), as in production.
+            [GUNICORN, "-c", str(ROOT / "gunicorn.conf.py"), "-b", f"127.0.0.1:{port}", "-w", str(args.workers),
+             "--threads", str(args.threads), "--log-level", "warning"],
             cwd=ROOT, env=env, start_new_session=True,
         ))
         procs.append(subprocess.Popen([PYTHON, "manage.py", "qcluster"], cwd=ROOT, env=env, start_new_session=True,

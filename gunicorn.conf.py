@@ -1,0 +1,33 @@
+"""Production settings of the web server; gunicorn reads this file when started from the project root.
+
+    .venv/bin/gunicorn                      # 3 workers x 4 threads on 0.0.0.0:8000
+    .venv/bin/gunicorn -w 6 -b 127.0.0.1:9000   # command-line options override this file
+
+Each worker loads every view once at start and then freezes the garbage collector's view of
+those objects (`gc.freeze`). Without it, a full collection walks every object Django has loaded
+(about 180,000) and stalls all the worker's threads for ~100 ms: the largest single cause of
+slow autosaves under load (benchmarks/load_test.py).
+"""
+
+import gc
+import os
+
+wsgi_app = "heartbench_core.wsgi"
+bind = os.environ.get("BIND", "0.0.0.0:8000")
+# Threads overlap the database round trips of one worker; processes use both cores.
+worker_class = "gthread"
+workers = int(os.environ.get("WEB_WORKERS", "3"))
+threads = int(os.environ.get("WEB_THREADS", "4"))
+# Longer than an expert's pause between autosaves: with gunicorn's default of 2 s the server drops
+# idle keep-alive connections just as browsers reuse them.
+keepalive = 75
+timeout = 60
+
+
+def post_worker_init(worker):
+    """Import every URL's view now (not on the first request), then keep all of it out of collections."""
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns
+    gc.collect()
+    gc.freeze()
