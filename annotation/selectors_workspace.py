@@ -82,6 +82,22 @@ def assignment_for_expert(expert, public_id: str) -> Assignment:
     return found
 
 
+def assignment_ref_for_expert(expert, public_id: str) -> Assignment:
+    """The same check as `assignment_for_expert` (404 otherwise), loading only what a write needs to find the row.
+
+    For autosave, time on task and submit, whose services lock and re-read the assignment
+    anyway: the dialogue and the response text are not read for nothing on every keystroke pause.
+    """
+    found = (
+        Assignment.objects.only("pk", "public_id", "status", "expert_id", "campaign_response_id")
+        .filter(public_id=public_id, expert_id=expert.pk)
+        .first()
+    )
+    if found is None or found.status not in OPEN:
+        raise Http404("No such work.")
+    return found
+
+
 def own_assignments(expert):
     """The expert's reserved and submitted assignments, newest first (for the API list)."""
     return (

@@ -87,7 +87,7 @@ def judge(request, public_id: str):
 @expert_only
 def save_draft(request, public_id: str):
     """Autosave (htmx: the save-status partial) or the page's "Save draft" button (redirect)."""
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = selectors.assignment_ref_for_expert(request.user, public_id)
     try:
         saved = services.save_draft(
             assignment=assignment,
@@ -113,7 +113,7 @@ def save_draft(request, public_id: str):
 @expert_only
 def record_time(request, public_id: str):
     """Time on task reported by the page (also by navigator.sendBeacon when the tab is hidden)."""
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = selectors.assignment_ref_for_expert(request.user, public_id)
     try:
         services.record_active_time(assignment=assignment, expert=request.user, seconds=forms.active_seconds(request.POST))
     except ValidationError:

@@ -497,7 +497,7 @@ def _item_info(item_ids: set[int]) -> dict[int, tuple[bool, set[str], set[str], 
     from heartbench_core.taxonomy import dimension_of
 
     info = {pk: (diff == "hard", set(), set(), scene) for pk, diff, scene in Item.objects.filter(pk__in=item_ids).values_list("pk", "difficulty", "primary_scene")}
-    for item_id, ability in Criterion.objects.filter(item_id__in=item_ids).values_list("item_id", "ability"):
+    for item_id, ability in Criterion.objects.filter(item_id__in=item_ids).order_by().values_list("item_id", "ability"):
         info[item_id][1].add(ability)
         if (dim := dimension_of(ability)) is not None:
             info[item_id][2].add(dim)

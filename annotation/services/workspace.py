@@ -306,7 +306,8 @@ def _check_entries(assignment: Assignment, entries: list[DraftEntry]) -> None:
         return
     seen: set[int] = set()
     errors: dict[str, list[str]] = {}
-    allowed = set(Criterion.objects.filter(item_id=assignment.campaign_response.item_id).values_list("id", flat=True))
+    # No ordering: Criterion's default one joins the item and its version for nothing here.
+    allowed = set(Criterion.objects.filter(item_id=assignment.campaign_response.item_id).order_by().values_list("id", flat=True))
     for i, entry in enumerate(entries):
         field = f"judgments[{i}]"
         if entry.criterion_id not in allowed:
