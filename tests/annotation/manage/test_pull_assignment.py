@@ -202,3 +202,18 @@ def test_an_expert_sees_the_active_campaigns_they_take_part_in_with_their_own_co
     mine = list(expert_campaigns(cast.experts[0]))
     assert [(c.name, c.my_open, c.my_submitted) for c in mine] == [(campaign.name, 1, 1)]
     assert list(expert_campaigns(cast.experts[2])) == []
+
+
+@pytest.mark.parametrize("sample", [0.34, 1.0])
+def test_the_api_pull_runs_the_same_number_of_queries_whatever_the_campaign_size(cast, client_for, django_assert_num_queries, sample):
+    from django.urls import reverse
+
+    campaign = demo_campaign(cast, sample=sample)
+    client = client_for(cast.expert)
+    url = reverse("api-ws-next")
+    # The expert's first pull also creates their profile; measured is a pull after a submission.
+    first = client.post(url, {"campaign": campaign.pk}, content_type="application/json").json()
+    submit(Assignment.objects.get(public_id=first["id"]))
+    with django_assert_num_queries(25):
+        response = client.post(url, {"campaign": campaign.pk}, content_type="application/json")
+    assert response.status_code == 200 and response.json()["id"] != first["id"]
