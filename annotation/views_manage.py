@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation import forms, selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, TierChange
@@ -48,7 +48,7 @@ def _form_errors(form, exc: ValidationError) -> None:
 # --- campaigns ---------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 @admin_only
 def campaigns(request):
     rows = Campaign.objects.select_related("version__dataset").order_by("-created_at")
@@ -60,7 +60,7 @@ def campaigns(request):
     )
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def campaign_create(request):
     form = forms.CampaignForm(request.POST or None)
@@ -79,7 +79,7 @@ def campaign_create(request):
     return render(request, "annotation/manage/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def calibration_create(request):
     form = forms.CalibrationForm(request.POST or None, request.FILES or None)
@@ -105,7 +105,7 @@ def calibration_create(request):
     return render(request, "annotation/manage/calibration_form.html", {"form": form}, status=400 if form.errors else 200)
 
 
-@require_GET
+@require_safe
 @admin_only
 def campaign_detail(request, campaign_id):
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset", "created_by"), pk=campaign_id)
@@ -150,7 +150,7 @@ def campaign_status(request, campaign_id):
     return redirect("annotation:campaign", campaign.pk)
 
 
-@require_GET
+@require_safe
 @admin_only
 def campaign_payments(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
@@ -159,7 +159,7 @@ def campaign_payments(request, campaign_id):
     return response
 
 
-@require_GET
+@require_safe
 @admin_only
 def campaign_assignments(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
@@ -195,14 +195,14 @@ def assignment_release(request, public_id):
 # --- experts -----------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 @admin_only
 def experts(request):
     expert_services.ensure_expert_profiles()
     return render(request, "annotation/manage/experts.html", {"profiles": selectors.expert_profiles()})
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def expert_edit(request, username):
     user = get_object_or_404(User, username=username)
@@ -247,7 +247,7 @@ def expert_edit(request, username):
     return render(request, "annotation/manage/expert_edit.html", context, status=400 if bad else 200)
 
 
-@require_GET
+@require_safe
 @admin_only
 def alerts(request):
     show_all = request.GET.get("all") == "1"
@@ -267,7 +267,7 @@ def alert_resolve(request, alert_id):
 # --- the expert's own profile ---------------------------------------------------------------------
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @role_required(Role.EXPERT)
 def profile(request):
     """An expert's own profile: they change only their availability (active / away)."""
@@ -291,7 +291,7 @@ def profile(request):
     return render(request, "annotation/profile.html", context, status=400 if form.errors else 200)
 
 
-@require_GET
+@require_safe
 @role_required(Role.EXPERT)
 def calibration_feedback(request, result_id):
     """Feedback on each miss of one of the expert's own finished calibration attempts."""

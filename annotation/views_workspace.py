@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation import forms_workspace as forms
 from annotation import selectors_workspace as selectors
@@ -29,7 +29,7 @@ def _messages_of(exc: ValidationError) -> list[str]:
     return list(exc.messages)
 
 
-@require_GET
+@require_safe
 @expert_only
 def home(request):
     data = selectors.expert_home(request.user)
@@ -76,7 +76,7 @@ def _attach_unclear_urls(page) -> None:
         row.unclear_url = f"{prefix}{row.criterion.pk}/"
 
 
-@require_GET
+@require_safe
 @expert_only
 def judge(request, public_id: str):
     assignment = selectors.assignment_for_expert(request.user, public_id)
@@ -187,7 +187,7 @@ def _report_outcome(request, public_id, *, ok: bool, message: str):
     return redirect("annotation:judge", public_id=public_id)
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @expert_only
 def correction(request, public_id: str):
     """Request a correction of submitted judgments: the form starts from the submitted version."""
@@ -222,7 +222,7 @@ def correction(request, public_id: str):
     )
 
 
-@require_GET
+@require_safe
 @expert_only
 def discussion(request, public_id: str):
     assignment = selectors.assignment_for_expert(request.user, public_id)
@@ -281,7 +281,7 @@ def _back_to_thread(request, assignment, public_id):
 # --- admins: corrections ---------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 @admin_only
 def corrections(request):
     pending = list(selectors.pending_corrections())

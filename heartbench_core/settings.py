@@ -145,6 +145,9 @@ REST_FRAMEWORK = {
     },
     # Views name their roles; anything that does not still refuses outsiders and anonymous users.
     "DEFAULT_PERMISSION_CLASSES": ["heartbench_core.auth.HasAnyRole"],
+    # OPTIONS answers 405: the OpenAPI schema (for staff) describes every endpoint, and metadata
+    # would describe serializers to any caller the view admits. No cross-origin client is served.
+    "DEFAULT_METADATA_CLASS": None,
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

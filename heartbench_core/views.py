@@ -3,7 +3,7 @@
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors
 from heartbench_core.models import Dataset
@@ -11,7 +11,7 @@ from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.services.datasets import diff_versions
 
 
-@require_GET
+@require_safe
 def home(request):
     if not request.user.is_authenticated:
         return redirect("login")
@@ -20,13 +20,13 @@ def home(request):
     return render(request, "heartbench_core/home.html", {"datasets": selectors.datasets_with_versions()})
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def dataset_list(request):
     return render(request, "heartbench_core/dataset_list.html", {"datasets": selectors.datasets_with_versions()})
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def dataset_detail(request, name):
     dataset = get_object_or_404(Dataset, name=name)
@@ -39,7 +39,7 @@ def _version(name, label):
     return get_object_or_404(dataset.versions.select_related("dataset", "parent", "created_by"), label=label)
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def version_detail(request, name, label):
     version = _version(name, label)
@@ -59,7 +59,7 @@ def version_detail(request, name, label):
     return render(request, template, context)
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def version_diff(request, name):
     dataset = get_object_or_404(Dataset, name=name)
@@ -81,7 +81,7 @@ def version_diff(request, name):
     )
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def item_detail(request, name, label, question_id):
     version = _version(name, label)

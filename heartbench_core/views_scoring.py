@@ -2,7 +2,7 @@
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors, selectors_scoring
 from heartbench_core.models import Dataset
@@ -22,7 +22,7 @@ def _mode(request) -> str:
     return mode if mode in CATASTROPHIC_MODES else "paper"
 
 
-@require_GET
+@require_safe
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard(request, name, label):
     version = _version(name, label)
@@ -46,7 +46,7 @@ def leaderboard(request, name, label):
     return render(request, template, context)
 
 
-@require_GET
+@require_safe
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard_model(request, name, label, model):
     version = _version(name, label)

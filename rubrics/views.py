@@ -10,7 +10,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.dateparse import parse_date
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from heartbench_core.models import CriterionLineage, Dataset
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
@@ -31,7 +31,7 @@ def _can_edit(user) -> bool:
     return has_role(user, Role.RUBRIC_AUTHOR)
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def index(request):
     datasets = list(Dataset.objects.order_by("name"))
@@ -54,7 +54,7 @@ def index(request):
     return render(request, template, context)
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def dataset_items(request, name):
     dataset = _dataset(name)
@@ -76,7 +76,7 @@ def dataset_items(request, name):
     return render(request, "rubrics/dataset.html", context)
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def editor(request, name, question_id):
     dataset = _dataset(name)
@@ -109,20 +109,20 @@ def _row_context(request, lineage: CriterionLineage):
     return {"row": row, "dataset": lineage.dataset, "can_edit": _can_edit(request.user), "abilities": ability_choices(lineage.dataset)}
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def criterion_row(request, key):
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
     return render(request, "rubrics/partials/criterion_row.html", _row_context(request, lineage))
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @role_required(Role.RUBRIC_AUTHOR)
 def edit_criterion(request, key):
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
     context = _row_context(request, lineage)
     row = context["row"]
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         source = row.open_revision or row.criterion
         form = CriterionForm(initial={"text": source.text, "ability": source.ability, "weight": source.weight, "base_revision": row.head})
         return _render_edit(request, context, form)
@@ -202,7 +202,7 @@ def retire_criterion(request, key):
     return redirect("rubrics:editor", lineage.dataset.name, question_id)
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def history(request, key):
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
@@ -233,7 +233,7 @@ def _int(value):
         return None
 
 
-@require_GET
+@require_safe
 @role_required(Role.SENIOR_REVIEWER)
 def review_queue(request):
     queue = list(selectors.review_queue(request.user))
@@ -247,7 +247,7 @@ def _diff_against_approved(rev: CriterionRevision):
     return char_diff_html(before.text if before else "", rev.text), before
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def revision_detail(request, pk):
     rev = selectors.revision_detail(pk)
@@ -327,7 +327,7 @@ def publish(request, name):
     return redirect(version.get_absolute_url())
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def stale(request, name):
     dataset = _dataset(name)
@@ -392,7 +392,7 @@ def _is_date(value) -> bool:
         return False
 
 
-@require_GET
+@require_safe
 @role_required(*STAFF_ROLES)
 def audit_log(request):
     filters = _audit_filters(request.GET)

@@ -12,7 +12,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.models import Criterion
@@ -29,13 +29,13 @@ ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
 
 
-@require_GET
+@require_safe
 @role_required(*ADMIN)
 def index(request):
     return render(request, "validation/index.html", {"campaigns": campaigns_with_reports()})
 
 
-@require_GET
+@require_safe
 @role_required(*ADMIN)
 def dashboard(request, campaign_id: int, report_id: int | None = None):
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
@@ -96,7 +96,7 @@ def compute(request, campaign_id: int):
     return redirect("validation:dashboard", campaign_id=campaign.pk)
 
 
-@require_GET
+@require_safe
 @role_required(*ADJUDICATORS)
 def queue(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
@@ -113,7 +113,7 @@ def queue(request, campaign_id: int):
     return render(request, template, context)
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*ADJUDICATORS)
 def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
@@ -150,7 +150,7 @@ def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
     return render(request, "validation/adjudicate.html", context, status=400 if errors else 200)
 
 
-@require_GET
+@require_safe
 @role_required(*ADMIN)
 def export(request, campaign_id: int, what: str, fmt: str):
     campaign = get_object_or_404(Campaign, pk=campaign_id)

@@ -9,6 +9,11 @@ or a redirect to the login page). Roles, as the matrix logs in:
 - expert: the expert who owns the fixture world's assignment;
 - other_expert: another expert of the same campaign, who must not reach that assignment.
 
+HEAD is allowed to exactly the roles allowed GET, unless an entry declares it. OPTIONS is
+allowed to nobody unless declared: the API answers it 405 (no metadata: the OpenAPI schema
+describes every endpoint, to those who may read it), after the same permission check as the
+other methods.
+
 Adding a URL to the project without declaring it here fails the matrix, naming the URL.
 """
 
@@ -29,8 +34,9 @@ SKIP_PREFIXES = ("admin/",)
 TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     # Entry points: home routes each role to its pages; outsiders see only "ask for access".
     "home": {"GET": EVERYONE},
-    "login": {"GET": EVERYONE, "POST": EVERYONE, "PUT": EVERYONE},  # Django's FormView treats PUT as POST
-    "logout": {"POST": EVERYONE},
+    # Django's FormView treats PUT as POST; its class views answer OPTIONS with their Allow header only.
+    "login": {"GET": EVERYONE, "POST": EVERYONE, "PUT": EVERYONE, "OPTIONS": EVERYONE},
+    "logout": {"POST": EVERYONE, "OPTIONS": EVERYONE},
     # API tokens (admins issue and revoke).
     "tokens": {"GET": (ADMIN,)},
     "tokens-issue": {"POST": (ADMIN,)},

@@ -1,4 +1,4 @@
-"""Every URL of the project, each HTTP method, for every role, against one declared table.
+"""Every URL of the project, each HTTP method (HEAD and OPTIONS too), for every role, against one declared table.
 
 The table is tests/security/permissions_table.py. A URL that is not declared there fails
 `test_every_url_is_declared` with its name, so no page or endpoint lands unreviewed; each
@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from tests.security import permissions_table as table
-from tests.security.urlwalk import METHODS, ROLES, build_path, endpoints, outcome, probe
+from tests.security.urlwalk import METHODS, ROLES, allowed_roles, build_path, endpoints, outcome, probe
 from tests.security.world import build_world
 
 pytestmark = pytest.mark.django_db
@@ -117,7 +117,7 @@ def test_each_role_reaches_exactly_the_declared_urls(role, cast):
         for method in methods:
             response = probe(client, method, path)
             seen = outcome(response)
-            expected = "allowed" if role in rules.get(method, ()) else "denied"
+            expected = "allowed" if role in allowed_roles(rules, method) else "denied"
             if seen == "error":
                 errors.append(f"{method} {path} ({endpoint.key}) answered {response.status_code}")
             elif seen != expected:

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.shortcuts import resolve_url
 from django.urls import URLPattern, URLResolver, get_resolver
 
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 ROLES = ("admin", "author", "reviewer", "expert", "other_expert", "outsider", "anonymous")
 
 _ROUTE_ARG = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
@@ -27,12 +27,17 @@ class Endpoint:
 
 
 def handled_methods(callback) -> tuple[str, ...]:
-    """The methods a view handles: from DRF actions/handlers, a class view, or require_http_methods."""
+    """The methods a view handles: from DRF actions/handlers, a class view, or require_http_methods.
+
+    A class view answers HEAD as GET (Django's View.setup) and has an OPTIONS handler.
+    """
     if getattr(callback, "actions", None):
-        return tuple(m.upper() for m in callback.actions if m.upper() in METHODS)
+        names = {m.upper() for m in callback.actions} | {"OPTIONS"}
+        return tuple(m for m in METHODS if m in names or (m == "HEAD" and "GET" in names))
     cls = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
     if cls is not None:
-        return tuple(m for m in METHODS if m.lower() in cls.http_method_names and hasattr(cls, m.lower()))
+        names = {m.upper() for m in cls.http_method_names if hasattr(cls, m)}
+        return tuple(m for m in METHODS if m in names or (m == "HEAD" and "GET" in names))
     func = callback
     while func is not None:
         closure = getattr(func, "__closure__", None) or ()
@@ -83,6 +88,13 @@ def build_path(route: str, values: dict[str, object]) -> str:
     return "/" + path
 
 
+def allowed_roles(rules: dict[str, tuple[str, ...]], method: str) -> tuple[str, ...]:
+    """The roles a table entry allows for a method: HEAD follows GET unless declared; OPTIONS is nobody's unless declared."""
+    if method == "HEAD" and "HEAD" not in rules:
+        return rules.get("GET", ())
+    return rules.get(method, ())
+
+
 def outcome(response) -> str:
     """'allowed', 'denied' or 'error' for one response."""
     status = response.status_code
@@ -110,6 +122,10 @@ def probe(client, method: str, path: str):
         with transaction.atomic():
             if method == "GET":
                 holder["r"] = client.get(path)
+            elif method == "HEAD":
+                holder["r"] = client.head(path)
+            elif method == "OPTIONS":
+                holder["r"] = client.options(path)
             elif method == "POST":
                 holder["r"] = client.post(path, {})
             else:
