@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -18,7 +19,7 @@ from annotation import selectors_workspace as selectors
 from annotation.models import Assignment, Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from heartbench_core.api import error_response
+from heartbench_core.api import error_response, valid_query
 from heartbench_core.roles import Role, role_permission
 
 IsExpert = role_permission(Role.EXPERT)
@@ -147,6 +148,24 @@ class AdminCorrectionSerializer(CorrectionSerializer):
 
     class Meta(CorrectionSerializer.Meta):
         fields = [*CorrectionSerializer.Meta.fields, "expert", "campaign", "question_id"]
+
+
+class AdminCorrectionsQuerySerializer(serializers.Serializer):
+    # "applying" only exists inside the accepting transaction: never listed.
+    status = serializers.ChoiceField(
+        choices=[*(s for s in CorrectionRequest.Status.values if s != CorrectionRequest.Status.APPLYING), "all"],
+        default=CorrectionRequest.Status.PENDING.value,
+        help_text="Pending unless asked otherwise.",
+    )
+    campaign = serializers.CharField(required=False, help_text="Only this campaign: its name or its id.")
+
+    def validate_campaign(self, value: str) -> Campaign:
+        found = Campaign.objects.filter(name=value).first()
+        if found is None and value.isdecimal():
+            found = Campaign.objects.filter(pk=int(value)).first()
+        if found is None:
+            raise serializers.ValidationError(f"no campaign named {value!r} or with that id")
+        return found
 
 
 # --- views -----------------------------------------------------------------------------------
@@ -345,20 +364,28 @@ def _thread_payload(thread: selectors.Discussion) -> dict:
     }
 
 
-class AdminCorrectionsView(APIView):
-    """Correction requests (pending by default; ?status=accepted|refused|all)."""
+class AdminCorrectionsView(ListAPIView):
+    """Correction requests, oldest first (pending by default; ?status=accepted|refused|all, ?campaign=)."""
 
     permission_classes = [IsAdmin]
+    serializer_class = AdminCorrectionSerializer
+    ordering_fields = ["created_at", "decided_at"]
+    ordering = ["created_at", "id"]
 
-    @extend_schema(responses=AdminCorrectionSerializer(many=True))
-    def get(self, request):
+    def get_queryset(self):
+        query = valid_query(AdminCorrectionsQuerySerializer, self.request)
         qs = CorrectionRequest.objects.select_related(
             "assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item"
-        ).order_by("created_at")
-        wanted = request.query_params.get("status", "pending")
-        if wanted != "all":
-            qs = qs.filter(status=wanted)
-        return Response(AdminCorrectionSerializer(qs, many=True).data)
+        )
+        if query["status"] != "all":
+            qs = qs.filter(status=query["status"])
+        if campaign := query.get("campaign"):
+            qs = qs.filter(assignment__campaign_response__campaign=campaign)
+        return qs
+
+    @extend_schema(parameters=[AdminCorrectionsQuerySerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
 
 class DecideCorrectionView(APIView):

@@ -1,11 +1,16 @@
 """REST API of the core: datasets, versions, items, models, responses, and the import actions."""
 
+from collections.abc import Sequence
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import parsers, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -29,6 +34,47 @@ def error_response(exc: DjangoValidationError) -> Response:
     if hasattr(exc, "error_dict"):
         return Response({"detail": "nothing was written", "errors": exc.message_dict}, status=400)
     return Response({"detail": "nothing was written", "errors": exc.messages}, status=400)
+
+
+def valid_query(serializer_class, request: Request, **context) -> dict:
+    """The request's query parameters as `serializer_class` validates them; a bad one is a 400 naming it."""
+    query = serializer_class(data=request.query_params, context=context)
+    query.is_valid(raise_exception=True)
+    return query.validated_data
+
+
+class PageWithTotals(PageNumberPagination):
+    """The default pages, plus integer totals over the whole list; subclasses name them in `totals`."""
+
+    totals: dict[str, str] = {}  # name -> description, for the schema
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        paged = super().get_paginated_response_schema(schema)
+        properties = dict(paged["properties"])
+        results = properties.pop("results")
+        for name, description in self.totals.items():
+            properties[name] = {"type": "integer", "description": description}
+        return {**paged, "required": [*paged["required"], *self.totals], "properties": {**properties, "results": results}}
+
+
+class ComputedListView(GenericAPIView):
+    """A read-only list computed in Python (not a queryset), served in the project's default pages.
+
+    A subclass sets `serializer_class` to the serializer of one row and answers
+    `self.paginated(rows)` from `get`, after validating its filters with `valid_query`.
+    """
+
+    filter_backends: list = []  # DRF's filter backends work on querysets; these lists filter themselves
+
+    def paginated(self, rows: Sequence, *, totals: dict[str, int] | None = None) -> Response:
+        """One page of `rows`; `totals` (over every row, not only this page) go next to `count`."""
+        page = self.paginate_queryset(rows)
+        response = self.get_paginated_response(self.get_serializer(page, many=True).data)
+        if totals:
+            results = response.data.pop("results")
+            response.data.update(totals)
+            response.data["results"] = results
+        return response
 
 
 class DatasetSerializer(serializers.ModelSerializer):

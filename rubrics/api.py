@@ -14,8 +14,8 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api import error_response
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion
+from heartbench_core.api import ComputedListView, PageWithTotals, error_response, valid_query
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import selectors, services
 from rubrics.models import AuditEntry, CriterionRevision, ReviewDecision, RevisionComment
@@ -258,20 +258,54 @@ def _dataset_param(request) -> Dataset:
     return get_object_or_404(Dataset, name=request.query_params.get("dataset", ""))
 
 
-class StaleView(APIView):
-    """Responses with judgments or verdicts made against an older meaning of a criterion (for re-checking)."""
+class DatasetQuerySerializer(serializers.Serializer):
+    """A dataset's list, optionally narrowed to one question."""
+
+    dataset = serializers.SlugRelatedField(
+        slug_field="name", queryset=Dataset.objects.all(), error_messages={"does_not_exist": "no dataset named {value!r}"},
+    )
+    question_id = serializers.CharField(required=False, help_text="Only this question (its id in the dataset).")
+
+    def validate(self, attrs):
+        qid = attrs.get("question_id")
+        if qid is not None and not Item.objects.filter(version__dataset=attrs["dataset"], question_id=qid).exists():
+            raise serializers.ValidationError({"question_id": f"no question {qid!r} in dataset {attrs['dataset'].name!r}"})
+        return attrs
+
+
+class StaleRowSerializer(serializers.Serializer):
+    response = serializers.CharField(help_text="The response's opaque public id.")
+    question_id = serializers.CharField()
+    criterion_key = serializers.UUIDField()
+    judged_revision = serializers.IntegerField(help_text="The criterion revision the judgments and verdicts were made against.")
+    meaning_revision = serializers.IntegerField(help_text="The revision that last changed the criterion's meaning.")
+    judgments = serializers.IntegerField(help_text="Stale expert judgments on this response and criterion.")
+    verdicts = serializers.IntegerField(help_text="Stale judge verdicts on this response and criterion.")
+
+
+class StalePagination(PageWithTotals):
+    totals = {
+        "responses": "Responses to re-check, over every row (not only this page).",
+        "judgments": "Stale expert judgments, over every row.",
+        "verdicts": "Stale judge verdicts, over every row.",
+    }
+
+
+class StaleView(ComputedListView):
+    """Responses with judgments or verdicts made against an older meaning of a criterion (for re-checking).
+
+    Ordered by question, criterion and response; the totals cover every row the filters keep.
+    """
 
     permission_classes = [IsStaff]
+    serializer_class = StaleRowSerializer
+    pagination_class = StalePagination
 
-    @extend_schema(parameters=[DATASET_PARAM], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(parameters=[DatasetQuerySerializer], responses=StaleRowSerializer(many=True))
     def get(self, request):
-        rows = selectors.stale_rows(_dataset_param(request))
-        return Response({
-            "responses": len({r["response"] for r in rows}),
-            "judgments": sum(r["judgments"] for r in rows),
-            "verdicts": sum(r["verdicts"] for r in rows),
-            "rows": rows,
-        })
+        query = valid_query(DatasetQuerySerializer, request)
+        rows = selectors.stale_rows(query["dataset"], question_id=query.get("question_id"))
+        return self.paginated(rows, totals=selectors.stale_totals(rows))
 
 
 class QualityView(APIView):
@@ -296,15 +330,35 @@ class QualityView(APIView):
         })
 
 
-class WorkListView(APIView):
-    """The rubric authors' work list: ambiguous and saturated criteria, unclear reports, open flags."""
+class WorkListQuerySerializer(DatasetQuerySerializer):
+    kind = serializers.ChoiceField(choices=selectors.WORK_KINDS, required=False, help_text="Only entries of this kind.")
+
+
+class WorkItemSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=selectors.WORK_KINDS)
+    dataset = serializers.CharField()
+    question_id = serializers.CharField(help_text="Empty when the criterion is not in the latest version.")
+    criterion_key = serializers.UUIDField()
+    text = serializers.CharField(help_text="The criterion's text.")
+    detail = serializers.CharField(help_text="Why it is listed: the signal, the expert's comment, or the flag's reason.")
+    created_at = serializers.DateTimeField(allow_null=True, help_text="When reported or flagged; null for computed signals.")
+    object_id = serializers.IntegerField(allow_null=True, help_text="The unclear report or flag, to resolve; null for signals.")
+
+
+class WorkListView(ComputedListView):
+    """The rubric authors' work list: ambiguous and saturated criteria, unclear reports, open flags.
+
+    Signals first (by question), then unclear reports and flags, newest first.
+    """
 
     permission_classes = [IsStaff]
+    serializer_class = WorkItemSerializer
 
-    @extend_schema(parameters=[DATASET_PARAM], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(parameters=[WorkListQuerySerializer], responses=WorkItemSerializer(many=True))
     def get(self, request):
-        items = selectors.work_list(_dataset_param(request))
-        return Response([{**w.__dict__, "created_at": w.created_at} for w in items])
+        query = valid_query(WorkListQuerySerializer, request)
+        items = selectors.work_list(query["dataset"], kind=query.get("kind"), question_id=query.get("question_id"))
+        return self.paginated(items)
 
 
 class PublishInputSerializer(serializers.Serializer):

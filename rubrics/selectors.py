@@ -183,20 +183,21 @@ def audit_entries(
 # --- staleness ---------------------------------------------------------------------------
 
 
-def stale_rows(dataset: Dataset) -> list[dict]:
+def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[dict]:
     """Responses with judgments or verdicts made against an older meaning of a criterion, for re-checking."""
     from annotation.models import Assignment, Judgment
 
     key = lambda: ("criterion__lineage_id", "criterion__item__question_id", "criterion__revision", "criterion__lineage__meaning_revision")
+    scope = Q(criterion__lineage__dataset=dataset) & stale_q("criterion")
+    if question_id is not None:
+        scope &= Q(criterion__item__question_id=question_id)
     judgments = (
-        Judgment.objects.filter(assignment__status=Assignment.Status.SUBMITTED, criterion__lineage__dataset=dataset)
-        .filter(stale_q("criterion"))
+        Judgment.objects.filter(scope, assignment__status=Assignment.Status.SUBMITTED)
         .values("assignment__campaign_response__response__public_id", *key())
         .annotate(n=Count("id"))
     )
     verdicts = (
-        JudgeVerdict.objects.filter(criterion__lineage__dataset=dataset)
-        .filter(stale_q("criterion"))
+        JudgeVerdict.objects.filter(scope)
         .values("response__public_id", *key())
         .annotate(n=Count("id"))
     )
@@ -215,6 +216,15 @@ def stale_rows(dataset: Dataset) -> list[dict]:
     for r in verdicts:
         row(r["response__public_id"], r)["verdicts"] += r["n"]
     return sorted(rows.values(), key=lambda r: (r["question_id"], r["criterion_key"], r["response"]))
+
+
+def stale_totals(rows: list[dict]) -> dict[str, int]:
+    """What `stale_rows` asks to re-check: distinct responses, expert judgments, judge verdicts."""
+    return {
+        "responses": len({r["response"] for r in rows}),
+        "judgments": sum(r["judgments"] for r in rows),
+        "verdicts": sum(r["verdicts"] for r in rows),
+    }
 
 
 # --- quality signals ---------------------------------------------------------------------
@@ -275,9 +285,12 @@ def quality_signals(dataset: Dataset, keys=None) -> dict:
 # --- the authors' work list --------------------------------------------------------------
 
 
+WORK_KINDS = ("ambiguous", "saturated", "unclear", "flag")
+
+
 @dataclass
 class WorkItem:
-    kind: str  # "ambiguous", "unclear", "flag", "saturated"
+    kind: str  # one of WORK_KINDS
     dataset: str
     question_id: str
     criterion_key: str
@@ -287,7 +300,7 @@ class WorkItem:
     object_id: int | None = None
 
 
-def work_list(dataset: Dataset) -> list[WorkItem]:
+def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | None = None) -> list[WorkItem]:
     """What needs an author's attention: ambiguous and saturated criteria, experts' unclear reports, open flags."""
     from annotation.models import UnclearCriterionReport
 
@@ -299,29 +312,38 @@ def work_list(dataset: Dataset) -> list[WorkItem]:
             k: (q, t)
             for k, q, t in Criterion.objects.filter(item__version=version).values_list("lineage_id", "item__question_id", "text")
         }
+    # A question's criteria are those of its item in the latest version (the work list shows no others for it).
+    keys = None if question_id is None else [k for k, (q, _) in texts.items() if q == question_id]
 
     def where(key):
         return texts.get(key, ("", "(not in the latest version)"))
 
-    for key, s in quality_signals(dataset).items():
-        q, t = where(key)
-        if s["ambiguous"]:
-            a = s["agreement"]
-            items.append(WorkItem("ambiguous", dataset.name, q, str(key), t,
-                                  f"experts agree on {a.value:.0%} of pairs over {a.n} responses"))
-        if s["hit_rate"].extra.get("saturated"):
-            h = s["hit_rate"]
-            items.append(WorkItem("saturated", dataset.name, q, str(key), t,
-                                  f"hit by all {h.n} judged responses of {h.extra['models']} models: a candidate for removal"))
-    for report in (
-        UnclearCriterionReport.objects.filter(resolved_at__isnull=True, criterion__lineage__dataset=dataset)
-        .select_related("criterion__item")
-        .order_by("-created_at")
-    ):
-        items.append(WorkItem("unclear", dataset.name, report.criterion.item.question_id, str(report.criterion.lineage_id),
-                              report.criterion.text, report.comment, report.created_at, report.pk))
-    for flag in CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset).order_by("-created_at"):
-        q, t = where(flag.lineage_id)
-        items.append(WorkItem("flag", dataset.name, q, str(flag.lineage_id), t, f"{flag.source}: {flag.reason}",
-                              flag.created_at, flag.pk))
+    if kind in (None, "ambiguous", "saturated"):
+        # Sorted, so that the list reads by question and pages of it stay put between requests.
+        signals = sorted(quality_signals(dataset, keys=keys).items(), key=lambda ks: (where(ks[0])[0], str(ks[0])))
+        for key, s in signals:
+            q, t = where(key)
+            if s["ambiguous"] and kind in (None, "ambiguous"):
+                a = s["agreement"]
+                items.append(WorkItem("ambiguous", dataset.name, q, str(key), t,
+                                      f"experts agree on {a.value:.0%} of pairs over {a.n} responses"))
+            if s["hit_rate"].extra.get("saturated") and kind in (None, "saturated"):
+                h = s["hit_rate"]
+                items.append(WorkItem("saturated", dataset.name, q, str(key), t,
+                                      f"hit by all {h.n} judged responses of {h.extra['models']} models: a candidate for removal"))
+    if kind in (None, "unclear"):
+        reports = UnclearCriterionReport.objects.filter(resolved_at__isnull=True, criterion__lineage__dataset=dataset)
+        if keys is not None:
+            reports = reports.filter(criterion__lineage_id__in=keys)
+        for report in reports.select_related("criterion__item").order_by("-created_at", "-id"):
+            items.append(WorkItem("unclear", dataset.name, report.criterion.item.question_id, str(report.criterion.lineage_id),
+                                  report.criterion.text, report.comment, report.created_at, report.pk))
+    if kind in (None, "flag"):
+        flags = CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset)
+        if keys is not None:
+            flags = flags.filter(lineage_id__in=keys)
+        for flag in flags.order_by("-created_at", "-id"):
+            q, t = where(flag.lineage_id)
+            items.append(WorkItem("flag", dataset.name, q, str(flag.lineage_id), t, f"{flag.source}: {flag.reason}",
+                                  flag.created_at, flag.pk))
     return items

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Campaign, CampaignResponse
-from heartbench_core.api import error_response
+from heartbench_core.api import ComputedListView, error_response, valid_query
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, role_permission
 from validation.models import Adjudication, AgreementReport, GoldenLabel
@@ -122,19 +122,37 @@ class QueueEntrySerializer(serializers.Serializer):
     expert_ratings = serializers.IntegerField()
     judge_hit = serializers.BooleanField(allow_null=True)
     agreement = serializers.FloatField()
-    triggers = serializers.ListField(child=serializers.CharField())
+    triggers = serializers.ListField(child=serializers.ChoiceField(choices=Adjudication.Trigger.choices))
 
 
-class QueueView(APIView):
+class QueueQuerySerializer(serializers.Serializer):
+    trigger = serializers.ChoiceField(choices=Adjudication.Trigger.choices, required=False,
+                                      help_text="Only entries queued for this reason.")
+    criterion = serializers.IntegerField(required=False, help_text="Only entries of this criterion (its id, as in `criterion_id`).")
+
+    def validate_criterion(self, value: int) -> int:
+        campaign = self.context["campaign"]
+        if not Criterion.objects.filter(pk=value, item__version_id=campaign.version_id).exists():
+            raise serializers.ValidationError(f"no criterion {value} in the version of campaign {campaign.name!r}")
+        return value
+
+
+class QueueView(ComputedListView):
     """The adjudication queue of a campaign, lowest agreement first (responses you rated are left out)."""
 
     permission_classes = [IsAdjudicator]
+    serializer_class = QueueEntrySerializer
 
-    @extend_schema(responses={200: QueueEntrySerializer(many=True)})
+    @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
     def get(self, request, campaign_id: int):
         campaign = get_object_or_404(Campaign, pk=campaign_id)
+        query = valid_query(QueueQuerySerializer, request, campaign=campaign)
         entries = adjudication_queue(campaign, reviewer=request.user)
-        return Response(QueueEntrySerializer([e.__dict__ for e in entries[:500]], many=True).data)
+        if trigger := query.get("trigger"):
+            entries = [e for e in entries if trigger in e.triggers]
+        if (criterion := query.get("criterion")) is not None:
+            entries = [e for e in entries if e.criterion_id == criterion]
+        return self.paginated(entries)
 
 
 class AdjudicationSerializer(serializers.Serializer):

@@ -8,21 +8,17 @@ import json
 
 from drf_spectacular.generators import SchemaGenerator
 
-# Not paginated on purpose (bounded by construction) — or a known gap, said so.
+# Not paginated on purpose (bounded by construction, or one document rather than a list).
 NOT_PAGINATED = {
     "/api/v1/annotation/assignments/": "an expert's own open and recent assignments; bounded by their capacity",
     "/api/v1/annotation/assignments/{public_id}/corrections/": "the corrections of one assignment (a handful)",
     "/api/v1/annotation/assignments/{public_id}/discussion/": "one response's discussion thread, not a list resource",
-    "/api/v1/annotation/corrections/": "KNOWN GAP: the admins' pending corrections, returned whole",
     "/api/v1/annotation/manage/campaigns/{id}/payments/": "a CSV export",
     "/api/v1/annotation/manage/campaigns/{id}/progress/": "one campaign's progress summary",
     "/api/v1/annotation/profiles/me/": "the caller's own profile",
     "/api/v1/judge-runs/{id}/verdicts/": "one judge run's verdicts as a single document",
     "/api/v1/rubrics/quality/": "quality signals of one dataset (or one question), one document",
-    "/api/v1/rubrics/stale/": "KNOWN GAP: the stale judgments of one dataset, returned whole",
-    "/api/v1/rubrics/worklist/": "KNOWN GAP: the rubric authors' work list of one dataset, returned whole",
     "/api/v1/scores/": "a computed leaderboard, one document",
-    "/api/v1/validation/campaigns/{campaign_id}/queue/": "KNOWN GAP: the adjudication queue of one campaign, returned whole",
     "/api/v1/versions/{id}/diff/": "a changelog document",
     "/api/v1/versions/{id}/export/": "a JSONL download",
 }

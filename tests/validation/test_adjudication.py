@@ -119,7 +119,7 @@ class TestDecision:
     def test_the_api_records_a_decision(self, cast, campaign, client_for):
         _, cr, criterion = first_entry(campaign)
         client = client_for(cast.reviewer)
-        queue = client.get(f"/api/v1/validation/campaigns/{campaign.pk}/queue/").json()
+        queue = client.get(f"/api/v1/validation/campaigns/{campaign.pk}/queue/").json()["results"]
         assert queue[0]["campaign_response_id"] == cr.pk and "model" not in queue[0]
         response = client.post(
             "/api/v1/validation/adjudications/",

@@ -63,7 +63,7 @@ def test_reports_corrections_and_decisions_through_the_api(workspace, cast, clie
     assert created.status_code == 201 and created.json()["status"] == "pending"
     assert client.get("/api/v1/annotation/corrections/").status_code == 403
     admin = client_for(cast.admin)
-    listed = admin.get("/api/v1/annotation/corrections/").json()
+    listed = admin.get("/api/v1/annotation/corrections/").json()["results"]
     assert listed[0]["expert"] == cast.expert.username
     decided = admin.post(f"/api/v1/annotation/corrections/{listed[0]['id']}/decide/", {"accept": True}, content_type="application/json")
     assert decided.status_code == 200 and decided.json()["status"] == "accepted"
