@@ -221,7 +221,7 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet):
             return qs.none()
         if has_role(self.request.user, Role.ADMIN):
             if campaign := self.request.query_params.get("campaign"):
-                qs = qs.filter(campaign_id=campaign) if campaign.isdigit() else qs.filter(campaign__name=campaign)
+                qs = qs.filter(campaign_id=campaign) if campaign.isdecimal() else qs.filter(campaign__name=campaign)
             return qs
         return qs.filter(expert=self.request.user)
 
@@ -449,7 +449,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         ).order_by("-reserved_at", "-id")
         params = self.request.query_params
         if campaign := params.get("campaign"):
-            if not campaign.isdigit():
+            if not campaign.isdecimal():
                 raise Http404("campaign must be an id")
             qs = qs.filter(campaign_response__campaign_id=campaign)
         if expert := params.get("expert"):

@@ -181,7 +181,7 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
         qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
         params = self.request.query_params
         if version := params.get("version"):
-            qs = qs.filter(version_id=version) if version.isdigit() else qs.filter(version__label=version)
+            qs = qs.filter(version_id=version) if version.isdecimal() else qs.filter(version__label=version)
         if dataset := params.get("dataset"):
             qs = qs.filter(version__dataset__name=dataset)
         if difficulty := params.get("difficulty"):
