@@ -1,6 +1,6 @@
 """Production settings of the web server; gunicorn reads this file when started from the project root.
 
-    .venv/bin/gunicorn                      # 3 workers x 4 threads on 0.0.0.0:8000
+    .venv/bin/gunicorn                      # 4 workers x 3 threads on 0.0.0.0:8000
     .venv/bin/gunicorn -w 6 -b 127.0.0.1:9000   # command-line options override this file
 
 Each worker loads every view once at start and then freezes the garbage collector's view of
@@ -14,10 +14,13 @@ import os
 
 wsgi_app = "heartbench_core.wsgi"
 bind = os.environ.get("BIND", "0.0.0.0:8000")
-# Threads overlap the database round trips of one worker; processes use both cores.
+# Threads overlap the database round trips of one worker; processes use both cores and keep
+# one request's Python work from holding up the others' (one GIL per process). On the 2-core
+# machine, 4 x 3 gave the lowest autosave and submit tails in the load test; 6 x 2 let bursts
+# of "next" run truly at once and made them slower (docs/operations.md, "Load test").
 worker_class = "gthread"
-workers = int(os.environ.get("WEB_WORKERS", "3"))
-threads = int(os.environ.get("WEB_THREADS", "4"))
+workers = int(os.environ.get("WEB_WORKERS", "4"))
+threads = int(os.environ.get("WEB_THREADS", "3"))
 # Longer than an expert's pause between autosaves: with gunicorn's default of 2 s the server drops
 # idle keep-alive connections just as browsers reuse them.
 keepalive = 75

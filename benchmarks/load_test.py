@@ -1,6 +1,6 @@
 """Load test: 50 simulated experts against the production setup, on loopback, for 120 seconds.
 
-    .venv/bin/python benchmarks/load_test.py [--experts 50] [--seconds 120] [--workers 3] [--threads 4]
+    .venv/bin/python benchmarks/load_test.py [--experts 50] [--seconds 120] [--workers 4] [--threads 3]
         [--autosave-every 2 4]
 
 One command does everything and cleans up after itself:
@@ -10,7 +10,8 @@ One command does everything and cleans up after itself:
 2. migrates, imports the released HeartBench file (`$HEARTBENCH_DIR/question_all.jsonl`, or
    the demo items when it is absent), three synthetic answer files, a campaign over all of
    them (k = 3) and N expert users, each with an API token;
-3. starts gunicorn (several workers, PRODUCTION=1 settings, bound to 127.0.0.1 only) and a
+3. starts gunicorn with the project's gunicorn.conf.py (4 gthread workers x 3 threads unless
+   --workers/--threads say otherwise, PRODUCTION=1 settings, bound to 127.0.0.1 only) and a
    django-q2 worker (`manage.py qcluster`);
 4. drives N expert threads over HTTP for the given time, each starting within the first
    autosave interval and busy from then on, paced like a person in the workspace: take the
@@ -35,6 +36,7 @@ import json
 import os
 import resource
 import random
+import runpy
 import secrets
 import signal
 import socket
@@ -250,8 +252,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--experts", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=120)
-    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    # Defaults: the production configuration in gunicorn.conf.py.
+    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    parser.add_argument("--workers", type=int, default=conf["workers"], help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=conf["threads"], help="threads per gunicorn worker")
     parser.add_argument("--autosave-every", dest="think", type=float, nargs=2, default=(2.0, 4.0),
                         help="seconds between an expert's autosaves (and before reading on, and before submitting)")
     args = parser.parse_args()

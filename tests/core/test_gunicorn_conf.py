@@ -1,0 +1,30 @@
+"""The production web server configuration: gthread workers that freeze what they loaded out of the GC."""
+
+import gc
+import runpy
+from pathlib import Path
+
+from django.conf import settings
+
+CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
+
+
+def test_it_serves_the_project_with_threaded_workers_and_a_keep_alive_longer_than_an_autosave_pause():
+    conf = runpy.run_path(str(CONF))
+    assert conf["wsgi_app"] == "heartbench_core.wsgi"
+    assert conf["worker_class"] == "gthread" and conf["workers"] >= 2 and conf["threads"] >= 2
+    assert conf["keepalive"] > 4  # the workspace autosaves every few seconds at most
+
+
+def test_each_worker_loads_every_view_then_freezes_it_out_of_collections(monkeypatch):
+    conf = runpy.run_path(str(CONF))
+    monkeypatch.setenv("WEB_WORKERS", "7")
+    assert runpy.run_path(str(CONF))["workers"] == 7
+    gc.unfreeze()
+    try:
+        conf["post_worker_init"](None)
+        frozen = gc.get_freeze_count()
+        # Every module the URLconf imports (views, serializers, DRF) is among the frozen objects.
+        assert frozen > 50_000
+    finally:
+        gc.unfreeze()
