@@ -261,10 +261,15 @@ def _dataset_param(request) -> Dataset:
 class DatasetQuerySerializer(serializers.Serializer):
     """A dataset's list, optionally narrowed to one question."""
 
-    dataset = serializers.SlugRelatedField(
-        slug_field="name", queryset=Dataset.objects.all(), error_messages={"does_not_exist": "no dataset named {value!r}"},
-    )
+    # A CharField first, so its checks (no NUL byte, which PostgreSQL refuses) run before the lookup.
+    dataset = serializers.CharField(help_text="The dataset's name.")
     question_id = serializers.CharField(required=False, help_text="Only this question (its id in the dataset).")
+
+    def validate_dataset(self, name: str) -> Dataset:
+        found = Dataset.objects.filter(name=name).first()
+        if found is None:
+            raise serializers.ValidationError(f"no dataset named {name!r}")
+        return found
 
     def validate(self, attrs):
         qid = attrs.get("question_id")

@@ -135,3 +135,13 @@ def test_the_schema_documents_the_stale_totals_next_to_the_page():
     assert {"count", "responses", "judgments", "verdicts", "results"} <= set(page["required"])
     assert page["properties"]["judgments"]["type"] == "integer"
     assert page["properties"]["results"]["items"]["$ref"].endswith("/StaleRow")
+
+
+@pytest.mark.parametrize("name", ["rubrics-api-stale", "rubrics-api-worklist"])
+def test_a_nul_byte_in_a_filter_is_a_400_naming_it(client_for, cast, name):
+    from django.urls import reverse
+
+    response = client_for(cast.admin).get(reverse(name), {"dataset": "demo\x00"})
+    assert response.status_code == 400 and "dataset" in response.json()
+    response = client_for(cast.admin).get(reverse(name), {"dataset": "demo", "question_id": "dm\x00"})
+    assert response.status_code == 400 and "question_id" in response.json()
