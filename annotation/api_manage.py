@@ -11,12 +11,11 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, parsers, serializers, status, viewsets
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from annotation import selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, ExpertProfile, ExpertQuality
@@ -24,7 +23,7 @@ from annotation.services import experts as expert_services
 from annotation.services.assignment import bulk_assign, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, set_campaign_status
 from annotation.services.payments import payment_csv
-from heartbench_core.api import error_response
+from heartbench_core.api import FileImportView, error_response
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role, role_permission
 
@@ -252,31 +251,26 @@ class CampaignSerializer(serializers.ModelSerializer):
         ]
 
 
-class CalibrationCreateView(APIView):
+@extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
+class CalibrationCreateView(FileImportView):
     """Admin: create a calibration set from a gold-label JSONL file (same rules as `create_calibration`)."""
 
-    permission_classes = [IsAdmin]
-    parser_classes = [parsers.MultiPartParser]
+    input_serializer = CalibrationCreateSerializer
 
-    @extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer})
-    def post(self, request):
-        form = CalibrationCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
-        try:
-            outcome = create_calibration(
-                name=d["name"],
-                dataset_name=d["dataset"],
-                version_label=d.get("version") or None,
-                source=d["file"],
-                file_name=d["file"].name,
-                pass_threshold=d["pass_threshold"],
-                retake_cooldown=timedelta(days=d["cooldown_days"]),
-                expert_usernames=d.get("experts") or None,
-                created_by=request.user,
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
+    def run(self, d, user):
+        return create_calibration(
+            name=d["name"],
+            dataset_name=d["dataset"],
+            version_label=d.get("version") or None,
+            source=d["file"],
+            file_name=d["file"].name,
+            pass_threshold=d["pass_threshold"],
+            retake_cooldown=timedelta(days=d["cooldown_days"]),
+            expert_usernames=d.get("experts") or None,
+            created_by=user,
+        )
+
+    def respond(self, outcome):
         return Response(CampaignSerializer(outcome.campaign).data, status=201)
 
 

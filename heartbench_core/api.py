@@ -36,6 +36,36 @@ def error_response(exc: DjangoValidationError) -> Response:
     return Response({"detail": "nothing was written", "errors": exc.messages}, status=400)
 
 
+class FileImportView(APIView):
+    """An upload that a service imports, with the same rules and errors as the matching command.
+
+    A subclass names `input_serializer` (the multipart form), `run(data, user)` (the service
+    call) and `respond(outcome)`; it declares its schema with
+    `extend_schema_view(post=extend_schema(request=..., responses=...))`. A bad form is DRF's
+    400; the service's ValidationError is the 400 of `error_response` (file, line, field), and
+    the service has written nothing.
+    """
+
+    permission_classes = [IsAdmin]
+    parser_classes = [parsers.MultiPartParser]
+    input_serializer: type[serializers.Serializer]
+
+    def post(self, request):
+        form = self.input_serializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            outcome = self.run(form.validated_data, request.user)
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return self.respond(outcome)
+
+    def run(self, data: dict, user):
+        raise NotImplementedError
+
+    def respond(self, outcome) -> Response:
+        raise NotImplementedError
+
+
 def valid_query(serializer_class, request: Request, **context) -> dict:
     """The request's query parameters as `serializer_class` validates them; a bad one is a 400 naming it."""
     query = serializer_class(data=request.query_params, context=context)
@@ -223,29 +253,24 @@ class HeartbenchImportSerializer(serializers.Serializer):
     difficulty = serializers.ChoiceField(choices=["hard", "normal"], required=False)
 
 
-class ImportHeartbenchView(APIView):
+@extend_schema_view(post=extend_schema(request=HeartbenchImportSerializer, responses={201: VersionSerializer, 200: VersionSerializer}))
+class ImportHeartbenchView(FileImportView):
     """Import an upstream HeartBench JSONL file as a new dataset version (same rules as the command)."""
 
-    permission_classes = [IsAdmin]
-    parser_classes = [parsers.MultiPartParser]
+    input_serializer = HeartbenchImportSerializer
 
-    @extend_schema(request=HeartbenchImportSerializer, responses={201: VersionSerializer, 200: VersionSerializer})
-    def post(self, request):
-        form = HeartbenchImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            outcome = import_heartbench(
-                source=data["file"],
-                dataset_name=data["dataset"],
-                label=data.get("version") or None,
-                note=data.get("note", ""),
-                difficulty=data.get("difficulty"),
-                created_by=request.user,
-                name=data["file"].name,
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
+    def run(self, data, user):
+        return import_heartbench(
+            source=data["file"],
+            dataset_name=data["dataset"],
+            label=data.get("version") or None,
+            note=data.get("note", ""),
+            difficulty=data.get("difficulty"),
+            created_by=user,
+            name=data["file"].name,
+        )
+
+    def respond(self, outcome):
         body = VersionSerializer(outcome.version).data
         body["created"] = outcome.created
         return Response(body, status=201 if outcome.created else 200)
@@ -258,25 +283,20 @@ class ResponsesImportSerializer(serializers.Serializer):
     version = serializers.CharField(max_length=64, required=False, allow_blank=True)
 
 
-class ImportResponsesView(APIView):
+@extend_schema_view(post=extend_schema(request=ResponsesImportSerializer, responses={201: serializers.DictField()}))
+class ImportResponsesView(FileImportView):
     """Import one model's answer file (`{"question_id", "response"}` lines)."""
 
-    permission_classes = [IsAdmin]
-    parser_classes = [parsers.MultiPartParser]
+    input_serializer = ResponsesImportSerializer
 
-    @extend_schema(request=ResponsesImportSerializer, responses={201: serializers.DictField()})
-    def post(self, request):
-        form = ResponsesImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            outcome = import_responses(
-                source=data["file"],
-                dataset_name=data["dataset"],
-                model_name=data["model"],
-                version_label=data.get("version") or None,
-                name=data["file"].name,
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
+    def run(self, data, user):
+        return import_responses(
+            source=data["file"],
+            dataset_name=data["dataset"],
+            model_name=data["model"],
+            version_label=data.get("version") or None,
+            name=data["file"].name,
+        )
+
+    def respond(self, outcome):
         return Response({"model": outcome.model.name, "created": outcome.created, "unchanged": outcome.unchanged}, status=201)

@@ -2,13 +2,13 @@
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import parsers, serializers, viewsets
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api import error_response
+from heartbench_core.api import FileImportView, error_response
 from heartbench_core.models import JudgeRun
 from heartbench_core.roles import Role, role_permission
 from heartbench_core.scoring import CATASTROPHIC_MODES
@@ -86,31 +86,27 @@ class VerdictImportSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class ImportVerdictsView(APIView):
+@extend_schema_view(post=extend_schema(request=VerdictImportSerializer, responses={201: JudgeRunSerializer, 200: JudgeRunSerializer}))
+class ImportVerdictsView(FileImportView):
     """Import a judge output file (upstream question_score.jsonl) as a judge run; same rules as the command."""
 
     permission_classes = [IsScoringStaff]
-    parser_classes = [parsers.MultiPartParser]
+    input_serializer = VerdictImportSerializer
 
-    @extend_schema(request=VerdictImportSerializer, responses={201: JudgeRunSerializer, 200: JudgeRunSerializer})
-    def post(self, request):
-        form = VerdictImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            outcome = import_judge_verdicts(
-                source=data["file"],
-                dataset_name=data["dataset"],
-                model_name=data["model"],
-                judge=data["judge"],
-                run_label=data.get("run") or None,
-                version_label=data.get("version") or None,
-                note=data.get("note", ""),
-                created_by=request.user,
-                name=data["file"].name,
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
+    def run(self, data, user):
+        return import_judge_verdicts(
+            source=data["file"],
+            dataset_name=data["dataset"],
+            model_name=data["model"],
+            judge=data["judge"],
+            run_label=data.get("run") or None,
+            version_label=data.get("version") or None,
+            note=data.get("note", ""),
+            created_by=user,
+            name=data["file"].name,
+        )
+
+    def respond(self, outcome):
         body = JudgeRunSerializer(outcome.run).data
         body.update(created=outcome.created, uncovered=outcome.uncovered, responses_created=outcome.responses_created)
         return Response(body, status=201 if outcome.created else 200)

@@ -2,14 +2,14 @@
 
 from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
-from rest_framework import parsers, serializers, status
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Campaign, CampaignResponse
-from heartbench_core.api import ComputedListView, error_response, valid_query
+from heartbench_core.api import ComputedListView, FileImportView, error_response, valid_query
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, role_permission
 from validation.models import Adjudication, AgreementReport, GoldenLabel
@@ -196,25 +196,20 @@ class JudgmentImportSerializer(serializers.Serializer):
     create_experts = serializers.BooleanField(required=False, default=False)
 
 
-class ImportJudgmentsView(APIView):
+@extend_schema_view(post=extend_schema(request=JudgmentImportSerializer, responses={201: serializers.DictField()}))
+class ImportJudgmentsView(FileImportView):
     """Import human judgments made elsewhere (same rules and messages as `import_judgments`)."""
 
-    permission_classes = [IsAdmin]
-    parser_classes = [parsers.MultiPartParser]
+    input_serializer = JudgmentImportSerializer
 
-    @extend_schema(request=JudgmentImportSerializer, responses={201: serializers.DictField()})
-    def post(self, request):
-        form = JudgmentImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            outcome = import_judgments(
-                source=data["file"], dataset_name=data["dataset"], campaign_name=data["campaign"],
-                version_label=data.get("version") or None, create_experts=data["create_experts"],
-                created_by=request.user, name=data["file"].name,
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
+    def run(self, data, user):
+        return import_judgments(
+            source=data["file"], dataset_name=data["dataset"], campaign_name=data["campaign"],
+            version_label=data.get("version") or None, create_experts=data["create_experts"],
+            created_by=user, name=data["file"].name,
+        )
+
+    def respond(self, outcome):
         return Response(
             {
                 "campaign": outcome.campaign.name, "campaign_id": outcome.campaign.pk, "campaign_created": outcome.campaign_created,
