@@ -7,6 +7,7 @@ name no model, no other expert, no verdict, no gold flag.
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
@@ -177,6 +178,13 @@ class ExpertView(APIView):
     def own(self, request, public_id: str) -> Assignment:
         return selectors.assignment_for_expert(request.user, public_id)
 
+    def own_open_discussion(self, request, public_id: str) -> Assignment:
+        """`own`, and 404 while the response's discussion is closed (before the input is looked at)."""
+        assignment = self.own(request, public_id)
+        if not services.discussion_open_for(assignment):
+            raise Http404("No such discussion.")
+        return assignment
+
     def own_ref(self, request, public_id: str) -> Assignment:
         """`own` for writes whose service locks and re-reads the row: the same 404, a lighter read."""
         return selectors.assignment_ref_for_expert(request.user, public_id)
@@ -326,14 +334,13 @@ class DiscussionView(ExpertView):
 
     @extend_schema(request=DiscussionCommentInputSerializer, responses={201: serializers.DictField()})
     def post(self, request, public_id):
-        assignment = self.own(request, public_id)
-        thread = selectors.discussion(assignment)  # 404 while closed
+        assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionCommentInputSerializer, request)
         try:
             services.post_comment(assignment=assignment, expert=request.user, body=data["body"], criterion_id=data["criterion"])
         except DjangoValidationError as exc:
             return error_response(exc)
-        return Response(_thread_payload(selectors.discussion(thread.page.assignment)), status=201)
+        return Response(_thread_payload(selectors.discussion(assignment)), status=201)
 
 
 class DiscussionVoteView(ExpertView):
@@ -341,8 +348,7 @@ class DiscussionVoteView(ExpertView):
 
     @extend_schema(request=DiscussionVoteInputSerializer, responses=serializers.DictField())
     def post(self, request, public_id):
-        assignment = self.own(request, public_id)
-        selectors.discussion(assignment)  # 404 while closed
+        assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionVoteInputSerializer, request)
         try:
             services.cast_vote(assignment=assignment, expert=request.user, criterion_id=data["criterion"], hit=data["hit"])

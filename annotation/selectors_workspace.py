@@ -22,7 +22,7 @@ from annotation.models import (
     Judgment,
     UnclearCriterionReport,
 )
-from annotation.services.workspace import discussion_is_open
+from annotation.services.workspace import discussion_is_open, discussion_open_for
 from heartbench_core.models import Criterion
 from heartbench_core.taxonomy import english_name
 
@@ -255,8 +255,7 @@ def judging_page(assignment: Assignment) -> JudgingPage:
     discussion_open = False
     if submitted:
         correction = CorrectionRequest.objects.filter(assignment_id=assignment.pk).order_by("-created_at").first()
-        count = Assignment.objects.filter(campaign_response_id=cr.pk, status=Assignment.Status.SUBMITTED).count()
-        discussion_open = discussion_is_open(campaign_response=cr, submitted_count=count, own_submitted=True)
+        discussion_open = discussion_open_for(assignment)
     next_id = (
         Assignment.objects.filter(
             expert_id=assignment.expert_id, status=Assignment.Status.RESERVED, campaign_response__campaign_id=campaign.pk

@@ -243,7 +243,7 @@ def discussion_comment(request, public_id: str):
             assignment=assignment, expert=request.user, body=form.cleaned_data["body"], criterion_id=form.cleaned_data.get("criterion")
         )
     except ValidationError as exc:
-        if not selectors.judging_page(assignment).discussion_open:
+        if not services.discussion_open_for(assignment):
             raise Http404("No such discussion.") from None
         for message in _messages_of(exc):
             messages.error(request, message)
@@ -262,7 +262,7 @@ def discussion_vote(request, public_id: str):
             assignment=assignment, expert=request.user, criterion_id=form.cleaned_data["criterion"], hit=form.cleaned_data["stance"] == "hit"
         )
     except ValidationError as exc:
-        if not selectors.judging_page(assignment).discussion_open:
+        if not services.discussion_open_for(assignment):
             raise Http404("No such discussion.") from None
         for message in _messages_of(exc):
             messages.error(request, message)

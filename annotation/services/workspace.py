@@ -242,6 +242,14 @@ def discussion_is_open(*, campaign_response: CampaignResponse, submitted_count: 
     )
 
 
+def discussion_open_for(assignment: Assignment) -> bool:
+    """Whether the assignment's expert may read and write its response's discussion (one count query)."""
+    if assignment.status != Assignment.Status.SUBMITTED:
+        return False
+    submitted = Assignment.objects.filter(campaign_response_id=assignment.campaign_response_id, status=Assignment.Status.SUBMITTED).count()
+    return discussion_is_open(campaign_response=assignment.campaign_response, submitted_count=submitted, own_submitted=True)
+
+
 def post_comment(*, assignment: Assignment, expert, body: str, criterion_id: int | None = None) -> DiscussionComment:
     """Add a comment (about the response, or one of its criteria) to an open discussion."""
     body = _required_text(body, "body", "Write a comment.")
@@ -268,10 +276,7 @@ def cast_vote(*, assignment: Assignment, expert, criterion_id: int, hit: bool) -
 
 def _open_discussion(assignment: Assignment, expert) -> Assignment:
     own = _own(assignment, expert)
-    submitted = Assignment.objects.filter(campaign_response_id=own.campaign_response_id, status=Assignment.Status.SUBMITTED).count()
-    if not discussion_is_open(
-        campaign_response=own.campaign_response, submitted_count=submitted, own_submitted=own.status == Assignment.Status.SUBMITTED
-    ):
+    if not discussion_open_for(own):
         raise ValidationError("The discussion opens once every expert assigned to this response has submitted.")
     return own
 
