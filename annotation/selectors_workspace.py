@@ -72,14 +72,11 @@ class ExpertHome:
 
 def assignment_for_expert(expert, public_id: str) -> Assignment:
     """The expert's own assignment with that public id (with its response, item and campaign), else 404."""
-    found = (
-        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "campaign_response__response")
-        .filter(public_id=public_id, expert_id=expert.pk)
-        .first()
+    return _own_or_404(
+        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "campaign_response__response"),
+        expert,
+        public_id,
     )
-    if found is None or found.status not in OPEN:
-        raise Http404("No such work.")
-    return found
 
 
 def assignment_ref_for_expert(expert, public_id: str) -> Assignment:
@@ -88,11 +85,12 @@ def assignment_ref_for_expert(expert, public_id: str) -> Assignment:
     For autosave, time on task and submit, whose services lock and re-read the assignment
     anyway: the dialogue and the response text are not read for nothing on every keystroke pause.
     """
-    found = (
-        Assignment.objects.only("pk", "public_id", "status", "expert_id", "campaign_response_id")
-        .filter(public_id=public_id, expert_id=expert.pk)
-        .first()
-    )
+    return _own_or_404(Assignment.objects.only("pk", "public_id", "status", "expert_id", "campaign_response_id"), expert, public_id)
+
+
+def _own_or_404(queryset, expert, public_id: str) -> Assignment:
+    # Another expert's work, released or expired work and unknown ids answer alike.
+    found = queryset.filter(public_id=public_id, expert_id=expert.pk).first()
     if found is None or found.status not in OPEN:
         raise Http404("No such work.")
     return found
