@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -23,7 +23,7 @@ from annotation.services import experts as expert_services
 from annotation.services.assignment import bulk_assign, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, set_campaign_status
 from annotation.services.payments import payment_csv
-from heartbench_core.api import FileImportView, error_response
+from heartbench_core.api import FileImportView, choice_param, enum_param, error_response
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role, role_permission
 
@@ -299,6 +299,7 @@ class StatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Campaign.Status.choices)
 
 
+@extend_schema_view(list=extend_schema(parameters=[enum_param("kind", Campaign.Kind.values)]))
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Admin: campaigns, their progress, bulk pre-assignment, status and payment export."""
 
@@ -307,7 +308,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
 
     def get_queryset(self):
         qs = Campaign.objects.select_related("version__dataset").prefetch_related("language_models", "experts").order_by("-created_at")
-        if kind := self.request.query_params.get("kind"):
+        if kind := choice_param(self.request, "kind", Campaign.Kind.values):
             qs = qs.filter(kind=kind)
         return qs
 
@@ -430,6 +431,9 @@ class AssignmentSerializer(serializers.ModelSerializer):
         ]
 
 
+@extend_schema_view(list=extend_schema(parameters=[
+    OpenApiParameter("campaign", int), OpenApiParameter("expert", str, description="username"), enum_param("status", Assignment.Status.values),
+]))
 class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     """Admin: every assignment, filterable by ?campaign=ID&expert=USERNAME&status=..."""
 
@@ -448,7 +452,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
             qs = qs.filter(campaign_response__campaign_id=campaign)
         if expert := params.get("expert"):
             qs = qs.filter(expert__username=expert)
-        if st := params.get("status"):
+        if st := choice_param(self.request, "status", Assignment.Status.values):
             qs = qs.filter(status=st)
         return qs
 

@@ -20,7 +20,7 @@ from annotation import selectors_workspace as selectors
 from annotation.models import Assignment, Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from heartbench_core.api import error_response, valid_query
+from heartbench_core.api import choice_param, enum_param, error_response, valid_query
 from heartbench_core.roles import Role, role_permission
 
 IsExpert = role_permission(Role.EXPERT)
@@ -190,13 +190,16 @@ class ExpertView(APIView):
         return selectors.assignment_ref_for_expert(request.user, public_id)
 
 
+OWN_STATUSES = (Assignment.Status.RESERVED, Assignment.Status.SUBMITTED)
+
+
 class MyAssignmentsView(ExpertView):
     """The expert's own reserved and submitted assignments, newest first."""
 
-    @extend_schema(responses=AssignmentSummarySerializer(many=True))
+    @extend_schema(parameters=[enum_param("status", OWN_STATUSES)], responses=AssignmentSummarySerializer(many=True))
     def get(self, request):
         qs = selectors.own_assignments(request.user)
-        if (wanted := request.query_params.get("status")) in ("reserved", "submitted"):
+        if wanted := choice_param(request, "status", OWN_STATUSES):
             qs = qs.filter(status=wanted)
         return Response(AssignmentSummarySerializer(qs, many=True).data)
 

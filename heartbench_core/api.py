@@ -1,5 +1,6 @@
 """REST API of the core: datasets, versions, items, models, responses, and the import actions."""
 
+import uuid
 from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -64,6 +65,37 @@ class FileImportView(APIView):
 
     def respond(self, outcome) -> Response:
         raise NotImplementedError
+
+
+def choice_param(request: Request, name: str, choices) -> str | None:
+    """A query parameter that must be one of `choices` (None when absent or empty); anything else is a 400 naming it.
+
+    For the enumerated filters of plain list views; free-text filters (a name, a question id)
+    simply match nothing when nothing has that value.
+    """
+    value = request.query_params.get(name)
+    if not value:
+        return None
+    allowed = [c for c in choices if c]
+    if value not in allowed:
+        raise serializers.ValidationError({name: [f"{value!r} is not one of: {', '.join(allowed)}."]})
+    return value
+
+
+def uuid_param(request: Request, name: str) -> uuid.UUID | None:
+    """A query parameter that must be a UUID (None when absent or empty); anything else is a 400 naming it."""
+    value = request.query_params.get(name)
+    if not value:
+        return None
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise serializers.ValidationError({name: [f"{value!r} is not a UUID."]}) from None
+
+
+def enum_param(name: str, choices, description: str = "") -> OpenApiParameter:
+    """The schema of a `choice_param` filter."""
+    return OpenApiParameter(name, str, enum=[c for c in choices if c], description=description)
 
 
 def valid_query(serializer_class, request: Request, **context) -> dict:
@@ -201,7 +233,9 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("version", "dataset", "difficulty", "question_id")])
+    list=extend_schema(
+        parameters=[*(OpenApiParameter(n, str) for n in ("version", "dataset", "question_id")), enum_param("difficulty", Item.Difficulty.values)]
+    )
 )
 class ItemViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ItemSerializer
@@ -214,7 +248,7 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
             qs = qs.filter(version_id=version) if version.isdecimal() else qs.filter(version__label=version)
         if dataset := params.get("dataset"):
             qs = qs.filter(version__dataset__name=dataset)
-        if difficulty := params.get("difficulty"):
+        if difficulty := choice_param(self.request, "difficulty", Item.Difficulty.values):
             qs = qs.filter(difficulty=difficulty)
         if qid := params.get("question_id"):
             qs = qs.filter(question_id=qid)

@@ -5,16 +5,16 @@ outsiders get 403 everywhere (they never see drafts, weights or review discussio
 """
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Max
+from django.db.models import Max, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api import ComputedListView, PageWithTotals, error_response, valid_query
+from heartbench_core.api import ComputedListView, PageWithTotals, choice_param, enum_param, error_response, uuid_param, valid_query
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import selectors, services
@@ -64,12 +64,11 @@ class CriterionViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_url_kwarg = "key"
 
     def get_queryset(self):
-        latest = DatasetVersion.objects.values("dataset").annotate(n=Max("number")).values_list("dataset", "n")
-        latest_ids = [
-            v for d, n in latest for v in DatasetVersion.objects.filter(dataset_id=d, number=n).values_list("id", flat=True)
-        ]
+        # Each dataset's latest version, as a subquery: one query whatever the number of datasets.
+        newest = DatasetVersion.objects.filter(dataset=OuterRef("dataset")).order_by("-number").values("number")[:1]
+        latest = DatasetVersion.objects.filter(number=Subquery(newest)).values("id")
         qs = (
-            Criterion.objects.filter(item__version_id__in=latest_ids)
+            Criterion.objects.filter(item__version_id__in=latest)
             .select_related("item__version__dataset", "lineage")
             .annotate(drafted=Max("lineage__revisions__number"))
             .order_by("item__version_id", "item__position", "position")
@@ -127,6 +126,10 @@ class CommentSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "author", "created_at"]
 
 
+@extend_schema_view(list=extend_schema(parameters=[
+    OpenApiParameter("dataset", str), OpenApiParameter("question_id", str), OpenApiParameter("key", OpenApiTypes.UUID, description="criterion lineage key"),
+    enum_param("status", CriterionRevision.Status.values),
+]))
 class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Criterion revisions: propose (edit/add/retire), submit, approve or reject, and comment."""
 
@@ -145,11 +148,11 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         params = self.request.query_params
         if dataset := params.get("dataset"):
             qs = qs.filter(dataset__name=dataset)
-        if value := params.get("status"):
+        if value := choice_param(self.request, "status", CriterionRevision.Status.values):
             qs = qs.filter(status=value)
         if qid := params.get("question_id"):
             qs = qs.filter(question_id=qid)
-        if key := params.get("key"):
+        if key := uuid_param(self.request, "key"):
             qs = qs.filter(lineage_id=key)
         return qs.order_by("-created_at", "-id")
 

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Campaign, CampaignResponse
-from heartbench_core.api import ComputedListView, FileImportView, error_response, valid_query
+from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, error_response, valid_query
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, role_permission
 from validation.models import Adjudication, AgreementReport, GoldenLabel
@@ -100,6 +100,7 @@ class GoldenLabelSerializer(serializers.ModelSerializer):
                   "expert_ratings", "adjudicated_by", "adjudicated_at", "cause", "why"]
 
 
+@extend_schema_view(get=extend_schema(parameters=[enum_param("provenance", GoldenLabel.Provenance.values)]))
 class GoldenLabelsView(ListAPIView):
     """The stored golden standard of a campaign (refreshed by every report and adjudication)."""
 
@@ -110,7 +111,7 @@ class GoldenLabelsView(ListAPIView):
         qs = GoldenLabel.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related(
             "campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by"
         ).order_by("campaign_response_id", "criterion__position")
-        if provenance := self.request.query_params.get("provenance"):
+        if provenance := choice_param(self.request, "provenance", GoldenLabel.Provenance.values):
             qs = qs.filter(provenance=provenance)
         return qs
 
