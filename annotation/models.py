@@ -52,6 +52,7 @@ class Campaign(models.Model):
     class Kind(models.TextChoices):
         BLIND_TEST = "blind_test", "Blind test"
         CALIBRATION = "calibration", "Calibration"
+        GOLD_SET = "gold_set", "Gold set"
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -133,6 +134,9 @@ class Assignment(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
     active_seconds = models.PositiveIntegerField(default=0, help_text="Time on task with the page visible.")
+    discussion_seen_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the expert first saw the response's discussion (other raters' stances)."
+    )
 
     class Meta:
         ordering = ["-reserved_at"]
@@ -214,6 +218,10 @@ class CorrectionRequest(models.Model):
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.TextField(blank=True)
+    after_discussion = models.BooleanField(
+        default=False,
+        help_text="Requested after the expert saw the discussion: applied as a post-discussion revision, never to the blind verdict.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -301,6 +309,11 @@ class ExpertQuality(models.Model):
     gold_criteria = models.PositiveIntegerField(default=0, help_text="Criteria compared for the rolling accuracy.")
     submitted = models.PositiveIntegerField(default=0, help_text="Submitted responses in blind-test campaigns.")
     certified_at = models.DateTimeField(null=True, blank=True, help_text="When the expert earned the certificate.")
+    gold_decision_due = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Blind-test submissions after which the pending gold-accuracy decision is taken (random, so no pause follows a gold check).",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
@@ -321,9 +334,13 @@ class CampaignSettings(models.Model):
         default=False, help_text="An expert must be qualified in every dimension of the response's rubric."
     )
     gold_source = models.ForeignKey(
-        Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="Calibration set the gold checks came from."
+        Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="Gold set the hidden gold checks came from."
     )
-    retake_cooldown = models.DurationField(default=timedelta(days=7), help_text="Calibration: wait before a retake.")
+    retake_cooldown = models.DurationField(default=timedelta(days=1), help_text="Calibration: wait before a retake.")
+    max_attempts = models.PositiveSmallIntegerField(default=2, help_text="Calibration: attempts an expert may make.")
+    sitting_size = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Calibration: responses per attempt (None: all); retakes draw responses not yet seen first."
+    )
     certificate_name = models.CharField(max_length=200, blank=True)
 
     def __str__(self):
@@ -343,6 +360,7 @@ class CalibrationResult(models.Model):
     passed = models.BooleanField(default=False)
     per_dimension = models.JSONField(default=dict, help_text='{"Emotion": {"agreed": n, "compared": n, "score": x, "passed": bool}}')
     feedback = models.JSONField(default=list, help_text="Each miss: criterion text, the expert's and the gold verdict, explanation.")
+    campaign_responses = models.JSONField(default=list, help_text="Ids of the calibration responses this attempt drew.")
     completed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -216,6 +216,24 @@ class ModelResponse(models.Model):
         return self.public_id
 
 
+class StaffExposure(models.Model):
+    """A staff page or endpoint showed this user a response with its model, judge verdicts or other raters.
+
+    The assignment service never serves such a response to that user as a blind expert.
+    """
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="staff_exposures")
+    response = models.ForeignKey(ModelResponse, on_delete=models.CASCADE, related_name="staff_exposures")
+    via = models.CharField(max_length=64, help_text="The view that showed it, e.g. 'adjudication'.")
+    first_seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "response"], name="uniq_staff_exposure")]
+
+    def __str__(self):
+        return f"{self.user_id} saw {self.response_id} via {self.via}"
+
+
 class JudgeRun(models.Model):
     """The verdicts of one judge over one dataset version for one model (e.g. one upstream question_score.jsonl)."""
 

@@ -12,7 +12,7 @@ from django.db import models
 from django.urls import reverse
 
 from annotation.models import Campaign, CampaignResponse
-from heartbench_core.models import Criterion, DatasetVersion
+from heartbench_core.models import Criterion, Dataset, DatasetVersion
 
 
 class Adjudication(models.Model):
@@ -97,6 +97,9 @@ class AgreementReport(models.Model):
     trigger = models.CharField(max_length=20, default="command", help_text="command, page, api or schedule.")
     created_at = models.DateTimeField(auto_now_add=True)
     duration_ms = models.PositiveIntegerField(default=0)
+    exploratory = models.BooleanField(
+        default=False, help_text="Computed with parameters other than the dataset's release policy: it cannot set the gate."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -114,6 +117,45 @@ class AgreementReport(models.Model):
         return reverse("validation:report", args=[self.campaign_id, self.pk])
 
 
+class ReleasePolicy(models.Model):
+    """How a dataset's release is decided; fixed before the reports, changed only by an admin with a reason."""
+
+    class Clears(models.TextChoices):
+        POINT = "point", "The point estimate"
+        LOWER_BOUND = "lower_bound", "The lower bound of the 95% CI"
+
+    dataset = models.OneToOneField(Dataset, on_delete=models.CASCADE, related_name="release_policy")
+    threshold = models.FloatField(default=0.75, help_text="Rubric-item agreement the judge must reach.")
+    min_pairs_per_dimension = models.PositiveIntegerField(default=30)
+    min_pairs_per_ability = models.PositiveIntegerField(default=10)
+    must_clear = models.CharField(max_length=12, choices=Clears.choices, default=Clears.POINT)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "release policies"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(threshold__gte=0, threshold__lte=1), name="release_threshold_in_unit"),
+        ]
+
+    def __str__(self):
+        return f"release policy of {self.dataset_id}"
+
+
+class ReleasePolicyChange(models.Model):
+    """Audit of a release policy: what it was, what it became, who changed it and why."""
+
+    policy = models.ForeignKey(ReleasePolicy, on_delete=models.CASCADE, related_name="changes")
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField()
+    reason = models.TextField()
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+
+
 class ReleaseGate(models.Model):
     """The release-gate outcome of one report, recorded on the dataset version it judged."""
 
@@ -125,6 +167,8 @@ class ReleaseGate(models.Model):
     agreement_rate = models.FloatField(null=True, blank=True)
     passed = models.BooleanField()
     reasons = models.JSONField(default=list, help_text="Why it failed (empty when passed).")
+    policy = models.JSONField(default=dict, help_text="The release policy the gate was decided under.")
+    ci_low = models.FloatField(null=True, blank=True, help_text="Lower bound of the agreement rate's 95% CI.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
