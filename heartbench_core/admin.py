@@ -11,6 +11,7 @@ from heartbench_core.models import (
     JudgeVerdict,
     LanguageModel,
     ModelResponse,
+    StaffExposure,
     User,
 )
 
@@ -114,3 +115,10 @@ class JudgeVerdictAdmin(FrozenAdminMixin, admin.ModelAdmin):
     list_filter = ("run__judge", "hit")
     list_select_related = ("run__model", "run__version__dataset", "criterion__item")
     raw_id_fields = ("run", "response", "criterion")
+
+
+@admin.register(StaffExposure)
+class StaffExposureAdmin(ReadOnlyAdmin):
+    list_display = ("user", "response", "via", "first_seen_at")
+    list_filter = ("via",)
+    list_select_related = ("user", "response")

@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from heartbench_core.admin import ReadOnlyAdmin
-from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
+from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate, ReleasePolicy, ReleasePolicyChange
 
 
 @admin.register(Adjudication)
@@ -32,3 +32,16 @@ class AgreementReportAdmin(ReadOnlyAdmin):
 class ReleaseGateAdmin(ReadOnlyAdmin):
     list_display = ("version", "campaign", "report", "threshold", "agreement_rate", "passed", "created_at")
     list_filter = ("passed", "version__dataset")
+
+
+@admin.register(ReleasePolicy)
+class ReleasePolicyAdmin(ReadOnlyAdmin):
+    """Read-only here: a policy changes only through its page, which asks for a reason and audits it."""
+
+    list_display = ("dataset", "threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear", "updated_by", "updated_at")
+
+
+@admin.register(ReleasePolicyChange)
+class ReleasePolicyChangeAdmin(ReadOnlyAdmin):
+    list_display = ("policy", "changed_by", "changed_at", "reason")
+    list_select_related = ("policy__dataset", "changed_by")
