@@ -135,7 +135,7 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
     campaign's version is preferred; a remaining ambiguity is an error asking for --run.
     """
     model_ids = set(
-        CampaignResponse.objects.filter(campaign=campaign).order_by().values_list("response__model_id", flat=True).distinct()
+        CampaignResponse.objects.filter(campaign=campaign, is_gold=False).order_by().values_list("response__model_id", flat=True).distinct()
     )
     runs = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids)
     if judge:
@@ -167,15 +167,14 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
 def load_campaign_arrays(
     campaign: Campaign, *, judge_runs: list[JudgeRun] | None = None, exclude_catastrophic: bool = False
 ) -> CampaignArrays:
-    """Load everything the golden standard and the statistics need, in eight queries (nine with judge runs)."""
-    crs = int_rows(
-        CampaignResponse.objects.filter(campaign=campaign)
-        .order_by("id")
-        .values_list("id", "response_id", "item_id", "response__model_id"),
-        4,
-    )
+    """Load everything the golden standard and the statistics need, in eight queries (nine with judge runs).
+
+    Hidden gold checks are left out: they measure the experts, not the judge, and their labels
+    come from the gold set, so they belong to no golden label, agreement figure or gate.
+    """
+    entries = CampaignResponse.objects.filter(campaign=campaign, is_gold=False)
+    crs = int_rows(entries.order_by("id").values_list("id", "response_id", "item_id", "response__model_id"), 4)
     cr_id, cr_response, cr_item_id, cr_model_id = crs.T
-    entries = CampaignResponse.objects.filter(campaign=campaign)
     model_rows = dict(LanguageModel.objects.filter(id__in=entries.values("response__model_id")).values_list("id", "name"))
     model_ids = np.array(sorted(model_rows), dtype=np.int64)
     model_names = [model_rows[m] for m in model_ids.tolist()]
@@ -225,7 +224,9 @@ def load_campaign_arrays(
         out[ok] = _index(r[ok] * n_crit + c[ok], unit_keys)
         return out
 
-    submitted = Assignment.objects.filter(campaign_response__campaign=campaign, status=Assignment.Status.SUBMITTED).order_by("id")
+    submitted = Assignment.objects.filter(
+        campaign_response__campaign=campaign, campaign_response__is_gold=False, status=Assignment.Status.SUBMITTED
+    ).order_by("id")
     if connections[submitted.db].vendor == "postgresql":
         # Parsing thousands of timestamps in Python costs more than the query; PostgreSQL gives the
         # same POSIX seconds (microseconds exact, correctly rounded to a double, as timestamp() does).
@@ -247,6 +248,7 @@ def load_campaign_arrays(
     jrows = int_rows(
         Judgment.objects.filter(
             assignment__campaign_response__campaign=campaign,
+            assignment__campaign_response__is_gold=False,
             assignment__status=Assignment.Status.SUBMITTED,
             hit__isnull=False,
         ).order_by().values_list("assignment_id", "criterion_id", "hit"),
