@@ -14,6 +14,8 @@ from typing import IO, Any
 from django.core.exceptions import ValidationError
 
 MAX_REPORTED_ERRORS = 50
+# Deeper than any real record; bounds every recursive walk (hashing, jsonb, templates) that follows.
+MAX_NESTING_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -87,10 +89,45 @@ def read_jsonl(
         except ValueError as exc:
             errors.add(number, None, f"malformed JSON: {exc}")
             continue
+        except RecursionError:
+            errors.add(number, None, f"malformed JSON: nested more than {MAX_NESTING_DEPTH} levels deep")
+            continue
         if not isinstance(value, dict):
             errors.add(number, None, f"expected a JSON object, found {_type_name(value)}")
             continue
+        problem = unstorable_part(value)
+        if problem is not None:
+            errors.add(number, *problem)
+            continue
         yield number, value
+
+
+def unstorable_part(value: Any) -> tuple[str | None, str] | None:
+    """The (field, message) of the first part of a decoded JSON value no database may store, or None.
+
+    PostgreSQL refuses the NUL character in text and jsonb (SQLite would keep it, so both refuse
+    it here), and nesting past MAX_NESTING_DEPTH would overflow the recursive code that reads it.
+    The walk is iterative, so it cannot overflow itself.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > MAX_NESTING_DEPTH:
+            return path or None, f"nested more than {MAX_NESTING_DEPTH} levels deep"
+        if isinstance(node, str):
+            if "\x00" in node:
+                return path or None, "contains a NUL character (\\u0000), which cannot be stored"
+        elif isinstance(node, dict):
+            for key, child in reversed(node.items()):
+                shown = key.replace("\x00", "\\u0000")
+                child_path = f"{path}.{shown}" if path else shown
+                if "\x00" in key:
+                    return child_path, "the key contains a NUL character (\\u0000), which cannot be stored"
+                stack.append((child, child_path, depth + 1))
+        elif isinstance(node, list):
+            for index in range(len(node) - 1, -1, -1):
+                stack.append((node[index], f"{path}[{index}]", depth + 1))
+    return None
 
 
 def _reject_constant(name: str):

@@ -53,6 +53,8 @@ def parse_hit_vector(value) -> list | None:
         return None
     try:
         parsed = json.loads(value)
+    except RecursionError:
+        return None
     except json.JSONDecodeError:
         try:
             parsed = ast.literal_eval(value.strip())
