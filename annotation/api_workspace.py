@@ -134,12 +134,31 @@ def detail_payload(page: selectors.JudgingPage) -> dict:
     }
 
 
+ACCEPT_EFFECTS = {
+    False: "replaces_judgments",
+    True: "records_revision",
+}
+
+
 class CorrectionSerializer(serializers.ModelSerializer):
     assignment = serializers.CharField(source="assignment.public_id")
+    after_discussion = serializers.BooleanField(
+        read_only=True,
+        help_text="Requested after the expert saw the discussion: accepting records a post-discussion revision and leaves the blind verdict as submitted.",
+    )
+    accept_effect = serializers.SerializerMethodField(
+        help_text="What accepting does: `replaces_judgments` (requested blind) or `records_revision` (after the discussion; the blind verdict stays)."
+    )
 
     class Meta:
         model = CorrectionRequest
-        fields = ["id", "assignment", "status", "reason", "original", "proposed", "created_at", "decided_at", "decision_note"]
+        fields = [
+            "id", "assignment", "status", "reason", "original", "proposed", "created_at", "decided_at", "decision_note",
+            "after_discussion", "accept_effect",
+        ]
+
+    def get_accept_effect(self, obj) -> str:
+        return ACCEPT_EFFECTS[bool(obj.after_discussion)]
 
 
 class AdminCorrectionSerializer(CorrectionSerializer):
@@ -333,7 +352,11 @@ class DiscussionView(ExpertView):
 
     @extend_schema(responses=serializers.DictField())
     def get(self, request, public_id):
-        return Response(_thread_payload(selectors.discussion(self.own(request, public_id))))
+        assignment = self.own(request, public_id)
+        thread = selectors.discussion(assignment)
+        # The thread shows other raters' stances: a correction requested from now on is a post-discussion revision.
+        services.mark_discussion_seen(assignment=assignment, expert=request.user)
+        return Response(_thread_payload(thread))
 
     @extend_schema(request=DiscussionCommentInputSerializer, responses={201: serializers.DictField()})
     def post(self, request, public_id):
@@ -398,7 +421,12 @@ class AdminCorrectionsView(ListAPIView):
 
 
 class DecideCorrectionView(APIView):
-    """Accept (apply the corrected judgments; both versions kept) or refuse a correction."""
+    """Accept or refuse a correction; both versions are kept.
+
+    Accepting applies the corrected judgments when the correction was requested blind; one
+    requested after the expert saw the discussion (`after_discussion`) is recorded as a
+    post-discussion revision and the blind verdict stays as submitted.
+    """
 
     permission_classes = [IsAdmin]
 

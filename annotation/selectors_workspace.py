@@ -22,7 +22,7 @@ from annotation.models import (
     Judgment,
     UnclearCriterionReport,
 )
-from annotation.services.workspace import discussion_is_open, discussion_open_for
+from annotation.services.workspace import cohort_bounds, discussion_is_open, discussion_open_for
 from heartbench_core.models import Criterion
 from heartbench_core.taxonomy import english_name
 
@@ -128,14 +128,17 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
     for a in mine:
         by_campaign[a.campaign_response.campaign_id].append(a)
     submitted = [a for a in mine if a.status == Assignment.Status.SUBMITTED]
-    counts = dict(
-        Assignment.objects.filter(
-            campaign_response_id__in=[a.campaign_response_id for a in submitted], status=Assignment.Status.SUBMITTED
-        )
-        .values_list("campaign_response_id")
-        .annotate(n=Count("id"))
-        .values_list("campaign_response_id", "n")
-    ) if submitted else {}
+    # Submitters of each response in submission order: a thread opens per cohort of k of them.
+    order: dict[int, list[int]] = defaultdict(list)
+    if submitted:
+        for cr_id, expert_id in (
+            Assignment.objects.filter(
+                campaign_response_id__in=[a.campaign_response_id for a in submitted], status=Assignment.Status.SUBMITTED
+            )
+            .order_by("campaign_response_id", "submitted_at", "id")
+            .values_list("campaign_response_id", "expert_id")
+        ):
+            order[cr_id].append(expert_id)
 
     queues, calibrations = [], []
     for campaign in sorted(campaigns.values(), key=lambda c: (c.name.lower(), c.pk)):
@@ -152,10 +155,12 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
     completed = []
     for a in sorted(submitted, key=lambda a: a.submitted_at, reverse=True)[:completed_limit]:
         campaign = campaigns.get(a.campaign_response.campaign_id)
-        open_ = campaign is not None and discussion_is_open(
+        submitters = order.get(a.campaign_response_id, [])
+        open_ = campaign is not None and expert.pk in submitters and discussion_is_open(
             campaign_response=_with_campaign(a.campaign_response, campaign),
-            submitted_count=counts.get(a.campaign_response_id, 0),
+            submitted_count=len(submitters),
             own_submitted=True,
+            position=submitters.index(expert.pk),
         )
         completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
     return ExpertHome(queues=queues, calibrations=calibrations, completed=completed)
@@ -308,17 +313,26 @@ class Discussion:
 
 
 def discussion(assignment: Assignment) -> Discussion:
-    """The thread of a response for one of the experts who judged it; participants are pseudonymous."""
+    """The thread of a response for one of the experts who judged it; participants are pseudonymous.
+
+    The thread is the expert's cohort's: the k raters grouped with them by submission order
+    (see `discussion_is_open`). Only their comments and stances are shown, so a response judged
+    by more than k experts (a hidden gold check) reads exactly like an ordinary one.
+    """
     page = judging_page(assignment)
     if not page.discussion_open:
         raise Http404("No such discussion.")
     cr_id = assignment.campaign_response_id
-    # Pseudonyms follow submission order of the assignments, so they are stable and reveal no username.
-    judges = list(
+    submitters = list(
         Assignment.objects.filter(campaign_response_id=cr_id, status=Assignment.Status.SUBMITTED)
         .order_by("submitted_at", "id")
         .values_list("expert_id", flat=True)
     )
+    start, end = cohort_bounds(submitters.index(assignment.expert_id), page.campaign.overlap)
+    judges = submitters[start:end]
+    if len(judges) < max(page.campaign.overlap, 1):
+        raise Http404("No such discussion.")
+    # Pseudonyms follow submission order within the cohort, so they are stable and reveal no username.
     labels = {expert_id: f"Expert {i}" for i, expert_id in enumerate(judges, start=1)}
     numbers = {r.criterion.pk: r.number for r in page.rows}
     comments = [
@@ -329,10 +343,10 @@ def discussion(assignment: Assignment) -> Discussion:
             body=c.body,
             created_at=c.created_at,
         )
-        for c in DiscussionComment.objects.filter(campaign_response_id=cr_id).order_by("created_at", "id")
+        for c in DiscussionComment.objects.filter(campaign_response_id=cr_id, author_id__in=judges).order_by("created_at", "id")
     ]
     votes: dict[int, dict] = {cid: {"hit": 0, "miss": 0, "mine": None} for cid in numbers}
-    for v in DiscussionVote.objects.filter(campaign_response_id=cr_id).only("criterion_id", "voter_id", "hit"):
+    for v in DiscussionVote.objects.filter(campaign_response_id=cr_id, voter_id__in=judges).only("criterion_id", "voter_id", "hit"):
         tally = votes.setdefault(v.criterion_id, {"hit": 0, "miss": 0, "mine": None})
         tally["hit" if v.hit else "miss"] += 1
         if v.voter_id == assignment.expert_id:

@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation import forms_workspace as forms
@@ -200,13 +201,23 @@ def correction(request, public_id: str):
         try:
             if not form.is_valid():
                 raise ValidationError({"reason": form.errors.get("reason", ["Give a reason for the correction."])})
-            services.request_correction(
+            requested = services.request_correction(
                 assignment=assignment, expert=request.user, reason=form.cleaned_data["reason"], entries=forms.draft_entries(request.POST)
             )
         except ValidationError as exc:
             errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
         else:
-            messages.success(request, "Correction requested. An admin will accept or refuse it; your submitted version is kept.")
+            if requested.after_discussion:
+                messages.success(
+                    request,
+                    _(
+                        "Correction requested. You had seen the discussion, so if an admin accepts it, it is kept as a "
+                        "post-discussion revision: your blind verdict stays as you submitted it and is what the golden "
+                        "standard and the statistics use."
+                    ),
+                )
+            else:
+                messages.success(request, "Correction requested. An admin will accept or refuse it; your submitted version is kept.")
             return redirect("annotation:judge", public_id=public_id)
     page = selectors.judging_page(assignment)
     if request.method == "POST":
@@ -217,16 +228,29 @@ def correction(request, public_id: str):
     return render(
         request,
         "annotation/workspace/correction.html",
-        {"page": page, "form": form, "errors": errors, "error_list": [m for msgs in errors.values() for m in msgs]},
+        {
+            "page": page,
+            "form": form,
+            "errors": errors,
+            "error_list": [m for msgs in errors.values() for m in msgs],
+            "post_discussion": services.is_post_discussion(assignment),
+        },
         status=400 if errors else 200,
     )
+
+
+def _seen_thread(request, assignment):
+    """The expert's thread, recorded as seen (it shows other raters' stances); 404 while it is closed."""
+    thread = selectors.discussion(assignment)
+    services.mark_discussion_seen(assignment=assignment, expert=request.user)
+    return thread
 
 
 @require_safe
 @expert_only
 def discussion(request, public_id: str):
     assignment = selectors.assignment_for_expert(request.user, public_id)
-    thread = selectors.discussion(assignment)
+    thread = _seen_thread(request, assignment)
     template = "annotation/workspace/partials/discussion_thread.html" if request.htmx else "annotation/workspace/discussion.html"
     return render(request, template, {"thread": thread, "page": thread.page, "form": forms.DiscussionCommentForm()})
 
@@ -271,7 +295,7 @@ def discussion_vote(request, public_id: str):
 
 def _back_to_thread(request, assignment, public_id):
     if request.htmx:
-        thread = selectors.discussion(assignment)
+        thread = _seen_thread(request, assignment)
         return render(
             request, "annotation/workspace/partials/discussion_thread.html", {"thread": thread, "page": thread.page, "form": forms.DiscussionCommentForm()}
         )
@@ -304,5 +328,13 @@ def decide_correction(request, correction_id: int):
         for message in _messages_of(exc):
             messages.error(request, message)
     else:
-        messages.success(request, f"Correction {correction.pk} {'accepted' if form.cleaned_data['decision'] == 'accept' else 'refused'}.")
+        if form.cleaned_data["decision"] != "accept":
+            messages.success(request, _("Correction %(id)s refused.") % {"id": correction.pk})
+        elif correction.after_discussion:
+            messages.success(
+                request,
+                _("Correction %(id)s accepted as a post-discussion revision; the blind verdict is unchanged.") % {"id": correction.pk},
+            )
+        else:
+            messages.success(request, _("Correction %(id)s accepted.") % {"id": correction.pk})
     return redirect(reverse("annotation:corrections"))

@@ -8,7 +8,7 @@ a verdict: they are shown to experts as they are.
 from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F, Q, Subquery
 from django.utils import timezone
 
 from annotation.models import (
@@ -185,11 +185,28 @@ def request_correction(*, assignment: Assignment, expert, reason: str, entries: 
         proposed_rows = _rows(criteria, proposed)
         if original_rows == proposed_rows:
             raise ValidationError({"judgments": "The correction changes nothing."})
-        return CorrectionRequest.objects.create(assignment=own, reason=reason, original=original_rows, proposed=proposed_rows)
+        return CorrectionRequest.objects.create(
+            assignment=own,
+            reason=reason,
+            original=original_rows,
+            proposed=proposed_rows,
+            # The row is locked, so the seen marker read here cannot change before the request exists.
+            after_discussion=is_post_discussion(own),
+        )
+
+
+def is_post_discussion(assignment: Assignment) -> bool:
+    """Whether a correction requested now would come after the expert saw the discussion (a revision, not a blind verdict)."""
+    return assignment.discussion_seen_at is not None
 
 
 def decide_correction(*, correction: CorrectionRequest, admin, accept: bool, note: str = "") -> CorrectionRequest:
-    """Accept (apply the proposed judgments) or refuse a pending correction; admins only."""
+    """Accept or refuse a pending correction; admins only.
+
+    Accepting a correction requested before the expert saw the discussion applies it to the
+    judgments; accepting one requested after records it as a post-discussion revision and
+    leaves the blind verdict (the Judgment rows) as submitted.
+    """
     if not has_role(admin, Role.ADMIN):
         raise PermissionDenied("Only an admin decides corrections.")
     with transaction.atomic():
@@ -197,7 +214,10 @@ def decide_correction(*, correction: CorrectionRequest, admin, accept: bool, not
         if locked.status != CorrectionRequest.Status.PENDING:
             raise ValidationError(f"This correction was already {locked.get_status_display().lower()}.")
         now = timezone.now()
-        if accept:
+        # Once other raters' stances were seen, the verdict is no longer blind: the golden
+        # standard and every statistic keep the verdict as submitted, and the accepted request
+        # itself (its `proposed`) is the revision the post-discussion view of agreement reads.
+        if accept and not locked.after_discussion:
             # The database guard lets judgments of a submitted assignment change only while
             # their correction is being applied, inside this transaction.
             locked.status = CorrectionRequest.Status.APPLYING
@@ -234,20 +254,54 @@ def _rows(criteria, judged: dict[int, tuple[str, bool | None]]) -> list[dict]:
 # --- discussion ------------------------------------------------------------------------------
 
 
-def discussion_is_open(*, campaign_response: CampaignResponse, submitted_count: int, own_submitted: bool) -> bool:
-    """A blind-test response's thread opens to the experts who judged it once all k have submitted."""
+def cohort_bounds(position: int, k: int) -> tuple[int, int]:
+    """The submission positions [start, end) of the cohort of k raters that the `position`-th submitter (0-based) belongs to."""
+    k = max(k, 1)
+    start = (position // k) * k
+    return start, start + k
+
+
+def discussion_is_open(*, campaign_response: CampaignResponse, submitted_count: int, own_submitted: bool, position: int = 0) -> bool:
+    """A blind-test response's thread opens to a cohort of k raters once all k of them have submitted.
+
+    Raters are grouped by submission order into cohorts of k (`position` is the expert's
+    0-based place in that order). An ordinary response has one cohort, its k raters; a hidden
+    gold check, judged by more experts than k, gets one thread per cohort, so its discussion
+    looks exactly like an ordinary one, and an incomplete last cohort waits like a response
+    waiting for its other raters.
+    """
     campaign: Campaign = campaign_response.campaign
-    return (
-        campaign.kind == Campaign.Kind.BLIND_TEST and own_submitted and submitted_count >= max(campaign.overlap, 1)
-    )
+    _, end = cohort_bounds(position, campaign.overlap)
+    return campaign.kind == Campaign.Kind.BLIND_TEST and own_submitted and submitted_count >= end
 
 
 def discussion_open_for(assignment: Assignment) -> bool:
     """Whether the assignment's expert may read and write its response's discussion (one count query)."""
     if assignment.status != Assignment.Status.SUBMITTED:
         return False
-    submitted = Assignment.objects.filter(campaign_response_id=assignment.campaign_response_id, status=Assignment.Status.SUBMITTED).count()
-    return discussion_is_open(campaign_response=assignment.campaign_response, submitted_count=submitted, own_submitted=True)
+    own_time = Subquery(Assignment.objects.filter(pk=assignment.pk).values("submitted_at")[:1])
+    counts = Assignment.objects.filter(
+        campaign_response_id=assignment.campaign_response_id, status=Assignment.Status.SUBMITTED
+    ).aggregate(
+        total=Count("id"),
+        before=Count("id", filter=Q(submitted_at__lt=own_time) | Q(submitted_at=own_time, id__lt=assignment.pk)),
+    )
+    return discussion_is_open(
+        campaign_response=assignment.campaign_response, submitted_count=counts["total"], own_submitted=True, position=counts["before"]
+    )
+
+
+def mark_discussion_seen(*, assignment: Assignment, expert) -> None:
+    """Record, once, that the expert has seen the response's discussion: later corrections are post-discussion revisions.
+
+    Called wherever the thread's content (other raters' stances and comments) is shown or
+    written to, after the thread was found open. One UPDATE the first time, none afterwards.
+    """
+    if assignment.discussion_seen_at is not None:
+        return
+    now = timezone.now()
+    if Assignment.objects.filter(pk=assignment.pk, expert_id=expert.pk, discussion_seen_at__isnull=True).update(discussion_seen_at=now):
+        assignment.discussion_seen_at = now
 
 
 def post_comment(*, assignment: Assignment, expert, body: str, criterion_id: int | None = None) -> DiscussionComment:
@@ -278,6 +332,8 @@ def _open_discussion(assignment: Assignment, expert) -> Assignment:
     own = _own(assignment, expert)
     if not discussion_open_for(own):
         raise ValidationError("The discussion opens once every expert assigned to this response has submitted.")
+    # Writing to a thread answers with the thread: seen, whichever client wrote.
+    mark_discussion_seen(assignment=own, expert=expert)
     return own
 
 
