@@ -244,10 +244,15 @@ class AuditViewSet(viewsets.ReadOnlyModelViewSet):
     filter_backends: list = []
 
     def get_queryset(self):
-        return selectors.audit_entries(**_audit_filters(self.request.query_params))
+        try:
+            filters = _audit_filters(self.request.query_params)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return selectors.audit_entries(**filters)
 
     @extend_schema(
-        parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "criterion", "person", "action")]
+        parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "person", "action")]
+        + [OpenApiParameter("criterion", str, description="A criterion key (UUID) or the start of one; anything else is a 400.")]
         + [OpenApiParameter(name, OpenApiTypes.DATE) for name in ("since", "until")]
     )
     def list(self, request, *args, **kwargs):

@@ -1,6 +1,7 @@
 """Rubric pages (staff only): work list, editor, review queue, revision, history with diff, audit log, stale list."""
 
 import csv
+import uuid
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -10,6 +11,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.dateparse import parse_date
+from django.utils.translation import gettext
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from heartbench_core.models import CriterionLineage, Dataset
@@ -373,11 +375,36 @@ def resolve(request, kind, pk):
     return redirect("rubrics:index")
 
 
+_KEY_PREFIX_CHARS = frozenset("0123456789abcdef-")
+
+
 def _audit_filters(params) -> dict:
+    """The audit log's filters from a query string; a bad one is a ValidationError naming its parameter.
+
+    The criterion is a lineage key (a UUID) or the start of one; no filter may hold a NUL
+    character (PostgreSQL refuses it in a query).
+    """
+    errors = {
+        name: [gettext("Must not contain a NUL character.")]
+        for name in ("dataset", "item", "criterion", "person", "action")
+        if "\x00" in (params.get(name) or "")
+    }
+    if errors:
+        raise ValidationError(errors)
+    criterion = (params.get("criterion") or "").strip().lower() or None
+    if criterion is not None:
+        try:
+            criterion = str(uuid.UUID(criterion)) if len(criterion) >= 36 else criterion
+        except ValueError:
+            criterion = None
+        if criterion is None or not set(criterion) <= _KEY_PREFIX_CHARS:
+            raise ValidationError(
+                {"criterion": [gettext("%(value)r is not a criterion key (a UUID) or the start of one.") % {"value": params.get("criterion")}]}
+            )
     return {
         "dataset": params.get("dataset") or None,
         "item": (params.get("item") or "").strip() or None,
-        "criterion": (params.get("criterion") or "").strip() or None,
+        "criterion": criterion,
         "person": (params.get("person") or "").strip() or None,
         "action": params.get("action") if params.get("action") in AuditEntry.Action.values else None,
         "since": parse_date(params.get("since") or "") if _is_date(params.get("since")) else None,
@@ -395,17 +422,23 @@ def _is_date(value) -> bool:
 @require_safe
 @role_required(*STAFF_ROLES)
 def audit_log(request):
-    filters = _audit_filters(request.GET)
-    entries = selectors.audit_entries(**filters)
-    if request.GET.get("format") == "csv":
-        return _audit_csv(entries)
+    try:
+        filters = _audit_filters(request.GET)
+    except ValidationError as exc:
+        # A bad filter shows the empty log with the reason; htmx swaps only 2xx answers.
+        filter_errors, entries = exc.messages, AuditEntry.objects.none()
+        filters = {k: request.GET.get(k, "").replace("\x00", "") for k in ("dataset", "item", "criterion", "person", "action")}
+    else:
+        filter_errors, entries = [], selectors.audit_entries(**filters)
+        if request.GET.get("format") == "csv":
+            return _audit_csv(entries)
     page = Paginator(entries, 100).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    context = {"page": page, "filters": {k: (v or "") for k, v in filters.items()}, "actions": AuditEntry.Action.choices,
+    context = {"page": page, "filters": {k: (v or "") for k, v in filters.items()}, "filter_errors": filter_errors, "actions": AuditEntry.Action.choices,
                "datasets": Dataset.objects.order_by("name"), "query": query.urlencode()}
     template = "rubrics/partials/audit_table.html" if request.htmx else "rubrics/audit.html"
-    return render(request, template, context)
+    return render(request, template, context, status=400 if filter_errors and not request.htmx else 200)
 
 
 class _Echo:
