@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.jsonl import InputFileError
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
@@ -263,12 +264,32 @@ class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet):
 
 @extend_schema_view(list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("dataset", "model", "question_id")]))
 class ResponseViewSet(viewsets.ReadOnlyModelViewSet):
+    """Responses with their model. Responses of an open campaign you are an expert of are left out (list) or refused (detail);
+    whatever is shown is recorded as a staff exposure, never served to you blind."""
+
     serializer_class = ResponseSerializer
     permission_classes = [IsStaff]
     lookup_field = "public_id"
 
+    def list(self, request, *args, **kwargs):
+        response = super().list(request, *args, **kwargs)
+        shown = self._shown
+        record_exposures(user=request.user, response_ids=shown, via="api-responses")
+        return response
+
+    def retrieve(self, request, *args, **kwargs):
+        instance = get_object_or_404(ModelResponse.objects.select_related("dataset", "model"), public_id=kwargs["public_id"])
+        refuse_response(request.user, instance.pk)
+        record_exposures(user=request.user, response_ids=[instance.pk], via="api-response")
+        return Response(self.get_serializer(instance).data)
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        self._shown = [r.pk for r in (page if page is not None else queryset)]
+        return page
+
     def get_queryset(self):
-        qs = ModelResponse.objects.select_related("dataset", "model").order_by("id")
+        qs = blind_scope(self.request.user).visible_responses(ModelResponse.objects.select_related("dataset", "model").order_by("id"))
         params = self.request.query_params
         if dataset := params.get("dataset"):
             qs = qs.filter(dataset__name=dataset)

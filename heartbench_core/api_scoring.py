@@ -1,15 +1,17 @@
 """REST API of scoring: judge runs, judge-verdict import, and scores (admins and rubric authors only)."""
 
-from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from heartbench_core.api import FileImportView, error_response
-from heartbench_core.models import JudgeRun
+from heartbench_core.blindness import CLOSED_MODEL, blind_scope, record_exposures
+from heartbench_core.models import JudgeRun, LanguageModel
 from heartbench_core.roles import Role, role_permission
 from heartbench_core.scoring import CATASTROPHIC_MODES
 from heartbench_core.services.judging import import_judge_verdicts
@@ -40,6 +42,10 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         qs = JudgeRun.objects.select_related("version__dataset", "model", "created_by").order_by("id")
+        if pairs := blind_scope(self.request.user).model_pairs:
+            # Runs of a model on a dataset whose responses an open campaign of yours judges: left out until it closes.
+            for dataset_id, model_id in pairs:
+                qs = qs.exclude(version__dataset_id=dataset_id, model_id=model_id)
         params = self.request.query_params
         if dataset := params.get("dataset"):
             qs = qs.filter(version__dataset__name=dataset)
@@ -53,14 +59,25 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
             qs = qs.filter(label=run)
         return qs
 
+    def get_object(self):
+        """The run; a run the list leaves out for you is refused with the reason (403), not hidden."""
+        if not blind_scope(self.request.user):
+            return super().get_object()
+        run = get_object_or_404(JudgeRun.objects.select_related("version__dataset", "model", "created_by"), pk=self.kwargs["pk"])
+        self.check_object_permissions(self.request, run)
+        if blind_scope(self.request.user).hides_model_on(run.version.dataset_id, run.model_id):
+            raise PermissionDenied(CLOSED_MODEL)
+        return run
+
     @extend_schema(responses={200: serializers.ListField(child=serializers.DictField())})
     @action(detail=True, methods=["get"])
     def verdicts(self, request, pk=None):
         """Every verdict of the run: question, criterion position and id, hit, rationale."""
         run = self.get_object()
-        rows = run.verdicts.order_by("criterion__item__position", "criterion__position").values(
-            "criterion_id", "criterion__item__question_id", "criterion__position", "criterion__revision", "hit", "rationale"
-        )
+        rows = list(run.verdicts.order_by("criterion__item__position", "criterion__position").values(
+            "response_id", "criterion_id", "criterion__item__question_id", "criterion__position", "criterion__revision", "hit", "rationale"
+        ))
+        record_exposures(user=request.user, response_ids={r["response_id"] for r in rows}, via="api-judge-verdicts")
         return Response(
             [
                 {
@@ -142,6 +159,11 @@ class ScoresView(APIView):
         query = ScoresQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
+        scope = blind_scope(request.user)
+        if scope and LanguageModel.objects.filter(
+            name=q["model"], responses__dataset__name=q["dataset"], responses__pk__in=scope.response_ids
+        ).exists():
+            raise PermissionDenied(CLOSED_MODEL)
         try:
             result, verdicts = score_model(
                 dataset_name=q["dataset"],

@@ -1,10 +1,13 @@
-"""Leaderboard pages: models ranked by their judge-run scores. They name models, so experts never see them."""
+"""Leaderboard pages: models ranked by their judge-run scores. They name models, so experts never see them,
+nor does staff while an expert of an open campaign on the dataset (heartbench_core.blindness)."""
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors, selectors_scoring
+from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
 from heartbench_core.models import Dataset
 from heartbench_core.roles import Role, role_required
 from heartbench_core.scoring import CATASTROPHIC_MODES
@@ -26,6 +29,8 @@ def _mode(request) -> str:
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard(request, name, label):
     version = _version(name, label)
+    if blind_scope(request.user).hides_dataset(version.dataset_id):
+        raise PermissionDenied(CLOSED_DATASET)
     judge = request.GET.get("judge") or None
     scene = request.GET.get("scene") or None
     mode = _mode(request)
@@ -55,6 +60,8 @@ def leaderboard_model(request, name, label, model):
     if not runs:
         raise Http404("No judge run of this model on this version.")
     run = runs[0]
+    if blind_scope(request.user).hides_model_on(version.dataset_id, run.model_id):
+        raise PermissionDenied(CLOSED_MODEL)
     subset = request.GET.get("subset") or "all"
     if subset not in SUBSETS:
         subset = "all"

@@ -150,6 +150,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "annotation:campaign_assignments": {"GET": (ADMIN,)},
     "annotation:assignment_release": {"POST": (ADMIN,)},
     "annotation:experts": {"GET": (ADMIN,)},
+    "annotation:dual_roles": {"GET": (ADMIN,)},
     "annotation:expert": {"GET": (ADMIN,), "POST": (ADMIN,)},
     "annotation:alerts": {"GET": (ADMIN,)},
     "annotation:alert_resolve": {"POST": (ADMIN,)},
@@ -164,6 +165,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "api-calibration-result-list": {"GET": (ADMIN, *EXPERTS)},
     "api-calibration-result-detail": {"GET": (ADMIN, *OWNER)},
     "api-calibration-create": {"POST": (ADMIN,)},
+    "api-dual-roles": {"GET": (ADMIN,)},
     "api-campaign-list": {"GET": (ADMIN,), "POST": (ADMIN,)},
     "api-campaign-detail": {"GET": (ADMIN,)},
     "api-campaign-progress": {"GET": (ADMIN,)},
@@ -184,6 +186,9 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation:queue": {"GET": GOLD},
     "validation:adjudicate": {"GET": GOLD, "POST": GOLD},
     "validation:export": {"GET": (ADMIN,)},
+    # The release policy of a dataset (staff read it, admins change it) and the release decision of a version.
+    "validation:release-policy": {"GET": STAFF, "POST": (ADMIN,)},
+    "validation:version-gate": {"GET": STAFF},
     # Validation API.
     "validation-reports": {"GET": (ADMIN,), "POST": (ADMIN,)},
     "validation-report": {"GET": (ADMIN,)},
@@ -191,4 +196,6 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-queue": {"GET": GOLD},
     "validation-adjudicate": {"POST": GOLD},
     "validation-import-judgments": {"POST": (ADMIN,)},
+    "validation-release-policy": {"GET": STAFF, "PUT": (ADMIN,)},
+    "validation-version-gate": {"GET": STAFF},
 }

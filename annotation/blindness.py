@@ -1,0 +1,122 @@
+"""Which open campaigns a person is an expert of, whatever their other roles; and the admins' view of dual roles.
+
+The rule (docs/validation.md, "Dual roles"): a user is an expert of campaign C when
+
+- C is not closed (draft, active or paused) and C is a campaign experts judge in (a blind test or
+  a calibration set; a gold set is a pool nobody judges directly: its responses enter blind tests
+  as hidden gold checks, and are covered there), and
+- the user holds the expert role, and
+- C lists them among its experts, or they hold an assignment in C (whatever became of it), or C
+  lists no experts (an unrestricted campaign admits every expert: they may pull work from it at
+  any time, so they are in it).
+
+A superuser holds every role for permissions, but is an expert of C only when C lists them or they
+hold an assignment in it: otherwise every operator would be shut out of every unrestricted
+campaign. Whatever such an operator sees is recorded as an exposure, and never served to them blind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+
+from annotation.models import Assignment, Campaign, CampaignResponse
+from heartbench_core.blindness import BlindScopeSource
+from heartbench_core.models import StaffExposure, User
+from heartbench_core.roles import STAFF_ROLES, Role, roles_of
+
+JUDGED_KINDS = (Campaign.Kind.BLIND_TEST, Campaign.Kind.CALIBRATION)
+
+
+def in_expert_group(user) -> bool:
+    """Explicitly holds the expert role (a group), as opposed to holding it only as a superuser."""
+    if not user.is_superuser:
+        return Role.EXPERT in roles_of(user)  # cached for the request: no query
+    cached = getattr(user, "_hb_expert_group", None)
+    if cached is None:
+        cached = user.groups.filter(name=Role.EXPERT.value).exists()
+        user._hb_expert_group = cached
+    return cached
+
+
+def open_campaigns_as_expert(user) -> QuerySet:
+    """The open campaigns the user is an expert of (see the module docstring for the rule)."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return Campaign.objects.none()
+    explicit = in_expert_group(user)
+    if not explicit and not user.is_superuser:
+        return Campaign.objects.none()
+    listed = Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk"))
+    member = Exists(listed.filter(user_id=user.pk)) | Exists(
+        Assignment.objects.filter(campaign_response__campaign_id=OuterRef("pk"), expert_id=user.pk)
+    )
+    if explicit:
+        member = member | ~Exists(listed)
+    return Campaign.objects.filter(kind__in=JUDGED_KINDS).exclude(status=Campaign.Status.CLOSED).filter(member)
+
+
+def open_campaign_ids_as_expert(user) -> frozenset[int]:
+    return frozenset(open_campaigns_as_expert(user).values_list("pk", flat=True))
+
+
+def responses_of_campaigns(campaign_ids: frozenset[int]) -> QuerySet:
+    """ModelResponse ids sampled into these campaigns (a subquery): the same response in another campaign is the same response."""
+    return CampaignResponse.objects.filter(campaign_id__in=campaign_ids).values_list("response_id", flat=True)
+
+
+BLIND_SCOPE_SOURCE = BlindScopeSource(campaign_ids=open_campaign_ids_as_expert, response_ids=responses_of_campaigns)
+
+
+# --- the admins' view of dual roles ------------------------------------------------------------
+
+
+@dataclass
+class ConflictCampaign:
+    campaign: Campaign
+    exposed: int  # responses of this campaign a staff view showed the user
+
+
+@dataclass
+class DualRoleConflict:
+    user: User
+    staff_roles: list[str]
+    superuser: bool
+    campaigns: list[ConflictCampaign] = field(default_factory=list)
+    exposures: int = 0  # every response any staff view showed them
+
+
+def dual_role_users() -> QuerySet:
+    """Active users who hold the expert role and a staff role (superusers hold every role)."""
+    staff = [r.value for r in STAFF_ROLES]
+    experts = User.objects.filter(is_active=True, groups__name=Role.EXPERT.value)
+    return (
+        User.objects.filter(is_active=True)
+        .filter(Q(is_superuser=True) | (Q(pk__in=experts) & Q(groups__name__in=staff)))
+        .distinct()
+        .order_by("username")
+    )
+
+
+def dual_role_conflicts() -> list[DualRoleConflict]:
+    """Who is both expert and staff, the open campaigns they are experts of, and how many of their responses they were shown."""
+    rows = []
+    for user in dual_role_users().prefetch_related("groups"):
+        campaigns = list(open_campaigns_as_expert(user).select_related("version__dataset").order_by("name"))
+        exposed = dict(
+            StaffExposure.objects.filter(user=user, response__campaign_entries__campaign__in=campaigns)
+            .order_by()
+            .values("response__campaign_entries__campaign_id")
+            .annotate(n=Count("response_id", distinct=True))
+            .values_list("response__campaign_entries__campaign_id", "n")
+        ) if campaigns else {}
+        rows.append(
+            DualRoleConflict(
+                user=user,
+                staff_roles=[r.value for r in STAFF_ROLES if r in roles_of(user)],
+                superuser=user.is_superuser,
+                campaigns=[ConflictCampaign(campaign=c, exposed=exposed.get(c.pk, 0)) for c in campaigns],
+                exposures=StaffExposure.objects.filter(user=user).count(),
+            )
+        )
+    return rows

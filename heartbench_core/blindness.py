@@ -1,0 +1,158 @@
+"""Blindness is a property of the person in a campaign, whatever their roles.
+
+While a user is an expert of an open campaign, the staff views of that campaign's responses are
+closed to them (refused, or filtered), and every response a staff view did show them together
+with its model, the judge's verdicts or other raters' judgments is recorded as a
+`StaffExposure`, so the assignment service never serves it to them blind.
+
+The core knows no campaigns: the app that owns them registers, in its `AppConfig.ready`, the
+source that answers "which open campaigns is this user an expert of, and which responses do they
+hold" (`register_blind_scope_source`), so no import points out of the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
+
+from heartbench_core.models import ModelResponse, StaffExposure
+
+CLOSED_CAMPAIGN = _(
+    "You are an expert in this campaign; its staff views are closed to you until it closes."
+)
+CLOSED_RESPONSE = _(
+    "You are an expert in an open campaign that holds this response; its staff views are closed to you until that campaign closes."
+)
+CLOSED_MODEL = _(
+    "You are an expert in an open campaign that judges this model's responses on this dataset; "
+    "its judge verdicts and scores are closed to you until that campaign closes."
+)
+CLOSED_DATASET = _(
+    "You are an expert in an open campaign on this dataset; its leaderboards are closed to you until that campaign closes."
+)
+
+
+@dataclass(frozen=True)
+class BlindScopeSource:
+    """How the app that owns campaigns answers the two questions blindness asks."""
+
+    campaign_ids: Callable[[object], frozenset[int]]  # user -> ids of the open campaigns they are an expert of
+    response_ids: Callable[[frozenset[int]], QuerySet]  # campaign ids -> ModelResponse ids sampled into them (a subquery)
+
+
+_source: BlindScopeSource | None = None
+
+
+def register_blind_scope_source(source: BlindScopeSource) -> None:
+    """Called once, from the campaign app's AppConfig.ready."""
+    global _source
+    _source = source
+
+
+class BlindScope:
+    """What one user must not see through staff views: their open campaigns and those campaigns' responses."""
+
+    def __init__(self, campaign_ids: frozenset[int], response_ids: QuerySet | None):
+        self.campaign_ids = campaign_ids
+        self._response_ids = response_ids
+
+    def __bool__(self) -> bool:
+        return bool(self.campaign_ids)
+
+    @property
+    def response_ids(self) -> QuerySet:
+        """ModelResponse ids sampled into the user's open campaigns (a subquery; empty when none)."""
+        if self._response_ids is None:
+            return ModelResponse.objects.none().values_list("pk", flat=True)
+        return self._response_ids
+
+    @cached_property
+    def model_pairs(self) -> frozenset[tuple[int, int]]:
+        """(dataset id, language model id) of every hidden response: their judge runs and scores are closed."""
+        if not self:
+            return frozenset()
+        rows = ModelResponse.objects.filter(pk__in=self.response_ids).order_by().values_list("dataset_id", "model_id").distinct()
+        return frozenset(rows)
+
+    @cached_property
+    def dataset_ids(self) -> frozenset[int]:
+        return frozenset(d for d, _ in self.model_pairs)
+
+    def hides_campaign(self, campaign_id: int) -> bool:
+        return campaign_id in self.campaign_ids
+
+    def hides_response(self, response_id: int) -> bool:
+        if not self:
+            return False
+        return ModelResponse.objects.filter(pk=response_id, pk__in=self.response_ids).exists()
+
+    def hidden_among(self, response_ids: Iterable[int]) -> set[int]:
+        """The given ModelResponse ids that are hidden (one query)."""
+        ids = set(response_ids)
+        if not self or not ids:
+            return set()
+        return set(ModelResponse.objects.filter(pk__in=ids).filter(pk__in=self.response_ids).values_list("pk", flat=True))
+
+    def visible_responses(self, qs: QuerySet, field: str = "pk") -> QuerySet:
+        """`qs` without the rows whose `field` (a ModelResponse id) is hidden."""
+        if not self:
+            return qs
+        return qs.exclude(**{f"{field}__in": self.response_ids})
+
+    def hides_model_on(self, dataset_id: int, model_id: int) -> bool:
+        return (dataset_id, model_id) in self.model_pairs
+
+    def hides_dataset(self, dataset_id: int) -> bool:
+        return dataset_id in self.dataset_ids
+
+
+_EMPTY = BlindScope(frozenset(), None)
+
+
+def blind_scope(user) -> BlindScope:
+    """The user's blind scope, computed once per request (cached on the user object)."""
+    if _source is None or not getattr(user, "is_authenticated", False) or not user.is_active:
+        return _EMPTY
+    cached = getattr(user, "_hb_blind_scope", None)
+    if cached is not None:
+        return cached
+    campaign_ids = frozenset(_source.campaign_ids(user))
+    scope = BlindScope(campaign_ids, _source.response_ids(campaign_ids) if campaign_ids else None) if campaign_ids else _EMPTY
+    user._hb_blind_scope = scope
+    return scope
+
+
+def refuse_campaign(user, campaign_id: int) -> None:
+    """PermissionDenied (with the reason) when the user is an expert of this open campaign."""
+    if blind_scope(user).hides_campaign(campaign_id):
+        raise PermissionDenied(CLOSED_CAMPAIGN)
+
+
+def refuse_response(user, response_id: int) -> None:
+    """PermissionDenied when the response is sampled into an open campaign the user is an expert of."""
+    if blind_scope(user).hides_response(response_id):
+        raise PermissionDenied(CLOSED_RESPONSE)
+
+
+def record_exposures(*, user, response_ids: Iterable[int], via: str) -> int:
+    """Record that a staff view showed `user` these responses with their model, judge verdicts or other raters.
+
+    One bulk insert; a response already recorded keeps its first `via` and time. Returns how many ids were given.
+    """
+    ids = {int(i) for i in response_ids if i is not None}
+    if not ids or not getattr(user, "is_authenticated", False):
+        return 0
+    StaffExposure.objects.bulk_create(
+        [StaffExposure(user_id=user.pk, response_id=i, via=via[:64]) for i in sorted(ids)], ignore_conflicts=True, batch_size=1000
+    )
+    return len(ids)
+
+
+def exposed_response_ids(user_id: int) -> QuerySet:
+    """ModelResponse ids a staff view has shown this user (a subquery): never serve them to this user blind."""
+    return StaffExposure.objects.filter(user_id=user_id).values_list("response_id", flat=True)

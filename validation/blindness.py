@@ -1,0 +1,42 @@
+"""Blindness in the validation app's staff views: campaign-aware helpers over heartbench_core.blindness.
+
+A campaign the user is an expert of (open) is refused whole; in any other campaign, the entries whose
+response is also sampled into one of the user's open campaigns are left out. What is shown with
+other raters' judgments or the judge's verdict is recorded as a staff exposure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from annotation.models import Campaign, CampaignResponse
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_campaign
+
+__all__ = ["hidden_entry_ids", "record_entry_exposures", "refuse_campaign", "visible_entries"]
+
+
+def hidden_entry_ids(user, campaign: Campaign) -> set[int]:
+    """Ids of the campaign's entries (CampaignResponse) whose response the user must not see through staff views."""
+    scope = blind_scope(user)
+    if not scope:
+        return set()
+    if scope.hides_campaign(campaign.pk):
+        return set(CampaignResponse.objects.filter(campaign=campaign).values_list("pk", flat=True))
+    return set(CampaignResponse.objects.filter(campaign=campaign, response_id__in=scope.response_ids).values_list("pk", flat=True))
+
+
+def visible_entries(user, campaign: Campaign, rows: list, attribute: str = "campaign_response_id") -> list:
+    """`rows` (queue entries, labels…) without those of hidden entries."""
+    hidden = hidden_entry_ids(user, campaign)
+    if not hidden:
+        return rows
+    return [r for r in rows if getattr(r, attribute) not in hidden]
+
+
+def record_entry_exposures(*, user, entry_ids: Iterable[int], via: str) -> int:
+    """Record exposures for campaign entries (their model responses)."""
+    ids = set(entry_ids)
+    if not ids:
+        return 0
+    response_ids = CampaignResponse.objects.filter(pk__in=ids).values_list("response_id", flat=True)
+    return record_exposures(user=user, response_ids=list(response_ids), via=via)
