@@ -1,6 +1,5 @@
 """Rubric pages (staff only): work list, editor, review queue, revision, history with diff, audit log, stale list."""
 
-import csv
 import uuid
 
 from django.contrib import messages
@@ -14,6 +13,7 @@ from django.utils.dateparse import parse_date
 from django.utils.translation import gettext
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
+from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.models import CriterionLineage, Dataset
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.selectors import items_of
@@ -449,7 +449,7 @@ class _Echo:
 def _audit_csv(entries) -> HttpResponse:
     import json
 
-    writer = csv.writer(_Echo())
+    writer = SafeWriter(_Echo())
 
     def rows():
         yield "\ufeff" + writer.writerow(AUDIT_CSV_COLUMNS)

@@ -4,6 +4,7 @@ import csv
 
 from django.core.management.base import CommandError
 
+from heartbench_core.csvsafe import safe_cell
 from heartbench_core.management.commands._base import PlatformCommand
 from heartbench_core.models import Dataset
 from rubrics.selectors import stale_rows
@@ -26,7 +27,7 @@ class Command(PlatformCommand):
         if opts["csv"]:
             writer = csv.DictWriter(self.stdout, fieldnames=COLUMNS)
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({key: safe_cell(value) for key, value in row.items()} for row in rows)
             return
         self.stdout.write(
             f"{len({r['response'] for r in rows})} responses to re-check: "
