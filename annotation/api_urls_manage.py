@@ -5,6 +5,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from annotation import api_manage as api
+from annotation.api_blindness import DualRoleConflictsView
 
 router = SimpleRouter()
 router.register("profiles", api.ProfileViewSet, basename="api-profile")
@@ -15,5 +16,6 @@ router.register("manage/alerts", api.AlertViewSet, basename="api-alert")
 
 urlpatterns = [
     path("manage/calibrations/", api.CalibrationCreateView.as_view(), name="api-calibration-create"),
+    path("manage/dual-roles/", DualRoleConflictsView.as_view(), name="api-dual-roles"),
     *router.urls,
 ]

@@ -15,6 +15,7 @@ urlpatterns = [
     path("manage/campaigns/<int:campaign_id>/assignments/", views.campaign_assignments, name="campaign_assignments"),
     path("manage/assignments/<str:public_id>/release/", views.assignment_release, name="assignment_release"),
     path("manage/experts/", views.experts, name="experts"),
+    path("manage/dual-roles/", views.dual_roles, name="dual_roles"),
     path("manage/experts/<str:username>/", views.expert_edit, name="expert"),
     path("manage/alerts/", views.alerts, name="alerts"),
     path("manage/alerts/<int:alert_id>/resolve/", views.alert_resolve, name="alert_resolve"),

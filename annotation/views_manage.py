@@ -202,6 +202,15 @@ def experts(request):
     return render(request, "annotation/manage/experts.html", {"profiles": selectors.expert_profiles()})
 
 
+@require_safe
+@admin_only
+def dual_roles(request):
+    """Who is expert and staff, the open campaigns they are experts of (staff views closed), what they were shown."""
+    from annotation.blindness import dual_role_conflicts
+
+    return render(request, "annotation/manage/dual_roles.html", {"rows": dual_role_conflicts()})
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def expert_edit(request, username):

@@ -12,6 +12,8 @@ from annotation.models import Campaign, CampaignResponse
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, error_response, valid_query
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, role_permission
+from heartbench_core.blindness import refuse_response
+from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, visible_entries
 from validation.models import Adjudication, AgreementReport, GoldenLabel
 from validation.report import DEFAULTS
 from validation.services.golden import adjudicate, adjudication_queue
@@ -54,12 +56,17 @@ class CampaignReportsView(ListAPIView):
     permission_classes = [IsAdmin]
     serializer_class = ReportSummarySerializer
 
+    def get(self, request, *args, **kwargs):
+        refuse_campaign(request.user, kwargs["campaign_id"])
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
         return AgreementReport.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related("campaign", "gate").order_by("-created_at", "-id")
 
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: serializers.DictField()})
     def post(self, request, campaign_id: int):
         campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
+        refuse_campaign(request.user, campaign.pk)
         form = ComputeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
@@ -82,6 +89,11 @@ class ReportDetailView(RetrieveAPIView):
     permission_classes = [IsAdmin]
     serializer_class = ReportSerializer
     queryset = AgreementReport.objects.select_related("campaign", "gate")
+
+    def get_object(self):
+        report = super().get_object()
+        refuse_campaign(self.request.user, report.campaign_id)
+        return report
 
 
 class GoldenLabelSerializer(serializers.ModelSerializer):
@@ -107,12 +119,26 @@ class GoldenLabelsView(ListAPIView):
     permission_classes = [IsAdmin]
     serializer_class = GoldenLabelSerializer
 
+    def list(self, request, *args, **kwargs):
+        refuse_campaign(request.user, kwargs["campaign_id"])
+        response = super().list(request, *args, **kwargs)
+        record_entry_exposures(user=request.user, entry_ids=self._shown, via="api-golden-labels")
+        return response
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        self._shown = {g.campaign_response_id for g in (page if page is not None else queryset)}
+        return page
+
     def get_queryset(self):
         qs = GoldenLabel.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related(
             "campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by"
         ).order_by("campaign_response_id", "criterion__position")
         if provenance := choice_param(self.request, "provenance", GoldenLabel.Provenance.values):
             qs = qs.filter(provenance=provenance)
+        campaign = Campaign.objects.filter(pk=self.kwargs["campaign_id"]).first()
+        if campaign is not None and (hidden := hidden_entry_ids(self.request.user, campaign)):
+            qs = qs.exclude(campaign_response_id__in=hidden)
         return qs
 
 
@@ -147,13 +173,16 @@ class QueueView(ComputedListView):
     @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
     def get(self, request, campaign_id: int):
         campaign = get_object_or_404(Campaign, pk=campaign_id)
+        refuse_campaign(request.user, campaign.pk)
         query = valid_query(QueueQuerySerializer, request, campaign=campaign)
-        entries = adjudication_queue(campaign, reviewer=request.user)
+        entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=request.user))
         if trigger := query.get("trigger"):
             entries = [e for e in entries if trigger in e.triggers]
         if (criterion := query.get("criterion")) is not None:
             entries = [e for e in entries if e.criterion_id == criterion]
-        return self.paginated(entries)
+        response = self.paginated(entries)
+        record_entry_exposures(user=request.user, entry_ids={r["campaign_response_id"] for r in response.data["results"]}, via="api-adjudication-queue")
+        return response
 
 
 class AdjudicationSerializer(serializers.Serializer):
@@ -176,6 +205,8 @@ class AdjudicateView(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         entry = get_object_or_404(CampaignResponse, pk=data["campaign_response_id"])
+        refuse_campaign(request.user, entry.campaign_id)
+        refuse_response(request.user, entry.response_id)
         criterion = get_object_or_404(Criterion, pk=data["criterion_id"])
         try:
             decision = adjudicate(

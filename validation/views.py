@@ -17,7 +17,9 @@ from django.views.decorators.http import require_safe, require_http_methods, req
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, role_required
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from validation import charts
+from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, visible_entries
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport
 from validation.report import DEFAULTS
@@ -32,13 +34,15 @@ ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
 @require_safe
 @role_required(*ADMIN)
 def index(request):
-    return render(request, "validation/index.html", {"campaigns": campaigns_with_reports()})
+    closed = blind_scope(request.user).campaign_ids
+    return render(request, "validation/index.html", {"campaigns": campaigns_with_reports(), "closed_to_you": closed})
 
 
 @require_safe
 @role_required(*ADMIN)
 def dashboard(request, campaign_id: int, report_id: int | None = None):
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
+    refuse_campaign(request.user, campaign.pk)
     report = (
         get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
     )
@@ -62,9 +66,10 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
             chart_time=charts.line_over_time(r["over_time"], title="Agreement as judgments arrived"),
             history=campaign.agreement_reports.select_related("gate").order_by("-created_at", "-id")[:20],
         )
-    queue = adjudication_queue(campaign)
+    queue = visible_entries(request.user, campaign, adjudication_queue(campaign))
     context["queue_total"] = len(queue)
     context["queue"] = _queue_rows(queue[:10], campaign.pk)
+    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in queue[:10]}, via="adjudication-queue")
     if request.htmx and request.GET.get("part") == "history":
         return render(request, "validation/partials/history.html", context)
     return render(request, "validation/dashboard.html", context)
@@ -74,6 +79,7 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
 @role_required(*ADMIN)
 def compute(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
+    refuse_campaign(request.user, campaign.pk)
     try:
         options = {
             "judge": request.POST.get("judge", "").strip() or None,
@@ -100,11 +106,13 @@ def compute(request, campaign_id: int):
 @role_required(*ADJUDICATORS)
 def queue(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    entries = adjudication_queue(campaign, reviewer=request.user)
+    refuse_campaign(request.user, campaign.pk)
+    entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=request.user))
     trigger = request.GET.get("trigger", "")
     if trigger in Adjudication.Trigger.values:
         entries = [e for e in entries if trigger in e.triggers]
     page = Paginator(entries, 50).get_page(request.GET.get("page"))
+    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in page.object_list}, via="adjudication-queue")
     context = {
         "campaign": campaign, "page": page, "rows": _queue_rows(page.object_list, campaign.pk), "total": len(entries),
         "trigger": trigger, "triggers": Adjudication.Trigger.choices,
@@ -117,7 +125,9 @@ def queue(request, campaign_id: int):
 @role_required(*ADJUDICATORS)
 def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
+    refuse_campaign(request.user, campaign.pk)
     entry = get_object_or_404(CampaignResponse.objects.select_related("response", "item"), pk=entry_id, campaign=campaign)
+    refuse_response(request.user, entry.response_id)
     criterion = get_object_or_404(Criterion, pk=criterion_id, item_id=entry.item_id)
     if entry.assignments.filter(expert=request.user).exists():
         raise PermissionDenied("You rated this response yourself; another senior reviewer must adjudicate it.")
@@ -142,6 +152,7 @@ def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
         .order_by("assignment__expert__username")
     )
     verdict = criterion.judge_verdicts.filter(response_id=entry.response_id).select_related("run").first()
+    record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="adjudication")
     context = {
         "campaign": campaign, "entry": entry, "criterion": criterion, "judgments": judgments, "verdict": verdict,
         "causes": Adjudication.Cause.choices, "errors": errors, "post": request.POST,
@@ -154,6 +165,7 @@ def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
 @role_required(*ADMIN)
 def export(request, campaign_id: int, what: str, fmt: str):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
+    refuse_campaign(request.user, campaign.pk)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse("unknown export", status=404, content_type="text/plain")
     if what == "report":
@@ -167,16 +179,30 @@ def export(request, campaign_id: int, what: str, fmt: str):
     elif what == "golden":
         header = ("response", "question_id", "model", "criterion_position", "criterion_key", "criterion_revision", "hit",
                   "provenance", "expert_hits", "expert_ratings", "adjudicated_by", "adjudicated_at", "cause", "why")
-        rows = _rows(header, golden_labels_for_export(campaign))
+        rows = _rows(header, _visible_export(request.user, campaign, golden_labels_for_export(campaign), via="export-golden"))
     else:
         header = ("response", "question_id", "model", "expert", "criterion_position", "criterion_key", "criterion_revision",
                   "hit", "rationale", "submitted_at")
-        rows = _rows(header, judgments_for_export(campaign))
+        rows = _rows(header, _visible_export(request.user, campaign, judgments_for_export(campaign), via="export-judgments"))
     if fmt == "csv":
         response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
     else:
         response = StreamingHttpResponse(_jsonl_lines(rows), content_type="application/x-ndjson; charset=utf-8")
     return _attachment(response, campaign, what, fmt)
+
+
+def _visible_export(user, campaign, values, *, via: str):
+    """Export rows without the responses the user must not see; the rest is recorded as shown to them."""
+    hidden = hidden_entry_ids(user, campaign)
+    entries = CampaignResponse.objects.filter(campaign=campaign)
+    if hidden:
+        entries = entries.exclude(pk__in=hidden)
+        values = values.exclude(**{_ENTRY_FIELD[values.model.__name__] + "__in": hidden})
+    record_exposures(user=user, response_ids=entries.values_list("response_id", flat=True), via=via)
+    return values
+
+
+_ENTRY_FIELD = {"GoldenLabel": "campaign_response_id", "Judgment": "assignment__campaign_response_id"}
 
 
 def _rows(header, values):
