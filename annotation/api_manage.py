@@ -21,7 +21,7 @@ from annotation import selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, ExpertProfile, ExpertQuality
 from annotation.services import experts as expert_services
 from annotation.services.assignment import bulk_assign, release_assignment
-from annotation.services.campaigns import create_calibration, create_campaign, set_campaign_status
+from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
 from heartbench_core.api import FileImportView, choice_param, enum_param, error_response
 from heartbench_core.models import User
@@ -231,8 +231,17 @@ class CalibrationCreateSerializer(serializers.Serializer):
     version = serializers.CharField(max_length=64, required=False, allow_blank=True)
     file = serializers.FileField()
     pass_threshold = serializers.FloatField(default=0.8)
-    cooldown_days = serializers.FloatField(default=7.0, min_value=0)
+    cooldown_days = serializers.FloatField(default=1.0, min_value=0)
+    max_attempts = serializers.IntegerField(default=2, min_value=1)
+    sitting_size = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
     experts = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class GoldSetCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    dataset = serializers.CharField(max_length=100)
+    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    file = serializers.FileField()
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -241,13 +250,17 @@ class CampaignSerializer(serializers.ModelSerializer):
     models = serializers.SlugRelatedField(source="language_models", many=True, read_only=True, slug_field="name")
     experts = serializers.SlugRelatedField(many=True, read_only=True, slug_field="username")
     responses = serializers.IntegerField(source="responses.count", read_only=True)
+    gold_source = serializers.CharField(source="settings.gold_source.name", read_only=True, allow_null=True, default=None)
+    max_attempts = serializers.IntegerField(source="settings.max_attempts", read_only=True, allow_null=True, default=None)
+    sitting_size = serializers.IntegerField(source="settings.sitting_size", read_only=True, allow_null=True, default=None)
+    retake_cooldown = serializers.DurationField(source="settings.retake_cooldown", read_only=True, allow_null=True, default=None)
 
     class Meta:
         model = Campaign
         fields = [
             "id", "name", "kind", "status", "dataset", "version", "models", "sample_fraction", "overlap", "seed",
-            "reservation_timeout", "experts", "gold_rate", "min_tier_for_hard", "piece_rate", "pass_threshold",
-            "rationale_min_chars", "show_weights", "responses", "created_at",
+            "reservation_timeout", "experts", "gold_rate", "gold_source", "min_tier_for_hard", "piece_rate", "pass_threshold",
+            "max_attempts", "sitting_size", "retake_cooldown", "rationale_min_chars", "show_weights", "responses", "created_at",
         ]
 
 
@@ -266,7 +279,29 @@ class CalibrationCreateView(FileImportView):
             file_name=d["file"].name,
             pass_threshold=d["pass_threshold"],
             retake_cooldown=timedelta(days=d["cooldown_days"]),
+            max_attempts=d["max_attempts"],
+            sitting_size=d.get("sitting_size"),
             expert_usernames=d.get("experts") or None,
+            created_by=user,
+        )
+
+    def respond(self, outcome):
+        return Response(CampaignSerializer(outcome.campaign).data, status=201)
+
+
+@extend_schema_view(post=extend_schema(request=GoldSetCreateSerializer, responses={201: CampaignSerializer}))
+class GoldSetCreateView(FileImportView):
+    """Admin: create a gold set (the pool of hidden gold checks) from a gold-label JSONL file (same rules as `create_gold_set`)."""
+
+    input_serializer = GoldSetCreateSerializer
+
+    def run(self, d, user):
+        return create_gold_set(
+            name=d["name"],
+            dataset_name=d["dataset"],
+            version_label=d.get("version") or None,
+            source=d["file"],
+            file_name=d["file"].name,
             created_by=user,
         )
 
@@ -289,7 +324,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     experts = serializers.ListField(child=serializers.CharField(), required=False)
     requires_qualification = serializers.BooleanField(default=True)
     qualification_per_dimension = serializers.BooleanField(default=False)
-    gold_source = serializers.CharField(required=False, allow_blank=True, help_text="Name of a calibration set.")
+    gold_source = serializers.CharField(required=False, allow_blank=True, help_text="Name of a gold set (never a calibration set).")
     gold_rate = serializers.FloatField(default=0.0)
     min_tier_for_hard = serializers.IntegerField(default=1, min_value=1)
     piece_rate = serializers.DecimalField(max_digits=8, decimal_places=2, default=0)
@@ -307,7 +342,11 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     serializer_class = CampaignSerializer
 
     def get_queryset(self):
-        qs = Campaign.objects.select_related("version__dataset").prefetch_related("language_models", "experts").order_by("-created_at")
+        qs = (
+            Campaign.objects.select_related("version__dataset", "settings__gold_source")
+            .prefetch_related("language_models", "experts")
+            .order_by("-created_at")
+        )
         if kind := choice_param(self.request, "kind", Campaign.Kind.values):
             qs = qs.filter(kind=kind)
         return qs
@@ -351,7 +390,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     @action(detail=True, methods=["get"])
     def progress(self, request, pk=None):
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
-        p = selectors.campaign_progress(self.get_object())
+        campaign = self.get_object()
+        p = selectors.campaign_progress(campaign)
+        gold = selectors.campaign_gold_accuracy(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST else []
         return Response(
             {
                 "k": p.k,
@@ -370,6 +411,18 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
                 "experts": [
                     {"username": e.username, "submitted": e.submitted, "open": e.open, "expired": e.expired, "released": e.released, "active_seconds": e.active_seconds}
                     for e in p.experts
+                ],
+                # Hidden gold checks, reported on their own: agreement statistics leave them out.
+                "gold_accuracy": [
+                    {
+                        "username": g.username,
+                        "checks": g.checks,
+                        "compared": g.compared,
+                        "agreed": g.agreed,
+                        "accuracy": g.accuracy,
+                        "reason": g.reason or None,
+                    }
+                    for g in gold
                 ],
             }
         )

@@ -16,6 +16,7 @@ router.register("manage/alerts", api.AlertViewSet, basename="api-alert")
 
 urlpatterns = [
     path("manage/calibrations/", api.CalibrationCreateView.as_view(), name="api-calibration-create"),
+    path("manage/gold-sets/", api.GoldSetCreateView.as_view(), name="api-gold-set-create"),
     path("manage/dual-roles/", DualRoleConflictsView.as_view(), name="api-dual-roles"),
     *router.urls,
 ]

@@ -4,6 +4,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, ExpertProfile
 from heartbench_core.models import Dataset, LanguageModel, User
@@ -30,7 +31,10 @@ class CampaignForm(forms.Form):
     requires_qualification = forms.BooleanField(initial=True, required=False, label="Only experts who passed calibration")
     qualification_per_dimension = forms.BooleanField(required=False, label="Qualification per dimension of the rubric")
     gold_source = forms.ModelChoiceField(
-        queryset=Campaign.objects.filter(kind=Campaign.Kind.CALIBRATION), required=False, label="Gold checks from calibration set"
+        queryset=Campaign.objects.filter(kind=Campaign.Kind.GOLD_SET),
+        required=False,
+        label=_("Hidden gold checks from gold set"),
+        help_text=_("A gold set of its own, disjoint from every calibration set."),
     )
     gold_rate = forms.FloatField(initial=0.0, min_value=0, max_value=0.9, label="Gold-check rate")
     min_tier_for_hard = forms.IntegerField(initial=1, min_value=1, max_value=5, label="Tier needed for hard items")
@@ -39,6 +43,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["experts"].queryset = _experts()
+        self.fields["gold_source"].queryset = Campaign.objects.filter(kind=Campaign.Kind.GOLD_SET).order_by("name")
 
     def service_kwargs(self) -> dict:
         d = self.cleaned_data
@@ -67,12 +72,48 @@ class CalibrationForm(forms.Form):
     version = forms.CharField(max_length=64, required=False)
     gold_file = forms.FileField(help_text='JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.')
     pass_threshold = forms.FloatField(initial=0.8, min_value=0.01, max_value=1)
-    cooldown_days = forms.FloatField(initial=7, min_value=0, label="Retake cooldown (days)")
+    max_attempts = forms.IntegerField(initial=2, min_value=1, max_value=20, label=_("Attempts allowed"))
+    cooldown_days = forms.FloatField(initial=1, min_value=0, label=_("Retake cooldown (days)"))
+    sitting_size = forms.IntegerField(
+        required=False, min_value=1, label=_("Responses per attempt"), help_text=_("Empty: the whole set. A retake draws responses not yet seen first.")
+    )
     experts = forms.ModelMultipleChoiceField(queryset=_experts(), to_field_name="username", required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["experts"].queryset = _experts()
+
+    def service_kwargs(self) -> dict:
+        d = self.cleaned_data
+        return {
+            "name": d["name"],
+            "dataset_name": d["dataset"].name,
+            "version_label": d["version"] or None,
+            "source": d["gold_file"],
+            "file_name": d["gold_file"].name,
+            "pass_threshold": d["pass_threshold"],
+            "max_attempts": d["max_attempts"],
+            "retake_cooldown": timedelta(days=d["cooldown_days"]),
+            "sitting_size": d["sitting_size"],
+            "expert_usernames": [u.username for u in d["experts"]] or None,
+        }
+
+
+class GoldSetForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name")
+    version = forms.CharField(max_length=64, required=False)
+    gold_file = forms.FileField(help_text=_('JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.'))
+
+    def service_kwargs(self) -> dict:
+        d = self.cleaned_data
+        return {
+            "name": d["name"],
+            "dataset_name": d["dataset"].name,
+            "version_label": d["version"] or None,
+            "source": d["gold_file"],
+            "file_name": d["gold_file"].name,
+        }
 
 
 class ProfileForm(forms.Form):

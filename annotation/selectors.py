@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     AdminAlert,
@@ -20,6 +21,8 @@ from annotation.models import (
     CampaignResponse,
     ExpertProfile,
     ExpertQuality,
+    GoldLabel,
+    Judgment,
     Qualification,
 )
 from annotation.services.assignment import open_q
@@ -36,6 +39,7 @@ def expert_campaigns(user: User) -> QuerySet[Campaign]:
     mine = Q(responses__assignments__expert=user)
     return (
         Campaign.objects.filter(status=Campaign.Status.ACTIVE)
+        .exclude(kind=Campaign.Kind.GOLD_SET)
         .filter(Q(pk__in=members) | unrestricted)
         .annotate(
             my_open=Count("responses__assignments", filter=mine & open_q(now, "responses__assignments__")),
@@ -183,6 +187,59 @@ def _pace(submitted: QuerySet[Assignment], now: datetime) -> tuple[float | None,
     if recent == 0:
         return None, "no submission in the last 7 days"
     return recent / days, ""
+
+
+@dataclass(frozen=True)
+class ExpertGoldAccuracy:
+    """One expert's agreement with the hidden gold checks of a campaign (admins only), with its counts."""
+
+    username: str
+    checks: int  # submitted gold checks
+    compared: int  # gold-labelled criteria judged
+    agreed: int
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of compared criteria judged like gold; None when none was compared."""
+        return self.agreed / self.compared if self.compared else None
+
+    @property
+    def reason(self) -> str:
+        """Why the accuracy is undefined ("" when it is defined)."""
+        if self.compared:
+            return ""
+        return _("no gold check submitted yet") if not self.checks else _("no gold-labelled criterion judged")
+
+
+def campaign_gold_accuracy(campaign: Campaign) -> list[ExpertGoldAccuracy]:
+    """Admin: per expert, submitted hidden gold checks of the campaign and agreement with their gold labels (three queries)."""
+    checks = dict(
+        Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=True, status=Assignment.Status.SUBMITTED)
+        .order_by()
+        .values("expert__username")
+        .annotate(n=Count("pk"))
+        .values_list("expert__username", "n")
+    )
+    if not checks:
+        return []
+    gold = {
+        (cr, crit): hit
+        for cr, crit, hit in GoldLabel.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=True).values_list(
+            "campaign_response_id", "criterion_id", "hit"
+        )
+    }
+    compared: dict[str, int] = dict.fromkeys(checks, 0)
+    agreed: dict[str, int] = dict.fromkeys(checks, 0)
+    for username, cr, crit, hit in Judgment.objects.filter(
+        assignment__campaign_response__campaign=campaign,
+        assignment__campaign_response__is_gold=True,
+        assignment__status=Assignment.Status.SUBMITTED,
+        hit__isnull=False,
+    ).values_list("assignment__expert__username", "assignment__campaign_response_id", "criterion_id", "hit"):
+        if (cr, crit) in gold:
+            compared[username] += 1
+            agreed[username] += gold[(cr, crit)] == hit
+    return [ExpertGoldAccuracy(u, checks[u], compared[u], agreed[u]) for u in sorted(checks)]
 
 
 def assignment_overview(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> QuerySet[Assignment]:

@@ -8,6 +8,7 @@ urlpatterns = [
     path("manage/campaigns/", views.campaigns, name="campaigns"),
     path("manage/campaigns/new/", views.campaign_create, name="campaign_create"),
     path("manage/calibrations/new/", views.calibration_create, name="calibration_create"),
+    path("manage/gold-sets/new/", views.gold_set_create, name="gold_set_create"),
     path("manage/campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign"),
     path("manage/campaigns/<int:campaign_id>/assign/", views.campaign_bulk_assign, name="campaign_bulk_assign"),
     path("manage/campaigns/<int:campaign_id>/status/", views.campaign_status, name="campaign_status"),

@@ -5,20 +5,19 @@ profile: credentials, qualification, calibration results with feedback, and work
 gold checks, other raters, or models.
 """
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation import forms, selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, TierChange
 from annotation.services import experts as expert_services
-from annotation.services.assignment import bulk_assign, next_retake_at, release_assignment
-from annotation.services.campaigns import create_calibration, create_campaign, set_campaign_status
+from annotation.services.assignment import bulk_assign, calibration_state, release_assignment
+from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv, payment_lines
 from heartbench_core.models import User
 from heartbench_core.roles import Role, role_required
@@ -34,7 +33,14 @@ def _messages_of(exc: ValidationError) -> list[str]:
 
 def _form_errors(form, exc: ValidationError) -> None:
     """Attach a service's errors to the form fields they name (or to the form)."""
-    mapping = {"dataset_name": "dataset", "version_label": "version", "model_names": "models", "models": "models"}
+    mapping = {
+        "dataset_name": "dataset",
+        "version_label": "version",
+        "model_names": "models",
+        "models": "models",
+        "source": "gold_file",
+        "retake_cooldown": "cooldown_days",
+    }
     if hasattr(exc, "error_dict"):
         for field, msgs in exc.message_dict.items():
             target = mapping.get(field, field)
@@ -84,25 +90,29 @@ def campaign_create(request):
 def calibration_create(request):
     form = forms.CalibrationForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
         try:
-            outcome = create_calibration(
-                name=d["name"],
-                dataset_name=d["dataset"].name,
-                version_label=d["version"] or None,
-                source=d["gold_file"],
-                file_name=d["gold_file"].name,
-                pass_threshold=d["pass_threshold"],
-                retake_cooldown=timedelta(days=d["cooldown_days"]),
-                expert_usernames=[u.username for u in d["experts"]] or None,
-                created_by=request.user,
-            )
+            outcome = create_calibration(**form.service_kwargs(), created_by=request.user)
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
-            messages.success(request, f"Calibration set {outcome.campaign.name} created with {outcome.responses} responses.")
+            messages.success(request, _("Calibration set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
             return redirect("annotation:campaign", outcome.campaign.pk)
     return render(request, "annotation/manage/calibration_form.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def gold_set_create(request):
+    form = forms.GoldSetForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            outcome = create_gold_set(**form.service_kwargs(), created_by=request.user)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("Gold set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
+            return redirect("annotation:campaign", outcome.campaign.pk)
+    return render(request, "annotation/manage/gold_set_form.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @require_safe
@@ -110,7 +120,11 @@ def calibration_create(request):
 def campaign_detail(request, campaign_id):
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset", "created_by"), pk=campaign_id)
     progress = selectors.campaign_progress(campaign)
-    context = {"campaign": campaign, "progress": progress}
+    context = {
+        "campaign": campaign,
+        "progress": progress,
+        "gold_accuracy": selectors.campaign_gold_accuracy(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST else None,
+    }
     if request.htmx:
         return render(request, "annotation/manage/partials/progress.html", context)
     context.update(
@@ -294,7 +308,7 @@ def profile(request):
             return redirect("annotation:profile")
     history = selectors.profile_history(own)
     retakes = {
-        r.campaign_id: next_retake_at(expert=request.user, campaign=r.campaign) for r in history.calibrations if not r.passed
+        r.campaign_id: calibration_state(expert=request.user, campaign=r.campaign) for r in history.calibrations if not r.passed
     }
     context = {"profile": own, "history": history, "form": form, "retakes": retakes}
     return render(request, "annotation/profile.html", context, status=400 if form.errors else 200)

@@ -11,9 +11,12 @@ Invariants, held under concurrency on PostgreSQL:
 - an expert never holds more open assignments than their capacity: their `ExpertProfile` row is
   locked for the whole decision, so two requests of one expert run one after the other.
 
-Hidden gold checks (`is_gold`) sit outside k: each expert may take each one once, and they are
-mixed into an expert's queue at the campaign's `gold_rate`. Calibration campaigns have no k:
-every expert takes every response once.
+Hidden gold checks (`is_gold`) sit outside k: each expert may take each one once. Whether a pull
+is a gold check is a keyed draw per (campaign, expert, pull number) compared with the campaign's
+`gold_rate`, so gold comes at that rate in expectation, at positions that differ between
+experts, reproducible, and the first pull is gold no more often than any other. Calibration
+campaigns have no k: each attempt is a sitting drawn per expert and attempt. Nobody is ever given
+work in a gold set: it is only the pool blind tests draw their gold checks from.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
@@ -165,6 +170,8 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         )
         if existing is not None:
             return existing
+        if campaign.kind == Campaign.Kind.GOLD_SET:
+            return None
         if campaign.status != Campaign.Status.ACTIVE or profile.availability != ExpertProfile.Availability.ACTIVE:
             return None
         if not _is_campaign_expert(expert, campaign):
@@ -183,13 +190,13 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
             )
         )
         taken = {cr for cr, _, _ in mine}
-        gold_done = sum(1 for _, _, g in mine if g)
-        if campaign.gold_rate > 0 and gold_done < campaign.gold_rate * (len(mine) + 1):
-            gold = _lock_candidates(
-                _eligible(campaign, profile, cfg, qualified).filter(is_gold=True).exclude(pk__in=taken).order_by("order_key", "id"), 1
-            )
-            if gold:
-                return _reserve(gold[0], expert, campaign, now)
+        if campaign.gold_rate > 0 and gold_draw(campaign.seed, campaign.pk, expert.pk, len(mine)) < campaign.gold_rate:
+            gold_ids = list(_eligible(campaign, profile, cfg, qualified).filter(is_gold=True).exclude(pk__in=taken).values_list("pk", flat=True))
+            if gold_ids:
+                # Gold sits outside k, so no row lock is needed: the expert's profile lock and the
+                # one-assignment-per-expert constraint are the whole invariant.
+                best = min(gold_ids, key=lambda pk: expert_order(campaign.seed, expert.pk, pk))
+                return _reserve(CampaignResponse.objects.get(pk=best), expert, campaign, now)
         ranked = _ranked_ids(campaign, profile, cfg, qualified, mine, now)
         # Lock the best few; rows other requests hold are skipped, and the live count is taken again
         # under the lock, so k can never be passed.
@@ -264,6 +271,22 @@ def expert_order(seed: int, expert_id: int, campaign_response_id: int) -> int:
     return int.from_bytes(digest, "big")
 
 
+def keyed_uniform(*parts: object) -> float:
+    """A uniform in [0, 1) from a BLAKE2 hash of the parts, keyed with the installation's secret.
+
+    Keyed, so an expert who knows the code, their own id and a campaign's seed still cannot
+    work out which of their pulls are gold checks or when a quality decision falls due.
+    """
+    key = hashlib.blake2b(settings.SECRET_KEY.encode(), digest_size=32).digest()
+    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), key=key, digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64
+
+
+def gold_draw(seed: int, campaign_id: int, expert_id: int, pull: int) -> float:
+    """The draw deciding whether an expert's pull number `pull` (0-based) is a gold check: gold when below gold_rate."""
+    return keyed_uniform("gold", seed, campaign_id, expert_id, pull)
+
+
 def _lock_candidates(qs, limit: int) -> list[CampaignResponse]:
     return list(qs.select_for_update(skip_locked=True, no_key=True, of=("self",))[:limit])
 
@@ -287,31 +310,67 @@ def _reserve(cr: CampaignResponse, expert: User, campaign: Campaign, now) -> Ass
     return Assignment.objects.create(campaign_response=cr, expert=expert, expires_at=now + campaign.reservation_timeout)
 
 
+@dataclass(frozen=True)
+class CalibrationState:
+    """Where an expert stands in a calibration: attempts made, whether one is under way, and the next chance."""
+
+    attempts: int  # finished (scored) attempts
+    max_attempts: int
+    passed: bool
+    in_progress: bool
+    retake_at: datetime | None  # when a retake may start; None when none is left or none is needed
+
+    @property
+    def attempts_left(self) -> int:
+        return 0 if self.passed else max(0, self.max_attempts - self.attempts)
+
+
+def calibration_state(*, expert: User, campaign: Campaign) -> CalibrationState:
+    """The expert's attempts at a calibration; `retake_at` is None once passed or after the last allowed attempt."""
+    cfg = campaign_settings(campaign)
+    results = list(CalibrationResult.objects.filter(campaign=campaign, expert=expert).order_by("attempt").values("attempt", "passed", "completed_at"))
+    latest = results[-1] if results else None
+    reserved = list(Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list("reserved_at", flat=True))
+    # A retake removes the finished attempt's assignments, so work reserved after the latest result is a new attempt.
+    in_progress = bool(reserved) and (latest is None or max(reserved) > latest["completed_at"])
+    passed = any(r["passed"] for r in results)
+    retake_at = None
+    if latest is not None and not passed and not in_progress and len(results) < cfg.max_attempts:
+        retake_at = latest["completed_at"] + cfg.retake_cooldown
+    return CalibrationState(len(results), cfg.max_attempts, passed, in_progress, retake_at)
+
+
+def calibration_sitting(*, expert: User, campaign: Campaign, attempt: int) -> list[int]:
+    """Campaign-response ids of one attempt: `sitting_size` of them, those not seen in earlier attempts first, seeded per expert and attempt."""
+    cfg = campaign_settings(campaign)
+    ids = list(CampaignResponse.objects.filter(campaign=campaign).values_list("pk", flat=True))
+    seen: set[int] = set()
+    for drawn in CalibrationResult.objects.filter(campaign=campaign, expert=expert, attempt__lt=attempt).values_list("campaign_responses", flat=True):
+        seen.update(drawn or [])
+    ids.sort(key=lambda pk: (pk in seen, keyed_uniform("sitting", campaign.pk, expert.pk, attempt, pk)))
+    size = cfg.sitting_size or len(ids)
+    return ids[:size]
+
+
 def _next_calibration(*, expert: User, campaign: Campaign, now) -> Assignment | None:
-    """Calibration: every response once per attempt; a failed attempt may be retaken after the cooldown."""
-    remaining = CampaignResponse.objects.filter(campaign=campaign).exclude(
-        pk__in=Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values("campaign_response_id")
-    )
-    locked = _lock_candidates(remaining.order_by("order_key", "id"), 1)
-    if locked:
-        return _reserve(locked[0], expert, campaign, now)
-    latest = CalibrationResult.objects.filter(campaign=campaign, expert=expert).order_by("-attempt").first()
-    if latest is None or latest.passed:
-        return None
-    if now < latest.completed_at + campaign_settings(campaign).retake_cooldown:
-        return None
-    # A retake starts afresh; the finished attempt lives on in its CalibrationResult (score, every comparison).
-    Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).delete()
-    locked = _lock_candidates(CampaignResponse.objects.filter(campaign=campaign).order_by("order_key", "id"), 1)
-    return _reserve(locked[0], expert, campaign, now) if locked else None
+    """Calibration: the next response of the current sitting; a failed attempt may be retaken after the cooldown, up to max_attempts."""
+    state = calibration_state(expert=expert, campaign=campaign)
+    if not state.in_progress:
+        if state.attempts and (state.retake_at is None or now < state.retake_at):
+            return None
+        # A retake starts afresh; the finished attempt lives on in its CalibrationResult (score, every comparison).
+        Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).delete()
+    sitting = calibration_sitting(expert=expert, campaign=campaign, attempt=state.attempts + 1)
+    had = set(Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list("campaign_response_id", flat=True))
+    for pk in sitting:
+        if pk not in had:
+            return _reserve(CampaignResponse.objects.get(pk=pk), expert, campaign, now)
+    return None
 
 
 def next_retake_at(*, expert: User, campaign: Campaign) -> datetime | None:
-    """When the expert may retake a failed calibration (None: not failed, or no attempt yet)."""
-    latest = CalibrationResult.objects.filter(campaign=campaign, expert=expert).order_by("-attempt").first()
-    if latest is None or latest.passed:
-        return None
-    return latest.completed_at + campaign_settings(campaign).retake_cooldown
+    """When the expert may retake a failed calibration (None: passed, no attempt yet, one under way, or no attempt left)."""
+    return calibration_state(expert=expert, campaign=campaign).retake_at
 
 
 def expire_reservations(*, now: datetime | None = None, campaign: Campaign | None = None) -> int:
@@ -358,7 +417,9 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
     Responses nearer completion are filled first.
     """
     if campaign.kind == Campaign.Kind.CALIBRATION:
-        raise ValidationError({"campaign": "calibrations are taken by each expert in turn; they are not pre-assigned"})
+        raise ValidationError({"campaign": _("calibrations are taken by each expert in turn; they are not pre-assigned")})
+    if campaign.kind == Campaign.Kind.GOLD_SET:
+        raise ValidationError({"campaign": _("a gold set is only a pool of hidden gold checks for blind tests; nobody is assigned work in it")})
     if campaign.status != Campaign.Status.ACTIVE:
         raise ValidationError({"campaign": f"the campaign is {campaign.get_status_display().lower()}, not active"})
     now = timezone.now()
@@ -402,7 +463,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
         new: list[tuple[int, int]] = []
         real = [r for r in responses if not r[2]]
         real.sort(key=lambda r: (-live_n[r[0]], r[3], r[0]))
-        for cr_id, item_id, _, _ in real:
+        for cr_id, item_id, _gold, _order in real:
             need = k - live_n[cr_id]
             if need <= 0:
                 continue
@@ -435,7 +496,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
                 load[s.user_id] += 1
                 s.open_count += 1
         if campaign.gold_rate > 0 and gold_ids:
-            new.extend(_mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg, rng))
+            new.extend(_mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg))
         # An expert works through pre-assigned work in insertion order: shuffle it per expert, so
         # neither the sampling order (models) nor the gold checks appended last show through.
         new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
@@ -462,14 +523,21 @@ def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
                 copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0))
 
 
-def _mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg, rng) -> list[tuple[int, int]]:
-    """Give each expert gold checks so they make up `gold_rate` of their queue in this campaign."""
+def _mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg) -> list[tuple[int, int]]:
+    """Give each expert gold checks making up `gold_rate` of their queue in this campaign, in expectation.
+
+    The count is rounded up or down by a keyed draw per expert (so its mean is exact and it is not
+    a fixed function of the queue length); which gold responses is the expert's own shuffle.
+    """
     rate = min(campaign.gold_rate, 0.95)
     gold = [(pk, item) for pk, item, g, _ in responses if g]
     new = []
     for s in states:
         real = load[s.user_id] - gold_load[s.user_id]
-        want = int(round(rate / (1 - rate) * real)) - gold_load[s.user_id]
+        exact = rate / (1 - rate) * real
+        whole = int(exact)
+        total = whole + (keyed_uniform("bulk-gold", campaign.seed, campaign.pk, s.user_id, real) < exact - whole)
+        want = total - gold_load[s.user_id]
         options = [
             (pk, item)
             for pk, item in gold
@@ -477,8 +545,8 @@ def _mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cf
             and (not item_info[item][0] or s.tier >= campaign.min_tier_for_hard)
             and _qualified_for(s.qualified_dims, item_info[item][2], cfg.qualification_per_dimension)
         ]
-        rng.shuffle(options)
-        for pk, _ in options[: max(0, min(want, s.capacity - s.open_count))]:
+        options.sort(key=lambda o: expert_order(campaign.seed, s.user_id, o[0]))
+        for pk, _item in options[: max(0, min(want, s.capacity - s.open_count))]:
             new.append((pk, s.user_id))
             taken[pk].add(s.user_id)
             s.open_count += 1

@@ -1,4 +1,9 @@
-"""Creating campaigns: blind tests sampled from a dataset version, and calibration sets with gold labels."""
+"""Creating campaigns: blind tests sampled from a dataset version; calibration sets and gold sets with gold labels.
+
+Gold sets and calibration sets are kept disjoint: an expert sees the gold verdict of every
+calibration response they missed, so a hidden gold check drawn from a calibration set would be
+recognised (same question, byte-identical text) and its whole gold vector known.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,8 @@ from typing import IO
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     Campaign,
@@ -142,7 +149,7 @@ def create_campaign(
     if reservation_timeout <= timedelta(0):
         errors["reservation_timeout"] = "must be positive"
     if gold_rate > 0 and gold_source is None:
-        errors["gold_source"] = "a gold rate needs a calibration set to draw gold checks from"
+        errors["gold_source"] = _("a gold rate needs a gold set to draw hidden gold checks from")
     if errors:
         raise ValidationError(errors)
     version = get_version(dataset_name, version_label)
@@ -172,7 +179,13 @@ def create_campaign(
     if not responses:
         raise ValidationError({"models": "the sample holds no response of the chosen models"})
     sampled_ids = {r for r, _ in responses}
-    gold_rows = [g for g in gold_rows if g[0] not in sampled_ids]
+    # A gold check must never repeat a response the expert may also get as ordinary work (same
+    # response, or the same text to the same question): seeing it twice would mark it.
+    sampled_texts = set(ModelResponse.objects.filter(pk__in=sampled_ids).values_list("question_id", "text")) if gold_rows else set()
+    gold_texts = {
+        pk: (qid, text) for pk, qid, text in ModelResponse.objects.filter(pk__in=[g[0] for g in gold_rows]).values_list("pk", "question_id", "text")
+    }
+    gold_rows = [g for g in gold_rows if g[0] not in sampled_ids and gold_texts[g[0]] not in sampled_texts]
     rng = np.random.default_rng([seed, 1])
     order = rng.permutation(len(responses) + len(gold_rows))
     with transaction.atomic():
@@ -205,32 +218,85 @@ def create_campaign(
         ]
         rows += [
             CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=True, order_key=int(order[len(responses) + i]))
-            for i, (resp, item, _) in enumerate(gold_rows)
+            for i, (resp, item, _labels) in enumerate(gold_rows)
         ]
         created = CampaignResponse.objects.bulk_create(rows, batch_size=1000)
         labels = []
-        for cr, (_, _, gold) in zip(created[len(responses):], gold_rows):
+        for cr, (_resp, _item, gold) in zip(created[len(responses):], gold_rows):
             labels += [GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl) for crit, hit, expl in gold]
         GoldLabel.objects.bulk_create(labels, batch_size=1000)
     return CampaignOutcome(campaign, len(responses), len(gold_rows), len(sampled_items), len(eligible))
 
 
 def _gold_rows(source: Campaign, version: DatasetVersion) -> list[tuple[int, int, list[tuple[int, bool, str]]]]:
-    """(response, item, [(criterion, hit, explanation)]) of a calibration set on the same version."""
-    if source.kind != Campaign.Kind.CALIBRATION:
-        raise ValidationError({"gold_source": f"{source.name!r} is not a calibration set"})
+    """(response, item, [(criterion, hit, explanation)]) of a gold set on the same version, disjoint from every calibration set."""
+    if source.kind == Campaign.Kind.CALIBRATION:
+        raise ValidationError(
+            {
+                "gold_source": _(
+                    "%(name)r is a calibration set: hidden gold checks come from a gold set of their own, never from "
+                    "calibration responses, whose gold verdicts experts see in their feedback"
+                )
+                % {"name": source.name}
+            }
+        )
+    if source.kind != Campaign.Kind.GOLD_SET:
+        raise ValidationError({"gold_source": _("%(name)r is not a gold set") % {"name": source.name}})
     if source.version_id != version.pk:
-        raise ValidationError({"gold_source": f"{source.name!r} is on {source.version}, not {version}"})
+        raise ValidationError({"gold_source": _("%(name)r is on %(on)s, not %(version)s") % {"name": source.name, "on": source.version, "version": version}})
     labels = defaultdict(list)
     for cr_id, crit, hit, expl in GoldLabel.objects.filter(campaign_response__campaign=source).values_list(
         "campaign_response_id", "criterion_id", "hit", "explanation"
     ):
         labels[cr_id].append((crit, hit, expl))
-    return [
+    rows = [
         (resp, item, labels[cr_id])
         for cr_id, resp, item in CampaignResponse.objects.filter(campaign=source).order_by("order_key").values_list("pk", "response_id", "item_id")
         if labels[cr_id]
     ]
+    _refuse_overlap([r[0] for r in rows], version=version, other=Campaign.Kind.CALIBRATION, field="gold_source", what=source.name)
+    return rows
+
+
+def gold_overlap(response_ids: list[int], *, version: DatasetVersion, other: str) -> dict[str, int]:
+    """Campaigns of kind `other` on the version's dataset sharing a response with these: {name: responses shared}.
+
+    Shared means the same ModelResponse, or byte-identical text to the same question (a
+    re-imported or duplicated answer is recognised as easily as the original).
+    """
+    mine = list(ModelResponse.objects.filter(pk__in=response_ids).values_list("pk", "question_id", "text"))
+    if not mine:
+        return {}
+    ids = {pk for pk, _, _ in mine}
+    texts = {(qid, text) for _, qid, text in mine}
+    shared: dict[str, set] = defaultdict(set)
+    for name, resp, qid, text in (
+        CampaignResponse.objects.filter(campaign__kind=other, campaign__version__dataset_id=version.dataset_id)
+        .filter(Q(response_id__in=ids) | Q(response__question_id__in={q for q, _ in texts}))
+        .values_list("campaign__name", "response_id", "response__question_id", "response__text")
+    ):
+        if resp in ids or (qid, text) in texts:
+            shared[name].add((qid, text))
+    return {name: len(v) for name, v in sorted(shared.items())}
+
+
+def _refuse_overlap(response_ids: list[int], *, version: DatasetVersion, other: str, field: str, what: str) -> None:
+    overlap = gold_overlap(response_ids, version=version, other=other)
+    if not overlap:
+        return
+    kind = _("calibration set") if other == Campaign.Kind.CALIBRATION else _("gold set")
+    parts = ", ".join(
+        _("%(n)d with %(kind)s %(name)r") % {"n": n, "kind": kind, "name": name} for name, n in overlap.items()
+    )
+    raise ValidationError(
+        {
+            field: _(
+                "%(what)s shares responses (the same response, or the same text to the same question) with a %(kind)s: %(parts)s. "
+                "Gold checks and calibration responses must be disjoint, or calibration feedback reveals the hidden gold checks."
+            )
+            % {"what": what, "kind": kind, "parts": parts}
+        }
+    )
 
 
 # --- calibration sets ---------------------------------------------------------------------------
@@ -310,54 +376,110 @@ def create_calibration(
     source: str | Path | IO,
     version_label: str | None = None,
     pass_threshold: float = 0.8,
-    retake_cooldown: timedelta = timedelta(days=7),
+    retake_cooldown: timedelta = timedelta(days=1),
+    max_attempts: int = 2,
+    sitting_size: int | None = None,
     expert_usernames: list[str] | None = None,
     file_name: str | None = None,
     created_by: User | None = None,
 ) -> CampaignOutcome:
-    """Create a calibration set from a gold-label file; every expert of the pool takes every response once."""
+    """Create a calibration set from a gold-label file: each attempt is a sitting of `sitting_size` responses (None: all).
+
+    An expert may make `max_attempts` attempts, each after `retake_cooldown` from the last;
+    a file sharing a response with a gold set is refused (calibration feedback shows gold verdicts).
+    """
     name = (name or "").strip()
     errors = {}
     if not name:
-        errors["name"] = "a calibration needs a name"
+        errors["name"] = _("a calibration needs a name")
     elif Campaign.objects.filter(name=name).exists():
-        errors["name"] = f"a campaign named {name!r} already exists"
+        errors["name"] = _("a campaign named %(name)r already exists") % {"name": name}
     if not (0 < pass_threshold <= 1):
-        errors["pass_threshold"] = f"must be in (0, 1], not {pass_threshold}"
+        errors["pass_threshold"] = _("must be in (0, 1], not %(value)s") % {"value": pass_threshold}
     if retake_cooldown < timedelta(0):
-        errors["retake_cooldown"] = "must not be negative"
+        errors["retake_cooldown"] = _("must not be negative")
+    if not isinstance(max_attempts, int) or max_attempts < 1:
+        errors["max_attempts"] = _("must be at least 1, not %(value)s") % {"value": max_attempts}
+    if sitting_size is not None and sitting_size < 1:
+        errors["sitting_size"] = _("must be at least 1 (or empty for the whole set), not %(value)s") % {"value": sitting_size}
     if errors:
         raise ValidationError(errors)
     version = get_version(dataset_name, version_label)
     gold = parse_gold_file(source, version=version, name=file_name)
+    if sitting_size is not None and sitting_size > len(gold):
+        raise ValidationError(
+            {"sitting_size": _("a sitting of %(size)d is larger than the set's %(n)d responses") % {"size": sitting_size, "n": len(gold)}}
+        )
+    _refuse_overlap([g[0] for g in gold], version=version, other=Campaign.Kind.GOLD_SET, field="source", what=_("The calibration file"))
     pool = resolve_expert_pool(expert_usernames)
     if not pool:
-        raise ValidationError({"experts": "the expert pool is empty: no active user holds the expert role"})
-    rng = np.random.default_rng(0)
-    order = rng.permutation(len(gold))
+        raise ValidationError({"experts": _("the expert pool is empty: no active user holds the expert role")})
     with transaction.atomic():
-        campaign = Campaign.objects.create(
-            name=name,
-            kind=Campaign.Kind.CALIBRATION,
-            version=version,
-            sample_fraction=1.0,
-            overlap=1,
-            pass_threshold=pass_threshold,
-            reservation_timeout=timedelta(days=1),
-            created_by=created_by,
+        campaign = _labelled_set(
+            name=name, kind=Campaign.Kind.CALIBRATION, version=version, gold=gold, pass_threshold=pass_threshold, created_by=created_by
         )
         campaign.experts.set(pool)
-        campaign.language_models.set(
-            LanguageModel.objects.filter(responses__in=[g[0] for g in gold]).distinct()
-        )
-        CampaignSettings.objects.create(campaign=campaign, requires_qualification=False, retake_cooldown=retake_cooldown)
-        created = CampaignResponse.objects.bulk_create(
-            [CampaignResponse(campaign=campaign, response_id=resp, item_id=item, order_key=int(order[i])) for i, (resp, item, _) in enumerate(gold)]
-        )
-        GoldLabel.objects.bulk_create(
-            [GoldLabel(campaign_response=cr, criterion_id=c, hit=h, explanation=e) for cr, (_, _, rows) in zip(created, gold) for c, h, e in rows]
+        CampaignSettings.objects.create(
+            campaign=campaign,
+            requires_qualification=False,
+            retake_cooldown=retake_cooldown,
+            max_attempts=max_attempts,
+            sitting_size=sitting_size,
         )
     return CampaignOutcome(campaign, len(gold), len(gold), len({g[1] for g in gold}), len(pool))
+
+
+def create_gold_set(
+    *,
+    name: str,
+    dataset_name: str,
+    source: str | Path | IO,
+    version_label: str | None = None,
+    file_name: str | None = None,
+    created_by: User | None = None,
+) -> CampaignOutcome:
+    """Create a gold set (responses with known verdicts) that blind tests draw hidden gold checks from; nobody works in it.
+
+    Same file format as a calibration set; a file sharing a response with a calibration set is refused.
+    """
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": _("a gold set needs a name")})
+    if Campaign.objects.filter(name=name).exists():
+        raise ValidationError({"name": _("a campaign named %(name)r already exists") % {"name": name}})
+    version = get_version(dataset_name, version_label)
+    gold = parse_gold_file(source, version=version, name=file_name)
+    _refuse_overlap([g[0] for g in gold], version=version, other=Campaign.Kind.CALIBRATION, field="source", what=_("The gold file"))
+    with transaction.atomic():
+        campaign = _labelled_set(name=name, kind=Campaign.Kind.GOLD_SET, version=version, gold=gold, created_by=created_by)
+        CampaignSettings.objects.create(campaign=campaign, requires_qualification=False)
+    return CampaignOutcome(campaign, len(gold), len(gold), len({g[1] for g in gold}), 0)
+
+
+def _labelled_set(*, name: str, kind: str, version: DatasetVersion, gold: list, created_by: User | None, pass_threshold: float = 0.8) -> Campaign:
+    """A campaign holding the gold-labelled responses of a parsed file (inside the caller's transaction)."""
+    order = np.random.default_rng(0).permutation(len(gold))
+    campaign = Campaign.objects.create(
+        name=name,
+        kind=kind,
+        version=version,
+        sample_fraction=1.0,
+        overlap=1,
+        pass_threshold=pass_threshold,
+        reservation_timeout=timedelta(days=1),
+        created_by=created_by,
+    )
+    campaign.language_models.set(LanguageModel.objects.filter(responses__in=[g[0] for g in gold]).distinct())
+    created = CampaignResponse.objects.bulk_create(
+        [
+            CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=kind == Campaign.Kind.GOLD_SET, order_key=int(order[i]))
+            for i, (resp, item, _rows) in enumerate(gold)
+        ]
+    )
+    GoldLabel.objects.bulk_create(
+        [GoldLabel(campaign_response=cr, criterion_id=c, hit=h, explanation=e) for cr, (_resp, _item, rows) in zip(created, gold) for c, h, e in rows]
+    )
+    return campaign
 
 
 def set_campaign_status(*, campaign: Campaign, status: str) -> Campaign:

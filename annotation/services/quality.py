@@ -3,6 +3,11 @@
 `after_submit` runs inside the workspace's submit transaction. What it computes about gold is
 written to admin-only rows (CalibrationResult feedback is shown to an expert only for a
 calibration they finished; hidden gold checks are never revealed).
+
+Nothing an expert can notice changes at the submission of a hidden gold check: the gold check
+only schedules a decision 1–5 blind-test submissions later (a keyed draw). At that later
+submission, whatever it is, the rolling gold accuracy is computed without it and the expert is
+paused if it is too low; tier and certificate follow from those figures.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from annotation.models import (
     QualityPolicy,
     TierChange,
 )
-from annotation.services.assignment import campaign_settings
+from annotation.services.assignment import calibration_sitting, calibration_state, campaign_settings, keyed_uniform
 from heartbench_core.models import User
 from heartbench_core.taxonomy import dimension_of, english_name
 
@@ -65,11 +70,22 @@ def after_submit(*, assignment: Assignment) -> None:
                 status=Assignment.Status.SUBMITTED,
                 campaign_response__campaign__kind=Campaign.Kind.BLIND_TEST,
             ).count()
-            if cr.is_gold:
-                _update_gold_accuracy(profile=profile, quality=quality, campaign=campaign, policy=policy)
+            if quality.gold_decision_due is not None and quality.submitted >= quality.gold_decision_due:
+                quality.gold_decision_due = None
+                _update_gold_accuracy(profile=profile, quality=quality, policy=policy, leave_out=assignment.pk)
+            if cr.is_gold and quality.gold_decision_due is None:
+                quality.gold_decision_due = quality.submitted + gold_decision_delay(expert.pk, quality.submitted)
         quality.save()
         recompute_tier(profile=profile, quality=quality, policy=policy)
         update_certificate(quality=quality, policy=policy)
+
+
+GOLD_DECISION_MAX_DELAY = 5
+
+
+def gold_decision_delay(expert_id: int, submitted: int) -> int:
+    """Further blind-test submissions (1…5) before the decision a gold check schedules; keyed, reproducible per expert."""
+    return 1 + int(keyed_uniform("gold-decision", expert_id, submitted) * GOLD_DECISION_MAX_DELAY)
 
 
 def _profile_and_quality(expert: User) -> tuple[ExpertProfile, ExpertQuality]:
@@ -121,18 +137,23 @@ def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[d
 
 
 def _maybe_finish_calibration(*, expert: User, campaign: Campaign, quality: ExpertQuality) -> None:
-    total = CampaignResponse.objects.filter(campaign=campaign).count()
-    mine = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign)
-    submitted_ids = list(mine.filter(status=Assignment.Status.SUBMITTED).values_list("pk", flat=True))
-    if len(submitted_ids) < total:
+    """Score the attempt under way once every response of its sitting is submitted."""
+    # The expert's profile row is locked, so two submissions finishing one attempt at once score it once.
+    list(ExpertProfile.objects.select_for_update().filter(user_id=expert.pk).values_list("pk", flat=True))
+    state = calibration_state(expert=expert, campaign=campaign)
+    if not state.in_progress:
         return
-    previous = CalibrationResult.objects.select_for_update().filter(campaign=campaign, expert=expert).order_by("-attempt").first()
-    # A finished attempt is scored once; its assignments are removed only when a retake begins.
-    if previous is not None and previous.completed_at >= max(
-        mine.values_list("reserved_at", flat=True), default=previous.completed_at
-    ):
+    sitting = calibration_sitting(expert=expert, campaign=campaign, attempt=state.attempts + 1)
+    submitted = dict(
+        Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign, status=Assignment.Status.SUBMITTED).values_list(
+            "campaign_response_id", "pk"
+        )
+    )
+    if any(pk not in submitted for pk in sitting):
         return
-    result = score_calibration(expert=expert, campaign=campaign, assignment_ids=submitted_ids, attempt=(previous.attempt + 1) if previous else 1)
+    result = score_calibration(
+        expert=expert, campaign=campaign, assignment_ids=[submitted[pk] for pk in sitting], attempt=state.attempts + 1, campaign_responses=sitting
+    )
     if result.passed:
         quality.calibration_score = max(result.score or 0.0, quality.calibration_score or 0.0)
     else:
@@ -141,11 +162,14 @@ def _maybe_finish_calibration(*, expert: User, campaign: Campaign, quality: Expe
             expert=expert,
             campaign=campaign,
             message=f"{expert.get_username()} scored {_pct(result.score)} on calibration {campaign.name} "
-            f"({result.agreed} of {result.compared} criteria agreed with gold; pass mark {_pct(result.threshold)}).",
+            f"({result.agreed} of {result.compared} criteria agreed with gold; pass mark {_pct(result.threshold)}; "
+            f"attempt {result.attempt} of {state.max_attempts}).",
         )
 
 
-def score_calibration(*, expert: User, campaign: Campaign, assignment_ids: list[int], attempt: int) -> CalibrationResult:
+def score_calibration(
+    *, expert: User, campaign: Campaign, assignment_ids: list[int], attempt: int, campaign_responses: list[int] | None = None
+) -> CalibrationResult:
     """Score one finished attempt against gold, per dimension too, and grant the qualifications it earns."""
     totals, rows = compare_with_gold(assignment_ids)
     threshold = campaign.pass_threshold
@@ -172,6 +196,7 @@ def score_calibration(*, expert: User, campaign: Campaign, assignment_ids: list[
         passed=passed,
         per_dimension=per_dim,
         feedback=rows,
+        campaign_responses=campaign_responses or [],
     )
     grants = ([""] if passed else []) + [dim for dim, d in per_dim.items() if d["passed"]]
     for dim in grants:
@@ -183,13 +208,15 @@ def score_calibration(*, expert: User, campaign: Campaign, assignment_ids: list[
     return result
 
 
-def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, campaign: Campaign, policy: QualityPolicy) -> None:
+def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, policy: QualityPolicy, leave_out: int) -> None:
+    """Rolling gold accuracy over the last gold checks except `leave_out` (the submission the decision lands on); pause if too low."""
     recent = list(
         Assignment.objects.filter(expert=profile.user, status=Assignment.Status.SUBMITTED, campaign_response__is_gold=True)
+        .exclude(pk=leave_out)
         .order_by("-submitted_at", "-id")
-        .values_list("pk", flat=True)[: policy.gold_window]
+        .values_list("pk", "campaign_response__campaign_id")[: policy.gold_window]
     )
-    totals, _ = compare_with_gold(recent)
+    totals, _rows = compare_with_gold([pk for pk, _campaign in recent])
     quality.gold_accuracy = totals.score
     quality.gold_checks = len(recent)
     quality.gold_criteria = totals.compared
@@ -209,7 +236,7 @@ def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, cam
         AdminAlert.objects.create(
             kind=AdminAlert.Kind.GOLD_ACCURACY,
             expert=profile.user,
-            campaign=campaign,
+            campaign_id=recent[0][1],
             message=f"{profile.user.get_username()} was paused: {reason[len('Paused automatically: '):]}",
         )
 

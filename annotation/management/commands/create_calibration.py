@@ -6,7 +6,7 @@ from heartbench_core.management.commands._base import ImportCommand
 
 class Command(ImportCommand):
     help = (
-        "Create a calibration set from a gold-label file: one JSON line per response, "
+        "Create a calibration set (it must share no response with a gold set) from a gold-label file: one JSON line per response, "
         '{"question_id", "model", "labels": [{"position", "hit", "explanation"}]}. Prints the number of responses.'
     )
 
@@ -16,7 +16,9 @@ class Command(ImportCommand):
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--version", dest="version_label", metavar="LABEL")
         parser.add_argument("--pass", dest="pass_threshold", type=float, default=0.8, help="pass mark in (0, 1] (default 0.8)")
-        parser.add_argument("--cooldown-days", type=float, default=7.0, help="wait before a failed attempt may be retaken")
+        parser.add_argument("--cooldown-days", type=float, default=1.0, help="wait before a failed attempt may be retaken (default 1)")
+        parser.add_argument("--max-attempts", type=int, default=2, help="attempts an expert may make (default 2)")
+        parser.add_argument("--sitting-size", type=int, default=None, help="responses per attempt (default: the whole set)")
         parser.add_argument("--experts", help="comma-separated usernames (default: every active expert)")
 
     def handle(self, *args, **o):
@@ -28,6 +30,8 @@ class Command(ImportCommand):
             source=o["path"],
             pass_threshold=o["pass_threshold"],
             retake_cooldown=timedelta(days=o["cooldown_days"]),
+            max_attempts=o["max_attempts"],
+            sitting_size=o["sitting_size"],
             expert_usernames=[u.strip() for u in o["experts"].split(",") if u.strip()] if o["experts"] else None,
         )
         self.stdout.write(str(outcome.responses))

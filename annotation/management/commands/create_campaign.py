@@ -17,7 +17,7 @@ class Command(ImportCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--experts", help="comma-separated usernames (default: every active expert)")
         parser.add_argument("--timeout-hours", type=float, default=2.0, help="reservation timeout (default 2)")
-        parser.add_argument("--gold-from", help="calibration set to draw hidden gold checks from")
+        parser.add_argument("--gold-from", help="gold set to draw hidden gold checks from (see create_gold_set)")
         parser.add_argument("--gold-rate", type=float, default=0.0, help="share of gold checks in each expert's queue")
         parser.add_argument("--min-tier-for-hard", type=int, default=1)
         parser.add_argument("--piece-rate", default="0", help="payment per submitted response")

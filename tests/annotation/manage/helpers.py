@@ -75,3 +75,25 @@ def judge(assignment, *, wrong: int = 0):
     assignment.refresh_from_db()
     after_submit(assignment=assignment)
     return len(criteria)
+
+
+def age_calibration(expert, campaign, *, days: float) -> None:
+    """Move an expert's finished calibration attempts and their work `days` into the past (as if the cooldown had run)."""
+    from datetime import timedelta
+
+    from django.db.models import F
+
+    from annotation.models import Assignment, CalibrationResult
+
+    delta = timedelta(days=days)
+    CalibrationResult.objects.filter(expert=expert, campaign=campaign).update(completed_at=F("completed_at") - delta)
+    Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).update(
+        reserved_at=F("reserved_at") - delta, submitted_at=F("submitted_at") - delta
+    )
+
+
+def gold_set(version, name="Gold pool", picks=(("dm0005", "demo-model-aurora"), ("dm0005", "demo-model-borealis"), ("dm0006", "demo-model-cirrus"))):
+    """A gold set (the pool of hidden gold checks) on the demo items, disjoint from `gold_file`'s default calibration picks."""
+    from annotation.services.campaigns import create_gold_set
+
+    return create_gold_set(name=name, dataset_name="demo", source=gold_file(version, picks=picks)).campaign

@@ -1,8 +1,6 @@
-from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.utils import timezone
 
 from annotation.models import AdminAlert, Assignment, CalibrationResult, ExpertProfile, ExpertQuality, GoldLabel, Qualification
 from annotation.services.assignment import assign_next_response
@@ -10,7 +8,7 @@ from annotation.services.campaigns import create_calibration
 from heartbench_core.jsonl import InputFileError
 from tests.factories import demo_responses, demo_version
 
-from .helpers import gold_file, judge
+from .helpers import age_calibration, gold_file, judge
 
 pytestmark = pytest.mark.django_db
 
@@ -68,7 +66,7 @@ def test_no_result_until_every_response_is_submitted(cast, calibration):
 def test_a_failed_calibration_can_be_retaken_only_after_the_cooldown(cast, calibration):
     take(cast.expert, calibration, wrong=3)
     assert assign_next_response(expert=cast.expert, campaign=calibration) is None
-    CalibrationResult.objects.update(completed_at=timezone.now() - timedelta(days=8))
+    age_calibration(cast.expert, calibration, days=1.5)
     take(cast.expert, calibration)
     results = list(CalibrationResult.objects.filter(expert=cast.expert).order_by("attempt"))
     assert [(r.attempt, r.passed) for r in results] == [(1, False), (2, True)]
@@ -77,7 +75,7 @@ def test_a_failed_calibration_can_be_retaken_only_after_the_cooldown(cast, calib
 
 def test_a_passed_calibration_is_not_retaken(cast, calibration):
     take(cast.expert, calibration)
-    CalibrationResult.objects.update(completed_at=timezone.now() - timedelta(days=30))
+    age_calibration(cast.expert, calibration, days=30)
     assert assign_next_response(expert=cast.expert, campaign=calibration) is None
 
 

@@ -2,10 +2,10 @@ import pytest
 
 from annotation.models import AdminAlert, Assignment, ExpertProfile, ExpertQuality, QualityPolicy
 from annotation.services.assignment import assign_next_response, bulk_assign
-from annotation.services.campaigns import create_calibration, create_campaign
+from annotation.services.campaigns import create_campaign
 from tests.factories import demo_responses, demo_version
 
-from .helpers import MODELS, gold_file, judge, qualify
+from .helpers import MODELS, gold_set, judge, qualify
 
 pytestmark = pytest.mark.django_db
 
@@ -14,11 +14,9 @@ pytestmark = pytest.mark.django_db
 def gold_campaign(cast):
     version = demo_version()
     demo_responses()
-    calibration = create_calibration(
-        name="Calibration A",
-        dataset_name="demo",
-        source=gold_file(version, picks=[("dm0001", "demo-model-aurora"), ("dm0002", "demo-model-aurora"), ("dm0003", "demo-model-aurora"), ("dm0004", "demo-model-aurora")]),
-    ).campaign
+    pool = gold_set(
+        version, picks=[("dm0001", "demo-model-aurora"), ("dm0002", "demo-model-aurora"), ("dm0003", "demo-model-aurora"), ("dm0004", "demo-model-aurora")]
+    )
     qualify(*cast.experts)
     return create_campaign(
         name="Blind with gold",
@@ -26,48 +24,47 @@ def gold_campaign(cast):
         model_names=["demo-model-borealis", "demo-model-cirrus"],
         sample_fraction=1.0,
         overlap=2,
-        gold_source=calibration,
+        gold_source=pool,
         gold_rate=0.5,
         expert_usernames=[e.username for e in cast.experts],
     )
 
 
-def test_gold_checks_are_mixed_in_at_the_campaigns_rate(cast, gold_campaign):
-    assert gold_campaign.gold == 4 and gold_campaign.responses == 12
-    campaign = gold_campaign.campaign
+def take_all(expert, campaign, *, wrong_on_gold=0):
+    """Pull and submit until nothing is left (or the expert is paused); return the is_gold flag of each pull."""
     kinds = []
-    for _ in range(6):
-        a = assign_next_response(expert=cast.expert, campaign=campaign)
+    while (a := assign_next_response(expert=expert, campaign=campaign)) is not None:
         kinds.append(a.campaign_response.is_gold)
-        judge(a)
-    assert kinds.count(True) == 3
+        judge(a, wrong=wrong_on_gold if a.campaign_response.is_gold else 0)
+    return kinds
+
+
+def test_gold_checks_are_mixed_into_the_queue(cast, gold_campaign):
+    assert gold_campaign.gold == 4 and gold_campaign.responses == 12
+    kinds = take_all(cast.expert, gold_campaign.campaign)
+    assert 0 < kinds.count(True) <= 4 and kinds.count(False) == 12
 
 
 def test_an_expert_below_the_gold_threshold_is_paused_and_an_admin_alert_is_raised(cast, gold_campaign):
     QualityPolicy.objects.update_or_create(pk=1, defaults={"gold_min_checks": 2, "gold_pause_below": 0.7})
     campaign = gold_campaign.campaign
-    for _ in range(8):
-        a = assign_next_response(expert=cast.expert, campaign=campaign)
-        if a is None:
-            break
-        judge(a, wrong=4 if a.campaign_response.is_gold else 0)
+    kinds = take_all(cast.expert, campaign, wrong_on_gold=4)
+    assert kinds.count(True) >= 2
     profile = ExpertProfile.objects.get(user=cast.expert)
     assert profile.availability == "paused"
     assert "quality checks" in profile.availability_reason
     alert = AdminAlert.objects.get(kind="gold_accuracy", expert=cast.expert)
-    assert "paused" in alert.message
+    assert "paused" in alert.message and alert.campaign == campaign
     assert ExpertQuality.objects.get(profile=profile).gold_accuracy < 0.7
     assert assign_next_response(expert=cast.expert, campaign=campaign) is None
 
 
 def test_an_accurate_expert_is_not_paused(cast, gold_campaign):
     QualityPolicy.objects.update_or_create(pk=1, defaults={"gold_min_checks": 2})
-    campaign = gold_campaign.campaign
-    for _ in range(8):
-        a = assign_next_response(expert=cast.expert, campaign=campaign)
-        judge(a)
+    take_all(cast.expert, gold_campaign.campaign)
     assert ExpertProfile.objects.get(user=cast.expert).availability == "active"
-    assert ExpertQuality.objects.get(profile__user=cast.expert).gold_accuracy == 1.0
+    quality = ExpertQuality.objects.get(profile__user=cast.expert)
+    assert quality.gold_accuracy == 1.0 and quality.gold_checks >= 1
     assert not AdminAlert.objects.exists()
 
 

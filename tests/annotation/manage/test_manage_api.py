@@ -8,7 +8,7 @@ from annotation.services.assignment import assign_next_response
 from annotation.services.campaigns import create_calibration
 from tests.factories import demo_responses, demo_version
 
-from .helpers import MODELS, demo_campaign, gold_file, judge, qualify
+from .helpers import MODELS, demo_campaign, gold_file, gold_set, judge, qualify
 
 pytestmark = pytest.mark.django_db
 
@@ -130,12 +130,13 @@ def test_calibration_results_show_an_expert_only_their_own_misses(cast, client_f
 def test_nothing_an_expert_can_reach_reveals_gold_checks_or_models(cast, client_for):
     version = demo_version()
     demo_responses()
-    calibration = create_calibration(name="Cal", dataset_name="demo", source=gold_file(version)).campaign
+    create_calibration(name="Cal", dataset_name="demo", source=gold_file(version, picks=[("dm0001", "demo-model-cirrus")]))
+    pool = gold_set(version, picks=[("dm0001", "demo-model-aurora"), ("dm0002", "demo-model-aurora")])
     qualify(*cast.experts)
     from annotation.services.campaigns import create_campaign
 
     campaign = create_campaign(
-        name="Blind", dataset_name="demo", model_names=MODELS[1:], sample_fraction=1.0, gold_source=calibration, gold_rate=0.5,
+        name="Blind", dataset_name="demo", model_names=MODELS[1:], sample_fraction=1.0, gold_source=pool, gold_rate=0.5,
         expert_usernames=[e.username for e in cast.experts],
     ).campaign
     for _ in range(4):
