@@ -2,36 +2,60 @@
 
 from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, error_response, valid_query
-from heartbench_core.models import Criterion
-from heartbench_core.roles import Role, role_permission
+from heartbench_core.models import Criterion, Dataset, DatasetVersion
+from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from heartbench_core.blindness import refuse_response
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, visible_entries
-from validation.models import Adjudication, AgreementReport, GoldenLabel
+from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.report import DEFAULTS
+from validation.selectors import latest_release_gate
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.imports import import_judgments
+from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 from validation.services.reports import create_agreement_report, request_agreement_report
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
 
 
+EXPLORATORY_NOTICE = _("exploratory: computed with parameters other than the release policy; it does not set the gate")
+
+
 class ReportSummarySerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    agreement_rate = serializers.FloatField(source="gate.agreement_rate", read_only=True, allow_null=True)
-    passed = serializers.BooleanField(source="gate.passed", read_only=True)
+    agreement_rate = serializers.SerializerMethodField()
+    passed = serializers.BooleanField(
+        source="gate.passed", read_only=True, allow_null=True, default=None,
+        help_text="The release decision this report set; null for an exploratory report, which sets none.",
+    )
+    notice = serializers.SerializerMethodField(help_text="Says so when the report is exploratory.")
 
     class Meta:
         model = AgreementReport
-        fields = ["id", "campaign", "judge", "run_label", "parameters", "created_at", "duration_ms", "trigger", "agreement_rate", "passed"]
+        fields = [
+            "id", "campaign", "judge", "run_label", "parameters", "created_at", "duration_ms", "trigger", "agreement_rate",
+            "exploratory", "notice", "passed",
+        ]
+
+    @extend_schema_field(OpenApiTypes.FLOAT)
+    def get_agreement_rate(self, report) -> float | None:
+        return report.result.get("item_agreement_rate")
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_notice(self, report) -> str | None:
+        return str(EXPLORATORY_NOTICE) if report.exploratory else None
 
 
 class ReportSerializer(ReportSummarySerializer):
@@ -44,8 +68,11 @@ class ComputeSerializer(serializers.Serializer):
     run = serializers.CharField(required=False, allow_blank=True)
     resamples = serializers.IntegerField(required=False, default=DEFAULTS["resamples"], min_value=0)
     seed = serializers.IntegerField(required=False, default=DEFAULTS["seed"], min_value=0)
-    threshold = serializers.FloatField(required=False, default=DEFAULTS["threshold"], min_value=0, max_value=1)
-    min_pairs_per_dimension = serializers.IntegerField(required=False, default=DEFAULTS["min_pairs_per_dimension"], min_value=0)
+    # Gate parameters: leave them out to use the dataset's release policy; other values make the report exploratory.
+    threshold = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0, max_value=1)
+    min_pairs_per_dimension = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
+    min_pairs_per_ability = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
+    must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices, required=False, allow_null=True, default=None)
     exclude_catastrophic = serializers.BooleanField(required=False, default=False)
     wait = serializers.BooleanField(required=False, default=False, help_text="Compute now and return the report instead of queueing it.")
 
@@ -250,3 +277,127 @@ class ImportJudgmentsView(FileImportView):
             },
             status=201,
         )
+
+
+class PolicyChangeSerializer(serializers.Serializer):
+    changed_at = serializers.DateTimeField()
+    changed_by = serializers.CharField(source="changed_by.username", default=None, allow_null=True)
+    reason = serializers.CharField()
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField()
+
+
+class ReleasePolicySerializer(serializers.Serializer):
+    dataset = serializers.CharField(source="dataset.name")
+    threshold = serializers.FloatField()
+    min_pairs_per_dimension = serializers.IntegerField()
+    min_pairs_per_ability = serializers.IntegerField()
+    must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
+    is_default = serializers.SerializerMethodField(help_text="True when no admin has set the policy: the defaults apply.")
+    updated_by = serializers.SerializerMethodField()
+    updated_at = serializers.SerializerMethodField()
+    history = serializers.SerializerMethodField(help_text="Every change, newest first, with before, after and the reason.")
+
+    def get_is_default(self, policy) -> bool:
+        return policy.pk is None
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_updated_by(self, policy) -> str | None:
+        return policy.updated_by.username if policy.pk and policy.updated_by else None
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_updated_at(self, policy):
+        return serializers.DateTimeField().to_representation(policy.updated_at) if policy.pk else None
+
+    @extend_schema_field(PolicyChangeSerializer(many=True))
+    def get_history(self, policy):
+        return PolicyChangeSerializer(policy_history(policy.dataset), many=True).data
+
+
+class ReleasePolicyChangeSerializer(serializers.Serializer):
+    threshold = serializers.FloatField(required=False, min_value=0, max_value=1)
+    min_pairs_per_dimension = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)
+    min_pairs_per_ability = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)
+    must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices, required=False)
+    reason = serializers.CharField(help_text="Why the policy changes: kept in its history.")
+
+
+def _dataset(ref: str) -> Dataset:
+    """A dataset by name, or by id when no dataset has that name."""
+    dataset = Dataset.objects.filter(name=ref).first()
+    if dataset is None and ref.isdigit():
+        dataset = Dataset.objects.filter(pk=int(ref)).first()
+    if dataset is None:
+        raise NotFound(_("No such dataset."))
+    return dataset
+
+
+class ReleasePolicyView(APIView):
+    """A dataset's release policy and its history (staff, GET); an admin changes it with a reason (PUT).
+
+    The dataset is named by its name or its id. PUT takes any of the policy fields (the others stay)
+    and a required `reason`; the change is audited with the policy before and after.
+    """
+
+    permission_classes = [role_permission(*STAFF_ROLES)]
+
+    @extend_schema(responses=ReleasePolicySerializer)
+    def get(self, request, name: str):
+        return Response(ReleasePolicySerializer(release_policy_of(_dataset(name))).data)
+
+    @extend_schema(request=ReleasePolicyChangeSerializer, responses=ReleasePolicySerializer)
+    def put(self, request, name: str):
+        if not has_role(request.user, Role.ADMIN):
+            raise PermissionDenied(_("Only an admin changes a release policy."))
+        dataset = _dataset(name)
+        form = ReleasePolicyChangeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        fields = dict(form.validated_data)
+        reason = fields.pop("reason")
+        try:
+            policy = change_release_policy(dataset=dataset, admin=request.user, reason=reason, **fields)
+        except DjangoValidationError as exc:
+            return error_response(exc)
+        return Response(ReleasePolicySerializer(policy).data)
+
+
+class GateSerializer(serializers.ModelSerializer):
+    report = serializers.IntegerField(source="report_id")
+    report_url = serializers.SerializerMethodField()
+    campaign = serializers.CharField(source="campaign.name")
+    min_pairs_per_ability = serializers.IntegerField(source="policy.min_pairs_per_ability", default=None, allow_null=True)
+    must_clear = serializers.CharField(source="policy.must_clear", default=None, allow_null=True)
+    policy = serializers.JSONField(help_text="The release policy the gate was decided under.")
+
+    class Meta:
+        model = ReleaseGate
+        fields = [
+            "passed", "agreement_rate", "ci_low", "threshold", "must_clear", "min_pairs_per_dimension", "min_pairs_per_ability",
+            "reasons", "policy", "report", "report_url", "campaign", "created_at",
+        ]
+
+    def get_report_url(self, gate) -> str:
+        return reverse("validation-report", args=[gate.report_id], request=self.context.get("request"))
+
+
+class VersionGateSerializer(serializers.Serializer):
+    version = serializers.IntegerField(source="version.pk")
+    dataset = serializers.CharField(source="version.dataset.name")
+    label = serializers.CharField(source="version.label")
+    gate = GateSerializer(allow_null=True, help_text="The gate of the newest official report; null when there is none.")
+    current_policy = serializers.JSONField()
+    policy_changed_since = serializers.BooleanField(help_text="The policy now differs from the one the gate was decided under.")
+
+
+class VersionGateView(APIView):
+    """The release decision of a dataset version: the gate of its newest official (non-exploratory) report."""
+
+    permission_classes = [role_permission(*STAFF_ROLES)]
+
+    @extend_schema(responses=VersionGateSerializer)
+    def get(self, request, version_id: int):
+        version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
+        gate = latest_release_gate(version)
+        policy = policy_snapshot(release_policy_of(version.dataset))
+        data = {"version": version, "gate": gate, "current_policy": policy, "policy_changed_since": gate is not None and gate.policy != policy}
+        return Response(VersionGateSerializer(data, context={"request": request}).data)

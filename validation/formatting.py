@@ -59,8 +59,15 @@ def report_table(report) -> str:
     ]
     lines += [f"  {k:<28} {v}" for k, v in rows]
     gate = r["gate"]
-    lines += ["", f"Release gate: {'PASSED' if gate['passed'] else 'FAILED'} (threshold {gate['threshold']}, "
-              f"≥{gate['min_pairs_per_dimension']} pairs per dimension)"]
+    clears = "CI lower bound" if gate.get("must_clear") == "lower_bound" else "agreement"
+    title = "Release gate" if not r.get("exploratory") else "Release gate under these parameters (EXPLORATORY: it does not set the gate)"
+    lines += ["", f"{title}: {'PASSED' if gate['passed'] else 'FAILED'} ({clears} ≥ {gate['threshold']}, "
+              f"≥{gate['min_pairs_per_dimension']} pairs per dimension"
+              + (f", ≥{gate['min_pairs_per_ability']} per ability" if gate.get("min_pairs_per_ability") is not None else "")
+              + f"; 95% CI lower bound {fmt(gate.get('ci_low'))})"]
+    if r.get("exploratory"):
+        lines += ["  exploratory: computed with parameters other than the release policy; it does not set the gate"]
+        lines += [f"  * {reason}" for reason in r.get("exploratory_reasons", [])]
     lines += [f"  - {reason}" for reason in gate["reasons"]]
     for key, title in BREAKDOWNS:
         lines += ["", f"{title:<24}" + "".join(f"{h:>14}" for h in ("pairs", "agreement", "95% CI", "kappa", "AC1", "alpha"))]

@@ -7,6 +7,7 @@ number of units it was computed on; an undefined figure is None and its reason i
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -26,6 +27,19 @@ DRIFT_MIN_PAIRS = 30
 LOW_ALPHA = 0.4
 LOW_ALPHA_MIN_UNITS = 5
 MAX_TIME_POINTS = 30
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """The rules a release gate is decided by: a plain copy of a dataset's `ReleasePolicy`."""
+
+    threshold: float = 0.75
+    min_pairs_per_dimension: int = 30
+    min_pairs_per_ability: int = 10
+    must_clear: str = "point"  # "point": the agreement rate; "lower_bound": the lower end of its 95% CI
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def golden_standard(hits, ratings, k, adjudicated) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,7 +98,10 @@ class _Groups:
         return cls(per_value[index] if index.size else np.zeros(0, np.intp), uniq, [label(u) if label else u for u in uniq])
 
 
-def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: float = 0.75, min_pairs_per_dimension: int = 30) -> dict[str, Any]:
+def compute_report(
+    data, *, resamples: int = 1000, seed: int = 0, threshold: float = 0.75, min_pairs_per_dimension: int = 30,
+    gate_policy: GatePolicy | None = None,
+) -> dict[str, Any]:
     """Every statistic of the agreement report for one campaign (and judge)."""
     hits, ratings = data.unit_counts()
     label, provenance, tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
@@ -177,7 +194,8 @@ def compute_report(data, *, resamples: int = 1000, seed: int = 0, threshold: flo
     out["by_expert"], out["expert_pairs"] = _by_expert(data, label)
     out["over_time"] = _over_time(data, judge)
     out["score_impact"] = _score_impact(data, label, judge)
-    out["gate"] = _gate(out, threshold=threshold, min_pairs=min_pairs_per_dimension)
+    policy = gate_policy or GatePolicy(threshold=threshold, min_pairs_per_dimension=min_pairs_per_dimension)
+    out["gate"] = _gate(out, policy=policy, ci_reason=undefined.get("item_agreement_ci95"))
     out["alerts"] = _alerts(out)
     out["n"] = counts
     out["undefined"] = undefined
@@ -398,23 +416,48 @@ def _score_impact(data, label, judge) -> dict[str, Any]:
     return result
 
 
-def _gate(out, *, threshold: float, min_pairs: int) -> dict[str, Any]:
+def _gate(out, *, policy: GatePolicy, ci_reason: str | None = None) -> dict[str, Any]:
+    """The release decision under a policy: the agreement (or its CI's lower bound) clears the threshold
+    and every dimension and every ability has enough compared pairs. The lower bound is always reported."""
     reasons = []
+    threshold = policy.threshold
     rate = out["item_agreement_rate"]
+    ci = out["item_agreement_ci95"]
+    ci_low = ci[0] if ci else None
     if rate is None:
         reasons.append("the agreement rate is undefined: " + st.NO_PAIRS)
+    elif policy.must_clear == "lower_bound":
+        if ci_low is None:
+            why = ci_reason or "no confidence interval was computed"
+            reasons.append(f"the lower bound of the 95% CI is undefined ({why}), and the policy requires it to clear the threshold")
+        elif ci_low < threshold:
+            reasons.append(
+                f"the lower bound {ci_low:.3f} of the 95% CI (agreement rate {rate:.3f}) is below the threshold {threshold:.2f}"
+            )
     elif rate < threshold:
         reasons.append(f"agreement rate {rate:.3f} is below the threshold {threshold:.2f}")
     by_dim = {r["key"]: r["pairs"] for r in out["by_dimension"]}
     for dim in DIMENSIONS:
-        if by_dim.get(dim, 0) < min_pairs:
-            reasons.append(f"dimension {dim} has {by_dim.get(dim, 0)} compared pairs, fewer than {min_pairs}")
+        if by_dim.get(dim, 0) < policy.min_pairs_per_dimension:
+            reasons.append(f"dimension {dim} has {by_dim.get(dim, 0)} compared pairs, fewer than {policy.min_pairs_per_dimension}")
+    by_ability = {r["key"]: r["pairs"] for r in out["by_ability"]}
+    for ability in ABILITY_LABELS:
+        if by_ability.get(ability, 0) < policy.min_pairs_per_ability:
+            reasons.append(
+                f"ability {english_name(ability)} ({ability}) has {by_ability.get(ability, 0)} compared pairs, "
+                f"fewer than {policy.min_pairs_per_ability}"
+            )
     return {
         "threshold": threshold,
-        "min_pairs_per_dimension": min_pairs,
+        "min_pairs_per_dimension": policy.min_pairs_per_dimension,
+        "min_pairs_per_ability": policy.min_pairs_per_ability,
+        "must_clear": policy.must_clear,
         "agreement_rate": rate,
+        "ci_low": ci_low,
+        "ci95": ci,
         "passed": not reasons,
         "reasons": reasons,
+        "policy": policy.as_dict(),
     }
 
 

@@ -14,12 +14,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connections
 from django.db.models import Count, F, FloatField, Func, Max, Value
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
 from annotation.models import Assignment, Campaign, CampaignResponse, Judgment, UnclearCriterionReport
 from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from heartbench_core.taxonomy import CATASTROPHIC_LABEL, dimension_of
-from validation.models import Adjudication, AgreementReport, GoldenLabel
+from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
 
 
 @dataclass
@@ -459,4 +460,16 @@ def subset_units(data: CampaignArrays, keep: np.ndarray) -> CampaignArrays:
         j_hit=data.j_hit[j_keep],
         j_time=data.j_time[j_keep],
         excluded={**data.excluded, "catastrophic_units": int((~keep).sum())},
+    )
+
+
+def latest_release_gate(version) -> ReleaseGate | None:
+    """The release decision of a dataset version: the gate of its newest official (non-exploratory) report."""
+    return (
+        ReleaseGate.objects.filter(version=version, report__exploratory=False)
+        .select_related("report", "campaign", "version__dataset")
+        .defer("report__result", "report__inputs")  # the whole report can be large; only its counts are shown
+        .annotate(pairs=KT("report__result__pairs"), responses=KT("report__result__responses"))
+        .order_by("-created_at", "-id")
+        .first()
     )

@@ -16,4 +16,6 @@ urlpatterns = [
         name="adjudicate",
     ),
     path("campaigns/<int:campaign_id>/export/<str:what>.<str:fmt>", views.export, name="export"),
+    path("datasets/<str:name>/release-policy/", views.release_policy, name="release-policy"),
+    path("versions/<int:version_id>/gate/", views.version_gate, name="version-gate"),
 ]

@@ -9,22 +9,24 @@ import json
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation.models import Campaign, CampaignResponse, Judgment
-from heartbench_core.models import Criterion
-from heartbench_core.roles import Role, role_required
+from heartbench_core.models import Criterion, Dataset, DatasetVersion
+from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from validation import charts
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, visible_entries
 from validation.formatting import report_csv_rows
-from validation.models import Adjudication, AgreementReport
+from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.report import DEFAULTS
-from validation.selectors import campaigns_with_reports, golden_labels_for_export, judgments_for_export, latest_report
+from validation.selectors import campaigns_with_reports, golden_labels_for_export, judgments_for_export, latest_release_gate, latest_report
 from validation.services.golden import adjudicate, adjudication_queue
+from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 from validation.services.reports import request_agreement_report
 
 ADMIN = (Role.ADMIN,)
@@ -46,7 +48,7 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
     report = (
         get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
     )
-    context = {"campaign": campaign, "report": report, "defaults": DEFAULTS}
+    context = {"campaign": campaign, "report": report, "defaults": DEFAULTS, "policy": release_policy_of(campaign.version.dataset)}
     if report is not None:
         r = report.result
         context.update(
@@ -86,8 +88,11 @@ def compute(request, campaign_id: int):
             "run": request.POST.get("run", "").strip() or None,
             "resamples": int(request.POST.get("resamples") or DEFAULTS["resamples"]),
             "seed": int(request.POST.get("seed") or DEFAULTS["seed"]),
-            "threshold": float(request.POST.get("threshold") or DEFAULTS["threshold"]),
-            "min_pairs_per_dimension": int(request.POST.get("min_pairs_per_dimension") or DEFAULTS["min_pairs_per_dimension"]),
+            # Gate parameters left blank are the release policy's; any other value makes the report exploratory.
+            "threshold": _optional(request.POST.get("threshold"), float),
+            "min_pairs_per_dimension": _optional(request.POST.get("min_pairs_per_dimension"), int),
+            "min_pairs_per_ability": _optional(request.POST.get("min_pairs_per_ability"), int),
+            "must_clear": request.POST.get("must_clear") or None,
             "exclude_catastrophic": request.POST.get("exclude_catastrophic") == "on",
         }
         request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
@@ -231,6 +236,83 @@ def _jsonl_lines(rows):
 def _attachment(response, campaign, what, fmt):
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
     return response
+
+
+def _optional(raw: str | None, kind):
+    """A number typed into a form, or None when the field was left blank."""
+    raw = (raw or "").strip()
+    return kind(raw) if raw else None
+
+
+def _dataset(ref: str) -> Dataset:
+    """A dataset by name, or by id when no dataset has that name."""
+    dataset = Dataset.objects.filter(name=ref).first()
+    if dataset is None and ref.isdigit():
+        dataset = Dataset.objects.filter(pk=int(ref)).first()
+    if dataset is None:
+        raise Http404(_("No such dataset."))
+    return dataset
+
+
+POLICY_FORM_FIELDS = {"threshold": float, "min_pairs_per_dimension": int, "min_pairs_per_ability": int}
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*STAFF_ROLES)
+def release_policy(request, name: str):
+    """A dataset's release policy and its history (staff); admins change it with a reason."""
+    dataset = _dataset(name)
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        if not has_role(request.user, Role.ADMIN):
+            raise PermissionDenied(_("Only an admin changes a release policy."))
+        fields = {}
+        for field, kind in POLICY_FORM_FIELDS.items():
+            try:
+                value = _optional(request.POST.get(field), kind)
+            except ValueError:
+                errors[field] = [_("must be a number")]
+                continue
+            if value is not None:
+                fields[field] = value
+        if must_clear := request.POST.get("must_clear"):
+            fields["must_clear"] = must_clear
+        if not errors:
+            try:
+                change_release_policy(dataset=dataset, admin=request.user, reason=request.POST.get("reason", ""), **fields)
+            except ValidationError as exc:
+                errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+            else:
+                messages.success(request, _("Release policy changed; the change and its reason are in the history."))
+                return redirect("validation:release-policy", name=dataset.name)
+    context = {
+        "dataset": dataset,
+        "policy": release_policy_of(dataset),
+        "history": policy_history(dataset),
+        "clears": ReleasePolicy.Clears.choices,
+        "can_edit": has_role(request.user, Role.ADMIN),
+        "errors": errors,
+        "post": request.POST,
+    }
+    return render(request, "validation/release_policy.html", context, status=400 if errors else 200)
+
+
+@require_safe
+@role_required(*STAFF_ROLES)
+def version_gate(request, version_id: int):
+    """The release decision of a dataset version (a partial for the version page when htmx asks)."""
+    version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
+    gate = latest_release_gate(version)
+    policy = policy_snapshot(release_policy_of(version.dataset))
+    context = {
+        "version": version,
+        "gate": gate,
+        "policy": policy,
+        "policy_changed": gate is not None and gate.policy != policy,
+        "can_see_report": has_role(request.user, Role.ADMIN),
+    }
+    template = "validation/partials/version_gate.html" if request.htmx else "validation/version_gate.html"
+    return render(request, template, context)
 
 
 def _queue_rows(entries, campaign_id: int):

@@ -121,7 +121,7 @@ def _validation_pieces(world: World) -> None:
     from validation.services.reports import create_agreement_report
 
     report = create_agreement_report(campaign=world.objects["campaign"], resamples=50)
-    world.values.update(report_id=report.pk, report_pk=report.pk)
+    world.values.update(report_id=report.pk, report_pk=report.pk, version_id=world.objects["version"].pk)
 
 
 def _campaign_management_pieces(world: World) -> None:

@@ -121,11 +121,19 @@ class TestStorage:
             report.save()
         assert AgreementReport.objects.get(pk=report.pk).result["pairs"] > 0
 
-    def test_the_gate_is_recorded_on_the_dataset_version_and_is_configurable(self, cast):
+    def test_the_gate_is_recorded_on_the_dataset_version_under_its_release_policy(self, cast):
+        from validation.services.release import change_release_policy
+
         campaign = blind_test(cast)
-        strict = create_agreement_report(campaign=campaign, resamples=20, threshold=0.99, min_pairs_per_dimension=0)
-        lenient = create_agreement_report(campaign=campaign, resamples=20, threshold=0.5, min_pairs_per_dimension=1)
-        sparse = create_agreement_report(campaign=campaign, resamples=20, threshold=0.5, min_pairs_per_dimension=10_000)
+        dataset = campaign.version.dataset
+
+        def official(**policy):
+            change_release_policy(dataset=dataset, admin=cast.admin, reason="test", **policy)
+            return create_agreement_report(campaign=campaign)
+
+        strict = official(threshold=0.99, min_pairs_per_dimension=0, min_pairs_per_ability=0)
+        lenient = official(threshold=0.5, min_pairs_per_dimension=1, min_pairs_per_ability=1)
+        sparse = official(min_pairs_per_dimension=10_000)
         gates = {g.report_id: g for g in ReleaseGate.objects.filter(version=campaign.version)}
         assert gates[strict.pk].passed is False and "below the threshold" in gates[strict.pk].reasons[0]
         assert gates[lenient.pk].passed is True and gates[lenient.pk].reasons == []

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.validation.builders import blind_test
-from validation.models import AgreementReport
+from validation.models import AgreementReport, ReleaseGate
 from validation.services.reports import create_agreement_report
 
 
@@ -87,7 +87,8 @@ class TestDashboard:
             )
         assert response.status_code == 302
         newest = AgreementReport.objects.order_by("-id").first()
-        assert newest.parameters["resamples"] == 40 and newest.gate.threshold == 0.6 and newest.trigger == "page"
+        assert newest.parameters["resamples"] == 40 and newest.parameters["threshold"] == 0.6 and newest.trigger == "page"
+        assert newest.exploratory and not ReleaseGate.objects.filter(report=newest).exists()  # not the release policy's parameters
 
     def test_bad_form_values_are_reported_and_nothing_is_queued(self, cast, campaign, client_for):
         response = client_for(cast.admin).post(

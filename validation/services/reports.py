@@ -1,4 +1,9 @@
-"""Agreement reports: compute one (command, background job) and record the release gate."""
+"""Agreement reports: compute one (command, background job) and record the release gate.
+
+A report is official only when computed with the dataset's release policy (threshold, minimum pairs,
+what must clear the threshold) and the default resamples and seed, on every criterion. Any other
+report is exploratory: it is stored and shown, marked as such, and never sets the release gate.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,14 @@ from datetime import datetime, timezone as dt_timezone
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
-from validation.models import AgreementReport, ReleaseGate
-from validation.report import DEFAULTS, compute_report
+from validation.models import AgreementReport, ReleaseGate, ReleasePolicy
+from validation.report import DEFAULTS, GatePolicy, compute_report
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
 from validation.services.golden import refresh_golden_labels
+from validation.services.release import policy_snapshot, release_policy_of
 
 MAX_RESAMPLES = 100_000
 
@@ -21,29 +28,60 @@ def clean_parameters(
     *,
     resamples: int = DEFAULTS["resamples"],
     seed: int = DEFAULTS["seed"],
-    threshold: float = DEFAULTS["threshold"],
-    min_pairs_per_dimension: int = DEFAULTS["min_pairs_per_dimension"],
+    threshold: float | None = None,
+    min_pairs_per_dimension: int | None = None,
+    min_pairs_per_ability: int | None = None,
+    must_clear: str | None = None,
     exclude_catastrophic: bool = False,
 ) -> dict:
-    """Check a report's parameters; raise ValidationError naming the bad one."""
+    """Check a report's parameters; raise ValidationError naming the bad one. None means "the release policy's"."""
     errors = {}
     if not isinstance(resamples, int) or not 0 <= resamples <= MAX_RESAMPLES:
         errors["resamples"] = f"must be an integer from 0 to {MAX_RESAMPLES}"
     if not isinstance(seed, int) or seed < 0:
         errors["seed"] = "must be a non-negative integer"
-    if not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+    if threshold is not None and (not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1):
         errors["threshold"] = "must be a number from 0 to 1"
-    if not isinstance(min_pairs_per_dimension, int) or min_pairs_per_dimension < 0:
+    if min_pairs_per_dimension is not None and (not isinstance(min_pairs_per_dimension, int) or min_pairs_per_dimension < 0):
         errors["min_pairs_per_dimension"] = "must be a non-negative integer"
+    if min_pairs_per_ability is not None and (not isinstance(min_pairs_per_ability, int) or min_pairs_per_ability < 0):
+        errors["min_pairs_per_ability"] = "must be a non-negative integer"
+    if must_clear is not None and must_clear not in ReleasePolicy.Clears.values:
+        errors["must_clear"] = "choose one of: " + ", ".join(ReleasePolicy.Clears.values)
     if errors:
         raise ValidationError(errors)
     return {
         "resamples": resamples,
         "seed": seed,
-        "threshold": float(threshold),
+        "threshold": None if threshold is None else float(threshold),
         "min_pairs_per_dimension": min_pairs_per_dimension,
+        "min_pairs_per_ability": min_pairs_per_ability,
+        "must_clear": must_clear,
         "exclude_catastrophic": bool(exclude_catastrophic),
     }
+
+
+def apply_release_policy(params: dict, policy: ReleasePolicy) -> tuple[dict, list[str]]:
+    """Fill the gate parameters left unset from the policy; return them and why the report is exploratory (empty: official)."""
+    rules = policy_snapshot(policy)
+    params = {**params, **{k: v for k, v in rules.items() if params.get(k) is None}}
+    reasons = []
+    for name, value in rules.items():
+        if params[name] != value:
+            reasons.append(_("%(name)s %(value)s instead of the release policy's %(policy)s") % {
+                "name": name, "value": params[name], "policy": value,
+            })
+    for name in ("resamples", "seed"):
+        if params[name] != DEFAULTS[name]:
+            # A different seed or resample count could be tried until the lower bound clears.
+            reasons.append(_("%(name)s %(value)s instead of the default %(default)s") % {
+                "name": name, "value": params[name], "default": DEFAULTS[name],
+            })
+    if params.get("exclude_catastrophic"):
+        reasons.append(_("the catastrophic criteria are left out"))
+    if params.get("post_discussion"):
+        reasons.append(_("post-discussion verdicts replace the blind ones"))
+    return params, reasons
 
 
 def create_agreement_report(
@@ -60,8 +98,9 @@ def create_agreement_report(
     The golden labels are refreshed and the report and its release gate are written in one
     transaction at the end, so an interrupted computation leaves nothing behind.
     """
-    params = clean_parameters(**options)
     started = time.perf_counter()
+    policy = release_policy_of(campaign.version.dataset)
+    params, exploratory = apply_release_policy(clean_parameters(**options), policy)
     runs = select_judge_runs(campaign, judge=judge, run=run)
     data = load_campaign_arrays(campaign, judge_runs=runs)
     view = subset_units(data, ~data.crit_catastrophic[data.u_crit]) if params["exclude_catastrophic"] else data
@@ -69,8 +108,7 @@ def create_agreement_report(
         view,
         resamples=params["resamples"],
         seed=params["seed"],
-        threshold=params["threshold"],
-        min_pairs_per_dimension=params["min_pairs_per_dimension"],
+        gate_policy=GatePolicy(**{k: params[k] for k in policy_snapshot(policy)}),
     )
     judge_name = runs[0].judge if runs else (judge or "")
     result = {
@@ -81,6 +119,8 @@ def create_agreement_report(
         "run": sorted({r.label for r in runs}) if runs else None,
         "parameters": params,
         **result,
+        "exploratory": bool(exploratory),
+        "exploratory_reasons": exploratory,
     }
     if not runs:
         result["undefined"].setdefault("judge", "no judge verdicts exist for the models of this campaign")
@@ -106,18 +146,22 @@ def create_agreement_report(
             requested_by=requested_by,
             trigger=trigger,
             duration_ms=int((time.perf_counter() - started) * 1000),
+            exploratory=bool(exploratory),
         )
-        gate = result["gate"]
-        ReleaseGate.objects.create(
-            version=campaign.version,
-            campaign=campaign,
-            report=report,
-            threshold=gate["threshold"],
-            min_pairs_per_dimension=gate["min_pairs_per_dimension"],
-            agreement_rate=gate["agreement_rate"],
-            passed=gate["passed"],
-            reasons=gate["reasons"],
-        )
+        if not exploratory:  # only a report computed under the release policy decides the release
+            gate = result["gate"]
+            ReleaseGate.objects.create(
+                version=campaign.version,
+                campaign=campaign,
+                report=report,
+                threshold=gate["threshold"],
+                min_pairs_per_dimension=gate["min_pairs_per_dimension"],
+                agreement_rate=gate["agreement_rate"],
+                passed=gate["passed"],
+                reasons=gate["reasons"],
+                policy=gate["policy"],
+                ci_low=gate["ci_low"],
+            )
     return report
 
 

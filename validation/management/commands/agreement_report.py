@@ -20,9 +20,15 @@ class Command(ImportCommand):
         parser.add_argument("--format", choices=["json", "table"], default="table")
         parser.add_argument("--resamples", type=int, default=DEFAULTS["resamples"], help="Bootstrap resamples (default 1000).")
         parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
-        parser.add_argument("--threshold", type=float, default=DEFAULTS["threshold"], help="Release gate: agreement needed (default 0.75).")
+        # The gate's parameters come from the dataset's release policy (manage.py release_policy); any of
+        # these flags with another value makes the report exploratory: it is stored but never sets the gate.
+        parser.add_argument("--threshold", type=float, help="Exploratory: agreement needed instead of the policy's.")
+        parser.add_argument("--min-pairs", type=int, help="Exploratory: compared pairs needed per dimension instead of the policy's.")
         parser.add_argument(
-            "--min-pairs", type=int, default=DEFAULTS["min_pairs_per_dimension"], help="Release gate: compared pairs needed per dimension."
+            "--min-pairs-per-ability", type=int, help="Exploratory: compared pairs needed per ability instead of the policy's."
+        )
+        parser.add_argument(
+            "--must-clear", choices=["point", "lower_bound"], help="Exploratory: what must clear the threshold instead of the policy's."
         )
 
     def handle(self, *args, **opts):
@@ -39,8 +45,15 @@ class Command(ImportCommand):
             seed=opts["seed"],
             threshold=opts["threshold"],
             min_pairs_per_dimension=opts["min_pairs"],
+            min_pairs_per_ability=opts["min_pairs_per_ability"],
+            must_clear=opts["must_clear"],
             exclude_catastrophic=opts["exclude_catastrophic"],
         )
+        if report.exploratory:
+            self.stderr.write(
+                f"report {report.pk} is exploratory: computed with parameters other than the release policy; it does not set "
+                "the gate (" + "; ".join(report.result.get("exploratory_reasons", [])) + ")"
+            )
         if opts["format"] == "json":
             self.stdout.write(json.dumps({"report_id": report.pk, **report.result}, ensure_ascii=False, indent=2))
         else:

@@ -1,0 +1,67 @@
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.core.management.base import CommandError
+
+from heartbench_core.management.commands._base import ImportCommand
+from heartbench_core.models import Dataset
+from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
+
+CHANGE_FLAGS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear")
+
+
+class Command(ImportCommand):
+    help = (
+        "Print a dataset's release policy and its history; with change flags, change it "
+        "(an admin, with a reason; the change is audited)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--threshold", type=float, help="Agreement the judge must reach (0 to 1).")
+        parser.add_argument("--min-pairs-per-dimension", type=int, help="Compared pairs needed in each of the five dimensions.")
+        parser.add_argument("--min-pairs-per-ability", type=int, help="Compared pairs needed in each of the fifteen abilities.")
+        parser.add_argument(
+            "--must-clear", choices=["point", "lower_bound"], help="What must clear the threshold: the point estimate or its 95%% CI's lower bound."
+        )
+        parser.add_argument("--reason", help="Why the policy changes (required with a change; kept in its history).")
+        parser.add_argument("--as", dest="username", metavar="USER", help="The admin making the change.")
+
+    def handle(self, *args, **opts):
+        dataset = Dataset.objects.filter(name=opts["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"no dataset named {opts['dataset']!r}")
+        changes = {name: opts[name] for name in CHANGE_FLAGS if opts[name] is not None}
+        if changes:
+            if not opts["username"]:
+                raise CommandError("--as USER is required to change a release policy: the admin making the change")
+            user = get_user_model().objects.filter(username=opts["username"]).first()
+            if user is None:
+                raise CommandError(f"no user named {opts['username']!r}")
+            try:
+                self.run_service(change_release_policy, dataset=dataset, admin=user, reason=opts["reason"] or "", **changes)
+            except PermissionDenied as exc:
+                raise CommandError(f"nothing was written: {exc}") from None
+            self.stdout.write(f"release policy of {dataset.name} changed")
+        elif opts["reason"] or opts["username"]:
+            raise CommandError("nothing to change: give at least one of --threshold, --min-pairs-per-dimension, "
+                               "--min-pairs-per-ability, --must-clear")
+        self._print(dataset)
+
+    def _print(self, dataset):
+        policy = release_policy_of(dataset)
+        rules = policy_snapshot(policy)
+        clears = "the lower bound of the 95% CI" if rules["must_clear"] == "lower_bound" else "the point estimate (lower bound shown)"
+        self.stdout.write(f"Release policy of {dataset.name}" + (" (defaults: never changed)" if policy.pk is None else ""))
+        self.stdout.write(f"  threshold                 {rules['threshold']}")
+        self.stdout.write(f"  must clear it             {clears}")
+        self.stdout.write(f"  min pairs per dimension   {rules['min_pairs_per_dimension']}")
+        self.stdout.write(f"  min pairs per ability     {rules['min_pairs_per_ability']}")
+        history = list(policy_history(dataset))
+        self.stdout.write("")
+        self.stdout.write("History" if history else "History: no change yet")
+        for change in history:
+            diff = ", ".join(
+                f"{k} {(change.before or {}).get(k)} → {v}" for k, v in change.after.items() if (change.before or {}).get(k) != v
+            )
+            who = change.changed_by.username if change.changed_by else "—"
+            self.stdout.write(f"  {change.changed_at:%Y-%m-%d %H:%M} {who}: {diff} — {change.reason}")
