@@ -1,5 +1,7 @@
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
+from django.core.exceptions import ValidationError
 
 from heartbench_core.models import (
     Criterion,
@@ -14,6 +16,7 @@ from heartbench_core.models import (
     StaffExposure,
     User,
 )
+from heartbench_core.names import validate_model_name, validate_name
 
 
 @admin.register(User)
@@ -29,8 +32,38 @@ class PlatformUserAdmin(UserAdmin):
         return super().get_queryset(request).prefetch_related("groups")
 
 
+class _NameForm(forms.ModelForm):
+    """A name that ends up in URLs, headers and file names, checked as the services check it (unless left unchanged)."""
+
+    validate = staticmethod(validate_name)
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if not (self.instance.pk and name == self.instance.name):
+            try:
+                self.validate(name, field="name")
+            except ValidationError as exc:
+                raise ValidationError(exc.message_dict["name"]) from None
+        return name
+
+
+class DatasetForm(_NameForm):
+    class Meta:
+        model = Dataset
+        fields = "__all__"
+
+
+class LanguageModelForm(_NameForm):
+    validate = staticmethod(validate_model_name)
+
+    class Meta:
+        model = LanguageModel
+        fields = "__all__"
+
+
 @admin.register(Dataset)
 class DatasetAdmin(admin.ModelAdmin):
+    form = DatasetForm
     list_display = ("name", "review_panel_size", "created_at")
     search_fields = ("name",)
 
@@ -88,6 +121,7 @@ class CriterionAdmin(FrozenAdminMixin, admin.ModelAdmin):
 
 @admin.register(LanguageModel)
 class LanguageModelAdmin(admin.ModelAdmin):
+    form = LanguageModelForm
     list_display = ("name", "created_at")
     search_fields = ("name",)
 

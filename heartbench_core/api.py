@@ -6,13 +6,17 @@ from collections.abc import Sequence
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from django.urls import NoReverseMatch
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import parsers, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.reverse import reverse as drf_reverse
 from rest_framework.views import APIView
 
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
@@ -150,13 +154,24 @@ class VersionSerializer(serializers.ModelSerializer):
     dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
     parent = serializers.SlugRelatedField(slug_field="label", read_only=True, allow_null=True)
     created_by = serializers.StringRelatedField(allow_null=True)
+    release_gate_url = serializers.SerializerMethodField(
+        help_text="The release decision of this version, served by the validation app (null when that app is absent)."
+    )
 
     class Meta:
         model = DatasetVersion
         fields = [
             "id", "dataset", "number", "label", "parent", "content_hash", "created_by", "created_at",
-            "note", "frozen", "source", "item_count", "criterion_count", "changelog",
+            "note", "frozen", "source", "item_count", "criterion_count", "changelog", "release_gate_url",
         ]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_release_gate_url(self, version) -> str | None:
+        # By URL name, so the core links to the decision without importing the app that makes it.
+        try:
+            return drf_reverse("validation-version-gate", args=[version.pk], request=self.context.get("request"))
+        except NoReverseMatch:
+            return None
 
 
 class CriterionSerializer(serializers.ModelSerializer):
@@ -229,7 +244,9 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
         version = self.get_object()
         body = "".join(line + "\n" for line in export_lines(version))
         response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{version.dataset.name}-{version.label}.jsonl"'
+        # Any stored name (a quote, a line break, non-ASCII) makes a valid header: RFC 6266 filename*.
+        filename = f"{version.dataset.name}-{version.label}.jsonl".replace("/", "_").replace("\\", "_")
+        response["Content-Disposition"] = content_disposition_header(True, "".join(ch if ch.isprintable() else "_" for ch in filename))
         return response
 
 

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from heartbench_core import names  # noqa: F401 (registers the 'name' converter)
 from rubrics import views
 
 app_name = "rubrics"
@@ -18,9 +19,9 @@ urlpatterns = [
     path("criteria/<uuid:key>/flag/", views.flag, name="flag"),
     path("criteria/<uuid:key>/history/", views.history, name="history"),
     path("worklist/<str:kind>/<int:pk>/resolve/", views.resolve, name="resolve"),
-    path("d/<str:name>/", views.dataset_items, name="dataset"),
-    path("d/<str:name>/publish/", views.publish, name="publish"),
-    path("d/<str:name>/stale/", views.stale, name="stale"),
-    path("d/<str:name>/items/<str:question_id>/", views.editor, name="editor"),
-    path("d/<str:name>/items/<str:question_id>/add/", views.add_criterion, name="add"),
+    path("d/<name:name>/", views.dataset_items, name="dataset"),
+    path("d/<name:name>/publish/", views.publish, name="publish"),
+    path("d/<name:name>/stale/", views.stale, name="stale"),
+    path("d/<name:name>/items/<name:question_id>/", views.editor, name="editor"),
+    path("d/<name:name>/items/<name:question_id>/add/", views.add_criterion, name="add"),
 ]

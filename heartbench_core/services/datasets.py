@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 
 from heartbench_core.jsonl import ErrorCollector, InputFileError, read_jsonl, source_name
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, User
+from heartbench_core.names import validate_name
 from heartbench_core.records import CriterionContent, ItemContent, parse_item, upstream_line, version_hash
 from heartbench_core.versioning import align_criteria, changelog
 
@@ -65,6 +66,10 @@ def import_heartbench(
     if difficulty not in (None, "", "hard", "normal"):
         raise ValidationError({"difficulty": f"must be 'hard' or 'normal', not {difficulty!r}"})
     existing = Dataset.objects.filter(name=dataset_name).first()
+    if existing is None:
+        validate_name(dataset_name, field="dataset")
+    if label:
+        validate_name(label.strip(), field="version")
     declared = tuple(existing.extra_labels) if existing else ()
     items = parse_heartbench_file(
         source, declared_labels=declared, difficulty=difficulty or None, name=name, progress=progress
@@ -109,6 +114,7 @@ def create_version(
     if last is not None:
         number = last + 1
     label = (label or f"v{number}").strip()
+    validate_name(label, field="label")
     if dataset.versions.filter(label=label).exists():
         raise ValidationError({"label": f"dataset {dataset.name!r} already has a version labelled {label!r}"})
     parent_items = load_items(parent) if parent else []

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 
 from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
 from heartbench_core.models import Criterion, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, User
+from heartbench_core.names import validate_model_name
 from heartbench_core.services.datasets import get_version
 
 # Keys of an upstream output line that echo the question and the answer rather than the judge's output.
@@ -171,6 +172,11 @@ def import_judge_verdicts(
         raise ValidationError({"model": "a model name is required"})
     if not judge:
         raise ValidationError({"judge": "a judge name is required"})
+    if not LanguageModel.objects.filter(name=model_name).exists():
+        validate_model_name(model_name)
+    if not JudgeRun.objects.filter(judge=judge, label=run_label).exists():
+        validate_model_name(judge, field="judge")
+        validate_model_name(run_label, field="run")
     version = get_version(dataset_name, version_label)
     file_name = name or source_name(source)
     criteria: dict[str, list[int]] = {}

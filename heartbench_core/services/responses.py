@@ -10,6 +10,7 @@ from django.db import transaction
 
 from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
 from heartbench_core.models import Dataset, LanguageModel, ModelResponse
+from heartbench_core.names import validate_model_name
 from heartbench_core.services.datasets import get_version
 
 
@@ -33,6 +34,8 @@ def import_responses(
     model_name = (model_name or "").strip()
     if not model_name:
         raise ValidationError({"model": "a model name is required"})
+    if not LanguageModel.objects.filter(name=model_name).exists():
+        validate_model_name(model_name)
     version = get_version(dataset_name, version_label)
     file_name = name or source_name(source)
     errors = ErrorCollector(file_name)
