@@ -74,6 +74,11 @@ class ComputeSerializer(serializers.Serializer):
     min_pairs_per_ability = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices, required=False, allow_null=True, default=None)
     exclude_catastrophic = serializers.BooleanField(required=False, default=False)
+    post_discussion = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Include accepted post-discussion revisions instead of the blind verdicts: an exploratory report that never sets the release gate.",
+    )
     wait = serializers.BooleanField(required=False, default=False, help_text="Compute now and return the report instead of queueing it.")
 
 

@@ -23,6 +23,15 @@ def fmt(value) -> str:
     return str(value)
 
 
+def post_discussion_text(post: dict) -> str:
+    """The warning a post-discussion report carries: revisions replaced blind verdicts, and how many."""
+    return (
+        f"POST-DISCUSSION VIEW: {post.get('note', 'post-discussion revisions included')} — "
+        f"{post.get('assignments', 0)} revised assignments, {post.get('changed_verdicts', 0)} of "
+        f"{post.get('judgments', 0)} revised verdicts differ from the blind ones; exploratory, never the release gate"
+    )
+
+
 def report_table(report) -> str:
     r = report.result
     n = r.get("n", {})
@@ -33,6 +42,8 @@ def report_table(report) -> str:
         "",
         "Judge vs golden standard",
     ]
+    if post := r.get("post_discussion"):
+        lines.insert(-2, post_discussion_text(post))
     rows = [
         ("pairs / responses", f"{r['pairs']} / {r['responses']}"),
         ("item agreement rate", f"{fmt(r['item_agreement_rate'])}  95% CI {fmt(r['item_agreement_ci95'])}"),

@@ -17,7 +17,7 @@ from django.db.models import Count, F, FloatField, Func, Max, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
-from annotation.models import Assignment, Campaign, CampaignResponse, Judgment, UnclearCriterionReport
+from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
 from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from heartbench_core.taxonomy import CATASTROPHIC_LABEL, dimension_of
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
@@ -65,6 +65,8 @@ class CampaignArrays:
     u_adjudication_id: np.ndarray
     judge_runs: list[dict] = field(default_factory=list)
     excluded: dict = field(default_factory=dict)
+    # Post-discussion view only: how many accepted revisions replaced blind verdicts (empty: blind verdicts).
+    revisions: dict = field(default_factory=dict)
 
     @property
     def n_units(self) -> int:
@@ -166,12 +168,20 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
 
 
 def load_campaign_arrays(
-    campaign: Campaign, *, judge_runs: list[JudgeRun] | None = None, exclude_catastrophic: bool = False
+    campaign: Campaign,
+    *,
+    judge_runs: list[JudgeRun] | None = None,
+    exclude_catastrophic: bool = False,
+    post_discussion: bool = False,
 ) -> CampaignArrays:
     """Load everything the golden standard and the statistics need, in eight queries (nine with judge runs).
 
     Hidden gold checks are left out: they measure the experts, not the judge, and their labels
     come from the gold set, so they belong to no golden label, agreement figure or gate.
+
+    The judgments are the blind verdicts as submitted (and corrected before the discussion was
+    seen). With `post_discussion`, each assignment's newest accepted post-discussion revision
+    replaces its verdicts (one more query): an exploratory view, never the golden standard.
     """
     entries = CampaignResponse.objects.filter(campaign=campaign, is_gold=False)
     crs = int_rows(entries.order_by("id").values_list("id", "response_id", "item_id", "response__model_id"), 4)
@@ -255,6 +265,39 @@ def load_campaign_arrays(
         ).order_by().values_list("assignment_id", "criterion_id", "hit"),
         3,
     )
+    revisions: dict = {}
+    if post_discussion:
+        newest: dict[int, list] = {}
+        for assignment_id, proposed in (
+            CorrectionRequest.objects.filter(
+                assignment__campaign_response__campaign=campaign,
+                assignment__campaign_response__is_gold=False,
+                assignment__status=Assignment.Status.SUBMITTED,
+                status=CorrectionRequest.Status.ACCEPTED,
+                after_discussion=True,
+            )
+            .order_by("decided_at", "id")
+            .values_list("assignment_id", "proposed")
+        ):
+            newest[assignment_id] = proposed  # later decisions overwrite earlier ones
+        rev = np.array(
+            [(a, row["criterion"], int(bool(row["hit"]))) for a, rows in newest.items() for row in rows if row.get("hit") is not None],
+            dtype=np.int64,
+        ).reshape(-1, 3)
+        # Sort blind rows and revised rows together by (assignment, criterion), revised last: the last of each pair wins.
+        both = np.concatenate([jrows.reshape(-1, 3), rev])
+        revised = np.concatenate([np.zeros(len(jrows), bool), np.ones(len(rev), bool)])
+        order = np.lexsort((revised, both[:, 1], both[:, 0]))
+        both, revised = both[order], revised[order]
+        same_as_next = (both[1:, 0] == both[:-1, 0]) & (both[1:, 1] == both[:-1, 1])
+        last = np.ones(len(both), bool)
+        last[:-1] = ~same_as_next
+        replaced = np.zeros(len(both), bool)
+        replaced[1:] = same_as_next & revised[1:] & ~revised[:-1]
+        changed = np.zeros(len(both), bool)
+        changed[1:] = replaced[1:] & (both[1:, 2] != both[:-1, 2])
+        jrows = both[last]
+        revisions = {"assignments": len(newest), "judgments": int(len(rev)), "changed_verdicts": int(changed.sum())}
     a_pos = _index(jrows[:, 0], a_id)
     j_unit = unit_of(a_cr[a_pos], jrows[:, 1]) if len(jrows) else np.zeros(0, np.int64)
     in_units = j_unit >= 0
@@ -357,6 +400,7 @@ def load_campaign_arrays(
         u_adjudicated=u_adjudicated,
         u_adjudication_id=u_adjudication_id,
         judge_runs=runs_info,
+        revisions=revisions,
         excluded={
             "stale_judgments": stale_judgments,
             "other_excluded_judgments": excluded_judgments - stale_judgments,

@@ -94,6 +94,7 @@ def compute(request, campaign_id: int):
             "min_pairs_per_ability": _optional(request.POST.get("min_pairs_per_ability"), int),
             "must_clear": request.POST.get("must_clear") or None,
             "exclude_catastrophic": request.POST.get("exclude_catastrophic") == "on",
+            "post_discussion": request.POST.get("post_discussion") == "on",
         }
         request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
         text, level = "A new report is being computed; it appears here when it is done.", messages.SUCCESS

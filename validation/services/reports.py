@@ -33,6 +33,7 @@ def clean_parameters(
     min_pairs_per_ability: int | None = None,
     must_clear: str | None = None,
     exclude_catastrophic: bool = False,
+    post_discussion: bool = False,
 ) -> dict:
     """Check a report's parameters; raise ValidationError naming the bad one. None means "the release policy's"."""
     errors = {}
@@ -58,6 +59,8 @@ def clean_parameters(
         "min_pairs_per_ability": min_pairs_per_ability,
         "must_clear": must_clear,
         "exclude_catastrophic": bool(exclude_catastrophic),
+        # Post-discussion revisions replace the blind verdicts: an exploratory view, never the default.
+        "post_discussion": bool(post_discussion),
     }
 
 
@@ -102,7 +105,7 @@ def create_agreement_report(
     policy = release_policy_of(campaign.version.dataset)
     params, exploratory = apply_release_policy(clean_parameters(**options), policy)
     runs = select_judge_runs(campaign, judge=judge, run=run)
-    data = load_campaign_arrays(campaign, judge_runs=runs)
+    data = load_campaign_arrays(campaign, judge_runs=runs, post_discussion=params["post_discussion"])
     view = subset_units(data, ~data.crit_catastrophic[data.u_crit]) if params["exclude_catastrophic"] else data
     result = compute_report(
         view,
@@ -124,6 +127,8 @@ def create_agreement_report(
     }
     if not runs:
         result["undefined"].setdefault("judge", "no judge verdicts exist for the models of this campaign")
+    if params["post_discussion"]:
+        result["post_discussion"] = {"note": _("post-discussion revisions included"), **data.revisions}
     last = float(data.j_time.max()) if data.j_time.size else None
     inputs = {
         "campaign": {"id": campaign.pk, "name": campaign.name, "version": campaign.version.label, "k": campaign.overlap},
@@ -135,7 +140,8 @@ def create_agreement_report(
         "computed_at": datetime.now(tz=dt_timezone.utc).isoformat(),
     }
     with transaction.atomic():
-        refresh_golden_labels(campaign=campaign, data=data)
+        if not params["post_discussion"]:  # the stored golden labels stay on the blind verdicts
+            refresh_golden_labels(campaign=campaign, data=data)
         report = AgreementReport.objects.create(
             campaign=campaign,
             judge=judge_name,

@@ -17,6 +17,11 @@ class Command(ImportCommand):
         parser.add_argument("--judge", help="Judge name (default: the campaign's only judge).")
         parser.add_argument("--run", metavar="LABEL", help="Judge run label when the judge has several.")
         parser.add_argument("--exclude-catastrophic", action="store_true", help="Leave out the catastrophic (其他) criteria.")
+        parser.add_argument(
+            "--post-discussion",
+            action="store_true",
+            help="Include accepted post-discussion revisions instead of the blind verdicts (an exploratory report; never sets the gate).",
+        )
         parser.add_argument("--format", choices=["json", "table"], default="table")
         parser.add_argument("--resamples", type=int, default=DEFAULTS["resamples"], help="Bootstrap resamples (default 1000).")
         parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
@@ -48,6 +53,7 @@ class Command(ImportCommand):
             min_pairs_per_ability=opts["min_pairs_per_ability"],
             must_clear=opts["must_clear"],
             exclude_catastrophic=opts["exclude_catastrophic"],
+            post_discussion=opts["post_discussion"],
         )
         if report.exploratory:
             self.stderr.write(
