@@ -1,0 +1,130 @@
+"""The blindness crawl, run as a user who is expert *and* every kind of staff, in the open campaign they judge in.
+
+As in test_expert_blindness.py: follow every link and form target from the user's pages and
+request every URL pattern with the world's ids substituted. Nothing may carry the judge's
+rationale on the campaign's responses, another rater's rationale on them, a gold explanation,
+the staff identity of one of its responses (its public id), or one of its response texts next
+to a model name. The Django admin (superusers and is_staff users only) is out of the crawl: it is
+the operators' tool, not a page of the platform.
+"""
+
+import re
+from html import unescape
+from urllib.parse import urljoin, urlparse
+
+import pytest
+from django.test import Client
+from django.urls import get_resolver
+from django.urls.resolvers import RoutePattern, URLPattern, URLResolver
+
+from annotation.models import Assignment, CorrectionRequest
+from heartbench_core.models import JudgeRun, LanguageModel
+from tests.security.dual_role_world import GOLD_SECRET, JUDGE_SECRET, OTHER_SECRET, build_dual_role_world
+
+pytestmark = pytest.mark.django_db
+
+_LINK = re.compile(r'(?:href|action|hx-get|hx-post|data-time-url|src)="([^"#]+)"')
+_PARAM = re.compile(r"<(?:(\w+):)?(\w+)>")
+
+
+def _text(response) -> str:
+    body = b"".join(response.streaming_content) if getattr(response, "streaming", False) else response.content
+    headers = "\n".join(f"{k}: {v}" for k, v in response.items())
+    return headers + "\n" + unescape(body.decode("utf-8", "replace"))
+
+
+def _links(page_url: str, text: str) -> set[str]:
+    found = set()
+    for raw in _LINK.findall(text):
+        parsed = urlparse(urljoin(page_url, raw))
+        if parsed.netloc not in ("", "testserver") or parsed.path.startswith(("/static/", "/admin/")):
+            continue
+        found.add(parsed.path + (f"?{parsed.query}" if parsed.query else ""))
+    return found
+
+
+def _routes(resolver=None, prefix=""):
+    resolver = resolver or get_resolver()
+    for p in resolver.url_patterns:
+        if not isinstance(p.pattern, RoutePattern):
+            continue
+        route = prefix + str(p.pattern)
+        if isinstance(p, URLResolver):
+            yield from _routes(p, route)
+        elif isinstance(p, URLPattern):
+            yield route
+
+
+def _fill(route: str, values: dict[str, list[str]]) -> list[str]:
+    urls = ["/" + route]
+    for converter, name in _PARAM.findall(route):
+        options = values.get(name) or (["1", "999999"] if converter == "int" else ["x"])
+        token = f"<{converter + ':' if converter else ''}{name}>"
+        urls = [u.replace(token, str(v), 1) for u in urls for v in options]
+    return urls
+
+
+def _leaks(text: str, world) -> list[str]:
+    lowered = text.lower()
+    found = [s for s in (JUDGE_SECRET, OTHER_SECRET, GOLD_SECRET) if s.lower() in lowered]
+    found += [f"public id of C's response {e.response.public_id}" for e in world.c_entries if e.response.public_id.lower() in lowered]
+    models = [m.lower() for m in LanguageModel.objects.values_list("name", flat=True)]
+    if any(m in lowered for m in models):
+        found += [f"text of C's response {e.pk} next to a model name" for e in world.c_entries if e.response.text.lower() in lowered]
+    return found
+
+
+def _crawl(world, user) -> list[str]:
+    client = Client()
+    client.force_login(user)
+    c, d = world.open_campaign, world.closed_campaign
+    entries = [world.c_entries[0], world.d_queued_hidden, world.d_queued_open]
+    criteria = [str(e.item.criteria.order_by("position").first().pk) for e in entries]
+    values = {
+        "campaign_id": [str(c.pk), str(d.pk)],
+        "entry_id": [str(e.pk) for e in entries],
+        "criterion_id": criteria,
+        "report_id": [str(r) for r in c.agreement_reports.values_list("pk", flat=True)] + [str(r) for r in d.agreement_reports.values_list("pk", flat=True)],
+        "public_id": [a.public_id for a in Assignment.objects.filter(campaign_response__campaign=c)]
+        + [e.response.public_id for e in world.c_entries[:2]],
+        "correction_id": [str(pk) for pk in CorrectionRequest.objects.values_list("pk", flat=True)] or ["1"],
+        "pk": [str(pk) for pk in JudgeRun.objects.values_list("pk", flat=True)] + [str(c.pk), str(d.pk)],
+        "id": [str(c.pk), str(d.pk)],
+        "name": ["demo"],
+        "label": [world.version.label],
+        "question_id": sorted({e.item.question_id for e in world.c_entries})[:2],
+        "model": list(LanguageModel.objects.values_list("name", flat=True)),
+        "what": ["judgments", "golden", "report"],
+        "fmt": ["csv", "jsonl"],
+        "username": [user.username],
+    }
+    queue = {"/", "/work/", "/api/v1/responses/", "/api/v1/judge-runs/", *[u for r in _routes() if not r.startswith("admin/") for u in _fill(r, values)]}
+    seen: set[str] = set()
+    reached = []
+    while queue:
+        url = queue.pop()
+        if url in seen or "logout" in url:
+            continue
+        seen.add(url)
+        response = client.get(url, follow=False)
+        text = _text(response)
+        leaks = _leaks(text, world)
+        assert not leaks, f"{url} ({response.status_code}) reveals {leaks}"
+        if response.status_code == 200:
+            reached.append(url)
+            if "html" in response.get("Content-Type", ""):
+                queue |= _links(url, text) - seen
+    return reached
+
+
+@pytest.mark.parametrize("combination", ["expert+all", "superuser"])
+def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they_judge_in(combination, cast):
+    world = build_dual_role_world(cast)
+    user = world.users[combination]
+    reached = _crawl(world, user)
+    # The crawl really went through the staff pages and the user's own blind work, not only 403s.
+    mine = world.mine[combination]
+    assert f"/work/a/{mine.public_id}/" in reached
+    assert "/validation/" in reached and f"/validation/campaigns/{world.closed_campaign.pk}/" in reached
+    assert "/api/v1/responses/" in reached and "/work/manage/dual-roles/" in reached
+    assert any(u.startswith("/datasets/demo/") for u in reached)

@@ -1,0 +1,184 @@
+"""A user who is expert and staff is blind in the open campaign they are an expert of, whatever their roles.
+
+Each staff route of campaign C (open) is refused with the reason, or filtered, for users holding
+the expert role with every combination of staff roles (and a superuser the campaign lists); the
+same routes open once C closes. A closed campaign D sharing C's responses shows only its other
+responses. Plain staff roles keep every route, as the permission matrix says.
+"""
+
+import pytest
+from django.test import Client
+
+from annotation.models import Campaign
+from annotation.services.campaigns import set_campaign_status
+from heartbench_core.models import JudgeRun
+from heartbench_core.roles import Role, roles_of
+from tests.security.dual_role_world import COMBINATIONS, build_dual_role_world
+
+pytestmark = pytest.mark.django_db
+
+REASON = "you are an expert in"
+
+
+@pytest.fixture
+def world(cast):
+    return build_dual_role_world(cast)
+
+
+def _routes(world):
+    """(roles that may use it, method, path, body) of every staff route that shows C's responses."""
+    c, label = world.open_campaign, world.version.label
+    report = c.agreement_reports.first()
+    entry, criterion = world.queued, world.queued.item.criteria.order_by("position").first()
+    response = world.c_entries[0].response
+    run = JudgeRun.objects.get(version=world.version, model=response.model)
+    admin, reviewer, author = Role.ADMIN, Role.SENIOR_REVIEWER, Role.RUBRIC_AUTHOR
+    return [
+        ((admin,), "GET", f"/validation/campaigns/{c.pk}/", None),
+        ((admin,), "GET", f"/validation/campaigns/{c.pk}/reports/{report.pk}/", None),
+        ((admin,), "POST", f"/validation/campaigns/{c.pk}/compute/", {}),
+        ((admin, reviewer), "GET", f"/validation/campaigns/{c.pk}/adjudication/", None),
+        ((admin, reviewer), "GET", f"/validation/campaigns/{c.pk}/adjudication/{entry.pk}/{criterion.pk}/", None),
+        ((admin,), "GET", f"/validation/campaigns/{c.pk}/export/judgments.csv", None),
+        ((admin,), "GET", f"/validation/campaigns/{c.pk}/export/golden.jsonl", None),
+        ((admin,), "GET", f"/validation/campaigns/{c.pk}/export/report.csv", None),
+        ((admin,), "GET", f"/api/v1/validation/campaigns/{c.pk}/reports/", None),
+        ((admin,), "POST", f"/api/v1/validation/campaigns/{c.pk}/reports/", {"wait": True, "resamples": 10}),
+        ((admin,), "GET", f"/api/v1/validation/reports/{report.pk}/", None),
+        ((admin,), "GET", f"/api/v1/validation/campaigns/{c.pk}/golden-labels/", None),
+        ((admin, reviewer), "GET", f"/api/v1/validation/campaigns/{c.pk}/queue/", None),
+        ((admin, reviewer), "POST", "/api/v1/validation/adjudications/",
+         {"campaign_response_id": entry.pk, "criterion_id": criterion.pk, "hit": True, "cause": "rater_error", "note": "decided"}),
+        ((admin, author, reviewer), "GET", f"/api/v1/responses/{response.public_id}/", None),
+        ((admin, author), "GET", f"/api/v1/judge-runs/{run.pk}/", None),
+        ((admin, author), "GET", f"/api/v1/judge-runs/{run.pk}/verdicts/", None),
+        ((admin, author), "GET", f"/api/v1/scores/?dataset=demo&model={response.model.name}&questions=true", None),
+        ((admin, author), "GET", f"/datasets/demo/v/{label}/leaderboard/", None),
+        ((admin, author), "GET", f"/datasets/demo/v/{label}/leaderboard/{response.model.name}/", None),
+    ]
+
+
+def _send(client, method, path, body):
+    if method == "GET":
+        return client.get(path)
+    if path.startswith("/api/"):
+        return client.post(path, body, content_type="application/json")
+    return client.post(path, body)
+
+
+def _may_use(user, roles) -> bool:
+    return bool(roles_of(user) & set(roles))
+
+
+@pytest.mark.parametrize("combination", list(COMBINATIONS))
+def test_every_staff_route_of_an_open_campaign_refuses_its_experts_whatever_their_roles(combination, world):
+    user = world.users[combination]
+    client = Client()
+    client.force_login(user)
+    tried = 0
+    for roles, method, path, body in _routes(world):
+        if not _may_use(user, roles):
+            continue
+        tried += 1
+        response = _send(client, method, path, body)
+        assert response.status_code == 403, f"{combination}: {method} {path} answered {response.status_code}"
+        assert REASON in response.content.decode().lower(), f"{combination}: {method} {path} does not say why"
+    assert tried >= 4
+
+
+@pytest.mark.parametrize("combination", list(COMBINATIONS))
+def test_the_same_routes_open_once_the_campaign_closes(combination, world):
+    set_campaign_status(campaign=world.open_campaign, status=Campaign.Status.CLOSED)
+    user = world.users[combination]
+    client = Client()
+    client.force_login(user)
+    for roles, method, path, body in _routes(world):
+        if not _may_use(user, roles):
+            continue
+        if "/adjudication/" in path and world.queued.assignments.filter(expert=user).exists():
+            continue
+        response = _send(client, method, path, body)
+        assert response.status_code in (200, 201, 302), f"{combination}: {method} {path} answered {response.status_code}"
+
+
+def test_plain_staff_roles_keep_every_route_of_the_open_campaign(world, cast):
+    for user in (cast.admin, cast.author, cast.reviewer):
+        client = Client()
+        client.force_login(user)
+        for roles, method, path, body in _routes(world):
+            if method == "POST" or not _may_use(user, roles):
+                continue
+            response = _send(client, method, path, body)
+            assert response.status_code == 200, f"{user.username}: {method} {path} answered {response.status_code}"
+
+
+@pytest.mark.parametrize("combination", ["expert+admin", "expert+reviewer", "expert+author", "superuser"])
+def test_the_responses_list_leaves_out_every_response_of_the_open_campaign(combination, world):
+    client = Client()
+    client.force_login(world.users[combination])
+    hidden = {e.response.public_id for e in world.c_entries}
+    question = world.c_entries[0].item.question_id
+    body = client.get(f"/api/v1/responses/?question_id={question}").json()
+    listed = {r["public_id"] for r in body["results"]}
+    assert listed and not listed & hidden
+    assert {r["model"] for r in body["results"]} == {"demo-model-cirrus"}
+    everything = client.get("/api/v1/responses/?page_size=1000").json()
+    assert not {r["public_id"] for r in everything["results"]} & hidden
+
+
+def test_a_superuser_the_campaign_does_not_list_and_who_holds_no_work_in_it_sees_everything(world, cast):
+    from tests.conftest import make_user
+
+    root = make_user("root_operator", is_superuser=True)
+    client = Client()
+    client.force_login(root)
+    question = world.c_entries[0].item.question_id
+    listed = {r["model"] for r in client.get(f"/api/v1/responses/?question_id={question}").json()["results"]}
+    assert listed == {"demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"}
+    assert client.get(f"/validation/campaigns/{world.open_campaign.pk}/").status_code == 200
+
+
+def test_an_expert_of_an_unrestricted_open_campaign_is_blind_in_it(world, cast):
+    from tests.conftest import make_user
+
+    c = world.open_campaign
+    c.experts.clear()  # an unrestricted campaign admits every expert
+    newcomer = make_user("new_reviewer_expert", Role.SENIOR_REVIEWER, Role.EXPERT)
+    client = Client()
+    client.force_login(newcomer)
+    assert client.get(f"/validation/campaigns/{c.pk}/adjudication/").status_code == 403
+
+
+def test_judge_runs_of_the_open_campaigns_models_are_left_out_of_the_list(world):
+    client = Client()
+    client.force_login(world.users["expert+author"])
+    models = {r["model"] for r in client.get("/api/v1/judge-runs/").json()["results"]}
+    assert models == {"demo-model-cirrus"}
+
+
+def test_a_closed_campaign_sharing_responses_shows_only_its_other_responses(world):
+    d = world.closed_campaign
+    client = Client()
+    client.force_login(world.users["expert+all"])
+    hidden = {e.response.public_id for e in world.c_entries}
+    labels = client.get(f"/api/v1/validation/campaigns/{d.pk}/golden-labels/?page_size=1000").json()["results"]
+    assert labels and not {g["response"] for g in labels} & hidden
+    export = b"".join(client.get(f"/validation/campaigns/{d.pk}/export/judgments.csv").streaming_content).decode()
+    assert "demo-model-cirrus" in export and not any(p in export for p in hidden)
+    assert "demo-model-aurora" not in export and "demo-model-borealis" not in export
+    queue = client.get(f"/api/v1/validation/campaigns/{d.pk}/queue/").json()["results"]
+    assert {q["campaign_response_id"] for q in queue} == {world.d_queued_open.pk}
+    criterion = world.d_queued_hidden.item.criteria.order_by("position").first()
+    refused = client.get(f"/validation/campaigns/{d.pk}/adjudication/{world.d_queued_hidden.pk}/{criterion.pk}/")
+    assert refused.status_code == 403 and REASON in refused.content.decode().lower()
+    opened = client.get(f"/validation/campaigns/{d.pk}/adjudication/{world.d_queued_open.pk}/{criterion.pk}/")
+    assert opened.status_code == 200
+
+
+def test_the_agreement_index_names_the_open_campaign_without_a_way_in(world):
+    client = Client()
+    client.force_login(world.users["expert+admin"])
+    html = client.get("/validation/").content.decode()
+    c = world.open_campaign
+    assert "C open" in html and f"/validation/campaigns/{c.pk}/" not in html
+    assert f"/validation/campaigns/{world.closed_campaign.pk}/" in html
