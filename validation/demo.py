@@ -52,9 +52,16 @@ def seed(*, context) -> None:
         source=source, dataset_name=version.dataset.name, campaign_name=DEMO_CAMPAIGN, version_label=version.label,
         name="synthetic-demo-judgments.jsonl",
     )
-    report = create_agreement_report(
-        campaign=outcome.campaign, trigger="demo", min_pairs_per_dimension=5 if not context.real_data else 30
-    )
+    if not context.real_data:
+        from validation.services.release import change_release_policy, release_policy_of
+
+        # The demo set is a handful of items: a release policy sized for it, set as an admin would, with a reason.
+        if release_policy_of(version.dataset).pk is None:
+            change_release_policy(
+                dataset=version.dataset, admin=context.users["admin"], min_pairs_per_dimension=5, min_pairs_per_ability=3,
+                reason="demo data: a handful of items cannot reach the minimum pairs of a real release",
+            )
+    report = create_agreement_report(campaign=outcome.campaign, trigger="demo")
     context.log.append(
         f"validation: campaign {DEMO_CAMPAIGN!r} with {outcome.judgments} synthetic judgments; "
         f"report #{report.pk}: agreement {report.result['item_agreement_rate']}"

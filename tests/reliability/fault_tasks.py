@@ -24,6 +24,7 @@ def slow_agreement_report(campaign_id: int, marker: str, pause: float) -> int:
 
     reports.compute_report = paused
     try:
-        return compute_agreement_report(campaign_id, trigger="schedule", resamples=50)
+        # The release policy's parameters: an official report, which also writes the version's gate.
+        return compute_agreement_report(campaign_id, trigger="schedule")
     finally:
         reports.compute_report = real
