@@ -220,6 +220,14 @@ def correction(request, public_id: str):
                 messages.success(request, "Correction requested. An admin will accept or refuse it; your submitted version is kept.")
             return redirect("annotation:judge", public_id=public_id)
     page = selectors.judging_page(assignment)
+    post_discussion = services.is_post_discussion(assignment)
+    revision = services.standing_revision(assignment) if post_discussion else None
+    if revision is not None:
+        # A further revision starts from the standing one, as the service does.
+        standing = {row["criterion"]: row for row in revision}
+        for row in page.rows:
+            if row.criterion.pk in standing:
+                row.rationale, row.hit = standing[row.criterion.pk]["rationale"], standing[row.criterion.pk]["hit"]
     if request.method == "POST":
         posted = {e.criterion_id: e for e in forms.draft_entries(request.POST)}
         for row in page.rows:
@@ -233,7 +241,8 @@ def correction(request, public_id: str):
             "form": form,
             "errors": errors,
             "error_list": [m for msgs in errors.values() for m in msgs],
-            "post_discussion": services.is_post_discussion(assignment),
+            "post_discussion": post_discussion,
+            "from_revision": revision is not None,
         },
         status=400 if errors else 200,
     )

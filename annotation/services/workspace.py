@@ -175,13 +175,20 @@ def request_correction(*, assignment: Assignment, expert, reason: str, entries: 
             raise ValidationError("A correction of this response is already waiting for a decision.")
         _check_entries(own, entries)
         criteria = list(Criterion.objects.filter(item_id=own.campaign_response.item_id).order_by("position").only("id", "position"))
-        current = {j.criterion_id: j for j in own.judgments.all()}
-        proposed = {cid: (j.rationale, j.hit) for cid, j in current.items()}
+        after_discussion = is_post_discussion(own)
+        # A further revision after the discussion starts from the standing revision, so the newest
+        # one (the one the post-discussion view reads) holds every change the expert made.
+        revision = standing_revision(own) if after_discussion else None
+        if revision is not None:
+            current = {row["criterion"]: (row["rationale"], row["hit"]) for row in revision}
+        else:
+            current = {j.criterion_id: (j.rationale, j.hit) for j in own.judgments.all()}
+        proposed = dict(current)
         proposed.update({e.criterion_id: (e.rationale.strip(), e.hit) for e in entries})
         errors = _completeness_errors(criteria, proposed, own.campaign_response.campaign.rationale_min_chars)
         if errors:
             raise ValidationError(errors)
-        original_rows = _rows(criteria, {cid: (j.rationale, j.hit) for cid, j in current.items()})
+        original_rows = _rows(criteria, current)
         proposed_rows = _rows(criteria, proposed)
         if original_rows == proposed_rows:
             raise ValidationError({"judgments": "The correction changes nothing."})
@@ -191,13 +198,25 @@ def request_correction(*, assignment: Assignment, expert, reason: str, entries: 
             original=original_rows,
             proposed=proposed_rows,
             # The row is locked, so the seen marker read here cannot change before the request exists.
-            after_discussion=is_post_discussion(own),
+            after_discussion=after_discussion,
         )
 
 
 def is_post_discussion(assignment: Assignment) -> bool:
     """Whether a correction requested now would come after the expert saw the discussion (a revision, not a blind verdict)."""
     return assignment.discussion_seen_at is not None
+
+
+def standing_revision(assignment: Assignment) -> list[dict] | None:
+    """The rows of the assignment's newest accepted post-discussion revision, or None when it has none."""
+    return (
+        CorrectionRequest.objects.filter(
+            assignment_id=assignment.pk, status=CorrectionRequest.Status.ACCEPTED, after_discussion=True
+        )
+        .order_by("-decided_at", "-id")
+        .values_list("proposed", flat=True)
+        .first()
+    )
 
 
 def decide_correction(*, correction: CorrectionRequest, admin, accept: bool, note: str = "") -> CorrectionRequest:

@@ -151,3 +151,22 @@ def test_the_admin_corrections_page_and_api_flag_a_post_discussion_request(judge
     done = client.post(reverse("annotation:decide_correction", args=[correction.pk]), {"decision": "accept"}, follow=True)
     assert "accepted as a post-discussion revision; the blind verdict is unchanged" in done.content.decode()
     assert set(_hits(after).values()) == {True}
+
+
+def test_a_second_revision_starts_from_the_first_so_the_newest_holds_every_change(judged_by_all, cast, client_for):
+    mine = judged_by_all[0]
+    client = client_for(cast.experts[0])
+    client.get(reverse("annotation:discussion", args=[mine.public_id]))
+    mine.refresh_from_db()
+    first, second = mine.campaign_response.item.criteria.order_by("position")[:2]
+    one = request_correction(
+        assignment=mine, expert=cast.experts[0], reason="First thought", entries=[DraftEntry(first.pk, "A miss after all, really", False)]
+    )
+    decide_correction(correction=one, admin=cast.admin, accept=True)
+    assert "The form starts from your last accepted revision" in client.get(reverse("annotation:judge_correction", args=[mine.public_id])).content.decode()
+    two = request_correction(
+        assignment=mine, expert=cast.experts[0], reason="Second thought", entries=[DraftEntry(second.pk, "A miss as well, really", False)]
+    )
+    assert {r["criterion"]: r["hit"] for r in two.original}[first.pk] is False  # it starts from the standing revision
+    assert {r["criterion"]: r["hit"] for r in two.proposed} == {**{c: True for c in _hits(mine)}, first.pk: False, second.pk: False}
+    assert set(_hits(mine).values()) == {True}  # and the blind verdict never moved
