@@ -9,7 +9,7 @@ BREAKDOWNS = (
     ("by_difficulty", "Difficulty"),
     ("by_primary_scene", "Primary scene"),
 )
-ROW_FIELDS = ("pairs", "responses", "item_agreement_rate", "item_agreement_ci95", "cohen_kappa", "gwet_ac1", "krippendorff_alpha", "alpha_units")
+ROW_FIELDS = ("pairs", "responses", "items", "item_agreement_rate", "item_agreement_ci95", "cohen_kappa", "gwet_ac1", "krippendorff_alpha", "alpha_units")
 
 
 def fmt(value) -> str:
@@ -21,6 +21,16 @@ def fmt(value) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
+
+
+def resampled_text(result: dict) -> str:
+    """What the report's intervals resampled, in words (reports from before items were the unit say responses)."""
+    block = result.get("resampled")
+    if not block:
+        return f"{result['parameters']['resamples']:,} resamples of the responses (each response's criteria together)"
+    unit = block["unit"]
+    together = " (all of an item's responses together)" if unit == "item" else ""
+    return f"{block['level']:.0%} CI from {block['resamples']:,} resamples of the {block['units']:,} {unit}s{together}"
 
 
 def post_discussion_text(post: dict) -> str:
@@ -39,13 +49,14 @@ def report_table(report) -> str:
         f"Agreement report {report.pk} — campaign {r['campaign']} ({r['dataset']}@{r['version']}), judge {r.get('judge') or 'none'}",
         f"computed {report.created_at:%Y-%m-%d %H:%M:%S} UTC in {report.duration_ms} ms; "
         f"{r['parameters']['resamples']} bootstrap resamples, seed {r['parameters']['seed']}",
+        f"intervals: {resampled_text(r)}",
         "",
         "Judge vs golden standard",
     ]
     if post := r.get("post_discussion"):
         lines.insert(-2, post_discussion_text(post))
     rows = [
-        ("pairs / responses", f"{r['pairs']} / {r['responses']}"),
+        ("pairs / responses / items", f"{r['pairs']} / {r['responses']} / {r.get('items', 'n/a')}"),
         ("item agreement rate", f"{fmt(r['item_agreement_rate'])}  95% CI {fmt(r['item_agreement_ci95'])}"),
         ("Cohen's kappa", fmt(r["cohen_kappa"])),
         ("Gwet's AC1", fmt(r["gwet_ac1"])),
@@ -81,11 +92,14 @@ def report_table(report) -> str:
         lines += [f"  * {reason}" for reason in r.get("exploratory_reasons", [])]
     lines += [f"  - {reason}" for reason in gate["reasons"]]
     for key, title in BREAKDOWNS:
-        lines += ["", f"{title:<24}" + "".join(f"{h:>14}" for h in ("pairs", "agreement", "95% CI", "kappa", "AC1", "alpha"))]
+        lines += ["", f"{title:<24}" + "".join(f"{h:>14}" for h in ("pairs", "items", "agreement", "95% CI", "kappa", "AC1", "alpha"))]
         for row in r[key]:
             cells = (row["pairs"], row["item_agreement_rate"], row["item_agreement_ci95"], row["cohen_kappa"], row["gwet_ac1"], row["krippendorff_alpha"])
             ci = fmt(cells[2]) if cells[2] else "n/a"
-            lines.append(f"{str(row['label'])[:24]:<24}{cells[0]:>14}{fmt(cells[1]):>14}{ci:>14}{fmt(cells[3]):>14}{fmt(cells[4]):>14}{fmt(cells[5]):>14}")
+            lines.append(
+                f"{str(row['label'])[:24]:<24}{cells[0]:>14}{row.get('items', 'n/a'):>14}{fmt(cells[1]):>14}{ci:>14}"
+                f"{fmt(cells[3]):>14}{fmt(cells[4]):>14}{fmt(cells[5]):>14}"
+            )
     lines += ["", f"{'Expert':<24}{'judgments':>14}{'vs gold':>14}{'pairs':>14}{'vs experts':>14}"]
     for row in r["by_expert"]:
         lines.append(f"{row['expert'][:24]:<24}{row['judgments']:>14}{fmt(row['gold_agreement']):>14}{row['gold_pairs']:>14}{fmt(row['expert_agreement']):>14}")
@@ -107,8 +121,10 @@ def report_csv_rows(result: dict):
                 "krippendorff_alpha", "fleiss_kappa", "pairwise_percent_agreement"):
         yield ("overall", "", key, _cell(result[key]), result["n"].get(key, ""))
     ci = result["item_agreement_ci95"]
-    yield ("overall", "", "item_agreement_ci95_low", _cell(ci[0] if ci else None), result["pairs"])
-    yield ("overall", "", "item_agreement_ci95_high", _cell(ci[1] if ci else None), result["pairs"])
+    # An interval's n is the number of units it resampled: items (responses in reports from before).
+    ci_n = result["resampled"]["units"] if result.get("resampled") else result["responses"]
+    yield ("overall", "", "item_agreement_ci95_low", _cell(ci[0] if ci else None), ci_n)
+    yield ("overall", "", "item_agreement_ci95_high", _cell(ci[1] if ci else None), ci_n)
     for k, v in result["confusion"].items():
         yield ("overall", "", f"confusion_{k}", v, result["pairs"])
     for key, _ in (*BREAKDOWNS, ("by_criterion", "")):
@@ -117,8 +133,9 @@ def report_csv_rows(result: dict):
                 n = row["alpha_units"] if field == "krippendorff_alpha" else row["pairs"]
                 yield (key, row["key"], field, _cell(row[field]), n)
             if row.get("item_agreement_ci95"):
-                yield (key, row["key"], "item_agreement_ci95_low", _cell(row["item_agreement_ci95"][0]), row["pairs"])
-                yield (key, row["key"], "item_agreement_ci95_high", _cell(row["item_agreement_ci95"][1]), row["pairs"])
+                row_n = row.get("items", row["responses"])
+                yield (key, row["key"], "item_agreement_ci95_low", _cell(row["item_agreement_ci95"][0]), row_n)
+                yield (key, row["key"], "item_agreement_ci95_high", _cell(row["item_agreement_ci95"][1]), row_n)
     for row in result["by_expert"]:
         yield ("by_expert", row["expert"], "gold_agreement", _cell(row["gold_agreement"]), row["gold_pairs"])
         yield ("by_expert", row["expert"], "expert_agreement", _cell(row["expert_agreement"]), row["expert_pairs"])

@@ -109,7 +109,12 @@ def compute_report(
     both = (label >= 0) & (judge >= 0)
     jv, gv = judge[both] == 1, label[both] == 1
     clusters = data.u_cr[both]
-    n_clusters = len(data.cr_id)
+    # The statistical unit of every interval is the item (question): each sampled item is
+    # answered by every model, so its responses share the item's and its criteria's effects on
+    # agreement and are not independent (docs/validation.md, "What is resampled").
+    item_of_unit = data.cr_item[data.u_cr]
+    items = item_of_unit[both]
+    n_items = int(np.unique(items).size)
     undefined: dict[str, str] = {}
     counts: dict[str, int] = {}
 
@@ -119,20 +124,16 @@ def compute_report(
             undefined[name] = stat.reason
         return stat.value
 
-    out: dict[str, Any] = {"pairs": int(both.sum()), "responses": int(np.unique(clusters).size)}
+    out: dict[str, Any] = {"pairs": int(both.sum()), "responses": int(np.unique(clusters).size), "items": n_items}
     out["item_agreement_rate"] = put("item_agreement_rate", st.item_agreement_rate(jv, gv))
-    agree_by_cluster = np.bincount(clusters, weights=(jv == gv), minlength=n_clusters)
-    pairs_by_cluster = np.bincount(clusters, minlength=n_clusters).astype(np.float64)
-    present = pairs_by_cluster > 0
-    # One set of resampled responses serves the headline and every breakdown.
-    draws = list(st.resample_weights(int(present.sum()), resamples, seed)) if present.sum() >= 2 and resamples > 0 else None
-    low, high, reason = st.bootstrap_ratio_ci(
-        agree_by_cluster[present], pairs_by_cluster[present], resamples=resamples, seed=seed, weights=draws
-    )
-    out["item_agreement_ci95"] = st.ci_pair(low[0], high[0])
-    counts["item_agreement_ci95"] = int(present.sum())
+    # One set of draws over the items serves the headline, every breakdown and the baseline.
+    draws = st.cluster_draws(n_items, resamples, seed)
+    headline = st.clustered_mean_ci(jv == gv, items, resamples=resamples, seed=seed, weights=draws)
+    out["item_agreement_ci95"] = headline.pair()
+    out["resampled"] = headline.resampled()
+    counts["item_agreement_ci95"] = n_items
     if out["item_agreement_ci95"] is None:
-        undefined["item_agreement_ci95"] = reason or st.NO_PAIRS
+        undefined["item_agreement_ci95"] = st.NO_PAIRS if not both.any() else headline.group_reason()
     out["cohen_kappa"] = put("cohen_kappa", st.cohen_kappa(jv, gv))
     out["gwet_ac1"] = put("gwet_ac1", st.gwet_ac1(jv, gv))
     out["confusion"] = st.confusion(jv, gv)
@@ -147,7 +148,7 @@ def compute_report(
     out["pairwise_percent_agreement"] = put("pairwise_percent_agreement", st.pairwise_percent_agreement(hits, ratings))
     judged = judge >= 0
     out["judge_expert_baseline"] = st.judge_expert_baseline(
-        hits[judged], ratings[judged], judge[judged] == 1, data.u_cr[judged], resamples=resamples, seed=seed, weights=draws
+        hits[judged], ratings[judged], judge[judged] == 1, item_of_unit[judged], resamples=resamples, seed=seed, weights=draws
     )
 
     out["gold_provenance"] = {name: int((provenance == code).sum()) for code, name in PROVENANCE_NAMES.items()}
@@ -167,7 +168,6 @@ def compute_report(
 
     # Breakdowns.
     crit_dim = [dimension_label(a) for a in data.crit_ability]
-    item_of_unit = data.cr_item[data.u_cr]
     groups = {
         "by_ability": _Groups.from_values(
             list(data.crit_ability), data.u_crit, order=[*ABILITY_LABELS, CATASTROPHIC_LABEL], label=english_name
@@ -178,9 +178,9 @@ def compute_report(
         "by_primary_scene": _Groups.from_values(list(data.item_scene), item_of_unit),
     }
     for name, g in groups.items():
-        out[name] = _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, n_clusters, resamples=resamples, seed=seed, draws=draws)
+        out[name] = _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws)
     crit_groups = _Groups(data.u_crit, [str(i) for i in range(len(data.crit_id))])
-    rows = _breakdown(crit_groups, both, jv, gv, hits, ratings, data.u_cr, n_clusters, resamples=0, seed=seed)
+    rows = _breakdown(crit_groups, both, jv, gv, hits, ratings, data.u_cr, items, resamples=0, seed=seed)
     for row in rows:
         c = int(row["key"])
         row["key"] = data.crit_lineage[c]
@@ -189,6 +189,7 @@ def compute_report(
         row["position"] = int(data.crit_position[c])
         row["ability"] = data.crit_ability[c]
         row.pop("item_agreement_ci95", None)
+        row.pop("resampled", None)
     out["by_criterion"] = rows
 
     out["by_expert"], out["expert_pairs"] = _by_expert(data, label)
@@ -209,7 +210,10 @@ def dimension_label(label: str) -> str:
     return ability.dimension if ability else "Other"
 
 
-def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *, resamples: int, seed: int, draws=None) -> list[dict]:
+def _breakdown(
+    groups: _Groups, both, jv, gv, hits, ratings, u_cr, items, *, resamples: int, seed: int, draws=None
+) -> list[dict]:
+    """One row per group; its interval resamples items (`items`: the item of each compared unit) with the report's draws."""
     g_all = groups.codes
     n_groups = len(groups.names)
     g = g_all[both]
@@ -222,13 +226,13 @@ def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *
     clusters = u_cr[both]
     cell = np.unique(clusters.astype(np.int64) * n_groups + g)
     responses = np.bincount(cell % n_groups, minlength=n_groups)
+    item_cell = np.unique(np.asarray(items, np.int64) * n_groups + g)
+    items_per_group = np.bincount(item_cell % n_groups, minlength=n_groups)
     alpha, alpha_units, alpha_ratings = st.binary_alpha_by_group(hits, ratings, g_all, n_groups)
+    ci = None
     if resamples > 0 and pairs.sum() > 0:
-        flat = clusters.astype(np.int64) * n_groups + g
-        agree = np.bincount(flat, weights=(jv == gv), minlength=n_clusters * n_groups).reshape(n_clusters, n_groups)
-        den = np.bincount(flat, minlength=n_clusters * n_groups).reshape(n_clusters, n_groups).astype(np.float64)
-        keep = den.sum(axis=1) > 0
-        low, high, _ = st.bootstrap_ratio_ci(agree[keep], den[keep], resamples=resamples, seed=seed, weights=draws)
+        ci = st.clustered_mean_ci(jv == gv, items, g, n_groups, resamples=resamples, seed=seed, weights=draws)
+        low, high = ci.low, ci.high
     else:
         low = high = np.full(n_groups, np.nan)
     rate, kappa, ac1, jhr, hhr, alpha_l = (
@@ -236,6 +240,7 @@ def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *
     )
     low_l, high_l = low.tolist(), high.tolist()
     pairs_l, responses_l, units_l, ratings_l = pairs.tolist(), responses.tolist(), alpha_units.tolist(), alpha_ratings.tolist()
+    items_l = items_per_group.tolist()
     rows = []
     for i, (key, shown) in enumerate(zip(groups.names, groups.labels)):
         has = pairs_l[i] > 0
@@ -244,8 +249,9 @@ def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *
             "label": shown,
             "pairs": pairs_l[i],
             "responses": responses_l[i],
+            "items": items_l[i],
             "item_agreement_rate": rate[i] if has else None,
-            "item_agreement_ci95": st.ci_pair(low_l[i], high_l[i]) if responses_l[i] >= 2 else None,
+            "item_agreement_ci95": st.ci_pair(low_l[i], high_l[i]) if items_l[i] >= 2 else None,
             "cohen_kappa": kappa[i] if has else None,
             "gwet_ac1": ac1[i] if has else None,
             "judge_hit_rate": jhr[i] if has else None,
@@ -261,11 +267,13 @@ def _breakdown(groups: _Groups, both, jv, gv, hits, ratings, u_cr, n_clusters, *
         elif row["cohen_kappa"] is None:
             why["cohen_kappa"] = "judge and golden standard gave every pair the same value: kappa is 0/0"
         if row["item_agreement_ci95"] is None and resamples > 0:
-            why["item_agreement_ci95"] = "fewer than 2 responses with pairs"
+            why["item_agreement_ci95"] = ci.group_reason(i) if ci is not None and has else st.NO_PAIRS
         if row["krippendorff_alpha"] is None:
             why["krippendorff_alpha"] = (
                 "no unit rated by two or more experts" if not units_l[i] else "every rating has the same value: alpha is 0/0"
             )
+        if ci is not None:
+            row["resampled"] = ci.resampled(i)
         if why:
             row["undefined"] = why
         rows.append(row)
@@ -497,6 +505,7 @@ def _alerts(out) -> list[dict]:
                 alerts.append({
                     "kind": "judge_model_disagreement", "subject": r["key"],
                     "message": f"the judge agrees with the experts on {r['key']} only {r['item_agreement_rate']:.0%} of "
-                    f"{r['pairs']} pairs (95% CI up to {ci[1]:.0%}), below {overall:.0%} overall",
+                    f"{r['pairs']} pairs on {r['items']} items (95% CI up to {ci[1]:.0%}, resampling the items), "
+                    f"below {overall:.0%} overall",
                 })
     return alerts

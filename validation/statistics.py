@@ -6,8 +6,11 @@ reason when the statistic is undefined on its data (then the value is None, neve
 Terms used throughout:
 - a *unit* is one (response, criterion) pair;
 - `hits[u]` / `ratings[u]` count the experts who marked unit u hit / who rated it at all;
-- a *cluster* is the response a unit belongs to: confidence intervals resample responses,
-  because the criteria of one response are judged together and are not independent.
+- a *cluster* is the unit of resampling of a confidence interval: in the report, the item
+  (question) a unit belongs to. Every sampled item is answered by every model, so all the
+  (response, criterion) pairs of one item share the item's and its criteria's effects on
+  whether judge and experts agree; resampling responses treats them as independent and gives
+  intervals that are too narrow (see `cluster_bootstrap_ratio` and docs/validation.md).
 """
 
 from __future__ import annotations
@@ -111,13 +114,23 @@ def mcnemar_exact(judge: np.ndarray, gold: np.ndarray) -> Stat:
     c = confusion(judge, gold)
     discordant = c["fp"] + c["fn"]
     n = int(np.asarray(judge).size)
+    if n == 0:
+        return Stat.undefined(0, "no compared pairs: " + NO_PAIRS, discordant=0)
     if discordant == 0:
-        return Stat.undefined(n, "no discordant pairs: judge and golden standard never disagree", discordant=0)
+        return Stat.undefined(
+            n, f"no discordant pairs: judge and golden standard agree on all {n} compared pairs", discordant=0
+        )
     p = sps.binomtest(c["fp"], discordant, 0.5, alternative="two-sided").pvalue
     return Stat(_f(p), n, extra={"discordant": discordant, "judge_only_hits": c["fp"], "human_only_hits": c["fn"]})
 
 
-# --- confidence intervals by bootstrap over responses --------------------------------------------
+# --- confidence intervals by bootstrap over clusters (the report's cluster is the item) -----------
+
+PERCENTILE = "percentile"
+
+
+def _plural(unit: str) -> str:
+    return unit if unit.endswith("s") else unit + "s"
 
 
 def resample_weights(n_clusters: int, resamples: int, seed: int, chunk_cells: int = 4_000_000):
@@ -145,6 +158,7 @@ def bootstrap_ratio_ci(
     seed: int = 0,
     level: float = 0.95,
     weights: list[np.ndarray] | None = None,
+    unit: str = "item",
 ) -> tuple[np.ndarray, np.ndarray, str | None]:
     """Percentile CI of sum(numerator)/sum(denominator) resampling clusters (rows) with replacement.
 
@@ -162,7 +176,7 @@ def bootstrap_ratio_ci(
     nan = np.full(groups, np.nan)
     if clusters < 2:
         low, high = nan, nan.copy()
-        reason = "fewer than 2 responses: no interval by resampling responses"
+        reason = f"fewer than 2 {_plural(unit)}: no interval by resampling {_plural(unit)}"
     elif resamples < 1:
         low, high = nan, nan.copy()
         reason = "no bootstrap resamples requested"
@@ -199,6 +213,94 @@ def ci_pair(low: float, high: float) -> list[float] | None:
     if np.isnan(low) or np.isnan(high):
         return None
     return [_f(low), _f(high)]
+
+
+def resampling(unit: str, units: int, resamples: int, level: float = 0.95) -> dict[str, Any]:
+    """What an interval resampled, for the report: unit, how many of them, resamples, level, method."""
+    return {"unit": unit, "units": int(units), "resamples": int(resamples), "level": level, "method": PERCENTILE}
+
+
+@dataclass(frozen=True)
+class ClusteredIntervals:
+    """Percentile intervals of a per-group mean, every group from the same resamples of clusters."""
+
+    low: np.ndarray  # per group; NaN where undefined
+    high: np.ndarray
+    clusters: np.ndarray  # per group: clusters holding at least one of its units
+    n_clusters: int  # clusters resampled (those holding any unit)
+    unit: str
+    resamples: int
+    level: float
+    reason: str | None  # why no group has an interval, when none has
+
+    def pair(self, g: int = 0) -> list[float] | None:
+        """Group g's interval as [low, high], or None."""
+        return ci_pair(self.low[g], self.high[g])
+
+    def group_reason(self, g: int = 0) -> str | None:
+        """Why group g has no interval (None when it has one)."""
+        if self.pair(g) is not None:
+            return None
+        if self.reason:
+            return self.reason
+        return f"fewer than 2 {_plural(self.unit)} with pairs: no interval by resampling {_plural(self.unit)}"
+
+    def resampled(self, g: int | None = None) -> dict[str, Any]:
+        """The `resampling` block of the whole set (g None) or of one group (its own cluster count)."""
+        units = self.n_clusters if g is None else int(self.clusters[g])
+        return resampling(self.unit, units, self.resamples, self.level)
+
+
+def cluster_draws(n_clusters: int, resamples: int, seed: int) -> list[np.ndarray] | None:
+    """The report's one set of draws over n_clusters clusters (None when there is nothing to resample)."""
+    if n_clusters < 2 or resamples < 1:
+        return None
+    return list(resample_weights(n_clusters, resamples, seed))
+
+
+def clustered_mean_ci(
+    values: np.ndarray,
+    cluster: np.ndarray,
+    group: np.ndarray | None = None,
+    n_groups: int = 1,
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    weights: list[np.ndarray] | None = None,
+    unit: str = "item",
+) -> ClusteredIntervals:
+    """Percentile CI of the mean of `values` within each group, resampling whole clusters.
+
+    values, cluster, group: one entry per unit (e.g. agreement 0/1, the unit's item, its model).
+    Every resample draws as many clusters as hold a unit, with replacement, and takes all units
+    of a drawn cluster together, in every group at once (a group's mean in a resample is a ratio
+    of sums over the drawn clusters). This is the interval of the agreement report: with the
+    item as cluster, units that share an item's or a criterion's effect move together. A group
+    needs units in 2 clusters for an interval. `weights` are draws of `cluster_draws` over the
+    same clusters (the distinct values of `cluster`, in sorted order), shared by several calls.
+    """
+    values = np.asarray(values, np.float64)
+    cluster = np.asarray(cluster, np.int64)
+    group = np.zeros(cluster.size, np.int64) if group is None else np.asarray(group, np.int64)
+    _, index = np.unique(cluster, return_inverse=True)
+    index = index.reshape(-1)
+    n_clusters = int(index.max()) + 1 if index.size else 0
+    flat = index * n_groups + group
+    size = n_clusters * n_groups
+    num = np.bincount(flat, weights=values, minlength=size).reshape(n_clusters, n_groups)
+    den = np.bincount(flat, minlength=size).reshape(n_clusters, n_groups).astype(np.float64)
+    per_group = (den > 0).sum(axis=0).astype(np.int64)
+    if n_clusters == 0:
+        low = high = np.full(n_groups, np.nan)
+        reason: str | None = "no units to resample"
+    else:
+        low, high, reason = bootstrap_ratio_ci(num, den, resamples=resamples, seed=seed, level=level, weights=weights, unit=unit)
+        low, high = low.copy(), high.copy()
+        few = per_group < 2
+        low[few], high[few] = np.nan, np.nan
+    resamples = sum(len(w) for w in weights) if weights is not None else max(int(resamples), 0)
+    return ClusteredIntervals(low, high, per_group, n_clusters, unit, resamples, level, reason)
 
 
 # --- among the human experts -------------------------------------------------------------------
@@ -295,16 +397,18 @@ def judge_expert_baseline(
     resamples: int = 1000,
     seed: int = 0,
     weights: list[np.ndarray] | None = None,
+    unit: str = "item",
 ) -> dict[str, Any]:
     """Does the judge agree with the experts as often as an expert agrees with the other experts?
 
     Over units with a judge verdict and at least two expert ratings:
     - expert–expert: share of agreeing (expert, other expert) pairs on the same unit;
     - judge–expert: share of agreeing (judge, expert) pairs on the same unit;
-    - difference = judge–expert − expert–expert, with a bootstrap CI over responses.
+    - difference = judge–expert − expert–expert, with a bootstrap CI resampling whole clusters
+      (`cluster` per unit; the report passes the item, as for its other intervals).
     A difference whose interval covers 0 means the judge is indistinguishable from an expert.
     `weights` (draws of `resample_weights` with the same seed) are reused when they cover as
-    many responses as the baseline has; they are then exactly the draws it would make itself.
+    many clusters as the baseline has; they are then exactly the draws it would make itself.
     """
     hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.float64)
     judge = np.asarray(judge, bool)
@@ -319,6 +423,7 @@ def judge_expert_baseline(
             "expert_expert": Stat.undefined(0, reason).as_dict(),
             "difference": None,
             "difference_ci95": None,
+            "resampled": resampling(unit, 0, 0),
             "reason": reason,
         }
     h, m, j, c = hits[ok], ratings[ok], judge[ok], cluster[ok]
@@ -334,6 +439,7 @@ def judge_expert_baseline(
     sums = sums[present]
     diff_ci = None
     reason = None
+    drawn = 0
     if len(sums) >= 2 and resamples > 0:
         diffs = np.empty(resamples)
         row = 0
@@ -344,15 +450,18 @@ def judge_expert_baseline(
             row += len(w)
         lo, hi = np.quantile(diffs, [0.025, 0.975])
         diff_ci = [_f(lo), _f(hi)]
+        drawn = resamples
+    elif resamples < 1:
+        reason = "no bootstrap resamples requested"
     else:
-        reason = "fewer than 2 responses: no interval by resampling responses"
+        reason = f"fewer than 2 {_plural(unit)}: no interval by resampling {_plural(unit)}"
     out = {
         "units": units,
-        "responses": int(len(sums)),
         "judge_expert": Stat(_f(je), units, extra={"pairs": int(m.sum())}).as_dict(),
         "expert_expert": Stat(_f(ee), units, extra={"pairs": int(pairs_ee.sum())}).as_dict(),
         "difference": _f(je - ee),
         "difference_ci95": diff_ci,
+        "resampled": resampling(unit, len(sums), drawn),
     }
     if reason:
         out["reason"] = reason

@@ -40,6 +40,40 @@ def direct_pairs(campaign):
     return np.array(pairs, dtype=bool)
 
 
+def pairs_by_question_and_model(campaign) -> dict[tuple[str, str], list[int]]:
+    """[agreeing, compared] (judge vs majority of 3) per (question id, model), computed with plain Python."""
+    votes, where = {}, {}
+    for resp, qid, model, crit, hit in Judgment.objects.filter(assignment__campaign_response__campaign=campaign).values_list(
+        "assignment__campaign_response__response_id", "assignment__campaign_response__response__question_id",
+        "assignment__campaign_response__response__model__name", "criterion_id", "hit",
+    ):
+        votes.setdefault((resp, crit), []).append(hit)
+        where[(resp, crit)] = (qid, model)
+    verdicts = dict(((r, c), h) for r, c, h in JudgeVerdict.objects.values_list("response_id", "criterion_id", "hit"))
+    out: dict[tuple[str, str], list[int]] = {}
+    for key, v in votes.items():
+        if key in verdicts:
+            cell = out.setdefault(where[key], [0, 0])
+            cell[0] += verdicts[key] == (sum(v) >= 2)
+            cell[1] += 1
+    return out
+
+
+def item_order(campaign) -> list[str]:
+    """Question ids in the order of the report's item arrays (the order its draws follow)."""
+    from validation.selectors import load_campaign_arrays, select_judge_runs
+
+    return list(load_campaign_arrays(campaign, judge_runs=select_judge_runs(campaign)).item_question)
+
+
+def percentile_interval(num, den, draws) -> list[float]:
+    """The 2.5% and 97.5% quantiles of sum(num)/sum(den) over resamples of clusters (rows)."""
+    w = np.concatenate(draws)
+    with np.errstate(invalid="ignore"):
+        ratios = (w @ num) / (w @ den)
+    return np.nanquantile(ratios, [0.025, 0.975]).tolist()
+
+
 class TestCommand:
     def test_json_output_holds_the_contract_and_matches_a_direct_computation(self, cast):
         campaign = blind_test(cast, flip=0.25)
@@ -107,6 +141,83 @@ class TestUndefined:
         assert "judge" in r["undefined"] and "item_agreement_rate" in r["undefined"]
         assert r["krippendorff_alpha"] is not None
         assert r["gate"]["passed"] is False
+
+    def test_mcnemar_without_compared_pairs_says_there_are_none_not_that_they_never_disagree(self, cast):
+        campaign = blind_test(cast, with_judge=False)
+        r = create_agreement_report(campaign=campaign, resamples=50).result
+        assert r["mcnemar_p"] is None and r["mcnemar"]["n"] == 0
+        assert "no compared pairs" in r["undefined"]["mcnemar_p"] and "disagree" not in r["undefined"]["mcnemar_p"]
+        assert r["undefined"]["item_agreement_ci95"] == st.NO_PAIRS
+
+
+class TestIntervalsResampleItems:
+    """Every model answers every item, so an item's responses go together in every resample."""
+
+    def test_the_headline_interval_resamples_items_with_all_their_responses(self, cast):
+        campaign = blind_test(cast, flip=0.25)
+        r = create_agreement_report(campaign=campaign, resamples=400, seed=5).result
+        cells = pairs_by_question_and_model(campaign)
+        questions = [q for q in item_order(campaign) if any(k[0] == q for k in cells)]
+        num = np.array([sum(v[0] for k, v in cells.items() if k[0] == q) for q in questions], float)
+        den = np.array([sum(v[1] for k, v in cells.items() if k[0] == q) for q in questions], float)
+        assert r["items"] == len(questions) >= 2 and r["responses"] == len(cells)
+        assert r["item_agreement_ci95"] == pytest.approx(percentile_interval(num, den, st.cluster_draws(len(questions), 400, 5)))
+        assert r["resampled"] == {"unit": "item", "units": len(questions), "resamples": 400, "level": 0.95, "method": "percentile"}
+        assert r["n"]["item_agreement_ci95"] == len(questions)
+
+    def test_each_model_s_interval_uses_the_same_draws_of_items_and_says_how_many(self, cast):
+        campaign = blind_test(cast, flip=0.25)
+        r = create_agreement_report(campaign=campaign, resamples=300, seed=2).result
+        cells = pairs_by_question_and_model(campaign)
+        questions = [q for q in item_order(campaign) if any(k[0] == q for k in cells)]
+        draws = st.cluster_draws(len(questions), 300, 2)
+        for row in r["by_model"]:
+            num = np.array([cells.get((q, row["key"]), [0, 0])[0] for q in questions], float)
+            den = np.array([cells.get((q, row["key"]), [0, 0])[1] for q in questions], float)
+            assert row["items"] == int((den > 0).sum()) == row["resampled"]["units"] >= 2
+            assert row["item_agreement_ci95"] == pytest.approx(percentile_interval(num, den, draws))
+        for key in ("by_ability", "by_dimension", "by_difficulty", "by_primary_scene"):
+            for row in r[key]:
+                assert row["resampled"] == {"unit": "item", "units": row["items"], "resamples": 300, "level": 0.95, "method": "percentile"}
+                assert (row["item_agreement_ci95"] is None) == (row["items"] < 2)
+        assert all("resampled" not in row and row["items"] == 1 for row in r["by_criterion"])
+        assert r["judge_expert_baseline"]["resampled"]["unit"] == "item"
+
+    def test_a_group_on_a_single_item_has_no_interval_and_says_why(self, cast):
+        from validation.report import compute_report
+        from validation.selectors import load_campaign_arrays, select_judge_runs
+
+        campaign = blind_test(cast)
+        data = load_campaign_arrays(campaign, judge_runs=select_judge_runs(campaign))
+        data.item_scene = ["only here" if i == 0 else "elsewhere" for i in range(len(data.item_scene))]
+        r = compute_report(data, resamples=100)
+        row = next(row for row in r["by_primary_scene"] if row["key"] == "only here")
+        assert row["items"] == 1 and row["responses"] == 3 and row["item_agreement_ci95"] is None
+        assert row["undefined"]["item_agreement_ci95"] == "fewer than 2 items with pairs: no interval by resampling items"
+
+    def test_the_page_the_table_and_the_csv_say_what_was_resampled(self, cast, client_for):
+        campaign = blind_test(cast)
+        report = create_agreement_report(campaign=campaign, resamples=1000)
+        items = report.result["items"]
+        page = client_for(cast.admin).get(f"/validation/campaigns/{campaign.pk}/").content.decode()
+        assert f"95% CI from 1,000 resamples of the {items} items (all of an item" in page
+        out = io.StringIO()
+        call_command("agreement_report", "--campaign", campaign.name, "--resamples", "1000", stdout=out)
+        assert f"95% CI from 1,000 resamples of the {items} items" in out.getvalue()
+        from validation.formatting import report_csv_rows
+
+        rows = list(report_csv_rows(report.result))
+        assert ("overall", "", "item_agreement_ci95_low", report.result["item_agreement_ci95"][0], items) in rows
+
+    def test_a_model_below_the_overall_agreement_is_flagged_with_its_items(self):
+        from validation.report import _alerts
+
+        out = {
+            "by_expert": [], "by_criterion": [], "item_agreement_rate": 0.85,
+            "by_model": [{"key": "m", "item_agreement_rate": 0.6, "pairs": 500, "items": 40, "item_agreement_ci95": [0.5, 0.7]}],
+        }
+        (alert,) = _alerts(out)
+        assert alert["kind"] == "judge_model_disagreement" and "on 40 items" in alert["message"] and "resampling the items" in alert["message"]
 
 
 class TestStorage:

@@ -81,7 +81,15 @@ class TestJudgeAgainstGold:
     def test_mcnemar_is_undefined_without_discordant_pairs(self):
         x = np.array([1, 0, 1], bool)
         result = st.mcnemar_exact(x, x)
-        assert result.value is None and "no discordant pairs" in result.reason
+        assert result.value is None and result.n == 3
+        assert "no discordant pairs" in result.reason and "all 3 compared pairs" in result.reason
+
+    def test_mcnemar_without_compared_pairs_says_there_are_none_rather_than_that_nobody_disagrees(self):
+        empty = np.array([], bool)
+        result = st.mcnemar_exact(empty, empty)
+        assert result.value is None and result.n == 0
+        assert "no compared pairs" in result.reason
+        assert "disagree" not in result.reason and "discordant" not in result.reason
 
 
 class TestBootstrap:
@@ -123,10 +131,83 @@ class TestBootstrap:
         # Different chunking draws different numbers, but each resample still draws 50 responses.
         assert (b.sum(axis=1) == 50).all()
 
-    def test_one_response_gives_no_interval_and_says_why(self):
+    def test_one_cluster_gives_no_interval_and_says_which_unit_is_missing(self):
         low, high, reason = st.bootstrap_ratio_ci(np.array([3.0]), np.array([4.0]))
-        assert np.isnan(low[0]) and np.isnan(high[0]) and "fewer than 2 responses" in reason
+        assert np.isnan(low[0]) and np.isnan(high[0]) and reason == "fewer than 2 items: no interval by resampling items"
         assert st.ci_pair(low[0], high[0]) is None
+
+
+class TestClusteredIntervals:
+    """`clustered_mean_ci`, the interval of the agreement report: per-unit values, whole clusters resampled."""
+
+    def test_it_equals_scipy_percentile_bootstrap_of_the_per_cluster_sums(self):
+        rng = np.random.default_rng(12)
+        cluster = rng.integers(0, 80, 3000)
+        values = rng.random(3000) < np.where(cluster % 3 == 0, 0.6, 0.9)
+        ci = st.clustered_mean_ci(values, cluster, resamples=4000, seed=3)
+        num = np.bincount(cluster, weights=values, minlength=80)
+        den = np.bincount(cluster, minlength=80).astype(float)
+        ref = sps.bootstrap(
+            (num, den), lambda a, b, axis: a.sum(axis) / b.sum(axis), paired=True, vectorized=True,
+            n_resamples=4000, method="percentile", rng=np.random.default_rng(3),
+        ).confidence_interval
+        assert ci.pair() == pytest.approx([ref.low, ref.high], abs=0.005)
+        assert ci.n_clusters == 80 and ci.clusters.tolist() == [80]
+
+    def test_all_units_of_a_cluster_move_together(self):
+        # Each cluster is all agreement or all disagreement: resampling clusters sees 40 draws
+        # (wide), resampling the 4,000 units as if independent would see 4,000 (narrow).
+        cluster = np.repeat(np.arange(40), 100)
+        values = np.repeat(np.arange(40) % 4 != 0, 100)
+        by_cluster = st.clustered_mean_ci(values, cluster, resamples=2000, seed=1)
+        by_unit = st.clustered_mean_ci(values, np.arange(4000), resamples=2000, seed=1)
+        low, high = by_cluster.pair()
+        assert high - low > 0.2  # ≈ 2 × 1.96 × sqrt(0.75 · 0.25 / 40) ≈ 0.27
+        assert np.subtract(*by_unit.pair()[::-1]) < 0.04
+
+    def test_the_order_and_numbering_of_clusters_do_not_matter(self):
+        rng = np.random.default_rng(5)
+        cluster = rng.integers(0, 30, 600)
+        values = rng.random(600) < 0.7
+        renamed = np.array([1000 + 7 * c for c in cluster])
+        order = rng.permutation(600)
+        a = st.clustered_mean_ci(values, cluster, resamples=300, seed=2)
+        b = st.clustered_mean_ci(values[order], renamed[order], resamples=300, seed=2)
+        assert a.pair() == b.pair()
+
+    def test_groups_share_the_draws_and_each_counts_its_own_clusters(self):
+        rng = np.random.default_rng(6)
+        cluster = rng.integers(0, 50, 2000)
+        group = rng.integers(0, 2, 2000)
+        group[np.flatnonzero(cluster == 7)[:5]] = 2  # group 2 lives in one cluster only
+        values = rng.random(2000) < 0.8
+        draws = st.cluster_draws(50, 400, 11)
+        ci = st.clustered_mean_ci(values, cluster, group, 3, resamples=400, seed=11, weights=draws)
+        num = np.zeros((50, 3))
+        den = np.zeros((50, 3))
+        np.add.at(num, (cluster, group), values)
+        np.add.at(den, (cluster, group), 1)
+        low, high, _ = st.bootstrap_ratio_ci(num, den, weights=draws)
+        assert (ci.low[:2], ci.high[:2]) == (pytest.approx(low[:2]), pytest.approx(high[:2]))
+        assert ci.clusters.tolist() == [int((den[:, g] > 0).sum()) for g in range(3)]
+        assert ci.clusters[2] == 1 and ci.pair(2) is None
+        assert ci.group_reason(2) == "fewer than 2 items with pairs: no interval by resampling items"
+        assert ci.group_reason(0) is None
+
+    def test_it_says_what_it_resampled_and_how_many(self):
+        cluster = np.repeat(np.arange(12), 5)
+        group = np.tile([0, 1, 1, 1, 1], 12)
+        group[cluster >= 9] = 1  # group 0 only in clusters 0–8
+        ci = st.clustered_mean_ci(np.ones(60), cluster, group, 2, resamples=250, seed=0)
+        assert ci.resampled() == {"unit": "item", "units": 12, "resamples": 250, "level": 0.95, "method": "percentile"}
+        assert ci.resampled(0)["units"] == 9 and ci.resampled(1)["units"] == 12
+
+    def test_without_units_or_resamples_there_is_no_interval_and_a_reason(self):
+        empty = st.clustered_mean_ci(np.array([]), np.array([], int))
+        assert empty.pair() is None and empty.group_reason() == "no units to resample" and empty.n_clusters == 0
+        none = st.clustered_mean_ci(np.ones(10), np.arange(10), resamples=0)
+        assert none.pair() is None and none.group_reason() == "no bootstrap resamples requested"
+        assert none.resampled()["resamples"] == 0
 
 
 class TestAmongExperts:
@@ -208,6 +289,7 @@ class TestAmongExperts:
         assert out["difference"] == pytest.approx(-3 / 9)
         low, high = out["difference_ci95"]
         assert low <= -3 / 9 <= high
+        assert out["resampled"] == {"unit": "item", "units": 3, "resamples": 200, "level": 0.95, "method": "percentile"}
 
     def test_the_baseline_gives_the_same_interval_with_the_report_s_shared_draws(self):
         rng = np.random.default_rng(4)
