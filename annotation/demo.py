@@ -1,7 +1,9 @@
-"""Demo data of campaign management: expert profiles, a calibration set and a blind-test campaign.
+"""Demo data of campaign management: expert profiles, a calibration set, a gold set and a blind-test campaign.
 
-The calibration's reference verdicts are synthetic (derived from each criterion's sign for the
-fictional models' canned answers) and say so in every explanation. Idempotent.
+The reference verdicts of the calibration and gold sets are synthetic (derived from each
+criterion's sign for the fictional models' canned answers) and say so in every explanation. The
+gold set is disjoint from the calibration set and holds every model's answer to its questions, so
+the blind test's hidden gold checks look like any other response. Idempotent.
 """
 
 import io
@@ -9,11 +11,15 @@ import json
 from datetime import timedelta
 
 from annotation.models import Campaign, ExpertProfile, Qualification
-from annotation.services.campaigns import create_calibration, create_campaign
+from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set
 from heartbench_core.models import ModelResponse
 
 CALIBRATION = "demo-calibration"
+GOLD_SET = "demo-gold-set"
 BLIND_TEST = "demo-blind-test"
+GOLD_RATE = 0.2
+# Questions whose answers become gold checks: on the demo items, those left out of the blind test's sample.
+GOLD_QUESTIONS_REAL = 12
 
 PROFILES = {
     "expert1": ("MSc Clinical Psychology", 6, ["Emotion", "温暖"], ["zh", "en"], 8),
@@ -71,21 +77,45 @@ def seed(*, context) -> None:
             created_by=admin,
         )
         context.log.append(f"annotation: calibration {CALIBRATION!r} with {outcome.responses} responses (synthetic reference verdicts)")
+    if not Campaign.objects.filter(name=GOLD_SET).exists():
+        calibration_questions = set(
+            Campaign.objects.get(name=CALIBRATION).responses.values_list("response__question_id", flat=True)
+        ) if Campaign.objects.filter(name=CALIBRATION).exists() else set()
+        questions = sorted(set(version.items.values_list("question_id", flat=True)) - calibration_questions)
+        questions = questions[-GOLD_QUESTIONS_REAL:] if context.real_data else questions
+        picks = list(
+            ModelResponse.objects.filter(dataset=version.dataset, model__name__in=models, question_id__in=questions)
+            .order_by("question_id", "model__name")
+            .values_list("question_id", "model__name")
+        )
+        outcome = create_gold_set(
+            name=GOLD_SET,
+            dataset_name=version.dataset.name,
+            version_label=version.label,
+            source=_gold_file(version, picks),
+            file_name="synthetic-demo-gold-set.jsonl",
+            created_by=admin,
+        )
+        context.log.append(f"annotation: gold set {GOLD_SET!r} with {outcome.responses} responses, disjoint from {CALIBRATION!r}")
     if not Campaign.objects.filter(name=BLIND_TEST).exists():
         outcome = create_campaign(
             name=BLIND_TEST,
             dataset_name=version.dataset.name,
             version_label=version.label,
             model_names=models,
-            sample_fraction=0.4 if context.real_data else 1.0,
+            # On the 6 demo items, 4 are sampled; the gold set's answers to the other questions are the gold checks.
+            sample_fraction=0.4 if context.real_data else 0.67,
             overlap=3,
             seed=2025,
+            gold_source=Campaign.objects.filter(name=GOLD_SET).first(),
+            gold_rate=GOLD_RATE,
             min_tier_for_hard=1,
             piece_rate=5,
             created_by=admin,
         )
         context.log.append(
-            f"annotation: campaign {BLIND_TEST!r} with {outcome.responses} responses, k=3, "
+            f"annotation: campaign {BLIND_TEST!r} with {outcome.responses} responses and {outcome.gold} hidden gold checks "
+            f"(about {GOLD_RATE:.0%} of each queue, at random positions), k=3, "
             f"{outcome.eligible_experts} eligible experts (expert4 must pass {CALIBRATION!r} first)"
         )
 

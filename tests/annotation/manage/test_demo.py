@@ -1,3 +1,5 @@
+from collections import Counter
+
 import pytest
 from django.core.management import call_command
 
@@ -13,6 +15,7 @@ def test_seed_demo_creates_profiles_a_calibration_and_a_blind_test_idempotently(
     assert Campaign.objects.filter(name="demo-calibration", kind="calibration").count() == 1
     blind = Campaign.objects.get(name="demo-blind-test")
     assert CampaignResponse.objects.filter(campaign=blind).count() == 18
+    assert Campaign.objects.filter(kind="gold_set").count() == 1
     assert GoldLabel.objects.filter(campaign_response__campaign__name="demo-calibration").exists()
     assert ExpertProfile.objects.filter(user__username__in=["expert1", "expert2", "expert3", "expert4", "reviewer1"]).count() == 5
     assert not Qualification.objects.filter(expert__username="expert4").exists()
@@ -22,3 +25,19 @@ def test_seed_demo_creates_profiles_a_calibration_and_a_blind_test_idempotently(
     assert assign_next_response(expert=expert1, campaign=blind) is not None
     assert assign_next_response(expert=expert4, campaign=blind) is None
     assert assign_next_response(expert=expert4, campaign=Campaign.objects.get(name="demo-calibration")) is not None
+
+
+def test_the_demo_blind_test_draws_hidden_gold_checks_from_a_gold_set_disjoint_from_the_calibration():
+    call_command("seed_demo", verbosity=0)
+    blind = Campaign.objects.get(name="demo-blind-test")
+    pool = Campaign.objects.get(name="demo-gold-set", kind="gold_set")
+    assert blind.settings.gold_source == pool and blind.gold_rate > 0
+    gold = CampaignResponse.objects.filter(campaign=blind, is_gold=True)
+    real = CampaignResponse.objects.filter(campaign=blind, is_gold=False)
+    assert gold.exists() and real.exists()
+    calibration = set(CampaignResponse.objects.filter(campaign__name="demo-calibration").values_list("response_id", flat=True))
+    assert not calibration & set(gold.values_list("response_id", flat=True))
+    assert not set(real.values_list("response_id", flat=True)) & set(gold.values_list("response_id", flat=True))
+    # Every gold question comes with each model's answer, as the sampled questions do: no count marks it.
+    per_question = Counter(gold.values_list("response__question_id", flat=True))
+    assert set(per_question.values()) == set(Counter(real.values_list("response__question_id", flat=True)).values()) == {3}
