@@ -24,7 +24,7 @@ from annotation.models import (
 )
 from annotation.services import quality
 from annotation.signals import assignment_submitted
-from heartbench_core.models import Criterion
+from heartbench_core.models import Criterion, StaffExposure
 from heartbench_core.roles import Role, has_role
 
 RATIONALE_MAX_CHARS = 4000
@@ -203,8 +203,17 @@ def request_correction(*, assignment: Assignment, expert, reason: str, entries: 
 
 
 def is_post_discussion(assignment: Assignment) -> bool:
-    """Whether a correction requested now would come after the expert saw the discussion (a revision, not a blind verdict)."""
-    return assignment.discussion_seen_at is not None
+    """Whether a correction requested now would no longer be blind (a revision, not a blind verdict).
+
+    It is not once the expert has seen the response's discussion (other raters' stances), or once
+    a staff view showed them the response with other raters' judgments or the judge's verdicts
+    (a user who is also staff, after the campaign closed): either way their verdict is informed.
+    """
+    if assignment.discussion_seen_at is not None:
+        return True
+    return StaffExposure.objects.filter(
+        user_id=assignment.expert_id, response_id=assignment.campaign_response.response_id
+    ).exists()
 
 
 def standing_revision(assignment: Assignment) -> list[dict] | None:

@@ -170,3 +170,15 @@ def test_a_second_revision_starts_from_the_first_so_the_newest_holds_every_chang
     assert {r["criterion"]: r["hit"] for r in two.original}[first.pk] is False  # it starts from the standing revision
     assert {r["criterion"]: r["hit"] for r in two.proposed} == {**{c: True for c in _hits(mine)}, first.pk: False, second.pk: False}
     assert set(_hits(mine).values()) == {True}  # and the blind verdict never moved
+
+
+def test_a_correction_after_a_staff_view_showed_the_response_is_a_revision_too(judged_by_all, cast):
+    """A user who is also staff may see other raters' verdicts on staff pages once the campaign closed: no longer blind."""
+    from heartbench_core.blindness import record_exposures
+
+    mine = judged_by_all[0]
+    record_exposures(user=cast.experts[0], response_ids=[mine.campaign_response.response_id], via="adjudication")
+    correction = request_correction(assignment=mine, expert=cast.experts[0], reason="Saw the others", entries=_flip_all(mine))
+    assert correction.after_discussion is True
+    decide_correction(correction=correction, admin=cast.admin, accept=True)
+    assert set(_hits(mine).values()) == {True}
