@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connections
 from django.db.models import Count, F, FloatField, Func, Max, Value
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 
 from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
@@ -513,7 +513,7 @@ def latest_release_gate(version) -> ReleaseGate | None:
         ReleaseGate.objects.filter(version=version, report__exploratory=False)
         .select_related("report", "campaign", "version__dataset")
         .defer("report__result", "report__inputs")  # the whole report can be large; only its counts are shown
-        .annotate(pairs=KT("report__result__pairs"), responses=KT("report__result__responses"))
+        .annotate(pairs=KeyTextTransform("pairs", "report__result"), responses=KeyTextTransform("responses", "report__result"))
         .order_by("-created_at", "-id")
         .first()
     )

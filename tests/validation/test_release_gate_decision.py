@@ -165,6 +165,7 @@ class TestShownOnTheVersion:
         assert f"{passed.result['item_agreement_ci95'][0]:.3f}" in body
         assert passed.get_absolute_url() in body and exploratory.get_absolute_url() not in body
         assert "threshold 0.5" in body
+        assert f"{passed.result['pairs']} pairs, {passed.result['responses']} responses" in body
 
     def test_a_failed_decision_lists_its_reasons(self, cast, campaign, client_for):
         failed = create_agreement_report(campaign=campaign)
