@@ -111,7 +111,7 @@ def campaigns_for_expert(expert):
     ids = Campaign.objects.filter(
         Q(experts=expert) | Q(experts__isnull=True) | Q(responses__assignments__expert=expert)
     ).values("pk")
-    return Campaign.objects.filter(pk__in=ids).exclude(status=Campaign.Status.DRAFT)
+    return Campaign.objects.filter(pk__in=ids).exclude(status=Campaign.Status.DRAFT).exclude(kind=Campaign.Kind.GOLD_SET)
 
 
 def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
