@@ -17,7 +17,7 @@ from annotation import forms_workspace as forms
 from annotation import selectors_workspace as selectors
 from annotation.models import Campaign, CorrectionRequest
 from annotation.services import workspace as services
-from annotation.services.assignment import assign_next_response
+from annotation.services.assignment import assign_next_response, calibration_state
 from heartbench_core.roles import Role, role_required
 
 expert_only = role_required(Role.EXPERT)
@@ -52,7 +52,11 @@ def next_response(request, campaign_id: int):
             messages.info(request, message)
         return redirect("annotation:home")
     if assignment is None:
-        messages.info(request, f"Nothing more to judge in “{campaign.name}” for now. Thank you!")
+        state = calibration_state(expert=request.user, campaign=campaign) if campaign.kind == Campaign.Kind.CALIBRATION else None
+        if state is not None and state.attempts and not state.passed and not state.in_progress and not state.attempts_left:
+            messages.info(request, _("You have made all %(n)d attempts allowed at “%(name)s”; an administrator decides what follows.") % {"n": state.max_attempts, "name": campaign.name})
+        else:
+            messages.info(request, f"Nothing more to judge in “{campaign.name}” for now. Thank you!")
         return redirect("annotation:home")
     return redirect("annotation:judge", public_id=assignment.public_id)
 

@@ -124,6 +124,15 @@ def test_the_profile_page_says_when_no_attempt_is_left(cast, client_for, version
     assert "no attempts left" in html and "retake from" not in html
 
 
+def test_asking_for_more_after_the_last_attempt_says_so(cast, client_for, version):
+    from django.urls import reverse
+
+    campaign = calibration(version, retake_cooldown=timedelta(0), max_attempts=1)
+    sit(cast.expert, campaign, wrong=99)
+    r = client_for(cast.expert).post(reverse("annotation:next_response", args=[campaign.pk]), follow=True)
+    assert "You have made all 1 attempts allowed" in r.content.decode()
+
+
 def test_attempts_sitting_and_cooldown_are_set_on_the_command_the_page_and_the_api(cast, client_for, version, tmp_path):
     path = tmp_path / "gold.jsonl"
     path.write_bytes(gold_file(version, picks=FOUR).getvalue())
