@@ -48,6 +48,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "heartbench_core.auth_hardening.RequestSizeLimitMiddleware",
+    "heartbench_core.errors.ApiJsonErrorsMiddleware",
     "heartbench_core.auth_hardening.OutOfRangeNumberMiddleware",
     "heartbench_core.auth_hardening.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -132,7 +133,7 @@ HEARTBENCH_DIR = Path(env_str("HEARTBENCH_DIR", str(BASE_DIR.parent / "shared" /
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        "heartbench_core.api_session.SessionAuthenticationBeforeParsing",
         "heartbench_core.auth.ThrottledTokenAuthentication",
     ],
     "DEFAULT_THROTTLE_CLASSES": [
@@ -216,8 +217,13 @@ DEFAULT_EXCEPTION_REPORTER = "heartbench_core.auth_hardening.RedactingExceptionR
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact_secrets": {"()": "heartbench_core.auth_hardening.RedactSecretsFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
+    "filters": {
+        "redact_secrets": {"()": "heartbench_core.auth_hardening.RedactSecretsFilter"},
+        "no_client_error_tracebacks": {"()": "heartbench_core.errors.ClientErrorTracebackFilter"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["no_client_error_tracebacks", "redact_secrets"]}
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
     # Django's default handlers would bypass the redacting filter: drop them, let records reach root.
     "loggers": {

@@ -31,3 +31,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+# JSON for API paths, Django's pages elsewhere (heartbench_core.errors).
+handler404 = "heartbench_core.errors.page_not_found"
+handler500 = "heartbench_core.errors.server_error"
