@@ -8,7 +8,8 @@ items, fictional models with synthetic responses, a blind-test campaign over 40%
 expert judgments per response (≈ 47,000) and a judge verdict on every pair, and ANALYZEs it as
 autovacuum would. It then times, alternating the two so machine load affects both alike:
 
-- report: `create_agreement_report` with 1,000 bootstrap resamples — loading everything from the
+- report: `create_agreement_report` with 1,000 bootstrap resamples of the items (every interval
+  resamples whole items, all of an item's responses together) — loading everything from the
   database, refreshing the golden labels, every statistic, and writing the report and its gate
   (the first run also creates the golden labels; the median is over the runs after it);
 - direct: the same statistics computed by `compute_report` on the in-memory arrays only
@@ -150,6 +151,8 @@ def main():
             total, direct = statistics.median(totals), statistics.median(directs)
             print(f"  load average {os.getloadavg()[0]:.2f} (1 min) at the end")
             print(f"  pairs {r['pairs']}, agreement {r['item_agreement_rate']:.3f} CI {r['item_agreement_ci95']}, alpha {r['krippendorff_alpha']:.3f}")
+            if r.get("resampled"):
+                print(f"  intervals: {r['resampled']['resamples']} resamples of the {r['resampled']['units']} {r['resampled']['unit']}s")
             print(f"  report (first run, creates golden labels): {first:.2f}s")
             print(f"  report median of {args.runs}: {total:.2f}s  (load arrays {statistics.median(loads):.2f}s)")
             print(f"  direct statistics on in-memory arrays, median: {direct:.2f}s  → report / direct = {total / direct:.2f}×")

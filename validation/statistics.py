@@ -10,7 +10,7 @@ Terms used throughout:
   (question) a unit belongs to. Every sampled item is answered by every model, so all the
   (response, criterion) pairs of one item share the item's and its criteria's effects on
   whether judge and experts agree; resampling responses treats them as independent and gives
-  intervals that are too narrow (see `cluster_bootstrap_ratio` and docs/validation.md).
+  intervals that are too narrow (see `clustered_mean_ci` and docs/validation.md).
 """
 
 from __future__ import annotations
