@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from heartbench_core.api import ComputedListView, PageWithTotals, choice_param, enum_param, error_response, uuid_param, valid_query
+from heartbench_core.blindness import blind_scope
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import selectors, services
@@ -338,7 +339,8 @@ class QualityView(APIView):
         if qid := request.query_params.get("question_id"):
             version = selectors.latest_version(dataset)
             keys = list(Criterion.objects.filter(item__version=version, item__question_id=qid).values_list("lineage_id", flat=True))
-        signals = selectors.quality_signals(dataset, keys=keys)
+        scope = blind_scope(request.user)  # an expert of an open campaign: its responses do not count
+        signals = selectors.quality_signals(dataset, keys=keys, leave_out=scope.response_ids if scope else None)
         rule = selectors.ambiguity_rule()
         return Response({
             "ambiguity_rule": {"threshold": rule.threshold, "min_units": rule.min_units},
@@ -375,7 +377,9 @@ class WorkListView(ComputedListView):
     @extend_schema(parameters=[WorkListQuerySerializer], responses=WorkItemSerializer(many=True))
     def get(self, request):
         query = valid_query(WorkListQuerySerializer, request)
-        items = selectors.work_list(query["dataset"], kind=query.get("kind"), question_id=query.get("question_id"))
+        scope = blind_scope(request.user)
+        items = selectors.work_list(query["dataset"], kind=query.get("kind"), question_id=query.get("question_id"),
+                                    leave_out=scope.response_ids if scope else None)
         return self.paginated(items)
 
 

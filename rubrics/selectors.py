@@ -235,27 +235,33 @@ def ambiguity_rule() -> quality.AmbiguityRule:
     return quality.AmbiguityRule(threshold=float(conf.get("threshold", 0.75)), min_units=int(conf.get("min_units", 5)))
 
 
-def quality_signals(dataset: Dataset, keys=None) -> dict:
+def quality_signals(dataset: Dataset, keys=None, *, leave_out=None) -> dict:
     """Per lineage key: hit rate across models, human agreement (pairwise, alpha), judge–human agreement, ambiguity.
 
     Only judgments and verdicts made against the criterion's current meaning count (stale ones are excluded).
+    `leave_out` (ModelResponse ids) are not counted: the responses of an open campaign the viewer is an expert of,
+    whose judge verdicts a saturated hit rate would otherwise give away.
     """
     from annotation.models import Assignment, Judgment
 
     scope = Q(criterion__lineage__dataset=dataset)
     if keys is not None:
         scope &= Q(criterion__lineage_id__in=list(keys))
+    verdict_scope = judgment_scope = scope
+    if leave_out is not None:
+        verdict_scope = scope & ~Q(response_id__in=leave_out)
+        judgment_scope = scope & ~Q(assignment__campaign_response__response_id__in=leave_out)
     # Latest run per (criterion lineage, response).
     verdicts: dict = {}
     for key, response, model, hit, run in (
-        JudgeVerdict.objects.filter(scope).exclude(stale_q("criterion"))
+        JudgeVerdict.objects.filter(verdict_scope).exclude(stale_q("criterion"))
         .values_list("criterion__lineage_id", "response_id", "response__model_id", "hit", "run_id")
         .order_by("run_id")
     ):
         verdicts[(key, response)] = (model, hit)
     judgments: dict = defaultdict(list)
     for key, response, expert, hit in (
-        Judgment.objects.filter(scope, assignment__status=Assignment.Status.SUBMITTED, hit__isnull=False)
+        Judgment.objects.filter(judgment_scope, assignment__status=Assignment.Status.SUBMITTED, hit__isnull=False)
         .exclude(stale_q("criterion"))
         .values_list("criterion__lineage_id", "assignment__campaign_response__response_id", "assignment__expert_id", "hit")
     ):
@@ -300,8 +306,11 @@ class WorkItem:
     object_id: int | None = None
 
 
-def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | None = None) -> list[WorkItem]:
-    """What needs an author's attention: ambiguous and saturated criteria, experts' unclear reports, open flags."""
+def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | None = None, leave_out=None) -> list[WorkItem]:
+    """What needs an author's attention: ambiguous and saturated criteria, experts' unclear reports, open flags.
+
+    `leave_out`: ModelResponse ids the quality signals do not count (see `quality_signals`).
+    """
     from annotation.models import UnclearCriterionReport
 
     version = latest_version(dataset)
@@ -320,7 +329,7 @@ def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | N
 
     if kind in (None, "ambiguous", "saturated"):
         # Sorted, so that the list reads by question and pages of it stay put between requests.
-        signals = sorted(quality_signals(dataset, keys=keys).items(), key=lambda ks: (where(ks[0])[0], str(ks[0])))
+        signals = sorted(quality_signals(dataset, keys=keys, leave_out=leave_out).items(), key=lambda ks: (where(ks[0])[0], str(ks[0])))
         for key, s in signals:
             q, t = where(key)
             if s["ambiguous"] and kind in (None, "ambiguous"):

@@ -13,6 +13,7 @@ from django.utils.dateparse import parse_date
 from django.utils.translation import gettext
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
+from heartbench_core.blindness import blind_scope
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.models import CriterionLineage, Dataset
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
@@ -37,7 +38,7 @@ def _can_edit(user) -> bool:
 @role_required(*STAFF_ROLES)
 def index(request):
     datasets = list(Dataset.objects.order_by("name"))
-    work = [w for d in datasets for w in selectors.work_list(d)]
+    work = [w for d in datasets for w in selectors.work_list(d, leave_out=_hidden(request.user))]
     kind = request.GET.get("kind") or ""
     if kind:
         work = [w for w in work if w.kind == kind]
@@ -87,7 +88,7 @@ def editor(request, name, question_id):
     if found is None:
         raise Http404("No such item in the latest version.")
     item, rows, additions = found
-    signals = selectors.quality_signals(dataset, keys=[r.criterion.lineage_id for r in rows])
+    signals = selectors.quality_signals(dataset, keys=[r.criterion.lineage_id for r in rows], leave_out=_hidden(request.user))
     for row in rows:
         row.signals = signals.get(row.criterion.lineage_id, {})
     context = {
@@ -95,6 +96,12 @@ def editor(request, name, question_id):
         "can_edit": _can_edit(request.user), "add_form": CriterionForm(), "abilities": ability_choices(dataset),
     }
     return render(request, "rubrics/editor.html", context)
+
+
+def _hidden(user):
+    """Responses of the open campaigns the user is an expert of: quality signals leave them out (None: nothing to leave out)."""
+    scope = blind_scope(user)
+    return scope.response_ids if scope else None
 
 
 def _row_context(request, lineage: CriterionLineage):
@@ -107,7 +114,7 @@ def _row_context(request, lineage: CriterionLineage):
     if not rows:
         raise Http404("This criterion is not in the latest version.")
     row = rows[0]
-    row.signals = selectors.quality_signals(lineage.dataset, keys=[lineage.key]).get(lineage.key, {})
+    row.signals = selectors.quality_signals(lineage.dataset, keys=[lineage.key], leave_out=_hidden(request.user)).get(lineage.key, {})
     return {"row": row, "dataset": lineage.dataset, "can_edit": _can_edit(request.user), "abilities": ability_choices(lineage.dataset)}
 
 
