@@ -201,6 +201,7 @@ class TestIntervalsResampleItems:
         items = report.result["items"]
         page = client_for(cast.admin).get(f"/validation/campaigns/{campaign.pk}/").content.decode()
         assert f"95% CI from 1,000 resamples of the {items} items (all of an item" in page
+        assert f"from 1,000 resamples of the {report.result['judge_expert_baseline']['resampled']['units']} items</div>" in page
         out = io.StringIO()
         call_command("agreement_report", "--campaign", campaign.name, "--resamples", "1000", stdout=out)
         assert f"95% CI from 1,000 resamples of the {items} items" in out.getvalue()
