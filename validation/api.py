@@ -17,7 +17,7 @@ from heartbench_core.api import ComputedListView, FileImportView, choice_param, 
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from heartbench_core.blindness import refuse_response
-from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, visible_entries
+from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.report import DEFAULTS
 from validation.selectors import latest_release_gate
@@ -89,7 +89,8 @@ class CampaignReportsView(ListAPIView):
     serializer_class = ReportSummarySerializer
 
     def get(self, request, *args, **kwargs):
-        refuse_campaign(request.user, kwargs["campaign_id"])
+        if (campaign := Campaign.objects.filter(pk=kwargs["campaign_id"]).first()) is not None:
+            refuse_reports(request.user, campaign)
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
@@ -98,7 +99,7 @@ class CampaignReportsView(ListAPIView):
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: serializers.DictField()})
     def post(self, request, campaign_id: int):
         campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
-        refuse_campaign(request.user, campaign.pk)
+        refuse_reports(request.user, campaign)
         form = ComputeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
@@ -124,7 +125,7 @@ class ReportDetailView(RetrieveAPIView):
 
     def get_object(self):
         report = super().get_object()
-        refuse_campaign(self.request.user, report.campaign_id)
+        refuse_reports(self.request.user, report.campaign)
         return report
 
 

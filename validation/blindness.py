@@ -9,10 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext_lazy as _
+
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_campaign
 
-__all__ = ["hidden_entry_ids", "record_entry_exposures", "refuse_campaign", "visible_entries"]
+__all__ = ["hidden_entry_ids", "record_entry_exposures", "refuse_campaign", "refuse_reports", "visible_entries"]
+
+CLOSED_SHARED_REPORTS = _(
+    "You are an expert in an open campaign that shares responses with this one; "
+    "its agreement reports are closed to you until that campaign closes."
+)
+
+
+def refuse_reports(user, campaign: Campaign) -> None:
+    """Agreement reports break agreement down by criterion and model: closed while they count responses the user judges blind."""
+    refuse_campaign(user, campaign.pk)
+    scope = blind_scope(user)
+    if scope and CampaignResponse.objects.filter(campaign=campaign, response_id__in=scope.response_ids).exists():
+        raise PermissionDenied(CLOSED_SHARED_REPORTS)
 
 
 def hidden_entry_ids(user, campaign: Campaign) -> set[int]:

@@ -20,7 +20,7 @@ from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from validation import charts
-from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, visible_entries
+from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.report import DEFAULTS
@@ -44,7 +44,7 @@ def index(request):
 @role_required(*ADMIN)
 def dashboard(request, campaign_id: int, report_id: int | None = None):
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)
+    refuse_reports(request.user, campaign)
     report = (
         get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
     )
@@ -81,7 +81,7 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
 @role_required(*ADMIN)
 def compute(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)
+    refuse_reports(request.user, campaign)
     try:
         options = {
             "judge": request.POST.get("judge", "").strip() or None,
@@ -175,6 +175,7 @@ def export(request, campaign_id: int, what: str, fmt: str):
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse("unknown export", status=404, content_type="text/plain")
     if what == "report":
+        refuse_reports(request.user, campaign)
         report = latest_report(campaign)
         if report is None:
             return HttpResponse("no report has been computed for this campaign yet", status=404, content_type="text/plain")

@@ -125,6 +125,6 @@ def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they
     # The crawl really went through the staff pages and the user's own blind work, not only 403s.
     mine = world.mine[combination]
     assert f"/work/a/{mine.public_id}/" in reached
-    assert "/validation/" in reached and f"/validation/campaigns/{world.closed_campaign.pk}/" in reached
+    assert "/validation/" in reached and f"/validation/campaigns/{world.closed_campaign.pk}/adjudication/" in reached
     assert "/api/v1/responses/" in reached and "/work/manage/dual-roles/" in reached
     assert any(u.startswith("/datasets/demo/") for u in reached)

@@ -173,6 +173,11 @@ def test_a_closed_campaign_sharing_responses_shows_only_its_other_responses(worl
     assert refused.status_code == 403 and REASON in refused.content.decode().lower()
     opened = client.get(f"/validation/campaigns/{d.pk}/adjudication/{world.d_queued_open.pk}/{criterion.pk}/")
     assert opened.status_code == 200
+    # Its reports break agreement down by criterion and model, counting C's responses: closed too.
+    for path in (f"/validation/campaigns/{d.pk}/", f"/api/v1/validation/campaigns/{d.pk}/reports/",
+                 f"/api/v1/validation/reports/{d.agreement_reports.first().pk}/", f"/validation/campaigns/{d.pk}/export/report.jsonl"):
+        response = client.get(path)
+        assert response.status_code == 403 and "shares responses" in response.content.decode(), path
 
 
 def test_the_agreement_index_names_the_open_campaign_without_a_way_in(world):
