@@ -186,6 +186,10 @@ def create_campaign(
         pk: (qid, text) for pk, qid, text in ModelResponse.objects.filter(pk__in=[g[0] for g in gold_rows]).values_list("pk", "question_id", "text")
     }
     gold_rows = [g for g in gold_rows if g[0] not in sampled_ids and gold_texts[g[0]] not in sampled_texts]
+    if gold_rate > 0 and gold_source is not None and not gold_rows:
+        raise ValidationError(
+            {"gold_source": _("none of %(name)r's responses can be a hidden gold check: every one is also in the sample") % {"name": gold_source.name}}
+        )
     rng = np.random.default_rng([seed, 1])
     order = rng.permutation(len(responses) + len(gold_rows))
     with transaction.atomic():

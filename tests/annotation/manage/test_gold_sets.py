@@ -147,6 +147,13 @@ def test_a_gold_response_repeating_a_sampled_answer_word_for_word_is_left_out(ca
     assert outcome.gold == 1
 
 
+def test_a_gold_rate_with_no_usable_gold_check_is_refused(cast, version):
+    pool = gold_set(version, picks=[("dm0005", "demo-model-borealis")])  # borealis answers are all sampled
+    with pytest.raises(ValidationError) as exc:
+        blind(cast, pool)
+    assert "also in the sample" in exc.value.message_dict["gold_source"][0]
+
+
 def test_a_gold_check_is_paid_like_any_work(cast, version):
     pool = gold_set(version)
     campaign = blind(cast, pool, gold_rate=0.9, piece_rate=2).campaign
