@@ -4,7 +4,8 @@ The archive is a zip of JSON Lines, one file per model, plus `manifest.json` wit
 file's SHA-256 and row count. It holds the campaign's whole dataset (versions, items,
 criteria, lineages, models, responses, judge runs and verdicts), the campaign with its
 settings, sampled responses, gold labels, assignments, judgments, reports, corrections and
-discussion, the validation app's adjudications, golden labels and agreement reports, and
+discussion, the validation app's adjudications, golden labels, agreement reports, release gates
+and the dataset's release policy with its history, and
 the users those rows name (username, e-mail, names, groups; never a password: restored
 users get an unusable password and sign in after a reset).
 
@@ -84,6 +85,9 @@ def _campaign_querysets(campaign) -> list[tuple[str, object]]:
         ("validation.GoldenLabel", Q(campaign__in=campaigns)),
         ("validation.AgreementReport", Q(campaign__in=campaigns)),
         ("validation.ReleaseGate", Q(campaign__in=campaigns)),
+        # The dataset's release policy decides which later reports set the gate: it travels with the dataset.
+        ("validation.ReleasePolicy", Q(dataset=dataset)),
+        ("validation.ReleasePolicyChange", Q(policy__dataset=dataset)),
     ]
     out = []
     for label, q in specs:

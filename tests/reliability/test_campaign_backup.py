@@ -42,6 +42,9 @@ def campaign_world(cast):
 
     entry = world.objects["entry"]
     GoldLabel.objects.create(campaign_response=entry, criterion=world.objects["criterion"], hit=True, explanation="named")
+    from validation.services.release import change_release_policy
+
+    change_release_policy(dataset=world.objects["version"].dataset, admin=cast.admin, reason="pilot", min_pairs_per_ability=2)
     return world
 
 
@@ -57,6 +60,7 @@ def test_export_flush_import_gives_back_identical_rows_and_the_same_agreement(ca
     archive = tmp_path / "matrix.zip"
     call_command("export_campaign", "matrix", "-o", str(archive))
     assert before["annotation.Judgment"] and before["annotation.GoldLabel"] and before["validation.AgreementReport"]
+    assert before["validation.ReleasePolicy"] and before["validation.ReleasePolicyChange"]
 
     call_command("flush", interactive=False, verbosity=0)
     assert not apps.get_model("annotation", "Campaign").objects.exists()
