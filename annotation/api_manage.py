@@ -334,6 +334,48 @@ class StatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Campaign.Status.choices)
 
 
+class ExpertProgressSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    submitted = serializers.IntegerField()
+    open = serializers.IntegerField()
+    expired = serializers.IntegerField()
+    released = serializers.IntegerField()
+    active_seconds = serializers.IntegerField()
+
+
+class GoldAccuracySerializer(serializers.Serializer):
+    """One expert's agreement with the campaign's hidden gold checks; accuracy None (with the reason) when nothing was compared."""
+
+    username = serializers.CharField()
+    checks = serializers.IntegerField(help_text="Gold checks submitted.")
+    compared = serializers.IntegerField(help_text="Gold-labelled criteria judged.")
+    agreed = serializers.IntegerField()
+    accuracy = serializers.FloatField(allow_null=True)
+    reason = serializers.CharField(allow_null=True)
+
+
+class ProgressSerializer(serializers.Serializer):
+    k = serializers.IntegerField()
+    responses = serializers.IntegerField()
+    gold_responses = serializers.IntegerField()
+    by_submitted_judgments = serializers.DictField(child=serializers.IntegerField())
+    complete = serializers.IntegerField()
+    reserved = serializers.IntegerField()
+    submitted = serializers.IntegerField()
+    target = serializers.IntegerField()
+    active_seconds = serializers.IntegerField()
+    pace_per_day = serializers.FloatField(allow_null=True)
+    pace_reason = serializers.CharField(allow_null=True)
+    projected_finish = serializers.DateField(allow_null=True)
+    projected_reason = serializers.CharField(allow_null=True)
+    experts = ExpertProgressSerializer(many=True)
+    gold_accuracy = GoldAccuracySerializer(many=True, help_text="Hidden gold checks, reported on their own.")
+
+
+class BulkAssignResultSerializer(serializers.Serializer):
+    assigned = serializers.IntegerField()
+
+
 @extend_schema_view(list=extend_schema(parameters=[enum_param("kind", Campaign.Kind.values)]))
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Admin: campaigns, their progress, bulk pre-assignment, status and payment export."""
@@ -386,7 +428,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         body.update(gold_checks=outcome.gold, items=outcome.items, eligible_experts=outcome.eligible_experts)
         return Response(body, status=201)
 
-    @extend_schema(responses={200: serializers.DictField()})
+    @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])
     def progress(self, request, pk=None):
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
@@ -427,7 +469,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             }
         )
 
-    @extend_schema(request=None, responses={200: serializers.DictField()})
+    @extend_schema(request=None, responses={200: BulkAssignResultSerializer})
     @action(detail=True, methods=["post"], url_path="bulk-assign")
     def bulk_assign(self, request, pk=None):
         """Pre-assign every open slot (k per response) among eligible experts; optional `experts` list of usernames."""
