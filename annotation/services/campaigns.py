@@ -262,36 +262,42 @@ def _gold_rows(source: Campaign, version: DatasetVersion) -> list[tuple[int, int
     return rows
 
 
-def gold_overlap(response_ids: list[int], *, version: DatasetVersion, other: str) -> dict[str, int]:
-    """Campaigns of kind `other` on the version's dataset sharing a response with these: {name: responses shared}.
+def gold_overlap(response_ids: list[int], *, version: DatasetVersion, other: str) -> dict[tuple[str, str], int]:
+    """Campaigns on the version's dataset sharing a response with these: {(kind, name): responses shared}.
 
-    Shared means the same ModelResponse, or byte-identical text to the same question (a
-    re-imported or duplicated answer is recognised as easily as the original).
+    `other` is CALIBRATION (calibration sets) or GOLD_SET (gold sets, and the hidden gold checks
+    blind tests copied from them, which outlive their gold set). Shared means the same
+    ModelResponse, or byte-identical text to the same question (a re-imported or duplicated
+    answer is recognised as easily as the original).
     """
     mine = list(ModelResponse.objects.filter(pk__in=response_ids).values_list("pk", "question_id", "text"))
     if not mine:
         return {}
     ids = {pk for pk, _, _ in mine}
     texts = {(qid, text) for _, qid, text in mine}
-    shared: dict[str, set] = defaultdict(set)
-    for name, resp, qid, text in (
-        CampaignResponse.objects.filter(campaign__kind=other, campaign__version__dataset_id=version.dataset_id)
+    scope = Q(campaign__kind=Campaign.Kind.CALIBRATION) if other == Campaign.Kind.CALIBRATION else Q(is_gold=True)
+    shared: dict[tuple[str, str], set] = defaultdict(set)
+    for kind, name, resp, qid, text in (
+        CampaignResponse.objects.filter(scope, campaign__version__dataset_id=version.dataset_id)
         .filter(Q(response_id__in=ids) | Q(response__question_id__in={q for q, _ in texts}))
-        .values_list("campaign__name", "response_id", "response__question_id", "response__text")
+        .values_list("campaign__kind", "campaign__name", "response_id", "response__question_id", "response__text")
     ):
         if resp in ids or (qid, text) in texts:
-            shared[name].add((qid, text))
-    return {name: len(v) for name, v in sorted(shared.items())}
+            shared[(kind, name)].add((qid, text))
+    return {key: len(v) for key, v in sorted(shared.items())}
 
 
 def _refuse_overlap(response_ids: list[int], *, version: DatasetVersion, other: str, field: str, what: str) -> None:
     overlap = gold_overlap(response_ids, version=version, other=other)
     if not overlap:
         return
+    labels = {
+        Campaign.Kind.CALIBRATION: _("calibration set %(name)r"),
+        Campaign.Kind.GOLD_SET: _("gold set %(name)r"),
+        Campaign.Kind.BLIND_TEST: _("the hidden gold checks of campaign %(name)r"),
+    }
+    parts = ", ".join(_("%(n)d with %(set)s") % {"n": n, "set": labels[kind] % {"name": name}} for (kind, name), n in overlap.items())
     kind = _("calibration set") if other == Campaign.Kind.CALIBRATION else _("gold set")
-    parts = ", ".join(
-        _("%(n)d with %(kind)s %(name)r") % {"n": n, "kind": kind, "name": name} for name, n in overlap.items()
-    )
     raise ValidationError(
         {
             field: _(

@@ -110,6 +110,16 @@ def test_a_calibration_file_overlapping_a_gold_set_is_refused(version):
     assert not Campaign.objects.filter(name="Cal").exists()
 
 
+def test_a_calibration_file_repeating_a_hidden_gold_check_is_refused_even_once_its_gold_set_is_gone(cast, version):
+    pool = gold_set(version, picks=[("dm0005", "demo-model-aurora"), ("dm0006", "demo-model-aurora")])
+    blind(cast, pool)
+    GoldLabel.objects.filter(campaign_response__campaign=pool).delete()
+    pool.delete()
+    with pytest.raises(ValidationError) as exc:
+        create_calibration(name="Cal", dataset_name="demo", source=gold_file(version, picks=[("dm0006", "demo-model-aurora")]))
+    assert "1 with the hidden gold checks of campaign 'Blind'" in exc.value.message_dict["source"][0]
+
+
 def test_a_gold_set_on_another_version_is_refused(cast, version):
     pool = gold_set(version)
     from heartbench_core.models import DatasetVersion
