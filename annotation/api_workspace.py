@@ -21,6 +21,7 @@ from annotation.models import Assignment, Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
 from heartbench_core.api import choice_param, enum_param, error_response, valid_query
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.roles import Role, role_permission
 
 IsExpert = role_permission(Role.EXPERT)
@@ -413,11 +414,19 @@ class AdminCorrectionsView(ListAPIView):
             qs = qs.filter(status=query["status"])
         if campaign := query.get("campaign"):
             qs = qs.filter(assignment__campaign_response__campaign=campaign)
-        return qs
+        # An admin who is an expert of an open campaign does not see its raters' judgments (heartbench_core.blindness).
+        return blind_scope(self.request.user).visible_responses(qs, "assignment__campaign_response__response_id")
 
     @extend_schema(parameters=[AdminCorrectionsQuerySerializer])
     def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
+        response = super().get(request, *args, **kwargs)
+        record_exposures(user=request.user, response_ids=self._shown, via="api-corrections")
+        return response
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        self._shown = [c.assignment.campaign_response.response_id for c in (page if page is not None else queryset)]
+        return page
 
 
 class DecideCorrectionView(APIView):
@@ -432,7 +441,8 @@ class DecideCorrectionView(APIView):
 
     @extend_schema(request=DecisionInputSerializer, responses=AdminCorrectionSerializer)
     def post(self, request, correction_id):
-        correction = get_object_or_404(CorrectionRequest, pk=correction_id)
+        correction = get_object_or_404(CorrectionRequest.objects.select_related("assignment__campaign_response"), pk=correction_id)
+        refuse_response(request.user, correction.assignment.campaign_response.response_id)
         data = _valid(DecisionInputSerializer, request)
         try:
             decided = services.decide_correction(correction=correction, admin=request.user, accept=data["accept"], note=data["note"])

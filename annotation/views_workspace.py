@@ -18,6 +18,7 @@ from annotation import selectors_workspace as selectors
 from annotation.models import Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response, calibration_state
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.roles import Role, role_required
 
 expert_only = role_required(Role.EXPERT)
@@ -322,13 +323,18 @@ def _back_to_thread(request, assignment, public_id):
 @admin_only
 def corrections(request):
     pending = list(selectors.pending_corrections())
+    # An admin who is an expert of an open campaign does not see its raters' judgments (heartbench_core.blindness).
+    hidden = blind_scope(request.user).hidden_among(c.assignment.campaign_response.response_id for c in pending)
+    pending = [c for c in pending if c.assignment.campaign_response.response_id not in hidden]
+    record_exposures(user=request.user, response_ids=[c.assignment.campaign_response.response_id for c in pending], via="corrections")
     return render(request, "annotation/workspace/corrections.html", {"pending": pending, "form": forms.DecisionForm()})
 
 
 @require_POST
 @admin_only
 def decide_correction(request, correction_id: int):
-    correction = get_object_or_404(CorrectionRequest, pk=correction_id)
+    correction = get_object_or_404(CorrectionRequest.objects.select_related("assignment__campaign_response"), pk=correction_id)
+    refuse_response(request.user, correction.assignment.campaign_response.response_id)
     form = forms.DecisionForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose accept or refuse.")

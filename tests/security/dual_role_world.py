@@ -68,7 +68,7 @@ def _judge(entry, expert, rationale, hits):
 
 
 def build_dual_role_world(cast) -> DualRoleWorld:
-    from annotation.models import Assignment, CampaignResponse, GoldLabel, Judgment
+    from annotation.models import Assignment, CampaignResponse, CorrectionRequest, GoldLabel, Judgment
     from annotation.services.campaigns import create_campaign, set_campaign_status
     from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
     from validation.services.reports import create_agreement_report
@@ -105,6 +105,14 @@ def build_dual_role_world(cast) -> DualRoleWorld:
     for entry in c_entries[:2]:
         _judge(entry, other, OTHER_SECRET, lambda cr: True)
         _judge(entry, third, OTHER_SECRET, lambda cr: cr.position % 2 == 0)
+    # The other expert asks to correct their judgment of C's first entry (admins decide corrections).
+    theirs = Assignment.objects.get(campaign_response=c_entries[0], expert=other)
+    first = c_entries[0].item.criteria.order_by("position").first()
+    CorrectionRequest.objects.create(
+        assignment=theirs, reason=OTHER_SECRET,
+        original=[{"criterion": first.pk, "position": first.position, "rationale": f"{OTHER_SECRET} 0", "hit": True}],
+        proposed=[{"criterion": first.pk, "position": first.position, "rationale": f"{OTHER_SECRET} again", "hit": False}],
+    )
     gold = c_entries[-1]
     CampaignResponse.objects.filter(pk=gold.pk).update(is_gold=True)
     GoldLabel.objects.bulk_create([GoldLabel(campaign_response=gold, criterion=cr, hit=True, explanation=GOLD_SECRET) for cr in gold.item.criteria.all()])

@@ -187,3 +187,23 @@ def test_the_agreement_index_names_the_open_campaign_without_a_way_in(world):
     c = world.open_campaign
     assert "C open" in html and f"/validation/campaigns/{c.pk}/" not in html
     assert f"/validation/campaigns/{world.closed_campaign.pk}/" in html
+
+
+@pytest.mark.parametrize("combination", ["expert+admin", "expert+all", "superuser"])
+def test_corrections_of_the_open_campaigns_raters_are_neither_listed_nor_decidable(combination, world):
+    from annotation.models import CorrectionRequest
+
+    correction = CorrectionRequest.objects.get(assignment__campaign_response__campaign=world.open_campaign)
+    client = Client()
+    client.force_login(world.users[combination])
+    assert client.get("/api/v1/annotation/corrections/").json()["count"] == 0
+    assert "OTHER-RATER" not in client.get("/work/corrections/").content.decode()
+    refused = client.post(f"/work/corrections/{correction.pk}/decide/", {"decision": "refuse"})
+    assert refused.status_code == 403 and REASON in refused.content.decode().lower()
+    refused = client.post(f"/api/v1/annotation/corrections/{correction.pk}/decide/", {"accept": False}, content_type="application/json")
+    assert refused.status_code == 403 and REASON in refused.content.decode().lower()
+    correction.refresh_from_db()
+    assert correction.status == CorrectionRequest.Status.PENDING
+    set_campaign_status(campaign=world.open_campaign, status=Campaign.Status.CLOSED)
+    client.force_login(type(world.users[combination]).objects.get(pk=world.users[combination].pk))
+    assert client.get("/api/v1/annotation/corrections/").json()["count"] == 1
