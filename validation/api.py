@@ -82,6 +82,12 @@ class ComputeSerializer(serializers.Serializer):
     wait = serializers.BooleanField(required=False, default=False, help_text="Compute now and return the report instead of queueing it.")
 
 
+class QueuedReportSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    exploratory = serializers.BooleanField(help_text="The report will not set the gate: its parameters are not the release policy's.")
+    exploratory_reasons = serializers.ListField(child=serializers.CharField())
+
+
 class CampaignReportsView(ListAPIView):
     """Reports of a campaign, newest first (GET); compute a new one (POST: queued, or `wait` for the result)."""
 
@@ -96,7 +102,7 @@ class CampaignReportsView(ListAPIView):
     def get_queryset(self):
         return AgreementReport.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related("campaign", "gate").order_by("-created_at", "-id")
 
-    @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: serializers.DictField()})
+    @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: QueuedReportSerializer})
     def post(self, request, campaign_id: int):
         campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
         refuse_reports(request.user, campaign)
@@ -110,10 +116,12 @@ class CampaignReportsView(ListAPIView):
             if wait:
                 report = create_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
                 return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
-            request_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
+            exploratory = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
         except DjangoValidationError as exc:
             return error_response(exc)
-        return Response({"detail": "queued"}, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            {"detail": "queued", "exploratory": bool(exploratory), "exploratory_reasons": exploratory}, status=status.HTTP_202_ACCEPTED
+        )
 
 
 class ReportDetailView(RetrieveAPIView):

@@ -96,8 +96,10 @@ def compute(request, campaign_id: int):
             "exclude_catastrophic": request.POST.get("exclude_catastrophic") == "on",
             "post_discussion": request.POST.get("post_discussion") == "on",
         }
-        request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
+        exploratory = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
         text, level = "A new report is being computed; it appears here when it is done.", messages.SUCCESS
+        if exploratory:
+            text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": "; ".join(exploratory)}
     except ValueError:
         text, level = "Resamples, seed, threshold and minimum pairs must be numbers.", messages.ERROR
     except ValidationError as exc:

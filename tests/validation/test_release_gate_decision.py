@@ -206,3 +206,13 @@ class TestExploratoryIsMarked:
         )
         assert response.status_code == 201 and response.json()["exploratory"] is False
         assert ReleaseGate.objects.get().report_id == response.json()["id"]
+
+    def test_queueing_a_report_with_other_parameters_says_at_once_that_it_will_be_exploratory(self, cast, campaign, client_for):
+        client = client_for(cast.admin)
+        page = client.post(f"/validation/campaigns/{campaign.pk}/compute/", {"threshold": "0.6"}, HTTP_HX_REQUEST="true")
+        assert page.status_code == 200 and "will be exploratory" in page.content.decode()
+        api = client.post(f"/api/v1/validation/campaigns/{campaign.pk}/reports/", {"seed": 4}, content_type="application/json")
+        assert api.status_code == 202 and api.json()["exploratory"] is True
+        assert api.json()["exploratory_reasons"] == ["seed 4 instead of the default 0"]
+        official = client.post(f"/api/v1/validation/campaigns/{campaign.pk}/reports/", {}, content_type="application/json")
+        assert official.json()["exploratory"] is False

@@ -171,8 +171,11 @@ def create_agreement_report(
     return report
 
 
-def request_agreement_report(*, campaign: Campaign, requested_by=None, trigger: str = "page", **options) -> None:
-    """Queue a report computation in the background once the current transaction commits."""
+def request_agreement_report(*, campaign: Campaign, requested_by=None, trigger: str = "page", **options) -> list[str]:
+    """Queue a report computation in the background once the current transaction commits.
+
+    Returns why the report will be exploratory under the release policy as it stands (empty: official).
+    """
     from django_q.tasks import async_task
 
     params = clean_parameters(**{k: v for k, v in options.items() if k not in ("judge", "run")})
@@ -191,3 +194,4 @@ def request_agreement_report(*, campaign: Campaign, requested_by=None, trigger: 
             **params,
         )
     )
+    return apply_release_policy(params, release_policy_of(campaign.version.dataset))[1]
