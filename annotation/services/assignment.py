@@ -361,10 +361,20 @@ def _next_calibration(*, expert: User, campaign: Campaign, now) -> Assignment | 
         # A retake starts afresh; the finished attempt lives on in its CalibrationResult (score, every comparison).
         Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).delete()
     sitting = calibration_sitting(expert=expert, campaign=campaign, attempt=state.attempts + 1)
-    had = set(Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list("campaign_response_id", flat=True))
-    for pk in sitting:
-        if pk not in had:
-            return _reserve(CampaignResponse.objects.get(pk=pk), expert, campaign, now)
+    had = {
+        cr: (pk, status)
+        for cr, pk, status in Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list(
+            "campaign_response_id", "pk", "status"
+        )
+    }
+    for cr in sitting:
+        if cr not in had:
+            return _reserve(CampaignResponse.objects.get(pk=cr), expert, campaign, now)
+        pk, status = had[cr]
+        if status in (Assignment.Status.EXPIRED, Assignment.Status.RELEASED):
+            # The sitting is fixed, so work that lapsed is given back (with its draft) rather than left unfinishable.
+            Assignment.objects.filter(pk=pk).update(status=Assignment.Status.RESERVED, expires_at=now + campaign.reservation_timeout)
+            return Assignment.objects.get(pk=pk)
     return None
 
 

@@ -92,6 +92,20 @@ def test_a_retake_draws_the_items_not_yet_seen_when_the_set_is_larger_than_a_sit
     assert results[0].feedback, "the first attempt's comparisons survive the retake"
 
 
+def test_work_of_a_sitting_that_lapsed_is_given_back_so_the_attempt_can_end(cast, version):
+    from annotation.services.assignment import expire_reservations
+    from django.utils import timezone
+
+    campaign = calibration(version, sitting_size=2)
+    first = assign_next_response(expert=cast.expert, campaign=campaign)
+    expire_reservations(now=timezone.now() + timedelta(days=2))
+    again = assign_next_response(expert=cast.expert, campaign=campaign)
+    assert again.pk == first.pk and again.status == Assignment.Status.RESERVED
+    judge(again)
+    sit(cast.expert, campaign)
+    assert CalibrationResult.objects.filter(expert=cast.expert).count() == 1
+
+
 def test_sittings_are_drawn_per_expert_and_reproducibly(cast, version):
     campaign = calibration(version, sitting_size=2)
     sittings = {}
