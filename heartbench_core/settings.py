@@ -13,14 +13,23 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
+PRODUCTION = env_bool("PRODUCTION", False)
+# A fixed key is only acceptable for local development and tests; it is public.
+DEVELOPMENT_SECRET_KEY = "insecure-local-development-key-do-not-use-in-production-0123456789"
 SECRET_KEY = env_str("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG and env_bool("PRODUCTION", False):
-        from django.core.exceptions import ImproperlyConfigured
+if PRODUCTION:
+    # Whatever DEBUG says: a production process never signs sessions with a known or weak key.
+    from django.core.exceptions import ImproperlyConfigured
 
+    if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when PRODUCTION=1.")
-    # A fixed key is only acceptable for local development and tests.
-    SECRET_KEY = "insecure-local-development-key-do-not-use-in-production-0123456789"
+    if SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-"):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is too weak for PRODUCTION=1: use at least 50 random characters, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
+        )
+elif not SECRET_KEY:
+    SECRET_KEY = DEVELOPMENT_SECRET_KEY
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -188,12 +197,15 @@ Q_SYNC = env_bool("Q_SYNC", False)
 if Q_SYNC:
     Q_CLUSTER["sync"] = True
 
+# Login lockouts and API throttles count in the cache, so every process must share it: Redis when
+# configured, else a table of the database (`manage.py createcachetable`; scripts/start runs it).
+# A per-process cache would let each gunicorn worker count its own wrong passwords.
+CACHE_TABLE = "hb_cache"
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}}
 
-PRODUCTION = env_bool("PRODUCTION", False)
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

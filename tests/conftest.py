@@ -82,3 +82,7 @@ def postgres_only():
 def pytest_configure(config):
     # Password hashing dominates user creation; tests need no strong hash.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Without Redis the project counts lockouts and throttles in the database cache, shared by every
+    # process; in one test process a local cache keeps query counts about the code under test.
+    # tests/security/test_shared_lockout_cache.py tests the shared cache itself, across processes.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

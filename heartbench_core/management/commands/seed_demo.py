@@ -3,11 +3,15 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from heartbench_core import demo
 from heartbench_core.management.commands._base import ImportCommand
+from heartbench_core.models import Dataset, User
 
 APPS_WITH_DEMO = ("heartbench_core", "rubrics", "annotation", "validation")
+# The dataset demo.seed creates: {loads the released file?: name}.
+DEMO_DATASETS = {True: "heartbench", False: "demo"}
 
 
 class Command(ImportCommand):
@@ -20,12 +24,23 @@ class Command(ImportCommand):
         )
 
     def handle(self, *args, **opts):
+        if settings.PRODUCTION:
+            # The demo creates the superuser admin with a published password.
+            raise CommandError(gettext("seed_demo refuses to run with PRODUCTION=1: it creates demo accounts with a public password."))
         path = Path(opts["heartbench"]) if opts["heartbench"] else None
         if path is None and opts["auto"]:
             candidate = Path(settings.HEARTBENCH_DIR) / "question_all.jsonl"
             path = candidate if candidate.exists() else None
         if path is not None and not path.exists():
             raise CommandError(f"{path}: no such file")
+        # Never touch a dataset that exists: re-importing the file would add a version with the
+        # original wording over published rubric revisions, and the apps' demos would add to it.
+        name = DEMO_DATASETS[path is not None]
+        if Dataset.objects.filter(name=name).exists():
+            self.stdout.write(gettext("Dataset %(name)r already exists: the demo leaves it, and everything on it, as it is.") % {"name": name})
+            if User.objects.filter(username=demo.DEMO_USERS[0][0]).exists():
+                self._print_logins()
+            return
         ctx = self.run_service(demo.seed, heartbench=path)
         for app in APPS_WITH_DEMO[1:]:
             try:
@@ -37,6 +52,9 @@ class Command(ImportCommand):
             self.run_service(module.seed, context=ctx)
         for line in ctx.log:
             self.stdout.write(f"· {line}")
+        self._print_logins()
+
+    def _print_logins(self) -> None:
         self.stdout.write("\nDemo logins (password for all: %s)" % demo.DEMO_PASSWORD)
         for username, _, what in demo.DEMO_USERS:
             self.stdout.write(f"  {username:<10} {what}")
