@@ -14,6 +14,7 @@ class ConflictCampaignSerializer(serializers.Serializer):
     status = serializers.CharField(source="campaign.status")
     kind = serializers.CharField(source="campaign.kind")
     exposed = serializers.IntegerField(help_text="Responses of this campaign a staff view showed the user.")
+    created_gold_source = serializers.BooleanField(help_text="The user imported the set its hidden gold checks come from: they know its labels.")
 
 
 class DualRoleConflictSerializer(serializers.Serializer):

@@ -75,6 +75,7 @@ BLIND_SCOPE_SOURCE = BlindScopeSource(campaign_ids=open_campaign_ids_as_expert, 
 class ConflictCampaign:
     campaign: Campaign
     exposed: int  # responses of this campaign a staff view showed the user
+    created_gold_source: bool = False  # they imported the gold set (or calibration set) its hidden gold checks come from
 
 
 @dataclass
@@ -98,11 +99,17 @@ def dual_role_users() -> QuerySet:
     )
 
 
+def _created_gold_source(campaign: Campaign, user) -> bool:
+    settings = getattr(campaign, "settings", None)  # a campaign created without settings has none
+    source = settings.gold_source if settings is not None else None
+    return source is not None and source.created_by_id == user.pk
+
+
 def dual_role_conflicts() -> list[DualRoleConflict]:
     """Who is both expert and staff, the open campaigns they are experts of, and how many of their responses they were shown."""
     rows = []
     for user in dual_role_users().prefetch_related("groups"):
-        campaigns = list(open_campaigns_as_expert(user).select_related("version__dataset").order_by("name"))
+        campaigns = list(open_campaigns_as_expert(user).select_related("version__dataset", "settings__gold_source").order_by("name"))
         exposed = dict(
             StaffExposure.objects.filter(user=user, response__campaign_entries__campaign__in=campaigns)
             .order_by()
@@ -115,7 +122,10 @@ def dual_role_conflicts() -> list[DualRoleConflict]:
                 user=user,
                 staff_roles=[r.value for r in STAFF_ROLES if r in roles_of(user)],
                 superuser=user.is_superuser,
-                campaigns=[ConflictCampaign(campaign=c, exposed=exposed.get(c.pk, 0)) for c in campaigns],
+                campaigns=[
+                    ConflictCampaign(campaign=c, exposed=exposed.get(c.pk, 0), created_gold_source=_created_gold_source(c, user))
+                    for c in campaigns
+                ],
                 exposures=StaffExposure.objects.filter(user=user).count(),
             )
         )

@@ -60,3 +60,15 @@ def test_only_admins_see_the_conflicts(world, cast):
     for user in (cast.author, cast.reviewer, cast.expert, world.users["expert+reviewer"]):
         assert _client(user).get("/work/manage/dual-roles/").status_code == 403
         assert _client(user).get("/api/v1/annotation/manage/dual-roles/").status_code == 403
+
+
+def test_an_expert_who_imported_the_campaigns_gold_source_is_marked_as_knowing_its_gold_checks(world, cast):
+    from annotation.models import Campaign, CampaignSettings
+
+    importer = world.users["expert+admin"]
+    gold_set = Campaign.objects.create(name="gold pool", kind=Campaign.Kind.GOLD_SET, version=world.version, created_by=importer)
+    CampaignSettings.objects.update_or_create(campaign=world.open_campaign, defaults={"gold_source": gold_set})
+    rows = {r["username"]: r for r in _client(cast.admin).get("/api/v1/annotation/manage/dual-roles/").json()["results"]}
+    assert [c["created_gold_source"] for c in rows[importer.username]["campaigns"]] == [True]
+    assert [c["created_gold_source"] for c in rows[world.users["expert+reviewer"].username]["campaigns"]] == [False]
+    assert "knows its gold checks" in _client(cast.admin).get("/work/manage/dual-roles/").content.decode()
