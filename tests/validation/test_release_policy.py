@@ -101,6 +101,11 @@ class TestPage:
         assert response.status_code == 403 and not ReleasePolicy.objects.exists()
 
 
+    def test_the_dataset_page_links_to_its_release_policy(self, cast, dataset, client_for):
+        page = client_for(cast.author).get(f"/datasets/{dataset.name}/").content.decode()
+        assert f'href="/validation/datasets/{dataset.name}/release-policy/"' in page
+
+
 class TestApi:
     def test_get_shows_the_policy_by_name_or_id_with_its_history(self, cast, dataset, client_for):
         change_release_policy(dataset=dataset, admin=cast.admin, reason="pilot", min_pairs_per_dimension=5)
