@@ -238,7 +238,7 @@ def _ranked_ids(campaign, profile, cfg, qualified, mine, now) -> list[int]:
     )
     taken = {cr for cr, _, _ in mine}
     had_item: dict[int, int] = defaultdict(int)
-    for _, item, _ in mine:
+    for _cr, item, _gold in mine:
         had_item[item] += 1
     abilities, scenes = covered_abilities(profile.specialties)
     coverage: dict[int, int] = {}

@@ -279,7 +279,7 @@ def gold_overlap(response_ids: list[int], *, version: DatasetVersion, other: str
     shared: dict[tuple[str, str], set] = defaultdict(set)
     for kind, name, resp, qid, text in (
         CampaignResponse.objects.filter(scope, campaign__version__dataset_id=version.dataset_id)
-        .filter(Q(response_id__in=ids) | Q(response__question_id__in={q for q, _ in texts}))
+        .filter(Q(response_id__in=ids) | Q(response__question_id__in={q for q, _text in texts}))
         .values_list("campaign__kind", "campaign__name", "response_id", "response__question_id", "response__text")
     ):
         if resp in ids or (qid, text) in texts:

@@ -22,7 +22,6 @@ from annotation.models import (
     Assignment,
     CalibrationResult,
     Campaign,
-    CampaignResponse,
     ExpertProfile,
     ExpertQuality,
     GoldLabel,
@@ -31,7 +30,7 @@ from annotation.models import (
     QualityPolicy,
     TierChange,
 )
-from annotation.services.assignment import calibration_sitting, calibration_state, campaign_settings, keyed_uniform
+from annotation.services.assignment import calibration_sitting, calibration_state, keyed_uniform
 from heartbench_core.models import User
 from heartbench_core.taxonomy import dimension_of, english_name
 

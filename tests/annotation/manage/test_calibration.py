@@ -2,7 +2,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotation.models import AdminAlert, Assignment, CalibrationResult, ExpertProfile, ExpertQuality, GoldLabel, Qualification
+from annotation.models import AdminAlert, CalibrationResult, ExpertProfile, ExpertQuality, GoldLabel, Qualification
 from annotation.services.assignment import assign_next_response
 from annotation.services.campaigns import create_calibration
 from heartbench_core.jsonl import InputFileError
