@@ -1,5 +1,6 @@
 from django.urls import path
 
+from heartbench_core import names  # noqa: F401 (registers the 'name' converter: any stored name is one segment)
 from validation import api
 
 urlpatterns = [
@@ -9,6 +10,6 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/queue/", api.QueueView.as_view(), name="validation-queue"),
     path("adjudications/", api.AdjudicateView.as_view(), name="validation-adjudicate"),
     path("judgments/import/", api.ImportJudgmentsView.as_view(), name="validation-import-judgments"),
-    path("datasets/<str:name>/release-policy/", api.ReleasePolicyView.as_view(), name="validation-release-policy"),
+    path("datasets/<name:name>/release-policy/", api.ReleasePolicyView.as_view(), name="validation-release-policy"),
     path("versions/<int:version_id>/gate/", api.VersionGateView.as_view(), name="validation-version-gate"),
 ]

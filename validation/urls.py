@@ -1,5 +1,6 @@
 from django.urls import path
 
+from heartbench_core import names  # noqa: F401 (registers the 'name' converter: any stored name is one segment)
 from validation import views
 
 app_name = "validation"
@@ -16,6 +17,6 @@ urlpatterns = [
         name="adjudicate",
     ),
     path("campaigns/<int:campaign_id>/export/<str:what>.<str:fmt>", views.export, name="export"),
-    path("datasets/<str:name>/release-policy/", views.release_policy, name="release-policy"),
+    path("datasets/<name:name>/release-policy/", views.release_policy, name="release-policy"),
     path("versions/<int:version_id>/gate/", views.version_gate, name="version-gate"),
 ]

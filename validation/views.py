@@ -251,7 +251,7 @@ def _optional(raw: str | None, kind):
 def _dataset(ref: str) -> Dataset:
     """A dataset by name, or by id when no dataset has that name."""
     dataset = Dataset.objects.filter(name=ref).first()
-    if dataset is None and ref.isdigit():
+    if dataset is None and ref.isdecimal():
         dataset = Dataset.objects.filter(pk=int(ref)).first()
     if dataset is None:
         raise Http404(_("No such dataset."))

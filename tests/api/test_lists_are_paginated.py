@@ -21,6 +21,8 @@ NOT_PAGINATED = {
     "/api/v1/scores/": "a computed leaderboard, one document",
     "/api/v1/versions/{id}/diff/": "a changelog document",
     "/api/v1/versions/{id}/export/": "a JSONL download",
+    "/api/v1/validation/datasets/{name}/release-policy/": "one dataset's release policy (its history inside, a few changes)",
+    "/api/v1/validation/versions/{version_id}/gate/": "one version's release decision, one document",
 }
 
 

@@ -169,3 +169,8 @@ class TestCommand:
         with pytest.raises(CommandError, match="--as USER"):
             call_command("release_policy", "--dataset", dataset.name, "--threshold", "0.5", "--reason", "r")
         assert not ReleasePolicy.objects.exists()
+
+    def test_a_name_that_looks_like_a_number_but_is_not_one_is_a_404_not_a_500(self, cast, dataset, client_for):
+        client = client_for(cast.admin)
+        assert client.get("/api/v1/validation/datasets/%C2%B2/release-policy/").status_code == 404
+        assert client.get("/validation/datasets/%C2%B2/release-policy/").status_code == 404
