@@ -1,6 +1,7 @@
 """Session authentication for the API that checks CSRF without parsing the body with the view's parsers."""
 
 from django.http.multipartparser import MultiPartParserError
+from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 
@@ -20,3 +21,9 @@ class SessionAuthenticationBeforeParsing(SessionAuthentication):
             super().enforce_csrf(request._request)
         except MultiPartParserError as exc:
             raise exceptions.ParseError(f"Multipart form parse error - {exc}") from None
+
+
+class SessionAuthenticationBeforeParsingScheme(SessionScheme):
+    """The schema describes it as DRF's session authentication (a cookie)."""
+
+    target_class = "heartbench_core.api_session.SessionAuthenticationBeforeParsing"
