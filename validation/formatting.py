@@ -139,6 +139,11 @@ def report_csv_rows(result: dict):
     for row in result["by_expert"]:
         yield ("by_expert", row["expert"], "gold_agreement", _cell(row["gold_agreement"]), row["gold_pairs"])
         yield ("by_expert", row["expert"], "expert_agreement", _cell(row["expert_agreement"]), row["expert_pairs"])
+    # An exploratory report's gate is what its own parameters would decide, never the release decision.
+    gate = result.get("gate") or {}
+    yield ("gate", "", "exploratory", bool(result.get("exploratory")), "")
+    yield ("gate", "", "passed", gate.get("passed"), result["pairs"])
+    yield ("gate", "", "ci_low", _cell(gate.get("ci_low")), ci_n)
 
 
 def _cell(value):

@@ -216,3 +216,11 @@ class TestExploratoryIsMarked:
         assert api.json()["exploratory_reasons"] == ["seed 4 instead of the default 0"]
         official = client.post(f"/api/v1/validation/campaigns/{campaign.pk}/reports/", {}, content_type="application/json")
         assert official.json()["exploratory"] is False
+
+    def test_the_report_csv_says_whether_the_report_is_exploratory(self, cast, campaign):
+        from validation.formatting import report_csv_rows
+
+        official = create_agreement_report(campaign=campaign)
+        exploratory = create_agreement_report(campaign=campaign, seed=9)
+        assert ("gate", "", "exploratory", False, "") in list(report_csv_rows(official.result))
+        assert ("gate", "", "exploratory", True, "") in list(report_csv_rows(exploratory.result))
