@@ -204,7 +204,15 @@ CACHE_TABLE = "hb_cache"
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": CACHE_TABLE,
+            # Django's default (300 entries, then a third culled) would let a burst of throttle keys
+            # evict a lockout counter; expired rows are culled first.
+            "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 20000)},
+        }
+    }
 
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
