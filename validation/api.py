@@ -412,6 +412,8 @@ class VersionGateView(APIView):
     def get(self, request, version_id: int):
         version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
         gate = latest_release_gate(version)
+        if gate is not None:  # the decision summarises a report: closed while it counts responses the caller judges blind
+            refuse_reports(request.user, gate.campaign)
         policy = policy_snapshot(release_policy_of(version.dataset))
         data = {"version": version, "gate": gate, "current_policy": policy, "policy_changed_since": gate is not None and gate.policy != policy}
         return Response(VersionGateSerializer(data, context={"request": request}).data)

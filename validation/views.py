@@ -308,9 +308,16 @@ def version_gate(request, version_id: int):
     version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
     gate = latest_release_gate(version)
     policy = policy_snapshot(release_policy_of(version.dataset))
+    closed = None
+    if gate is not None:
+        try:  # the decision summarises a report: closed while that report counts responses the viewer judges blind
+            refuse_reports(request.user, gate.campaign)
+        except PermissionDenied as exc:
+            closed, gate = str(exc), None
     context = {
         "version": version,
         "gate": gate,
+        "closed": closed,
         "policy": policy,
         "policy_changed": gate is not None and gate.policy != policy,
         "can_see_report": has_role(request.user, Role.ADMIN),

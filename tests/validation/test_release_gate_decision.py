@@ -224,3 +224,21 @@ class TestExploratoryIsMarked:
         exploratory = create_agreement_report(campaign=campaign, seed=9)
         assert ("gate", "", "exploratory", False, "") in list(report_csv_rows(official.result))
         assert ("gate", "", "exploratory", True, "") in list(report_csv_rows(exploratory.result))
+
+
+class TestBlindDualRoles:
+    def test_a_staff_member_who_is_an_expert_of_the_open_campaign_behind_the_decision_does_not_see_it(self, cast, campaign, client_for):
+        from django.contrib.auth.models import Group
+
+        from annotation.models import Campaign
+
+        official = create_agreement_report(campaign=campaign)
+        Campaign.objects.filter(pk=campaign.pk).update(status=Campaign.Status.ACTIVE)
+        cast.reviewer.groups.add(Group.objects.get_or_create(name="expert")[0])
+        campaign.experts.add(cast.reviewer)  # a senior reviewer who is also one of this open campaign's experts
+        client = client_for(cast.reviewer)
+        assert client.get(f"/api/v1/validation/versions/{campaign.version.pk}/gate/").status_code == 403
+        body = client.get(f"/validation/versions/{campaign.version.pk}/gate/").content.decode()
+        assert "until that campaign closes" in body or "closed to you" in body
+        assert f"report #{official.pk}" not in body and "Failed" not in body
+        assert client_for(cast.author).get(f"/api/v1/validation/versions/{campaign.version.pk}/gate/").status_code == 200
