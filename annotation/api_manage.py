@@ -24,6 +24,8 @@ from annotation.services.assignment import bulk_assign, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
 from heartbench_core.api import FileImportView, choice_param, enum_param, error_response
+from annotation.blindness import own_quality_hidden
+from heartbench_core.blindness import blind_scope, refuse_response
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role, role_permission
 
@@ -58,6 +60,9 @@ class AdminProfileSerializer(serializers.ModelSerializer):
         read_only_fields = ["tier", "tier_override", "tier_override_reason", "updated_at"]
 
     def get_quality(self, obj) -> dict | None:
+        request = self.context.get("request")
+        if request is not None and obj.user.get_username() == own_quality_hidden(request.user):
+            return None  # an admin who is an expert of an open campaign: their own gold figures would date their gold checks
         q = ExpertQuality.objects.filter(profile=obj).first()
         return QualitySerializer(q).data if q else None
 
@@ -465,6 +470,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
                         "reason": g.reason or None,
                     }
                     for g in gold
+                    if g.username != own_quality_hidden(request.user)
                 ],
             }
         )
@@ -549,7 +555,15 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
             qs = qs.filter(expert__username=expert)
         if st := choice_param(self.request, "status", Assignment.Status.values):
             qs = qs.filter(status=st)
+        if self.action == "list":
+            # Model and gold flag of an open campaign's responses are closed to its experts (heartbench_core.blindness).
+            qs = blind_scope(self.request.user).visible_responses(qs, "campaign_response__response_id")
         return qs
+
+    def get_object(self):
+        assignment = super().get_object()
+        refuse_response(self.request.user, assignment.campaign_response.response_id)
+        return assignment
 
     @extend_schema(request=None, responses={200: AssignmentSerializer})
     @action(detail=True, methods=["post"])

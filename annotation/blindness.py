@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from annotation.models import Assignment, Campaign, CampaignResponse
-from heartbench_core.blindness import BlindScopeSource
+from heartbench_core.blindness import BlindScopeSource, blind_scope
 from heartbench_core.models import StaffExposure, User
 from heartbench_core.roles import STAFF_ROLES, Role, roles_of
 
@@ -130,3 +130,11 @@ def dual_role_conflicts() -> list[DualRoleConflict]:
             )
         )
     return rows
+
+
+def own_quality_hidden(viewer) -> str:
+    """The viewer's username when their own measured gold quality must not be shown to them, else "".
+
+    An admin who is an expert of an open campaign would see their gold checks counted as they submit them.
+    """
+    return viewer.get_username() if blind_scope(viewer) else ""

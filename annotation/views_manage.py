@@ -19,6 +19,8 @@ from annotation.services import experts as expert_services
 from annotation.services.assignment import bulk_assign, calibration_state, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv, payment_lines
+from annotation.blindness import own_quality_hidden
+from heartbench_core.blindness import blind_scope, refuse_campaign
 from heartbench_core.models import User
 from heartbench_core.roles import Role, role_required
 
@@ -123,7 +125,9 @@ def campaign_detail(request, campaign_id):
     context = {
         "campaign": campaign,
         "progress": progress,
-        "gold_accuracy": selectors.campaign_gold_accuracy(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST else None,
+        "gold_accuracy": [g for g in selectors.campaign_gold_accuracy(campaign) if g.username != own_quality_hidden(request.user)]
+        if campaign.kind == Campaign.Kind.BLIND_TEST
+        else None,
     }
     if request.htmx:
         return render(request, "annotation/manage/partials/progress.html", context)
@@ -177,9 +181,12 @@ def campaign_payments(request, campaign_id):
 @admin_only
 def campaign_assignments(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
+    refuse_campaign(request.user, campaign.pk)  # models and gold flags of its responses: closed to its experts
     status = request.GET.get("status") or None
     expert = request.GET.get("expert") or None
-    rows = selectors.assignment_overview(campaign, status=status, expert=expert)
+    rows = blind_scope(request.user).visible_responses(
+        selectors.assignment_overview(campaign, status=status, expert=expert), "campaign_response__response_id"
+    )
     page = Paginator(rows, 100).get_page(request.GET.get("page"))
     context = {
         "campaign": campaign,
@@ -213,7 +220,9 @@ def assignment_release(request, public_id):
 @admin_only
 def experts(request):
     expert_services.ensure_expert_profiles()
-    return render(request, "annotation/manage/experts.html", {"profiles": selectors.expert_profiles()})
+    return render(
+        request, "annotation/manage/experts.html", {"profiles": selectors.expert_profiles(), "hide_quality_of": own_quality_hidden(request.user)}
+    )
 
 
 @require_safe
@@ -265,6 +274,7 @@ def expert_edit(request, username):
         "tier_form": tier_form,
         "qual_form": qual_form,
         "alerts": AdminAlert.objects.filter(expert=user).order_by("-created_at")[:10],
+        "hide_quality_of": own_quality_hidden(request.user),
     }
     bad = any(f.is_bound and f.errors for f in (form, tier_form, qual_form))
     return render(request, "annotation/manage/expert_edit.html", context, status=400 if bad else 200)

@@ -54,6 +54,11 @@ class DualRoleWorld:
     def c_response_ids(self) -> set[int]:
         return {e.response_id for e in self.c_entries}
 
+    def c_assignment_ids(self) -> list[str]:
+        from annotation.models import Assignment
+
+        return list(Assignment.objects.filter(campaign_response__campaign=self.open_campaign).values_list("public_id", flat=True))
+
 
 def _judge(entry, expert, rationale, hits):
     from annotation.models import Assignment, Judgment

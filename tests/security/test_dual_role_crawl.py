@@ -14,17 +14,17 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 from django.test import Client
-from django.urls import get_resolver
-from django.urls.resolvers import RoutePattern, URLPattern, URLResolver
+from itertools import product
 
 from annotation.models import Assignment, CorrectionRequest
 from heartbench_core.models import JudgeRun, LanguageModel
 from tests.security.dual_role_world import GOLD_SECRET, JUDGE_SECRET, OTHER_SECRET, build_dual_role_world
+from tests.security.permissions_table import SKIP_PREFIXES
+from tests.security.urlwalk import build_path, endpoints
 
 pytestmark = pytest.mark.django_db
 
 _LINK = re.compile(r'(?:href|action|hx-get|hx-post|data-time-url|src)="([^"#]+)"')
-_PARAM = re.compile(r"<(?:(\w+):)?(\w+)>")
 
 
 def _text(response) -> str:
@@ -43,24 +43,14 @@ def _links(page_url: str, text: str) -> set[str]:
     return found
 
 
-def _routes(resolver=None, prefix=""):
-    resolver = resolver or get_resolver()
-    for p in resolver.url_patterns:
-        if not isinstance(p.pattern, RoutePattern):
+def _urls(values: dict[str, list[str]]) -> set[str]:
+    """Every URL pattern of the project (path and regex routes, the API routers' too) with each combination of values."""
+    urls = set()
+    for endpoint in endpoints(SKIP_PREFIXES):
+        if "GET" not in endpoint.methods:
             continue
-        route = prefix + str(p.pattern)
-        if isinstance(p, URLResolver):
-            yield from _routes(p, route)
-        elif isinstance(p, URLPattern):
-            yield route
-
-
-def _fill(route: str, values: dict[str, list[str]]) -> list[str]:
-    urls = ["/" + route]
-    for converter, name in _PARAM.findall(route):
-        options = values.get(name) or (["1", "999999"] if converter == "int" else ["x"])
-        token = f"<{converter + ':' if converter else ''}{name}>"
-        urls = [u.replace(token, str(v), 1) for u in urls for v in options]
+        for combination in product(*[values.get(arg) or ["1", "x"] for arg in endpoint.args]):
+            urls.add(build_path(endpoint.route, dict(zip(endpoint.args, combination))))
     return urls
 
 
@@ -69,8 +59,9 @@ def _leaks(text: str, world) -> list[str]:
     found = [s for s in (JUDGE_SECRET, OTHER_SECRET, GOLD_SECRET) if s.lower() in lowered]
     found += [f"public id of C's response {e.response.public_id}" for e in world.c_entries if e.response.public_id.lower() in lowered]
     models = [m.lower() for m in LanguageModel.objects.values_list("name", flat=True)]
-    if any(m in lowered for m in models):
-        found += [f"text of C's response {e.pk} next to a model name" for e in world.c_entries if e.response.text.lower() in lowered]
+    if any(m in lowered for m in models) or "gold" in lowered:
+        found += [f"text of C's response {e.pk} next to a model name or 'gold'" for e in world.c_entries if e.response.text.lower() in lowered]
+        found += [f"assignment {a} of C next to a model name or 'gold'" for a in world.c_assignment_ids() if a.lower() in lowered]
     return found
 
 
@@ -88,7 +79,8 @@ def _crawl(world, user) -> list[str]:
         "public_id": [a.public_id for a in Assignment.objects.filter(campaign_response__campaign=c)]
         + [e.response.public_id for e in world.c_entries[:2]],
         "correction_id": [str(pk) for pk in CorrectionRequest.objects.values_list("pk", flat=True)] or ["1"],
-        "pk": [str(pk) for pk in JudgeRun.objects.values_list("pk", flat=True)] + [str(c.pk), str(d.pk)],
+        "pk": [str(pk) for pk in JudgeRun.objects.values_list("pk", flat=True)] + [str(c.pk), str(d.pk)]
+        + [str(r) for r in c.agreement_reports.values_list("pk", flat=True)],
         "id": [str(c.pk), str(d.pk)],
         "name": ["demo"],
         "label": [world.version.label],
@@ -96,9 +88,10 @@ def _crawl(world, user) -> list[str]:
         "model": list(LanguageModel.objects.values_list("name", flat=True)),
         "what": ["judgments", "golden", "report"],
         "fmt": ["csv", "jsonl"],
-        "username": [user.username],
+        "username": [user.username, world.cast.experts[1].username],
     }
-    queue = {"/", "/work/", "/api/v1/responses/", "/api/v1/judge-runs/", *[u for r in _routes() if not r.startswith("admin/") for u in _fill(r, values)]}
+    values["public_id"] += [a.public_id for a in Assignment.objects.filter(campaign_response__campaign=d)[:2]]
+    queue = {"/", "/work/", *_urls(values)}
     seen: set[str] = set()
     reached = []
     while queue:
