@@ -14,9 +14,9 @@ from rest_framework.views import APIView
 
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, error_response, valid_query
+from heartbench_core.blindness import refuse_response
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
-from heartbench_core.blindness import refuse_response
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.report import DEFAULTS

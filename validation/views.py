@@ -16,9 +16,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation.models import Campaign, CampaignResponse, Judgment
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from validation import charts
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.formatting import report_csv_rows
