@@ -41,7 +41,7 @@ class _NameForm(forms.ModelForm):
         name = self.cleaned_data["name"]
         if not (self.instance.pk and name == self.instance.name):
             try:
-                self.validate(name, field="name")
+                self.validate(name, field="name", max_length=self._meta.model._meta.get_field("name").max_length)
             except ValidationError as exc:
                 raise ValidationError(exc.message_dict["name"]) from None
         return name

@@ -16,9 +16,11 @@ from django.urls import register_converter
 from django.utils.translation import gettext
 
 
-def _problem(value: str, *, slash_allowed: bool) -> str | None:
+def _problem(value: str, *, slash_allowed: bool, max_length: int) -> str | None:
     if not value.strip():
         return gettext("must not be empty")
+    if len(value) > max_length:
+        return gettext("is longer than %(limit)d characters") % {"limit": max_length}
     if value != value.strip():
         return gettext("must not begin or end with a space")
     if any(unicodedata.category(ch).startswith("C") for ch in value):
@@ -32,16 +34,17 @@ def _problem(value: str, *, slash_allowed: bool) -> str | None:
     return None
 
 
-def validate_name(value: str, *, field: str, slash_allowed: bool = False) -> None:
+def validate_name(value: str, *, field: str, max_length: int = 64, slash_allowed: bool = False) -> None:
     """Raise ValidationError({field: ...}) when `value` is not a usable dataset name or version label."""
-    problem = _problem(value, slash_allowed=slash_allowed)
+    problem = _problem(value, slash_allowed=slash_allowed, max_length=max_length)
     if problem:
-        raise ValidationError({field: [f"{value!r} {problem}."]})
+        shown = value if len(value) <= 80 else value[:80] + "…"
+        raise ValidationError({field: [f"{shown!r} {problem}."]})
 
 
-def validate_model_name(value: str, *, field: str = "model") -> None:
+def validate_model_name(value: str, *, field: str = "model", max_length: int = 200) -> None:
     """Raise ValidationError({field: ...}) when `value` is not a usable model name ('org/model' is fine)."""
-    validate_name(value, field=field, slash_allowed=True)
+    validate_name(value, field=field, max_length=max_length, slash_allowed=True)
 
 
 class NameConverter:

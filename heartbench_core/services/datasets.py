@@ -67,7 +67,7 @@ def import_heartbench(
         raise ValidationError({"difficulty": f"must be 'hard' or 'normal', not {difficulty!r}"})
     existing = Dataset.objects.filter(name=dataset_name).first()
     if existing is None:
-        validate_name(dataset_name, field="dataset")
+        validate_name(dataset_name, field="dataset", max_length=Dataset._meta.get_field("name").max_length)
     if label:
         validate_name(label.strip(), field="version")
     declared = tuple(existing.extra_labels) if existing else ()

@@ -176,7 +176,7 @@ def import_judge_verdicts(
         validate_model_name(model_name)
     if not JudgeRun.objects.filter(judge=judge, label=run_label).exists():
         validate_model_name(judge, field="judge")
-        validate_model_name(run_label, field="run")
+        validate_model_name(run_label, field="run", max_length=JudgeRun._meta.get_field("label").max_length)
     version = get_version(dataset_name, version_label)
     file_name = name or source_name(source)
     criteria: dict[str, list[int]] = {}

@@ -18,7 +18,7 @@ from tests.factories import DEMO_ITEMS
 
 pytestmark = pytest.mark.django_db
 
-BAD_DATASET_NAMES = ["a/b", "line\r\nbreak", 'say "hi"', "back\\slash", " padded", "..", "tab\there"]
+BAD_DATASET_NAMES = ["a/b", "line\r\nbreak", 'say "hi"', "back\\slash", " padded", "..", "tab\there", "x" * 101]
 
 
 def _file_with_question_id(tmp_path, question_id: str):
@@ -91,7 +91,7 @@ def test_the_import_command_refuses_a_bad_new_dataset_name_and_writes_nothing(na
     assert not Dataset.objects.exists()
 
 
-@pytest.mark.parametrize("label", ["v/2", "v\n2", 'v"2'])
+@pytest.mark.parametrize("label", ["v/2", "v\n2", 'v"2', "v" * 65])
 def test_the_import_command_refuses_a_bad_version_label(label):
     with pytest.raises(CommandError, match="version: "):
         call_command("import_heartbench", str(DEMO_ITEMS), "--dataset", "demo", "--version", label)
@@ -136,3 +136,13 @@ def test_the_django_admin_refuses_a_bad_dataset_or_model_name_on_its_form(cast, 
         reverse("admin:heartbench_core_dataset_add"), {"name": "good", "description": "", "extra_labels": "[]", "review_panel_size": 4}
     )
     assert response.status_code == 302 and Dataset.objects.filter(name="good").exists()
+
+
+def test_the_judge_verdicts_command_refuses_a_model_or_run_name_too_long_to_store():
+    import_heartbench(source=DEMO_ITEMS, dataset_name="demo")
+    verdicts = str(DEMO_ITEMS.parent / "verdicts" / "demo-model-aurora.jsonl")
+    with pytest.raises(CommandError, match="model: 'm{80}…' is longer than 200 characters"):
+        call_command("import_judge_verdicts", verdicts, "--dataset", "demo", "--model", "m" * 201, "--judge", "j")
+    with pytest.raises(CommandError, match="run: .* is longer than 64 characters"):
+        call_command("import_judge_verdicts", verdicts, "--dataset", "demo", "--model", "demo-model-aurora", "--judge", "j", "--run", "r" * 65)
+    assert not LanguageModel.objects.exists()
