@@ -18,6 +18,8 @@ CRITERION_KEYS = ("dimension", "score", "content")
 DIFFICULTIES = ("hard", "normal")
 ROLES = ("A", "B")
 MIN_WEIGHT, MAX_WEIGHT = -10, 10
+# The lengths of the Item columns these are stored in: PostgreSQL refuses longer text mid-import.
+MAX_LENGTHS = {"question_id": 64, "primary_scene": 100, "secondary_scene": 100}
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,9 @@ def parse_item(
     for key in ("primary_scene", "secondary_scene"):
         if key in record and not isinstance(record[key], str):
             err(key, f"must be a string, found {type_name(record[key])}")
+    for key, limit in MAX_LENGTHS.items():
+        if isinstance(record.get(key), str) and len(record[key]) > limit:
+            err(key, f"is longer than {limit} characters ({len(record[key])})")
 
     if len(errors.errors) > before:
         return None

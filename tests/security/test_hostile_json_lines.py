@@ -121,3 +121,11 @@ def test_a_judge_hit_vector_string_nested_too_deep_is_an_unparseable_vector(worl
     path, message = _run_command("import_judge_verdicts", line, tmp_path)
     assert f"{path}, line 1, field 'score_detail'" in message
     assert ModelResponse.objects.filter(model__name="m-new").count() == 0
+
+
+@pytest.mark.parametrize("field,limit", [("question_id", 64), ("primary_scene", 100), ("secondary_scene", 100)])
+def test_an_item_field_longer_than_its_column_is_a_clear_error_not_a_database_error(field, limit, world, tmp_path):
+    record = json.loads(json.dumps(FIRST_ITEM))
+    record[field] = "q" * (limit + 1)
+    path, message = _run_command("import_heartbench", json.dumps(record), tmp_path)
+    assert f"{path}, line 1, field '{field}': is longer than {limit} characters ({limit + 1})" in message
