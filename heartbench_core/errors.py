@@ -12,7 +12,7 @@ import logging
 
 from django.core import signals
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.log import log_response
 from django.utils.translation import gettext
@@ -29,6 +29,31 @@ def _is_api(request) -> bool:
 
 def _server_error_body() -> dict:
     return {"detail": gettext("Server error: the request failed on our side and was logged. Nothing of it was saved unless it says otherwise; try again later.")}
+
+
+NUL_MESSAGE = "Must not contain a NUL character."
+
+
+class RefuseNulInUrlMiddleware:
+    """A NUL character in the URL path or a query parameter is a 400 naming where, before any view runs.
+
+    PostgreSQL cannot compare text with a NUL in it (psycopg refuses the query), so every
+    lookup or filter fed from the URL would answer 500; no real URL carries one.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        where = "path" if "\x00" in request.path_info else None
+        if where is None:
+            where = next((key for key, values in request.GET.lists() if "\x00" in key or any("\x00" in v for v in values)), None)
+        if where is None:
+            return self.get_response(request)
+        name, message = where.replace("\x00", ""), gettext(NUL_MESSAGE)
+        if _is_api(request):
+            return JsonResponse({name: [message]}, status=400)
+        return HttpResponseBadRequest(f"{name}: {message}", content_type="text/plain; charset=utf-8")
 
 
 class ApiJsonErrorsMiddleware:

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "heartbench_core.auth_hardening.RequestSizeLimitMiddleware",
+    "heartbench_core.errors.RefuseNulInUrlMiddleware",
     "heartbench_core.errors.ApiJsonErrorsMiddleware",
     "heartbench_core.auth_hardening.OutOfRangeNumberMiddleware",
     "heartbench_core.auth_hardening.DatabaseUnavailableMiddleware",
