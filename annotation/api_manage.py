@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -18,14 +19,14 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from annotation import selectors
-from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, ExpertProfile, ExpertQuality
+from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, CampaignResponse, ExpertProfile, ExpertQuality
 from annotation.services import experts as expert_services
 from annotation.services.assignment import bulk_assign, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
 from heartbench_core.api import FileImportView, choice_param, enum_param, error_response
 from annotation.blindness import own_quality_hidden
-from heartbench_core.blindness import blind_scope, refuse_response
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role, role_permission
 
@@ -226,8 +227,28 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet):
         if has_role(self.request.user, Role.ADMIN):
             if campaign := self.request.query_params.get("campaign"):
                 qs = qs.filter(campaign_id=campaign) if campaign.isdecimal() else qs.filter(campaign__name=campaign)
+            # Others' feedback is the answer key: closed to an admin who is an expert of the (open) calibration.
+            if closed := blind_scope(self.request.user).campaign_ids:
+                qs = qs.exclude(Q(campaign_id__in=closed) & ~Q(expert=self.request.user))
             return qs
         return qs.filter(expert=self.request.user)
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        self._record([r for r in (page if page is not None else queryset)])
+        return page
+
+    def get_object(self):
+        result = super().get_object()
+        self._record([result])
+        return result
+
+    def _record(self, results) -> None:
+        """Others' feedback shows gold verdicts of the calibration's responses: never serve those to the viewer blind."""
+        campaigns = {r.campaign_id for r in results if r.expert_id != self.request.user.pk}
+        if campaigns:
+            responses = CampaignResponse.objects.filter(campaign_id__in=campaigns).values_list("response_id", flat=True)
+            record_exposures(user=self.request.user, response_ids=list(responses), via="api-calibration-results")
 
 
 class CalibrationCreateSerializer(serializers.Serializer):
