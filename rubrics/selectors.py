@@ -309,7 +309,7 @@ class WorkItem:
 def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | None = None, leave_out=None) -> list[WorkItem]:
     """What needs an author's attention: ambiguous and saturated criteria, experts' unclear reports, open flags.
 
-    `leave_out`: ModelResponse ids the quality signals do not count (see `quality_signals`).
+    `leave_out`: ModelResponse ids the quality signals do not count (see `quality_signals`), nor their unclear reports.
     """
     from annotation.models import UnclearCriterionReport
 
@@ -344,6 +344,8 @@ def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | N
         reports = UnclearCriterionReport.objects.filter(resolved_at__isnull=True, criterion__lineage__dataset=dataset)
         if keys is not None:
             reports = reports.filter(criterion__lineage_id__in=keys)
+        if leave_out is not None:  # another rater's note on a response the viewer judges blind
+            reports = reports.exclude(assignment__campaign_response__response_id__in=leave_out)
         for report in reports.select_related("criterion__item").order_by("-created_at", "-id"):
             items.append(WorkItem("unclear", dataset.name, report.criterion.item.question_id, str(report.criterion.lineage_id),
                                   report.criterion.text, report.comment, report.created_at, report.pk))

@@ -50,3 +50,20 @@ def test_the_editor_page_and_work_list_page_render_for_a_dual_role_author(cast):
     question = world.c_entries[0].item.question_id
     assert client.get(f"/rubrics/d/demo/items/{question}/").status_code == 200
     assert client.get("/rubrics/").status_code == 200
+
+
+def test_the_work_list_leaves_out_other_raters_unclear_reports_on_the_open_campaigns_responses(cast):
+    from annotation.models import Assignment, UnclearCriterionReport
+
+    world = build_dual_role_world(cast)
+    theirs = Assignment.objects.filter(campaign_response=world.c_entries[0]).exclude(expert__in=world.users.values()).first()
+    criterion = world.c_entries[0].item.criteria.order_by("position").first()
+    UnclearCriterionReport.objects.create(assignment=theirs, criterion=criterion, comment="UNCLEAR-NOTE-OF-ANOTHER-RATER")
+
+    def unclear(user):
+        client = Client()
+        client.force_login(user)
+        return client.get("/api/v1/rubrics/worklist/?dataset=demo&kind=unclear").content.decode()
+
+    assert "UNCLEAR-NOTE-OF-ANOTHER-RATER" in unclear(cast.author)
+    assert "UNCLEAR-NOTE-OF-ANOTHER-RATER" not in unclear(world.users["expert+author"])
