@@ -6,6 +6,7 @@ file through `read_jsonl` and reports problems as `LineError`s collected in an
 """
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,12 +103,23 @@ def read_jsonl(
         yield number, value
 
 
+# NUL (PostgreSQL refuses it in text and jsonb) and lone UTF-16 surrogates, which JSON's \\ud800
+# escapes can produce but no database can encode as UTF-8.
+_UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+
+
+def _describe(character: str) -> str:
+    if character == "\x00":
+        return "a NUL character (\\u0000)"
+    return f"a lone surrogate (\\u{ord(character):04x}), not a Unicode character"
+
+
 def unstorable_part(value: Any) -> tuple[str | None, str] | None:
     """The (field, message) of the first part of a decoded JSON value no database may store, or None.
 
     PostgreSQL refuses the NUL character in text and jsonb (SQLite would keep it, so both refuse
-    it here), and nesting past MAX_NESTING_DEPTH would overflow the recursive code that reads it.
-    The walk is iterative, so it cannot overflow itself.
+    it here), no database stores a lone surrogate, and nesting past MAX_NESTING_DEPTH would
+    overflow the recursive code that reads it. The walk is iterative, so it cannot overflow itself.
     """
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
@@ -115,14 +127,15 @@ def unstorable_part(value: Any) -> tuple[str | None, str] | None:
         if depth > MAX_NESTING_DEPTH:
             return path or None, f"nested more than {MAX_NESTING_DEPTH} levels deep"
         if isinstance(node, str):
-            if "\x00" in node:
-                return path or None, "contains a NUL character (\\u0000), which cannot be stored"
+            if found := _UNSTORABLE_CHARACTER.search(node):
+                return path or None, f"contains {_describe(found.group())}, which cannot be stored"
         elif isinstance(node, dict):
             for key, child in reversed(node.items()):
-                shown = key.replace("\x00", "\\u0000")
+                found = _UNSTORABLE_CHARACTER.search(key)
+                shown = _UNSTORABLE_CHARACTER.sub(lambda m: f"\\u{ord(m.group()):04x}", key)
                 child_path = f"{path}.{shown}" if path else shown
-                if "\x00" in key:
-                    return child_path, "the key contains a NUL character (\\u0000), which cannot be stored"
+                if found:
+                    return child_path, f"the key contains {_describe(found.group())}, which cannot be stored"
                 stack.append((child, child_path, depth + 1))
         elif isinstance(node, list):
             for index in range(len(node) - 1, -1, -1):

@@ -129,3 +129,15 @@ def test_an_item_field_longer_than_its_column_is_a_clear_error_not_a_database_er
     record[field] = "q" * (limit + 1)
     path, message = _run_command("import_heartbench", json.dumps(record), tmp_path)
     assert f"{path}, line 1, field '{field}': is longer than {limit} characters ({limit + 1})" in message
+
+
+@pytest.mark.parametrize("importer", COMMANDS)
+def test_a_lone_surrogate_escape_is_a_clear_error_naming_the_field_from_every_command(importer, world, tmp_path):
+    line, field = NUL_LINES[importer]
+    path, message = _run_command(importer, line.replace("\\u0000", "\\ud800"), tmp_path)
+    assert f"{path}, line 1, field '{field}': contains a lone surrogate (\\ud800), not a Unicode character" in message
+
+
+def test_a_key_holding_a_nul_is_named_with_the_nul_escaped(world, tmp_path):
+    path, message = _run_command("import_responses", '{"question_id": "dm0001", "response": "x", "ke\\u0000y": 1}', tmp_path)
+    assert f"{path}, line 1, field 'ke\\u0000y': the key contains a NUL character" in message
