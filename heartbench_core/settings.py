@@ -142,6 +142,11 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 HEARTBENCH_DIR = Path(env_str("HEARTBENCH_DIR", str(BASE_DIR.parent / "shared" / "heartbench")))
 
 REST_FRAMEWORK = {
+    "DEFAULT_PARSER_CLASSES": [
+        "heartbench_core.api_parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "heartbench_core.api_session.SessionAuthenticationBeforeParsing",
         "heartbench_core.auth.ThrottledTokenAuthentication",

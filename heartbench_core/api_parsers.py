@@ -1,0 +1,13 @@
+"""The API's JSON parser: a body nested too deeply for Python's decoder is a 400, not a RecursionError (500)."""
+
+from rest_framework import exceptions, parsers
+
+
+class BoundedJSONParser(parsers.JSONParser):
+    """DRF's JSON parser; a body like `[` × 100000 is a parse error like any other malformed JSON."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise exceptions.ParseError("JSON parse error - nested too deeply") from None
