@@ -44,7 +44,8 @@ from annotation.models import (
     ExpertQuality,
     Qualification,
 )
-from heartbench_core.models import Criterion, User, new_public_id
+from heartbench_core.blindness import exposed_response_ids
+from heartbench_core.models import Criterion, StaffExposure, User, new_public_id
 from heartbench_core.roles import Role, has_role
 from heartbench_core.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS, abilities_of
 
@@ -217,8 +218,11 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
 
 
 def _eligible(campaign, profile, cfg, qualified):
-    """The campaign's responses this expert's tier and qualification allow (before k and earlier work)."""
-    qs = CampaignResponse.objects.filter(campaign=campaign)
+    """The campaign's responses this expert may take blind: tier and qualification allow them, no staff view showed them.
+
+    Before k and earlier work.
+    """
+    qs = CampaignResponse.objects.filter(campaign=campaign).exclude(response_id__in=exposed_response_ids(profile.user_id))
     if profile.effective_tier < campaign.min_tier_for_hard:
         qs = qs.exclude(item__difficulty="hard")
     return _qualification_filter(qs, qualified, cfg.qualification_per_dimension)
@@ -466,6 +470,11 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
                 gold_load[expert_id] += 1
             if is_live:
                 live_n[cr_id] += 1
+        # A response a staff view showed an expert is never theirs to judge blind.
+        for cr_id, user_id in StaffExposure.objects.filter(
+            user_id__in=[s.user_id for s in states], response__campaign_entries__campaign=campaign
+        ).values_list("response__campaign_entries", "user_id"):
+            taken[cr_id].add(user_id)
         item_info = _item_info({item for _, item, _, _ in responses})
         rng = random.Random(campaign.seed)
         tiebreak = {s.user_id: rng.random() for s in states}
