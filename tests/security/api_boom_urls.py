@@ -16,5 +16,3 @@ def plain_boom(request):
 
 
 urlpatterns = [path("api/v1/boom/", Boom.as_view()), path("api/v1/plain-boom/", plain_boom), *project_urlpatterns]
-handler404 = "heartbench_core.errors.page_not_found"
-handler500 = "heartbench_core.errors.server_error"

@@ -82,3 +82,13 @@ def test_a_multipart_upload_with_the_token_in_the_form_still_imports(cast):
     with open(DEMO_ITEMS, "rb") as handle:
         response = client.post("/api/v1/import/heartbench/", {"dataset": "demo", "file": handle, "csrfmiddlewaretoken": token})
     assert response.status_code == 201, response.content
+
+
+def test_the_project_handler500_answers_json_under_api_and_a_page_elsewhere(rf):
+    from django.urls import get_resolver
+
+    handler = get_resolver().resolve_error_handler(500)
+    api = handler(rf.get("/api/v1/versions/"))
+    assert api.status_code == 500 and api["Content-Type"] == "application/json" and "Server error" in api.content.decode()
+    page = handler(rf.get("/datasets/"))
+    assert page.status_code == 500 and page["Content-Type"].startswith("text/html")
