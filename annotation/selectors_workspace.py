@@ -116,7 +116,9 @@ def campaigns_for_expert(expert):
 
 def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
     """The expert's queue per campaign, drafts to resume, calibrations to take and their own completed work."""
-    campaigns = {c.pk: c for c in campaigns_for_expert(expert).annotate(response_total=Count("responses"))}
+    campaigns = {
+        c.pk: c for c in campaigns_for_expert(expert).select_related("settings").annotate(response_total=Count("responses"))
+    }
     mine = list(
         Assignment.objects.filter(expert_id=expert.pk, status__in=OPEN)
         .select_related("campaign_response__item")
@@ -146,7 +148,7 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
         done = sum(1 for a in own if a.status == Assignment.Status.SUBMITTED)
         queue = CampaignQueue(
             campaign=campaign,
-            progress=Progress(done=done, assigned=len(own), total=campaign.response_total),
+            progress=Progress(done=done, assigned=len(own), total=_attempt_total(campaign, campaign.response_total)),
             drafts=[a for a in own if a.status == Assignment.Status.RESERVED],
             can_take_more=campaign.status == Campaign.Status.ACTIVE,
         )
@@ -289,7 +291,18 @@ def campaign_progress(expert_id: int, campaign: Campaign) -> Progress:
         assigned=Count("id", filter=Q(status__in=OPEN)),
     )
     total = CampaignResponse.objects.filter(campaign_id=campaign.pk).count()
-    return Progress(done=mine["done"], assigned=mine["assigned"], total=total)
+    return Progress(done=mine["done"], assigned=mine["assigned"], total=_attempt_total(campaign, total))
+
+
+def _attempt_total(campaign: Campaign, responses: int) -> int:
+    """What one expert works through: a calibration attempt is one sitting of the set, a blind test all of it."""
+    if campaign.kind != Campaign.Kind.CALIBRATION:
+        return responses
+    try:
+        sitting = campaign.settings.sitting_size
+    except Campaign.settings.RelatedObjectDoesNotExist:
+        return responses
+    return min(sitting, responses) if sitting else responses
 
 
 @dataclass

@@ -170,3 +170,15 @@ def test_attempts_sitting_and_cooldown_are_set_on_the_command_the_page_and_the_a
     assert r.status_code == 201
     body = r.json()
     assert (body["max_attempts"], body["sitting_size"], body["retake_cooldown"]) == (1, 1, "1 00:00:00")
+
+
+def test_the_experts_progress_counts_one_sitting_not_the_whole_set(cast, version):
+    from annotation.selectors_workspace import campaign_progress, expert_home
+
+    campaign = calibration(version, sitting_size=2)
+    campaign.experts.add(cast.expert)
+    a = assign_next_response(expert=cast.expert, campaign=campaign)
+    judge(a)
+    home = {q.campaign.pk: q for q in expert_home(cast.expert).calibrations}
+    assert (home[campaign.pk].progress.done, home[campaign.pk].progress.total) == (1, 2)
+    assert campaign_progress(cast.expert.pk, campaign).total == 2
