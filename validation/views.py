@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 
@@ -16,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from annotation.models import Campaign, CampaignResponse, Judgment
+from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
@@ -222,7 +222,7 @@ def _rows(header, values):
 
 def _csv_lines(rows):
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = SafeWriter(buffer)
     for row in rows:
         writer.writerow(row)
         yield buffer.getvalue()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Count, Q, Sum
 
+from heartbench_core.csvsafe import SafeWriter
 from annotation.models import Assignment, Campaign, ExpertQuality
 
 
@@ -56,7 +56,7 @@ def payment_lines(campaign: Campaign) -> list[PaymentLine]:
 def payment_csv(campaign: Campaign) -> str:
     """The payment export as CSV text (header, one line per expert, a total line)."""
     out = io.StringIO()
-    w = csv.writer(out)
+    w = SafeWriter(out)
     w.writerow(["campaign", "expert", "email", "submitted_responses", "active_hours", "piece_rate", "amount", "certified"])
     lines = payment_lines(campaign)
     for p in lines:
