@@ -382,11 +382,14 @@ class GateSerializer(serializers.ModelSerializer):
     min_pairs_per_ability = serializers.IntegerField(source="policy.min_pairs_per_ability", default=None, allow_null=True)
     must_clear = serializers.CharField(source="policy.must_clear", default=None, allow_null=True)
     policy = serializers.JSONField(help_text="The release policy the gate was decided under.")
+    ci_items = serializers.IntegerField(
+        source="items", allow_null=True, default=None, help_text="Items the CI resampled (all of an item's responses together)."
+    )
 
     class Meta:
         model = ReleaseGate
         fields = [
-            "passed", "agreement_rate", "ci_low", "threshold", "must_clear", "min_pairs_per_dimension", "min_pairs_per_ability",
+            "passed", "agreement_rate", "ci_low", "ci_items", "threshold", "must_clear", "min_pairs_per_dimension", "min_pairs_per_ability",
             "reasons", "policy", "report", "report_url", "campaign", "created_at",
         ]
 

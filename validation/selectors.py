@@ -513,7 +513,11 @@ def latest_release_gate(version) -> ReleaseGate | None:
         ReleaseGate.objects.filter(version=version, report__exploratory=False)
         .select_related("report", "campaign", "version__dataset")
         .defer("report__result", "report__inputs")  # the whole report can be large; only its counts are shown
-        .annotate(pairs=KeyTextTransform("pairs", "report__result"), responses=KeyTextTransform("responses", "report__result"))
+        .annotate(
+            pairs=KeyTextTransform("pairs", "report__result"),
+            responses=KeyTextTransform("responses", "report__result"),
+            items=KeyTextTransform("items", "report__result"),
+        )
         .order_by("-created_at", "-id")
         .first()
     )

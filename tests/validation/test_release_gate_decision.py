@@ -136,6 +136,7 @@ class TestShownOnTheVersion:
         assert gate["report"] == passed.pk and gate["passed"] is True
         assert gate["report_url"].endswith(f"/api/v1/validation/reports/{passed.pk}/")
         assert gate["ci_low"] == passed.result["item_agreement_ci95"][0] and gate["agreement_rate"] == passed.result["item_agreement_rate"]
+        assert gate["ci_items"] == passed.result["items"]
         assert gate["policy"] == {**LENIENT, "must_clear": "point"} and body["policy_changed_since"] is False
 
     def test_the_api_says_so_when_the_policy_changed_since_the_decision(self, cast, campaign, decided, client_for):
@@ -166,6 +167,7 @@ class TestShownOnTheVersion:
         assert passed.get_absolute_url() in body and exploratory.get_absolute_url() not in body
         assert "threshold 0.5" in body
         assert f"{passed.result['pairs']} pairs, {passed.result['responses']} responses" in body
+        assert f"resampling the {passed.result['items']} items" in body
 
     def test_a_failed_decision_lists_its_reasons(self, cast, campaign, client_for):
         failed = create_agreement_report(campaign=campaign)
