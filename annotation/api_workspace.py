@@ -213,15 +213,24 @@ class ExpertView(APIView):
 OWN_STATUSES = (Assignment.Status.RESERVED, Assignment.Status.SUBMITTED)
 
 
-class MyAssignmentsView(ExpertView):
-    """The expert's own reserved and submitted assignments, newest first."""
+class MyAssignmentsView(ListAPIView):
+    """The expert's own reserved and submitted assignments, newest first, in the API's default pages."""
 
-    @extend_schema(parameters=[enum_param("status", OWN_STATUSES)], responses=AssignmentSummarySerializer(many=True))
-    def get(self, request):
-        qs = selectors.own_assignments(request.user)
-        if wanted := choice_param(request, "status", OWN_STATUSES):
+    permission_classes = [IsExpert]
+    serializer_class = AssignmentSummarySerializer
+    # No ordering parameter: an expert's list orders by reservation time only, so nothing sorts by
+    # a field the summary does not show.
+    filter_backends: list = []
+
+    def get_queryset(self):
+        qs = selectors.own_assignments(self.request.user)
+        if wanted := choice_param(self.request, "status", OWN_STATUSES):
             qs = qs.filter(status=wanted)
-        return Response(AssignmentSummarySerializer(qs, many=True).data)
+        return qs
+
+    @extend_schema(parameters=[enum_param("status", OWN_STATUSES)])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
 
 class NextResponseView(ExpertView):

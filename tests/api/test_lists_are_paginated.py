@@ -10,7 +10,6 @@ from drf_spectacular.generators import SchemaGenerator
 
 # Not paginated on purpose (bounded by construction, or one document rather than a list).
 NOT_PAGINATED = {
-    "/api/v1/annotation/assignments/": "an expert's own open and recent assignments; bounded by their capacity",
     "/api/v1/annotation/assignments/{public_id}/corrections/": "the corrections of one assignment (a handful)",
     "/api/v1/annotation/assignments/{public_id}/discussion/": "one response's discussion thread, not a list resource",
     "/api/v1/annotation/manage/campaigns/{id}/payments/": "a CSV export",

@@ -25,7 +25,7 @@ def test_next_then_draft_then_submit_through_the_api(workspace, cast, client_for
     assert done.status_code == 200 and done.json()["status"] == "submitted"
     assert Judgment.objects.filter(assignment__public_id=pid).count() == len(criteria)
     mine = client.get("/api/v1/annotation/assignments/?status=submitted").json()
-    assert [a["id"] for a in mine] == [pid]
+    assert mine["count"] == 1 and [a["id"] for a in mine["results"]] == [pid]
 
 
 def test_a_draft_for_a_foreign_criterion_names_the_field(workspace, cast, client_for):
