@@ -28,6 +28,7 @@ from annotation.models import (
     GoldLabel,
     Qualification,
 )
+from heartbench_core.blindness import record_exposures
 from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
 from heartbench_core.models import Criterion, DatasetVersion, LanguageModel, ModelResponse, User
 from heartbench_core.roles import Role, has_role
@@ -463,6 +464,9 @@ def create_gold_set(
     with transaction.atomic():
         campaign = _labelled_set(name=name, kind=Campaign.Kind.GOLD_SET, version=version, gold=gold, created_by=created_by)
         CampaignSettings.objects.create(campaign=campaign, requires_qualification=False)
+        if created_by is not None:
+            # Whoever imports a gold set knows its answers: none of its checks may ever reach them blind.
+            record_exposures(user=created_by, response_ids=[g[0] for g in gold], via="gold_set_import")
     return CampaignOutcome(campaign, len(gold), len(gold), len({g[1] for g in gold}), 0)
 
 

@@ -214,3 +214,27 @@ def test_the_campaign_form_offers_only_gold_sets_as_gold_sources(cast, client_fo
     create_calibration(name="Cal", dataset_name="demo", source=gold_file(version, picks=CALIBRATION_PICKS))
     html = client_for(cast.admin).get("/work/manage/campaigns/new/").content.decode()
     assert "Gold pool" in html and ">Cal<" not in html
+
+
+def test_whoever_imports_a_gold_set_is_never_given_its_checks_blind(cast, version):
+    from django.contrib.auth.models import Group
+
+    from annotation.services.campaigns import create_gold_set
+    from heartbench_core.roles import Role
+
+    importer = cast.experts[0]
+    importer.groups.add(Group.objects.get_or_create(name=Role.ADMIN.value)[0])
+    picks = [("dm0005", "demo-model-aurora"), ("dm0006", "demo-model-aurora")]
+    pool = create_gold_set(name="Pool", dataset_name="demo", source=gold_file(version, picks=picks), created_by=importer).campaign
+    campaign = blind(cast, pool, gold_rate=0.9).campaign
+    served = []
+    while (a := assign_next_response(expert=importer, campaign=campaign)) is not None:
+        served.append(a.campaign_response)
+        Assignment.objects.filter(pk=a.pk).update(status=Assignment.Status.SUBMITTED)
+    assert served, "the importer was served nothing: the test proves nothing"
+    assert not [cr for cr in served if cr.is_gold]
+    other = []
+    while (a := assign_next_response(expert=cast.experts[1], campaign=campaign)) is not None:
+        other.append(a.campaign_response)
+        Assignment.objects.filter(pk=a.pk).update(status=Assignment.Status.SUBMITTED)
+    assert [cr for cr in other if cr.is_gold], "another expert gets the gold checks"
