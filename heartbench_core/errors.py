@@ -56,6 +56,31 @@ class RefuseNulInUrlMiddleware:
         return HttpResponseBadRequest(f"{name}: {message}", content_type="text/plain; charset=utf-8")
 
 
+class RefuseNulInFormMiddleware:
+    """A NUL character in a field a page posts is a 400 naming the field, before any view runs.
+
+    PostgreSQL refuses NUL in text, so a rationale, comment, note or reason carrying one was a
+    500 (DataError) on every page that saves free text, while SQLite stored it. The API is left
+    to its serializers, whose character fields already refuse NUL with a 400 naming the field.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method != "POST" or _is_api(request):
+            return self.get_response(request)
+        try:
+            fields = request.POST.lists()
+        except (MultiPartParserError, SuspiciousOperation):
+            return self.get_response(request)  # the view answers these as before
+        where = next((key for key, values in fields if "\x00" in key or any("\x00" in v for v in values)), None)
+        if where is None:
+            return self.get_response(request)
+        name = where.replace("\x00", "")
+        return HttpResponseBadRequest(f"{name}: {gettext(NUL_MESSAGE)}", content_type="text/plain; charset=utf-8")
+
+
 class ApiJsonErrorsMiddleware:
     """An unexpected exception in an API view answers a JSON 500 with no traceback; the log keeps the traceback."""
 

@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "heartbench_core.auth_hardening.RequestSizeLimitMiddleware",
     "heartbench_core.errors.RefuseNulInUrlMiddleware",
+    "heartbench_core.errors.RefuseNulInFormMiddleware",
     "heartbench_core.errors.ApiJsonErrorsMiddleware",
     "heartbench_core.auth_hardening.OutOfRangeNumberMiddleware",
     "heartbench_core.auth_hardening.DatabaseUnavailableMiddleware",
@@ -183,8 +184,11 @@ SPECTACULAR_SETTINGS = {
 }
 
 REDIS_URL = env_url("REDIS_URL", "", schemes=("redis", "rediss", "unix"))
+# Requested reports and golden-label refreshes are rows of validation.BackgroundJob, swept every minute
+# by a schedule, so no broker (ORM or Redis) can lose one when a worker dies (docs/operations.md).
+# Q_CLUSTER_NAME names the queue and prefixes its Redis keys: installations sharing a Redis each take their own.
 Q_CLUSTER = {
-    "name": "heartbench",
+    "name": env_str("Q_CLUSTER_NAME", "heartbench"),
     "workers": env_int("Q_WORKERS", 2),
     "timeout": env_int("Q_TIMEOUT", 600),
     "retry": env_int("Q_RETRY", 720),
@@ -208,7 +212,13 @@ if Q_SYNC:
 # A per-process cache would let each gunicorn worker count its own wrong passwords.
 CACHE_TABLE = "hb_cache"
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", ""),  # lets tools sharing a Redis delete only their own keys
+        }
+    }
 else:
     CACHES = {
         "default": {
