@@ -16,24 +16,47 @@ imports them inside its functions; the core never imports them at load time.
 """
 
 import datetime
+import decimal
 import hashlib
-import io
 import json
+import time
+import uuid
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core import serializers
+from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
-from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Q
+from django.urls import reverse
+from django.utils.dateparse import parse_datetime, parse_duration
+from django.utils.duration import duration_string
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
 
-FORMAT = "heartbench-campaign/1"
+from heartbench_core.jsonl import ErrorCollector, InputFileError, read_jsonl
+
+FORMAT = "heartbench-campaign/2"
 USERS_FILE = "users.jsonl"
+BATCH = 5000
+
+# (what, rows done, rows in all): called often; `ProgressPrinter` decides what reaches the screen.
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class RestoredUser:
+    username: str
+    email: str
+    created: bool
+    reset_url: str  # "" for a user who was already here and keeps their password
 
 
 @dataclass(frozen=True)
@@ -41,23 +64,75 @@ class BackupOutcome:
     campaign: str
     rows: dict[str, int]
     users: int
+    restored_users: tuple[RestoredUser, ...] = field(default=())
 
 
-def _campaign_querysets(campaign) -> list[tuple[str, object]]:
-    """(model label, queryset) of everything the campaign's results depend on, parents first."""
-    campaigns = [campaign.pk]
+class ProgressPrinter:
+    """Turns progress calls into lines such as 'judgments 12,000/49,560…', at most one per `interval` seconds."""
+
+    def __init__(self, write: Callable[[str], None], *, interval: float = 0.25, clock: Callable[[], float] = time.monotonic):
+        self.write, self.interval, self.clock = write, interval, clock
+        self.last = float("-inf")
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        now = self.clock()
+        if now - self.last >= self.interval:
+            self.last = now
+            self.write(f"{what} {done:,}/{total:,}…")
+
+
+def _user_model():
+    return get_user_model()
+
+
+@dataclass
+class _Table:
+    """One archive member: a model's rows, or the members of one many-to-many field."""
+
+    label: str
+    model: type[models.Model]
+    queryset: Any = None
+    keep_pk: bool = True
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.label}.jsonl"
+
+    @property
+    def what(self) -> str:
+        if self.keep_pk:
+            return str(self.model._meta.verbose_name_plural)
+        return self.label
+
+    def columns(self) -> list[models.Field]:
+        return [f for f in self.model._meta.concrete_fields if self.keep_pk or not f.primary_key]
+
+
+def _campaigns_of(campaign) -> list[int]:
+    """The campaign, the gold set its gold checks came from and the dataset's calibration sets, parents first."""
+    Campaign = apps.get_model("annotation", "Campaign")
     settings_model = apps.get_model("annotation", "CampaignSettings")
+    ids = list(
+        Campaign.objects.filter(version__dataset_id=campaign.version.dataset_id, kind=Campaign.Kind.CALIBRATION)
+        .exclude(pk=campaign.pk)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     gold_source = settings_model.objects.filter(campaign=campaign).values_list("gold_source_id", flat=True).first()
-    if gold_source:
-        campaigns.insert(0, gold_source)
+    if gold_source and gold_source not in ids:
+        ids.append(gold_source)
+    return [*ids, campaign.pk]
+
+
+def _specs(campaign) -> list[tuple[str, Q]]:
+    campaigns = _campaigns_of(campaign)
     dataset = campaign.version.dataset
     experts = Q(assignments__campaign_response__campaign__in=campaigns) | Q(eligible_campaigns__in=campaigns)
-    user_ids = list(get_user_model().objects.filter(experts).values_list("pk", flat=True).distinct())
-
-    def m(label):
-        return apps.get_model(label)
-
-    specs = [
+    user_ids = list(_user_model().objects.filter(experts).values_list("pk", flat=True).distinct())
+    lineages = apps.get_model("heartbench_core", "CriterionLineage").objects.filter(dataset=dataset).values("key")
+    in_campaigns = Q(campaign_response__campaign__in=campaigns)
+    of_assignments = Q(assignment__campaign_response__campaign__in=campaigns)
+    return [
         ("heartbench_core.Dataset", Q(pk=dataset.pk)),
         ("heartbench_core.DatasetVersion", Q(dataset=dataset)),
         ("heartbench_core.Item", Q(version__dataset=dataset)),
@@ -65,23 +140,34 @@ def _campaign_querysets(campaign) -> list[tuple[str, object]]:
         ("heartbench_core.Criterion", Q(item__version__dataset=dataset)),
         ("heartbench_core.LanguageModel", Q(responses__dataset=dataset) | Q(campaigns__in=campaigns)),
         ("heartbench_core.ModelResponse", Q(dataset=dataset)),
+        # Who saw which response unblinded: without it a restored installation would serve them blind again.
+        ("heartbench_core.StaffExposure", Q(response__dataset=dataset)),
         ("heartbench_core.JudgeRun", Q(version__dataset=dataset)),
         ("heartbench_core.JudgeVerdict", Q(run__version__dataset=dataset)),
+        # The rubric's history: which wording every judgment was made against, and why it changed.
+        ("rubrics.CriterionRevision", Q(dataset=dataset)),
+        ("rubrics.ReviewDecision", Q(revision__dataset=dataset)),
+        ("rubrics.RevisionComment", Q(revision__dataset=dataset)),
+        ("rubrics.CriterionFlag", Q(lineage__dataset=dataset)),
+        ("rubrics.AuditEntry", Q(dataset=dataset) | Q(criterion_key__in=lineages)),
         ("annotation.ExpertProfile", Q(user__in=user_ids)),
         ("annotation.ExpertQuality", Q(profile__user__in=user_ids)),
+        ("annotation.TierChange", Q(profile__user__in=user_ids)),
         ("annotation.Campaign", Q(pk__in=campaigns)),
         ("annotation.CampaignSettings", Q(campaign__in=campaigns)),
         ("annotation.CampaignResponse", Q(campaign__in=campaigns)),
-        ("annotation.GoldLabel", Q(campaign_response__campaign__in=campaigns)),
-        ("annotation.Assignment", Q(campaign_response__campaign__in=campaigns)),
-        ("annotation.Judgment", Q(assignment__campaign_response__campaign__in=campaigns)),
-        ("annotation.UnclearCriterionReport", Q(assignment__campaign_response__campaign__in=campaigns)),
-        ("annotation.ItemProblemReport", Q(assignment__campaign_response__campaign__in=campaigns)),
-        ("annotation.CorrectionRequest", Q(assignment__campaign_response__campaign__in=campaigns)),
-        ("annotation.DiscussionComment", Q(campaign_response__campaign__in=campaigns)),
-        ("annotation.DiscussionVote", Q(campaign_response__campaign__in=campaigns)),
+        ("annotation.GoldLabel", in_campaigns),
+        ("annotation.Assignment", in_campaigns),
+        ("annotation.Judgment", of_assignments),
+        ("annotation.UnclearCriterionReport", of_assignments),
+        ("annotation.ItemProblemReport", of_assignments),
+        ("annotation.CorrectionRequest", of_assignments),
+        ("annotation.DiscussionComment", in_campaigns),
+        ("annotation.DiscussionVote", in_campaigns),
         ("annotation.CalibrationResult", Q(campaign__in=campaigns)),
-        ("validation.Adjudication", Q(campaign_response__campaign__in=campaigns)),
+        ("annotation.Qualification", Q(expert__in=user_ids)),
+        ("annotation.AdminAlert", Q(campaign__in=campaigns)),
+        ("validation.Adjudication", in_campaigns),
         ("validation.GoldenLabel", Q(campaign__in=campaigns)),
         ("validation.AgreementReport", Q(campaign__in=campaigns)),
         ("validation.ReleaseGate", Q(campaign__in=campaigns)),
@@ -89,171 +175,515 @@ def _campaign_querysets(campaign) -> list[tuple[str, object]]:
         ("validation.ReleasePolicy", Q(dataset=dataset)),
         ("validation.ReleasePolicyChange", Q(policy__dataset=dataset)),
     ]
+
+
+def _campaign_querysets(campaign) -> list[tuple[str, Any]]:
+    """(model label, queryset) of everything the campaign's results depend on, parents first."""
     out = []
-    for label, q in specs:
-        try:
-            model = m(label)
-        except LookupError:
-            continue  # a model that this installation does not have yet
-        out.append((label, model.objects.filter(q).distinct().order_by("pk")))
+    for label, q in _specs(campaign):
+        model = apps.get_model(label)
+        # A filter across a to-many relation may repeat rows: select by primary key instead of DISTINCT.
+        ids = model.objects.filter(q).values("pk")
+        out.append((label, model.objects.filter(pk__in=ids).order_by("pk")))
     return out
 
 
-def _referenced_usernames(model, rows: list[dict]) -> set[str]:
-    User = get_user_model()
-    names = set()
-    fields = [f for f in model._meta.get_fields() if f.is_relation and f.concrete and f.related_model is User]
-    for row in rows:
-        for f in fields:
-            value = row["fields"].get(f.name)
-            if value is None:
-                continue
-            if f.many_to_many:
-                names.update(v[0] for v in value)
-            else:
-                names.add(value[0])
-    return names
+def _tables(campaign) -> list[_Table]:
+    tables = []
+    for label, qs in _campaign_querysets(campaign):
+        tables.append(_Table(label, qs.model, qs))
+        for m2m in qs.model._meta.many_to_many:
+            through = m2m.remote_field.through
+            if through._meta.auto_created:
+                source = m2m.m2m_field_name()
+                tables.append(
+                    _Table(f"{label}.{m2m.name}", through, through.objects.filter(**{f"{source}__in": qs.values("pk")}).order_by("pk"), keep_pk=False)
+                )
+    return tables
 
 
-class _ExactEncoder(DjangoJSONEncoder):
-    """DjangoJSONEncoder keeps only milliseconds of a time; a backup keeps every microsecond."""
+def _table_for_label(label: str) -> _Table | None:
+    parts = label.split(".")
+    try:
+        model = apps.get_model(".".join(parts[:2]))
+    except (LookupError, ValueError):
+        return None
+    if len(parts) == 2:
+        return _Table(label, model)
+    if len(parts) == 3:
+        m2m = next((f for f in model._meta.many_to_many if f.name == parts[2]), None)
+        if m2m is not None and m2m.remote_field.through._meta.auto_created:
+            return _Table(label, m2m.remote_field.through, keep_pk=False)
+    return None
 
-    def default(self, o):
-        if isinstance(o, (datetime.datetime, datetime.time)):
-            return o.isoformat()
-        return super().default(o)
+
+def _is_user_fk(f: models.Field) -> bool:
+    return f.is_relation and f.related_model is _user_model()
 
 
-def _jsonl(records: list[dict]) -> bytes:
-    return "".join(json.dumps(r, cls=_ExactEncoder, ensure_ascii=False, sort_keys=True) + "\n" for r in records).encode()
+# --- export ----------------------------------------------------------------------------------
 
 
-def export_campaign(*, campaign_name: str, path: str | Path) -> BackupOutcome:
-    """Write the campaign and everything its results depend on to one zip archive."""
+def _export_encoder(f: models.Field, usernames: dict[int, str]) -> Callable[[Any], Any] | None:
+    """How a column's value is written to JSON; None: as it is."""
+    if _is_user_fk(f):
+        return lambda v: None if v is None else usernames[v]
+    kind = (f.target_field if f.is_relation else f).get_internal_type()
+    if kind in ("DateTimeField", "DateField", "TimeField"):
+        return lambda v: None if v is None else v.isoformat()
+    if kind == "DurationField":
+        return lambda v: None if v is None else duration_string(v)
+    if kind in ("DecimalField", "UUIDField"):
+        return lambda v: None if v is None else str(v)
+    return None
+
+
+def _as_json(f: models.Field, value: Any) -> Any:
+    encode = _export_encoder(f, {})
+    return value if encode is None or _is_user_fk(f) else encode(value)
+
+
+def export_campaign(*, campaign_name: str, path: str | Path, progress: Progress | None = None) -> BackupOutcome:
+    """Write the campaign and everything its results depend on to one zip archive, streaming."""
     Campaign = apps.get_model("annotation", "Campaign")
     campaign = Campaign.objects.select_related("version__dataset").filter(name=campaign_name).first()
     if campaign is None:
-        known = ", ".join(Campaign.objects.order_by("name").values_list("name", flat=True)[:20]) or "none"
-        raise ValidationError({"campaign": f"no campaign named {campaign_name!r} (known: {known})"})
-    files: dict[str, bytes] = {}
-    counts: dict[str, int] = {}
-    usernames: set[str] = set()
-    with transaction.atomic():  # one consistent snapshot (REPEATABLE READ on PostgreSQL within the block)
-        for label, qs in _campaign_querysets(campaign):
-            rows = serializers.serialize("python", qs, use_natural_foreign_keys=True)
-            usernames |= _referenced_usernames(qs.model, rows)
-            files[f"{label}.jsonl"] = _jsonl(rows)
-            counts[label] = len(rows)
-        users = [
-            {
-                "username": u.username,
-                "email": u.email,
-                "first_name": u.first_name,
-                "last_name": u.last_name,
-                "is_active": u.is_active,
-                "groups": sorted(g.name for g in u.groups.all()),
-            }
-            for u in get_user_model().objects.filter(username__in=usernames).prefetch_related("groups").order_by("username")
-        ]
-    files[USERS_FILE] = _jsonl(users)
-    manifest = {
-        "format": FORMAT,
-        "campaign": campaign.name,
-        "dataset": campaign.version.dataset.name,
-        "order": [label for label in counts],
-        "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "rows": data.count(b"\n")} for name, data in files.items()},
-    }
+        known = ", ".join(Campaign.objects.order_by("name").values_list("name", flat=True)[:20]) or _("none")
+        raise ValidationError({"campaign": _("no campaign named %(name)r (known: %(known)s)") % {"name": campaign_name, "known": known}})
     path = Path(path)
     tmp = path.with_name(path.name + ".partial")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
-        for name, data in files.items():
-            archive.writestr(name, data)
+    files: dict[str, dict] = {}
+    counts: dict[str, int] = {}
+    user_ids: set[int] = set()
+    outer = connection.in_atomic_block
+    try:
+        with transaction.atomic(), zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            if connection.vendor == "postgresql" and not outer:
+                # One consistent snapshot of every table, however long the export takes.
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            usernames = dict(_user_model().objects.values_list("pk", "username"))
+            exported: dict[str, set] = {}
+            for table in _tables(campaign):
+                files[table.file_name] = _write_table(archive, table, usernames, exported, user_ids, progress)
+                counts[table.label] = files[table.file_name]["rows"]
+            users = _user_records(user_ids)
+            files[USERS_FILE] = _write_lines(archive, USERS_FILE, (json.dumps(u, ensure_ascii=False, sort_keys=True) for u in users))
+            manifest = {
+                "format": FORMAT,
+                "campaign": campaign.name,
+                "dataset": campaign.version.dataset.name,
+                "order": list(counts),
+                "files": files,
+            }
+            archive.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(path)  # never a half-written archive under the final name
     return BackupOutcome(campaign.name, counts, len(users))
 
 
-def _read_archive(source) -> tuple[dict, dict[str, bytes]]:
+def _write_table(archive, table: _Table, usernames, exported: dict[str, set], user_ids: set[int], progress) -> dict:
+    columns = table.columns()
+    names = [f.attname for f in columns]
+    encoders = [_export_encoder(f, usernames) for f in columns]
+    # A nullable link to a row the archive does not carry (e.g. a qualification earned in another
+    # dataset's calibration) is written as null, as deleting that row would leave it.
+    dangling = {
+        i: exported[f.related_model._meta.label]
+        for i, f in enumerate(columns)
+        if f.is_relation and f.null and not _is_user_fk(f) and f.related_model is not table.model and f.related_model._meta.label in exported
+    }
+    user_columns = [i for i, f in enumerate(columns) if _is_user_fk(f)]
+    pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
+    pks: set = set()
+    total = table.queryset.count()
+    done = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal done
+        for row in table.queryset.values_list(*names).iterator(chunk_size=BATCH):
+            row = list(row)
+            for i in user_columns:
+                if row[i] is not None:
+                    user_ids.add(row[i])
+            for i, keep in dangling.items():
+                if row[i] is not None and row[i] not in keep:
+                    row[i] = None
+            if pk_index is not None:
+                pks.add(row[pk_index])
+            for i, encode in enumerate(encoders):
+                if encode is not None:
+                    row[i] = encode(row[i])
+            done += 1
+            if progress and done % 1000 == 0:
+                progress(table.what, done, total)
+            yield json.dumps(dict(zip(names, row)), ensure_ascii=False)
+
+    if progress:
+        progress(table.what, 0, total)
+    meta = _write_lines(archive, table.file_name, lines())
+    if progress:
+        progress(table.what, done, total)
+    meta["columns"] = names
+    if table.keep_pk:
+        exported[table.model._meta.label] = pks
+    return meta
+
+
+def _write_lines(archive, name: str, lines) -> dict:
+    digest, rows, buffer, size = hashlib.sha256(), 0, [], 0
+    with archive.open(name, "w", force_zip64=True) as member:
+        for line in lines:
+            buffer.append(line)
+            rows += 1
+            size += len(line)
+            if size > 1 << 20:
+                data = ("\n".join(buffer) + "\n").encode()
+                digest.update(data)
+                member.write(data)
+                buffer, size = [], 0
+        if buffer:
+            data = ("\n".join(buffer) + "\n").encode()
+            digest.update(data)
+            member.write(data)
+    return {"sha256": digest.hexdigest(), "rows": rows}
+
+
+def _user_records(user_ids: set[int]) -> list[dict]:
+    return [
+        {
+            "username": u.username,
+            "email": u.email,
+            "first_name": u.first_name,
+            "last_name": u.last_name,
+            "is_active": u.is_active,
+            "groups": sorted(g.name for g in u.groups.all()),
+        }
+        for u in _user_model().objects.filter(pk__in=user_ids).prefetch_related("groups").order_by("username")
+    ]
+
+
+# --- import ----------------------------------------------------------------------------------
+
+
+class _Reject(Exception):
+    """A value that cannot be restored into its column; the message says why."""
+
+
+def _import_decoder(f: models.Field, user_ids: dict[str, int]) -> Callable[[Any], Any]:
+    """Turn a JSON value into what the database driver takes for this column, or raise _Reject."""
+    nullable = f.null
+    if _is_user_fk(f):
+
+        def user(v):
+            if v is None and nullable:
+                return None
+            if not isinstance(v, str) or v not in user_ids:
+                raise _Reject(_("no user %(name)r in the archive's users") % {"name": v})
+            return user_ids[v]
+
+        return user
+    target = f.target_field if f.is_relation else f
+    kind = target.get_internal_type()
+    vendor_value = _db_value(f)
+
+    def check(v):
+        if v is None:
+            if nullable:
+                return None
+            raise _Reject(_("may not be null"))
+        return vendor_value(_python_value(kind, target, v))
+
+    return check
+
+
+def _python_value(kind: str, f: models.Field, v: Any) -> Any:
+    if kind in ("AutoField", "BigAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField", "PositiveIntegerField",
+                "PositiveSmallIntegerField", "PositiveBigIntegerField", "SmallAutoField"):
+        if type(v) is not int:
+            raise _Reject(_("expected an integer, found %(value).40r") % {"value": v})
+        return v
+    if kind == "BooleanField":
+        if type(v) is not bool:
+            raise _Reject(_("expected true or false, found %(value).40r") % {"value": v})
+        return v
+    if kind == "FloatField":
+        if type(v) not in (int, float):
+            raise _Reject(_("expected a number, found %(value).40r") % {"value": v})
+        return float(v)
+    if kind in ("CharField", "TextField", "SlugField", "EmailField", "URLField"):
+        if not isinstance(v, str):
+            raise _Reject(_("expected a string, found %(value).40r") % {"value": v})
+        if f.max_length and len(v) > f.max_length:
+            raise _Reject(_("longer than %(n)d characters") % {"n": f.max_length})
+        return v
+    if kind in ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField"):
+        if not isinstance(v, str):
+            raise _Reject(_("expected a string, found %(value).40r") % {"value": v})
+        try:
+            if kind == "DateTimeField":
+                value = parse_datetime(v)
+                if value is None or value.tzinfo is None:
+                    raise ValueError
+                return value
+            if kind == "DurationField":
+                value = parse_duration(v)
+                if value is None:
+                    raise ValueError
+                return value
+            if kind == "DateField":
+                return datetime.date.fromisoformat(v)
+            if kind == "DecimalField":
+                return decimal.Decimal(v)
+            return uuid.UUID(v)
+        except (ValueError, decimal.InvalidOperation):
+            raise _Reject(_("not a valid %(kind)s: %(value).40r") % {"kind": kind.removesuffix("Field").lower(), "value": v}) from None
+    return v  # JSONField: any JSON value
+
+
+def _db_value(f: models.Field) -> Callable[[Any], Any]:
+    kind = f.get_internal_type()
+    if kind in ("JSONField", "DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField") or (
+        connection.vendor != "postgresql" and kind in ("ForeignKey", "OneToOneField") and f.target_field.get_internal_type() == "UUIDField"
+    ):
+        return lambda v: f.get_db_prep_save(v, connection)
+    return lambda v: v
+
+
+@dataclass
+class _Member:
+    table: _Table
+    name: str
+    rows: int
+
+
+def _open_archive(source) -> tuple[zipfile.ZipFile, str]:
     name = str(getattr(source, "name", source))
     try:
-        archive = zipfile.ZipFile(source if not isinstance(source, (bytes, bytearray)) else io.BytesIO(source))
+        return zipfile.ZipFile(source), Path(name).name
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ValidationError({"archive": f"{name}: not a campaign archive ({exc})"}) from None
-    with archive:
+        raise ValidationError({"archive": _("%(name)s: not a campaign archive (%(error)s)") % {"name": name, "error": exc}}) from None
+
+
+def _check_archive(archive: zipfile.ZipFile, name: str) -> tuple[dict, list[_Member]]:
+    """The manifest and the members in restore order, every member's SHA-256 checked."""
+
+    def refuse(message):
+        raise ValidationError({"archive": f"{name}: {message}"})
+
+    try:
+        manifest = json.loads(archive.read("manifest.json"))
+    except (KeyError, ValueError, RecursionError) as exc:
+        refuse(_("missing or unreadable manifest.json (%(error)s)") % {"error": exc})
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else None
+        refuse(_("format %(found)r, expected %(expected)r") % {"found": found, "expected": FORMAT})
+    files = manifest.get("files")
+    if not isinstance(files, dict) or USERS_FILE not in files:
+        refuse(_("the manifest lists no %(file)s") % {"file": USERS_FILE})
+    for file_name, meta in files.items():
+        digest = hashlib.sha256()
         try:
-            manifest = json.loads(archive.read("manifest.json"))
-        except (KeyError, ValueError) as exc:
-            raise ValidationError({"archive": f"{name}: missing or unreadable manifest.json ({exc})"}) from None
-        if manifest.get("format") != FORMAT:
-            raise ValidationError({"archive": f"{name}: format {manifest.get('format')!r}, expected {FORMAT!r}"})
-        files = {}
-        for file_name, meta in manifest.get("files", {}).items():
+            with archive.open(file_name) as member:
+                while chunk := member.read(1 << 20):
+                    digest.update(chunk)
+        except KeyError:
+            refuse(_("%(file)s is listed in the manifest but missing") % {"file": file_name})
+        if not isinstance(meta, dict) or digest.hexdigest() != meta.get("sha256"):
+            refuse(_("%(file)s does not match its SHA-256 in the manifest") % {"file": file_name})
+    members = []
+    for label in manifest.get("order", []):
+        table = _table_for_label(str(label))
+        if table is None:
+            refuse(_("this installation has no model %(label)s") % {"label": label})
+        if table.file_name not in files:
+            refuse(_("%(file)s is in the manifest's order but not in its files") % {"file": table.file_name})
+        members.append(_Member(table, table.file_name, int(files[table.file_name].get("rows", 0))))
+    return manifest, members
+
+
+def import_campaign(*, source: str | Path | IO[bytes], site_url: str = "", progress: Progress | None = None) -> BackupOutcome:
+    """Restore an archive written by export_campaign; atomic, and refuses to overwrite anything.
+
+    Users the installation does not know are created with an unusable password; each gets a
+    password-reset link (on `site_url`) for the admin to send.
+    """
+    archive, name = _open_archive(source)
+    with archive:
+        manifest, members = _check_archive(archive, name)
+        counts: dict[str, int] = {}
+        try:
+            with transaction.atomic():
+                users, user_ids = _restore_users(archive, name, site_url)
+                _refuse_existing(manifest, name)
+                submitted: list[int] = []
+                for member in members:
+                    counts[member.table.label] = _restore_table(archive, name, member, user_ids, submitted, progress)
+                # The judgment guard refuses judgments of a submitted assignment: they went in while it
+                # was still reserved, and the assignments become submitted now, as they were.
+                Assignment = apps.get_model("annotation", "Assignment")
+                for start in range(0, len(submitted), BATCH):
+                    Assignment.objects.filter(pk__in=submitted[start : start + BATCH]).update(status=Assignment.Status.SUBMITTED)
+                _reset_sequences(members)
+        except IntegrityError as exc:
+            raise ValidationError({"archive": _("%(name)s: cannot restore: %(error)s") % {"name": name, "error": exc}}) from None
+    return BackupOutcome(str(manifest.get("campaign", "")), counts, len(users), tuple(users))
+
+
+def _restore_users(archive, name: str, site_url: str) -> tuple[list[RestoredUser], dict[str, int]]:
+    User = _user_model()
+    errors = ErrorCollector(f"{name}/{USERS_FILE}")
+    restored, ids = [], {}
+    with archive.open(USERS_FILE) as handle:
+        records = list(read_jsonl(handle, errors))
+    for line, record in records:
+        username = record.get("username")
+        if not isinstance(username, str) or not username:
+            errors.add(line, "username", _("expected a non-empty string"))
+            continue
+        texts = {k: record.get(k, "") for k in ("email", "first_name", "last_name")}
+        bad = next((k for k, v in texts.items() if not isinstance(v, str)), None)
+        if bad:
+            errors.add(line, bad, _("expected a string"))
+            continue
+        user = User.objects.filter(username=username).first()
+        created = user is None
+        if created:
+            user = User(username=username, is_active=record.get("is_active") is not False, **texts)
+            user.set_unusable_password()
             try:
-                data = archive.read(file_name)
-            except KeyError:
-                raise ValidationError({"archive": f"{name}: {file_name} is listed in the manifest but missing"}) from None
-            if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
-                raise ValidationError({"archive": f"{name}: {file_name} does not match its SHA-256 in the manifest"})
-            files[file_name] = data
-    return manifest, files
+                user.full_clean(exclude=["password"])
+            except ValidationError as exc:
+                for field_name, messages in exc.message_dict.items():
+                    errors.add(line, field_name, "; ".join(messages))
+                continue
+            user.save()
+            groups = [g for g in record.get("groups", []) if isinstance(g, str)]
+            user.groups.set([Group.objects.get_or_create(name=g)[0] for g in groups])
+        ids[username] = user.pk
+        restored.append(RestoredUser(username, user.email, created, _reset_url(user, site_url) if created else ""))
+    errors.raise_if_any()
+    return restored, ids
 
 
-def _lines(data: bytes, file_name: str) -> list[dict]:
-    out = []
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except ValueError as exc:
-                raise ValidationError({"archive": f"{file_name}, line {number}: malformed JSON ({exc})"}) from None
-    return out
+def _reset_url(user, site_url: str) -> str:
+    path = reverse(
+        "password_reset_confirm",
+        kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)), "token": default_token_generator.make_token(user)},
+    )
+    return site_url.rstrip("/") + path
 
 
-def import_campaign(*, source) -> BackupOutcome:
-    """Restore an archive written by export_campaign; atomic, and refuses to overwrite anything."""
-    manifest, files = _read_archive(source)
-    User = get_user_model()
-    counts: dict[str, int] = {}
-    with transaction.atomic():
-        users = _lines(files.get(USERS_FILE, b""), USERS_FILE)
-        for record in users:
-            user, created = User.objects.get_or_create(
-                username=record["username"],
-                defaults={k: record.get(k, "") for k in ("email", "first_name", "last_name")} | {"is_active": record.get("is_active", True)},
-            )
-            if created:
-                user.set_unusable_password()
-                user.save(update_fields=["password"])
-                user.groups.set([Group.objects.get_or_create(name=g)[0] for g in record.get("groups", [])])
-        for label in manifest.get("order", []):
-            file_name = f"{label}.jsonl"
-            rows = _lines(files.get(file_name, b""), file_name)
-            try:
-                model = apps.get_model(label)
-            except LookupError:
-                raise ValidationError({"archive": f"{file_name}: this installation has no model {label}"}) from None
-            clash = model.objects.filter(pk__in=[r["pk"] for r in rows])
+def _refuse_existing(manifest: dict, name: str) -> None:
+    Dataset = apps.get_model("heartbench_core", "Dataset")
+    Campaign = apps.get_model("annotation", "Campaign")
+    if Dataset.objects.filter(name=manifest.get("dataset")).exists():
+        raise ValidationError(
+            {"archive": _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation") % {"name": name, "dataset": manifest.get("dataset")}}
+        )
+    if Campaign.objects.filter(name=manifest.get("campaign")).exists():
+        raise ValidationError(
+            {"archive": _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation") % {"name": name, "campaign": manifest.get("campaign")}}
+        )
+
+
+def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int], submitted: list[int], progress) -> int:
+    table = member.table
+    columns = table.columns()
+    by_name = {f.attname: f for f in columns}
+    decoders = [_import_decoder(f, user_ids) for f in columns]
+    # A column the archive does not name (written before the column existed) takes its default.
+    defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
+    is_assignment = table.model._meta.label == "annotation.Assignment"
+    status_index = next((i for i, f in enumerate(columns) if f.attname == "status"), None)
+    pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
+    errors = ErrorCollector(f"{name}/{member.name}")
+    insert = _inserter(table.model, columns)
+    batch: list[tuple] = []
+    done = 0
+
+    def flush():
+        if errors:
+            return
+        if pk_index is not None:
+            pks = [row[pk_index] for row in batch]
+            clash = table.model.objects.filter(pk__in=pks)
             if clash.exists():
                 raise ValidationError(
-                    {"archive": f"{label}: {clash.count()} of the archive's rows already exist here (e.g. id {clash.first().pk}); "
-                     "restore into an empty installation"}
+                    {"archive": _("%(label)s: %(n)d of the archive's rows already exist here (e.g. id %(pk)s); restore into an empty installation")
+                     % {"label": table.label, "n": clash.count(), "pk": clash.values_list("pk", flat=True).first()}}
                 )
+        insert(batch)
+        batch.clear()
+
+    if progress:
+        progress(table.what, 0, member.rows)
+    with archive.open(member.name) as handle:
+        for line, record in read_jsonl(handle, errors):
+            unknown = next((k for k in record if k not in by_name), None)
+            if unknown is not None:
+                errors.add(line, unknown, _("%(model)s has no such field") % {"model": table.label})
+                continue
+            row = []
             try:
-                for obj in serializers.deserialize("python", rows, handle_forward_references=True):
-                    obj.save()
-            except Exception as exc:  # a deserialisation error names the model and row
-                raise ValidationError({"archive": f"{file_name}: cannot restore: {exc}"}) from None
-            counts[label] = len(rows)
-        _reset_sequences(counts)
-    return BackupOutcome(manifest.get("campaign", ""), counts, len(users))
+                for f, decode in zip(columns, decoders):
+                    if f.attname in record:
+                        value = record[f.attname]
+                    elif f.attname in defaults:
+                        value = defaults[f.attname]
+                    elif f.null:
+                        value = None
+                    else:
+                        raise _Reject(_("missing"))
+                    row.append(decode(value))
+            except _Reject as exc:
+                errors.add(line, f.attname, str(exc))
+                continue
+            if is_assignment and row[status_index] == "submitted":
+                submitted.append(row[pk_index])
+                row[status_index] = "reserved"
+            batch.append(tuple(row))
+            done += 1
+            if len(batch) >= BATCH:
+                flush()
+            if progress and done % 1000 == 0:
+                progress(table.what, done, member.rows)
+    errors.raise_if_any()
+    if batch:
+        flush()
+    if progress:
+        progress(table.what, done, member.rows)
+    return done
 
 
-def _reset_sequences(counts: dict[str, int]) -> None:
+def _inserter(model, columns) -> Callable[[list[tuple]], None]:
+    table = connection.ops.quote_name(model._meta.db_table)
+    names = ", ".join(connection.ops.quote_name(f.column) for f in columns)
+    if connection.vendor == "postgresql":
+
+        def copy(rows):
+            with connection.cursor() as cursor:
+                with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as target:
+                    for row in rows:
+                        target.write_row(row)
+
+        return copy
+    sql = f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))})"
+
+    def executemany(rows):
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, rows)
+
+    return executemany
+
+
+def _reset_sequences(members: list[_Member]) -> None:
     """After inserting explicit ids, move PostgreSQL's sequences past them (no-op on SQLite)."""
     from django.core.management.color import no_style
-    from django.db import connection
 
-    models = [apps.get_model(label) for label in counts]
-    for sql in connection.ops.sequence_reset_sql(no_style(), models):
+    models_ = [m.table.model for m in members if m.table.keep_pk]
+    for sql in connection.ops.sequence_reset_sql(no_style(), models_):
         with connection.cursor() as cursor:
             cursor.execute(sql)

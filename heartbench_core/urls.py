@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.decorators.http import require_http_methods
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from heartbench_core import api_tokens, views
@@ -10,6 +11,17 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Users restored from a campaign archive have no password: import_campaign lists a link here for each.
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        require_http_methods(["GET", "HEAD", "POST"])(auth_views.PasswordResetConfirmView.as_view()),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        require_http_methods(["GET", "HEAD"])(auth_views.PasswordResetCompleteView.as_view()),
+        name="password_reset_complete",
+    ),
     path("admin/", admin.site.urls),
     path("datasets/", include("heartbench_core.page_urls")),
     path("rubrics/", include("rubrics.urls")),

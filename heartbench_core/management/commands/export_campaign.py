@@ -1,15 +1,21 @@
-from heartbench_core.backup import export_campaign
+from django.utils.translation import gettext as _
+
+from heartbench_core.backup import ProgressPrinter, export_campaign
 from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = "Back up one campaign (its dataset, responses, judgments, gold labels, reports) to one zip archive."
+    help = "Back up one campaign (its dataset, responses, judgments, gold labels, reports, rubric history) to one zip archive."
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="The campaign's name.")
         parser.add_argument("-o", "--output", required=True, help="Path of the archive to write (.zip).")
 
     def handle(self, *args, **opts):
-        outcome = self.run_service(export_campaign, campaign_name=opts["name"], path=opts["output"])
+        progress = ProgressPrinter(self.stderr.write) if opts["verbosity"] > 0 else None
+        outcome = self.run_service(export_campaign, campaign_name=opts["name"], path=opts["output"], progress=progress)
         rows = sum(outcome.rows.values())
-        self.stdout.write(f"campaign {outcome.campaign!r}: {rows} rows of {len(outcome.rows)} kinds and {outcome.users} users written to {opts['output']}")
+        self.stdout.write(
+            _("campaign %(campaign)r: %(rows)s rows of %(kinds)d kinds and %(users)d users written to %(path)s")
+            % {"campaign": outcome.campaign, "rows": f"{rows:,}", "kinds": len(outcome.rows), "users": outcome.users, "path": opts["output"]}
+        )
