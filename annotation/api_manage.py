@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from annotation import selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, CampaignResponse, ExpertProfile, ExpertQuality
 from annotation.services import experts as expert_services
-from annotation.services.assignment import bulk_assign, release_assignment
+from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
 from heartbench_core.api import FileImportView, choice_param, enum_param, error_response
@@ -398,8 +398,20 @@ class ProgressSerializer(serializers.Serializer):
     gold_accuracy = GoldAccuracySerializer(many=True, help_text="Hidden gold checks, reported on their own.")
 
 
+class UnfilledSlotSerializer(serializers.Serializer):
+    campaign_response = serializers.IntegerField(source="campaign_response_id", help_text="The campaign response (its id in this campaign).")
+    question_id = serializers.CharField()
+    need = serializers.IntegerField(help_text="Open slots of this response no eligible expert can take.")
+    reason = serializers.ChoiceField(choices=UNFILLED_REASONS)
+    detail = serializers.CharField(help_text="The reason in words.")
+
+
 class BulkAssignResultSerializer(serializers.Serializer):
-    assigned = serializers.IntegerField()
+    assigned = serializers.IntegerField(source="made")
+    unfilled_slots = serializers.IntegerField(help_text="Open slots left unfilled, all reasons together.")
+    unfilled = UnfilledSlotSerializer(
+        many=True, help_text="Each response left short, with why; empty for an admin who is an expert of this open campaign."
+    )
 
 
 @extend_schema_view(list=extend_schema(parameters=[enum_param("kind", Campaign.Kind.values)]))
@@ -509,10 +521,13 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             if missing:
                 return error_response(DjangoValidationError({"experts": f"unknown user(s): {', '.join(sorted(missing))}"}))
         try:
-            n = bulk_assign(campaign=campaign, experts=experts)
+            result = bulk_assign(campaign=campaign, experts=experts)
         except DjangoValidationError as exc:
             return error_response(exc)
-        return Response({"assigned": n})
+        data = BulkAssignResultSerializer(result).data
+        if blind_scope(request.user).hides_campaign(campaign.pk):
+            data["unfilled"] = []  # which responses other experts hold: not for one of its experts
+        return Response(data)
 
     @extend_schema(request=StatusSerializer, responses={200: CampaignSerializer})
     @action(detail=True, methods=["post"])

@@ -147,13 +147,35 @@ def campaign_detail(request, campaign_id):
 def campaign_bulk_assign(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
-        n = bulk_assign(campaign=campaign)
+        result = bulk_assign(campaign=campaign)
     except ValidationError as exc:
         for m in _messages_of(exc):
             messages.error(request, m)
     else:
-        messages.success(request, f"{n} assignments made." if n else "Nothing to assign: every open slot is taken or no eligible expert has room.")
+        n = result.made
+        messages.success(request, _("%(n)s assignments made.") % {"n": n} if n else _("Nothing assigned."))
+        for message in unfilled_messages(result, show_items=not blind_scope(request.user).hides_campaign(campaign.pk)):
+            messages.warning(request, message)
     return redirect("annotation:campaign_assignments", campaign.pk)
+
+
+UNFILLED_LISTED = 10
+
+
+def unfilled_messages(result, *, show_items: bool) -> list[str]:
+    """One line per reason: how many open slots no eligible expert can take, and (when allowed) which items."""
+    lines = []
+    for reason, slots in sorted(result.by_reason().items()):
+        of_reason = [slot for slot in result.unfilled if slot.reason == reason]
+        line = _("%(slots)s open slots of %(responses)s responses stay unfilled: %(why)s.") % {
+            "slots": slots, "responses": len(of_reason), "why": of_reason[0].detail if len({s.detail for s in of_reason}) == 1 else reason,
+        }
+        if show_items:
+            shown = ", ".join(f"{slot.question_id} (#{slot.campaign_response_id})" for slot in of_reason[:UNFILLED_LISTED])
+            more = len(of_reason) - UNFILLED_LISTED
+            line += " " + shown + (_(" and %(more)s more") % {"more": more} if more > 0 else "")
+        lines.append(line)
+    return lines
 
 
 @require_POST

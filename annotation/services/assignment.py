@@ -421,14 +421,50 @@ def release_assignment(*, assignment: Assignment, by: User) -> Assignment:
 # --- bulk pre-assignment ------------------------------------------------------------------------
 
 
-def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int:
-    """Pre-assign every open slot of the campaign (up to k per response) among eligible experts; return how many.
+@dataclass(frozen=True)
+class UnfilledSlot:
+    """Open slots of one response that no eligible expert can take, and why (shown to admins only)."""
+
+    campaign_response_id: int
+    question_id: str
+    need: int
+    reason: str  # one of UNFILLED_REASONS
+    detail: str  # the reason in words, naming the tier or the dimensions
+
+
+UNFILLED_REASONS = ("already_has_it", "staff_view", "tier", "qualification", "capacity")
+
+
+@dataclass(frozen=True)
+class BulkAssignment:
+    """What one bulk pre-assignment made, and the open slots it could not fill."""
+
+    made: int
+    unfilled: list[UnfilledSlot]
+
+    @property
+    def unfilled_slots(self) -> int:
+        """How many open slots stay open (a response may leave several)."""
+        return sum(slot.need for slot in self.unfilled)
+
+    def by_reason(self) -> dict[str, int]:
+        """Open slots left per reason."""
+        counts: dict[str, int] = defaultdict(int)
+        for slot in self.unfilled:
+            counts[slot.reason] += slot.need
+        return dict(counts)
+
+
+def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> BulkAssignment:
+    """Pre-assign every open slot of the campaign (up to k per response) that an eligible expert can take, in one pass.
 
     Pre-assigned work never expires. Matching: qualification, tier for hard items and capacity
-    are hard limits; among the least-loaded experts (within a slack of two responses) prefer
-    those who have not had the item, whose specialties cover its abilities and whose measured
-    quality is higher; ties are broken by a generator seeded with the campaign's seed.
-    Responses nearer completion are filled first.
+    are hard limits; the least-loaded experts (within a slack of two responses) come first,
+    preferring those who have not had the item, whose specialties cover its abilities and whose
+    measured quality is higher (ties broken by a generator seeded with the campaign's seed); when
+    they are too few, any other eligible expert under capacity takes the slot, least loaded
+    first. Responses nearer completion are filled first, hard items first among them (fewer
+    experts may take them). The open slots nobody can take are returned with their reason.
     """
     if campaign.kind == Campaign.Kind.CALIBRATION:
         raise ValidationError({"campaign": _("calibrations are taken by each expert in turn; they are not pre-assigned")})
@@ -471,17 +507,20 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
             if is_live:
                 live_n[cr_id] += 1
         # A response a staff view showed an expert is never theirs to judge blind.
+        exposed: dict[int, set[int]] = defaultdict(set)
         for cr_id, user_id in StaffExposure.objects.filter(
             user_id__in=[s.user_id for s in states], response__campaign_entries__campaign=campaign
         ).values_list("response__campaign_entries", "user_id"):
             taken[cr_id].add(user_id)
+            exposed[cr_id].add(user_id)
         item_info = _item_info({item for _, item, _, _ in responses})
         rng = random.Random(campaign.seed)
         tiebreak = {s.user_id: rng.random() for s in states}
         k = campaign.overlap
         new: list[tuple[int, int]] = []
+        short: list[tuple[int, int, int]] = []  # (response, item, slots left open)
         real = [r for r in responses if not r[2]]
-        real.sort(key=lambda r: (-live_n[r[0]], r[3], r[0]))
+        real.sort(key=lambda r: (-live_n[r[0]], not item_info[r[1]][0], r[3], r[0]))
         for cr_id, item_id, _gold, _order in real:
             need = k - live_n[cr_id]
             if need <= 0:
@@ -495,19 +534,25 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
                 and (not hard or s.tier >= campaign.min_tier_for_hard)
                 and _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)
             ]
+            if len(pool) < need:
+                short.append((cr_id, item_id, need - len(pool)))
             if not pool:
                 continue
-            floor = min(load[s.user_id] for s in pool)
-            near = [s for s in pool if load[s.user_id] <= floor + 2]
-            near.sort(
-                key=lambda s: (
+
+            def preference(s: ExpertState) -> tuple:
+                return (
                     per_item[(s.user_id, item_id)],
                     -(len(abilities & s.abilities) + (scene in s.scenes)),
                     -(s.quality if s.quality is not None else 0.0),
                     load[s.user_id],
                     tiebreak[s.user_id],
                 )
-            )
+
+            floor = min(load[s.user_id] for s in pool)
+            near = sorted((s for s in pool if load[s.user_id] <= floor + 2), key=preference)
+            if len(near) < need:
+                # Too few within the slack: the rest of the pool, least loaded first, fills what is left.
+                near += sorted((s for s in pool if load[s.user_id] > floor + 2), key=lambda s: (load[s.user_id], *preference(s)))
             for s in near[:need]:
                 new.append((cr_id, s.user_id))
                 taken[cr_id].add(s.user_id)
@@ -520,7 +565,38 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> int
         # neither the sampling order (models) nor the gold checks appended last show through.
         new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
         _insert_preassigned(new, now)
-    return len(new)
+    return BulkAssignment(made=len(new), unfilled=_unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg))
+
+
+def _unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg) -> list[UnfilledSlot]:
+    """Why each response left short has no expert for its open slots, read from the state after the pass."""
+    if not short:
+        return []
+    from heartbench_core.models import Item
+
+    question_ids = dict(Item.objects.filter(pk__in={item for _, item, _ in short}).values_list("pk", "question_id"))
+    tier = campaign.min_tier_for_hard
+    out = []
+    for cr_id, item_id, left in short:
+        hard, _abilities, dims, _scene = item_info[item_id]
+        qualified = [s for s in states if _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)]
+        tiered = [s for s in qualified if not hard or s.tier >= tier]
+        free = [s for s in tiered if s.user_id not in taken[cr_id]]
+        if not qualified:
+            reason, detail = "qualification", _("no expert qualified for %(dimensions)s") % {"dimensions": ", ".join(sorted(dims)) or _("every dimension")}
+        elif not tiered:
+            reason, detail = "tier", _("hard item: no qualified expert of tier %(tier)s or above") % {"tier": tier}
+        elif not free and any(s.user_id in exposed[cr_id] for s in tiered):
+            reason, detail = "staff_view", _("every other eligible expert already has it; the rest saw it in a staff view")
+        elif not free:
+            reason, detail = "already_has_it", _("every eligible expert already has it")
+        elif hard and any(s.open_count < s.capacity and s.user_id not in taken[cr_id] for s in qualified if s.tier < tier):
+            # Someone below the tier has room: it is the tier, not capacity, that leaves it open.
+            reason, detail = "tier", _("hard item: no expert of tier %(tier)s or above under capacity") % {"tier": tier}
+        else:
+            reason, detail = "capacity", _("every eligible expert who has not had it is at capacity")
+        out.append(UnfilledSlot(campaign_response_id=cr_id, question_id=question_ids.get(item_id, ""), need=left, reason=reason, detail=detail))
+    return out
 
 
 def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:

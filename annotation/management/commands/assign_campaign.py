@@ -6,7 +6,7 @@ from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = "Pre-assign a campaign's open slots (k per response) among its eligible experts; prints how many were assigned."
+    help = "Pre-assign a campaign's open slots (k per response) among its eligible experts; prints how many were assigned, then each slot no eligible expert can take and why."
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="campaign name")
@@ -15,4 +15,10 @@ class Command(ImportCommand):
         campaign = Campaign.objects.filter(name=o["campaign"]).first()
         if campaign is None:
             raise CommandError(f"no campaign named {o['campaign']!r}")
-        self.stdout.write(str(self.run_service(bulk_assign, campaign=campaign)))
+        result = self.run_service(bulk_assign, campaign=campaign)
+        self.stdout.write(str(result.made))
+        # Admins only run commands: every slot left open is listed with its reason.
+        for slot in result.unfilled:
+            self.stdout.write(f"unfilled: response #{slot.campaign_response_id} ({slot.question_id}), {slot.need} slot(s): {slot.detail}")
+        if result.unfilled:
+            self.stdout.write(f"{result.unfilled_slots} open slot(s) of {len(result.unfilled)} response(s) unfilled")

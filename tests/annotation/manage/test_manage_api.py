@@ -90,7 +90,7 @@ def test_progress_bulk_assign_release_and_payments_through_the_api(cast, client_
     campaign = demo_campaign(cast, overlap=1, piece_rate=1)
     ExpertProfile.objects.update(capacity=100)
     c = client_for(cast.admin)
-    assert c.post(f"{API}/manage/campaigns/{campaign.pk}/bulk-assign/").json() == {"assigned": 18}
+    assert c.post(f"{API}/manage/campaigns/{campaign.pk}/bulk-assign/").json() == {"assigned": 18, "unfilled_slots": 0, "unfilled": []}
     progress = c.get(f"{API}/manage/campaigns/{campaign.pk}/progress/").json()
     assert progress["by_submitted_judgments"] == {"0": 18, "1": 0}
     assert progress["projected_finish"] is None and progress["projected_reason"]
