@@ -41,7 +41,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
-from heartbench_core.jsonl import ErrorCollector, InputFileError, read_jsonl
+from heartbench_core.jsonl import ErrorCollector, read_jsonl
 
 FORMAT = "heartbench-campaign/2"
 USERS_FILE = "users.jsonl"
@@ -100,12 +100,26 @@ class _Table:
 
     @property
     def what(self) -> str:
+        """What the rows are, in words, for progress lines: 'judgments', 'campaign experts'."""
         if self.keep_pk:
-            return str(self.model._meta.verbose_name_plural)
-        return self.label
+            return _plural(self.model)
+        owner, field_name = self.label.rsplit(".", 1)
+        m2m = apps.get_model(owner)._meta.get_field(field_name)
+        return f"{apps.get_model(owner)._meta.verbose_name} {m2m.verbose_name}"
 
     def columns(self) -> list[models.Field]:
         return [f for f in self.model._meta.concrete_fields if self.keep_pk or not f.primary_key]
+
+
+def _plural(model) -> str:
+    name, plural = str(model._meta.verbose_name), str(model._meta.verbose_name_plural)
+    if plural != name + "s":
+        return plural  # declared by the model
+    if name.endswith("y"):
+        return name[:-1] + "ies"  # quality → qualities
+    if name.endswith("s"):
+        return name  # settings
+    return plural
 
 
 def _campaigns_of(campaign) -> list[int]:
