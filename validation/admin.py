@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from heartbench_core.admin import ReadOnlyAdmin
-from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate, ReleasePolicy, ReleasePolicyChange
+from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy, ReleasePolicyChange
 
 
 @admin.register(Adjudication)
@@ -45,3 +45,10 @@ class ReleasePolicyAdmin(ReadOnlyAdmin):
 class ReleasePolicyChangeAdmin(ReadOnlyAdmin):
     list_display = ("policy", "changed_by", "changed_at", "reason")
     list_select_related = ("policy__dataset", "changed_by")
+
+
+@admin.register(BackgroundJob)
+class BackgroundJobAdmin(ReadOnlyAdmin):
+    list_display = ("id", "kind", "campaign", "status", "attempts", "requested_by", "created_at", "finished_at", "last_error")
+    list_filter = ("kind", "status", "campaign")
+    list_select_related = ("campaign", "requested_by")

@@ -18,7 +18,7 @@ from heartbench_core.blindness import refuse_response
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
-from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate, ReleasePolicy
+from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.report import DEFAULTS
 from validation.selectors import latest_release_gate
 from validation.services.golden import adjudicate, adjudication_queue
@@ -84,6 +84,8 @@ class ComputeSerializer(serializers.Serializer):
 
 class QueuedReportSerializer(serializers.Serializer):
     detail = serializers.CharField()
+    job = serializers.IntegerField(help_text="The background job computing the report: follow it at job_url.")
+    job_url = serializers.URLField()
     exploratory = serializers.BooleanField(help_text="The report will not set the gate: its parameters are not the release policy's.")
     exploratory_reasons = serializers.ListField(child=serializers.CharField())
 
@@ -116,12 +118,42 @@ class CampaignReportsView(ListAPIView):
             if wait:
                 report = create_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
                 return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
-            exploratory = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
+            queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
         except DjangoValidationError as exc:
             return error_response(exc)
         return Response(
-            {"detail": "queued", "exploratory": bool(exploratory), "exploratory_reasons": exploratory}, status=status.HTTP_202_ACCEPTED
+            {"detail": "queued", "job": queued.job.pk, "job_url": reverse("validation-job", args=[queued.job.pk], request=request),
+             "exploratory": bool(queued.exploratory), "exploratory_reasons": queued.exploratory},
+            status=status.HTTP_202_ACCEPTED,
         )
+
+
+class BackgroundJobSerializer(serializers.ModelSerializer):
+    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    report_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = BackgroundJob
+        fields = ["id", "kind", "campaign", "status", "attempts", "last_error", "requested_by", "trigger", "report", "report_url",
+                  "created_at", "started_at", "finished_at", "locked_until"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_report_url(self, job) -> str | None:
+        return reverse("validation-report", args=[job.report_id], request=self.context.get("request")) if job.report_id else None
+
+
+class BackgroundJobView(RetrieveAPIView):
+    """One requested report (or golden-label refresh): pending, running, done with its report, or failed with the error."""
+
+    permission_classes = [IsAdmin]
+    serializer_class = BackgroundJobSerializer
+    queryset = BackgroundJob.objects.select_related("campaign", "requested_by")
+
+    def get_object(self):
+        job = super().get_object()
+        refuse_reports(self.request.user, job.campaign)
+        return job
 
 
 class ReportDetailView(RetrieveAPIView):

@@ -176,3 +176,69 @@ class ReleaseGate(models.Model):
 
     def __str__(self):
         return f"{self.version}: {'passed' if self.passed else 'failed'} ({self.campaign})"
+
+
+class BackgroundJobQuerySet(models.QuerySet):
+    def claimable(self, now):
+        """Jobs a worker may take now: waiting, or running under a lease that expired (its worker died)."""
+        return self.filter(
+            models.Q(status=BackgroundJob.Status.PENDING)
+            | models.Q(status=BackgroundJob.Status.RUNNING, locked_until__lt=now)
+        )
+
+    def unfinished_reports(self):
+        """Requested reports not yet stored: pending, running or failed, newest first."""
+        return self.filter(kind=BackgroundJob.Kind.AGREEMENT_REPORT).exclude(status=BackgroundJob.Status.DONE).order_by("-created_at", "-id")
+
+
+class BackgroundJob(models.Model):
+    """A requested piece of background work, kept in the database until it is done.
+
+    The broker only carries a job's id for speed; a schedule sweeps this table, so a job whose
+    worker was killed (and whose broker message was lost with it) runs again once its lease expires.
+    """
+
+    class Kind(models.TextChoices):
+        AGREEMENT_REPORT = "agreement_report", "Agreement report"
+        GOLDEN_REFRESH = "golden_refresh", "Golden-label refresh"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="background_jobs")
+    parameters = models.JSONField(default=dict, blank=True, help_text="Keyword arguments of the service the job runs.")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    trigger = models.CharField(max_length=20, default="page", help_text="command, page, api, submission or schedule.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="How many times a worker took the job.")
+    last_error = models.TextField(blank=True)
+    locked_until = models.DateTimeField(null=True, blank=True, help_text="Lease of the worker running it; after it, the job is taken again.")
+    report = models.OneToOneField(AgreementReport, null=True, blank=True, on_delete=models.SET_NULL, related_name="job")
+    created_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True, help_text="When its id was last handed to the broker.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = BackgroundJobQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "locked_until"]), models.Index(fields=["campaign", "kind", "-created_at"])]
+        constraints = [
+            # One waiting refresh per campaign is enough: a burst of submissions costs one refresh.
+            models.UniqueConstraint(
+                fields=["campaign"], condition=models.Q(kind="golden_refresh", status="pending"), name="one_pending_golden_refresh_per_campaign"
+            ),
+            # A running job always has a lease, or a killed worker would leave it running for ever.
+            models.CheckConstraint(
+                condition=~models.Q(status="running") | models.Q(locked_until__isnull=False), name="background_job_running_has_lease"
+            ),
+            models.CheckConstraint(condition=models.Q(report__isnull=True) | models.Q(kind="agreement_report"), name="background_job_report_only_for_reports"),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} {self.pk} of {self.campaign_id}: {self.status}"

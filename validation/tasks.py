@@ -7,38 +7,44 @@ from validation.services.reports import create_agreement_report
 
 
 def compute_agreement_report(campaign_id: int, *, requested_by_id: int | None = None, trigger: str = "schedule", **options) -> int:
-    """Compute and store one agreement report; returns its id (recorded as the task's result)."""
+    """Compute and store one agreement report now; returns its id (requests go through `run_background_job`)."""
     campaign = Campaign.objects.select_related("version__dataset").get(pk=campaign_id)
     user = get_user_model().objects.filter(pk=requested_by_id).first() if requested_by_id else None
     return create_agreement_report(campaign=campaign, requested_by=user, trigger=trigger, **options).pk
 
 
-GOLDEN_REFRESH_KEY = "validation:golden-refresh-pending:{}"
+def run_background_job(job_id: int) -> str | None:
+    """Run one recorded job (a requested report, a golden-label refresh); returns its final status."""
+    from validation.services.jobs import run_background_job as run
+
+    job = run(job_id=job_id)
+    return job.status if job else None
+
+
+def sweep_background_jobs() -> int:
+    """Scheduled every minute: queue again the jobs whose worker died or whose message was lost."""
+    from validation.services.jobs import sweep_background_jobs as sweep
+
+    return sweep()
 
 
 def refresh_golden_standard(campaign_id: int) -> int:
-    """Bring one campaign's golden labels up to date; returns how many labels changed."""
-    from django.core.cache import cache
-
+    """Bring one campaign's golden labels up to date; returns how many labels changed (kept for messages queued before jobs were recorded)."""
     from validation.services.golden import refresh_golden_labels
 
-    # Clear the pending mark first: a submission arriving during the refresh queues another one.
-    cache.delete(GOLDEN_REFRESH_KEY.format(campaign_id))
     campaign = Campaign.objects.select_related("version__dataset").get(pk=campaign_id)
     outcome = refresh_golden_labels(campaign=campaign)
     return outcome.created + outcome.updated + outcome.deleted
 
 
 def queue_golden_refresh(sender, assignment, **kwargs) -> bool:
-    """On a submission that completes a response (k judgments), queue one refresh of its campaign's golden labels.
+    """On a submission that completes a response (k judgments), record one refresh of its campaign's golden labels.
 
-    At most one refresh per campaign waits in the queue at a time, so a burst of submissions
-    costs one campaign-wide refresh, not one each.
+    At most one refresh per campaign waits at a time (a database constraint), so a burst of
+    submissions costs one campaign-wide refresh, not one each.
     """
-    from django.core.cache import cache
-    from django_q.tasks import async_task
-
     from annotation.models import Assignment
+    from validation.services.jobs import request_golden_refresh
 
     entry = assignment.campaign_response
     campaign = entry.campaign
@@ -47,7 +53,4 @@ def queue_golden_refresh(sender, assignment, **kwargs) -> bool:
     submitted = Assignment.objects.filter(campaign_response_id=entry.pk, status=Assignment.Status.SUBMITTED).count()
     if submitted < campaign.overlap:
         return False
-    if not cache.add(GOLDEN_REFRESH_KEY.format(campaign.pk), 1, timeout=600):
-        return False
-    async_task("validation.tasks.refresh_golden_standard", campaign.pk, task_name=f"golden-refresh-{campaign.pk}")
-    return True
+    return request_golden_refresh(campaign=campaign) is not None

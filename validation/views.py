@@ -72,6 +72,9 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
     context["queue_total"] = len(queue)
     context["queue"] = _queue_rows(queue[:10], campaign.pk)
     record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in queue[:10]}, via="adjudication-queue")
+    context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
+    if request.htmx and request.GET.get("part") == "jobs":
+        return render(request, "validation/partials/report_jobs.html", context)
     if request.htmx and request.GET.get("part") == "history":
         return render(request, "validation/partials/history.html", context)
     return render(request, "validation/dashboard.html", context)
@@ -96,7 +99,7 @@ def compute(request, campaign_id: int):
             "exclude_catastrophic": request.POST.get("exclude_catastrophic") == "on",
             "post_discussion": request.POST.get("post_discussion") == "on",
         }
-        exploratory = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
+        exploratory = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options).exploratory
         text, level = "A new report is being computed; it appears here when it is done.", messages.SUCCESS
         if exploratory:
             text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": "; ".join(exploratory)}

@@ -30,6 +30,7 @@ ARG_SOURCES = {
     ("rubrics-audit-", "pk"): "audit_pk",
     ("rubrics:resolve", "pk"): "flag_pk",
     ("validation-report", "pk"): "report_pk",
+    ("validation-job", "pk"): "job_pk",
     ("annotation:discussion", "public_id"): "submitted_public_id",
     ("api-ws-discussion", "public_id"): "submitted_public_id",
     ("api-campaign-", "pk"): "campaign_id",

@@ -54,16 +54,17 @@ def test_a_response_gets_golden_labels_when_its_last_judgment_is_submitted(cast,
     assert {labels[p].provenance for p in labels if p % 2 == 1} == {"majority"}
 
 
-def test_only_one_refresh_per_campaign_waits_in_the_queue(cast, monkeypatch):
-    from django.core.cache import cache
-
+def test_only_one_refresh_per_campaign_waits_in_the_queue(cast, monkeypatch, django_capture_on_commit_callbacks):
     from validation import tasks
+    from validation.models import BackgroundJob
 
-    cache.clear()
     queued = []
     monkeypatch.setattr("django_q.tasks.async_task", lambda *args, **kwargs: queued.append(args))
     campaign = demo_campaign(cast, overlap=1)
     for _ in range(3):
         a = judge(cast.expert, campaign, lambda c: True)
-        assert tasks.queue_golden_refresh(sender=Assignment, assignment=a) is (len(queued) == 1 and _ == 0)
-    assert queued == [("validation.tasks.refresh_golden_standard", campaign.pk)]
+        with django_capture_on_commit_callbacks(execute=True):
+            assert tasks.queue_golden_refresh(sender=Assignment, assignment=a) is (_ == 0)
+    job = BackgroundJob.objects.get(campaign=campaign)
+    assert (job.kind, job.status) == ("golden_refresh", "pending")
+    assert queued == [("validation.tasks.run_background_job", job.pk)]

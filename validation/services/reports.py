@@ -8,6 +8,7 @@ report is exploratory: it is stored and shown, marked as such, and never sets th
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone as dt_timezone
 
 from django.core.exceptions import ValidationError
@@ -15,7 +16,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
-from validation.models import AgreementReport, ReleaseGate, ReleasePolicy
+from validation.models import AgreementReport, BackgroundJob, ReleaseGate, ReleasePolicy
 from validation.report import DEFAULTS, GatePolicy, compute_report
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
 from validation.services.golden import refresh_golden_labels
@@ -171,27 +172,27 @@ def create_agreement_report(
     return report
 
 
-def request_agreement_report(*, campaign: Campaign, requested_by=None, trigger: str = "page", **options) -> list[str]:
-    """Queue a report computation in the background once the current transaction commits.
+@dataclass(frozen=True)
+class ReportRequest:
+    """A requested report: its background job, and why it will be exploratory (empty: official)."""
 
-    Returns why the report will be exploratory under the release policy as it stands (empty: official).
+    job: BackgroundJob
+    exploratory: list[str]
+
+
+def request_agreement_report(*, campaign: Campaign, requested_by=None, trigger: str = "page", **options) -> ReportRequest:
+    """Record a report computation as a background job, queued once the current transaction commits.
+
+    The job row outlives any worker: if the one computing it dies, the sweep hands it to another.
     """
-    from django_q.tasks import async_task
+    from validation.services.jobs import record_job
 
     params = clean_parameters(**{k: v for k, v in options.items() if k not in ("judge", "run")})
     judge, run = options.get("judge") or None, options.get("run") or None
     select_judge_runs(campaign, judge=judge, run=run)  # fail now, on the page, rather than in the worker
-    user_id = getattr(requested_by, "pk", None)
-    transaction.on_commit(
-        lambda: async_task(
-            "validation.tasks.compute_agreement_report",
-            campaign.pk,
-            judge=judge,
-            run=run,
-            requested_by_id=user_id,
-            trigger=trigger,
-            task_name=f"agreement-report-{campaign.pk}",
-            **params,
+    with transaction.atomic():
+        job = record_job(
+            kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=campaign, parameters={"judge": judge, "run": run, **params},
+            requested_by=requested_by, trigger=trigger,
         )
-    )
-    return apply_release_policy(params, release_policy_of(campaign.version.dataset))[1]
+    return ReportRequest(job=job, exploratory=apply_release_policy(params, release_policy_of(campaign.version.dataset))[1])

@@ -1,0 +1,167 @@
+"""Background work that survives a killed worker, whatever django-q2's broker.
+
+A job is a database row first (`BackgroundJob`); the broker only carries its id, after commit,
+so the work starts at once. A worker takes a job by locking its row and writing a lease
+(`locked_until`, longer than django-q2's task timeout) and keeps the row locked until the result
+and the job's completion are committed together. A worker killed mid-job leaves its job
+"running" under a lease that expires; the sweep (a django-q2 schedule, every minute) hands such
+jobs, and pending ones whose message was lost, to the broker again. A job already done is
+skipped, so a report is stored once however often its id is delivered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.models import Campaign
+from validation.models import BackgroundJob
+
+logger = logging.getLogger(__name__)
+
+RUN_TASK = "validation.tasks.run_background_job"
+MAX_ATTEMPTS = 3  # a job whose worker dies this often is failed rather than retried for ever
+KEEP_FINISHED_REFRESHES = timedelta(days=7)
+
+
+def lease() -> timedelta:
+    """How long a worker holds a job: django-q2 stops a task after its timeout, so a lease past it is never cut short."""
+    return timedelta(seconds=int(settings.Q_CLUSTER.get("timeout", 600)) + 10)
+
+
+def enqueue(job: BackgroundJob) -> None:
+    """Hand the job's id to the broker once the current transaction commits (the sweep retries if this is lost)."""
+    from django_q.tasks import async_task
+
+    def send():
+        BackgroundJob.objects.filter(pk=job.pk).update(enqueued_at=timezone.now())
+        async_task(RUN_TASK, job.pk, task_name=f"{job.kind}-{job.campaign_id}-{job.pk}")
+
+    # robust: a broker that is down must not turn a committed request into an error page; the row waits for the sweep.
+    transaction.on_commit(send, robust=True)
+
+
+def record_job(*, kind: str, campaign: Campaign, parameters: dict | None = None, requested_by=None, trigger: str = "page") -> BackgroundJob:
+    """Record a job in the current transaction and queue it after commit."""
+    job = BackgroundJob.objects.create(
+        kind=kind, campaign=campaign, parameters=parameters or {}, requested_by=requested_by, trigger=trigger
+    )
+    enqueue(job)
+    return job
+
+
+def request_golden_refresh(*, campaign: Campaign, trigger: str = "submission") -> BackgroundJob | None:
+    """Record one refresh of a campaign's golden labels, unless one is already waiting (None then)."""
+    kind = BackgroundJob.Kind.GOLDEN_REFRESH
+    if BackgroundJob.objects.filter(campaign=campaign, kind=kind, status=BackgroundJob.Status.PENDING).exists():
+        return None
+    try:
+        with transaction.atomic():
+            return record_job(kind=kind, campaign=campaign, trigger=trigger)
+    except IntegrityError:  # another process recorded the waiting refresh between the check and the insert
+        return None
+
+
+def _run_agreement_report(job: BackgroundJob) -> None:
+    from validation.services.reports import create_agreement_report
+
+    job.report = create_agreement_report(
+        campaign=job.campaign, requested_by=job.requested_by, trigger=job.trigger, **job.parameters
+    )
+
+
+def _run_golden_refresh(job: BackgroundJob) -> None:
+    from validation.services.golden import refresh_golden_labels
+
+    refresh_golden_labels(campaign=job.campaign)
+
+
+RUNNERS: dict[str, Callable[[BackgroundJob], None]] = {
+    BackgroundJob.Kind.AGREEMENT_REPORT: _run_agreement_report,
+    BackgroundJob.Kind.GOLDEN_REFRESH: _run_golden_refresh,
+}
+
+
+def _finish(job: BackgroundJob, status: str, error: str = "") -> None:
+    job.status, job.last_error, job.locked_until, job.finished_at = status, error, None, timezone.now()
+    job.save(update_fields=["status", "last_error", "locked_until", "finished_at", "report"])
+
+
+def describe(error: ValidationError) -> str:
+    """A validation error as one line naming each field."""
+    if hasattr(error, "error_dict"):
+        return "; ".join(f"{field}: {' '.join(messages)}" for field, messages in error.message_dict.items())
+    return " ".join(error.messages)
+
+
+def claim_job(*, job_id: int) -> BackgroundJob | None:
+    """Take a pending job, or one whose worker's lease expired, under a new lease; None if done or held by a live worker."""
+    now = timezone.now()
+    with transaction.atomic():
+        job = BackgroundJob.objects.select_for_update(skip_locked=True).claimable(now).filter(pk=job_id).first()
+        if job is None:
+            return None
+        if job.attempts >= MAX_ATTEMPTS:
+            _finish(job, BackgroundJob.Status.FAILED, job.last_error or _(
+                "The worker stopped before finishing %(n)d times; request it again.") % {"n": job.attempts})
+            return None
+        job.status, job.attempts, job.locked_until, job.started_at = BackgroundJob.Status.RUNNING, job.attempts + 1, now + lease(), now
+        job.save(update_fields=["status", "attempts", "locked_until", "started_at"])
+    return job
+
+
+def run_background_job(*, job_id: int) -> BackgroundJob | None:
+    """Run one job to completion, exactly once; returns it, or None when there was nothing to do."""
+    job = claim_job(job_id=job_id)
+    if job is None:
+        return None
+    attempt = job.attempts
+    try:
+        with transaction.atomic():
+            # Held until the result and the job's completion commit together: while this worker lives
+            # no other takes the job, and if it dies the database drops the lock and the work with it.
+            job = BackgroundJob.objects.select_for_update(of=("self",)).select_related("campaign__version__dataset", "requested_by").get(pk=job_id)
+            if job.status != BackgroundJob.Status.RUNNING or job.attempts != attempt:
+                return None  # taken again after this worker's lease expired
+            RUNNERS[job.kind](job)
+            _finish(job, BackgroundJob.Status.DONE)
+    except ValidationError as exc:  # the request cannot succeed as it stands (no judge verdicts, a bad parameter)
+        job.refresh_from_db()
+        _finish(job, BackgroundJob.Status.FAILED, describe(exc))
+    except Exception as exc:  # anything else may be passing (a dropped connection): retry up to MAX_ATTEMPTS
+        logger.exception("background job %s failed", job_id)
+        job.refresh_from_db()
+        error = f"{type(exc).__name__}: {exc}"
+        if job.attempts >= MAX_ATTEMPTS:
+            _finish(job, BackgroundJob.Status.FAILED, error)
+        else:
+            job.status, job.last_error, job.locked_until = BackgroundJob.Status.PENDING, error, None
+            job.save(update_fields=["status", "last_error", "locked_until"])
+    return job
+
+
+def sweep_background_jobs() -> int:
+    """Queue again every job a worker should be running but is not; returns how many were queued."""
+    from django_q.tasks import async_task
+
+    now = timezone.now()
+    due = BackgroundJob.objects.filter(
+        Q(status=BackgroundJob.Status.PENDING) & (Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - lease()))
+        | Q(status=BackgroundJob.Status.RUNNING, locked_until__lt=now)
+    )
+    ids = list(due.values_list("pk", flat=True).order_by("pk"))
+    BackgroundJob.objects.filter(pk__in=ids).update(enqueued_at=now)
+    for job_id in ids:
+        async_task(RUN_TASK, job_id, task_name=f"swept-job-{job_id}")
+    BackgroundJob.objects.filter(
+        kind=BackgroundJob.Kind.GOLDEN_REFRESH, status=BackgroundJob.Status.DONE, finished_at__lt=now - KEEP_FINISHED_REFRESHES
+    ).delete()
+    return len(ids)
