@@ -1,4 +1,4 @@
-"""A django-q2 task for the worker-kill test: the real report job, slowed in its middle.
+"""django-q2 tasks for the worker-kill tests: the real report job, slowed in its middle.
 
 The computation is wrapped so that, once the statistics are computed and before anything is
 written, it drops a marker file and sleeps: the test kills the worker exactly there.
@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 
-def slow_agreement_report(campaign_id: int, marker: str, pause: float) -> int:
+def paused_in_the_middle(marker: str, pause: float):
+    """Slow the report computation, once, between computing and writing; returns a function undoing it."""
     from validation.services import reports
-    from validation.tasks import compute_agreement_report
 
     real = reports.compute_report
 
@@ -23,8 +23,15 @@ def slow_agreement_report(campaign_id: int, marker: str, pause: float) -> int:
         return result
 
     reports.compute_report = paused
+    return lambda: setattr(reports, "compute_report", real)
+
+
+def slow_background_job(job_id: int, marker: str, pause: float) -> str | None:
+    """The job runner a requested report is delivered to, paused the first time in its middle."""
+    from validation.tasks import run_background_job
+
+    undo = paused_in_the_middle(marker, pause)
     try:
-        # The release policy's parameters: an official report, which also writes the version's gate.
-        return compute_agreement_report(campaign_id, trigger="schedule")
+        return run_background_job(job_id)
     finally:
-        reports.compute_report = real
+        undo()
