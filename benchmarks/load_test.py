@@ -6,7 +6,8 @@
 One command does everything and cleans up after itself:
 
 1. creates a throw-away PostgreSQL database (`heartbench_load_<pid>` on 127.0.0.1:5432) and uses
-   Redis database 15 (127.0.0.1:6379) as django-q2 broker and cache;
+   the Redis at `$REDIS_URL` (default redis://127.0.0.1:6379/0) as django-q2 broker and cache,
+   under a key prefix of its own (`hbload-<pid>-<random>`: the queue name and the cache's prefix);
 2. migrates, imports the released HeartBench file (`$HEARTBENCH_DIR/question_all.jsonl`, or
    the demo items when it is absent), three synthetic answer files, a campaign over all of
    them (k = 3) and N expert users, each with an API token;
@@ -23,7 +24,8 @@ One command does everything and cleans up after itself:
 5. prints throughput and latency percentiles per endpoint, the CPU used by the load generator,
    gunicorn and the django-q2 worker and the machine's load average, then checks in the
    database that every submitted assignment is there exactly once with exactly the judgments sent;
-6. stops the server and the worker and drops the database.
+6. stops the server and the worker, drops the database and deletes the Redis keys under its
+   prefix — only those: it never flushes a Redis database, which others may be using.
 
 It exits non-zero on any server error, lost or duplicated judgment, or a p99 above the
 target (150 ms for autosave and submit). Results are also written to
@@ -54,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
 PG = "postgres://postgres@127.0.0.1:5432"
-REDIS = "redis://127.0.0.1:6379/15"
+REDIS = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 TARGET_P99_MS = 150.0
 
 SETUP = r"""
@@ -129,6 +131,18 @@ print(json.dumps({"checked": len(sent), "submitted_in_db": len(submitted), "unex
                   "duplicate_judgment_rows": duplicates, "judgments_in_db": Judgment.objects.filter(assignment__status="submitted").count(),
                   "problems": problems[:20], "problem_count": len(problems)}))
 """
+
+
+def delete_own_keys(url: str, prefix: str) -> int:
+    """Delete this run's Redis keys (django-q2's queue and stats, then the cache's); returns how many."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    deleted = 0
+    for pattern in (f"django_q:{prefix}:*", f"{prefix}:*"):
+        for key in client.scan_iter(match=pattern, count=500):
+            deleted += client.delete(key)
+    return deleted
 
 
 def free_port() -> int:
@@ -263,11 +277,14 @@ def main():
         sys.exit("--experts must be 1..200 and --seconds 1..600")
 
     db = f"heartbench_load_{os.getpid()}"
+    prefix = f"hbload-{os.getpid()}-{secrets.token_hex(4)}"  # every Redis key this run writes starts with it
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "heartbench_core.settings",
         "DATABASE_URL": f"{PG}/{db}",
         "REDIS_URL": REDIS,
+        "Q_NAME": prefix,
+        "CACHE_KEY_PREFIX": prefix,
         "PRODUCTION": "1",
         "DEBUG": "0",
         "SECRET_KEY": secrets.token_urlsafe(50),
@@ -284,9 +301,6 @@ def main():
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{db}"')
     try:
-        import redis
-
-        redis.Redis.from_url(REDIS).flushdb()
         t0 = time.perf_counter()
         run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], env)
         world = json.loads(run([PYTHON, "-c", SETUP, str(args.experts)], env).strip().splitlines()[-1])
@@ -364,9 +378,9 @@ def main():
         with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
         try:
-            redis.Redis.from_url(REDIS).flushdb()
-        except Exception:
-            pass
+            delete_own_keys(REDIS, prefix)
+        except Exception as exc:
+            print(f"could not delete the Redis keys under {prefix}: {exc}", file=sys.stderr)
 
     report = {"experts": args.experts, "seconds": round(elapsed, 1), "gunicorn": f"{args.workers} workers x {args.threads} threads",
               "autosave_every_seconds": list(args.think), "endpoints": {}, "cpu": cpu, "verification": check,
