@@ -459,8 +459,12 @@ def _python_value(kind: str, f: models.Field, v: Any) -> Any:
 
 def _db_value(f: models.Field) -> Callable[[Any], Any]:
     kind = f.get_internal_type()
-    if kind in ("JSONField", "DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField") or (
-        connection.vendor != "postgresql" and kind in ("ForeignKey", "OneToOneField") and f.target_field.get_internal_type() == "UUIDField"
+    if kind == "JSONField":
+        return lambda v: f.get_db_prep_save(v, connection)
+    if connection.vendor == "postgresql":
+        return lambda v: v  # psycopg's COPY takes datetimes, durations, decimals and UUIDs as they are
+    if kind in ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField") or (
+        kind in ("ForeignKey", "OneToOneField") and f.target_field.get_internal_type() == "UUIDField"
     ):
         return lambda v: f.get_db_prep_save(v, connection)
     return lambda v: v
@@ -618,10 +622,13 @@ def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int]
     batch: list[tuple] = []
     done = 0
 
+    # Restoring into an empty installation is the rule: look for clashing ids only where there are rows.
+    occupied = pk_index is not None and table.model.objects.exists()
+
     def flush():
         if errors:
             return
-        if pk_index is not None:
+        if occupied:
             pks = [row[pk_index] for row in batch]
             clash = table.model.objects.filter(pk__in=pks)
             if clash.exists():

@@ -116,3 +116,15 @@ def test_an_unknown_campaign_is_named_in_the_error(db, tmp_path):
     with pytest.raises(CommandError, match="no campaign named 'nope'"):
         call_command("export_campaign", "nope", "-o", str(tmp_path / "x.zip"))
     assert not (tmp_path / "x.zip").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_whose_ids_are_taken_are_refused_even_under_other_names(campaign_world, tmp_path):
+    archive = tmp_path / "matrix.zip"
+    call_command("export_campaign", "matrix", "-o", str(archive), verbosity=0)
+    apps.get_model("heartbench_core", "Dataset").objects.update(name="renamed")
+    apps.get_model("annotation", "Campaign").objects.update(name="renamed")
+    counts = {m._meta.label: m.objects.count() for m in apps.get_models()}
+    with pytest.raises(CommandError, match=r"heartbench_core.Dataset: 1 of the archive's rows already exist here \(e.g. id \d+\)"):
+        call_command("import_campaign", str(archive), verbosity=0)
+    assert counts == {m._meta.label: m.objects.count() for m in apps.get_models()}
