@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.decorators.http import require_http_methods
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from heartbench_core import api_tokens, views
 from heartbench_core.auth import ThrottledLoginView
@@ -41,7 +41,8 @@ urlpatterns = [
     path("api/v1/annotation/", include("annotation.api_urls")),
     path("api/v1/validation/", include("validation.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as a file: the Content-Security-Policy allows no inline script.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="heartbench_core/swagger_ui.html"), name="api-docs"),
 ]
 
 # JSON for API paths, Django's pages elsewhere (heartbench_core.errors).

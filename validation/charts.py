@@ -79,7 +79,7 @@ def confusion_matrix(confusion: dict) -> SafeString:
         share = confusion.get(key, 0) / total
         kind = "agree" if key in ("tp", "tn") else "disagree"
         parts.append(
-            f'<rect x="{x}" y="{y}" width="96" height="86" class="vc-cell vc-{kind}" style="opacity:{0.25 + 0.75 * share:.2f}">'
+            f'<rect x="{x}" y="{y}" width="96" height="86" class="vc-cell vc-{kind}" opacity="{0.25 + 0.75 * share:.2f}">'
             f"<title>{j}, {g}: {confusion.get(key, 0)}</title></rect>"
         )
         parts.append(f'<text x="{x + 48}" y="{y + 42}" text-anchor="middle" class="vc-big">{confusion.get(key, 0)}</text>')
