@@ -188,9 +188,10 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = env_url("REDIS_URL", "", schemes=("redis", "rediss", "unix"))
 # Requested reports and golden-label refreshes are rows of validation.BackgroundJob, swept every minute
 # by a schedule, so no broker (ORM or Redis) can lose one when a worker dies (docs/operations.md).
-# Q_CLUSTER_NAME names the queue and prefixes its Redis keys: installations sharing a Redis each take their own.
+# Q_NAME names the queue, salts its signed messages and prefixes its Redis keys: installations sharing a
+# Redis each take their own. (Not django-q2's Q_CLUSTER_NAME, which picks one of several queues of a site.)
 Q_CLUSTER = {
-    "name": env_str("Q_CLUSTER_NAME", "heartbench"),
+    "name": env_str("Q_NAME", "heartbench"),
     "workers": env_int("Q_WORKERS", 2),
     "timeout": env_int("Q_TIMEOUT", 600),
     "retry": env_int("Q_RETRY", 720),
