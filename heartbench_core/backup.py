@@ -1,18 +1,23 @@
 """Back up one campaign to a single archive and restore it into an empty installation.
 
-The archive is a zip of JSON Lines, one file per model, plus `manifest.json` with each
-file's SHA-256 and row count. It holds the campaign's whole dataset (versions, items,
-criteria, lineages, models, responses, judge runs and verdicts), the campaign with its
-settings, sampled responses, gold labels, assignments, judgments, reports, corrections and
-discussion, the validation app's adjudications, golden labels, agreement reports, release gates
-and the dataset's release policy with its history, and
-the users those rows name (username, e-mail, names, groups; never a password: restored
-users get an unusable password and sign in after a reset).
+The archive is a zip of JSON Lines, one member per table (one row per line, columns by name,
+users by username), plus `manifest.json` with each member's SHA-256, row count and columns.
+It holds the campaign's whole dataset (versions, items, criteria, lineages, models, responses,
+staff exposures, judge runs and verdicts), the rubric's history on it (revisions, reviews,
+comments, flags, audit log), the campaign with the gold set its gold checks came from and the
+dataset's calibration sets (settings, sampled responses, gold labels, assignments, judgments,
+reports, corrections, discussion, calibration results), the experts' profiles and
+qualifications, the validation app's adjudications, golden labels, agreement reports, release
+gates and the dataset's release policy with its history, and the users those rows name
+(username, e-mail, names, groups; never a password: restored users get an unusable password
+and a reset link).
 
-Rows keep their primary keys, so a restored installation computes identical results; users
-are matched by username. Restoring refuses to overwrite anything: a dataset, campaign or row
-id already present is an error and nothing is written. This module spans the apps, so it
-imports them inside its functions; the core never imports them at load time.
+Rows keep their primary keys, so a restored installation computes identical results. Both
+directions stream: export reads in chunks and writes members as it goes; import parses each
+line through the platform's JSONL reader (its nesting and NUL limits), checks every value
+against its column, and inserts in batches (COPY on PostgreSQL). Restoring is atomic and
+refuses to overwrite anything. This module spans the apps, so it reaches their models by
+label; the core never imports them at load time.
 """
 
 import datetime
@@ -41,7 +46,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
-from heartbench_core.jsonl import ErrorCollector, read_jsonl
+from heartbench_core.jsonl import ErrorCollector, read_jsonl, unstorable_part
 
 FORMAT = "heartbench-campaign/2"
 USERS_FILE = "users.jsonl"
@@ -495,10 +500,17 @@ def _check_archive(archive: zipfile.ZipFile, name: str) -> tuple[dict, list[_Mem
         manifest = json.loads(archive.read("manifest.json"))
     except (KeyError, ValueError, RecursionError) as exc:
         refuse(_("missing or unreadable manifest.json (%(error)s)") % {"error": exc})
+    if isinstance(manifest, dict) and (problem := unstorable_part(manifest)) is not None:
+        refuse(_("manifest.json, field %(field)r: %(message)s") % {"field": problem[0], "message": problem[1]})
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else None
         refuse(_("format %(found)r, expected %(expected)r") % {"found": found, "expected": FORMAT})
     files = manifest.get("files")
+    for key in ("campaign", "dataset"):
+        if not isinstance(manifest.get(key), str):
+            refuse(_("manifest.json, field %(field)r: expected a string") % {"field": key})
+    if not isinstance(manifest.get("order"), list):
+        refuse(_("manifest.json, field 'order': expected a list"))
     if not isinstance(files, dict) or USERS_FILE not in files:
         refuse(_("the manifest lists no %(file)s") % {"file": USERS_FILE})
     for file_name, meta in files.items():

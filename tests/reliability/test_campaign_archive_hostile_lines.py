@@ -94,3 +94,15 @@ def test_an_unknown_field_is_named(emptied_with_archive):
 def test_a_link_to_a_row_the_archive_lacks_writes_nothing(emptied_with_archive):
     rewrite(emptied_with_archive, "validation.AgreementReport.jsonl", with_field("campaign_id", 987654))
     restore_fails(emptied_with_archive, "cannot restore")
+
+
+def test_a_nul_in_the_manifest_is_named(emptied_with_archive):
+    with zipfile.ZipFile(emptied_with_archive) as src:
+        contents = {i.filename: src.read(i.filename) for i in src.infolist()}
+    manifest = json.loads(contents["manifest.json"])
+    manifest["campaign"] = "matrix\u0000"
+    contents["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(emptied_with_archive, "w") as dst:
+        for name, data in contents.items():
+            dst.writestr(name, data)
+    restore_fails(emptied_with_archive, "manifest.json, field 'campaign'", "NUL")
