@@ -99,8 +99,11 @@ def compute(request, campaign_id: int):
             "exclude_catastrophic": request.POST.get("exclude_catastrophic") == "on",
             "post_discussion": request.POST.get("post_discussion") == "on",
         }
-        exploratory = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options).exploratory
-        text, level = "A new report is being computed; it appears here when it is done.", messages.SUCCESS
+        queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
+        exploratory = queued.exploratory
+        text, level = _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.") % {
+            "job": queued.job.pk
+        }, messages.SUCCESS
         if exploratory:
             text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": "; ".join(exploratory)}
     except ValueError:

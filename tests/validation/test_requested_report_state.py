@@ -61,3 +61,15 @@ def test_the_dashboard_lists_a_waiting_request_and_drops_it_once_its_report_is_s
 def test_an_expert_cannot_read_a_job(cast, campaign, client_for, no_worker):
     job = jobs.record_job(kind="agreement_report", campaign=campaign, requested_by=cast.admin)
     assert client_for(cast.expert).get(f"/api/v1/validation/jobs/{job.pk}/").status_code == 403
+
+
+def test_requesting_a_report_on_the_page_names_the_request_and_lists_it_until_stored(
+    cast, campaign, client_for, no_worker, django_capture_on_commit_callbacks
+):
+    client = client_for(cast.admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(f"/validation/campaigns/{campaign.pk}/compute/", {"resamples": "30"}, HTTP_HX_REQUEST="true")
+    job = BackgroundJob.objects.get()
+    assert answer.status_code == 200 and f"request #{job.pk}" in answer.content.decode()
+    listed = client.get(f"/validation/campaigns/{campaign.pk}/?part=jobs", HTTP_HX_REQUEST="true").content.decode()
+    assert f'data-job="{job.pk}" data-status="pending"' in listed
