@@ -8,51 +8,16 @@ to a model name. The Django admin (superusers and is_staff users only) is out of
 the operators' tool, not a page of the platform.
 """
 
-import re
-from html import unescape
-from urllib.parse import urljoin, urlparse
-
 import pytest
 from django.test import Client
-from itertools import product
 
 from annotation.models import Assignment, CorrectionRequest
 from heartbench_core.models import JudgeRun, LanguageModel
 from tests.security.dual_role_world import GOLD_SECRET, JUDGE_SECRET, OTHER_SECRET, build_dual_role_world
 from tests.security.permissions_table import SKIP_PREFIXES
-from tests.security.urlwalk import build_path, endpoints
+from tests.security.urlwalk import crawl, every_get_url
 
 pytestmark = pytest.mark.django_db
-
-_LINK = re.compile(r'(?:href|action|hx-get|hx-post|data-time-url|src)="([^"#]+)"')
-
-
-def _text(response) -> str:
-    body = b"".join(response.streaming_content) if getattr(response, "streaming", False) else response.content
-    headers = "\n".join(f"{k}: {v}" for k, v in response.items())
-    return headers + "\n" + unescape(body.decode("utf-8", "replace"))
-
-
-def _links(page_url: str, text: str) -> set[str]:
-    found = set()
-    for raw in _LINK.findall(text):
-        parsed = urlparse(urljoin(page_url, raw))
-        if parsed.netloc not in ("", "testserver") or parsed.path.startswith(("/static/", "/admin/")):
-            continue
-        found.add(parsed.path + (f"?{parsed.query}" if parsed.query else ""))
-    return found
-
-
-def _urls(values: dict[str, list[str]]) -> set[str]:
-    """Every URL pattern of the project (path and regex routes, the API routers' too) with each combination of values."""
-    urls = set()
-    for endpoint in endpoints(SKIP_PREFIXES):
-        if "GET" not in endpoint.methods:
-            continue
-        for combination in product(*[values.get(arg) or ["1", "x"] for arg in endpoint.args]):
-            urls.add(build_path(endpoint.route, dict(zip(endpoint.args, combination))))
-    return urls
-
 
 def _leaks(text: str, world) -> list[str]:
     lowered = text.lower()
@@ -91,23 +56,7 @@ def _crawl(world, user) -> list[str]:
         "username": [user.username, world.cast.experts[1].username],
     }
     values["public_id"] += [a.public_id for a in Assignment.objects.filter(campaign_response__campaign=d)[:2]]
-    queue = {"/", "/work/", *_urls(values)}
-    seen: set[str] = set()
-    reached = []
-    while queue:
-        url = queue.pop()
-        if url in seen or "logout" in url:
-            continue
-        seen.add(url)
-        response = client.get(url, follow=False)
-        text = _text(response)
-        leaks = _leaks(text, world)
-        assert not leaks, f"{url} ({response.status_code}) reveals {leaks}"
-        if response.status_code == 200:
-            reached.append(url)
-            if "html" in response.get("Content-Type", ""):
-                queue |= _links(url, text) - seen
-    return reached
+    return crawl(client, every_get_url(values, SKIP_PREFIXES), lambda text: _leaks(text, world))
 
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])

@@ -8,19 +8,16 @@ error message may carry a secret; other experts' work answers 404.
 """
 
 import json
-import re
-from html import unescape
-from urllib.parse import urljoin, urlparse
 
 import pytest
-from django.urls import get_resolver
-from django.urls.resolvers import RoutePattern, URLPattern, URLResolver
 
 from annotation.models import Assignment, CampaignResponse, CorrectionRequest, GoldLabel
 from annotation.services.campaigns import create_campaign
 from annotation.services.workspace import DraftEntry, request_correction, save_draft, submit_assignment
 from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel
 from tests.factories import demo_responses, demo_version
+from tests.security.permissions_table import SKIP_PREFIXES
+from tests.security.urlwalk import crawl, every_get_url, response_text
 
 MODELS = ["demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"]
 JUDGE_SECRET = "JUDGE-RATIONALE-SECRET-7c1"
@@ -83,54 +80,9 @@ def world(cast):
     }
 
 
-def _text(response) -> str:
-    body = b"".join(response.streaming_content) if getattr(response, "streaming", False) else response.content
-    headers = "\n".join(f"{k}: {v}" for k, v in response.items())
-    return headers + "\n" + unescape(body.decode("utf-8", "replace"))
-
-
 def _leaks(text: str, secrets: list[str]) -> list[str]:
     lowered = text.lower()
     return [s for s in secrets if s.lower() in lowered]
-
-
-_LINK = re.compile(r'(?:href|action|hx-get|hx-post|data-time-url|src)="([^"#]+)"')
-
-
-def _links(page_url: str, text: str) -> set[str]:
-    found = set()
-    for raw in _LINK.findall(text):
-        url = urljoin(page_url, raw)
-        parsed = urlparse(url)
-        if parsed.netloc not in ("", "testserver") or parsed.path.startswith("/static/"):
-            continue
-        found.add(parsed.path + (f"?{parsed.query}" if parsed.query else ""))
-    return found
-
-
-def _routes(resolver=None, prefix=""):
-    """Every route of the project as a template such as 'work/a/<str:public_id>/' (regex routes skipped)."""
-    resolver = resolver or get_resolver()
-    for p in resolver.url_patterns:
-        if not isinstance(p.pattern, RoutePattern):
-            continue
-        route = prefix + str(p.pattern)
-        if isinstance(p, URLResolver):
-            yield from _routes(p, route)
-        elif isinstance(p, URLPattern):
-            yield route
-
-
-_PARAM = re.compile(r"<(?:(\w+):)?(\w+)>")
-
-
-def _fill(route: str, values: dict[str, list[str]]) -> list[str]:
-    urls = ["/" + route]
-    for converter, name in _PARAM.findall(route):
-        options = values.get(name) or (["1", "999999"] if converter == "int" else ["x"])
-        token = f"<{converter + ':' if converter else ''}{name}>"
-        urls = [u.replace(token, str(v), 1) for u in urls for v in options]
-    return urls
 
 
 @pytest.mark.django_db
@@ -149,23 +101,8 @@ def test_an_expert_crawling_every_reachable_page_and_endpoint_finds_no_secret(wo
         "label": [world["campaign"].version.label],
         "question_id": ["dm0001", "dm0002"],
     }
-    queue = {"/", "/work/", *[u for r in _routes() for u in _fill(r, values)]}
-    queue |= {f"/api/v1/annotation/assignments/{a.public_id}/" for a in world["mine"]}
-    seen: set[str] = set()
-    reached = []
-    while queue:
-        url = queue.pop()
-        if url in seen or "logout" in url:
-            continue
-        seen.add(url)
-        response = client.get(url, follow=False)
-        text = _text(response)
-        leaks = _leaks(text, world["secrets"])
-        assert not leaks, f"{url} ({response.status_code}) reveals {leaks}"
-        if response.status_code == 200:
-            reached.append(url)
-            if "html" in response.get("Content-Type", ""):
-                queue |= _links(url, text) - seen
+    start = every_get_url(values, SKIP_PREFIXES) | {f"/api/v1/annotation/assignments/{a.public_id}/" for a in world["mine"]}
+    reached = crawl(client, start, lambda text: _leaks(text, world["secrets"]))
     # The crawl really reached the expert's work (not only 403s).
     for a in world["mine"]:
         assert f"/work/a/{a.public_id}/" in reached
@@ -182,7 +119,7 @@ def test_guessing_the_ids_of_other_experts_work_answers_404_everywhere(world, cl
                     f"/api/v1/annotation/assignments/{pid}/discussion/", f"/api/v1/annotation/assignments/{pid}/corrections/"):
             response = client.get(url)
             assert response.status_code == 404, url
-            assert not _leaks(_text(response), world["secrets"])
+            assert not _leaks(response_text(response), world["secrets"])
         for url in (f"/work/a/{pid}/draft/", f"/work/a/{pid}/submit/", f"/work/a/{pid}/problem/", f"/api/v1/annotation/assignments/{pid}/draft/"):
             assert client.post(url, {"comment": "x"}).status_code == 404, url
     # A made-up id looks exactly like someone else's.
@@ -193,7 +130,7 @@ def test_a_gold_check_looks_exactly_like_any_other_response(world, client_for):
     client = client_for(world["me"])
     gold, normal = world["mine"][1], world["mine"][0]
     for a in (gold, normal):
-        page = _text(client.get(f"/work/a/{a.public_id}/")).lower()
+        page = response_text(client.get(f"/work/a/{a.public_id}/")).lower()
         api = json.dumps(client.get(f"/api/v1/annotation/assignments/{a.public_id}/").json()).lower()
         assert "gold" not in page and "gold" not in api
     keys = set(client.get(f"/api/v1/annotation/assignments/{gold.public_id}/").json())

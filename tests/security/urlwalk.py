@@ -1,9 +1,12 @@
 """Walk every URL pattern of the project and probe it as a given user."""
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-
+from html import unescape
 from http.cookies import SimpleCookie
+from itertools import product
+from urllib.parse import urljoin, urlparse
 
 from django.conf import settings
 from django.db import transaction
@@ -135,3 +138,59 @@ def probe(client, method: str, path: str):
         pass
     client.cookies = SimpleCookie(cookies)
     return holder["r"]
+
+
+# --- crawling as one user: follow every link and every URL pattern, checking each answer -------
+
+_LINK = re.compile(r'(?:href|action|hx-get|hx-post|data-time-url|src)="([^"#]+)"')
+
+
+def response_text(response) -> str:
+    """Headers and body of a response as one unescaped text, streamed bodies included."""
+    body = b"".join(response.streaming_content) if getattr(response, "streaming", False) else response.content
+    headers = "\n".join(f"{k}: {v}" for k, v in response.items())
+    return headers + "\n" + unescape(body.decode("utf-8", "replace"))
+
+
+def links_in(page_url: str, text: str) -> set[str]:
+    """The project's own URLs a page links to, posts to or loads (static files and the Django admin left out)."""
+    found = set()
+    for raw in _LINK.findall(text):
+        parsed = urlparse(urljoin(page_url, raw))
+        if parsed.netloc not in ("", "testserver") or parsed.path.startswith(("/static/", "/admin/")):
+            continue
+        found.add(parsed.path + (f"?{parsed.query}" if parsed.query else ""))
+    return found
+
+
+def every_get_url(values: dict[str, list[str]], skip_prefixes: tuple[str, ...] = ()) -> set[str]:
+    """Every URL pattern answering GET (path and regex routes, the API routers' too) with each combination of values."""
+    urls = set()
+    for endpoint in endpoints(skip_prefixes):
+        if "GET" not in endpoint.methods:
+            continue
+        for combination in product(*[values.get(arg) or ["1", "x"] for arg in endpoint.args]):
+            urls.add(build_path(endpoint.route, dict(zip(endpoint.args, combination))))
+    return urls
+
+
+def crawl(client, start: set[str], leaks: Callable[[str], list[str]]) -> list[str]:
+    """Request every start URL and every link of every page reached; fail on the first answer `leaks` finds anything in.
+
+    Returns the URLs that answered 200, so a test can check the crawl really reached the user's work.
+    """
+    queue, seen, reached = set(start) | {"/", "/work/"}, set(), []
+    while queue:
+        url = queue.pop()
+        if url in seen or "logout" in url:
+            continue
+        seen.add(url)
+        response = client.get(url, follow=False)
+        text = response_text(response)
+        found = leaks(text)
+        assert not found, f"{url} ({response.status_code}) reveals {found}"
+        if response.status_code == 200:
+            reached.append(url)
+            if "html" in response.get("Content-Type", ""):
+                queue |= links_in(url, text) - seen
+    return reached
