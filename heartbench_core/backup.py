@@ -23,6 +23,7 @@ label; the core never imports them at load time.
 import datetime
 import decimal
 import hashlib
+import io
 import json
 import time
 import uuid
@@ -46,7 +47,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
-from heartbench_core.jsonl import ErrorCollector, read_jsonl, unstorable_part
+from heartbench_core.jsonl import MAX_NESTING_DEPTH, ErrorCollector, read_jsonl, unstorable_part
 
 FORMAT = "heartbench-campaign/2"
 USERS_FILE = "users.jsonl"
@@ -619,6 +620,31 @@ def _refuse_existing(manifest: dict, name: str) -> None:
         )
 
 
+def _archive_records(handle, errors: ErrorCollector) -> Iterator[tuple[int, dict]]:
+    """(line number, object) of each line, with exactly the platform JSONL reader's checks and messages.
+
+    A line that cannot hold a NUL or a surrogate (no `\\u` escape: the exporter writes text as
+    it is) and cannot nest past the limit (fewer brackets than MAX_NESTING_DEPTH) needs no walk
+    through its values; every other line, and every line in error, goes through `read_jsonl`.
+    """
+    for number, raw in enumerate(handle, start=1):
+        if b"\\u" not in raw and raw.count(b"[") + raw.count(b"{") <= MAX_NESTING_DEPTH:
+            try:
+                value = json.loads(raw)
+            except (ValueError, RecursionError):
+                value = None
+            if isinstance(value, dict) and b"NaN" not in raw and b"Infinity" not in raw:
+                yield number, value
+                continue
+            if value is None and not raw.strip():
+                continue
+        one_line = ErrorCollector(errors.file)
+        for _, value in read_jsonl(io.BytesIO(raw), one_line):
+            yield number, value
+        for error in one_line.errors:
+            errors.add(number, error.field, error.message)
+
+
 def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int], submitted: list[int], progress) -> int:
     table = member.table
     columns = table.columns()
@@ -654,7 +680,7 @@ def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int]
     if progress:
         progress(table.what, 0, member.rows)
     with archive.open(member.name) as handle:
-        for line, record in read_jsonl(handle, errors):
+        for line, record in _archive_records(handle, errors):
             unknown = next((k for k in record if k not in by_name), None)
             if unknown is not None:
                 errors.add(line, unknown, _("%(model)s has no such field") % {"model": table.label})
