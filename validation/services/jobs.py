@@ -143,8 +143,9 @@ def run_background_job(*, job_id: int) -> BackgroundJob | None:
         if job.attempts >= MAX_ATTEMPTS:
             _finish(job, BackgroundJob.Status.FAILED, error)
         else:
-            job.status, job.last_error, job.locked_until = BackgroundJob.Status.PENDING, error, None
-            job.save(update_fields=["status", "last_error", "locked_until"])
+            # Not sent: the next sweep (within a minute) sends it again.
+            job.status, job.last_error, job.locked_until, job.enqueued_at = BackgroundJob.Status.PENDING, error, None, None
+            job.save(update_fields=["status", "last_error", "locked_until", "enqueued_at"])
     return job
 
 
