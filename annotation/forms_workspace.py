@@ -3,8 +3,10 @@
 import re
 
 from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
-from annotation.services.workspace import COMMENT_MAX_CHARS, DraftEntry
+from annotation.services.workspace import COMMENT_MAX_CHARS, DraftEntry, criterion_error_key
 
 _FIELD = re.compile(r"^(rationale|hit)-(\d{1,12})$")
 
@@ -13,9 +15,11 @@ def draft_entries(data) -> list[DraftEntry]:
     """Turn the judging form's `rationale-<criterion>` / `hit-<criterion>` fields into entries.
 
     `hit-<id>` is "hit", "miss" or empty (not marked). Criteria that are not part of the
-    response's rubric are refused by the service, which names them.
+    response's rubric are refused by the service, which names them. A rationale holding a NUL
+    character (PostgreSQL cannot store one) is a ValidationError under that criterion's key.
     """
     found: dict[int, dict] = {}
+    refused: dict[str, list[str]] = {}
     for key in data:
         match = _FIELD.match(key)
         if not match:
@@ -24,9 +28,13 @@ def draft_entries(data) -> list[DraftEntry]:
         value = data.get(key, "")
         row = found.setdefault(cid, {})
         if kind == "rationale":
+            if "\x00" in value:
+                refused[criterion_error_key(cid)] = [_("This rationale contains a NUL character, which cannot be stored: remove it.")]
             row["rationale"] = value
         else:
             row["hit"] = {"hit": True, "miss": False}.get(value)
+    if refused:
+        raise ValidationError(refused)
     return [
         DraftEntry(criterion_id=cid, rationale=row.get("rationale", ""), hit=row.get("hit"))
         for cid, row in sorted(found.items())

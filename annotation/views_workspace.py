@@ -115,6 +115,11 @@ def save_draft(request, public_id: str):
     return redirect("annotation:judge", public_id=public_id)
 
 
+# These two answer a NUL in a rationale themselves, as an error on its criterion card
+# (heartbench_core.errors.RefuseNulInFormMiddleware leaves them to it).
+save_draft.refuses_nul_itself = True  # type: ignore[attr-defined]
+
+
 @require_POST
 @expert_only
 def record_time(request, public_id: str):
@@ -131,8 +136,8 @@ def record_time(request, public_id: str):
 @expert_only
 def submit(request, public_id: str):
     assignment = selectors.assignment_for_expert(request.user, public_id)
-    entries = forms.draft_entries(request.POST)
     try:
+        entries = forms.draft_entries(request.POST)
         if entries:
             # Saved on its own first, so a refused submission loses nothing of what was typed.
             services.save_draft(assignment=assignment, expert=request.user, entries=entries)
@@ -152,6 +157,9 @@ def submit(request, public_id: str):
     if following is not None:
         return redirect("annotation:judge", public_id=following.public_id)
     return redirect("annotation:home")
+
+
+submit.refuses_nul_itself = True  # type: ignore[attr-defined]
 
 
 @require_POST

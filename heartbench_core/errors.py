@@ -57,26 +57,31 @@ class RefuseNulInUrlMiddleware:
 
 
 class RefuseNulInFormMiddleware:
-    """A NUL character in a field a page posts is a 400 naming the field, before any view runs.
+    """A NUL character in a field a page posts is a 400 naming the field, before the view runs.
 
     PostgreSQL refuses NUL in text, so a rationale, comment, note or reason carrying one was a
     500 (DataError) on every page that saves free text, while SQLite stored it. The API is left
-    to its serializers, whose character fields already refuse NUL with a 400 naming the field.
+    to its serializers, whose character fields already refuse NUL with a 400 naming the field;
+    a view marked `refuses_nul_itself` (the judging page's autosave and submit, which show the
+    error on the criterion) is left to itself.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.method != "POST" or _is_api(request):
-            return self.get_response(request)
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.method != "POST" or _is_api(request) or getattr(view_func, "refuses_nul_itself", False):
+            return None
         try:
             fields = request.POST.lists()
         except (MultiPartParserError, SuspiciousOperation):
-            return self.get_response(request)  # the view answers these as before
+            return None  # the view answers these as before
         where = next((key for key, values in fields if "\x00" in key or any("\x00" in v for v in values)), None)
         if where is None:
-            return self.get_response(request)
+            return None
         name = where.replace("\x00", "")
         return HttpResponseBadRequest(f"{name}: {gettext(NUL_MESSAGE)}", content_type="text/plain; charset=utf-8")
 

@@ -28,23 +28,44 @@ def _refused(response, field: str):
     assert field in response.content.decode() and "NUL" in response.content.decode()
 
 
-def test_autosave_of_the_judging_page_refuses_a_rationale_with_a_nul(reserved, cast, client_for):
+def test_autosave_of_the_judging_page_says_the_rationale_was_not_saved(reserved, cast, client_for):
     first = _criteria(reserved)[0]
     response = client_for(cast.expert).post(
         reverse("annotation:judge_draft", args=[reserved.public_id]), {f"rationale-{first}": NUL, f"hit-{first}": "hit"}, HTTP_HX_REQUEST="true"
     )
-    _refused(response, f"rationale-{first}")
+    # The save-status partial, as for any refused autosave: the page keeps its indicator and the text.
+    assert response.status_code == 409
+    body = response.content.decode()
+    assert 'id="save-status"' in body and "Not saved" in body and "NUL" in body
     assert not Judgment.objects.filter(assignment=reserved).exists()
 
 
-def test_submitting_the_judging_page_with_a_nul_is_refused_and_leaves_it_reserved(reserved, cast, client_for):
+def test_the_save_draft_button_without_javascript_says_so_too(reserved, cast, client_for):
+    first = _criteria(reserved)[0]
+    response = client_for(cast.expert).post(reverse("annotation:judge_draft", args=[reserved.public_id]), {f"rationale-{first}": NUL}, follow=True)
+    assert response.status_code == 200 and "NUL character" in response.content.decode()
+    assert not Judgment.objects.filter(assignment=reserved).exists()
+
+
+def test_submitting_the_judging_page_with_a_nul_shows_the_error_on_that_criterion(reserved, cast, client_for):
     data = {}
     for pk in _criteria(reserved):
         data[f"rationale-{pk}"], data[f"hit-{pk}"] = "A considered rationale", "miss"
     data[f"rationale-{pk}"] = NUL
-    _refused(client_for(cast.expert).post(reverse("annotation:judge_submit", args=[reserved.public_id]), data), f"rationale-{pk}")
+    response = client_for(cast.expert).post(reverse("annotation:judge_submit", args=[reserved.public_id]), data)
+    assert response.status_code == 400
+    card = next(row for row in response.context["page"].rows if row.criterion.pk == pk)
+    assert any("NUL character" in message for message in card.errors)
     reserved.refresh_from_db()
     assert reserved.status == "reserved" and not Judgment.objects.filter(assignment=reserved).exists()
+
+
+def test_a_correction_whose_rationale_has_a_nul_is_refused(workspace, cast, client_for):  # noqa: F811
+    submitted = judge_fully(workspace.reserve(cast.expert, "dm0002"))
+    pk = _criteria(submitted)[0]
+    url = reverse("annotation:judge_correction", args=[submitted.public_id])
+    _refused(client_for(cast.expert).post(url, {"reason": "The second look changed it.", f"rationale-{pk}": NUL, f"hit-{pk}": "hit"}), f"rationale-{pk}")
+    assert not CorrectionRequest.objects.exists()
 
 
 def test_an_unclear_criterion_report_with_a_nul_is_refused(reserved, cast, client_for):
