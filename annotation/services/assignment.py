@@ -583,7 +583,12 @@ def _unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg) -> 
         tiered = [s for s in qualified if not hard or s.tier >= tier]
         free = [s for s in tiered if s.user_id not in taken[cr_id]]
         if not qualified:
-            reason, detail = "qualification", _("no expert qualified for %(dimensions)s") % {"dimensions": ", ".join(sorted(dims)) or _("every dimension")}
+            held = set().union(*(s.qualified_dims or set() for s in states))
+            if missing := dims - held:
+                detail = _("no expert qualified for %(dimensions)s") % {"dimensions": ", ".join(sorted(missing))}
+            else:
+                detail = _("no single expert qualified for all of %(dimensions)s") % {"dimensions": ", ".join(sorted(dims))}
+            reason = "qualification"
         elif not tiered:
             reason, detail = "tier", _("hard item: no qualified expert of tier %(tier)s or above") % {"tier": tier}
         elif not free and any(s.user_id in exposed[cr_id] for s in tiered):

@@ -109,3 +109,28 @@ def test_an_admin_who_is_an_expert_of_the_campaign_learns_only_how_many_slots_st
     page = client_for(cast.admin).post(reverse("annotation:campaign_bulk_assign", args=[campaign.pk]), follow=True).content.decode()
     assert "3 open slots of 3 responses stay unfilled" in page
     assert not any(f"(#{pk})" in page for pk in given_back)
+
+
+def test_a_slot_left_open_because_a_staff_view_showed_the_response_says_so(cast):
+    from heartbench_core.models import StaffExposure
+
+    campaign = demo_campaign(cast)
+    roomy()
+    entry = CampaignResponse.objects.filter(campaign=campaign).order_by("order_key").first()
+    StaffExposure.objects.create(user=cast.experts[0], response_id=entry.response_id, via="adjudication")
+    result = bulk_assign(campaign=campaign)
+    assert result.made == 18 * 3 - 1
+    assert [(slot.campaign_response_id, slot.need, slot.reason) for slot in result.unfilled] == [(entry.pk, 1, "staff_view")]
+
+
+def test_a_dimension_no_expert_is_qualified_for_is_named(cast):
+    from annotation.models import Qualification
+
+    campaign = demo_campaign(cast, requires_qualification=True, qualification_per_dimension=True)
+    # Qualified for one dimension only: every rubric also asks for others, so no response has a taker.
+    Qualification.objects.filter(expert__in=cast.experts).update(dimension="Emotion")
+    roomy()
+    result = bulk_assign(campaign=campaign)
+    assert result.unfilled and {slot.reason for slot in result.unfilled} == {"qualification"}
+    assert all("no expert qualified for" in slot.detail and "Emotion" not in slot.detail for slot in result.unfilled)
+    assert result.made + result.unfilled_slots == 18 * 3
