@@ -153,7 +153,10 @@ def campaign_bulk_assign(request, campaign_id):
             messages.error(request, m)
     else:
         n = result.made
-        messages.success(request, _("%(n)s assignments made.") % {"n": n} if n else _("Nothing assigned."))
+        if n or result.unfilled:
+            messages.success(request, _("%(n)s assignments made.") % {"n": n})
+        else:
+            messages.success(request, _("Nothing to assign: every open slot is taken."))
         for message in unfilled_messages(result, show_items=not blind_scope(request.user).hides_campaign(campaign.pk)):
             messages.warning(request, message)
     return redirect("annotation:campaign_assignments", campaign.pk)
