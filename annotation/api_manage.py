@@ -406,6 +406,15 @@ class UnfilledSlotSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="The reason in words.")
 
 
+class BulkAssignInputSerializer(serializers.Serializer):
+    # A list of names (a bare string was read letter by letter); CharField refuses a NUL, which
+    # PostgreSQL could not look up (a 500 before).
+    experts = serializers.ListField(
+        child=serializers.CharField(max_length=150), required=False, allow_empty=True,
+        help_text="Only these experts (usernames); all eligible experts of the campaign when absent.",
+    )
+
+
 class BulkAssignResultSerializer(serializers.Serializer):
     assigned = serializers.IntegerField(source="made")
     unfilled_slots = serializers.IntegerField(help_text="Open slots left unfilled, all reasons together.")
@@ -508,12 +517,14 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             }
         )
 
-    @extend_schema(request=None, responses={200: BulkAssignResultSerializer})
+    @extend_schema(request=BulkAssignInputSerializer, responses={200: BulkAssignResultSerializer})
     @action(detail=True, methods=["post"], url_path="bulk-assign")
     def bulk_assign(self, request, pk=None):
         """Pre-assign every open slot (k per response) among eligible experts; optional `experts` list of usernames."""
         campaign = self.get_object()
-        names = request.data.get("experts") if hasattr(request.data, "get") else None
+        form = BulkAssignInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        names = form.validated_data.get("experts")
         experts = None
         if names:
             experts = list(User.objects.filter(username__in=names))
