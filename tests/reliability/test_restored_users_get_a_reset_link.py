@@ -45,6 +45,7 @@ def test_a_link_sets_the_password_and_the_user_signs_in(restored, client):
     link = next(r["reset_link"] for r in rows if r["username"] == "erin_expert1").removeprefix("https://hb.example.org")
     form = client.get(link, follow=True)
     assert form.status_code == 200
+    assert b"Set your password" in form.content
     set_password_url = form.redirect_chain[-1][0]
     done = client.post(set_password_url, {"new_password1": "A-new-passphrase-77", "new_password2": "A-new-passphrase-77"})
     assert done.status_code == 302
@@ -53,4 +54,4 @@ def test_a_link_sets_the_password_and_the_user_signs_in(restored, client):
     # The link was for one use: it no longer opens the form.
     client.logout()
     again = client.get(link, follow=True)
-    assert b"new_password1" not in again.content
+    assert b"new_password1" not in again.content and b"This link does not work" in again.content
