@@ -5,34 +5,13 @@ import zipfile
 
 import pytest
 from django.apps import apps
-from django.core import serializers
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from heartbench_core.backup import _campaign_querysets
+from tests.reliability.backup_world import snapshot
 from tests.security.world import build_world
 
 pytestmark = pytest.mark.django_db
-
-
-def snapshot(campaign_name: str) -> dict[str, list]:
-    """Every exported row as data, users named by username, so two installations compare equal."""
-    campaign = apps.get_model("annotation", "Campaign").objects.get(name=campaign_name)
-    return {
-        label: [
-            _sorted_many_to_many(qs.model, json.loads(json.dumps(r, default=str)))
-            for r in serializers.serialize("python", qs, use_natural_foreign_keys=True)
-        ]
-        for label, qs in _campaign_querysets(campaign)
-    }
-
-
-def _sorted_many_to_many(model, record: dict) -> dict:
-    """Many-to-many members come back in no particular order (PostgreSQL): compare them as sets."""
-    for field in model._meta.many_to_many:
-        if field.name in record["fields"]:
-            record["fields"][field.name] = sorted(record["fields"][field.name], key=json.dumps)
-    return record
 
 
 @pytest.fixture
