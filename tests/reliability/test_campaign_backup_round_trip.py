@@ -28,6 +28,8 @@ def test_a_real_campaign_restores_into_an_empty_database_with_identical_rows_and
     ):
         assert before[label], label
     kinds = {r["fields"]["kind"] for r in before["annotation.Campaign"]}
+    gold_checks = {r["pk"] for r in before["annotation.CampaignResponse"] if r["fields"]["is_gold"]}
+    assert gold_checks and {r["fields"]["campaign_response"] for r in before["annotation.GoldLabel"]} >= gold_checks
     assert kinds == {"blind_test", "gold_set", "calibration"}
     assert {r["fields"]["after_discussion"] for r in before["annotation.CorrectionRequest"]} == {True, False}
     assert any(r["fields"]["discussion_seen_at"] for r in before["annotation.Assignment"])
