@@ -37,6 +37,9 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     # Django's FormView treats PUT as POST; its class views answer OPTIONS with their Allow header only.
     "login": {"GET": EVERYONE, "POST": EVERYONE, "PUT": EVERYONE, "OPTIONS": EVERYONE},
     "logout": {"POST": EVERYONE, "OPTIONS": EVERYONE},
+    # Setting a password from a reset link (restored users): the link itself is the credential.
+    "password_reset_confirm": {"GET": EVERYONE, "POST": EVERYONE},
+    "password_reset_complete": {"GET": EVERYONE},
     # API tokens (admins issue and revoke).
     "tokens": {"GET": (ADMIN,)},
     "tokens-issue": {"POST": (ADMIN,)},
@@ -193,6 +196,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation:version-gate": {"GET": STAFF},
     # Validation API.
     "validation-reports": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "validation-job": {"GET": (ADMIN,)},
     "validation-report": {"GET": (ADMIN,)},
     "validation-golden-labels": {"GET": (ADMIN,)},
     "validation-queue": {"GET": GOLD},

@@ -82,6 +82,8 @@ def build_world(cast) -> World:
         key=str(criterion.lineage_id),
         correction_id=correction.pk,
         user_id=cast.author.pk,
+        uidb64="MQ",  # a password-reset link whose token is not valid: the page says so
+        token="not-a-valid-token",
         response_public_id=ModelResponse.objects.order_by("pk").first().public_id,
         version_pk=version.pk,
         item_pk=entry.item_id,
@@ -118,10 +120,12 @@ def _rubrics_pieces(world: World) -> None:
 
 
 def _validation_pieces(world: World) -> None:
+    from validation.models import BackgroundJob
     from validation.services.reports import create_agreement_report
 
     report = create_agreement_report(campaign=world.objects["campaign"], resamples=50)
-    world.values.update(report_id=report.pk, report_pk=report.pk, version_id=world.objects["version"].pk)
+    job = BackgroundJob.objects.create(kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=world.objects["campaign"], status="done", report=report)
+    world.values.update(report_id=report.pk, report_pk=report.pk, job_pk=job.pk, version_id=world.objects["version"].pk)
 
 
 def _campaign_management_pieces(world: World) -> None:
