@@ -58,17 +58,38 @@ def start_cluster(env, log=None):
 
 
 def stop(proc, sig=signal.SIGKILL):
-    """Signal the cluster's whole process group (only processes this test started)."""
-    for s in (sig, signal.SIGKILL):
+    """Signal the cluster's whole process group (only processes this test started), then make sure none of it is left.
+
+    The parent can exit before its workers do; a worker left behind would hold a database
+    session and keep the test database from being dropped at the end of the run.
+    """
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
         try:
-            os.killpg(proc.pid, s)
+            os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=10)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+            break
+        time.sleep(0.1)
+    proc.wait(timeout=10)
+    _end_sessions_of_killed_workers()
+
+
+def _end_sessions_of_killed_workers():
+    """PostgreSQL ends a killed client's session only when it notices; end this database's other sessions now."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 def wait_for(condition, timeout, what):
