@@ -35,7 +35,11 @@ EXPERTS = 30
 K = 3
 
 
-def build(scale: int, seed: int = 0):
+def build(scale: int, seed: int = 0, *, rationale: str = "", judge_rationale: str = "", text_repeat: int = 1):
+    """A HeartBench-sized blind test with judge verdicts and three submitted expert judgments per pair.
+
+    The rationales and the response text's length matter to backups, not to the statistics.
+    """
     import numpy as np
     from django.conf import settings
 
@@ -56,7 +60,7 @@ def build(scale: int, seed: int = 0):
     models = [LanguageModel.objects.get_or_create(name=f"bench-model-{scale}-{m:03d}")[0] for m in range(n_models)]
     responses = ModelResponse.objects.bulk_create(
         [
-            ModelResponse(dataset=version.dataset, question_id=qid, model=m, text=f"synthetic answer {m.pk}/{qid}", imported_for=version)
+            ModelResponse(dataset=version.dataset, question_id=qid, model=m, text=f"synthetic answer {m.pk}/{qid} " * text_repeat, imported_for=version)
             for m in models for _, qid in chosen
         ][:target],
         batch_size=5000,
@@ -71,6 +75,7 @@ def build(scale: int, seed: int = 0):
     for cid, iid, weight in Criterion.objects.filter(item__version=version).order_by("item_id", "position").values_list("id", "item_id", "weight"):
         criteria.setdefault(iid, []).append((cid, weight or 0))
     experts = [make_user(f"bench_expert_{scale}_{e:02d}", Role.EXPERT) for e in range(EXPERTS)]
+    campaign.experts.set(experts)
     expert_skill = rng.uniform(0.05, 0.2, EXPERTS)
     runs = {m.pk: JudgeRun.objects.create(version=version, model=m, judge="bench-judge") for m in models}
     verdicts, assignments, planned = [], [], []
@@ -78,14 +83,14 @@ def build(scale: int, seed: int = 0):
         crits = criteria[cr.item_id]
         truth = rng.random(len(crits)) < np.where(np.array([w for _, w in crits]) > 0, 0.6, 0.15)
         judge = truth ^ (rng.random(len(crits)) < 0.12)
-        verdicts.extend(JudgeVerdict(run=runs[r.model_id], response=r, criterion_id=c, hit=bool(h)) for (c, _), h in zip(crits, judge))
+        verdicts.extend(JudgeVerdict(run=runs[r.model_id], response=r, criterion_id=c, hit=bool(h), rationale=judge_rationale) for (c, _), h in zip(crits, judge))
         for e in rng.choice(EXPERTS, size=K, replace=False):
             assignments.append(Assignment(campaign_response=cr, expert=experts[e], status=Assignment.Status.RESERVED))
             planned.append((crits, truth ^ (rng.random(len(crits)) < expert_skill[e])))
     JudgeVerdict.objects.bulk_create(verdicts, batch_size=10000)
     Assignment.objects.bulk_create(assignments, batch_size=5000)
     Judgment.objects.bulk_create(
-        [Judgment(assignment=a, criterion_id=c, hit=bool(h)) for a, (crits, hits) in zip(assignments, planned) for (c, _), h in zip(crits, hits)],
+        [Judgment(assignment=a, criterion_id=c, hit=bool(h), rationale=rationale) for a, (crits, hits) in zip(assignments, planned) for (c, _), h in zip(crits, hits)],
         batch_size=10000,
     )
     Assignment.objects.filter(campaign_response__campaign=campaign).update(status=Assignment.Status.SUBMITTED, submitted_at=campaign.created_at)

@@ -23,73 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-MODELS_AT_SCALE_1 = 14
-SAMPLE = 0.4
-EXPERTS = 30
-K = 3
 RATIONALE = "回应先复述了来访者的感受，再温和地探索其背后的需要，没有急于给建议；这一条标准因此算作命中。"
 
 
-def build(scale: int, seed: int = 0):
-    import numpy as np
-    from django.conf import settings
-    from django.db import connection
-    from django.utils import timezone
+def build(scale: int):
+    """The agreement benchmark's campaign, with a rationale on every judgment and verdict and longer responses."""
+    from benchmarks.agreement import build as build_campaign
 
-    from annotation.models import Assignment, Campaign, CampaignResponse, Judgment
-    from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
-    from heartbench_core.roles import Role
-    from heartbench_core.services.datasets import import_heartbench
-    from tests.conftest import make_user
-
-    rng = np.random.default_rng(seed)
-    version = import_heartbench(source=Path(settings.HEARTBENCH_DIR) / "question_all.jsonl", dataset_name=f"bench{scale}").version
-    items = list(Item.objects.filter(version=version).order_by("position").values_list("id", "question_id"))
-    target = round(SAMPLE * len(items) * MODELS_AT_SCALE_1) * scale
-    n_items = min(len(items), round(SAMPLE * len(items)) * scale)
-    n_models = int(np.ceil(target / n_items))
-    chosen = [items[i] for i in sorted(rng.choice(len(items), size=n_items, replace=False))]
-    models = [LanguageModel.objects.get_or_create(name=f"bench-model-{scale}-{m:03d}")[0] for m in range(n_models)]
-    responses = ModelResponse.objects.bulk_create(
-        [
-            ModelResponse(dataset=version.dataset, question_id=qid, model=m, text=f"synthetic answer {m.pk}/{qid} " * 20, imported_for=version)
-            for m in models for _, qid in chosen
-        ][:target],
-        batch_size=5000,
-    )
-    item_of = {qid: iid for iid, qid in chosen}
-    campaign = Campaign.objects.create(name=f"bench-{scale}", version=version, overlap=K, status=Campaign.Status.CLOSED)
-    crs = CampaignResponse.objects.bulk_create(
-        [CampaignResponse(campaign=campaign, response=r, item_id=item_of[r.question_id], order_key=i) for i, r in enumerate(responses)],
-        batch_size=5000,
-    )
-    criteria: dict[int, list[int]] = {}
-    for cid, iid in Criterion.objects.filter(item__version=version).order_by("item_id", "position").values_list("id", "item_id"):
-        criteria.setdefault(iid, []).append(cid)
-    experts = [make_user(f"bench_expert_{scale}_{e:02d}", Role.EXPERT) for e in range(EXPERTS)]
-    campaign.experts.set(experts)
-    runs = {m.pk: JudgeRun.objects.create(version=version, model=m, judge="bench-judge") for m in models}
-    verdicts, assignments, planned = [], [], []
-    for cr, r in zip(crs, responses):
-        crits = criteria[cr.item_id]
-        verdicts.extend(
-            JudgeVerdict(run=runs[r.model_id], response=r, criterion_id=c, hit=bool(h), rationale="judge reason")
-            for c, h in zip(crits, rng.random(len(crits)) < 0.5)
-        )
-        for e in rng.choice(EXPERTS, size=K, replace=False):
-            assignments.append(Assignment(campaign_response=cr, expert=experts[e], status=Assignment.Status.RESERVED))
-            planned.append((crits, rng.random(len(crits)) < 0.5))
-    JudgeVerdict.objects.bulk_create(verdicts, batch_size=10000)
-    Assignment.objects.bulk_create(assignments, batch_size=5000)
-    Judgment.objects.bulk_create(
-        [Judgment(assignment=a, criterion_id=c, hit=bool(h), rationale=RATIONALE) for a, (crits, hits) in zip(assignments, planned) for c, h in zip(crits, hits)],
-        batch_size=10000,
-    )
-    Assignment.objects.filter(campaign_response__campaign=campaign).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
-    return campaign, len(responses), len(verdicts), sum(len(c) for c, _ in planned)
+    return build_campaign(scale, rationale=RATIONALE, judge_rationale="judge reason", text_repeat=20)
 
 
 def counts() -> dict[str, int]:
