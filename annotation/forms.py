@@ -66,11 +66,26 @@ class CampaignForm(forms.Form):
         }
 
 
-class CalibrationForm(forms.Form):
+class GoldSetForm(forms.Form):
+    """A set of gold-labelled responses read from a file: a gold set as it is, the base of a calibration set."""
+
     name = forms.CharField(max_length=200)
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name")
     version = forms.CharField(max_length=64, required=False)
-    gold_file = forms.FileField(help_text='JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.')
+    gold_file = forms.FileField(help_text=_('JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.'))
+
+    def service_kwargs(self) -> dict:
+        d = self.cleaned_data
+        return {
+            "name": d["name"],
+            "dataset_name": d["dataset"].name,
+            "version_label": d["version"] or None,
+            "source": d["gold_file"],
+            "file_name": d["gold_file"].name,
+        }
+
+
+class CalibrationForm(GoldSetForm):
     pass_threshold = forms.FloatField(initial=0.8, min_value=0.01, max_value=1)
     max_attempts = forms.IntegerField(initial=2, min_value=1, max_value=20, label=_("Attempts allowed"))
     cooldown_days = forms.FloatField(initial=1, min_value=0, label=_("Retake cooldown (days)"))
@@ -86,33 +101,12 @@ class CalibrationForm(forms.Form):
     def service_kwargs(self) -> dict:
         d = self.cleaned_data
         return {
-            "name": d["name"],
-            "dataset_name": d["dataset"].name,
-            "version_label": d["version"] or None,
-            "source": d["gold_file"],
-            "file_name": d["gold_file"].name,
+            **super().service_kwargs(),
             "pass_threshold": d["pass_threshold"],
             "max_attempts": d["max_attempts"],
             "retake_cooldown": timedelta(days=d["cooldown_days"]),
             "sitting_size": d["sitting_size"],
             "expert_usernames": [u.username for u in d["experts"]] or None,
-        }
-
-
-class GoldSetForm(forms.Form):
-    name = forms.CharField(max_length=200)
-    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name")
-    version = forms.CharField(max_length=64, required=False)
-    gold_file = forms.FileField(help_text=_('JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.'))
-
-    def service_kwargs(self) -> dict:
-        d = self.cleaned_data
-        return {
-            "name": d["name"],
-            "dataset_name": d["dataset"].name,
-            "version_label": d["version"] or None,
-            "source": d["gold_file"],
-            "file_name": d["gold_file"].name,
         }
 
 
