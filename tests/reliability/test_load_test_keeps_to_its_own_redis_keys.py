@@ -2,11 +2,8 @@
 deletes only those keys, never flushing a database."""
 
 import importlib.util
-import os
-import random
 import uuid
 
-import pytest
 from django.conf import settings
 
 LOAD_TEST = settings.BASE_DIR / "benchmarks" / "load_test.py"
@@ -25,17 +22,8 @@ def test_the_load_test_never_flushes_redis():
     assert "6379/15" not in source
 
 
-def test_the_load_test_deletes_its_own_queue_and_cache_keys_and_nothing_else():
-    import redis
-
-    url = f"{os.environ.get('TEST_REDIS_URL', 'redis://127.0.0.1:6379').rstrip('/')}/{random.randint(1, 15)}"
-    client = redis.Redis.from_url(url)
-    try:
-        client.ping()
-    except redis.exceptions.ConnectionError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"Redis at {url} is unreachable on CI: {exc}")
-        pytest.skip(f"Redis at {url} is unreachable: {exc}")
+def test_the_load_test_deletes_its_own_queue_and_cache_keys_and_nothing_else(redis_db):
+    url, client = redis_db
     prefix, other = f"hbload-{uuid.uuid4().hex[:8]}", f"someone-else-{uuid.uuid4().hex[:8]}"
     ours = [f"django_q:{prefix}:q", f"django_q:{prefix}:cluster:abc", f"{prefix}:1:throttle_user_7"]
     theirs = [f"django_q:{other}:q", f"{other}:1:session", f"{prefix}x:1:not-ours"]

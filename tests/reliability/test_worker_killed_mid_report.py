@@ -4,7 +4,6 @@ which hands the unacknowledged message out again, and on Redis, which loses the 
 worker: the job's row in the database and the sweep schedule bring it back (PostgreSQL)."""
 
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -21,22 +20,11 @@ from tests.security.world import build_world
 
 pytestmark = [postgres_only(), pytest.mark.django_db(transaction=True)]
 
-LOCAL_REDIS = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379")
-
 
 @pytest.fixture
-def own_redis_keys():
-    """A Redis database picked at random and a key prefix of our own; deletes only the keys under it afterwards."""
-    import redis
-
-    url = f"{LOCAL_REDIS.rstrip('/')}/{random.randint(1, 15)}"
-    client = redis.Redis.from_url(url)
-    try:
-        client.ping()
-    except redis.exceptions.ConnectionError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"Redis at {url} is unreachable on CI: {exc}")
-        pytest.skip(f"Redis at {url} is unreachable: {exc}")
+def own_redis_keys(redis_db):
+    """A Redis database of its own and a key prefix; deletes only the keys under it afterwards."""
+    url, client = redis_db
     name = f"hbtest-{uuid.uuid4().hex[:12]}"
     yield url, name, client
     for pattern in (f"django_q:{name}:*", f"{name}:*"):  # the queue and stats, then the cache
