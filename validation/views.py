@@ -48,7 +48,15 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
     report = (
         get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
     )
-    context = {"campaign": campaign, "report": report, "defaults": DEFAULTS, "policy": release_policy_of(campaign.version.dataset)}
+    context = {"campaign": campaign, "report": report}
+    # The polled partials need neither the charts nor the adjudication queue (nor record its exposures).
+    if request.htmx and request.GET.get("part") == "jobs":
+        context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
+        return render(request, "validation/partials/report_jobs.html", context)
+    if request.htmx and request.GET.get("part") == "history":
+        context["history"] = _history(campaign)
+        return render(request, "validation/partials/history.html", context)
+    context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset))
     if report is not None:
         r = report.result
         context.update(
@@ -66,18 +74,18 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
                 r["by_expert"], value="gold_agreement", title="Per-expert agreement with the golden standard", count="gold_pairs"
             ),
             chart_time=charts.line_over_time(r["over_time"], title="Agreement as judgments arrived"),
-            history=campaign.agreement_reports.select_related("gate").order_by("-created_at", "-id")[:20],
+            history=_history(campaign),
         )
     queue = visible_entries(request.user, campaign, adjudication_queue(campaign))
     context["queue_total"] = len(queue)
     context["queue"] = _queue_rows(queue[:10], campaign.pk)
     record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in queue[:10]}, via="adjudication-queue")
     context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
-    if request.htmx and request.GET.get("part") == "jobs":
-        return render(request, "validation/partials/report_jobs.html", context)
-    if request.htmx and request.GET.get("part") == "history":
-        return render(request, "validation/partials/history.html", context)
     return render(request, "validation/dashboard.html", context)
+
+
+def _history(campaign):
+    return campaign.agreement_reports.select_related("gate").order_by("-created_at", "-id")[:20]
 
 
 @require_POST

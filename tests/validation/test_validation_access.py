@@ -77,6 +77,17 @@ class TestDashboard:
         body = response.content.decode()
         assert 'id="report-history"' in body and "<html" not in body
 
+    @pytest.mark.parametrize("part", ["history", "jobs"])
+    def test_the_polled_partials_build_no_charts_queue_or_exposures(self, cast, campaign, client_for, part, django_assert_max_num_queries):
+        from heartbench_core.models import StaffExposure
+
+        client = client_for(cast.admin)
+        client.get("/")  # the session's first request pays for its own setup
+        with django_assert_max_num_queries(8):
+            response = client.get(f"/validation/campaigns/{campaign.pk}/?part={part}", HTTP_HX_REQUEST="true")
+        assert response.status_code == 200 and "<html" not in response.content.decode()
+        assert not StaffExposure.objects.filter(user=cast.admin).exists()
+
     def test_computing_from_the_page_queues_a_job(self, cast, campaign, client_for, monkeypatch, django_capture_on_commit_callbacks):
         from django_q.conf import Conf
 
