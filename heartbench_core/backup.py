@@ -531,7 +531,10 @@ def _check_archive(archive: zipfile.ZipFile, name: str) -> tuple[dict, list[_Mem
             refuse(_("this installation has no model %(label)s") % {"label": label})
         if table.file_name not in files:
             refuse(_("%(file)s is in the manifest's order but not in its files") % {"file": table.file_name})
-        members.append(_Member(table, table.file_name, int(files[table.file_name].get("rows", 0))))
+        rows = files[table.file_name].get("rows", 0) if isinstance(files[table.file_name], dict) else None
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+            refuse(_("%(file)s: its row count in the manifest is not a whole number") % {"file": table.file_name})
+        members.append(_Member(table, table.file_name, rows))
     return manifest, members
 
 
@@ -664,7 +667,8 @@ def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int]
     occupied = pk_index is not None and table.model.objects.exists()
 
     def flush():
-        if errors:
+        if errors:  # nothing will be written: keep no rows in memory, only look for more errors
+            batch.clear()
             return
         if occupied:
             pks = [row[pk_index] for row in batch]

@@ -106,3 +106,16 @@ def test_a_nul_in_the_manifest_is_named(emptied_with_archive):
         for name, data in contents.items():
             dst.writestr(name, data)
     restore_fails(emptied_with_archive, "manifest.json, field 'campaign'", "NUL")
+
+
+def test_a_row_count_that_is_not_a_number_is_named(emptied_with_archive):
+    with zipfile.ZipFile(emptied_with_archive) as src:
+        contents = {i.filename: src.read(i.filename) for i in src.infolist()}
+    manifest = json.loads(contents["manifest.json"])
+    member = next(name for name in manifest["files"] if "Judgment" in name)
+    manifest["files"][member]["rows"] = "many"
+    contents["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(emptied_with_archive, "w") as dst:
+        for name, data in contents.items():
+            dst.writestr(name, data)
+    restore_fails(emptied_with_archive, member, "row count")
