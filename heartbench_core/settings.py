@@ -211,7 +211,7 @@ if Q_SYNC:
     Q_CLUSTER["sync"] = True
 
 # Login lockouts and API throttles count in the cache, so every process must share it: Redis when
-# configured, else a table of the database (`manage.py createcachetable`; scripts/start runs it).
+# configured, else a table of the database (`manage.py createcachetable`; created after every migrate by a post_migrate hook in heartbench_core/apps.py).
 # A per-process cache would let each gunicorn worker count its own wrong passwords.
 CACHE_TABLE = "hb_cache"
 if REDIS_URL:
