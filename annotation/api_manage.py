@@ -25,7 +25,7 @@ from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, releas
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
 from heartbench_core.api import FileImportView, choice_param, enum_param, error_response
-from annotation.blindness import own_quality_hidden
+from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role, role_permission
@@ -381,15 +381,20 @@ class GoldAccuracySerializer(serializers.Serializer):
 
 
 class ProgressSerializer(serializers.Serializer):
+    withheld = serializers.CharField(
+        allow_null=True,
+        help_text="Why the figures are null: the caller is an expert of this open campaign (they would tell which of "
+        "their responses were hidden gold checks). Null when the figures are given.",
+    )
     k = serializers.IntegerField()
-    responses = serializers.IntegerField()
-    gold_responses = serializers.IntegerField()
-    by_submitted_judgments = serializers.DictField(child=serializers.IntegerField())
-    complete = serializers.IntegerField()
-    reserved = serializers.IntegerField()
-    submitted = serializers.IntegerField()
-    target = serializers.IntegerField()
-    active_seconds = serializers.IntegerField()
+    responses = serializers.IntegerField(allow_null=True)
+    gold_responses = serializers.IntegerField(allow_null=True)
+    by_submitted_judgments = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
+    complete = serializers.IntegerField(allow_null=True)
+    reserved = serializers.IntegerField(allow_null=True)
+    submitted = serializers.IntegerField(allow_null=True)
+    target = serializers.IntegerField(allow_null=True)
+    active_seconds = serializers.IntegerField(allow_null=True)
     pace_per_day = serializers.FloatField(allow_null=True)
     pace_reason = serializers.CharField(allow_null=True)
     projected_finish = serializers.DateField(allow_null=True)
@@ -480,10 +485,15 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def progress(self, request, pk=None):
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
         campaign = self.get_object()
+        if blind_scope(request.user).hides_campaign(campaign.pk):
+            figures = ("responses", "gold_responses", "by_submitted_judgments", "complete", "reserved", "submitted", "target",
+                       "active_seconds", "pace_per_day", "pace_reason", "projected_finish", "projected_reason")
+            return Response({"withheld": str(PROGRESS_WITHHELD), "k": campaign.overlap, **dict.fromkeys(figures), "experts": [], "gold_accuracy": []})
         p = selectors.campaign_progress(campaign)
         gold = selectors.campaign_gold_accuracy(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST else []
         return Response(
             {
+                "withheld": None,
                 "k": p.k,
                 "responses": p.responses,
                 "gold_responses": p.gold_responses,
@@ -512,7 +522,6 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
                         "reason": g.reason or None,
                     }
                     for g in gold
-                    if g.username != own_quality_hidden(request.user)
                 ],
             }
         )

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
 from heartbench_core.blindness import BlindScopeSource, blind_scope
@@ -27,6 +28,13 @@ from heartbench_core.models import StaffExposure, User
 from heartbench_core.roles import STAFF_ROLES, Role, roles_of
 
 JUDGED_KINDS = (Campaign.Kind.BLIND_TEST, Campaign.Kind.CALIBRATION)
+
+# The progress of a campaign leaves its gold checks out: to one of its experts, a submission that
+# did not move the figures would be a gold check. They are withheld until the campaign closes.
+PROGRESS_WITHHELD = _(
+    "You are an expert in this campaign: its progress figures are withheld from you until it closes, "
+    "since whether a submission of yours moved them would tell you which of your responses were hidden gold checks."
+)
 
 
 def in_expert_group(user) -> bool:

@@ -19,7 +19,7 @@ from annotation.services import experts as expert_services
 from annotation.services.assignment import bulk_assign, calibration_state, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv, payment_lines
-from annotation.blindness import own_quality_hidden
+from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from heartbench_core.blindness import blind_scope, refuse_campaign
 from heartbench_core.models import User
 from heartbench_core.roles import Role, role_required
@@ -60,7 +60,9 @@ def _form_errors(form, exc: ValidationError) -> None:
 @admin_only
 def campaigns(request):
     rows = Campaign.objects.select_related("version__dataset").order_by("-created_at")
-    progress = {c.pk: selectors.campaign_progress(c) for c in rows}
+    scope = blind_scope(request.user)
+    # Withheld where the viewer is one of the campaign's experts: see campaign_detail.
+    progress = {c.pk: None if scope.hides_campaign(c.pk) else selectors.campaign_progress(c) for c in rows}
     return render(
         request,
         "annotation/manage/campaigns.html",
@@ -121,11 +123,14 @@ def gold_set_create(request):
 @admin_only
 def campaign_detail(request, campaign_id):
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset", "created_by"), pk=campaign_id)
-    progress = selectors.campaign_progress(campaign)
+    # An admin who is also an expert of this open campaign sees its settings but not its figures:
+    # the totals leave gold checks out, so a submission of theirs that did not move them was gold.
+    withheld = blind_scope(request.user).hides_campaign(campaign.pk)
     context = {
         "campaign": campaign,
-        "progress": progress,
-        "gold_accuracy": [g for g in selectors.campaign_gold_accuracy(campaign) if g.username != own_quality_hidden(request.user)]
+        "progress": None if withheld else selectors.campaign_progress(campaign),
+        "progress_withheld": PROGRESS_WITHHELD if withheld else "",
+        "gold_accuracy": ([] if withheld else selectors.campaign_gold_accuracy(campaign))
         if campaign.kind == Campaign.Kind.BLIND_TEST
         else None,
     }

@@ -48,6 +48,25 @@ def test_the_campaign_page_and_progress_leave_out_their_own_gold_accuracy(world,
     assert me.username in {g["username"] for g in progress["gold_accuracy"]}
 
 
+def test_the_campaign_progress_is_withheld_from_its_own_experts(world, cast):
+    """The totals leave gold checks out: a submission of theirs that did not move them would be a gold check."""
+    me, c = world.users["expert+admin"], world.open_campaign
+    mine = _client(me).get(f"/api/v1/annotation/manage/campaigns/{c.pk}/progress/").json()
+    assert "expert in this campaign" in mine["withheld"]
+    assert mine["responses"] is mine["submitted"] is mine["complete"] is mine["by_submitted_judgments"] is None
+    assert mine["experts"] == mine["gold_accuracy"] == []
+    theirs = _client(cast.admin).get(f"/api/v1/annotation/manage/campaigns/{c.pk}/progress/").json()
+    assert theirs["withheld"] is None and theirs["submitted"] >= 1 and theirs["experts"]
+    detail = _client(me).get(f"/work/manage/campaigns/{c.pk}/").content.decode()
+    assert "withheld from you" in detail and 'class="progress big"' not in detail
+    listing = _client(me).get("/work/manage/campaigns/").content.decode()
+    row = listing[listing.index(f'href="/work/manage/campaigns/{c.pk}/"'):]
+    assert "Withheld" in row[: row.index("</tr>")] and 'class="progress"' not in row[: row.index("</tr>")]
+    page = _client(me).get(f"/work/manage/campaigns/{c.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "withheld" in page and "hx-trigger" not in page
+    assert 'class="progress big"' in _client(cast.admin).get(f"/work/manage/campaigns/{c.pk}/").content.decode()
+
+
 def test_their_own_profile_hides_their_gold_figures(world, cast):
     me = world.users["expert+admin"]
     assert _client(me).get(f"/api/v1/annotation/profiles/{me.username}/").json()["quality"] is None
