@@ -171,6 +171,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["rest_framework.filters.OrderingFilter"],
+    "EXCEPTION_HANDLER": "heartbench_core.api_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "HeartBench validation platform API",
