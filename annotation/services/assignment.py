@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -190,15 +191,18 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
                 "campaign_response_id", "campaign_response__item_id", "campaign_response__is_gold"
             )
         )
-        taken = {cr for cr, _, _ in mine}
-        if campaign.gold_rate > 0 and gold_draw(campaign.seed, campaign.pk, expert.pk, len(mine)) < campaign.gold_rate:
-            gold_ids = list(_eligible(campaign, profile, cfg, qualified).filter(is_gold=True).exclude(pk__in=taken).values_list("pk", flat=True))
-            if gold_ids:
-                # Gold sits outside k, so no row lock is needed: the expert's profile lock and the
-                # one-assignment-per-expert constraint are the whole invariant.
-                best = min(gold_ids, key=lambda pk: expert_order(campaign.seed, expert.pk, pk))
-                return _reserve(CampaignResponse.objects.get(pk=best), expert, campaign, now)
+        # A gold pull and an ordinary pull run the same queries in the same order (rank, then the
+        # gold candidates, then lock, recount and reserve): one that returned early would answer
+        # measurably faster and so mark itself. And gold is served only while ordinary work is
+        # left: a response served after the campaign's work ran out would be a gold check.
         ranked = _ranked_ids(campaign, profile, cfg, qualified, mine, now)
+        if campaign.gold_rate > 0:
+            gold = _gold_candidate(campaign, profile, cfg, qualified, mine, now)
+            if ranked and gold is not None and gold_draw(campaign.seed, campaign.pk, expert.pk, len(mine)) < campaign.gold_rate:
+                # Gold sits outside k: the recount under the lock is the same work an ordinary pull
+                # does, and cannot refuse it.
+                for cr in _recount_under_lock(_lock_candidates(CampaignResponse.objects.filter(pk=gold), 1), now, k=sys.maxsize):
+                    return _reserve(cr, expert, campaign, now)
         # Lock the best few; rows other requests hold are skipped, and the live count is taken again
         # under the lock, so k can never be passed.
         for batch_start in range(0, min(len(ranked), 3 * CANDIDATE_BATCH), CANDIDATE_BATCH):
@@ -215,6 +219,27 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         for cr in _recount_under_lock(waited, now, campaign.overlap):
             return _reserve(cr, expert, campaign, now)
         return None
+
+
+def _gold_candidate(campaign, profile, cfg, qualified, mine, now) -> int | None:
+    """The hidden gold check this expert would be served next, or None when they have had every one open to them.
+
+    Gold checks whose last cohort of k raters is short come first, in the expert's own shuffled
+    order: like an ordinary response nearer completion, so a gold check's discussion cohort fills
+    and opens as an ordinary response's does (see `discussion_cohort`).
+    """
+    taken = {cr for cr, _, _ in mine}
+    rows = (
+        _eligible(campaign, profile, cfg, qualified)
+        .filter(is_gold=True)
+        .exclude(pk__in=taken)
+        .annotate(n=Count("assignments", filter=live_q(now, "assignments__")))
+        .values_list("pk", "n")
+    )
+    k = max(campaign.overlap, 1)
+    seed, expert_id = campaign.seed, profile.user_id
+    best = min(rows, key=lambda r: (r[1] % k == 0, expert_order(seed, expert_id, r[0])), default=None)
+    return best[0] if best else None
 
 
 def _eligible(campaign, profile, cfg, qualified):
