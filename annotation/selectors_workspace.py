@@ -22,7 +22,7 @@ from annotation.models import (
     Judgment,
     UnclearCriterionReport,
 )
-from annotation.services.workspace import cohort_bounds, discussion_is_open, discussion_open_for
+from annotation.services.workspace import discussion_cohort, discussion_open_for
 from heartbench_core.models import Criterion
 from heartbench_core.taxonomy import english_name
 
@@ -158,19 +158,11 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
     for a in sorted(submitted, key=lambda a: a.submitted_at, reverse=True)[:completed_limit]:
         campaign = campaigns.get(a.campaign_response.campaign_id)
         submitters = order.get(a.campaign_response_id, [])
-        open_ = campaign is not None and expert.pk in submitters and discussion_is_open(
-            campaign_response=_with_campaign(a.campaign_response, campaign),
-            submitted_count=len(submitters),
-            own_submitted=True,
-            position=submitters.index(expert.pk),
-        )
+        open_ = campaign is not None and expert.pk in submitters and discussion_cohort(
+            campaign=campaign, position=submitters.index(expert.pk), submitted=len(submitters)
+        ) is not None
         completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
     return ExpertHome(queues=queues, calibrations=calibrations, completed=completed)
-
-
-def _with_campaign(campaign_response: CampaignResponse, campaign: Campaign) -> CampaignResponse:
-    campaign_response.campaign = campaign
-    return campaign_response
 
 
 @dataclass
@@ -329,7 +321,7 @@ def discussion(assignment: Assignment) -> Discussion:
     """The thread of a response for one of the experts who judged it; participants are pseudonymous.
 
     The thread is the expert's cohort's: the k raters grouped with them by submission order
-    (see `discussion_is_open`). Only their comments and stances are shown, so a response judged
+    (see `discussion_cohort`). Only their comments and stances are shown, so a response judged
     by more than k experts (a hidden gold check) reads exactly like an ordinary one.
     """
     page = judging_page(assignment)
@@ -341,10 +333,10 @@ def discussion(assignment: Assignment) -> Discussion:
         .order_by("submitted_at", "id")
         .values_list("expert_id", flat=True)
     )
-    start, end = cohort_bounds(submitters.index(assignment.expert_id), page.campaign.overlap)
-    judges = submitters[start:end]
-    if len(judges) < max(page.campaign.overlap, 1):
+    cohort = discussion_cohort(campaign=page.campaign, position=submitters.index(assignment.expert_id), submitted=len(submitters))
+    if cohort is None:
         raise Http404("No such discussion.")
+    judges = submitters[cohort]
     # Pseudonyms follow submission order within the cohort, so they are stable and reveal no username.
     labels = {expert_id: f"Expert {i}" for i, expert_id in enumerate(judges, start=1)}
     numbers = {r.criterion.pk: r.number for r in page.rows}

@@ -282,25 +282,28 @@ def _rows(criteria, judged: dict[int, tuple[str, bool | None]]) -> list[dict]:
 # --- discussion ------------------------------------------------------------------------------
 
 
-def cohort_bounds(position: int, k: int) -> tuple[int, int]:
-    """The submission positions [start, end) of the cohort of k raters that the `position`-th submitter (0-based) belongs to."""
-    k = max(k, 1)
-    start = (position // k) * k
-    return start, start + k
+def discussion_cohort(*, campaign: Campaign, position: int, submitted: int) -> slice | None:
+    """The submission positions of an expert's discussion cohort, or None while their thread is not open.
 
-
-def discussion_is_open(*, campaign_response: CampaignResponse, submitted_count: int, own_submitted: bool, position: int = 0) -> bool:
-    """A blind-test response's thread opens to a cohort of k raters once all k of them have submitted.
-
-    Raters are grouped by submission order into cohorts of k (`position` is the expert's
-    0-based place in that order). An ordinary response has one cohort, its k raters; a hidden
-    gold check, judged by more experts than k, gets one thread per cohort, so its discussion
-    looks exactly like an ordinary one, and an incomplete last cohort waits like a response
-    waiting for its other raters.
+    The one definition of who discusses a blind-test response together (the home page, the
+    judging page, the thread and every write use it). Raters are grouped by submission order
+    into cohorts of k (`position` is the expert's 0-based place in that order, `submitted` how
+    many have submitted). An ordinary response has one cohort, its k raters; a hidden gold
+    check, judged by more experts than k, gets one thread per cohort, so its discussion looks
+    exactly like an ordinary one. A cohort opens when its k raters have submitted; once the
+    campaign is closed, a short cohort opens among whoever judged (an ordinary response left
+    with fewer than k raters, or a gold check's last cohort), so neither waits for ever and
+    a thread that never opened marks nothing.
     """
-    campaign: Campaign = campaign_response.campaign
-    _, end = cohort_bounds(position, campaign.overlap)
-    return campaign.kind == Campaign.Kind.BLIND_TEST and own_submitted and submitted_count >= end
+    if campaign.kind != Campaign.Kind.BLIND_TEST or not 0 <= position < submitted:
+        return None
+    k = max(campaign.overlap, 1)
+    start = (position // k) * k
+    if submitted >= start + k:
+        return slice(start, start + k)
+    if campaign.status == Campaign.Status.CLOSED:
+        return slice(start, submitted)
+    return None
 
 
 def discussion_open_for(assignment: Assignment) -> bool:
@@ -314,9 +317,7 @@ def discussion_open_for(assignment: Assignment) -> bool:
         total=Count("id"),
         before=Count("id", filter=Q(submitted_at__lt=own_time) | Q(submitted_at=own_time, id__lt=assignment.pk)),
     )
-    return discussion_is_open(
-        campaign_response=assignment.campaign_response, submitted_count=counts["total"], own_submitted=True, position=counts["before"]
-    )
+    return discussion_cohort(campaign=assignment.campaign_response.campaign, position=counts["before"], submitted=counts["total"]) is not None
 
 
 def mark_discussion_seen(*, assignment: Assignment, expert) -> None:

@@ -127,3 +127,28 @@ def test_a_gold_thread_has_the_same_shape_as_an_ordinary_one(pair_workspace, cas
     detail = {k: v for k, v in client.get(reverse("api-ws-assignment", args=[gold[1].public_id])).json().items()}
     assert set(detail) == set(client.get(reverse("api-ws-assignment", args=[ordinary[1].public_id])).json())
     assert detail["discussion_open"] is True
+
+
+def test_once_the_campaign_closes_every_short_cohort_opens_among_whoever_judged(pair_workspace, cast, client_for):
+    """A thread that never opened would mark a gold check's last cohort: at close, short threads open alike."""
+    from annotation.models import Campaign
+    from annotation.services.campaigns import set_campaign_status
+
+    gold = [judge_fully(pair_workspace.reserve(e, "dm0001", GOLD)) for e in cast.experts]
+    lone = judge_fully(pair_workspace.reserve(cast.experts[2], "dm0001", ORDINARY))
+    third = client_for(cast.experts[2])
+    for waiting in (gold[2], lone):
+        assert third.get(reverse("api-ws-discussion", args=[waiting.public_id])).status_code == 404
+
+    set_campaign_status(campaign=pair_workspace.campaign, status=Campaign.Status.CLOSED)
+    shapes = []
+    for waiting in (gold[2], lone):
+        payload = _thread(third, waiting)
+        assert _participants(payload) == 0 and payload["comments"] == []  # nobody else, and nothing said yet
+        assert third.get(reverse("api-ws-assignment", args=[waiting.public_id])).json()["discussion_open"] is True
+        for stance in payload["stances"]:
+            stance.pop("criterion")
+        shapes.append(payload)
+    assert shapes[0] == shapes[1]
+    # The full first cohort keeps its two participants.
+    assert _participants(_thread(client_for(cast.experts[0]), gold[0])) == 2
