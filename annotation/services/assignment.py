@@ -21,6 +21,7 @@ work in a gold set: it is only the pool blind tests draw their gold checks from.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import sys
@@ -300,14 +301,19 @@ def expert_order(seed: int, expert_id: int, campaign_response_id: int) -> int:
     return int.from_bytes(digest, "big")
 
 
+@functools.lru_cache(maxsize=4)
+def _draw_key(secret: str) -> bytes:
+    """The 32-byte BLAKE2 key derived from the installation's secret (derived once per secret, not per draw)."""
+    return hashlib.blake2b(secret.encode(), digest_size=32).digest()
+
+
 def keyed_uniform(*parts: object) -> float:
     """A uniform in [0, 1) from a BLAKE2 hash of the parts, keyed with the installation's secret.
 
     Keyed, so an expert who knows the code, their own id and a campaign's seed still cannot
     work out which of their pulls are gold checks or when a quality decision falls due.
     """
-    key = hashlib.blake2b(settings.SECRET_KEY.encode(), digest_size=32).digest()
-    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), key=key, digest_size=8).digest()
+    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), key=_draw_key(settings.SECRET_KEY), digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2**64
 
 
