@@ -3,14 +3,13 @@
 import uuid
 from collections.abc import Sequence
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import NoReverseMatch
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
-from rest_framework import parsers, serializers, status, viewsets
+from rest_framework import parsers, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
@@ -20,7 +19,6 @@ from rest_framework.reverse import reverse as drf_reverse
 from rest_framework.views import APIView
 
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
-from heartbench_core.jsonl import InputFileError
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from heartbench_core.services.datasets import diff_versions, export_lines, import_heartbench
@@ -30,26 +28,14 @@ IsStaff = role_permission(*STAFF_ROLES)
 IsAdmin = role_permission(Role.ADMIN)
 
 
-def error_response(exc: DjangoValidationError) -> Response:
-    """Map a service's ValidationError to a 400 whose body names file, line and field."""
-    if isinstance(exc, InputFileError):
-        body = {"detail": "nothing was written", "errors": [e.as_dict() for e in exc.errors]}
-        if exc.truncated:
-            body["more_errors"] = exc.truncated
-        return Response(body, status=status.HTTP_400_BAD_REQUEST)
-    if hasattr(exc, "error_dict"):
-        return Response({"detail": "nothing was written", "errors": exc.message_dict}, status=400)
-    return Response({"detail": "nothing was written", "errors": exc.messages}, status=400)
-
-
 class FileImportView(APIView):
     """An upload that a service imports, with the same rules and errors as the matching command.
 
     A subclass names `input_serializer` (the multipart form), `run(data, user)` (the service
     call) and `respond(outcome)`; it declares its schema with
     `extend_schema_view(post=extend_schema(request=..., responses=...))`. A bad form is DRF's
-    400; the service's ValidationError is the 400 of `error_response` (file, line, field), and
-    the service has written nothing.
+    400; the service's ValidationError is the API's 400 naming file, line and field
+    (`heartbench_core.api_errors`), and the service has written nothing.
     """
 
     permission_classes = [IsAdmin]
@@ -59,11 +45,7 @@ class FileImportView(APIView):
     def post(self, request):
         form = self.input_serializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            outcome = self.run(form.validated_data, request.user)
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return self.respond(outcome)
+        return self.respond(self.run(form.validated_data, request.user))
 
     def run(self, data: dict, user):
         raise NotImplementedError
@@ -144,6 +126,71 @@ class ComputedListView(GenericAPIView):
         return response
 
 
+class ChangedItemSerializer(serializers.Serializer):
+    question_id = serializers.CharField()
+    fields = serializers.ListField(child=serializers.CharField(), help_text="What changed: item fields, and `rubric`.")
+
+
+class ChangedCriterionSerializer(serializers.Serializer):
+    question_id = serializers.CharField()
+    position = serializers.IntegerField(help_text="Its position in the item, in the version that has it.")
+    ability = serializers.CharField()
+    text = serializers.CharField()
+
+
+class RewordedCriterionSerializer(serializers.Serializer):
+    question_id = serializers.CharField()
+    old_position = serializers.IntegerField()
+    position = serializers.IntegerField()
+    before = serializers.CharField(help_text="The older text.")
+    after = serializers.CharField(help_text="The newer text.")
+
+
+class ReweightedCriterionSerializer(serializers.Serializer):
+    question_id = serializers.CharField()
+    old_position = serializers.IntegerField()
+    position = serializers.IntegerField()
+    before = serializers.IntegerField(allow_null=True, help_text="The older weight.")
+    after = serializers.IntegerField(allow_null=True, help_text="The newer weight.")
+    text = serializers.CharField()
+
+
+class RelabelledCriterionSerializer(serializers.Serializer):
+    question_id = serializers.CharField()
+    old_position = serializers.IntegerField()
+    position = serializers.IntegerField()
+    before = serializers.CharField(help_text="The older ability label.")
+    after = serializers.CharField(help_text="The newer ability label.")
+    text = serializers.CharField()
+
+
+class ChangelogSummarySerializer(serializers.Serializer):
+    """How many entries each list of the changelog holds."""
+
+    items_added = serializers.IntegerField()
+    items_removed = serializers.IntegerField()
+    items_changed = serializers.IntegerField()
+    criteria_added = serializers.IntegerField()
+    criteria_removed = serializers.IntegerField()
+    criteria_reworded = serializers.IntegerField()
+    criteria_reweighted = serializers.IntegerField()
+    criteria_relabelled = serializers.IntegerField()
+
+
+class ChangelogSerializer(serializers.Serializer):
+    """What changed from one version of a dataset to another (`heartbench_core.versioning.changelog`)."""
+
+    items_added = serializers.ListField(child=serializers.CharField(), help_text="Question ids.")
+    items_removed = serializers.ListField(child=serializers.CharField(), help_text="Question ids.")
+    items_changed = ChangedItemSerializer(many=True)
+    criteria_added = ChangedCriterionSerializer(many=True)
+    criteria_removed = ChangedCriterionSerializer(many=True)
+    criteria_reworded = RewordedCriterionSerializer(many=True)
+    criteria_reweighted = ReweightedCriterionSerializer(many=True)
+    criteria_relabelled = RelabelledCriterionSerializer(many=True)
+    summary = ChangelogSummarySerializer()
+
+
 class DatasetSerializer(serializers.ModelSerializer):
     class Meta:
         model = Dataset
@@ -196,6 +243,18 @@ class LanguageModelSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "notes", "created_at"]
 
 
+class ImportedVersionSerializer(VersionSerializer):
+    """The version an import made (201) or found already there with the same content (200)."""
+
+    created = serializers.SerializerMethodField(help_text="False when an identical version was already there: nothing was written.")
+
+    class Meta(VersionSerializer.Meta):
+        fields = [*VersionSerializer.Meta.fields, "created"]
+
+    def get_created(self, version) -> bool:
+        return self.context["created"]
+
+
 class ResponseSerializer(serializers.ModelSerializer):
     dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
     model = serializers.SlugRelatedField(slug_field="name", read_only=True)
@@ -224,7 +283,10 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
             qs = qs.filter(dataset__name=dataset)
         return qs
 
-    @extend_schema(responses={200: serializers.DictField()})
+    @extend_schema(
+        parameters=[OpenApiParameter("against", str, description="The label of the older version (default: the parent).")],
+        responses={200: ChangelogSerializer},
+    )
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None):
         """Changelog from ?against=LABEL (default: the parent) to this version."""
@@ -235,7 +297,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
         )
         if against is None:
             return Response({"detail": "this version has no parent; pass ?against=LABEL"}, status=400)
-        return Response(diff_versions(against, version))
+        return Response(ChangelogSerializer(diff_versions(against, version)).data)
 
     @extend_schema(responses={(200, "application/x-ndjson"): str})
     @action(detail=True, methods=["get"])
@@ -325,7 +387,7 @@ class HeartbenchImportSerializer(serializers.Serializer):
     difficulty = serializers.ChoiceField(choices=["hard", "normal"], required=False)
 
 
-@extend_schema_view(post=extend_schema(request=HeartbenchImportSerializer, responses={201: VersionSerializer, 200: VersionSerializer}))
+@extend_schema_view(post=extend_schema(request=HeartbenchImportSerializer, responses={201: ImportedVersionSerializer, 200: ImportedVersionSerializer}))
 class ImportHeartbenchView(FileImportView):
     """Import an upstream HeartBench JSONL file as a new dataset version (same rules as the command)."""
 
@@ -343,8 +405,7 @@ class ImportHeartbenchView(FileImportView):
         )
 
     def respond(self, outcome):
-        body = VersionSerializer(outcome.version).data
-        body["created"] = outcome.created
+        body = ImportedVersionSerializer(outcome.version, context={"created": outcome.created}).data
         return Response(body, status=201 if outcome.created else 200)
 
 
@@ -355,7 +416,13 @@ class ResponsesImportSerializer(serializers.Serializer):
     version = serializers.CharField(max_length=64, required=False, allow_blank=True)
 
 
-@extend_schema_view(post=extend_schema(request=ResponsesImportSerializer, responses={201: serializers.DictField()}))
+class ImportedResponsesSerializer(serializers.Serializer):
+    model = serializers.CharField(source="model.name")
+    created = serializers.IntegerField(help_text="Responses written.")
+    unchanged = serializers.IntegerField(help_text="Responses already there with the same text.")
+
+
+@extend_schema_view(post=extend_schema(request=ResponsesImportSerializer, responses={201: ImportedResponsesSerializer}))
 class ImportResponsesView(FileImportView):
     """Import one model's answer file (`{"question_id", "response"}` lines)."""
 
@@ -371,4 +438,4 @@ class ImportResponsesView(FileImportView):
         )
 
     def respond(self, outcome):
-        return Response({"model": outcome.model.name, "created": outcome.created, "unchanged": outcome.unchanged}, status=201)
+        return Response(ImportedResponsesSerializer(outcome).data, status=201)

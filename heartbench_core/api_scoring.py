@@ -1,6 +1,7 @@
 """REST API of scoring: judge runs, judge-verdict import, and scores (admins and rubric authors only)."""
 
-from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
+from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
@@ -9,11 +10,11 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api import FileImportView, error_response
+from heartbench_core.api import FileImportView
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope, record_exposures
+from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.models import JudgeRun, LanguageModel
 from heartbench_core.roles import Role, role_permission
-from heartbench_core.scoring import CATASTROPHIC_MODES
 from heartbench_core.services.judging import import_judge_verdicts
 from heartbench_core.services.scoring import SUBSETS, score_model
 
@@ -32,6 +33,35 @@ class JudgeRunSerializer(serializers.ModelSerializer):
             "id", "dataset", "version", "model", "judge", "label", "created_by", "created_at",
             "source", "note", "question_count", "verdict_count",
         ]
+
+
+class ImportedRunSerializer(JudgeRunSerializer):
+    """The judge run an import made (201) or found already there with the same verdicts (200), with what it covers."""
+
+    created = serializers.SerializerMethodField(help_text="False when an identical run was already there: nothing was written.")
+    uncovered = serializers.SerializerMethodField(help_text="Questions of the version the run holds no verdict for.")
+    responses_created = serializers.SerializerMethodField(help_text="Responses the import wrote for the model.")
+
+    class Meta(JudgeRunSerializer.Meta):
+        fields = [*JudgeRunSerializer.Meta.fields, "created", "uncovered", "responses_created"]
+
+    def get_created(self, run) -> bool:
+        return self.context["outcome"].created
+
+    def get_uncovered(self, run) -> int:
+        return self.context["outcome"].uncovered
+
+    def get_responses_created(self, run) -> int:
+        return self.context["outcome"].responses_created
+
+
+class RunVerdictSerializer(serializers.Serializer):
+    question_id = serializers.CharField(source="criterion__item__question_id")
+    position = serializers.IntegerField(source="criterion__position", help_text="The criterion's position in its item.")
+    criterion = serializers.IntegerField(source="criterion_id")
+    revision = serializers.IntegerField(source="criterion__revision", help_text="The criterion revision the verdict was made against.")
+    hit = serializers.BooleanField()
+    rationale = serializers.CharField()
 
 
 class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
@@ -69,8 +99,8 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
             raise PermissionDenied(CLOSED_MODEL)
         return run
 
-    @extend_schema(responses={200: serializers.ListField(child=serializers.DictField())})
-    @action(detail=True, methods=["get"])
+    @extend_schema(responses={200: RunVerdictSerializer(many=True)})
+    @action(detail=True, methods=["get"], pagination_class=None)  # one document, not a page (tests/api/test_lists_are_paginated.py)
     def verdicts(self, request, pk=None):
         """Every verdict of the run: question, criterion position and id, hit, rationale."""
         run = self.get_object()
@@ -78,19 +108,7 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
             "response_id", "criterion_id", "criterion__item__question_id", "criterion__position", "criterion__revision", "hit", "rationale"
         ))
         record_exposures(user=request.user, response_ids={r["response_id"] for r in rows}, via="api-judge-verdicts")
-        return Response(
-            [
-                {
-                    "question_id": r["criterion__item__question_id"],
-                    "position": r["criterion__position"],
-                    "criterion": r["criterion_id"],
-                    "revision": r["criterion__revision"],
-                    "hit": r["hit"],
-                    "rationale": r["rationale"],
-                }
-                for r in rows
-            ]
-        )
+        return Response(RunVerdictSerializer(rows, many=True).data)
 
 
 class VerdictImportSerializer(serializers.Serializer):
@@ -103,7 +121,7 @@ class VerdictImportSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-@extend_schema_view(post=extend_schema(request=VerdictImportSerializer, responses={201: JudgeRunSerializer, 200: JudgeRunSerializer}))
+@extend_schema_view(post=extend_schema(request=VerdictImportSerializer, responses={201: ImportedRunSerializer, 200: ImportedRunSerializer}))
 class ImportVerdictsView(FileImportView):
     """Import a judge output file (upstream question_score.jsonl) as a judge run; same rules as the command."""
 
@@ -124,8 +142,7 @@ class ImportVerdictsView(FileImportView):
         )
 
     def respond(self, outcome):
-        body = JudgeRunSerializer(outcome.run).data
-        body.update(created=outcome.created, uncovered=outcome.uncovered, responses_created=outcome.responses_created)
+        body = ImportedRunSerializer(outcome.run, context={"outcome": outcome}).data
         return Response(body, status=201 if outcome.created else 200)
 
 
@@ -142,10 +159,44 @@ class ScoresQuerySerializer(serializers.Serializer):
     questions = serializers.BooleanField(default=False)
 
 
+class QuestionScoreSerializer(serializers.Serializer):
+    question_id = serializers.CharField()
+    score = serializers.FloatField(allow_null=True)
+    catastrophic = serializers.BooleanField(help_text="A catastrophic criterion was hit.")
+    abilities = serializers.DictField(child=serializers.FloatField(), help_text="Normalised score per ability present in the question.")
+    difficulty = serializers.CharField()
+    scene = serializers.CharField()
+
+
+class ScoreSerializer(serializers.Serializer):
+    """One model's scores (`score --format json`); a score that cannot be computed is null, with its reason in `undefined`."""
+
+    overall = serializers.FloatField(allow_null=True)
+    abilities = serializers.DictField(child=serializers.FloatField(allow_null=True), help_text="Score per ability label.")
+    dimensions = serializers.DictField(child=serializers.FloatField(allow_null=True), help_text="Score per dimension.")
+    questions_scored = serializers.IntegerField()
+    questions_dropped = serializers.IntegerField(help_text="Questions of the subset left out: some criterion has no verdict.")
+    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, help_text="How catastrophic criteria were scored.")
+    subset = serializers.ChoiceField(choices=SUBSETS)
+    scene = serializers.CharField(allow_null=True)
+    version = serializers.CharField(help_text="The dataset version's label.")
+    ability_questions = serializers.DictField(child=serializers.IntegerField(), help_text="Scored questions per ability label.")
+    questions_incomplete = serializers.IntegerField()
+    questions_catastrophic = serializers.IntegerField()
+    verdicts_used = serializers.IntegerField()
+    verdicts_stale = serializers.IntegerField(help_text="Verdicts made against an older meaning of their criterion: not counted.")
+    verdicts_unmatched = serializers.IntegerField()
+    undefined = serializers.DictField(child=serializers.CharField(), help_text="Why each null score is null, by its name.")
+    questions = QuestionScoreSerializer(many=True, required=False, help_text="Per-question scores, when asked (`questions=true`).")
+    source = serializers.CharField(help_text="The verdicts scored, in words.")
+
+
 class ScoresView(APIView):
     """One model's scores from a verdict source: the same JSON as `score --format json`."""
 
     permission_classes = [IsScoringStaff]
+    # Scoring writes nothing: a source it cannot score is "no score" (with the field or message).
+    validation_error_detail = _("no score")
 
     @extend_schema(
         parameters=[
@@ -153,7 +204,7 @@ class ScoresView(APIView):
             for name in ("dataset", "model", "source", "judge", "run", "version", "subset", "scene", "catastrophic")
         ]
         + [OpenApiParameter("questions", OpenApiTypes.BOOL, description="include per-question scores")],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: ScoreSerializer},
     )
     def get(self, request):
         query = ScoresQuerySerializer(data=request.query_params)
@@ -164,22 +215,16 @@ class ScoresView(APIView):
             name=q["model"], responses__dataset__name=q["dataset"], responses__pk__in=scope.response_ids
         ).exists():
             raise PermissionDenied(CLOSED_MODEL)
-        try:
-            result, verdicts = score_model(
-                dataset_name=q["dataset"],
-                model_name=q["model"],
-                source=q["source"],
-                judge=q.get("judge"),
-                run=q.get("run"),
-                version_label=q.get("version"),
-                subset=q["subset"],
-                scene=q.get("scene"),
-                mode=q["catastrophic"],
-            )
-        except DjangoValidationError as exc:
-            body = error_response(exc)
-            body.data["detail"] = "no score"
-            return body
-        body = result.as_json(include_questions=q["questions"])
-        body["source"] = verdicts.description
-        return Response(body)
+        result, verdicts = score_model(
+            dataset_name=q["dataset"],
+            model_name=q["model"],
+            source=q["source"],
+            judge=q.get("judge"),
+            run=q.get("run"),
+            version_label=q.get("version"),
+            subset=q["subset"],
+            scene=q.get("scene"),
+            mode=q["catastrophic"],
+        )
+        body = {**result.as_json(include_questions=q["questions"]), "source": verdicts.description}
+        return Response(ScoreSerializer(body).data)
