@@ -5,27 +5,26 @@ answers 404 like an id that does not exist. Serializers here are blind by constr
 name no model, no other expert, no verdict, no gold flag.
 """
 
-from django.core.exceptions import PermissionDenied
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import selectors_workspace as selectors
-from annotation.models import Assignment, Campaign, CorrectionRequest
+from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from heartbench_core.api import choice_param, enum_param, error_response, valid_query
+from heartbench_core.api import choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.roles import Role, role_permission
 
 IsExpert = role_permission(Role.EXPERT)
 IsAdmin = role_permission(Role.ADMIN)
+CRITERION_KINDS = ("reward", "penalty", "catastrophic")
 
 
 # --- serializers -----------------------------------------------------------------------------
@@ -67,7 +66,7 @@ class CorrectionInputSerializer(serializers.Serializer):
     judgments = JudgmentEntrySerializer(many=True)
 
 
-class DecisionInputSerializer(serializers.Serializer):
+class CorrectionDecisionInputSerializer(serializers.Serializer):
     accept = serializers.BooleanField()
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=services.COMMENT_MAX_CHARS)
 
@@ -102,37 +101,146 @@ class AssignmentSummarySerializer(serializers.ModelSerializer):
         return reverse("annotation:judge", args=[obj.public_id])
 
 
-def criterion_payload(row: selectors.CriterionRow, *, show_weights: bool) -> dict:
-    body = {
-        "id": row.criterion.pk,
-        "number": row.number,
-        "kind": row.kind,
-        "ability": row.criterion.ability,
-        "ability_name": row.ability_name,
-        "text": row.criterion.text,
-    }
-    if show_weights:
-        body["weight"] = row.criterion.weight
-    return body
+class DialogueTurnSerializer(serializers.Serializer):
+    role = serializers.CharField(help_text="The speaker: A or B.")
+    content = serializers.CharField()
 
 
-def detail_payload(page: selectors.JudgingPage) -> dict:
-    a = page.assignment
-    return {
-        **AssignmentSummarySerializer(a).data,
-        "dialogue": [{"role": t.get("role"), "content": t.get("content")} for t in page.dialogue],
-        "response": page.response_text,
-        "rationale_min_chars": page.campaign.rationale_min_chars,
-        "show_weights": page.campaign.show_weights,
-        "criteria": [criterion_payload(r, show_weights=page.campaign.show_weights) for r in page.rows],
-        "judgments": [{"criterion": r.criterion.pk, "rationale": r.rationale, "hit": r.hit} for r in page.rows if r.rationale or r.hit is not None],
-        "progress": {"done": page.progress.done, "assigned": page.progress.assigned, "total": page.progress.total},
-        "active_seconds": a.active_seconds,
-        "next": page.next_public_id,
-        "discussion_open": page.discussion_open,
-        "unclear_reported": [r.criterion.pk for r in page.rows if r.reported_unclear],
-        "problem_reported": page.problem_reported,
-    }
+class WorkspaceCriterionSerializer(serializers.Serializer):
+    """A criterion as the expert judges it; its weight only when the campaign shows weights."""
+
+    id = serializers.IntegerField(source="criterion.pk")
+    number = serializers.IntegerField(help_text="Its number on the judging page.")
+    kind = serializers.ChoiceField(choices=CRITERION_KINDS)
+    ability = serializers.CharField(source="criterion.ability")
+    ability_name = serializers.CharField()
+    text = serializers.CharField(source="criterion.text")
+    weight = serializers.IntegerField(
+        source="criterion.weight", required=False, allow_null=True, help_text="Present only when the campaign shows weights."
+    )
+
+    def to_representation(self, row):
+        body = super().to_representation(row)
+        if not self.context.get("show_weights"):
+            del body["weight"]
+        return body
+
+
+class OwnJudgmentSerializer(serializers.Serializer):
+    criterion = serializers.IntegerField(source="criterion.pk")
+    rationale = serializers.CharField()
+    hit = serializers.BooleanField(allow_null=True, help_text="Null until the expert says hit or miss.")
+
+
+class WorkProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    assigned = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class AssignmentDetailSerializer(serializers.Serializer):
+    """One of the expert's assignments (the assignment summary's fields, then what the judging page shows)."""
+
+    id = serializers.CharField(source="assignment.public_id")
+    campaign = CampaignBriefSerializer(source="assignment.campaign_response.campaign")
+    question_id = serializers.CharField(source="assignment.campaign_response.item.question_id")
+    status = serializers.ChoiceField(source="assignment.status", choices=Assignment.Status.choices)
+    reserved_at = serializers.DateTimeField(source="assignment.reserved_at")
+    expires_at = serializers.DateTimeField(source="assignment.expires_at", allow_null=True)
+    draft_saved_at = serializers.DateTimeField(source="assignment.draft_saved_at", allow_null=True)
+    submitted_at = serializers.DateTimeField(source="assignment.submitted_at", allow_null=True)
+    url = serializers.SerializerMethodField(help_text="The judging page of the assignment.")
+    dialogue = DialogueTurnSerializer(many=True)
+    response = serializers.CharField(source="response_text")
+    rationale_min_chars = serializers.IntegerField(source="campaign.rationale_min_chars")
+    show_weights = serializers.BooleanField(source="campaign.show_weights")
+    criteria = serializers.SerializerMethodField()
+    judgments = serializers.SerializerMethodField(help_text="The expert's own judgments so far (criteria with a rationale or a hit/miss).")
+    progress = WorkProgressSerializer(help_text="The expert's progress in the campaign.")
+    active_seconds = serializers.IntegerField(source="assignment.active_seconds")
+    next = serializers.CharField(source="next_public_id", allow_null=True, help_text="The expert's next open assignment, if any.")
+    discussion_open = serializers.BooleanField()
+    unclear_reported = serializers.SerializerMethodField(help_text="Criteria (ids) the expert reported as unclear.")
+    problem_reported = serializers.BooleanField()
+
+    def get_url(self, page) -> str:
+        return reverse("annotation:judge", args=[page.assignment.public_id])
+
+    @extend_schema_field(WorkspaceCriterionSerializer(many=True))
+    def get_criteria(self, page):
+        return WorkspaceCriterionSerializer(page.rows, many=True, context={"show_weights": page.campaign.show_weights}).data
+
+    @extend_schema_field(OwnJudgmentSerializer(many=True))
+    def get_judgments(self, page):
+        return OwnJudgmentSerializer([r for r in page.rows if r.rationale or r.hit is not None], many=True).data
+
+    def get_unclear_reported(self, page) -> list[int]:
+        return [r.criterion.pk for r in page.rows if r.reported_unclear]
+
+
+class DraftSavedSerializer(serializers.ModelSerializer):
+    saved_at = serializers.DateTimeField(source="draft_saved_at")
+
+    class Meta:
+        model = Assignment
+        fields = ["saved_at", "active_seconds", "expires_at"]
+
+
+class ActiveTimeSerializer(serializers.Serializer):
+    active_seconds = serializers.IntegerField(help_text="Time on task so far, in seconds.")
+
+
+class SubmittedSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="public_id")
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "status", "submitted_at"]
+
+
+class UnclearReportSerializer(serializers.ModelSerializer):
+    criterion = serializers.IntegerField(source="criterion_id")
+
+    class Meta:
+        model = UnclearCriterionReport
+        fields = ["id", "criterion", "created_at"]
+
+
+class ProblemReportSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ItemProblemReport
+        fields = ["id", "created_at"]
+
+
+class DiscussionCommentSerializer(serializers.Serializer):
+    author = serializers.CharField(source="author_label", help_text="A pseudonym, the same for one participant throughout the thread.")
+    own = serializers.BooleanField(source="is_own")
+    criterion_number = serializers.IntegerField(allow_null=True, help_text="The criterion the comment is about, if any.")
+    body = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class StanceSerializer(serializers.Serializer):
+    criterion = serializers.IntegerField()
+    number = serializers.IntegerField()
+    hit = serializers.IntegerField(help_text="Participants whose stance is hit.")
+    miss = serializers.IntegerField(help_text="Participants whose stance is miss.")
+    mine = serializers.BooleanField(allow_null=True, help_text="The expert's own stance; null when they have none.")
+
+
+class DiscussionSerializer(serializers.Serializer):
+    """The thread of a response: its comments and, per criterion, the participants' hit/miss stances."""
+
+    comments = DiscussionCommentSerializer(many=True)
+    stances = serializers.SerializerMethodField()
+
+    @extend_schema_field(StanceSerializer(many=True))
+    def get_stances(self, thread):
+        rows = [
+            {"criterion": row.criterion.pk, "number": row.number, "hit": tally["hit"], "miss": tally["miss"], "mine": tally["mine"]}
+            for row, tally in thread.stances
+        ]
+        return StanceSerializer(rows, many=True).data
 
 
 ACCEPT_EFFECTS = {
@@ -236,104 +344,84 @@ class MyAssignmentsView(ListAPIView):
 class NextResponseView(ExpertView):
     """Reserve the next response of a campaign (or return the expert's open reservation there)."""
 
-    @extend_schema(request=NextInputSerializer, responses={200: serializers.DictField(), 204: None})
+    @extend_schema(request=NextInputSerializer, responses={200: AssignmentDetailSerializer, 204: None})
     def post(self, request):
         data = _valid(NextInputSerializer, request)
         campaign = get_object_or_404(selectors.campaigns_for_expert(request.user).select_related("settings"), pk=data["campaign"])
-        try:
-            assignment = assign_next_response(expert=request.user, campaign=campaign)
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        except PermissionDenied as exc:
-            return Response({"detail": str(exc)}, status=403)
+        assignment = assign_next_response(expert=request.user, campaign=campaign)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         assignment = selectors.assignment_for_expert(request.user, assignment.public_id)
-        return Response(detail_payload(selectors.judging_page(assignment)))
+        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment)).data)
 
 
 class AssignmentDetailView(ExpertView):
     """One of the expert's assignments: dialogue, response, criteria and their own judgments."""
 
-    @extend_schema(responses=serializers.DictField())
+    @extend_schema(responses=AssignmentDetailSerializer)
     def get(self, request, public_id):
-        return Response(detail_payload(selectors.judging_page(self.own(request, public_id))))
+        return Response(AssignmentDetailSerializer(selectors.judging_page(self.own(request, public_id))).data)
 
 
 class DraftView(ExpertView):
     """Autosave: upsert rationale and hit/miss of some criteria (and report time on task)."""
 
-    @extend_schema(request=DraftInputSerializer, responses=serializers.DictField())
+    @extend_schema(request=DraftInputSerializer, responses=DraftSavedSerializer)
     def post(self, request, public_id):
         assignment = self.own_ref(request, public_id)
         data = _valid(DraftInputSerializer, request)
-        try:
-            saved = services.save_draft(
-                assignment=assignment, expert=request.user, entries=_entries(data["judgments"]), active_seconds=data["active_seconds"]
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response({"saved_at": saved.draft_saved_at, "active_seconds": saved.active_seconds, "expires_at": saved.expires_at})
+        saved = services.save_draft(
+            assignment=assignment, expert=request.user, entries=_entries(data["judgments"]), active_seconds=data["active_seconds"]
+        )
+        return Response(DraftSavedSerializer(saved).data)
 
 
 class TimeView(ExpertView):
     """Report time on task (seconds with the page visible)."""
 
-    @extend_schema(request=TimeInputSerializer, responses=serializers.DictField())
+    @extend_schema(request=TimeInputSerializer, responses=ActiveTimeSerializer)
     def post(self, request, public_id):
         assignment = self.own_ref(request, public_id)
         data = _valid(TimeInputSerializer, request)
-        try:
-            total = services.record_active_time(assignment=assignment, expert=request.user, seconds=data["active_seconds"])
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response({"active_seconds": total})
+        total = services.record_active_time(assignment=assignment, expert=request.user, seconds=data["active_seconds"])
+        return Response(ActiveTimeSerializer({"active_seconds": total}).data)
 
 
 class SubmitView(ExpertView):
     """Submit: every criterion needs a rationale and then hit/miss; immutable afterwards."""
 
-    @extend_schema(request=DraftInputSerializer, responses=serializers.DictField())
+    @extend_schema(request=DraftInputSerializer, responses=SubmittedSerializer)
     def post(self, request, public_id):
         assignment = self.own_ref(request, public_id)
         data = _valid(DraftInputSerializer, request)
-        try:
-            if data["judgments"]:
-                services.save_draft(assignment=assignment, expert=request.user, entries=_entries(data["judgments"]))
-            done = services.submit_assignment(assignment=assignment, expert=request.user, active_seconds=data["active_seconds"])
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response({"id": done.public_id, "status": done.status, "submitted_at": done.submitted_at})
+        if data["judgments"]:
+            services.save_draft(assignment=assignment, expert=request.user, entries=_entries(data["judgments"]))
+        done = services.submit_assignment(assignment=assignment, expert=request.user, active_seconds=data["active_seconds"])
+        return Response(SubmittedSerializer(done).data)
 
 
 class UnclearReportView(ExpertView):
     """Report a criterion as unclear (goes to the rubric authors' work list)."""
 
-    @extend_schema(request=UnclearInputSerializer, responses={201: serializers.DictField()})
+    @extend_schema(request=UnclearInputSerializer, responses={201: UnclearReportSerializer})
     def post(self, request, public_id):
         assignment = self.own(request, public_id)
         data = _valid(UnclearInputSerializer, request)
-        try:
-            report = services.report_unclear_criterion(
-                assignment=assignment, expert=request.user, criterion_id=data["criterion"], comment=data["comment"]
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response({"id": report.pk, "criterion": report.criterion_id, "created_at": report.created_at}, status=201)
+        report = services.report_unclear_criterion(
+            assignment=assignment, expert=request.user, criterion_id=data["criterion"], comment=data["comment"]
+        )
+        return Response(UnclearReportSerializer(report).data, status=201)
 
 
 class ProblemReportView(ExpertView):
     """Report a problem with the item or the response as a whole."""
 
-    @extend_schema(request=CommentInputSerializer, responses={201: serializers.DictField()})
+    @extend_schema(request=CommentInputSerializer, responses={201: ProblemReportSerializer})
     def post(self, request, public_id):
         assignment = self.own(request, public_id)
         data = _valid(CommentInputSerializer, request)
-        try:
-            report = services.report_item_problem(assignment=assignment, expert=request.user, comment=data["comment"])
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response({"id": report.pk, "created_at": report.created_at}, status=201)
+        report = services.report_item_problem(assignment=assignment, expert=request.user, comment=data["comment"])
+        return Response(ProblemReportSerializer(report).data, status=201)
 
 
 class CorrectionsView(ExpertView):
@@ -348,62 +436,40 @@ class CorrectionsView(ExpertView):
     def post(self, request, public_id):
         assignment = self.own(request, public_id)
         data = _valid(CorrectionInputSerializer, request)
-        try:
-            correction = services.request_correction(
-                assignment=assignment, expert=request.user, reason=data["reason"], entries=_entries(data["judgments"])
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
+        correction = services.request_correction(
+            assignment=assignment, expert=request.user, reason=data["reason"], entries=_entries(data["judgments"])
+        )
         return Response(CorrectionSerializer(correction).data, status=201)
 
 
 class DiscussionView(ExpertView):
     """The discussion of a response, for the experts who judged it, once all k judgments are in."""
 
-    @extend_schema(responses=serializers.DictField())
+    @extend_schema(responses=DiscussionSerializer)
     def get(self, request, public_id):
         assignment = self.own(request, public_id)
         thread = selectors.discussion(assignment)
         # The thread shows other raters' stances: a correction requested from now on is a post-discussion revision.
         services.mark_discussion_seen(assignment=assignment, expert=request.user)
-        return Response(_thread_payload(thread))
+        return Response(DiscussionSerializer(thread).data)
 
-    @extend_schema(request=DiscussionCommentInputSerializer, responses={201: serializers.DictField()})
+    @extend_schema(request=DiscussionCommentInputSerializer, responses={201: DiscussionSerializer})
     def post(self, request, public_id):
         assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionCommentInputSerializer, request)
-        try:
-            services.post_comment(assignment=assignment, expert=request.user, body=data["body"], criterion_id=data["criterion"])
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response(_thread_payload(selectors.discussion(assignment)), status=201)
+        services.post_comment(assignment=assignment, expert=request.user, body=data["body"], criterion_id=data["criterion"])
+        return Response(DiscussionSerializer(selectors.discussion(assignment)).data, status=201)
 
 
 class DiscussionVoteView(ExpertView):
     """Set the expert's hit/miss stance on a criterion in the discussion."""
 
-    @extend_schema(request=DiscussionVoteInputSerializer, responses=serializers.DictField())
+    @extend_schema(request=DiscussionVoteInputSerializer, responses=DiscussionSerializer)
     def post(self, request, public_id):
         assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionVoteInputSerializer, request)
-        try:
-            services.cast_vote(assignment=assignment, expert=request.user, criterion_id=data["criterion"], hit=data["hit"])
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response(_thread_payload(selectors.discussion(assignment)))
-
-
-def _thread_payload(thread: selectors.Discussion) -> dict:
-    return {
-        "comments": [
-            {"author": c.author_label, "own": c.is_own, "criterion_number": c.criterion_number, "body": c.body, "created_at": c.created_at}
-            for c in thread.comments
-        ],
-        "stances": [
-            {"criterion": row.criterion.pk, "number": row.number, "hit": tally["hit"], "miss": tally["miss"], "mine": tally["mine"]}
-            for row, tally in thread.stances
-        ],
-    }
+        services.cast_vote(assignment=assignment, expert=request.user, criterion_id=data["criterion"], hit=data["hit"])
+        return Response(DiscussionSerializer(selectors.discussion(assignment)).data)
 
 
 class AdminCorrectionsView(ListAPIView):
@@ -448,15 +514,12 @@ class DecideCorrectionView(APIView):
 
     permission_classes = [IsAdmin]
 
-    @extend_schema(request=DecisionInputSerializer, responses=AdminCorrectionSerializer)
+    @extend_schema(request=CorrectionDecisionInputSerializer, responses=AdminCorrectionSerializer)
     def post(self, request, correction_id):
         correction = get_object_or_404(CorrectionRequest.objects.select_related("assignment__campaign_response"), pk=correction_id)
         refuse_response(request.user, correction.assignment.campaign_response.response_id)
-        data = _valid(DecisionInputSerializer, request)
-        try:
-            decided = services.decide_correction(correction=correction, admin=request.user, accept=data["accept"], note=data["note"])
-        except DjangoValidationError as exc:
-            return error_response(exc)
+        data = _valid(CorrectionDecisionInputSerializer, request)
+        decided = services.decide_correction(correction=correction, admin=request.user, accept=data["accept"], note=data["note"])
         return Response(AdminCorrectionSerializer(decided).data)
 
 
