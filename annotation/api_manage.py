@@ -7,24 +7,32 @@ tiers (which move with gold accuracy), models or other raters. Everything else i
 
 from datetime import datetime, timedelta
 
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from annotation import selectors
-from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, CampaignResponse, ExpertProfile, ExpertQuality
+from annotation.models import (
+    AdminAlert,
+    Assignment,
+    CalibrationResult,
+    Campaign,
+    CampaignResponse,
+    ExpertProfile,
+    ExpertQuality,
+    Qualification,
+)
 from annotation.services import experts as expert_services
 from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
-from heartbench_core.api import FileImportView, choice_param, enum_param, error_response
+from heartbench_core.api import FileImportView, choice_param, enum_param
 from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.models import User
@@ -45,6 +53,12 @@ class QualitySerializer(serializers.ModelSerializer):
         fields = ["calibration_score", "gold_accuracy", "gold_checks", "gold_criteria", "submitted", "certified_at"]
 
 
+class QualificationSerializer(serializers.Serializer):
+    dimension = serializers.CharField(help_text='A dimension of the taxonomy, or "general".')
+    source = serializers.ChoiceField(choices=Qualification.Source.choices)
+    reason = serializers.CharField()
+
+
 class AdminProfileSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
     effective_tier = serializers.IntegerField(read_only=True)
@@ -60,18 +74,21 @@ class AdminProfileSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["tier", "tier_override", "tier_override_reason", "updated_at"]
 
-    def get_quality(self, obj) -> dict | None:
+    @extend_schema_field(QualitySerializer(allow_null=True, help_text="Null before any figure, or for your own profile while you are an expert of an open campaign."))
+    def get_quality(self, obj):
         request = self.context.get("request")
         if request is not None and obj.user.get_username() == own_quality_hidden(request.user):
             return None  # an admin who is an expert of an open campaign: their own gold figures would date their gold checks
         q = ExpertQuality.objects.filter(profile=obj).first()
         return QualitySerializer(q).data if q else None
 
-    def get_qualifications(self, obj) -> list[dict]:
-        return [
+    @extend_schema_field(QualificationSerializer(many=True))
+    def get_qualifications(self, obj):
+        rows = [
             {"dimension": q.dimension or "general", "source": q.source, "reason": q.reason}
             for q in obj.user.qualifications.order_by("dimension")
         ]
+        return QualificationSerializer(rows, many=True).data
 
 
 class OwnProfileSerializer(serializers.ModelSerializer):
@@ -144,20 +161,14 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
             extra = set(request.data) - {"availability", "reason"}
             if extra:
                 raise PermissionDenied(f"You can change only your availability, not: {', '.join(sorted(extra))}.")
-            try:
-                profile = expert_services.set_own_availability(
-                    user=request.user, availability=form.validated_data["availability"], reason=form.validated_data["reason"]
-                )
-            except DjangoValidationError as exc:
-                return error_response(exc)
+            profile = expert_services.set_own_availability(
+                user=request.user, availability=form.validated_data["availability"], reason=form.validated_data["reason"]
+            )
             return Response(OwnProfileSerializer(profile).data)
         form = AdminProfileSerializer(profile, data=request.data, partial=True)
         form.is_valid(raise_exception=True)
         changes = {k: v for k, v in form.validated_data.items() if k in expert_services.ADMIN_FIELDS}
-        try:
-            profile = expert_services.update_profile(profile=profile, by=request.user, **changes)
-        except DjangoValidationError as exc:
-            return error_response(exc)
+        profile = expert_services.update_profile(profile=profile, by=request.user, **changes)
         return Response(AdminProfileSerializer(profile).data)
 
     @extend_schema(responses={200: OwnProfileSerializer})
@@ -175,10 +186,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
             raise PermissionDenied("Only admins override tiers.")
         form = TierOverrideSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            profile = expert_services.override_tier(profile=self.get_object(), by=request.user, **form.validated_data)
-        except DjangoValidationError as exc:
-            return error_response(exc)
+        profile = expert_services.override_tier(profile=self.get_object(), by=request.user, **form.validated_data)
         return Response(AdminProfileSerializer(profile).data)
 
     @extend_schema(request=QualifySerializer, responses={200: AdminProfileSerializer})
@@ -190,28 +198,47 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         form = QualifySerializer(data=request.data)
         form.is_valid(raise_exception=True)
         profile = self.get_object()
-        try:
-            expert_services.grant_qualification(expert=profile.user, by=request.user, **form.validated_data)
-        except DjangoValidationError as exc:
-            return error_response(exc)
+        expert_services.grant_qualification(expert=profile.user, by=request.user, **form.validated_data)
         return Response(AdminProfileSerializer(profile).data)
 
 
 # --- calibration ---------------------------------------------------------------------------------
 
 
+class DimensionResultSerializer(serializers.Serializer):
+    agreed = serializers.IntegerField()
+    compared = serializers.IntegerField()
+    score = serializers.FloatField()
+    passed = serializers.BooleanField()
+
+
+class CalibrationMissSerializer(serializers.Serializer):
+    """A criterion the expert judged unlike gold, with gold's explanation."""
+
+    position = serializers.IntegerField()
+    ability = serializers.CharField()
+    ability_name = serializers.CharField()
+    dimension = serializers.CharField(help_text="Empty when the ability belongs to no dimension.")
+    text = serializers.CharField()
+    expert_hit = serializers.BooleanField(allow_null=True)
+    gold_hit = serializers.BooleanField()
+    explanation = serializers.CharField(allow_null=True)
+    rationale = serializers.CharField(help_text="The expert's rationale.")
+
+
 class CalibrationResultSerializer(serializers.ModelSerializer):
     campaign = serializers.CharField(source="campaign.name", read_only=True)
     expert = serializers.CharField(source="expert.username", read_only=True)
+    per_dimension = serializers.DictField(child=DimensionResultSerializer(), read_only=True, help_text="The attempt per dimension, by its name.")
     misses = serializers.SerializerMethodField()
 
     class Meta:
         model = CalibrationResult
         fields = ["id", "campaign", "expert", "attempt", "score", "agreed", "compared", "threshold", "passed", "per_dimension", "completed_at", "misses"]
 
-    def get_misses(self, obj) -> list[dict]:
-        keep = ("position", "ability", "ability_name", "dimension", "text", "expert_hit", "gold_hit", "explanation", "rationale")
-        return [{k: row[k] for k in keep} for row in obj.feedback if not row["agreed"]]
+    @extend_schema_field(CalibrationMissSerializer(many=True))
+    def get_misses(self, obj):
+        return CalibrationMissSerializer([row for row in obj.feedback if not row["agreed"]], many=True).data
 
 
 class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet):
@@ -338,6 +365,26 @@ class GoldSetCreateView(FileImportView):
 # --- campaigns -----------------------------------------------------------------------------------
 
 
+class CreatedCampaignSerializer(CampaignSerializer):
+    """A new campaign, with what its sample drew."""
+
+    gold_checks = serializers.SerializerMethodField(help_text="Hidden gold checks drawn into the campaign.")
+    items = serializers.SerializerMethodField(help_text="Items the sample drew.")
+    eligible_experts = serializers.SerializerMethodField(help_text="Experts who may take its work now.")
+
+    class Meta(CampaignSerializer.Meta):
+        fields = [*CampaignSerializer.Meta.fields, "gold_checks", "items", "eligible_experts"]
+
+    def get_gold_checks(self, campaign) -> int:
+        return self.context["outcome"].gold
+
+    def get_items(self, campaign) -> int:
+        return self.context["outcome"].items
+
+    def get_eligible_experts(self, campaign) -> int:
+        return self.context["outcome"].eligible_experts
+
+
 class CampaignCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     dataset = serializers.CharField(max_length=100)
@@ -445,7 +492,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             qs = qs.filter(kind=kind)
         return qs
 
-    @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignSerializer})
+    @extend_schema(request=CampaignCreateSerializer, responses={201: CreatedCampaignSerializer})
     def create(self, request, *args, **kwargs):
         form = CampaignCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -454,31 +501,26 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         if d.get("gold_source"):
             gold_source = Campaign.objects.filter(name=d["gold_source"]).first()
             if gold_source is None:
-                return error_response(DjangoValidationError({"gold_source": f"no campaign named {d['gold_source']!r}"}))
-        try:
-            outcome = create_campaign(
-                name=d["name"],
-                dataset_name=d["dataset"],
-                version_label=d.get("version") or None,
-                model_names=d["models"],
-                sample_fraction=d["sample_fraction"],
-                overlap=d["overlap"],
-                seed=d["seed"],
-                reservation_timeout=timedelta(minutes=d["reservation_timeout_minutes"]),
-                expert_usernames=d.get("experts") or None,
-                requires_qualification=d["requires_qualification"],
-                qualification_per_dimension=d["qualification_per_dimension"],
-                gold_source=gold_source,
-                gold_rate=d["gold_rate"],
-                min_tier_for_hard=d["min_tier_for_hard"],
-                piece_rate=d["piece_rate"],
-                created_by=request.user,
-            )
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        body = CampaignSerializer(outcome.campaign).data
-        body.update(gold_checks=outcome.gold, items=outcome.items, eligible_experts=outcome.eligible_experts)
-        return Response(body, status=201)
+                raise DjangoValidationError({"gold_source": f"no campaign named {d['gold_source']!r}"})
+        outcome = create_campaign(
+            name=d["name"],
+            dataset_name=d["dataset"],
+            version_label=d.get("version") or None,
+            model_names=d["models"],
+            sample_fraction=d["sample_fraction"],
+            overlap=d["overlap"],
+            seed=d["seed"],
+            reservation_timeout=timedelta(minutes=d["reservation_timeout_minutes"]),
+            expert_usernames=d.get("experts") or None,
+            requires_qualification=d["requires_qualification"],
+            qualification_per_dimension=d["qualification_per_dimension"],
+            gold_source=gold_source,
+            gold_rate=d["gold_rate"],
+            min_tier_for_hard=d["min_tier_for_hard"],
+            piece_rate=d["piece_rate"],
+            created_by=request.user,
+        )
+        return Response(CreatedCampaignSerializer(outcome.campaign, context={"outcome": outcome}).data, status=201)
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])
@@ -539,11 +581,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             experts = list(User.objects.filter(username__in=names))
             missing = set(names) - {u.username for u in experts}
             if missing:
-                return error_response(DjangoValidationError({"experts": f"unknown user(s): {', '.join(sorted(missing))}"}))
-        try:
-            result = bulk_assign(campaign=campaign, experts=experts)
-        except DjangoValidationError as exc:
-            return error_response(exc)
+                raise DjangoValidationError({"experts": f"unknown user(s): {', '.join(sorted(missing))}"})
+        result = bulk_assign(campaign=campaign, experts=experts)
         data = BulkAssignResultSerializer(result).data
         if blind_scope(request.user).hides_campaign(campaign.pk):
             data["unfilled"] = []  # which responses other experts hold: not for one of its experts
@@ -553,10 +592,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     @action(detail=True, methods=["post"])
     def status(self, request, pk=None):
         """Set the campaign's status (draft, active, paused, closed)."""
-        try:
-            campaign = set_campaign_status(campaign=self.get_object(), status=request.data.get("status", ""))
-        except DjangoValidationError as exc:
-            return error_response(exc)
+        campaign = set_campaign_status(campaign=self.get_object(), status=request.data.get("status", ""))
         return Response(CampaignSerializer(campaign).data)
 
     @extend_schema(responses={(200, "text/csv"): str})
@@ -626,12 +662,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     def release(self, request, public_id=None):
         """Give an open assignment back to the pool."""
         assignment = self.get_object()
-        try:
-            release_assignment(assignment=assignment, by=request.user)
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        except DjangoPermissionDenied as exc:
-            raise PermissionDenied(str(exc)) from None
+        release_assignment(assignment=assignment, by=request.user)
         assignment.refresh_from_db()
         return Response(AssignmentSerializer(assignment).data)
 
