@@ -9,33 +9,31 @@ from django.db.models import Max, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api import ComputedListView, PageWithTotals, choice_param, enum_param, error_response, uuid_param, valid_query
+from heartbench_core.api import (
+    ChangelogSerializer,
+    ComputedListView,
+    PageWithTotals,
+    choice_param,
+    enum_param,
+    uuid_param,
+    valid_query,
+)
 from heartbench_core.blindness import blind_scope
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import selectors, services
-from rubrics.models import AuditEntry, CriterionRevision, ReviewDecision, RevisionComment
+from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 from rubrics.views import _audit_filters
 
 IsStaff = role_permission(*STAFF_ROLES)
 IsAuthor = role_permission(Role.RUBRIC_AUTHOR)
 IsReviewer = role_permission(Role.SENIOR_REVIEWER)
 CanPublish = role_permission(Role.RUBRIC_AUTHOR, Role.ADMIN)
-
-
-def _service_call(func, **kwargs):
-    """Run a service; map conflicts to 409 and validation errors to 400 (nothing written)."""
-    try:
-        return func(**kwargs), None
-    except services.ConflictError as exc:
-        return None, Response({"detail": exc.messages[0], "head": exc.head}, status=status.HTTP_409_CONFLICT)
-    except DjangoValidationError as exc:
-        return None, error_response(exc)
 
 
 class RubricCriterionSerializer(serializers.ModelSerializer):
@@ -164,39 +162,29 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         d = form.validated_data
         if d["action"] == "add":
             if not d.get("dataset") or not d.get("question_id"):
-                return Response({"detail": "nothing was written", "errors": {"dataset": ["'add' needs dataset and question_id"]}}, status=400)
-            dataset = Dataset.objects.filter(name=d["dataset"]).first()
-            if dataset is None:
-                return Response({"detail": "nothing was written", "errors": {"dataset": [f"no dataset named {d['dataset']!r}"]}}, status=400)
-            rev, error = _service_call(services.add_criterion, author=request.user, dataset=dataset, question_id=d["question_id"],
-                                       text=d["text"], ability=d["ability"], weight=d["weight"], reason=d["reason"])
+                raise DjangoValidationError({"dataset": "'add' needs dataset and question_id"})
+            rev = services.add_criterion(author=request.user, dataset=_dataset_named(d["dataset"]), question_id=d["question_id"],
+                                         text=d["text"], ability=d["ability"], weight=d["weight"], reason=d["reason"])
+        elif not d.get("key"):
+            raise DjangoValidationError({"key": "name the criterion (its key)"})
+        elif d["action"] == "retire":
+            rev = services.retire_criterion(author=request.user, key=d["key"], reason=d["reason"], base_revision=d["base_revision"])
         else:
-            if not d.get("key"):
-                return Response({"detail": "nothing was written", "errors": {"key": ["name the criterion (its key)"]}}, status=400)
-            if d["action"] == "retire":
-                rev, error = _service_call(services.retire_criterion, author=request.user, key=d["key"], reason=d["reason"],
-                                           base_revision=d["base_revision"])
-            else:
-                rev, error = _service_call(services.edit_criterion, author=request.user, key=d["key"], text=d["text"],
-                                           ability=d["ability"], weight=d["weight"], reason=d["reason"],
-                                           base_revision=d["base_revision"], meaning_changed=d["meaning_changed"])
-        if error is not None:
-            return error
+            rev = services.edit_criterion(author=request.user, key=d["key"], text=d["text"], ability=d["ability"], weight=d["weight"],
+                                          reason=d["reason"], base_revision=d["base_revision"], meaning_changed=d["meaning_changed"])
         return Response(RevisionSerializer(rev).data, status=201)
 
     @extend_schema(request=None, responses={200: RevisionSerializer})
     @action(detail=True, methods=["post"])
     def submit(self, request, pk=None):
-        rev, error = _service_call(services.submit_revision, revision=self.get_object(), user=request.user)
-        return error or Response(RevisionSerializer(rev).data)
+        rev = services.submit_revision(revision=self.get_object(), user=request.user)
+        return Response(RevisionSerializer(rev).data)
 
     def _decide(self, request, verdict):
         form = DecisionInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        rev, error = _service_call(services.review_revision, revision=self.get_object(), reviewer=request.user, verdict=verdict,
-                                   comment=form.validated_data["comment"])
-        if error is not None:
-            return error
+        rev = services.review_revision(revision=self.get_object(), reviewer=request.user, verdict=verdict,
+                                       comment=form.validated_data["comment"])
         rev = self.get_queryset().get(pk=rev.pk)
         return Response(RevisionSerializer(rev).data)
 
@@ -215,7 +203,7 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     # Reading and writing are two handlers: a branch on the method sent HEAD (a safe method, so
     # no CSRF check) down the writing path.
     @extend_schema(responses={200: CommentSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)  # one revision's discussion, not a page
     def comments(self, request, pk=None):
         rev = self.get_object()
         return Response(CommentSerializer(rev.comments.select_related("author").order_by("created_at", "id"), many=True).data)
@@ -227,9 +215,8 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         form = CommentSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         reply_to = form.validated_data.get("reply_to")
-        comment, error = _service_call(services.comment_on_revision, revision=rev, author=request.user,
-                                       body=form.validated_data["body"], reply_to=reply_to)
-        return error or Response(CommentSerializer(comment).data, status=201)
+        comment = services.comment_on_revision(revision=rev, author=request.user, body=form.validated_data["body"], reply_to=reply_to)
+        return Response(CommentSerializer(comment).data, status=201)
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):
@@ -270,6 +257,14 @@ DATASET_PARAM = OpenApiParameter("dataset", str, required=True)
 
 def _dataset_param(request) -> Dataset:
     return get_object_or_404(Dataset, name=request.query_params.get("dataset", ""))
+
+
+def _dataset_named(name: str) -> Dataset:
+    """The dataset a request body names; none by that name is a 400 naming the field."""
+    dataset = Dataset.objects.filter(name=name).first()
+    if dataset is None:
+        raise DjangoValidationError({"dataset": f"no dataset named {name!r}"})
+    return dataset
 
 
 class DatasetQuerySerializer(serializers.Serializer):
@@ -327,12 +322,51 @@ class StaleView(ComputedListView):
         return self.paginated(rows, totals=selectors.stale_totals(rows))
 
 
+class SignalSerializer(serializers.Serializer):
+    """A statistic with the number of units it was computed from; null, with the reason, when undefined."""
+
+    value = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField(help_text="Units the value was computed from.")
+    reason = serializers.CharField(allow_null=True, help_text="Why the value is null; null when it is defined.")
+
+
+class HitRateSerializer(SignalSerializer):
+    models = serializers.IntegerField(help_text="Models whose responses the judge judged.")
+    saturated = serializers.BooleanField(help_text="Every response of two or more models was hit: the criterion no longer separates models.")
+
+
+class AgreementSignalSerializer(SignalSerializer):
+    pairs = serializers.IntegerField(required=False, help_text="Rater pairs compared; absent when the value is undefined.")
+
+
+class JudgeHumanSignalSerializer(SignalSerializer):
+    without_majority = serializers.IntegerField(help_text="Responses left out: their experts had no strict majority.")
+
+
+class CriterionQualitySerializer(serializers.Serializer):
+    hit_rate = HitRateSerializer(help_text="Share of responses the judge marked hit.")
+    agreement = AgreementSignalSerializer(help_text="Experts' pairwise agreement.")
+    alpha = SignalSerializer(help_text="Krippendorff's alpha (nominal) of the experts.")
+    judge_human = JudgeHumanSignalSerializer(help_text="Share of responses where the judge agrees with the experts' majority.")
+    ambiguous = serializers.BooleanField(help_text="Experts agree less than the ambiguity rule allows.")
+
+
+class AmbiguityRuleSerializer(serializers.Serializer):
+    threshold = serializers.FloatField(help_text="Pairwise agreement below this is ambiguous…")
+    min_units = serializers.IntegerField(help_text="…over at least this many responses.")
+
+
+class RubricQualitySerializer(serializers.Serializer):
+    ambiguity_rule = AmbiguityRuleSerializer()
+    criteria = serializers.DictField(child=CriterionQualitySerializer(), help_text="The signals of each criterion, by its key.")
+
+
 class QualityView(APIView):
     """Rubric-quality signals per criterion: hit rate, human agreement, judge–human agreement, ambiguity."""
 
     permission_classes = [IsStaff]
 
-    @extend_schema(parameters=[DATASET_PARAM, OpenApiParameter("question_id", str)], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(parameters=[DATASET_PARAM, OpenApiParameter("question_id", str)], responses={200: RubricQualitySerializer})
     def get(self, request):
         dataset = _dataset_param(request)
         keys = None
@@ -342,12 +376,12 @@ class QualityView(APIView):
         scope = blind_scope(request.user)  # an expert of an open campaign: its responses do not count
         signals = selectors.quality_signals(dataset, keys=keys, leave_out=scope.response_ids if scope else None)
         rule = selectors.ambiguity_rule()
-        return Response({
-            "ambiguity_rule": {"threshold": rule.threshold, "min_units": rule.min_units},
+        return Response(RubricQualitySerializer({
+            "ambiguity_rule": rule,
             "criteria": {
                 str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()} for k, s in signals.items()
             },
-        })
+        }).data)
 
 
 class WorkListQuerySerializer(DatasetQuerySerializer):
@@ -389,23 +423,24 @@ class PublishInputSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
+class PublishedVersionSerializer(serializers.Serializer):
+    version = serializers.CharField(source="label", help_text="The new version's label.")
+    number = serializers.IntegerField()
+    changelog = ChangelogSerializer(help_text="What changed from the version it was published on.")
+
+
 class PublishView(APIView):
     """Freeze every approved, unpublished revision into a new dataset version (with its changelog)."""
 
     permission_classes = [CanPublish]
 
-    @extend_schema(request=PublishInputSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=PublishInputSerializer, responses={201: PublishedVersionSerializer})
     def post(self, request):
         form = PublishInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        dataset = Dataset.objects.filter(name=d["dataset"]).first()
-        if dataset is None:
-            return Response({"detail": "nothing was written", "errors": {"dataset": [f"no dataset named {d['dataset']!r}"]}}, status=400)
-        version, error = _service_call(services.publish_revisions, dataset=dataset, user=request.user, label=d["label"] or None, note=d["note"])
-        if error is not None:
-            return error
-        return Response({"version": version.label, "number": version.number, "changelog": version.changelog}, status=201)
+        version = services.publish_revisions(dataset=_dataset_named(d["dataset"]), user=request.user, label=d["label"] or None, note=d["note"])
+        return Response(PublishedVersionSerializer(version).data, status=201)
 
 
 class FlagInputSerializer(serializers.Serializer):
@@ -413,16 +448,23 @@ class FlagInputSerializer(serializers.Serializer):
     reason = serializers.CharField(allow_blank=True)
 
 
+class FlagSerializer(serializers.ModelSerializer):
+    key = serializers.UUIDField(source="lineage_id", help_text="The criterion's lineage key.")
+
+    class Meta:
+        model = CriterionFlag
+        fields = ["id", "key", "reason"]
+
+
 class FlagView(APIView):
     """Put a criterion on the authors' work list."""
 
     permission_classes = [IsStaff]
 
-    @extend_schema(request=FlagInputSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=FlagInputSerializer, responses={201: FlagSerializer})
     def post(self, request):
         form = FlagInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         lineage = get_object_or_404(CriterionLineage, key=form.validated_data["key"])
-        flag, error = _service_call(services.flag_criterion, lineage=lineage, reason=form.validated_data["reason"],
-                                    source="api", flagged_by=request.user)
-        return error or Response({"id": flag.pk, "key": str(lineage.key), "reason": flag.reason}, status=201)
+        flag = services.flag_criterion(lineage=lineage, reason=form.validated_data["reason"], source="api", flagged_by=request.user)
+        return Response(FlagSerializer(flag).data, status=201)

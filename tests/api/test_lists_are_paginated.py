@@ -17,6 +17,7 @@ NOT_PAGINATED = {
     "/api/v1/annotation/profiles/me/": "the caller's own profile",
     "/api/v1/judge-runs/{id}/verdicts/": "one judge run's verdicts as a single document",
     "/api/v1/rubrics/quality/": "quality signals of one dataset (or one question), one document",
+    "/api/v1/rubrics/revisions/{id}/comments/": "the review discussion of one revision",
     "/api/v1/scores/": "a computed leaderboard, one document",
     "/api/v1/versions/{id}/diff/": "a changelog document",
     "/api/v1/versions/{id}/export/": "a JSONL download",
