@@ -1,6 +1,6 @@
 """REST API of the validation app: reports, golden labels, adjudication and the judgment import."""
 
-from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
@@ -13,13 +13,13 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from annotation.models import Campaign, CampaignResponse
-from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, error_response, valid_query
+from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import refuse_response
+from heartbench_core.lib.report import DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
-from validation.report import DEFAULTS
 from validation.selectors import latest_release_gate
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.imports import import_judgments
@@ -114,18 +114,13 @@ class CampaignReportsView(ListAPIView):
         wait = data.pop("wait")
         data["judge"] = data.get("judge") or None
         data["run"] = data.get("run") or None
-        try:
-            if wait:
-                report = create_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
-                return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
-            queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response(
-            {"detail": "queued", "job": queued.job.pk, "job_url": reverse("validation-job", args=[queued.job.pk], request=request),
-             "exploratory": bool(queued.exploratory), "exploratory_reasons": queued.exploratory},
-            status=status.HTTP_202_ACCEPTED,
-        )
+        if wait:
+            report = create_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
+            return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
+        queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
+        body = {"detail": "queued", "job": queued.job.pk, "job_url": reverse("validation-job", args=[queued.job.pk], request=request),
+                "exploratory": bool(queued.exploratory), "exploratory_reasons": queued.exploratory}
+        return Response(QueuedReportSerializer(body).data, status=status.HTTP_202_ACCEPTED)
 
 
 class BackgroundJobSerializer(serializers.ModelSerializer):
@@ -267,12 +262,18 @@ class AdjudicationSerializer(serializers.Serializer):
     flag_for_authors = serializers.BooleanField(required=False, default=False)
 
 
+class AdjudicationResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Adjudication
+        fields = ["id", "hit", "cause", "decided_at"]
+
+
 class AdjudicateView(APIView):
     """Record a decision as the golden label of one (response, criterion)."""
 
     permission_classes = [IsAdjudicator]
 
-    @extend_schema(request=AdjudicationSerializer, responses={201: serializers.DictField()})
+    @extend_schema(request=AdjudicationSerializer, responses={201: AdjudicationResultSerializer})
     def post(self, request):
         form = AdjudicationSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -281,16 +282,11 @@ class AdjudicateView(APIView):
         refuse_campaign(request.user, entry.campaign_id)
         refuse_response(request.user, entry.response_id)
         criterion = get_object_or_404(Criterion, pk=data["criterion_id"])
-        try:
-            decision = adjudicate(
-                reviewer=request.user, campaign_response=entry, criterion=criterion, hit=data["hit"],
-                cause=data["cause"], note=data["note"], flag_for_authors=data["flag_for_authors"],
-            )
-        except PermissionDenied as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
-        except DjangoValidationError as exc:
-            return error_response(exc)
-        return Response({"id": decision.pk, "hit": decision.hit, "cause": decision.cause, "decided_at": decision.decided_at}, status=201)
+        decision = adjudicate(
+            reviewer=request.user, campaign_response=entry, criterion=criterion, hit=data["hit"],
+            cause=data["cause"], note=data["note"], flag_for_authors=data["flag_for_authors"],
+        )
+        return Response(AdjudicationResultSerializer(decision).data, status=201)
 
 
 class JudgmentImportSerializer(serializers.Serializer):
@@ -301,7 +297,17 @@ class JudgmentImportSerializer(serializers.Serializer):
     create_experts = serializers.BooleanField(required=False, default=False)
 
 
-@extend_schema_view(post=extend_schema(request=JudgmentImportSerializer, responses={201: serializers.DictField()}))
+class ImportedJudgmentsSerializer(serializers.Serializer):
+    campaign = serializers.CharField(source="campaign.name")
+    campaign_id = serializers.IntegerField(source="campaign.pk")
+    campaign_created = serializers.BooleanField(help_text="The import made the campaign (else it added to an existing one).")
+    responses_added = serializers.IntegerField(help_text="Responses the import added to the campaign.")
+    assignments = serializers.IntegerField(help_text="Submitted assignments written.")
+    judgments = serializers.IntegerField(help_text="Judgments written.")
+    experts_created = serializers.ListField(child=serializers.CharField(), help_text="Usernames of the experts the import made.")
+
+
+@extend_schema_view(post=extend_schema(request=JudgmentImportSerializer, responses={201: ImportedJudgmentsSerializer}))
 class ImportJudgmentsView(FileImportView):
     """Import human judgments made elsewhere (same rules and messages as `import_judgments`)."""
 
@@ -315,14 +321,7 @@ class ImportJudgmentsView(FileImportView):
         )
 
     def respond(self, outcome):
-        return Response(
-            {
-                "campaign": outcome.campaign.name, "campaign_id": outcome.campaign.pk, "campaign_created": outcome.campaign_created,
-                "responses_added": outcome.responses_added, "assignments": outcome.assignments,
-                "judgments": outcome.judgments, "experts_created": outcome.experts_created,
-            },
-            status=201,
-        )
+        return Response(ImportedJudgmentsSerializer(outcome).data, status=201)
 
 
 class PolicyChangeSerializer(serializers.Serializer):
@@ -400,10 +399,7 @@ class ReleasePolicyView(APIView):
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)
         reason = fields.pop("reason")
-        try:
-            policy = change_release_policy(dataset=dataset, admin=request.user, reason=reason, **fields)
-        except DjangoValidationError as exc:
-            return error_response(exc)
+        policy = change_release_policy(dataset=dataset, admin=request.user, reason=reason, **fields)
         return Response(ReleasePolicySerializer(policy).data)
 
 
