@@ -184,6 +184,13 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # The schema and its interactive page are for staff and pipelines, not experts or outsiders.
     "SERVE_PERMISSIONS": ["heartbench_core.auth.IsStaffMember"],
+    # Several models have a `status` or a `kind`: each choice set gets a name of its own in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "AssignmentStatusEnum": "annotation.models.Assignment.Status",
+        "CampaignStatusEnum": "annotation.models.Campaign.Status",
+        "CampaignKindEnum": "annotation.models.Campaign.Kind",
+        "CorrectionStatusEnum": "annotation.models.CorrectionRequest.Status",
+    },
 }
 
 REDIS_URL = env_url("REDIS_URL", "", schemes=("redis", "rediss", "unix"))
