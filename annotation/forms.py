@@ -7,9 +7,9 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, ExpertProfile
+from heartbench_core.lib.taxonomy import DIMENSIONS
 from heartbench_core.models import Dataset, LanguageModel, User
 from heartbench_core.roles import Role
-from heartbench_core.taxonomy import DIMENSIONS
 
 
 def _experts():

@@ -23,8 +23,8 @@ from annotation.models import (
     UnclearCriterionReport,
 )
 from annotation.services.workspace import discussion_cohort, discussion_open_for
+from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion
-from heartbench_core.taxonomy import english_name
 
 OPEN = (Assignment.Status.RESERVED, Assignment.Status.SUBMITTED)
 

@@ -47,7 +47,8 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
-from heartbench_core.jsonl import MAX_NESTING_DEPTH, ErrorCollector, read_jsonl, unstorable_part
+from heartbench_core.jsonl import ErrorCollector
+from heartbench_core.lib.jsonl import MAX_NESTING_DEPTH, read_jsonl, unstorable_part
 
 FORMAT = "heartbench-campaign/2"
 USERS_FILE = "users.jsonl"

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
-from heartbench_core.taxonomy import CATASTROPHIC_LABEL, english_name
+from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, english_name
 
 
 class User(AbstractUser):

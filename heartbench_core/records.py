@@ -9,8 +9,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from heartbench_core.jsonl import ErrorCollector, type_name
-from heartbench_core.taxonomy import CATASTROPHIC_LABEL, is_known_label
+from heartbench_core.lib.jsonl import ErrorCollector, type_name
+from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, is_known_label
 
 RECORD_KEYS = ("question_id", "rubric", "dialogue", "difficulty", "primary_scene", "secondary_scene")
 REQUIRED_KEYS = ("question_id", "rubric", "dialogue")

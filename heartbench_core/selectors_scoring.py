@@ -2,10 +2,10 @@
 
 from dataclasses import dataclass
 
+from heartbench_core.lib.scoring import decay_percent
+from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import DatasetVersion, JudgeRun
-from heartbench_core.scoring import decay_percent
 from heartbench_core.services.scoring import ScoreResult, score_judge_runs
-from heartbench_core.taxonomy import ABILITIES, DIMENSIONS
 
 # Distinguishable on white, and in the order a legend reads them.
 PALETTE = (

@@ -8,11 +8,11 @@ from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors, selectors_scoring
 from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
+from heartbench_core.lib.scoring import CATASTROPHIC_MODES
+from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import Dataset
 from heartbench_core.roles import Role, role_required
-from heartbench_core.scoring import CATASTROPHIC_MODES
 from heartbench_core.services.scoring import SUBSETS, score_judge_runs
-from heartbench_core.taxonomy import ABILITIES, DIMENSIONS
 
 
 def _version(name, label):

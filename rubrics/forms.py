@@ -3,7 +3,7 @@
 from django import forms
 from django.core.exceptions import ValidationError
 
-from heartbench_core.taxonomy import ABILITIES, CATASTROPHIC_LABEL
+from heartbench_core.lib.taxonomy import ABILITIES, CATASTROPHIC_LABEL
 
 
 def ability_choices(dataset) -> list[tuple[str, str]]:

@@ -10,8 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion
-from heartbench_core.taxonomy import english_name
 
 # Columns of CriterionRevision that the database refuses to change (see migration 0002).
 REVISION_CONTENT_COLUMNS = (

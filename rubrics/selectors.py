@@ -11,9 +11,9 @@ from django.conf import settings
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
+from heartbench_core.lib import rubric_quality as quality
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeVerdict
 from heartbench_core.selectors import stale_q
-from rubrics import quality
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 
 Status = CriterionRevision.Status

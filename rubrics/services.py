@@ -15,11 +15,11 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, is_known_label
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, User
 from heartbench_core.records import MAX_WEIGHT, MIN_WEIGHT, CriterionContent
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.datasets import create_version, load_items
-from heartbench_core.taxonomy import CATASTROPHIC_LABEL, is_known_label
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 
 Kind = CriterionRevision.Kind

@@ -10,15 +10,16 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.dateparse import parse_date
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.views.decorators.http import require_safe, require_http_methods, require_POST
 
 from heartbench_core.blindness import blind_scope
 from heartbench_core.csvsafe import SafeWriter
+from heartbench_core.lib.textdiff import char_diff_html
 from heartbench_core.models import CriterionLineage, Dataset
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.selectors import items_of
-from heartbench_core.textdiff import char_diff_html
 from rubrics import selectors, services
 from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
@@ -229,7 +230,7 @@ def history(request, key):
         if a not in by_number or b not in by_number:
             raise Http404("No such revision of this criterion.")
         ea, eb = by_number[a], by_number[b]
-        diff = {"a": ea, "b": eb, "html": char_diff_html(ea.text, eb.text)}
+        diff = {"a": ea, "b": eb, "html": mark_safe(char_diff_html(ea.text, eb.text))}  # escaped by char_diff_html
     context = {"lineage": lineage, "dataset": lineage.dataset, "question_id": question_id, "entries": entries, "diff": diff, "a": a, "b": b}
     template = "rubrics/partials/diff.html" if request.htmx else "rubrics/history.html"
     return render(request, template, context)
@@ -253,7 +254,7 @@ def review_queue(request):
 
 def _diff_against_approved(rev: CriterionRevision):
     before = services.approved_content(rev.lineage)
-    return char_diff_html(before.text if before else "", rev.text), before
+    return mark_safe(char_diff_html(before.text if before else "", rev.text)), before  # escaped by char_diff_html
 
 
 @require_safe

@@ -18,8 +18,8 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 
 from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
+from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, dimension_of
 from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel
-from heartbench_core.taxonomy import CATASTROPHIC_LABEL, dimension_of
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
 
 

@@ -47,9 +47,9 @@ from annotation.models import (
     Qualification,
 )
 from heartbench_core.blindness import exposed_response_ids
+from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS, abilities_of
 from heartbench_core.models import Criterion, StaffExposure, User, new_public_id
 from heartbench_core.roles import Role, has_role
-from heartbench_core.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS, abilities_of
 
 # Rows locked per pull: the best few candidates, so a concurrent request skips them and takes the next.
 CANDIDATE_BATCH = 5
@@ -692,8 +692,8 @@ def _qualified_for(qualified: set[str] | None, dims: set[str], per_dimension: bo
 
 def _item_info(item_ids: set[int]) -> dict[int, tuple[bool, set[str], set[str], str]]:
     """Per item: hard?, ability labels, dimensions, primary scene."""
+    from heartbench_core.lib.taxonomy import dimension_of
     from heartbench_core.models import Item
-    from heartbench_core.taxonomy import dimension_of
 
     info = {pk: (diff == "hard", set(), set(), scene) for pk, diff, scene in Item.objects.filter(pk__in=item_ids).values_list("pk", "difficulty", "primary_scene")}
     for item_id, ability in Criterion.objects.filter(item_id__in=item_ids).order_by().values_list("item_id", "ability"):

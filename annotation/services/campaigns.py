@@ -29,7 +29,8 @@ from annotation.models import (
     Qualification,
 )
 from heartbench_core.blindness import record_exposures
-from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
+from heartbench_core.jsonl import ErrorCollector
+from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
 from heartbench_core.models import Criterion, DatasetVersion, LanguageModel, ModelResponse, User
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.datasets import get_version

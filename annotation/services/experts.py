@@ -7,9 +7,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import AdminAlert, ExpertProfile, Qualification, TierChange
+from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role
-from heartbench_core.taxonomy import ABILITIES, DIMENSIONS
 
 ADMIN_FIELDS = ("degree", "years_practice", "credentials", "specialties", "languages", "capacity", "availability", "availability_reason")
 

@@ -31,8 +31,8 @@ from annotation.models import (
     TierChange,
 )
 from annotation.services.assignment import calibration_sitting, calibration_state, keyed_uniform
+from heartbench_core.lib.taxonomy import dimension_of, english_name
 from heartbench_core.models import User
-from heartbench_core.taxonomy import dimension_of, english_name
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from typing import IO
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from heartbench_core.jsonl import ErrorCollector, InputFileError, read_jsonl, source_name
+from heartbench_core.jsonl import ErrorCollector, InputFileError
+from heartbench_core.lib.jsonl import read_jsonl, source_name
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, User
 from heartbench_core.names import validate_name
 from heartbench_core.records import CriterionContent, ItemContent, parse_item, upstream_line, version_hash

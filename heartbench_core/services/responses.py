@@ -8,7 +8,8 @@ from typing import IO
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
+from heartbench_core.jsonl import ErrorCollector
+from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
 from heartbench_core.models import Dataset, LanguageModel, ModelResponse
 from heartbench_core.names import validate_model_name
 from heartbench_core.services.datasets import get_version

@@ -2,7 +2,7 @@
 
 `rubric_frame(version)` flattens a version's rubric into arrays (one query); `score_verdicts`
 scores one model's verdicts against it; `score_judge_runs` scores many runs with one more query.
-All arithmetic is in `heartbench_core.scoring`. Other apps call `score_verdicts` (or
+All arithmetic is in `heartbench_core.lib.scoring`. Other apps call `score_verdicts` (or
 `score_verdict_table`) to score their own verdicts exactly as the benchmark does.
 """
 
@@ -16,9 +16,9 @@ import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from heartbench_core import scoring
+from heartbench_core.lib import scoring
+from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_LABELS, DIMENSIONS, english_name
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict
-from heartbench_core.taxonomy import ABILITIES, ABILITY_LABELS, DIMENSIONS, english_name
 
 SUBSETS = ("all", "hard", "normal")
 

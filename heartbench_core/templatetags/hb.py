@@ -1,15 +1,16 @@
 from django import template
+from django.utils.safestring import SafeString, mark_safe
 
-from heartbench_core.taxonomy import english_name
-from heartbench_core.textdiff import char_diff_html
+from heartbench_core.lib.taxonomy import english_name
+from heartbench_core.lib.textdiff import char_diff_html
 
 register = template.Library()
 
 
 @register.simple_tag
-def chardiff(before, after):
-    """{% chardiff old new %}: character-level diff as HTML."""
-    return char_diff_html(str(before or ""), str(after or ""))
+def chardiff(before, after) -> SafeString:
+    """{% chardiff old new %}: character-level diff as HTML (escaped by char_diff_html, so safe to mark)."""
+    return mark_safe(char_diff_html(str(before or ""), str(after or "")))
 
 
 @register.filter

@@ -9,7 +9,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
-from heartbench_core.jsonl import MAX_REPORTED_ERRORS, InputFileError, LineError
+from heartbench_core.jsonl import InputFileError
+from heartbench_core.lib.jsonl import MAX_REPORTED_ERRORS, LineError
 
 
 class Raising(APIView):

@@ -4,7 +4,6 @@ import pytest
 from django.core.management import call_command
 
 from heartbench_core.models import Criterion, DatasetVersion
-from heartbench_core.textdiff import char_diff_html, char_opcodes
 from tests.factories import DEMO_ITEMS
 
 pytestmark = pytest.mark.django_db
@@ -84,10 +83,3 @@ def test_diff_versions_rejects_an_unknown_version():
     call_command("import_heartbench", str(DEMO_ITEMS), "--dataset", "demo")
     with pytest.raises(CommandError, match="has no version 'v9'"):
         call_command("diff_versions", "--dataset", "demo", "v1", "v9")
-
-
-def test_character_level_diff_marks_changed_chinese_characters():
-    assert char_opcodes("开放式提问", "开放性提问") == [
-        ("equal", "开放"), ("delete", "式"), ("insert", "性"), ("equal", "提问")
-    ]
-    assert char_diff_html("a<b", "a<c") == 'a&lt;<del class="diff-del">b</del><ins class="diff-ins">c</ins>'

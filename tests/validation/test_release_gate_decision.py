@@ -11,7 +11,6 @@ from django.core.management import call_command
 
 from tests.validation.builders import blind_test
 from validation.models import AgreementReport, ReleaseGate
-from validation.report import GatePolicy, _gate
 from validation.selectors import latest_release_gate
 from validation.services.release import change_release_policy
 from validation.services.reports import create_agreement_report
@@ -102,22 +101,6 @@ class TestTheGateUnderThePolicy:
         thin = {row["key"] for row in gate.report.result["by_ability"] if row["pairs"] < 6}
         assert thin and gate.passed is False
         assert all(any(f"({label}) has" in reason for reason in gate.reasons) for label in thin)
-
-    def test_the_pure_gate_reports_the_lower_bound_even_when_the_point_decides(self):
-        out = {
-            "item_agreement_rate": 0.8, "item_agreement_ci95": [0.7, 0.9],
-            "by_dimension": [], "by_ability": [],
-        }
-        point = _gate(out, policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0))
-        bound = _gate(out, policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"))
-        assert point["passed"] is True and point["ci_low"] == 0.7
-        assert bound["passed"] is False and bound["ci_low"] == 0.7
-
-    def test_a_lower_bound_policy_without_an_interval_fails_and_says_why(self):
-        out = {"item_agreement_rate": 0.9, "item_agreement_ci95": None, "by_dimension": [], "by_ability": []}
-        gate = _gate(out, policy=GatePolicy(min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"),
-                     ci_reason="fewer than 2 items")
-        assert gate["passed"] is False and "undefined (fewer than 2 items)" in gate["reasons"][0]
 
 
 class TestShownOnTheVersion:

@@ -15,7 +15,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, CampaignResponse, ExpertProfile, Judgment
-from heartbench_core.jsonl import ErrorCollector, read_jsonl, source_name, type_name
+from heartbench_core.jsonl import ErrorCollector
+from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
 from heartbench_core.models import ModelResponse
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.datasets import get_version

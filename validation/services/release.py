@@ -12,10 +12,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from heartbench_core.lib.report import GatePolicy
 from heartbench_core.models import Dataset
 from heartbench_core.roles import Role, has_role
 from validation.models import ReleasePolicy, ReleasePolicyChange
-from validation.report import GatePolicy
 
 POLICY_FIELDS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear")
 

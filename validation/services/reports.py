@@ -16,8 +16,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
+from heartbench_core.lib.report import DEFAULTS, GatePolicy, compute_report
 from validation.models import AgreementReport, BackgroundJob, ReleaseGate, ReleasePolicy
-from validation.report import DEFAULTS, GatePolicy, compute_report
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
 from validation.services.golden import refresh_golden_labels
 from validation.services.release import policy_snapshot, release_policy_of

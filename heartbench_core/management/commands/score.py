@@ -3,10 +3,10 @@ import json
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
+from heartbench_core.lib.scoring import CATASTROPHIC_MODES
+from heartbench_core.lib.taxonomy import DIMENSIONS, abilities_of, english_name
 from heartbench_core.management.commands._base import PlatformCommand, _messages
-from heartbench_core.scoring import CATASTROPHIC_MODES
 from heartbench_core.services.scoring import SUBSETS, export_upstream_overall, score_model
-from heartbench_core.taxonomy import DIMENSIONS, abilities_of, english_name
 
 
 class Command(PlatformCommand):

@@ -1,9 +1,10 @@
-"""Character-level diffs for display (rubric text is Chinese: words are not space-separated)."""
+"""Character-level diffs for display (rubric text is Chinese: words are not space-separated).
+
+Pure: the HTML comes escaped with `html.escape`; the Django side marks it safe where it renders it.
+"""
 
 from difflib import SequenceMatcher
-
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from html import escape
 
 
 def char_opcodes(before: str, after: str) -> list[tuple[str, str]]:
@@ -20,8 +21,8 @@ def char_opcodes(before: str, after: str) -> list[tuple[str, str]]:
     return out
 
 
-def char_diff_html(before: str, after: str) -> SafeString:
-    """Return HTML marking deletions with <del> and insertions with <ins>."""
+def char_diff_html(before: str, after: str) -> str:
+    """Return escaped HTML marking deletions with <del> and insertions with <ins>."""
     parts = []
     for op, text in char_opcodes(before or "", after or ""):
         if op == "equal":
@@ -30,4 +31,4 @@ def char_diff_html(before: str, after: str) -> SafeString:
             parts.append(f'<del class="diff-del">{escape(text)}</del>')
         else:
             parts.append(f'<ins class="diff-ins">{escape(text)}</ins>')
-    return mark_safe("".join(parts))
+    return "".join(parts)

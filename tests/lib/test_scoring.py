@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbench_core import scoring
+from heartbench_core.lib import scoring
 from tests.scoring.reference import question_detail
 
 

@@ -4,7 +4,7 @@ In HeartBench every sampled item (question) is answered by every model, and each
 own criteria, so whether the judge agrees with the experts on a (response, criterion) pair
 depends on the item and on the criterion, for all models alike. These tests simulate that
 design many times, compute the report's interval with the function the report uses
-(`statistics.clustered_mean_ci`, clusters = items), and count how often it contains the true
+(`agreement.clustered_mean_ci`, clusters = items), and count how often it contains the true
 agreement rate. Resampling responses instead (the report's old unit) is shown to fall short.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from validation import statistics as st
+from heartbench_core.lib import agreement as st
 
 ITEMS, MODELS = 89, 14
 CRITERIA = (6, 14)  # criteria per item, uniform: 10 on average, as in HeartBench

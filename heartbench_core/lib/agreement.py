@@ -1,4 +1,8 @@
-"""Agreement statistics as pure NumPy/SciPy: arrays in, figures out. No ORM here.
+"""Agreement statistics as pure NumPy/SciPy: arrays in, figures out. No Django here.
+
+The one implementation of every agreement figure the platform shows: the agreement report
+(`heartbench_core.lib.report`) and the rubric-quality signals (`heartbench_core.lib.rubric_quality`)
+both call these functions, with the same majority rule (`MajorityRule`, default `BLIND_TEST`).
 
 Every function returns a `Stat`: the value, the number of units it was computed on, and a
 reason when the statistic is undefined on its data (then the value is None, never 0).
@@ -27,28 +31,29 @@ NO_PAIRS = "no (response, criterion) pair has both a judge verdict and a golden 
 
 @dataclass(frozen=True)
 class Stat:
+    """A figure, the number of units it was computed on, and why it is undefined ("" when it is defined)."""
+
     value: float | None
     n: int
-    reason: str | None = None
+    reason: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def undefined(cls, n: int, reason: str, **extra) -> Stat:
+    def undefined(cls, n: int, reason: str, **extra: Any) -> Stat:
+        """An undefined figure over n units, with the reason."""
         return cls(None, int(n), reason, extra)
 
     @property
     def defined(self) -> bool:
+        """True when the figure has a value."""
         return self.value is not None
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"value": self.value, "n": self.n}
-        if self.reason:
-            out["reason"] = self.reason
-        out.update(self.extra)
-        return out
+        """value, n, reason (None when defined) and the extra figures, JSON-ready."""
+        return {"value": self.value, "n": self.n, "reason": self.reason or None, **self.extra}
 
 
-def _f(x) -> float:
+def _f(x: Any) -> float:
     return float(round(float(x), 12))
 
 
@@ -321,7 +326,7 @@ def krippendorff_alpha_nominal(hits: np.ndarray, ratings: np.ndarray) -> Stat:
     total_hits = int(h.sum())
     if total_hits == 0 or total_hits == int(m.sum()):
         return Stat.undefined(
-            n, "every rating has the same value: expected disagreement is 0, alpha is 0/0", ratings=int(m.sum())
+            n, "every rating has the same value: expected disagreement is 0, so alpha is undefined (0/0)", ratings=int(m.sum())
         )
     counts = np.stack([m - h, h], axis=1)
     value = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
@@ -416,15 +421,15 @@ def judge_expert_baseline(
     ok = ratings >= 2
     units = int(ok.sum())
     if units == 0:
-        reason = "no unit has a judge verdict and two or more expert ratings"
+        missing = "no unit has a judge verdict and two or more expert ratings"
         return {
             "units": 0,
-            "judge_expert": Stat.undefined(0, reason).as_dict(),
-            "expert_expert": Stat.undefined(0, reason).as_dict(),
+            "judge_expert": Stat.undefined(0, missing).as_dict(),
+            "expert_expert": Stat.undefined(0, missing).as_dict(),
             "difference": None,
             "difference_ci95": None,
             "resampled": resampling(unit, 0, 0),
-            "reason": reason,
+            "reason": missing,
         }
     h, m, j, c = hits[ok], ratings[ok], judge[ok], cluster[ok]
     agree_ee, pairs_ee = agreeing_pairs(h, m)
@@ -438,13 +443,13 @@ def judge_expert_baseline(
     present = sums[:, 1] > 0
     sums = sums[present]
     diff_ci = None
-    reason = None
+    reason: str | None = None
     drawn = 0
     if len(sums) >= 2 and resamples > 0:
         diffs = np.empty(resamples)
         row = 0
         reuse = weights is not None and sum(len(w) for w in weights) == resamples and all(w.shape[1] == len(sums) for w in weights)
-        for w in weights if reuse else resample_weights(len(sums), resamples, seed):
+        for w in weights if reuse and weights is not None else resample_weights(len(sums), resamples, seed):
             s = w @ sums
             diffs[row : row + len(w)] = s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3]
             row += len(w)
@@ -468,21 +473,48 @@ def judge_expert_baseline(
     return out
 
 
-# --- golden standard -------------------------------------------------------------------------------
+# --- majority labels (the golden standard's, and the rubric page's judge–human agreement) ------------
 
 NO_LABEL, MISS, HIT = -1, 0, 1
 UNANIMOUS, MAJORITY = "unanimous", "majority"
 
 
-def majority_labels(hits: np.ndarray, ratings: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Strict-majority golden labels: (label −1/0/1, unanimous bool, tie bool) per unit.
+@dataclass(frozen=True)
+class MajorityRule:
+    """When the experts' ratings of a unit give it a label: `min_ratings` ratings, more than half agreeing.
 
-    A unit gets a label once it has at least k ratings and a strict majority (more than half)
-    agree; a tie among complete ratings has no label and goes to adjudication; an incomplete
-    unit (fewer than k ratings) has neither.
+    The blind test's rule (`BLIND_TEST`) waits until a unit has its k = 3 ratings and takes the
+    value at least 2 of the 3 gave: strictly more than half of the ratings. A tie (possible with
+    an even number of ratings) has no majority; neither has a unit still waiting for ratings.
+    Both are left out of every comparison with the judge, and counted.
+    """
+
+    min_ratings: int = 3
+
+    def complete(self, ratings: np.ndarray) -> np.ndarray:
+        """Per unit: it has the ratings the rule waits for."""
+        ratings = np.asarray(ratings, np.int64)
+        return (ratings >= max(self.min_ratings, 1)) & (ratings > 0)
+
+    def describe(self) -> str:
+        """The rule in words, for reasons and pages."""
+        return f"at least {self.min_ratings} expert ratings, more than half of them agreeing"
+
+
+BLIND_TEST = MajorityRule(min_ratings=3)
+
+
+def majority_labels(
+    hits: np.ndarray, ratings: np.ndarray, rule: MajorityRule = BLIND_TEST
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strict-majority labels under `rule`: (label −1/0/1, unanimous bool, tie bool) per unit.
+
+    A unit gets a label once it is complete under the rule (at least `rule.min_ratings` ratings)
+    and a strict majority (more than half) agree; a tie among complete ratings has no label and
+    goes to adjudication; an incomplete unit has neither.
     """
     h, m = np.asarray(hits, np.int64), np.asarray(ratings, np.int64)
-    complete = (m >= max(k, 1)) & (m > 0)
+    complete = rule.complete(m)
     hit = complete & (2 * h > m)
     miss = complete & (2 * (m - h) > m)
     label = np.full(h.shape, NO_LABEL, dtype=np.int8)
@@ -491,6 +523,28 @@ def majority_labels(hits: np.ndarray, ratings: np.ndarray, k: int) -> tuple[np.n
     unanimous = complete & ((h == m) | (h == 0))
     tie = complete & (2 * h == m)
     return label, unanimous, tie
+
+
+def judge_majority_agreement(
+    judge: np.ndarray, hits: np.ndarray, ratings: np.ndarray, rule: MajorityRule = BLIND_TEST
+) -> Stat:
+    """Share of units where the judge's verdict equals the experts' majority label under `rule`.
+
+    judge, hits, ratings: one entry per unit with a judge verdict. Units without a majority are
+    left out and counted in `extra`: `ties`, `incomplete` (rated, still short of the rule's
+    ratings), and their sum `without_majority`.
+    """
+    judge = np.asarray(judge, bool)
+    ratings = np.asarray(ratings, np.int64)
+    label, _, tie = majority_labels(hits, ratings, rule)
+    labelled = label >= 0
+    incomplete = int(((ratings > 0) & ~rule.complete(ratings)).sum())
+    ties = int(tie.sum())
+    extra = {"ties": ties, "incomplete": incomplete, "without_majority": ties + incomplete}
+    if not labelled.any():
+        return Stat.undefined(0, f"no unit has both a judge verdict and a majority label ({rule.describe()})", **extra)
+    rate = item_agreement_rate(judge[labelled], label[labelled] == HIT)
+    return Stat(rate.value, rate.n, rate.reason, extra)
 
 
 # --- rankings ----------------------------------------------------------------------------------

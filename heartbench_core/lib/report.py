@@ -1,22 +1,25 @@
-"""The whole agreement report from a campaign's arrays: pure computation, no ORM.
+"""The whole agreement report from a campaign's arrays: pure computation, no Django.
 
-`compute_report` takes a `CampaignArrays` (flat NumPy arrays, see `validation.selectors`) and
-returns the JSON-ready result stored in an `AgreementReport`. Every figure comes with the
-number of units it was computed on; an undefined figure is None and its reason is listed.
+`compute_report` takes a campaign's data as flat NumPy arrays (`ReportData`; the validation app
+loads them from the database as its `CampaignArrays`) and returns the JSON-ready result stored
+in an `AgreementReport`. Every figure comes with the number of units it was computed on; an
+undefined figure is None and its reason is listed. The statistics are those of
+`heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from scipy import sparse
 
-from heartbench_core import scoring
-from heartbench_core.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
-from validation import statistics as st
+from heartbench_core.lib import agreement as st
+from heartbench_core.lib import scoring
+from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
 
 PROVENANCE_NONE, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY, PROVENANCE_ADJUDICATED = 0, 1, 2, 3
 PROVENANCE_NAMES = {PROVENANCE_UNANIMOUS: "unanimous", PROVENANCE_MAJORITY: "majority", PROVENANCE_ADJUDICATED: "adjudicated"}
@@ -27,6 +30,42 @@ DRIFT_MIN_PAIRS = 30
 LOW_ALPHA = 0.4
 LOW_ALPHA_MIN_UNITS = 5
 MAX_TIME_POINTS = 30
+
+
+class ReportData(Protocol):
+    """What the report reads of a campaign: flat arrays, `u_*` with one entry per unit (response, criterion)."""
+
+    k: int  # ratings per unit the golden standard waits for (the campaign's overlap)
+    cr_id: np.ndarray
+    cr_model: np.ndarray
+    cr_item: np.ndarray
+    model_names: list[str]
+    item_question: list[str]
+    item_difficulty: list[str]
+    item_scene: list[str]
+    crit_id: np.ndarray
+    crit_ability: list[str]
+    crit_weight: np.ndarray
+    crit_catastrophic: np.ndarray
+    crit_lineage: list[str]
+    crit_position: np.ndarray
+    crit_item: np.ndarray
+    u_cr: np.ndarray
+    u_crit: np.ndarray
+    j_unit: np.ndarray
+    j_expert: np.ndarray
+    j_hit: np.ndarray
+    j_time: np.ndarray
+    expert_ids: list[int]
+    expert_names: list[str]
+    u_judge: np.ndarray
+    u_adjudicated: np.ndarray
+    excluded: dict
+
+    @property
+    def n_units(self) -> int: ...
+
+    def unit_counts(self) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -42,9 +81,11 @@ class GatePolicy:
         return asdict(self)
 
 
-def golden_standard(hits, ratings, k, adjudicated) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(label −1/0/1, provenance code, tie) per unit: the strict majority, overridden by adjudication."""
-    label, unanimous, tie = st.majority_labels(hits, ratings, k)
+def golden_standard(
+    hits: np.ndarray, ratings: np.ndarray, k: int, adjudicated: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(label −1/0/1, provenance code, tie) per unit: the strict majority of k ratings, overridden by adjudication."""
+    label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=k))
     provenance = np.where(label >= 0, np.where(unanimous, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY), PROVENANCE_NONE)
     adjudicated = np.asarray(adjudicated)
     decided = adjudicated >= 0
@@ -53,7 +94,7 @@ def golden_standard(hits, ratings, k, adjudicated) -> tuple[np.ndarray, np.ndarr
     return label, provenance, tie & ~decided
 
 
-def two_rater_from_counts(tp, fp, fn, tn) -> dict[str, np.ndarray]:
+def two_rater_from_counts(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> dict[str, np.ndarray]:
     """Vectorised agreement rate, Cohen's kappa, Gwet's AC1 and hit rates from 2×2 counts (NaN where undefined)."""
     tp, fp, fn, tn = (np.asarray(x, np.float64) for x in (tp, fp, fn, tn))
     n = tp + fp + fn + tn
@@ -75,7 +116,7 @@ def _rounded(values: np.ndarray) -> list:
     return [None if v != v else v for v in values.tolist()]
 
 
-def _num(x) -> float | None:
+def _num(x: Any) -> float | None:
     return None if x is None or not np.isfinite(x) else float(round(float(x), 12))
 
 
@@ -88,7 +129,9 @@ class _Groups:
         self.labels = labels or names
 
     @classmethod
-    def from_values(cls, values: list[str], index: np.ndarray, order: list[str] | None = None, label=None):
+    def from_values(
+        cls, values: list[str], index: np.ndarray, order: list[str] | None = None, label: Callable[[str], str] | None = None
+    ) -> _Groups:
         """Groups of units by `values[index[u]]` (values per criterion or per item, index per unit)."""
         index = np.asarray(index, np.intp)
         used = sorted({values[i] for i in np.unique(index).tolist()}) if index.size else []
@@ -99,7 +142,7 @@ class _Groups:
 
 
 def compute_report(
-    data, *, resamples: int = 1000, seed: int = 0, threshold: float = 0.75, min_pairs_per_dimension: int = 30,
+    data: ReportData, *, resamples: int = 1000, seed: int = 0, threshold: float = 0.75, min_pairs_per_dimension: int = 30,
     gate_policy: GatePolicy | None = None,
 ) -> dict[str, Any]:
     """Every statistic of the agreement report for one campaign (and judge)."""
@@ -115,7 +158,7 @@ def compute_report(
     item_of_unit = data.cr_item[data.u_cr]
     items = item_of_unit[both]
     n_items = int(np.unique(items).size)
-    undefined: dict[str, str] = {}
+    undefined: dict[str, str | None] = {}
     counts: dict[str, int] = {}
 
     def put(name: str, stat: st.Stat) -> float | None:
@@ -204,6 +247,7 @@ def compute_report(
 
 
 def dimension_label(label: str) -> str:
+    """The dimension a criterion's label belongs to: "Catastrophic" for 其他, "Other" outside the taxonomy."""
     if label == CATASTROPHIC_LABEL:
         return "Catastrophic"
     ability = ABILITY_BY_LABEL.get(label)
@@ -260,7 +304,7 @@ def _breakdown(
             "alpha_units": units_l[i],
             "ratings": ratings_l[i],
         }
-        why = {}
+        why: dict[str, str | None] = {}
         if not has:
             for f in ("item_agreement_rate", "cohen_kappa", "gwet_ac1", "judge_hit_rate", "human_hit_rate"):
                 why[f] = st.NO_PAIRS

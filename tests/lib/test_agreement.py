@@ -7,7 +7,7 @@ from scipy import stats as sps
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from validation import statistics as st
+from heartbench_core.lib import agreement as st
 
 
 def random_ratings(seed, units=300, raters=5, p_missing=0.3):
@@ -312,16 +312,47 @@ class TestGoldenStandard:
     def test_a_strict_majority_of_three_decides_and_ties_and_incomplete_units_do_not(self):
         hits = np.array([3, 2, 1, 0, 1, 2, 1])
         ratings = np.array([3, 3, 3, 3, 2, 2, 1])
-        label, unanimous, tie = st.majority_labels(hits, ratings, 3)
+        label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=3))
         # (1, 2) is incomplete under k = 3 so it is no tie yet.
         assert label.tolist() == [1, 1, 0, 0, -1, -1, -1]
         assert unanimous.tolist() == [True, False, False, True, False, False, False]
         assert tie.tolist() == [False] * 7
 
     def test_an_even_k_can_tie(self):
-        label, unanimous, tie = st.majority_labels(np.array([2, 3, 4]), np.array([4, 4, 4]), 4)
+        label, unanimous, tie = st.majority_labels(np.array([2, 3, 4]), np.array([4, 4, 4]), st.MajorityRule(min_ratings=4))
         assert label.tolist() == [-1, 1, 1] and tie.tolist() == [True, False, False]
         assert unanimous.tolist() == [False, False, True]
+
+
+class TestMajorityRule:
+    def test_the_default_is_the_blind_test_rule_at_least_two_of_three(self):
+        assert st.BLIND_TEST == st.MajorityRule() and st.BLIND_TEST.min_ratings == 3
+        label, _, _ = st.majority_labels(np.array([2, 1, 2, 2]), np.array([3, 3, 2, 4]))
+        # 2 of 3 and 1 of 3 decide; 2 of 2 waits for the third rating; 2 of 4 is a tie.
+        assert label.tolist() == [1, 0, -1, -1]
+
+    def test_judge_agreement_leaves_out_ties_and_incomplete_units_and_counts_them(self):
+        judge = np.array([True, False, True, True, False])
+        hits, ratings = np.array([2, 2, 2, 2, 0]), np.array([3, 3, 4, 2, 0])
+        s = st.judge_majority_agreement(judge, hits, ratings)
+        assert (s.value, s.n) == (0.5, 2)
+        assert s.extra == {"ties": 1, "incomplete": 1, "without_majority": 2}
+
+    def test_the_rule_is_an_argument_a_lower_minimum_labels_units_the_blind_test_waits_for(self):
+        judge, hits, ratings = np.array([True, True]), np.array([2, 0]), np.array([3, 2])
+        assert st.judge_majority_agreement(judge, hits, ratings).value == 1.0
+        two = st.judge_majority_agreement(judge, hits, ratings, st.MajorityRule(min_ratings=2))
+        assert (two.value, two.n, two.extra["without_majority"]) == (0.5, 2, 0)
+
+    def test_without_any_majority_the_agreement_is_undefined_and_says_which_rule(self):
+        s = st.judge_majority_agreement(np.array([True]), np.array([1]), np.array([2]))
+        assert s.value is None and s.n == 0 and "at least 3 expert ratings" in s.reason and s.extra["incomplete"] == 1
+
+
+class TestStat:
+    def test_as_dict_always_holds_the_reason_null_when_the_figure_is_defined(self):
+        assert st.Stat(0.5, 4, extra={"pairs": 6}).as_dict() == {"value": 0.5, "n": 4, "reason": None, "pairs": 6}
+        assert st.Stat.undefined(0, "no units").as_dict() == {"value": None, "n": 0, "reason": "no units"}
 
 
 class TestRankings:

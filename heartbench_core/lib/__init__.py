@@ -1,0 +1,7 @@
+"""The platform's pure computation, in one home: no Django, no ORM, nothing from the apps.
+
+scoring (HeartBench scores), agreement (agreement statistics, majority rule, bootstrap),
+report (the agreement report from a campaign's arrays), rubric_quality (a criterion's signals
+from plain rows), taxonomy, jsonl (reading JSON Lines input) and textdiff. Each takes arrays,
+rows or text and returns numbers or typed results; tests/lib holds one mirror test module each.
+"""

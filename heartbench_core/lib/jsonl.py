@@ -1,0 +1,209 @@
+"""Reading JSON Lines input with errors that name the file, the line and the field.
+
+Every importer of the platform (items, responses, judge verdicts, human judgments) reads its
+file through `read_jsonl` and records problems as `LineError`s in an `ErrorCollector`;
+`raise_if_any` ends the import with a `LineErrors` listing them. Pure Python: the Django side
+(`heartbench_core.jsonl`) raises the same list as a ValidationError, so the command line, the
+pages and the API all show the same messages.
+"""
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, cast
+
+MAX_REPORTED_ERRORS = 50
+# Deeper than any real record; bounds every recursive walk (hashing, jsonb, templates) that follows.
+MAX_NESTING_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class LineError:
+    """One problem of an input file: where (file, line, field) and what."""
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}, line {self.line}"
+        if self.field:
+            where += f", field '{self.field}'"
+        return f"{where}: {self.message}"
+
+    def as_dict(self) -> dict:
+        """file, line, field and message, JSON-ready."""
+        return {"file": self.file, "line": self.line, "field": self.field, "message": self.message}
+
+
+class LineErrors(Exception):
+    """One or more problems in an input file; nothing was written.
+
+    Keeps the first MAX_REPORTED_ERRORS problems (`errors`) and counts the rest (`truncated`);
+    `messages` says each in words, the last line the count of those left out.
+    """
+
+    def __init__(self, errors: list[LineError]):
+        self.errors = errors[:MAX_REPORTED_ERRORS]
+        self.truncated = max(0, len(errors) - MAX_REPORTED_ERRORS)
+        self.messages = [str(e) for e in self.errors]
+        if self.truncated:
+            self.messages.append(f"… and {self.truncated} more errors")
+        super().__init__("\n".join(self.messages))
+
+    def __str__(self) -> str:
+        return "\n".join(self.messages)
+
+
+class ErrorCollector:
+    """Collects LineErrors for one file; `raise_if_any` ends the import when something was wrong."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.errors: list[LineError] = []
+
+    def add(self, line: int | None, field: str | None, message: str) -> None:
+        """Record a problem at a line (None: the whole file) and field (None: the whole line)."""
+        self.errors.append(LineError(self.file, line, field, message))
+
+    def raise_if_any(self) -> None:
+        """Raise LineErrors listing every recorded problem, if there is one."""
+        if self.errors:
+            raise LineErrors(self.errors)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+
+def read_jsonl(
+    source: str | Path | IO[bytes] | IO[str],
+    errors: ErrorCollector,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each non-blank line; bad lines are recorded, not yielded."""
+    for number, raw in _lines(source, errors):
+        if progress and number % 1000 == 0:
+            progress(number)
+        text = raw.strip()
+        if not text:
+            continue
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            errors.add(number, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+            continue
+        except ValueError as exc:
+            errors.add(number, None, f"malformed JSON: {exc}")
+            continue
+        except RecursionError:
+            errors.add(number, None, f"malformed JSON: nested more than {MAX_NESTING_DEPTH} levels deep")
+            continue
+        if not isinstance(value, dict):
+            errors.add(number, None, f"expected a JSON object, found {_type_name(value)}")
+            continue
+        problem = unstorable_part(value)
+        if problem is not None:
+            errors.add(number, *problem)
+            continue
+        yield number, value
+
+
+# NUL (PostgreSQL refuses it in text and jsonb) and lone UTF-16 surrogates, which JSON's \\ud800
+# escapes can produce but no database can encode as UTF-8.
+_UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+
+
+def _describe(character: str) -> str:
+    if character == "\x00":
+        return "a NUL character (\\u0000)"
+    return f"a lone surrogate (\\u{ord(character):04x}), not a Unicode character"
+
+
+def unstorable_part(value: Any) -> tuple[str | None, str] | None:
+    """The (field, message) of the first part of a decoded JSON value no database may store, or None.
+
+    PostgreSQL refuses the NUL character in text and jsonb (SQLite would keep it, so both refuse
+    it here), no database stores a lone surrogate, and nesting past MAX_NESTING_DEPTH would
+    overflow the recursive code that reads it. The walk is iterative, so it cannot overflow itself.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > MAX_NESTING_DEPTH:
+            return path or None, f"nested more than {MAX_NESTING_DEPTH} levels deep"
+        if isinstance(node, str):
+            if found := _UNSTORABLE_CHARACTER.search(node):
+                return path or None, f"contains {_describe(found.group())}, which cannot be stored"
+        elif isinstance(node, dict):
+            for key, child in reversed(node.items()):
+                found = _UNSTORABLE_CHARACTER.search(key)
+                shown = _UNSTORABLE_CHARACTER.sub(lambda m: f"\\u{ord(m.group()):04x}", key)
+                child_path = f"{path}.{shown}" if path else shown
+                if found:
+                    return child_path, f"the key contains {_describe(found.group())}, which cannot be stored"
+                stack.append((child, child_path, depth + 1))
+        elif isinstance(node, list):
+            for index in range(len(node) - 1, -1, -1):
+                stack.append((node[index], f"{path}[{index}]", depth + 1))
+    return None
+
+
+def _reject_constant(name: str) -> Any:
+    # Python's json accepts NaN and Infinity; JSON (and PostgreSQL's jsonb) does not.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _lines(source: str | Path | IO[bytes] | IO[str], errors: ErrorCollector) -> Iterable[tuple[int, str]]:
+    if isinstance(source, (str, Path)):
+        try:
+            handle = open(source, "rb")
+        except OSError as exc:
+            errors.add(None, None, f"cannot open file: {exc.strerror}")
+            return
+        with handle:
+            yield from _decode(handle, errors)
+    else:
+        yield from _decode(source, errors)
+
+
+def _decode(handle: IO[bytes] | IO[str], errors: ErrorCollector) -> Iterable[tuple[int, str]]:
+    for number, raw in enumerate(cast(Iterable[bytes | str], handle), start=1):
+        if isinstance(raw, bytes):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                errors.add(number, None, f"not valid UTF-8 (byte {exc.start})")
+                continue
+        else:
+            text = raw
+        if number == 1:
+            text = text.lstrip("\ufeff")
+        yield number, text
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def type_name(value: Any) -> str:
+    """Describe a JSON value's type in words, for error messages."""
+    return _type_name(value)
+
+
+def source_name(source: Any, default: str = "<upload>") -> str:
+    """Return a display name for an input source (a path or an uploaded file)."""
+    if isinstance(source, (str, Path)):
+        return str(source)
+    return getattr(source, "name", None) or default
