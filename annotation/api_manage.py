@@ -11,7 +11,13 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -116,8 +122,12 @@ class OwnProfileSerializer(serializers.ModelSerializer):
         return ExpertQuality.objects.filter(profile=obj).values_list("certified_at", flat=True).first()
 
 
+# What experts set themselves; "paused" is an admin's decision.
+EXPERT_AVAILABILITY = [(a.value, a.label) for a in (ExpertProfile.Availability.ACTIVE, ExpertProfile.Availability.AWAY)]
+
+
 class AvailabilitySerializer(serializers.Serializer):
-    availability = serializers.ChoiceField(choices=["active", "away"])
+    availability = serializers.ChoiceField(choices=EXPERT_AVAILABILITY)
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
@@ -131,6 +141,26 @@ class QualifySerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+def _profile_as_seen(*, many: bool = False) -> PolymorphicProxySerializer:
+    """A profile as the caller sees it: an admin's view of any expert, or an expert's view of their own."""
+    return PolymorphicProxySerializer(
+        component_name="Profile", serializers=[AdminProfileSerializer, OwnProfileSerializer], resource_type_field_name=None, many=many
+    )
+
+
+def _profile_update() -> PolymorphicProxySerializer:
+    """What a profile update takes: any editable field of an admin's view, or an expert's own availability."""
+    return PolymorphicProxySerializer(
+        component_name="ProfileUpdate", serializers=[AdminProfileSerializer, AvailabilitySerializer], resource_type_field_name=None
+    )
+
+
+@extend_schema_view(
+    list=extend_schema(responses=_profile_as_seen(many=True)),
+    retrieve=extend_schema(responses=_profile_as_seen()),
+    update=extend_schema(request=_profile_update(), responses=_profile_as_seen()),
+    partial_update=extend_schema(request=_profile_update(), responses=_profile_as_seen()),
+)
 class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
     """Expert profiles. Admins see and edit all; an expert sees only their own and edits only availability."""
 

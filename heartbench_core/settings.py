@@ -190,6 +190,8 @@ SPECTACULAR_SETTINGS = {
         "CampaignStatusEnum": "annotation.models.Campaign.Status",
         "CampaignKindEnum": "annotation.models.Campaign.Kind",
         "CorrectionStatusEnum": "annotation.models.CorrectionRequest.Status",
+        "AvailabilityEnum": "annotation.models.ExpertProfile.Availability",
+        "ExpertAvailabilityEnum": "annotation.api_manage.EXPERT_AVAILABILITY",
     },
 }
 
