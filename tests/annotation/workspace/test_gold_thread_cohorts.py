@@ -135,6 +135,9 @@ def test_once_the_campaign_closes_every_short_cohort_opens_among_whoever_judged(
     from annotation.services.campaigns import set_campaign_status
 
     gold = [judge_fully(pair_workspace.reserve(e, "dm0001", GOLD)) for e in cast.experts]
+    criterion = _first_criterion(gold[0])
+    for assignment, expert in zip(gold[:2], cast.experts[:2]):
+        cast_vote(assignment=assignment, expert=expert, criterion_id=criterion.pk, hit=True)
     lone = judge_fully(pair_workspace.reserve(cast.experts[2], "dm0001", ORDINARY))
     third = client_for(cast.experts[2])
     for waiting in (gold[2], lone):
@@ -150,5 +153,5 @@ def test_once_the_campaign_closes_every_short_cohort_opens_among_whoever_judged(
             stance.pop("criterion")
         shapes.append(payload)
     assert shapes[0] == shapes[1]
-    # The full first cohort keeps its two participants.
+    # The full first cohort keeps its two participants, and the late cohort does not see them.
     assert _participants(_thread(client_for(cast.experts[0]), gold[0])) == 2
