@@ -57,12 +57,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "heartbench_core.auth_hardening.RequestSizeLimitMiddleware",
+    "heartbench_core.middleware.RequestSizeLimitMiddleware",
     "heartbench_core.errors.RefuseNulInUrlMiddleware",
     "heartbench_core.errors.RefuseNulInFormMiddleware",
     "heartbench_core.errors.ApiJsonErrorsMiddleware",
-    "heartbench_core.auth_hardening.OutOfRangeNumberMiddleware",
-    "heartbench_core.auth_hardening.DatabaseUnavailableMiddleware",
+    "heartbench_core.middleware.OutOfRangeNumberMiddleware",
+    "heartbench_core.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -106,8 +106,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "heartbench_core.User"
 
-# Login throttling (heartbench_core.auth): failures per username+address and per address.
-AUTHENTICATION_BACKENDS = ["heartbench_core.auth.ThrottledModelBackend"]
+# Login throttling (heartbench_core.throttling): failures per username+address and per address.
+AUTHENTICATION_BACKENDS = ["heartbench_core.throttling.ThrottledModelBackend"]
 LOGIN_FAILURES_PER_USER = env_int("LOGIN_FAILURES_PER_USER", 5)
 LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
 TOKEN_FAILURES_PER_ADDRESS = env_int("TOKEN_FAILURES_PER_ADDRESS", 20)
@@ -152,18 +152,18 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "heartbench_core.api_session.SessionAuthenticationBeforeParsing",
-        "heartbench_core.auth.ThrottledTokenAuthentication",
+        "heartbench_core.throttling.ThrottledTokenAuthentication",
     ],
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
-        "heartbench_core.auth.PrefetchedUserRateThrottle",
+        "heartbench_core.throttling.PrefetchedUserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_THROTTLE_ANON", "60/min"),
         "user": env_str("API_THROTTLE_USER", "3000/min"),
     },
     # Views name their roles; anything that does not still refuses outsiders and anonymous users.
-    "DEFAULT_PERMISSION_CLASSES": ["heartbench_core.auth.HasAnyRole"],
+    "DEFAULT_PERMISSION_CLASSES": ["heartbench_core.api_permissions.HasAnyRole"],
     # OPTIONS answers 405: the OpenAPI schema (for staff) describes every endpoint, and metadata
     # would describe serializers to any caller the view admits. No cross-origin client is served.
     "DEFAULT_METADATA_CLASS": None,
@@ -183,7 +183,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # The schema and its interactive page are for staff and pipelines, not experts or outsiders.
-    "SERVE_PERMISSIONS": ["heartbench_core.auth.IsStaffMember"],
+    "SERVE_PERMISSIONS": ["heartbench_core.api_permissions.IsStaffMember"],
     # Several models have a `status` or a `kind`: each choice set gets a name of its own in the schema.
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotation.models.Assignment.Status",
@@ -277,13 +277,13 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # Error reports and log lines never carry a password, token or session id.
-DEFAULT_EXCEPTION_REPORTER_FILTER = "heartbench_core.auth_hardening.RedactingExceptionReporterFilter"
-DEFAULT_EXCEPTION_REPORTER = "heartbench_core.auth_hardening.RedactingExceptionReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "heartbench_core.redaction.RedactingExceptionReporterFilter"
+DEFAULT_EXCEPTION_REPORTER = "heartbench_core.redaction.RedactingExceptionReporter"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "redact_secrets": {"()": "heartbench_core.auth_hardening.RedactSecretsFilter"},
+        "redact_secrets": {"()": "heartbench_core.redaction.RedactSecretsFilter"},
         "no_client_error_tracebacks": {"()": "heartbench_core.errors.ClientErrorTracebackFilter"},
     },
     "handlers": {

@@ -5,7 +5,7 @@ from django.views.decorators.http import require_http_methods
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from heartbench_core import api_tokens, views
-from heartbench_core.auth import ThrottledLoginView
+from heartbench_core.throttling import ThrottledLoginView
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -6,7 +6,7 @@ import logging
 import pytest
 from django.test import Client, override_settings
 
-from heartbench_core.auth_hardening import RedactSecretsFilter
+from heartbench_core.redaction import RedactSecretsFilter
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import logging
 import pytest
 from django.test import override_settings
 
-from heartbench_core.auth_hardening import RedactSecretsFilter
+from heartbench_core.redaction import RedactSecretsFilter
 
 PASSWORD = "hunter2-very-secret-pw"
 TOKEN = "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"

@@ -20,7 +20,7 @@ import sys, django
 django.setup()
 from django.core.management import call_command
 from django.test import RequestFactory
-from heartbench_core.auth import login_locked, record_login_failure
+from heartbench_core.throttling import login_locked, record_login_failure
 call_command("createcachetable", verbosity=0)
 request = RequestFactory().post("/accounts/login/", REMOTE_ADDR="10.9.8.7")
 for _ in range(int(sys.argv[2])):

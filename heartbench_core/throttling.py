@@ -1,4 +1,4 @@
-"""Authentication hardening: login throttling against password guessing, throttled API tokens.
+"""Throttling against guessing: login lockout for passwords, a per-address limit for API tokens, per-user API rates.
 
 Failed logins are counted in the cache (Redis in production, so every gunicorn worker sees
 the same counts) under two keys: username + client address, and client address alone. Past
@@ -19,9 +19,9 @@ from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.dispatch import receiver
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
-from rest_framework.permissions import BasePermission
 from rest_framework.throttling import UserRateThrottle
 
 
@@ -100,7 +100,7 @@ class ThrottledAuthenticationForm(AuthenticationForm):
 
     error_messages = {
         **AuthenticationForm.error_messages,
-        "throttled": "Too many failed login attempts. Try again in %(minutes)d minutes.",
+        "throttled": _("Too many failed login attempts. Try again in %(minutes)d minutes."),
     }
 
     def clean(self):
@@ -188,25 +188,3 @@ class PrefetchedUserRateThrottle(UserRateThrottle):
         if len(self.history) >= self.num_requests:
             return self.throttle_failure()
         return self.throttle_success()
-
-
-class IsStaffMember(BasePermission):
-    """DRF permission: an admin, rubric author or senior reviewer (used for the API schema and docs)."""
-
-    message = "You do not have access to this resource."
-
-    def has_permission(self, request, view):
-        from heartbench_core.roles import STAFF_ROLES, has_role
-
-        return bool(request.user and request.user.is_authenticated and has_role(request.user, *STAFF_ROLES))
-
-
-class HasAnyRole(BasePermission):
-    """DRF default permission: a signed-in user holding at least one role (an outsider sees nothing)."""
-
-    message = "You do not have access to this resource."
-
-    def has_permission(self, request, view):
-        from heartbench_core.roles import roles_of
-
-        return bool(request.user and request.user.is_authenticated and roles_of(request.user))
