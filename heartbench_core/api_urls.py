@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from heartbench_core import api, api_scoring
+from heartbench_core import api, api_judge_runs, api_scores
 
 router = DefaultRouter()
 router.register("datasets", api.DatasetViewSet, basename="dataset")
@@ -9,12 +9,12 @@ router.register("versions", api.VersionViewSet, basename="version")
 router.register("items", api.ItemViewSet, basename="item")
 router.register("models", api.LanguageModelViewSet, basename="model")
 router.register("responses", api.ResponseViewSet, basename="response")
-router.register("judge-runs", api_scoring.JudgeRunViewSet, basename="judge-run")
+router.register("judge-runs", api_judge_runs.JudgeRunViewSet, basename="judge-run")
 
 urlpatterns = [
     path("import/heartbench/", api.ImportHeartbenchView.as_view(), name="api-import-heartbench"),
     path("import/responses/", api.ImportResponsesView.as_view(), name="api-import-responses"),
-    path("import/verdicts/", api_scoring.ImportVerdictsView.as_view(), name="api-import-verdicts"),
-    path("scores/", api_scoring.ScoresView.as_view(), name="api-scores"),
+    path("import/verdicts/", api_judge_runs.ImportVerdictsView.as_view(), name="api-import-verdicts"),
+    path("scores/", api_scores.ScoresView.as_view(), name="api-scores"),
     path("", include(router.urls)),
 ]

@@ -6,7 +6,7 @@ class ValidationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from heartbench_core.scoring_sources import register_verdict_source
+        from heartbench_core.verdict_sources import register_verdict_source
         from validation.scoring_source import load_consensus
 
         register_verdict_source("consensus", load_consensus)

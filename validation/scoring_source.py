@@ -3,7 +3,7 @@
 import numpy as np
 from django.core.exceptions import ValidationError
 
-from heartbench_core.scoring_sources import VerdictSet
+from heartbench_core.verdict_sources import VerdictSet
 
 
 def load_consensus(*, dataset, version=None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from heartbench_core.lib import scoring
-from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_LABELS, DIMENSIONS, english_name
+from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_LABELS, DIMENSIONS
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict
 
 SUBSETS = ("all", "hard", "normal")
@@ -410,8 +410,8 @@ def score_model(
 ) -> tuple[ScoreResult, "object"]:
     """Score one model from a named verdict source; return (result, the VerdictSet used)."""
     from heartbench_core.models import Dataset
-    from heartbench_core.scoring_sources import load_verdicts
     from heartbench_core.services.datasets import get_version
+    from heartbench_core.verdict_sources import load_verdicts
 
     _check_mode(mode)
     if subset not in SUBSETS:
@@ -441,8 +441,3 @@ def export_upstream_overall(*, result: ScoreResult, path: str | Path) -> int:
     lines = upstream_overall_lines(result)
     Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return len(lines)
-
-
-def ability_names() -> dict[str, str]:
-    """English names of the ability labels, for pages and tables."""
-    return {label: english_name(label) for label in ABILITY_LABELS}

@@ -79,18 +79,18 @@ def test_consensus_says_clearly_that_no_golden_standard_exists(judged_demo):
 def test_a_registered_source_is_used_for_consensus(judged_demo, capsys, monkeypatch):
     import numpy as np
 
-    from heartbench_core import scoring_sources
+    from heartbench_core import verdict_sources
     from heartbench_core.models import Criterion
 
     def all_hits(*, dataset, version, model, judge, run):
         rows = list(Criterion.objects.filter(item__version=judged_demo).values_list("id", "weight", "catastrophic"))
         hits = [not cata and weight > 0 for _, weight, cata in rows]
-        return scoring_sources.VerdictSet(
+        return verdict_sources.VerdictSet(
             version=judged_demo, criterion_id=np.array([r[0] for r in rows]), hit=np.array(hits), description="test consensus"
         )
 
     # setitem restores whatever was registered before (the validation app registers its own).
-    monkeypatch.setitem(scoring_sources._SOURCES, "consensus", all_hits)
+    monkeypatch.setitem(verdict_sources._SOURCES, "consensus", all_hits)
     body = score_json(capsys, "--model", "demo-model-aurora", "--source", "consensus")
     assert body["overall"] == pytest.approx(100.0) and body["questions_scored"] == 6
 

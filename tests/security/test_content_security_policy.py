@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
 
-from heartbench_core.selectors_scoring import PALETTE
+from heartbench_core.leaderboard.selectors import PALETTE
 from tests.security import permissions_table as table
 from tests.security.test_permission_matrix import QUERIES, user_for, values_for
 from tests.security.urlwalk import build_path, endpoints, probe

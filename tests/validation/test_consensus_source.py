@@ -6,9 +6,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from heartbench_core import scoring_sources
+from heartbench_core import verdict_sources
 from heartbench_core.models import Dataset
-from heartbench_core.scoring_sources import load_verdicts
+from heartbench_core.verdict_sources import load_verdicts
 from tests.validation.builders import blind_test
 from validation.models import GoldenLabel
 from validation.scoring_source import load_consensus
@@ -18,15 +18,15 @@ from validation.services.reports import create_agreement_report
 @pytest.fixture(autouse=True)
 def consensus_registered(monkeypatch):
     """The app registers the source at start-up; tests elsewhere may have swapped the registry entry."""
-    monkeypatch.setitem(scoring_sources._SOURCES, "consensus", load_consensus)
+    monkeypatch.setitem(verdict_sources._SOURCES, "consensus", load_consensus)
 
 
 def test_the_app_registers_the_consensus_source_at_start_up():
     from django.apps import apps
 
-    scoring_sources._SOURCES.pop("consensus", None)
+    verdict_sources._SOURCES.pop("consensus", None)
     apps.get_app_config("validation").ready()
-    assert scoring_sources._SOURCES["consensus"] is load_consensus
+    assert verdict_sources._SOURCES["consensus"] is load_consensus
 
 
 def test_the_consensus_source_loads_the_golden_labels_of_one_model(cast):

@@ -6,8 +6,9 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from heartbench_core import selectors, selectors_scoring
+from heartbench_core import selectors
 from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
+from heartbench_core.leaderboard import selectors as leaderboard_selectors
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import Dataset
@@ -34,15 +35,15 @@ def leaderboard(request, name, label):
     judge = request.GET.get("judge") or None
     scene = request.GET.get("scene") or None
     mode = _mode(request)
-    rows = selectors_scoring.leaderboard(version, judge=judge, mode=mode, scene=scene)
+    rows = leaderboard_selectors.leaderboard(version, judge=judge, mode=mode, scene=scene)
     context = {
         "version": version,
         "dataset": version.dataset,
         "rows": rows,
-        "chart": selectors_scoring.ability_chart(rows),
+        "chart": leaderboard_selectors.ability_chart(rows),
         "abilities": ABILITIES,
         "dimensions": DIMENSIONS,
-        "judges": selectors_scoring.judges_of(version),
+        "judges": leaderboard_selectors.judges_of(version),
         "scenes": selectors.scenes_of(version),
         "filters": {"judge": judge or "", "scene": scene or "", "catastrophic": mode},
         "modes": CATASTROPHIC_MODES,
@@ -55,7 +56,7 @@ def leaderboard(request, name, label):
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard_model(request, name, label, model):
     version = _version(name, label)
-    runs = selectors_scoring.judge_runs_of(version, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
+    runs = leaderboard_selectors.judge_runs_of(version, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
     runs = [r for r in runs if r.model.name == model]
     if not runs:
         raise Http404("No judge run of this model on this version.")

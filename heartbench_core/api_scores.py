@@ -1,0 +1,99 @@
+"""REST API of scores: one model's scores from a verdict source, as `score --format json` gives them (admins and rubric authors only)."""
+
+from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from heartbench_core.api_judge_runs import IsScoringStaff
+from heartbench_core.blindness import CLOSED_MODEL, blind_scope
+from heartbench_core.lib.scoring import CATASTROPHIC_MODES
+from heartbench_core.models import LanguageModel
+from heartbench_core.services.scoring import SUBSETS, score_model
+
+
+class ScoresQuerySerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    model = serializers.CharField()
+    source = serializers.CharField(default="judge")
+    judge = serializers.CharField(required=False)
+    run = serializers.CharField(required=False)
+    version = serializers.CharField(required=False)
+    subset = serializers.ChoiceField(choices=SUBSETS, default="all")
+    scene = serializers.CharField(required=False)
+    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
+    questions = serializers.BooleanField(default=False)
+
+
+class QuestionScoreSerializer(serializers.Serializer):
+    question_id = serializers.CharField()
+    score = serializers.FloatField(allow_null=True)
+    catastrophic = serializers.BooleanField(help_text="A catastrophic criterion was hit.")
+    abilities = serializers.DictField(child=serializers.FloatField(), help_text="Normalised score per ability present in the question.")
+    difficulty = serializers.CharField()
+    scene = serializers.CharField()
+
+
+class ScoreSerializer(serializers.Serializer):
+    """One model's scores (`score --format json`); a score that cannot be computed is null, with its reason in `undefined`."""
+
+    overall = serializers.FloatField(allow_null=True)
+    abilities = serializers.DictField(child=serializers.FloatField(allow_null=True), help_text="Score per ability label.")
+    dimensions = serializers.DictField(child=serializers.FloatField(allow_null=True), help_text="Score per dimension.")
+    questions_scored = serializers.IntegerField()
+    questions_dropped = serializers.IntegerField(help_text="Questions of the subset left out: some criterion has no verdict.")
+    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, help_text="How catastrophic criteria were scored.")
+    subset = serializers.ChoiceField(choices=SUBSETS)
+    scene = serializers.CharField(allow_null=True)
+    version = serializers.CharField(help_text="The dataset version's label.")
+    ability_questions = serializers.DictField(child=serializers.IntegerField(), help_text="Scored questions per ability label.")
+    questions_incomplete = serializers.IntegerField()
+    questions_catastrophic = serializers.IntegerField()
+    verdicts_used = serializers.IntegerField()
+    verdicts_stale = serializers.IntegerField(help_text="Verdicts made against an older meaning of their criterion: not counted.")
+    verdicts_unmatched = serializers.IntegerField()
+    undefined = serializers.DictField(child=serializers.CharField(), help_text="Why each null score is null, by its name.")
+    questions = QuestionScoreSerializer(many=True, required=False, help_text="Per-question scores, when asked (`questions=true`).")
+    source = serializers.CharField(help_text="The verdicts scored, in words.")
+
+
+class ScoresView(APIView):
+    """One model's scores from a verdict source: the same JSON as `score --format json`."""
+
+    permission_classes = [IsScoringStaff]
+    # Scoring writes nothing: a source it cannot score is "no score" (with the field or message).
+    validation_error_detail = _("no score")
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(name, OpenApiTypes.STR, required=name in ("dataset", "model"))
+            for name in ("dataset", "model", "source", "judge", "run", "version", "subset", "scene", "catastrophic")
+        ]
+        + [OpenApiParameter("questions", OpenApiTypes.BOOL, description="include per-question scores")],
+        responses={200: ScoreSerializer},
+    )
+    def get(self, request):
+        query = ScoresQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        scope = blind_scope(request.user)
+        if scope and LanguageModel.objects.filter(
+            name=q["model"], responses__dataset__name=q["dataset"], responses__pk__in=scope.response_ids
+        ).exists():
+            raise PermissionDenied(CLOSED_MODEL)
+        result, verdicts = score_model(
+            dataset_name=q["dataset"],
+            model_name=q["model"],
+            source=q["source"],
+            judge=q.get("judge"),
+            run=q.get("run"),
+            version_label=q.get("version"),
+            subset=q["subset"],
+            scene=q.get("scene"),
+            mode=q["catastrophic"],
+        )
+        body = {**result.as_json(include_questions=q["questions"]), "source": verdicts.description}
+        return Response(ScoreSerializer(body).data)
