@@ -18,7 +18,6 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 
 from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
-from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, dimension_of
 from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
 
@@ -474,14 +473,6 @@ def judgments_for_export(campaign: Campaign):
             "assignment__submitted_at",
         )
     )
-
-
-def dimension_of_label(label: str) -> str:
-    """The dimension of an ability label, 'Catastrophic' for 其他, 'Other' for declared extras."""
-    if label == CATASTROPHIC_LABEL:
-        return "Catastrophic"
-    return dimension_of(label) or "Other"
-
 
 
 def subset_units(data: CampaignArrays, keep: np.ndarray) -> CampaignArrays:
