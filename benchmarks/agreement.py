@@ -124,9 +124,9 @@ def main():
         settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_agreement_bench_{os.getpid()}"
     from django.test.utils import setup_databases, teardown_databases
 
-    from heartbench_core.lib.report import compute_report
+    from heartbench_core.lib.agreement_report import compute_report
     from validation.selectors import load_campaign_arrays, select_judge_runs
-    from validation.services.reports import create_agreement_report
+    from validation.services.agreement_reports import create_agreement_report
 
     old = setup_databases(verbosity=0, interactive=False, aliases=["default"])
     try:

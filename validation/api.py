@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import refuse_response
-from heartbench_core.lib.report import DEFAULTS
+from heartbench_core.lib.agreement_report import DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
@@ -24,7 +24,7 @@ from validation.selectors import latest_release_gate
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.imports import import_judgments
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
-from validation.services.reports import create_agreement_report, request_agreement_report
+from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)

@@ -20,7 +20,7 @@ FLIP = {"expert1": 0.08, "expert2": 0.1, "expert3": 0.2}
 
 def seed(*, context) -> None:
     from validation.services.imports import import_judgments
-    from validation.services.reports import create_agreement_report
+    from validation.services.agreement_reports import create_agreement_report
 
     if Campaign.objects.filter(name=DEMO_CAMPAIGN).exists():
         context.log.append(f"validation: campaign {DEMO_CAMPAIGN!r} already present")

@@ -3,7 +3,7 @@
 from django.contrib.auth import get_user_model
 
 from annotation.models import Campaign
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 
 
 def compute_agreement_report(campaign_id: int, *, requested_by_id: int | None = None, trigger: str = "schedule", **options) -> int:

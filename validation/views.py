@@ -17,7 +17,7 @@ from django.views.decorators.http import require_safe, require_http_methods, req
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
-from heartbench_core.lib.report import DEFAULTS
+from heartbench_core.lib.agreement_report import DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from validation import charts
@@ -27,7 +27,7 @@ from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.selectors import campaigns_with_reports, golden_labels_for_export, judgments_for_export, latest_release_gate, latest_report
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
-from validation.services.reports import request_agreement_report
+from validation.services.agreement_reports import request_agreement_report
 
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)

@@ -1,7 +1,7 @@
 """Agreement statistics as pure NumPy/SciPy: arrays in, figures out. No Django here.
 
 The one implementation of every agreement figure the platform shows: the agreement report
-(`heartbench_core.lib.report`) and the rubric-quality signals (`heartbench_core.lib.rubric_quality`)
+(`heartbench_core.lib.agreement_report`) and the rubric-quality signals (`heartbench_core.lib.rubric_quality`)
 both call these functions, with the same majority rule (`MajorityRule`, default `BLIND_TEST`).
 
 Every function returns a `Stat`: the value, the number of units it was computed on, and a

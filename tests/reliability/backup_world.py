@@ -36,7 +36,7 @@ def build_real_campaign() -> dict:
     from heartbench_core.models import User
     from validation.services.golden import adjudicate
     from validation.services.release import change_release_policy
-    from validation.services.reports import create_agreement_report
+    from validation.services.agreement_reports import create_agreement_report
 
     call_command("seed_demo", verbosity=0)
     users = {u.username: u for u in User.objects.all()}

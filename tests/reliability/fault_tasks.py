@@ -11,9 +11,9 @@ from pathlib import Path
 
 def paused_in_the_middle(marker: str, pause: float):
     """Slow the report computation, once, between computing and writing; returns a function undoing it."""
-    from validation.services import reports
+    from validation.services import agreement_reports
 
-    real = reports.compute_report
+    real = agreement_reports.compute_report
 
     def paused(*args, **kwargs):
         result = real(*args, **kwargs)
@@ -22,8 +22,8 @@ def paused_in_the_middle(marker: str, pause: float):
             time.sleep(pause)
         return result
 
-    reports.compute_report = paused
-    return lambda: setattr(reports, "compute_report", real)
+    agreement_reports.compute_report = paused
+    return lambda: setattr(agreement_reports, "compute_report", real)
 
 
 def slow_background_job(job_id: int, marker: str, pause: float) -> str | None:

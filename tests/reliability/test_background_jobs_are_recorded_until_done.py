@@ -9,7 +9,7 @@ from django.utils import timezone
 from tests.validation.builders import blind_test
 from validation.models import AgreementReport, BackgroundJob, ReleaseGate
 from validation.services import jobs
-from validation.services.reports import request_agreement_report
+from validation.services.agreement_reports import request_agreement_report
 
 pytestmark = pytest.mark.django_db
 

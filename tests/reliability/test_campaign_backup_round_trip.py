@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_real_campaign_restores_into_an_empty_database_with_identical_rows_and_agreement(tmp_path):
-    from validation.services.reports import create_agreement_report
+    from validation.services.agreement_reports import create_agreement_report
 
     world = build_real_campaign()
     campaign = world["campaign"]

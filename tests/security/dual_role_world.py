@@ -76,7 +76,7 @@ def build_dual_role_world(cast) -> DualRoleWorld:
     from annotation.models import Assignment, CampaignResponse, CorrectionRequest, GoldLabel, Judgment
     from annotation.services.campaigns import create_campaign, set_campaign_status
     from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
-    from validation.services.reports import create_agreement_report
+    from validation.services.agreement_reports import create_agreement_report
 
     version = demo_version()
     demo_responses()

@@ -121,7 +121,7 @@ def _rubrics_pieces(world: World) -> None:
 
 def _validation_pieces(world: World) -> None:
     from validation.models import BackgroundJob
-    from validation.services.reports import create_agreement_report
+    from validation.services.agreement_reports import create_agreement_report
 
     report = create_agreement_report(campaign=world.objects["campaign"], resamples=50)
     job = BackgroundJob.objects.create(kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=world.objects["campaign"], status="done", report=report)

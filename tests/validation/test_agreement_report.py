@@ -13,7 +13,7 @@ from heartbench_core.lib import agreement as st
 from heartbench_core.models import JudgeVerdict
 from tests.validation.builders import JUDGE, blind_test
 from validation.models import AgreementReport, GoldenLabel, ReleaseGate
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 
 CONTRACT_KEYS = {
     "pairs", "responses", "item_agreement_rate", "item_agreement_ci95", "cohen_kappa", "gwet_ac1", "confusion",
@@ -184,7 +184,7 @@ class TestIntervalsResampleItems:
         assert r["judge_expert_baseline"]["resampled"]["unit"] == "item"
 
     def test_a_group_on_a_single_item_has_no_interval_and_says_why(self, cast):
-        from heartbench_core.lib.report import compute_report
+        from heartbench_core.lib.agreement_report import compute_report
         from validation.selectors import load_campaign_arrays, select_judge_runs
 
         campaign = blind_test(cast)
@@ -251,7 +251,7 @@ class TestStorage:
     def test_the_background_job_computes_a_report_after_commit(self, cast, monkeypatch, django_capture_on_commit_callbacks):
         from django_q.conf import Conf
 
-        from validation.services.reports import request_agreement_report
+        from validation.services.agreement_reports import request_agreement_report
 
         monkeypatch.setattr(Conf, "SYNC", True)  # run the job inline instead of in a worker
         campaign = blind_test(cast)

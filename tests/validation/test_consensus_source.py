@@ -12,7 +12,7 @@ from heartbench_core.verdict_sources import load_verdicts
 from tests.validation.builders import blind_test
 from validation.models import GoldenLabel
 from validation.scoring_source import load_consensus
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 
 
 @pytest.fixture(autouse=True)

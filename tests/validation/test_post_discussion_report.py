@@ -11,7 +11,7 @@ from annotation.models import Assignment, Judgment
 from annotation.services.workspace import DraftEntry, decide_correction, mark_discussion_seen, request_correction
 from validation.models import AgreementReport, GoldenLabel, ReleaseGate
 from validation.selectors import load_campaign_arrays
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 
 from .builders import blind_test
 

@@ -13,7 +13,7 @@ from tests.validation.builders import blind_test
 from validation.models import AgreementReport, ReleaseGate
 from validation.selectors import latest_release_gate
 from validation.services.release import change_release_policy
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 
 LENIENT = {"threshold": 0.5, "min_pairs_per_dimension": 1, "min_pairs_per_ability": 1}
 

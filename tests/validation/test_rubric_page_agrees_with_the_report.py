@@ -13,7 +13,7 @@ from heartbench_core.models import Criterion
 from rubrics.selectors import quality_signals
 from tests.factories import demo_responses, demo_version
 from tests.rubrics.conftest import human_judgments, judge
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 
 from tests.validation.builders import blind_test
 from validation.models import AgreementReport, ReleaseGate
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 
 
 @pytest.fixture

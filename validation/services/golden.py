@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, CampaignResponse
-from heartbench_core.lib.report import PROVENANCE_NAMES, golden_standard
+from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 from validation.models import Adjudication, GoldenLabel

@@ -71,7 +71,7 @@ def request_golden_refresh(*, campaign: Campaign, trigger: str = "submission") -
 
 
 def _run_agreement_report(job: BackgroundJob) -> None:
-    from validation.services.reports import create_agreement_report
+    from validation.services.agreement_reports import create_agreement_report
 
     job.report = create_agreement_report(
         campaign=job.campaign, requested_by=job.requested_by, trigger=job.trigger, **job.parameters

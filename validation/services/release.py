@@ -1,7 +1,7 @@
 """The release policy of a dataset: read it (or its defaults) and change it, as an admin, with a reason.
 
 The policy is fixed before the reports and applies to all of them: a report computed with other
-parameters is exploratory and cannot set the release gate (`validation.services.reports`).
+parameters is exploratory and cannot set the release gate (`validation.services.agreement_reports`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from heartbench_core.lib.report import GatePolicy
 from heartbench_core.models import Dataset
 from heartbench_core.roles import Role, has_role
 from validation.models import ReleasePolicy, ReleasePolicyChange
@@ -34,11 +33,6 @@ def policy_snapshot(policy: ReleasePolicy) -> dict[str, Any]:
         "min_pairs_per_ability": int(policy.min_pairs_per_ability),
         "must_clear": str(policy.must_clear),
     }
-
-
-def gate_policy(policy: ReleasePolicy) -> GatePolicy:
-    """The policy as the pure report code takes it."""
-    return GatePolicy(**policy_snapshot(policy))
 
 
 def clean_policy_fields(fields: dict[str, Any]) -> dict[str, Any]:

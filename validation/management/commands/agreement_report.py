@@ -3,9 +3,9 @@ import json
 from django.core.management.base import CommandError
 
 from annotation.models import Campaign
-from heartbench_core.lib.report import DEFAULTS
+from heartbench_core.lib.agreement_report import DEFAULTS
 from heartbench_core.management.commands._base import ImportCommand
-from validation.services.reports import create_agreement_report
+from validation.services.agreement_reports import create_agreement_report
 from validation.formatting import report_table
 
 

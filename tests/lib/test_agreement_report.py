@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from heartbench_core.lib.report import (
+from heartbench_core.lib.agreement_report import (
     PROVENANCE_ADJUDICATED,
     PROVENANCE_MAJORITY,
     PROVENANCE_NONE,

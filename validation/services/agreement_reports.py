@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
-from heartbench_core.lib.report import DEFAULTS, GatePolicy, compute_report
+from heartbench_core.lib.agreement_report import DEFAULTS, GatePolicy, compute_report
 from validation.models import AgreementReport, BackgroundJob, ReleaseGate, ReleasePolicy
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
 from validation.services.golden import refresh_golden_labels
