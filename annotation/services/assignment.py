@@ -413,11 +413,6 @@ def _next_calibration(*, expert: User, campaign: Campaign, now) -> Assignment | 
     return None
 
 
-def next_retake_at(*, expert: User, campaign: Campaign) -> datetime | None:
-    """When the expert may retake a failed calibration (None: passed, no attempt yet, one under way, or no attempt left)."""
-    return calibration_state(expert=expert, campaign=campaign).retake_at
-
-
 def expire_reservations(*, now: datetime | None = None, campaign: Campaign | None = None) -> int:
     """Mark reservations past their expiry as expired, so their responses go back to the pool."""
     with transaction.atomic():

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from annotation.models import Assignment, CalibrationResult, Campaign, Qualification
-from annotation.services.assignment import assign_next_response, calibration_state, next_retake_at
+from annotation.services.assignment import assign_next_response, calibration_state
 from annotation.services.campaigns import create_calibration
 from tests.factories import demo_responses, demo_version
 
@@ -57,7 +57,7 @@ def test_retaking_until_passing_by_chance_is_impossible(cast, version):
     assert not Qualification.objects.filter(expert=cast.expert).exists()
     age_calibration(cast.expert, campaign, days=365)
     assert assign_next_response(expert=cast.expert, campaign=campaign) is None
-    assert next_retake_at(expert=cast.expert, campaign=campaign) is None
+    assert calibration_state(expert=cast.expert, campaign=campaign).retake_at is None
     assert calibration_state(expert=cast.expert, campaign=campaign).attempts_left == 0
 
 
@@ -65,7 +65,7 @@ def test_a_retake_waits_for_the_cooldown_of_its_calibration_set(cast, version):
     campaign = calibration(version, retake_cooldown=timedelta(days=3))
     sit(cast.expert, campaign, wrong=99)
     first = CalibrationResult.objects.get(expert=cast.expert)
-    assert next_retake_at(expert=cast.expert, campaign=campaign) == first.completed_at + timedelta(days=3)
+    assert calibration_state(expert=cast.expert, campaign=campaign).retake_at == first.completed_at + timedelta(days=3)
     age_calibration(cast.expert, campaign, days=2)
     assert assign_next_response(expert=cast.expert, campaign=campaign) is None
     age_calibration(cast.expert, campaign, days=1.01)
