@@ -58,16 +58,6 @@ def role_required(*roles: Role):
     return decorator
 
 
-class HasRole(BasePermission):
-    """DRF permission: the user holds one of `view.required_roles`."""
-
-    message = "You do not have access to this resource."
-
-    def has_permission(self, request, view):
-        roles = getattr(view, "required_roles", ())
-        return bool(request.user and request.user.is_authenticated and has_role(request.user, *roles))
-
-
 def role_permission(*roles: Role) -> type[BasePermission]:
     """Return a DRF permission class that admits the given roles."""
 

@@ -43,11 +43,6 @@ class Stat:
         """An undefined figure over n units, with the reason."""
         return cls(None, int(n), reason, extra)
 
-    @property
-    def defined(self) -> bool:
-        """True when the figure has a value."""
-        return self.value is not None
-
     def as_dict(self) -> dict[str, Any]:
         """value, n, reason (None when defined) and the extra figures, JSON-ready."""
         return {"value": self.value, "n": self.n, "reason": self.reason or None, **self.extra}
