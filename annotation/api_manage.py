@@ -6,6 +6,7 @@ tiers (which move with gold accuracy), models or other raters. Everything else i
 """
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
@@ -24,6 +25,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from annotation import selectors
+from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -39,7 +41,6 @@ from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, releas
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
 from heartbench_core.api import FileImportView, choice_param, enum_param
-from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role, role_permission
@@ -61,7 +62,7 @@ class QualitySerializer(serializers.ModelSerializer):
 
 class QualificationSerializer(serializers.Serializer):
     dimension = serializers.CharField(help_text='A dimension of the taxonomy, or "general".')
-    source = serializers.ChoiceField(choices=Qualification.Source.choices)
+    source = serializers.ChoiceField(choices=Qualification.Source.choices)  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
     reason = serializers.CharField()
 
 
@@ -81,7 +82,7 @@ class AdminProfileSerializer(serializers.ModelSerializer):
         read_only_fields = ["tier", "tier_override", "tier_override_reason", "updated_at"]
 
     @extend_schema_field(QualitySerializer(allow_null=True, help_text="Null before any figure, or for your own profile while you are an expert of an open campaign."))
-    def get_quality(self, obj):
+    def get_quality(self, obj: ExpertProfile) -> dict[str, Any] | None:
         request = self.context.get("request")
         if request is not None and obj.user.get_username() == own_quality_hidden(request.user):
             return None  # an admin who is an expert of an open campaign: their own gold figures would date their gold checks
@@ -89,7 +90,7 @@ class AdminProfileSerializer(serializers.ModelSerializer):
         return QualitySerializer(q).data if q else None
 
     @extend_schema_field(QualificationSerializer(many=True))
-    def get_qualifications(self, obj):
+    def get_qualifications(self, obj: ExpertProfile) -> list[Any]:
         rows = [
             {"dimension": q.dimension or "general", "source": q.source, "reason": q.reason}
             for q in obj.user.qualifications.order_by("dimension")
@@ -267,7 +268,7 @@ class CalibrationResultSerializer(serializers.ModelSerializer):
         fields = ["id", "campaign", "expert", "attempt", "score", "agreed", "compared", "threshold", "passed", "per_dimension", "completed_at", "misses"]
 
     @extend_schema_field(CalibrationMissSerializer(many=True))
-    def get_misses(self, obj):
+    def get_misses(self, obj: CalibrationResult) -> list[Any]:
         return CalibrationMissSerializer([row for row in obj.feedback if not row["agreed"]], many=True).data
 
 
@@ -292,7 +293,7 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet):
 
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
-        self._record([r for r in (page if page is not None else queryset)])
+        self._record(list(page if page is not None else queryset))
         return page
 
     def get_object(self):
@@ -405,13 +406,13 @@ class CreatedCampaignSerializer(CampaignSerializer):
     class Meta(CampaignSerializer.Meta):
         fields = [*CampaignSerializer.Meta.fields, "gold_checks", "items", "eligible_experts"]
 
-    def get_gold_checks(self, campaign) -> int:
+    def get_gold_checks(self, campaign: Campaign) -> int:
         return self.context["outcome"].gold
 
-    def get_items(self, campaign) -> int:
+    def get_items(self, campaign: Campaign) -> int:
         return self.context["outcome"].items
 
-    def get_eligible_experts(self, campaign) -> int:
+    def get_eligible_experts(self, campaign: Campaign) -> int:
         return self.context["outcome"].eligible_experts
 
 

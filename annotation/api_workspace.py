@@ -5,6 +5,8 @@ answers 404 like an id that does not exist. Serializers here are blind by constr
 name no model, no other expert, no verdict, no gold flag.
 """
 
+from typing import Any
+
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -119,7 +121,7 @@ class WorkspaceCriterionSerializer(serializers.Serializer):
         source="criterion.weight", required=False, allow_null=True, help_text="Present only when the campaign shows weights."
     )
 
-    def to_representation(self, row):
+    def to_representation(self, row: selectors.CriterionRow) -> dict[str, Any]:
         body = super().to_representation(row)
         if not self.context.get("show_weights"):
             del body["weight"]
@@ -163,18 +165,18 @@ class AssignmentDetailSerializer(serializers.Serializer):
     unclear_reported = serializers.SerializerMethodField(help_text="Criteria (ids) the expert reported as unclear.")
     problem_reported = serializers.BooleanField()
 
-    def get_url(self, page) -> str:
+    def get_url(self, page: selectors.JudgingPage) -> str:
         return reverse("annotation:judge", args=[page.assignment.public_id])
 
     @extend_schema_field(WorkspaceCriterionSerializer(many=True))
-    def get_criteria(self, page):
+    def get_criteria(self, page: selectors.JudgingPage) -> list[Any]:
         return WorkspaceCriterionSerializer(page.rows, many=True, context={"show_weights": page.campaign.show_weights}).data
 
     @extend_schema_field(OwnJudgmentSerializer(many=True))
-    def get_judgments(self, page):
+    def get_judgments(self, page: selectors.JudgingPage) -> list[Any]:
         return OwnJudgmentSerializer([r for r in page.rows if r.rationale or r.hit is not None], many=True).data
 
-    def get_unclear_reported(self, page) -> list[int]:
+    def get_unclear_reported(self, page: selectors.JudgingPage) -> list[int]:
         return [r.criterion.pk for r in page.rows if r.reported_unclear]
 
 
@@ -235,7 +237,7 @@ class DiscussionSerializer(serializers.Serializer):
     stances = serializers.SerializerMethodField()
 
     @extend_schema_field(StanceSerializer(many=True))
-    def get_stances(self, thread):
+    def get_stances(self, thread: selectors.Discussion) -> list[Any]:
         rows = [
             {"criterion": row.criterion.pk, "number": row.number, "hit": tally["hit"], "miss": tally["miss"], "mine": tally["mine"]}
             for row, tally in thread.stances

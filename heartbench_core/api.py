@@ -128,7 +128,7 @@ class ComputedListView(GenericAPIView):
 
 class ChangedItemSerializer(serializers.Serializer):
     question_id = serializers.CharField()
-    fields = serializers.ListField(child=serializers.CharField(), help_text="What changed: item fields, and `rubric`.")
+    fields = serializers.ListField(child=serializers.CharField(), help_text="What changed: item fields, and `rubric`.")  # type: ignore[assignment]  # the key is "fields"; the metaclass takes it out of the class
 
 
 class ChangedCriterionSerializer(serializers.Serializer):
@@ -251,7 +251,7 @@ class ImportedVersionSerializer(VersionSerializer):
     class Meta(VersionSerializer.Meta):
         fields = [*VersionSerializer.Meta.fields, "created"]
 
-    def get_created(self, version) -> bool:
+    def get_created(self, version: DatasetVersion) -> bool:
         return self.context["created"]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
@@ -26,7 +26,7 @@ from rest_framework.views import exception_handler, set_rollback
 from heartbench_core.jsonl import InputFileError
 
 CONFLICT_CODE = "conflict"
-NOTHING_WRITTEN = "nothing was written"
+NOTHING_WRITTEN = _("nothing was written")
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -63,4 +63,4 @@ def conflict_body(exc: DjangoValidationError) -> dict[str, Any]:
 
 def _detail_of(view: Any) -> str:
     # A view that writes nothing in any case (a computed read) names its own outcome, e.g. "no score".
-    return str(getattr(view, "validation_error_detail", None) or gettext(NOTHING_WRITTEN))
+    return str(getattr(view, "validation_error_detail", None) or NOTHING_WRITTEN)

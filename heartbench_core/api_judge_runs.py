@@ -43,13 +43,13 @@ class ImportedRunSerializer(JudgeRunSerializer):
     class Meta(JudgeRunSerializer.Meta):
         fields = [*JudgeRunSerializer.Meta.fields, "created", "uncovered", "responses_created"]
 
-    def get_created(self, run) -> bool:
+    def get_created(self, run: JudgeRun) -> bool:
         return self.context["outcome"].created
 
-    def get_uncovered(self, run) -> int:
+    def get_uncovered(self, run: JudgeRun) -> int:
         return self.context["outcome"].uncovered
 
-    def get_responses_created(self, run) -> int:
+    def get_responses_created(self, run: JudgeRun) -> int:
         return self.context["outcome"].responses_created
 
 

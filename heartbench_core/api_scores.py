@@ -57,7 +57,7 @@ class ScoreSerializer(serializers.Serializer):
     verdicts_unmatched = serializers.IntegerField()
     undefined = serializers.DictField(child=serializers.CharField(), help_text="Why each null score is null, by its name.")
     questions = QuestionScoreSerializer(many=True, required=False, help_text="Per-question scores, when asked (`questions=true`).")
-    source = serializers.CharField(help_text="The verdicts scored, in words.")
+    source = serializers.CharField(help_text="The verdicts scored, in words.")  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
 
 
 class ScoresView(APIView):

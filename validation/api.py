@@ -21,10 +21,10 @@ from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.selectors import latest_release_gate
+from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.imports import import_judgments
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
-from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
