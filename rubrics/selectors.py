@@ -239,10 +239,12 @@ def quality_signals(dataset: Dataset, keys=None, *, leave_out=None) -> dict:
     """Per lineage key: hit rate across models, human agreement (pairwise, alpha), judge–human agreement, ambiguity.
 
     Only judgments and verdicts made against the criterion's current meaning count (stale ones are excluded).
+    Judge–human agreement takes the agreement report's units: each blind-test campaign response on its own,
+    waiting for its campaign's k ratings, hidden gold checks left out.
     `leave_out` (ModelResponse ids) are not counted: the responses of an open campaign the viewer is an expert of,
     whose judge verdicts a saturated hit rate would otherwise give away.
     """
-    from annotation.models import Assignment, Judgment
+    from annotation.models import Assignment, Campaign, Judgment
 
     scope = Q(criterion__lineage__dataset=dataset)
     if keys is not None:
@@ -260,12 +262,20 @@ def quality_signals(dataset: Dataset, keys=None, *, leave_out=None) -> dict:
     ):
         verdicts[(key, response)] = (model, hit)
     judgments: dict = defaultdict(list)
-    for key, response, expert, hit in (
+    # Per key: the report's units, {(campaign response, response, k): {expert: hit}}.
+    campaign_units: dict = defaultdict(lambda: defaultdict(dict))
+    for key, response, expert, hit, entry, k, kind, is_gold in (
         Judgment.objects.filter(judgment_scope, assignment__status=Assignment.Status.SUBMITTED, hit__isnull=False)
         .exclude(stale_q("criterion"))
-        .values_list("criterion__lineage_id", "assignment__campaign_response__response_id", "assignment__expert_id", "hit")
+        .values_list(
+            "criterion__lineage_id", "assignment__campaign_response__response_id", "assignment__expert_id", "hit",
+            "assignment__campaign_response_id", "assignment__campaign_response__campaign__overlap",
+            "assignment__campaign_response__campaign__kind", "assignment__campaign_response__is_gold",
+        )
     ):
         judgments[key].append((response, expert, hit))
+        if kind == Campaign.Kind.BLIND_TEST and not is_gold:
+            campaign_units[key][(entry, response, k)][expert] = hit
     by_key_verdicts: dict = defaultdict(list)
     for (key, response), (model, hit) in verdicts.items():
         by_key_verdicts[key].append((response, model, hit))
@@ -273,10 +283,8 @@ def quality_signals(dataset: Dataset, keys=None, *, leave_out=None) -> dict:
     out = {}
     for key in set(by_key_verdicts) | set(judgments) | set(keys or ()):
         ratings = judgments.get(key, [])
-        per_response: dict = defaultdict(dict)
-        for response, expert, hit in ratings:
-            per_response[response][expert] = hit
-        pairs = [(verdicts[(key, r)][1], list(h.values())) for r, h in per_response.items() if (key, r) in verdicts]
+        units = campaign_units.get(key, {})
+        pairs = [(verdicts[(key, r)][1], list(h.values()), k) for (_, r, k), h in units.items() if (key, r) in verdicts]
         agreement = quality.pairwise_agreement(ratings)
         out[key] = {
             "hit_rate": quality.hit_rate(by_key_verdicts.get(key, [])),

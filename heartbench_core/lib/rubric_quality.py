@@ -2,14 +2,15 @@
 
 The rubric pages read rows (response, rater, hit); this module turns them into the per-unit
 counts of `heartbench_core.lib.agreement` and calls its functions, so the rubric page and the
-agreement report compute every shared figure, and the majority rule, in one place. A unit here
-is one response (the criterion is fixed). An undefined figure is `None` with the reason, never 0,
-and every figure carries the number of units it was computed from.
+agreement report compute every shared figure, and the majority rule, in one place. The criterion
+is fixed, so a unit of the human figures is one response; a unit of the judge–human figure is one
+campaign response, as in the report, waiting for its campaign's k ratings. An undefined figure is
+`None` with the reason, never 0, and every figure carries the number of units it was computed from.
 """
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -61,15 +62,41 @@ def krippendorff_alpha(ratings: Iterable[Rating]) -> Stat:
     return krippendorff_alpha_nominal(*unit_counts(ratings))
 
 
-def judge_human_agreement(rows: Iterable[tuple[bool, list[bool]]], rule: MajorityRule = BLIND_TEST) -> Stat:
-    """Share of units where the judge's verdict equals the experts' majority under `rule`; rows are (judge hit, human hits).
+@dataclass(frozen=True, eq=False)
+class CampaignOverlaps(MajorityRule):
+    """The majority rule of units pooled from several campaigns: unit u waits for `overlaps[u]` ratings, its campaign's k."""
 
-    Units without a majority (ties, units short of the rule's ratings) are left out and counted.
+    overlaps: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    def complete(self, ratings: np.ndarray) -> np.ndarray:
+        """Per unit: it has the ratings its own campaign waits for."""
+        ratings = np.asarray(ratings, np.int64)
+        return (ratings >= np.maximum(self.overlaps, 1)) & (ratings > 0)
+
+    def describe(self) -> str:
+        """The rule in words, for reasons and pages."""
+        return "at least k expert ratings (k: the overlap of the unit's campaign), more than half of them agreeing"
+
+
+def judge_human_agreement(
+    rows: Iterable[tuple[bool, Sequence[bool]] | tuple[bool, Sequence[bool], int]], rule: MajorityRule = BLIND_TEST
+) -> Stat:
+    """Share of units where the judge's verdict equals the experts' majority; rows are (judge hit, human hits[, k]).
+
+    A row that carries k is a campaign's unit (one campaign response): it waits for that campaign's k
+    ratings, as the agreement report's golden standard does. Rows without k follow `rule`. Units
+    without a majority (ties, units short of their ratings) are left out and counted.
     """
     rows = list(rows)
-    judge = np.fromiter((bool(j) for j, _ in rows), dtype=bool, count=len(rows))
-    hits = np.fromiter((sum(bool(h) for h in humans) for _, humans in rows), dtype=np.int64, count=len(rows))
-    ratings = np.fromiter((len(humans) for _, humans in rows), dtype=np.int64, count=len(rows))
+    judge = np.fromiter((bool(row[0]) for row in rows), dtype=bool, count=len(rows))
+    hits = np.fromiter((sum(bool(h) for h in row[1]) for row in rows), dtype=np.int64, count=len(rows))
+    ratings = np.fromiter((len(row[1]) for row in rows), dtype=np.int64, count=len(rows))
+    overlaps = np.fromiter((row[2] if len(row) > 2 else rule.min_ratings for row in rows), dtype=np.int64, count=len(rows))
+    distinct = np.unique(overlaps)
+    if distinct.size == 1 and int(distinct[0]) != rule.min_ratings:
+        rule = MajorityRule(min_ratings=int(distinct[0]))
+    elif distinct.size > 1:
+        rule = CampaignOverlaps(min_ratings=int(distinct.min()), overlaps=overlaps)
     return judge_majority_agreement(judge, hits, ratings, rule)
 
 
