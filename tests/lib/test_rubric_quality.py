@@ -48,6 +48,18 @@ def test_judge_human_agreement_waits_for_the_blind_test_s_three_judgments_by_def
     assert (tie.value, tie.n, tie.extra["ties"]) == (1.0, 1, 1)
 
 
+def test_a_unit_that_carries_its_campaign_s_k_waits_for_that_many_judgments():
+    pairs_k2 = [(True, [True, True], 2), (True, [False, False], 2)]
+    s = quality.judge_human_agreement(pairs_k2)
+    assert (s.value, s.n, s.extra["without_majority"]) == (0.5, 2, 0)
+    # Units of a k = 2 campaign and of a blind test (k = 3) pooled: each waits for its own k.
+    mixed = quality.judge_human_agreement([*pairs_k2, (True, [True, True], 3), (False, [False, False, False], 3)])
+    assert (mixed.value, mixed.n, mixed.extra["incomplete"]) == (pytest.approx(2 / 3), 3, 1)
+    none = quality.judge_human_agreement([(True, [True], 2), (True, [True, True], 3)])
+    assert none.value is None and "overlap of the unit's campaign" in none.reason
+    assert (none.extra["incomplete"], none.extra["without_majority"]) == (2, 2)
+
+
 def test_an_ambiguous_criterion_needs_enough_units():
     rule = quality.AmbiguityRule(threshold=0.75, min_units=2)
     assert rule.is_ambiguous(Stat(0.5, 2))
