@@ -1,5 +1,6 @@
 """API of the annotation app: the expert workspace and campaign management."""
 
-from annotation import api_urls_manage, api_urls_workspace
+from annotation.manage import api_urls as manage_api_urls
+from annotation.workspace import api_urls as workspace_api_urls
 
-urlpatterns = [*api_urls_workspace.urlpatterns, *api_urls_manage.urlpatterns]
+urlpatterns = [*workspace_api_urls.urlpatterns, *manage_api_urls.urlpatterns]

@@ -1,7 +1,8 @@
 """Pages of the annotation app: the expert workspace and the admins' campaign management."""
 
-from annotation import urls_manage, urls_workspace
+from annotation.manage import urls as manage_urls
+from annotation.workspace import urls as workspace_urls
 
 app_name = "annotation"
 
-urlpatterns = [*urls_workspace.urlpatterns, *urls_manage.urlpatterns]
+urlpatterns = [*workspace_urls.urlpatterns, *manage_urls.urlpatterns]

@@ -191,7 +191,7 @@ SPECTACULAR_SETTINGS = {
         "CampaignKindEnum": "annotation.models.Campaign.Kind",
         "CorrectionStatusEnum": "annotation.models.CorrectionRequest.Status",
         "AvailabilityEnum": "annotation.models.ExpertProfile.Availability",
-        "ExpertAvailabilityEnum": "annotation.api_manage.EXPERT_AVAILABILITY",
+        "ExpertAvailabilityEnum": "annotation.manage.api.EXPERT_AVAILABILITY",
     },
 }
 

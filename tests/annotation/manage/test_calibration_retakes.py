@@ -173,7 +173,7 @@ def test_attempts_sitting_and_cooldown_are_set_on_the_command_the_page_and_the_a
 
 
 def test_the_experts_progress_counts_one_sitting_not_the_whole_set(cast, version):
-    from annotation.selectors_workspace import campaign_progress, expert_home
+    from annotation.workspace.selectors import campaign_progress, expert_home
 
     campaign = calibration(version, sitting_size=2)
     campaign.experts.add(cast.expert)

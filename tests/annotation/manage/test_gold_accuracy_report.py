@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.selectors import campaign_gold_accuracy
+from annotation.manage.selectors import campaign_gold_accuracy
 from annotation.services.assignment import assign_next_response
 from annotation.services.campaigns import create_campaign
 from tests.factories import demo_responses, demo_version

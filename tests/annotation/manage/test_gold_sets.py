@@ -6,12 +6,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
+from annotation.manage.selectors import expert_campaigns
 from annotation.models import Assignment, Campaign, CampaignResponse, GoldLabel
-from annotation.selectors import expert_campaigns
-from annotation.selectors_workspace import campaigns_for_expert
 from annotation.services.assignment import assign_next_response, bulk_assign
 from annotation.services.campaigns import create_calibration, create_campaign
 from annotation.services.payments import payment_lines
+from annotation.workspace.selectors import campaigns_for_expert
 from heartbench_core.models import LanguageModel, ModelResponse
 from tests.factories import demo_responses, demo_version
 

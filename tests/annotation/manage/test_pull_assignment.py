@@ -191,7 +191,7 @@ def test_asking_for_work_takes_the_same_bounded_number_of_queries_whatever_the_c
 
 
 def test_an_expert_sees_the_active_campaigns_they_take_part_in_with_their_own_counts(cast):
-    from annotation.selectors import expert_campaigns
+    from annotation.manage.selectors import expert_campaigns
 
     campaign = demo_campaign(cast, overlap=2, experts=cast.experts[:2])
     closed = demo_campaign(cast, name="closed", overlap=2, experts=cast.experts[:2])

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation import api_workspace as api
+from annotation.workspace import api
 
 urlpatterns = [
     path("assignments/", api.MyAssignmentsView.as_view(), name="api-ws-assignments"),

@@ -1,4 +1,4 @@
-"""REST API of campaign management: profiles, calibration, campaigns, assignments, alerts.
+"""REST API of campaign management: profiles, calibration, campaigns, assignments, alerts, dual roles.
 
 Experts reach only `profiles/` (their own, availability editable) and `calibration-results/`
 (their own). Nothing an expert can reach carries gold-check flags, measured gold accuracy,
@@ -24,8 +24,8 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
-from annotation import selectors
-from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
+from annotation.blindness import PROGRESS_WITHHELD, dual_role_conflicts, own_quality_hidden
+from annotation.manage import selectors
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -40,7 +40,7 @@ from annotation.services import experts as expert_services
 from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
-from heartbench_core.api import FileImportView, choice_param, enum_param
+from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role, role_permission
@@ -723,3 +723,42 @@ class AlertViewSet(viewsets.ReadOnlyModelViewSet):
     def resolve(self, request, pk=None):
         alert = get_object_or_404(AdminAlert, pk=pk)
         return Response(AlertSerializer(expert_services.resolve_alert(alert=alert, by=request.user)).data, status=status.HTTP_200_OK)
+
+
+# --- dual roles: who is expert and staff, and where their staff views are closed -----------------
+
+
+class ConflictCampaignSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="campaign.pk")
+    name = serializers.CharField(source="campaign.name")
+    status = serializers.CharField(source="campaign.status")
+    kind = serializers.CharField(source="campaign.kind")
+    exposed = serializers.IntegerField(help_text="Responses of this campaign a staff view showed the user.")
+    created_gold_source = serializers.BooleanField(help_text="The user imported the set its hidden gold checks come from: they know its labels.")
+
+
+class DualRoleConflictSerializer(serializers.Serializer):
+    username = serializers.CharField(source="user.username")
+    staff_roles = serializers.ListField(child=serializers.CharField())
+    superuser = serializers.BooleanField()
+    campaigns = ConflictCampaignSerializer(many=True, help_text="Open campaigns the user is an expert of: their staff views are closed.")
+    exposures = serializers.IntegerField(help_text="Every response a staff view showed the user.")
+
+
+class DualRoleQuerySerializer(serializers.Serializer):
+    campaign = serializers.IntegerField(required=False, help_text="Only the users who are experts of this open campaign (its id).")
+
+
+class DualRoleConflictsView(ComputedListView):
+    """Users holding the expert role and a staff role, the open campaigns they are experts of, and their exposures."""
+
+    permission_classes = [IsAdmin]
+    serializer_class = DualRoleConflictSerializer
+
+    @extend_schema(parameters=[DualRoleQuerySerializer], responses=DualRoleConflictSerializer(many=True))
+    def get(self, request):
+        query = valid_query(DualRoleQuerySerializer, request)
+        rows = dual_role_conflicts()
+        if (campaign := query.get("campaign")) is not None:
+            rows = [r for r in rows if any(c.campaign.pk == campaign for c in r.campaigns)]
+        return self.paginated(rows)

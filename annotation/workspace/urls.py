@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation import views_workspace as views
+from annotation.workspace import views
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation import views_manage as views
+from annotation.manage import views
 
 urlpatterns = [
     path("manage/campaigns/", views.campaigns, name="campaigns"),

@@ -4,8 +4,7 @@ experts and admins; campaigns, calibrations, assignments and alerts for admins u
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from annotation import api_manage as api
-from annotation.api_blindness import DualRoleConflictsView
+from annotation.manage import api
 
 router = SimpleRouter()
 router.register("profiles", api.ProfileViewSet, basename="api-profile")
@@ -17,6 +16,6 @@ router.register("manage/alerts", api.AlertViewSet, basename="api-alert")
 urlpatterns = [
     path("manage/calibrations/", api.CalibrationCreateView.as_view(), name="api-calibration-create"),
     path("manage/gold-sets/", api.GoldSetCreateView.as_view(), name="api-gold-set-create"),
-    path("manage/dual-roles/", DualRoleConflictsView.as_view(), name="api-dual-roles"),
+    path("manage/dual-roles/", api.DualRoleConflictsView.as_view(), name="api-dual-roles"),
     *router.urls,
 ]

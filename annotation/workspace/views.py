@@ -1,7 +1,7 @@
 """Pages of the blind workspace: the expert's home, the judging page, reports, corrections, discussion.
 
 An expert reaches only their own work: every lookup goes through
-`selectors_workspace.assignment_for_expert`, so another expert's id answers 404, exactly like
+`workspace.selectors.assignment_for_expert`, so another expert's id answers 404, exactly like
 an id that does not exist.
 """
 
@@ -11,13 +11,12 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_safe, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation import forms_workspace as forms
-from annotation import selectors_workspace as selectors
 from annotation.models import Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response, calibration_state
+from annotation.workspace import forms, selectors
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.roles import Role, role_required
 

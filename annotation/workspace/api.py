@@ -16,10 +16,10 @@ from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import selectors_workspace as selectors
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
+from annotation.workspace import selectors
 from heartbench_core.api import choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.roles import Role, role_permission

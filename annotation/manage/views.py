@@ -11,15 +11,15 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_safe, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation import forms, selectors
+from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
+from annotation.manage import forms, selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, TierChange
 from annotation.services import experts as expert_services
 from annotation.services.assignment import bulk_assign, calibration_state, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv, payment_lines
-from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from heartbench_core.blindness import blind_scope, refuse_campaign
 from heartbench_core.models import User
 from heartbench_core.roles import Role, role_required

@@ -1,0 +1,1 @@
+"""The expert's blind workspace: pages, API, reads and forms (writes are in `annotation.services`)."""
