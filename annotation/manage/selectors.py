@@ -110,7 +110,7 @@ class CampaignProgress:
 
 
 def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> CampaignProgress:
-    """Responses by number of submitted judgments (0…k), per-expert work and time, pace and projected finish."""
+    """Admin: the whole campaign's progress (responses by number of submitted judgments 0…k, per-expert work and time, pace and projected finish); an expert's own is `workspace.selectors.own_progress`."""
     now = now or timezone.now()
     k = campaign.overlap if campaign.kind == Campaign.Kind.BLIND_TEST else max(1, campaign.experts.count())
     rows = list(

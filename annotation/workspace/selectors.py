@@ -30,7 +30,9 @@ OPEN = (Assignment.Status.RESERVED, Assignment.Status.SUBMITTED)
 
 
 @dataclass
-class Progress:
+class OwnProgress:
+    """One expert's own progress in a campaign (`manage.selectors.campaign_progress` is the campaign-wide one, for admins)."""
+
     done: int
     assigned: int
     total: int
@@ -51,7 +53,7 @@ class Progress:
 @dataclass
 class CampaignQueue:
     campaign: Campaign
-    progress: Progress
+    progress: OwnProgress
     drafts: list[Assignment] = field(default_factory=list)
     can_take_more: bool = True
 
@@ -148,7 +150,7 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
         done = sum(1 for a in own if a.status == Assignment.Status.SUBMITTED)
         queue = CampaignQueue(
             campaign=campaign,
-            progress=Progress(done=done, assigned=len(own), total=_attempt_total(campaign, campaign.response_total)),
+            progress=OwnProgress(done=done, assigned=len(own), total=_attempt_total(campaign, campaign.response_total)),
             drafts=[a for a in own if a.status == Assignment.Status.RESERVED],
             can_take_more=campaign.status == Campaign.Status.ACTIVE,
         )
@@ -194,7 +196,7 @@ class JudgingPage:
     dialogue: list
     response_text: str
     rows: list[CriterionRow]
-    progress: Progress
+    progress: OwnProgress
     next_public_id: str | None
     problem_reported: bool
     correction: CorrectionRequest | None
@@ -268,7 +270,7 @@ def judging_page(assignment: Assignment) -> JudgingPage:
         dialogue=cr.item.dialogue,
         response_text=cr.response.text,
         rows=rows,
-        progress=campaign_progress(assignment.expert_id, campaign),
+        progress=own_progress(assignment.expert_id, campaign),
         next_public_id=next_id,
         problem_reported=ItemProblemReport.objects.filter(assignment_id=assignment.pk).exists(),
         correction=correction,
@@ -276,14 +278,14 @@ def judging_page(assignment: Assignment) -> JudgingPage:
     )
 
 
-def campaign_progress(expert_id: int, campaign: Campaign) -> Progress:
-    """done / assigned of this expert in a campaign, over the campaign's total responses."""
+def own_progress(expert_id: int, campaign: Campaign) -> OwnProgress:
+    """The expert's done / assigned in a campaign, over what they work through (all of a blind test, one sitting of a calibration)."""
     mine = Assignment.objects.filter(expert_id=expert_id, campaign_response__campaign_id=campaign.pk).aggregate(
         done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
         assigned=Count("id", filter=Q(status__in=OPEN)),
     )
     total = CampaignResponse.objects.filter(campaign_id=campaign.pk).count()
-    return Progress(done=mine["done"], assigned=mine["assigned"], total=_attempt_total(campaign, total))
+    return OwnProgress(done=mine["done"], assigned=mine["assigned"], total=_attempt_total(campaign, total))
 
 
 def _attempt_total(campaign: Campaign, responses: int) -> int:

@@ -151,7 +151,7 @@ def submit(request, public_id: str):
         following = assign_next_response(expert=request.user, campaign=campaign)
     except (ValidationError, PermissionDenied):
         following = None
-    progress = selectors.campaign_progress(request.user.pk, campaign)
+    progress = selectors.own_progress(request.user.pk, campaign)
     messages.success(request, f"Submitted. {progress.done} of {progress.assigned} done in “{campaign.name}”.")
     if following is not None:
         return redirect("annotation:judge", public_id=following.public_id)

@@ -173,7 +173,7 @@ def test_attempts_sitting_and_cooldown_are_set_on_the_command_the_page_and_the_a
 
 
 def test_the_experts_progress_counts_one_sitting_not_the_whole_set(cast, version):
-    from annotation.workspace.selectors import campaign_progress, expert_home
+    from annotation.workspace.selectors import expert_home, own_progress
 
     campaign = calibration(version, sitting_size=2)
     campaign.experts.add(cast.expert)
@@ -181,4 +181,4 @@ def test_the_experts_progress_counts_one_sitting_not_the_whole_set(cast, version
     judge(a)
     home = {q.campaign.pk: q for q in expert_home(cast.expert).calibrations}
     assert (home[campaign.pk].progress.done, home[campaign.pk].progress.total) == (1, 2)
-    assert campaign_progress(cast.expert.pk, campaign).total == 2
+    assert own_progress(cast.expert.pk, campaign).total == 2
