@@ -8,7 +8,8 @@ The rule (docs/validation.md, "Dual roles"): a user is an expert of campaign C w
 - the user holds the expert role, and
 - C lists them among its experts, or they hold an assignment in C (whatever became of it), or C
   lists no experts (an unrestricted campaign admits every expert: they may pull work from it at
-  any time, so they are in it).
+  any time, so they are in it). This membership is `Campaign.objects.taking_part`, which the
+  workspace reads too (new work is given by the narrower `Campaign.objects.admitting`).
 
 A superuser holds every role for permissions, but is an expert of C only when C lists them or they
 hold an assignment in it: otherwise every operator would be shut out of every unrestricted
@@ -19,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Assignment, Campaign, CampaignResponse
+from annotation.models import Campaign, CampaignResponse
 from heartbench_core.blindness import BlindScopeSource, blind_scope
 from heartbench_core.models import StaffExposure, User
 from heartbench_core.roles import STAFF_ROLES, Role, roles_of
@@ -55,13 +56,12 @@ def open_campaigns_as_expert(user) -> QuerySet:
     explicit = in_expert_group(user)
     if not explicit and not user.is_superuser:
         return Campaign.objects.none()
-    listed = Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk"))
-    member = Exists(listed.filter(user_id=user.pk)) | Exists(
-        Assignment.objects.filter(campaign_response__campaign_id=OuterRef("pk"), expert_id=user.pk)
+    # A superuser outside the expert group is not in a campaign merely because it is unrestricted.
+    return (
+        Campaign.objects.taking_part(user, unrestricted=explicit)
+        .filter(kind__in=JUDGED_KINDS)
+        .exclude(status=Campaign.Status.CLOSED)
     )
-    if explicit:
-        member = member | ~Exists(listed)
-    return Campaign.objects.filter(kind__in=JUDGED_KINDS).exclude(status=Campaign.Status.CLOSED).filter(member)
 
 
 def open_campaign_ids_as_expert(user) -> frozenset[int]:

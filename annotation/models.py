@@ -6,11 +6,13 @@ hidden gold check, and none of that may reach expert-facing code.
 """
 
 from datetime import timedelta
+from typing import Self
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Exists, OuterRef
 
-from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, new_public_id
+from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, User, new_public_id
 
 
 class ExpertProfile(models.Model):
@@ -48,6 +50,43 @@ class ExpertProfile(models.Model):
         return self.tier_override if self.tier_override is not None else self.tier
 
 
+class CampaignQuerySet(models.QuerySet["Campaign"]):
+    """Which campaigns a person takes part in, defined once; callers add their own status and kind.
+
+    Membership is tested with EXISTS subqueries, not joins, so a count annotated on the result
+    (`Count("responses")`) is not narrowed or multiplied by it. No role is checked here: each
+    caller knows which role it asks about (`annotation.blindness` has the superuser's case).
+    """
+
+    def taking_part(self, user: User, *, unrestricted: bool = True) -> Self:
+        """Campaigns that list the user among their experts, or where they hold an assignment (whatever became of it), or,
+        unless `unrestricted=False`, that list no experts (an unrestricted campaign admits every expert)."""
+        member = self._lists(user) | self._holds_work_of(user)
+        if unrestricted:
+            member = member | self._lists_nobody()
+        return self.filter(member)
+
+    def admitting(self, user: User) -> Self:
+        """Campaigns that may give the user new work: listing them among their experts, or listing none.
+
+        Work the user once held in a campaign does not admit them: an admin who takes an expert off
+        the list stops their new work there, while they still take part in it (`taking_part`).
+        """
+        return self.filter(self._lists(user) | self._lists_nobody())
+
+    @staticmethod
+    def _lists(user: User) -> Exists:
+        return Exists(Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk))
+
+    @staticmethod
+    def _lists_nobody() -> Exists:
+        return ~Exists(Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk")))
+
+    @staticmethod
+    def _holds_work_of(user: User) -> Exists:
+        return Exists(Assignment.objects.filter(campaign_response__campaign_id=OuterRef("pk"), expert_id=user.pk))
+
+
 class Campaign(models.Model):
     class Kind(models.TextChoices):
         BLIND_TEST = "blind_test", "Blind test"
@@ -78,6 +117,8 @@ class Campaign(models.Model):
     pass_threshold = models.FloatField(default=0.8, help_text="Calibration: agreement with gold needed to pass.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CampaignQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,6 +1,6 @@
 """Reads of the annotation app: an expert's campaigns, campaign progress, the assignment overview.
 
-Expert-facing helpers (`expert_campaigns`, `own_profile_summary`) return nothing about models,
+Expert-facing helpers (`expert_campaigns`, `profile_history`) return nothing about models,
 gold checks or other raters; the admin-facing ones may.
 """
 
@@ -32,15 +32,13 @@ PACE_WINDOW = timedelta(days=7)
 
 
 def expert_campaigns(user: User) -> QuerySet[Campaign]:
-    """Active campaigns the expert takes part in, with their own open and submitted counts (no gold flag)."""
+    """Active campaigns the expert takes part in (no gold sets), with their own open and submitted counts (no gold flag)."""
     now = timezone.now()
-    members = Campaign.experts.through.objects.filter(user_id=user.pk).values("campaign_id")
-    unrestricted = ~Q(pk__in=Campaign.experts.through.objects.values("campaign_id"))
     mine = Q(responses__assignments__expert=user)
     return (
-        Campaign.objects.filter(status=Campaign.Status.ACTIVE)
+        Campaign.objects.taking_part(user)
+        .filter(status=Campaign.Status.ACTIVE)
         .exclude(kind=Campaign.Kind.GOLD_SET)
-        .filter(Q(pk__in=members) | unrestricted)
         .annotate(
             my_open=Count("responses__assignments", filter=mine & open_q(now, "responses__assignments__")),
             my_submitted=Count("responses__assignments", filter=mine & Q(responses__assignments__status=Assignment.Status.SUBMITTED)),

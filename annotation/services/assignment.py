@@ -145,16 +145,6 @@ def _qualification_filter(qs, qualified: set[str] | None, per_dimension: bool):
     return qs.exclude(item__criteria__ability__in=unqualified_abilities)
 
 
-def _is_campaign_expert(expert: User, campaign: Campaign) -> bool:
-    """Listed in the campaign's experts (an unrestricted campaign admits every expert)."""
-    if not has_role(expert, Role.EXPERT):
-        return False
-    counts = campaign.experts.through.objects.filter(campaign_id=campaign.pk).aggregate(
-        listed=Count("pk"), me=Count("pk", filter=Q(user_id=expert.pk))
-    )
-    return counts["listed"] == 0 or counts["me"] > 0
-
-
 def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | None:
     """Reserve the best next response of the campaign for the expert, or return their open reservation there.
 
@@ -177,7 +167,7 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
             return None
         if campaign.status != Campaign.Status.ACTIVE or profile.availability != ExpertProfile.Availability.ACTIVE:
             return None
-        if not _is_campaign_expert(expert, campaign):
+        if not has_role(expert, Role.EXPERT) or not Campaign.objects.filter(pk=campaign.pk).admitting(expert).exists():
             return None
         if Assignment.objects.filter(expert=expert).filter(open_q(now)).count() >= profile.capacity:
             return None
