@@ -1,17 +1,20 @@
 """The whole agreement report from a campaign's arrays: pure computation, no Django.
 
 `compute_report` takes a campaign's data as flat NumPy arrays (`ReportData`; the validation app
-loads them from the database as its `CampaignArrays`) and returns the JSON-ready result stored
-in an `AgreementReport`. Every figure comes with the number of units it was computed on; an
-undefined figure is None and its reason is listed. The statistics are those of
-`heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
+loads them from the database as its `CampaignArrays`) and returns a `ReportResult`: typed, frozen
+parts whose every figure (`Figure`) carries the number of units it compared and, when undefined,
+its reason (the value is then None, never 0), and whose every interval (`Interval`) says what it
+resampled. `ReportResult.to_dict()` is the JSON stored in an `AgreementReport`;
+`ReportResult.from_dict()` reads the reports stored by every earlier version back. The statistics
+are those of `heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
@@ -81,6 +84,466 @@ class GatePolicy:
         return asdict(self)
 
 
+# --- the report's typed structure -------------------------------------------------------------
+#
+# `compute_report` returns a `ReportResult`; `ReportResult.to_dict()` is the JSON stored in an
+# `AgreementReport` (its keys are those reports have always been stored with, plus
+# `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
+
+SCHEMA_VERSION = 2  # 2: schema_version itself, and an over-time point's alpha_units
+NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
+NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
+NO_RESAMPLES = "no bootstrap resamples requested"
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A statistic, the number of units it compared, and why it is undefined (then its value is None, never 0)."""
+
+    value: float | None
+    n: int | None  # None only for what a report stored before the count was recorded (an over-time point's alpha)
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.value is None) != bool(self.reason):
+            raise ValueError(f"a figure has a reason exactly when it is undefined: {self.value!r}, {self.reason!r}")
+
+    @classmethod
+    def of(cls, stat: st.Stat) -> Figure:
+        """The figure of an agreement statistic."""
+        return cls(stat.value, stat.n, stat.reason or None if stat.value is None else None)
+
+    @classmethod
+    def stored(cls, value: float | None, n: int | None, reason: str | None) -> Figure:
+        """A figure as a report stored it: a reason it left out becomes NOT_RECORDED."""
+        return cls(value, n, (reason or NOT_RECORDED) if value is None else None)
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Resampling:
+    """What an interval resampled: its unit (the item; "response" in reports from before), how many, how often."""
+
+    unit: str
+    units: int
+    resamples: int
+    level: float = 0.95
+    method: str = st.PERCENTILE
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A 95% confidence interval (None bounds and a reason when undefined) and what it resampled."""
+
+    low: float | None
+    high: float | None
+    resampled: Resampling
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.low is None) != (self.high is None) or (self.low is None) != bool(self.reason):
+            raise ValueError(f"an interval has both bounds, or neither and a reason: {self.low!r}, {self.high!r}, {self.reason!r}")
+
+    @classmethod
+    def from_pair(cls, pair: list[float] | None, resampled: Resampling, reason: str | None) -> Interval:
+        """An interval from a stored [low, high] (None: undefined, for `reason`)."""
+        if pair is None:
+            return cls(None, None, resampled, reason)
+        return cls(float(pair[0]), float(pair[1]), resampled, None)
+
+    @property
+    def defined(self) -> bool:
+        return self.low is not None
+
+    def pair(self) -> list[float] | None:
+        """[low, high] as stored, or None."""
+        return None if self.low is None or self.high is None else [self.low, self.high]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemAgreement:
+    """Judge against golden standard: the share of compared pairs where they agree, and its interval."""
+
+    rate: Figure
+    ci95: Interval
+
+
+@dataclass(frozen=True, slots=True)
+class Confusion:
+    """2×2 counts with the golden standard as truth: tp = judge hit and gold hit, fp = judge hit and gold miss."""
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+
+@dataclass(frozen=True, slots=True)
+class McNemar:
+    """The exact McNemar test: are judge-only hits (fp) as frequent as human-only hits (fn)?"""
+
+    p: Figure
+    discordant: int
+    judge_only_hits: int
+    human_only_hits: int
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeExpertBaseline:
+    """Judge–expert pair agreement against expert–expert pair agreement, on units with a verdict and ≥ 2 ratings."""
+
+    units: int
+    judge_expert: Figure
+    judge_expert_pairs: int  # (judge, expert) rating pairs compared
+    expert_expert: Figure
+    expert_expert_pairs: int  # (expert, other expert) rating pairs compared
+    difference: Figure  # judge–expert minus expert–expert
+    difference_ci95: Interval
+
+
+@dataclass(frozen=True, slots=True)
+class GoldProvenance:
+    """How the units' golden labels were reached."""
+
+    unanimous: int
+    majority: int
+    adjudicated: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnitCounts:
+    """(response, criterion) units of the campaign and what they have."""
+
+    total: int
+    rated: int
+    complete: int
+    with_golden_label: int
+    ties: int
+    incomplete: int
+    with_judge_verdict: int
+    judgments: int
+    experts: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRow:
+    """One group of a breakdown (an ability, dimension, model, difficulty or scene): its pairs and figures."""
+
+    key: str
+    label: str
+    pairs: int  # judge–gold pairs compared (the n of every judge–gold figure)
+    responses: int
+    items: int | None  # None in reports from before items were counted
+    item_agreement: ItemAgreement
+    cohen_kappa: Figure
+    gwet_ac1: Figure
+    judge_hit_rate: Figure
+    human_hit_rate: Figure
+    krippendorff_alpha: Figure  # among the experts; n = units rated by two or more
+    ratings: int
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionRow(GroupRow):
+    """One criterion (key: its lineage) of the report, where it was asked and under which ability; no interval."""
+
+    question_id: str
+    position: int
+    ability: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertOverlap:
+    """An expert's agreement with another expert on the units both rated (n)."""
+
+    expert: str
+    agreement: Figure
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertRow:
+    """One expert: agreement with the golden standard (overall and on the latest quarter) and with the other experts."""
+
+    expert: str
+    judgments: int
+    gold_agreement: Figure
+    recent_gold_agreement: Figure
+    expert_agreement: Figure
+    with_experts: tuple[ExpertOverlap, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertPair:
+    """Two experts' agreement on the units both rated (n)."""
+
+    a: str
+    b: str
+    agreement: Figure
+
+
+@dataclass(frozen=True, slots=True)
+class TimePoint:
+    """Agreement at the end of a day with submissions, on the judgments received by then."""
+
+    date: str
+    judgments: int
+    item_agreement_rate: Figure  # n: judge–gold pairs compared
+    krippendorff_alpha: Figure  # n: units rated by two or more experts
+
+
+@dataclass(frozen=True, slots=True)
+class ModelScore:
+    """A model's score under the judge and under the golden standard, on its fully labelled responses."""
+
+    model: str
+    responses: int
+    judge_score: float | None
+    gold_score: float | None
+    judge_rank: int
+    gold_rank: int
+    rank_change: int  # positive: the golden standard ranks the model higher than the judge
+    score_difference: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreImpact:
+    """Leaderboards under the judge and under the golden standard on the same fully labelled responses."""
+
+    responses: int
+    models: tuple[ModelScore, ...]
+    kendall_tau: Figure  # n: models ranked by both
+    kendall_tau_p: Figure
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The release decision under a policy, with the agreement and interval it was decided on and why it failed."""
+
+    policy: GatePolicy
+    agreement_rate: Figure
+    ci95: Interval
+    passed: bool
+    reasons: tuple[str, ...]
+
+    @property
+    def threshold(self) -> float:
+        return self.policy.threshold
+
+    @property
+    def min_pairs_per_dimension(self) -> int:
+        return self.policy.min_pairs_per_dimension
+
+    @property
+    def min_pairs_per_ability(self) -> int:
+        return self.policy.min_pairs_per_ability
+
+    @property
+    def must_clear(self) -> str:
+        return self.policy.must_clear
+
+    @property
+    def ci_low(self) -> float | None:
+        """The lower bound of the agreement's 95% CI (always reported, whatever must clear the threshold)."""
+        return self.ci95.low
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """A risk worth a look: an outlying or drifting expert, a criterion the experts disagree on, a model the judge gets wrong."""
+
+    kind: str  # one of ALERT_KINDS
+    subject: str
+    message: str
+
+
+ALERT_KINDS = ("expert_outlier", "expert_drift", "low_alpha_criterion", "judge_model_disagreement")
+
+
+@dataclass(frozen=True, slots=True)
+class Parameters:
+    """What a report was computed with: resamples, seed, the gate's rules and what was left out or overlaid."""
+
+    resamples: int
+    seed: int
+    threshold: float
+    min_pairs_per_dimension: int
+    min_pairs_per_ability: int = 0  # 0: the reports from before ability minimums had none
+    must_clear: str = "point"
+    exclude_catastrophic: bool = False
+    post_discussion: bool = False
+
+    @property
+    def gate_policy(self) -> GatePolicy:
+        return GatePolicy(self.threshold, self.min_pairs_per_dimension, self.min_pairs_per_ability, self.must_clear)
+
+
+@dataclass(frozen=True, slots=True)
+class PostDiscussion:
+    """A post-discussion view: how many accepted revisions replaced blind verdicts."""
+
+    note: str
+    assignments: int
+    judgments: int
+    changed_verdicts: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReportResult:
+    """Every figure of one agreement report, what it was computed on and with, and the gate it decides."""
+
+    # Judge against the golden standard, on the pairs with both a verdict and a golden label.
+    pairs: int
+    responses: int
+    items: int | None  # None in reports from before items were counted
+    item_agreement: ItemAgreement
+    cohen_kappa: Figure
+    gwet_ac1: Figure
+    judge_hit_rate: Figure
+    human_hit_rate: Figure
+    confusion: Confusion
+    mcnemar: McNemar
+    # Among the experts.
+    krippendorff_alpha: Figure
+    fleiss_kappa: Figure
+    pairwise_percent_agreement: Figure
+    judge_expert_baseline: JudgeExpertBaseline
+    gold_provenance: GoldProvenance
+    units: UnitCounts
+    excluded: dict[str, int]
+    by_ability: tuple[GroupRow, ...]
+    by_dimension: tuple[GroupRow, ...]
+    by_model: tuple[GroupRow, ...]
+    by_difficulty: tuple[GroupRow, ...]
+    by_primary_scene: tuple[GroupRow, ...]
+    by_criterion: tuple[CriterionRow, ...]
+    by_expert: tuple[ExpertRow, ...]
+    expert_pairs: tuple[ExpertPair, ...]
+    over_time: tuple[TimePoint, ...]
+    score_impact: ScoreImpact
+    gate: Gate
+    alerts: tuple[Alert, ...]
+    parameters: Parameters
+    # What was compared: set by the service that stores the report.
+    campaign: str = ""
+    dataset: str = ""
+    version: str = ""
+    judge: str | None = None
+    run: tuple[str, ...] | None = None
+    no_judge_reason: str | None = None  # why nothing was compared with a judge (None when a judge's verdicts were found)
+    exploratory: bool = False
+    exploratory_reasons: tuple[str, ...] = ()
+    post_discussion: PostDiscussion | None = None
+
+    @property
+    def resampled(self) -> Resampling:
+        """What the report's intervals resampled (every breakdown row resamples the same draws)."""
+        return self.item_agreement.ci95.resampled
+
+    @property
+    def breakdowns(self) -> tuple[tuple[str, tuple[GroupRow, ...]], ...]:
+        """(name, rows) of each breakdown with intervals, in the report's order."""
+        return tuple((name, getattr(self, name)) for name in BREAKDOWNS)
+
+    def figures(self) -> dict[str, Figure]:
+        """The report-wide figures by their stored names."""
+        return {
+            "item_agreement_rate": self.item_agreement.rate,
+            "cohen_kappa": self.cohen_kappa,
+            "gwet_ac1": self.gwet_ac1,
+            "judge_hit_rate": self.judge_hit_rate,
+            "human_hit_rate": self.human_hit_rate,
+            "mcnemar_p": self.mcnemar.p,
+            "krippendorff_alpha": self.krippendorff_alpha,
+            "fleiss_kappa": self.fleiss_kappa,
+            "pairwise_percent_agreement": self.pairwise_percent_agreement,
+        }
+
+    @property
+    def undefined(self) -> dict[str, str]:
+        """Why each undefined report-wide figure is undefined, by its stored name."""
+        reasons = {name: f.reason for name, f in self.figures().items() if f.reason}
+        if self.item_agreement.ci95.reason:
+            reasons["item_agreement_ci95"] = self.item_agreement.ci95.reason
+        if self.no_judge_reason:
+            reasons["judge"] = self.no_judge_reason
+        return reasons
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON stored in an `AgreementReport` (and printed by `agreement_report --format json`)."""
+        return _report_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReportResult:
+        """A stored report of any schema version; raises ValueError naming the field a malformed one lacks."""
+        return _report_from_dict(data)
+
+
+BREAKDOWNS = ("by_ability", "by_dimension", "by_model", "by_difficulty", "by_primary_scene")
+
+
+@dataclass(frozen=True, slots=True)
+class InputsCampaign:
+    """The campaign a report was computed on, with its k."""
+
+    id: int
+    name: str
+    version: str
+    k: int
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRunInput:
+    """A judge run whose verdicts the report compared."""
+
+    id: int
+    judge: str
+    label: str
+    model: str
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportInputs:
+    """What a report read: the campaign, judge runs, criterion revisions, judgment and adjudication counts."""
+
+    campaign: InputsCampaign
+    judge_runs: tuple[JudgeRunInput, ...]
+    criterion_revisions: dict[str, int]  # criterion lineage → the revision compared
+    judgments: int
+    last_judgment_at: str | None  # ISO 8601
+    adjudications: int
+    computed_at: str  # ISO 8601
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON stored in `AgreementReport.inputs`."""
+        return {
+            "campaign": asdict(self.campaign),
+            "judge_runs": [asdict(r) for r in self.judge_runs],
+            "criterion_revisions": dict(self.criterion_revisions),
+            "judgments": self.judgments,
+            "last_judgment_at": self.last_judgment_at,
+            "adjudications": self.adjudications,
+            "computed_at": self.computed_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReportInputs:
+        """Stored inputs; raises ValueError naming the field a malformed one lacks."""
+        with _reading("inputs"):
+            return cls(
+                campaign=InputsCampaign(**data["campaign"]),
+                judge_runs=tuple(JudgeRunInput(**r) for r in data["judge_runs"]),
+                criterion_revisions={str(k): int(v) for k, v in data["criterion_revisions"].items()},
+                judgments=int(data["judgments"]),
+                last_judgment_at=data.get("last_judgment_at"),
+                adjudications=int(data.get("adjudications", 0)),
+                computed_at=data["computed_at"],
+            )
+
+
 def golden_standard(
     hits: np.ndarray, ratings: np.ndarray, k: int, adjudicated: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,7 +586,7 @@ def _num(x: Any) -> float | None:
 class _Groups:
     """Integer codes for a per-unit grouping, with the names of the groups."""
 
-    def __init__(self, codes: np.ndarray, names: list[str], labels: list[str] | None = None):
+    def __init__(self, codes: np.ndarray, names: list[str], labels: list[str] | None = None) -> None:
         self.codes = np.asarray(codes, np.intp)
         self.names = names
         self.labels = labels or names
@@ -144,7 +607,7 @@ class _Groups:
 def compute_report(
     data: ReportData, *, resamples: int = 1000, seed: int = 0, threshold: float = 0.75, min_pairs_per_dimension: int = 30,
     gate_policy: GatePolicy | None = None,
-) -> dict[str, Any]:
+) -> ReportResult:
     """Every statistic of the agreement report for one campaign (and judge)."""
     hits, ratings = data.unit_counts()
     label, provenance, tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
@@ -158,56 +621,21 @@ def compute_report(
     item_of_unit = data.cr_item[data.u_cr]
     items = item_of_unit[both]
     n_items = int(np.unique(items).size)
-    undefined: dict[str, str | None] = {}
-    counts: dict[str, int] = {}
 
-    def put(name: str, stat: st.Stat) -> float | None:
-        counts[name] = stat.n
-        if stat.value is None:
-            undefined[name] = stat.reason
-        return stat.value
-
-    out: dict[str, Any] = {"pairs": int(both.sum()), "responses": int(np.unique(clusters).size), "items": n_items}
-    out["item_agreement_rate"] = put("item_agreement_rate", st.item_agreement_rate(jv, gv))
+    rate = Figure.of(st.item_agreement_rate(jv, gv))
     # One set of draws over the items serves the headline, every breakdown and the baseline.
     draws = st.cluster_draws(n_items, resamples, seed)
     headline = st.clustered_mean_ci(jv == gv, items, resamples=resamples, seed=seed, weights=draws)
-    out["item_agreement_ci95"] = headline.pair()
-    out["resampled"] = headline.resampled()
-    counts["item_agreement_ci95"] = n_items
-    if out["item_agreement_ci95"] is None:
-        undefined["item_agreement_ci95"] = st.NO_PAIRS if not both.any() else headline.group_reason()
-    out["cohen_kappa"] = put("cohen_kappa", st.cohen_kappa(jv, gv))
-    out["gwet_ac1"] = put("gwet_ac1", st.gwet_ac1(jv, gv))
-    out["confusion"] = st.confusion(jv, gv)
-    out["judge_hit_rate"] = put("judge_hit_rate", st.hit_rate(jv) if jv.size else st.Stat.undefined(0, st.NO_PAIRS))
-    out["human_hit_rate"] = put("human_hit_rate", st.hit_rate(gv) if gv.size else st.Stat.undefined(0, st.NO_PAIRS))
-    mcnemar = st.mcnemar_exact(jv, gv)
-    out["mcnemar_p"] = put("mcnemar_p", mcnemar)
-    out["mcnemar"] = mcnemar.as_dict()
-
-    out["krippendorff_alpha"] = put("krippendorff_alpha", st.krippendorff_alpha_nominal(hits, ratings))
-    out["fleiss_kappa"] = put("fleiss_kappa", st.fleiss_kappa(hits, ratings, data.k))
-    out["pairwise_percent_agreement"] = put("pairwise_percent_agreement", st.pairwise_percent_agreement(hits, ratings))
-    judged = judge >= 0
-    out["judge_expert_baseline"] = st.judge_expert_baseline(
-        hits[judged], ratings[judged], judge[judged] == 1, item_of_unit[judged], resamples=resamples, seed=seed, weights=draws
+    pair = headline.pair()
+    ci95 = Interval.from_pair(
+        pair,
+        resampled=_resampling(headline.resampled()),
+        reason=None if pair else (st.NO_PAIRS if not both.any() else headline.group_reason()),
     )
-
-    out["gold_provenance"] = {name: int((provenance == code).sum()) for code, name in PROVENANCE_NAMES.items()}
+    confusion = st.confusion(jv, gv)
+    mcnemar = st.mcnemar_exact(jv, gv)
+    judged = judge >= 0
     complete = ratings >= max(data.k, 1)
-    out["units"] = {
-        "total": data.n_units,
-        "rated": int((ratings > 0).sum()),
-        "complete": int(complete.sum()),
-        "with_golden_label": int((label >= 0).sum()),
-        "ties": int(tie.sum()),
-        "incomplete": int(((ratings > 0) & ~complete & (provenance == PROVENANCE_NONE)).sum()),
-        "with_judge_verdict": int(judged.sum()),
-        "judgments": int(data.j_unit.size),
-        "experts": len(data.expert_ids),
-    }
-    out["excluded"] = dict(data.excluded)
 
     # Breakdowns.
     crit_dim = [dimension_label(a) for a in data.crit_ability]
@@ -220,30 +648,65 @@ def compute_report(
         "by_difficulty": _Groups.from_values(list(data.item_difficulty), item_of_unit, order=["hard", "normal"]),
         "by_primary_scene": _Groups.from_values(list(data.item_scene), item_of_unit),
     }
-    for name, g in groups.items():
-        out[name] = _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws)
+    rows = {
+        name: _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws)
+        for name, g in groups.items()
+    }
     crit_groups = _Groups(data.u_crit, [str(i) for i in range(len(data.crit_id))])
-    rows = _breakdown(crit_groups, both, jv, gv, hits, ratings, data.u_cr, items, resamples=0, seed=seed)
-    for row in rows:
-        c = int(row["key"])
-        row["key"] = data.crit_lineage[c]
-        row["label"] = f"{data.item_question[data.crit_item[c]]} #{int(data.crit_position[c]) + 1}"
-        row["question_id"] = data.item_question[data.crit_item[c]]
-        row["position"] = int(data.crit_position[c])
-        row["ability"] = data.crit_ability[c]
-        row.pop("item_agreement_ci95", None)
-        row.pop("resampled", None)
-    out["by_criterion"] = rows
-
-    out["by_expert"], out["expert_pairs"] = _by_expert(data, label)
-    out["over_time"] = _over_time(data, judge)
-    out["score_impact"] = _score_impact(data, label, judge)
+    by_criterion = _breakdown(crit_groups, both, jv, gv, hits, ratings, data.u_cr, items, resamples=0, seed=seed, criteria=data)
+    by_expert, expert_pairs = _by_expert(data, label)
     policy = gate_policy or GatePolicy(threshold=threshold, min_pairs_per_dimension=min_pairs_per_dimension)
-    out["gate"] = _gate(out, policy=policy, ci_reason=undefined.get("item_agreement_ci95"))
-    out["alerts"] = _alerts(out)
-    out["n"] = counts
-    out["undefined"] = undefined
-    return out
+    item_agreement = ItemAgreement(rate, ci95)
+    gate = _gate(item_agreement, by_dimension=rows["by_dimension"], by_ability=rows["by_ability"], policy=policy)
+    return ReportResult(
+        pairs=int(both.sum()),
+        responses=int(np.unique(clusters).size),
+        items=n_items,
+        item_agreement=item_agreement,
+        cohen_kappa=Figure.of(st.cohen_kappa(jv, gv)),
+        gwet_ac1=Figure.of(st.gwet_ac1(jv, gv)),
+        judge_hit_rate=Figure.of(st.hit_rate(jv) if jv.size else st.Stat.undefined(0, st.NO_PAIRS)),
+        human_hit_rate=Figure.of(st.hit_rate(gv) if gv.size else st.Stat.undefined(0, st.NO_PAIRS)),
+        confusion=Confusion(**confusion),
+        mcnemar=McNemar(Figure.of(mcnemar), int(mcnemar.extra.get("discordant", 0)), confusion["fp"], confusion["fn"]),
+        krippendorff_alpha=Figure.of(st.krippendorff_alpha_nominal(hits, ratings)),
+        fleiss_kappa=Figure.of(st.fleiss_kappa(hits, ratings, data.k)),
+        pairwise_percent_agreement=Figure.of(st.pairwise_percent_agreement(hits, ratings)),
+        judge_expert_baseline=_baseline(
+            st.judge_expert_baseline(
+                hits[judged], ratings[judged], judge[judged] == 1, item_of_unit[judged], resamples=resamples, seed=seed, weights=draws
+            )
+        ),
+        gold_provenance=GoldProvenance(**{name: int((provenance == code).sum()) for code, name in PROVENANCE_NAMES.items()}),
+        units=UnitCounts(
+            total=data.n_units,
+            rated=int((ratings > 0).sum()),
+            complete=int(complete.sum()),
+            with_golden_label=int((label >= 0).sum()),
+            ties=int(tie.sum()),
+            incomplete=int(((ratings > 0) & ~complete & (provenance == PROVENANCE_NONE)).sum()),
+            with_judge_verdict=int(judged.sum()),
+            judgments=int(data.j_unit.size),
+            experts=len(data.expert_ids),
+        ),
+        excluded={str(k): int(v) for k, v in data.excluded.items()},
+        by_ability=rows["by_ability"],
+        by_dimension=rows["by_dimension"],
+        by_model=rows["by_model"],
+        by_difficulty=rows["by_difficulty"],
+        by_primary_scene=rows["by_primary_scene"],
+        by_criterion=by_criterion,  # type: ignore[arg-type]  # criteria= makes every row a CriterionRow
+        by_expert=by_expert,
+        expert_pairs=expert_pairs,
+        over_time=_over_time(data, judge),
+        score_impact=_score_impact(data, label, judge),
+        gate=gate,
+        alerts=_alerts(item_agreement, by_expert=by_expert, by_criterion=by_criterion, by_model=rows["by_model"]),
+        parameters=Parameters(
+            resamples=resamples, seed=seed, threshold=policy.threshold, min_pairs_per_dimension=policy.min_pairs_per_dimension,
+            min_pairs_per_ability=policy.min_pairs_per_ability, must_clear=policy.must_clear,
+        ),
+    )
 
 
 def dimension_label(label: str) -> str:
@@ -254,10 +717,57 @@ def dimension_label(label: str) -> str:
     return ability.dimension if ability else "Other"
 
 
+def _resampling(block: dict[str, Any]) -> Resampling:
+    return Resampling(block["unit"], int(block["units"]), int(block["resamples"]), block["level"], block["method"])
+
+
+def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
+    """The typed judge-vs-expert baseline of `agreement.judge_expert_baseline`."""
+    reason = out.get("reason")
+    je, ee = out["judge_expert"], out["expert_expert"]
+    diff_ci = out["difference_ci95"]
+    return JudgeExpertBaseline(
+        units=int(out["units"]),
+        judge_expert=Figure.stored(je["value"], je["n"], je.get("reason")),
+        judge_expert_pairs=int(je.get("pairs", 0)),
+        expert_expert=Figure.stored(ee["value"], ee["n"], ee.get("reason")),
+        expert_expert_pairs=int(ee.get("pairs", 0)),
+        difference=Figure.stored(out["difference"], int(out["units"]), reason),
+        difference_ci95=Interval.from_pair(diff_ci, resampled=_resampling(out["resampled"]), reason=None if diff_ci else reason),
+    )
+
+
+# Why a figure of a breakdown row is undefined.
+NO_KAPPA = "judge and golden standard gave every pair the same value: kappa is 0/0"
+NO_ALPHA_UNITS = "no unit rated by two or more experts"
+NO_ALPHA_VARIATION = "every rating has the same value: alpha is 0/0"
+
+
+def _alpha_reason(units: int | None) -> str:
+    if units is None:
+        return NOT_RECORDED
+    return NO_ALPHA_UNITS if not units else NO_ALPHA_VARIATION
+
+
 def _breakdown(
-    groups: _Groups, both, jv, gv, hits, ratings, u_cr, items, *, resamples: int, seed: int, draws=None
-) -> list[dict]:
-    """One row per group; its interval resamples items (`items`: the item of each compared unit) with the report's draws."""
+    groups: _Groups,
+    both: np.ndarray,
+    jv: np.ndarray,
+    gv: np.ndarray,
+    hits: np.ndarray,
+    ratings: np.ndarray,
+    u_cr: np.ndarray,
+    items: np.ndarray,
+    *,
+    resamples: int,
+    seed: int,
+    draws: list[np.ndarray] | None = None,
+    criteria: ReportData | None = None,
+) -> tuple[GroupRow, ...]:
+    """One row per group; its interval resamples items (`items`: the item of each compared unit) with the report's draws.
+
+    With `criteria` (the report's data), the groups are its criteria and the rows `CriterionRow`s, without intervals.
+    """
     g_all = groups.codes
     n_groups = len(groups.names)
     g = g_all[both]
@@ -285,49 +795,58 @@ def _breakdown(
     low_l, high_l = low.tolist(), high.tolist()
     pairs_l, responses_l, units_l, ratings_l = pairs.tolist(), responses.tolist(), alpha_units.tolist(), alpha_ratings.tolist()
     items_l = items_per_group.tolist()
-    rows = []
+    rows: list[GroupRow] = []
     for i, (key, shown) in enumerate(zip(groups.names, groups.labels)):
-        has = pairs_l[i] > 0
-        row = {
-            "key": key,
-            "label": shown,
-            "pairs": pairs_l[i],
-            "responses": responses_l[i],
-            "items": items_l[i],
-            "item_agreement_rate": rate[i] if has else None,
-            "item_agreement_ci95": st.ci_pair(low_l[i], high_l[i]) if items_l[i] >= 2 else None,
-            "cohen_kappa": kappa[i] if has else None,
-            "gwet_ac1": ac1[i] if has else None,
-            "judge_hit_rate": jhr[i] if has else None,
-            "human_hit_rate": hhr[i] if has else None,
-            "krippendorff_alpha": alpha_l[i],
-            "alpha_units": units_l[i],
-            "ratings": ratings_l[i],
-        }
-        why: dict[str, str | None] = {}
-        if not has:
-            for f in ("item_agreement_rate", "cohen_kappa", "gwet_ac1", "judge_hit_rate", "human_hit_rate"):
-                why[f] = st.NO_PAIRS
-        elif row["cohen_kappa"] is None:
-            why["cohen_kappa"] = "judge and golden standard gave every pair the same value: kappa is 0/0"
-        if row["item_agreement_ci95"] is None and resamples > 0:
-            why["item_agreement_ci95"] = ci.group_reason(i) if ci is not None and has else st.NO_PAIRS
-        if row["krippendorff_alpha"] is None:
-            why["krippendorff_alpha"] = (
-                "no unit rated by two or more experts" if not units_l[i] else "every rating has the same value: alpha is 0/0"
-            )
+        n = pairs_l[i]
+        if n > 0:  # of the five, only kappa is undefined on pairs (when judge and gold are one constant)
+            judge_gold = [Figure.stored(v, n, NO_KAPPA if f == 1 else None) for f, v in enumerate((rate[i], kappa[i], ac1[i], jhr[i], hhr[i]))]
+        else:
+            judge_gold = [Figure(None, 0, st.NO_PAIRS)] * 5
+        rate_f, kappa_f, ac1_f, jhr_f, hhr_f = judge_gold
+        alpha_fig = Figure(alpha_l[i], units_l[i], None if alpha_l[i] is not None else _alpha_reason(units_l[i]))
+        if criteria is not None:
+            c = int(key)
+            question = criteria.item_question[criteria.crit_item[c]]
+            position = int(criteria.crit_position[c])
+            interval = _criterion_interval(items_l[i])
+            rows.append(CriterionRow(
+                criteria.crit_lineage[c], f"{question} #{position + 1}", n, responses_l[i], items_l[i],
+                ItemAgreement(rate_f, interval), kappa_f, ac1_f, jhr_f, hhr_f, alpha_fig, ratings_l[i],
+                question_id=question, position=position, ability=criteria.crit_ability[c],
+            ))
+            continue
+        pair = st.ci_pair(low_l[i], high_l[i]) if items_l[i] >= 2 else None
         if ci is not None:
-            row["resampled"] = ci.resampled(i)
-        if why:
-            row["undefined"] = why
-        rows.append(row)
-    return rows
+            resampled = _resampling(ci.resampled(i))
+            why = None if pair else (ci.group_reason(i) if n > 0 else st.NO_PAIRS)
+        else:
+            resampled = Resampling("item", items_l[i], 0)
+            why = NO_RESAMPLES if resamples <= 0 else st.NO_PAIRS
+        interval = Interval.from_pair(pair, resampled=resampled, reason=why)
+        rows.append(GroupRow(
+            key, shown, n, responses_l[i], items_l[i], ItemAgreement(rate_f, interval), kappa_f, ac1_f, jhr_f, hhr_f, alpha_fig, ratings_l[i]
+        ))
+    return tuple(rows)
 
 
-def _by_expert(data, label) -> tuple[list[dict], list[dict]]:
+def _criterion_interval(items: int | None) -> Interval:
+    return Interval(None, None, Resampling("item", items or 0, 0), NO_CRITERION_INTERVAL)
+
+
+NO_GOLD_PAIRS = "none of the expert's judgments is on a unit with a golden label"
+NO_RECENT_QUARTER = "fewer than 4 of the expert's judgments compared with the golden standard: no latest quarter"
+NO_SHARED_UNITS = "the expert shares no rated unit with another expert"
+
+
+def _expert_figure(value: float | None, n: int, why: str) -> Figure:
+    """An expert's agreement over n compared judgments or units; undefined only when there are none."""
+    return Figure(value, n, None if value is not None else (why if n == 0 else NOT_RECORDED))
+
+
+def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ...], tuple[ExpertPair, ...]]:
     n_experts = len(data.expert_ids)
     if n_experts == 0:
-        return [], []
+        return (), ()
     gold = label[data.j_unit]
     compared = gold >= 0
     agree = compared & ((gold == 1) == data.j_hit)
@@ -361,31 +880,29 @@ def _by_expert(data, label) -> tuple[list[dict], list[dict]]:
         for o, other in enumerate(data.expert_names):
             if o == e or shared[e, o] == 0:
                 continue
-            others.append({"expert": other, "units": int(shared[e, o]), "agreement": _num(same[e, o] / shared[e, o])})
+            agreement = _expert_figure(_num(same[e, o] / shared[e, o]), int(shared[e, o]), NO_SHARED_UNITS)
+            others.append(ExpertOverlap(other, agreement))
             if o > e:
-                pairs.append({"a": name, "b": other, "units": int(shared[e, o]), "agreement": _num(same[e, o] / shared[e, o])})
-        shared_total = shared[e].sum() - shared[e, e]
+                pairs.append(ExpertPair(name, other, agreement))
+        shared_total = int(shared[e].sum() - shared[e, e])
         same_total = same[e].sum() - same[e, e]
         rows.append(
-            {
-                "expert": name,
-                "judgments": int(n_judg[e]),
-                "gold_pairs": int(n_cmp[e]),
-                "gold_agreement": _num(rates[e]),
-                "recent_gold_pairs": int(recent_n[e]),
-                "recent_gold_agreement": _num(recent_rate[e]),
-                "expert_pairs": int(shared_total),
-                "expert_agreement": _num(same_total / shared_total) if shared_total else None,
-                "with_experts": others,
-            }
+            ExpertRow(
+                expert=name,
+                judgments=int(n_judg[e]),
+                gold_agreement=_expert_figure(_num(rates[e]), int(n_cmp[e]), NO_GOLD_PAIRS),
+                recent_gold_agreement=_expert_figure(_num(recent_rate[e]), int(recent_n[e]), NO_RECENT_QUARTER),
+                expert_agreement=_expert_figure(_num(same_total / shared_total) if shared_total else None, shared_total, NO_SHARED_UNITS),
+                with_experts=tuple(others),
+            )
         )
-    return rows, pairs
+    return tuple(rows), tuple(pairs)
 
 
-def _over_time(data, judge) -> list[dict]:
+def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     """Agreement as judgments arrived: at the end of each day with submissions (at most 30 points)."""
     if data.j_time.size == 0:
-        return []
+        return ()
     days = np.unique(np.floor(data.j_time / 86400.0))
     if days.size > MAX_TIME_POINTS:
         days = days[np.linspace(0, days.size - 1, MAX_TIME_POINTS).round().astype(int)]
@@ -398,20 +915,23 @@ def _over_time(data, judge) -> list[dict]:
         label, _, _ = golden_standard(hits, ratings, data.k, data.u_adjudicated)
         both = (label >= 0) & (judge >= 0)
         rate = st.item_agreement_rate(judge[both] == 1, label[both] == 1)
-        alpha = st.binary_alpha_by_group(hits, ratings, np.zeros(data.n_units, np.intp), 1)[0][0]
+        alpha, units, _ = st.binary_alpha_by_group(hits, ratings, np.zeros(data.n_units, np.intp), 1)
+        value, n_alpha = _num(alpha[0]), int(units[0])
         points.append(
-            {
-                "date": datetime.fromtimestamp(day * 86400.0, tz=timezone.utc).date().isoformat(),
-                "judgments": int(seen.sum()),
-                "pairs": rate.n,
-                "item_agreement_rate": rate.value,
-                "krippendorff_alpha": _num(alpha),
-            }
+            TimePoint(
+                date=datetime.fromtimestamp(day * 86400.0, tz=UTC).date().isoformat(),
+                judgments=int(seen.sum()),
+                item_agreement_rate=Figure.of(rate),
+                krippendorff_alpha=Figure(value, n_alpha, None if value is not None else _alpha_reason(n_alpha)),
+            )
         )
-    return points
+    return tuple(points)
 
 
-def _score_impact(data, label, judge) -> dict[str, Any]:
+NO_FULLY_LABELLED = "no response has both a judge verdict and a golden label on every criterion"
+
+
+def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> ScoreImpact:
     """Leaderboards under the judge and under the golden standard on the same fully labelled responses."""
     both = (label >= 0) & (judge >= 0)
     n_clusters = len(data.cr_id)
@@ -420,12 +940,8 @@ def _score_impact(data, label, judge) -> dict[str, Any]:
     eligible = (units_per > 0) & (both_per == units_per)
     use = eligible[data.u_cr]
     if not use.any():
-        return {
-            "responses": 0,
-            "models": [],
-            "kendall_tau": None,
-            "reason": "no response has both a judge verdict and a golden label on every criterion",
-        }
+        none = Figure(None, 0, NO_FULLY_LABELLED)
+        return ScoreImpact(responses=0, models=(), kendall_tau=none, kendall_tau_p=none)
     labels = list(ABILITY_LABELS) + sorted({a for a in data.crit_ability if a not in ABILITY_BY_LABEL and a != CATASTROPHIC_LABEL})
     a_index = {a: i for i, a in enumerate(labels)}
     crit_ab = np.array([a_index.get(a, 0) for a in data.crit_ability], dtype=np.intp)
@@ -433,54 +949,58 @@ def _score_impact(data, label, judge) -> dict[str, Any]:
         [DIMENSIONS.index(ABILITY_BY_LABEL[a].dimension) if a in ABILITY_BY_LABEL else -1 for a in labels], dtype=np.intp
     )
     uc = data.u_crit[use]
-    common = dict(
-        question=data.u_cr[use],
-        ability=crit_ab[uc],
-        weight=data.crit_weight[uc],
-        catastrophic=data.crit_catastrophic[uc],
-        n_questions=n_clusters,
-        n_abilities=len(labels),
-    )
+    common = {
+        "question": data.u_cr[use],
+        "ability": crit_ab[uc],
+        "weight": data.crit_weight[uc],
+        "catastrophic": data.crit_catastrophic[uc],
+        "n_questions": n_clusters,
+        "n_abilities": len(labels),
+    }
     by_judge = scoring.score_questions(hit=judge[use] == 1, **common)
     by_gold = scoring.score_questions(hit=label[use] == 1, **common)
-    models = []
+    scored = []
     for m, name in enumerate(data.model_names):
         selected = eligible & (data.cr_model == m)
         if not selected.any():
             continue
         agg_j = scoring.aggregate(by_judge, selected=selected, ability_dimension=ability_dimension, n_dimensions=len(DIMENSIONS))
         agg_g = scoring.aggregate(by_gold, selected=selected, ability_dimension=ability_dimension, n_dimensions=len(DIMENSIONS))
-        models.append({"model": name, "responses": int(selected.sum()), "judge_score": _num(agg_j.overall), "gold_score": _num(agg_g.overall)})
-    j = np.array([np.nan if r["judge_score"] is None else r["judge_score"] for r in models])
-    g = np.array([np.nan if r["gold_score"] is None else r["gold_score"] for r in models])
+        scored.append((name, int(selected.sum()), _num(agg_j.overall), _num(agg_g.overall)))
+    j = np.array([np.nan if s[2] is None else s[2] for s in scored])
+    g = np.array([np.nan if s[3] is None else s[3] for s in scored])
     rj, rg = st.ranks(j), st.ranks(g)
-    for row, a, b in zip(models, rj, rg):
-        row["judge_rank"], row["gold_rank"] = int(a), int(b)
-        row["rank_change"] = int(a - b)  # positive: the golden standard ranks the model higher than the judge
-        row["score_difference"] = _num(row["judge_score"] - row["gold_score"]) if None not in (row["judge_score"], row["gold_score"]) else None
-    models.sort(key=lambda r: r["gold_rank"])
+    models = [
+        ModelScore(
+            model=name, responses=responses, judge_score=js, gold_score=gs, judge_rank=int(a), gold_rank=int(b), rank_change=int(a - b),
+            score_difference=_num(js - gs) if js is not None and gs is not None else None,
+        )
+        for (name, responses, js, gs), a, b in zip(scored, rj, rg)
+    ]
+    models.sort(key=lambda r: r.gold_rank)
     tau = st.kendall_tau(j, g)
-    result = {"responses": int(eligible.sum()), "models": models, "kendall_tau": tau.value, "kendall_tau_n": tau.n}
-    if tau.value is None:
-        result["reason"] = tau.reason
-    else:
-        result["kendall_tau_p"] = tau.extra.get("p_value")
-    return result
+    p_value = tau.extra.get("p_value")
+    return ScoreImpact(
+        responses=int(eligible.sum()),
+        models=tuple(models),
+        kendall_tau=Figure.of(tau),
+        kendall_tau_p=Figure(p_value, tau.n) if tau.value is not None else Figure.of(tau),
+    )
 
 
-def _gate(out, *, policy: GatePolicy, ci_reason: str | None = None) -> dict[str, Any]:
+def _gate(item_agreement: ItemAgreement, *, by_dimension: tuple[GroupRow, ...], by_ability: tuple[GroupRow, ...], policy: GatePolicy) -> Gate:
     """The release decision under a policy: the agreement (or its CI's lower bound) clears the threshold
     and every dimension and every ability has enough compared pairs. The lower bound is always reported."""
     reasons = []
     threshold = policy.threshold
-    rate = out["item_agreement_rate"]
-    ci = out["item_agreement_ci95"]
-    ci_low = ci[0] if ci else None
+    rate = item_agreement.rate.value
+    ci = item_agreement.ci95
+    ci_low = ci.low
     if rate is None:
         reasons.append("the agreement rate is undefined: " + st.NO_PAIRS)
     elif policy.must_clear == "lower_bound":
         if ci_low is None:
-            why = ci_reason or "no confidence interval was computed"
+            why = ci.reason or "no confidence interval was computed"
             reasons.append(f"the lower bound of the 95% CI is undefined ({why}), and the policy requires it to clear the threshold")
         elif ci_low < threshold:
             reasons.append(
@@ -488,68 +1008,430 @@ def _gate(out, *, policy: GatePolicy, ci_reason: str | None = None) -> dict[str,
             )
     elif rate < threshold:
         reasons.append(f"agreement rate {rate:.3f} is below the threshold {threshold:.2f}")
-    by_dim = {r["key"]: r["pairs"] for r in out["by_dimension"]}
+    by_dim = {r.key: r.pairs for r in by_dimension}
     for dim in DIMENSIONS:
         if by_dim.get(dim, 0) < policy.min_pairs_per_dimension:
             reasons.append(f"dimension {dim} has {by_dim.get(dim, 0)} compared pairs, fewer than {policy.min_pairs_per_dimension}")
-    by_ability = {r["key"]: r["pairs"] for r in out["by_ability"]}
+    pairs_by_ability = {r.key: r.pairs for r in by_ability}
     for ability in ABILITY_LABELS:
-        if by_ability.get(ability, 0) < policy.min_pairs_per_ability:
+        if pairs_by_ability.get(ability, 0) < policy.min_pairs_per_ability:
             reasons.append(
-                f"ability {english_name(ability)} ({ability}) has {by_ability.get(ability, 0)} compared pairs, "
+                f"ability {english_name(ability)} ({ability}) has {pairs_by_ability.get(ability, 0)} compared pairs, "
                 f"fewer than {policy.min_pairs_per_ability}"
             )
-    return {
-        "threshold": threshold,
-        "min_pairs_per_dimension": policy.min_pairs_per_dimension,
-        "min_pairs_per_ability": policy.min_pairs_per_ability,
-        "must_clear": policy.must_clear,
-        "agreement_rate": rate,
-        "ci_low": ci_low,
-        "ci95": ci,
-        "passed": not reasons,
-        "reasons": reasons,
-        "policy": policy.as_dict(),
-    }
+    return Gate(policy=policy, agreement_rate=item_agreement.rate, ci95=ci, passed=not reasons, reasons=tuple(reasons))
 
 
-def _alerts(out) -> list[dict]:
+def _alerts(
+    item_agreement: ItemAgreement, *, by_expert: tuple[ExpertRow, ...], by_criterion: tuple[GroupRow, ...], by_model: tuple[GroupRow, ...]
+) -> tuple[Alert, ...]:
     alerts = []
-    experts = [r for r in out["by_expert"] if r["gold_agreement"] is not None and r["gold_pairs"] >= DRIFT_MIN_PAIRS]
+    experts = [r for r in by_expert if r.gold_agreement.value is not None and (r.gold_agreement.n or 0) >= DRIFT_MIN_PAIRS]
     if experts:
-        median = float(np.median([r["gold_agreement"] for r in experts]))
+        median = float(np.median([r.gold_agreement.value for r in experts]))
         for r in experts:
-            if r["gold_agreement"] < median - DRIFT_DROP:
-                alerts.append({
-                    "kind": "expert_outlier", "subject": r["expert"],
-                    "message": f"{r['expert']} agrees with the golden standard {r['gold_agreement']:.0%} of {r['gold_pairs']} times, "
-                    f"against a median of {median:.0%} among experts",
-                })
-            recent = r["recent_gold_agreement"]
-            if recent is not None and r["recent_gold_pairs"] >= DRIFT_MIN_PAIRS and recent < r["gold_agreement"] - DRIFT_DROP:
-                alerts.append({
-                    "kind": "expert_drift", "subject": r["expert"],
-                    "message": f"{r['expert']} is drifting: {recent:.0%} agreement with the golden standard on the latest "
-                    f"{r['recent_gold_pairs']} judgments, against {r['gold_agreement']:.0%} overall",
-                })
-    low = [r for r in out["by_criterion"] if r["krippendorff_alpha"] is not None and r["alpha_units"] >= LOW_ALPHA_MIN_UNITS and r["krippendorff_alpha"] < LOW_ALPHA]
-    low.sort(key=lambda r: r["krippendorff_alpha"])
-    for r in low[:20]:
-        alerts.append({
-            "kind": "low_alpha_criterion", "subject": r["key"],
-            "message": f"criterion {r['label']} ({english_name(r['ability'])}): alpha {r['krippendorff_alpha']:.2f} over {r['alpha_units']} responses",
-        })
+            gold, gold_pairs = r.gold_agreement.value or 0.0, r.gold_agreement.n
+            if gold < median - DRIFT_DROP:
+                alerts.append(Alert(
+                    "expert_outlier", r.expert,
+                    f"{r.expert} agrees with the golden standard {gold:.0%} of {gold_pairs} times, against a median of {median:.0%} among experts",
+                ))
+            recent, recent_pairs = r.recent_gold_agreement.value, r.recent_gold_agreement.n or 0
+            if recent is not None and recent_pairs >= DRIFT_MIN_PAIRS and recent < gold - DRIFT_DROP:
+                alerts.append(Alert(
+                    "expert_drift", r.expert,
+                    f"{r.expert} is drifting: {recent:.0%} agreement with the golden standard on the latest "
+                    f"{recent_pairs} judgments, against {gold:.0%} overall",
+                ))
+    low = [
+        c for c in by_criterion
+        if c.krippendorff_alpha.value is not None and (c.krippendorff_alpha.n or 0) >= LOW_ALPHA_MIN_UNITS and c.krippendorff_alpha.value < LOW_ALPHA
+    ]
+    low.sort(key=lambda c: c.krippendorff_alpha.value or 0.0)
+    for c in low[:20]:
+        ability = c.ability if isinstance(c, CriterionRow) else c.key
+        alerts.append(Alert(
+            "low_alpha_criterion", c.key,
+            f"criterion {c.label} ({english_name(ability)}): alpha {c.krippendorff_alpha.value:.2f} over {c.krippendorff_alpha.n} responses",
+        ))
     if len(low) > 20:
-        alerts.append({"kind": "low_alpha_criterion", "subject": "", "message": f"… and {len(low) - 20} more criteria with alpha below {LOW_ALPHA}"})
-    overall = out["item_agreement_rate"]
+        alerts.append(Alert("low_alpha_criterion", "", f"… and {len(low) - 20} more criteria with alpha below {LOW_ALPHA}"))
+    overall = item_agreement.rate.value
     if overall is not None:
-        for r in out["by_model"]:
-            ci = r["item_agreement_ci95"]
-            if ci is not None and ci[1] < overall:
-                alerts.append({
-                    "kind": "judge_model_disagreement", "subject": r["key"],
-                    "message": f"the judge agrees with the experts on {r['key']} only {r['item_agreement_rate']:.0%} of "
-                    f"{r['pairs']} pairs on {r['items']} items (95% CI up to {ci[1]:.0%}, resampling the items), "
+        for m in by_model:
+            ci = m.item_agreement.ci95
+            if ci.high is not None and ci.high < overall and m.item_agreement.rate.value is not None:
+                alerts.append(Alert(
+                    "judge_model_disagreement", m.key,
+                    f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
+                    f"{m.pairs} pairs on {m.items} items (95% CI up to {ci.high:.0%}, resampling the items), "
                     f"below {overall:.0%} overall",
-                })
-    return alerts
+                ))
+    return tuple(alerts)
+
+
+# --- the stored JSON ----------------------------------------------------------------------------
+
+
+@contextmanager
+def _reading(where: str) -> Iterator[None]:
+    """Turn a missing or malformed field of a stored report into a ValueError that names where it is."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"missing field {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+        raise ValueError(f"stored agreement report, {where}: {detail}") from exc
+
+
+def _row_to_dict(row: GroupRow) -> dict[str, Any]:
+    rate, ci = row.item_agreement.rate, row.item_agreement.ci95
+    out: dict[str, Any] = {
+        "key": row.key,
+        "label": row.label,
+        "pairs": row.pairs,
+        "responses": row.responses,
+        "items": row.items,
+        "item_agreement_rate": rate.value,
+        "cohen_kappa": row.cohen_kappa.value,
+        "gwet_ac1": row.gwet_ac1.value,
+        "judge_hit_rate": row.judge_hit_rate.value,
+        "human_hit_rate": row.human_hit_rate.value,
+        "krippendorff_alpha": row.krippendorff_alpha.value,
+        "alpha_units": row.krippendorff_alpha.n,
+        "ratings": row.ratings,
+    }
+    named = {
+        "item_agreement_rate": rate, "cohen_kappa": row.cohen_kappa, "gwet_ac1": row.gwet_ac1,
+        "judge_hit_rate": row.judge_hit_rate, "human_hit_rate": row.human_hit_rate, "krippendorff_alpha": row.krippendorff_alpha,
+    }
+    why = {name: f.reason for name, f in named.items() if f.reason}
+    if isinstance(row, CriterionRow):  # a criterion has no interval: the stored row says nothing of one
+        out.update(question_id=row.question_id, position=row.position, ability=row.ability)
+    else:
+        out["item_agreement_ci95"] = ci.pair()
+        if ci.reason:
+            why["item_agreement_ci95"] = ci.reason
+        out["resampled"] = asdict(ci.resampled)
+    if why:
+        out["undefined"] = why
+    return out
+
+
+def _row_from_dict(d: dict[str, Any], *, legacy_resamples: int, criterion: bool) -> GroupRow:
+    why = d.get("undefined") or {}
+    pairs = int(d["pairs"])
+
+    def figure(name: str, n: int | None) -> Figure:
+        return Figure.stored(d.get(name), n, why.get(name))
+
+    items = d.get("items")
+    if criterion:
+        ci = _criterion_interval(items)
+    else:
+        if "resampled" in d:
+            resampled = _resampling(d["resampled"])
+        elif items is not None:
+            resampled = Resampling("item", int(items), 0)
+        else:  # before items were the unit, a row's interval resampled its responses
+            resampled = Resampling("response", int(d["responses"]), legacy_resamples)
+        pair = d.get("item_agreement_ci95")
+        ci = Interval.from_pair(pair, resampled=resampled, reason=None if pair else (why.get("item_agreement_ci95") or NOT_RECORDED))
+    common = (
+        str(d["key"]),
+        str(d["label"]),
+        pairs,
+        int(d["responses"]),
+        None if items is None else int(items),
+        ItemAgreement(figure("item_agreement_rate", pairs), ci),
+        figure("cohen_kappa", pairs),
+        figure("gwet_ac1", pairs),
+        figure("judge_hit_rate", pairs),
+        figure("human_hit_rate", pairs),
+        figure("krippendorff_alpha", int(d["alpha_units"])),
+        int(d["ratings"]),
+    )
+    if criterion:
+        return CriterionRow(*common, question_id=str(d["question_id"]), position=int(d["position"]), ability=str(d["ability"]))
+    return GroupRow(*common)
+
+
+def _stat_dict(f: Figure, **extra: Any) -> dict[str, Any]:
+    return {"value": f.value, "n": f.n, "reason": f.reason, **extra}
+
+
+def _report_to_dict(r: ReportResult) -> dict[str, Any]:
+    b = r.judge_expert_baseline
+    figures = r.figures()
+    mcnemar_counts = {"judge_only_hits": r.mcnemar.judge_only_hits, "human_only_hits": r.mcnemar.human_only_hits}
+    out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "campaign": r.campaign,
+        "dataset": r.dataset,
+        "version": r.version,
+        "judge": r.judge,
+        "run": None if r.run is None else list(r.run),
+        "parameters": asdict(r.parameters),
+        "pairs": r.pairs,
+        "responses": r.responses,
+        "items": r.items,
+        "item_agreement_rate": r.item_agreement.rate.value,
+        "item_agreement_ci95": r.item_agreement.ci95.pair(),
+        "resampled": asdict(r.resampled),
+        "cohen_kappa": r.cohen_kappa.value,
+        "gwet_ac1": r.gwet_ac1.value,
+        "confusion": asdict(r.confusion),
+        "judge_hit_rate": r.judge_hit_rate.value,
+        "human_hit_rate": r.human_hit_rate.value,
+        "mcnemar_p": r.mcnemar.p.value,
+        "mcnemar": _stat_dict(r.mcnemar.p, discordant=r.mcnemar.discordant, **(mcnemar_counts if r.mcnemar.p.defined else {})),
+        "krippendorff_alpha": r.krippendorff_alpha.value,
+        "fleiss_kappa": r.fleiss_kappa.value,
+        "pairwise_percent_agreement": r.pairwise_percent_agreement.value,
+        "judge_expert_baseline": {
+            "units": b.units,
+            "judge_expert": _stat_dict(b.judge_expert, **({"pairs": b.judge_expert_pairs} if b.judge_expert.defined else {})),
+            "expert_expert": _stat_dict(b.expert_expert, **({"pairs": b.expert_expert_pairs} if b.expert_expert.defined else {})),
+            "difference": b.difference.value,
+            "difference_ci95": b.difference_ci95.pair(),
+            "resampled": asdict(b.difference_ci95.resampled),
+            **({"reason": reason} if (reason := b.difference.reason or b.difference_ci95.reason) else {}),
+        },
+        "gold_provenance": asdict(r.gold_provenance),
+        "units": asdict(r.units),
+        "excluded": dict(r.excluded),
+        **{name: [_row_to_dict(row) for row in rows] for name, rows in r.breakdowns},
+        "by_criterion": [_row_to_dict(row) for row in r.by_criterion],
+        "by_expert": [
+            {
+                "expert": e.expert,
+                "judgments": e.judgments,
+                "gold_pairs": e.gold_agreement.n,
+                "gold_agreement": e.gold_agreement.value,
+                "recent_gold_pairs": e.recent_gold_agreement.n,
+                "recent_gold_agreement": e.recent_gold_agreement.value,
+                "expert_pairs": e.expert_agreement.n,
+                "expert_agreement": e.expert_agreement.value,
+                "with_experts": [{"expert": o.expert, "units": o.agreement.n, "agreement": o.agreement.value} for o in e.with_experts],
+            }
+            for e in r.by_expert
+        ],
+        "expert_pairs": [{"a": p.a, "b": p.b, "units": p.agreement.n, "agreement": p.agreement.value} for p in r.expert_pairs],
+        "over_time": [
+            {
+                "date": p.date,
+                "judgments": p.judgments,
+                "pairs": p.item_agreement_rate.n,
+                "item_agreement_rate": p.item_agreement_rate.value,
+                "krippendorff_alpha": p.krippendorff_alpha.value,
+                "alpha_units": p.krippendorff_alpha.n,
+            }
+            for p in r.over_time
+        ],
+        "score_impact": _score_impact_to_dict(r.score_impact),
+        "gate": {
+            **asdict(r.gate.policy),
+            "agreement_rate": r.gate.agreement_rate.value,
+            "ci_low": r.gate.ci_low,
+            "ci95": r.gate.ci95.pair(),
+            "passed": r.gate.passed,
+            "reasons": list(r.gate.reasons),
+            "policy": asdict(r.gate.policy),
+        },
+        "alerts": [asdict(a) for a in r.alerts],
+        "n": {**{name: f.n for name, f in figures.items()}, "item_agreement_ci95": r.resampled.units},
+        "undefined": r.undefined,
+        "exploratory": r.exploratory,
+        "exploratory_reasons": list(r.exploratory_reasons),
+    }
+    if r.post_discussion is not None:
+        out["post_discussion"] = asdict(r.post_discussion)
+    return out
+
+
+def _score_impact_to_dict(s: ScoreImpact) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "responses": s.responses, "models": [asdict(m) for m in s.models], "kendall_tau": s.kendall_tau.value, "kendall_tau_n": s.kendall_tau.n,
+    }
+    if s.kendall_tau.reason:
+        out["reason"] = s.kendall_tau.reason
+    else:
+        out["kendall_tau_p"] = s.kendall_tau_p.value
+    return out
+
+
+def _report_from_dict(d: dict[str, Any]) -> ReportResult:
+    with _reading("top level"):
+        if not isinstance(d, dict):
+            raise ValueError(f"expected an object, got {type(d).__name__}")
+        version = int(d.get("schema_version", 1))
+        if version > SCHEMA_VERSION:
+            raise ValueError(f"schema_version {version} is newer than this code reads ({SCHEMA_VERSION})")
+        n = d.get("n") or {}
+        why = d.get("undefined") or {}
+        p = d["parameters"]
+        parameters = Parameters(
+            resamples=int(p["resamples"]),
+            seed=int(p["seed"]),
+            threshold=float(p["threshold"] if p.get("threshold") is not None else d["gate"]["threshold"]),
+            min_pairs_per_dimension=int(
+                p["min_pairs_per_dimension"] if p.get("min_pairs_per_dimension") is not None else d["gate"]["min_pairs_per_dimension"]
+            ),
+            min_pairs_per_ability=int(p.get("min_pairs_per_ability") or 0),
+            must_clear=str(p.get("must_clear") or "point"),
+            exclude_catastrophic=bool(p.get("exclude_catastrophic", False)),
+            post_discussion=bool(p.get("post_discussion", False)),
+        )
+
+        def figure(name: str) -> Figure:
+            return Figure.stored(d.get(name), n.get(name), why.get(name))
+
+        items = d.get("items")
+        if "resampled" in d:
+            resampled = _resampling(d["resampled"])
+        else:  # before items were the unit, the intervals resampled responses
+            resampled = Resampling("response", int(n.get("item_agreement_ci95", d["responses"])), parameters.resamples)
+        pair = d.get("item_agreement_ci95")
+        ci95 = Interval.from_pair(pair, resampled=resampled, reason=None if pair else (why.get("item_agreement_ci95") or NOT_RECORDED))
+        item_agreement = ItemAgreement(figure("item_agreement_rate"), ci95)
+        confusion = Confusion(**{k: int(v) for k, v in d["confusion"].items()})
+        mc = d.get("mcnemar") or {}
+        mcnemar = McNemar(
+            figure("mcnemar_p"), int(mc.get("discordant", confusion.fp + confusion.fn)),
+            int(mc.get("judge_only_hits", confusion.fp)), int(mc.get("human_only_hits", confusion.fn)),
+        )
+    with _reading("judge_expert_baseline"):
+        baseline = _baseline_from_dict(d["judge_expert_baseline"], legacy_resamples=parameters.resamples)
+    rows: dict[str, tuple[GroupRow, ...]] = {}
+    for name in (*BREAKDOWNS, "by_criterion"):
+        with _reading(name):
+            rows[name] = tuple(
+                _row_from_dict(row, legacy_resamples=parameters.resamples, criterion=name == "by_criterion") for row in d[name]
+            )
+    with _reading("by_expert"):
+        by_expert = tuple(_expert_from_dict(e) for e in d["by_expert"])
+        expert_pairs = tuple(
+            ExpertPair(str(x["a"]), str(x["b"]), _expert_figure(x["agreement"], int(x["units"]), NO_SHARED_UNITS))
+            for x in d.get("expert_pairs", [])
+        )
+    with _reading("over_time"):
+        over_time = tuple(
+            TimePoint(
+                date=str(t["date"]),
+                judgments=int(t["judgments"]),
+                item_agreement_rate=Figure.stored(t["item_agreement_rate"], int(t["pairs"]), st.NO_PAIRS if not t["pairs"] else None),
+                krippendorff_alpha=Figure.stored(
+                    t["krippendorff_alpha"], t.get("alpha_units"), _alpha_reason(t.get("alpha_units"))
+                ),
+            )
+            for t in d.get("over_time", [])
+        )
+    with _reading("score_impact"):
+        score_impact = _score_impact_from_dict(d["score_impact"])
+    with _reading("gate"):
+        g = d["gate"]
+        policy = GatePolicy(
+            threshold=float(g["threshold"]),
+            min_pairs_per_dimension=int(g["min_pairs_per_dimension"]),
+            min_pairs_per_ability=int(g.get("min_pairs_per_ability") or 0),
+            must_clear=str(g.get("must_clear") or "point"),
+        )
+        gate = Gate(policy, item_agreement.rate, ci95, bool(g["passed"]), tuple(str(x) for x in g.get("reasons", [])))
+    with _reading("top level"):
+        post = d.get("post_discussion")
+        return ReportResult(
+            pairs=int(d["pairs"]),
+            responses=int(d["responses"]),
+            items=None if items is None else int(items),
+            item_agreement=item_agreement,
+            cohen_kappa=figure("cohen_kappa"),
+            gwet_ac1=figure("gwet_ac1"),
+            judge_hit_rate=figure("judge_hit_rate"),
+            human_hit_rate=figure("human_hit_rate"),
+            confusion=confusion,
+            mcnemar=mcnemar,
+            krippendorff_alpha=figure("krippendorff_alpha"),
+            fleiss_kappa=figure("fleiss_kappa"),
+            pairwise_percent_agreement=figure("pairwise_percent_agreement"),
+            judge_expert_baseline=baseline,
+            gold_provenance=GoldProvenance(**{k: int(v) for k, v in d["gold_provenance"].items()}),
+            units=UnitCounts(**{k: int(v) for k, v in d["units"].items()}),
+            excluded={str(k): int(v) for k, v in (d.get("excluded") or {}).items()},
+            by_ability=rows["by_ability"],
+            by_dimension=rows["by_dimension"],
+            by_model=rows["by_model"],
+            by_difficulty=rows["by_difficulty"],
+            by_primary_scene=rows["by_primary_scene"],
+            by_criterion=rows["by_criterion"],  # type: ignore[arg-type]  # read as CriterionRow above
+            by_expert=by_expert,
+            expert_pairs=expert_pairs,
+            over_time=over_time,
+            score_impact=score_impact,
+            gate=gate,
+            alerts=tuple(Alert(str(a["kind"]), str(a["subject"]), str(a["message"])) for a in d.get("alerts", [])),
+            parameters=parameters,
+            campaign=str(d.get("campaign", "")),
+            dataset=str(d.get("dataset", "")),
+            version=str(d.get("version", "")),
+            judge=d.get("judge"),
+            run=None if d.get("run") is None else tuple(str(x) for x in d["run"]),
+            no_judge_reason=why.get("judge"),
+            exploratory=bool(d.get("exploratory", False)),
+            exploratory_reasons=tuple(str(x) for x in d.get("exploratory_reasons", [])),
+            post_discussion=None if post is None else PostDiscussion(
+                note=str(post.get("note", "")), assignments=int(post.get("assignments", 0)),
+                judgments=int(post.get("judgments", 0)), changed_verdicts=int(post.get("changed_verdicts", 0)),
+            ),
+        )
+
+
+def _baseline_from_dict(b: dict[str, Any], *, legacy_resamples: int) -> JudgeExpertBaseline:
+    units = int(b["units"])
+    reason = b.get("reason")
+    if "resampled" in b:
+        resampled = _resampling(b["resampled"])
+    else:  # before items were the unit, the baseline resampled responses
+        responses = int(b.get("responses", 0))
+        resampled = Resampling("response", responses, legacy_resamples if b.get("difference_ci95") else 0)
+    je, ee, diff_ci = b["judge_expert"], b["expert_expert"], b.get("difference_ci95")
+    return JudgeExpertBaseline(
+        units=units,
+        judge_expert=Figure.stored(je["value"], int(je["n"]), je.get("reason") or reason),
+        judge_expert_pairs=int(je.get("pairs", 0)),
+        expert_expert=Figure.stored(ee["value"], int(ee["n"]), ee.get("reason") or reason),
+        expert_expert_pairs=int(ee.get("pairs", 0)),
+        difference=Figure.stored(b.get("difference"), units, reason),
+        difference_ci95=Interval.from_pair(diff_ci, resampled=resampled, reason=None if diff_ci else (reason or NOT_RECORDED)),
+    )
+
+
+def _expert_from_dict(e: dict[str, Any]) -> ExpertRow:
+    return ExpertRow(
+        expert=str(e["expert"]),
+        judgments=int(e["judgments"]),
+        gold_agreement=_expert_figure(e["gold_agreement"], int(e["gold_pairs"]), NO_GOLD_PAIRS),
+        recent_gold_agreement=_expert_figure(e["recent_gold_agreement"], int(e["recent_gold_pairs"]), NO_RECENT_QUARTER),
+        expert_agreement=_expert_figure(e["expert_agreement"], int(e["expert_pairs"]), NO_SHARED_UNITS),
+        with_experts=tuple(
+            ExpertOverlap(str(o["expert"]), _expert_figure(o["agreement"], int(o["units"]), NO_SHARED_UNITS)) for o in e.get("with_experts", [])
+        ),
+    )
+
+
+def _score_impact_from_dict(s: dict[str, Any]) -> ScoreImpact:
+    models = tuple(
+        ModelScore(
+            model=str(m["model"]), responses=int(m["responses"]), judge_score=m.get("judge_score"), gold_score=m.get("gold_score"),
+            judge_rank=int(m["judge_rank"]), gold_rank=int(m["gold_rank"]), rank_change=int(m["rank_change"]),
+            score_difference=m.get("score_difference"),
+        )
+        for m in s.get("models", [])
+    )
+    n = int(s.get("kendall_tau_n", 0))
+    tau = Figure.stored(s.get("kendall_tau"), n, s.get("reason"))
+    if not tau.defined:  # the p-value is undefined for the same reason
+        p = tau
+    elif s.get("kendall_tau_p") is not None:
+        p = Figure(s["kendall_tau_p"], n)
+    else:
+        p = Figure(None, n, NOT_RECORDED)
+    return ScoreImpact(responses=int(s["responses"]), models=models, kendall_tau=tau, kendall_tau_p=p)

@@ -10,7 +10,12 @@ from heartbench_core.lib.agreement_report import (
     PROVENANCE_MAJORITY,
     PROVENANCE_NONE,
     PROVENANCE_UNANIMOUS,
+    Figure,
     GatePolicy,
+    GroupRow,
+    Interval,
+    ItemAgreement,
+    Resampling,
     _alerts,
     _gate,
     compute_report,
@@ -59,6 +64,16 @@ class Arrays:
         return hits, np.bincount(self.j_unit, minlength=self.n_units).astype(np.int64)
 
 
+ITEMS = Resampling("item", 40, 1000)
+
+
+def model_row(key: str, *, rate: float, pairs: int, items: int, ci95: tuple[float, float]) -> GroupRow:
+    """A by-model breakdown row with the figures an alert reads (the others defined and unremarkable)."""
+    interval = Interval(*ci95, resampled=Resampling("item", items, 1000))
+    figure = Figure(0.5, pairs)
+    return GroupRow(key, key, pairs, pairs, items, ItemAgreement(Figure(rate, pairs), interval), figure, figure, figure, figure, Figure(0.6, pairs), 3 * pairs)
+
+
 class TestGoldenStandard:
     def test_the_majority_of_k_ratings_labels_a_unit_and_an_adjudication_overrides_it(self):
         hits, ratings = np.array([3, 2, 2, 1, 2]), np.array([3, 3, 2, 2, 4])
@@ -71,39 +86,36 @@ class TestGoldenStandard:
 class TestComputeReport:
     def test_the_headline_compares_only_units_with_a_majority_of_k_ratings(self):
         r = compute_report(Arrays(), resamples=50)
-        assert (r["pairs"], r["item_agreement_rate"]) == (2, 0.5)
-        assert r["units"]["incomplete"] == 1 and r["units"]["with_golden_label"] == 2
-        rows = {row["key"]: row for row in r["by_criterion"]}
-        assert (rows["a"]["item_agreement_rate"], rows["b"]["item_agreement_rate"], rows["c"]["pairs"]) == (1.0, 0.0, 0)
+        assert (r.pairs, r.item_agreement.rate.value) == (2, 0.5)
+        assert r.units.incomplete == 1 and r.units.with_golden_label == 2
+        rows = {row.key: row for row in r.by_criterion}
+        assert (rows["a"].item_agreement.rate.value, rows["b"].item_agreement.rate.value, rows["c"].pairs) == (1.0, 0.0, 0)
 
     def test_a_lower_k_labels_the_unit_still_waiting_for_its_third_rating(self):
         r = compute_report(Arrays(k=2), resamples=50)
-        assert r["pairs"] == 3 and r["item_agreement_rate"] == pytest.approx(2 / 3)
+        assert r.pairs == 3 and r.item_agreement.rate.value == pytest.approx(2 / 3)
 
 
 class TestGate:
     def test_the_pure_gate_reports_the_lower_bound_even_when_the_point_decides(self):
-        out = {
-            "item_agreement_rate": 0.8, "item_agreement_ci95": [0.7, 0.9],
-            "by_dimension": [], "by_ability": [],
-        }
-        point = _gate(out, policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0))
-        bound = _gate(out, policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"))
-        assert point["passed"] is True and point["ci_low"] == 0.7
-        assert bound["passed"] is False and bound["ci_low"] == 0.7
+        out = ItemAgreement(Figure(0.8, 100), Interval(0.7, 0.9, ITEMS))
+        point = _gate(out, by_dimension=(), by_ability=(), policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0))
+        bound = _gate(
+            out, by_dimension=(), by_ability=(),
+            policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"),
+        )
+        assert point.passed is True and point.ci_low == 0.7
+        assert bound.passed is False and bound.ci_low == 0.7
 
     def test_a_lower_bound_policy_without_an_interval_fails_and_says_why(self):
-        out = {"item_agreement_rate": 0.9, "item_agreement_ci95": None, "by_dimension": [], "by_ability": []}
-        gate = _gate(out, policy=GatePolicy(min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"),
-                     ci_reason="fewer than 2 items")
-        assert gate["passed"] is False and "undefined (fewer than 2 items)" in gate["reasons"][0]
+        out = ItemAgreement(Figure(0.9, 10), Interval(None, None, Resampling("item", 1, 1000), reason="fewer than 2 items"))
+        gate = _gate(out, by_dimension=(), by_ability=(), policy=GatePolicy(min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"))
+        assert gate.passed is False and "undefined (fewer than 2 items)" in gate.reasons[0]
 
 
 class TestAlerts:
     def test_a_model_below_the_overall_agreement_is_flagged_with_its_items(self):
-        out = {
-            "by_expert": [], "by_criterion": [], "item_agreement_rate": 0.85,
-            "by_model": [{"key": "m", "item_agreement_rate": 0.6, "pairs": 500, "items": 40, "item_agreement_ci95": [0.5, 0.7]}],
-        }
-        (alert,) = _alerts(out)
-        assert alert["kind"] == "judge_model_disagreement" and "on 40 items" in alert["message"] and "resampling the items" in alert["message"]
+        overall = ItemAgreement(Figure(0.85, 1000), Interval(0.8, 0.9, ITEMS))
+        model = model_row("m", rate=0.6, pairs=500, items=40, ci95=(0.5, 0.7))
+        (alert,) = _alerts(overall, by_expert=(), by_criterion=(), by_model=(model,))
+        assert alert.kind == "judge_model_disagreement" and "on 40 items" in alert.message and "resampling the items" in alert.message

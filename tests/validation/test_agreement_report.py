@@ -191,9 +191,9 @@ class TestIntervalsResampleItems:
         data = load_campaign_arrays(campaign, judge_runs=select_judge_runs(campaign))
         data.item_scene = ["only here" if i == 0 else "elsewhere" for i in range(len(data.item_scene))]
         r = compute_report(data, resamples=100)
-        row = next(row for row in r["by_primary_scene"] if row["key"] == "only here")
-        assert row["items"] == 1 and row["responses"] == 3 and row["item_agreement_ci95"] is None
-        assert row["undefined"]["item_agreement_ci95"] == "fewer than 2 items with pairs: no interval by resampling items"
+        row = next(row for row in r.by_primary_scene if row.key == "only here")
+        assert row.items == 1 and row.responses == 3 and row.item_agreement.ci95.pair() is None
+        assert row.item_agreement.ci95.reason == "fewer than 2 items with pairs: no interval by resampling items"
 
     def test_the_page_the_table_and_the_csv_say_what_was_resampled(self, cast, client_for):
         campaign = blind_test(cast)

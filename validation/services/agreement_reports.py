@@ -8,7 +8,7 @@ report is exploratory: it is stored and shown, marked as such, and never sets th
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone as dt_timezone
 
 from django.core.exceptions import ValidationError
@@ -16,7 +16,16 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
-from heartbench_core.lib.agreement_report import DEFAULTS, GatePolicy, compute_report
+from heartbench_core.lib.agreement_report import (
+    DEFAULTS,
+    GatePolicy,
+    InputsCampaign,
+    JudgeRunInput,
+    Parameters,
+    PostDiscussion,
+    ReportInputs,
+    compute_report,
+)
 from validation.models import AgreementReport, BackgroundJob, ReleaseGate, ReleasePolicy
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
 from validation.services.golden import refresh_golden_labels
@@ -108,38 +117,36 @@ def create_agreement_report(
     runs = select_judge_runs(campaign, judge=judge, run=run)
     data = load_campaign_arrays(campaign, judge_runs=runs, post_discussion=params["post_discussion"])
     view = subset_units(data, ~data.crit_catastrophic[data.u_crit]) if params["exclude_catastrophic"] else data
-    result = compute_report(
-        view,
-        resamples=params["resamples"],
-        seed=params["seed"],
-        gate_policy=GatePolicy(**{k: params[k] for k in policy_snapshot(policy)}),
-    )
     judge_name = runs[0].judge if runs else (judge or "")
-    result = {
-        "campaign": campaign.name,
-        "dataset": campaign.version.dataset.name,
-        "version": campaign.version.label,
-        "judge": judge_name or None,
-        "run": sorted({r.label for r in runs}) if runs else None,
-        "parameters": params,
-        **result,
-        "exploratory": bool(exploratory),
-        "exploratory_reasons": exploratory,
-    }
-    if not runs:
-        result["undefined"].setdefault("judge", "no judge verdicts exist for the models of this campaign")
-    if params["post_discussion"]:
-        result["post_discussion"] = {"note": _("post-discussion revisions included"), **data.revisions}
+    post = data.revisions if params["post_discussion"] else None
+    result = replace(
+        compute_report(
+            view,
+            resamples=params["resamples"],
+            seed=params["seed"],
+            gate_policy=GatePolicy(**{k: params[k] for k in policy_snapshot(policy)}),
+        ),
+        campaign=campaign.name,
+        dataset=campaign.version.dataset.name,
+        version=campaign.version.label,
+        judge=judge_name or None,
+        run=tuple(sorted({r.label for r in runs})) if runs else None,
+        parameters=Parameters(**params),
+        no_judge_reason=None if runs else "no judge verdicts exist for the models of this campaign",
+        exploratory=bool(exploratory),
+        exploratory_reasons=tuple(exploratory),
+        post_discussion=None if post is None else PostDiscussion(note=_("post-discussion revisions included"), **post),
+    )
     last = float(data.j_time.max()) if data.j_time.size else None
-    inputs = {
-        "campaign": {"id": campaign.pk, "name": campaign.name, "version": campaign.version.label, "k": campaign.overlap},
-        "judge_runs": data.judge_runs,
-        "criterion_revisions": {key: int(rev) for key, rev in zip(data.crit_lineage, data.crit_revision.tolist())},
-        "judgments": int(data.j_unit.size),
-        "last_judgment_at": datetime.fromtimestamp(last, tz=dt_timezone.utc).isoformat() if last else None,
-        "adjudications": int((data.u_adjudicated >= 0).sum()),
-        "computed_at": datetime.now(tz=dt_timezone.utc).isoformat(),
-    }
+    inputs = ReportInputs(
+        campaign=InputsCampaign(id=campaign.pk, name=campaign.name, version=campaign.version.label, k=campaign.overlap),
+        judge_runs=tuple(JudgeRunInput(**r) for r in data.judge_runs),
+        criterion_revisions={key: int(rev) for key, rev in zip(data.crit_lineage, data.crit_revision.tolist())},
+        judgments=int(data.j_unit.size),
+        last_judgment_at=datetime.fromtimestamp(last, tz=dt_timezone.utc).isoformat() if last else None,
+        adjudications=int((data.u_adjudicated >= 0).sum()),
+        computed_at=datetime.now(tz=dt_timezone.utc).isoformat(),
+    )
     with transaction.atomic():
         if not params["post_discussion"]:  # the stored golden labels stay on the blind verdicts
             refresh_golden_labels(campaign=campaign, data=data)
@@ -148,26 +155,26 @@ def create_agreement_report(
             judge=judge_name,
             run_label=run or "",
             parameters=params,
-            inputs=inputs,
-            result=result,
+            inputs=inputs.to_dict(),
+            result=result.to_dict(),
             requested_by=requested_by,
             trigger=trigger,
             duration_ms=int((time.perf_counter() - started) * 1000),
             exploratory=bool(exploratory),
         )
         if not exploratory:  # only a report computed under the release policy decides the release
-            gate = result["gate"]
+            gate = result.gate
             ReleaseGate.objects.create(
                 version=campaign.version,
                 campaign=campaign,
                 report=report,
-                threshold=gate["threshold"],
-                min_pairs_per_dimension=gate["min_pairs_per_dimension"],
-                agreement_rate=gate["agreement_rate"],
-                passed=gate["passed"],
-                reasons=gate["reasons"],
-                policy=gate["policy"],
-                ci_low=gate["ci_low"],
+                threshold=gate.threshold,
+                min_pairs_per_dimension=gate.min_pairs_per_dimension,
+                agreement_rate=gate.agreement_rate.value,
+                passed=gate.passed,
+                reasons=list(gate.reasons),
+                policy=gate.policy.as_dict(),
+                ci_low=gate.ci_low,
             )
     return report
 
