@@ -5,12 +5,12 @@ Blindness starts here: `Assignment.public_id` is the only id an expert ever sees
 hidden gold check, and none of that may reach expert-facing code.
 """
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Self
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 
 from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, User, new_public_id
 
@@ -75,16 +75,16 @@ class CampaignQuerySet(models.QuerySet["Campaign"]):
         return self.filter(self._lists(user) | self._lists_nobody())
 
     @staticmethod
-    def _lists(user: User) -> Exists:
-        return Exists(Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk))
+    def _lists(user: User) -> Q:
+        return Q(Exists(Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk)))
 
     @staticmethod
-    def _lists_nobody() -> Exists:
-        return ~Exists(Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk")))
+    def _lists_nobody() -> Q:
+        return ~Q(Exists(Campaign.experts.through.objects.filter(campaign_id=OuterRef("pk"))))
 
     @staticmethod
-    def _holds_work_of(user: User) -> Exists:
-        return Exists(Assignment.objects.filter(campaign_response__campaign_id=OuterRef("pk"), expert_id=user.pk))
+    def _holds_work_of(user: User) -> Q:
+        return Q(Exists(Assignment.objects.filter(campaign_response__campaign_id=OuterRef("pk"), expert_id=user.pk)))
 
 
 class Campaign(models.Model):
@@ -157,6 +157,46 @@ class GoldLabel(models.Model):
         constraints = [models.UniqueConstraint(fields=["campaign_response", "criterion"], name="uniq_gold_label")]
 
 
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    """The recurring filters on assignments, each defined once.
+
+    `open_q` and `live_q` are the one definition of open and live work. The methods filter with
+    them, and an aggregate counting assignments from a related model uses them through that
+    relation, where no queryset method can go:
+    `Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments"))`.
+    """
+
+    def held(self) -> Self:
+        """Work still the expert's: reserved (even past its expiry, until the sweep marks it) or submitted."""
+        return self.filter(status__in=Assignment.HELD_STATUSES)
+
+    def open(self, now: datetime) -> Self:
+        """Open work: reserved and not expired (pre-assigned work never expires)."""
+        return self.filter(self.open_q(now))
+
+    def live(self, now: datetime) -> Self:
+        """Work that counts toward a response's k: submitted, or open."""
+        return self.filter(self.live_q(now))
+
+    def submitted(self) -> Self:
+        """Submitted work."""
+        return self.filter(status=Assignment.Status.SUBMITTED)
+
+    @staticmethod
+    def open_q(now: datetime, through: str = "") -> Q:
+        """The condition of `open`, on assignments reached through the relation `through` ("" for assignments themselves)."""
+        at = f"{through}__" if through else ""
+        return Q(**{f"{at}status": Assignment.Status.RESERVED}) & (
+            Q(**{f"{at}expires_at__isnull": True}) | Q(**{f"{at}expires_at__gt": now})
+        )
+
+    @staticmethod
+    def live_q(now: datetime, through: str = "") -> Q:
+        """The condition of `live`, on assignments reached through the relation `through` ("" for assignments themselves)."""
+        at = f"{through}__" if through else ""
+        return Q(**{f"{at}status": Assignment.Status.SUBMITTED}) | AssignmentQuerySet.open_q(now, through)
+
+
 class Assignment(models.Model):
     """One expert's work on one campaign response: reserved, then submitted (or expired/released)."""
 
@@ -165,6 +205,9 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", "Submitted"
         EXPIRED = "expired", "Expired"
         RELEASED = "released", "Released"
+
+    # Work still the expert's, whatever its expiry; expired and released work is no longer theirs.
+    HELD_STATUSES = (Status.RESERVED, Status.SUBMITTED)
 
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.PROTECT, related_name="assignments")
@@ -178,6 +221,8 @@ class Assignment(models.Model):
     discussion_seen_at = models.DateTimeField(
         null=True, blank=True, help_text="When the expert first saw the response's discussion (other raters' stances)."
     )
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-reserved_at"]

@@ -112,11 +112,12 @@ def main():
         if os.environ.get("EXPLAIN"):
             from django.utils import timezone
 
-            from annotation.services.assignment import _eligible, campaign_settings, live_q
+            from annotation.models import AssignmentQuerySet
+            from annotation.services.assignment import _eligible, campaign_settings
 
             prof = ExpertProfile.objects.get(user=last)
             qs = _eligible(big, prof, campaign_settings(big), {""}).filter(is_gold=False).annotate(
-                live_n=Count("assignments", filter=live_q(timezone.now(), "assignments__"))
+                live_n=Count("assignments", filter=AssignmentQuerySet.live_q(timezone.now(), through="assignments"))
             ).values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
             print(qs.explain(analyze=True))
         for campaign in (small, big):

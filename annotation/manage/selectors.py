@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from annotation.models import (
     AdminAlert,
     Assignment,
+    AssignmentQuerySet,
     CalibrationResult,
     Campaign,
     CampaignResponse,
@@ -25,7 +26,6 @@ from annotation.models import (
     Judgment,
     Qualification,
 )
-from annotation.services.assignment import open_q
 from heartbench_core.models import User
 
 PACE_WINDOW = timedelta(days=7)
@@ -40,7 +40,7 @@ def expert_campaigns(user: User) -> QuerySet[Campaign]:
         .filter(status=Campaign.Status.ACTIVE)
         .exclude(kind=Campaign.Kind.GOLD_SET)
         .annotate(
-            my_open=Count("responses__assignments", filter=mine & open_q(now, "responses__assignments__")),
+            my_open=Count("responses__assignments", filter=mine & AssignmentQuerySet.open_q(now, through="responses__assignments")),
             my_submitted=Count("responses__assignments", filter=mine & Q(responses__assignments__status=Assignment.Status.SUBMITTED)),
         )
         .order_by("kind", "-created_at")
@@ -108,14 +108,17 @@ class CampaignProgress:
 
 
 def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> CampaignProgress:
-    """Admin: the whole campaign's progress (responses by number of submitted judgments 0…k, per-expert work and time, pace and projected finish); an expert's own is `workspace.selectors.own_progress`."""
+    """Admin: the campaign's responses by number of submitted judgments (0…k), per-expert work and time, pace and projected finish.
+
+    One expert's own progress, as the workspace shows it to them, is `workspace.selectors.own_progress`.
+    """
     now = now or timezone.now()
     k = campaign.overlap if campaign.kind == Campaign.Kind.BLIND_TEST else max(1, campaign.experts.count())
     rows = list(
         CampaignResponse.objects.filter(campaign=campaign)
         .annotate(
             n_sub=Count("assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)),
-            n_open=Count("assignments", filter=open_q(now, "assignments__")),
+            n_open=Count("assignments", filter=AssignmentQuerySet.open_q(now, through="assignments")),
         )
         .values_list("is_gold", "n_sub", "n_open")
     )
@@ -133,7 +136,7 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
         .values("expert_id", "expert__username")
         .annotate(
             submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-            open=Count("pk", filter=open_q(now)),
+            open=Count("pk", filter=AssignmentQuerySet.open_q(now)),
             expired=Count("pk", filter=Q(status=Assignment.Status.EXPIRED) | (Q(status=Assignment.Status.RESERVED, expires_at__lte=now))),
             released=Count("pk", filter=Q(status=Assignment.Status.RELEASED)),
             seconds=Sum("active_seconds"),
@@ -144,9 +147,7 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
         ExpertProgress(r["expert_id"], r["expert__username"], r["submitted"], r["open"], r["expired"], r["released"], r["seconds"] or 0)
         for r in per_expert
     ]
-    real_submitted = Assignment.objects.filter(
-        campaign_response__campaign=campaign, campaign_response__is_gold=False, status=Assignment.Status.SUBMITTED
-    )
+    real_submitted = Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=False).submitted()
     submitted = sum(min(n_sub, k) for is_gold, n_sub, _ in rows if not is_gold)
     target = real * k
     pace, pace_reason = _pace(real_submitted, now)
@@ -212,7 +213,8 @@ class ExpertGoldAccuracy:
 def campaign_gold_accuracy(campaign: Campaign) -> list[ExpertGoldAccuracy]:
     """Admin: per expert, submitted hidden gold checks of the campaign and agreement with their gold labels (three queries)."""
     checks = dict(
-        Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=True, status=Assignment.Status.SUBMITTED)
+        Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=True)
+        .submitted()
         .order_by()
         .values("expert__username")
         .annotate(n=Count("pk"))
@@ -260,7 +262,7 @@ def expert_profiles() -> QuerySet[ExpertProfile]:
     return (
         ExpertProfile.objects.select_related("user", "quality")
         .annotate(
-            open_n=Count("user__assignments", filter=open_q(now, "user__assignments__")),
+            open_n=Count("user__assignments", filter=AssignmentQuerySet.open_q(now, through="user__assignments")),
             submitted_n=Count("user__assignments", filter=Q(user__assignments__status=Assignment.Status.SUBMITTED)),
         )
         .order_by("user__username")

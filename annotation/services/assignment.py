@@ -32,12 +32,13 @@ from datetime import datetime
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Q
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
+    AssignmentQuerySet,
     CalibrationResult,
     Campaign,
     CampaignResponse,
@@ -53,23 +54,6 @@ from heartbench_core.roles import Role, has_role
 
 # Rows locked per pull: the best few candidates, so a concurrent request skips them and takes the next.
 CANDIDATE_BATCH = 5
-
-
-def live_q(now: datetime, prefix: str = "") -> Q:
-    """Q for assignments that count toward k: submitted, or reserved and not yet expired."""
-    p = prefix
-    return Q(**{f"{p}status": Assignment.Status.SUBMITTED}) | (
-        Q(**{f"{p}status": Assignment.Status.RESERVED})
-        & (Q(**{f"{p}expires_at__isnull": True}) | Q(**{f"{p}expires_at__gt": now}))
-    )
-
-
-def open_q(now: datetime, prefix: str = "") -> Q:
-    """Q for an expert's open work: reserved and not expired (pre-assigned work never expires)."""
-    p = prefix
-    return Q(**{f"{p}status": Assignment.Status.RESERVED}) & (
-        Q(**{f"{p}expires_at__isnull": True}) | Q(**{f"{p}expires_at__gt": now})
-    )
 
 
 def campaign_settings(campaign: Campaign) -> CampaignSettings:
@@ -157,7 +141,7 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         _expire(now, campaign)
         existing = (
             Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign)
-            .filter(open_q(now))
+            .open(now)
             .order_by("reserved_at", "id")
             .first()
         )
@@ -169,7 +153,7 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
             return None
         if not has_role(expert, Role.EXPERT) or not Campaign.objects.filter(pk=campaign.pk).admitting(expert).exists():
             return None
-        if Assignment.objects.filter(expert=expert).filter(open_q(now)).count() >= profile.capacity:
+        if Assignment.objects.filter(expert=expert).open(now).count() >= profile.capacity:
             return None
         if campaign.kind == Campaign.Kind.CALIBRATION:
             return _next_calibration(expert=expert, campaign=campaign, now=now)
@@ -224,7 +208,7 @@ def _gold_candidate(campaign, profile, cfg, qualified, mine, now) -> int | None:
         _eligible(campaign, profile, cfg, qualified)
         .filter(is_gold=True)
         .exclude(pk__in=taken)
-        .annotate(n=Count("assignments", filter=live_q(now, "assignments__")))
+        .annotate(n=Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments")))
         .values_list("pk", "n")
     )
     k = max(campaign.overlap, 1)
@@ -253,7 +237,7 @@ def _ranked_ids(campaign, profile, cfg, qualified, mine, now) -> list[int]:
     rows = list(
         _eligible(campaign, profile, cfg, qualified)
         .filter(is_gold=False)
-        .annotate(live_n=Count("assignments", filter=live_q(now, "assignments__")))
+        .annotate(live_n=Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments")))
         .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
     )
     taken = {cr for cr, _, _ in mine}
@@ -322,7 +306,7 @@ def _recount_under_lock(locked: list[CampaignResponse], now, k: int) -> list[Cam
         return []
     live = dict(
         Assignment.objects.filter(campaign_response__in=locked)
-        .filter(live_q(now))
+        .live(now)
         .order_by()
         .values("campaign_response")
         .annotate(n=Count("pk"))
@@ -509,12 +493,11 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
         gold_load: dict[int, int] = defaultdict(int)
         item_of = {pk: item for pk, item, _, _ in responses}
         gold_ids = {pk for pk, _, g, _ in responses if g}
-        for cr_id, expert_id, status, expires_at in Assignment.objects.filter(
-            campaign_response__campaign=campaign
-        ).values_list("campaign_response_id", "expert_id", "status", "expires_at"):
-            is_live = status == Assignment.Status.SUBMITTED or (
-                status == Assignment.Status.RESERVED and (expires_at is None or expires_at > now)
-            )
+        for cr_id, expert_id, is_live in (
+            Assignment.objects.filter(campaign_response__campaign=campaign)
+            .annotate(is_live=ExpressionWrapper(AssignmentQuerySet.live_q(now), output_field=BooleanField()))
+            .values_list("campaign_response_id", "expert_id", "is_live")
+        ):
             taken[cr_id].add(expert_id)
             per_item[(expert_id, item_of[cr_id])] += 1
             load[expert_id] += 1
@@ -706,7 +689,7 @@ def _expert_states(campaign: Campaign, experts: list[User] | None, now) -> list[
     )
     open_counts = dict(
         Assignment.objects.filter(expert_id__in=user_ids)
-        .filter(open_q(now))
+        .open(now)
         .order_by()
         .values("expert_id")
         .annotate(n=Count("pk"))

@@ -64,11 +64,9 @@ def after_submit(*, assignment: Assignment) -> None:
         if campaign.kind == Campaign.Kind.CALIBRATION:
             _maybe_finish_calibration(expert=expert, campaign=campaign, quality=quality)
         else:
-            quality.submitted = Assignment.objects.filter(
-                expert=expert,
-                status=Assignment.Status.SUBMITTED,
-                campaign_response__campaign__kind=Campaign.Kind.BLIND_TEST,
-            ).count()
+            quality.submitted = (
+                Assignment.objects.filter(expert=expert, campaign_response__campaign__kind=Campaign.Kind.BLIND_TEST).submitted().count()
+            )
             if quality.gold_decision_due is not None and quality.submitted >= quality.gold_decision_due:
                 quality.gold_decision_due = None
                 _update_gold_accuracy(profile=profile, quality=quality, policy=policy, leave_out=assignment.pk)
@@ -144,9 +142,7 @@ def _maybe_finish_calibration(*, expert: User, campaign: Campaign, quality: Expe
         return
     sitting = calibration_sitting(expert=expert, campaign=campaign, attempt=state.attempts + 1)
     submitted = dict(
-        Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign, status=Assignment.Status.SUBMITTED).values_list(
-            "campaign_response_id", "pk"
-        )
+        Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).submitted().values_list("campaign_response_id", "pk")
     )
     if any(pk not in submitted for pk in sitting):
         return
@@ -210,7 +206,8 @@ def score_calibration(
 def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, policy: QualityPolicy, leave_out: int) -> None:
     """Rolling gold accuracy over the last gold checks except `leave_out` (the submission the decision lands on); pause if too low."""
     recent = list(
-        Assignment.objects.filter(expert=profile.user, status=Assignment.Status.SUBMITTED, campaign_response__is_gold=True)
+        Assignment.objects.filter(expert=profile.user, campaign_response__is_gold=True)
+        .submitted()
         .exclude(pk=leave_out)
         .order_by("-submitted_at", "-id")
         .values_list("pk", "campaign_response__campaign_id")[: policy.gold_window]

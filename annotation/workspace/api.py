@@ -320,9 +320,6 @@ class ExpertView(APIView):
         return selectors.assignment_ref_for_expert(request.user, public_id)
 
 
-OWN_STATUSES = (Assignment.Status.RESERVED, Assignment.Status.SUBMITTED)
-
-
 class MyAssignmentsView(ListAPIView):
     """The expert's own reserved and submitted assignments, newest first, in the API's default pages."""
 
@@ -334,11 +331,11 @@ class MyAssignmentsView(ListAPIView):
 
     def get_queryset(self):
         qs = selectors.own_assignments(self.request.user)
-        if wanted := choice_param(self.request, "status", OWN_STATUSES):
+        if wanted := choice_param(self.request, "status", Assignment.HELD_STATUSES):
             qs = qs.filter(status=wanted)
         return qs
 
-    @extend_schema(parameters=[enum_param("status", OWN_STATUSES)])
+    @extend_schema(parameters=[enum_param("status", Assignment.HELD_STATUSES)])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 

@@ -8,7 +8,7 @@ number of queries whatever the size of the item or the queue.
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from annotation.models import (
@@ -24,9 +24,7 @@ from annotation.models import (
 )
 from annotation.services.workspace import discussion_cohort, discussion_open_for
 from heartbench_core.lib.taxonomy import english_name
-from heartbench_core.models import Criterion
-
-OPEN = (Assignment.Status.RESERVED, Assignment.Status.SUBMITTED)
+from heartbench_core.models import Criterion, User
 
 
 @dataclass
@@ -93,7 +91,7 @@ def assignment_ref_for_expert(expert, public_id: str) -> Assignment:
 def _own_or_404(queryset, expert, public_id: str) -> Assignment:
     # Another expert's work, released or expired work and unknown ids answer alike.
     found = queryset.filter(public_id=public_id, expert_id=expert.pk).first()
-    if found is None or found.status not in OPEN:
+    if found is None or found.status not in Assignment.HELD_STATUSES:
         raise Http404("No such work.")
     return found
 
@@ -101,13 +99,14 @@ def _own_or_404(queryset, expert, public_id: str) -> Assignment:
 def own_assignments(expert):
     """The expert's reserved and submitted assignments, newest first (for the API list)."""
     return (
-        Assignment.objects.filter(expert_id=expert.pk, status__in=OPEN)
+        Assignment.objects.filter(expert_id=expert.pk)
+        .held()
         .select_related("campaign_response__campaign", "campaign_response__item")
         .order_by("-reserved_at", "public_id")
     )
 
 
-def campaigns_for_expert(expert):
+def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
     """The campaigns of the expert's workspace: those they take part in, but no drafts and no gold sets (nobody judges in those)."""
     return Campaign.objects.taking_part(expert).exclude(status=Campaign.Status.DRAFT).exclude(kind=Campaign.Kind.GOLD_SET)
 
@@ -118,7 +117,8 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
         c.pk: c for c in campaigns_for_expert(expert).select_related("settings").annotate(response_total=Count("responses"))
     }
     mine = list(
-        Assignment.objects.filter(expert_id=expert.pk, status__in=OPEN)
+        Assignment.objects.filter(expert_id=expert.pk)
+        .held()
         .select_related("campaign_response__item")
         .only("public_id", "status", "reserved_at", "submitted_at", "draft_saved_at", "expires_at",
               "campaign_response__campaign_id", "campaign_response__item__question_id")
@@ -132,9 +132,8 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
     order: dict[int, list[int]] = defaultdict(list)
     if submitted:
         for cr_id, expert_id in (
-            Assignment.objects.filter(
-                campaign_response_id__in=[a.campaign_response_id for a in submitted], status=Assignment.Status.SUBMITTED
-            )
+            Assignment.objects.filter(campaign_response_id__in=[a.campaign_response_id for a in submitted])
+            .submitted()
             .order_by("campaign_response_id", "submitted_at", "id")
             .values_list("campaign_response_id", "expert_id")
         ):
@@ -278,7 +277,7 @@ def own_progress(expert_id: int, campaign: Campaign) -> OwnProgress:
     """The expert's done / assigned in a campaign, over what they work through (all of a blind test, one sitting of a calibration)."""
     mine = Assignment.objects.filter(expert_id=expert_id, campaign_response__campaign_id=campaign.pk).aggregate(
         done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
-        assigned=Count("id", filter=Q(status__in=OPEN)),
+        assigned=Count("id", filter=Q(status__in=Assignment.HELD_STATUSES)),
     )
     total = CampaignResponse.objects.filter(campaign_id=campaign.pk).count()
     return OwnProgress(done=mine["done"], assigned=mine["assigned"], total=_attempt_total(campaign, total))
@@ -327,7 +326,8 @@ def discussion(assignment: Assignment) -> Discussion:
         raise Http404("No such discussion.")
     cr_id = assignment.campaign_response_id
     submitters = list(
-        Assignment.objects.filter(campaign_response_id=cr_id, status=Assignment.Status.SUBMITTED)
+        Assignment.objects.filter(campaign_response_id=cr_id)
+        .submitted()
         .order_by("submitted_at", "id")
         .values_list("expert_id", flat=True)
     )
