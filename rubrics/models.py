@@ -6,6 +6,8 @@ refuse it, see migration 0002); only its workflow `status` and the version it wa
 move. Decisions, comments and audit entries are append-only rows of their own.
 """
 
+from typing import Self
+
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
@@ -18,6 +20,12 @@ REVISION_CONTENT_COLUMNS = (
     "lineage_id", "number", "parent_id", "dataset_id", "question_id", "edited_from_version_id", "edited_from_id",
     "text", "ability", "weight", "catastrophic", "change_kind", "meaning_changed", "reason", "author_id", "created_at",
 )
+
+
+class RevisionQuerySet(models.QuerySet["CriterionRevision"]):
+    def awaiting_publication(self) -> Self:
+        """Approved revisions no version has published yet: what the next `publish_revisions` applies."""
+        return self.filter(status=CriterionRevision.Status.APPROVED, published_in__isnull=True)
 
 
 class CriterionRevision(models.Model):
@@ -63,6 +71,8 @@ class CriterionRevision(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     published_in = models.ForeignKey(DatasetVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    objects = RevisionQuerySet.as_manager()
 
     class Meta:
         ordering = ["lineage", "number"]

@@ -436,7 +436,8 @@ def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None,
     dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
     parent = latest_version(dataset)
     pending = list(
-        CriterionRevision.objects.filter(dataset=dataset, status=Status.APPROVED, published_in__isnull=True)
+        CriterionRevision.objects.filter(dataset=dataset)
+        .awaiting_publication()
         .select_related("lineage")
         .order_by("lineage_id", "number")
     )

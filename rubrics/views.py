@@ -52,7 +52,7 @@ def index(request):
         .exclude(children__isnull=False)
         .select_related("dataset")
         .order_by("-created_at")[:20],
-        "awaiting_publish": CriterionRevision.objects.filter(status="approved", published_in__isnull=True).count(),
+        "awaiting_publish": CriterionRevision.objects.awaiting_publication().count(),
     }
     template = "rubrics/partials/work_list.html" if request.htmx else "rubrics/index.html"
     return render(request, template, context)
@@ -74,7 +74,7 @@ def dataset_items(request, name):
     )
     context = {
         "dataset": dataset, "version": version, "page": page, "q": q or "", "pending": pending,
-        "approved": CriterionRevision.objects.filter(dataset=dataset, status="approved", published_in__isnull=True).count(),
+        "approved": CriterionRevision.objects.filter(dataset=dataset).awaiting_publication().count(),
         "can_publish": has_role(request.user, Role.RUBRIC_AUTHOR, Role.ADMIN),
     }
     return render(request, "rubrics/dataset.html", context)
