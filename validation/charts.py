@@ -1,13 +1,19 @@
 """Server-rendered inline SVG charts of an agreement report (no JavaScript, no CDN).
 
-Every label is escaped; the functions return safe markup for templates.
+They read the typed report (`heartbench_core.lib.agreement_report`); every label is escaped, and the
+functions return safe markup for templates.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from heartbench_core.lib.agreement_report import Confusion, ExpertRow, Figure, GroupRow, Interval, TimePoint
 
 WIDTH = 560
 BAR_H = 18
@@ -20,15 +26,35 @@ def _x(value: float, lo: float, hi: float, width: float) -> float:
     return LEFT + (min(max(value, lo), hi) - lo) / (hi - lo) * width
 
 
-def _pct(v) -> str:
-    return "n/a" if v is None else f"{v:.0%}"
+@dataclass(frozen=True)
+class Bar:
+    """One bar of `interval_bars`: a label, a figure (its value and n, or why it is undefined) and an optional interval."""
+
+    label: str
+    figure: Figure
+    interval: Interval | None = None
 
 
-def interval_bars(rows: list[dict], *, value: str, ci: str | None = None, title: str, lo: float = 0.0, hi: float = 1.0, reference: float | None = None, count: str = "pairs") -> SafeString:
-    """Horizontal bars with optional interval whiskers and a reference line; one row per group."""
-    rows = [r for r in rows if r.get(count)]
+def agreement_bars(rows: Sequence[GroupRow]) -> list[Bar]:
+    """Judge–gold agreement of each breakdown row, with its interval."""
+    return [Bar(r.label, r.item_agreement.rate, r.item_agreement.ci95) for r in rows]
+
+
+def alpha_bars(rows: Sequence[GroupRow]) -> list[Bar]:
+    """Krippendorff's alpha among the experts of each breakdown row (n: units rated by two or more)."""
+    return [Bar(r.label, r.krippendorff_alpha) for r in rows]
+
+
+def expert_bars(rows: Sequence[ExpertRow]) -> list[Bar]:
+    """Each expert's agreement with the golden standard (n: compared judgments)."""
+    return [Bar(r.expert, r.gold_agreement) for r in rows]
+
+
+def interval_bars(bars: Sequence[Bar], *, title: str, lo: float = 0.0, hi: float = 1.0, reference: float | None = None) -> SafeString:
+    """Horizontal bars with optional interval whiskers and a reference line; one bar per group that compared anything."""
+    bars = [b for b in bars if b.figure.n]
     width = WIDTH - LEFT - RIGHT
-    height = 24 + len(rows) * (BAR_H + GAP) + 20
+    height = 24 + len(bars) * (BAR_H + GAP) + 20
     parts = [
         f'<svg class="vc-chart" role="img" viewBox="0 0 {WIDTH} {height}" width="100%" aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
@@ -38,27 +64,30 @@ def interval_bars(rows: list[dict], *, value: str, ci: str | None = None, title:
         x = _x(t, lo, hi, width)
         parts.append(f'<line x1="{x:.1f}" y1="16" x2="{x:.1f}" y2="{height - 18}" class="vc-grid"/>')
         parts.append(f'<text x="{x:.1f}" y="{height - 4}" class="vc-tick" text-anchor="middle">{t:.2f}</text>')
-    for i, r in enumerate(rows):
+    for i, bar in enumerate(bars):
         y = 20 + i * (BAR_H + GAP)
-        v = r.get(value)
-        label = escape(str(r.get("label") or r.get("expert") or r.get("key", ""))[:40])
+        v, n = bar.figure.value, bar.figure.n
+        label = escape(bar.label[:40])
         parts.append(f'<text x="{LEFT - 6}" y="{y + BAR_H - 5}" text-anchor="end" class="vc-label">{label}</text>')
         if v is None:
-            parts.append(f'<text x="{LEFT + 4}" y="{y + BAR_H - 5}" class="vc-na">undefined (n={r.get(count)})</text>')
+            undefined = escape(_("undefined (n=%(n)s)") % {"n": n})
+            parts.append(
+                f'<text x="{LEFT + 4}" y="{y + BAR_H - 5}" class="vc-na">{undefined}<title>{escape(bar.figure.reason or "")}</title></text>'
+            )
             continue
         x0, x1 = _x(max(lo, min(0.0, hi)) if lo < 0 else lo, lo, hi, width), _x(v, lo, hi, width)
         parts.append(
             f'<rect x="{min(x0, x1):.1f}" y="{y}" width="{abs(x1 - x0):.1f}" height="{BAR_H}" class="vc-bar">'
-            f"<title>{label}: {v:.3f} (n={r.get(count)})</title></rect>"
+            f"<title>{label}: {v:.3f} (n={n})</title></rect>"
         )
-        interval = r.get(ci) if ci else None
-        if interval:
-            a, b = _x(interval[0], lo, hi, width), _x(interval[1], lo, hi, width)
+        interval = bar.interval
+        if interval is not None and interval.low is not None and interval.high is not None:
+            a, b = _x(interval.low, lo, hi, width), _x(interval.high, lo, hi, width)
             mid = y + BAR_H / 2
             parts.append(f'<line x1="{a:.1f}" y1="{mid}" x2="{b:.1f}" y2="{mid}" class="vc-whisker"/>')
             parts.append(f'<line x1="{a:.1f}" y1="{mid - 5}" x2="{a:.1f}" y2="{mid + 5}" class="vc-whisker"/>')
             parts.append(f'<line x1="{b:.1f}" y1="{mid - 5}" x2="{b:.1f}" y2="{mid + 5}" class="vc-whisker"/>')
-        parts.append(f'<text x="{WIDTH - RIGHT + 4}" y="{y + BAR_H - 5}" class="vc-value">{v:.2f} n={r.get(count)}</text>')
+        parts.append(f'<text x="{WIDTH - RIGHT + 4}" y="{y + BAR_H - 5}" class="vc-value">{v:.2f} n={n}</text>')
     if reference is not None:
         x = _x(reference, lo, hi, width)
         parts.append(f'<line x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{height - 18}" class="vc-reference"><title>{reference:.2f}</title></line>')
@@ -66,9 +95,10 @@ def interval_bars(rows: list[dict], *, value: str, ci: str | None = None, title:
     return mark_safe("".join(parts))
 
 
-def confusion_matrix(confusion: dict) -> SafeString:
+def confusion_matrix(confusion: Confusion) -> SafeString:
     """The 2×2 table of judge verdicts against golden labels, shaded by share."""
-    total = sum(confusion.values()) or 1
+    counts = asdict(confusion)
+    total = sum(counts.values()) or 1
     cells = [("tp", "judge hit", "gold hit"), ("fp", "judge hit", "gold miss"), ("fn", "judge miss", "gold hit"), ("tn", "judge miss", "gold miss")]
     parts = ['<svg class="vc-chart" role="img" viewBox="0 0 320 230" width="320" aria-label="Confusion matrix">', "<title>Confusion matrix</title>"]
     parts.append('<text x="190" y="14" text-anchor="middle" class="vc-label">golden standard</text>')
@@ -76,25 +106,25 @@ def confusion_matrix(confusion: dict) -> SafeString:
     parts.append('<text x="60" y="95" text-anchor="end" class="vc-label">judge hit</text><text x="60" y="185" text-anchor="end" class="vc-label">judge miss</text>')
     for i, (key, j, g) in enumerate(cells):
         x, y = 100 + (i % 2) * 100, 40 + (i // 2) * 90
-        share = confusion.get(key, 0) / total
+        share = counts[key] / total
         kind = "agree" if key in ("tp", "tn") else "disagree"
         parts.append(
             f'<rect x="{x}" y="{y}" width="96" height="86" class="vc-cell vc-{kind}" opacity="{0.25 + 0.75 * share:.2f}">'
-            f"<title>{j}, {g}: {confusion.get(key, 0)}</title></rect>"
+            f"<title>{j}, {g}: {counts[key]}</title></rect>"
         )
-        parts.append(f'<text x="{x + 48}" y="{y + 42}" text-anchor="middle" class="vc-big">{confusion.get(key, 0)}</text>')
+        parts.append(f'<text x="{x + 48}" y="{y + 42}" text-anchor="middle" class="vc-big">{counts[key]}</text>')
         parts.append(f'<text x="{x + 48}" y="{y + 62}" text-anchor="middle" class="vc-tick">{key} · {share:.0%}</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))
 
 
-def line_over_time(points: list[dict], *, value: str = "item_agreement_rate", title: str) -> SafeString:
+def line_over_time(points: Sequence[TimePoint], *, title: str) -> SafeString:
     """Agreement as judgments arrived, one point per day."""
     width, height, left, bottom = WIDTH, 200, 50, 30
-    pts = [p for p in points if p.get(value) is not None]
+    pts = [(p, p.item_agreement_rate.value) for p in points if p.item_agreement_rate.value is not None]
     parts = [f'<svg class="vc-chart" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">', f"<title>{escape(title)}</title>"]
     if not pts:
-        parts.append(f'<text x="{left}" y="40" class="vc-na">no point with a defined value yet</text></svg>')
+        parts.append(f'<text x="{left}" y="40" class="vc-na">{escape(_("no point with a defined value yet"))}</text></svg>')
         return mark_safe("".join(parts))
     inner_w, inner_h = width - left - 20, height - bottom - 20
     for tick in (0, 0.5, 1.0):
@@ -102,15 +132,18 @@ def line_over_time(points: list[dict], *, value: str = "item_agreement_rate", ti
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - 20}" y2="{y:.1f}" class="vc-grid"/><text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="vc-tick">{tick:.1f}</text>')
     n = len(pts)
     coords = []
-    for i, p in enumerate(pts):
+    for i, (p, value) in enumerate(pts):
         x = left + (inner_w * i / (n - 1) if n > 1 else inner_w / 2)
-        y = 20 + inner_h * (1 - p[value])
-        coords.append((x, y, p))
+        y = 20 + inner_h * (1 - value)
+        coords.append((x, y, p, value))
     if n > 1:
-        parts.append('<polyline class="vc-line" points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in coords) + '"/>')
-    for x, y, p in coords:
-        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="vc-dot"><title>{escape(p["date"])}: {p[value]:.3f} ({p["pairs"]} pairs, {p["judgments"]} judgments)</title></circle>')
-    parts.append(f'<text x="{left}" y="{height - 6}" class="vc-tick">{escape(pts[0]["date"])}</text>')
-    parts.append(f'<text x="{width - 20}" y="{height - 6}" text-anchor="end" class="vc-tick">{escape(pts[-1]["date"])}</text>')
+        parts.append('<polyline class="vc-line" points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y, _p, _v in coords) + '"/>')
+    for x, y, p, value in coords:
+        tip = _("%(date)s: %(value).3f (%(pairs)s pairs, %(judgments)s judgments)") % {
+            "date": p.date, "value": value, "pairs": p.item_agreement_rate.n, "judgments": p.judgments,
+        }
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="vc-dot"><title>{escape(tip)}</title></circle>')
+    parts.append(f'<text x="{left}" y="{height - 6}" class="vc-tick">{escape(pts[0][0].date)}</text>')
+    parts.append(f'<text x="{width - 20}" y="{height - 6}" text-anchor="end" class="vc-tick">{escape(pts[-1][0].date)}</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))

@@ -64,5 +64,5 @@ def seed(*, context) -> None:
     report = create_agreement_report(campaign=outcome.campaign, trigger="demo")
     context.log.append(
         f"validation: campaign {DEMO_CAMPAIGN!r} with {outcome.judgments} synthetic judgments; "
-        f"report #{report.pk}: agreement {report.result['item_agreement_rate']}"
+        f"report #{report.pk}: agreement {report.typed_result.item_agreement.rate.value}"
     )

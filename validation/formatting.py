@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from heartbench_core.lib.agreement_report import Figure, Interval, PostDiscussion, ReportResult, Resampling
+
+if TYPE_CHECKING:
+    from validation.models import AgreementReport
+
 BREAKDOWNS = (
     ("by_ability", "Ability"),
     ("by_dimension", "Dimension"),
@@ -9,11 +18,14 @@ BREAKDOWNS = (
     ("by_difficulty", "Difficulty"),
     ("by_primary_scene", "Primary scene"),
 )
-ROW_FIELDS = ("pairs", "responses", "items", "item_agreement_rate", "item_agreement_ci95", "cohen_kappa", "gwet_ac1", "krippendorff_alpha", "alpha_units")
 
 
-def fmt(value) -> str:
+def fmt(value: Any) -> str:
     """A figure for people: 3 decimals, an interval as [low, high], undefined as n/a."""
+    if isinstance(value, Figure):
+        value = value.value
+    if isinstance(value, Interval):
+        value = value.pair()
     if value is None:
         return "n/a"
     if isinstance(value, list):
@@ -23,128 +35,123 @@ def fmt(value) -> str:
     return str(value)
 
 
-def resampled_text(result: dict) -> str:
-    """What the report's intervals resampled, in words (reports from before items were the unit say responses)."""
-    block = result.get("resampled")
-    if not block:
-        return f"{result['parameters']['resamples']:,} resamples of the responses (each response's criteria together)"
-    unit = block["unit"]
-    together = " (all of an item's responses together)" if unit == "item" else ""
-    return f"{block['level']:.0%} CI from {block['resamples']:,} resamples of the {block['units']:,} {unit}s{together}"
+def resampled_text(resampled: Resampling) -> str:
+    """What the report's intervals resampled, in words (reports from before items were the unit resampled responses)."""
+    if resampled.unit == "response":
+        return f"{resampled.resamples:,} resamples of the responses (each response's criteria together)"
+    together = " (all of an item's responses together)" if resampled.unit == "item" else ""
+    return f"{resampled.level:.0%} CI from {resampled.resamples:,} resamples of the {resampled.units:,} {resampled.unit}s{together}"
 
 
-def post_discussion_text(post: dict) -> str:
+def post_discussion_text(post: PostDiscussion) -> str:
     """The warning a post-discussion report carries: revisions replaced blind verdicts, and how many."""
     return (
-        f"POST-DISCUSSION VIEW: {post.get('note', 'post-discussion revisions included')} — "
-        f"{post.get('assignments', 0)} revised assignments, {post.get('changed_verdicts', 0)} of "
-        f"{post.get('judgments', 0)} revised verdicts differ from the blind ones; exploratory, never the release gate"
+        f"POST-DISCUSSION VIEW: {post.note or 'post-discussion revisions included'} — "
+        f"{post.assignments} revised assignments, {post.changed_verdicts} of "
+        f"{post.judgments} revised verdicts differ from the blind ones; exploratory, never the release gate"
     )
 
 
-def report_table(report) -> str:
-    r = report.result
-    n = r.get("n", {})
+def report_table(report: AgreementReport) -> str:
+    r = report.typed_result
     lines = [
-        f"Agreement report {report.pk} — campaign {r['campaign']} ({r['dataset']}@{r['version']}), judge {r.get('judge') or 'none'}",
+        f"Agreement report {report.pk} — campaign {r.campaign} ({r.dataset}@{r.version}), judge {r.judge or 'none'}",
         f"computed {report.created_at:%Y-%m-%d %H:%M:%S} UTC in {report.duration_ms} ms; "
-        f"{r['parameters']['resamples']} bootstrap resamples, seed {r['parameters']['seed']}",
-        f"intervals: {resampled_text(r)}",
+        f"{r.parameters.resamples} bootstrap resamples, seed {r.parameters.seed}",
+        f"intervals: {resampled_text(r.resampled)}",
         "",
         "Judge vs golden standard",
     ]
-    if post := r.get("post_discussion"):
-        lines.insert(-2, post_discussion_text(post))
+    if r.post_discussion is not None:
+        lines.insert(-2, post_discussion_text(r.post_discussion))
+    c = r.confusion
     rows = [
-        ("pairs / responses / items", f"{r['pairs']} / {r['responses']} / {r.get('items', 'n/a')}"),
-        ("item agreement rate", f"{fmt(r['item_agreement_rate'])}  95% CI {fmt(r['item_agreement_ci95'])}"),
-        ("Cohen's kappa", fmt(r["cohen_kappa"])),
-        ("Gwet's AC1", fmt(r["gwet_ac1"])),
-        ("confusion (judge × gold)", "tp {tp}  fp {fp}  fn {fn}  tn {tn}".format(**r["confusion"])),
-        ("hit rate judge / human", f"{fmt(r['judge_hit_rate'])} / {fmt(r['human_hit_rate'])}"),
-        ("McNemar exact p", fmt(r["mcnemar_p"])),
+        ("pairs / responses / items", f"{r.pairs} / {r.responses} / {fmt(r.items)}"),
+        ("item agreement rate", f"{fmt(r.item_agreement.rate)}  95% CI {fmt(r.item_agreement.ci95)}"),
+        ("Cohen's kappa", fmt(r.cohen_kappa)),
+        ("Gwet's AC1", fmt(r.gwet_ac1)),
+        ("confusion (judge × gold)", f"tp {c.tp}  fp {c.fp}  fn {c.fn}  tn {c.tn}"),
+        ("hit rate judge / human", f"{fmt(r.judge_hit_rate)} / {fmt(r.human_hit_rate)}"),
+        ("McNemar exact p", fmt(r.mcnemar.p)),
     ]
     lines += [f"  {k:<28} {v}" for k, v in rows]
     lines += ["", "Among experts"]
-    b = r["judge_expert_baseline"]
+    b = r.judge_expert_baseline
     rows = [
-        ("Krippendorff's alpha", f"{fmt(r['krippendorff_alpha'])}  (n={n.get('krippendorff_alpha', 0)} units)"),
-        ("Fleiss' kappa", f"{fmt(r['fleiss_kappa'])}  (n={n.get('fleiss_kappa', 0)} units)"),
-        ("pairwise agreement", f"{fmt(r['pairwise_percent_agreement'])}  (n={n.get('pairwise_percent_agreement', 0)} units)"),
+        ("Krippendorff's alpha", f"{fmt(r.krippendorff_alpha)}  (n={r.krippendorff_alpha.n} units)"),
+        ("Fleiss' kappa", f"{fmt(r.fleiss_kappa)}  (n={r.fleiss_kappa.n} units)"),
+        ("pairwise agreement", f"{fmt(r.pairwise_percent_agreement)}  (n={r.pairwise_percent_agreement.n} units)"),
         (
             "judge–expert vs expert–expert",
-            f"{fmt(b['judge_expert']['value'])} vs {fmt(b['expert_expert']['value'])}, "
-            f"difference {fmt(b['difference'])} 95% CI {fmt(b['difference_ci95'])}",
+            f"{fmt(b.judge_expert)} vs {fmt(b.expert_expert)}, difference {fmt(b.difference)} 95% CI {fmt(b.difference_ci95)}",
         ),
-        ("golden labels", ", ".join(f"{k} {v}" for k, v in r["gold_provenance"].items())),
-        ("units", ", ".join(f"{k} {v}" for k, v in r["units"].items())),
+        ("golden labels", ", ".join(f"{k} {v}" for k, v in asdict(r.gold_provenance).items())),
+        ("units", ", ".join(f"{k} {v}" for k, v in asdict(r.units).items())),
     ]
     lines += [f"  {k:<28} {v}" for k, v in rows]
-    gate = r["gate"]
-    clears = "CI lower bound" if gate.get("must_clear") == "lower_bound" else "agreement"
-    title = "Release gate" if not r.get("exploratory") else "Release gate under these parameters (EXPLORATORY: it does not set the gate)"
-    lines += ["", f"{title}: {'PASSED' if gate['passed'] else 'FAILED'} ({clears} ≥ {gate['threshold']}, "
-              f"≥{gate['min_pairs_per_dimension']} pairs per dimension"
-              + (f", ≥{gate['min_pairs_per_ability']} per ability" if gate.get("min_pairs_per_ability") is not None else "")
-              + f"; 95% CI lower bound {fmt(gate.get('ci_low'))})"]
-    if r.get("exploratory"):
+    gate = r.gate
+    clears = "CI lower bound" if gate.must_clear == "lower_bound" else "agreement"
+    title = "Release gate" if not r.exploratory else "Release gate under these parameters (EXPLORATORY: it does not set the gate)"
+    lines += ["", f"{title}: {'PASSED' if gate.passed else 'FAILED'} ({clears} ≥ {gate.threshold}, "
+              f"≥{gate.min_pairs_per_dimension} pairs per dimension, ≥{gate.min_pairs_per_ability} per ability"
+              f"; 95% CI lower bound {fmt(gate.ci_low)})"]
+    if r.exploratory:
         lines += ["  exploratory: computed with parameters other than the release policy; it does not set the gate"]
-        lines += [f"  * {reason}" for reason in r.get("exploratory_reasons", [])]
-    lines += [f"  - {reason}" for reason in gate["reasons"]]
-    for key, title in BREAKDOWNS:
-        lines += ["", f"{title:<24}" + "".join(f"{h:>14}" for h in ("pairs", "items", "agreement", "95% CI", "kappa", "AC1", "alpha"))]
-        for row in r[key]:
-            cells = (row["pairs"], row["item_agreement_rate"], row["item_agreement_ci95"], row["cohen_kappa"], row["gwet_ac1"], row["krippendorff_alpha"])
-            ci = fmt(cells[2]) if cells[2] else "n/a"
+        lines += [f"  * {reason}" for reason in r.exploratory_reasons]
+    lines += [f"  - {reason}" for reason in gate.reasons]
+    for key, heading in BREAKDOWNS:
+        lines += ["", f"{heading:<24}" + "".join(f"{h:>14}" for h in ("pairs", "items", "agreement", "95% CI", "kappa", "AC1", "alpha"))]
+        for row in getattr(r, key):
             lines.append(
-                f"{str(row['label'])[:24]:<24}{cells[0]:>14}{row.get('items', 'n/a'):>14}{fmt(cells[1]):>14}{ci:>14}"
-                f"{fmt(cells[3]):>14}{fmt(cells[4]):>14}{fmt(cells[5]):>14}"
+                f"{row.label[:24]:<24}{row.pairs:>14}{fmt(row.items):>14}{fmt(row.item_agreement.rate):>14}{fmt(row.item_agreement.ci95):>14}"
+                f"{fmt(row.cohen_kappa):>14}{fmt(row.gwet_ac1):>14}{fmt(row.krippendorff_alpha):>14}"
             )
     lines += ["", f"{'Expert':<24}{'judgments':>14}{'vs gold':>14}{'pairs':>14}{'vs experts':>14}"]
-    for row in r["by_expert"]:
-        lines.append(f"{row['expert'][:24]:<24}{row['judgments']:>14}{fmt(row['gold_agreement']):>14}{row['gold_pairs']:>14}{fmt(row['expert_agreement']):>14}")
-    impact = r["score_impact"]
-    lines += ["", f"Score impact on {impact['responses']} fully labelled responses: Kendall's tau {fmt(impact['kendall_tau'])}"]
-    for row in impact["models"]:
-        lines.append(f"  {row['model'][:30]:<30} judge {fmt(row['judge_score']):>8} (#{row['judge_rank']})  gold {fmt(row['gold_score']):>8} (#{row['gold_rank']})")
-    if r["undefined"]:
-        lines += ["", "Undefined"] + [f"  {k}: {v}" for k, v in r["undefined"].items()]
-    if r.get("alerts"):
-        lines += ["", "Alerts"] + [f"  [{a['kind']}] {a['message']}" for a in r["alerts"]]
+    for e in r.by_expert:
+        lines.append(f"{e.expert[:24]:<24}{e.judgments:>14}{fmt(e.gold_agreement):>14}{e.gold_agreement.n:>14}{fmt(e.expert_agreement):>14}")
+    impact = r.score_impact
+    lines += ["", f"Score impact on {impact.responses} fully labelled responses: Kendall's tau {fmt(impact.kendall_tau)}"]
+    for m in impact.models:
+        lines.append(f"  {m.model[:30]:<30} judge {fmt(m.judge_score):>8} (#{m.judge_rank})  gold {fmt(m.gold_score):>8} (#{m.gold_rank})")
+    if r.undefined:
+        lines += ["", "Undefined"] + [f"  {k}: {v}" for k, v in r.undefined.items()]
+    if r.alerts:
+        lines += ["", "Alerts"] + [f"  [{a.kind}] {a.message}" for a in r.alerts]
     return "\n".join(lines)
 
 
-def report_csv_rows(result: dict):
+def report_csv_rows(result: ReportResult) -> Iterator[tuple[Any, ...]]:
     """Long-format rows (section, group, statistic, value, n) of a report, for CSV export."""
     yield ("section", "group", "statistic", "value", "n")
-    for key in ("item_agreement_rate", "cohen_kappa", "gwet_ac1", "judge_hit_rate", "human_hit_rate", "mcnemar_p",
-                "krippendorff_alpha", "fleiss_kappa", "pairwise_percent_agreement"):
-        yield ("overall", "", key, _cell(result[key]), result["n"].get(key, ""))
-    ci = result["item_agreement_ci95"]
+    for key, figure in result.figures().items():
+        yield ("overall", "", key, _cell(figure.value), _cell(figure.n))
+    ci = result.item_agreement.ci95
     # An interval's n is the number of units it resampled: items (responses in reports from before).
-    ci_n = result["resampled"]["units"] if result.get("resampled") else result["responses"]
-    yield ("overall", "", "item_agreement_ci95_low", _cell(ci[0] if ci else None), ci_n)
-    yield ("overall", "", "item_agreement_ci95_high", _cell(ci[1] if ci else None), ci_n)
-    for k, v in result["confusion"].items():
-        yield ("overall", "", f"confusion_{k}", v, result["pairs"])
+    ci_n = ci.resampled.units
+    yield ("overall", "", "item_agreement_ci95_low", _cell(ci.low), ci_n)
+    yield ("overall", "", "item_agreement_ci95_high", _cell(ci.high), ci_n)
+    for k, v in asdict(result.confusion).items():
+        yield ("overall", "", f"confusion_{k}", v, result.pairs)
     for key, _ in (*BREAKDOWNS, ("by_criterion", "")):
-        for row in result[key]:
-            for field in ("item_agreement_rate", "cohen_kappa", "gwet_ac1", "krippendorff_alpha"):
-                n = row["alpha_units"] if field == "krippendorff_alpha" else row["pairs"]
-                yield (key, row["key"], field, _cell(row[field]), n)
-            if row.get("item_agreement_ci95"):
-                row_n = row.get("items", row["responses"])
-                yield (key, row["key"], "item_agreement_ci95_low", _cell(row["item_agreement_ci95"][0]), row_n)
-                yield (key, row["key"], "item_agreement_ci95_high", _cell(row["item_agreement_ci95"][1]), row_n)
-    for row in result["by_expert"]:
-        yield ("by_expert", row["expert"], "gold_agreement", _cell(row["gold_agreement"]), row["gold_pairs"])
-        yield ("by_expert", row["expert"], "expert_agreement", _cell(row["expert_agreement"]), row["expert_pairs"])
+        for row in getattr(result, key):
+            figures = (
+                ("item_agreement_rate", row.item_agreement.rate), ("cohen_kappa", row.cohen_kappa), ("gwet_ac1", row.gwet_ac1),
+                ("krippendorff_alpha", row.krippendorff_alpha),
+            )
+            for field, figure in figures:
+                yield (key, row.key, field, _cell(figure.value), _cell(figure.n))
+            row_ci = row.item_agreement.ci95
+            if row_ci.defined:
+                yield (key, row.key, "item_agreement_ci95_low", _cell(row_ci.low), row_ci.resampled.units)
+                yield (key, row.key, "item_agreement_ci95_high", _cell(row_ci.high), row_ci.resampled.units)
+    for e in result.by_expert:
+        yield ("by_expert", e.expert, "gold_agreement", _cell(e.gold_agreement.value), e.gold_agreement.n)
+        yield ("by_expert", e.expert, "expert_agreement", _cell(e.expert_agreement.value), e.expert_agreement.n)
     # An exploratory report's gate is what its own parameters would decide, never the release decision.
-    gate = result.get("gate") or {}
-    yield ("gate", "", "exploratory", bool(result.get("exploratory")), "")
-    yield ("gate", "", "passed", gate.get("passed"), result["pairs"])
-    yield ("gate", "", "ci_low", _cell(gate.get("ci_low")), ci_n)
+    yield ("gate", "", "exploratory", result.exploratory, "")
+    yield ("gate", "", "passed", result.gate.passed, result.pairs)
+    yield ("gate", "", "ci_low", _cell(result.gate.ci_low), ci_n)
 
 
-def _cell(value):
+def _cell(value: Any) -> Any:
     return "" if value is None else value

@@ -6,12 +6,15 @@ derived data, refreshed from the judgments by `validation.services.golden.refres
 adjudications are decisions, kept as an append-only log (`Adjudication`) that always wins.
 """
 
+from functools import cached_property
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
 from annotation.models import Campaign, CampaignResponse
+from heartbench_core.lib.agreement_report import Figure, Parameters, ReportInputs, ReportResult, stored_agreement_rate
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 
 
@@ -115,6 +118,26 @@ class AgreementReport(models.Model):
 
     def get_absolute_url(self):
         return reverse("validation:report", args=[self.campaign_id, self.pk])
+
+    @cached_property
+    def typed_result(self) -> ReportResult:
+        """The stored result as a typed `ReportResult` (reports stored by every earlier version load)."""
+        return ReportResult.from_dict(self.result)
+
+    @cached_property
+    def typed_inputs(self) -> ReportInputs:
+        """The stored inputs as a typed `ReportInputs`."""
+        return ReportInputs.from_dict(self.inputs)
+
+    @cached_property
+    def typed_parameters(self) -> Parameters:
+        """The parameters the report was computed with."""
+        return Parameters.from_dict(self.parameters)
+
+    @cached_property
+    def agreement_rate(self) -> Figure:
+        """The judge–gold agreement rate with its count and reason, without reading the whole report."""
+        return stored_agreement_rate(self.result)
 
 
 class ReleasePolicy(models.Model):

@@ -58,22 +58,19 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
         return render(request, "validation/partials/history.html", context)
     context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset))
     if report is not None:
-        r = report.result
+        r = report.typed_result
         context.update(
             r=r,
             gate=getattr(report, "gate", None),
             chart_ability=charts.interval_bars(
-                r["by_ability"], value="item_agreement_rate", ci="item_agreement_ci95",
-                title="Judge–gold agreement by ability (95% CI)", reference=r["gate"]["threshold"],
+                charts.agreement_bars(r.by_ability), title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold,
             ),
-            chart_confusion=charts.confusion_matrix(r["confusion"]),
-            chart_alpha=charts.interval_bars(
-                r["by_dimension"], value="krippendorff_alpha", title="Krippendorff's alpha by dimension", lo=-1.0, count="alpha_units"
-            ),
+            chart_confusion=charts.confusion_matrix(r.confusion),
+            chart_alpha=charts.interval_bars(charts.alpha_bars(r.by_dimension), title=_("Krippendorff's alpha by dimension"), lo=-1.0),
             chart_experts=charts.interval_bars(
-                r["by_expert"], value="gold_agreement", title="Per-expert agreement with the golden standard", count="gold_pairs"
+                charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard")
             ),
-            chart_time=charts.line_over_time(r["over_time"], title="Agreement as judgments arrived"),
+            chart_time=charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived")),
             history=_history(campaign),
         )
     queue = visible_entries(request.user, campaign, adjudication_queue(campaign))
@@ -196,9 +193,10 @@ def export(request, campaign_id: int, what: str, fmt: str):
         if report is None:
             return HttpResponse("no report has been computed for this campaign yet", status=404, content_type="text/plain")
         if fmt == "jsonl":
-            body = json.dumps({"report_id": report.pk, "inputs": report.inputs, **report.result}, ensure_ascii=False) + "\n"
+            stored = {"report_id": report.pk, "inputs": report.typed_inputs.to_dict(), **report.typed_result.to_dict()}
+            body = json.dumps(stored, ensure_ascii=False) + "\n"
             return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
-        rows = report_csv_rows(report.result)
+        rows = report_csv_rows(report.typed_result)
     elif what == "golden":
         header = ("response", "question_id", "model", "criterion_position", "criterion_key", "criterion_revision", "hit",
                   "provenance", "expert_hits", "expert_ratings", "adjudicated_by", "adjudicated_at", "cause", "why")

@@ -379,6 +379,26 @@ class Parameters:
     def gate_policy(self) -> GatePolicy:
         return GatePolicy(self.threshold, self.min_pairs_per_dimension, self.min_pairs_per_ability, self.must_clear)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, gate: dict[str, Any] | None = None) -> Parameters:
+        """Stored parameters (a report's, or `AgreementReport.parameters`); a gate rule they lack is read from `gate`."""
+        with _reading("parameters"):
+            gate = gate or {}
+
+            def rule(name: str) -> Any:
+                return data[name] if data.get(name) is not None else gate[name]
+
+            return cls(
+                resamples=int(data["resamples"]),
+                seed=int(data["seed"]),
+                threshold=float(rule("threshold")),
+                min_pairs_per_dimension=int(rule("min_pairs_per_dimension")),
+                min_pairs_per_ability=int(data.get("min_pairs_per_ability") or 0),
+                must_clear=str(data.get("must_clear") or "point"),
+                exclude_catastrophic=bool(data.get("exclude_catastrophic", False)),
+                post_discussion=bool(data.get("post_discussion", False)),
+            )
+
 
 @dataclass(frozen=True, slots=True)
 class PostDiscussion:
@@ -1259,6 +1279,15 @@ def _score_impact_to_dict(s: ScoreImpact) -> dict[str, Any]:
     return out
 
 
+def stored_agreement_rate(data: dict[str, Any]) -> Figure:
+    """The judge–gold agreement rate of a stored report, read without building the whole report (for lists of reports)."""
+    with _reading("top level"):
+        return Figure.stored(
+            data["item_agreement_rate"], (data.get("n") or {}).get("item_agreement_rate"),
+            (data.get("undefined") or {}).get("item_agreement_rate"),
+        )
+
+
 def _report_from_dict(d: dict[str, Any]) -> ReportResult:
     with _reading("top level"):
         if not isinstance(d, dict):
@@ -1268,19 +1297,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
             raise ValueError(f"schema_version {version} is newer than this code reads ({SCHEMA_VERSION})")
         n = d.get("n") or {}
         why = d.get("undefined") or {}
-        p = d["parameters"]
-        parameters = Parameters(
-            resamples=int(p["resamples"]),
-            seed=int(p["seed"]),
-            threshold=float(p["threshold"] if p.get("threshold") is not None else d["gate"]["threshold"]),
-            min_pairs_per_dimension=int(
-                p["min_pairs_per_dimension"] if p.get("min_pairs_per_dimension") is not None else d["gate"]["min_pairs_per_dimension"]
-            ),
-            min_pairs_per_ability=int(p.get("min_pairs_per_ability") or 0),
-            must_clear=str(p.get("must_clear") or "point"),
-            exclude_catastrophic=bool(p.get("exclude_catastrophic", False)),
-            post_discussion=bool(p.get("post_discussion", False)),
-        )
+        parameters = Parameters.from_dict(d["parameters"], gate=d.get("gate"))
 
         def figure(name: str) -> Figure:
             return Figure.stored(d.get(name), n.get(name), why.get(name))

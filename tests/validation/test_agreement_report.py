@@ -9,7 +9,10 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from annotation.models import Judgment
+from dataclasses import asdict
+
 from heartbench_core.lib import agreement as st
+from heartbench_core.lib.agreement_report import ReportResult
 from heartbench_core.models import JudgeVerdict
 from tests.validation.builders import JUDGE, blind_test
 from validation.models import AgreementReport, GoldenLabel, ReleaseGate
@@ -77,27 +80,29 @@ def percentile_interval(num, den, draws) -> list[float]:
 class TestCommand:
     def test_json_output_holds_the_contract_and_matches_a_direct_computation(self, cast):
         campaign = blind_test(cast, flip=0.25)
-        r = report_json("--campaign", campaign.name, "--judge", JUDGE)
-        assert CONTRACT_KEYS <= set(r)
+        stored = report_json("--campaign", campaign.name, "--judge", JUDGE)
+        # The printed JSON is the stored contract, read by key; the figures are checked on the typed report.
+        assert CONTRACT_KEYS <= set(stored)
+        assert set(stored["gate"]) >= {"threshold", "passed"}
+        assert all({"pairs", "responses"} <= set(row) for row in stored["by_ability"])
+        r = ReportResult.from_dict(stored)
         pairs = direct_pairs(campaign)
-        assert r["pairs"] == len(pairs)
-        assert r["item_agreement_rate"] == pytest.approx((pairs[:, 0] == pairs[:, 1]).mean())
-        assert r["cohen_kappa"] == pytest.approx(st.cohen_kappa(pairs[:, 0], pairs[:, 1]).value)
-        assert r["confusion"]["tp"] == int((pairs[:, 0] & pairs[:, 1]).sum())
-        low, high = r["item_agreement_ci95"]
-        assert low <= r["item_agreement_rate"] <= high
-        assert sum(r["gold_provenance"].values()) == r["units"]["with_golden_label"]
-        assert set(r["gate"]) >= {"threshold", "passed"}
-        assert {row["key"] for row in r["by_model"]} == {"demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"}
-        assert all({"pairs", "responses"} <= set(row) for row in r["by_ability"])
-        assert r["n"]["krippendorff_alpha"] > 0
+        assert r.pairs == len(pairs)
+        assert r.item_agreement.rate.value == pytest.approx((pairs[:, 0] == pairs[:, 1]).mean())
+        assert r.cohen_kappa.value == pytest.approx(st.cohen_kappa(pairs[:, 0], pairs[:, 1]).value)
+        assert r.confusion.tp == int((pairs[:, 0] & pairs[:, 1]).sum())
+        low, high = r.item_agreement.ci95.low, r.item_agreement.ci95.high
+        assert low <= r.item_agreement.rate.value <= high
+        assert sum(asdict(r.gold_provenance).values()) == r.units.with_golden_label
+        assert {row.key for row in r.by_model} == {"demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"}
+        assert r.krippendorff_alpha.n > 0
 
     def test_the_same_inputs_and_seed_give_the_same_numbers_in_a_new_report(self, cast):
         campaign = blind_test(cast)
         a = report_json("--campaign", campaign.name)
         b = report_json("--campaign", campaign.name)
         assert a["report_id"] != b["report_id"]
-        assert a["item_agreement_ci95"] == b["item_agreement_ci95"]
+        assert ReportResult.from_dict(a).item_agreement.ci95 == ReportResult.from_dict(b).item_agreement.ci95
         assert AgreementReport.objects.count() == 2
 
     def test_the_table_format_prints_the_headline_and_the_gate(self, cast):
@@ -108,11 +113,11 @@ class TestCommand:
 
     def test_exclude_catastrophic_leaves_out_the_catastrophic_criteria(self, cast):
         campaign = blind_test(cast)
-        full = report_json("--campaign", campaign.name, "--resamples", "50")
-        without = report_json("--campaign", campaign.name, "--resamples", "50", "--exclude-catastrophic")
-        catastrophic = next(row for row in full["by_ability"] if row["key"] == "其他")
-        assert without["pairs"] == full["pairs"] - catastrophic["pairs"]
-        assert "其他" not in {row["key"] for row in without["by_ability"]}
+        full = ReportResult.from_dict(report_json("--campaign", campaign.name, "--resamples", "50"))
+        without = ReportResult.from_dict(report_json("--campaign", campaign.name, "--resamples", "50", "--exclude-catastrophic"))
+        catastrophic = next(row for row in full.by_ability if row.key == "其他")
+        assert without.pairs == full.pairs - catastrophic.pairs
+        assert "其他" not in {row.key for row in without.by_ability}
 
     def test_an_unknown_campaign_or_judge_is_a_clean_error(self, cast):
         campaign = blind_test(cast)
@@ -127,27 +132,27 @@ class TestUndefined:
     def test_figures_undefined_on_their_data_are_null_with_a_reason(self, cast):
         campaign = blind_test(cast, constant=1)
         JudgeVerdict.objects.update(hit=True)
-        r = create_agreement_report(campaign=campaign, resamples=50).result
-        assert r["krippendorff_alpha"] is None and "same value" in r["undefined"]["krippendorff_alpha"]
-        assert r["fleiss_kappa"] is None and "fleiss_kappa" in r["undefined"]
-        assert r["human_hit_rate"] == 1.0
-        assert r["cohen_kappa"] is None and "cohen_kappa" in r["undefined"]
-        assert r["gwet_ac1"] is not None
+        r = create_agreement_report(campaign=campaign, resamples=50).typed_result
+        assert r.krippendorff_alpha.value is None and "same value" in r.krippendorff_alpha.reason
+        assert r.fleiss_kappa.value is None and "fleiss_kappa" in r.undefined
+        assert r.human_hit_rate.value == 1.0
+        assert r.cohen_kappa.value is None and "cohen_kappa" in r.undefined
+        assert r.gwet_ac1.value is not None
 
     def test_a_campaign_without_judge_verdicts_reports_the_experts_and_says_why_the_rest_is_missing(self, cast):
         campaign = blind_test(cast, with_judge=False)
-        r = create_agreement_report(campaign=campaign, resamples=50).result
-        assert r["pairs"] == 0 and r["item_agreement_rate"] is None and r["item_agreement_ci95"] is None
-        assert "judge" in r["undefined"] and "item_agreement_rate" in r["undefined"]
-        assert r["krippendorff_alpha"] is not None
-        assert r["gate"]["passed"] is False
+        r = create_agreement_report(campaign=campaign, resamples=50).typed_result
+        assert r.pairs == 0 and r.item_agreement.rate.value is None and r.item_agreement.ci95.pair() is None
+        assert "judge" in r.undefined and "item_agreement_rate" in r.undefined
+        assert r.krippendorff_alpha.value is not None
+        assert r.gate.passed is False
 
     def test_mcnemar_without_compared_pairs_says_there_are_none_not_that_they_never_disagree(self, cast):
         campaign = blind_test(cast, with_judge=False)
-        r = create_agreement_report(campaign=campaign, resamples=50).result
-        assert r["mcnemar_p"] is None and r["mcnemar"]["n"] == 0
-        assert "no compared pairs" in r["undefined"]["mcnemar_p"] and "disagree" not in r["undefined"]["mcnemar_p"]
-        assert r["undefined"]["item_agreement_ci95"] == st.NO_PAIRS
+        r = create_agreement_report(campaign=campaign, resamples=50).typed_result
+        assert r.mcnemar.p.value is None and r.mcnemar.p.n == 0
+        assert "no compared pairs" in r.mcnemar.p.reason and "disagree" not in r.mcnemar.p.reason
+        assert r.item_agreement.ci95.reason == st.NO_PAIRS
 
 
 class TestIntervalsResampleItems:
@@ -155,33 +160,36 @@ class TestIntervalsResampleItems:
 
     def test_the_headline_interval_resamples_items_with_all_their_responses(self, cast):
         campaign = blind_test(cast, flip=0.25)
-        r = create_agreement_report(campaign=campaign, resamples=400, seed=5).result
+        r = create_agreement_report(campaign=campaign, resamples=400, seed=5).typed_result
         cells = pairs_by_question_and_model(campaign)
         questions = [q for q in item_order(campaign) if any(k[0] == q for k in cells)]
         num = np.array([sum(v[0] for k, v in cells.items() if k[0] == q) for q in questions], float)
         den = np.array([sum(v[1] for k, v in cells.items() if k[0] == q) for q in questions], float)
-        assert r["items"] == len(questions) >= 2 and r["responses"] == len(cells)
-        assert r["item_agreement_ci95"] == pytest.approx(percentile_interval(num, den, st.cluster_draws(len(questions), 400, 5)))
-        assert r["resampled"] == {"unit": "item", "units": len(questions), "resamples": 400, "level": 0.95, "method": "percentile"}
-        assert r["n"]["item_agreement_ci95"] == len(questions)
+        assert r.items == len(questions) >= 2 and r.responses == len(cells)
+        assert r.item_agreement.ci95.pair() == pytest.approx(percentile_interval(num, den, st.cluster_draws(len(questions), 400, 5)))
+        assert asdict(r.resampled) == {"unit": "item", "units": len(questions), "resamples": 400, "level": 0.95, "method": "percentile"}
+        assert r.to_dict()["n"]["item_agreement_ci95"] == len(questions)
 
     def test_each_model_s_interval_uses_the_same_draws_of_items_and_says_how_many(self, cast):
         campaign = blind_test(cast, flip=0.25)
-        r = create_agreement_report(campaign=campaign, resamples=300, seed=2).result
+        r = create_agreement_report(campaign=campaign, resamples=300, seed=2).typed_result
         cells = pairs_by_question_and_model(campaign)
         questions = [q for q in item_order(campaign) if any(k[0] == q for k in cells)]
         draws = st.cluster_draws(len(questions), 300, 2)
-        for row in r["by_model"]:
-            num = np.array([cells.get((q, row["key"]), [0, 0])[0] for q in questions], float)
-            den = np.array([cells.get((q, row["key"]), [0, 0])[1] for q in questions], float)
-            assert row["items"] == int((den > 0).sum()) == row["resampled"]["units"] >= 2
-            assert row["item_agreement_ci95"] == pytest.approx(percentile_interval(num, den, draws))
-        for key in ("by_ability", "by_dimension", "by_difficulty", "by_primary_scene"):
-            for row in r[key]:
-                assert row["resampled"] == {"unit": "item", "units": row["items"], "resamples": 300, "level": 0.95, "method": "percentile"}
-                assert (row["item_agreement_ci95"] is None) == (row["items"] < 2)
-        assert all("resampled" not in row and row["items"] == 1 for row in r["by_criterion"])
-        assert r["judge_expert_baseline"]["resampled"]["unit"] == "item"
+        for row in r.by_model:
+            num = np.array([cells.get((q, row.key), [0, 0])[0] for q in questions], float)
+            den = np.array([cells.get((q, row.key), [0, 0])[1] for q in questions], float)
+            assert row.items == int((den > 0).sum()) == row.item_agreement.ci95.resampled.units >= 2
+            assert row.item_agreement.ci95.pair() == pytest.approx(percentile_interval(num, den, draws))
+        for rows in (r.by_ability, r.by_dimension, r.by_difficulty, r.by_primary_scene):
+            for row in rows:
+                resampled = asdict(row.item_agreement.ci95.resampled)
+                assert resampled == {"unit": "item", "units": row.items, "resamples": 300, "level": 0.95, "method": "percentile"}
+                assert (row.item_agreement.ci95.pair() is None) == (row.items < 2)
+        # A criterion has no interval: nothing was resampled for it, and the stored row says nothing of one.
+        assert all(row.item_agreement.ci95.resampled.resamples == 0 and row.items == 1 for row in r.by_criterion)
+        assert all("resampled" not in row for row in r.to_dict()["by_criterion"])
+        assert r.judge_expert_baseline.difference_ci95.resampled.unit == "item"
 
     def test_a_group_on_a_single_item_has_no_interval_and_says_why(self, cast):
         from heartbench_core.lib.agreement_report import compute_report
@@ -198,17 +206,18 @@ class TestIntervalsResampleItems:
     def test_the_page_the_table_and_the_csv_say_what_was_resampled(self, cast, client_for):
         campaign = blind_test(cast)
         report = create_agreement_report(campaign=campaign, resamples=1000)
-        items = report.result["items"]
+        r = report.typed_result
+        items = r.items
         page = client_for(cast.admin).get(f"/validation/campaigns/{campaign.pk}/").content.decode()
         assert f"95% CI from 1,000 resamples of the {items} items (all of an item" in page
-        assert f"from 1,000 resamples of the {report.result['judge_expert_baseline']['resampled']['units']} items</div>" in page
+        assert f"from 1,000 resamples of the {r.judge_expert_baseline.difference_ci95.resampled.units} items</div>" in page
         out = io.StringIO()
         call_command("agreement_report", "--campaign", campaign.name, "--resamples", "1000", stdout=out)
         assert f"95% CI from 1,000 resamples of the {items} items" in out.getvalue()
         from validation.formatting import report_csv_rows
 
-        rows = list(report_csv_rows(report.result))
-        assert ("overall", "", "item_agreement_ci95_low", report.result["item_agreement_ci95"][0], items) in rows
+        rows = list(report_csv_rows(r))
+        assert ("overall", "", "item_agreement_ci95_low", r.item_agreement.ci95.low, items) in rows
 
 
 class TestStorage:
@@ -221,7 +230,7 @@ class TestStorage:
         report.result = {}
         with pytest.raises(ValidationError):
             report.save()
-        assert AgreementReport.objects.get(pk=report.pk).result["pairs"] > 0
+        assert AgreementReport.objects.get(pk=report.pk).typed_result.pairs > 0
 
     def test_the_gate_is_recorded_on_the_dataset_version_under_its_release_policy(self, cast):
         from validation.services.release import change_release_policy

@@ -62,9 +62,9 @@ def test_an_accepted_revision_after_the_discussion_changes_no_judgment_golden_la
     assert _judgments(campaign) == blind_judgments
     again = create_agreement_report(campaign=campaign, resamples=RESAMPLES)
     assert _labels(campaign) == blind_labels
-    for figure in ("item_agreement_rate", "item_agreement_ci95", "cohen_kappa", "krippendorff_alpha", "pairs", "units"):
-        assert again.result[figure] == baseline.result[figure], figure
-    assert "post_discussion" not in again.result and again.parameters["post_discussion"] is False
+    for figure in ("item_agreement", "cohen_kappa", "krippendorff_alpha", "pairs", "units"):
+        assert getattr(again.typed_result, figure) == getattr(baseline.typed_result, figure), figure
+    assert again.typed_result.post_discussion is None and again.typed_parameters.post_discussion is False
 
 
 def test_the_post_discussion_view_overlays_the_newest_accepted_revision_per_assignment(revised, cast):
@@ -92,12 +92,12 @@ def test_the_post_discussion_report_differs_is_exploratory_and_never_sets_the_ga
     campaign, baseline, _, blind_labels = revised
     gates = ReleaseGate.objects.count()
     post = create_agreement_report(campaign=campaign, resamples=RESAMPLES, post_discussion=True)
-    assert post.exploratory is True and post.parameters["post_discussion"] is True
-    assert post.result["post_discussion"]["note"] == "post-discussion revisions included"
-    assert post.result["post_discussion"]["assignments"] == 6
+    assert post.exploratory is True and post.typed_parameters.post_discussion is True
+    assert post.typed_result.post_discussion.note == "post-discussion revisions included"
+    assert post.typed_result.post_discussion.assignments == 6
     assert not ReleaseGate.objects.filter(report=post).exists() and ReleaseGate.objects.count() == gates
-    assert post.result["krippendorff_alpha"] != baseline.result["krippendorff_alpha"]
-    assert post.result["human_hit_rate"] < baseline.result["human_hit_rate"]
+    assert post.typed_result.krippendorff_alpha.value != baseline.typed_result.krippendorff_alpha.value
+    assert post.typed_result.human_hit_rate.value < baseline.typed_result.human_hit_rate.value
     assert _labels(campaign) == blind_labels  # computed on revisions, stored on blind verdicts
 
 

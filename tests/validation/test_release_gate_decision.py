@@ -41,7 +41,7 @@ class TestExploratoryReruns:
             "--campaign", campaign.name, "--min-pairs", "1", "--min-pairs-per-ability", "1", "--threshold", "0.5"
         )
         rerun = AgreementReport.objects.latest("id")
-        assert rerun.exploratory and rerun.result["gate"]["passed"] is True  # it would have passed on its own terms
+        assert rerun.exploratory and rerun.typed_result.gate.passed is True  # it would have passed on its own terms
         assert "exploratory" in err and "min_pairs_per_dimension 1 instead of the release policy's 30" in err
         assert "EXPLORATORY" in out
         assert not ReleaseGate.objects.filter(report=rerun).exists()
@@ -59,13 +59,13 @@ class TestExploratoryReruns:
         official = create_agreement_report(campaign=campaign)
         assert official.gate.passed is False and "below the threshold 0.99" in official.gate.reasons[0]
         lower = create_agreement_report(campaign=campaign, threshold=0.5)
-        assert lower.exploratory and lower.result["gate"]["passed"] is True
+        assert lower.exploratory and lower.typed_result.gate.passed is True
         assert latest_release_gate(campaign.version).report == official
 
     @pytest.mark.parametrize("options", [{"seed": 7}, {"resamples": 200}, {"exclude_catastrophic": True}, {"must_clear": "lower_bound"}])
     def test_another_seed_resample_count_exclusion_or_criterion_is_exploratory(self, cast, campaign, options):
         report = create_agreement_report(campaign=campaign, **options)
-        assert report.exploratory and report.result["exploratory_reasons"]
+        assert report.exploratory and report.typed_result.exploratory_reasons
         assert not ReleaseGate.objects.exists()
 
     def test_passing_the_policys_own_values_explicitly_is_still_official(self, cast, campaign):
@@ -77,13 +77,13 @@ class TestExploratoryReruns:
         report = create_agreement_report(campaign=campaign)
         gate = ReleaseGate.objects.get(report=report)
         assert gate.passed and gate.policy == {**LENIENT, "must_clear": "point"}
-        assert gate.ci_low == report.result["item_agreement_ci95"][0] < gate.agreement_rate
+        assert gate.ci_low == report.typed_result.item_agreement.ci95.low < gate.agreement_rate
 
 
 class TestTheGateUnderThePolicy:
     def test_a_lower_bound_policy_fails_a_report_whose_point_clears_but_whose_lower_bound_does_not(self, cast, campaign):
         probe = create_agreement_report(campaign=campaign, resamples=1000)
-        low, rate = probe.result["item_agreement_ci95"][0], probe.result["item_agreement_rate"]
+        low, rate = probe.typed_result.item_agreement.ci95.low, probe.typed_result.item_agreement.rate.value
         assert low < rate
         between = round((low + rate) / 2, 4)
         set_policy(cast, campaign, threshold=between, min_pairs_per_dimension=0, min_pairs_per_ability=0)
@@ -98,7 +98,7 @@ class TestTheGateUnderThePolicy:
     def test_each_ability_needs_its_minimum_of_compared_pairs(self, cast, campaign):
         set_policy(cast, campaign, threshold=0.5, min_pairs_per_dimension=0, min_pairs_per_ability=6)
         gate = create_agreement_report(campaign=campaign).gate
-        thin = {row["key"] for row in gate.report.result["by_ability"] if row["pairs"] < 6}
+        thin = {row.key for row in gate.report.typed_result.by_ability if row.pairs < 6}
         assert thin and gate.passed is False
         assert all(any(f"({label}) has" in reason for reason in gate.reasons) for label in thin)
 
@@ -118,8 +118,9 @@ class TestShownOnTheVersion:
         gate = body["gate"]
         assert gate["report"] == passed.pk and gate["passed"] is True
         assert gate["report_url"].endswith(f"/api/v1/validation/reports/{passed.pk}/")
-        assert gate["ci_low"] == passed.result["item_agreement_ci95"][0] and gate["agreement_rate"] == passed.result["item_agreement_rate"]
-        assert gate["ci_items"] == passed.result["items"]
+        headline = passed.typed_result.item_agreement
+        assert gate["ci_low"] == headline.ci95.low and gate["agreement_rate"] == headline.rate.value
+        assert gate["ci_items"] == passed.typed_result.items
         assert gate["policy"] == {**LENIENT, "must_clear": "point"} and body["policy_changed_since"] is False
 
     def test_the_api_says_so_when_the_policy_changed_since_the_decision(self, cast, campaign, decided, client_for):
@@ -146,11 +147,11 @@ class TestShownOnTheVersion:
         partial = client_for(cast.admin).get(f"/validation/versions/{campaign.version.pk}/gate/", HTTP_HX_REQUEST="true")
         body = partial.content.decode()
         assert "<html" not in body and "Passed" in body
-        assert f"{passed.result['item_agreement_ci95'][0]:.3f}" in body
+        assert f"{passed.typed_result.item_agreement.ci95.low:.3f}" in body
         assert passed.get_absolute_url() in body and exploratory.get_absolute_url() not in body
         assert "threshold 0.5" in body
-        assert f"{passed.result['pairs']} pairs, {passed.result['responses']} responses" in body
-        assert f"resampling the {passed.result['items']} items" in body
+        assert f"{passed.typed_result.pairs} pairs, {passed.typed_result.responses} responses" in body
+        assert f"resampling the {passed.typed_result.items} items" in body
 
     def test_a_failed_decision_lists_its_reasons(self, cast, campaign, client_for):
         failed = create_agreement_report(campaign=campaign)
@@ -207,8 +208,8 @@ class TestExploratoryIsMarked:
 
         official = create_agreement_report(campaign=campaign)
         exploratory = create_agreement_report(campaign=campaign, seed=9)
-        assert ("gate", "", "exploratory", False, "") in list(report_csv_rows(official.result))
-        assert ("gate", "", "exploratory", True, "") in list(report_csv_rows(exploratory.result))
+        assert ("gate", "", "exploratory", False, "") in list(report_csv_rows(official.typed_result))
+        assert ("gate", "", "exploratory", True, "") in list(report_csv_rows(exploratory.typed_result))
 
 
 class TestBlindDualRoles:

@@ -42,9 +42,9 @@ def test_the_rubric_signal_equals_the_report_s_figure_for_the_criterion(cast, cr
     campaign = version.campaigns.get(name="blind")
     assert campaign.overlap == 3
     report = create_agreement_report(campaign=campaign, resamples=0)
-    row = next(r for r in report.result["by_criterion"] if r["key"] == str(criterion.lineage_id))
-    assert (page_figure.value, page_figure.n) == (row["item_agreement_rate"], row["pairs"]) == (1.0, 1)
-    assert page_figure.extra["incomplete"] == 1 and report.result["units"]["incomplete"] >= 1
+    row = next(r for r in report.typed_result.by_criterion if r.key == str(criterion.lineage_id))
+    assert (page_figure.value, page_figure.n) == (row.item_agreement.rate.value, row.pairs) == (1.0, 1)
+    assert page_figure.extra["incomplete"] == 1 and report.typed_result.units.incomplete >= 1
 
 
 def test_the_editor_page_and_the_api_show_the_report_s_figure(cast, client_for, criterion_data):
@@ -59,7 +59,7 @@ def test_the_editor_page_and_the_api_show_the_report_s_figure(cast, client_for, 
 
 def report_row(campaign, criterion):
     report = create_agreement_report(campaign=campaign, resamples=0)
-    return next(r for r in report.result["by_criterion"] if r["key"] == str(criterion.lineage_id))
+    return next(r for r in report.typed_result.by_criterion if r.key == str(criterion.lineage_id))
 
 
 def test_a_hidden_gold_check_counts_on_neither_page(cast, criterion_data):
@@ -70,7 +70,7 @@ def test_a_hidden_gold_check_counts_on_neither_page(cast, criterion_data):
     assert CampaignResponse.objects.filter(campaign__name="blind", response=cirrus).update(is_gold=True) == 1
     page_figure = quality_signals(version.dataset)[criterion.lineage_id]["judge_human"]
     row = report_row(version.campaigns.get(name="blind"), criterion)
-    assert (page_figure.value, page_figure.n) == (row["item_agreement_rate"], row["pairs"]) == (1.0, 1)
+    assert (page_figure.value, page_figure.n) == (row.item_agreement.rate.value, row.pairs) == (1.0, 1)
 
 
 def test_a_campaign_of_two_experts_per_response_is_compared_at_its_own_k(cast):
@@ -84,7 +84,7 @@ def test_a_campaign_of_two_experts_per_response_is_compared_at_its_own_k(cast):
     human_judgments(version, "dm0001", "demo-model-borealis", cast.experts[:2], [{0: False}, {0: False}], campaign_name="pairs")
     page_figure = quality_signals(version.dataset)[criterion.lineage_id]["judge_human"]
     row = report_row(campaign, criterion)
-    assert (page_figure.value, page_figure.n) == (row["item_agreement_rate"], row["pairs"]) == (0.5, 2)
+    assert (page_figure.value, page_figure.n) == (row.item_agreement.rate.value, row.pairs) == (0.5, 2)
     assert page_figure.extra["without_majority"] == 0
 
 

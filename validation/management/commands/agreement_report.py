@@ -58,9 +58,9 @@ class Command(ImportCommand):
         if report.exploratory:
             self.stderr.write(
                 f"report {report.pk} is exploratory: computed with parameters other than the release policy; it does not set "
-                "the gate (" + "; ".join(report.result.get("exploratory_reasons", [])) + ")"
+                "the gate (" + "; ".join(report.typed_result.exploratory_reasons) + ")"
             )
         if opts["format"] == "json":
-            self.stdout.write(json.dumps({"report_id": report.pk, **report.result}, ensure_ascii=False, indent=2))
+            self.stdout.write(json.dumps({"report_id": report.pk, **report.typed_result.to_dict()}, ensure_ascii=False, indent=2))
         else:
             self.stdout.write(report_table(report))
