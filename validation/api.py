@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import refuse_response
-from heartbench_core.lib.agreement_report import DEFAULTS
+from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
@@ -33,9 +33,281 @@ IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
 EXPLORATORY_NOTICE = _("exploratory: computed with parameters other than the release policy; it does not set the gate")
 
 
+# --- the agreement report, field by field: one serializer per part of `ReportResult` ----------------
+
+
+class ReportFigureSerializer(serializers.Serializer):
+    """A statistic with the number of units it compared; undefined (null, never 0) with its reason."""
+
+    value = serializers.FloatField(allow_null=True, help_text="The statistic; null when it is undefined on the data (see reason).")
+    n = serializers.IntegerField(
+        allow_null=True,
+        help_text="How many units it compared (pairs, units, judgments, models: the figure's own unit). "
+        "Null only where a report stored before this count was recorded lacks it.",
+    )
+    reason = serializers.CharField(allow_null=True, help_text="Why it is undefined; null when it is defined.")
+
+
+class ReportResamplingSerializer(serializers.Serializer):
+    """What an interval resampled."""
+
+    unit = serializers.CharField(help_text="What was resampled: 'item' (all of an item's responses together); 'response' in reports from before.")
+    units = serializers.IntegerField(help_text="How many of them.")
+    resamples = serializers.IntegerField(help_text="Bootstrap resamples drawn (0: none).")
+    level = serializers.FloatField()
+    method = serializers.CharField()
+
+
+class ReportIntervalSerializer(serializers.Serializer):
+    """A confidence interval and what it resampled; undefined (null bounds) with its reason."""
+
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    resampled = ReportResamplingSerializer()
+    reason = serializers.CharField(allow_null=True, help_text="Why there is no interval; null when there is one.")
+
+
+class ReportItemAgreementSerializer(serializers.Serializer):
+    """Share of compared pairs where the judge's verdict equals the golden label, with its 95% CI."""
+
+    rate = ReportFigureSerializer()
+    ci95 = ReportIntervalSerializer()
+
+
+class ReportConfusionSerializer(serializers.Serializer):
+    """2×2 counts with the golden standard as truth."""
+
+    tp = serializers.IntegerField()
+    fp = serializers.IntegerField()
+    fn = serializers.IntegerField()
+    tn = serializers.IntegerField()
+
+
+class ReportMcNemarSerializer(serializers.Serializer):
+    """Exact McNemar test of judge-only hits (fp) against human-only hits (fn)."""
+
+    p = ReportFigureSerializer()
+    discordant = serializers.IntegerField()
+    judge_only_hits = serializers.IntegerField()
+    human_only_hits = serializers.IntegerField()
+
+
+class ReportJudgeExpertBaselineSerializer(serializers.Serializer):
+    """Judge–expert pair agreement against expert–expert pair agreement."""
+
+    units = serializers.IntegerField()
+    judge_expert = ReportFigureSerializer()
+    judge_expert_pairs = serializers.IntegerField()
+    expert_expert = ReportFigureSerializer()
+    expert_expert_pairs = serializers.IntegerField()
+    difference = ReportFigureSerializer()
+    difference_ci95 = ReportIntervalSerializer()
+
+
+class ReportGoldProvenanceSerializer(serializers.Serializer):
+    unanimous = serializers.IntegerField()
+    majority = serializers.IntegerField()
+    adjudicated = serializers.IntegerField()
+
+
+class ReportUnitCountsSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    rated = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    with_golden_label = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    incomplete = serializers.IntegerField()
+    with_judge_verdict = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    experts = serializers.IntegerField()
+
+
+class ReportGroupRowSerializer(serializers.Serializer):
+    """One group of a breakdown; the judge–gold figures count its pairs, alpha its units rated by two or more experts."""
+
+    key = serializers.CharField()
+    label = serializers.CharField()
+    pairs = serializers.IntegerField()
+    responses = serializers.IntegerField()
+    items = serializers.IntegerField(allow_null=True, help_text="Null in reports from before items were counted.")
+    item_agreement = ReportItemAgreementSerializer()
+    cohen_kappa = ReportFigureSerializer()
+    gwet_ac1 = ReportFigureSerializer()
+    judge_hit_rate = ReportFigureSerializer()
+    human_hit_rate = ReportFigureSerializer()
+    krippendorff_alpha = ReportFigureSerializer()
+    ratings = serializers.IntegerField()
+
+
+class ReportCriterionRowSerializer(ReportGroupRowSerializer):
+    """One criterion (key: its lineage); no interval is computed per criterion."""
+
+    question_id = serializers.CharField()
+    position = serializers.IntegerField()
+    ability = serializers.CharField()
+
+
+class ReportExpertOverlapSerializer(serializers.Serializer):
+    expert = serializers.CharField()
+    agreement = ReportFigureSerializer()
+
+
+class ReportExpertRowSerializer(serializers.Serializer):
+    expert = serializers.CharField()
+    judgments = serializers.IntegerField()
+    gold_agreement = ReportFigureSerializer()
+    recent_gold_agreement = ReportFigureSerializer(help_text="On the expert's latest quarter of compared judgments (drift).")
+    expert_agreement = ReportFigureSerializer()
+    with_experts = ReportExpertOverlapSerializer(many=True)
+
+
+class ReportExpertPairSerializer(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    agreement = ReportFigureSerializer()
+
+
+class ReportTimePointSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    judgments = serializers.IntegerField()
+    item_agreement_rate = ReportFigureSerializer()
+    krippendorff_alpha = ReportFigureSerializer()
+
+
+class ReportModelScoreSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    responses = serializers.IntegerField()
+    judge_score = serializers.FloatField(allow_null=True)
+    gold_score = serializers.FloatField(allow_null=True)
+    judge_rank = serializers.IntegerField()
+    gold_rank = serializers.IntegerField()
+    rank_change = serializers.IntegerField(help_text="Positive: the golden standard ranks the model higher than the judge.")
+    score_difference = serializers.FloatField(allow_null=True)
+
+
+class ReportScoreImpactSerializer(serializers.Serializer):
+    responses = serializers.IntegerField(help_text="Responses with a judge verdict and a golden label on every criterion.")
+    models = ReportModelScoreSerializer(many=True)
+    kendall_tau = ReportFigureSerializer()
+    kendall_tau_p = ReportFigureSerializer()
+
+
+class ReportGatePolicySerializer(serializers.Serializer):
+    threshold = serializers.FloatField()
+    min_pairs_per_dimension = serializers.IntegerField()
+    min_pairs_per_ability = serializers.IntegerField()
+    must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
+
+
+class ReportGateSerializer(serializers.Serializer):
+    """The gate the report decides under its policy (the release decision only when the report is not exploratory)."""
+
+    policy = ReportGatePolicySerializer()
+    agreement_rate = ReportFigureSerializer()
+    ci95 = ReportIntervalSerializer()
+    passed = serializers.BooleanField()
+    reasons = serializers.ListField(child=serializers.CharField())
+
+
+class ReportAlertSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=ALERT_KINDS)
+    subject = serializers.CharField(allow_blank=True)
+    message = serializers.CharField()
+
+
+class ReportParametersSerializer(serializers.Serializer):
+    resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    threshold = serializers.FloatField()
+    min_pairs_per_dimension = serializers.IntegerField()
+    min_pairs_per_ability = serializers.IntegerField()
+    must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
+    exclude_catastrophic = serializers.BooleanField()
+    post_discussion = serializers.BooleanField()
+
+
+class ReportPostDiscussionSerializer(serializers.Serializer):
+    note = serializers.CharField()
+    assignments = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    changed_verdicts = serializers.IntegerField()
+
+
+class ReportResultSerializer(serializers.Serializer):
+    """Every figure of one agreement report (`heartbench_core.lib.agreement_report.ReportResult`)."""
+
+    pairs = serializers.IntegerField(help_text="(response, criterion) pairs with both a judge verdict and a golden label.")
+    responses = serializers.IntegerField()
+    items = serializers.IntegerField(allow_null=True, help_text="Items of the compared pairs; null in reports from before items were counted.")
+    item_agreement = ReportItemAgreementSerializer()
+    cohen_kappa = ReportFigureSerializer()
+    gwet_ac1 = ReportFigureSerializer()
+    judge_hit_rate = ReportFigureSerializer()
+    human_hit_rate = ReportFigureSerializer()
+    confusion = ReportConfusionSerializer()
+    mcnemar = ReportMcNemarSerializer()
+    krippendorff_alpha = ReportFigureSerializer()
+    fleiss_kappa = ReportFigureSerializer()
+    pairwise_percent_agreement = ReportFigureSerializer()
+    judge_expert_baseline = ReportJudgeExpertBaselineSerializer()
+    gold_provenance = ReportGoldProvenanceSerializer()
+    units = ReportUnitCountsSerializer()
+    excluded = serializers.DictField(child=serializers.IntegerField(), help_text="What was left out, and how many.")
+    by_ability = ReportGroupRowSerializer(many=True)
+    by_dimension = ReportGroupRowSerializer(many=True)
+    by_model = ReportGroupRowSerializer(many=True)
+    by_difficulty = ReportGroupRowSerializer(many=True)
+    by_primary_scene = ReportGroupRowSerializer(many=True)
+    by_criterion = ReportCriterionRowSerializer(many=True)
+    by_expert = ReportExpertRowSerializer(many=True)
+    expert_pairs = ReportExpertPairSerializer(many=True)
+    over_time = ReportTimePointSerializer(many=True)
+    score_impact = ReportScoreImpactSerializer()
+    gate = ReportGateSerializer()
+    alerts = ReportAlertSerializer(many=True)
+    parameters = ReportParametersSerializer()
+    campaign = serializers.CharField()
+    dataset = serializers.CharField()
+    version = serializers.CharField()
+    judge = serializers.CharField(allow_null=True)
+    run = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    no_judge_reason = serializers.CharField(allow_null=True, help_text="Why nothing was compared with a judge; null when a judge's verdicts were found.")
+    exploratory = serializers.BooleanField()
+    exploratory_reasons = serializers.ListField(child=serializers.CharField())
+    post_discussion = ReportPostDiscussionSerializer(allow_null=True)
+
+
+class ReportInputsCampaignSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.CharField()
+    k = serializers.IntegerField()
+
+
+class ReportJudgeRunInputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    judge = serializers.CharField()
+    label = serializers.CharField(allow_blank=True)
+    model = serializers.CharField()
+    version = serializers.CharField()
+
+
+class ReportInputsSerializer(serializers.Serializer):
+    """What a report read."""
+
+    campaign = ReportInputsCampaignSerializer()
+    judge_runs = ReportJudgeRunInputSerializer(many=True)
+    criterion_revisions = serializers.DictField(child=serializers.IntegerField(), help_text="Criterion lineage → the revision compared.")
+    judgments = serializers.IntegerField()
+    last_judgment_at = serializers.DateTimeField(allow_null=True)
+    adjudications = serializers.IntegerField()
+    computed_at = serializers.DateTimeField()
+
+
 class ReportSummarySerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    agreement_rate = serializers.SerializerMethodField()
+    parameters = ReportParametersSerializer(source="typed_parameters", read_only=True)
+    agreement_rate = ReportFigureSerializer(read_only=True, help_text="The judge–gold item agreement rate, with its pairs or why it is undefined.")
     passed = serializers.BooleanField(
         source="gate.passed", read_only=True, allow_null=True, default=None,
         help_text="The release decision this report set; null for an exploratory report, which sets none.",
@@ -49,16 +321,15 @@ class ReportSummarySerializer(serializers.ModelSerializer):
             "exploratory", "notice", "passed",
         ]
 
-    @extend_schema_field(OpenApiTypes.FLOAT)
-    def get_agreement_rate(self, report) -> float | None:
-        return report.result.get("item_agreement_rate")
-
-    @extend_schema_field(OpenApiTypes.STR)
-    def get_notice(self, report) -> str | None:
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_notice(self, report: AgreementReport) -> str | None:
         return str(EXPLORATORY_NOTICE) if report.exploratory else None
 
 
 class ReportSerializer(ReportSummarySerializer):
+    inputs = ReportInputsSerializer(source="typed_inputs", read_only=True)
+    result = ReportResultSerializer(source="typed_result", read_only=True)
+
     class Meta(ReportSummarySerializer.Meta):
         fields = [*ReportSummarySerializer.Meta.fields, "inputs", "result"]
 
@@ -133,8 +404,8 @@ class BackgroundJobSerializer(serializers.ModelSerializer):
         fields = ["id", "kind", "campaign", "status", "attempts", "last_error", "requested_by", "trigger", "report", "report_url",
                   "created_at", "started_at", "finished_at", "locked_until"]
 
-    @extend_schema_field(OpenApiTypes.URI)
-    def get_report_url(self, job) -> str | None:
+    @extend_schema_field(serializers.URLField(allow_null=True, help_text="The report once the job is done; null until then."))
+    def get_report_url(self, job: BackgroundJob) -> str | None:
         return reverse("validation-report", args=[job.report_id], request=self.context.get("request")) if job.report_id else None
 
 

@@ -6,6 +6,7 @@ here each one is driven to its success answer and checked against the generated 
 
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 import requests
@@ -137,3 +138,45 @@ def test_scores_verdicts_and_quality_answer_as_declared(schema, cast, client_for
     assert len(conforms(schema, "/api/v1/judge-runs/{id}/verdicts/", verdicts)) == 56
     quality = conforms(schema, "/api/v1/rubrics/quality/", client.get("/api/v1/rubrics/quality/", {"dataset": "demo"}))
     assert quality["criteria"]
+
+
+REPORTS = "/api/v1/validation/campaigns/{campaign_id}/reports/"
+REPORT = "/api/v1/validation/reports/{id}/"
+
+
+@pytest.mark.parametrize("with_judge", [True, False])
+def test_the_agreement_report_answers_as_declared(schema, cast, client_for, with_judge):
+    from tests.validation.builders import blind_test
+
+    campaign = blind_test(cast, with_judge=with_judge)
+    client = client_for(cast.admin)
+    url = f"/api/v1/validation/campaigns/{campaign.pk}/reports/"
+    computed = conforms(schema, REPORTS, client.post(url, {"wait": True, "resamples": 50}, content_type="application/json"), "POST")
+    result = computed["result"]
+    assert result["item_agreement"]["rate"]["n"] == result["pairs"] and result["item_agreement"]["ci95"]["resampled"]["unit"] == "item"
+    if not with_judge:  # undefined, with its reason, never 0
+        assert result["item_agreement"]["rate"]["value"] is None and result["item_agreement"]["rate"]["reason"]
+        assert result["no_judge_reason"] and computed["agreement_rate"]["value"] is None
+    detail = conforms(schema, REPORT, client.get(f"/api/v1/validation/reports/{computed['id']}/"))
+    assert detail["result"] == result and detail["inputs"]["campaign"]["k"] == campaign.overlap
+    listed = conforms(schema, REPORTS, client.get(url))
+    assert listed["results"][0]["agreement_rate"] == result["item_agreement"]["rate"]
+    queued = conforms(schema, REPORTS, client.post(url, {"seed": 2}, content_type="application/json"), "POST")
+    assert queued["exploratory"] is True
+    conforms(schema, "/api/v1/validation/jobs/{id}/", client.get(f"/api/v1/validation/jobs/{queued['job']}/"))
+
+
+def test_a_report_stored_by_an_earlier_version_answers_as_declared(schema, cast, client_for):
+    from tests.validation.builders import blind_test
+    from validation.models import AgreementReport
+
+    campaign = blind_test(cast)
+    stored = json.loads((Path(__file__).parent.parent / "lib" / "stored_reports" / "v1_first_reports.json").read_text())
+    inputs = {
+        "campaign": {"id": campaign.pk, "name": campaign.name, "version": "v1", "k": 3}, "judge_runs": [], "criterion_revisions": {},
+        "judgments": 17, "last_judgment_at": None, "adjudications": 0, "computed_at": "2026-11-22T02:00:00+00:00",
+    }
+    old = AgreementReport.objects.create(campaign=campaign, judge="gpt-judge", parameters=stored["parameters"], inputs=inputs, result=stored)
+    detail = conforms(schema, REPORT, client_for(cast.admin).get(f"/api/v1/validation/reports/{old.pk}/"))
+    assert detail["result"]["item_agreement"]["ci95"]["resampled"]["unit"] == "response"
+    assert detail["result"]["over_time"][0]["krippendorff_alpha"]["n"] is None  # not recorded then: not invented
