@@ -63,30 +63,33 @@ class RubricFrame:
 def rubric_frame(version: DatasetVersion) -> RubricFrame:
     """Flatten a version's rubric into arrays (two queries)."""
     items = list(version.items.order_by("position").values_list("id", "question_id", "difficulty", "primary_scene"))
-    q_index = {item_id: i for i, (item_id, *_rest) in enumerate(items)}
+    item_ids, question_ids, difficulty, scene = zip(*items) if items else ((), (), (), ())
+    q_index = {item_id: i for i, item_id in enumerate(item_ids)}
     rows = list(
         Criterion.objects.filter(item__version=version)
         .order_by("id")
         .values_list("id", "item_id", "position", "ability", "weight", "catastrophic", "lineage_id", "revision")
     )
+    # One tuple per column: as fast as reading rows by position, and each column has a name.
+    criterion_id, item_id, position, ability, weight, catastrophic, lineage, revision = zip(*rows) if rows else ((),) * 8
     labels = list(ABILITY_LABELS)
-    extra = sorted({r[3] for r in rows if not r[5] and r[3] not in ABILITY_LABELS})
+    extra = sorted({a for a, cat in zip(ability, catastrophic) if not cat and a not in ABILITY_LABELS})
     labels.extend(extra)
     a_index = {label: i for i, label in enumerate(labels)}
     n = len(rows)
     return RubricFrame(
         version=version,
-        question_ids=tuple(i[1] for i in items),
-        difficulty=np.array([i[2] for i in items], dtype=object),
-        scene=np.array([i[3] for i in items], dtype=object),
-        criterion_id=np.fromiter((r[0] for r in rows), dtype=np.int64, count=n),
-        question=np.fromiter((q_index[r[1]] for r in rows), dtype=np.intp, count=n),
-        position=np.fromiter((r[2] for r in rows), dtype=np.intp, count=n),
-        ability=np.fromiter((-1 if r[5] else a_index[r[3]] for r in rows), dtype=np.intp, count=n),
-        weight=np.fromiter((np.nan if r[4] is None else r[4] for r in rows), dtype=float, count=n),
-        catastrophic=np.fromiter((r[5] for r in rows), dtype=bool, count=n),
-        lineage=tuple(str(r[6]) for r in rows),
-        revision=np.fromiter((r[7] for r in rows), dtype=np.int64, count=n),
+        question_ids=question_ids,
+        difficulty=np.array(difficulty, dtype=object),
+        scene=np.array(scene, dtype=object),
+        criterion_id=np.fromiter(criterion_id, dtype=np.int64, count=n),
+        question=np.fromiter((q_index[i] for i in item_id), dtype=np.intp, count=n),
+        position=np.fromiter(position, dtype=np.intp, count=n),
+        ability=np.fromiter((-1 if cat else a_index[a] for a, cat in zip(ability, catastrophic)), dtype=np.intp, count=n),
+        weight=np.fromiter((np.nan if w is None else w for w in weight), dtype=float, count=n),
+        catastrophic=np.fromiter(catastrophic, dtype=bool, count=n),
+        lineage=tuple(str(key) for key in lineage),
+        revision=np.fromiter(revision, dtype=np.int64, count=n),
         abilities=tuple(labels),
     )
 
@@ -258,19 +261,19 @@ def _resolve_foreign(frame: RubricFrame, ids: np.ndarray) -> tuple[np.ndarray, i
         return out, 0, 0
     by_lineage = {key: i for i, key in enumerate(frame.lineage)}
     info = {
-        pk: (str(key), rev, meaning)
-        for pk, key, rev, meaning in Criterion.objects.filter(pk__in=[int(i) for i in set(ids.tolist())]).values_list(
-            "id", "lineage_id", "revision", "lineage__meaning_revision"
+        row.id: row
+        for row in Criterion.objects.filter(pk__in=[int(i) for i in set(ids.tolist())]).values_list(
+            "id", "lineage_id", "revision", "lineage__meaning_revision", named=True
         )
     }
     stale = unmatched = 0
     for n, pk in enumerate(ids.tolist()):
         found = info.get(pk)
-        target = by_lineage.get(found[0]) if found else None
-        if target is None:
+        target = by_lineage.get(str(found.lineage_id)) if found else None
+        if found is None or target is None:
             unmatched += 1
             continue
-        rev_v, meaning = found[1], found[2]
+        rev_v, meaning = found.revision, found.lineage__meaning_revision
         rev_t = int(frame.revision[target])
         if rev_v == rev_t or meaning <= min(rev_v, rev_t):
             out[n] = target
