@@ -15,12 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from heartbench_core.models import ModelResponse, StaffExposure
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser
+
+    from heartbench_core.models import User
+
+ModelT = TypeVar("ModelT", bound=Model)
+# A subquery of ModelResponse ids (values_list("…", flat=True) of any model).
+ResponseIds = QuerySet[Any, int]
 
 CLOSED_CAMPAIGN = _(
     "You are an expert in this campaign; its staff views are closed to you until it closes."
@@ -41,8 +51,8 @@ CLOSED_DATASET = _(
 class BlindScopeSource:
     """How the app that owns campaigns answers the two questions blindness asks."""
 
-    campaign_ids: Callable[[object], frozenset[int]]  # user -> ids of the open campaigns they are an expert of
-    response_ids: Callable[[frozenset[int]], QuerySet]  # campaign ids -> ModelResponse ids sampled into them (a subquery)
+    campaign_ids: Callable[[User], frozenset[int]]  # signed-in user -> ids of the open campaigns they are an expert of
+    response_ids: Callable[[frozenset[int]], ResponseIds]  # campaign ids -> ModelResponse ids sampled into them
 
 
 _source: BlindScopeSource | None = None
@@ -57,7 +67,7 @@ def register_blind_scope_source(source: BlindScopeSource) -> None:
 class BlindScope:
     """What one user must not see through staff views: their open campaigns and those campaigns' responses."""
 
-    def __init__(self, campaign_ids: frozenset[int], response_ids: QuerySet | None):
+    def __init__(self, campaign_ids: frozenset[int], response_ids: ResponseIds | None) -> None:
         self.campaign_ids = campaign_ids
         self._response_ids = response_ids
 
@@ -65,7 +75,7 @@ class BlindScope:
         return bool(self.campaign_ids)
 
     @property
-    def response_ids(self) -> QuerySet:
+    def response_ids(self) -> ResponseIds:
         """ModelResponse ids sampled into the user's open campaigns (a subquery; empty when none)."""
         if self._response_ids is None:
             return ModelResponse.objects.none().values_list("pk", flat=True)
@@ -98,7 +108,7 @@ class BlindScope:
             return set()
         return set(ModelResponse.objects.filter(pk__in=ids).filter(pk__in=self.response_ids).values_list("pk", flat=True))
 
-    def visible_responses(self, qs: QuerySet, field: str = "pk") -> QuerySet:
+    def visible_responses(self, qs: QuerySet[ModelT], field: str = "pk") -> QuerySet[ModelT]:
         """`qs` without the rows whose `field` (a ModelResponse id) is hidden."""
         if not self:
             return qs
@@ -114,38 +124,37 @@ class BlindScope:
 _EMPTY = BlindScope(frozenset(), None)
 
 
-def blind_scope(user) -> BlindScope:
+def blind_scope(user: User | AnonymousUser | None) -> BlindScope:
     """The user's blind scope, computed once per request (cached on the user object)."""
-    if _source is None or not getattr(user, "is_authenticated", False) or not user.is_active:
+    if _source is None or user is None or not user.is_authenticated or not user.is_active:
         return _EMPTY
-    cached = getattr(user, "_hb_blind_scope", None)
-    if cached is not None:
-        return cached
+    if user._hb_blind_scope is not None:
+        return user._hb_blind_scope
     campaign_ids = frozenset(_source.campaign_ids(user))
     scope = BlindScope(campaign_ids, _source.response_ids(campaign_ids) if campaign_ids else None) if campaign_ids else _EMPTY
     user._hb_blind_scope = scope
     return scope
 
 
-def refuse_campaign(user, campaign_id: int) -> None:
+def refuse_campaign(user: User | AnonymousUser | None, campaign_id: int) -> None:
     """PermissionDenied (with the reason) when the user is an expert of this open campaign."""
     if blind_scope(user).hides_campaign(campaign_id):
         raise PermissionDenied(CLOSED_CAMPAIGN)
 
 
-def refuse_response(user, response_id: int) -> None:
+def refuse_response(user: User | AnonymousUser | None, response_id: int) -> None:
     """PermissionDenied when the response is sampled into an open campaign the user is an expert of."""
     if blind_scope(user).hides_response(response_id):
         raise PermissionDenied(CLOSED_RESPONSE)
 
 
-def record_exposures(*, user, response_ids: Iterable[int], via: str) -> int:
+def record_exposures(*, user: User | AnonymousUser | None, response_ids: Iterable[int | None], via: str) -> int:
     """Record that a staff view showed `user` these responses with their model, judge verdicts or other raters.
 
     One bulk insert; a response already recorded keeps its first `via` and time. Returns how many ids were given.
     """
     ids = {int(i) for i in response_ids if i is not None}
-    if not ids or not getattr(user, "is_authenticated", False):
+    if not ids or user is None or not user.is_authenticated:
         return 0
     StaffExposure.objects.bulk_create(
         [StaffExposure(user_id=user.pk, response_id=i, via=via[:64]) for i in sorted(ids)], ignore_conflicts=True, batch_size=1000
@@ -153,6 +162,6 @@ def record_exposures(*, user, response_ids: Iterable[int], via: str) -> int:
     return len(ids)
 
 
-def exposed_response_ids(user_id: int) -> QuerySet:
+def exposed_response_ids(user_id: int) -> QuerySet[StaffExposure, int]:
     """ModelResponse ids a staff view has shown this user (a subquery): never serve them to this user blind."""
     return StaffExposure.objects.filter(user_id=user_id).values_list("response_id", flat=True)

@@ -6,7 +6,11 @@ it. A criterion keeps its identity across versions through `key` (a lineage id) 
 its revisions in `revision`; the rubrics app builds its review workflow on those two fields.
 """
 
+from __future__ import annotations
+
 import secrets
+import uuid
+from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
@@ -15,9 +19,17 @@ from django.urls import reverse
 
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, english_name
 
+if TYPE_CHECKING:
+    from heartbench_core.blindness import BlindScope
+    from heartbench_core.roles import Role
+
 
 class User(AbstractUser):
     """A person using the platform; roles are Django groups (see heartbench_core.roles)."""
+
+    # Per-request caches on the instance, filled on first use; never stored.
+    _hb_roles: frozenset[Role] | None = None  # heartbench_core.roles.roles_of
+    _hb_blind_scope: BlindScope | None = None  # heartbench_core.blindness.blind_scope
 
     class Meta:
         db_table = "hb_user"
@@ -37,10 +49,10 @@ class Dataset(models.Model):
     class Meta:
         ordering = ["name"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("core:dataset", args=[self.name])
 
 
@@ -66,10 +78,10 @@ class DatasetVersion(models.Model):
             models.UniqueConstraint(fields=["dataset", "label"], name="uniq_version_label"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.dataset.name}@{self.label}"
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("core:version", args=[self.dataset.name, self.label])
 
 
@@ -98,10 +110,10 @@ class Item(models.Model):
         ]
         indexes = [models.Index(fields=["question_id"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.question_id
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("core:item", args=[self.version.dataset.name, self.version.label, self.question_id])
 
 
@@ -125,7 +137,7 @@ class CriterionLineage(models.Model):
             )
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.key} r{self.current_revision}"
 
 
@@ -149,11 +161,11 @@ class Criterion(models.Model):
             models.UniqueConstraint(fields=["item", "position"], name="uniq_criterion_position"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.item.question_id}#{self.position} {self.ability} {self.weight}"
 
     @property
-    def key(self):
+    def key(self) -> uuid.UUID:
         """The lineage id (stable across versions)."""
         return self.lineage_id
 
@@ -167,7 +179,7 @@ class Criterion(models.Model):
         """True for a criterion whose hit lowers the score."""
         return self.weight is not None and self.weight < 0
 
-    def clean(self):
+    def clean(self) -> None:
         if self.catastrophic != (self.ability == CATASTROPHIC_LABEL):
             raise ValidationError({"catastrophic": f"Only {CATASTROPHIC_LABEL} criteria are catastrophic."})
 
@@ -182,7 +194,7 @@ class LanguageModel(models.Model):
     class Meta:
         ordering = ["name"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
 
@@ -212,7 +224,7 @@ class ModelResponse(models.Model):
         ]
         indexes = [models.Index(fields=["dataset", "question_id"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.public_id
 
 
@@ -230,7 +242,7 @@ class StaffExposure(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "response"], name="uniq_staff_exposure")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.user_id} saw {self.response_id} via {self.via}"
 
 
@@ -254,7 +266,7 @@ class JudgeRun(models.Model):
             models.UniqueConstraint(fields=["version", "model", "judge", "label"], name="uniq_judge_run"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.judge}/{self.label} on {self.model.name} @ {self.version}"
 
 
@@ -277,5 +289,5 @@ class JudgeVerdict(models.Model):
         ]
         indexes = [models.Index(fields=["response", "criterion"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.run_id}:{self.criterion_id}={'hit' if self.hit else 'miss'}"

@@ -4,12 +4,26 @@ A role is a Django group. A user may hold several (a senior reviewer is often al
 expert). Superusers hold every role.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
 from enum import StrEnum
 from functools import wraps
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from django.core.exceptions import PermissionDenied
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser
+    from django.http import HttpRequest, HttpResponse
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
+
+    from heartbench_core.models import User
+
+ViewT = TypeVar("ViewT", bound=Callable[..., "HttpResponse"])
 
 
 class Role(StrEnum):
@@ -19,13 +33,12 @@ class Role(StrEnum):
     EXPERT = "expert"
 
 
-def roles_of(user) -> frozenset[Role]:
+def roles_of(user: User | AnonymousUser | None) -> frozenset[Role]:
     """Return the roles a user holds (cached on the user object for the request)."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if user is None or not user.is_authenticated or not user.is_active:
         return frozenset()
-    cached = getattr(user, "_hb_roles", None)
-    if cached is not None:
-        return cached
+    if user._hb_roles is not None:
+        return user._hb_roles
     if user.is_superuser:
         roles = frozenset(Role)
     else:
@@ -35,25 +48,24 @@ def roles_of(user) -> frozenset[Role]:
     return roles
 
 
-def has_role(user, *roles: Role) -> bool:
+def has_role(user: User | AnonymousUser | None, *roles: Role) -> bool:
     """True when the user holds at least one of the given roles."""
     return bool(roles_of(user) & set(roles))
 
 
-def role_required(*roles: Role):
+def role_required(*roles: Role) -> Callable[[ViewT], ViewT]:
     """View decorator: anonymous users go to login; users without one of the roles get 403."""
 
-    def decorator(view):
+    def decorator(view: ViewT) -> ViewT:
         @wraps(view)
-        def wrapped(request, *args, **kwargs):
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not has_role(request.user, *roles):
                 raise PermissionDenied("You do not have access to this page.")
             return view(request, *args, **kwargs)
 
-        wrapped.required_roles = roles
-        return wrapped
+        return cast("ViewT", wrapped)  # same signature as the view: it only refuses before calling it
 
     return decorator
 
@@ -61,14 +73,16 @@ def role_required(*roles: Role):
 def role_permission(*roles: Role) -> type[BasePermission]:
     """Return a DRF permission class that admits the given roles."""
 
+    admitted = roles
+
     class _RolePermission(BasePermission):
         message = "You do not have access to this resource."
+        roles = admitted
 
-        def has_permission(self, request, view):
+        def has_permission(self, request: Request, view: APIView) -> bool:
             return bool(request.user and request.user.is_authenticated and has_role(request.user, *roles))
 
     _RolePermission.__name__ = "Is" + "Or".join(r.value.title().replace("_", "") for r in roles)
-    _RolePermission.roles = roles
     return _RolePermission
 
 
