@@ -1,8 +1,13 @@
 """REST API of the core: datasets, versions, items, models, responses, and the import actions."""
 
-import uuid
-from collections.abc import Sequence
+from __future__ import annotations
 
+import builtins
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any, Generic, TypeVar
+
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import NoReverseMatch
@@ -11,6 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import parsers, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -19,16 +25,18 @@ from rest_framework.reverse import reverse as drf_reverse
 from rest_framework.views import APIView
 
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
-from heartbench_core.services.datasets import diff_versions, export_lines, import_heartbench
-from heartbench_core.services.responses import import_responses
+from heartbench_core.services.datasets import ImportOutcome, diff_versions, export_lines, import_heartbench
+from heartbench_core.services.responses import ResponseImportOutcome, import_responses
 
 IsStaff = role_permission(*STAFF_ROLES)
 IsAdmin = role_permission(Role.ADMIN)
 
+OutcomeT = TypeVar("OutcomeT")
 
-class FileImportView(APIView):
+
+class FileImportView(APIView, Generic[OutcomeT]):
     """An upload that a service imports, with the same rules and errors as the matching command.
 
     A subclass names `input_serializer` (the multipart form), `run(data, user)` (the service
@@ -42,19 +50,22 @@ class FileImportView(APIView):
     parser_classes = [parsers.MultiPartParser]
     input_serializer: type[serializers.Serializer]
 
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         form = self.input_serializer(data=request.data)
         form.is_valid(raise_exception=True)
-        return self.respond(self.run(form.validated_data, request.user))
+        user = request.user
+        if not user.is_authenticated:  # the permission classes already refuse anonymous users; this narrows the type
+            raise NotAuthenticated()
+        return self.respond(self.run(form.validated_data, user))
 
-    def run(self, data: dict, user):
+    def run(self, data: dict[str, Any], user: User) -> OutcomeT:
         raise NotImplementedError
 
-    def respond(self, outcome) -> Response:
+    def respond(self, outcome: OutcomeT) -> Response:
         raise NotImplementedError
 
 
-def choice_param(request: Request, name: str, choices) -> str | None:
+def choice_param(request: Request, name: str, choices: Iterable[str]) -> str | None:
     """A query parameter that must be one of `choices` (None when absent or empty); anything else is a 400 naming it.
 
     For the enumerated filters of plain list views; free-text filters (a name, a question id)
@@ -80,12 +91,12 @@ def uuid_param(request: Request, name: str) -> uuid.UUID | None:
         raise serializers.ValidationError({name: [f"{value!r} is not a UUID."]}) from None
 
 
-def enum_param(name: str, choices, description: str = "") -> OpenApiParameter:
+def enum_param(name: str, choices: Iterable[str], description: str = "") -> OpenApiParameter:
     """The schema of a `choice_param` filter."""
     return OpenApiParameter(name, str, enum=[c for c in choices if c], description=description)
 
 
-def valid_query(serializer_class, request: Request, **context) -> dict:
+def valid_query(serializer_class: type[serializers.Serializer], request: Request, **context: Any) -> dict[str, Any]:
     """The request's query parameters as `serializer_class` validates them; a bad one is a 400 naming it."""
     query = serializer_class(data=request.query_params, context=context)
     query.is_valid(raise_exception=True)
@@ -115,9 +126,9 @@ class ComputedListView(GenericAPIView):
 
     filter_backends: list = []  # DRF's filter backends work on querysets; these lists filter themselves
 
-    def paginated(self, rows: Sequence, *, totals: dict[str, int] | None = None) -> Response:
+    def paginated(self, rows: Sequence[Any], *, totals: dict[str, int] | None = None) -> Response:
         """One page of `rows`; `totals` (over every row, not only this page) go next to `count`."""
-        page = self.paginate_queryset(rows)
+        page = self.paginate_queryset(rows)  # type: ignore[arg-type]  # DRF's paginators page any sequence; the stubs accept only querysets
         response = self.get_paginated_response(self.get_serializer(page, many=True).data)
         if totals:
             results = response.data.pop("results")
@@ -198,9 +209,9 @@ class DatasetSerializer(serializers.ModelSerializer):
 
 
 class VersionSerializer(serializers.ModelSerializer):
-    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    parent = serializers.SlugRelatedField(slug_field="label", read_only=True, allow_null=True)
-    created_by = serializers.StringRelatedField(allow_null=True)
+    dataset: serializers.SlugRelatedField[Dataset] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    parent = serializers.SlugRelatedField[DatasetVersion](slug_field="label", read_only=True, allow_null=True)  # type: ignore[assignment]  # the key is "parent"; the metaclass takes it out of the class
+    created_by: serializers.StringRelatedField[User] = serializers.StringRelatedField(allow_null=True)
     release_gate_url = serializers.SerializerMethodField(
         help_text="The release decision of this version, served by the validation app (null when that app is absent)."
     )
@@ -213,7 +224,7 @@ class VersionSerializer(serializers.ModelSerializer):
         ]
 
     @extend_schema_field(OpenApiTypes.URI)
-    def get_release_gate_url(self, version) -> str | None:
+    def get_release_gate_url(self, version: DatasetVersion) -> str | None:
         # By URL name, so the core links to the decision without importing the app that makes it.
         try:
             return drf_reverse("validation-version-gate", args=[version.pk], request=self.context.get("request"))
@@ -256,15 +267,15 @@ class ImportedVersionSerializer(VersionSerializer):
 
 
 class ResponseSerializer(serializers.ModelSerializer):
-    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    model = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    dataset: serializers.SlugRelatedField[Dataset] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    model: serializers.SlugRelatedField[LanguageModel] = serializers.SlugRelatedField(slug_field="name", read_only=True)
 
     class Meta:
         model = ModelResponse
         fields = ["public_id", "dataset", "question_id", "model", "text", "metadata", "created_at"]
 
 
-class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
+class DatasetViewSet(viewsets.ReadOnlyModelViewSet[Dataset]):
     queryset = Dataset.objects.order_by("name")
     serializer_class = DatasetSerializer
     permission_classes = [IsStaff]
@@ -272,12 +283,12 @@ class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 @extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("dataset", str)]))
-class VersionViewSet(viewsets.ReadOnlyModelViewSet):
+class VersionViewSet(viewsets.ReadOnlyModelViewSet[DatasetVersion]):
     serializer_class = VersionSerializer
     permission_classes = [IsStaff]
     ordering_fields = ["number", "created_at"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[DatasetVersion]:
         qs = DatasetVersion.objects.select_related("dataset", "parent", "created_by").order_by("dataset__name", "-number")
         if dataset := self.request.query_params.get("dataset"):
             qs = qs.filter(dataset__name=dataset)
@@ -288,7 +299,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
         responses={200: ChangelogSerializer},
     )
     @action(detail=True, methods=["get"])
-    def diff(self, request, pk=None):
+    def diff(self, request: Request, pk: str | None = None) -> Response:
         """Changelog from ?against=LABEL (default: the parent) to this version."""
         version = self.get_object()
         against_label = request.query_params.get("against")
@@ -301,14 +312,15 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(responses={(200, "application/x-ndjson"): str})
     @action(detail=True, methods=["get"])
-    def export(self, request, pk=None):
+    def export(self, request: Request, pk: str | None = None) -> HttpResponse:
         """The version in the upstream JSONL schema."""
         version = self.get_object()
         body = "".join(line + "\n" for line in export_lines(version))
         response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
         # Any stored name (a quote, a line break, non-ASCII) makes a valid header: RFC 6266 filename*.
         filename = f"{version.dataset.name}-{version.label}.jsonl".replace("/", "_").replace("\\", "_")
-        response["Content-Disposition"] = content_disposition_header(True, "".join(ch if ch.isprintable() else "_" for ch in filename))
+        if disposition := content_disposition_header(True, "".join(ch if ch.isprintable() else "_" for ch in filename)):
+            response["Content-Disposition"] = disposition  # always set: an attachment always has a disposition
         return response
 
 
@@ -317,15 +329,15 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
         parameters=[*(OpenApiParameter(n, str) for n in ("version", "dataset", "question_id")), enum_param("difficulty", Item.Difficulty.values)]
     )
 )
-class ItemViewSet(viewsets.ReadOnlyModelViewSet):
+class ItemViewSet(viewsets.ReadOnlyModelViewSet[Item]):
     serializer_class = ItemSerializer
     permission_classes = [IsStaff]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Item]:
         qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
         params = self.request.query_params
         if version := params.get("version"):
-            qs = qs.filter(version_id=version) if version.isdecimal() else qs.filter(version__label=version)
+            qs = qs.filter(version_id=int(version)) if version.isdecimal() else qs.filter(version__label=version)
         if dataset := params.get("dataset"):
             qs = qs.filter(version__dataset__name=dataset)
         if difficulty := choice_param(self.request, "difficulty", Item.Difficulty.values):
@@ -335,39 +347,36 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
         return qs
 
 
-class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet):
+class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet[LanguageModel]):
     queryset = LanguageModel.objects.order_by("name")
     serializer_class = LanguageModelSerializer
     permission_classes = [IsStaff]
 
 
 @extend_schema_view(list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("dataset", "model", "question_id")]))
-class ResponseViewSet(viewsets.ReadOnlyModelViewSet):
+class ResponseViewSet(viewsets.ReadOnlyModelViewSet[ModelResponse]):
     """Responses with their model. Responses of an open campaign you are an expert of are left out (list) or refused (detail);
     whatever is shown is recorded as a staff exposure, never served to you blind."""
 
     serializer_class = ResponseSerializer
     permission_classes = [IsStaff]
     lookup_field = "public_id"
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """DRF's list, recording the rows it serves as shown to the requester."""
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        shown = page if page is not None else builtins.list(queryset)
+        data = self.get_serializer(shown, many=True).data
+        record_exposures(user=request.user, response_ids=[r.pk for r in shown], via="api-responses")
+        return self.get_paginated_response(data) if page is not None else Response(data)
 
-    def list(self, request, *args, **kwargs):
-        response = super().list(request, *args, **kwargs)
-        shown = self._shown
-        record_exposures(user=request.user, response_ids=shown, via="api-responses")
-        return response
-
-    def retrieve(self, request, *args, **kwargs):
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         instance = get_object_or_404(ModelResponse.objects.select_related("dataset", "model"), public_id=kwargs["public_id"])
         refuse_response(request.user, instance.pk)
         record_exposures(user=request.user, response_ids=[instance.pk], via="api-response")
         return Response(self.get_serializer(instance).data)
 
-    def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        self._shown = [r.pk for r in (page if page is not None else queryset)]
-        return page
-
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[ModelResponse]:
         qs = blind_scope(self.request.user).visible_responses(ModelResponse.objects.select_related("dataset", "model").order_by("id"))
         params = self.request.query_params
         if dataset := params.get("dataset"):
@@ -388,12 +397,12 @@ class HeartbenchImportSerializer(serializers.Serializer):
 
 
 @extend_schema_view(post=extend_schema(request=HeartbenchImportSerializer, responses={201: ImportedVersionSerializer, 200: ImportedVersionSerializer}))
-class ImportHeartbenchView(FileImportView):
+class ImportHeartbenchView(FileImportView[ImportOutcome]):
     """Import an upstream HeartBench JSONL file as a new dataset version (same rules as the command)."""
 
     input_serializer = HeartbenchImportSerializer
 
-    def run(self, data, user):
+    def run(self, data: dict[str, Any], user: User) -> ImportOutcome:
         return import_heartbench(
             source=data["file"],
             dataset_name=data["dataset"],
@@ -404,7 +413,7 @@ class ImportHeartbenchView(FileImportView):
             name=data["file"].name,
         )
 
-    def respond(self, outcome):
+    def respond(self, outcome: ImportOutcome) -> Response:
         body = ImportedVersionSerializer(outcome.version, context={"created": outcome.created}).data
         return Response(body, status=201 if outcome.created else 200)
 
@@ -423,12 +432,12 @@ class ImportedResponsesSerializer(serializers.Serializer):
 
 
 @extend_schema_view(post=extend_schema(request=ResponsesImportSerializer, responses={201: ImportedResponsesSerializer}))
-class ImportResponsesView(FileImportView):
+class ImportResponsesView(FileImportView[ResponseImportOutcome]):
     """Import one model's answer file (`{"question_id", "response"}` lines)."""
 
     input_serializer = ResponsesImportSerializer
 
-    def run(self, data, user):
+    def run(self, data: dict[str, Any], user: User) -> ResponseImportOutcome:
         return import_responses(
             source=data["file"],
             dataset_name=data["dataset"],
@@ -437,5 +446,5 @@ class ImportResponsesView(FileImportView):
             name=data["file"].name,
         )
 
-    def respond(self, outcome):
+    def respond(self, outcome: ResponseImportOutcome) -> Response:
         return Response(ImportedResponsesSerializer(outcome).data, status=201)

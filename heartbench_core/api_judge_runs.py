@@ -3,18 +3,24 @@
 The scores computed from a run's verdicts are served by `heartbench_core.api_scores`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.generics import get_object_or_404
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heartbench_core.api import FileImportView
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope, record_exposures
-from heartbench_core.models import JudgeRun
+from heartbench_core.models import JudgeRun, User
 from heartbench_core.roles import Role, role_permission
-from heartbench_core.services.judging import import_judge_verdicts
+from heartbench_core.services.judging import JudgeImportOutcome, import_judge_verdicts
 
 IsScoringStaff = role_permission(Role.ADMIN, Role.RUBRIC_AUTHOR)
 
@@ -23,7 +29,7 @@ class JudgeRunSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="version.dataset.name", read_only=True)
     version = serializers.CharField(source="version.label", read_only=True)
     model = serializers.CharField(source="model.name", read_only=True)
-    created_by = serializers.StringRelatedField()
+    created_by: serializers.StringRelatedField[User] = serializers.StringRelatedField()
 
     class Meta:
         model = JudgeRun
@@ -62,13 +68,13 @@ class RunVerdictSerializer(serializers.Serializer):
     rationale = serializers.CharField()
 
 
-class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
+class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet[JudgeRun]):
     """Imported judge runs; filter with ?dataset=&version=&model=&judge=&run=."""
 
     serializer_class = JudgeRunSerializer
     permission_classes = [IsScoringStaff]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[JudgeRun]:
         qs = JudgeRun.objects.select_related("version__dataset", "model", "created_by").order_by("id")
         if pairs := blind_scope(self.request.user).model_pairs:
             # Runs of a model on a dataset whose responses an open campaign of yours judges: left out until it closes.
@@ -87,7 +93,7 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
             qs = qs.filter(label=run)
         return qs
 
-    def get_object(self):
+    def get_object(self) -> JudgeRun:
         """The run; a run the list leaves out for you is refused with the reason (403), not hidden."""
         if not blind_scope(self.request.user):
             return super().get_object()
@@ -99,7 +105,7 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(responses={200: RunVerdictSerializer(many=True)})
     @action(detail=True, methods=["get"], pagination_class=None)  # one document, not a page (tests/api/test_lists_are_paginated.py)
-    def verdicts(self, request, pk=None):
+    def verdicts(self, request: Request, pk: str | None = None) -> Response:
         """Every verdict of the run: question, criterion position and id, hit, rationale."""
         run = self.get_object()
         rows = list(run.verdicts.order_by("criterion__item__position", "criterion__position").values(
@@ -120,13 +126,13 @@ class VerdictImportSerializer(serializers.Serializer):
 
 
 @extend_schema_view(post=extend_schema(request=VerdictImportSerializer, responses={201: ImportedRunSerializer, 200: ImportedRunSerializer}))
-class ImportVerdictsView(FileImportView):
+class ImportVerdictsView(FileImportView[JudgeImportOutcome]):
     """Import a judge output file (upstream question_score.jsonl) as a judge run; same rules as the command."""
 
     permission_classes = [IsScoringStaff]
     input_serializer = VerdictImportSerializer
 
-    def run(self, data, user):
+    def run(self, data: dict[str, Any], user: User) -> JudgeImportOutcome:
         return import_judge_verdicts(
             source=data["file"],
             dataset_name=data["dataset"],
@@ -139,6 +145,6 @@ class ImportVerdictsView(FileImportView):
             name=data["file"].name,
         )
 
-    def respond(self, outcome):
+    def respond(self, outcome: JudgeImportOutcome) -> Response:
         body = ImportedRunSerializer(outcome.run, context={"outcome": outcome}).data
         return Response(body, status=201 if outcome.created else 200)

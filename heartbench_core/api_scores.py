@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -18,7 +19,7 @@ from heartbench_core.services.scoring import SUBSETS, score_model
 class ScoresQuerySerializer(serializers.Serializer):
     dataset = serializers.CharField()
     model = serializers.CharField()
-    source = serializers.CharField(default="judge")
+    source = serializers.CharField(default="judge")  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
     judge = serializers.CharField(required=False)
     run = serializers.CharField(required=False)
     version = serializers.CharField(required=False)
@@ -75,7 +76,7 @@ class ScoresView(APIView):
         + [OpenApiParameter("questions", OpenApiTypes.BOOL, description="include per-question scores")],
         responses={200: ScoreSerializer},
     )
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         query = ScoresQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data

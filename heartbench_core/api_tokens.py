@@ -5,23 +5,29 @@ issuing again replaces the old token, so a leaked token is revoked by reissuing 
 The key is shown once, when it is issued; lists show only its first characters.
 """
 
-from django.contrib.auth import get_user_model
+from __future__ import annotations
+
+from typing import Any
+
 from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.authtoken.models import Token
+from rest_framework.request import Request
 from rest_framework.response import Response
 
+from heartbench_core.models import User
 from heartbench_core.roles import Role, role_permission, role_required
 
-User = get_user_model()
 KEY_PREFIX_CHARS = 6
 
 
-def issue_token(*, user) -> Token:
+def issue_token(*, user: User) -> Token:
     """Create a new token for the user, replacing (revoking) any token the user had."""
     if not user.is_active:
         from django.core.exceptions import ValidationError
@@ -32,14 +38,14 @@ def issue_token(*, user) -> Token:
         return Token.objects.create(user=user)
 
 
-def revoke_token(*, user) -> bool:
+def revoke_token(*, user: User) -> bool:
     """Delete the user's token; True when there was one."""
     with transaction.atomic():
         deleted, _ = Token.objects.filter(user=user).delete()
     return bool(deleted)
 
 
-def tokens_with_users():
+def tokens_with_users() -> QuerySet[Token]:
     """Every issued token with its user, newest first."""
     return Token.objects.select_related("user").order_by("-created")
 
@@ -53,7 +59,7 @@ class TokenSerializer(serializers.ModelSerializer):
         model = Token
         fields = ["user_id", "username", "key_prefix", "created"]
 
-    def get_key_prefix(self, token) -> str:
+    def get_key_prefix(self, token: Token) -> str:
         return token.key[:KEY_PREFIX_CHARS]
 
 
@@ -67,7 +73,7 @@ class IssuedTokenSerializer(TokenSerializer):
 class IssueTokenSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
 
-    def validate_username(self, value):
+    def validate_username(self, value: str) -> User:
         user = User.objects.filter(username=value).first()
         if user is None:
             raise serializers.ValidationError(f"no user named {value!r}")
@@ -76,7 +82,7 @@ class IssueTokenSerializer(serializers.Serializer):
         return user
 
 
-class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[Token]):
     """Admins list, issue (POST: replaces any earlier token of the user) and revoke API tokens."""
 
     serializer_class = TokenSerializer
@@ -85,31 +91,31 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Dest
     lookup_value_regex = r"\d+"
     ordering_fields = ["created"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Token]:
         qs = tokens_with_users()
         if username := self.request.query_params.get("username"):
             qs = qs.filter(user__username=username)
         return qs
 
     @extend_schema(parameters=[OpenApiParameter("username", str, description="Only this user's token.")])
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
     @extend_schema(request=IssueTokenSerializer, responses={201: IssuedTokenSerializer})
-    def create(self, request):
+    def create(self, request: Request) -> Response:
         form = IssueTokenSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         token = issue_token(user=form.validated_data["username"])
         return Response(IssuedTokenSerializer(token).data, status=status.HTTP_201_CREATED)
 
-    def perform_destroy(self, instance):
+    def perform_destroy(self, instance: Token) -> None:
         revoke_token(user=instance.user)
 
 
 @require_safe
 @never_cache
 @role_required(Role.ADMIN)
-def token_list(request):
+def token_list(request: HttpRequest) -> HttpResponse:
     users = User.objects.filter(is_active=True).order_by("username").only("id", "username")
     return render(request, "registration/tokens.html", {"tokens": tokens_with_users(), "users": users})
 
@@ -117,12 +123,12 @@ def token_list(request):
 @require_POST
 @never_cache
 @role_required(Role.ADMIN)
-def token_issue(request):
+def token_issue(request: HttpRequest) -> HttpResponse:
     username = request.POST.get("username", "")
     user = User.objects.filter(username=username, is_active=True).first()
     users = User.objects.filter(is_active=True).order_by("username").only("id", "username")
     if user is None:
-        context = {"tokens": tokens_with_users(), "users": users, "error": f"No active user named {username!r}."}
+        context: dict[str, Any] = {"tokens": tokens_with_users(), "users": users, "error": f"No active user named {username!r}."}
         return render(request, "registration/tokens.html", context, status=400)
     token = issue_token(user=user)
     # Rendered, not redirected: the key is shown this once and never stored in a URL or session.
@@ -132,7 +138,7 @@ def token_issue(request):
 
 @require_POST
 @role_required(Role.ADMIN)
-def token_revoke(request, user_id):
+def token_revoke(request: HttpRequest, user_id: int) -> HttpResponse:
     user = get_object_or_404(User, pk=user_id)
     revoke_token(user=user)
     return redirect("tokens")
