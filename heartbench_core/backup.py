@@ -20,6 +20,8 @@ refuses to overwrite anything. This module spans the apps, so it reaches their m
 label; the core never imports them at load time.
 """
 
+from __future__ import annotations
+
 import datetime
 import decimal
 import hashlib
@@ -28,10 +30,10 @@ import json
 import time
 import uuid
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, NoReturn, Protocol
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
@@ -39,7 +41,8 @@ from django.contrib.auth.models import Group
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, models, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
+from django.db.models.fields.related import RelatedField
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime, parse_duration
 from django.utils.duration import duration_string
@@ -50,12 +53,27 @@ from django.utils.translation import gettext as _
 from heartbench_core.jsonl import ErrorCollector
 from heartbench_core.lib.jsonl import MAX_NESTING_DEPTH, read_jsonl, unstorable_part
 
+if TYPE_CHECKING:
+    from heartbench_core.models import DatasetVersion, User
+
 FORMAT = "heartbench-campaign/2"
 USERS_FILE = "users.jsonl"
 BATCH = 5000
 
 # (what, rows done, rows in all): called often; `ProgressPrinter` decides what reaches the screen.
 Progress = Callable[[str, int, int], None]
+Row = tuple[Any, ...]
+
+
+class CampaignRow(Protocol):
+    """What a backup reads of a campaign (annotation's Campaign, which the core cannot import)."""
+
+    @property
+    def pk(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> DatasetVersion: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +95,7 @@ class BackupOutcome:
 class ProgressPrinter:
     """Turns progress calls into lines such as 'judgments 12,000/49,560…', at most one per `interval` seconds."""
 
-    def __init__(self, write: Callable[[str], None], *, interval: float = 0.25, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, write: Callable[[str], None], *, interval: float = 0.25, clock: Callable[[], float] = time.monotonic) -> None:
         self.write, self.interval, self.clock = write, interval, clock
         self.last = float("-inf")
 
@@ -88,7 +106,7 @@ class ProgressPrinter:
             self.write(f"{what} {done:,}/{total:,}…")
 
 
-def _user_model():
+def _user_model() -> type[User]:
     return get_user_model()
 
 
@@ -98,7 +116,7 @@ class _Table:
 
     label: str
     model: type[models.Model]
-    queryset: Any = None
+    queryset: QuerySet[Any] | None = None  # what to export; None for a member being restored
     keep_pk: bool = True
 
     @property
@@ -114,11 +132,11 @@ class _Table:
         m2m = apps.get_model(owner)._meta.get_field(field_name)
         return f"{apps.get_model(owner)._meta.verbose_name} {m2m.verbose_name}"
 
-    def columns(self) -> list[models.Field]:
+    def columns(self) -> list[models.Field[Any, Any]]:
         return [f for f in self.model._meta.concrete_fields if self.keep_pk or not f.primary_key]
 
 
-def _plural(model) -> str:
+def _plural(model: type[models.Model]) -> str:
     name, plural = str(model._meta.verbose_name), str(model._meta.verbose_name_plural)
     if plural != name + "s":
         return plural  # declared by the model
@@ -129,7 +147,7 @@ def _plural(model) -> str:
     return plural
 
 
-def _campaigns_of(campaign) -> list[int]:
+def _campaigns_of(campaign: CampaignRow) -> list[int]:
     """The campaign, the gold set its gold checks came from and the dataset's calibration sets, parents first."""
     Campaign = apps.get_model("annotation", "Campaign")
     settings_model = apps.get_model("annotation", "CampaignSettings")
@@ -145,7 +163,7 @@ def _campaigns_of(campaign) -> list[int]:
     return [*ids, campaign.pk]
 
 
-def _specs(campaign) -> list[tuple[str, Q]]:
+def _specs(campaign: CampaignRow) -> list[tuple[str, Q]]:
     campaigns = _campaigns_of(campaign)
     dataset = campaign.version.dataset
     experts = Q(assignments__campaign_response__campaign__in=campaigns) | Q(eligible_campaigns__in=campaigns)
@@ -198,18 +216,18 @@ def _specs(campaign) -> list[tuple[str, Q]]:
     ]
 
 
-def _campaign_querysets(campaign) -> list[tuple[str, Any]]:
+def _campaign_querysets(campaign: CampaignRow) -> list[tuple[str, QuerySet[Any]]]:
     """(model label, queryset) of everything the campaign's results depend on, parents first."""
     out = []
     for label, q in _specs(campaign):
-        model = apps.get_model(label)
+        rows = apps.get_model(label)._default_manager  # each of these models has only the one manager
         # A filter across a to-many relation may repeat rows: select by primary key instead of DISTINCT.
-        ids = model.objects.filter(q).values("pk")
-        out.append((label, model.objects.filter(pk__in=ids).order_by("pk")))
+        ids = rows.filter(q).values("pk")
+        out.append((label, rows.filter(pk__in=ids).order_by("pk")))
     return out
 
 
-def _tables(campaign) -> list[_Table]:
+def _tables(campaign: CampaignRow) -> list[_Table]:
     tables = []
     for label, qs in _campaign_querysets(campaign):
         tables.append(_Table(label, qs.model, qs))
@@ -218,7 +236,7 @@ def _tables(campaign) -> list[_Table]:
             if through._meta.auto_created:
                 source = m2m.m2m_field_name()
                 tables.append(
-                    _Table(f"{label}.{m2m.name}", through, through.objects.filter(**{f"{source}__in": qs.values("pk")}).order_by("pk"), keep_pk=False)
+                    _Table(f"{label}.{m2m.name}", through, through._default_manager.filter(**{f"{source}__in": qs.values("pk")}).order_by("pk"), keep_pk=False)
                 )
     return tables
 
@@ -238,18 +256,29 @@ def _table_for_label(label: str) -> _Table | None:
     return None
 
 
-def _is_user_fk(f: models.Field) -> bool:
+def _is_user_fk(f: models.Field[Any, Any]) -> bool:
     return f.is_relation and f.related_model is _user_model()
+
+
+def _target_model(f: models.Field[Any, Any]) -> type[models.Model] | None:
+    """The model a relation column points to; None for a plain column."""
+    model = f.related_model
+    return model if isinstance(model, type) else None  # a relation's "self" is resolved to its class once apps load
+
+
+def _stored_field(f: models.Field[Any, Any]) -> models.Field[Any, Any]:
+    """The field whose type a column stores: the target of a relation, else the column's own."""
+    return f.target_field if isinstance(f, RelatedField) else f
 
 
 # --- export ----------------------------------------------------------------------------------
 
 
-def _export_encoder(f: models.Field, usernames: dict[int, str]) -> Callable[[Any], Any] | None:
+def _export_encoder(f: models.Field[Any, Any], usernames: dict[int, str]) -> Callable[[Any], Any] | None:
     """How a column's value is written to JSON; None: as it is."""
     if _is_user_fk(f):
         return lambda v: None if v is None else usernames[v]
-    kind = (f.target_field if f.is_relation else f).get_internal_type()
+    kind = _stored_field(f).get_internal_type()
     if kind in ("DateTimeField", "DateField", "TimeField"):
         return lambda v: None if v is None else v.isoformat()
     if kind == "DurationField":
@@ -259,7 +288,7 @@ def _export_encoder(f: models.Field, usernames: dict[int, str]) -> Callable[[Any
     return None
 
 
-def _as_json(f: models.Field, value: Any) -> Any:
+def _as_json(f: models.Field[Any, Any], value: Any) -> Any:
     encode = _export_encoder(f, {})
     return value if encode is None or _is_user_fk(f) else encode(value)
 
@@ -273,7 +302,7 @@ def export_campaign(*, campaign_name: str, path: str | Path, progress: Progress 
         raise ValidationError({"campaign": _("no campaign named %(name)r (known: %(known)s)") % {"name": campaign_name, "known": known}})
     path = Path(path)
     tmp = path.with_name(path.name + ".partial")
-    files: dict[str, dict] = {}
+    files: dict[str, dict[str, Any]] = {}
     counts: dict[str, int] = {}
     user_ids: set[int] = set()
     outer = connection.in_atomic_block
@@ -284,7 +313,7 @@ def export_campaign(*, campaign_name: str, path: str | Path, progress: Progress 
                 with connection.cursor() as cursor:
                     cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             usernames = dict(_user_model().objects.values_list("pk", "username"))
-            exported: dict[str, set] = {}
+            exported: dict[str, set[Any]] = {}
             for table in _tables(campaign):
                 files[table.file_name] = _write_table(archive, table, usernames, exported, user_ids, progress)
                 counts[table.label] = files[table.file_name]["rows"]
@@ -305,27 +334,36 @@ def export_campaign(*, campaign_name: str, path: str | Path, progress: Progress 
     return BackupOutcome(campaign.name, counts, len(users))
 
 
-def _write_table(archive, table: _Table, usernames, exported: dict[str, set], user_ids: set[int], progress) -> dict:
+def _write_table(
+    archive: zipfile.ZipFile,
+    table: _Table,
+    usernames: dict[int, str],
+    exported: dict[str, set[Any]],
+    user_ids: set[int],
+    progress: Progress | None,
+) -> dict[str, Any]:
+    queryset = table.queryset
+    assert queryset is not None, "a table being exported has its rows"
     columns = table.columns()
     names = [f.attname for f in columns]
     encoders = [_export_encoder(f, usernames) for f in columns]
     # A nullable link to a row the archive does not carry (e.g. a qualification earned in another
     # dataset's calibration) is written as null, as deleting that row would leave it.
-    dangling = {
-        i: exported[f.related_model._meta.label]
-        for i, f in enumerate(columns)
-        if f.is_relation and f.null and not _is_user_fk(f) and f.related_model is not table.model and f.related_model._meta.label in exported
-    }
+    dangling: dict[int, set[Any]] = {}
+    for i, f in enumerate(columns):
+        target = _target_model(f)
+        if target is not None and f.null and not _is_user_fk(f) and target is not table.model and target._meta.label in exported:
+            dangling[i] = exported[target._meta.label]
     user_columns = [i for i, f in enumerate(columns) if _is_user_fk(f)]
     pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
-    pks: set = set()
-    total = table.queryset.count()
+    pks: set[Any] = set()
+    total = queryset.count()
     done = 0
 
     def lines() -> Iterator[str]:
         nonlocal done
-        for row in table.queryset.values_list(*names).iterator(chunk_size=BATCH):
-            row = list(row)
+        for values in queryset.values_list(*names).iterator(chunk_size=BATCH):
+            row = list(values)
             for i in user_columns:
                 if row[i] is not None:
                     user_ids.add(row[i])
@@ -353,8 +391,9 @@ def _write_table(archive, table: _Table, usernames, exported: dict[str, set], us
     return meta
 
 
-def _write_lines(archive, name: str, lines) -> dict:
-    digest, rows, buffer, size = hashlib.sha256(), 0, [], 0
+def _write_lines(archive: zipfile.ZipFile, name: str, lines: Iterable[str]) -> dict[str, Any]:
+    digest, rows, size = hashlib.sha256(), 0, 0
+    buffer: list[str] = []
     with archive.open(name, "w", force_zip64=True) as member:
         for line in lines:
             buffer.append(line)
@@ -372,7 +411,7 @@ def _write_lines(archive, name: str, lines) -> dict:
     return {"sha256": digest.hexdigest(), "rows": rows}
 
 
-def _user_records(user_ids: set[int]) -> list[dict]:
+def _user_records(user_ids: set[int]) -> list[dict[str, Any]]:
     return [
         {
             "username": u.username,
@@ -393,12 +432,12 @@ class _Reject(Exception):
     """A value that cannot be restored into its column; the message says why."""
 
 
-def _import_decoder(f: models.Field, user_ids: dict[str, int]) -> Callable[[Any], Any]:
+def _import_decoder(f: models.Field[Any, Any], user_ids: dict[str, int]) -> Callable[[Any], Any]:
     """Turn a JSON value into what the database driver takes for this column, or raise _Reject."""
     nullable = f.null
     if _is_user_fk(f):
 
-        def user(v):
+        def user(v: Any) -> int | None:
             if v is None and nullable:
                 return None
             if not isinstance(v, str) or v not in user_ids:
@@ -406,11 +445,11 @@ def _import_decoder(f: models.Field, user_ids: dict[str, int]) -> Callable[[Any]
             return user_ids[v]
 
         return user
-    target = f.target_field if f.is_relation else f
+    target = _stored_field(f)
     kind = target.get_internal_type()
     vendor_value = _db_value(f)
 
-    def check(v):
+    def check(v: Any) -> Any:
         if v is None:
             if nullable:
                 return None
@@ -420,7 +459,7 @@ def _import_decoder(f: models.Field, user_ids: dict[str, int]) -> Callable[[Any]
     return check
 
 
-def _python_value(kind: str, f: models.Field, v: Any) -> Any:
+def _python_value(kind: str, f: models.Field[Any, Any], v: Any) -> Any:
     if kind in ("AutoField", "BigAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField", "PositiveIntegerField",
                 "PositiveSmallIntegerField", "PositiveBigIntegerField", "SmallAutoField"):
         if type(v) is not int:
@@ -445,15 +484,15 @@ def _python_value(kind: str, f: models.Field, v: Any) -> Any:
             raise _Reject(_("expected a string, found %(value).40r") % {"value": v})
         try:
             if kind == "DateTimeField":
-                value = parse_datetime(v)
-                if value is None or value.tzinfo is None:
+                moment = parse_datetime(v)
+                if moment is None or moment.tzinfo is None:
                     raise ValueError
-                return value
+                return moment
             if kind == "DurationField":
-                value = parse_duration(v)
-                if value is None:
+                duration = parse_duration(v)
+                if duration is None:
                     raise ValueError
-                return value
+                return duration
             if kind == "DateField":
                 return datetime.date.fromisoformat(v)
             if kind == "DecimalField":
@@ -464,14 +503,14 @@ def _python_value(kind: str, f: models.Field, v: Any) -> Any:
     return v  # JSONField: any JSON value
 
 
-def _db_value(f: models.Field) -> Callable[[Any], Any]:
+def _db_value(f: models.Field[Any, Any]) -> Callable[[Any], Any]:
     kind = f.get_internal_type()
     if kind == "JSONField":
         return lambda v: f.get_db_prep_save(v, connection)
     if connection.vendor == "postgresql":
         return lambda v: v  # psycopg's COPY takes datetimes, durations, decimals and UUIDs as they are
     if kind in ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField") or (
-        kind in ("ForeignKey", "OneToOneField") and f.target_field.get_internal_type() == "UUIDField"
+        kind in ("ForeignKey", "OneToOneField") and _stored_field(f).get_internal_type() == "UUIDField"
     ):
         return lambda v: f.get_db_prep_save(v, connection)
     return lambda v: v
@@ -484,7 +523,7 @@ class _Member:
     rows: int
 
 
-def _open_archive(source) -> tuple[zipfile.ZipFile, str]:
+def _open_archive(source: str | Path | IO[bytes]) -> tuple[zipfile.ZipFile, str]:
     name = str(getattr(source, "name", source))
     try:
         return zipfile.ZipFile(source), Path(name).name
@@ -492,10 +531,10 @@ def _open_archive(source) -> tuple[zipfile.ZipFile, str]:
         raise ValidationError({"archive": _("%(name)s: not a campaign archive (%(error)s)") % {"name": name, "error": exc}}) from None
 
 
-def _check_archive(archive: zipfile.ZipFile, name: str) -> tuple[dict, list[_Member]]:
+def _check_archive(archive: zipfile.ZipFile, name: str) -> tuple[dict[str, Any], list[_Member]]:
     """The manifest and the members in restore order, every member's SHA-256 checked."""
 
-    def refuse(message):
+    def refuse(message: str) -> NoReturn:
         raise ValidationError({"archive": f"{name}: {message}"})
 
     try:
@@ -567,10 +606,11 @@ def import_campaign(*, source: str | Path | IO[bytes], site_url: str = "", progr
     return BackupOutcome(str(manifest.get("campaign", "")), counts, len(users), tuple(users))
 
 
-def _restore_users(archive, name: str, site_url: str) -> tuple[list[RestoredUser], dict[str, int]]:
+def _restore_users(archive: zipfile.ZipFile, name: str, site_url: str) -> tuple[list[RestoredUser], dict[str, int]]:
     User = _user_model()
     errors = ErrorCollector(f"{name}/{USERS_FILE}")
-    restored, ids = [], {}
+    restored: list[RestoredUser] = []
+    ids: dict[str, int] = {}
     with archive.open(USERS_FILE) as handle:
         records = list(read_jsonl(handle, errors))
     for line, record in records:
@@ -585,7 +625,7 @@ def _restore_users(archive, name: str, site_url: str) -> tuple[list[RestoredUser
             continue
         user = User.objects.filter(username=username).first()
         created = user is None
-        if created:
+        if user is None:
             user = User(username=username, is_active=record.get("is_active") is not False, **texts)
             user.set_unusable_password()
             try:
@@ -603,7 +643,7 @@ def _restore_users(archive, name: str, site_url: str) -> tuple[list[RestoredUser
     return restored, ids
 
 
-def _reset_url(user, site_url: str) -> str:
+def _reset_url(user: User, site_url: str) -> str:
     path = reverse(
         "password_reset_confirm",
         kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)), "token": default_token_generator.make_token(user)},
@@ -611,7 +651,7 @@ def _reset_url(user, site_url: str) -> str:
     return site_url.rstrip("/") + path
 
 
-def _refuse_existing(manifest: dict, name: str) -> None:
+def _refuse_existing(manifest: dict[str, Any], name: str) -> None:
     Dataset = apps.get_model("heartbench_core", "Dataset")
     Campaign = apps.get_model("annotation", "Campaign")
     if Dataset.objects.filter(name=manifest.get("dataset")).exists():
@@ -624,7 +664,7 @@ def _refuse_existing(manifest: dict, name: str) -> None:
         )
 
 
-def _archive_records(handle, errors: ErrorCollector) -> Iterator[tuple[int, dict]]:
+def _archive_records(handle: IO[bytes], errors: ErrorCollector) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each line, with exactly the platform JSONL reader's checks and messages.
 
     A line that cannot hold a NUL or a surrogate (no `\\u` escape: the exporter writes text as
@@ -643,37 +683,40 @@ def _archive_records(handle, errors: ErrorCollector) -> Iterator[tuple[int, dict
             if value is None and not raw.strip():
                 continue
         one_line = ErrorCollector(errors.file)
-        for _, value in read_jsonl(io.BytesIO(raw), one_line):
+        for _line, value in read_jsonl(io.BytesIO(raw), one_line):
             yield number, value
         for error in one_line.errors:
             errors.add(number, error.field, error.message)
 
 
-def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int], submitted: list[int], progress) -> int:
+def _restore_table(
+    archive: zipfile.ZipFile, name: str, member: _Member, user_ids: dict[str, int], submitted: list[int], progress: Progress | None
+) -> int:
     table = member.table
     columns = table.columns()
     by_name = {f.attname: f for f in columns}
     decoders = [_import_decoder(f, user_ids) for f in columns]
     # A column the archive does not name (written before the column existed) takes its default.
     defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
+    # Assignments go in reserved, and those submitted become so after their judgments (see import_campaign).
     is_assignment = table.model._meta.label == "annotation.Assignment"
-    status_index = next((i for i, f in enumerate(columns) if f.attname == "status"), None)
+    status_index = next((i for i, f in enumerate(columns) if f.attname == "status"), None) if is_assignment else None
     pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
     errors = ErrorCollector(f"{name}/{member.name}")
     insert = _inserter(table.model, columns)
-    batch: list[tuple] = []
+    batch: list[Row] = []
     done = 0
 
     # Restoring into an empty installation is the rule: look for clashing ids only where there are rows.
-    occupied = pk_index is not None and table.model.objects.exists()
+    occupied = pk_index is not None and table.model._default_manager.exists()
 
-    def flush():
+    def flush() -> None:
         if errors:  # nothing will be written: keep no rows in memory, only look for more errors
             batch.clear()
             return
-        if occupied:
+        if occupied and pk_index is not None:
             pks = [row[pk_index] for row in batch]
-            clash = table.model.objects.filter(pk__in=pks)
+            clash = table.model._default_manager.filter(pk__in=pks)
             if clash.exists():
                 raise ValidationError(
                     {"archive": _("%(label)s: %(n)d of the archive's rows already exist here (e.g. id %(pk)s); restore into an empty installation")
@@ -690,7 +733,7 @@ def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int]
             if unknown is not None:
                 errors.add(line, unknown, _("%(model)s has no such field") % {"model": table.label})
                 continue
-            row = []
+            row: list[Any] = []
             try:
                 for f, decode in zip(columns, decoders):
                     if f.attname in record:
@@ -705,7 +748,7 @@ def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int]
             except _Reject as exc:
                 errors.add(line, f.attname, str(exc))
                 continue
-            if is_assignment and row[status_index] == "submitted":
+            if status_index is not None and pk_index is not None and row[status_index] == "submitted":
                 submitted.append(row[pk_index])
                 row[status_index] = "reserved"
             batch.append(tuple(row))
@@ -722,21 +765,20 @@ def _restore_table(archive, name: str, member: _Member, user_ids: dict[str, int]
     return done
 
 
-def _inserter(model, columns) -> Callable[[list[tuple]], None]:
+def _inserter(model: type[models.Model], columns: list[models.Field[Any, Any]]) -> Callable[[list[Row]], None]:
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(f.column) for f in columns)
     if connection.vendor == "postgresql":
 
-        def copy(rows):
-            with connection.cursor() as cursor:
-                with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as target:
-                    for row in rows:
-                        target.write_row(row)
+        def copy(rows: list[Row]) -> None:
+            with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as target:
+                for row in rows:
+                    target.write_row(row)
 
         return copy
     sql = f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))})"
 
-    def executemany(rows):
+    def executemany(rows: list[Row]) -> None:
         with connection.cursor() as cursor:
             cursor.executemany(sql, rows)
 
