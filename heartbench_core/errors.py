@@ -8,26 +8,33 @@ answer JSON for API paths whatever else failed. `ClientErrorTracebackFilter` kee
 line of a 4xx refusal but drops its traceback: a PermissionDenied is not a fault.
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django.core import signals
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
-from django.http import Http404, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.log import log_response
 from django.utils.translation import gettext
 from django.views import defaults
+
+if TYPE_CHECKING:
+    from heartbench_core.middleware import GetResponse
 
 API_PREFIX = "/api/"
 # Exceptions Django itself answers with a 4xx; they are not server errors.
 _CLIENT_ERRORS = (Http404, PermissionDenied, BadRequest, SuspiciousOperation, MultiPartParserError)
 
 
-def _is_api(request) -> bool:
+def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
 
 
-def _server_error_body() -> dict:
+def _server_error_body() -> dict[str, str]:
     return {"detail": gettext("Server error: the request failed on our side and was logged. Nothing of it was saved unless it says otherwise; try again later.")}
 
 
@@ -41,10 +48,10 @@ class RefuseNulInUrlMiddleware:
     lookup or filter fed from the URL would answer 500; no real URL carries one.
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         where = "path" if "\x00" in request.path_info else None
         if where is None:
             where = next((key for key, values in request.GET.lists() if "\x00" in key or any("\x00" in v for v in values)), None)
@@ -66,13 +73,15 @@ class RefuseNulInFormMiddleware:
     error on the criterion) is left to itself.
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_view(self, request, view_func, view_args, view_kwargs):
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: tuple[Any, ...], view_kwargs: dict[str, Any]
+    ) -> HttpResponse | None:
         if request.method != "POST" or _is_api(request) or getattr(view_func, "refuses_nul_itself", False):
             return None
         try:
@@ -89,13 +98,13 @@ class RefuseNulInFormMiddleware:
 class ApiJsonErrorsMiddleware:
     """An unexpected exception in an API view answers a JSON 500 with no traceback; the log keeps the traceback."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not _is_api(request) or isinstance(exception, _CLIENT_ERRORS):
             return None
         # As Django does for an uncaught exception: listeners (and the test client) hear of it.
@@ -105,14 +114,14 @@ class ApiJsonErrorsMiddleware:
         return response
 
 
-def server_error(request, template_name=defaults.ERROR_500_TEMPLATE_NAME):
+def server_error(request: HttpRequest, template_name: str = defaults.ERROR_500_TEMPLATE_NAME) -> HttpResponse:
     """handler500: JSON under /api/, Django's page elsewhere."""
     if _is_api(request):
         return JsonResponse(_server_error_body(), status=500)
     return defaults.server_error(request, template_name)
 
 
-def page_not_found(request, exception, template_name=defaults.ERROR_404_TEMPLATE_NAME):
+def page_not_found(request: HttpRequest, exception: Exception, template_name: str = defaults.ERROR_404_TEMPLATE_NAME) -> HttpResponse:
     """handler404: JSON under /api/ (an unknown API URL), Django's page elsewhere."""
     if _is_api(request):
         return JsonResponse({"detail": gettext("Not found.")}, status=404)

@@ -6,10 +6,16 @@ The middleware that shapes error answers for the API (JSON bodies, NUL bytes) is
 `heartbench_core.redaction`.
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+# What Django hands a middleware: the rest of the chain.
+GetResponse = Callable[[HttpRequest], HttpResponse]
 
 
 class RequestSizeLimitMiddleware:
@@ -19,10 +25,10 @@ class RequestSizeLimitMiddleware:
     what any view can receive; DATA_UPLOAD_MAX_MEMORY_SIZE covers the non-file fields too.
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         limit = settings.MAX_UPLOAD_BYTES
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -46,13 +52,13 @@ class OutOfRangeNumberMiddleware:
 
     BIGGEST = 2**63 - 1
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         from django.db import DataError
 
         if not isinstance(exception, (OverflowError, DataError)):
@@ -76,18 +82,19 @@ class DatabaseUnavailableMiddleware:
 
     MESSAGE = "The database is unavailable for a moment; nothing of this request was saved beyond your draft. Please try again."
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         from django.db import InterfaceError, OperationalError
 
         if not isinstance(exception, (OperationalError, InterfaceError)):
             return None
         logging.getLogger("heartbench.database").error("database error on %s %s: %s", request.method, request.path, exception)
+        response: HttpResponse
         if request.path.startswith("/api/"):
             response = JsonResponse({"detail": self.MESSAGE, "retry": True}, status=503)
         else:

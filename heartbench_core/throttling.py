@@ -8,7 +8,10 @@ so the lockout covers the login page, the Django admin login and any other calle
 same way. See docs/operations.md for why this is hand-written rather than django-axes.
 """
 
+from __future__ import annotations
+
 import hashlib
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -24,12 +27,23 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.throttling import UserRateThrottle
 
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+    from rest_framework.authtoken.models import Token
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
+
+    from heartbench_core.models import User
+
+# Set by the token authentication on the request, read by the rate throttle: (cache key, request history).
+_HISTORY_ATTRIBUTE = "hb_throttle_history"
+
 
 def _limit(name: str, default: int) -> int:
     return int(getattr(settings, name, default))
 
 
-def client_address(request) -> str:
+def client_address(request: HttpRequest | None) -> str:
     """The client's address as the web server saw it (never a client-supplied header)."""
     if request is None:
         return "-"
@@ -41,7 +55,7 @@ def _key(kind: str, *parts: str) -> str:
     return f"hb:throttle:{kind}:{digest}"
 
 
-def _login_keys(request, username: str | None) -> list[tuple[str, int]]:
+def _login_keys(request: HttpRequest | None, username: str | None) -> list[tuple[str, int]]:
     address = client_address(request)
     keys = [(_key("ip", address), _limit("LOGIN_FAILURES_PER_ADDRESS", 50))]
     if username:
@@ -49,15 +63,15 @@ def _login_keys(request, username: str | None) -> list[tuple[str, int]]:
     return keys
 
 
-def login_locked(request, username: str | None) -> bool:
+def login_locked(request: HttpRequest | None, username: str | None) -> bool:
     """True when this username or this client address failed too often within the window."""
     return any((cache.get(key) or 0) >= limit for key, limit in _login_keys(request, username))
 
 
-def record_login_failure(request, username: str | None) -> None:
+def record_login_failure(request: HttpRequest | None, username: str | None) -> None:
     """Count one failed login for the username and the client address."""
     window = _limit("LOGIN_LOCKOUT_SECONDS", 900)
-    for key, _ in _login_keys(request, username):
+    for key, _allowed in _login_keys(request, username):
         if cache.add(key, 1, timeout=window):
             continue
         try:
@@ -66,16 +80,18 @@ def record_login_failure(request, username: str | None) -> None:
             cache.set(key, 1, timeout=window)
 
 
-def clear_login_failures(request, username: str | None) -> None:
+def clear_login_failures(request: HttpRequest | None, username: str | None) -> None:
     """Forget the username's failures from this address after a successful login."""
-    for key, _ in _login_keys(request, username)[1:]:
+    for key, _allowed in _login_keys(request, username)[1:]:
         cache.delete(key)
 
 
 class ThrottledModelBackend(ModelBackend):
     """ModelBackend that refuses to check passwords for a locked-out username or address."""
 
-    def authenticate(self, request, username=None, password=None, **kwargs):
+    def authenticate(
+        self, request: HttpRequest | None, username: str | None = None, password: str | None = None, **kwargs: Any
+    ) -> User | None:
         if username is None:
             username = kwargs.get(get_user_model().USERNAME_FIELD)
         if login_locked(request, username):
@@ -85,13 +101,13 @@ class ThrottledModelBackend(ModelBackend):
 
 
 @receiver(user_login_failed, dispatch_uid="hb_record_login_failure")
-def _on_login_failed(sender, credentials, request=None, **kwargs):
+def _on_login_failed(sender: object, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any) -> None:
     username = credentials.get("username") or credentials.get(get_user_model().USERNAME_FIELD)
     record_login_failure(request, username)
 
 
 @receiver(user_logged_in, dispatch_uid="hb_clear_login_failures")
-def _on_logged_in(sender, request, user, **kwargs):
+def _on_logged_in(sender: object, request: HttpRequest | None, user: User, **kwargs: Any) -> None:
     clear_login_failures(request, user.get_username())
 
 
@@ -103,7 +119,9 @@ class ThrottledAuthenticationForm(AuthenticationForm):
         "throttled": _("Too many failed login attempts. Try again in %(minutes)d minutes."),
     }
 
-    def clean(self):
+    throttled = False  # set when the username or address is locked out
+
+    def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username")
         if login_locked(self.request, username):
             self.throttled = True
@@ -120,7 +138,7 @@ class ThrottledLoginView(LoginView):
 
     authentication_form = ThrottledAuthenticationForm
 
-    def form_invalid(self, form):
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
         response = super().form_invalid(form)
         if getattr(form, "throttled", False):
             response.status_code = 429
@@ -135,7 +153,7 @@ class ThrottledTokenAuthentication(TokenAuthentication):
     request costs two in all (this read and the throttle's write) instead of three.
     """
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request) -> tuple[User, Token] | None:
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             return super().authenticate(request)
@@ -144,9 +162,9 @@ class ThrottledTokenAuthentication(TokenAuthentication):
         lockout = _limit("LOGIN_LOCKOUT_SECONDS", 900)
         try:
             result = super().authenticate(request)
-        except exceptions.AuthenticationFailed:
+        except exceptions.AuthenticationFailed as exc:
             if (cache.get(key) or 0) >= limit:
-                raise exceptions.Throttled(wait=lockout)
+                raise exceptions.Throttled(wait=lockout) from exc
             if not cache.add(key, 1, timeout=lockout):
                 try:
                     cache.incr(key)
@@ -159,25 +177,29 @@ class ThrottledTokenAuthentication(TokenAuthentication):
         if (found.get(key) or 0) >= limit:
             raise exceptions.Throttled(wait=lockout)
         if history_key:
-            request.hb_throttle_history = (history_key, found.get(history_key, []))
+            setattr(request, _HISTORY_ATTRIBUTE, (history_key, found.get(history_key, [])))
         return result
 
 
 class PrefetchedUserRateThrottle(UserRateThrottle):
     """DRF's per-user rate throttle, reusing the history the token authentication already read."""
 
+    # Set by SimpleRateThrottle.__init__ from the rate (the stubs leave them out).
+    num_requests: int
+    duration: int
+
     @classmethod
-    def key_for(cls, user) -> str:
+    def key_for(cls, user: User) -> str:
         """The cache key of a user's request history (as UserRateThrottle names it)."""
         return cls.cache_format % {"scope": cls.scope, "ident": user.pk}
 
-    def allow_request(self, request, view):
+    def allow_request(self, request: Request, view: APIView) -> bool:
         if self.rate is None:
             return True
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
-        prefetched = getattr(request, "hb_throttle_history", None)
+        prefetched = getattr(request, _HISTORY_ATTRIBUTE, None)
         if prefetched is not None and prefetched[0] == self.key:
             self.history = list(prefetched[1])
         else:
