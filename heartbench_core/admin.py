@@ -1,7 +1,13 @@
+from __future__ import annotations
+
+from typing import ClassVar, Protocol
+
 from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import ValidationError
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 
 from heartbench_core.models import (
     Criterion,
@@ -25,19 +31,23 @@ class PlatformUserAdmin(UserAdmin):
     list_filter = ("is_active", "is_staff", "groups")
 
     @admin.display(description="Roles")
-    def group_list(self, obj):
+    def group_list(self, obj: User) -> str:
         return ", ".join(g.name for g in obj.groups.all())
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
         return super().get_queryset(request).prefetch_related("groups")
+
+
+class _NameValidator(Protocol):
+    def __call__(self, value: str, *, field: str, max_length: int) -> None: ...
 
 
 class _NameForm(forms.ModelForm):
     """A name that ends up in URLs, headers and file names, checked as the services check it (unless left unchanged)."""
 
-    validate = staticmethod(validate_name)
+    validate: ClassVar[_NameValidator] = staticmethod(validate_name)
 
-    def clean_name(self):
+    def clean_name(self) -> str:
         name = self.cleaned_data["name"]
         if not (self.instance.pk and name == self.instance.name):
             try:
@@ -50,7 +60,7 @@ class _NameForm(forms.ModelForm):
 class DatasetForm(_NameForm):
     class Meta:
         model = Dataset
-        fields = "__all__"
+        fields = ["name", "description", "extra_labels", "review_panel_size"]
 
 
 class LanguageModelForm(_NameForm):
@@ -58,7 +68,7 @@ class LanguageModelForm(_NameForm):
 
     class Meta:
         model = LanguageModel
-        fields = "__all__"
+        fields = ["name", "notes"]
 
 
 @admin.register(Dataset)
@@ -71,17 +81,17 @@ class DatasetAdmin(admin.ModelAdmin):
 class FrozenAdminMixin:
     """Versions and their content are immutable: the admin shows them read-only."""
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
 class ReadOnlyAdmin(FrozenAdminMixin, admin.ModelAdmin):
     """Records written only by the platform's services (history, immutable content): shown, never changed here."""
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -115,7 +125,7 @@ class CriterionAdmin(FrozenAdminMixin, admin.ModelAdmin):
     list_select_related = ("item",)
 
     @admin.display(description="Text")
-    def short_text(self, obj):
+    def short_text(self, obj: Criterion) -> str:
         return obj.text[:60]
 
 

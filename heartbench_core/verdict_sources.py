@@ -9,25 +9,34 @@ judge=str | None, run=str | None)` and returns a `VerdictSet`, or raises `Valida
 with a message a person can act on (e.g. "no human golden standard exists for …").
 """
 
-from collections.abc import Callable
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from django.core.exceptions import ValidationError
+
+if TYPE_CHECKING:
+    from heartbench_core.models import Dataset, DatasetVersion
 
 
 @dataclass(frozen=True)
 class VerdictSet:
     """Hit/miss verdicts of one source for one model's responses, one per criterion snapshot."""
 
-    version: object  # the DatasetVersion whose rubric the verdicts are scored against
+    version: DatasetVersion  # whose rubric the verdicts are scored against
     criterion_id: np.ndarray  # int64, Criterion pks (of `version` or of another version of the dataset)
     hit: np.ndarray  # bool
     description: str  # e.g. "judge claude-sonnet-4-5/default"
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
-Loader = Callable[..., VerdictSet]
+class Loader(Protocol):
+    def __call__(
+        self, *, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None
+    ) -> VerdictSet: ...
+
 
 _SOURCES: dict[str, Loader] = {}
 
@@ -42,7 +51,7 @@ def verdict_source_names() -> tuple[str, ...]:
     return tuple(sorted(set(_SOURCES) | {"judge", "consensus"}))
 
 
-def load_verdicts(source: str, *, dataset, version=None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
+def load_verdicts(source: str, *, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
     """Load one model's verdicts from a named source, or raise ValidationError saying why none exist."""
     loader = _SOURCES.get(source)
     if loader is None:
@@ -56,7 +65,7 @@ def load_verdicts(source: str, *, dataset, version=None, model: str, judge: str 
     return loader(dataset=dataset, version=version, model=model, judge=judge, run=run)
 
 
-def _judge_loader(*, dataset, version=None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
+def _judge_loader(*, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
     from heartbench_core.models import JudgeRun, JudgeVerdict
 
     runs = JudgeRun.objects.filter(version__dataset=dataset, model__name=model).select_related("version", "model")
@@ -66,12 +75,12 @@ def _judge_loader(*, dataset, version=None, model: str, judge: str | None = None
         runs = runs.filter(judge=judge)
     if run:
         runs = runs.filter(label=run)
-    runs = list(runs.order_by("-version__number", "judge", "label"))
-    if not runs:
+    found = list(runs.order_by("-version__number", "judge", "label"))
+    if not found:
         where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
         wanted = "".join(f", {k} {v!r}" for k, v in (("judge", judge), ("run", run)) if v)
         raise ValidationError({"source": f"no judge run for model {model!r} on {where}{wanted}"})
-    newest = [r for r in runs if r.version_id == runs[0].version_id]
+    newest = [r for r in found if r.version_id == found[0].version_id]
     if len(newest) > 1:
         names = ", ".join(f"--judge {r.judge} --run {r.label}" for r in newest)
         raise ValidationError({"source": f"several judge runs match for model {model!r} on {newest[0].version}; pick one: {names}"})

@@ -1,18 +1,21 @@
 """Pages of the dataset browser, and the role-aware home page."""
 
+from __future__ import annotations
+
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors
-from heartbench_core.models import Dataset
+from heartbench_core.http import HtmxHttpRequest
+from heartbench_core.models import Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.services.datasets import diff_versions
 
 
 @require_safe
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect("login")
     if has_role(request.user, Role.EXPERT) and not has_role(request.user, *STAFF_ROLES):
@@ -22,26 +25,26 @@ def home(request):
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def dataset_list(request):
+def dataset_list(request: HttpRequest) -> HttpResponse:
     return render(request, "heartbench_core/dataset_list.html", {"datasets": selectors.datasets_with_versions()})
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def dataset_detail(request, name):
+def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
     dataset = get_object_or_404(Dataset, name=name)
     versions = list(selectors.versions_of(dataset))
     return render(request, "heartbench_core/dataset_detail.html", {"dataset": dataset, "versions": versions})
 
 
-def _version(name, label):
+def _version(name: str, label: str) -> DatasetVersion:
     dataset = get_object_or_404(Dataset, name=name)
     return get_object_or_404(dataset.versions.select_related("dataset", "parent", "created_by"), label=label)
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def version_detail(request, name, label):
+def version_detail(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
     version = _version(name, label)
     difficulty = request.GET.get("difficulty") or None
     scene = request.GET.get("scene") or None
@@ -61,7 +64,7 @@ def version_detail(request, name, label):
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def version_diff(request, name):
+def version_diff(request: HttpRequest, name: str) -> HttpResponse:
     dataset = get_object_or_404(Dataset, name=name)
     versions = list(selectors.versions_of(dataset))
     a_label = request.GET.get("a") or (versions[1].label if len(versions) > 1 else None)
@@ -83,7 +86,7 @@ def version_diff(request, name):
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def item_detail(request, name, label, question_id):
+def item_detail(request: HttpRequest, name: str, label: str, question_id: str) -> HttpResponse:
     version = _version(name, label)
     found = selectors.item_with_rubric(version, question_id)
     if found is None:

@@ -1,6 +1,7 @@
 """Reads for the leaderboard: every judge run of a version scored on all, hard and normal questions."""
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from heartbench_core.lib.scoring import decay_percent
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
@@ -78,6 +79,31 @@ def leaderboard(
     return rows
 
 
+class ChartColumn(TypedDict):
+    x: float
+    label: str  # the ability label
+    name: str  # its English name
+
+
+class ChartGridline(TypedDict):
+    y: float
+    value: int  # the score it marks
+
+
+class ChartDot(TypedDict):
+    x: float
+    y: float
+    value: float  # the ability score
+    ability: str  # its English name
+
+
+class ChartSeries(TypedDict):
+    colour: str
+    label: str  # model (judge/run)
+    points: str  # "x,y x,y ...", for a polyline
+    dots: list[ChartDot]
+
+
 @dataclass(frozen=True)
 class Chart:
     """Geometry of the ability chart: one polyline of 15 ability scores per run."""
@@ -88,32 +114,32 @@ class Chart:
     top: int
     plot_w: int
     plot_h: int
-    columns: list[dict]  # x, label, name
-    gridlines: list[dict]  # y, value
-    series: list[dict]  # colour, label, points "x,y ...", dots [{x, y, value, ability}]
+    columns: list[ChartColumn]
+    gridlines: list[ChartGridline]
+    series: list[ChartSeries]
 
 
 def ability_chart(rows: list[LeaderboardRow]) -> Chart:
     """Lay out the ability-score chart (pure geometry; the template draws it as inline SVG)."""
     left, top, plot_w, plot_h = 96, 16, 820, 260
     step = plot_w / (len(ABILITIES) - 1)
-    columns = [{"x": round(left + i * step, 1), "label": a.label, "name": a.name} for i, a in enumerate(ABILITIES)]
-    gridlines = [{"y": round(top + plot_h * (1 - v / 100), 1), "value": v} for v in (0, 20, 40, 60, 80, 100)]
-    series = []
+    columns = [ChartColumn(x=round(left + i * step, 1), label=a.label, name=a.name) for i, a in enumerate(ABILITIES)]
+    gridlines = [ChartGridline(y=round(top + plot_h * (1 - v / 100), 1), value=v) for v in (0, 20, 40, 60, 80, 100)]
+    series: list[ChartSeries] = []
     for row in rows:
-        dots = []
+        dots: list[ChartDot] = []
         for col in columns:
             value = row.all.abilities.get(col["label"])
             if value is None:
                 continue
-            dots.append({"x": col["x"], "y": round(top + plot_h * (1 - value / 100), 1), "value": value, "ability": col["name"]})
+            dots.append(ChartDot(x=col["x"], y=round(top + plot_h * (1 - value / 100), 1), value=value, ability=col["name"]))
         series.append(
-            {
-                "colour": row.colour,
-                "label": f"{row.run.model.name} ({row.run.judge}/{row.run.label})",
-                "points": " ".join(f"{d['x']},{d['y']}" for d in dots),
-                "dots": dots,
-            }
+            ChartSeries(
+                colour=row.colour,
+                label=f"{row.run.model.name} ({row.run.judge}/{row.run.label})",
+                points=" ".join(f"{d['x']},{d['y']}" for d in dots),
+                dots=dots,
+            )
         )
     return Chart(
         width=left + plot_w + 24, height=top + plot_h + 120, left=left, top=top, plot_w=plot_w, plot_h=plot_h,

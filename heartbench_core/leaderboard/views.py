@@ -1,34 +1,37 @@
 """Leaderboard pages: models ranked by their judge-run scores. They name models, so experts never see them,
 nor does staff while an expert of an open campaign on the dataset (heartbench_core.blindness)."""
 
+from __future__ import annotations
+
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors
 from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
+from heartbench_core.http import HtmxHttpRequest
 from heartbench_core.leaderboard import selectors as leaderboard_selectors
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
-from heartbench_core.models import Dataset
+from heartbench_core.models import Dataset, DatasetVersion
 from heartbench_core.roles import Role, role_required
 from heartbench_core.services.scoring import SUBSETS, score_judge_runs
 
 
-def _version(name, label):
+def _version(name: str, label: str) -> DatasetVersion:
     dataset = get_object_or_404(Dataset, name=name)
     return get_object_or_404(dataset.versions.select_related("dataset"), label=label)
 
 
-def _mode(request) -> str:
+def _mode(request: HttpRequest) -> str:
     mode = request.GET.get("catastrophic") or "paper"
     return mode if mode in CATASTROPHIC_MODES else "paper"
 
 
 @require_safe
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
-def leaderboard(request, name, label):
+def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
     version = _version(name, label)
     if blind_scope(request.user).hides_dataset(version.dataset_id):
         raise PermissionDenied(CLOSED_DATASET)
@@ -54,7 +57,7 @@ def leaderboard(request, name, label):
 
 @require_safe
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
-def leaderboard_model(request, name, label, model):
+def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: str) -> HttpResponse:
     version = _version(name, label)
     runs = leaderboard_selectors.judge_runs_of(version, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
     runs = [r for r in runs if r.model.name == model]
