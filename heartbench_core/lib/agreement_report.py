@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -816,13 +817,14 @@ def _breakdown(
     pairs_l, responses_l, units_l, ratings_l = pairs.tolist(), responses.tolist(), alpha_units.tolist(), alpha_ratings.tolist()
     items_l = items_per_group.tolist()
     rows: list[GroupRow] = []
+    no_pairs = Figure(None, 0, st.NO_PAIRS)  # frozen: one instance serves every group without pairs
     for i, (key, shown) in enumerate(zip(groups.names, groups.labels)):
         n = pairs_l[i]
-        if n > 0:  # of the five, only kappa is undefined on pairs (when judge and gold are one constant)
-            judge_gold = [Figure.stored(v, n, NO_KAPPA if f == 1 else None) for f, v in enumerate((rate[i], kappa[i], ac1[i], jhr[i], hhr[i]))]
+        if n > 0:  # on pairs the rates are defined; kappa is undefined when judge and gold are one constant
+            kappa_f = Figure(kappa[i], n, None if kappa[i] is not None else NO_KAPPA)
+            rate_f, ac1_f, jhr_f, hhr_f = Figure(rate[i], n), Figure(ac1[i], n), Figure(jhr[i], n), Figure(hhr[i], n)
         else:
-            judge_gold = [Figure(None, 0, st.NO_PAIRS)] * 5
-        rate_f, kappa_f, ac1_f, jhr_f, hhr_f = judge_gold
+            rate_f = kappa_f = ac1_f = jhr_f = hhr_f = no_pairs
         alpha_fig = Figure(alpha_l[i], units_l[i], None if alpha_l[i] is not None else _alpha_reason(units_l[i]))
         if criteria is not None:
             c = int(key)
@@ -849,7 +851,9 @@ def _breakdown(
     return tuple(rows)
 
 
+@lru_cache(maxsize=256)
 def _criterion_interval(items: int | None) -> Interval:
+    """The interval a criterion row has: none (frozen, so rows with as many items share one)."""
     return Interval(None, None, Resampling("item", items or 0, 0), NO_CRITERION_INTERVAL)
 
 
