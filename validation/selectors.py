@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connections
-from django.db.models import Count, F, FloatField, Func, Max, Value
+from django.db.models import Count, F, FloatField, Func, Max, QuerySet, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
+from numpy.typing import ArrayLike, DTypeLike
 
 from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
 from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel
@@ -91,7 +93,7 @@ class CampaignArrays:
         return hits, ratings
 
 
-def _index(values, keys):
+def _index(values: ArrayLike, keys: ArrayLike) -> np.ndarray:
     """Positions of `values` in the sorted unique array `keys` (−1 where absent)."""
     keys = np.asarray(keys)
     values = np.asarray(values)
@@ -102,7 +104,7 @@ def _index(values, keys):
     return np.where(keys[pos] == values, pos, -1)
 
 
-def int_rows(queryset, columns: int, dtype=np.int64) -> np.ndarray:
+def int_rows(queryset: QuerySet, columns: int, dtype: DTypeLike = np.int64) -> np.ndarray:
     """An integer `values_list` queryset as a (rows × columns) array, fetched in one go.
 
     Iterating a queryset fetches 100 rows per round trip through the driver, which costs more
@@ -117,7 +119,7 @@ def int_rows(queryset, columns: int, dtype=np.int64) -> np.ndarray:
     return np.fromiter(chain.from_iterable(rows), dtype=dtype, count=len(rows) * columns).reshape(-1, columns)
 
 
-def float_rows(queryset, columns: int) -> np.ndarray:
+def float_rows(queryset: QuerySet, columns: int) -> np.ndarray:
     """Like `int_rows`, as floats."""
     return int_rows(queryset, columns, dtype=np.float64)
 
@@ -183,231 +185,467 @@ def load_campaign_arrays(
     replaces its verdicts (one more query): an exploratory view, never the golden standard.
     """
     entries = CampaignResponse.objects.filter(campaign=campaign, is_gold=False)
-    crs = int_rows(entries.order_by("id").values_list("id", "response_id", "item_id", "response__model_id"), 4)
-    cr_id, cr_response, cr_item_id, cr_model_id = crs.T
-    model_rows = dict(LanguageModel.objects.filter(id__in=entries.values("response__model_id")).values_list("id", "name"))
-    model_ids = np.array(sorted(model_rows), dtype=np.int64)
-    model_names = [model_rows[m] for m in model_ids.tolist()]
+    responses = _load_campaign_responses(entries)
+    models = _load_models(entries)
+    items = _load_items(entries)
+    criteria = _load_criteria(entries, items.ids)
+    left_out = criteria.stale | (criteria.catastrophic if exclude_catastrophic else False)
+    units = _build_units(responses, _index(responses.item_id, items.ids), criteria, left_out, n_items=len(items.ids))
+    assignments = _load_submitted_assignments(campaign)
+    rows = _load_blind_judgments(campaign)
+    revisions: dict = {}
+    if post_discussion:
+        rows, revisions = _apply_post_discussion_revisions(campaign, rows)
+    judgments = _place_judgments(rows, assignments, units, criteria)
+    judge = _judge_per_unit(campaign, judge_runs, entries, responses, criteria, units)
+    adjudicated, adjudication_id = _adjudications_per_unit(campaign, units)
+    excluded_counts = {
+        "stale_judgments": judgments.stale,
+        "other_excluded_judgments": judgments.other_excluded,
+        "stale_verdicts": judge.stale,
+        "stale_criteria": int(criteria.stale.sum()),
+        "catastrophic_criteria": int(criteria.catastrophic.sum()) if exclude_catastrophic else 0,
+    }
+    return _assemble(
+        campaign, responses, models, items, criteria, units, judgments, judge, adjudicated, adjudication_id, revisions, excluded_counts
+    )
 
-    item_rows = list(
+
+def _assemble(
+    campaign: Campaign,
+    responses: _CampaignResponses,
+    models: _Models,
+    items: _Items,
+    criteria: _Criteria,
+    units: _Units,
+    judgments: _PlacedJudgments,
+    judge: _JudgeLabels,
+    adjudicated: np.ndarray,
+    adjudication_id: np.ndarray,
+    revisions: dict,
+    excluded: dict,
+) -> CampaignArrays:
+    """Lay the loaded parts out as the flat arrays of CampaignArrays."""
+    return CampaignArrays(
+        campaign_id=campaign.pk,
+        k=int(campaign.overlap),
+        cr_id=responses.id,
+        cr_model=_index(responses.model_id, models.ids),
+        cr_item=units.cr_item,
+        model_names=models.names,
+        item_question=items.question,
+        item_difficulty=items.difficulty,
+        item_scene=items.scene,
+        crit_id=criteria.id,
+        crit_ability=criteria.ability,
+        crit_weight=criteria.weight,
+        crit_catastrophic=criteria.catastrophic,
+        crit_stale=criteria.stale,
+        crit_revision=criteria.revision,
+        crit_lineage=criteria.lineage,
+        crit_position=criteria.position,
+        crit_item=criteria.item,
+        crit_text=criteria.text,
+        u_cr=units.cr,
+        u_crit=units.crit,
+        j_unit=judgments.unit,
+        j_expert=judgments.expert,
+        j_hit=judgments.hit,
+        j_time=judgments.time,
+        expert_ids=judgments.expert_ids,
+        expert_names=judgments.expert_names,
+        u_judge=judge.per_unit,
+        u_adjudicated=adjudicated,
+        u_adjudication_id=adjudication_id,
+        judge_runs=judge.runs,
+        revisions=revisions,
+        excluded=excluded,
+    )
+
+
+# --- the steps of load_campaign_arrays: campaign responses, models, items, criteria ---------------
+
+
+class _CampaignResponses(NamedTuple):
+    """A campaign's (non-gold) responses in id order, one array per column."""
+
+    id: np.ndarray
+    response_id: np.ndarray
+    item_id: np.ndarray
+    model_id: np.ndarray
+
+
+class _Models(NamedTuple):
+    """The language models of a campaign."""
+
+    ids: np.ndarray  # sorted
+    names: list[str]  # in the order of `ids`
+
+
+class _Items(NamedTuple):
+    """The campaign's items in id order."""
+
+    ids: np.ndarray
+    question: list[str]
+    difficulty: list[str]
+    scene: list[str]
+
+
+@dataclass(frozen=True)
+class _Criteria:
+    """The criteria of the campaign's items, in (item id, position) order."""
+
+    id: np.ndarray
+    item: np.ndarray  # index into the items
+    position: np.ndarray
+    ability: list[str]
+    weight: np.ndarray  # float, NaN for null
+    catastrophic: np.ndarray
+    stale: np.ndarray  # the meaning changed after this revision was written
+    revision: np.ndarray
+    lineage: list[str]
+    text: list[str]
+
+
+def _load_campaign_responses(entries: QuerySet[CampaignResponse]) -> _CampaignResponses:
+    """The campaign responses' ids, response ids, item ids and model ids (one query)."""
+    rows = int_rows(entries.order_by("id").values_list("id", "response_id", "item_id", "response__model_id"), 4)
+    return _CampaignResponses(*rows.T)
+
+
+def _load_models(entries: QuerySet[CampaignResponse]) -> _Models:
+    """The language models of the campaign responses, by id (one query)."""
+    name_of = dict(LanguageModel.objects.filter(id__in=entries.values("response__model_id")).values_list("id", "name"))
+    ids = np.array(sorted(name_of), dtype=np.int64)
+    return _Models(ids, [name_of[m] for m in ids.tolist()])
+
+
+def _load_items(entries: QuerySet[CampaignResponse]) -> _Items:
+    """The items of the campaign responses, with a readable stand-in for a missing difficulty or scene (one query)."""
+    rows = list(
         Item.objects.filter(id__in=entries.values("item_id")).order_by("id").values_list("id", "question_id", "difficulty", "primary_scene")
     )
-    item_ids = np.array([r[0] for r in item_rows], dtype=np.int64)
+    ids, question_ids, difficulty, scene = zip(*rows) if rows else ((),) * 4  # one tuple per column
+    return _Items(
+        ids=np.array(ids, dtype=np.int64),
+        question=list(question_ids),
+        difficulty=[d or "unspecified" for d in difficulty],
+        scene=[s or "(none)" for s in scene],
+    )
 
-    crit_rows = list(
+
+def _load_criteria(entries: QuerySet[CampaignResponse], item_ids: np.ndarray) -> _Criteria:
+    """The criteria of the campaign responses' items, each marked stale when its meaning changed since (one query)."""
+    rows = list(
         Criterion.objects.filter(item_id__in=entries.values("item_id"))
         .order_by("item_id", "position")
         .values_list(
-            "id", "item_id", "position", "ability", "weight", "catastrophic", "revision",
-            "lineage__meaning_revision", "lineage_id", "text",
+            "id", "item_id", "position", "ability", "weight", "catastrophic", "revision", "lineage__meaning_revision", "lineage_id", "text"
         )
     )
-    crit_id = np.array([r[0] for r in crit_rows], dtype=np.int64)
-    crit_item = _index(np.array([r[1] for r in crit_rows], dtype=np.int64), item_ids)
-    crit_stale = np.array([r[6] < r[7] for r in crit_rows], dtype=bool)
-    crit_catastrophic = np.array([r[5] for r in crit_rows], dtype=bool)
-    excluded_crit = crit_stale | (crit_catastrophic if exclude_catastrophic else False)
+    # One tuple per column: as fast as reading rows by position, and each column has a name.
+    ids, items, position, ability, weight, catastrophic, revision, meaning_revision, lineage, text = zip(*rows) if rows else ((),) * 10
+    return _Criteria(
+        id=np.array(ids, dtype=np.int64),
+        item=_index(np.array(items, dtype=np.int64), item_ids),
+        position=np.array(position, dtype=np.int64),
+        ability=list(ability),
+        weight=np.array([np.nan if w is None else w for w in weight], dtype=np.float64),
+        catastrophic=np.array(catastrophic, dtype=bool),
+        stale=np.array([r < m for r, m in zip(revision, meaning_revision)], dtype=bool),
+        revision=np.array(revision, dtype=np.int64),
+        lineage=[str(key) for key in lineage],
+        text=list(text),
+    )
 
-    # Units: every non-excluded criterion of every campaign response's item, in (response, criterion) order.
-    cr_item = _index(cr_item_id, item_ids)
-    per_item = np.bincount(crit_item, minlength=len(item_ids))
-    starts = np.concatenate([[0], np.cumsum(per_item)[:-1]]) if len(item_ids) else np.zeros(0, np.int64)
-    counts = per_item[cr_item] if len(cr_item) else np.zeros(0, np.int64)
-    u_cr = np.repeat(np.arange(len(cr_id)), counts)
-    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    u_crit = np.repeat(starts[cr_item], counts) + offsets if len(cr_item) else np.zeros(0, np.int64)
-    keep = ~excluded_crit[u_crit] if u_crit.size else np.zeros(0, bool)
-    u_cr, u_crit = u_cr[keep].astype(np.int64), u_crit[keep].astype(np.int64)
-    # Criterion positions are sorted by id within an item, so crit index order equals id order per response.
-    n_crit = max(len(crit_id), 1)
-    unit_keys = u_cr * n_crit + u_crit
-    order = np.argsort(unit_keys, kind="stable")
-    u_cr, u_crit, unit_keys = u_cr[order], u_crit[order], unit_keys[order]
-    crit_sorted = np.argsort(crit_id)
 
-    def unit_of(cr_ids: np.ndarray, criterion_ids: np.ndarray) -> np.ndarray:
-        r = _index(cr_ids, cr_id)
-        c_pos = _index(criterion_ids, crit_id[crit_sorted])
-        c = np.where(c_pos >= 0, crit_sorted[np.maximum(c_pos, 0)], -1)
+# --- units ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Units:
+    """The (response, criterion) units in (response, criterion) order, and how to find one by ids."""
+
+    cr: np.ndarray  # index into the campaign responses
+    crit: np.ndarray  # index into the criteria
+    keys: np.ndarray  # cr × n_crit + crit, sorted
+    cr_item: np.ndarray  # per campaign response, index into the items
+    cr_id: np.ndarray
+    crit_id_sorted: np.ndarray
+    crit_by_id: np.ndarray  # criterion indexes in id order
+    n_crit: int
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def of(self, cr_ids: np.ndarray, criterion_ids: np.ndarray) -> np.ndarray:
+        """Unit positions of (campaign response id, criterion id) pairs; −1 where the pair is not a unit."""
+        r = _index(cr_ids, self.cr_id)
+        c_pos = _index(criterion_ids, self.crit_id_sorted)
+        c = np.where(c_pos >= 0, self.crit_by_id[np.maximum(c_pos, 0)], -1)
         ok = (r >= 0) & (c >= 0)
         out = np.full(r.shape, -1, dtype=np.int64)
-        out[ok] = _index(r[ok] * n_crit + c[ok], unit_keys)
+        out[ok] = _index(r[ok] * self.n_crit + c[ok], self.keys)
         return out
 
+
+def _build_units(responses: _CampaignResponses, cr_item: np.ndarray, criteria: _Criteria, left_out: np.ndarray, *, n_items: int) -> _Units:
+    """Every criterion not `left_out` of every campaign response's item, as a unit."""
+    per_item = np.bincount(criteria.item, minlength=n_items)
+    starts = np.concatenate([[0], np.cumsum(per_item)[:-1]]) if n_items else np.zeros(0, np.int64)
+    counts = per_item[cr_item] if len(cr_item) else np.zeros(0, np.int64)
+    u_cr = np.repeat(np.arange(len(responses.id)), counts)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    u_crit = np.repeat(starts[cr_item], counts) + offsets if len(cr_item) else np.zeros(0, np.int64)
+    keep = ~left_out[u_crit] if u_crit.size else np.zeros(0, bool)
+    u_cr, u_crit = u_cr[keep].astype(np.int64), u_crit[keep].astype(np.int64)
+    # Criterion positions are sorted by id within an item, so crit index order equals id order per response.
+    n_crit = max(len(criteria.id), 1)
+    keys = u_cr * n_crit + u_crit
+    order = np.argsort(keys, kind="stable")
+    crit_by_id = np.argsort(criteria.id)
+    return _Units(
+        cr=u_cr[order],
+        crit=u_crit[order],
+        keys=keys[order],
+        cr_item=cr_item,
+        cr_id=responses.id,
+        crit_id_sorted=criteria.id[crit_by_id],
+        crit_by_id=crit_by_id,
+        n_crit=n_crit,
+    )
+
+
+# --- expert judgments -----------------------------------------------------------------------------
+
+
+class _JudgmentRows(NamedTuple):
+    """Judgments as three parallel arrays."""
+
+    assignment: np.ndarray
+    criterion: np.ndarray
+    hit: np.ndarray
+
+
+class _Assignments(NamedTuple):
+    """The submitted assignments in id order; `time` is submitted_at in POSIX seconds (0 when unset)."""
+
+    id: np.ndarray
+    cr: np.ndarray
+    expert: np.ndarray
+    time: np.ndarray
+
+
+class _PlacedJudgments(NamedTuple):
+    """The judgments that fall on a unit, with what was left out."""
+
+    unit: np.ndarray
+    expert: np.ndarray  # index into expert_ids
+    hit: np.ndarray
+    time: np.ndarray
+    expert_ids: list[int]
+    expert_names: list[str]
+    stale: int  # judgments on stale criteria
+    other_excluded: int  # other judgments on no unit (e.g. on catastrophic criteria when those are excluded)
+
+
+def _load_submitted_assignments(campaign: Campaign) -> _Assignments:
+    """The campaign's (non-gold) submitted assignments (one query)."""
     submitted = Assignment.objects.filter(
         campaign_response__campaign=campaign, campaign_response__is_gold=False, status=Assignment.Status.SUBMITTED
     ).order_by("id")
     if connections[submitted.db].vendor == "postgresql":
         # Parsing thousands of timestamps in Python costs more than the query; PostgreSQL gives the
         # same POSIX seconds (microseconds exact, correctly rounded to a double, as timestamp() does).
-        arows = float_rows(
+        epochs = float_rows(
             submitted.annotate(epoch=Coalesce(EpochSeconds("submitted_at"), Value(0.0))).values_list(
                 "id", "campaign_response_id", "expert_id", "epoch"
             ),
             4,
         )
-        a_id, a_cr, a_expert = arows[:, :3].astype(np.int64).T
-        a_time = arows[:, 3].copy()
-    else:
-        assignments = list(submitted.values_list("id", "campaign_response_id", "expert_id", "submitted_at"))
-        a_id = np.array([a[0] for a in assignments], dtype=np.int64)
-        a_cr = np.array([a[1] for a in assignments], dtype=np.int64)
-        a_expert = np.array([a[2] for a in assignments], dtype=np.int64)
-        a_time = np.array([a[3].timestamp() if a[3] else 0.0 for a in assignments], dtype=np.float64)
+        a_id, a_cr, a_expert = epochs[:, :3].astype(np.int64).T
+        return _Assignments(a_id, a_cr, a_expert, epochs[:, 3].copy())
+    rows = list(submitted.values_list("id", "campaign_response_id", "expert_id", "submitted_at"))
+    ids, crs, experts, submitted_at = zip(*rows) if rows else ((),) * 4
+    return _Assignments(
+        id=np.array(ids, dtype=np.int64),
+        cr=np.array(crs, dtype=np.int64),
+        expert=np.array(experts, dtype=np.int64),
+        time=np.array([t.timestamp() if t else 0.0 for t in submitted_at], dtype=np.float64),
+    )
 
-    jrows = int_rows(
+
+def _load_blind_judgments(campaign: Campaign) -> _JudgmentRows:
+    """The verdicts of the campaign's (non-gold) submitted assignments, as submitted (one query)."""
+    rows = int_rows(
         Judgment.objects.filter(
             assignment__campaign_response__campaign=campaign,
             assignment__campaign_response__is_gold=False,
             assignment__status=Assignment.Status.SUBMITTED,
             hit__isnull=False,
-        ).order_by().values_list("assignment_id", "criterion_id", "hit"),
+        )
+        .order_by()
+        .values_list("assignment_id", "criterion_id", "hit"),
         3,
     )
-    revisions: dict = {}
-    if post_discussion:
-        newest: dict[int, list] = {}
-        for assignment_id, proposed in (
-            CorrectionRequest.objects.filter(
-                assignment__campaign_response__campaign=campaign,
-                assignment__campaign_response__is_gold=False,
-                assignment__status=Assignment.Status.SUBMITTED,
-                status=CorrectionRequest.Status.ACCEPTED,
-                after_discussion=True,
-            )
-            .order_by("decided_at", "id")
-            .values_list("assignment_id", "proposed")
-        ):
-            newest[assignment_id] = proposed  # later decisions overwrite earlier ones
-        rev = np.array(
-            [(a, row["criterion"], int(bool(row["hit"]))) for a, rows in newest.items() for row in rows if row.get("hit") is not None],
-            dtype=np.int64,
-        ).reshape(-1, 3)
-        # Sort blind rows and revised rows together by (assignment, criterion), revised last: the last of each pair wins.
-        both = np.concatenate([jrows.reshape(-1, 3), rev])
-        revised = np.concatenate([np.zeros(len(jrows), bool), np.ones(len(rev), bool)])
-        order = np.lexsort((revised, both[:, 1], both[:, 0]))
-        both, revised = both[order], revised[order]
-        same_as_next = (both[1:, 0] == both[:-1, 0]) & (both[1:, 1] == both[:-1, 1])
-        last = np.ones(len(both), bool)
-        last[:-1] = ~same_as_next
-        replaced = np.zeros(len(both), bool)
-        replaced[1:] = same_as_next & revised[1:] & ~revised[:-1]
-        changed = np.zeros(len(both), bool)
-        changed[1:] = replaced[1:] & (both[1:, 2] != both[:-1, 2])
-        jrows = both[last]
-        revisions = {"assignments": len(newest), "judgments": int(len(rev)), "changed_verdicts": int(changed.sum())}
-    a_pos = _index(jrows[:, 0], a_id)
-    j_unit = unit_of(a_cr[a_pos], jrows[:, 1]) if len(jrows) else np.zeros(0, np.int64)
+    return _JudgmentRows(*rows.T)
+
+
+def _apply_post_discussion_revisions(campaign: Campaign, blind: _JudgmentRows) -> tuple[_JudgmentRows, dict]:
+    """Replace verdicts by each assignment's newest accepted post-discussion revision (one query); say how many changed."""
+    newest: dict[int, list] = {}
+    for row in (
+        CorrectionRequest.objects.filter(
+            assignment__campaign_response__campaign=campaign,
+            assignment__campaign_response__is_gold=False,
+            assignment__status=Assignment.Status.SUBMITTED,
+            status=CorrectionRequest.Status.ACCEPTED,
+            after_discussion=True,
+        )
+        .order_by("decided_at", "id")
+        .values_list("assignment_id", "proposed", named=True)
+    ):
+        newest[row.assignment_id] = row.proposed  # later decisions overwrite earlier ones
+    revised = [
+        (assignment_id, entry["criterion"], int(bool(entry["hit"])))
+        for assignment_id, proposed in newest.items()
+        for entry in proposed
+        if entry.get("hit") is not None
+    ]
+    rev = _JudgmentRows(*np.array(revised, dtype=np.int64).reshape(-1, 3).T)
+    merged, changed = _last_verdict_wins(blind, rev)
+    return merged, {"assignments": len(newest), "judgments": len(revised), "changed_verdicts": changed}
+
+
+def _last_verdict_wins(blind: _JudgmentRows, revised: _JudgmentRows) -> tuple[_JudgmentRows, int]:
+    """Blind verdicts with each (assignment, criterion) the revision covers replaced; also how many of those changed."""
+    # Sort blind rows and revised rows together by (assignment, criterion), revised last: the last of each pair wins.
+    is_revised = np.concatenate([np.zeros(len(blind.assignment), bool), np.ones(len(revised.assignment), bool)])
+    assignment, criterion, hit = (np.concatenate([b, r]) for b, r in zip(blind, revised))
+    order = np.lexsort((is_revised, criterion, assignment))
+    assignment, criterion, hit, is_revised = assignment[order], criterion[order], hit[order], is_revised[order]
+    same_as_next = (assignment[1:] == assignment[:-1]) & (criterion[1:] == criterion[:-1])
+    last = np.ones(len(assignment), bool)
+    last[:-1] = ~same_as_next
+    replaced = same_as_next & is_revised[1:] & ~is_revised[:-1]
+    changed = replaced & (hit[1:] != hit[:-1])
+    return _JudgmentRows(assignment[last], criterion[last], hit[last]), int(changed.sum())
+
+
+def _place_judgments(rows: _JudgmentRows, assignments: _Assignments, units: _Units, criteria: _Criteria) -> _PlacedJudgments:
+    """Put each judgment on its unit with its expert and time; count the ones on no unit (then one query for expert names)."""
+    a_pos = _index(rows.assignment, assignments.id)
+    j_unit = units.of(assignments.cr[a_pos], rows.criterion) if len(rows.assignment) else np.zeros(0, np.int64)
     in_units = j_unit >= 0
-    excluded_judgments = int((~in_units).sum())
-    stale_ids = crit_id[crit_stale]
-    stale_judgments = int(np.isin(jrows[:, 1], stale_ids).sum()) if len(jrows) else 0
-    j_unit, a_pos_kept, j_hit = j_unit[in_units], a_pos[in_units], jrows[in_units, 2].astype(bool)
-    expert_ids = np.unique(a_expert)
+    excluded = int((~in_units).sum())
+    stale = int(np.isin(rows.criterion, criteria.id[criteria.stale]).sum()) if len(rows.assignment) else 0
+    kept = a_pos[in_units]
+    expert_ids = np.unique(assignments.expert)
     names = dict(get_user_model().objects.filter(id__in=expert_ids.tolist()).values_list("id", "username"))
-    j_expert = _index(a_expert[a_pos_kept], expert_ids)
-    j_time = a_time[a_pos_kept]
+    return _PlacedJudgments(
+        unit=j_unit[in_units],
+        expert=_index(assignments.expert[kept], expert_ids),
+        hit=rows.hit[in_units].astype(bool),
+        time=assignments.time[kept],
+        expert_ids=expert_ids.tolist(),
+        expert_names=[names.get(e, str(e)) for e in expert_ids.tolist()],
+        stale=stale,
+        other_excluded=excluded - stale,
+    )
 
-    # Judge verdicts, matched to the campaign's criteria by lineage; stale verdicts are excluded.
-    u_judge = np.full(len(unit_keys), -1, dtype=np.int8)
-    runs_info = []
-    stale_verdicts = 0
-    if judge_runs:
-        lineage_to_crit = {str(r[8]): i for i, r in enumerate(crit_rows)}
-        vq = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=entries.values("response_id")).order_by()
-        same_version = all(r.version_id == campaign.version_id for r in judge_runs)
-        if same_version:
-            # Staleness is known per criterion already: no join to criteria and lineages per verdict.
-            vrows = int_rows(vq.values_list("response_id", "criterion_id", "hit"), 3)
-            v_crit = vrows[:, 1]
-            v_stale = np.isin(v_crit, crit_id[crit_stale])
-            foreign = np.unique(v_crit[~np.isin(v_crit, crit_id)])
-            if foreign.size:  # verdicts on criteria outside the campaign's items: ask the database
-                foreign_stale = Criterion.objects.filter(
-                    id__in=foreign.tolist(), revision__lt=F("lineage__meaning_revision")
-                ).values_list("id", flat=True)
-                v_stale |= np.isin(v_crit, list(foreign_stale))
-            stale_verdicts = int(v_stale.sum())
-            vrows, v_crit = vrows[~v_stale], v_crit[~v_stale]
-        else:
-            stale_verdicts = vq.filter(criterion__revision__lt=F("criterion__lineage__meaning_revision")).count()
-            raw = list(
-                vq.exclude(criterion__revision__lt=F("criterion__lineage__meaning_revision")).values_list(
-                    "response_id", "criterion__lineage_id", "hit"
-                )
-            )
-            vrows = np.array([(r[0], 0, r[2]) for r in raw], dtype=np.int64).reshape(-1, 3)
-            v_crit = np.array(
-                [crit_id[lineage_to_crit[str(r[1])]] if str(r[1]) in lineage_to_crit else -1 for r in raw], dtype=np.int64
-            )
-        resp_order = np.argsort(cr_response)
-        r_pos = _index(vrows[:, 0], cr_response[resp_order])
-        v_cr = np.where(r_pos >= 0, cr_id[resp_order][np.maximum(r_pos, 0)], -1)
-        v_unit = unit_of(v_cr, v_crit) if len(vrows) else np.zeros(0, np.int64)
-        ok = v_unit >= 0
-        u_judge[v_unit[ok]] = vrows[ok, 2]
-        runs_info = [
-            {"id": r.pk, "judge": r.judge, "label": r.label, "model": r.model.name, "version": r.version.label}
-            for r in judge_runs
-        ]
 
-    # Adjudications: the newest decision per unit wins.
-    adj = list(
+# --- judge verdicts and adjudications -------------------------------------------------------------
+
+
+class _VerdictRows(NamedTuple):
+    """Judge verdicts as parallel arrays; `criterion` is −1 where no criterion of the campaign matches."""
+
+    response: np.ndarray
+    criterion: np.ndarray
+    hit: np.ndarray
+
+
+class _JudgeLabels(NamedTuple):
+    per_unit: np.ndarray  # −1 none, 0 miss, 1 hit
+    runs: list[dict]
+    stale: int  # verdicts on criteria whose meaning changed since
+
+
+def _judge_per_unit(
+    campaign: Campaign,
+    judge_runs: list[JudgeRun] | None,
+    entries: QuerySet[CampaignResponse],
+    responses: _CampaignResponses,
+    criteria: _Criteria,
+    units: _Units,
+) -> _JudgeLabels:
+    """The judge's verdict on each unit, matched to the campaign's criteria by lineage; stale verdicts are left out."""
+    per_unit = np.full(len(units), -1, dtype=np.int8)
+    if not judge_runs:
+        return _JudgeLabels(per_unit, [], 0)
+    verdicts = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=entries.values("response_id")).order_by()
+    if all(r.version_id == campaign.version_id for r in judge_runs):
+        rows, stale = _verdicts_on_the_campaign_version(verdicts, criteria)
+    else:
+        rows, stale = _verdicts_by_lineage(verdicts, criteria)
+    by_response = np.argsort(responses.response_id)
+    r_pos = _index(rows.response, responses.response_id[by_response])
+    v_cr = np.where(r_pos >= 0, responses.id[by_response][np.maximum(r_pos, 0)], -1)
+    v_unit = units.of(v_cr, rows.criterion) if len(rows.response) else np.zeros(0, np.int64)
+    ok = v_unit >= 0
+    per_unit[v_unit[ok]] = rows.hit[ok]
+    runs = [{"id": r.pk, "judge": r.judge, "label": r.label, "model": r.model.name, "version": r.version.label} for r in judge_runs]
+    return _JudgeLabels(per_unit, runs, stale)
+
+
+def _verdicts_on_the_campaign_version(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) -> tuple[_VerdictRows, int]:
+    """Fresh verdicts when every run is on the campaign's version, and the stale count (one query, two with foreign criteria)."""
+    # Staleness is known per criterion already: no join to criteria and lineages per verdict.
+    rows = _VerdictRows(*int_rows(verdicts.values_list("response_id", "criterion_id", "hit"), 3).T)
+    stale = np.isin(rows.criterion, criteria.id[criteria.stale])
+    foreign = np.unique(rows.criterion[~np.isin(rows.criterion, criteria.id)])
+    if foreign.size:  # verdicts on criteria outside the campaign's items: ask the database
+        foreign_stale = Criterion.objects.filter(id__in=foreign.tolist(), revision__lt=F("lineage__meaning_revision")).values_list(
+            "id", flat=True
+        )
+        stale |= np.isin(rows.criterion, list(foreign_stale))
+    fresh = ~stale
+    return _VerdictRows(rows.response[fresh], rows.criterion[fresh], rows.hit[fresh]), int(stale.sum())
+
+
+def _verdicts_by_lineage(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) -> tuple[_VerdictRows, int]:
+    """Fresh verdicts of runs on other versions, mapped to the campaign's criteria by lineage, and the stale count (two queries)."""
+    meaning_revision = F("criterion__lineage__meaning_revision")
+    stale = verdicts.filter(criterion__revision__lt=meaning_revision).count()
+    fresh = list(verdicts.exclude(criterion__revision__lt=meaning_revision).values_list("response_id", "criterion__lineage_id", "hit"))
+    responses, lineages, hits = zip(*fresh) if fresh else ((),) * 3
+    crit_of_lineage = {lineage: i for i, lineage in enumerate(criteria.lineage)}
+    rows = _VerdictRows(
+        response=np.array(responses, dtype=np.int64),
+        criterion=np.array(
+            [criteria.id[crit_of_lineage[str(key)]] if str(key) in crit_of_lineage else -1 for key in lineages], dtype=np.int64
+        ),
+        hit=np.array(hits, dtype=np.int64),
+    )
+    return rows, stale
+
+
+def _adjudications_per_unit(campaign: Campaign, units: _Units) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit, the adjudicated label (−1 none, 0, 1) and the decision's id; the newest decision wins (one query)."""
+    rows = list(
         Adjudication.objects.filter(campaign_response__campaign=campaign)
         .order_by("decided_at", "id")
         .values_list("id", "campaign_response_id", "criterion_id", "hit")
     )
-    u_adjudicated = np.full(len(unit_keys), -1, dtype=np.int8)
-    u_adjudication_id = np.full(len(unit_keys), -1, dtype=np.int64)
-    if adj:
-        arr = np.array(adj, dtype=np.int64)
-        units = unit_of(arr[:, 1], arr[:, 2])
-        ok = units >= 0
-        u_adjudicated[units[ok]] = arr[ok, 3]  # later rows overwrite earlier ones
-        u_adjudication_id[units[ok]] = arr[ok, 0]
-
-    return CampaignArrays(
-        campaign_id=campaign.pk,
-        k=int(campaign.overlap),
-        cr_id=cr_id,
-        cr_model=_index(cr_model_id, model_ids),
-        cr_item=cr_item,
-        model_names=model_names,
-        item_question=[r[1] for r in item_rows],
-        item_difficulty=[r[2] or "unspecified" for r in item_rows],
-        item_scene=[r[3] or "(none)" for r in item_rows],
-        crit_id=crit_id,
-        crit_ability=[r[3] for r in crit_rows],
-        crit_weight=np.array([np.nan if r[4] is None else r[4] for r in crit_rows], dtype=np.float64),
-        crit_catastrophic=crit_catastrophic,
-        crit_stale=crit_stale,
-        crit_revision=np.array([r[6] for r in crit_rows], dtype=np.int64),
-        crit_lineage=[str(r[8]) for r in crit_rows],
-        crit_position=np.array([r[2] for r in crit_rows], dtype=np.int64),
-        crit_item=crit_item,
-        crit_text=[r[9] for r in crit_rows],
-        u_cr=u_cr,
-        u_crit=u_crit,
-        j_unit=j_unit,
-        j_expert=j_expert,
-        j_hit=j_hit,
-        j_time=j_time,
-        expert_ids=expert_ids.tolist(),
-        expert_names=[names.get(e, str(e)) for e in expert_ids.tolist()],
-        u_judge=u_judge,
-        u_adjudicated=u_adjudicated,
-        u_adjudication_id=u_adjudication_id,
-        judge_runs=runs_info,
-        revisions=revisions,
-        excluded={
-            "stale_judgments": stale_judgments,
-            "other_excluded_judgments": excluded_judgments - stale_judgments,
-            "stale_verdicts": stale_verdicts,
-            "stale_criteria": int(crit_stale.sum()),
-            "catastrophic_criteria": int(crit_catastrophic.sum()) if exclude_catastrophic else 0,
-        },
-    )
+    labels = np.full(len(units), -1, dtype=np.int8)
+    decision = np.full(len(units), -1, dtype=np.int64)
+    if rows:
+        ids, crs, criterion_ids, hits = (np.array(column, dtype=np.int64) for column in zip(*rows))
+        on = units.of(crs, criterion_ids)
+        ok = on >= 0
+        labels[on[ok]] = hits[ok]  # later rows overwrite earlier ones
+        decision[on[ok]] = ids[ok]
+    return labels, decision
 
 
 # --- pages -----------------------------------------------------------------------------------------
