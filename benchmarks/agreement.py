@@ -152,12 +152,11 @@ def main():
                 start = time.perf_counter()
                 compute_report(data, resamples=args.resamples)
                 directs.append(time.perf_counter() - start)
-            r = report.result
+            r = report.typed_result
             total, direct = statistics.median(totals), statistics.median(directs)
             print(f"  load average {os.getloadavg()[0]:.2f} (1 min) at the end")
-            print(f"  pairs {r['pairs']}, agreement {r['item_agreement_rate']:.3f} CI {r['item_agreement_ci95']}, alpha {r['krippendorff_alpha']:.3f}")
-            if r.get("resampled"):
-                print(f"  intervals: {r['resampled']['resamples']} resamples of the {r['resampled']['units']} {r['resampled']['unit']}s")
+            print(f"  pairs {r.pairs}, agreement {r.item_agreement.rate.value:.3f} CI {r.item_agreement.ci95.pair()}, alpha {r.krippendorff_alpha.value:.3f}")
+            print(f"  intervals: {r.resampled.resamples} resamples of the {r.resampled.units} {r.resampled.unit}s")
             print(f"  report (first run, creates golden labels): {first:.2f}s")
             print(f"  report median of {args.runs}: {total:.2f}s  (load arrays {statistics.median(loads):.2f}s)")
             print(f"  direct statistics on in-memory arrays, median: {direct:.2f}s  → report / direct = {total / direct:.2f}×")

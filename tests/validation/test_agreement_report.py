@@ -224,9 +224,9 @@ class TestStorage:
     def test_a_report_is_immutable_and_records_its_inputs(self, cast):
         campaign = blind_test(cast)
         report = create_agreement_report(campaign=campaign, resamples=100, seed=3)
-        assert report.parameters["resamples"] == 100 and report.parameters["seed"] == 3
-        assert report.inputs["judge_runs"] and report.inputs["judgments"] == Judgment.objects.count()
-        assert len(report.inputs["criterion_revisions"]) == campaign.version.criterion_count
+        assert report.typed_parameters.resamples == 100 and report.typed_parameters.seed == 3
+        assert report.typed_inputs.judge_runs and report.typed_inputs.judgments == Judgment.objects.count()
+        assert len(report.typed_inputs.criterion_revisions) == campaign.version.criterion_count
         report.result = {}
         with pytest.raises(ValidationError):
             report.save()
@@ -267,7 +267,7 @@ class TestStorage:
         with django_capture_on_commit_callbacks(execute=True):
             request_agreement_report(campaign=campaign, requested_by=cast.admin, resamples=30)
         report = AgreementReport.objects.get()
-        assert report.trigger == "page" and report.requested_by == cast.admin and report.parameters["resamples"] == 30
+        assert report.trigger == "page" and report.requested_by == cast.admin and report.typed_parameters.resamples == 30
 
     def test_loading_a_campaign_takes_a_fixed_number_of_queries(self, cast, django_assert_max_num_queries):
         from validation.selectors import load_campaign_arrays, select_judge_runs

@@ -125,7 +125,7 @@ def test_the_command_flag_the_page_checkbox_and_the_api_field_ask_for_the_post_d
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("validation:compute", args=[campaign.pk]), {"resamples": RESAMPLES, "post_discussion": "on"})
     from_page = AgreementReport.objects.order_by("-id").first()
-    assert from_page.trigger == "page" and from_page.parameters["post_discussion"] is True and from_page.exploratory
+    assert from_page.trigger == "page" and from_page.typed_parameters.post_discussion is True and from_page.exploratory
     page = client.get(reverse("validation:report", args=[campaign.pk, from_page.pk])).content.decode()
     assert "post-discussion revisions included" in page
     assert not ReleaseGate.objects.filter(report__parameters__post_discussion=True).exists()

@@ -51,7 +51,7 @@ class TestExploratoryReruns:
     def test_min_pairs_20_alone_makes_the_report_exploratory(self, cast, campaign):
         _, err = run_command("--campaign", campaign.name, "--min-pairs", "20")
         report = AgreementReport.objects.get()
-        assert report.exploratory and report.parameters["min_pairs_per_dimension"] == 20 and "exploratory" in err
+        assert report.exploratory and report.typed_parameters.min_pairs_per_dimension == 20 and "exploratory" in err
         assert not ReleaseGate.objects.exists() and latest_release_gate(campaign.version) is None
 
     def test_a_lower_threshold_than_the_policy_cannot_turn_a_failed_gate_into_a_pass(self, cast, campaign):

@@ -98,7 +98,7 @@ class TestDashboard:
             )
         assert response.status_code == 302
         newest = AgreementReport.objects.order_by("-id").first()
-        assert newest.parameters["resamples"] == 40 and newest.parameters["threshold"] == 0.6 and newest.trigger == "page"
+        assert newest.typed_parameters.resamples == 40 and newest.typed_parameters.threshold == 0.6 and newest.trigger == "page"
         assert newest.exploratory and not ReleaseGate.objects.filter(report=newest).exists()  # not the release policy's parameters
 
     def test_bad_form_values_are_reported_and_nothing_is_queued(self, cast, campaign, client_for):
