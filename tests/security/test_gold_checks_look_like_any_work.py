@@ -50,6 +50,7 @@ def _masked(text: str, assignment: Assignment) -> str:
             text = text.replace(chunk, "<RESPONSE>")
     text = re.sub(r'(csrfmiddlewaretoken" value="|X-CSRFToken": ")[^"]+', r"\1<CSRF>", text)
     text = re.sub(r"\d{4}-\d{2}-\d{2}[T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?", "<TIME>", text)
+    text = re.sub(r'data-saved-at="\d+"', 'data-saved-at="<TIME>"', text)  # the expert's own save time, in epoch seconds
     text = re.sub(r'"(reserved_at|expires_at|submitted_at|draft_saved_at|updated_at)": ?"[^"]*"', r'"\1": "<TIME>"', text)
     return text
 
