@@ -14,7 +14,14 @@ from django.db import models
 from django.urls import reverse
 
 from annotation.models import Campaign, CampaignResponse
-from heartbench_core.lib.agreement_report import Figure, Parameters, ReportInputs, ReportResult, stored_agreement_rate
+from heartbench_core.lib.agreement_report import (
+    Figure,
+    Parameters,
+    ReportInputs,
+    ReportResult,
+    StoredReportError,
+    stored_agreement_rate,
+)
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 
 
@@ -136,8 +143,11 @@ class AgreementReport(models.Model):
 
     @cached_property
     def agreement_rate(self) -> Figure:
-        """The judge–gold agreement rate with its count and reason, without reading the whole report."""
-        return stored_agreement_rate(self.result)
+        """The judge–gold agreement rate with its count and reason, without reading the whole report (for lists)."""
+        try:
+            return stored_agreement_rate(self.result)
+        except StoredReportError as exc:  # a list of reports still shows the others, and says why this one has none
+            return Figure(None, None, str(exc))
 
 
 class ReleasePolicy(models.Model):

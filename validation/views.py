@@ -17,7 +17,7 @@ from django.views.decorators.http import require_safe, require_http_methods, req
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
-from heartbench_core.lib.agreement_report import DEFAULTS
+from heartbench_core.lib.agreement_report import DEFAULTS, StoredReportError
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from validation import charts
@@ -57,8 +57,15 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
         context["history"] = _history(campaign)
         return render(request, "validation/partials/history.html", context)
     context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset))
-    if report is not None:
-        r = report.typed_result
+    try:
+        r = report.typed_result if report is not None else None
+    except StoredReportError as exc:  # say which field of which report, rather than fail the whole page
+        context.update(
+            unreadable=_("Report #%(id)s cannot be read: %(error)s") % {"id": report.pk if report else "", "error": exc},
+            history=_history(campaign),
+        )
+        r = None
+    if r is not None:
         context.update(
             r=r,
             gate=getattr(report, "gate", None),

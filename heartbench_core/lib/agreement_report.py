@@ -1097,14 +1097,20 @@ def _alerts(
 # --- the stored JSON ----------------------------------------------------------------------------
 
 
+class StoredReportError(ValueError):
+    """A stored report (or its inputs) that cannot be read: the message names where, and which field."""
+
+
 @contextmanager
 def _reading(where: str) -> Iterator[None]:
-    """Turn a missing or malformed field of a stored report into a ValueError that names where it is."""
+    """Turn a missing or malformed field of a stored report into a StoredReportError that names where it is."""
     try:
         yield
+    except StoredReportError:
+        raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         detail = f"missing field {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
-        raise ValueError(f"stored agreement report, {where}: {detail}") from exc
+        raise StoredReportError(f"stored agreement report, {where}: {detail}") from exc
 
 
 def _row_to_dict(row: GroupRow) -> dict[str, Any]:
