@@ -1,17 +1,22 @@
 """Shared behaviour of the platform's import/export commands."""
 
 import sys
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from heartbench_core.jsonl import InputFileError
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class PlatformCommand(BaseCommand):
     """Base of the platform's commands: `--version LABEL` names a dataset version, not Django's version."""
 
-    def create_parser(self, prog_name, subcommand, **kwargs):
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         kwargs.setdefault("conflict_handler", "resolve")
         return super().create_parser(prog_name, subcommand, **kwargs)
 
@@ -19,9 +24,11 @@ class PlatformCommand(BaseCommand):
 class ImportCommand(PlatformCommand):
     """A command whose service raises ValidationError/InputFileError: print them and exit 1."""
 
-    def run_service(self, func, /, **kwargs):
+    verbosity = 1  # the --verbosity of the running command; `handle` sets it where `progress` is used
+
+    def run_service(self, func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
-            return func(**kwargs)
+            return func(*args, **kwargs)
         except InputFileError as exc:
             raise CommandError("nothing was written:\n" + str(exc)) from None
         except ValidationError as exc:

@@ -1,4 +1,7 @@
 import json
+from typing import Any
+
+from django.core.management.base import CommandParser
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import diff_versions, get_version
@@ -8,13 +11,13 @@ from heartbench_core.versioning import format_changelog
 class Command(ImportCommand):
     help = "Print the changelog between two versions of a dataset."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("a")
         parser.add_argument("b")
         parser.add_argument("--format", choices=["text", "json"], default="text")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         a = self.run_service(get_version, dataset_name=opts["dataset"], label=opts["a"])
         b = self.run_service(get_version, dataset_name=opts["dataset"], label=opts["b"])
         log = diff_versions(a, b)

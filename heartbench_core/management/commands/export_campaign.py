@@ -1,3 +1,6 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
 from django.utils.translation import gettext as _
 
 from heartbench_core.backup import ProgressPrinter, export_campaign
@@ -7,11 +10,11 @@ from heartbench_core.management.commands._base import ImportCommand
 class Command(ImportCommand):
     help = "Back up one campaign (its dataset, responses, judgments, gold labels, reports, rubric history) to one zip archive."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="The campaign's name.")
         parser.add_argument("-o", "--output", required=True, help="Path of the archive to write (.zip).")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         progress = ProgressPrinter(self.stderr.write) if opts["verbosity"] > 0 else None
         outcome = self.run_service(export_campaign, campaign_name=opts["name"], path=opts["output"], progress=progress)
         rows = sum(outcome.rows.values())

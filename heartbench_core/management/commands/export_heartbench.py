@@ -1,3 +1,7 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
+
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import export_heartbench, get_version
 
@@ -5,12 +9,12 @@ from heartbench_core.services.datasets import export_heartbench, get_version
 class Command(ImportCommand):
     help = "Export a dataset version in the upstream HeartBench JSONL schema."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--version", dest="label")
         parser.add_argument("-o", "--output", required=True)
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         self.verbosity = opts["verbosity"]
         version = self.run_service(get_version, dataset_name=opts["dataset"], label=opts["label"])
         count = export_heartbench(version=version, path=opts["output"])

@@ -1,6 +1,8 @@
 import csv
+from contextlib import ExitStack
+from typing import Any
 
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext as _
 
 from heartbench_core.backup import ProgressPrinter, import_campaign
@@ -14,7 +16,7 @@ class Command(ImportCommand):
         "Users new to this installation get an unusable password; the command lists a password-reset link for each."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("archive")
         parser.add_argument(
             "--site-url",
@@ -27,13 +29,13 @@ class Command(ImportCommand):
             help="Also write the restored users and their reset links to this CSV file (username, email, link).",
         )
 
-    def handle(self, *args, **opts):
-        try:
-            handle = open(opts["archive"], "rb")
-        except OSError as exc:
-            raise CommandError(f"{opts['archive']}: {exc.strerror}") from None
+    def handle(self, *args: Any, **opts: Any) -> None:
         progress = ProgressPrinter(self.stderr.write) if opts["verbosity"] > 0 else None
-        with handle:
+        with ExitStack() as stack:
+            try:
+                handle = stack.enter_context(open(opts["archive"], "rb"))
+            except OSError as exc:
+                raise CommandError(f"{opts['archive']}: {exc.strerror}") from None
             outcome = self.run_service(import_campaign, source=handle, site_url=opts["site_url"], progress=progress)
         rows = sum(outcome.rows.values())
         self.stdout.write(

@@ -1,3 +1,7 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
+
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import import_heartbench
 
@@ -5,14 +9,14 @@ from heartbench_core.services.datasets import import_heartbench
 class Command(ImportCommand):
     help = "Import a HeartBench JSONL file (upstream schema) as a new version of a dataset."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--version", dest="label", help="Label of the new version (default v<N>).")
         parser.add_argument("--note", default="")
         parser.add_argument("--difficulty", choices=["hard", "normal"], help="For files without a difficulty key.")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         self.verbosity = opts["verbosity"]
         outcome = self.run_service(
             import_heartbench,

@@ -1,3 +1,7 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
+
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.judging import import_judge_verdicts
 
@@ -8,7 +12,7 @@ class Command(ImportCommand):
         "question_id + score_detail \"[1, 0, 1]\" or detail [1, 0, 1]) as a judge run."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--model", required=True, help="The model whose responses were judged.")
@@ -17,7 +21,7 @@ class Command(ImportCommand):
         parser.add_argument("--version", dest="label", help="Dataset version the verdicts were made against (default: latest).")
         parser.add_argument("--note", default="")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         self.verbosity = opts["verbosity"]
         outcome = self.run_service(
             import_judge_verdicts,

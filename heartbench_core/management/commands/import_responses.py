@@ -1,3 +1,7 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
+
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.responses import import_responses
 
@@ -5,13 +9,13 @@ from heartbench_core.services.responses import import_responses
 class Command(ImportCommand):
     help = 'Import one model\'s answers: JSONL lines {"question_id": ..., "response": ...}.'
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--model", required=True)
         parser.add_argument("--version", dest="label")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         self.verbosity = opts["verbosity"]
         outcome = self.run_service(
             import_responses,

@@ -1,18 +1,21 @@
 import json
+from collections.abc import Callable
+from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.lib.taxonomy import DIMENSIONS, abilities_of, english_name
-from heartbench_core.management.commands._base import PlatformCommand, _messages
-from heartbench_core.services.scoring import SUBSETS, export_upstream_overall, score_model
+from heartbench_core.management.commands._base import P, PlatformCommand, T, _messages
+from heartbench_core.services.scoring import SUBSETS, ScoreResult, export_upstream_overall, score_model
+from heartbench_core.verdict_sources import VerdictSet
 
 
 class Command(PlatformCommand):
     help = "Score one model on a dataset version from judge verdicts or the human golden standard."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--model", required=True)
         parser.add_argument("--source", default="judge", help="judge (an imported judge run) or consensus (the human golden standard).")
@@ -26,13 +29,13 @@ class Command(PlatformCommand):
         parser.add_argument("--questions", action="store_true", help="With --format json: include per-question scores.")
         parser.add_argument("--export-upstream", metavar="PATH", help="Also write the upstream overall_score_results.jsonl.")
 
-    def run_service(self, func, /, **kwargs):
+    def run_service(self, func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
-            return func(**kwargs)
+            return func(*args, **kwargs)
         except ValidationError as exc:
             raise CommandError("; ".join(_messages(exc))) from None
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         result, verdicts = self.run_service(
             score_model,
             dataset_name=opts["dataset"],
@@ -54,7 +57,7 @@ class Command(PlatformCommand):
         if result.questions_scored == 0:
             raise CommandError("no question of this subset has verdicts on every criterion: nothing to score")
 
-    def _table(self, result, verdicts, opts):
+    def _table(self, result: ScoreResult, verdicts: VerdictSet, opts: dict[str, Any]) -> None:
         out = self.stdout
         fmt = lambda x: "—" if x is None else f"{x:6.2f}"  # noqa: E731
         out.write(f"{opts['model']} on {opts['dataset']}@{result.version} · {verdicts.description} · subset {result.subset}"

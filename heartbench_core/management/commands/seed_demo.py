@@ -1,8 +1,9 @@
 import importlib
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 
 from heartbench_core import demo
@@ -17,13 +18,13 @@ DEMO_DATASETS = {True: "heartbench", False: "demo"}
 class Command(ImportCommand):
     help = "Load demo users and data (idempotent). --heartbench PATH loads the released benchmark instead of the demo items."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--heartbench", metavar="PATH", help="A released question_all.jsonl to load instead of the demo items.")
         parser.add_argument(
             "--auto", action="store_true", help="Use HEARTBENCH_DIR/question_all.jsonl when present, else the demo items."
         )
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         if settings.PRODUCTION:
             # The demo creates the superuser admin with a published password.
             raise CommandError(gettext("seed_demo refuses to run with PRODUCTION=1: it creates demo accounts with a public password."))
@@ -55,6 +56,6 @@ class Command(ImportCommand):
         self._print_logins()
 
     def _print_logins(self) -> None:
-        self.stdout.write("\nDemo logins (password for all: %s)" % demo.DEMO_PASSWORD)
+        self.stdout.write(f"\nDemo logins (password for all: {demo.DEMO_PASSWORD})")
         for username, _, what in demo.DEMO_USERS:
             self.stdout.write(f"  {username:<10} {what}")
