@@ -39,7 +39,7 @@ class PlatformUserAdmin(UserAdmin):
 
 
 class _NameValidator(Protocol):
-    def __call__(self, value: str, *, field: str, max_length: int) -> None: ...
+    def __call__(self, value: str, *, field: str, max_length: int | None) -> None: ...
 
 
 class _NameForm(forms.ModelForm):

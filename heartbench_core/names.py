@@ -16,10 +16,10 @@ from django.urls import register_converter
 from django.utils.translation import gettext
 
 
-def _problem(value: str, *, slash_allowed: bool, max_length: int) -> str | None:
+def _problem(value: str, *, slash_allowed: bool, max_length: int | None) -> str | None:
     if not value.strip():
         return gettext("must not be empty")
-    if len(value) > max_length:
+    if max_length is not None and len(value) > max_length:
         return gettext("is longer than %(limit)d characters") % {"limit": max_length}
     if value != value.strip():
         return gettext("must not begin or end with a space")
@@ -34,15 +34,18 @@ def _problem(value: str, *, slash_allowed: bool, max_length: int) -> str | None:
     return None
 
 
-def validate_name(value: str, *, field: str, max_length: int = 64, slash_allowed: bool = False) -> None:
-    """Raise ValidationError({field: ...}) when `value` is not a usable dataset name or version label."""
+def validate_name(value: str, *, field: str, max_length: int | None = 64, slash_allowed: bool = False) -> None:
+    """Raise ValidationError({field: ...}) when `value` is not a usable dataset name or version label.
+
+    `max_length` is that of the column the name is stored in (a model field's, so None means no limit).
+    """
     problem = _problem(value, slash_allowed=slash_allowed, max_length=max_length)
     if problem:
         shown = value if len(value) <= 80 else value[:80] + "…"
         raise ValidationError({field: [f"{shown!r} {problem}."]})
 
 
-def validate_model_name(value: str, *, field: str = "model", max_length: int = 200) -> None:
+def validate_model_name(value: str, *, field: str = "model", max_length: int | None = 200) -> None:
     """Raise ValidationError({field: ...}) when `value` is not a usable model name ('org/model' is fine)."""
     validate_name(value, field=field, max_length=max_length, slash_allowed=True)
 

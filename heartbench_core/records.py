@@ -6,6 +6,7 @@ writes back and what version diffs compare.
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,9 @@ ROLES = ("A", "B")
 MIN_WEIGHT, MAX_WEIGHT = -10, 10
 # The lengths of the Item columns these are stored in: PostgreSQL refuses longer text mid-import.
 MAX_LENGTHS = {"question_id": 64, "primary_scene": 100, "secondary_scene": 100}
+
+# Records one error of the current line: (field, message).
+ReportError = Callable[[str, str], None]
 
 
 @dataclass(frozen=True)
@@ -153,13 +157,13 @@ def parse_item(
         if isinstance(record.get(key), str) and len(record[key]) > limit:
             err(key, f"is longer than {limit} characters ({len(record[key])})")
 
-    if len(errors.errors) > before:
-        return None
+    if len(errors.errors) > before or not isinstance(question_id, str) or not isinstance(dialogue, list):
+        return None  # the type checks hold whenever no error was recorded; they say so to the type checker
     return ItemContent(
         question_id=question_id,
         dialogue=dialogue,
         rubric=tuple(rubric_items),
-        difficulty=record_difficulty if "difficulty" in record else (difficulty or ""),
+        difficulty=record.get("difficulty", difficulty or ""),
         primary_scene=record.get("primary_scene", ""),
         secondary_scene=record.get("secondary_scene", ""),
         extra={k: v for k, v in record.items() if k not in RECORD_KEYS},
@@ -167,7 +171,7 @@ def parse_item(
     )
 
 
-def _parse_criterion(entry: Any, path: str, err, declared_labels) -> CriterionContent | None:
+def _parse_criterion(entry: Any, path: str, err: ReportError, declared_labels: tuple[str, ...]) -> CriterionContent | None:
     if not isinstance(entry, dict):
         err(path, f"must be an object, found {type_name(entry)}")
         return None
@@ -196,8 +200,8 @@ def _parse_criterion(entry: Any, path: str, err, declared_labels) -> CriterionCo
     if "content" in entry and (not isinstance(text, str) or not text.strip()):
         err(f"{path}.content", f"must be a non-empty string, found {type_name(text)}")
         ok = False
-    if not ok:
-        return None
+    if not ok or not isinstance(label, str) or not isinstance(text, str):
+        return None  # the type checks hold whenever ok; they say so to the type checker
     extra = None
     if tuple(entry.keys()) != CRITERION_KEYS:
         extra = {"keys": list(entry.keys()), "values": {k: v for k, v in entry.items() if k not in CRITERION_KEYS}}

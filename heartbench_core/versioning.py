@@ -6,12 +6,18 @@ remaining text (difflib, ratio ≥ 0.5) as a rewording. The alignment also tells
 which new criterion continues which old one (its lineage key).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import Any
 
 from heartbench_core.records import CriterionContent, ItemContent
 
 SIMILARITY_THRESHOLD = 0.5
+
+# Two criteria of one question, old and new: do they match, and what changed between them.
+Pairing = Callable[[CriterionContent, CriterionContent], bool]
+Changes = Callable[[CriterionContent, CriterionContent], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -27,7 +33,7 @@ def align_criteria(old: tuple[CriterionContent, ...], new: tuple[CriterionConten
     new_left = set(range(len(new)))
     matches: list[CriterionMatch] = []
 
-    def take(predicate, changes_of):
+    def take(predicate: Pairing, changes_of: Changes) -> None:
         for j in sorted(new_left):
             for i in sorted(old_left):
                 if predicate(old[i], new[j]):
@@ -73,11 +79,11 @@ def _changes(a: CriterionContent, b: CriterionContent) -> tuple[str, ...]:
 ITEM_FIELDS = ("dialogue", "difficulty", "primary_scene", "secondary_scene", "extra")
 
 
-def changelog(old_items: list[ItemContent], new_items: list[ItemContent]) -> dict:
+def changelog(old_items: list[ItemContent], new_items: list[ItemContent]) -> dict[str, Any]:
     """Return the changelog from one version's items to another's (JSON-serialisable)."""
     old_by_id = {i.question_id: i for i in old_items}
     new_by_id = {i.question_id: i for i in new_items}
-    log: dict = {
+    log: dict[str, Any] = {
         "items_added": [q for q in new_by_id if q not in old_by_id],
         "items_removed": [q for q in old_by_id if q not in new_by_id],
         "items_changed": [],
@@ -109,26 +115,27 @@ def changelog(old_items: list[ItemContent], new_items: list[ItemContent]) -> dic
     return log
 
 
-def _log_criteria(log: dict, qid: str, old: tuple, new: tuple) -> None:
+def _log_criteria(log: dict[str, Any], qid: str, old: tuple[CriterionContent, ...], new: tuple[CriterionContent, ...]) -> None:
     for m in align_criteria(old, new):
-        if m.old is None:
-            c = new[m.new]
-            log["criteria_added"].append({"question_id": qid, "position": m.new, "ability": c.ability, "text": c.text})
-        elif m.new is None:
-            c = old[m.old]
-            log["criteria_removed"].append({"question_id": qid, "position": m.old, "ability": c.ability, "text": c.text})
-        else:
-            a, b = old[m.old], new[m.new]
-            base = {"question_id": qid, "old_position": m.old, "position": m.new}
-            if "reworded" in m.changes:
-                log["criteria_reworded"].append({**base, "before": a.text, "after": b.text})
-            if "reweighted" in m.changes:
-                log["criteria_reweighted"].append({**base, "before": a.weight, "after": b.weight, "text": b.text})
-            if "relabelled" in m.changes:
-                log["criteria_relabelled"].append({**base, "before": a.ability, "after": b.ability, "text": b.text})
+        match m.old, m.new:
+            case None, int(j):
+                c = new[j]
+                log["criteria_added"].append({"question_id": qid, "position": j, "ability": c.ability, "text": c.text})
+            case int(i), None:
+                c = old[i]
+                log["criteria_removed"].append({"question_id": qid, "position": i, "ability": c.ability, "text": c.text})
+            case int(i), int(j):
+                a, b = old[i], new[j]
+                base = {"question_id": qid, "old_position": i, "position": j}
+                if "reworded" in m.changes:
+                    log["criteria_reworded"].append({**base, "before": a.text, "after": b.text})
+                if "reweighted" in m.changes:
+                    log["criteria_reweighted"].append({**base, "before": a.weight, "after": b.weight, "text": b.text})
+                if "relabelled" in m.changes:
+                    log["criteria_relabelled"].append({**base, "before": a.ability, "after": b.ability, "text": b.text})
 
 
-def format_changelog(log: dict) -> str:
+def format_changelog(log: dict[str, Any]) -> str:
     """Render a changelog as plain text for the command line."""
     if not log:
         return "(no changelog: first version)"

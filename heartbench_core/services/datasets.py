@@ -207,7 +207,12 @@ def _criterion_lineage(version: DatasetVersion) -> dict[tuple[str, int], tuple[u
     return {(q, p): (k, r) for q, p, k, r in rows}
 
 
-def _lineage_for(item, parent_item, parent_rows, fixed) -> dict[int, tuple[uuid.UUID, int]]:
+def _lineage_for(
+    item: ItemContent,
+    parent_item: ItemContent | None,
+    parent_rows: dict[tuple[str, int], tuple[uuid.UUID, int]],
+    fixed: dict[tuple[str, int], tuple[uuid.UUID, int]],
+) -> dict[int, tuple[uuid.UUID, int]]:
     keys: dict[int, tuple[uuid.UUID, int]] = {}
     if parent_item is not None:
         for m in align_criteria(parent_item.rubric, item.rubric):
