@@ -6,7 +6,15 @@ them while loading its settings, possibly before the apps are ready, so `roles` 
 Django's auth views) is imported when a permission is checked.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from rest_framework.permissions import BasePermission
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
 
 
 class IsStaffMember(BasePermission):
@@ -14,7 +22,7 @@ class IsStaffMember(BasePermission):
 
     message = "You do not have access to this resource."
 
-    def has_permission(self, request, view):
+    def has_permission(self, request: Request, view: APIView) -> bool:
         from heartbench_core.roles import STAFF_ROLES, has_role
 
         return bool(request.user and request.user.is_authenticated and has_role(request.user, *STAFF_ROLES))
@@ -25,7 +33,7 @@ class HasAnyRole(BasePermission):
 
     message = "You do not have access to this resource."
 
-    def has_permission(self, request, view):
+    def has_permission(self, request: Request, view: APIView) -> bool:
         from heartbench_core.roles import roles_of
 
         return bool(request.user and request.user.is_authenticated and roles_of(request.user))

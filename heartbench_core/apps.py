@@ -1,8 +1,10 @@
+from typing import Any
+
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
 
-def _create_cache_table(using="default", **kwargs) -> None:
+def _create_cache_table(using: str = "default", **kwargs: Any) -> None:
     """After every migrate, the database cache's table exists (login lockouts and throttles count there without Redis).
 
     Created whatever CACHES says at the moment, so a database migrated under one configuration
@@ -21,5 +23,5 @@ class HeartbenchCoreConfig(AppConfig):
     verbose_name = "HeartBench core"
     default_auto_field = "django.db.models.BigAutoField"
 
-    def ready(self):
+    def ready(self) -> None:
         post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="heartbench_core.create_cache_table")

@@ -29,7 +29,7 @@ def safe_row(row: Iterable[Any]) -> list[Any]:
 class SafeWriter:
     """`csv.writer` whose rows pass through `safe_row`; `writerow` returns what the handle's write returns."""
 
-    def __init__(self, handle: Any, **options: Any):
+    def __init__(self, handle: Any, **options: Any) -> None:
         self._writer = csv.writer(handle, **options)
 
     def writerow(self, row: Iterable[Any]) -> Any:

@@ -5,6 +5,7 @@ app adds its own demo data (judge verdicts, a campaign, judgments…) on top of 
 Everything is idempotent: running it twice changes nothing.
 """
 
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +111,8 @@ def _seed_judge_runs(ctx: DemoContext) -> None:
     from heartbench_core.services.judging import import_judge_verdicts
 
     for model in DEMO_MODELS:
+        source: Path | io.BytesIO
+        name: str | None
         if ctx.real_data:
             source, name = _synthetic_verdicts(ctx.version, model), f"synthetic-verdicts-{model}.jsonl"
         else:
@@ -126,9 +129,8 @@ def _seed_judge_runs(ctx: DemoContext) -> None:
     ctx.log.append(f"synthetic judge runs ({DEMO_JUDGE}) for {len(DEMO_MODELS)} fictional models")
 
 
-def _synthetic_verdicts(version: DatasetVersion, model: str):
+def _synthetic_verdicts(version: DatasetVersion, model: str) -> io.BytesIO:
     """Deterministic, clearly synthetic verdict lines in the upstream question_score.jsonl format."""
-    import io
     import zlib
 
     import numpy as np

@@ -4,10 +4,16 @@ Each raises ImproperlyConfigured naming the variable and the offending value, so
 typo in a deployment fails at start-up instead of silently falling back to a default.
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
+
+if TYPE_CHECKING:
+    from dj_database_url import DBConfig
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -66,7 +72,7 @@ def env_url(name: str, default: str, *, schemes: tuple[str, ...]) -> str:
     return raw
 
 
-def env_database(name: str, default: str) -> dict:
+def env_database(name: str, default: str) -> DBConfig:
     """Return a Django DATABASES entry parsed from a database URL."""
     import dj_database_url
 

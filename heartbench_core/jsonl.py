@@ -14,7 +14,7 @@ from heartbench_core.lib import jsonl
 class InputFileError(ValidationError):
     """One or more problems in an input file; nothing was written."""
 
-    def __init__(self, errors: list[jsonl.LineError]):
+    def __init__(self, errors: list[jsonl.LineError]) -> None:
         problems = jsonl.LineErrors(errors)
         self.errors = problems.errors
         self.truncated = problems.truncated

@@ -6,7 +6,9 @@ and the `redact_secrets` logging filter.
 
 import logging
 import re
+from typing import Any
 
+from django.http import HttpRequest
 from django.views.debug import ExceptionReporter, SafeExceptionReporterFilter
 
 SENSITIVE_NAMES = re.compile(r"API|AUTH|TOKEN|KEY|SECRET|PASS|SIGNATURE|COOKIE|CSRF|SESSION|CREDENTIAL", re.I)
@@ -22,10 +24,10 @@ class RedactingExceptionReporterFilter(SafeExceptionReporterFilter):
 
     hidden_settings = SENSITIVE_NAMES
 
-    def is_active(self, request):
+    def is_active(self, request: HttpRequest | None) -> bool:
         return True
 
-    def get_post_parameters(self, request):
+    def get_post_parameters(self, request: HttpRequest | None) -> dict[str, Any]:
         params = super().get_post_parameters(request)
         if not params:
             return params
@@ -77,7 +79,7 @@ class RedactSecretsFilter(logging.Filter):
 class RedactingExceptionReporter(ExceptionReporter):
     """Error reports (the DEBUG page, admin e-mails) with secrets redacted from the exception text and locals."""
 
-    def get_traceback_data(self):
+    def get_traceback_data(self) -> dict[str, Any]:
         data = super().get_traceback_data()
         if data.get("exception_value"):
             data["exception_value"] = redact(str(data["exception_value"]))

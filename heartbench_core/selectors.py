@@ -1,6 +1,6 @@
 """Reads for the dataset browser."""
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item
 
@@ -16,7 +16,7 @@ def versions_of(dataset: Dataset) -> QuerySet[DatasetVersion]:
     return dataset.versions.select_related("parent", "created_by").order_by("-number")
 
 
-def items_of(version: DatasetVersion, *, difficulty: str | None = None, scene: str | None = None, q: str | None = None):
+def items_of(version: DatasetVersion, *, difficulty: str | None = None, scene: str | None = None, q: str | None = None) -> QuerySet[Item]:
     """Items of a version with their criterion count, optionally filtered."""
     items = version.items.annotate(criterion_count=Count("criteria")).order_by("position")
     if difficulty in ("hard", "normal"):
@@ -41,8 +41,6 @@ def item_with_rubric(version: DatasetVersion, question_id: str) -> tuple[Item, l
     return item, list(item.criteria.order_by("position"))
 
 
-def stale_q(criterion_path: str = "criterion"):
+def stale_q(criterion_path: str = "criterion") -> Q:
     """Q for rows (judgments, verdicts) made against a criterion revision whose meaning has since changed."""
-    from django.db.models import F, Q
-
     return Q(**{f"{criterion_path}__revision__lt": F(f"{criterion_path}__lineage__meaning_revision")})

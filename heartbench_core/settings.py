@@ -6,6 +6,7 @@ Defaults give a working local install: SQLite under var/, django-q2's ORM broker
 """
 
 from pathlib import Path
+from typing import Any
 
 from heartbench_core.env import env_bool, env_database, env_int, env_list, env_str, env_url
 
@@ -224,6 +225,7 @@ if Q_SYNC:
 # configured, else a table of the database (`manage.py createcachetable`; created after every migrate by a post_migrate hook in heartbench_core/apps.py).
 # A per-process cache would let each gunicorn worker count its own wrong passwords.
 CACHE_TABLE = "hb_cache"
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CACHES = {
         "default": {

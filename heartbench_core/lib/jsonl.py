@@ -10,6 +10,7 @@ pages and the API all show the same messages.
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
@@ -46,7 +47,7 @@ class LineErrors(Exception):
     `messages` says each in words, the last line the count of those left out.
     """
 
-    def __init__(self, errors: list[LineError]):
+    def __init__(self, errors: list[LineError]) -> None:
         self.errors = errors[:MAX_REPORTED_ERRORS]
         self.truncated = max(0, len(errors) - MAX_REPORTED_ERRORS)
         self.messages = [str(e) for e in self.errors]
@@ -61,7 +62,7 @@ class LineErrors(Exception):
 class ErrorCollector:
     """Collects LineErrors for one file; `raise_if_any` ends the import when something was wrong."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str) -> None:
         self.file = file
         self.errors: list[LineError] = []
 
@@ -159,12 +160,12 @@ def _reject_constant(name: str) -> Any:
 
 def _lines(source: str | Path | IO[bytes] | IO[str], errors: ErrorCollector) -> Iterable[tuple[int, str]]:
     if isinstance(source, (str, Path)):
-        try:
-            handle = open(source, "rb")
-        except OSError as exc:
-            errors.add(None, None, f"cannot open file: {exc.strerror}")
-            return
-        with handle:
+        with ExitStack() as stack:
+            try:
+                handle = stack.enter_context(open(source, "rb"))
+            except OSError as exc:
+                errors.add(None, None, f"cannot open file: {exc.strerror}")
+                return
             yield from _decode(handle, errors)
     else:
         yield from _decode(source, errors)
