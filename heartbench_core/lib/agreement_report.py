@@ -102,7 +102,7 @@ class Figure:
     """A statistic, the number of units it compared, and why it is undefined (then its value is None, never 0)."""
 
     value: float | None
-    n: int | None  # None only for what a report stored before the count was recorded (an over-time point's alpha)
+    n: int | None  # None only where a stored report lacks the count (an over-time point's alpha, before schema 2)
     reason: str | None = None
 
     def __post_init__(self) -> None:
