@@ -6,7 +6,9 @@ refuse it, see migration 0002); only its workflow `status` and the version it wa
 move. Decisions, comments and audit entries are append-only rows of their own.
 """
 
-from typing import Self
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Self
 
 from django.conf import settings
 from django.db import models
@@ -14,6 +16,11 @@ from django.urls import reverse
 
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion
+
+if TYPE_CHECKING:
+    from django.utils.safestring import SafeString
+
+    from rubrics.services import Content
 
 # Columns of CriterionRevision that the database refuses to change (see migration 0002).
 REVISION_CONTENT_COLUMNS = (
@@ -23,6 +30,10 @@ REVISION_CONTENT_COLUMNS = (
 
 
 class RevisionQuerySet(models.QuerySet["CriterionRevision"]):
+    def open(self) -> Self:
+        """Drafts and revisions awaiting review: what a new edit of the same criterion supersedes."""
+        return self.filter(status__in=CriterionRevision.OPEN_STATUSES)
+
     def awaiting_publication(self) -> Self:
         """Approved revisions no version has published yet: what the next `publish_revisions` applies."""
         return self.filter(status=CriterionRevision.Status.APPROVED, published_in__isnull=True)
@@ -74,6 +85,9 @@ class CriterionRevision(models.Model):
 
     objects = RevisionQuerySet.as_manager()
 
+    # Set by the review queue page for its template, never stored: the diff against the approved text, and that text.
+    diff_html: tuple[SafeString, Content | None]
+
     class Meta:
         ordering = ["lineage", "number"]
         constraints = [
@@ -87,10 +101,10 @@ class CriterionRevision(models.Model):
         ]
         indexes = [models.Index(fields=["status"]), models.Index(fields=["dataset", "question_id"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.question_id} {str(self.lineage_id)[:8]} r{self.number} ({self.status})"
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("rubrics:revision", args=[self.pk])
 
     @property
@@ -121,7 +135,7 @@ class ReviewDecision(models.Model):
         ordering = ["created_at", "id"]
         constraints = [models.UniqueConstraint(fields=["revision", "reviewer"], name="one_decision_per_reviewer")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.reviewer_id} {self.verdict} r{self.revision_id}"
 
 
@@ -137,7 +151,7 @@ class RevisionComment(models.Model):
     class Meta:
         ordering = ["created_at", "id"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"comment {self.pk} on r{self.revision_id}"
 
 
@@ -155,7 +169,7 @@ class CriterionFlag(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"flag {self.pk} ({self.source})"
 
 
@@ -195,5 +209,5 @@ class AuditEntry(models.Model):
         verbose_name_plural = "audit entries"
         indexes = [models.Index(fields=["criterion_key"]), models.Index(fields=["question_id"]), models.Index(fields=["action"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_name} {self.action} {self.object_type}:{self.object_id}"

@@ -3,16 +3,22 @@
 Staff only. Nothing here names a model: responses appear by their opaque public id.
 """
 
+from __future__ import annotations
+
+import uuid
 from collections import defaultdict
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+from typing import Any, TypedDict, cast
 
 from django.conf import settings
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from heartbench_core.lib import rubric_quality as quality
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeVerdict
+from heartbench_core.lib.agreement import Stat
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeVerdict, User
 from heartbench_core.selectors import stale_q
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 
@@ -31,7 +37,7 @@ class EditorRow:
     criterion: Criterion
     head: int  # newest revision number: an edit must be based on it
     open_revision: CriterionRevision | None
-    signals: dict = field(default_factory=dict)
+    signals: CriterionSignals | None = None  # filled in by the page that shows them
 
 
 def editor_rows(version: DatasetVersion, question_id: str) -> tuple[Item, list[EditorRow], list[CriterionRevision]] | None:
@@ -46,7 +52,7 @@ def editor_rows(version: DatasetVersion, question_id: str) -> tuple[Item, list[E
     )
     open_revs = {
         r.lineage_id: r
-        for r in CriterionRevision.objects.filter(lineage_id__in=keys, status__in=CriterionRevision.OPEN_STATUSES).select_related("author")
+        for r in CriterionRevision.objects.filter(lineage_id__in=keys).open().select_related("author")
     }
     rows = [
         EditorRow(c, max(c.lineage.current_revision, heads.get(c.lineage_id, 0)), open_revs.get(c.lineage_id)) for c in criteria
@@ -62,7 +68,7 @@ def editor_rows(version: DatasetVersion, question_id: str) -> tuple[Item, list[E
         .order_by("created_at")
     )
     # Only the newest revision of each pending addition.
-    newest: dict = {}
+    newest: dict[uuid.UUID, CriterionRevision] = {}
     for rev in additions:
         newest[rev.lineage_id] = rev
     return item, rows, list(newest.values())
@@ -109,7 +115,7 @@ def criterion_history(lineage: CriterionLineage) -> list[HistoryEntry]:
 # --- review ------------------------------------------------------------------------------
 
 
-def review_queue(user) -> QuerySet[CriterionRevision]:
+def review_queue(user: User) -> QuerySet[CriterionRevision]:
     """Submitted revisions this reviewer may still decide on (never their own)."""
     return (
         CriterionRevision.objects.filter(status=Status.SUBMITTED)
@@ -132,12 +138,12 @@ def revision_detail(revision_id: int) -> CriterionRevision | None:
 def comment_thread(revision: CriterionRevision) -> list[tuple[RevisionComment, int]]:
     """Comments in thread order with their depth."""
     comments = list(revision.comments.select_related("author").order_by("created_at", "id"))
-    children = defaultdict(list)
+    children: defaultdict[int | None, list[RevisionComment]] = defaultdict(list)
     for c in comments:
         children[c.reply_to_id].append(c)
     out: list[tuple[RevisionComment, int]] = []
 
-    def walk(parent_id, depth):
+    def walk(parent_id: int | None, depth: int) -> None:
         for c in children.get(parent_id, ()):
             out.append((c, depth))
             walk(c.pk, min(depth + 1, 6))
@@ -166,7 +172,7 @@ def audit_entries(
     if item:
         qs = qs.filter(question_id=item)
     if criterion:
-        keys = [k for k in CriterionLineage.objects.filter(key__startswith=criterion).values_list("key", flat=True)[:50]] if len(criterion) < 36 else [criterion]
+        keys = list(CriterionLineage.objects.filter(key__startswith=criterion).values_list("key", flat=True)[:50]) if len(criterion) < 36 else [criterion]
         qs = qs.filter(criterion_key__in=keys)
     if person:
         qs = qs.filter(actor_name=person)
@@ -183,27 +189,48 @@ def audit_entries(
 # --- staleness ---------------------------------------------------------------------------
 
 
-def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[dict]:
+class StaleRow(TypedDict):
+    """One response and criterion to re-check: how many judgments and verdicts predate the criterion's meaning."""
+
+    response: str  # the response's opaque public id
+    question_id: str
+    criterion_key: str
+    judged_revision: int
+    meaning_revision: int
+    judgments: int
+    verdicts: int
+
+
+class StaleTotals(TypedDict):
+    responses: int
+    judgments: int
+    verdicts: int
+
+
+# The criterion columns a stale row is grouped by, after the response's public id.
+_STALE_CRITERION_FIELDS = ("criterion__lineage_id", "criterion__item__question_id", "criterion__revision", "criterion__lineage__meaning_revision")
+
+
+def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[StaleRow]:
     """Responses with judgments or verdicts made against an older meaning of a criterion, for re-checking."""
     from annotation.models import Assignment, Judgment
 
-    key = lambda: ("criterion__lineage_id", "criterion__item__question_id", "criterion__revision", "criterion__lineage__meaning_revision")
     scope = Q(criterion__lineage__dataset=dataset) & stale_q("criterion")
     if question_id is not None:
         scope &= Q(criterion__item__question_id=question_id)
     judgments = (
         Judgment.objects.filter(scope, assignment__status=Assignment.Status.SUBMITTED)
-        .values("assignment__campaign_response__response__public_id", *key())
+        .values("assignment__campaign_response__response__public_id", *_STALE_CRITERION_FIELDS)
         .annotate(n=Count("id"))
     )
     verdicts = (
         JudgeVerdict.objects.filter(scope)
-        .values("response__public_id", *key())
+        .values("response__public_id", *_STALE_CRITERION_FIELDS)
         .annotate(n=Count("id"))
     )
-    rows: dict[tuple, dict] = {}
+    rows: dict[tuple[str, uuid.UUID, int], StaleRow] = {}
 
-    def row(public_id, r):
+    def row(public_id: str, r: dict[str, Any]) -> StaleRow:
         k = (public_id, r["criterion__lineage_id"], r["criterion__revision"])
         return rows.setdefault(k, {
             "response": public_id, "question_id": r["criterion__item__question_id"], "criterion_key": str(r["criterion__lineage_id"]),
@@ -218,7 +245,7 @@ def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[dict
     return sorted(rows.values(), key=lambda r: (r["question_id"], r["criterion_key"], r["response"]))
 
 
-def stale_totals(rows: list[dict]) -> dict[str, int]:
+def stale_totals(rows: list[StaleRow]) -> StaleTotals:
     """What `stale_rows` asks to re-check: distinct responses, expert judgments, judge verdicts."""
     return {
         "responses": len({r["response"] for r in rows}),
@@ -235,7 +262,19 @@ def ambiguity_rule() -> quality.AmbiguityRule:
     return quality.AmbiguityRule(threshold=float(conf.get("threshold", 0.75)), min_units=int(conf.get("min_units", 5)))
 
 
-def quality_signals(dataset: Dataset, keys=None, *, leave_out=None) -> dict:
+class CriterionSignals(TypedDict):
+    """The quality signals of one criterion (see `quality_signals`)."""
+
+    hit_rate: Stat
+    agreement: Stat
+    alpha: Stat
+    judge_human: Stat
+    ambiguous: bool
+
+
+def quality_signals(
+    dataset: Dataset, keys: Collection[uuid.UUID] | None = None, *, leave_out: Iterable[int] | None = None
+) -> dict[uuid.UUID, CriterionSignals]:
     """Per lineage key: hit rate across models, human agreement (pairwise, alpha), judge–human agreement, ambiguity.
 
     Only judgments and verdicts made against the criterion's current meaning count (stale ones are excluded).
@@ -254,17 +293,17 @@ def quality_signals(dataset: Dataset, keys=None, *, leave_out=None) -> dict:
         verdict_scope = scope & ~Q(response_id__in=leave_out)
         judgment_scope = scope & ~Q(assignment__campaign_response__response_id__in=leave_out)
     # Latest run per (criterion lineage, response).
-    verdicts: dict = {}
-    for key, response, model, hit, run in (
+    verdicts: dict[tuple[uuid.UUID, int], tuple[int, bool]] = {}
+    for key, response, model, hit in (
         JudgeVerdict.objects.filter(verdict_scope).exclude(stale_q("criterion"))
-        .values_list("criterion__lineage_id", "response_id", "response__model_id", "hit", "run_id")
+        .values_list("criterion__lineage_id", "response_id", "response__model_id", "hit")
         .order_by("run_id")
     ):
         verdicts[(key, response)] = (model, hit)
-    judgments: dict = defaultdict(list)
+    judgments: defaultdict[uuid.UUID, list[quality.Rating]] = defaultdict(list)
     # Per key: the report's units, {(campaign response, response, k): {expert: hit}}.
-    campaign_units: dict = defaultdict(lambda: defaultdict(dict))
-    for key, response, expert, hit, entry, k, kind, is_gold in (
+    campaign_units: defaultdict[uuid.UUID, defaultdict[tuple[int, int, int], dict[int, bool]]] = defaultdict(lambda: defaultdict(dict))
+    for key, response, expert, judged, entry, k, kind, is_gold in (
         Judgment.objects.filter(judgment_scope, assignment__status=Assignment.Status.SUBMITTED, hit__isnull=False)
         .exclude(stale_q("criterion"))
         .values_list(
@@ -273,17 +312,18 @@ def quality_signals(dataset: Dataset, keys=None, *, leave_out=None) -> dict:
             "assignment__campaign_response__campaign__kind", "assignment__campaign_response__is_gold",
         )
     ):
+        hit = cast("bool", judged)  # the filter leaves out judgments without a hit
         judgments[key].append((response, expert, hit))
         if kind == Campaign.Kind.BLIND_TEST and not is_gold:
             campaign_units[key][(entry, response, k)][expert] = hit
-    by_key_verdicts: dict = defaultdict(list)
+    by_key_verdicts: defaultdict[uuid.UUID, list[quality.Rating]] = defaultdict(list)
     for (key, response), (model, hit) in verdicts.items():
         by_key_verdicts[key].append((response, model, hit))
     rule = ambiguity_rule()
-    out = {}
+    out: dict[uuid.UUID, CriterionSignals] = {}
     for key in set(by_key_verdicts) | set(judgments) | set(keys or ()):
         ratings = judgments.get(key, [])
-        units = campaign_units.get(key, {})
+        units: dict[tuple[int, int, int], dict[int, bool]] = campaign_units.get(key, {})
         pairs = [(verdicts[(key, r)][1], list(h.values()), k) for (_, r, k), h in units.items() if (key, r) in verdicts]
         agreement = quality.pairwise_agreement(ratings)
         out[key] = {
@@ -314,7 +354,9 @@ class WorkItem:
     object_id: int | None = None
 
 
-def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | None = None, leave_out=None) -> list[WorkItem]:
+def work_list(
+    dataset: Dataset, *, kind: str | None = None, question_id: str | None = None, leave_out: Iterable[int] | None = None
+) -> list[WorkItem]:
     """What needs an author's attention: ambiguous and saturated criteria, experts' unclear reports, open flags.
 
     `leave_out`: ModelResponse ids the quality signals do not count (see `quality_signals`), nor their unclear reports.
@@ -323,7 +365,7 @@ def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | N
 
     version = latest_version(dataset)
     items: list[WorkItem] = []
-    texts = {}
+    texts: dict[uuid.UUID, tuple[str, str]] = {}
     if version is not None:
         texts = {
             k: (q, t)
@@ -332,7 +374,7 @@ def work_list(dataset: Dataset, *, kind: str | None = None, question_id: str | N
     # A question's criteria are those of its item in the latest version (the work list shows no others for it).
     keys = None if question_id is None else [k for k, (q, _) in texts.items() if q == question_id]
 
-    def where(key):
+    def where(key: uuid.UUID) -> tuple[str, str]:
         return texts.get(key, ("", "(not in the latest version)"))
 
     if kind in (None, "ambiguous", "saturated"):
