@@ -6,7 +6,7 @@ class RubricsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     verbose_name = "Rubrics"
 
-    def ready(self):
+    def ready(self) -> None:
         from rubrics import dbguard
 
         dbguard.connect()

@@ -8,16 +8,25 @@ registered on each connection that answers 0 only inside `flush`; a connection w
 other client) gets "no such function" and the delete is refused as well.
 """
 
+from __future__ import annotations
+
 import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.db.backends.signals import connection_created
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 FLUSH_MODULE = "django/core/management/commands/flush.py"
 
 
 def rows_locked() -> int:
     """1 unless the call comes from Django's flush command (a full database wipe)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename.replace("\\", "/").endswith(FLUSH_MODULE):
             return 0
@@ -25,7 +34,7 @@ def rows_locked() -> int:
     return 1
 
 
-def register_sqlite_function(sender, connection, **kwargs) -> None:
+def register_sqlite_function(sender: type[BaseDatabaseWrapper], connection: BaseDatabaseWrapper, **kwargs: Any) -> None:
     if connection.vendor == "sqlite":
         connection.connection.create_function("rubrics_rows_locked", 0, rows_locked)
 
@@ -38,7 +47,7 @@ AUDIT_TABLE = "rubrics_auditentry"
 REVISION_TABLE = "rubrics_criterionrevision"
 
 
-def sqlite_statements(content_columns) -> list[str]:
+def sqlite_statements(content_columns: Iterable[str]) -> list[str]:
     changed = " OR ".join(f'OLD."{c}" IS NOT NEW."{c}"' for c in content_columns)
     return [
         f"""CREATE TRIGGER {AUDIT_TABLE}_no_update BEFORE UPDATE ON {AUDIT_TABLE}
@@ -52,7 +61,7 @@ def sqlite_statements(content_columns) -> list[str]:
     ]
 
 
-def postgresql_statements(content_columns) -> list[str]:
+def postgresql_statements(content_columns: Iterable[str]) -> list[str]:
     changed = " OR ".join(f'OLD."{c}" IS DISTINCT FROM NEW."{c}"' for c in content_columns)
     return [
         f"""CREATE OR REPLACE FUNCTION {AUDIT_TABLE}_refuse() RETURNS trigger AS $$

@@ -1,13 +1,20 @@
 """Demo rubric work: revisions in every state on the demo (or real) dataset. Idempotent."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from heartbench_core.models import Criterion
 from rubrics import services
 from rubrics.models import CriterionRevision
 
+if TYPE_CHECKING:
+    from heartbench_core.demo import DemoContext
+
 DEMO_REASON = "（演示）"
 
 
-def seed(*, context) -> None:
+def seed(*, context: DemoContext) -> None:
     version = context.version
     users = context.users
     author, reviewers = users["author"], [users[f"reviewer{i}"] for i in range(1, 5)]
@@ -16,12 +23,17 @@ def seed(*, context) -> None:
     items = list(version.items.order_by("position")[:3])
     if len(items) < 3:
         return
-    criteria = [Criterion.objects.select_related("lineage").filter(item=item).order_by("position").first() for item in items]
+    firsts = [Criterion.objects.select_related("lineage").filter(item=item).order_by("position").first() for item in items]
+    criteria = [c for c in firsts if c is not None]
+    if len(criteria) < 3:  # an item without criteria: nothing to revise there
+        return
 
-    def edit(c, **changes):
-        fields = {"text": c.text, "ability": c.ability, "weight": c.weight}
-        fields.update(changes)
-        return services.edit_criterion(author=author, key=c.lineage_id, base_revision=c.lineage.current_revision, **fields)
+    def edit(c: Criterion, *, reason: str, text: str | None = None, weight: int | None = None, meaning_changed: bool = False) -> CriterionRevision:
+        """A revision of `c` that keeps whatever it is not told to change."""
+        return services.edit_criterion(
+            author=author, key=c.lineage_id, base_revision=c.lineage.current_revision, text=c.text if text is None else text,
+            ability=c.ability, weight=c.weight if weight is None else weight, reason=reason, meaning_changed=meaning_changed,
+        )
 
     # 1. A wording fix, approved by the whole panel (waiting to be published).
     rev = edit(criteria[0], text=criteria[0].text.rstrip("。") + "。", reason=DEMO_REASON + "统一句末标点")

@@ -4,9 +4,10 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from heartbench_core.lib.taxonomy import ABILITIES, CATASTROPHIC_LABEL
+from heartbench_core.models import Dataset
 
 
-def ability_choices(dataset) -> list[tuple[str, str]]:
+def ability_choices(dataset: Dataset) -> list[tuple[str, str]]:
     labels = [(a.label, f"{a.label} · {a.name}") for a in ABILITIES]
     labels.append((CATASTROPHIC_LABEL, f"{CATASTROPHIC_LABEL} · Catastrophic failure"))
     labels += [(label, label) for label in (dataset.extra_labels or [])]

@@ -201,12 +201,6 @@ class StaleRow(TypedDict):
     verdicts: int
 
 
-class StaleTotals(TypedDict):
-    responses: int
-    judgments: int
-    verdicts: int
-
-
 # The criterion columns a stale row is grouped by, after the response's public id.
 _STALE_CRITERION_FIELDS = ("criterion__lineage_id", "criterion__item__question_id", "criterion__revision", "criterion__lineage__meaning_revision")
 
@@ -245,7 +239,7 @@ def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[Stal
     return sorted(rows.values(), key=lambda r: (r["question_id"], r["criterion_key"], r["response"]))
 
 
-def stale_totals(rows: list[StaleRow]) -> StaleTotals:
+def stale_totals(rows: list[StaleRow]) -> dict[str, int]:
     """What `stale_rows` asks to re-check: distinct responses, expert judgments, judge verdicts."""
     return {
         "responses": len({r["response"] for r in rows}),

@@ -6,9 +6,12 @@ revision it was based on, so two people editing the same criterion cannot overwr
 the second save is refused with a ConflictError and the caller keeps the user's text.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -17,10 +20,13 @@ from django.utils import timezone
 
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, is_known_label
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, User
-from heartbench_core.records import MAX_WEIGHT, MIN_WEIGHT, CriterionContent
+from heartbench_core.records import MAX_WEIGHT, MIN_WEIGHT, CriterionContent, ItemContent
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.datasets import create_version, load_items
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
+
+if TYPE_CHECKING:
+    from annotation.models import UnclearCriterionReport
 
 Kind = CriterionRevision.Kind
 Status = CriterionRevision.Status
@@ -30,7 +36,7 @@ Action = AuditEntry.Action
 class ConflictError(ValidationError):
     """The criterion changed since the user started editing; nothing was saved."""
 
-    def __init__(self, message: str, *, head: int):
+    def __init__(self, message: str, *, head: int) -> None:
         super().__init__(message, code="conflict")
         self.head = head
 
@@ -48,7 +54,7 @@ class Content:
     def catastrophic(self) -> bool:
         return self.ability == CATASTROPHIC_LABEL
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"revision": self.number, "text": self.text, "ability": self.ability, "weight": self.weight,
                 "catastrophic": self.catastrophic}
 
@@ -86,7 +92,16 @@ def latest_version(dataset: Dataset) -> DatasetVersion:
     return version
 
 
-def validate_content(*, dataset: Dataset, text: str, ability: str, weight: int | None, reason: str) -> dict:
+class CleanContent(TypedDict):
+    """A proposed criterion once `validate_content` has checked it: stripped text, ability and reason."""
+
+    text: str
+    ability: str
+    weight: int | None
+    reason: str
+
+
+def validate_content(*, dataset: Dataset, text: str, ability: str, weight: int | None, reason: str) -> CleanContent:
     """Check a proposed criterion; raise ValidationError naming each bad field."""
     errors: dict[str, str] = {}
     text = (text or "").strip()
@@ -129,14 +144,14 @@ def record_audit(
     actor: User | None,
     action: str,
     object_type: str,
-    object_id,
+    object_id: int | str,
     dataset: Dataset | None = None,
     question_id: str = "",
-    criterion_key=None,
+    criterion_key: uuid.UUID | None = None,
     revision_number: int | None = None,
     reason: str = "",
-    before: dict | None = None,
-    after: dict | None = None,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
 ) -> AuditEntry:
     """Append one audit entry (the only way entries are written; none is ever changed)."""
     return AuditEntry.objects.create(
@@ -155,7 +170,15 @@ def record_audit(
     )
 
 
-def _audit_revision(rev: CriterionRevision, *, actor, action, reason="", before=None, after=None) -> AuditEntry:
+def _audit_revision(
+    rev: CriterionRevision,
+    *,
+    actor: User | None,
+    action: str,
+    reason: str = "",
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> AuditEntry:
     return record_audit(
         actor=actor, action=action, object_type="revision", object_id=rev.pk, dataset=rev.dataset,
         question_id=rev.question_id, criterion_key=rev.lineage_id, revision_number=rev.number,
@@ -163,7 +186,7 @@ def _audit_revision(rev: CriterionRevision, *, actor, action, reason="", before=
     )
 
 
-def revision_state(rev: CriterionRevision) -> dict:
+def revision_state(rev: CriterionRevision) -> dict[str, Any]:
     return {"revision": rev.number, "kind": rev.change_kind, "status": rev.status, "text": rev.text,
             "ability": rev.ability, "weight": rev.weight, "catastrophic": rev.catastrophic}
 
@@ -176,7 +199,7 @@ def _require_author(user: User) -> None:
         raise PermissionDenied("Only rubric authors can change criteria.")
 
 
-def _locked_lineage(key) -> CriterionLineage:
+def _locked_lineage(key: uuid.UUID | str) -> CriterionLineage:
     lineage = CriterionLineage.objects.select_for_update().filter(key=key).select_related("dataset").first()
     if lineage is None:
         raise ValidationError({"criterion": f"no criterion with key {key}"})
@@ -198,7 +221,7 @@ def _check_base(lineage: CriterionLineage, base_revision: int | None) -> tuple[i
     return head, head_rev
 
 
-def _supersede(open_rev: CriterionRevision | None, *, actor, by: CriterionRevision) -> None:
+def _supersede(open_rev: CriterionRevision | None, *, actor: User, by: CriterionRevision) -> None:
     if open_rev is not None and open_rev.is_open:
         before = revision_state(open_rev)
         open_rev.status = Status.SUPERSEDED
@@ -236,15 +259,18 @@ def edit_criterion(
         raise ValidationError({"criterion": f"Revision {head} proposes retiring this criterion; it must be decided first."})
     current = head_rev if (head_rev is not None and head_rev.is_open) else before
     if current is not None and (current.text, current.ability, current.weight) == (clean["text"], clean["ability"], clean["weight"]):
-        raise ValidationError({"text": "Nothing changed: the text, ability and weight are those of revision %d." % current.number})
+        raise ValidationError({"text": f"Nothing changed: the text, ability and weight are those of revision {current.number}."})
     kind = classify(before, text=clean["text"], ability=clean["ability"], weight=clean["weight"], meaning_changed=meaning_changed)
     version = latest_version(lineage.dataset)
     snapshot = _snapshot_in(version, lineage)
-    if snapshot is None and kind != Kind.ADDITION:
+    if snapshot is not None:
+        question_id = snapshot.item.question_id
+    elif kind == Kind.ADDITION and head_rev is not None:
+        question_id = head_rev.question_id  # a pending addition: in no version yet
+    else:
         raise ValidationError(
             {"criterion": f"This criterion is not part of the latest version {version.label}; publish its approved revisions first."}
         )
-    question_id = snapshot.item.question_id if snapshot else head_rev.question_id
     rev = CriterionRevision.objects.create(
         lineage=lineage,
         number=head + 1,
@@ -451,24 +477,25 @@ def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None,
     missing = [rev for rev in final.values() if rev.change_kind != Kind.ADDITION and rev.lineage_id not in present]
     if missing:
         raise ValidationError(
-            "These approved revisions change criteria that are not in the latest version %s: %s"
-            % (parent.label, ", ".join(f"{r.question_id} r{r.number}" for r in missing))
+            f"These approved revisions change criteria that are not in the latest version {parent.label}: "
+            + ", ".join(f"{r.question_id} r{r.number}" for r in missing)
         )
     additions: dict[str, list[CriterionRevision]] = {}
     for rev in final.values():
         if rev.change_kind == Kind.ADDITION and rev.lineage_id not in present:
             additions.setdefault(rev.question_id, []).append(rev)
-    items, lineage = [], {}
+    items: list[ItemContent] = []
+    lineage: dict[tuple[str, int], tuple[uuid.UUID, int]] = {}
     for item in load_items(parent):
-        rubric = []
+        rubric: list[CriterionContent] = []
         for pos, content in enumerate(item.rubric):
             key, revision = at[(item.question_id, pos)]
-            rev = final.get(key)
-            if rev is not None and rev.change_kind == Kind.RETIREMENT:
+            approved = final.get(key)
+            if approved is not None and approved.change_kind == Kind.RETIREMENT:
                 continue
-            if rev is not None:
-                content = CriterionContent(rev.ability, rev.weight, rev.text, content.extra)
-                revision = rev.number
+            if approved is not None:
+                content = CriterionContent(approved.ability, approved.weight, approved.text, content.extra)
+                revision = approved.number
             lineage[(item.question_id, len(rubric))] = (key, revision)
             rubric.append(content)
         for rev in sorted(additions.pop(item.question_id, []), key=lambda r: r.created_at):
@@ -533,7 +560,7 @@ def resolve_flag(*, flag: CriterionFlag, user: User, note: str = "") -> Criterio
 
 
 @transaction.atomic
-def resolve_unclear_report(*, report, user: User, note: str = ""):
+def resolve_unclear_report(*, report: UnclearCriterionReport, user: User, note: str = "") -> UnclearCriterionReport:
     """Take an expert's "unclear criterion" report off the work list."""
     from annotation.models import UnclearCriterionReport
 

@@ -1,11 +1,12 @@
 """publish_revisions --dataset NAME [--version LABEL] [--note TEXT] [--as USER]: freeze approved revisions into a new version."""
 
-from django.contrib.auth import get_user_model
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from heartbench_core.management.commands._base import ImportCommand
-from heartbench_core.models import Dataset
+from heartbench_core.models import Dataset, User
 from heartbench_core.versioning import format_changelog
 from rubrics.services import publish_revisions
 
@@ -13,17 +14,17 @@ from rubrics.services import publish_revisions
 class Command(ImportCommand):
     help = "Publish every approved, unpublished rubric revision of a dataset as a new frozen version."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--version", dest="label", default=None, help="Label of the new version (default vN).")
         parser.add_argument("--note", default="")
         parser.add_argument("--as", dest="username", required=True, help="Rubric author or admin publishing (audited).")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()
         if dataset is None:
             raise CommandError(f"no dataset named {opts['dataset']!r}")
-        user = get_user_model().objects.filter(username=opts["username"]).first()
+        user = User.objects.filter(username=opts["username"]).first()
         if user is None:
             raise CommandError(f"no user named {opts['username']!r}")
         try:

@@ -1,13 +1,14 @@
 """stale_judgments --dataset NAME [--csv]: responses whose judgments or verdicts predate a change of meaning."""
 
 import csv
+from typing import Any
 
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from heartbench_core.csvsafe import safe_cell
 from heartbench_core.management.commands._base import PlatformCommand
 from heartbench_core.models import Dataset
-from rubrics.selectors import stale_rows
+from rubrics.selectors import stale_rows, stale_totals
 
 COLUMNS = ("response", "question_id", "criterion_key", "judged_revision", "meaning_revision", "judgments", "verdicts")
 
@@ -15,11 +16,11 @@ COLUMNS = ("response", "question_id", "criterion_key", "judged_revision", "meani
 class Command(PlatformCommand):
     help = "List responses to re-check: expert judgments and judge verdicts made against an older meaning of a criterion."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--csv", action="store_true", help="Write CSV to standard output.")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()
         if dataset is None:
             raise CommandError(f"no dataset named {opts['dataset']!r}")
@@ -29,10 +30,8 @@ class Command(PlatformCommand):
             writer.writeheader()
             writer.writerows({key: safe_cell(value) for key, value in row.items()} for row in rows)
             return
-        self.stdout.write(
-            f"{len({r['response'] for r in rows})} responses to re-check: "
-            f"{sum(r['judgments'] for r in rows)} judgments, {sum(r['verdicts'] for r in rows)} verdicts"
-        )
+        totals = stale_totals(rows)
+        self.stdout.write(f"{totals['responses']} responses to re-check: {totals['judgments']} judgments, {totals['verdicts']} verdicts")
         for r in rows:
             self.stdout.write(f"{r['response']}  {r['question_id']}  {r['criterion_key'][:8]}  r{r['judged_revision']}→r{r['meaning_revision']}"
                               f"  judgments={r['judgments']} verdicts={r['verdicts']}")
