@@ -4,13 +4,18 @@ Staff only: rubric authors edit, senior reviewers review, admins read everything
 outsiders get 403 everywhere (they never see drafts, weights or review discussions).
 """
 
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import Max, OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -24,7 +29,7 @@ from heartbench_core.api import (
     valid_query,
 )
 from heartbench_core.blindness import blind_scope
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, User
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import selectors, services
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
@@ -34,6 +39,14 @@ IsStaff = role_permission(*STAFF_ROLES)
 IsAuthor = role_permission(Role.RUBRIC_AUTHOR)
 IsReviewer = role_permission(Role.SENIOR_REVIEWER)
 CanPublish = role_permission(Role.RUBRIC_AUTHOR, Role.ADMIN)
+
+
+def _user(request: Request) -> User:
+    """Who is asking; the permission classes have already refused anyone not signed in."""
+    user = request.user
+    if not user.is_authenticated:
+        raise NotAuthenticated()
+    return user
 
 
 class RubricCriterionSerializer(serializers.ModelSerializer):
@@ -50,11 +63,11 @@ class RubricCriterionSerializer(serializers.ModelSerializer):
         fields = ["key", "dataset", "version", "question_id", "position", "ability", "weight", "text", "catastrophic",
                   "revision", "current_revision", "meaning_revision", "head"]
 
-    def get_head(self, obj) -> int:
+    def get_head(self, obj: Criterion) -> int:
         return max(obj.lineage.current_revision, getattr(obj, "drafted", None) or 0)
 
 
-class CriterionViewSet(viewsets.ReadOnlyModelViewSet):
+class CriterionViewSet(viewsets.ReadOnlyModelViewSet[Criterion]):
     """Criteria of each dataset's latest version, with their current approved and newest (head) revision."""
 
     serializer_class = RubricCriterionSerializer
@@ -62,7 +75,7 @@ class CriterionViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "lineage_id"
     lookup_url_kwarg = "key"
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Criterion]:
         # Each dataset's latest version, as a subquery: one query whatever the number of datasets.
         newest = DatasetVersion.objects.filter(dataset=OuterRef("dataset")).order_by("-number").values("number")[:1]
         latest = DatasetVersion.objects.filter(number=Subquery(newest)).values("id")
@@ -84,7 +97,7 @@ class RevisionSerializer(serializers.ModelSerializer):
     key = serializers.UUIDField(source="lineage_id", read_only=True)
     dataset = serializers.CharField(source="dataset.name", read_only=True)
     author = serializers.CharField(source="author.username", read_only=True)
-    parent = serializers.IntegerField(source="parent.number", read_only=True, default=None)
+    parent = serializers.IntegerField(source="parent.number", read_only=True, default=None)  # type: ignore[assignment]  # the key is "parent"; the metaclass takes it out of the class
     published_in = serializers.CharField(source="published_in.label", read_only=True, default=None)
     approvals = serializers.SerializerMethodField()
 
@@ -94,7 +107,7 @@ class RevisionSerializer(serializers.ModelSerializer):
                   "change_kind", "meaning_changed", "reason", "author", "created_at", "status", "submitted_at",
                   "decided_at", "published_in", "approvals"]
 
-    def get_approvals(self, obj) -> int:
+    def get_approvals(self, obj: CriterionRevision) -> int:
         return sum(1 for d in obj.decisions.all() if d.verdict == ReviewDecision.Verdict.APPROVE)
 
 
@@ -129,20 +142,20 @@ class CommentSerializer(serializers.ModelSerializer):
     OpenApiParameter("dataset", str), OpenApiParameter("question_id", str), OpenApiParameter("key", OpenApiTypes.UUID, description="criterion lineage key"),
     enum_param("status", CriterionRevision.Status.values),
 ]))
-class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[CriterionRevision]):
     """Criterion revisions: propose (edit/add/retire), submit, approve or reject, and comment."""
 
     serializer_class = RevisionSerializer
     permission_classes = [IsStaff]
 
-    def get_permissions(self):
+    def get_permissions(self) -> list[BasePermission]:
         if self.action in ("create", "submit"):
             return [IsAuthor()]
         if self.action in ("approve", "reject"):
             return [IsReviewer()]
         return [IsStaff()]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[CriterionRevision]:
         qs = CriterionRevision.objects.select_related("dataset", "author", "parent", "published_in").prefetch_related("decisions")
         params = self.request.query_params
         if dataset := params.get("dataset"):
@@ -156,47 +169,48 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return qs.order_by("-created_at", "-id")
 
     @extend_schema(request=RevisionInputSerializer, responses={201: RevisionSerializer})
-    def create(self, request, *args, **kwargs):
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         form = RevisionInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
+        author = _user(request)
         if d["action"] == "add":
             if not d.get("dataset") or not d.get("question_id"):
                 raise DjangoValidationError({"dataset": "'add' needs dataset and question_id"})
-            rev = services.add_criterion(author=request.user, dataset=_dataset_named(d["dataset"]), question_id=d["question_id"],
+            rev = services.add_criterion(author=author, dataset=_dataset_named(d["dataset"]), question_id=d["question_id"],
                                          text=d["text"], ability=d["ability"], weight=d["weight"], reason=d["reason"])
         elif not d.get("key"):
             raise DjangoValidationError({"key": "name the criterion (its key)"})
         elif d["action"] == "retire":
-            rev = services.retire_criterion(author=request.user, key=d["key"], reason=d["reason"], base_revision=d["base_revision"])
+            rev = services.retire_criterion(author=author, key=d["key"], reason=d["reason"], base_revision=d["base_revision"])
         else:
-            rev = services.edit_criterion(author=request.user, key=d["key"], text=d["text"], ability=d["ability"], weight=d["weight"],
+            rev = services.edit_criterion(author=author, key=d["key"], text=d["text"], ability=d["ability"], weight=d["weight"],
                                           reason=d["reason"], base_revision=d["base_revision"], meaning_changed=d["meaning_changed"])
         return Response(RevisionSerializer(rev).data, status=201)
 
     @extend_schema(request=None, responses={200: RevisionSerializer})
     @action(detail=True, methods=["post"])
-    def submit(self, request, pk=None):
-        rev = services.submit_revision(revision=self.get_object(), user=request.user)
+    def submit(self, request: Request, pk: str | None = None) -> Response:
+        rev = services.submit_revision(revision=self.get_object(), user=_user(request))
         return Response(RevisionSerializer(rev).data)
 
-    def _decide(self, request, verdict):
+    def _decide(self, request: Request, verdict: str) -> Response:
         form = DecisionInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        rev = services.review_revision(revision=self.get_object(), reviewer=request.user, verdict=verdict,
+        rev = services.review_revision(revision=self.get_object(), reviewer=_user(request), verdict=verdict,
                                        comment=form.validated_data["comment"])
         rev = self.get_queryset().get(pk=rev.pk)
         return Response(RevisionSerializer(rev).data)
 
     @extend_schema(request=DecisionInputSerializer, responses={200: RevisionSerializer})
     @action(detail=True, methods=["post"])
-    def approve(self, request, pk=None):
+    def approve(self, request: Request, pk: str | None = None) -> Response:
         """One panel seat approves; the revision is applied when the whole panel has approved."""
         return self._decide(request, ReviewDecision.Verdict.APPROVE)
 
     @extend_schema(request=DecisionInputSerializer, responses={200: RevisionSerializer})
     @action(detail=True, methods=["post"])
-    def reject(self, request, pk=None):
+    def reject(self, request: Request, pk: str | None = None) -> Response:
         """Reject with a comment: the revision goes back to its author."""
         return self._decide(request, ReviewDecision.Verdict.REJECT)
 
@@ -204,18 +218,18 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     # no CSRF check) down the writing path.
     @extend_schema(responses={200: CommentSerializer(many=True)})
     @action(detail=True, methods=["get"], pagination_class=None)  # one revision's discussion, not a page
-    def comments(self, request, pk=None):
+    def comments(self, request: Request, pk: str | None = None) -> Response:
         rev = self.get_object()
         return Response(CommentSerializer(rev.comments.select_related("author").order_by("created_at", "id"), many=True).data)
 
     @extend_schema(request=CommentSerializer, responses={201: CommentSerializer})
     @comments.mapping.post
-    def add_comment(self, request, pk=None):
+    def add_comment(self, request: Request, pk: str | None = None) -> Response:
         rev = self.get_object()
         form = CommentSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         reply_to = form.validated_data.get("reply_to")
-        comment = services.comment_on_revision(revision=rev, author=request.user, body=form.validated_data["body"], reply_to=reply_to)
+        comment = services.comment_on_revision(revision=rev, author=_user(request), body=form.validated_data["body"], reply_to=reply_to)
         return Response(CommentSerializer(comment).data, status=201)
 
 
@@ -229,14 +243,14 @@ class AuditEntrySerializer(serializers.ModelSerializer):
                   "object_type", "object_id", "reason", "before", "after"]
 
 
-class AuditViewSet(viewsets.ReadOnlyModelViewSet):
+class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
     """The append-only audit log; filter with ?dataset, item, criterion, person, action, since, until (YYYY-MM-DD)."""
 
     serializer_class = AuditEntrySerializer
     permission_classes = [IsStaff]
-    filter_backends: list = []
+    filter_backends = []
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[AuditEntry]:
         try:
             filters = _audit_filters(self.request.query_params)
         except DjangoValidationError as exc:
@@ -248,14 +262,14 @@ class AuditViewSet(viewsets.ReadOnlyModelViewSet):
         + [OpenApiParameter("criterion", str, description="A criterion key (UUID) or the start of one; anything else is a 400.")]
         + [OpenApiParameter(name, OpenApiTypes.DATE) for name in ("since", "until")]
     )
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
 
 DATASET_PARAM = OpenApiParameter("dataset", str, required=True)
 
 
-def _dataset_param(request) -> Dataset:
+def _dataset_param(request: Request) -> Dataset:
     return get_object_or_404(Dataset, name=request.query_params.get("dataset", ""))
 
 
@@ -280,7 +294,7 @@ class DatasetQuerySerializer(serializers.Serializer):
             raise serializers.ValidationError(f"no dataset named {name!r}")
         return found
 
-    def validate(self, attrs):
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         qid = attrs.get("question_id")
         if qid is not None and not Item.objects.filter(version__dataset=attrs["dataset"], question_id=qid).exists():
             raise serializers.ValidationError({"question_id": f"no question {qid!r} in dataset {attrs['dataset'].name!r}"})
@@ -316,7 +330,7 @@ class StaleView(ComputedListView):
     pagination_class = StalePagination
 
     @extend_schema(parameters=[DatasetQuerySerializer], responses=StaleRowSerializer(many=True))
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         query = valid_query(DatasetQuerySerializer, request)
         rows = selectors.stale_rows(query["dataset"], question_id=query.get("question_id"))
         return self.paginated(rows, totals=selectors.stale_totals(rows))
@@ -367,7 +381,7 @@ class QualityView(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema(parameters=[DATASET_PARAM, OpenApiParameter("question_id", str)], responses={200: RubricQualitySerializer})
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         dataset = _dataset_param(request)
         keys = None
         if qid := request.query_params.get("question_id"):
@@ -409,7 +423,7 @@ class WorkListView(ComputedListView):
     serializer_class = WorkItemSerializer
 
     @extend_schema(parameters=[WorkListQuerySerializer], responses=WorkItemSerializer(many=True))
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         query = valid_query(WorkListQuerySerializer, request)
         scope = blind_scope(request.user)
         items = selectors.work_list(query["dataset"], kind=query.get("kind"), question_id=query.get("question_id"),
@@ -419,7 +433,7 @@ class WorkListView(ComputedListView):
 
 class PublishInputSerializer(serializers.Serializer):
     dataset = serializers.CharField()
-    label = serializers.CharField(required=False, allow_blank=True, default="")
+    label = serializers.CharField(required=False, allow_blank=True, default="")  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -435,11 +449,11 @@ class PublishView(APIView):
     permission_classes = [CanPublish]
 
     @extend_schema(request=PublishInputSerializer, responses={201: PublishedVersionSerializer})
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         form = PublishInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        version = services.publish_revisions(dataset=_dataset_named(d["dataset"]), user=request.user, label=d["label"] or None, note=d["note"])
+        version = services.publish_revisions(dataset=_dataset_named(d["dataset"]), user=_user(request), label=d["label"] or None, note=d["note"])
         return Response(PublishedVersionSerializer(version).data, status=201)
 
 
@@ -462,9 +476,9 @@ class FlagView(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema(request=FlagInputSerializer, responses={201: FlagSerializer})
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         form = FlagInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         lineage = get_object_or_404(CriterionLineage, key=form.validated_data["key"])
-        flag = services.flag_criterion(lineage=lineage, reason=form.validated_data["reason"], source="api", flagged_by=request.user)
+        flag = services.flag_criterion(lineage=lineage, reason=form.validated_data["reason"], source="api", flagged_by=_user(request))
         return Response(FlagSerializer(flag).data, status=201)
