@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.core.exceptions import ValidationError
@@ -19,6 +20,9 @@ from django.db import connection
 from heartbench_core.lib import scoring
 from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_LABELS, DIMENSIONS
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict
+
+if TYPE_CHECKING:
+    from heartbench_core.verdict_sources import VerdictSet
 
 SUBSETS = ("all", "hard", "normal")
 
@@ -97,7 +101,7 @@ def rubric_frame(version: DatasetVersion) -> RubricFrame:
 @dataclass(frozen=True)
 class QuestionResult:
     question_id: str
-    score: float
+    score: float | None  # None when no ability of the question could be scored
     catastrophic: bool
     abilities: dict[str, float]  # Norm per ability present in the question
     difficulty: str
@@ -128,7 +132,7 @@ class ScoreResult:
 
     def as_json(self, *, include_questions: bool = False) -> dict:
         """The `score --format json` object (plus per-question scores when asked)."""
-        body = {
+        body: dict[str, object] = {
             "overall": self.overall,
             "abilities": self.abilities,
             "dimensions": self.dimensions,
@@ -240,7 +244,7 @@ class ScoredVerdicts:
         )
 
 
-def _number(x) -> float | None:
+def _number(x: float | np.floating) -> float | None:
     x = float(x)
     return x if math.isfinite(x) else None
 
@@ -410,7 +414,7 @@ def score_model(
     subset: str = "all",
     scene: str | None = None,
     mode: str = "paper",
-) -> tuple[ScoreResult, "object"]:
+) -> "tuple[ScoreResult, VerdictSet]":
     """Score one model from a named verdict source; return (result, the VerdictSet used)."""
     from heartbench_core.models import Dataset
     from heartbench_core.services.datasets import get_version
@@ -431,10 +435,13 @@ def score_model(
 
 def upstream_overall_lines(result: ScoreResult) -> list[str]:
     """The upstream `overall_score_results.jsonl` lines: one per scored ability (sorted by label), then OVERALL."""
-    rows = [{"ability": label, "dimension_score": score} for label, score in sorted(result.abilities.items()) if score is not None]
-    rows.append({"ability": "OVERALL", "dimension_score": result.overall})
+    rows: list[tuple[str, float | None]] = [(label, score) for label, score in sorted(result.abilities.items()) if score is not None]
+    rows.append(("OVERALL", result.overall))
     # pandas' to_json, which wrote the reference file, keeps 10 decimal places.
-    return [json.dumps({"ability": r["ability"], "dimension_score": round(r["dimension_score"], 10)}, ensure_ascii=False) for r in rows]
+    return [
+        json.dumps({"ability": ability, "dimension_score": None if score is None else round(score, 10)}, ensure_ascii=False)
+        for ability, score in rows
+    ]
 
 
 def export_upstream_overall(*, result: ScoreResult, path: str | Path) -> int:
