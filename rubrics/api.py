@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
@@ -176,11 +177,11 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         author = _user(request)
         if d["action"] == "add":
             if not d.get("dataset") or not d.get("question_id"):
-                raise DjangoValidationError({"dataset": "'add' needs dataset and question_id"})
+                raise DjangoValidationError({"dataset": gettext("'add' needs dataset and question_id")})
             rev = services.add_criterion(author=author, dataset=_dataset_named(d["dataset"]), question_id=d["question_id"],
                                          text=d["text"], ability=d["ability"], weight=d["weight"], reason=d["reason"])
         elif not d.get("key"):
-            raise DjangoValidationError({"key": "name the criterion (its key)"})
+            raise DjangoValidationError({"key": gettext("name the criterion (its key)")})
         elif d["action"] == "retire":
             rev = services.retire_criterion(author=author, key=d["key"], reason=d["reason"], base_revision=d["base_revision"])
         else:
@@ -277,7 +278,7 @@ def _dataset_named(name: str) -> Dataset:
     """The dataset a request body names; none by that name is a 400 naming the field."""
     dataset = Dataset.objects.filter(name=name).first()
     if dataset is None:
-        raise DjangoValidationError({"dataset": f"no dataset named {name!r}"})
+        raise DjangoValidationError({"dataset": gettext("no dataset named %(name)r") % {"name": name}})
     return dataset
 
 
@@ -291,13 +292,15 @@ class DatasetQuerySerializer(serializers.Serializer):
     def validate_dataset(self, name: str) -> Dataset:
         found = Dataset.objects.filter(name=name).first()
         if found is None:
-            raise serializers.ValidationError(f"no dataset named {name!r}")
+            raise serializers.ValidationError(gettext("no dataset named %(name)r") % {"name": name})
         return found
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         qid = attrs.get("question_id")
         if qid is not None and not Item.objects.filter(version__dataset=attrs["dataset"], question_id=qid).exists():
-            raise serializers.ValidationError({"question_id": f"no question {qid!r} in dataset {attrs['dataset'].name!r}"})
+            raise serializers.ValidationError(
+                {"question_id": gettext("no question %(item)r in dataset %(dataset)r") % {"item": qid, "dataset": attrs["dataset"].name}}
+            )
         return attrs
 
 

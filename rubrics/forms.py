@@ -2,6 +2,7 @@
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.lib.taxonomy import ABILITIES, CATASTROPHIC_LABEL
 from heartbench_core.models import Dataset
@@ -9,7 +10,7 @@ from heartbench_core.models import Dataset
 
 def ability_choices(dataset: Dataset) -> list[tuple[str, str]]:
     labels = [(a.label, f"{a.label} · {a.name}") for a in ABILITIES]
-    labels.append((CATASTROPHIC_LABEL, f"{CATASTROPHIC_LABEL} · Catastrophic failure"))
+    labels.append((CATASTROPHIC_LABEL, f"{CATASTROPHIC_LABEL} · {gettext('Catastrophic failure')}"))
     labels += [(label, label) for label in (dataset.extra_labels or [])]
     return labels
 
@@ -17,9 +18,9 @@ def ability_choices(dataset: Dataset) -> list[tuple[str, str]]:
 class CriterionForm(forms.Form):
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "lang": "zh"}), required=False, strip=False)
     ability = forms.CharField(required=False)
-    weight = forms.IntegerField(required=False, help_text="−10…10, not 0; empty only for 其他.")
-    meaning_changed = forms.BooleanField(required=False, label="This changes the meaning")
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Why")
+    weight = forms.IntegerField(required=False, help_text=gettext_lazy("−10…10, not 0; empty only for 其他."))
+    meaning_changed = forms.BooleanField(required=False, label=gettext_lazy("This changes the meaning"))
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, label=gettext_lazy("Why"))
     base_revision = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
 

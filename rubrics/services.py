@@ -17,6 +17,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, is_known_label
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, User
@@ -88,7 +89,7 @@ def head_number(lineage: CriterionLineage) -> int:
 def latest_version(dataset: Dataset) -> DatasetVersion:
     version = dataset.versions.order_by("-number").first()
     if version is None:
-        raise ValidationError(f"dataset {dataset.name!r} has no versions")
+        raise ValidationError(gettext("dataset %(name)r has no versions") % {"name": dataset.name})
     return version
 
 
@@ -108,20 +109,24 @@ def validate_content(*, dataset: Dataset, text: str, ability: str, weight: int |
     reason = (reason or "").strip()
     ability = (ability or "").strip()
     if not text:
-        errors["text"] = "The criterion text may not be empty."
+        errors["text"] = gettext("The criterion text may not be empty.")
     if not ability:
-        errors["ability"] = "Choose an ability label."
+        errors["ability"] = gettext("Choose an ability label.")
     elif not is_known_label(ability, tuple(dataset.extra_labels or ())):
-        errors["ability"] = f"Unknown ability label {ability!r}: not in the HeartBench taxonomy or this dataset's declared labels."
+        errors["ability"] = gettext(
+            "Unknown ability label %(label)r: not in the HeartBench taxonomy or this dataset's declared labels."
+        ) % {"label": ability}
     if weight is None:
         if ability and ability != CATASTROPHIC_LABEL:
-            errors["weight"] = f"A weight is required (only {CATASTROPHIC_LABEL} criteria may have none)."
+            errors["weight"] = gettext("A weight is required (only %(label)s criteria may have none).") % {"label": CATASTROPHIC_LABEL}
     elif isinstance(weight, bool) or not isinstance(weight, int):
-        errors["weight"] = "The weight must be a whole number."
+        errors["weight"] = gettext("The weight must be a whole number.")
     elif weight == 0 or not (MIN_WEIGHT <= weight <= MAX_WEIGHT):
-        errors["weight"] = f"The weight must be between {MIN_WEIGHT} and {MAX_WEIGHT} and not 0 (got {weight})."
+        errors["weight"] = gettext("The weight must be between %(min)s and %(max)s and not 0 (got %(weight)s).") % {
+            "min": MIN_WEIGHT, "max": MAX_WEIGHT, "weight": weight,
+        }
     if not reason:
-        errors["reason"] = "Say why you are making this change."
+        errors["reason"] = gettext("Say why you are making this change.")
     if errors:
         raise ValidationError(errors)
     return {"text": text, "ability": ability, "weight": weight, "reason": reason}
@@ -196,13 +201,13 @@ def revision_state(rev: CriterionRevision) -> dict[str, Any]:
 
 def _require_author(user: User) -> None:
     if not has_role(user, Role.RUBRIC_AUTHOR):
-        raise PermissionDenied("Only rubric authors can change criteria.")
+        raise PermissionDenied(gettext("Only rubric authors can change criteria."))
 
 
 def _locked_lineage(key: uuid.UUID | str) -> CriterionLineage:
     lineage = CriterionLineage.objects.select_for_update().filter(key=key).select_related("dataset").first()
     if lineage is None:
-        raise ValidationError({"criterion": f"no criterion with key {key}"})
+        raise ValidationError({"criterion": gettext("no criterion with key %(key)s") % {"key": key}})
     return lineage
 
 
@@ -210,14 +215,21 @@ def _check_base(lineage: CriterionLineage, base_revision: int | None) -> tuple[i
     head = head_number(lineage)
     head_rev = lineage.revisions.filter(number=head).select_related("author").first()
     if base_revision is None:
-        raise ValidationError({"base_revision": "Missing the revision number the edit was based on."})
+        raise ValidationError({"base_revision": gettext("Missing the revision number the edit was based on.")})
     if int(base_revision) != head:
-        who = f" by {head_rev.author.get_username()} at {timezone.localtime(head_rev.created_at):%Y-%m-%d %H:%M}" if head_rev else ""
-        raise ConflictError(
-            f"Conflict: this criterion was changed{who} (now revision {head}) after you started editing revision "
-            f"{base_revision}. Nothing was saved; your text is kept — compare it with the new revision and save again.",
-            head=head,
-        )
+        facts: dict[str, object] = {"head": head, "base": base_revision}
+        if head_rev is not None:
+            facts |= {"who": head_rev.author.get_username(), "when": f"{timezone.localtime(head_rev.created_at):%Y-%m-%d %H:%M}"}
+            message = gettext(
+                "Conflict: this criterion was changed by %(who)s at %(when)s (now revision %(head)s) after you started editing "
+                "revision %(base)s. Nothing was saved; your text is kept — compare it with the new revision and save again."
+            )
+        else:
+            message = gettext(
+                "Conflict: this criterion was changed (now revision %(head)s) after you started editing revision %(base)s. "
+                "Nothing was saved; your text is kept — compare it with the new revision and save again."
+            )
+        raise ConflictError(message % facts, head=head)
     return head, head_rev
 
 
@@ -251,15 +263,17 @@ def edit_criterion(
     _require_author(author)
     lineage = _locked_lineage(key)
     if lineage.retired:
-        raise ValidationError({"criterion": "This criterion is retired; add a new one instead."})
+        raise ValidationError({"criterion": gettext("This criterion is retired; add a new one instead.")})
     clean = validate_content(dataset=lineage.dataset, text=text, ability=ability, weight=weight, reason=reason)
     head, head_rev = _check_base(lineage, base_revision)
     before = approved_content(lineage)
     if head_rev is not None and head_rev.is_open and head_rev.change_kind == Kind.RETIREMENT:
-        raise ValidationError({"criterion": f"Revision {head} proposes retiring this criterion; it must be decided first."})
+        raise ValidationError({"criterion": gettext("Revision %(head)s proposes retiring this criterion; it must be decided first.") % {"head": head}})
     current = head_rev if (head_rev is not None and head_rev.is_open) else before
     if current is not None and (current.text, current.ability, current.weight) == (clean["text"], clean["ability"], clean["weight"]):
-        raise ValidationError({"text": f"Nothing changed: the text, ability and weight are those of revision {current.number}."})
+        raise ValidationError(
+            {"text": gettext("Nothing changed: the text, ability and weight are those of revision %(number)s.") % {"number": current.number}}
+        )
     kind = classify(before, text=clean["text"], ability=clean["ability"], weight=clean["weight"], meaning_changed=meaning_changed)
     version = latest_version(lineage.dataset)
     snapshot = _snapshot_in(version, lineage)
@@ -269,7 +283,10 @@ def edit_criterion(
         question_id = head_rev.question_id  # a pending addition: in no version yet
     else:
         raise ValidationError(
-            {"criterion": f"This criterion is not part of the latest version {version.label}; publish its approved revisions first."}
+            {
+                "criterion": gettext("This criterion is not part of the latest version %(version)s; publish its approved revisions first.")
+                % {"version": version.label}
+            }
         )
     rev = CriterionRevision.objects.create(
         lineage=lineage,
@@ -305,7 +322,7 @@ def add_criterion(
     clean = validate_content(dataset=dataset, text=text, ability=ability, weight=weight, reason=reason)
     version = latest_version(dataset)
     if not version.items.filter(question_id=question_id).exists():
-        raise ValidationError({"question_id": f"no item {question_id!r} in version {version.label}"})
+        raise ValidationError({"question_id": gettext("no item %(item)r in version %(version)s") % {"item": question_id, "version": version.label}})
     # Nothing approved yet: revision 0 keeps meaning_revision ≤ current_revision and marks "no approved content".
     lineage = CriterionLineage.objects.create(key=uuid.uuid4(), dataset=dataset, current_revision=0, meaning_revision=0)
     rev = CriterionRevision.objects.create(
@@ -325,17 +342,17 @@ def retire_criterion(*, author: User, key: uuid.UUID | str, reason: str, base_re
     lineage = _locked_lineage(key)
     reason = (reason or "").strip()
     if not reason:
-        raise ValidationError({"reason": "Say why you are retiring this criterion."})
+        raise ValidationError({"reason": gettext("Say why you are retiring this criterion.")})
     if lineage.retired:
-        raise ValidationError({"criterion": "This criterion is already retired."})
+        raise ValidationError({"criterion": gettext("This criterion is already retired.")})
     head, head_rev = _check_base(lineage, base_revision)
     before = approved_content(lineage)
     if before is None:
-        raise ValidationError({"criterion": "This criterion was never approved; let its addition be rejected instead."})
+        raise ValidationError({"criterion": gettext("This criterion was never approved; let its addition be rejected instead.")})
     version = latest_version(lineage.dataset)
     snapshot = _snapshot_in(version, lineage)
     if snapshot is None:
-        raise ValidationError({"criterion": f"This criterion is not part of the latest version {version.label}."})
+        raise ValidationError({"criterion": gettext("This criterion is not part of the latest version %(version)s.") % {"version": version.label}})
     rev = CriterionRevision.objects.create(
         lineage=lineage, number=head + 1, parent=head_rev, dataset=lineage.dataset, question_id=snapshot.item.question_id,
         edited_from_version=version, edited_from=snapshot, text=before.text, ability=before.ability, weight=before.weight,
@@ -358,9 +375,11 @@ def submit_revision(*, revision: CriterionRevision, user: User) -> CriterionRevi
     """The author sends a draft to the review panel."""
     rev = _locked_revision(revision)
     if rev.author_id != user.pk:
-        raise PermissionDenied("Only the revision's author can submit it.")
+        raise PermissionDenied(gettext("Only the revision's author can submit it."))
     if rev.status != Status.DRAFT:
-        raise ValidationError({"status": f"Only a draft can be submitted; this revision is {rev.get_status_display().lower()}."})
+        raise ValidationError(
+            {"status": gettext("Only a draft can be submitted; this revision is %(status)s.") % {"status": rev.get_status_display().lower()}}
+        )
     before = revision_state(rev)
     rev.status = Status.SUBMITTED
     rev.submitted_at = timezone.now()
@@ -373,19 +392,19 @@ def submit_revision(*, revision: CriterionRevision, user: User) -> CriterionRevi
 def review_revision(*, revision: CriterionRevision, reviewer: User, verdict: str, comment: str = "") -> CriterionRevision:
     """Record one panel member's decision; a reject ends the round, the panel's unanimous approval applies it."""
     if not has_role(reviewer, Role.SENIOR_REVIEWER):
-        raise PermissionDenied("Only senior reviewers sit on the review panel.")
+        raise PermissionDenied(gettext("Only senior reviewers sit on the review panel."))
     rev = _locked_revision(revision)
     if rev.author_id == reviewer.pk:
-        raise PermissionDenied("You cannot review your own revision.")
+        raise PermissionDenied(gettext("You cannot review your own revision."))
     if verdict not in ReviewDecision.Verdict.values:
-        raise ValidationError({"verdict": "Choose approve or reject."})
+        raise ValidationError({"verdict": gettext("Choose approve or reject.")})
     comment = (comment or "").strip()
     if verdict == ReviewDecision.Verdict.REJECT and not comment:
-        raise ValidationError({"comment": "Say why you reject it, so the author can revise it."})
+        raise ValidationError({"comment": gettext("Say why you reject it, so the author can revise it.")})
     if rev.status != Status.SUBMITTED:
-        raise ValidationError({"status": f"This revision is {rev.get_status_display().lower()}, not awaiting review."})
+        raise ValidationError({"status": gettext("This revision is %(status)s, not awaiting review.") % {"status": rev.get_status_display().lower()}})
     if rev.decisions.filter(reviewer=reviewer).exists():
-        raise ValidationError({"verdict": "You have already decided on this revision."})
+        raise ValidationError({"verdict": gettext("You have already decided on this revision.")})
     decision = ReviewDecision.objects.create(revision=rev, reviewer=reviewer, verdict=verdict, comment=comment)
     record_audit(
         actor=reviewer, action=Action.REVIEWED, object_type="decision", object_id=decision.pk, dataset=rev.dataset,
@@ -436,12 +455,12 @@ def comment_on_revision(
 ) -> RevisionComment:
     """Add a comment (or a reply) to a revision's review thread."""
     if not has_role(author, Role.RUBRIC_AUTHOR, Role.SENIOR_REVIEWER, Role.ADMIN):
-        raise PermissionDenied("Only rubric authors, senior reviewers and admins take part in reviews.")
+        raise PermissionDenied(gettext("Only rubric authors, senior reviewers and admins take part in reviews."))
     body = (body or "").strip()
     if not body:
-        raise ValidationError({"body": "The comment is empty."})
+        raise ValidationError({"body": gettext("The comment is empty.")})
     if reply_to is not None and reply_to.revision_id != revision.pk:
-        raise ValidationError({"reply_to": "That comment belongs to another revision."})
+        raise ValidationError({"reply_to": gettext("That comment belongs to another revision.")})
     comment = RevisionComment.objects.create(revision=revision, author=author, body=body, reply_to=reply_to)
     record_audit(
         actor=author, action=Action.COMMENTED, object_type="comment", object_id=comment.pk, dataset=revision.dataset,
@@ -458,7 +477,7 @@ def comment_on_revision(
 def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None, note: str = "") -> DatasetVersion:
     """Apply every approved, unpublished revision to the latest version and freeze the result as a new version."""
     if not has_role(user, Role.RUBRIC_AUTHOR, Role.ADMIN):
-        raise PermissionDenied("Only rubric authors and admins publish revisions.")
+        raise PermissionDenied(gettext("Only rubric authors and admins publish revisions."))
     dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
     parent = latest_version(dataset)
     pending = list(
@@ -468,7 +487,7 @@ def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None,
         .order_by("lineage_id", "number")
     )
     if not pending:
-        raise ValidationError("There are no approved revisions waiting to be published.")
+        raise ValidationError(gettext("There are no approved revisions waiting to be published."))
     # The newest approved revision of each lineage is what the lineage now says.
     final = {rev.lineage_id: rev for rev in pending if rev.number == rev.lineage.current_revision}
     rows = Criterion.objects.filter(item__version=parent).values_list("item__question_id", "position", "lineage_id", "revision")
@@ -477,8 +496,8 @@ def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None,
     missing = [rev for rev in final.values() if rev.change_kind != Kind.ADDITION and rev.lineage_id not in present]
     if missing:
         raise ValidationError(
-            f"These approved revisions change criteria that are not in the latest version {parent.label}: "
-            + ", ".join(f"{r.question_id} r{r.number}" for r in missing)
+            gettext("These approved revisions change criteria that are not in the latest version %(version)s: %(revisions)s")
+            % {"version": parent.label, "revisions": ", ".join(f"{r.question_id} r{r.number}" for r in missing)}
         )
     additions: dict[str, list[CriterionRevision]] = {}
     for rev in final.values():
@@ -502,10 +521,10 @@ def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None,
             lineage[(item.question_id, len(rubric))] = (rev.lineage_id, rev.number)
             rubric.append(CriterionContent(rev.ability, rev.weight, rev.text, None))
         if not rubric:
-            raise ValidationError(f"Publishing would leave item {item.question_id} without criteria.")
+            raise ValidationError(gettext("Publishing would leave item %(item)s without criteria.") % {"item": item.question_id})
         items.append(dataclasses.replace(item, rubric=tuple(rubric)))
     if additions:
-        raise ValidationError("Approved additions for items not in the latest version: " + ", ".join(sorted(additions)))
+        raise ValidationError(gettext("Approved additions for items not in the latest version: %(items)s") % {"items": ", ".join(sorted(additions))})
     version = create_version(
         dataset=dataset, items=items, parent=parent, label=label, note=note or f"{len(final)} approved rubric revisions",
         created_by=user, source="rubric revisions", lineage=lineage,
@@ -530,9 +549,9 @@ def flag_criterion(*, lineage: CriterionLineage, reason: str, source: str, flagg
     """Put a criterion on the rubric authors' work list (called by people and by other apps)."""
     reason = (reason or "").strip()
     if not reason:
-        raise ValidationError({"reason": "Say why the criterion needs attention."})
+        raise ValidationError({"reason": gettext("Say why the criterion needs attention.")})
     if not (source or "").strip():
-        raise ValidationError({"source": "Name where the flag comes from."})
+        raise ValidationError({"source": gettext("Name where the flag comes from.")})
     flag = CriterionFlag.objects.create(lineage=lineage, reason=reason, source=source.strip()[:40], flagged_by=flagged_by)
     snap = Criterion.objects.filter(lineage=lineage).select_related("item").order_by("-item__version__number").first()
     record_audit(
@@ -547,10 +566,10 @@ def flag_criterion(*, lineage: CriterionLineage, reason: str, source: str, flagg
 def resolve_flag(*, flag: CriterionFlag, user: User, note: str = "") -> CriterionFlag:
     """Take a flag off the work list."""
     if not has_role(user, Role.RUBRIC_AUTHOR, Role.ADMIN):
-        raise PermissionDenied("Only rubric authors and admins resolve work-list entries.")
+        raise PermissionDenied(gettext("Only rubric authors and admins resolve work-list entries."))
     flag = CriterionFlag.objects.select_for_update().get(pk=flag.pk)
     if flag.resolved_at is not None:
-        raise ValidationError("This flag is already resolved.")
+        raise ValidationError(gettext("This flag is already resolved."))
     flag.resolved_at = timezone.now()
     flag.resolved_by = user
     flag.save(update_fields=["resolved_at", "resolved_by"])
@@ -565,10 +584,10 @@ def resolve_unclear_report(*, report: UnclearCriterionReport, user: User, note: 
     from annotation.models import UnclearCriterionReport
 
     if not has_role(user, Role.RUBRIC_AUTHOR, Role.ADMIN):
-        raise PermissionDenied("Only rubric authors and admins resolve work-list entries.")
+        raise PermissionDenied(gettext("Only rubric authors and admins resolve work-list entries."))
     report = UnclearCriterionReport.objects.select_for_update().select_related("criterion__item__version__dataset").get(pk=report.pk)
     if report.resolved_at is not None:
-        raise ValidationError("This report is already resolved.")
+        raise ValidationError(gettext("This report is already resolved."))
     report.resolved_at = timezone.now()
     report.resolved_by = user
     report.save(update_fields=["resolved_at", "resolved_by"])

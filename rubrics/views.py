@@ -81,7 +81,7 @@ def dataset_items(request: StaffRequest, name: str) -> HttpResponse:
     dataset = _dataset(name)
     version = selectors.latest_version(dataset)
     if version is None:
-        raise Http404("This dataset has no versions.")
+        raise Http404(gettext("This dataset has no versions."))
     q = request.GET.get("q") or None
     page = Paginator(items_of(version, q=q), 50).get_page(request.GET.get("page"))
     pending = dict(
@@ -104,7 +104,7 @@ def editor(request: StaffRequest, name: str, question_id: str) -> HttpResponse:
     version = selectors.latest_version(dataset)
     found = selectors.editor_rows(version, question_id) if version else None
     if found is None:
-        raise Http404("No such item in the latest version.")
+        raise Http404(gettext("No such item in the latest version."))
     item, rows, additions = found
     signals = selectors.quality_signals(dataset, keys=[r.criterion.lineage_id for r in rows], leave_out=_hidden(request.user))
     for row in rows:
@@ -127,10 +127,10 @@ def _row_context(request: StaffRequest, lineage: CriterionLineage) -> dict[str, 
     version = selectors.latest_version(lineage.dataset)
     found = selectors.editor_rows(version, question_id) if version else None
     if found is None:
-        raise Http404("No such item.")
+        raise Http404(gettext("No such item."))
     rows = [r for r in found[1] if r.criterion.lineage_id == lineage.key]
     if not rows:
-        raise Http404("This criterion is not in the latest version.")
+        raise Http404(gettext("This criterion is not in the latest version."))
     row = rows[0]
     row.signals = selectors.quality_signals(lineage.dataset, keys=[lineage.key], leave_out=_hidden(request.user)).get(lineage.key)
     return {"row": row, "dataset": lineage.dataset, "can_edit": _can_edit(request.user), "abilities": ability_choices(lineage.dataset)}
@@ -178,7 +178,7 @@ def edit_criterion(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
         else:
             if request.htmx:
                 return render(request, "rubrics/partials/criterion_row.html", _row_context(request, lineage))
-            messages.success(request, f"Revision {rev.number} saved as a draft.")
+            messages.success(request, gettext("Revision %(number)s saved as a draft.") % {"number": rev.number})
             return redirect("rubrics:editor", lineage.dataset.name, rev.question_id)
     else:
         status = 400
@@ -206,9 +206,10 @@ def add_criterion(request: StaffRequest, name: str, question_id: str) -> HttpRes
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
-            messages.success(request, "New criterion proposed as a draft.")
+            messages.success(request, gettext("New criterion proposed as a draft."))
             return redirect("rubrics:editor", dataset.name, question_id)
-    messages.error(request, "The new criterion was not saved: " + "; ".join(f"{k}: {' '.join(str(m) for m in v)}" for k, v in form.errors.items()))
+    problems = "; ".join(f"{k}: {' '.join(str(m) for m in v)}" for k, v in form.errors.items())
+    messages.error(request, gettext("The new criterion was not saved: %(problems)s") % {"problems": problems})
     return redirect(reverse("rubrics:editor", args=[dataset.name, question_id]) + "#add")
 
 
@@ -223,9 +224,9 @@ def retire_criterion(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
         rev = services.retire_criterion(author=request.user, key=lineage.key, reason=form.cleaned_data.get("reason") or "",
                                         base_revision=form.cleaned_data.get("base_revision"))
     except ValidationError as exc:
-        messages.error(request, "Not retired: " + " ".join(exc.messages))
+        messages.error(request, gettext("Not retired: %(reasons)s") % {"reasons": " ".join(exc.messages)})
     else:
-        messages.success(request, f"Retirement proposed as revision {rev.number} (a draft).")
+        messages.success(request, gettext("Retirement proposed as revision %(number)s (a draft).") % {"number": rev.number})
     return redirect("rubrics:editor", lineage.dataset.name, question_id)
 
 
@@ -245,7 +246,7 @@ def history(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
     diff: dict[str, Any] | None = None
     if a is not None and b is not None:
         if a not in by_number or b not in by_number:
-            raise Http404("No such revision of this criterion.")
+            raise Http404(gettext("No such revision of this criterion."))
         ea, eb = by_number[a], by_number[b]
         diff = {"a": ea, "b": eb, "html": mark_safe(char_diff_html(ea.text, eb.text))}  # escaped by char_diff_html
     context = {"lineage": lineage, "dataset": lineage.dataset, "question_id": question_id, "entries": entries, "diff": diff, "a": a, "b": b}
@@ -281,7 +282,7 @@ def _diff_against_approved(rev: CriterionRevision) -> tuple[SafeString, services
 def revision_detail(request: StaffRequest, pk: int) -> HttpResponse:
     rev = selectors.revision_detail(pk)
     if rev is None:
-        raise Http404("No such revision.")
+        raise Http404(gettext("No such revision."))
     html, before = _diff_against_approved(rev)
     user = request.user
     context = {
@@ -306,7 +307,7 @@ def submit_revision(request: StaffRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, f"Revision {rev.number} submitted to the review panel.")
+        messages.success(request, gettext("Revision %(number)s submitted to the review panel.") % {"number": rev.number})
     return redirect(rev)
 
 
@@ -320,9 +321,13 @@ def review_revision(request: StaffRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect(rev)
-    messages.success(request, {"approved": f"Revision {rev.number} approved by the full panel.",
-                               "rejected": f"Revision {rev.number} rejected and sent back to its author."}.get(
-        rev.status, "Your approval was recorded."))
+    if rev.status == Status.APPROVED:
+        outcome = gettext("Revision %(number)s approved by the full panel.") % {"number": rev.number}
+    elif rev.status == Status.REJECTED:
+        outcome = gettext("Revision %(number)s rejected and sent back to its author.") % {"number": rev.number}
+    else:
+        outcome = gettext("Your approval was recorded.")
+    messages.success(request, outcome)
     return redirect(reverse("rubrics:review") if request.POST.get("next") == "queue" else rev.get_absolute_url())
 
 
@@ -352,9 +357,9 @@ def publish(request: StaffRequest, name: str) -> HttpResponse:
         version = services.publish_revisions(dataset=dataset, user=request.user, label=request.POST.get("label") or None,
                                              note=request.POST.get("note", ""))
     except ValidationError as exc:
-        messages.error(request, "Nothing was published: " + " ".join(exc.messages))
+        messages.error(request, gettext("Nothing was published: %(reasons)s") % {"reasons": " ".join(exc.messages)})
         return redirect("rubrics:dataset", dataset.name)
-    messages.success(request, f"Published version {version.label}.")
+    messages.success(request, gettext("Published version %(version)s.") % {"version": version.label})
     return redirect(version.get_absolute_url())
 
 
@@ -375,9 +380,9 @@ def flag(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
         services.flag_criterion(lineage=lineage, reason=request.POST.get("reason", ""), source="reviewer" if has_role(
             request.user, Role.SENIOR_REVIEWER) and not _can_edit(request.user) else "author", flagged_by=request.user)
     except ValidationError as exc:
-        messages.error(request, "Not flagged: " + " ".join(exc.messages))
+        messages.error(request, gettext("Not flagged: %(reasons)s") % {"reasons": " ".join(exc.messages)})
     else:
-        messages.success(request, "The criterion is on the authors' work list.")
+        messages.success(request, gettext("The criterion is on the authors' work list."))
     return redirect("rubrics:editor", lineage.dataset.name, question_id)
 
 
@@ -393,11 +398,11 @@ def resolve(request: StaffRequest, kind: str, pk: int) -> HttpResponse:
             services.resolve_unclear_report(report=get_object_or_404(UnclearCriterionReport, pk=pk), user=request.user,
                                             note=request.POST.get("note", ""))
         else:
-            raise Http404("Unknown work-list entry.")
+            raise Http404(gettext("Unknown work-list entry."))
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, "Resolved.")
+        messages.success(request, gettext("Resolved."))
     return redirect("rubrics:index")
 
 
