@@ -45,9 +45,9 @@ def build(scale: int, seed: int = 0, *, rationale: str = "", judge_rationale: st
 
     from annotation.models import Assignment, Campaign, CampaignResponse, Judgment
     from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
+    from heartbench_core.roles import Role
     from heartbench_core.services.datasets import import_heartbench
     from tests.conftest import make_user
-    from heartbench_core.roles import Role
 
     rng = np.random.default_rng(seed)
     name = f"bench{scale}"

@@ -33,11 +33,12 @@ benchmarks/results/load_test.json.
 """
 
 import argparse
+import contextlib
 import gc
 import json
 import os
-import resource
 import random
+import resource
 import runpy
 import secrets
 import signal
@@ -366,10 +367,8 @@ def main():
         sent_path.unlink()
     finally:
         for p in procs:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
         for p in procs:
             try:
                 p.wait(timeout=20)
@@ -400,13 +399,15 @@ def main():
             "statuses": dict(stats.statuses[endpoint]),
         }
         report["endpoints"][endpoint] = row
-        fmt = lambda v: "-" if v is None else f"{v:7.1f}"
+        def fmt(v):
+            return "-" if v is None else f"{v:7.1f}"
         print(f"{endpoint:8} {row['requests']:8d} {row['per_second']:7.1f} {fmt(row['p50_ms'])} {fmt(row['p90_ms'])} "
               f"{fmt(row['p95_ms'])} {fmt(row['p99_ms'])} {fmt(row['max_ms'])}  {row['statuses']}")
     report["total_per_second"] = round(total / elapsed, 1)
     print(f"total: {total} requests, {report['total_per_second']} req/s")
     cpu["gunicorn_ms_per_request"] = round(cpu["gunicorn_s"] * 1000 / total, 1) if total else None
-    share = lambda v: f"{100 * v / cpu['machine_total_s']:.0f}%" if cpu["machine_total_s"] else "-"
+    def share(v):
+        return f"{100 * v / cpu['machine_total_s']:.0f}%" if cpu["machine_total_s"] else "-"
     print(f"CPU over the run ({cpu['cores']} cores, {cpu['machine_total_s']} core-seconds): load generator {cpu['load_generator_s']} s "
           f"({share(cpu['load_generator_s'])}), gunicorn {cpu['gunicorn_s']} s ({share(cpu['gunicorn_s'])}, "
           f"{cpu['gunicorn_ms_per_request']} ms per request), qcluster {cpu['qcluster_s']} s, whole machine busy "

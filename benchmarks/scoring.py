@@ -59,8 +59,8 @@ def main():
     from django.db import connection
     from django.test.utils import setup_databases, teardown_databases
 
-    from heartbench_core.models import Criterion, JudgeRun
     from heartbench_core.leaderboard.selectors import leaderboard
+    from heartbench_core.models import Criterion, JudgeRun
     from heartbench_core.services.datasets import import_heartbench
     from heartbench_core.services.judging import import_judge_verdicts
     from heartbench_core.services.scoring import score_judge_runs

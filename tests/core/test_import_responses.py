@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 def write(tmp_path, lines):
     path = tmp_path / "answers.jsonl"
-    path.write_text("".join((l if isinstance(l, str) else json.dumps(l, ensure_ascii=False)) + "\n" for l in lines), encoding="utf-8")
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n" for line in lines), encoding="utf-8")
     return path
 
 

@@ -326,7 +326,7 @@ class TestGoldenStandard:
 
 class TestMajorityRule:
     def test_the_default_is_the_blind_test_rule_at_least_two_of_three(self):
-        assert st.BLIND_TEST == st.MajorityRule() and st.BLIND_TEST.min_ratings == 3
+        assert st.MajorityRule() == st.BLIND_TEST and st.BLIND_TEST.min_ratings == 3
         label, _, _ = st.majority_labels(np.array([2, 1, 2, 2]), np.array([3, 3, 2, 4]))
         # 2 of 3 and 1 of 3 decide; 2 of 2 waits for the third rating; 2 of 4 is a tie.
         assert label.tolist() == [1, 0, -1, -1]

@@ -80,8 +80,8 @@ def figures(draw, n=counts):
 
 
 @st.composite
-def intervals(draw, unit=st.sampled_from(["item", "response"])):
-    resampled = Resampling(draw(unit), draw(counts), draw(counts), draw(st.sampled_from([0.9, 0.95])))
+def intervals(draw, unit=None):
+    resampled = Resampling(draw(unit or st.sampled_from(["item", "response"])), draw(counts), draw(counts), draw(st.sampled_from([0.9, 0.95])))
     if draw(st.booleans()):
         low, high = sorted((draw(values), draw(values)))
         return Interval(low, high, resampled)

@@ -30,13 +30,18 @@ def build_real_campaign() -> dict:
     from annotation.models import Assignment, Campaign
     from annotation.services.assignment import assign_next_response
     from annotation.services.workspace import (
-        DraftEntry, cast_vote, decide_correction, mark_discussion_seen, post_comment, request_correction,
+        DraftEntry,
+        cast_vote,
+        decide_correction,
+        mark_discussion_seen,
+        post_comment,
+        request_correction,
     )
     from heartbench_core.blindness import record_exposures
     from heartbench_core.models import User
+    from validation.services.agreement_reports import create_agreement_report
     from validation.services.golden import adjudicate
     from validation.services.release import change_release_policy
-    from validation.services.agreement_reports import create_agreement_report
 
     call_command("seed_demo", verbosity=0)
     users = {u.username: u for u in User.objects.all()}
@@ -57,7 +62,7 @@ def build_real_campaign() -> dict:
         cr for cr in submitted.values_list("campaign_response_id", flat=True).order_by("campaign_response_id")
         if submitted.filter(campaign_response_id=cr).count() == 3
     )
-    first, second, third = (submitted.get(campaign_response_id=shared, expert=e) for e in experts)
+    first, _second, _third = (submitted.get(campaign_response_id=shared, expert=e) for e in experts)
     criterion_ids = _criteria(first)
     mark_discussion_seen(assignment=first, expert=experts[0])
     post_comment(assignment=first, expert=experts[0], body="I read criterion 1 differently.", criterion_id=criterion_ids[0])

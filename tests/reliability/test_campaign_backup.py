@@ -31,7 +31,6 @@ def campaign_world(cast):
 @pytest.mark.django_db(transaction=True)
 def test_export_flush_import_gives_back_identical_rows_and_the_same_agreement(campaign_world, tmp_path):
     from validation.models import AgreementReport
-
     from validation.services.agreement_reports import create_agreement_report
 
     computed_before = create_agreement_report(campaign=campaign_world.objects["campaign"], resamples=50)

@@ -3,6 +3,7 @@ report, and the report is computed exactly once when another worker starts — o
 which hands the unacknowledged message out again, and on Redis, which loses the message with the
 worker: the job's row in the database and the sweep schedule bring it back (PostgreSQL)."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -34,7 +35,7 @@ def own_redis_keys(redis_db):
 
 def start_cluster(env, log=None):
     """Start `manage.py qcluster` in a session of its own; its output goes to `log` (a path) if given."""
-    out = open(log, "ab") if log else subprocess.DEVNULL
+    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child process inherits it; closed below
     try:
         return subprocess.Popen(
             [sys.executable, "manage.py", "qcluster"], cwd=settings.BASE_DIR, env=env, start_new_session=True,
@@ -55,10 +56,8 @@ def stop(proc, sig=signal.SIGKILL):
         os.killpg(proc.pid, sig)
     except ProcessLookupError:
         return
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
     end = time.monotonic() + 10
     while time.monotonic() < end:
         try:

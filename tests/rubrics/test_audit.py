@@ -17,7 +17,7 @@ def actions():
 
 
 def test_every_rubric_action_leaves_an_audit_entry(cast, version, criterion):
-    first = edit(cast, criterion, text="AI识别出用户的疲惫感", reason="shorter")
+    edit(cast, criterion, text="AI识别出用户的疲惫感", reason="shorter")
     second = edit(cast, criterion, weight=4, reason="weigh it higher", base_revision=2)
     services.submit_revision(revision=second, user=cast.author)
     services.comment_on_revision(revision=second, author=cast.reviewer, body="理由？")
@@ -26,7 +26,7 @@ def test_every_rubric_action_leaves_an_audit_entry(cast, version, criterion):
     approve_by_panel(third, cast.reviewers)
     added = services.add_criterion(author=cast.author, dataset=version.dataset, question_id="dm0002", text="AI询问用户的感受",
                                    ability="好奇心", weight=2, reason="missing")
-    retired = services.retire_criterion(author=cast.author, key=criterion.lineage_id, reason="saturated", base_revision=4)
+    services.retire_criterion(author=cast.author, key=criterion.lineage_id, reason="saturated", base_revision=4)
     flag = services.flag_criterion(lineage=criterion.lineage, reason="judges disagree", source="adjudication")
     services.resolve_flag(flag=flag, user=cast.author)
     approve_by_panel(added, cast.reviewers)

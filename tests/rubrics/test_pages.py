@@ -26,7 +26,7 @@ def test_staff_see_the_rubric_pages_and_experts_and_outsiders_do_not(cast, clien
         for url in page_urls(criterion, rev):
             assert client_for(user).get(url).status_code == 200, (user, url)
     for user in (cast.expert, cast.outsider):
-        for url in page_urls(criterion, rev) + [reverse("rubrics:review")]:
+        for url in [*page_urls(criterion, rev), reverse("rubrics:review")]:
             assert client_for(user).get(url).status_code == 403, (user, url)
 
 

@@ -43,8 +43,8 @@ def test_the_panel_size_is_configurable_per_dataset(cast, submitted):
 
 
 def test_an_author_can_never_review_their_own_revision(cast, criterion):
-    from tests.conftest import make_user
     from heartbench_core.roles import Role
+    from tests.conftest import make_user
 
     both = make_user("pat_both", Role.RUBRIC_AUTHOR, Role.SENIOR_REVIEWER)
     rev = edit(cast, criterion, weight=5, author=both)

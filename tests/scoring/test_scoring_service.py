@@ -25,7 +25,7 @@ def test_scoring_rows_equals_scoring_the_judge_run(judged_demo):
 
 
 def test_a_question_with_verdicts_on_only_some_criteria_is_dropped_not_guessed(judged_demo):
-    rows = [r for r in verdict_rows("demo-model-aurora")]
+    rows = list(verdict_rows("demo-model-aurora"))
     one = Criterion.objects.get(item__version=judged_demo, item__question_id="dm0002", position=0).pk
     rows = [r for r in rows if r[0] != one]
     result = score_verdicts(version=judged_demo, rows=rows)

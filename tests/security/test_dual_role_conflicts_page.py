@@ -14,7 +14,7 @@ def world(cast):
     world = build_dual_role_world(cast)
     # Before the rule existed, the reviewer-expert looked at two responses of C and one of D's own.
     c_ids = sorted(world.c_response_ids())
-    record_exposures(user=world.users["expert+reviewer"], response_ids=c_ids[:2] + [world.d_queued_open.response_id], via="adjudication")
+    record_exposures(user=world.users["expert+reviewer"], response_ids=[*c_ids[:2], world.d_queued_open.response_id], via="adjudication")
     return world
 
 

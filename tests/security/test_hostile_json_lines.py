@@ -88,7 +88,7 @@ def test_a_nul_character_is_a_clear_error_naming_the_field_from_every_command(im
 
 def test_a_line_nested_deeper_than_the_limit_but_within_python_recursion_is_refused_too(world, tmp_path):
     record = {"question_id": "dm0001", "response": "x", "meta": json.loads("[" * 100 + "]" * 100)}
-    path, message = _run_command("import_responses", json.dumps(record), tmp_path)
+    _path, message = _run_command("import_responses", json.dumps(record), tmp_path)
     assert "line 1, field 'meta" in message and "nested more than 64 levels deep" in message
 
 

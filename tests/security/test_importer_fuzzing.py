@@ -11,7 +11,8 @@ import json
 import pytest
 from django.apps import apps
 from django.core.exceptions import ValidationError
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from heartbench_core.services.datasets import import_heartbench
 from heartbench_core.services.judging import import_judge_verdicts

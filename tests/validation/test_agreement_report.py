@@ -2,6 +2,7 @@
 
 import io
 import json
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -9,8 +10,6 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from annotation.models import Judgment
-from dataclasses import asdict
-
 from heartbench_core.lib import agreement as st
 from heartbench_core.lib.agreement_report import ReportResult
 from heartbench_core.models import JudgeVerdict
@@ -34,11 +33,11 @@ def report_json(*args) -> dict:
 def direct_pairs(campaign):
     """(judge, gold) per compared unit, computed independently with plain Python."""
     votes = {}
-    for cr, resp, crit, hit in Judgment.objects.filter(assignment__campaign_response__campaign=campaign).values_list(
+    for _cr, resp, crit, hit in Judgment.objects.filter(assignment__campaign_response__campaign=campaign).values_list(
         "assignment__campaign_response_id", "assignment__campaign_response__response_id", "criterion_id", "hit"
     ):
         votes.setdefault((resp, crit), []).append(hit)
-    verdicts = dict(((r, c), h) for r, c, h in JudgeVerdict.objects.values_list("response_id", "criterion_id", "hit"))
+    verdicts = {(r, c): h for r, c, h in JudgeVerdict.objects.values_list("response_id", "criterion_id", "hit")}
     pairs = [(verdicts[k], sum(v) >= 2) for k, v in votes.items() if k in verdicts]
     return np.array(pairs, dtype=bool)
 
@@ -52,7 +51,7 @@ def pairs_by_question_and_model(campaign) -> dict[tuple[str, str], list[int]]:
     ):
         votes.setdefault((resp, crit), []).append(hit)
         where[(resp, crit)] = (qid, model)
-    verdicts = dict(((r, c), h) for r, c, h in JudgeVerdict.objects.values_list("response_id", "criterion_id", "hit"))
+    verdicts = {(r, c): h for r, c, h in JudgeVerdict.objects.values_list("response_id", "criterion_id", "hit")}
     out: dict[tuple[str, str], list[int]] = {}
     for key, v in votes.items():
         if key in verdicts:
@@ -82,7 +81,7 @@ class TestCommand:
         campaign = blind_test(cast, flip=0.25)
         stored = report_json("--campaign", campaign.name, "--judge", JUDGE)
         # The printed JSON is the stored contract, read by key; the figures are checked on the typed report.
-        assert CONTRACT_KEYS <= set(stored)
+        assert set(stored) >= CONTRACT_KEYS
         assert set(stored["gate"]) >= {"threshold", "passed"}
         assert all({"pairs", "responses"} <= set(row) for row in stored["by_ability"])
         r = ReportResult.from_dict(stored)

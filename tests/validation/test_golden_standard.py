@@ -1,11 +1,10 @@
 """The golden standard: strict majority once k judgments are in, provenance, ties, incompleteness, staleness."""
 
-import pytest
 
 from annotation.models import Assignment, Judgment
 from heartbench_core.models import CriterionLineage
-from tests.validation.builders import blind_test, judgment_lines, as_file
 from tests.factories import demo_responses, demo_version
+from tests.validation.builders import as_file, blind_test, judgment_lines
 from validation.models import GoldenLabel
 from validation.services.golden import refresh_golden_labels
 from validation.services.imports import import_judgments

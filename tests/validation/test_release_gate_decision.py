@@ -12,8 +12,8 @@ from django.core.management import call_command
 from tests.validation.builders import blind_test
 from validation.models import AgreementReport, ReleaseGate
 from validation.selectors import latest_release_gate
-from validation.services.release import change_release_policy
 from validation.services.agreement_reports import create_agreement_report
+from validation.services.release import change_release_policy
 
 LENIENT = {"threshold": 0.5, "min_pairs_per_dimension": 1, "min_pairs_per_ability": 1}
 
@@ -143,7 +143,7 @@ class TestShownOnTheVersion:
         assert f'hx-get="{url}"' in page and f'href="{url}"' in page
 
     def test_the_gate_partial_shows_the_decision_its_lower_bound_reasons_report_and_policy(self, cast, campaign, decided, client_for):
-        failed, passed, exploratory = decided
+        _failed, passed, exploratory = decided
         partial = client_for(cast.admin).get(f"/validation/versions/{campaign.version.pk}/gate/", HTTP_HX_REQUEST="true")
         body = partial.content.decode()
         assert "<html" not in body and "Passed" in body

@@ -93,8 +93,9 @@ def test_a_retake_draws_the_items_not_yet_seen_when_the_set_is_larger_than_a_sit
 
 
 def test_work_of_a_sitting_that_lapsed_is_given_back_so_the_attempt_can_end(cast, version):
-    from annotation.services.assignment import expire_reservations
     from django.utils import timezone
+
+    from annotation.services.assignment import expire_reservations
 
     campaign = calibration(version, sitting_size=2)
     first = assign_next_response(expert=cast.expert, campaign=campaign)

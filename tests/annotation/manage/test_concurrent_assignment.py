@@ -30,7 +30,7 @@ def _worker(expert_id, campaign_id, barrier, errors, got):
             if a is not None:
                 got.append((a.campaign_response_id, expert_id))
                 Assignment.objects.filter(pk=a.pk).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
-    except Exception as exc:  # noqa: BLE001 — reported to the main thread
+    except Exception as exc:
         errors.append(repr(exc))
         barrier.abort()
     finally:

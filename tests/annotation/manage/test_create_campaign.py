@@ -121,8 +121,8 @@ def test_assign_campaign_and_expire_reservations_commands(data):
 
 
 def test_the_real_heartbench_sample_is_forty_percent_of_its_296_items(cast, heartbench_all):
-    from heartbench_core.services.datasets import import_heartbench
     from heartbench_core.demo import _import_synthetic
+    from heartbench_core.services.datasets import import_heartbench
 
     version = import_heartbench(source=heartbench_all, dataset_name="heartbench").version
     for m in MODELS:

@@ -174,7 +174,7 @@ def test_release_gives_the_response_back_and_refuses_submitted_work(cast):
     assert Assignment.objects.get(pk=a.pk).status == Assignment.Status.RELEASED
     b = assign_next_response(expert=cast.experts[2], campaign=campaign)
     submit(b)
-    assert a.campaign_response_id in pull_all(cast.experts[1], campaign) + [b.campaign_response_id]
+    assert a.campaign_response_id in [*pull_all(cast.experts[1], campaign), b.campaign_response_id]
     with pytest.raises(ValidationError):
         release_assignment(assignment=b, by=cast.admin)
 

@@ -1,6 +1,5 @@
 """The workspace API: the same rules as the pages, for the expert's own work only."""
 
-from django.urls import reverse
 
 from annotation.models import Assignment, CorrectionRequest, Judgment
 
@@ -12,7 +11,7 @@ def test_next_then_draft_then_submit_through_the_api(workspace, cast, client_for
     detail = client.post("/api/v1/annotation/next/", {"campaign": workspace.campaign.pk}, content_type="application/json").json()
     pid = detail["id"]
     assert "model" not in str(detail.keys()) and "weight" not in detail["criteria"][0]
-    assert [t["role"] for t in detail["dialogue"]][0] == "A"
+    assert next(t["role"] for t in detail["dialogue"]) == "A"
     criteria = [c["id"] for c in detail["criteria"]]
     half = [{"criterion": c, "rationale": "A long enough rationale", "hit": True} for c in criteria[:2]]
     saved = client.post(f"/api/v1/annotation/assignments/{pid}/draft/", {"judgments": half, "active_seconds": 20}, content_type="application/json")

@@ -124,7 +124,7 @@ def test_a_gold_thread_has_the_same_shape_as_an_ordinary_one(pair_workspace, cas
         for stance in payload["stances"]:
             stance.pop("criterion")  # the same item, so the same criteria: only ids could differ
     assert plain == hidden
-    detail = {k: v for k, v in client.get(reverse("api-ws-assignment", args=[gold[1].public_id])).json().items()}
+    detail = dict(client.get(reverse("api-ws-assignment", args=[gold[1].public_id])).json().items())
     assert set(detail) == set(client.get(reverse("api-ws-assignment", args=[ordinary[1].public_id])).json())
     assert detail["discussion_open"] is True
 

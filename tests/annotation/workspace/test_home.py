@@ -28,8 +28,8 @@ def test_the_next_response_button_reserves_work_and_opens_it(workspace, cast, cl
 
 
 def test_the_next_response_button_of_a_campaign_i_am_not_in_is_404(workspace, cast, client_for):
-    from tests.conftest import make_user
     from heartbench_core.roles import Role
+    from tests.conftest import make_user
 
     stranger = make_user("ezra_expert", Role.EXPERT)
     assert client_for(stranger).post(reverse("annotation:next_response", args=[workspace.campaign.pk])).status_code == 404

@@ -58,7 +58,7 @@ def test_it_runs_the_same_number_of_queries_whatever_the_item_size(workspace, ca
     assignment = workspace.reserve(cast.expert, question_id)
     client = client_for(cast.expert)
     page_of(client, assignment)  # warm the session
-    with django_assert_num_queries(11) as ctx:
+    with django_assert_num_queries(11):
         response = page_of(client, assignment)
     assert response.status_code == 200
     assert len(re.findall(r'class="criterion-card ', response.content.decode())) == criteria

@@ -168,7 +168,7 @@ def test_a_second_revision_starts_from_the_first_so_the_newest_holds_every_chang
         assignment=mine, expert=cast.experts[0], reason="Second thought", entries=[DraftEntry(second.pk, "A miss as well, really", False)]
     )
     assert {r["criterion"]: r["hit"] for r in two.original}[first.pk] is False  # it starts from the standing revision
-    assert {r["criterion"]: r["hit"] for r in two.proposed} == {**{c: True for c in _hits(mine)}, first.pk: False, second.pk: False}
+    assert {r["criterion"]: r["hit"] for r in two.proposed} == {**dict.fromkeys(_hits(mine), True), first.pk: False, second.pk: False}
     assert set(_hits(mine).values()) == {True}  # and the blind verdict never moved
 
 
