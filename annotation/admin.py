@@ -5,29 +5,39 @@ policy and for inspection.
 """
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from annotation.models import (
     AdminAlert,
     Assignment,
     CalibrationResult,
     Campaign,
+    CampaignResponse,
     CampaignSettings,
+    CorrectionRequest,
+    DiscussionComment,
+    DiscussionVote,
     ExpertProfile,
     ExpertQuality,
+    GoldLabel,
+    ItemProblemReport,
+    Judgment,
     Qualification,
     QualityPolicy,
     TierChange,
+    UnclearCriterionReport,
 )
+from heartbench_core.admin import ReadOnlyAdmin
 
 
 @admin.register(QualityPolicy)
 class QualityPolicyAdmin(admin.ModelAdmin):
     list_display = ["__str__", "gold_window", "gold_min_checks", "gold_pause_below", "certificate_min_submitted", "certificate_min_quality"]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return not QualityPolicy.objects.exists()
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: QualityPolicy | None = None) -> bool:
         return False
 
 
@@ -69,19 +79,6 @@ admin.site.register(AdminAlert, list_display=["kind", "expert", "campaign", "cre
 
 # Records of the experts' work: shown read-only, because their changes go through the workspace
 # services (immutability after submission, corrections decided by an admin, blindness).
-from heartbench_core.admin import ReadOnlyAdmin  # noqa: E402
-from annotation.models import (  # noqa: E402
-    CampaignResponse,
-    CampaignSettings,
-    CorrectionRequest,
-    DiscussionComment,
-    DiscussionVote,
-    GoldLabel,
-    ItemProblemReport,
-    Judgment,
-    UnclearCriterionReport,
-)
-
 admin.site.register(CampaignSettings)
 admin.site.register(CampaignResponse, ReadOnlyAdmin, list_display=["campaign", "response", "item", "is_gold", "order_key"], list_filter=["campaign", "is_gold"])
 admin.site.register(GoldLabel, ReadOnlyAdmin, list_display=["campaign_response", "criterion", "hit"])

@@ -6,13 +6,17 @@ hidden gold check, and none of that may reach expert-facing code.
 """
 
 from datetime import datetime, timedelta
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
-from django.conf import settings
+# Imported under another name: inside `Campaign`, the reverse relation `settings` (CampaignSettings) hides a module named `settings`.
+from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 
 from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, User, new_public_id
+
+if TYPE_CHECKING:
+    from annotation.workspace.selectors import CorrectionPair
 
 
 class ExpertProfile(models.Model):
@@ -21,7 +25,7 @@ class ExpertProfile(models.Model):
         PAUSED = "paused", "Paused"
         AWAY = "away", "Away"
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert_profile")
+    user = models.OneToOneField(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert_profile")
     degree = models.CharField(max_length=200, blank=True)
     years_practice = models.PositiveSmallIntegerField(default=0, help_text="Years of clinical practice.")
     credentials = models.TextField(blank=True)
@@ -41,7 +45,7 @@ class ExpertProfile(models.Model):
     class Meta:
         ordering = ["user__username"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.user.get_username()} (tier {self.effective_tier})"
 
     @property
@@ -108,14 +112,14 @@ class Campaign(models.Model):
     overlap = models.PositiveSmallIntegerField(default=3, help_text="k: distinct experts per response.")
     seed = models.IntegerField(default=0)
     reservation_timeout = models.DurationField(default=timedelta(hours=2))
-    experts = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="eligible_campaigns")
+    experts = models.ManyToManyField(django_settings.AUTH_USER_MODEL, blank=True, related_name="eligible_campaigns")
     rationale_min_chars = models.PositiveSmallIntegerField(default=10)
     show_weights = models.BooleanField(default=False)
     gold_rate = models.FloatField(default=0.0, help_text="Share of hidden gold checks mixed into queues.")
     min_tier_for_hard = models.PositiveSmallIntegerField(default=1)
     piece_rate = models.DecimalField(max_digits=8, decimal_places=2, default=0)
     pass_threshold = models.FloatField(default=0.8, help_text="Calibration: agreement with gold needed to pass.")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CampaignQuerySet.as_manager()
@@ -123,7 +127,7 @@ class Campaign(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
 
@@ -141,7 +145,7 @@ class CampaignResponse(models.Model):
         ordering = ["campaign", "order_key"]
         constraints = [models.UniqueConstraint(fields=["campaign", "response"], name="uniq_campaign_response")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.campaign_id}:{self.response_id}"
 
 
@@ -155,6 +159,9 @@ class GoldLabel(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign_response", "criterion"], name="uniq_gold_label")]
+
+    def __str__(self) -> str:
+        return f"{self.campaign_response_id}/{self.criterion_id}: {self.hit}"
 
 
 class AssignmentQuerySet(models.QuerySet["Assignment"]):
@@ -211,7 +218,7 @@ class Assignment(models.Model):
 
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.PROTECT, related_name="assignments")
-    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
     reserved_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(null=True, blank=True, help_text="None: pre-assigned, does not expire.")
@@ -232,7 +239,7 @@ class Assignment(models.Model):
         ]
         indexes = [models.Index(fields=["expert", "status"]), models.Index(fields=["campaign_response", "status"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.public_id
 
 
@@ -248,7 +255,7 @@ class Judgment(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["assignment", "criterion"], name="uniq_judgment")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.assignment_id}/{self.criterion_id}: {self.hit}"
 
 
@@ -260,10 +267,13 @@ class UnclearCriterionReport(models.Model):
     comment = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"unclear {self.criterion_id} on {self.assignment_id}"
 
 
 class ItemProblemReport(models.Model):
@@ -273,10 +283,13 @@ class ItemProblemReport(models.Model):
     comment = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"problem on {self.assignment_id}"
 
 
 # --- The blind workspace: corrections of submitted work and the post-judgment discussion. ---
@@ -301,13 +314,16 @@ class CorrectionRequest(models.Model):
     proposed = models.JSONField(help_text="The corrected judgments the expert asks for.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     created_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    decided_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.TextField(blank=True)
     after_discussion = models.BooleanField(
         default=False,
         help_text="Requested after the expert saw the discussion: applied as a post-discussion revision, never to the blind verdict.",
     )
+
+    # Not a column: the admins' corrections page sets it (`workspace.selectors.pending_corrections`).
+    pairs: "list[CorrectionPair]"
 
     class Meta:
         ordering = ["-created_at"]
@@ -319,7 +335,7 @@ class CorrectionRequest(models.Model):
             )
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"correction {self.pk} of {self.assignment_id} ({self.status})"
 
 
@@ -327,7 +343,7 @@ class DiscussionComment(models.Model):
     """A comment in the thread of one campaign response, opened once it has all k judgments."""
 
     campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="discussion_comments")
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    author = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     criterion = models.ForeignKey(
         Criterion, null=True, blank=True, on_delete=models.PROTECT, related_name="+", help_text="None: about the response."
     )
@@ -337,13 +353,16 @@ class DiscussionComment(models.Model):
     class Meta:
         ordering = ["created_at", "id"]
 
+    def __str__(self) -> str:
+        return f"comment {self.pk} on {self.campaign_response_id}"
+
 
 class DiscussionVote(models.Model):
     """A participant's hit/miss stance on one criterion of a discussed response (changeable)."""
 
     campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="discussion_votes")
     criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="+")
-    voter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    voter = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     hit = models.BooleanField()
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -351,6 +370,9 @@ class DiscussionVote(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign_response", "criterion", "voter"], name="uniq_discussion_vote")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.voter_id} on {self.campaign_response_id}/{self.criterion_id}: {self.hit}"
 
 
 # --- Experts' qualification, quality control, incentives (campaign management) ---------------
@@ -376,7 +398,7 @@ class QualityPolicy(models.Model):
             models.CheckConstraint(condition=models.Q(gold_pause_below__gte=0, gold_pause_below__lte=1), name="policy_pause_in_unit"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "Quality policy"
 
     @classmethod
@@ -402,7 +424,7 @@ class ExpertQuality(models.Model):
     )
     updated_at = models.DateTimeField(auto_now=True)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"quality of {self.profile_id}"
 
     @property
@@ -429,7 +451,7 @@ class CampaignSettings(models.Model):
     )
     certificate_name = models.CharField(max_length=200, blank=True)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"settings of {self.campaign_id}"
 
 
@@ -437,7 +459,7 @@ class CalibrationResult(models.Model):
     """One finished attempt at a calibration: agreement with gold, per dimension, and feedback on each miss."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="calibration_results")
-    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calibration_results")
+    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calibration_results")
     attempt = models.PositiveSmallIntegerField(default=1)
     score = models.FloatField(null=True, blank=True, help_text="Share of gold-labelled criteria judged like gold; None when none compared.")
     agreed = models.PositiveIntegerField(default=0)
@@ -453,7 +475,7 @@ class CalibrationResult(models.Model):
         ordering = ["-completed_at"]
         constraints = [models.UniqueConstraint(fields=["campaign", "expert", "attempt"], name="uniq_calibration_attempt")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.expert_id} on {self.campaign_id} #{self.attempt}: {self.score}"
 
 
@@ -464,11 +486,11 @@ class Qualification(models.Model):
         CALIBRATION = "calibration", "Calibration"
         ADMIN = "admin", "Granted by an admin"
 
-    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualifications")
+    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualifications")
     dimension = models.CharField(max_length=40, blank=True, help_text='"" = qualified in general.')
     source = models.CharField(max_length=12, choices=Source.choices)
     result = models.ForeignKey(CalibrationResult, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    granted_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reason = models.TextField(blank=True)
     granted_at = models.DateTimeField(auto_now_add=True)
 
@@ -476,7 +498,7 @@ class Qualification(models.Model):
         ordering = ["expert", "dimension"]
         constraints = [models.UniqueConstraint(fields=["expert", "dimension"], name="uniq_qualification")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.expert_id}:{self.dimension or 'general'}"
 
 
@@ -488,11 +510,14 @@ class TierChange(models.Model):
     new_tier = models.PositiveSmallIntegerField(null=True, blank=True)
     override = models.BooleanField(default=False)
     reason = models.TextField(blank=True)
-    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-changed_at"]
+
+    def __str__(self) -> str:
+        return f"{self.profile_id}: tier {self.old_tier} → {self.new_tier}"
 
 
 class AdminAlert(models.Model):
@@ -503,16 +528,16 @@ class AdminAlert(models.Model):
         CALIBRATION_FAILED = "calibration_failed", "Calibration failed"
 
     kind = models.CharField(max_length=30, choices=Kind.choices)
-    expert = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts")
     message = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["resolved_at", "created_at"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.kind}: {self.message[:40]}"
