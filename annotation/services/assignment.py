@@ -28,11 +28,12 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeAlias
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -54,6 +55,11 @@ from heartbench_core.roles import Role, has_role
 
 # Rows locked per pull: the best few candidates, so a concurrent request skips them and takes the next.
 CANDIDATE_BATCH = 5
+
+# An expert's earlier work in a campaign: (campaign response id, item id, is gold), whatever became of it.
+HeldWork: TypeAlias = list[tuple[int, int, bool]]
+# Per item: hard?, ability labels, dimensions, primary scene.
+ItemInfo: TypeAlias = tuple[bool, set[str], set[str], str]
 
 
 def campaign_settings(campaign: Campaign) -> CampaignSettings:
@@ -115,7 +121,9 @@ def _qualified_dimensions(expert_id: int, requires: bool) -> set[str] | None:
     return set(Qualification.objects.filter(expert_id=expert_id).values_list("dimension", flat=True))
 
 
-def _qualification_filter(qs, qualified: set[str] | None, per_dimension: bool):
+def _qualification_filter(
+    qs: QuerySet[CampaignResponse], qualified: set[str] | None, per_dimension: bool
+) -> QuerySet[CampaignResponse]:
     """Restrict candidate responses to those the expert is qualified for (None → no filter)."""
     if qualified is None:
         return qs
@@ -196,7 +204,9 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         return None
 
 
-def _gold_candidate(campaign, profile, cfg, qualified, mine, now) -> int | None:
+def _gold_candidate(
+    campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None, mine: HeldWork, now: datetime
+) -> int | None:
     """The hidden gold check this expert would be served next, or None when they have had every one open to them.
 
     Gold checks whose last cohort of k raters is short come first, in the expert's own shuffled
@@ -217,7 +227,9 @@ def _gold_candidate(campaign, profile, cfg, qualified, mine, now) -> int | None:
     return best[0] if best else None
 
 
-def _eligible(campaign, profile, cfg, qualified):
+def _eligible(
+    campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None
+) -> QuerySet[CampaignResponse]:
     """The campaign's responses this expert may take blind: tier and qualification allow them, no staff view showed them.
 
     Before k and earlier work.
@@ -228,7 +240,9 @@ def _eligible(campaign, profile, cfg, qualified):
     return _qualification_filter(qs, qualified, cfg.qualification_per_dimension)
 
 
-def _ranked_ids(campaign, profile, cfg, qualified, mine, now) -> list[int]:
+def _ranked_ids(
+    campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None, mine: HeldWork, now: datetime
+) -> list[int]:
     """Open responses for this expert, best first: nearer completion, items not yet had, specialty coverage, seeded order.
 
     One grouped query for live counts and one for coverage, whatever the campaign size; the
@@ -296,11 +310,11 @@ def gold_draw(seed: int, campaign_id: int, expert_id: int, pull: int) -> float:
     return keyed_uniform("gold", seed, campaign_id, expert_id, pull)
 
 
-def _lock_candidates(qs, limit: int) -> list[CampaignResponse]:
+def _lock_candidates(qs: QuerySet[CampaignResponse], limit: int) -> list[CampaignResponse]:
     return list(qs.select_for_update(skip_locked=True, no_key=True, of=("self",))[:limit])
 
 
-def _recount_under_lock(locked: list[CampaignResponse], now, k: int) -> list[CampaignResponse]:
+def _recount_under_lock(locked: list[CampaignResponse], now: datetime, k: int) -> list[CampaignResponse]:
     """Keep the locked candidates whose live count is still below k (counted again, under the lock)."""
     if not locked:
         return []
@@ -315,7 +329,7 @@ def _recount_under_lock(locked: list[CampaignResponse], now, k: int) -> list[Cam
     return [cr for cr in locked if live.get(cr.pk, 0) < k]
 
 
-def _reserve(cr: CampaignResponse, expert: User, campaign: Campaign, now) -> Assignment:
+def _reserve(cr: CampaignResponse, expert: User, campaign: Campaign, now: datetime) -> Assignment:
     return Assignment.objects.create(campaign_response=cr, expert=expert, expires_at=now + campaign.reservation_timeout)
 
 
@@ -361,7 +375,7 @@ def calibration_sitting(*, expert: User, campaign: Campaign, attempt: int) -> li
     return ids[:size]
 
 
-def _next_calibration(*, expert: User, campaign: Campaign, now) -> Assignment | None:
+def _next_calibration(*, expert: User, campaign: Campaign, now: datetime) -> Assignment | None:
     """Calibration: the next response of the current sitting; a failed attempt may be retaken after the cooldown, up to max_attempts."""
     state = calibration_state(expert=expert, campaign=campaign)
     if not state.in_progress:
@@ -538,20 +552,22 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
             if not pool:
                 continue
 
-            def preference(s: ExpertState) -> tuple:
-                return (
+            # Each expert's rank for this response, read before this response's picks change their load.
+            preference = {
+                s.user_id: (
                     per_item[(s.user_id, item_id)],
                     -(len(abilities & s.abilities) + (scene in s.scenes)),
                     -(s.quality if s.quality is not None else 0.0),
                     load[s.user_id],
                     tiebreak[s.user_id],
                 )
-
+                for s in pool
+            }
             floor = min(load[s.user_id] for s in pool)
-            near = sorted((s for s in pool if load[s.user_id] <= floor + 2), key=preference)
+            near = sorted((s for s in pool if load[s.user_id] <= floor + 2), key=lambda s: preference[s.user_id])
             if len(near) < need:
                 # Too few within the slack: the rest of the pool, least loaded first, fills what is left.
-                near += sorted((s for s in pool if load[s.user_id] > floor + 2), key=lambda s: (load[s.user_id], *preference(s)))
+                near += sorted((s for s in pool if load[s.user_id] > floor + 2), key=lambda s: (load[s.user_id], *preference[s.user_id]))
             for s in near[:need]:
                 new.append((cr_id, s.user_id))
                 taken[cr_id].add(s.user_id)
@@ -567,7 +583,15 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
     return BulkAssignment(made=len(new), unfilled=_unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg))
 
 
-def _unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg) -> list[UnfilledSlot]:
+def _unfilled_slots(
+    campaign: Campaign,
+    states: list[ExpertState],
+    short: list[tuple[int, int, int]],
+    taken: dict[int, set[int]],
+    exposed: dict[int, set[int]],
+    item_info: dict[int, ItemInfo],
+    cfg: CampaignSettings,
+) -> list[UnfilledSlot]:
     """Why each response left short has no expert for its open slots, read from the state after the pass."""
     if not short:
         return []
@@ -582,7 +606,7 @@ def _unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg) -> 
         tiered = [s for s in qualified if not hard or s.tier >= tier]
         free = [s for s in tiered if s.user_id not in taken[cr_id]]
         if not qualified:
-            held = set().union(*(s.qualified_dims or set() for s in states))
+            held: set[str] = set().union(*(s.qualified_dims or set() for s in states))
             if missing := dims - held:
                 detail = _("no expert qualified for %(dimensions)s") % {"dimensions": ", ".join(sorted(missing))}
             else:
@@ -614,15 +638,23 @@ def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
     # Building thousands of model instances costs more than the insert itself; COPY writes the same
     # columns bulk_create would, and the unique constraint still guards (response, expert).
     table = Assignment._meta.db_table
-    with connection.cursor() as cursor:
-        with cursor.cursor.copy(
-            f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds) FROM STDIN"
-        ) as copy:
-            for cr, user in pairs:
-                copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0))
+    with connection.cursor() as cursor, cursor.cursor.copy(
+        f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds) FROM STDIN"
+    ) as copy:
+        for cr, user in pairs:
+            copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0))
 
 
-def _mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg) -> list[tuple[int, int]]:
+def _mix_gold(
+    campaign: Campaign,
+    states: list[ExpertState],
+    responses: list[tuple[int, int, bool, int]],
+    taken: dict[int, set[int]],
+    load: dict[int, int],
+    gold_load: dict[int, int],
+    item_info: dict[int, ItemInfo],
+    cfg: CampaignSettings,
+) -> list[tuple[int, int]]:
     """Give each expert gold checks making up `gold_rate` of their queue in this campaign, in expectation.
 
     The count is rounded up or down by a keyed draw per expert (so its mean is exact and it is not
@@ -658,12 +690,12 @@ def _qualified_for(qualified: set[str] | None, dims: set[str], per_dimension: bo
     return per_dimension and dims <= qualified
 
 
-def _item_info(item_ids: set[int]) -> dict[int, tuple[bool, set[str], set[str], str]]:
+def _item_info(item_ids: set[int]) -> dict[int, ItemInfo]:
     """Per item: hard?, ability labels, dimensions, primary scene."""
     from heartbench_core.lib.taxonomy import dimension_of
     from heartbench_core.models import Item
 
-    info = {pk: (diff == "hard", set(), set(), scene) for pk, diff, scene in Item.objects.filter(pk__in=item_ids).values_list("pk", "difficulty", "primary_scene")}
+    info: dict[int, ItemInfo] = {pk: (diff == "hard", set(), set(), scene) for pk, diff, scene in Item.objects.filter(pk__in=item_ids).values_list("pk", "difficulty", "primary_scene")}
     for item_id, ability in Criterion.objects.filter(item_id__in=item_ids).order_by().values_list("item_id", "ability"):
         info[item_id][1].add(ability)
         if (dim := dimension_of(ability)) is not None:
@@ -671,7 +703,7 @@ def _item_info(item_ids: set[int]) -> dict[int, tuple[bool, set[str], set[str], 
     return info
 
 
-def _expert_states(campaign: Campaign, experts: list[User] | None, now) -> list[ExpertState]:
+def _expert_states(campaign: Campaign, experts: list[User] | None, now: datetime) -> list[ExpertState]:
     """Eligible experts of the campaign (active, expert role, in the campaign, qualified if required), locked."""
     cfg = campaign_settings(campaign)
     users = User.objects.filter(is_active=True).filter(Q(groups__name=Role.EXPERT.value) | Q(is_superuser=True)).distinct()

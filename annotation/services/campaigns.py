@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, TypeAlias
 
 import numpy as np
 from django.core.exceptions import ValidationError
@@ -35,6 +35,11 @@ from heartbench_core.models import Criterion, DatasetVersion, LanguageModel, Mod
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.datasets import get_version
 
+# A gold-labelled response: (response, item, [(criterion, hit, explanation)]).
+GoldRow: TypeAlias = tuple[int, int, list[tuple[int, bool, str]]]
+# Where gold labels are read from: a path, or an open text or binary file.
+GoldSource: TypeAlias = str | Path | IO[str] | IO[bytes]
+
 
 @dataclass(frozen=True)
 class CampaignOutcome:
@@ -55,7 +60,7 @@ def stratified_sample(strata: dict[tuple, list[int]], fraction: float, seed: int
     rng = np.random.default_rng(seed)
     keys = sorted(strata, key=repr)
     sizes = np.array([len(strata[k]) for k in keys], dtype=float)
-    total = int(round(fraction * sizes.sum()))
+    total = round(fraction * sizes.sum())
     exact = sizes * fraction
     quota = np.floor(exact).astype(int)
     short = total - int(quota.sum())
@@ -168,7 +173,7 @@ def create_campaign(
     gold_rows = _gold_rows(gold_source, version) if gold_source is not None else []
     strata: dict[tuple, list[int]] = defaultdict(list)
     items = {pk: qid for pk, qid, diff, scene in version.items.values_list("pk", "question_id", "difficulty", "primary_scene")}
-    for pk, qid, diff, scene in version.items.values_list("pk", "question_id", "difficulty", "primary_scene"):
+    for pk, _qid, diff, scene in version.items.values_list("pk", "question_id", "difficulty", "primary_scene"):
         strata[(diff, scene)].append(pk)
     sampled_items = stratified_sample(strata, sample_fraction, seed)
     wanted = {items[pk]: pk for pk in sampled_items}
@@ -234,7 +239,7 @@ def create_campaign(
     return CampaignOutcome(campaign, len(responses), len(gold_rows), len(sampled_items), len(eligible))
 
 
-def _gold_rows(source: Campaign, version: DatasetVersion) -> list[tuple[int, int, list[tuple[int, bool, str]]]]:
+def _gold_rows(source: Campaign, version: DatasetVersion) -> list[GoldRow]:
     """(response, item, [(criterion, hit, explanation)]) of a gold set on the same version, disjoint from every calibration set."""
     if source.kind == Campaign.Kind.CALIBRATION:
         raise ValidationError(
@@ -250,7 +255,7 @@ def _gold_rows(source: Campaign, version: DatasetVersion) -> list[tuple[int, int
         raise ValidationError({"gold_source": _("%(name)r is not a gold set") % {"name": source.name}})
     if source.version_id != version.pk:
         raise ValidationError({"gold_source": _("%(name)r is on %(on)s, not %(version)s") % {"name": source.name, "on": source.version, "version": version}})
-    labels = defaultdict(list)
+    labels: dict[int, list[tuple[int, bool, str]]] = defaultdict(list)
     for cr_id, crit, hit, expl in GoldLabel.objects.filter(campaign_response__campaign=source).values_list(
         "campaign_response_id", "criterion_id", "hit", "explanation"
     ):
@@ -278,7 +283,7 @@ def gold_overlap(response_ids: list[int], *, version: DatasetVersion, other: str
     ids = {pk for pk, _, _ in mine}
     texts = {(qid, text) for _, qid, text in mine}
     scope = Q(campaign__kind=Campaign.Kind.CALIBRATION) if other == Campaign.Kind.CALIBRATION else Q(is_gold=True)
-    shared: dict[tuple[str, str], set] = defaultdict(set)
+    shared: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for kind, name, resp, qid, text in (
         CampaignResponse.objects.filter(scope, campaign__version__dataset_id=version.dataset_id)
         .filter(Q(response_id__in=ids) | Q(response__question_id__in={q for q, _text in texts}))
@@ -293,7 +298,7 @@ def _refuse_overlap(response_ids: list[int], *, version: DatasetVersion, other: 
     overlap = gold_overlap(response_ids, version=version, other=other)
     if not overlap:
         return
-    labels = {
+    labels: dict[str, str] = {
         Campaign.Kind.CALIBRATION: _("calibration set %(name)r"),
         Campaign.Kind.GOLD_SET: _("gold set %(name)r"),
         Campaign.Kind.BLIND_TEST: _("the hidden gold checks of campaign %(name)r"),
@@ -314,11 +319,11 @@ def _refuse_overlap(response_ids: list[int], *, version: DatasetVersion, other: 
 # --- calibration sets ---------------------------------------------------------------------------
 
 
-def parse_gold_file(source: str | Path | IO, *, version: DatasetVersion, name: str | None = None) -> list[tuple[int, int, list[tuple[int, bool, str]]]]:
+def parse_gold_file(source: GoldSource, *, version: DatasetVersion, name: str | None = None) -> list[GoldRow]:
     """Read gold labels: one line per response, `{"question_id", "model", "labels": [{"position", "hit", "explanation"?}]}`."""
     errors = ErrorCollector(name or source_name(source))
     items = {qid: pk for pk, qid in version.items.values_list("pk", "question_id")}
-    criteria = defaultdict(dict)
+    criteria: dict[int, dict[int, int]] = defaultdict(dict)
     for item_id, position, pk in Criterion.objects.filter(item__version=version).values_list(
         "item_id", "position", "pk"
     ):
@@ -327,7 +332,7 @@ def parse_gold_file(source: str | Path | IO, *, version: DatasetVersion, name: s
         (qid, model): pk
         for pk, qid, model in ModelResponse.objects.filter(dataset=version.dataset).values_list("pk", "question_id", "model__name")
     }
-    out = []
+    out: list[GoldRow] = []
     seen: dict[tuple[str, str], int] = {}
     for line, record in read_jsonl(source, errors):
         qid, model, labels = record.get("question_id"), record.get("model"), record.get("labels")
@@ -350,14 +355,19 @@ def parse_gold_file(source: str | Path | IO, *, version: DatasetVersion, name: s
         if not isinstance(labels, list) or not labels:
             errors.add(line, "labels", "must be a non-empty list of {position, hit}")
             continue
-        rows, positions, bad = [], set(), False
+        rows: list[tuple[int, bool, str]] = []
+        positions: set[int] = set()
+        bad = False
         for i, label in enumerate(labels):
             field = f"labels[{i}]"
             if not isinstance(label, dict):
                 errors.add(line, field, f"must be an object, found {type_name(label)}")
                 bad = True
                 continue
-            pos, hit, expl = label.get("position"), label.get("hit"), label.get("explanation", "")
+            # JSON values, each checked below before it is used.
+            pos: Any = label.get("position")
+            hit: Any = label.get("hit")
+            expl: Any = label.get("explanation", "")
             if not isinstance(pos, int) or isinstance(pos, bool) or pos not in criteria[items[qid]]:
                 errors.add(line, f"{field}.position", f"no criterion at position {pos!r} of {qid!r} (it has {len(criteria[items[qid]])})")
                 bad = True
@@ -385,7 +395,7 @@ def create_calibration(
     *,
     name: str,
     dataset_name: str,
-    source: str | Path | IO,
+    source: GoldSource,
     version_label: str | None = None,
     pass_threshold: float = 0.8,
     retake_cooldown: timedelta = timedelta(days=1),
@@ -401,7 +411,7 @@ def create_calibration(
     a file sharing a response with a gold set is refused (calibration feedback shows gold verdicts).
     """
     name = (name or "").strip()
-    errors = {}
+    errors: dict[str, str] = {}
     if not name:
         errors["name"] = _("a calibration needs a name")
     elif Campaign.objects.filter(name=name).exists():
@@ -445,7 +455,7 @@ def create_gold_set(
     *,
     name: str,
     dataset_name: str,
-    source: str | Path | IO,
+    source: GoldSource,
     version_label: str | None = None,
     file_name: str | None = None,
     created_by: User | None = None,
@@ -471,7 +481,7 @@ def create_gold_set(
     return CampaignOutcome(campaign, len(gold), len(gold), len({g[1] for g in gold}), 0)
 
 
-def _labelled_set(*, name: str, kind: str, version: DatasetVersion, gold: list, created_by: User | None, pass_threshold: float = 0.8) -> Campaign:
+def _labelled_set(*, name: str, kind: str, version: DatasetVersion, gold: list[GoldRow], created_by: User | None, pass_threshold: float = 0.8) -> Campaign:
     """A campaign holding the gold-labelled responses of a parsed file (inside the caller's transaction)."""
     order = np.random.default_rng(0).permutation(len(gold))
     campaign = Campaign.objects.create(

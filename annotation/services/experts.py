@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -26,7 +28,7 @@ def ensure_expert_profiles() -> int:
     return len(made)
 
 
-def _check_specialties(values) -> list[str]:
+def _check_specialties(values: object) -> list[str]:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise ValidationError({"specialties": "must be a list of ability labels, dimension names or scene names"})
     english = {a.name.lower(): a.label for a in ABILITIES}
@@ -40,13 +42,13 @@ def _check_specialties(values) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def update_profile(*, profile: ExpertProfile, by: User, **changes) -> ExpertProfile:
+def update_profile(*, profile: ExpertProfile, by: User, **changes: Any) -> ExpertProfile:
     """Admin edit of a profile (credentials, specialties, languages, capacity, availability)."""
     if not has_role(by, Role.ADMIN):
         raise PermissionDenied("Only admins edit expert profiles.")
     unknown = set(changes) - set(ADMIN_FIELDS)
     if unknown:
-        raise ValidationError({f: "cannot be edited here" for f in sorted(unknown)})
+        raise ValidationError(dict.fromkeys(sorted(unknown), "cannot be edited here"))
     if "specialties" in changes:
         changes["specialties"] = _check_specialties(changes["specialties"])
     if "languages" in changes:

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 from django.db.models import Count, Q, Sum
 
-from heartbench_core.csvsafe import SafeWriter
 from annotation.models import Assignment, Campaign, ExpertQuality
+from heartbench_core.csvsafe import SafeWriter
 
 
 @dataclass(frozen=True)

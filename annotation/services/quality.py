@@ -13,6 +13,7 @@ paused if it is too low; tier and certificate follow from those figures.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from django.db import transaction
 from django.utils import timezone
@@ -46,6 +47,23 @@ class GoldComparison:
     def score(self) -> float | None:
         """Share agreed; None when nothing was compared."""
         return self.agreed / self.compared if self.compared else None
+
+
+class GoldComparisonRow(TypedDict):
+    """One criterion the expert judged and gold labelled, as calibration feedback stores it."""
+
+    campaign_response: int
+    criterion: int
+    position: int
+    ability: str
+    ability_name: str
+    dimension: str
+    text: str
+    expert_hit: bool
+    gold_hit: bool
+    agreed: bool
+    rationale: str
+    explanation: str
 
 
 def after_submit(*, assignment: Assignment) -> None:
@@ -95,7 +113,7 @@ def _profile_and_quality(expert: User) -> tuple[ExpertProfile, ExpertQuality]:
     return profile, quality
 
 
-def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[dict]]:
+def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[GoldComparisonRow]]:
     """Compare submitted judgments with gold labels of the same criteria; return totals and each comparison."""
     gold = {
         (cr_id, crit): (hit, explanation)
@@ -103,7 +121,7 @@ def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[d
             campaign_response__assignments__in=assignment_ids
         ).values_list("campaign_response_id", "criterion_id", "hit", "explanation")
     }
-    rows = []
+    rows: list[GoldComparisonRow] = []
     for cr_id, crit_id, hit, rationale, text, ability, position in (
         Judgment.objects.filter(assignment_id__in=assignment_ids, hit__isnull=False)
         .order_by("assignment__campaign_response__order_key", "criterion__position")
@@ -111,7 +129,7 @@ def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[d
             "assignment__campaign_response_id", "criterion_id", "hit", "rationale", "criterion__text", "criterion__ability", "criterion__position"
         )
     ):
-        if (cr_id, crit_id) not in gold:
+        if hit is None or (cr_id, crit_id) not in gold:  # hit is never None here (filtered); this tells the type checker
             continue
         gold_hit, explanation = gold[(cr_id, crit_id)]
         rows.append(

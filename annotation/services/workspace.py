@@ -5,7 +5,11 @@ the views have already answered 404 by then). Messages never name another expert
 a verdict: they are shown to experts as they are.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TypedDict
+
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, F, Q, Subquery
@@ -14,7 +18,6 @@ from django.utils import timezone
 from annotation.models import (
     Assignment,
     Campaign,
-    CampaignResponse,
     CorrectionRequest,
     DiscussionComment,
     DiscussionVote,
@@ -24,7 +27,7 @@ from annotation.models import (
 )
 from annotation.services import quality
 from annotation.signals import assignment_submitted
-from heartbench_core.models import Criterion, StaffExposure
+from heartbench_core.models import Criterion, StaffExposure, User
 from heartbench_core.roles import Role, has_role
 
 RATIONALE_MAX_CHARS = 4000
@@ -43,10 +46,19 @@ class DraftEntry:
     hit: bool | None = None
 
 
+class JudgmentRow(TypedDict):
+    """One criterion's judgment as a correction request stores it (its `original` and `proposed` lists)."""
+
+    criterion: int
+    position: int
+    rationale: str
+    hit: bool | None
+
+
 # --- drafts and time on task ---------------------------------------------------------------
 
 
-def save_draft(*, assignment: Assignment, expert, entries: list[DraftEntry], active_seconds: int = 0) -> Assignment:
+def save_draft(*, assignment: Assignment, expert: User, entries: list[DraftEntry], active_seconds: int = 0) -> Assignment:
     """Upsert the given criteria's rationale and hit/miss on an open assignment of this expert.
 
     A draft may hold a hit/miss whose rationale is still short (the expert may be rewriting it);
@@ -77,7 +89,7 @@ def save_draft(*, assignment: Assignment, expert, entries: list[DraftEntry], act
         return locked
 
 
-def record_active_time(*, assignment: Assignment, expert, seconds: int) -> int:
+def record_active_time(*, assignment: Assignment, expert: User, seconds: int) -> int:
     """Add time on task (seconds with the page visible) to an open assignment; return the new total."""
     with transaction.atomic():
         locked = _lock_open(assignment, expert)
@@ -89,7 +101,7 @@ def record_active_time(*, assignment: Assignment, expert, seconds: int) -> int:
 # --- submission ------------------------------------------------------------------------------
 
 
-def submit_assignment(*, assignment: Assignment, expert, active_seconds: int = 0) -> Assignment:
+def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: int = 0) -> Assignment:
     """Submit an assignment whose every criterion has a rationale and then a hit/miss; immutable afterwards."""
     with transaction.atomic():
         locked = _lock_open(assignment, expert)
@@ -125,7 +137,7 @@ def criterion_error_key(criterion_id: int) -> str:
     return f"criterion_{criterion_id}"
 
 
-def _completeness_errors(criteria, judged: dict[int, tuple[str, bool | None]], min_chars: int) -> dict[str, list[str]]:
+def _completeness_errors(criteria: list[Criterion], judged: dict[int, tuple[str, bool | None]], min_chars: int) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for criterion in criteria:
         rationale, hit = judged.get(criterion.id, ("", None))
@@ -143,7 +155,7 @@ def _completeness_errors(criteria, judged: dict[int, tuple[str, bool | None]], m
 # --- reports ---------------------------------------------------------------------------------
 
 
-def report_unclear_criterion(*, assignment: Assignment, expert, criterion_id: int, comment: str) -> UnclearCriterionReport:
+def report_unclear_criterion(*, assignment: Assignment, expert: User, criterion_id: int, comment: str) -> UnclearCriterionReport:
     """Record that a criterion of this expert's response is unclear (goes to the rubric authors' work list)."""
     comment = _required_text(comment, "comment", "Say what is unclear about the criterion.")
     with transaction.atomic():
@@ -153,7 +165,7 @@ def report_unclear_criterion(*, assignment: Assignment, expert, criterion_id: in
         return UnclearCriterionReport.objects.create(assignment=own, criterion_id=criterion_id, comment=comment)
 
 
-def report_item_problem(*, assignment: Assignment, expert, comment: str) -> ItemProblemReport:
+def report_item_problem(*, assignment: Assignment, expert: User, comment: str) -> ItemProblemReport:
     """Record a problem with the item or the response as a whole."""
     comment = _required_text(comment, "comment", "Describe the problem.")
     with transaction.atomic():
@@ -164,7 +176,7 @@ def report_item_problem(*, assignment: Assignment, expert, comment: str) -> Item
 # --- corrections -----------------------------------------------------------------------------
 
 
-def request_correction(*, assignment: Assignment, expert, reason: str, entries: list[DraftEntry]) -> CorrectionRequest:
+def request_correction(*, assignment: Assignment, expert: User, reason: str, entries: list[DraftEntry]) -> CorrectionRequest:
     """Ask to replace submitted judgments with corrected ones; both versions are kept."""
     reason = _required_text(reason, "reason", "Give a reason for the correction.")
     with transaction.atomic():
@@ -216,7 +228,7 @@ def is_post_discussion(assignment: Assignment) -> bool:
     ).exists()
 
 
-def standing_revision(assignment: Assignment) -> list[dict] | None:
+def standing_revision(assignment: Assignment) -> list[JudgmentRow] | None:
     """The rows of the assignment's newest accepted post-discussion revision, or None when it has none."""
     return (
         CorrectionRequest.objects.filter(
@@ -228,7 +240,7 @@ def standing_revision(assignment: Assignment) -> list[dict] | None:
     )
 
 
-def decide_correction(*, correction: CorrectionRequest, admin, accept: bool, note: str = "") -> CorrectionRequest:
+def decide_correction(*, correction: CorrectionRequest, admin: User, accept: bool, note: str = "") -> CorrectionRequest:
     """Accept or refuse a pending correction; admins only.
 
     Accepting a correction requested before the expert saw the discussion applies it to the
@@ -271,7 +283,7 @@ def decide_correction(*, correction: CorrectionRequest, admin, accept: bool, not
         return locked
 
 
-def _rows(criteria, judged: dict[int, tuple[str, bool | None]]) -> list[dict]:
+def _rows(criteria: list[Criterion], judged: dict[int, tuple[str, bool | None]]) -> list[JudgmentRow]:
     return [
         {"criterion": c.id, "position": c.position, "rationale": judged[c.id][0], "hit": judged[c.id][1]}
         for c in criteria
@@ -320,7 +332,7 @@ def discussion_open_for(assignment: Assignment) -> bool:
     return discussion_cohort(campaign=assignment.campaign_response.campaign, position=counts["before"], submitted=counts["total"]) is not None
 
 
-def mark_discussion_seen(*, assignment: Assignment, expert) -> None:
+def mark_discussion_seen(*, assignment: Assignment, expert: User) -> None:
     """Record, once, that the expert has seen the response's discussion: later corrections are post-discussion revisions.
 
     Called wherever the thread's content (other raters' stances and comments) is shown or
@@ -333,7 +345,7 @@ def mark_discussion_seen(*, assignment: Assignment, expert) -> None:
         assignment.discussion_seen_at = now
 
 
-def post_comment(*, assignment: Assignment, expert, body: str, criterion_id: int | None = None) -> DiscussionComment:
+def post_comment(*, assignment: Assignment, expert: User, body: str, criterion_id: int | None = None) -> DiscussionComment:
     """Add a comment (about the response, or one of its criteria) to an open discussion."""
     body = _required_text(body, "body", "Write a comment.")
     with transaction.atomic():
@@ -345,7 +357,7 @@ def post_comment(*, assignment: Assignment, expert, body: str, criterion_id: int
         )
 
 
-def cast_vote(*, assignment: Assignment, expert, criterion_id: int, hit: bool) -> DiscussionVote:
+def cast_vote(*, assignment: Assignment, expert: User, criterion_id: int, hit: bool) -> DiscussionVote:
     """Set this expert's hit/miss stance on a criterion in an open discussion (one per criterion, changeable)."""
     with transaction.atomic():
         own = _open_discussion(assignment, expert)
@@ -357,7 +369,7 @@ def cast_vote(*, assignment: Assignment, expert, criterion_id: int, hit: bool) -
         return vote
 
 
-def _open_discussion(assignment: Assignment, expert) -> Assignment:
+def _open_discussion(assignment: Assignment, expert: User) -> Assignment:
     own = _own(assignment, expert)
     if not discussion_open_for(own):
         raise ValidationError("The discussion opens once every expert assigned to this response has submitted.")
@@ -369,7 +381,7 @@ def _open_discussion(assignment: Assignment, expert) -> Assignment:
 # --- shared checks ---------------------------------------------------------------------------
 
 
-def _own(assignment: Assignment, expert, *, lock: bool = False) -> Assignment:
+def _own(assignment: Assignment, expert: User, *, lock: bool = False) -> Assignment:
     qs = Assignment.objects.select_related("campaign_response__campaign")
     if lock:
         qs = qs.select_for_update(of=("self",))
@@ -380,7 +392,7 @@ def _own(assignment: Assignment, expert, *, lock: bool = False) -> Assignment:
     return own
 
 
-def _lock_open(assignment: Assignment, expert) -> Assignment:
+def _lock_open(assignment: Assignment, expert: User) -> Assignment:
     own = _own(assignment, expert, lock=True)
     if own.status == Assignment.Status.SUBMITTED:
         raise ValidationError("This response was already submitted; submitted judgments cannot change (request a correction).")
@@ -413,7 +425,7 @@ def _check_entries(assignment: Assignment, entries: list[DraftEntry]) -> None:
         raise ValidationError(errors)
 
 
-def _clip_seconds(seconds) -> int:
+def _clip_seconds(seconds: int | str | None) -> int:
     try:
         value = int(seconds or 0)
     except (TypeError, ValueError):
