@@ -19,6 +19,7 @@ campaign. Whatever such an operator sees is recorded as an exposure, and never s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
@@ -27,6 +28,9 @@ from annotation.models import Campaign, CampaignResponse
 from heartbench_core.blindness import BlindScopeSource, blind_scope
 from heartbench_core.models import StaffExposure, User
 from heartbench_core.roles import STAFF_ROLES, Role, roles_of
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser
 
 JUDGED_KINDS = (Campaign.Kind.BLIND_TEST, Campaign.Kind.CALIBRATION)
 
@@ -38,18 +42,18 @@ PROGRESS_WITHHELD = _(
 )
 
 
-def in_expert_group(user) -> bool:
+def in_expert_group(user: User) -> bool:
     """Explicitly holds the expert role (a group), as opposed to holding it only as a superuser."""
     if not user.is_superuser:
         return Role.EXPERT in roles_of(user)  # cached for the request: no query
     cached = getattr(user, "_hb_expert_group", None)
     if cached is None:
         cached = user.groups.filter(name=Role.EXPERT.value).exists()
-        user._hb_expert_group = cached
+        user._hb_expert_group = cached  # type: ignore[attr-defined]  # a per-request cache, not yet declared on User beside the core's own
     return cached
 
 
-def open_campaigns_as_expert(user) -> QuerySet:
+def open_campaigns_as_expert(user: User) -> QuerySet[Campaign]:
     """The open campaigns the user is an expert of (see the module docstring for the rule)."""
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         return Campaign.objects.none()
@@ -64,11 +68,11 @@ def open_campaigns_as_expert(user) -> QuerySet:
     )
 
 
-def open_campaign_ids_as_expert(user) -> frozenset[int]:
+def open_campaign_ids_as_expert(user: User) -> frozenset[int]:
     return frozenset(open_campaigns_as_expert(user).values_list("pk", flat=True))
 
 
-def responses_of_campaigns(campaign_ids: frozenset[int]) -> QuerySet:
+def responses_of_campaigns(campaign_ids: frozenset[int]) -> QuerySet[CampaignResponse, int]:
     """ModelResponse ids sampled into these campaigns (a subquery): the same response in another campaign is the same response."""
     return CampaignResponse.objects.filter(campaign_id__in=campaign_ids).values_list("response_id", flat=True)
 
@@ -95,7 +99,7 @@ class DualRoleConflict:
     exposures: int = 0  # every response any staff view showed them
 
 
-def dual_role_users() -> QuerySet:
+def dual_role_users() -> QuerySet[User]:
     """Active users who hold the expert role and a staff role (superusers hold every role)."""
     staff = [r.value for r in STAFF_ROLES]
     experts = User.objects.filter(is_active=True, groups__name=Role.EXPERT.value)
@@ -107,7 +111,7 @@ def dual_role_users() -> QuerySet:
     )
 
 
-def _created_gold_source(campaign: Campaign, user) -> bool:
+def _created_gold_source(campaign: Campaign, user: User) -> bool:
     settings = getattr(campaign, "settings", None)  # a campaign created without settings has none
     source = settings.gold_source if settings is not None else None
     return source is not None and source.created_by_id == user.pk
@@ -115,7 +119,7 @@ def _created_gold_source(campaign: Campaign, user) -> bool:
 
 def dual_role_conflicts() -> list[DualRoleConflict]:
     """Who is both expert and staff, the open campaigns they are experts of, and how many of their responses they were shown."""
-    rows = []
+    rows: list[DualRoleConflict] = []
     for user in dual_role_users().prefetch_related("groups"):
         campaigns = list(open_campaigns_as_expert(user).select_related("version__dataset", "settings__gold_source").order_by("name"))
         exposed = dict(
@@ -140,7 +144,7 @@ def dual_role_conflicts() -> list[DualRoleConflict]:
     return rows
 
 
-def own_quality_hidden(viewer) -> str:
+def own_quality_hidden(viewer: User | AnonymousUser) -> str:
     """The viewer's username when their own measured gold quality must not be shown to them, else "".
 
     An admin who is an expert of an open campaign would see their gold checks counted as they submit them.

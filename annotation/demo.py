@@ -6,13 +6,20 @@ gold set is disjoint from the calibration set and holds every model's answer to 
 the blind test's hidden gold checks look like any other response. Idempotent.
 """
 
+from __future__ import annotations
+
 import io
 import json
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from annotation.models import Campaign, ExpertProfile, Qualification
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set
 from heartbench_core.models import ModelResponse
+
+if TYPE_CHECKING:
+    from heartbench_core.demo import DemoContext
+    from heartbench_core.models import DatasetVersion
 
 CALIBRATION = "demo-calibration"
 GOLD_SET = "demo-gold-set"
@@ -32,7 +39,7 @@ PROFILES = {
 ADMIN_QUALIFIED = ("expert1", "expert2", "expert3", "reviewer1")
 
 
-def seed(*, context) -> None:
+def seed(*, context: DemoContext) -> None:
     users = context.users
     admin = users.get("admin")
     for username, (degree, years, specialties, languages, capacity) in PROFILES.items():
@@ -120,7 +127,7 @@ def seed(*, context) -> None:
         )
 
 
-def _gold_file(version, picks) -> io.BytesIO:
+def _gold_file(version: DatasetVersion, picks: list[tuple[str, str]]) -> io.BytesIO:
     """Reference verdicts for the fictional models' canned answers: a rule, stated in each explanation."""
     lines = []
     items = {i.question_id: i for i in version.items.filter(question_id__in={q for q, _ in picks}).prefetch_related("criteria")}

@@ -1,4 +1,6 @@
-from django.core.management.base import CommandError
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
 
 from annotation.models import Campaign
 from annotation.services.assignment import bulk_assign
@@ -8,10 +10,10 @@ from heartbench_core.management.commands._base import ImportCommand
 class Command(ImportCommand):
     help = "Pre-assign a campaign's open slots (k per response) among its eligible experts; prints how many were assigned, then each slot no eligible expert can take and why."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("campaign", help="campaign name")
 
-    def handle(self, *args, **o):
+    def handle(self, *args: Any, **o: Any) -> None:
         campaign = Campaign.objects.filter(name=o["campaign"]).first()
         if campaign is None:
             raise CommandError(f"no campaign named {o['campaign']!r}")

@@ -1,4 +1,7 @@
 from datetime import timedelta
+from typing import Any
+
+from django.core.management.base import CommandParser
 
 from annotation.services.campaigns import create_calibration
 from heartbench_core.management.commands._base import ImportCommand
@@ -10,7 +13,7 @@ class Command(ImportCommand):
         '{"question_id", "model", "labels": [{"position", "hit", "explanation"}]}. Prints the number of responses.'
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
         parser.add_argument("path")
         parser.add_argument("--dataset", required=True)
@@ -21,7 +24,7 @@ class Command(ImportCommand):
         parser.add_argument("--sitting-size", type=int, default=None, help="responses per attempt (default: the whole set)")
         parser.add_argument("--experts", help="comma-separated usernames (default: every active expert)")
 
-    def handle(self, *args, **o):
+    def handle(self, *args: Any, **o: Any) -> None:
         outcome = self.run_service(
             create_calibration,
             name=o["name"],

@@ -1,5 +1,10 @@
 from datetime import timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
+from django.core.management.base import CommandError, CommandParser
+
+from annotation.models import Campaign
 from annotation.services.campaigns import create_campaign
 from heartbench_core.management.commands._base import ImportCommand
 
@@ -7,7 +12,7 @@ from heartbench_core.management.commands._base import ImportCommand
 class Command(ImportCommand):
     help = "Create a blind-test campaign over a dataset version; prints the number of responses in it."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--version", dest="version_label", metavar="LABEL", help="dataset version (default: the latest)")
@@ -24,13 +29,7 @@ class Command(ImportCommand):
         parser.add_argument("--allow-unqualified", action="store_true", help="do not require a passed calibration")
         parser.add_argument("--per-dimension", action="store_true", help="require qualification in every dimension of a rubric")
 
-    def handle(self, *args, **o):
-        from decimal import Decimal, InvalidOperation
-
-        from django.core.management.base import CommandError
-
-        from annotation.models import Campaign
-
+    def handle(self, *args: Any, **o: Any) -> None:
         gold_source = None
         if o["gold_from"]:
             gold_source = Campaign.objects.filter(name=o["gold_from"]).first()

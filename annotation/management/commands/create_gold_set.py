@@ -1,3 +1,7 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
+
 from annotation.services.campaigns import create_gold_set
 from heartbench_core.management.commands._base import ImportCommand
 
@@ -9,13 +13,13 @@ class Command(ImportCommand):
         "with a calibration set. Prints the number of responses."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
         parser.add_argument("path")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--version", dest="version_label", metavar="LABEL")
 
-    def handle(self, *args, **o):
+    def handle(self, *args: Any, **o: Any) -> None:
         outcome = self.run_service(
             create_gold_set, name=o["name"], dataset_name=o["dataset"], version_label=o["version_label"], source=o["path"]
         )
