@@ -5,17 +5,21 @@ answers 404 like an id that does not exist. Serializers here are blind by constr
 name no model, no other expert, no verdict, no gold flag.
 """
 
+import builtins
 from typing import Any
 
+from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.http import signed_in
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
@@ -38,7 +42,7 @@ class JudgmentEntrySerializer(serializers.Serializer):
     hit = serializers.BooleanField(allow_null=True, required=False, default=None)
 
 
-def _entries(rows) -> list[services.DraftEntry]:
+def _entries(rows: list[dict[str, Any]]) -> list[services.DraftEntry]:
     return [services.DraftEntry(criterion_id=r["criterion"], rationale=r.get("rationale", ""), hit=r.get("hit")) for r in rows]
 
 
@@ -99,7 +103,7 @@ class AssignmentSummarySerializer(serializers.ModelSerializer):
         model = Assignment
         fields = ["id", "campaign", "question_id", "status", "reserved_at", "expires_at", "draft_saved_at", "submitted_at", "url"]
 
-    def get_url(self, obj) -> str:
+    def get_url(self, obj: Assignment) -> str:
         return reverse("annotation:judge", args=[obj.public_id])
 
 
@@ -170,11 +174,11 @@ class AssignmentDetailSerializer(serializers.Serializer):
 
     @extend_schema_field(WorkspaceCriterionSerializer(many=True))
     def get_criteria(self, page: selectors.JudgingPage) -> list[Any]:
-        return WorkspaceCriterionSerializer(page.rows, many=True, context={"show_weights": page.campaign.show_weights}).data
+        return WorkspaceCriterionSerializer(page.rows, many=True, context={"show_weights": page.campaign.show_weights}).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
     @extend_schema_field(OwnJudgmentSerializer(many=True))
     def get_judgments(self, page: selectors.JudgingPage) -> list[Any]:
-        return OwnJudgmentSerializer([r for r in page.rows if r.rationale or r.hit is not None], many=True).data
+        return OwnJudgmentSerializer([r for r in page.rows if r.rationale or r.hit is not None], many=True).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
     def get_unclear_reported(self, page: selectors.JudgingPage) -> list[int]:
         return [r.criterion.pk for r in page.rows if r.reported_unclear]
@@ -242,7 +246,7 @@ class DiscussionSerializer(serializers.Serializer):
             {"criterion": row.criterion.pk, "number": row.number, "hit": tally["hit"], "miss": tally["miss"], "mine": tally["mine"]}
             for row, tally in thread.stances
         ]
-        return StanceSerializer(rows, many=True).data
+        return StanceSerializer(rows, many=True).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
 
 ACCEPT_EFFECTS = {
@@ -268,7 +272,7 @@ class CorrectionSerializer(serializers.ModelSerializer):
             "after_discussion", "accept_effect",
         ]
 
-    def get_accept_effect(self, obj) -> str:
+    def get_accept_effect(self, obj: CorrectionRequest) -> str:
         return ACCEPT_EFFECTS[bool(obj.after_discussion)]
 
 
@@ -305,22 +309,22 @@ class AdminCorrectionsQuerySerializer(serializers.Serializer):
 class ExpertView(APIView):
     permission_classes = [IsExpert]
 
-    def own(self, request, public_id: str) -> Assignment:
-        return selectors.assignment_for_expert(request.user, public_id)
+    def own(self, request: Request, public_id: str) -> Assignment:
+        return selectors.assignment_for_expert(signed_in(request), public_id)
 
-    def own_open_discussion(self, request, public_id: str) -> Assignment:
+    def own_open_discussion(self, request: Request, public_id: str) -> Assignment:
         """`own`, and 404 while the response's discussion is closed (before the input is looked at)."""
         assignment = self.own(request, public_id)
         if not services.discussion_open_for(assignment):
             raise Http404("No such discussion.")
         return assignment
 
-    def own_ref(self, request, public_id: str) -> Assignment:
+    def own_ref(self, request: Request, public_id: str) -> Assignment:
         """`own` for writes whose service locks and re-reads the row: the same 404, a lighter read."""
-        return selectors.assignment_ref_for_expert(request.user, public_id)
+        return selectors.assignment_ref_for_expert(signed_in(request), public_id)
 
 
-class MyAssignmentsView(ListAPIView):
+class MyAssignmentsView(ListAPIView[Assignment]):
     """The expert's own reserved and submitted assignments, newest first, in the API's default pages."""
 
     permission_classes = [IsExpert]
@@ -329,14 +333,14 @@ class MyAssignmentsView(ListAPIView):
     # a field the summary does not show.
     filter_backends: list = []
 
-    def get_queryset(self):
-        qs = selectors.own_assignments(self.request.user)
+    def get_queryset(self) -> QuerySet[Assignment]:
+        qs = selectors.own_assignments(signed_in(self.request))
         if wanted := choice_param(self.request, "status", Assignment.HELD_STATUSES):
             qs = qs.filter(status=wanted)
         return qs
 
     @extend_schema(parameters=[enum_param("status", Assignment.HELD_STATUSES)])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -344,13 +348,14 @@ class NextResponseView(ExpertView):
     """Reserve the next response of a campaign (or return the expert's open reservation there)."""
 
     @extend_schema(request=NextInputSerializer, responses={200: AssignmentDetailSerializer, 204: None})
-    def post(self, request):
+    def post(self, request: Request) -> Response:
+        expert = signed_in(request)
         data = _valid(NextInputSerializer, request)
-        campaign = get_object_or_404(selectors.campaigns_for_expert(request.user).select_related("settings"), pk=data["campaign"])
-        assignment = assign_next_response(expert=request.user, campaign=campaign)
+        campaign = get_object_or_404(selectors.campaigns_for_expert(expert).select_related("settings"), pk=data["campaign"])
+        assignment = assign_next_response(expert=expert, campaign=campaign)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        assignment = selectors.assignment_for_expert(request.user, assignment.public_id)
+        assignment = selectors.assignment_for_expert(expert, assignment.public_id)
         return Response(AssignmentDetailSerializer(selectors.judging_page(assignment)).data)
 
 
@@ -358,7 +363,7 @@ class AssignmentDetailView(ExpertView):
     """One of the expert's assignments: dialogue, response, criteria and their own judgments."""
 
     @extend_schema(responses=AssignmentDetailSerializer)
-    def get(self, request, public_id):
+    def get(self, request: Request, public_id: str) -> Response:
         return Response(AssignmentDetailSerializer(selectors.judging_page(self.own(request, public_id))).data)
 
 
@@ -366,11 +371,11 @@ class DraftView(ExpertView):
     """Autosave: upsert rationale and hit/miss of some criteria (and report time on task)."""
 
     @extend_schema(request=DraftInputSerializer, responses=DraftSavedSerializer)
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
         data = _valid(DraftInputSerializer, request)
         saved = services.save_draft(
-            assignment=assignment, expert=request.user, entries=_entries(data["judgments"]), active_seconds=data["active_seconds"]
+            assignment=assignment, expert=signed_in(request), entries=_entries(data["judgments"]), active_seconds=data["active_seconds"]
         )
         return Response(DraftSavedSerializer(saved).data)
 
@@ -379,10 +384,10 @@ class TimeView(ExpertView):
     """Report time on task (seconds with the page visible)."""
 
     @extend_schema(request=TimeInputSerializer, responses=ActiveTimeSerializer)
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
         data = _valid(TimeInputSerializer, request)
-        total = services.record_active_time(assignment=assignment, expert=request.user, seconds=data["active_seconds"])
+        total = services.record_active_time(assignment=assignment, expert=signed_in(request), seconds=data["active_seconds"])
         return Response(ActiveTimeSerializer({"active_seconds": total}).data)
 
 
@@ -390,12 +395,13 @@ class SubmitView(ExpertView):
     """Submit: every criterion needs a rationale and then hit/miss; immutable afterwards."""
 
     @extend_schema(request=DraftInputSerializer, responses=SubmittedSerializer)
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
         data = _valid(DraftInputSerializer, request)
+        expert = signed_in(request)
         if data["judgments"]:
-            services.save_draft(assignment=assignment, expert=request.user, entries=_entries(data["judgments"]))
-        done = services.submit_assignment(assignment=assignment, expert=request.user, active_seconds=data["active_seconds"])
+            services.save_draft(assignment=assignment, expert=expert, entries=_entries(data["judgments"]))
+        done = services.submit_assignment(assignment=assignment, expert=expert, active_seconds=data["active_seconds"])
         return Response(SubmittedSerializer(done).data)
 
 
@@ -403,11 +409,11 @@ class UnclearReportView(ExpertView):
     """Report a criterion as unclear (goes to the rubric authors' work list)."""
 
     @extend_schema(request=UnclearInputSerializer, responses={201: UnclearReportSerializer})
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
         data = _valid(UnclearInputSerializer, request)
         report = services.report_unclear_criterion(
-            assignment=assignment, expert=request.user, criterion_id=data["criterion"], comment=data["comment"]
+            assignment=assignment, expert=signed_in(request), criterion_id=data["criterion"], comment=data["comment"]
         )
         return Response(UnclearReportSerializer(report).data, status=201)
 
@@ -416,10 +422,10 @@ class ProblemReportView(ExpertView):
     """Report a problem with the item or the response as a whole."""
 
     @extend_schema(request=CommentInputSerializer, responses={201: ProblemReportSerializer})
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
         data = _valid(CommentInputSerializer, request)
-        report = services.report_item_problem(assignment=assignment, expert=request.user, comment=data["comment"])
+        report = services.report_item_problem(assignment=assignment, expert=signed_in(request), comment=data["comment"])
         return Response(ProblemReportSerializer(report).data, status=201)
 
 
@@ -427,16 +433,16 @@ class CorrectionsView(ExpertView):
     """The expert's correction requests on one submitted response; POST asks for a new one."""
 
     @extend_schema(responses=CorrectionSerializer(many=True))
-    def get(self, request, public_id):
+    def get(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
         return Response(CorrectionSerializer(assignment.correction_requests.order_by("-created_at"), many=True).data)
 
     @extend_schema(request=CorrectionInputSerializer, responses={201: CorrectionSerializer})
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
         data = _valid(CorrectionInputSerializer, request)
         correction = services.request_correction(
-            assignment=assignment, expert=request.user, reason=data["reason"], entries=_entries(data["judgments"])
+            assignment=assignment, expert=signed_in(request), reason=data["reason"], entries=_entries(data["judgments"])
         )
         return Response(CorrectionSerializer(correction).data, status=201)
 
@@ -445,18 +451,18 @@ class DiscussionView(ExpertView):
     """The discussion of a response, for the experts who judged it, once all k judgments are in."""
 
     @extend_schema(responses=DiscussionSerializer)
-    def get(self, request, public_id):
+    def get(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
         thread = selectors.discussion(assignment)
         # The thread shows other raters' stances: a correction requested from now on is a post-discussion revision.
-        services.mark_discussion_seen(assignment=assignment, expert=request.user)
+        services.mark_discussion_seen(assignment=assignment, expert=signed_in(request))
         return Response(DiscussionSerializer(thread).data)
 
     @extend_schema(request=DiscussionCommentInputSerializer, responses={201: DiscussionSerializer})
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionCommentInputSerializer, request)
-        services.post_comment(assignment=assignment, expert=request.user, body=data["body"], criterion_id=data["criterion"])
+        services.post_comment(assignment=assignment, expert=signed_in(request), body=data["body"], criterion_id=data["criterion"])
         return Response(DiscussionSerializer(selectors.discussion(assignment)).data, status=201)
 
 
@@ -464,14 +470,14 @@ class DiscussionVoteView(ExpertView):
     """Set the expert's hit/miss stance on a criterion in the discussion."""
 
     @extend_schema(request=DiscussionVoteInputSerializer, responses=DiscussionSerializer)
-    def post(self, request, public_id):
+    def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionVoteInputSerializer, request)
-        services.cast_vote(assignment=assignment, expert=request.user, criterion_id=data["criterion"], hit=data["hit"])
+        services.cast_vote(assignment=assignment, expert=signed_in(request), criterion_id=data["criterion"], hit=data["hit"])
         return Response(DiscussionSerializer(selectors.discussion(assignment)).data)
 
 
-class AdminCorrectionsView(ListAPIView):
+class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
     """Correction requests, oldest first (pending by default; ?status=accepted|refused|all, ?campaign=)."""
 
     permission_classes = [IsAdmin]
@@ -479,7 +485,7 @@ class AdminCorrectionsView(ListAPIView):
     ordering_fields = ["created_at", "decided_at"]
     ordering = ["created_at", "id"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[CorrectionRequest]:
         query = valid_query(AdminCorrectionsQuerySerializer, self.request)
         qs = CorrectionRequest.objects.select_related(
             "assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item"
@@ -492,15 +498,17 @@ class AdminCorrectionsView(ListAPIView):
         return blind_scope(self.request.user).visible_responses(qs, "assignment__campaign_response__response_id")
 
     @extend_schema(parameters=[AdminCorrectionsQuerySerializer])
-    def get(self, request, *args, **kwargs):
-        response = super().get(request, *args, **kwargs)
-        record_exposures(user=request.user, response_ids=self._shown, via="api-corrections")
-        return response
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
-    def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        self._shown = [c.assignment.campaign_response.response_id for c in (page if page is not None else queryset)]
-        return page
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """DRF's list, recording the corrections it serves (other raters' judgments) as shown to the requester."""
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        shown = page if page is not None else builtins.list(queryset)
+        data = self.get_serializer(shown, many=True).data
+        record_exposures(user=request.user, response_ids=[c.assignment.campaign_response.response_id for c in shown], via="api-corrections")
+        return self.get_paginated_response(data) if page is not None else Response(data)
 
 
 class DecideCorrectionView(APIView):
@@ -514,15 +522,15 @@ class DecideCorrectionView(APIView):
     permission_classes = [IsAdmin]
 
     @extend_schema(request=CorrectionDecisionInputSerializer, responses=AdminCorrectionSerializer)
-    def post(self, request, correction_id):
+    def post(self, request: Request, correction_id: int) -> Response:
         correction = get_object_or_404(CorrectionRequest.objects.select_related("assignment__campaign_response"), pk=correction_id)
         refuse_response(request.user, correction.assignment.campaign_response.response_id)
         data = _valid(CorrectionDecisionInputSerializer, request)
-        decided = services.decide_correction(correction=correction, admin=request.user, accept=data["accept"], note=data["note"])
+        decided = services.decide_correction(correction=correction, admin=signed_in(request), accept=data["accept"], note=data["note"])
         return Response(AdminCorrectionSerializer(decided).data)
 
 
-def _valid(serializer_class, request) -> dict:
+def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
     form = serializer_class(data=request.data)
     form.is_valid(raise_exception=True)
     return form.validated_data

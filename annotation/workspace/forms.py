@@ -1,9 +1,11 @@
 """Forms of the blind workspace; the judging form itself is parsed by `draft_entries`."""
 
 import re
+from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 from django.utils.translation import gettext as _
 
 from annotation.services.workspace import COMMENT_MAX_CHARS, DraftEntry, criterion_error_key
@@ -11,14 +13,14 @@ from annotation.services.workspace import COMMENT_MAX_CHARS, DraftEntry, criteri
 _FIELD = re.compile(r"^(rationale|hit)-(\d{1,12})$")
 
 
-def draft_entries(data) -> list[DraftEntry]:
+def draft_entries(data: QueryDict) -> list[DraftEntry]:
     """Turn the judging form's `rationale-<criterion>` / `hit-<criterion>` fields into entries.
 
     `hit-<id>` is "hit", "miss" or empty (not marked). Criteria that are not part of the
     response's rubric are refused by the service, which names them. A rationale holding a NUL
     character (PostgreSQL cannot store one) is a ValidationError under that criterion's key.
     """
-    found: dict[int, dict] = {}
+    found: dict[int, dict[str, Any]] = {}
     refused: dict[str, list[str]] = {}
     for key in data:
         match = _FIELD.match(key)
@@ -41,7 +43,7 @@ def draft_entries(data) -> list[DraftEntry]:
     ]
 
 
-def active_seconds(data) -> int:
+def active_seconds(data: QueryDict) -> int:
     """The `active_seconds` a page reports (0 when absent or malformed)."""
     try:
         return max(0, int(data.get("active_seconds") or 0))

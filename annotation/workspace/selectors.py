@@ -5,8 +5,12 @@ judgment, no verdict, no gold flag ever leaves these functions. Each function ru
 number of queries whatever the size of the item or the queue.
 """
 
+from __future__ import annotations
+
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TypedDict
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
@@ -22,7 +26,7 @@ from annotation.models import (
     Judgment,
     UnclearCriterionReport,
 )
-from annotation.services.workspace import discussion_cohort, discussion_open_for
+from annotation.services.workspace import JudgmentRow, discussion_cohort, discussion_open_for
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
 
@@ -70,7 +74,7 @@ class ExpertHome:
     completed: list[CompletedWork]
 
 
-def assignment_for_expert(expert, public_id: str) -> Assignment:
+def assignment_for_expert(expert: User, public_id: str) -> Assignment:
     """The expert's own assignment with that public id (with its response, item and campaign), else 404."""
     return _own_or_404(
         Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "campaign_response__response"),
@@ -79,7 +83,7 @@ def assignment_for_expert(expert, public_id: str) -> Assignment:
     )
 
 
-def assignment_ref_for_expert(expert, public_id: str) -> Assignment:
+def assignment_ref_for_expert(expert: User, public_id: str) -> Assignment:
     """The same check as `assignment_for_expert` (404 otherwise), loading only what a write needs to find the row.
 
     For autosave, time on task and submit, whose services lock and re-read the assignment
@@ -88,7 +92,7 @@ def assignment_ref_for_expert(expert, public_id: str) -> Assignment:
     return _own_or_404(Assignment.objects.only("pk", "public_id", "status", "expert_id", "campaign_response_id"), expert, public_id)
 
 
-def _own_or_404(queryset, expert, public_id: str) -> Assignment:
+def _own_or_404(queryset: QuerySet[Assignment], expert: User, public_id: str) -> Assignment:
     # Another expert's work, released or expired work and unknown ids answer alike.
     found = queryset.filter(public_id=public_id, expert_id=expert.pk).first()
     if found is None or found.status not in Assignment.HELD_STATUSES:
@@ -96,7 +100,7 @@ def _own_or_404(queryset, expert, public_id: str) -> Assignment:
     return found
 
 
-def own_assignments(expert):
+def own_assignments(expert: User) -> QuerySet[Assignment]:
     """The expert's reserved and submitted assignments, newest first (for the API list)."""
     return (
         Assignment.objects.filter(expert_id=expert.pk)
@@ -111,7 +115,7 @@ def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
     return Campaign.objects.taking_part(expert).exclude(status=Campaign.Status.DRAFT).exclude(kind=Campaign.Kind.GOLD_SET)
 
 
-def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
+def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
     """The expert's queue per campaign, drafts to resume, calibrations to take and their own completed work."""
     campaigns = {
         c.pk: c for c in campaigns_for_expert(expert).select_related("settings").annotate(response_total=Count("responses"))
@@ -139,7 +143,8 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
         ):
             order[cr_id].append(expert_id)
 
-    queues, calibrations = [], []
+    queues: list[CampaignQueue] = []
+    calibrations: list[CampaignQueue] = []
     for campaign in sorted(campaigns.values(), key=lambda c: (c.name.lower(), c.pk)):
         own = by_campaign.get(campaign.pk, [])
         done = sum(1 for a in own if a.status == Assignment.Status.SUBMITTED)
@@ -152,11 +157,12 @@ def expert_home(expert, *, completed_limit: int = 100) -> ExpertHome:
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 
     completed = []
-    for a in sorted(submitted, key=lambda a: a.submitted_at, reverse=True)[:completed_limit]:
-        campaign = campaigns.get(a.campaign_response.campaign_id)
+    # Submitted work always has its submission time; the reservation time only stands in for the type checker.
+    for a in sorted(submitted, key=lambda a: a.submitted_at or a.reserved_at, reverse=True)[:completed_limit]:
+        its_campaign = campaigns.get(a.campaign_response.campaign_id)
         submitters = order.get(a.campaign_response_id, [])
-        open_ = campaign is not None and expert.pk in submitters and discussion_cohort(
-            campaign=campaign, position=submitters.index(expert.pk), submitted=len(submitters)
+        open_ = its_campaign is not None and expert.pk in submitters and discussion_cohort(
+            campaign=its_campaign, position=submitters.index(expert.pk), submitted=len(submitters)
         ) is not None
         completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
     return ExpertHome(queues=queues, calibrations=calibrations, completed=completed)
@@ -300,7 +306,7 @@ class DiscussionEntry:
     is_own: bool
     criterion_number: int | None
     body: str
-    created_at: object
+    created_at: datetime
 
 
 @dataclass
@@ -342,7 +348,7 @@ def discussion(assignment: Assignment) -> Discussion:
         DiscussionEntry(
             author_label="You" if c.author_id == assignment.expert_id else labels.get(c.author_id, "A participant"),
             is_own=c.author_id == assignment.expert_id,
-            criterion_number=numbers.get(c.criterion_id),
+            criterion_number=numbers.get(c.criterion_id) if c.criterion_id is not None else None,
             body=c.body,
             created_at=c.created_at,
         )
@@ -355,6 +361,15 @@ def discussion(assignment: Assignment) -> Discussion:
         if v.voter_id == assignment.expert_id:
             tally["mine"] = v.hit
     return Discussion(page=page, comments=comments, votes=votes)
+
+
+class CorrectionPair(TypedDict):
+    """One criterion of a correction request: as submitted (None when it had no judgment) beside as corrected."""
+
+    position: int
+    before: JudgmentRow | None
+    after: JudgmentRow
+    changed: bool
 
 
 def pending_corrections() -> list[CorrectionRequest]:

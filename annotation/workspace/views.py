@@ -13,7 +13,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.models import Campaign, CorrectionRequest
+from annotation.http import SignedInRequest
+from annotation.models import Assignment, Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response, calibration_state
 from annotation.workspace import forms, selectors
@@ -32,7 +33,7 @@ def _messages_of(exc: ValidationError) -> list[str]:
 
 @require_safe
 @expert_only
-def home(request):
+def home(request: SignedInRequest) -> HttpResponse:
     data = selectors.expert_home(request.user)
     prefetch = next((q.drafts[0].public_id for q in data.queues + data.calibrations if q.drafts), None)
     return render(request, "annotation/workspace/home.html", {"home": data, "prefetch": prefetch})
@@ -40,7 +41,7 @@ def home(request):
 
 @require_POST
 @expert_only
-def next_response(request, campaign_id: int):
+def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(selectors.campaigns_for_expert(request.user), pk=campaign_id)
     if campaign.status != Campaign.Status.ACTIVE:
         messages.info(request, f"“{campaign.name}” is not taking work at the moment.")
@@ -61,7 +62,9 @@ def next_response(request, campaign_id: int):
     return redirect("annotation:judge", public_id=assignment.public_id)
 
 
-def _render_judge(request, assignment, *, errors=None, status=200):
+def _render_judge(
+    request: SignedInRequest, assignment: Assignment, *, errors: dict[str, list[str]] | None = None, status: int = 200
+) -> HttpResponse:
     page = selectors.judging_page(assignment)
     _attach_unclear_urls(page)
     for row in page.rows:
@@ -74,7 +77,7 @@ def _render_judge(request, assignment, *, errors=None, status=200):
     )
 
 
-def _attach_unclear_urls(page) -> None:
+def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
     # One reverse() for the page instead of one per criterion.
     prefix = reverse("annotation:judge_unclear", args=[page.assignment.public_id, 0])[: -len("0/")]
     for row in page.rows:
@@ -83,14 +86,14 @@ def _attach_unclear_urls(page) -> None:
 
 @require_safe
 @expert_only
-def judge(request, public_id: str):
+def judge(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
     return _render_judge(request, assignment)
 
 
 @require_POST
 @expert_only
-def save_draft(request, public_id: str):
+def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Autosave (htmx: the save-status partial) or the page's "Save draft" button (redirect)."""
     assignment = selectors.assignment_ref_for_expert(request.user, public_id)
     try:
@@ -121,7 +124,7 @@ save_draft.refuses_nul_itself = True  # type: ignore[attr-defined]
 
 @require_POST
 @expert_only
-def record_time(request, public_id: str):
+def record_time(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Time on task reported by the page (also by navigator.sendBeacon when the tab is hidden)."""
     assignment = selectors.assignment_ref_for_expert(request.user, public_id)
     try:
@@ -133,7 +136,7 @@ def record_time(request, public_id: str):
 
 @require_POST
 @expert_only
-def submit(request, public_id: str):
+def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
     try:
         entries = forms.draft_entries(request.POST)
@@ -163,12 +166,12 @@ submit.refuses_nul_itself = True  # type: ignore[attr-defined]
 
 @require_POST
 @expert_only
-def report_unclear(request, public_id: str, criterion_id: int):
+def report_unclear(request: SignedInRequest, public_id: str, criterion_id: int) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
     form = forms.CommentForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(form.errors.get("comment", ["Say what is unclear about the criterion."]))
+            raise ValidationError(list(form.errors.get("comment", ["Say what is unclear about the criterion."])))
         services.report_unclear_criterion(
             assignment=assignment, expert=request.user, criterion_id=criterion_id, comment=form.cleaned_data["comment"]
         )
@@ -179,19 +182,19 @@ def report_unclear(request, public_id: str, criterion_id: int):
 
 @require_POST
 @expert_only
-def report_problem(request, public_id: str):
+def report_problem(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
     form = forms.CommentForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(form.errors.get("comment", ["Describe the problem."]))
+            raise ValidationError(list(form.errors.get("comment", ["Describe the problem."])))
         services.report_item_problem(assignment=assignment, expert=request.user, comment=form.cleaned_data["comment"])
     except ValidationError as exc:
         return _report_outcome(request, public_id, ok=False, message=" ".join(_messages_of(exc)))
     return _report_outcome(request, public_id, ok=True, message="Thank you — the problem was reported.")
 
 
-def _report_outcome(request, public_id, *, ok: bool, message: str):
+def _report_outcome(request: SignedInRequest, public_id: str, *, ok: bool, message: str) -> HttpResponse:
     if request.htmx:
         return render(
             request, "annotation/workspace/partials/report_outcome.html", {"ok": ok, "message": message}, status=200 if ok else 400
@@ -202,13 +205,13 @@ def _report_outcome(request, public_id, *, ok: bool, message: str):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @expert_only
-def correction(request, public_id: str):
+def correction(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Request a correction of submitted judgments: the form starts from the submitted version."""
     assignment = selectors.assignment_for_expert(request.user, public_id)
     if assignment.status != assignment.Status.SUBMITTED:
         return redirect("annotation:judge", public_id=public_id)
     form = forms.CorrectionReasonForm(request.POST or None)
-    errors = {}
+    errors: dict[str, list[str]] = {}
     if request.method == "POST":
         try:
             if not form.is_valid():
@@ -260,7 +263,7 @@ def correction(request, public_id: str):
     )
 
 
-def _seen_thread(request, assignment):
+def _seen_thread(request: SignedInRequest, assignment: Assignment) -> selectors.Discussion:
     """The expert's thread, recorded as seen (it shows other raters' stances); 404 while it is closed."""
     thread = selectors.discussion(assignment)
     services.mark_discussion_seen(assignment=assignment, expert=request.user)
@@ -269,7 +272,7 @@ def _seen_thread(request, assignment):
 
 @require_safe
 @expert_only
-def discussion(request, public_id: str):
+def discussion(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
     thread = _seen_thread(request, assignment)
     template = "annotation/workspace/partials/discussion_thread.html" if request.htmx else "annotation/workspace/discussion.html"
@@ -278,12 +281,12 @@ def discussion(request, public_id: str):
 
 @require_POST
 @expert_only
-def discussion_comment(request, public_id: str):
+def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
     form = forms.DiscussionCommentForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(form.errors.get("body", ["Write a comment."]))
+            raise ValidationError(list(form.errors.get("body", ["Write a comment."])))
         services.post_comment(
             assignment=assignment, expert=request.user, body=form.cleaned_data["body"], criterion_id=form.cleaned_data.get("criterion")
         )
@@ -297,7 +300,7 @@ def discussion_comment(request, public_id: str):
 
 @require_POST
 @expert_only
-def discussion_vote(request, public_id: str):
+def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
     form = forms.DiscussionVoteForm(request.POST)
     try:
@@ -314,7 +317,7 @@ def discussion_vote(request, public_id: str):
     return _back_to_thread(request, assignment, public_id)
 
 
-def _back_to_thread(request, assignment, public_id):
+def _back_to_thread(request: SignedInRequest, assignment: Assignment, public_id: str) -> HttpResponse:
     if request.htmx:
         thread = _seen_thread(request, assignment)
         return render(
@@ -328,7 +331,7 @@ def _back_to_thread(request, assignment, public_id):
 
 @require_safe
 @admin_only
-def corrections(request):
+def corrections(request: SignedInRequest) -> HttpResponse:
     pending = list(selectors.pending_corrections())
     # An admin who is an expert of an open campaign does not see its raters' judgments (heartbench_core.blindness).
     hidden = blind_scope(request.user).hidden_among(c.assignment.campaign_response.response_id for c in pending)
@@ -339,7 +342,7 @@ def corrections(request):
 
 @require_POST
 @admin_only
-def decide_correction(request, correction_id: int):
+def decide_correction(request: SignedInRequest, correction_id: int) -> HttpResponse:
     correction = get_object_or_404(CorrectionRequest.objects.select_related("assignment__campaign_response"), pk=correction_id)
     refuse_response(request.user, correction.assignment.campaign_response.response_id)
     form = forms.DecisionForm(request.POST)
