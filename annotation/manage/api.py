@@ -5,11 +5,14 @@ Experts reach only `profiles/` (their own, availability editable) and `calibrati
 tiers (which move with gold accuracy), models or other raters. Everything else is admin-only.
 """
 
+import builtins
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
@@ -22,9 +25,11 @@ from drf_spectacular.utils import (
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.blindness import PROGRESS_WITHHELD, dual_role_conflicts, own_quality_hidden
+from annotation.http import signed_in
 from annotation.manage import selectors
 from annotation.models import (
     AdminAlert,
@@ -38,11 +43,11 @@ from annotation.models import (
 )
 from annotation.services import experts as expert_services
 from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, release_assignment
-from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
+from annotation.services.campaigns import CampaignOutcome, create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
-from heartbench_core.models import User
+from heartbench_core.models import LanguageModel, User
 from heartbench_core.roles import Role, has_role, role_permission
 
 IsAdmin = role_permission(Role.ADMIN)
@@ -95,7 +100,7 @@ class AdminProfileSerializer(serializers.ModelSerializer):
             {"dimension": q.dimension or "general", "source": q.source, "reason": q.reason}
             for q in obj.user.qualifications.order_by("dimension")
         ]
-        return QualificationSerializer(rows, many=True).data
+        return QualificationSerializer(rows, many=True).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
 
 class OwnProfileSerializer(serializers.ModelSerializer):
@@ -113,13 +118,13 @@ class OwnProfileSerializer(serializers.ModelSerializer):
             "availability", "availability_reason", "qualified_for", "certified_at",
         ]
 
-    def get_availability_reason(self, obj) -> str:
+    def get_availability_reason(self, obj: ExpertProfile) -> str:
         return EXPERT_PAUSED_TEXT if obj.availability == ExpertProfile.Availability.PAUSED else obj.availability_reason
 
-    def get_qualified_for(self, obj) -> list[str]:
+    def get_qualified_for(self, obj: ExpertProfile) -> list[str]:
         return [q or "general" for q in obj.user.qualifications.order_by("dimension").values_list("dimension", flat=True)]
 
-    def get_certified_at(self, obj) -> datetime | None:
+    def get_certified_at(self, obj: ExpertProfile) -> datetime | None:
         return ExpertQuality.objects.filter(profile=obj).values_list("certified_at", flat=True).first()
 
 
@@ -162,7 +167,9 @@ def _profile_update() -> PolymorphicProxySerializer:
     update=extend_schema(request=_profile_update(), responses=_profile_as_seen()),
     partial_update=extend_schema(request=_profile_update(), responses=_profile_as_seen()),
 )
-class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
+class ProfileViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet[ExpertProfile]
+):
     """Expert profiles. Admins see and edit all; an expert sees only their own and edits only availability."""
 
     permission_classes = [IsAdminOrExpert]
@@ -173,63 +180,64 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     def _is_admin(self) -> bool:
         return has_role(self.request.user, Role.ADMIN)
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[ExpertProfile]:
         qs = ExpertProfile.objects.select_related("user").order_by("user__username")
         if self._is_admin():
             expert_services.ensure_expert_profiles()
             return qs
-        expert_services.ensure_profile(self.request.user)
-        return qs.filter(user=self.request.user)
+        user = signed_in(self.request)
+        expert_services.ensure_profile(user)
+        return qs.filter(user=user)
 
-    def get_serializer_class(self):
+    def get_serializer_class(self) -> type[serializers.ModelSerializer]:
         return AdminProfileSerializer if self._is_admin() else OwnProfileSerializer
 
-    def update(self, request, *args, **kwargs):
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         profile = self.get_object()
         if not self._is_admin():
-            form = AvailabilitySerializer(data=request.data)
-            form.is_valid(raise_exception=True)
+            availability = AvailabilitySerializer(data=request.data)
+            availability.is_valid(raise_exception=True)
             extra = set(request.data) - {"availability", "reason"}
             if extra:
                 raise PermissionDenied(f"You can change only your availability, not: {', '.join(sorted(extra))}.")
             profile = expert_services.set_own_availability(
-                user=request.user, availability=form.validated_data["availability"], reason=form.validated_data["reason"]
+                user=signed_in(request), availability=availability.validated_data["availability"], reason=availability.validated_data["reason"]
             )
             return Response(OwnProfileSerializer(profile).data)
         form = AdminProfileSerializer(profile, data=request.data, partial=True)
         form.is_valid(raise_exception=True)
         changes = {k: v for k, v in form.validated_data.items() if k in expert_services.ADMIN_FIELDS}
-        profile = expert_services.update_profile(profile=profile, by=request.user, **changes)
+        profile = expert_services.update_profile(profile=profile, by=signed_in(request), **changes)
         return Response(AdminProfileSerializer(profile).data)
 
     @extend_schema(responses={200: OwnProfileSerializer})
     @action(detail=False, methods=["get"])
-    def me(self, request):
+    def me(self, request: Request) -> Response:
         """The requesting user's own profile, as an expert sees it."""
-        profile = expert_services.ensure_profile(request.user)
+        profile = expert_services.ensure_profile(signed_in(request))
         return Response(OwnProfileSerializer(profile).data)
 
     @extend_schema(request=TierOverrideSerializer, responses={200: AdminProfileSerializer})
     @action(detail=True, methods=["post"], url_path="override-tier")
-    def override_tier(self, request, username=None):
+    def override_tier(self, request: Request, username: str | None = None) -> Response:
         """Admin: override the computed tier (tier null clears it); a reason is required."""
         if not self._is_admin():
             raise PermissionDenied("Only admins override tiers.")
         form = TierOverrideSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        profile = expert_services.override_tier(profile=self.get_object(), by=request.user, **form.validated_data)
+        profile = expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
         return Response(AdminProfileSerializer(profile).data)
 
     @extend_schema(request=QualifySerializer, responses={200: AdminProfileSerializer})
     @action(detail=True, methods=["post"])
-    def qualify(self, request, username=None):
+    def qualify(self, request: Request, username: str | None = None) -> Response:
         """Admin: qualify an expert without calibration (general or for one dimension), with a reason."""
         if not self._is_admin():
             raise PermissionDenied("Only admins grant qualifications.")
         form = QualifySerializer(data=request.data)
         form.is_valid(raise_exception=True)
         profile = self.get_object()
-        expert_services.grant_qualification(expert=profile.user, by=request.user, **form.validated_data)
+        expert_services.grant_qualification(expert=profile.user, by=signed_in(request), **form.validated_data)
         return Response(AdminProfileSerializer(profile).data)
 
 
@@ -269,16 +277,16 @@ class CalibrationResultSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(CalibrationMissSerializer(many=True))
     def get_misses(self, obj: CalibrationResult) -> list[Any]:
-        return CalibrationMissSerializer([row for row in obj.feedback if not row["agreed"]], many=True).data
+        return CalibrationMissSerializer([row for row in obj.feedback if not row["agreed"]], many=True).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
 
-class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet):
+class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult]):
     """Finished calibration attempts with feedback on each miss: an expert's own, or all for admins."""
 
     serializer_class = CalibrationResultSerializer
     permission_classes = [IsAdminOrExpert]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[CalibrationResult]:
         qs = CalibrationResult.objects.select_related("campaign", "expert").order_by("-completed_at")
         if getattr(self, "swagger_fake_view", False):
             return qs.none()
@@ -289,19 +297,23 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet):
             if closed := blind_scope(self.request.user).campaign_ids:
                 qs = qs.exclude(Q(campaign_id__in=closed) & ~Q(expert=self.request.user))
             return qs
-        return qs.filter(expert=self.request.user)
+        return qs.filter(expert=signed_in(self.request))
 
-    def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        self._record(list(page if page is not None else queryset))
-        return page
+    # DRF's list, recording the results it serves; a docstring here would replace the endpoint's description in the schema.
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        shown = page if page is not None else builtins.list(queryset)
+        self._record(shown)
+        data = self.get_serializer(shown, many=True).data
+        return self.get_paginated_response(data) if page is not None else Response(data)
 
-    def get_object(self):
+    def get_object(self) -> CalibrationResult:
         result = super().get_object()
         self._record([result])
         return result
 
-    def _record(self, results) -> None:
+    def _record(self, results: Sequence[CalibrationResult]) -> None:
         """Others' feedback shows gold verdicts of the calibration's responses: never serve those to the viewer blind."""
         campaigns = {r.campaign_id for r in results if r.expert_id != self.request.user.pk}
         if campaigns:
@@ -331,8 +343,8 @@ class GoldSetCreateSerializer(serializers.Serializer):
 class CampaignSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="version.dataset.name", read_only=True)
     version = serializers.CharField(source="version.label", read_only=True)
-    models = serializers.SlugRelatedField(source="language_models", many=True, read_only=True, slug_field="name")
-    experts = serializers.SlugRelatedField(many=True, read_only=True, slug_field="username")
+    models: serializers.SlugRelatedField[LanguageModel] = serializers.SlugRelatedField(source="language_models", many=True, read_only=True, slug_field="name")
+    experts: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(many=True, read_only=True, slug_field="username")
     responses = serializers.IntegerField(source="responses.count", read_only=True)
     gold_source = serializers.CharField(source="settings.gold_source.name", read_only=True, allow_null=True, default=None)
     max_attempts = serializers.IntegerField(source="settings.max_attempts", read_only=True, allow_null=True, default=None)
@@ -349,12 +361,12 @@ class CampaignSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
-class CalibrationCreateView(FileImportView):
+class CalibrationCreateView(FileImportView[CampaignOutcome]):
     """Admin: create a calibration set from a gold-label JSONL file (same rules as `create_calibration`)."""
 
     input_serializer = CalibrationCreateSerializer
 
-    def run(self, d, user):
+    def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
         return create_calibration(
             name=d["name"],
             dataset_name=d["dataset"],
@@ -369,17 +381,17 @@ class CalibrationCreateView(FileImportView):
             created_by=user,
         )
 
-    def respond(self, outcome):
+    def respond(self, outcome: CampaignOutcome) -> Response:
         return Response(CampaignSerializer(outcome.campaign).data, status=201)
 
 
 @extend_schema_view(post=extend_schema(request=GoldSetCreateSerializer, responses={201: CampaignSerializer}))
-class GoldSetCreateView(FileImportView):
+class GoldSetCreateView(FileImportView[CampaignOutcome]):
     """Admin: create a gold set (the pool of hidden gold checks) from a gold-label JSONL file (same rules as `create_gold_set`)."""
 
     input_serializer = GoldSetCreateSerializer
 
-    def run(self, d, user):
+    def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
         return create_gold_set(
             name=d["name"],
             dataset_name=d["dataset"],
@@ -389,7 +401,7 @@ class GoldSetCreateView(FileImportView):
             created_by=user,
         )
 
-    def respond(self, outcome):
+    def respond(self, outcome: CampaignOutcome) -> Response:
         return Response(CampaignSerializer(outcome.campaign).data, status=201)
 
 
@@ -431,7 +443,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     gold_source = serializers.CharField(required=False, allow_blank=True, help_text="Name of a gold set (never a calibration set).")
     gold_rate = serializers.FloatField(default=0.0)
     min_tier_for_hard = serializers.IntegerField(default=1, min_value=1)
-    piece_rate = serializers.DecimalField(max_digits=8, decimal_places=2, default=0)
+    piece_rate = serializers.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
 
 
 class StatusSerializer(serializers.Serializer):
@@ -507,13 +519,13 @@ class BulkAssignResultSerializer(serializers.Serializer):
 
 
 @extend_schema_view(list=extend_schema(parameters=[enum_param("kind", Campaign.Kind.values)]))
-class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
+class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet[Campaign]):
     """Admin: campaigns, their progress, bulk pre-assignment, status and payment export."""
 
     permission_classes = [IsAdmin]
     serializer_class = CampaignSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Campaign]:
         qs = (
             Campaign.objects.select_related("version__dataset", "settings__gold_source")
             .prefetch_related("language_models", "experts")
@@ -524,7 +536,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         return qs
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CreatedCampaignSerializer})
-    def create(self, request, *args, **kwargs):
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         form = CampaignCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
@@ -549,13 +561,13 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             gold_rate=d["gold_rate"],
             min_tier_for_hard=d["min_tier_for_hard"],
             piece_rate=d["piece_rate"],
-            created_by=request.user,
+            created_by=signed_in(request),
         )
         return Response(CreatedCampaignSerializer(outcome.campaign, context={"outcome": outcome}).data, status=201)
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])
-    def progress(self, request, pk=None):
+    def progress(self, request: Request, pk: str | None = None) -> Response:
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
         campaign = self.get_object()
         if blind_scope(request.user).hides_campaign(campaign.pk):
@@ -601,7 +613,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
 
     @extend_schema(request=BulkAssignInputSerializer, responses={200: BulkAssignResultSerializer})
     @action(detail=True, methods=["post"], url_path="bulk-assign")
-    def bulk_assign(self, request, pk=None):
+    def bulk_assign(self, request: Request, pk: str | None = None) -> Response:
         """Pre-assign every open slot (k per response) among eligible experts; optional `experts` list of usernames."""
         campaign = self.get_object()
         form = BulkAssignInputSerializer(data=request.data)
@@ -621,14 +633,14 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
 
     @extend_schema(request=StatusSerializer, responses={200: CampaignSerializer})
     @action(detail=True, methods=["post"])
-    def status(self, request, pk=None):
+    def status(self, request: Request, pk: str | None = None) -> Response:
         """Set the campaign's status (draft, active, paused, closed)."""
         campaign = set_campaign_status(campaign=self.get_object(), status=request.data.get("status", ""))
         return Response(CampaignSerializer(campaign).data)
 
     @extend_schema(responses={(200, "text/csv"): str})
     @action(detail=True, methods=["get"])
-    def payments(self, request, pk=None):
+    def payments(self, request: Request, pk: str | None = None) -> HttpResponse:
         """Piece-rate payment export (CSV)."""
         campaign = self.get_object()
         response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
@@ -658,15 +670,15 @@ class AssignmentSerializer(serializers.ModelSerializer):
 @extend_schema_view(list=extend_schema(parameters=[
     OpenApiParameter("campaign", int), OpenApiParameter("expert", str, description="username"), enum_param("status", Assignment.Status.values),
 ]))
-class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
+class AssignmentViewSet(viewsets.ReadOnlyModelViewSet[Assignment]):
     """Admin: every assignment, filterable by ?campaign=ID&expert=USERNAME&status=..."""
 
     permission_classes = [IsAdmin]
     serializer_class = AssignmentSerializer
     lookup_field = "public_id"
 
-    def get_queryset(self):
-        qs = Assignment.objects.select_related(
+    def get_queryset(self) -> QuerySet[Assignment]:
+        qs: QuerySet[Assignment] = Assignment.objects.select_related(
             "expert", "campaign_response__item", "campaign_response__response__model"
         ).order_by("-reserved_at", "-id")
         params = self.request.query_params
@@ -683,17 +695,17 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
             qs = blind_scope(self.request.user).visible_responses(qs, "campaign_response__response_id")
         return qs
 
-    def get_object(self):
+    def get_object(self) -> Assignment:
         assignment = super().get_object()
         refuse_response(self.request.user, assignment.campaign_response.response_id)
         return assignment
 
     @extend_schema(request=None, responses={200: AssignmentSerializer})
     @action(detail=True, methods=["post"])
-    def release(self, request, public_id=None):
+    def release(self, request: Request, public_id: str | None = None) -> Response:
         """Give an open assignment back to the pool."""
         assignment = self.get_object()
-        release_assignment(assignment=assignment, by=request.user)
+        release_assignment(assignment=assignment, by=signed_in(request))
         assignment.refresh_from_db()
         return Response(AssignmentSerializer(assignment).data)
 
@@ -708,21 +720,21 @@ class AlertSerializer(serializers.ModelSerializer):
         fields = ["id", "kind", "expert", "campaign", "message", "created_at", "resolved_at", "resolved_by"]
 
 
-class AlertViewSet(viewsets.ReadOnlyModelViewSet):
+class AlertViewSet(viewsets.ReadOnlyModelViewSet[AdminAlert]):
     """Admin: alerts (open ones unless ?all=1)."""
 
     permission_classes = [IsAdmin]
     serializer_class = AlertSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[AdminAlert]:
         qs = AdminAlert.objects.select_related("expert", "campaign", "resolved_by").order_by("-created_at")
         return qs if self.request.query_params.get("all") == "1" else qs.filter(resolved_at__isnull=True)
 
     @extend_schema(request=None, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])
-    def resolve(self, request, pk=None):
+    def resolve(self, request: Request, pk: str | None = None) -> Response:
         alert = get_object_or_404(AdminAlert, pk=pk)
-        return Response(AlertSerializer(expert_services.resolve_alert(alert=alert, by=request.user)).data, status=status.HTTP_200_OK)
+        return Response(AlertSerializer(expert_services.resolve_alert(alert=alert, by=signed_in(request))).data, status=status.HTTP_200_OK)
 
 
 # --- dual roles: who is expert and staff, and where their staff views are closed -----------------
@@ -756,7 +768,7 @@ class DualRoleConflictsView(ComputedListView):
     serializer_class = DualRoleConflictSerializer
 
     @extend_schema(parameters=[DualRoleQuerySerializer], responses=DualRoleConflictSerializer(many=True))
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         query = valid_query(DualRoleQuerySerializer, request)
         rows = dual_role_conflicts()
         if (campaign := query.get("campaign")) is not None:

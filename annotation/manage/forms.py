@@ -2,8 +2,10 @@
 
 from datetime import timedelta
 from decimal import Decimal
+from typing import Any
 
 from django import forms
+from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, ExpertProfile
@@ -12,7 +14,7 @@ from heartbench_core.models import Dataset, LanguageModel, User
 from heartbench_core.roles import Role
 
 
-def _experts():
+def _experts() -> QuerySet[User]:
     return User.objects.filter(is_active=True, groups__name=Role.EXPERT.value).distinct().order_by("username")
 
 
@@ -31,7 +33,7 @@ class CampaignForm(forms.Form):
     requires_qualification = forms.BooleanField(initial=True, required=False, label="Only experts who passed calibration")
     qualification_per_dimension = forms.BooleanField(required=False, label="Qualification per dimension of the rubric")
     gold_source = forms.ModelChoiceField(
-        queryset=Campaign.objects.filter(kind=Campaign.Kind.GOLD_SET),
+        queryset=Campaign.objects.filter(kind=Campaign.Kind.GOLD_SET).order_by("name"),
         required=False,
         label=_("Hidden gold checks from gold set"),
         help_text=_("A gold set of its own, disjoint from every calibration set."),
@@ -40,12 +42,7 @@ class CampaignForm(forms.Form):
     min_tier_for_hard = forms.IntegerField(initial=1, min_value=1, max_value=5, label="Tier needed for hard items")
     piece_rate = forms.DecimalField(initial=Decimal("0"), min_value=0, max_digits=8, decimal_places=2)
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["experts"].queryset = _experts()
-        self.fields["gold_source"].queryset = Campaign.objects.filter(kind=Campaign.Kind.GOLD_SET).order_by("name")
-
-    def service_kwargs(self) -> dict:
+    def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
         return {
             "name": d["name"],
@@ -74,7 +71,7 @@ class GoldSetForm(forms.Form):
     version = forms.CharField(max_length=64, required=False)
     gold_file = forms.FileField(help_text=_('JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.'))
 
-    def service_kwargs(self) -> dict:
+    def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
         return {
             "name": d["name"],
@@ -94,11 +91,7 @@ class CalibrationForm(GoldSetForm):
     )
     experts = forms.ModelMultipleChoiceField(queryset=_experts(), to_field_name="username", required=False)
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["experts"].queryset = _experts()
-
-    def service_kwargs(self) -> dict:
+    def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
         return {
             **super().service_kwargs(),
@@ -123,7 +116,7 @@ class ProfileForm(forms.Form):
     availability_reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
     @staticmethod
-    def initial_for(profile: ExpertProfile) -> dict:
+    def initial_for(profile: ExpertProfile) -> dict[str, Any]:
         return {
             "degree": profile.degree,
             "years_practice": profile.years_practice,
@@ -135,7 +128,7 @@ class ProfileForm(forms.Form):
             "availability_reason": profile.availability_reason,
         }
 
-    def changes(self) -> dict:
+    def changes(self) -> dict[str, Any]:
         d = dict(self.cleaned_data)
         d["specialties"] = [s.strip() for s in d["specialties"].split(",") if s.strip()]
         d["languages"] = [s.strip() for s in d["languages"].split(",") if s.strip()]

@@ -5,6 +5,9 @@ profile: credentials, qualification, calibration results with feedback, and work
 gold checks, other raters, or models.
 """
 
+from typing import Any
+
+from django import forms as django_forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -14,10 +17,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
+from annotation.http import SignedInRequest
 from annotation.manage import forms, selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, TierChange
 from annotation.services import experts as expert_services
-from annotation.services.assignment import bulk_assign, calibration_state, release_assignment
+from annotation.services.assignment import BulkAssignment, bulk_assign, calibration_state, release_assignment
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv, payment_lines
 from heartbench_core.blindness import blind_scope, refuse_campaign
@@ -33,7 +37,7 @@ def _messages_of(exc: ValidationError) -> list[str]:
     return list(exc.messages)
 
 
-def _form_errors(form, exc: ValidationError) -> None:
+def _form_errors(form: django_forms.Form, exc: ValidationError) -> None:
     """Attach a service's errors to the form fields they name (or to the form)."""
     mapping = {
         "dataset_name": "dataset",
@@ -58,7 +62,7 @@ def _form_errors(form, exc: ValidationError) -> None:
 
 @require_safe
 @admin_only
-def campaigns(request):
+def campaigns(request: SignedInRequest) -> HttpResponse:
     rows = Campaign.objects.select_related("version__dataset").order_by("-created_at")
     scope = blind_scope(request.user)
     # Withheld where the viewer is one of the campaign's experts: see campaign_detail.
@@ -72,7 +76,7 @@ def campaigns(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
-def campaign_create(request):
+def campaign_create(request: SignedInRequest) -> HttpResponse:
     form = forms.CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -91,7 +95,7 @@ def campaign_create(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
-def calibration_create(request):
+def calibration_create(request: SignedInRequest) -> HttpResponse:
     form = forms.CalibrationForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -106,7 +110,7 @@ def calibration_create(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
-def gold_set_create(request):
+def gold_set_create(request: SignedInRequest) -> HttpResponse:
     form = forms.GoldSetForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -121,12 +125,12 @@ def gold_set_create(request):
 
 @require_safe
 @admin_only
-def campaign_detail(request, campaign_id):
+def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset", "created_by"), pk=campaign_id)
     # An admin who is also an expert of this open campaign sees its settings but not its figures:
     # the totals leave gold checks out, so a submission of theirs that did not move them was gold.
     withheld = blind_scope(request.user).hides_campaign(campaign.pk)
-    context = {
+    context: dict[str, Any] = {
         "campaign": campaign,
         "progress": None if withheld else selectors.campaign_progress(campaign),
         "progress_withheld": PROGRESS_WITHHELD if withheld else "",
@@ -149,7 +153,7 @@ def campaign_detail(request, campaign_id):
 
 @require_POST
 @admin_only
-def campaign_bulk_assign(request, campaign_id):
+def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
         result = bulk_assign(campaign=campaign)
@@ -170,7 +174,7 @@ def campaign_bulk_assign(request, campaign_id):
 UNFILLED_LISTED = 10
 
 
-def unfilled_messages(result, *, show_items: bool) -> list[str]:
+def unfilled_messages(result: BulkAssignment, *, show_items: bool) -> list[str]:
     """One line per reason: how many open slots no eligible expert can take, and (when allowed) which items."""
     lines = []
     for reason, slots in sorted(result.by_reason().items()):
@@ -188,7 +192,7 @@ def unfilled_messages(result, *, show_items: bool) -> list[str]:
 
 @require_POST
 @admin_only
-def campaign_status(request, campaign_id):
+def campaign_status(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
         set_campaign_status(campaign=campaign, status=request.POST.get("status", ""))
@@ -200,7 +204,7 @@ def campaign_status(request, campaign_id):
 
 @require_safe
 @admin_only
-def campaign_payments(request, campaign_id):
+def campaign_payments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
@@ -209,7 +213,7 @@ def campaign_payments(request, campaign_id):
 
 @require_safe
 @admin_only
-def campaign_assignments(request, campaign_id):
+def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)  # models and gold flags of its responses: closed to its experts
     status = request.GET.get("status") or None
@@ -231,7 +235,7 @@ def campaign_assignments(request, campaign_id):
 
 @require_POST
 @admin_only
-def assignment_release(request, public_id):
+def assignment_release(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = get_object_or_404(Assignment.objects.select_related("campaign_response"), public_id=public_id)
     try:
         release_assignment(assignment=assignment, by=request.user)
@@ -248,7 +252,7 @@ def assignment_release(request, public_id):
 
 @require_safe
 @admin_only
-def experts(request):
+def experts(request: SignedInRequest) -> HttpResponse:
     expert_services.ensure_expert_profiles()
     return render(
         request, "annotation/manage/experts.html", {"profiles": selectors.expert_profiles(), "hide_quality_of": own_quality_hidden(request.user)}
@@ -257,7 +261,7 @@ def experts(request):
 
 @require_safe
 @admin_only
-def dual_roles(request):
+def dual_roles(request: SignedInRequest) -> HttpResponse:
     """Who is expert and staff, the open campaigns they are experts of (staff views closed), what they were shown."""
     from annotation.blindness import dual_role_conflicts
 
@@ -266,7 +270,7 @@ def dual_roles(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
-def expert_edit(request, username):
+def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
     user = get_object_or_404(User, username=username)
     profile = expert_services.ensure_profile(user)
     action = request.POST.get("action", "profile")
@@ -312,7 +316,7 @@ def expert_edit(request, username):
 
 @require_safe
 @admin_only
-def alerts(request):
+def alerts(request: SignedInRequest) -> HttpResponse:
     show_all = request.GET.get("all") == "1"
     rows = AdminAlert.objects.select_related("expert", "campaign", "resolved_by")
     if not show_all:
@@ -322,7 +326,7 @@ def alerts(request):
 
 @require_POST
 @admin_only
-def alert_resolve(request, alert_id):
+def alert_resolve(request: SignedInRequest, alert_id: int) -> HttpResponse:
     expert_services.resolve_alert(alert=get_object_or_404(AdminAlert, pk=alert_id), by=request.user)
     return redirect("annotation:alerts")
 
@@ -332,7 +336,7 @@ def alert_resolve(request, alert_id):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(Role.EXPERT)
-def profile(request):
+def profile(request: SignedInRequest) -> HttpResponse:
     """An expert's own profile: they change only their availability (active / away)."""
     own = expert_services.ensure_profile(request.user)
     form = forms.AvailabilityForm(request.POST or None, initial={"availability": own.availability if own.availability != "paused" else "active"})
@@ -356,7 +360,7 @@ def profile(request):
 
 @require_safe
 @role_required(Role.EXPERT)
-def calibration_feedback(request, result_id):
+def calibration_feedback(request: SignedInRequest, result_id: int) -> HttpResponse:
     """Feedback on each miss of one of the expert's own finished calibration attempts."""
     # Another expert's result answers 404, like one that does not exist.
     result = get_object_or_404(CalibrationResult.objects.select_related("campaign"), pk=result_id, expert=request.user)
