@@ -5,7 +5,7 @@ class ValidationConfig(AppConfig):
     name = "validation"
     default_auto_field = "django.db.models.BigAutoField"
 
-    def ready(self):
+    def ready(self) -> None:
         from heartbench_core.verdict_sources import register_verdict_source
         from validation.scoring_source import load_consensus
 

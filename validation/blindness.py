@@ -8,12 +8,20 @@ other raters' judgments or the judge's verdict is recorded as a staff exposure.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, TypeVar
 
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_campaign
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser
+
+    from heartbench_core.models import User
+
+    AnyUser = User | AnonymousUser
 
 __all__ = ["hidden_entry_ids", "record_entry_exposures", "refuse_campaign", "refuse_reports", "visible_entries"]
 
@@ -22,8 +30,10 @@ CLOSED_SHARED_REPORTS = _(
     "its agreement reports are closed to you until that campaign closes."
 )
 
+RowT = TypeVar("RowT")
 
-def refuse_reports(user, campaign: Campaign) -> None:
+
+def refuse_reports(user: AnyUser, campaign: Campaign) -> None:
     """Agreement reports break agreement down by criterion and model: closed while they count responses the user judges blind."""
     refuse_campaign(user, campaign.pk)
     scope = blind_scope(user)
@@ -31,7 +41,7 @@ def refuse_reports(user, campaign: Campaign) -> None:
         raise PermissionDenied(CLOSED_SHARED_REPORTS)
 
 
-def hidden_entry_ids(user, campaign: Campaign) -> set[int]:
+def hidden_entry_ids(user: AnyUser, campaign: Campaign) -> set[int]:
     """Ids of the campaign's entries (CampaignResponse) whose response the user must not see through staff views."""
     scope = blind_scope(user)
     if not scope:
@@ -41,7 +51,7 @@ def hidden_entry_ids(user, campaign: Campaign) -> set[int]:
     return set(CampaignResponse.objects.filter(campaign=campaign, response_id__in=scope.response_ids).values_list("pk", flat=True))
 
 
-def visible_entries(user, campaign: Campaign, rows: list, attribute: str = "campaign_response_id") -> list:
+def visible_entries(user: AnyUser, campaign: Campaign, rows: list[RowT], attribute: str = "campaign_response_id") -> list[RowT]:
     """`rows` (queue entries, labels…) without those of hidden entries."""
     hidden = hidden_entry_ids(user, campaign)
     if not hidden:
@@ -49,7 +59,7 @@ def visible_entries(user, campaign: Campaign, rows: list, attribute: str = "camp
     return [r for r in rows if getattr(r, attribute) not in hidden]
 
 
-def record_entry_exposures(*, user, entry_ids: Iterable[int], via: str) -> int:
+def record_entry_exposures(*, user: AnyUser, entry_ids: Iterable[int], via: str) -> int:
     """Record exposures for campaign entries (their model responses)."""
     ids = set(entry_ids)
     if not ids:

@@ -4,13 +4,19 @@ Clearly synthetic: the judgments are the demo judge's verdicts with seeded rando
 the dashboard shows real computations on made-up data. Idempotent.
 """
 
+from __future__ import annotations
+
 import io
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from annotation.models import Campaign
 from heartbench_core.models import JudgeVerdict
+
+if TYPE_CHECKING:
+    from heartbench_core.demo import DemoContext
 
 DEMO_CAMPAIGN = "demo-blind-test (synthetic judgments)"
 DEMO_EXPERTS = ("expert1", "expert2", "expert3")
@@ -18,9 +24,9 @@ DEMO_EXPERTS = ("expert1", "expert2", "expert3")
 FLIP = {"expert1": 0.08, "expert2": 0.1, "expert3": 0.2}
 
 
-def seed(*, context) -> None:
-    from validation.services.imports import import_judgments
+def seed(*, context: DemoContext) -> None:
     from validation.services.agreement_reports import create_agreement_report
+    from validation.services.imports import import_judgments
 
     if Campaign.objects.filter(name=DEMO_CAMPAIGN).exists():
         context.log.append(f"validation: campaign {DEMO_CAMPAIGN!r} already present")

@@ -6,7 +6,11 @@ derived data, refreshed from the judgments by `validation.services.golden.refres
 adjudications are decisions, kept as an append-only log (`Adjudication`) that always wins.
 """
 
+from __future__ import annotations
+
+from datetime import datetime
 from functools import cached_property
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -58,7 +62,7 @@ class Adjudication(models.Model):
         ordering = ["-decided_at", "-id"]
         indexes = [models.Index(fields=["campaign_response", "criterion"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.campaign_response_id}/{self.criterion_id} → {'hit' if self.hit else 'miss'} ({self.cause})"
 
 
@@ -90,7 +94,7 @@ class GoldenLabel(models.Model):
         ]
         indexes = [models.Index(fields=["campaign", "provenance"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.campaign_response_id}/{self.criterion_id}: {'hit' if self.hit else 'miss'} ({self.provenance})"
 
 
@@ -115,15 +119,15 @@ class AgreementReport(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["campaign", "-created_at"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"report {self.pk} of {self.campaign_id} at {self.created_at:%Y-%m-%d %H:%M}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None and not kwargs.pop("_allow_update", False):
             raise ValidationError("An agreement report is immutable: compute a new one instead.")
         super().save(*args, **kwargs)
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("validation:report", args=[self.campaign_id, self.pk])
 
     @cached_property
@@ -171,7 +175,7 @@ class ReleasePolicy(models.Model):
             models.CheckConstraint(condition=models.Q(threshold__gte=0, threshold__lte=1), name="release_threshold_in_unit"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"release policy of {self.dataset_id}"
 
 
@@ -187,6 +191,9 @@ class ReleasePolicyChange(models.Model):
 
     class Meta:
         ordering = ["-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"change {self.pk} of the release policy of {self.policy_id}"
 
 
 class ReleaseGate(models.Model):
@@ -207,19 +214,19 @@ class ReleaseGate(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.version}: {'passed' if self.passed else 'failed'} ({self.campaign})"
 
 
-class BackgroundJobQuerySet(models.QuerySet):
-    def claimable(self, now):
+class BackgroundJobQuerySet(models.QuerySet["BackgroundJob"]):
+    def claimable(self, now: datetime) -> BackgroundJobQuerySet:
         """Jobs a worker may take now: waiting, or running under a lease that expired (its worker died)."""
         return self.filter(
             models.Q(status=BackgroundJob.Status.PENDING)
             | models.Q(status=BackgroundJob.Status.RUNNING, locked_until__lt=now)
         )
 
-    def unfinished_reports(self):
+    def unfinished_reports(self) -> BackgroundJobQuerySet:
         """Requested reports not yet stored: pending, running or failed, newest first."""
         return self.filter(kind=BackgroundJob.Kind.AGREEMENT_REPORT).exclude(status=BackgroundJob.Status.DONE).order_by("-created_at", "-id")
 
@@ -273,5 +280,5 @@ class BackgroundJob(models.Model):
             models.CheckConstraint(condition=models.Q(report__isnull=True) | models.Q(kind="agreement_report"), name="background_job_report_only_for_reports"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.kind} {self.pk} of {self.campaign_id}: {self.status}"

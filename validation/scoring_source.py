@@ -1,12 +1,21 @@
 """The `consensus` verdict source: the human golden standard, for `score --source consensus`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from django.core.exceptions import ValidationError
 
 from heartbench_core.verdict_sources import VerdictSet
 
+if TYPE_CHECKING:
+    from heartbench_core.models import Dataset, DatasetVersion
 
-def load_consensus(*, dataset, version=None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
+
+def load_consensus(
+    *, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None
+) -> VerdictSet:
     """Golden labels of one model's responses from the newest campaign that has some (`run` names a campaign)."""
     from annotation.models import Campaign
     from validation.models import GoldenLabel
@@ -34,5 +43,5 @@ def load_consensus(*, dataset, version=None, model: str, judge: str | None = Non
         criterion_id=rows[:, 0],
         hit=rows[:, 1].astype(bool),
         description=f"consensus of campaign {campaign.name}",
-        meta={"campaign_id": campaign.pk, "campaign": campaign.name, "labels": int(len(rows))},
+        meta={"campaign_id": campaign.pk, "campaign": campaign.name, "labels": len(rows)},
     )

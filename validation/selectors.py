@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -20,7 +20,7 @@ from django.db.models.functions import Coalesce
 from numpy.typing import ArrayLike, DTypeLike
 
 from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
-from heartbench_core.models import Criterion, Item, JudgeRun, JudgeVerdict, LanguageModel
+from heartbench_core.models import Criterion, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
 
 
@@ -141,12 +141,12 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
     model_ids = set(
         CampaignResponse.objects.filter(campaign=campaign, is_gold=False).order_by().values_list("response__model_id", flat=True).distinct()
     )
-    runs = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids)
+    matching = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids)
     if judge:
-        runs = runs.filter(judge=judge)
+        matching = matching.filter(judge=judge)
     if run:
-        runs = runs.filter(label=run)
-    runs = list(runs.select_related("model", "version").order_by("model__name", "-version__number", "label"))
+        matching = matching.filter(label=run)
+    runs = list(matching.select_related("model", "version").order_by("model__name", "-version__number", "label"))
     if not judge:
         judges = sorted({r.judge for r in runs})
         if len(judges) > 1:
@@ -651,7 +651,7 @@ def _adjudications_per_unit(campaign: Campaign, units: _Units) -> tuple[np.ndarr
 # --- pages -----------------------------------------------------------------------------------------
 
 
-def campaigns_with_reports():
+def campaigns_with_reports() -> QuerySet[Campaign]:
     """Blind-test campaigns with their newest report id and golden-label count."""
     return (
         Campaign.objects.select_related("version__dataset")
@@ -685,7 +685,7 @@ def ambiguous_lineages(campaign: Campaign) -> set[str]:
     return keys
 
 
-def golden_labels_for_export(campaign: Campaign):
+def golden_labels_for_export(campaign: Campaign) -> QuerySet[GoldenLabel, tuple[Any, ...]]:
     """Golden labels with what identifies them to an admin, in a stable order."""
     return (
         GoldenLabel.objects.filter(campaign=campaign)
@@ -699,7 +699,7 @@ def golden_labels_for_export(campaign: Campaign):
     )
 
 
-def judgments_for_export(campaign: Campaign):
+def judgments_for_export(campaign: Campaign) -> QuerySet[Judgment, tuple[Any, ...]]:
     """Submitted judgments of a campaign with rater, response and criterion, for an admin export."""
     return (
         Judgment.objects.filter(assignment__campaign_response__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED)
@@ -736,7 +736,7 @@ def subset_units(data: CampaignArrays, keep: np.ndarray) -> CampaignArrays:
     )
 
 
-def latest_release_gate(version) -> ReleaseGate | None:
+def latest_release_gate(version: DatasetVersion) -> ReleaseGate | None:
     """The release decision of a dataset version: the gate of its newest official (non-exploratory) report."""
     return (
         ReleaseGate.objects.filter(version=version, report__exploratory=False)

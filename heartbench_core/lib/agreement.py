@@ -19,6 +19,7 @@ Terms used throughout:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,7 +134,7 @@ def _plural(unit: str) -> str:
     return unit if unit.endswith("s") else unit + "s"
 
 
-def resample_weights(n_clusters: int, resamples: int, seed: int, chunk_cells: int = 4_000_000):
+def resample_weights(n_clusters: int, resamples: int, seed: int, chunk_cells: int = 4_000_000) -> Iterator[np.ndarray]:
     """Yield (resamples_in_chunk × n_clusters) count matrices: how often each cluster is drawn.
 
     Drawing n_clusters indices with replacement per resample (as scipy.stats.bootstrap does) and

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -10,6 +11,7 @@ from django.db import transaction
 from django.db.models import Case, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
 from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard
@@ -17,6 +19,9 @@ from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 from validation.models import Adjudication, GoldenLabel
 from validation.selectors import CampaignArrays, ambiguous_lineages, int_rows, load_campaign_arrays, select_judge_runs
+
+if TYPE_CHECKING:
+    from heartbench_core.models import User
 
 
 @dataclass(frozen=True)
@@ -32,7 +37,7 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
     if data is None:
         data = load_campaign_arrays(campaign)
     hits, ratings = data.unit_counts()
-    label, provenance, _ = golden_standard(hits, ratings, data.k, data.u_adjudicated)
+    label, provenance, _tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
     has = label >= 0
     # Per unit, the stored row as it should be: hit, provenance code, expert hits, ratings, decision (−1: none).
     wanted = np.stack([label, provenance, hits, ratings, data.u_adjudication_id], axis=1).astype(np.int64)
@@ -106,7 +111,7 @@ def _queue_arrays(campaign: Campaign) -> CampaignArrays:
     return load_campaign_arrays(campaign, judge_runs=runs)
 
 
-def adjudication_queue(campaign: Campaign, *, reviewer=None, data: CampaignArrays | None = None) -> list[QueueEntry]:
+def adjudication_queue(campaign: Campaign, *, reviewer: User | None = None, data: CampaignArrays | None = None) -> list[QueueEntry]:
     """Units needing a senior reviewer's decision, lowest expert agreement first.
 
     Queued: ties and split majorities among complete ratings, a judge verdict contradicting a
@@ -162,7 +167,7 @@ def adjudication_queue(campaign: Campaign, *, reviewer=None, data: CampaignArray
 
 def adjudicate(
     *,
-    reviewer,
+    reviewer: User,
     campaign_response: CampaignResponse,
     criterion: Criterion,
     hit: bool,
@@ -172,18 +177,18 @@ def adjudicate(
 ) -> Adjudication:
     """Record a senior reviewer's decision as the golden label of one (response, criterion)."""
     if not has_role(reviewer, Role.SENIOR_REVIEWER, Role.ADMIN):
-        raise PermissionDenied("Only a senior reviewer or an admin adjudicates.")
-    errors = {}
+        raise PermissionDenied(_("Only a senior reviewer or an admin adjudicates."))
+    errors: dict[str, str] = {}
     if cause not in Adjudication.Cause.values:
-        errors["cause"] = f"choose one of {', '.join(Adjudication.Cause.values)}"
+        errors["cause"] = _("choose one of %(causes)s") % {"causes": ", ".join(Adjudication.Cause.values)}
     if not (note or "").strip():
-        errors["note"] = "say why: the reasoning is part of the golden label's provenance"
+        errors["note"] = _("say why: the reasoning is part of the golden label's provenance")
     if criterion.item_id != campaign_response.item_id:
-        errors["criterion"] = "this criterion does not belong to the response's item"
+        errors["criterion"] = _("this criterion does not belong to the response's item")
     if errors:
         raise ValidationError(errors)
     if Assignment.objects.filter(campaign_response=campaign_response, expert=reviewer).exists():
-        raise PermissionDenied("You rated this response yourself; another senior reviewer must adjudicate it.")
+        raise PermissionDenied(_("You rated this response yourself; another senior reviewer must adjudicate it."))
     campaign = campaign_response.campaign
     data = _queue_arrays(campaign)
     entry = next(
@@ -193,7 +198,7 @@ def adjudicate(
     hits, ratings = data.unit_counts()
     unit = np.flatnonzero((data.cr_id[data.u_cr] == campaign_response.pk) & (data.crit_id[data.u_crit] == criterion.pk))
     if unit.size == 0:
-        raise ValidationError({"criterion": "this criterion is stale or not part of the campaign's rubric"})
+        raise ValidationError({"criterion": _("this criterion is stale or not part of the campaign's rubric")})
     u = int(unit[0])
     judge_hit = None if data.u_judge[u] < 0 else bool(data.u_judge[u])
     with transaction.atomic():
@@ -213,10 +218,10 @@ def adjudicate(
         GoldenLabel.objects.update_or_create(
             campaign_response=campaign_response,
             criterion=criterion,
-            defaults=dict(
-                campaign=campaign, hit=bool(hit), provenance=GoldenLabel.Provenance.ADJUDICATED,
-                expert_hits=int(hits[u]), expert_ratings=int(ratings[u]), adjudication=decision,
-            ),
+            defaults={
+                "campaign": campaign, "hit": bool(hit), "provenance": GoldenLabel.Provenance.ADJUDICATED,
+                "expert_hits": int(hits[u]), "expert_ratings": int(ratings[u]), "adjudication": decision,
+            },
         )
         if flag_for_authors:
             flag_for_rubric_authors(decision)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -24,6 +25,9 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
 from validation.models import BackgroundJob
+
+if TYPE_CHECKING:
+    from heartbench_core.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -34,14 +38,17 @@ KEEP_FINISHED_REFRESHES = timedelta(days=7)
 
 def lease() -> timedelta:
     """How long a worker holds a job: django-q2 stops a task after its timeout, so a lease past it is never cut short."""
-    return timedelta(seconds=int(settings.Q_CLUSTER.get("timeout", 600)) + 10)
+    timeout = settings.Q_CLUSTER.get("timeout", 600)
+    if not isinstance(timeout, int | str):  # the settings parse Q_TIMEOUT as a whole number of seconds
+        raise ImproperlyConfigured(f"Q_CLUSTER['timeout'] must be a number of seconds, not {timeout!r}")
+    return timedelta(seconds=int(timeout) + 10)
 
 
 def enqueue(job: BackgroundJob) -> None:
     """Hand the job's id to the broker once the current transaction commits (the sweep retries if this is lost)."""
     from django_q.tasks import async_task
 
-    def send():
+    def send() -> None:
         BackgroundJob.objects.filter(pk=job.pk).update(enqueued_at=timezone.now())
         async_task(RUN_TASK, job.pk, task_name=f"{job.kind}-{job.campaign_id}-{job.pk}")
 
@@ -49,7 +56,9 @@ def enqueue(job: BackgroundJob) -> None:
     transaction.on_commit(send, robust=True)
 
 
-def record_job(*, kind: str, campaign: Campaign, parameters: dict | None = None, requested_by=None, trigger: str = "page") -> BackgroundJob:
+def record_job(
+    *, kind: str, campaign: Campaign, parameters: dict[str, Any] | None = None, requested_by: User | None = None, trigger: str = "page"
+) -> BackgroundJob:
     """Record a job in the current transaction and queue it after commit."""
     job = BackgroundJob.objects.create(
         kind=kind, campaign=campaign, parameters=parameters or {}, requested_by=requested_by, trigger=trigger

@@ -6,15 +6,19 @@ parameters is exploratory and cannot set the release gate (`validation.services.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from heartbench_core.models import Dataset
 from heartbench_core.roles import Role, has_role
 from validation.models import ReleasePolicy, ReleasePolicyChange
+
+if TYPE_CHECKING:
+    from heartbench_core.models import User
 
 POLICY_FIELDS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear")
 
@@ -65,11 +69,11 @@ def clean_policy_fields(fields: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def change_release_policy(*, dataset: Dataset, admin, reason: str, **fields: Any) -> ReleasePolicy:
+def change_release_policy(*, dataset: Dataset, admin: User, reason: str, **fields: Any) -> ReleasePolicy:
     """Change a dataset's release policy (admins only, with a reason); the change is audited with before and after."""
     if not has_role(admin, Role.ADMIN):
         raise PermissionDenied(_("Only an admin changes a release policy."))
-    errors = {}
+    errors: dict[str, list[str]] = {}
     try:
         clean = clean_policy_fields(fields)
     except ValidationError as exc:
@@ -99,6 +103,6 @@ def change_release_policy(*, dataset: Dataset, admin, reason: str, **fields: Any
     return policy
 
 
-def policy_history(dataset: Dataset):
+def policy_history(dataset: Dataset) -> QuerySet[ReleasePolicyChange]:
     """The audited changes of a dataset's release policy, newest first."""
     return ReleasePolicyChange.objects.filter(policy__dataset=dataset).select_related("changed_by").order_by("-changed_at", "-id")

@@ -1,3 +1,7 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
+
 from heartbench_core.management.commands._base import ImportCommand
 from validation.services.imports import import_judgments
 
@@ -8,14 +12,14 @@ class Command(ImportCommand):
         "Creates the campaign when it does not exist; any bad line is an error and nothing is written."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--campaign", required=True)
         parser.add_argument("--version", metavar="LABEL", help="Dataset version (default: the newest, or the campaign's).")
         parser.add_argument("--create-experts", action="store_true", help="Create expert accounts for unknown annotators.")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         outcome = self.run_service(
             import_judgments,
             source=opts["path"],

@@ -1,6 +1,8 @@
+from typing import Any
+
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.models import Dataset
@@ -15,7 +17,7 @@ class Command(ImportCommand):
         "(an admin, with a reason; the change is audited)."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--threshold", type=float, help="Agreement the judge must reach (0 to 1).")
         parser.add_argument("--min-pairs-per-dimension", type=int, help="Compared pairs needed in each of the five dimensions.")
@@ -26,7 +28,7 @@ class Command(ImportCommand):
         parser.add_argument("--reason", help="Why the policy changes (required with a change; kept in its history).")
         parser.add_argument("--as", dest="username", metavar="USER", help="The admin making the change.")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()
         if dataset is None:
             raise CommandError(f"no dataset named {opts['dataset']!r}")
@@ -47,7 +49,7 @@ class Command(ImportCommand):
                                "--min-pairs-per-ability, --must-clear")
         self._print(dataset)
 
-    def _print(self, dataset):
+    def _print(self, dataset: Dataset) -> None:
         policy = release_policy_of(dataset)
         rules = policy_snapshot(policy)
         clears = "the lower bound of the 95% CI" if rules["must_clear"] == "lower_bound" else "the point estimate (lower bound shown)"
