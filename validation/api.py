@@ -1,13 +1,18 @@
 """REST API of the validation app: reports, golden labels, adjudication and the judgment import."""
 
+import builtins
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.generics import ListAPIView, RetrieveAPIView
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -16,14 +21,14 @@ from annotation.models import Campaign, CampaignResponse
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import refuse_response
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
-from heartbench_core.models import Criterion, Dataset, DatasetVersion
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.selectors import latest_release_gate
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.golden import adjudicate, adjudication_queue
-from validation.services.imports import import_judgments
+from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 
 IsAdmin = role_permission(Role.ADMIN)
@@ -31,6 +36,14 @@ IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
 
 
 EXPLORATORY_NOTICE = _("exploratory: computed with parameters other than the release policy; it does not set the gate")
+
+
+def _caller(request: Request) -> User:
+    """The signed-in caller, whom the view's role permission has already admitted (so never anonymous here)."""
+    user = request.user
+    if not user.is_authenticated:  # the role permissions refuse anonymous callers first; this narrows the type
+        raise NotAuthenticated()
+    return user
 
 
 # --- the agreement report, field by field: one serializer per part of `ReportResult` ----------------
@@ -126,7 +139,7 @@ class ReportGroupRowSerializer(serializers.Serializer):
     """One group of a breakdown; the judge–gold figures count its pairs, alpha its units rated by two or more experts."""
 
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
     pairs = serializers.IntegerField()
     responses = serializers.IntegerField()
     items = serializers.IntegerField(allow_null=True, help_text="Null in reports from before items were counted.")
@@ -287,7 +300,7 @@ class ReportInputsCampaignSerializer(serializers.Serializer):
 class ReportJudgeRunInputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     judge = serializers.CharField()
-    label = serializers.CharField(allow_blank=True)
+    label = serializers.CharField(allow_blank=True)  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
     model = serializers.CharField()
     version = serializers.CharField()
 
@@ -305,7 +318,7 @@ class ReportInputsSerializer(serializers.Serializer):
 
 
 class ReportSummarySerializer(serializers.ModelSerializer):
-    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    campaign = serializers.SlugRelatedField[Campaign](slug_field="name", read_only=True)
     parameters = ReportParametersSerializer(source="typed_parameters", read_only=True)
     agreement_rate = ReportFigureSerializer(read_only=True, help_text="The judge–gold item agreement rate, with its pairs or why it is undefined.")
     passed = serializers.BooleanField(
@@ -337,8 +350,8 @@ class ReportSerializer(ReportSummarySerializer):
 class ComputeSerializer(serializers.Serializer):
     judge = serializers.CharField(required=False, allow_blank=True)
     run = serializers.CharField(required=False, allow_blank=True)
-    resamples = serializers.IntegerField(required=False, default=DEFAULTS["resamples"], min_value=0)
-    seed = serializers.IntegerField(required=False, default=DEFAULTS["seed"], min_value=0)
+    resamples = serializers.IntegerField(required=False, default=DEFAULTS.resamples, min_value=0)
+    seed = serializers.IntegerField(required=False, default=DEFAULTS.seed, min_value=0)
     # Gate parameters: leave them out to use the dataset's release policy; other values make the report exploratory.
     threshold = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0, max_value=1)
     min_pairs_per_dimension = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
@@ -361,22 +374,22 @@ class QueuedReportSerializer(serializers.Serializer):
     exploratory_reasons = serializers.ListField(child=serializers.CharField())
 
 
-class CampaignReportsView(ListAPIView):
+class CampaignReportsView(ListAPIView[AgreementReport]):
     """Reports of a campaign, newest first (GET); compute a new one (POST: queued, or `wait` for the result)."""
 
     permission_classes = [IsAdmin]
     serializer_class = ReportSummarySerializer
 
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if (campaign := Campaign.objects.filter(pk=kwargs["campaign_id"]).first()) is not None:
             refuse_reports(request.user, campaign)
         return super().get(request, *args, **kwargs)
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[AgreementReport]:
         return AgreementReport.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related("campaign", "gate").order_by("-created_at", "-id")
 
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: QueuedReportSerializer})
-    def post(self, request, campaign_id: int):
+    def post(self, request: Request, campaign_id: int) -> Response:
         campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
         refuse_reports(request.user, campaign)
         form = ComputeSerializer(data=request.data)
@@ -386,17 +399,17 @@ class CampaignReportsView(ListAPIView):
         data["judge"] = data.get("judge") or None
         data["run"] = data.get("run") or None
         if wait:
-            report = create_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
+            report = create_agreement_report(campaign=campaign, requested_by=_caller(request), trigger="api", **data)
             return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
-        queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="api", **data)
+        queued = request_agreement_report(campaign=campaign, requested_by=_caller(request), trigger="api", **data)
         body = {"detail": "queued", "job": queued.job.pk, "job_url": reverse("validation-job", args=[queued.job.pk], request=request),
                 "exploratory": bool(queued.exploratory), "exploratory_reasons": queued.exploratory}
         return Response(QueuedReportSerializer(body).data, status=status.HTTP_202_ACCEPTED)
 
 
 class BackgroundJobSerializer(serializers.ModelSerializer):
-    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    campaign = serializers.SlugRelatedField[Campaign](slug_field="name", read_only=True)
+    requested_by = serializers.SlugRelatedField[User](slug_field="username", read_only=True)
     report_url = serializers.SerializerMethodField()
 
     class Meta:
@@ -409,27 +422,27 @@ class BackgroundJobSerializer(serializers.ModelSerializer):
         return reverse("validation-report", args=[job.report_id], request=self.context.get("request")) if job.report_id else None
 
 
-class BackgroundJobView(RetrieveAPIView):
+class BackgroundJobView(RetrieveAPIView[BackgroundJob]):
     """One requested report (or golden-label refresh): pending, running, done with its report, or failed with the error."""
 
     permission_classes = [IsAdmin]
     serializer_class = BackgroundJobSerializer
     queryset = BackgroundJob.objects.select_related("campaign", "requested_by")
 
-    def get_object(self):
+    def get_object(self) -> BackgroundJob:
         job = super().get_object()
         refuse_reports(self.request.user, job.campaign)
         return job
 
 
-class ReportDetailView(RetrieveAPIView):
+class ReportDetailView(RetrieveAPIView[AgreementReport]):
     """One immutable report with its inputs and every figure."""
 
     permission_classes = [IsAdmin]
     serializer_class = ReportSerializer
     queryset = AgreementReport.objects.select_related("campaign", "gate")
 
-    def get_object(self):
+    def get_object(self) -> AgreementReport:
         report = super().get_object()
         refuse_reports(self.request.user, report.campaign)
         return report
@@ -452,24 +465,25 @@ class GoldenLabelSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(get=extend_schema(parameters=[enum_param("provenance", GoldenLabel.Provenance.values)]))
-class GoldenLabelsView(ListAPIView):
+class GoldenLabelsView(ListAPIView[GoldenLabel]):
     """The stored golden standard of a campaign (refreshed by every report and adjudication)."""
 
     permission_classes = [IsAdmin]
     serializer_class = GoldenLabelSerializer
+    _shown: set[int]  # the entries of the page served, set by paginate_queryset
 
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         refuse_campaign(request.user, kwargs["campaign_id"])
         response = super().list(request, *args, **kwargs)
         record_entry_exposures(user=request.user, entry_ids=self._shown, via="api-golden-labels")
         return response
 
-    def paginate_queryset(self, queryset):
+    def paginate_queryset(self, queryset: QuerySet[GoldenLabel, Any]) -> builtins.list[Any] | None:  # `list` here is the view's method
         page = super().paginate_queryset(queryset)
         self._shown = {g.campaign_response_id for g in (page if page is not None else queryset)}
         return page
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[GoldenLabel]:
         qs = GoldenLabel.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related(
             "campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by"
         ).order_by("campaign_response_id", "criterion__position")
@@ -510,11 +524,11 @@ class QueueView(ComputedListView):
     serializer_class = QueueEntrySerializer
 
     @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
-    def get(self, request, campaign_id: int):
+    def get(self, request: Request, campaign_id: int) -> Response:
         campaign = get_object_or_404(Campaign, pk=campaign_id)
         refuse_campaign(request.user, campaign.pk)
         query = valid_query(QueueQuerySerializer, request, campaign=campaign)
-        entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=request.user))
+        entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=_caller(request)))
         if trigger := query.get("trigger"):
             entries = [e for e in entries if trigger in e.triggers]
         if (criterion := query.get("criterion")) is not None:
@@ -545,7 +559,7 @@ class AdjudicateView(APIView):
     permission_classes = [IsAdjudicator]
 
     @extend_schema(request=AdjudicationSerializer, responses={201: AdjudicationResultSerializer})
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         form = AdjudicationSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -554,7 +568,7 @@ class AdjudicateView(APIView):
         refuse_response(request.user, entry.response_id)
         criterion = get_object_or_404(Criterion, pk=data["criterion_id"])
         decision = adjudicate(
-            reviewer=request.user, campaign_response=entry, criterion=criterion, hit=data["hit"],
+            reviewer=_caller(request), campaign_response=entry, criterion=criterion, hit=data["hit"],
             cause=data["cause"], note=data["note"], flag_for_authors=data["flag_for_authors"],
         )
         return Response(AdjudicationResultSerializer(decision).data, status=201)
@@ -579,19 +593,19 @@ class ImportedJudgmentsSerializer(serializers.Serializer):
 
 
 @extend_schema_view(post=extend_schema(request=JudgmentImportSerializer, responses={201: ImportedJudgmentsSerializer}))
-class ImportJudgmentsView(FileImportView):
+class ImportJudgmentsView(FileImportView[JudgmentImportOutcome]):
     """Import human judgments made elsewhere (same rules and messages as `import_judgments`)."""
 
     input_serializer = JudgmentImportSerializer
 
-    def run(self, data, user):
+    def run(self, data: dict[str, Any], user: User) -> JudgmentImportOutcome:
         return import_judgments(
             source=data["file"], dataset_name=data["dataset"], campaign_name=data["campaign"],
             version_label=data.get("version") or None, create_experts=data["create_experts"],
             created_by=user, name=data["file"].name,
         )
 
-    def respond(self, outcome):
+    def respond(self, outcome: JudgmentImportOutcome) -> Response:
         return Response(ImportedJudgmentsSerializer(outcome).data, status=201)
 
 
@@ -614,19 +628,19 @@ class ReleasePolicySerializer(serializers.Serializer):
     updated_at = serializers.SerializerMethodField()
     history = serializers.SerializerMethodField(help_text="Every change, newest first, with before, after and the reason.")
 
-    def get_is_default(self, policy) -> bool:
+    def get_is_default(self, policy: ReleasePolicy) -> bool:
         return policy.pk is None
 
     @extend_schema_field(OpenApiTypes.STR)
-    def get_updated_by(self, policy) -> str | None:
+    def get_updated_by(self, policy: ReleasePolicy) -> str | None:
         return policy.updated_by.username if policy.pk and policy.updated_by else None
 
     @extend_schema_field(OpenApiTypes.DATETIME)
-    def get_updated_at(self, policy):
+    def get_updated_at(self, policy: ReleasePolicy) -> str | None:
         return serializers.DateTimeField().to_representation(policy.updated_at) if policy.pk else None
 
     @extend_schema_field(PolicyChangeSerializer(many=True))
-    def get_history(self, policy):
+    def get_history(self, policy: ReleasePolicy) -> Any:
         return PolicyChangeSerializer(policy_history(policy.dataset), many=True).data
 
 
@@ -658,11 +672,11 @@ class ReleasePolicyView(APIView):
     permission_classes = [role_permission(*STAFF_ROLES)]
 
     @extend_schema(responses=ReleasePolicySerializer)
-    def get(self, request, name: str):
+    def get(self, request: Request, name: str) -> Response:
         return Response(ReleasePolicySerializer(release_policy_of(_dataset(name))).data)
 
     @extend_schema(request=ReleasePolicyChangeSerializer, responses=ReleasePolicySerializer)
-    def put(self, request, name: str):
+    def put(self, request: Request, name: str) -> Response:
         if not has_role(request.user, Role.ADMIN):
             raise PermissionDenied(_("Only an admin changes a release policy."))
         dataset = _dataset(name)
@@ -670,7 +684,7 @@ class ReleasePolicyView(APIView):
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)
         reason = fields.pop("reason")
-        policy = change_release_policy(dataset=dataset, admin=request.user, reason=reason, **fields)
+        policy = change_release_policy(dataset=dataset, admin=_caller(request), reason=reason, **fields)
         return Response(ReleasePolicySerializer(policy).data)
 
 
@@ -692,14 +706,14 @@ class GateSerializer(serializers.ModelSerializer):
             "reasons", "policy", "report", "report_url", "campaign", "created_at",
         ]
 
-    def get_report_url(self, gate) -> str:
+    def get_report_url(self, gate: ReleaseGate) -> str:
         return reverse("validation-report", args=[gate.report_id], request=self.context.get("request"))
 
 
 class VersionGateSerializer(serializers.Serializer):
     version = serializers.IntegerField(source="version.pk")
     dataset = serializers.CharField(source="version.dataset.name")
-    label = serializers.CharField(source="version.label")
+    label = serializers.CharField(source="version.label")  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
     gate = GateSerializer(allow_null=True, help_text="The gate of the newest official report; null when there is none.")
     current_policy = serializers.JSONField()
     policy_changed_since = serializers.BooleanField(help_text="The policy now differs from the one the gate was decided under.")
@@ -711,7 +725,7 @@ class VersionGateView(APIView):
     permission_classes = [role_permission(*STAFF_ROLES)]
 
     @extend_schema(responses=VersionGateSerializer)
-    def get(self, request, version_id: int):
+    def get(self, request: Request, version_id: int) -> Response:
         version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
         gate = latest_release_gate(version)
         if gate is not None:  # the decision summarises a report: closed while it counts responses the caller judges blind

@@ -1,12 +1,18 @@
 """Background jobs of the validation app (django-q2): thin wrappers around services."""
 
+from __future__ import annotations
+
+from typing import Any, Unpack
+
 from django.contrib.auth import get_user_model
 
-from annotation.models import Campaign
-from validation.services.agreement_reports import create_agreement_report
+from annotation.models import Assignment, Campaign
+from validation.services.agreement_reports import ReportOptions, create_agreement_report
 
 
-def compute_agreement_report(campaign_id: int, *, requested_by_id: int | None = None, trigger: str = "schedule", **options) -> int:
+def compute_agreement_report(
+    campaign_id: int, *, requested_by_id: int | None = None, trigger: str = "schedule", **options: Unpack[ReportOptions]
+) -> int:
     """Compute and store one agreement report now; returns its id (requests go through `run_background_job`)."""
     campaign = Campaign.objects.select_related("version__dataset").get(pk=campaign_id)
     user = get_user_model().objects.filter(pk=requested_by_id).first() if requested_by_id else None
@@ -37,13 +43,12 @@ def refresh_golden_standard(campaign_id: int) -> int:
     return outcome.created + outcome.updated + outcome.deleted
 
 
-def queue_golden_refresh(sender, assignment, **kwargs) -> bool:
+def queue_golden_refresh(sender: object, assignment: Assignment, **kwargs: Any) -> bool:
     """On a submission that completes a response (k judgments), record one refresh of its campaign's golden labels.
 
     At most one refresh per campaign waits at a time (a database constraint), so a burst of
     submissions costs one campaign-wide refresh, not one each.
     """
-    from annotation.models import Assignment
     from validation.services.jobs import request_golden_refresh
 
     entry = assignment.campaign_response

@@ -4,51 +4,75 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypedDict, TypeVar
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.db.models import QuerySet
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_safe, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.models import Campaign, CampaignResponse, Judgment
-from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
-from heartbench_core.lib.agreement_report import DEFAULTS, StoredReportError
-from heartbench_core.models import Criterion, Dataset, DatasetVersion
+from heartbench_core.csvsafe import SafeWriter
+from heartbench_core.http import HtmxHttpRequest
+from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from validation import charts
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.selectors import campaigns_with_reports, golden_labels_for_export, judgments_for_export, latest_release_gate, latest_report
-from validation.services.golden import adjudicate, adjudication_queue
+from validation.services.agreement_reports import ReportOptions, request_agreement_report
+from validation.services.golden import QueueEntry, adjudicate, adjudication_queue
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
-from validation.services.agreement_reports import request_agreement_report
 
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
 
+T = TypeVar("T")
+Row = tuple[Any, ...]
+
+
+class StaffRequest(HtmxHttpRequest):
+    """A page's request past `role_required`, which sends anonymous users to log in: `request.user` is a User.
+
+    For type hints only: views annotate their request with it; Django still passes its own class.
+    """
+
+    user: User
+
+
+class QueueRow(TypedDict):
+    """An adjudication-queue entry as a page lists it: the entry, its criterion and where to decide it."""
+
+    entry: QueueEntry
+    criterion: Criterion | None
+    url: str
+
 
 @require_safe
 @role_required(*ADMIN)
-def index(request):
+def index(request: StaffRequest) -> HttpResponse:
     closed = blind_scope(request.user).campaign_ids
     return render(request, "validation/index.html", {"campaigns": campaigns_with_reports(), "closed_to_you": closed})
 
 
 @require_safe
 @role_required(*ADMIN)
-def dashboard(request, campaign_id: int, report_id: int | None = None):
+def dashboard(request: StaffRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
     refuse_reports(request.user, campaign)
     report = (
         get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
     )
-    context = {"campaign": campaign, "report": report}
+    context: dict[str, Any] = {"campaign": campaign, "report": report}
     # The polled partials need neither the charts nor the adjudication queue (nor record its exposures).
     if request.htmx and request.GET.get("part") == "jobs":
         context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
@@ -57,6 +81,7 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
         context["history"] = _history(campaign)
         return render(request, "validation/partials/history.html", context)
     context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset))
+    r: ReportResult | None
     try:
         r = report.typed_result if report is not None else None
     except StoredReportError as exc:  # say which field of which report, rather than fail the whole page
@@ -88,21 +113,23 @@ def dashboard(request, campaign_id: int, report_id: int | None = None):
     return render(request, "validation/dashboard.html", context)
 
 
-def _history(campaign):
+def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
     return campaign.agreement_reports.select_related("gate").order_by("-created_at", "-id")[:20]
 
 
 @require_POST
 @role_required(*ADMIN)
-def compute(request, campaign_id: int):
+def compute(request: StaffRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_reports(request.user, campaign)
+    text: str
+    level: int
     try:
-        options = {
-            "judge": request.POST.get("judge", "").strip() or None,
-            "run": request.POST.get("run", "").strip() or None,
-            "resamples": int(request.POST.get("resamples") or DEFAULTS["resamples"]),
-            "seed": int(request.POST.get("seed") or DEFAULTS["seed"]),
+        judge = request.POST.get("judge", "").strip() or None
+        run = request.POST.get("run", "").strip() or None
+        options: ReportOptions = {
+            "resamples": int(request.POST.get("resamples") or DEFAULTS.resamples),
+            "seed": int(request.POST.get("seed") or DEFAULTS.seed),
             # Gate parameters left blank are the release policy's; any other value makes the report exploratory.
             "threshold": _optional(request.POST.get("threshold"), float),
             "min_pairs_per_dimension": _optional(request.POST.get("min_pairs_per_dimension"), int),
@@ -111,7 +138,7 @@ def compute(request, campaign_id: int):
             "exclude_catastrophic": request.POST.get("exclude_catastrophic") == "on",
             "post_discussion": request.POST.get("post_discussion") == "on",
         }
-        queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", **options)
+        queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", judge=judge, run=run, **options)
         exploratory = queued.exploratory
         text, level = _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.") % {
             "job": queued.job.pk
@@ -119,7 +146,7 @@ def compute(request, campaign_id: int):
         if exploratory:
             text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": "; ".join(exploratory)}
     except ValueError:
-        text, level = "Resamples, seed, threshold and minimum pairs must be numbers.", messages.ERROR
+        text, level = _("Resamples, seed, threshold and minimum pairs must be numbers."), messages.ERROR
     except ValidationError as exc:
         text, level = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()) if hasattr(exc, "error_dict") else " ".join(exc.messages), messages.ERROR
     if request.htmx:
@@ -130,7 +157,7 @@ def compute(request, campaign_id: int):
 
 @require_safe
 @role_required(*ADJUDICATORS)
-def queue(request, campaign_id: int):
+def queue(request: StaffRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
     entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=request.user))
@@ -149,15 +176,15 @@ def queue(request, campaign_id: int):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*ADJUDICATORS)
-def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
+def adjudication(request: StaffRequest, campaign_id: int, entry_id: int, criterion_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
     entry = get_object_or_404(CampaignResponse.objects.select_related("response", "item"), pk=entry_id, campaign=campaign)
     refuse_response(request.user, entry.response_id)
     criterion = get_object_or_404(Criterion, pk=criterion_id, item_id=entry.item_id)
     if entry.assignments.filter(expert=request.user).exists():
-        raise PermissionDenied("You rated this response yourself; another senior reviewer must adjudicate it.")
-    errors = {}
+        raise PermissionDenied(_("You rated this response yourself; another senior reviewer must adjudicate it."))
+    errors: dict[str, list[str]] = {}
     if request.method == "POST":
         try:
             adjudicate(
@@ -168,9 +195,9 @@ def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
         except ValidationError as exc:
             errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
             if request.POST.get("hit") not in ("0", "1"):
-                errors["hit"] = ["choose hit or miss"]
+                errors["hit"] = [_("choose hit or miss")]
         else:
-            messages.success(request, "Decision recorded as the golden label.")
+            messages.success(request, _("Decision recorded as the golden label."))
             return redirect("validation:queue", campaign_id=campaign.pk)
     judgments = (
         Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
@@ -187,31 +214,32 @@ def adjudication(request, campaign_id: int, entry_id: int, criterion_id: int):
     return render(request, "validation/adjudicate.html", context, status=400 if errors else 200)
 
 
-@require_safe
+@require_safe  # type: ignore[type-var]  # role_required's bound is HttpResponse; this view also streams (HttpResponseBase)
 @role_required(*ADMIN)
-def export(request, campaign_id: int, what: str, fmt: str):
+def export(request: StaffRequest, campaign_id: int, what: str, fmt: str) -> HttpResponseBase:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
-        return HttpResponse("unknown export", status=404, content_type="text/plain")
+        return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
     if what == "report":
         refuse_reports(request.user, campaign)
         report = latest_report(campaign)
         if report is None:
-            return HttpResponse("no report has been computed for this campaign yet", status=404, content_type="text/plain")
+            return HttpResponse(_("no report has been computed for this campaign yet"), status=404, content_type="text/plain")
         if fmt == "jsonl":
             stored = {"report_id": report.pk, "inputs": report.typed_inputs.to_dict(), **report.typed_result.to_dict()}
             body = json.dumps(stored, ensure_ascii=False) + "\n"
             return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
-        rows = report_csv_rows(report.typed_result)
+        rows: Iterable[Row] = report_csv_rows(report.typed_result)
     elif what == "golden":
-        header = ("response", "question_id", "model", "criterion_position", "criterion_key", "criterion_revision", "hit",
+        header: Row = ("response", "question_id", "model", "criterion_position", "criterion_key", "criterion_revision", "hit",
                   "provenance", "expert_hits", "expert_ratings", "adjudicated_by", "adjudicated_at", "cause", "why")
         rows = _rows(header, _visible_export(request.user, campaign, golden_labels_for_export(campaign), via="export-golden"))
     else:
         header = ("response", "question_id", "model", "expert", "criterion_position", "criterion_key", "criterion_revision",
                   "hit", "rationale", "submitted_at")
         rows = _rows(header, _visible_export(request.user, campaign, judgments_for_export(campaign), via="export-judgments"))
+    response: HttpResponseBase
     if fmt == "csv":
         response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
     else:
@@ -219,7 +247,7 @@ def export(request, campaign_id: int, what: str, fmt: str):
     return _attachment(response, campaign, what, fmt)
 
 
-def _visible_export(user, campaign, values, *, via: str):
+def _visible_export(user: User, campaign: Campaign, values: QuerySet[Any, Row], *, via: str) -> QuerySet[Any, Row]:
     """Export rows without the responses the user must not see; the rest is recorded as shown to them."""
     hidden = hidden_entry_ids(user, campaign)
     entries = CampaignResponse.objects.filter(campaign=campaign)
@@ -233,13 +261,13 @@ def _visible_export(user, campaign, values, *, via: str):
 _ENTRY_FIELD = {"GoldenLabel": "campaign_response_id", "Judgment": "assignment__campaign_response_id"}
 
 
-def _rows(header, values):
+def _rows(header: Row, values: QuerySet[Any, Row]) -> Iterator[Row]:
     yield header
     for row in values.iterator(chunk_size=2000):
         yield tuple(v.isoformat() if hasattr(v, "isoformat") else (str(v) if v.__class__.__name__ == "UUID" else v) for v in row)
 
 
-def _csv_lines(rows):
+def _csv_lines(rows: Iterable[Row]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = SafeWriter(buffer)
     for row in rows:
@@ -249,22 +277,22 @@ def _csv_lines(rows):
         buffer.truncate()
 
 
-def _jsonl_lines(rows):
-    rows = iter(rows)
-    header = next(rows)
-    for row in rows:
+def _jsonl_lines(rows: Iterable[Row]) -> Iterator[str]:
+    lines = iter(rows)
+    header = next(lines)
+    for row in lines:
         yield json.dumps(dict(zip(header, row)), ensure_ascii=False, default=str) + "\n"
 
 
-def _attachment(response, campaign, what, fmt):
+def _attachment(response: HttpResponseBase, campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
     return response
 
 
-def _optional(raw: str | None, kind):
+def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
     """A number typed into a form, or None when the field was left blank."""
-    raw = (raw or "").strip()
-    return kind(raw) if raw else None
+    text = (raw or "").strip()
+    return kind(text) if text else None
 
 
 def _dataset(ref: str) -> Dataset:
@@ -277,19 +305,19 @@ def _dataset(ref: str) -> Dataset:
     return dataset
 
 
-POLICY_FORM_FIELDS = {"threshold": float, "min_pairs_per_dimension": int, "min_pairs_per_ability": int}
+POLICY_FORM_FIELDS: dict[str, Callable[[str], float | int]] = {"threshold": float, "min_pairs_per_dimension": int, "min_pairs_per_ability": int}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*STAFF_ROLES)
-def release_policy(request, name: str):
+def release_policy(request: StaffRequest, name: str) -> HttpResponse:
     """A dataset's release policy and its history (staff); admins change it with a reason."""
     dataset = _dataset(name)
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         if not has_role(request.user, Role.ADMIN):
             raise PermissionDenied(_("Only an admin changes a release policy."))
-        fields = {}
+        fields: dict[str, float | int | str] = {}
         for field, kind in POLICY_FORM_FIELDS.items():
             try:
                 value = _optional(request.POST.get(field), kind)
@@ -322,7 +350,7 @@ def release_policy(request, name: str):
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def version_gate(request, version_id: int):
+def version_gate(request: StaffRequest, version_id: int) -> HttpResponse:
     """The release decision of a dataset version (a partial for the version page when htmx asks)."""
     version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
     gate = latest_release_gate(version)
@@ -345,10 +373,11 @@ def version_gate(request, version_id: int):
     return render(request, template, context)
 
 
-def _queue_rows(entries, campaign_id: int):
+def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRow]:
     """Queue entries with their criterion and question for display (two queries)."""
+    entries = list(entries)
     crit = {c.pk: c for c in Criterion.objects.filter(pk__in={e.criterion_id for e in entries}).select_related("item")}
-    out = []
+    out: list[QueueRow] = []
     for e in entries:
         c = crit.get(e.criterion_id)
         out.append({

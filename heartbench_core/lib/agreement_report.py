@@ -28,7 +28,6 @@ from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATAS
 PROVENANCE_NONE, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY, PROVENANCE_ADJUDICATED = 0, 1, 2, 3
 PROVENANCE_NAMES = {PROVENANCE_UNANIMOUS: "unanimous", PROVENANCE_MAJORITY: "majority", PROVENANCE_ADJUDICATED: "adjudicated"}
 
-DEFAULTS = {"resamples": 1000, "seed": 0, "threshold": 0.75, "min_pairs_per_dimension": 30}
 DRIFT_DROP = 0.10
 DRIFT_MIN_PAIRS = 30
 LOW_ALPHA = 0.4
@@ -83,6 +82,19 @@ class GatePolicy:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ReportDefaults:
+    """The resamples and seed of an official report (any others make it exploratory), and the default gate rules."""
+
+    resamples: int = 1000
+    seed: int = 0
+    threshold: float = GatePolicy.threshold
+    min_pairs_per_dimension: int = GatePolicy.min_pairs_per_dimension
+
+
+DEFAULTS = ReportDefaults()
 
 
 # --- the report's typed structure -------------------------------------------------------------
@@ -626,7 +638,12 @@ class _Groups:
 
 
 def compute_report(
-    data: ReportData, *, resamples: int = 1000, seed: int = 0, threshold: float = 0.75, min_pairs_per_dimension: int = 30,
+    data: ReportData,
+    *,
+    resamples: int = DEFAULTS.resamples,
+    seed: int = DEFAULTS.seed,
+    threshold: float = DEFAULTS.threshold,
+    min_pairs_per_dimension: int = DEFAULTS.min_pairs_per_dimension,
     gate_policy: GatePolicy | None = None,
 ) -> ReportResult:
     """Every statistic of the agreement report for one campaign (and judge)."""

@@ -53,7 +53,7 @@ def test_running_a_job_stores_one_report_linked_to_it_and_a_second_delivery_does
     job.refresh_from_db()
     report = AgreementReport.objects.get()
     assert (job.status, job.attempts, job.report, job.locked_until, job.last_error) == ("done", 1, report, None, "")
-    assert report.trigger == "api" and report.requested_by == cast.admin and report.parameters["resamples"] == 30
+    assert report.trigger == "api" and report.requested_by == cast.admin and report.typed_parameters.resamples == 30
 
 
 def test_the_sweep_hands_a_job_whose_worker_died_to_the_broker_again_and_it_completes_once(cast, broker, django_capture_on_commit_callbacks):

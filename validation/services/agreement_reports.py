@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone as dt_timezone
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -31,34 +32,50 @@ from validation.selectors import load_campaign_arrays, select_judge_runs, subset
 from validation.services.golden import refresh_golden_labels
 from validation.services.release import policy_snapshot, release_policy_of
 
+if TYPE_CHECKING:
+    from heartbench_core.models import User
+
 MAX_RESAMPLES = 100_000
+
+
+class ReportOptions(TypedDict, total=False):
+    """What a request may choose of a report (`clean_parameters` checks it); a gate rule left None is the release policy's."""
+
+    resamples: int
+    seed: int
+    threshold: float | None
+    min_pairs_per_dimension: int | None
+    min_pairs_per_ability: int | None
+    must_clear: str | None
+    exclude_catastrophic: bool
+    post_discussion: bool
 
 
 def clean_parameters(
     *,
-    resamples: int = DEFAULTS["resamples"],
-    seed: int = DEFAULTS["seed"],
+    resamples: int = DEFAULTS.resamples,
+    seed: int = DEFAULTS.seed,
     threshold: float | None = None,
     min_pairs_per_dimension: int | None = None,
     min_pairs_per_ability: int | None = None,
     must_clear: str | None = None,
     exclude_catastrophic: bool = False,
     post_discussion: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Check a report's parameters; raise ValidationError naming the bad one. None means "the release policy's"."""
-    errors = {}
+    errors: dict[str, str] = {}
     if not isinstance(resamples, int) or not 0 <= resamples <= MAX_RESAMPLES:
-        errors["resamples"] = f"must be an integer from 0 to {MAX_RESAMPLES}"
+        errors["resamples"] = _("must be an integer from 0 to %(max)s") % {"max": MAX_RESAMPLES}
     if not isinstance(seed, int) or seed < 0:
-        errors["seed"] = "must be a non-negative integer"
+        errors["seed"] = _("must be a non-negative integer")
     if threshold is not None and (not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1):
-        errors["threshold"] = "must be a number from 0 to 1"
+        errors["threshold"] = _("must be a number from 0 to 1")
     if min_pairs_per_dimension is not None and (not isinstance(min_pairs_per_dimension, int) or min_pairs_per_dimension < 0):
-        errors["min_pairs_per_dimension"] = "must be a non-negative integer"
+        errors["min_pairs_per_dimension"] = _("must be a non-negative integer")
     if min_pairs_per_ability is not None and (not isinstance(min_pairs_per_ability, int) or min_pairs_per_ability < 0):
-        errors["min_pairs_per_ability"] = "must be a non-negative integer"
+        errors["min_pairs_per_ability"] = _("must be a non-negative integer")
     if must_clear is not None and must_clear not in ReleasePolicy.Clears.values:
-        errors["must_clear"] = "choose one of: " + ", ".join(ReleasePolicy.Clears.values)
+        errors["must_clear"] = _("choose one of: %(choices)s") % {"choices": ", ".join(ReleasePolicy.Clears.values)}
     if errors:
         raise ValidationError(errors)
     return {
@@ -74,7 +91,7 @@ def clean_parameters(
     }
 
 
-def apply_release_policy(params: dict, policy: ReleasePolicy) -> tuple[dict, list[str]]:
+def apply_release_policy(params: dict[str, Any], policy: ReleasePolicy) -> tuple[dict[str, Any], list[str]]:
     """Fill the gate parameters left unset from the policy; return them and why the report is exploratory (empty: official)."""
     rules = policy_snapshot(policy)
     params = {**params, **{k: v for k, v in rules.items() if params.get(k) is None}}
@@ -84,11 +101,11 @@ def apply_release_policy(params: dict, policy: ReleasePolicy) -> tuple[dict, lis
             reasons.append(_("%(name)s %(value)s instead of the release policy's %(policy)s") % {
                 "name": name, "value": params[name], "policy": value,
             })
-    for name in ("resamples", "seed"):
-        if params[name] != DEFAULTS[name]:
+    for name, default in (("resamples", DEFAULTS.resamples), ("seed", DEFAULTS.seed)):
+        if params[name] != default:
             # A different seed or resample count could be tried until the lower bound clears.
             reasons.append(_("%(name)s %(value)s instead of the default %(default)s") % {
-                "name": name, "value": params[name], "default": DEFAULTS[name],
+                "name": name, "value": params[name], "default": default,
             })
     if params.get("exclude_catastrophic"):
         reasons.append(_("the catastrophic criteria are left out"))
@@ -102,9 +119,9 @@ def create_agreement_report(
     campaign: Campaign,
     judge: str | None = None,
     run: str | None = None,
-    requested_by=None,
+    requested_by: User | None = None,
     trigger: str = "command",
-    **options,
+    **options: Unpack[ReportOptions],
 ) -> AgreementReport:
     """Compute the agreement statistics of a campaign and store them as a new immutable report.
 
@@ -143,9 +160,9 @@ def create_agreement_report(
         judge_runs=tuple(JudgeRunInput(**r) for r in data.judge_runs),
         criterion_revisions={key: int(rev) for key, rev in zip(data.crit_lineage, data.crit_revision.tolist())},
         judgments=int(data.j_unit.size),
-        last_judgment_at=datetime.fromtimestamp(last, tz=dt_timezone.utc).isoformat() if last else None,
+        last_judgment_at=datetime.fromtimestamp(last, tz=UTC).isoformat() if last else None,
         adjudications=int((data.u_adjudicated >= 0).sum()),
-        computed_at=datetime.now(tz=dt_timezone.utc).isoformat(),
+        computed_at=datetime.now(tz=UTC).isoformat(),
     )
     with transaction.atomic():
         if not params["post_discussion"]:  # the stored golden labels stay on the blind verdicts
@@ -187,15 +204,23 @@ class ReportRequest:
     exploratory: list[str]
 
 
-def request_agreement_report(*, campaign: Campaign, requested_by=None, trigger: str = "page", **options) -> ReportRequest:
+def request_agreement_report(
+    *,
+    campaign: Campaign,
+    requested_by: User | None = None,
+    trigger: str = "page",
+    judge: str | None = None,
+    run: str | None = None,
+    **options: Unpack[ReportOptions],
+) -> ReportRequest:
     """Record a report computation as a background job, queued once the current transaction commits.
 
     The job row outlives any worker: if the one computing it dies, the sweep hands it to another.
     """
     from validation.services.jobs import record_job
 
-    params = clean_parameters(**{k: v for k, v in options.items() if k not in ("judge", "run")})
-    judge, run = options.get("judge") or None, options.get("run") or None
+    params = clean_parameters(**options)
+    judge, run = judge or None, run or None
     select_judge_runs(campaign, judge=judge, run=run)  # fail now, on the page, rather than in the worker
     with transaction.atomic():
         job = record_job(

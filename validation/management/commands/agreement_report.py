@@ -1,18 +1,19 @@
 import json
+from typing import Any
 
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from annotation.models import Campaign
 from heartbench_core.lib.agreement_report import DEFAULTS
 from heartbench_core.management.commands._base import ImportCommand
-from validation.services.agreement_reports import create_agreement_report
 from validation.formatting import report_table
+from validation.services.agreement_reports import create_agreement_report
 
 
 class Command(ImportCommand):
     help = "Compute and store a new agreement report of a campaign (judge vs golden standard, among experts) and print it."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True)
         parser.add_argument("--judge", help="Judge name (default: the campaign's only judge).")
         parser.add_argument("--run", metavar="LABEL", help="Judge run label when the judge has several.")
@@ -23,8 +24,8 @@ class Command(ImportCommand):
             help="Include accepted post-discussion revisions instead of the blind verdicts (an exploratory report; never sets the gate).",
         )
         parser.add_argument("--format", choices=["json", "table"], default="table")
-        parser.add_argument("--resamples", type=int, default=DEFAULTS["resamples"], help="Bootstrap resamples (default 1000).")
-        parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+        parser.add_argument("--resamples", type=int, default=DEFAULTS.resamples, help=f"Bootstrap resamples (default {DEFAULTS.resamples}).")
+        parser.add_argument("--seed", type=int, default=DEFAULTS.seed)
         # The gate's parameters come from the dataset's release policy (manage.py release_policy); any of
         # these flags with another value makes the report exploratory: it is stored but never sets the gate.
         parser.add_argument("--threshold", type=float, help="Exploratory: agreement needed instead of the policy's.")
@@ -36,7 +37,7 @@ class Command(ImportCommand):
             "--must-clear", choices=["point", "lower_bound"], help="Exploratory: what must clear the threshold instead of the policy's."
         )
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         campaign = Campaign.objects.select_related("version__dataset").filter(name=opts["campaign"]).first()
         if campaign is None:
             raise CommandError(f"no campaign named {opts['campaign']!r}")
