@@ -27,10 +27,10 @@ keepalive = 75
 timeout = 60
 
 
-def post_worker_init(worker):
+def post_worker_init(worker: object) -> None:
     """Import every URL's view now (not on the first request), then keep all of it out of collections."""
     from django.urls import get_resolver
 
-    get_resolver().url_patterns
+    _ = get_resolver().url_patterns  # resolving them imports every view
     gc.collect()
     gc.freeze()

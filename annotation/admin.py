@@ -80,7 +80,12 @@ admin.site.register(AdminAlert, list_display=["kind", "expert", "campaign", "cre
 # Records of the experts' work: shown read-only, because their changes go through the workspace
 # services (immutability after submission, corrections decided by an admin, blindness).
 admin.site.register(CampaignSettings)
-admin.site.register(CampaignResponse, ReadOnlyAdmin, list_display=["campaign", "response", "item", "is_gold", "order_key"], list_filter=["campaign", "is_gold"])
+admin.site.register(
+    CampaignResponse,
+    ReadOnlyAdmin,
+    list_display=["campaign", "response", "item", "is_gold", "order_key"],
+    list_filter=["campaign", "is_gold"],
+)
 admin.site.register(GoldLabel, ReadOnlyAdmin, list_display=["campaign_response", "criterion", "hit"])
 admin.site.register(Judgment, ReadOnlyAdmin, list_display=["assignment", "criterion", "hit", "updated_at"])
 admin.site.register(UnclearCriterionReport, ReadOnlyAdmin, list_display=["assignment", "criterion", "created_at", "resolved_at"])

@@ -49,7 +49,7 @@ def in_expert_group(user: User) -> bool:
     cached = getattr(user, "_hb_expert_group", None)
     if cached is None:
         cached = user.groups.filter(name=Role.EXPERT.value).exists()
-        user._hb_expert_group = cached  # type: ignore[attr-defined]  # a per-request cache, not yet declared on User beside the core's own
+        user._hb_expert_group = cached
     return cached
 
 
@@ -61,11 +61,7 @@ def open_campaigns_as_expert(user: User) -> QuerySet[Campaign]:
     if not explicit and not user.is_superuser:
         return Campaign.objects.none()
     # A superuser outside the expert group is not in a campaign merely because it is unrestricted.
-    return (
-        Campaign.objects.taking_part(user, unrestricted=explicit)
-        .filter(kind__in=JUDGED_KINDS)
-        .exclude(status=Campaign.Status.CLOSED)
-    )
+    return Campaign.objects.taking_part(user, unrestricted=explicit).filter(kind__in=JUDGED_KINDS).exclude(status=Campaign.Status.CLOSED)
 
 
 def open_campaign_ids_as_expert(user: User) -> frozenset[int]:
@@ -122,13 +118,17 @@ def dual_role_conflicts() -> list[DualRoleConflict]:
     rows: list[DualRoleConflict] = []
     for user in dual_role_users().prefetch_related("groups"):
         campaigns = list(open_campaigns_as_expert(user).select_related("version__dataset", "settings__gold_source").order_by("name"))
-        exposed = dict(
-            StaffExposure.objects.filter(user=user, response__campaign_entries__campaign__in=campaigns)
-            .order_by()
-            .values("response__campaign_entries__campaign_id")
-            .annotate(n=Count("response_id", distinct=True))
-            .values_list("response__campaign_entries__campaign_id", "n")
-        ) if campaigns else {}
+        exposed = (
+            dict(
+                StaffExposure.objects.filter(user=user, response__campaign_entries__campaign__in=campaigns)
+                .order_by()
+                .values("response__campaign_entries__campaign_id")
+                .annotate(n=Count("response_id", distinct=True))
+                .values_list("response__campaign_entries__campaign_id", "n")
+            )
+            if campaigns
+            else {}
+        )
         rows.append(
             DualRoleConflict(
                 user=user,

@@ -85,9 +85,11 @@ def seed(*, context: DemoContext) -> None:
         )
         context.log.append(f"annotation: calibration {CALIBRATION!r} with {outcome.responses} responses (synthetic reference verdicts)")
     if not Campaign.objects.filter(name=GOLD_SET).exists():
-        calibration_questions = set(
-            Campaign.objects.get(name=CALIBRATION).responses.values_list("response__question_id", flat=True)
-        ) if Campaign.objects.filter(name=CALIBRATION).exists() else set()
+        calibration_questions = (
+            set(Campaign.objects.get(name=CALIBRATION).responses.values_list("response__question_id", flat=True))
+            if Campaign.objects.filter(name=CALIBRATION).exists()
+            else set()
+        )
         questions = sorted(set(version.items.values_list("question_id", flat=True)) - calibration_questions)
         questions = questions[-GOLD_QUESTIONS_REAL:] if context.real_data else questions
         picks = list(
@@ -146,7 +148,11 @@ def _gold_file(version: DatasetVersion, picks: list[tuple[str, str]]) -> io.Byte
                     "position": c.position,
                     "hit": hit,
                     "explanation": "Synthetic demo reference: "
-                    + ("this answer lists advice without exploring the user's feelings." if advice_list else "this answer reflects and explores the user's feelings."),
+                    + (
+                        "this answer lists advice without exploring the user's feelings."
+                        if advice_list
+                        else "this answer reflects and explores the user's feelings."
+                    ),
                 }
             )
         lines.append(json.dumps({"question_id": qid, "model": model, "labels": labels}, ensure_ascii=False))

@@ -29,9 +29,7 @@ class ExpertProfile(models.Model):
     degree = models.CharField(max_length=200, blank=True)
     years_practice = models.PositiveSmallIntegerField(default=0, help_text="Years of clinical practice.")
     credentials = models.TextField(blank=True)
-    specialties = models.JSONField(
-        default=list, blank=True, help_text="Ability labels, dimension names and scene names the expert covers."
-    )
+    specialties = models.JSONField(default=list, blank=True, help_text="Ability labels, dimension names and scene names the expert covers.")
     languages = models.JSONField(default=list, blank=True, help_text='Language codes, e.g. ["zh", "en"].')
     capacity = models.PositiveSmallIntegerField(default=10, help_text="Most open assignments at once.")
     availability = models.CharField(max_length=10, choices=Availability.choices, default=Availability.ACTIVE)
@@ -367,9 +365,7 @@ class DiscussionVote(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["campaign_response", "criterion", "voter"], name="uniq_discussion_vote")
-        ]
+        constraints = [models.UniqueConstraint(fields=["campaign_response", "criterion", "voter"], name="uniq_discussion_vote")]
 
     def __str__(self) -> str:
         return f"{self.voter_id} on {self.campaign_response_id}/{self.criterion_id}: {self.hit}"

@@ -60,8 +60,15 @@ def build(scale: int, seed: int = 0, *, rationale: str = "", judge_rationale: st
     models = [LanguageModel.objects.get_or_create(name=f"bench-model-{scale}-{m:03d}")[0] for m in range(n_models)]
     responses = ModelResponse.objects.bulk_create(
         [
-            ModelResponse(dataset=version.dataset, question_id=qid, model=m, text=f"synthetic answer {m.pk}/{qid} " * text_repeat, imported_for=version)
-            for m in models for _, qid in chosen
+            ModelResponse(
+                dataset=version.dataset,
+                question_id=qid,
+                model=m,
+                text=f"synthetic answer {m.pk}/{qid} " * text_repeat,
+                imported_for=version,
+            )
+            for m in models
+            for _, qid in chosen
         ][:target],
         batch_size=5000,
     )
@@ -72,7 +79,9 @@ def build(scale: int, seed: int = 0, *, rationale: str = "", judge_rationale: st
         batch_size=5000,
     )
     criteria: dict[int, list[tuple[int, int]]] = {}
-    for cid, iid, weight in Criterion.objects.filter(item__version=version).order_by("item_id", "position").values_list("id", "item_id", "weight"):
+    for cid, iid, weight in (
+        Criterion.objects.filter(item__version=version).order_by("item_id", "position").values_list("id", "item_id", "weight")
+    ):
         criteria.setdefault(iid, []).append((cid, weight or 0))
     experts = [make_user(f"bench_expert_{scale}_{e:02d}", Role.EXPERT) for e in range(EXPERTS)]
     campaign.experts.set(experts)
@@ -83,17 +92,26 @@ def build(scale: int, seed: int = 0, *, rationale: str = "", judge_rationale: st
         crits = criteria[cr.item_id]
         truth = rng.random(len(crits)) < np.where(np.array([w for _, w in crits]) > 0, 0.6, 0.15)
         judge = truth ^ (rng.random(len(crits)) < 0.12)
-        verdicts.extend(JudgeVerdict(run=runs[r.model_id], response=r, criterion_id=c, hit=bool(h), rationale=judge_rationale) for (c, _), h in zip(crits, judge))
+        verdicts.extend(
+            JudgeVerdict(run=runs[r.model_id], response=r, criterion_id=c, hit=bool(h), rationale=judge_rationale)
+            for (c, _), h in zip(crits, judge)
+        )
         for e in rng.choice(EXPERTS, size=K, replace=False):
             assignments.append(Assignment(campaign_response=cr, expert=experts[e], status=Assignment.Status.RESERVED))
             planned.append((crits, truth ^ (rng.random(len(crits)) < expert_skill[e])))
     JudgeVerdict.objects.bulk_create(verdicts, batch_size=10000)
     Assignment.objects.bulk_create(assignments, batch_size=5000)
     Judgment.objects.bulk_create(
-        [Judgment(assignment=a, criterion_id=c, hit=bool(h), rationale=rationale) for a, (crits, hits) in zip(assignments, planned) for (c, _), h in zip(crits, hits)],
+        [
+            Judgment(assignment=a, criterion_id=c, hit=bool(h), rationale=rationale)
+            for a, (crits, hits) in zip(assignments, planned)
+            for (c, _), h in zip(crits, hits)
+        ],
         batch_size=10000,
     )
-    Assignment.objects.filter(campaign_response__campaign=campaign).update(status=Assignment.Status.SUBMITTED, submitted_at=campaign.created_at)
+    Assignment.objects.filter(campaign_response__campaign=campaign).update(
+        status=Assignment.Status.SUBMITTED, submitted_at=campaign.created_at
+    )
     from django.db import connection
 
     if connection.vendor == "postgresql":
@@ -133,8 +151,10 @@ def main():
         for scale in (int(s) for s in args.scales.split(",")):
             t0 = time.perf_counter()
             campaign, n_responses, n_verdicts, n_judgments = build(scale)
-            print(f"{connection.vendor} scale {scale}: {n_responses} responses, {n_verdicts} pairs with verdicts, "
-                  f"{n_judgments} judgments (built in {time.perf_counter() - t0:.0f}s)")
+            print(
+                f"{connection.vendor} scale {scale}: {n_responses} responses, {n_verdicts} pairs with verdicts, "
+                f"{n_judgments} judgments (built in {time.perf_counter() - t0:.0f}s)"
+            )
             first = time.perf_counter()
             report = create_agreement_report(campaign=campaign, resamples=args.resamples)
             first = time.perf_counter() - first
@@ -155,7 +175,9 @@ def main():
             r = report.typed_result
             total, direct = statistics.median(totals), statistics.median(directs)
             print(f"  load average {os.getloadavg()[0]:.2f} (1 min) at the end")
-            print(f"  pairs {r.pairs}, agreement {r.item_agreement.rate.value:.3f} CI {r.item_agreement.ci95.pair()}, alpha {r.krippendorff_alpha.value:.3f}")
+            print(
+                f"  pairs {r.pairs}, agreement {r.item_agreement.rate.value:.3f} CI {r.item_agreement.ci95.pair()}, alpha {r.krippendorff_alpha.value:.3f}"
+            )
             print(f"  intervals: {r.resampled.resamples} resamples of the {r.resampled.units} {r.resampled.unit}s")
             print(f"  report (first run, creates golden labels): {first:.2f}s")
             print(f"  report median of {args.runs}: {total:.2f}s  (load arrays {statistics.median(loads):.2f}s)")

@@ -59,7 +59,9 @@ def main():
         models = [LanguageModel.objects.create(name=f"bench-model-{i}") for i in range(1, 7)]
         ModelResponse.objects.bulk_create(
             [
-                ModelResponse(dataset=version.dataset, question_id=q, model=m, text=f"(benchmark response {m.name} to {q})", imported_for=version)
+                ModelResponse(
+                    dataset=version.dataset, question_id=q, model=m, text=f"(benchmark response {m.name} to {q})", imported_for=version
+                )
                 for m in models
                 for q in qids
             ],
@@ -116,9 +118,12 @@ def main():
             from annotation.services.assignment import _eligible, campaign_settings
 
             prof = ExpertProfile.objects.get(user=last)
-            qs = _eligible(big, prof, campaign_settings(big), {""}).filter(is_gold=False).annotate(
-                live_n=Count("assignments", filter=AssignmentQuerySet.live_q(timezone.now(), through="assignments"))
-            ).values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
+            qs = (
+                _eligible(big, prof, campaign_settings(big), {""})
+                .filter(is_gold=False)
+                .annotate(live_n=Count("assignments", filter=AssignmentQuerySet.live_q(timezone.now(), through="assignments")))
+                .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
+            )
             print(qs.explain(analyze=True))
         for campaign in (small, big):
             counts, secs = [], []

@@ -36,7 +36,11 @@ def build(scale: int):
 def counts() -> dict[str, int]:
     from django.apps import apps
 
-    return {m._meta.label: m.objects.count() for m in apps.get_models() if m._meta.app_label in ("heartbench_core", "annotation", "validation", "rubrics")}
+    return {
+        m._meta.label: m.objects.count()
+        for m in apps.get_models()
+        if m._meta.app_label in ("heartbench_core", "annotation", "validation", "rubrics")
+    }
 
 
 def main():
@@ -66,8 +70,10 @@ def main():
             call_command("flush", interactive=False, verbosity=0)
             t0 = time.perf_counter()
             campaign, n_responses, n_verdicts, n_judgments = build(scale)
-            print(f"{connection.vendor} scale {scale}: {n_responses:,} responses, {n_judgments:,} judgments, "
-                  f"{n_verdicts:,} judge verdicts (built in {time.perf_counter() - t0:.0f}s)")
+            print(
+                f"{connection.vendor} scale {scale}: {n_responses:,} responses, {n_judgments:,} judgments, "
+                f"{n_verdicts:,} judge verdicts (built in {time.perf_counter() - t0:.0f}s)"
+            )
             expected = counts()
             exports, imports = [], []
             for run in range(args.runs):

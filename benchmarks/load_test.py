@@ -222,8 +222,10 @@ def expert(base, token, campaign, deadline, stats: Stats, rng: random.Random, th
             rationale = f"第{number}条：回答{'命中' if cid % 2 else '未命中'}这一条，理由充分，语气温和并回应了求助者的感受。"
             judged[cid] = (rng.random() < 0.5, rationale)
             # Half the rationale typed, not yet marked; then finished and marked hit or miss.
-            for entry in ({"criterion": cid, "hit": None, "rationale": rationale[: len(rationale) // 2]},
-                          {"criterion": cid, "hit": judged[cid][0], "rationale": rationale}):
+            for entry in (
+                {"criterion": cid, "hit": None, "rationale": rationale[: len(rationale) // 2]},
+                {"criterion": cid, "hit": judged[cid][0], "rationale": rationale},
+            ):
                 d = call("draft", f"/api/v1/annotation/assignments/{public_id}/draft/", {"judgments": [entry], "active_seconds": 3})
                 if d is None or d.status_code != 200:
                     with stats.lock:
@@ -271,8 +273,14 @@ def main():
     conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
     parser.add_argument("--workers", type=int, default=conf["workers"], help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=conf["threads"], help="threads per gunicorn worker")
-    parser.add_argument("--autosave-every", dest="think", type=float, nargs=2, default=(2.0, 4.0),
-                        help="seconds between an expert's autosaves (and before reading on, and before submitting)")
+    parser.add_argument(
+        "--autosave-every",
+        dest="think",
+        type=float,
+        nargs=2,
+        default=(2.0, 4.0),
+        help="seconds between an expert's autosaves (and before reading on, and before submitting)",
+    )
     args = parser.parse_args()
     if not 1 <= args.experts <= 200 or not 1 <= args.seconds <= 600:
         sys.exit("--experts must be 1..200 and --seconds 1..600")
@@ -305,19 +313,44 @@ def main():
         t0 = time.perf_counter()
         run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], env)
         world = json.loads(run([PYTHON, "-c", SETUP, str(args.experts)], env).strip().splitlines()[-1])
-        print(f"setup: {world['items']} items from {world['source']}, {world['responses']} responses in the campaign, "
-              f"{args.experts} experts ({time.perf_counter() - t0:.1f} s)")
+        print(
+            f"setup: {world['items']} items from {world['source']}, {world['responses']} responses in the campaign, "
+            f"{args.experts} experts ({time.perf_counter() - t0:.1f} s)"
+        )
 
         port = free_port()
         base = f"http://127.0.0.1:{port}"
-        procs.append(subprocess.Popen(
-            # The project's gunicorn.conf.py (gthread workers, keep-alive, frozen GC), as in production.
-            [GUNICORN, "-c", str(ROOT / "gunicorn.conf.py"), "-b", f"127.0.0.1:{port}", "-w", str(args.workers),
-             "--threads", str(args.threads), "--log-level", "warning"],
-            cwd=ROOT, env=env, start_new_session=True,
-        ))
-        procs.append(subprocess.Popen([PYTHON, "manage.py", "qcluster"], cwd=ROOT, env=env, start_new_session=True,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(
+            subprocess.Popen(
+                # The project's gunicorn.conf.py (gthread workers, keep-alive, frozen GC), as in production.
+                [
+                    GUNICORN,
+                    "-c",
+                    str(ROOT / "gunicorn.conf.py"),
+                    "-b",
+                    f"127.0.0.1:{port}",
+                    "-w",
+                    str(args.workers),
+                    "--threads",
+                    str(args.threads),
+                    "--log-level",
+                    "warning",
+                ],
+                cwd=ROOT,
+                env=env,
+                start_new_session=True,
+            )
+        )
+        procs.append(
+            subprocess.Popen(
+                [PYTHON, "manage.py", "qcluster"],
+                cwd=ROOT,
+                env=env,
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         for _ in range(100):
             try:
                 requests.get(base + "/accounts/login/", headers={"X-Forwarded-Proto": "https"}, timeout=1)
@@ -333,8 +366,12 @@ def main():
         gc.collect()
         gc.freeze()
         load_before = os.getloadavg()
-        cpu_before = {"generator": resource.getrusage(resource.RUSAGE_SELF), "gunicorn": cpu_seconds_of_group(procs[0].pid),
-                      "qcluster": cpu_seconds_of_group(procs[1].pid), "machine": machine_busy_seconds()}
+        cpu_before = {
+            "generator": resource.getrusage(resource.RUSAGE_SELF),
+            "gunicorn": cpu_seconds_of_group(procs[0].pid),
+            "qcluster": cpu_seconds_of_group(procs[1].pid),
+            "machine": machine_busy_seconds(),
+        }
         deadline = time.monotonic() + args.seconds
         threads = [
             threading.Thread(target=expert, args=(base, token, world["campaign"], deadline, stats, random.Random(i), tuple(args.think)))
@@ -381,9 +418,17 @@ def main():
         except Exception as exc:
             print(f"could not delete the Redis keys under {prefix}: {exc}", file=sys.stderr)
 
-    report = {"experts": args.experts, "seconds": round(elapsed, 1), "gunicorn": f"{args.workers} workers x {args.threads} threads",
-              "autosave_every_seconds": list(args.think), "endpoints": {}, "cpu": cpu, "verification": check,
-              "errors": stats.errors[:20], "error_count": len(stats.errors)}
+    report = {
+        "experts": args.experts,
+        "seconds": round(elapsed, 1),
+        "gunicorn": f"{args.workers} workers x {args.threads} threads",
+        "autosave_every_seconds": list(args.think),
+        "endpoints": {},
+        "cpu": cpu,
+        "verification": check,
+        "errors": stats.errors[:20],
+        "error_count": len(stats.errors),
+    }
     total = 0
     print(f"\n{args.experts} experts for {elapsed:.1f} s against gunicorn ({args.workers}x{args.threads}), PostgreSQL, django-q2 on Redis")
     print(f"{'endpoint':8} {'requests':>8} {'req/s':>7} {'p50':>7} {'p90':>7} {'p95':>7} {'p99':>7} {'max':>7}  statuses")
@@ -399,23 +444,33 @@ def main():
             "statuses": dict(stats.statuses[endpoint]),
         }
         report["endpoints"][endpoint] = row
+
         def fmt(v):
             return "-" if v is None else f"{v:7.1f}"
-        print(f"{endpoint:8} {row['requests']:8d} {row['per_second']:7.1f} {fmt(row['p50_ms'])} {fmt(row['p90_ms'])} "
-              f"{fmt(row['p95_ms'])} {fmt(row['p99_ms'])} {fmt(row['max_ms'])}  {row['statuses']}")
+
+        print(
+            f"{endpoint:8} {row['requests']:8d} {row['per_second']:7.1f} {fmt(row['p50_ms'])} {fmt(row['p90_ms'])} "
+            f"{fmt(row['p95_ms'])} {fmt(row['p99_ms'])} {fmt(row['max_ms'])}  {row['statuses']}"
+        )
     report["total_per_second"] = round(total / elapsed, 1)
     print(f"total: {total} requests, {report['total_per_second']} req/s")
     cpu["gunicorn_ms_per_request"] = round(cpu["gunicorn_s"] * 1000 / total, 1) if total else None
+
     def share(v):
         return f"{100 * v / cpu['machine_total_s']:.0f}%" if cpu["machine_total_s"] else "-"
-    print(f"CPU over the run ({cpu['cores']} cores, {cpu['machine_total_s']} core-seconds): load generator {cpu['load_generator_s']} s "
-          f"({share(cpu['load_generator_s'])}), gunicorn {cpu['gunicorn_s']} s ({share(cpu['gunicorn_s'])}, "
-          f"{cpu['gunicorn_ms_per_request']} ms per request), qcluster {cpu['qcluster_s']} s, whole machine busy "
-          f"{cpu['machine_busy_s']} s ({share(cpu['machine_busy_s'])}); load average before {cpu['load_average_before']}, "
-          f"after {cpu['load_average_after']}")
-    print(f"verification: {check['checked']} submitted assignments checked, {check['submitted_in_db']} submitted in the database, "
-          f"{check['problem_count']} problems, {check['duplicate_judgment_rows']} duplicated judgment rows, "
-          f"{check['unexpected_submissions']} unexpected submissions")
+
+    print(
+        f"CPU over the run ({cpu['cores']} cores, {cpu['machine_total_s']} core-seconds): load generator {cpu['load_generator_s']} s "
+        f"({share(cpu['load_generator_s'])}), gunicorn {cpu['gunicorn_s']} s ({share(cpu['gunicorn_s'])}, "
+        f"{cpu['gunicorn_ms_per_request']} ms per request), qcluster {cpu['qcluster_s']} s, whole machine busy "
+        f"{cpu['machine_busy_s']} s ({share(cpu['machine_busy_s'])}); load average before {cpu['load_average_before']}, "
+        f"after {cpu['load_average_after']}"
+    )
+    print(
+        f"verification: {check['checked']} submitted assignments checked, {check['submitted_in_db']} submitted in the database, "
+        f"{check['problem_count']} problems, {check['duplicate_judgment_rows']} duplicated judgment rows, "
+        f"{check['unexpected_submissions']} unexpected submissions"
+    )
     out = ROOT / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
     (out / "load_test.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

@@ -70,8 +70,10 @@ def main():
     try:
         version = import_heartbench(source=path, dataset_name="bench").version
         rubrics: dict[str, int] = {}
-        for qid in Criterion.objects.filter(item__version=version).order_by("item__position", "position").values_list(
-            "item__question_id", flat=True
+        for qid in (
+            Criterion.objects.filter(item__version=version)
+            .order_by("item__position", "position")
+            .values_list("item__question_id", flat=True)
         ):
             rubrics[qid] = rubrics.get(qid, 0) + 1
 

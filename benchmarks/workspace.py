@@ -54,8 +54,13 @@ def main():
         expert = User.objects.create_user("bench_expert", password="x")
         expert.groups.add(Group.objects.get_or_create(name=Role.EXPERT.value)[0])
         campaign = create_campaign(
-            name="bench", dataset_name="demo", model_names=["demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"],
-            sample_fraction=1.0, overlap=1, expert_usernames=[expert.username], requires_qualification=False,
+            name="bench",
+            dataset_name="demo",
+            model_names=["demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"],
+            sample_fraction=1.0,
+            overlap=1,
+            expert_usernames=[expert.username],
+            requires_qualification=False,
         ).campaign
         cr = CampaignResponse.objects.filter(campaign=campaign, item__question_id="dm0006").first()
         assignment = Assignment.objects.create(campaign_response=cr, expert=expert, expires_at=timezone.now() + timedelta(hours=2))

@@ -219,8 +219,21 @@ class VersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = DatasetVersion
         fields = [
-            "id", "dataset", "number", "label", "parent", "content_hash", "created_by", "created_at",
-            "note", "frozen", "source", "item_count", "criterion_count", "changelog", "release_gate_url",
+            "id",
+            "dataset",
+            "number",
+            "label",
+            "parent",
+            "content_hash",
+            "created_by",
+            "created_at",
+            "note",
+            "frozen",
+            "source",
+            "item_count",
+            "criterion_count",
+            "changelog",
+            "release_gate_url",
         ]
 
     @extend_schema_field(OpenApiTypes.URI)
@@ -303,9 +316,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[DatasetVersion]):
         """Changelog from ?against=LABEL (default: the parent) to this version."""
         version = self.get_object()
         against_label = request.query_params.get("against")
-        against = (
-            get_object_or_404(DatasetVersion, dataset=version.dataset, label=against_label) if against_label else version.parent
-        )
+        against = get_object_or_404(DatasetVersion, dataset=version.dataset, label=against_label) if against_label else version.parent
         if against is None:
             return Response({"detail": "this version has no parent; pass ?against=LABEL"}, status=400)
         return Response(ChangelogSerializer(diff_versions(against, version)).data)
@@ -326,7 +337,10 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[DatasetVersion]):
 
 @extend_schema_view(
     list=extend_schema(
-        parameters=[*(OpenApiParameter(n, str) for n in ("version", "dataset", "question_id")), enum_param("difficulty", Item.Difficulty.values)]
+        parameters=[
+            *(OpenApiParameter(n, str) for n in ("version", "dataset", "question_id")),
+            enum_param("difficulty", Item.Difficulty.values),
+        ]
     )
 )
 class ItemViewSet(viewsets.ReadOnlyModelViewSet[Item]):
@@ -361,6 +375,7 @@ class ResponseViewSet(viewsets.ReadOnlyModelViewSet[ModelResponse]):
     serializer_class = ResponseSerializer
     permission_classes = [IsStaff]
     lookup_field = "public_id"
+
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """DRF's list, recording the rows it serves as shown to the requester."""
         queryset = self.filter_queryset(self.get_queryset())
@@ -396,7 +411,9 @@ class HeartbenchImportSerializer(serializers.Serializer):
     difficulty = serializers.ChoiceField(choices=["hard", "normal"], required=False)
 
 
-@extend_schema_view(post=extend_schema(request=HeartbenchImportSerializer, responses={201: ImportedVersionSerializer, 200: ImportedVersionSerializer}))
+@extend_schema_view(
+    post=extend_schema(request=HeartbenchImportSerializer, responses={201: ImportedVersionSerializer, 200: ImportedVersionSerializer})
+)
 class ImportHeartbenchView(FileImportView[ImportOutcome]):
     """Import an upstream HeartBench JSONL file as a new dataset version (same rules as the command)."""
 

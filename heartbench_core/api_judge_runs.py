@@ -34,8 +34,18 @@ class JudgeRunSerializer(serializers.ModelSerializer):
     class Meta:
         model = JudgeRun
         fields = [
-            "id", "dataset", "version", "model", "judge", "label", "created_by", "created_at",
-            "source", "note", "question_count", "verdict_count",
+            "id",
+            "dataset",
+            "version",
+            "model",
+            "judge",
+            "label",
+            "created_by",
+            "created_at",
+            "source",
+            "note",
+            "question_count",
+            "verdict_count",
         ]
 
 
@@ -108,9 +118,17 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet[JudgeRun]):
     def verdicts(self, request: Request, pk: str | None = None) -> Response:
         """Every verdict of the run: question, criterion position and id, hit, rationale."""
         run = self.get_object()
-        rows = list(run.verdicts.order_by("criterion__item__position", "criterion__position").values(
-            "response_id", "criterion_id", "criterion__item__question_id", "criterion__position", "criterion__revision", "hit", "rationale"
-        ))
+        rows = list(
+            run.verdicts.order_by("criterion__item__position", "criterion__position").values(
+                "response_id",
+                "criterion_id",
+                "criterion__item__question_id",
+                "criterion__position",
+                "criterion__revision",
+                "hit",
+                "rationale",
+            )
+        )
         record_exposures(user=request.user, response_ids={r["response_id"] for r in rows}, via="api-judge-verdicts")
         return Response(RunVerdictSerializer(rows, many=True).data)
 

@@ -81,9 +81,12 @@ class ScoresView(APIView):
         query.is_valid(raise_exception=True)
         q = query.validated_data
         scope = blind_scope(request.user)
-        if scope and LanguageModel.objects.filter(
-            name=q["model"], responses__dataset__name=q["dataset"], responses__pk__in=scope.response_ids
-        ).exists():
+        if (
+            scope
+            and LanguageModel.objects.filter(
+                name=q["model"], responses__dataset__name=q["dataset"], responses__pk__in=scope.response_ids
+            ).exists()
+        ):
             raise PermissionDenied(CLOSED_MODEL)
         result, verdicts = score_model(
             dataset_name=q["dataset"],

@@ -236,7 +236,12 @@ def _tables(campaign: CampaignRow) -> list[_Table]:
             if through._meta.auto_created:
                 source = m2m.m2m_field_name()
                 tables.append(
-                    _Table(f"{label}.{m2m.name}", through, through._default_manager.filter(**{f"{source}__in": qs.values("pk")}).order_by("pk"), keep_pk=False)
+                    _Table(
+                        f"{label}.{m2m.name}",
+                        through,
+                        through._default_manager.filter(**{f"{source}__in": qs.values("pk")}).order_by("pk"),
+                        keep_pk=False,
+                    )
                 )
     return tables
 
@@ -460,8 +465,17 @@ def _import_decoder(f: models.Field[Any, Any], user_ids: dict[str, int]) -> Call
 
 
 def _python_value(kind: str, f: models.Field[Any, Any], v: Any) -> Any:
-    if kind in ("AutoField", "BigAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField", "PositiveIntegerField",
-                "PositiveSmallIntegerField", "PositiveBigIntegerField", "SmallAutoField"):
+    if kind in (
+        "AutoField",
+        "BigAutoField",
+        "IntegerField",
+        "BigIntegerField",
+        "SmallIntegerField",
+        "PositiveIntegerField",
+        "PositiveSmallIntegerField",
+        "PositiveBigIntegerField",
+        "SmallAutoField",
+    ):
         if type(v) is not int:
             raise _Reject(_("expected an integer, found %(value).40r") % {"value": v})
         return v
@@ -656,11 +670,17 @@ def _refuse_existing(manifest: dict[str, Any], name: str) -> None:
     Campaign = apps.get_model("annotation", "Campaign")
     if Dataset.objects.filter(name=manifest.get("dataset")).exists():
         raise ValidationError(
-            {"archive": _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation") % {"name": name, "dataset": manifest.get("dataset")}}
+            {
+                "archive": _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation")
+                % {"name": name, "dataset": manifest.get("dataset")}
+            }
         )
     if Campaign.objects.filter(name=manifest.get("campaign")).exists():
         raise ValidationError(
-            {"archive": _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation") % {"name": name, "campaign": manifest.get("campaign")}}
+            {
+                "archive": _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation")
+                % {"name": name, "campaign": manifest.get("campaign")}
+            }
         )
 
 
@@ -719,8 +739,12 @@ def _restore_table(
             clash = table.model._default_manager.filter(pk__in=pks)
             if clash.exists():
                 raise ValidationError(
-                    {"archive": _("%(label)s: %(n)d of the archive's rows already exist here (e.g. id %(pk)s); restore into an empty installation")
-                     % {"label": table.label, "n": clash.count(), "pk": clash.values_list("pk", flat=True).first()}}
+                    {
+                        "archive": _(
+                            "%(label)s: %(n)d of the archive's rows already exist here (e.g. id %(pk)s); restore into an empty installation"
+                        )
+                        % {"label": table.label, "n": clash.count(), "pk": clash.values_list("pk", flat=True).first()}
+                    }
                 )
         insert(batch)
         batch.clear()

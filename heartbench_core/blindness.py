@@ -32,9 +32,7 @@ ModelT = TypeVar("ModelT", bound=Model)
 # A subquery of ModelResponse ids (values_list("…", flat=True) of any model).
 ResponseIds = QuerySet[Any, int]
 
-CLOSED_CAMPAIGN = _(
-    "You are an expert in this campaign; its staff views are closed to you until it closes."
-)
+CLOSED_CAMPAIGN = _("You are an expert in this campaign; its staff views are closed to you until it closes.")
 CLOSED_RESPONSE = _(
     "You are an expert in an open campaign that holds this response; its staff views are closed to you until that campaign closes."
 )
@@ -42,9 +40,7 @@ CLOSED_MODEL = _(
     "You are an expert in an open campaign that judges this model's responses on this dataset; "
     "its judge verdicts and scores are closed to you until that campaign closes."
 )
-CLOSED_DATASET = _(
-    "You are an expert in an open campaign on this dataset; its leaderboards are closed to you until that campaign closes."
-)
+CLOSED_DATASET = _("You are an expert in an open campaign on this dataset; its leaderboards are closed to you until that campaign closes.")
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,9 @@ def _synthetic_verdicts(version: DatasetVersion, model: str) -> io.BytesIO:
     reward, penalty = _DEMO_JUDGE_PROFILES[model]
     rubric: dict[str, list[tuple[int | None, bool]]] = {}
     for qid, weight, catastrophic in (
-        Criterion.objects.filter(item__version=version).order_by("item__position", "position").values_list("item__question_id", "weight", "catastrophic")
+        Criterion.objects.filter(item__version=version)
+        .order_by("item__position", "position")
+        .values_list("item__question_id", "weight", "catastrophic")
     ):
         rubric.setdefault(qid, []).append((weight, catastrophic))
     lines = []
@@ -149,5 +151,7 @@ def _synthetic_verdicts(version: DatasetVersion, model: str) -> io.BytesIO:
         draws = rng.random(len(criteria))
         hits = [0 if cat else int(d < (reward if (w or 0) > 0 else penalty)) for (w, cat), d in zip(criteria, draws)]
         reason = f"（合成示例评语，非真实评审）{DEMO_JUDGE} 的随机判定：命中 {sum(hits)} 条，共 {len(hits)} 条。"
-        lines.append(json.dumps({"question_id": qid, "score_detail": str(hits), "score_reason": reason, "synthetic": True}, ensure_ascii=False))
+        lines.append(
+            json.dumps({"question_id": qid, "score_detail": str(hits), "score_reason": reason, "synthetic": True}, ensure_ascii=False)
+        )
     return io.BytesIO(("\n".join(lines) + "\n").encode("utf-8"))

@@ -66,9 +66,7 @@ def env_url(name: str, default: str, *, schemes: tuple[str, ...]) -> str:
         return ""
     parsed = urlparse(raw)
     if parsed.scheme not in schemes:
-        raise ImproperlyConfigured(
-            f"{name}={raw!r} has scheme {parsed.scheme!r}; expected one of {', '.join(schemes)}."
-        )
+        raise ImproperlyConfigured(f"{name}={raw!r} has scheme {parsed.scheme!r}; expected one of {', '.join(schemes)}.")
     return raw
 
 
@@ -79,9 +77,7 @@ def env_database(name: str, default: str) -> DBConfig:
     raw = os.environ.get(name, "").strip() or default
     scheme = urlparse(raw).scheme
     if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
-        raise ImproperlyConfigured(
-            f"{name}={raw!r}: unsupported database scheme {scheme!r}; use sqlite:///PATH or postgres://..."
-        )
+        raise ImproperlyConfigured(f"{name}={raw!r}: unsupported database scheme {scheme!r}; use sqlite:///PATH or postgres://...")
     try:
         config = dj_database_url.parse(raw, conn_max_age=0 if scheme == "sqlite" else 60)
     except ValueError as exc:

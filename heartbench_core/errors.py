@@ -35,7 +35,11 @@ def _is_api(request: HttpRequest) -> bool:
 
 
 def _server_error_body() -> dict[str, str]:
-    return {"detail": gettext("Server error: the request failed on our side and was logged. Nothing of it was saved unless it says otherwise; try again later.")}
+    return {
+        "detail": gettext(
+            "Server error: the request failed on our side and was logged. Nothing of it was saved unless it says otherwise; try again later."
+        )
+    }
 
 
 NUL_MESSAGE = "Must not contain a NUL character."

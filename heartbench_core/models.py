@@ -29,6 +29,7 @@ class User(AbstractUser):
 
     # Per-request caches on the instance, filled on first use; never stored.
     _hb_roles: frozenset[Role] | None = None  # heartbench_core.roles.roles_of
+    _hb_expert_group: bool | None = None  # annotation.blindness.in_expert_group
     _hb_blind_scope: BlindScope | None = None  # heartbench_core.blindness.blind_scope
 
     class Meta:
@@ -132,9 +133,7 @@ class CriterionLineage(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(
-                condition=models.Q(meaning_revision__lte=models.F("current_revision")), name="meaning_not_ahead"
-            )
+            models.CheckConstraint(condition=models.Q(meaning_revision__lte=models.F("current_revision")), name="meaning_not_ahead")
         ]
 
     def __str__(self) -> str:
@@ -212,9 +211,7 @@ class ModelResponse(models.Model):
     model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="responses")
     text = models.TextField()
     metadata = models.JSONField(default=dict, blank=True)
-    imported_for = models.ForeignKey(
-        DatasetVersion, on_delete=models.PROTECT, related_name="+", help_text="Version checked at import."
-    )
+    imported_for = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="+", help_text="Version checked at import.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -17,13 +17,13 @@ from rest_framework.permissions import BasePermission
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
-    from django.http import HttpRequest, HttpResponse
+    from django.http import HttpRequest, HttpResponseBase
     from rest_framework.request import Request
     from rest_framework.views import APIView
 
     from heartbench_core.models import User
 
-ViewT = TypeVar("ViewT", bound=Callable[..., "HttpResponse"])
+ViewT = TypeVar("ViewT", bound=Callable[..., "HttpResponseBase"])
 
 
 class Role(StrEnum):
@@ -58,7 +58,7 @@ def role_required(*roles: Role) -> Callable[[ViewT], ViewT]:
 
     def decorator(view: ViewT) -> ViewT:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not has_role(request.user, *roles):

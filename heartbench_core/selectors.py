@@ -29,9 +29,7 @@ def items_of(version: DatasetVersion, *, difficulty: str | None = None, scene: s
 
 
 def scenes_of(version: DatasetVersion) -> list[str]:
-    return list(
-        version.items.exclude(primary_scene="").order_by("primary_scene").values_list("primary_scene", flat=True).distinct()
-    )
+    return list(version.items.exclude(primary_scene="").order_by("primary_scene").values_list("primary_scene", flat=True).distinct())
 
 
 def item_with_rubric(version: DatasetVersion, question_id: str) -> tuple[Item, list[Criterion]] | None:

@@ -24,7 +24,12 @@ if PRODUCTION:
 
     if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when PRODUCTION=1.")
-    if SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-"):
+    if (
+        SECRET_KEY == DEVELOPMENT_SECRET_KEY
+        or len(SECRET_KEY) < 50
+        or len(set(SECRET_KEY)) < 5
+        or SECRET_KEY.startswith("django-insecure-")
+    ):
         raise ImproperlyConfigured(
             "SECRET_KEY is too weak for PRODUCTION=1: use at least 50 random characters, e.g. "
             "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
@@ -99,9 +104,7 @@ DATABASES = {"default": env_database("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the web server and the django-q2 worker read while the other writes.
     DATABASES["default"].setdefault("OPTIONS", {})
-    DATABASES["default"]["OPTIONS"].setdefault(
-        "init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-    )
+    DATABASES["default"]["OPTIONS"].setdefault("init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
     DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
     DATABASES["default"]["OPTIONS"].setdefault("timeout", 20)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -288,9 +291,7 @@ LOGGING = {
         "redact_secrets": {"()": "heartbench_core.redaction.RedactSecretsFilter"},
         "no_client_error_tracebacks": {"()": "heartbench_core.errors.ClientErrorTracebackFilter"},
     },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["no_client_error_tracebacks", "redact_secrets"]}
-    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["no_client_error_tracebacks", "redact_secrets"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
     # Django's default handlers would bypass the redacting filter: drop them, let records reach root.
     "loggers": {

@@ -42,7 +42,11 @@ urlpatterns = [
     path("api/v1/validation/", include("validation.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file: the Content-Security-Policy allows no inline script.
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="heartbench_core/swagger_ui.html"), name="api-docs"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="heartbench_core/swagger_ui.html"),
+        name="api-docs",
+    ),
 ]
 
 # JSON for API paths, Django's pages elsewhere (heartbench_core.errors).

@@ -51,21 +51,27 @@ def verdict_source_names() -> tuple[str, ...]:
     return tuple(sorted(set(_SOURCES) | {"judge", "consensus"}))
 
 
-def load_verdicts(source: str, *, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
+def load_verdicts(
+    source: str, *, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None
+) -> VerdictSet:
     """Load one model's verdicts from a named source, or raise ValidationError saying why none exist."""
     loader = _SOURCES.get(source)
     if loader is None:
         if source == "consensus":
             where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
             raise ValidationError(
-                {"source": f"no human golden standard exists for dataset {where!r}, model {model!r}: "
-                 "no consensus verdicts have been produced (the validation app builds them from adjudicated expert judgments)"}
+                {
+                    "source": f"no human golden standard exists for dataset {where!r}, model {model!r}: "
+                    "no consensus verdicts have been produced (the validation app builds them from adjudicated expert judgments)"
+                }
             )
         raise ValidationError({"source": f"unknown verdict source {source!r}; choose one of {', '.join(verdict_source_names())}"})
     return loader(dataset=dataset, version=version, model=model, judge=judge, run=run)
 
 
-def _judge_loader(*, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None) -> VerdictSet:
+def _judge_loader(
+    *, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None
+) -> VerdictSet:
     from heartbench_core.models import JudgeRun, JudgeVerdict
 
     runs = JudgeRun.objects.filter(version__dataset=dataset, model__name=model).select_related("version", "model")

@@ -46,11 +46,7 @@ def align_criteria(old: tuple[CriterionContent, ...], new: tuple[CriterionConten
     take(lambda a, b: a.text == b.text, _changes)
     # Remaining: most similar pairs first, so a reworded criterion is not paired with a stranger.
     candidates = sorted(
-        (
-            (SequenceMatcher(None, old[i].text, new[j].text, autojunk=False).ratio(), i, j)
-            for i in old_left
-            for j in new_left
-        ),
+        ((SequenceMatcher(None, old[i].text, new[j].text, autojunk=False).ratio(), i, j) for i in old_left for j in new_left),
         key=lambda t: (-t[0], t[2], t[1]),
     )
     for ratio, i, j in candidates:
@@ -141,9 +137,7 @@ def format_changelog(log: dict[str, Any]) -> str:
         return "(no changelog: first version)"
     s = log.get("summary", {})
     lines = [
-        "items: {} added, {} removed, {} changed".format(
-            s.get("items_added", 0), s.get("items_removed", 0), s.get("items_changed", 0)
-        ),
+        "items: {} added, {} removed, {} changed".format(s.get("items_added", 0), s.get("items_removed", 0), s.get("items_changed", 0)),
         "criteria: {} added, {} removed, {} reworded, {} reweighted, {} relabelled".format(
             s.get("criteria_added", 0),
             s.get("criteria_removed", 0),

@@ -14,7 +14,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,7 +29,8 @@ from heartbench_core.api import (
     valid_query,
 )
 from heartbench_core.blindness import blind_scope
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, User
+from heartbench_core.http import signed_in
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import selectors, services
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
@@ -40,14 +40,6 @@ IsStaff = role_permission(*STAFF_ROLES)
 IsAuthor = role_permission(Role.RUBRIC_AUTHOR)
 IsReviewer = role_permission(Role.SENIOR_REVIEWER)
 CanPublish = role_permission(Role.RUBRIC_AUTHOR, Role.ADMIN)
-
-
-def _user(request: Request) -> User:
-    """Who is asking; the permission classes have already refused anyone not signed in."""
-    user = request.user
-    if not user.is_authenticated:
-        raise NotAuthenticated()
-    return user
 
 
 class RubricCriterionSerializer(serializers.ModelSerializer):
@@ -61,8 +53,21 @@ class RubricCriterionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Criterion
-        fields = ["key", "dataset", "version", "question_id", "position", "ability", "weight", "text", "catastrophic",
-                  "revision", "current_revision", "meaning_revision", "head"]
+        fields = [
+            "key",
+            "dataset",
+            "version",
+            "question_id",
+            "position",
+            "ability",
+            "weight",
+            "text",
+            "catastrophic",
+            "revision",
+            "current_revision",
+            "meaning_revision",
+            "head",
+        ]
 
     def get_head(self, obj: Criterion) -> int:
         return max(obj.lineage.current_revision, getattr(obj, "drafted", None) or 0)
@@ -104,9 +109,28 @@ class RevisionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = CriterionRevision
-        fields = ["id", "key", "number", "parent", "dataset", "question_id", "text", "ability", "weight", "catastrophic",
-                  "change_kind", "meaning_changed", "reason", "author", "created_at", "status", "submitted_at",
-                  "decided_at", "published_in", "approvals"]
+        fields = [
+            "id",
+            "key",
+            "number",
+            "parent",
+            "dataset",
+            "question_id",
+            "text",
+            "ability",
+            "weight",
+            "catastrophic",
+            "change_kind",
+            "meaning_changed",
+            "reason",
+            "author",
+            "created_at",
+            "status",
+            "submitted_at",
+            "decided_at",
+            "published_in",
+            "approvals",
+        ]
 
     def get_approvals(self, obj: CriterionRevision) -> int:
         return sum(1 for d in obj.decisions.all() if d.verdict == ReviewDecision.Verdict.APPROVE)
@@ -122,8 +146,9 @@ class RevisionInputSerializer(serializers.Serializer):
     weight = serializers.IntegerField(required=False, allow_null=True, default=None)
     meaning_changed = serializers.BooleanField(required=False, default=False)
     reason = serializers.CharField(required=False, allow_blank=True, default="")
-    base_revision = serializers.IntegerField(required=False, allow_null=True, default=None,
-                                             help_text="The head revision the edit is based on (conflict check).")
+    base_revision = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="The head revision the edit is based on (conflict check)."
+    )
 
 
 class DecisionInputSerializer(serializers.Serializer):
@@ -139,10 +164,16 @@ class CommentSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "author", "created_at"]
 
 
-@extend_schema_view(list=extend_schema(parameters=[
-    OpenApiParameter("dataset", str), OpenApiParameter("question_id", str), OpenApiParameter("key", OpenApiTypes.UUID, description="criterion lineage key"),
-    enum_param("status", CriterionRevision.Status.values),
-]))
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("dataset", str),
+            OpenApiParameter("question_id", str),
+            OpenApiParameter("key", OpenApiTypes.UUID, description="criterion lineage key"),
+            enum_param("status", CriterionRevision.Status.values),
+        ]
+    )
+)
 class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[CriterionRevision]):
     """Criterion revisions: propose (edit/add/retire), submit, approve or reject, and comment."""
 
@@ -174,32 +205,48 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         form = RevisionInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        author = _user(request)
+        author = signed_in(request)
         if d["action"] == "add":
             if not d.get("dataset") or not d.get("question_id"):
                 raise DjangoValidationError({"dataset": gettext("'add' needs dataset and question_id")})
-            rev = services.add_criterion(author=author, dataset=_dataset_named(d["dataset"]), question_id=d["question_id"],
-                                         text=d["text"], ability=d["ability"], weight=d["weight"], reason=d["reason"])
+            rev = services.add_criterion(
+                author=author,
+                dataset=_dataset_named(d["dataset"]),
+                question_id=d["question_id"],
+                text=d["text"],
+                ability=d["ability"],
+                weight=d["weight"],
+                reason=d["reason"],
+            )
         elif not d.get("key"):
             raise DjangoValidationError({"key": gettext("name the criterion (its key)")})
         elif d["action"] == "retire":
             rev = services.retire_criterion(author=author, key=d["key"], reason=d["reason"], base_revision=d["base_revision"])
         else:
-            rev = services.edit_criterion(author=author, key=d["key"], text=d["text"], ability=d["ability"], weight=d["weight"],
-                                          reason=d["reason"], base_revision=d["base_revision"], meaning_changed=d["meaning_changed"])
+            rev = services.edit_criterion(
+                author=author,
+                key=d["key"],
+                text=d["text"],
+                ability=d["ability"],
+                weight=d["weight"],
+                reason=d["reason"],
+                base_revision=d["base_revision"],
+                meaning_changed=d["meaning_changed"],
+            )
         return Response(RevisionSerializer(rev).data, status=201)
 
     @extend_schema(request=None, responses={200: RevisionSerializer})
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str | None = None) -> Response:
-        rev = services.submit_revision(revision=self.get_object(), user=_user(request))
+        rev = services.submit_revision(revision=self.get_object(), user=signed_in(request))
         return Response(RevisionSerializer(rev).data)
 
     def _decide(self, request: Request, verdict: str) -> Response:
         form = DecisionInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        rev = services.review_revision(revision=self.get_object(), reviewer=_user(request), verdict=verdict,
-                                       comment=form.validated_data["comment"])
+        rev = services.review_revision(
+            revision=self.get_object(), reviewer=signed_in(request), verdict=verdict, comment=form.validated_data["comment"]
+        )
         rev = self.get_queryset().get(pk=rev.pk)
         return Response(RevisionSerializer(rev).data)
 
@@ -230,7 +277,7 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         form = CommentSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         reply_to = form.validated_data.get("reply_to")
-        comment = services.comment_on_revision(revision=rev, author=_user(request), body=form.validated_data["body"], reply_to=reply_to)
+        comment = services.comment_on_revision(revision=rev, author=signed_in(request), body=form.validated_data["body"], reply_to=reply_to)
         return Response(CommentSerializer(comment).data, status=201)
 
 
@@ -240,8 +287,21 @@ class AuditEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AuditEntry
-        fields = ["id", "created_at", "person", "action", "dataset", "question_id", "criterion_key", "revision_number",
-                  "object_type", "object_id", "reason", "before", "after"]
+        fields = [
+            "id",
+            "created_at",
+            "person",
+            "action",
+            "dataset",
+            "question_id",
+            "criterion_key",
+            "revision_number",
+            "object_type",
+            "object_id",
+            "reason",
+            "before",
+            "after",
+        ]
 
 
 class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
@@ -349,7 +409,9 @@ class SignalSerializer(serializers.Serializer):
 
 class HitRateSerializer(SignalSerializer):
     models = serializers.IntegerField(help_text="Models whose responses the judge judged.")
-    saturated = serializers.BooleanField(help_text="Every response of two or more models was hit: the criterion no longer separates models.")
+    saturated = serializers.BooleanField(
+        help_text="Every response of two or more models was hit: the criterion no longer separates models."
+    )
 
 
 class AgreementSignalSerializer(SignalSerializer):
@@ -393,12 +455,16 @@ class QualityView(APIView):
         scope = blind_scope(request.user)  # an expert of an open campaign: its responses do not count
         signals = selectors.quality_signals(dataset, keys=keys, leave_out=scope.response_ids if scope else None)
         rule = selectors.ambiguity_rule()
-        return Response(RubricQualitySerializer({
-            "ambiguity_rule": rule,
-            "criteria": {
-                str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()} for k, s in signals.items()
-            },
-        }).data)
+        return Response(
+            RubricQualitySerializer(
+                {
+                    "ambiguity_rule": rule,
+                    "criteria": {
+                        str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()} for k, s in signals.items()
+                    },
+                }
+            ).data
+        )
 
 
 class WorkListQuerySerializer(DatasetQuerySerializer):
@@ -429,8 +495,9 @@ class WorkListView(ComputedListView):
     def get(self, request: Request) -> Response:
         query = valid_query(WorkListQuerySerializer, request)
         scope = blind_scope(request.user)
-        items = selectors.work_list(query["dataset"], kind=query.get("kind"), question_id=query.get("question_id"),
-                                    leave_out=scope.response_ids if scope else None)
+        items = selectors.work_list(
+            query["dataset"], kind=query.get("kind"), question_id=query.get("question_id"), leave_out=scope.response_ids if scope else None
+        )
         return self.paginated(items)
 
 
@@ -456,7 +523,9 @@ class PublishView(APIView):
         form = PublishInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        version = services.publish_revisions(dataset=_dataset_named(d["dataset"]), user=_user(request), label=d["label"] or None, note=d["note"])
+        version = services.publish_revisions(
+            dataset=_dataset_named(d["dataset"]), user=signed_in(request), label=d["label"] or None, note=d["note"]
+        )
         return Response(PublishedVersionSerializer(version).data, status=201)
 
 
@@ -483,5 +552,5 @@ class FlagView(APIView):
         form = FlagInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         lineage = get_object_or_404(CriterionLineage, key=form.validated_data["key"])
-        flag = services.flag_criterion(lineage=lineage, reason=form.validated_data["reason"], source="api", flagged_by=_user(request))
+        flag = services.flag_criterion(lineage=lineage, reason=form.validated_data["reason"], source="api", flagged_by=signed_in(request))
         return Response(FlagSerializer(flag).data, status=201)

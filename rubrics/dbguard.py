@@ -93,8 +93,12 @@ def drop_statements(vendor: str) -> list[str]:
         ]
     if vendor == "sqlite":
         return [
-            f"DROP TRIGGER IF EXISTS {t}" for t in (
-                f"{AUDIT_TABLE}_no_update", f"{AUDIT_TABLE}_no_delete", f"{REVISION_TABLE}_no_update", f"{REVISION_TABLE}_no_delete",
+            f"DROP TRIGGER IF EXISTS {t}"
+            for t in (
+                f"{AUDIT_TABLE}_no_update",
+                f"{AUDIT_TABLE}_no_delete",
+                f"{REVISION_TABLE}_no_update",
+                f"{REVISION_TABLE}_no_delete",
             )
         ]
     return []

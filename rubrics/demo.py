@@ -28,11 +28,19 @@ def seed(*, context: DemoContext) -> None:
     if len(criteria) < 3:  # an item without criteria: nothing to revise there
         return
 
-    def edit(c: Criterion, *, reason: str, text: str | None = None, weight: int | None = None, meaning_changed: bool = False) -> CriterionRevision:
+    def edit(
+        c: Criterion, *, reason: str, text: str | None = None, weight: int | None = None, meaning_changed: bool = False
+    ) -> CriterionRevision:
         """A revision of `c` that keeps whatever it is not told to change."""
         return services.edit_criterion(
-            author=author, key=c.lineage_id, base_revision=c.lineage.current_revision, text=c.text if text is None else text,
-            ability=c.ability, weight=c.weight if weight is None else weight, reason=reason, meaning_changed=meaning_changed,
+            author=author,
+            key=c.lineage_id,
+            base_revision=c.lineage.current_revision,
+            text=c.text if text is None else text,
+            ability=c.ability,
+            weight=c.weight if weight is None else weight,
+            reason=reason,
+            meaning_changed=meaning_changed,
         )
 
     # 1. A wording fix, approved by the whole panel (waiting to be published).
@@ -53,6 +61,13 @@ def seed(*, context: DemoContext) -> None:
     services.submit_revision(revision=rev, user=author)
     services.review_revision(revision=rev, reviewer=reviewers[3], verdict="reject", comment="改动改变了考察点，请先讨论")
     # 4. A proposed new criterion, still a draft.
-    services.add_criterion(author=author, dataset=version.dataset, question_id=items[0].question_id,
-                           text="AI邀请用户描述此刻身体上的感受", ability="情绪感知", weight=2, reason=DEMO_REASON + "补充躯体感受")
+    services.add_criterion(
+        author=author,
+        dataset=version.dataset,
+        question_id=items[0].question_id,
+        text="AI邀请用户描述此刻身体上的感受",
+        ability="情绪感知",
+        weight=2,
+        reason=DEMO_REASON + "补充躯体感受",
+    )
     context.log.append("rubric revisions: one approved, one under review, one rejected, one draft addition")

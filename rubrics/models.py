@@ -24,8 +24,22 @@ if TYPE_CHECKING:
 
 # Columns of CriterionRevision that the database refuses to change (see migration 0002).
 REVISION_CONTENT_COLUMNS = (
-    "lineage_id", "number", "parent_id", "dataset_id", "question_id", "edited_from_version_id", "edited_from_id",
-    "text", "ability", "weight", "catastrophic", "change_kind", "meaning_changed", "reason", "author_id", "created_at",
+    "lineage_id",
+    "number",
+    "parent_id",
+    "dataset_id",
+    "question_id",
+    "edited_from_version_id",
+    "edited_from_id",
+    "text",
+    "ability",
+    "weight",
+    "catastrophic",
+    "change_kind",
+    "meaning_changed",
+    "reason",
+    "author_id",
+    "created_at",
 )
 
 
@@ -58,14 +72,22 @@ class CriterionRevision(models.Model):
     lineage = models.ForeignKey(CriterionLineage, on_delete=models.PROTECT, related_name="revisions")
     number = models.PositiveIntegerField(help_text="Revision number within the lineage (imports count too).")
     parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children",
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="children",
         help_text="The revision this one was written on top of (None: on top of an imported snapshot).",
     )
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="+")
     question_id = models.CharField(max_length=64)
     edited_from_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="+")
     edited_from = models.ForeignKey(
-        Criterion, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        Criterion,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
         help_text="The snapshot the author was looking at (None for an addition).",
     )
     text = models.TextField()

@@ -50,16 +50,13 @@ def editor_rows(version: DatasetVersion, question_id: str) -> tuple[Item, list[E
     heads = dict(
         CriterionRevision.objects.filter(lineage_id__in=keys).values("lineage_id").annotate(n=Max("number")).values_list("lineage_id", "n")
     )
-    open_revs = {
-        r.lineage_id: r
-        for r in CriterionRevision.objects.filter(lineage_id__in=keys).open().select_related("author")
-    }
-    rows = [
-        EditorRow(c, max(c.lineage.current_revision, heads.get(c.lineage_id, 0)), open_revs.get(c.lineage_id)) for c in criteria
-    ]
+    open_revs = {r.lineage_id: r for r in CriterionRevision.objects.filter(lineage_id__in=keys).open().select_related("author")}
+    rows = [EditorRow(c, max(c.lineage.current_revision, heads.get(c.lineage_id, 0)), open_revs.get(c.lineage_id)) for c in criteria]
     additions = list(
         CriterionRevision.objects.filter(
-            dataset_id=version.dataset_id, question_id=question_id, change_kind=CriterionRevision.Kind.ADDITION,
+            dataset_id=version.dataset_id,
+            question_id=question_id,
+            change_kind=CriterionRevision.Kind.ADDITION,
             published_in__isnull=True,
         )
         .exclude(status=Status.SUPERSEDED)
@@ -172,7 +169,11 @@ def audit_entries(
     if item:
         qs = qs.filter(question_id=item)
     if criterion:
-        keys = list(CriterionLineage.objects.filter(key__startswith=criterion).values_list("key", flat=True)[:50]) if len(criterion) < 36 else [criterion]
+        keys = (
+            list(CriterionLineage.objects.filter(key__startswith=criterion).values_list("key", flat=True)[:50])
+            if len(criterion) < 36
+            else [criterion]
+        )
         qs = qs.filter(criterion_key__in=keys)
     if person:
         qs = qs.filter(actor_name=person)
@@ -202,7 +203,12 @@ class StaleRow(TypedDict):
 
 
 # The criterion columns a stale row is grouped by, after the response's public id.
-_STALE_CRITERION_FIELDS = ("criterion__lineage_id", "criterion__item__question_id", "criterion__revision", "criterion__lineage__meaning_revision")
+_STALE_CRITERION_FIELDS = (
+    "criterion__lineage_id",
+    "criterion__item__question_id",
+    "criterion__revision",
+    "criterion__lineage__meaning_revision",
+)
 
 
 def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[StaleRow]:
@@ -217,20 +223,23 @@ def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[Stal
         .values("assignment__campaign_response__response__public_id", *_STALE_CRITERION_FIELDS)
         .annotate(n=Count("id"))
     )
-    verdicts = (
-        JudgeVerdict.objects.filter(scope)
-        .values("response__public_id", *_STALE_CRITERION_FIELDS)
-        .annotate(n=Count("id"))
-    )
+    verdicts = JudgeVerdict.objects.filter(scope).values("response__public_id", *_STALE_CRITERION_FIELDS).annotate(n=Count("id"))
     rows: dict[tuple[str, uuid.UUID, int], StaleRow] = {}
 
     def row(public_id: str, r: dict[str, Any]) -> StaleRow:
         k = (public_id, r["criterion__lineage_id"], r["criterion__revision"])
-        return rows.setdefault(k, {
-            "response": public_id, "question_id": r["criterion__item__question_id"], "criterion_key": str(r["criterion__lineage_id"]),
-            "judged_revision": r["criterion__revision"], "meaning_revision": r["criterion__lineage__meaning_revision"],
-            "judgments": 0, "verdicts": 0,
-        })
+        return rows.setdefault(
+            k,
+            {
+                "response": public_id,
+                "question_id": r["criterion__item__question_id"],
+                "criterion_key": str(r["criterion__lineage_id"]),
+                "judged_revision": r["criterion__revision"],
+                "meaning_revision": r["criterion__lineage__meaning_revision"],
+                "judgments": 0,
+                "verdicts": 0,
+            },
+        )
 
     for r in judgments:
         row(r["assignment__campaign_response__response__public_id"], r)["judgments"] += r["n"]
@@ -289,7 +298,8 @@ def quality_signals(
     # Latest run per (criterion lineage, response).
     verdicts: dict[tuple[uuid.UUID, int], tuple[int, bool]] = {}
     for key, response, model, hit in (
-        JudgeVerdict.objects.filter(verdict_scope).exclude(stale_q("criterion"))
+        JudgeVerdict.objects.filter(verdict_scope)
+        .exclude(stale_q("criterion"))
         .values_list("criterion__lineage_id", "response_id", "response__model_id", "hit")
         .order_by("run_id")
     ):
@@ -301,9 +311,14 @@ def quality_signals(
         Judgment.objects.filter(judgment_scope, assignment__status=Assignment.Status.SUBMITTED, hit__isnull=False)
         .exclude(stale_q("criterion"))
         .values_list(
-            "criterion__lineage_id", "assignment__campaign_response__response_id", "assignment__expert_id", "hit",
-            "assignment__campaign_response_id", "assignment__campaign_response__campaign__overlap",
-            "assignment__campaign_response__campaign__kind", "assignment__campaign_response__is_gold",
+            "criterion__lineage_id",
+            "assignment__campaign_response__response_id",
+            "assignment__expert_id",
+            "hit",
+            "assignment__campaign_response_id",
+            "assignment__campaign_response__campaign__overlap",
+            "assignment__campaign_response__campaign__kind",
+            "assignment__campaign_response__is_gold",
         )
     ):
         hit = cast("bool", judged)  # the filter leaves out judgments without a hit
@@ -362,8 +377,7 @@ def work_list(
     texts: dict[uuid.UUID, tuple[str, str]] = {}
     if version is not None:
         texts = {
-            k: (q, t)
-            for k, q, t in Criterion.objects.filter(item__version=version).values_list("lineage_id", "item__question_id", "text")
+            k: (q, t) for k, q, t in Criterion.objects.filter(item__version=version).values_list("lineage_id", "item__question_id", "text")
         }
     # A question's criteria are those of its item in the latest version (the work list shows no others for it).
     keys = None if question_id is None else [k for k, (q, _) in texts.items() if q == question_id]
@@ -378,12 +392,21 @@ def work_list(
             q, t = where(key)
             if s["ambiguous"] and kind in (None, "ambiguous"):
                 a = s["agreement"]
-                items.append(WorkItem("ambiguous", dataset.name, q, str(key), t,
-                                      f"experts agree on {a.value:.0%} of pairs over {a.n} responses"))
+                items.append(
+                    WorkItem("ambiguous", dataset.name, q, str(key), t, f"experts agree on {a.value:.0%} of pairs over {a.n} responses")
+                )
             if s["hit_rate"].extra.get("saturated") and kind in (None, "saturated"):
                 h = s["hit_rate"]
-                items.append(WorkItem("saturated", dataset.name, q, str(key), t,
-                                      f"hit by all {h.n} judged responses of {h.extra['models']} models: a candidate for removal"))
+                items.append(
+                    WorkItem(
+                        "saturated",
+                        dataset.name,
+                        q,
+                        str(key),
+                        t,
+                        f"hit by all {h.n} judged responses of {h.extra['models']} models: a candidate for removal",
+                    )
+                )
     if kind in (None, "unclear"):
         reports = UnclearCriterionReport.objects.filter(resolved_at__isnull=True, criterion__lineage__dataset=dataset)
         if keys is not None:
@@ -391,14 +414,25 @@ def work_list(
         if leave_out is not None:  # another rater's note on a response the viewer judges blind
             reports = reports.exclude(assignment__campaign_response__response_id__in=leave_out)
         for report in reports.select_related("criterion__item").order_by("-created_at", "-id"):
-            items.append(WorkItem("unclear", dataset.name, report.criterion.item.question_id, str(report.criterion.lineage_id),
-                                  report.criterion.text, report.comment, report.created_at, report.pk))
+            items.append(
+                WorkItem(
+                    "unclear",
+                    dataset.name,
+                    report.criterion.item.question_id,
+                    str(report.criterion.lineage_id),
+                    report.criterion.text,
+                    report.comment,
+                    report.created_at,
+                    report.pk,
+                )
+            )
     if kind in (None, "flag"):
         flags = CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset)
         if keys is not None:
             flags = flags.filter(lineage_id__in=keys)
         for flag in flags.order_by("-created_at", "-id"):
             q, t = where(flag.lineage_id)
-            items.append(WorkItem("flag", dataset.name, q, str(flag.lineage_id), t, f"{flag.source}: {flag.reason}",
-                                  flag.created_at, flag.pk))
+            items.append(
+                WorkItem("flag", dataset.name, q, str(flag.lineage_id), t, f"{flag.source}: {flag.reason}", flag.created_at, flag.pk)
+            )
     return items

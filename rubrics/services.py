@@ -56,8 +56,13 @@ class Content:
         return self.ability == CATASTROPHIC_LABEL
 
     def as_dict(self) -> dict[str, Any]:
-        return {"revision": self.number, "text": self.text, "ability": self.ability, "weight": self.weight,
-                "catastrophic": self.catastrophic}
+        return {
+            "revision": self.number,
+            "text": self.text,
+            "ability": self.ability,
+            "weight": self.weight,
+            "catastrophic": self.catastrophic,
+        }
 
 
 # --- reading the state a write depends on -------------------------------------------------
@@ -70,11 +75,7 @@ def approved_content(lineage: CriterionLineage) -> Content | None:
     rev = lineage.revisions.filter(number=lineage.current_revision, status=Status.APPROVED).first()
     if rev is not None:
         return Content(rev.text, rev.ability, rev.weight, rev.number)
-    snap = (
-        Criterion.objects.filter(lineage=lineage, revision=lineage.current_revision)
-        .order_by("-item__version__number")
-        .first()
-    )
+    snap = Criterion.objects.filter(lineage=lineage, revision=lineage.current_revision).order_by("-item__version__number").first()
     if snap is None:
         return None
     return Content(snap.text, snap.ability, snap.weight, snap.revision)
@@ -123,7 +124,9 @@ def validate_content(*, dataset: Dataset, text: str, ability: str, weight: int |
         errors["weight"] = gettext("The weight must be a whole number.")
     elif weight == 0 or not (MIN_WEIGHT <= weight <= MAX_WEIGHT):
         errors["weight"] = gettext("The weight must be between %(min)s and %(max)s and not 0 (got %(weight)s).") % {
-            "min": MIN_WEIGHT, "max": MAX_WEIGHT, "weight": weight,
+            "min": MIN_WEIGHT,
+            "max": MAX_WEIGHT,
+            "weight": weight,
         }
     if not reason:
         errors["reason"] = gettext("Say why you are making this change.")
@@ -185,15 +188,30 @@ def _audit_revision(
     after: dict[str, Any] | None = None,
 ) -> AuditEntry:
     return record_audit(
-        actor=actor, action=action, object_type="revision", object_id=rev.pk, dataset=rev.dataset,
-        question_id=rev.question_id, criterion_key=rev.lineage_id, revision_number=rev.number,
-        reason=reason, before=before, after=after,
+        actor=actor,
+        action=action,
+        object_type="revision",
+        object_id=rev.pk,
+        dataset=rev.dataset,
+        question_id=rev.question_id,
+        criterion_key=rev.lineage_id,
+        revision_number=rev.number,
+        reason=reason,
+        before=before,
+        after=after,
     )
 
 
 def revision_state(rev: CriterionRevision) -> dict[str, Any]:
-    return {"revision": rev.number, "kind": rev.change_kind, "status": rev.status, "text": rev.text,
-            "ability": rev.ability, "weight": rev.weight, "catastrophic": rev.catastrophic}
+    return {
+        "revision": rev.number,
+        "kind": rev.change_kind,
+        "status": rev.status,
+        "text": rev.text,
+        "ability": rev.ability,
+        "weight": rev.weight,
+        "catastrophic": rev.catastrophic,
+    }
 
 
 # --- proposing revisions ----------------------------------------------------------------
@@ -239,8 +257,14 @@ def _supersede(open_rev: CriterionRevision | None, *, actor: User, by: Criterion
         open_rev.status = Status.SUPERSEDED
         open_rev.decided_at = timezone.now()
         open_rev.save(update_fields=["status", "decided_at"])
-        _audit_revision(open_rev, actor=actor, action=Action.SUPERSEDED, reason=f"superseded by revision {by.number}",
-                        before=before, after=revision_state(open_rev))
+        _audit_revision(
+            open_rev,
+            actor=actor,
+            action=Action.SUPERSEDED,
+            reason=f"superseded by revision {by.number}",
+            before=before,
+            after=revision_state(open_rev),
+        )
 
 
 def _snapshot_in(version: DatasetVersion, lineage: CriterionLineage) -> Criterion | None:
@@ -268,11 +292,16 @@ def edit_criterion(
     head, head_rev = _check_base(lineage, base_revision)
     before = approved_content(lineage)
     if head_rev is not None and head_rev.is_open and head_rev.change_kind == Kind.RETIREMENT:
-        raise ValidationError({"criterion": gettext("Revision %(head)s proposes retiring this criterion; it must be decided first.") % {"head": head}})
+        raise ValidationError(
+            {"criterion": gettext("Revision %(head)s proposes retiring this criterion; it must be decided first.") % {"head": head}}
+        )
     current = head_rev if (head_rev is not None and head_rev.is_open) else before
     if current is not None and (current.text, current.ability, current.weight) == (clean["text"], clean["ability"], clean["weight"]):
         raise ValidationError(
-            {"text": gettext("Nothing changed: the text, ability and weight are those of revision %(number)s.") % {"number": current.number}}
+            {
+                "text": gettext("Nothing changed: the text, ability and weight are those of revision %(number)s.")
+                % {"number": current.number}
+            }
         )
     kind = classify(before, text=clean["text"], ability=clean["ability"], weight=clean["weight"], meaning_changed=meaning_changed)
     version = latest_version(lineage.dataset)
@@ -307,8 +336,12 @@ def edit_criterion(
     )
     _supersede(head_rev, actor=author, by=rev)
     _audit_revision(
-        rev, actor=author, action=Action.CREATED if kind == Kind.ADDITION else Action.EDITED, reason=clean["reason"],
-        before=before.as_dict() if before else None, after=revision_state(rev),
+        rev,
+        actor=author,
+        action=Action.CREATED if kind == Kind.ADDITION else Action.EDITED,
+        reason=clean["reason"],
+        before=before.as_dict() if before else None,
+        after=revision_state(rev),
     )
     return rev
 
@@ -322,14 +355,27 @@ def add_criterion(
     clean = validate_content(dataset=dataset, text=text, ability=ability, weight=weight, reason=reason)
     version = latest_version(dataset)
     if not version.items.filter(question_id=question_id).exists():
-        raise ValidationError({"question_id": gettext("no item %(item)r in version %(version)s") % {"item": question_id, "version": version.label}})
+        raise ValidationError(
+            {"question_id": gettext("no item %(item)r in version %(version)s") % {"item": question_id, "version": version.label}}
+        )
     # Nothing approved yet: revision 0 keeps meaning_revision ≤ current_revision and marks "no approved content".
     lineage = CriterionLineage.objects.create(key=uuid.uuid4(), dataset=dataset, current_revision=0, meaning_revision=0)
     rev = CriterionRevision.objects.create(
-        lineage=lineage, number=1, parent=None, dataset=dataset, question_id=question_id, edited_from_version=version,
-        edited_from=None, text=clean["text"], ability=clean["ability"], weight=clean["weight"],
-        catastrophic=clean["ability"] == CATASTROPHIC_LABEL, change_kind=Kind.ADDITION, meaning_changed=True,
-        reason=clean["reason"], author=author,
+        lineage=lineage,
+        number=1,
+        parent=None,
+        dataset=dataset,
+        question_id=question_id,
+        edited_from_version=version,
+        edited_from=None,
+        text=clean["text"],
+        ability=clean["ability"],
+        weight=clean["weight"],
+        catastrophic=clean["ability"] == CATASTROPHIC_LABEL,
+        change_kind=Kind.ADDITION,
+        meaning_changed=True,
+        reason=clean["reason"],
+        author=author,
     )
     _audit_revision(rev, actor=author, action=Action.CREATED, reason=clean["reason"], after=revision_state(rev))
     return rev
@@ -352,11 +398,25 @@ def retire_criterion(*, author: User, key: uuid.UUID | str, reason: str, base_re
     version = latest_version(lineage.dataset)
     snapshot = _snapshot_in(version, lineage)
     if snapshot is None:
-        raise ValidationError({"criterion": gettext("This criterion is not part of the latest version %(version)s.") % {"version": version.label}})
+        raise ValidationError(
+            {"criterion": gettext("This criterion is not part of the latest version %(version)s.") % {"version": version.label}}
+        )
     rev = CriterionRevision.objects.create(
-        lineage=lineage, number=head + 1, parent=head_rev, dataset=lineage.dataset, question_id=snapshot.item.question_id,
-        edited_from_version=version, edited_from=snapshot, text=before.text, ability=before.ability, weight=before.weight,
-        catastrophic=before.catastrophic, change_kind=Kind.RETIREMENT, meaning_changed=False, reason=reason, author=author,
+        lineage=lineage,
+        number=head + 1,
+        parent=head_rev,
+        dataset=lineage.dataset,
+        question_id=snapshot.item.question_id,
+        edited_from_version=version,
+        edited_from=snapshot,
+        text=before.text,
+        ability=before.ability,
+        weight=before.weight,
+        catastrophic=before.catastrophic,
+        change_kind=Kind.RETIREMENT,
+        meaning_changed=False,
+        reason=reason,
+        author=author,
     )
     _supersede(head_rev, actor=author, by=rev)
     _audit_revision(rev, actor=author, action=Action.RETIRED, reason=reason, before=before.as_dict(), after=revision_state(rev))
@@ -378,7 +438,10 @@ def submit_revision(*, revision: CriterionRevision, user: User) -> CriterionRevi
         raise PermissionDenied(gettext("Only the revision's author can submit it."))
     if rev.status != Status.DRAFT:
         raise ValidationError(
-            {"status": gettext("Only a draft can be submitted; this revision is %(status)s.") % {"status": rev.get_status_display().lower()}}
+            {
+                "status": gettext("Only a draft can be submitted; this revision is %(status)s.")
+                % {"status": rev.get_status_display().lower()}
+            }
         )
     before = revision_state(rev)
     rev.status = Status.SUBMITTED
@@ -402,13 +465,22 @@ def review_revision(*, revision: CriterionRevision, reviewer: User, verdict: str
     if verdict == ReviewDecision.Verdict.REJECT and not comment:
         raise ValidationError({"comment": gettext("Say why you reject it, so the author can revise it.")})
     if rev.status != Status.SUBMITTED:
-        raise ValidationError({"status": gettext("This revision is %(status)s, not awaiting review.") % {"status": rev.get_status_display().lower()}})
+        raise ValidationError(
+            {"status": gettext("This revision is %(status)s, not awaiting review.") % {"status": rev.get_status_display().lower()}}
+        )
     if rev.decisions.filter(reviewer=reviewer).exists():
         raise ValidationError({"verdict": gettext("You have already decided on this revision.")})
     decision = ReviewDecision.objects.create(revision=rev, reviewer=reviewer, verdict=verdict, comment=comment)
     record_audit(
-        actor=reviewer, action=Action.REVIEWED, object_type="decision", object_id=decision.pk, dataset=rev.dataset,
-        question_id=rev.question_id, criterion_key=rev.lineage_id, revision_number=rev.number, reason=comment,
+        actor=reviewer,
+        action=Action.REVIEWED,
+        object_type="decision",
+        object_id=decision.pk,
+        dataset=rev.dataset,
+        question_id=rev.question_id,
+        criterion_key=rev.lineage_id,
+        revision_number=rev.number,
+        reason=comment,
         after={"verdict": verdict, "revision": rev.number},
     )
     if comment:
@@ -428,8 +500,11 @@ def review_revision(*, revision: CriterionRevision, reviewer: User, verdict: str
 
 def _apply_approval(rev: CriterionRevision, *, actor: User) -> None:
     lineage = CriterionLineage.objects.select_for_update().get(pk=rev.lineage_id)
-    before_lineage = {"current_revision": lineage.current_revision, "meaning_revision": lineage.meaning_revision,
-                      "retired": lineage.retired}
+    before_lineage = {
+        "current_revision": lineage.current_revision,
+        "meaning_revision": lineage.meaning_revision,
+        "retired": lineage.retired,
+    }
     before = revision_state(rev)
     lineage.current_revision = rev.number
     if rev.change_kind in (Kind.SEMANTIC, Kind.ADDITION):
@@ -442,10 +517,19 @@ def _apply_approval(rev: CriterionRevision, *, actor: User) -> None:
     rev.decided_at = timezone.now()
     rev.save(update_fields=["status", "decided_at"])
     _audit_revision(
-        rev, actor=actor, action=Action.APPROVED, reason=f"unanimous approval by {rev.dataset.review_panel_size} reviewers",
+        rev,
+        actor=actor,
+        action=Action.APPROVED,
+        reason=f"unanimous approval by {rev.dataset.review_panel_size} reviewers",
         before={**before, "lineage": before_lineage},
-        after={**revision_state(rev), "lineage": {"current_revision": lineage.current_revision,
-                                                  "meaning_revision": lineage.meaning_revision, "retired": lineage.retired}},
+        after={
+            **revision_state(rev),
+            "lineage": {
+                "current_revision": lineage.current_revision,
+                "meaning_revision": lineage.meaning_revision,
+                "retired": lineage.retired,
+            },
+        },
     )
 
 
@@ -463,8 +547,14 @@ def comment_on_revision(
         raise ValidationError({"reply_to": gettext("That comment belongs to another revision.")})
     comment = RevisionComment.objects.create(revision=revision, author=author, body=body, reply_to=reply_to)
     record_audit(
-        actor=author, action=Action.COMMENTED, object_type="comment", object_id=comment.pk, dataset=revision.dataset,
-        question_id=revision.question_id, criterion_key=revision.lineage_id, revision_number=revision.number,
+        actor=author,
+        action=Action.COMMENTED,
+        object_type="comment",
+        object_id=comment.pk,
+        dataset=revision.dataset,
+        question_id=revision.question_id,
+        criterion_key=revision.lineage_id,
+        revision_number=revision.number,
         after={"body": body, "reply_to": reply_to.pk if reply_to else None},
     )
     return comment
@@ -481,10 +571,7 @@ def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None,
     dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
     parent = latest_version(dataset)
     pending = list(
-        CriterionRevision.objects.filter(dataset=dataset)
-        .awaiting_publication()
-        .select_related("lineage")
-        .order_by("lineage_id", "number")
+        CriterionRevision.objects.filter(dataset=dataset).awaiting_publication().select_related("lineage").order_by("lineage_id", "number")
     )
     if not pending:
         raise ValidationError(gettext("There are no approved revisions waiting to be published."))
@@ -524,19 +611,38 @@ def publish_revisions(*, dataset: Dataset, user: User, label: str | None = None,
             raise ValidationError(gettext("Publishing would leave item %(item)s without criteria.") % {"item": item.question_id})
         items.append(dataclasses.replace(item, rubric=tuple(rubric)))
     if additions:
-        raise ValidationError(gettext("Approved additions for items not in the latest version: %(items)s") % {"items": ", ".join(sorted(additions))})
+        raise ValidationError(
+            gettext("Approved additions for items not in the latest version: %(items)s") % {"items": ", ".join(sorted(additions))}
+        )
     version = create_version(
-        dataset=dataset, items=items, parent=parent, label=label, note=note or f"{len(final)} approved rubric revisions",
-        created_by=user, source="rubric revisions", lineage=lineage,
+        dataset=dataset,
+        items=items,
+        parent=parent,
+        label=label,
+        note=note or f"{len(final)} approved rubric revisions",
+        created_by=user,
+        source="rubric revisions",
+        lineage=lineage,
     )
     for rev in pending:
         rev.published_in = version
         rev.save(update_fields=["published_in"])
-        _audit_revision(rev, actor=user, action=Action.PUBLISHED, reason=f"published in {version.label}",
-                        after={"version": version.label, "revision": rev.number})
+        _audit_revision(
+            rev,
+            actor=user,
+            action=Action.PUBLISHED,
+            reason=f"published in {version.label}",
+            after={"version": version.label, "revision": rev.number},
+        )
     record_audit(
-        actor=user, action=Action.PUBLISHED, object_type="version", object_id=version.pk, dataset=dataset,
-        reason=note, before={"version": parent.label}, after={"version": version.label, "summary": version.changelog.get("summary", {})},
+        actor=user,
+        action=Action.PUBLISHED,
+        object_type="version",
+        object_id=version.pk,
+        dataset=dataset,
+        reason=note,
+        before={"version": parent.label},
+        after={"version": version.label, "summary": version.changelog.get("summary", {})},
     )
     return version
 
@@ -555,8 +661,14 @@ def flag_criterion(*, lineage: CriterionLineage, reason: str, source: str, flagg
     flag = CriterionFlag.objects.create(lineage=lineage, reason=reason, source=source.strip()[:40], flagged_by=flagged_by)
     snap = Criterion.objects.filter(lineage=lineage).select_related("item").order_by("-item__version__number").first()
     record_audit(
-        actor=flagged_by, action=Action.FLAGGED, object_type="flag", object_id=flag.pk, dataset=lineage.dataset,
-        question_id=snap.item.question_id if snap else "", criterion_key=lineage.key, reason=reason,
+        actor=flagged_by,
+        action=Action.FLAGGED,
+        object_type="flag",
+        object_id=flag.pk,
+        dataset=lineage.dataset,
+        question_id=snap.item.question_id if snap else "",
+        criterion_key=lineage.key,
+        reason=reason,
         after={"source": flag.source},
     )
     return flag
@@ -573,8 +685,17 @@ def resolve_flag(*, flag: CriterionFlag, user: User, note: str = "") -> Criterio
     flag.resolved_at = timezone.now()
     flag.resolved_by = user
     flag.save(update_fields=["resolved_at", "resolved_by"])
-    record_audit(actor=user, action=Action.RESOLVED, object_type="flag", object_id=flag.pk, dataset=flag.lineage.dataset,
-                 criterion_key=flag.lineage_id, reason=note, before={"resolved": False}, after={"resolved": True})
+    record_audit(
+        actor=user,
+        action=Action.RESOLVED,
+        object_type="flag",
+        object_id=flag.pk,
+        dataset=flag.lineage.dataset,
+        criterion_key=flag.lineage_id,
+        reason=note,
+        before={"resolved": False},
+        after={"resolved": True},
+    )
     return flag
 
 
@@ -591,7 +712,16 @@ def resolve_unclear_report(*, report: UnclearCriterionReport, user: User, note: 
     report.resolved_at = timezone.now()
     report.resolved_by = user
     report.save(update_fields=["resolved_at", "resolved_by"])
-    record_audit(actor=user, action=Action.RESOLVED, object_type="unclear_report", object_id=report.pk,
-                 dataset=report.criterion.item.version.dataset, question_id=report.criterion.item.question_id,
-                 criterion_key=report.criterion.lineage_id, reason=note, before={"resolved": False}, after={"resolved": True})
+    record_audit(
+        actor=user,
+        action=Action.RESOLVED,
+        object_type="unclear_report",
+        object_id=report.pk,
+        dataset=report.criterion.item.version.dataset,
+        question_id=report.criterion.item.question_id,
+        criterion_key=report.criterion.lineage_id,
+        reason=note,
+        before={"resolved": False},
+        after={"resolved": True},
+    )
     return report

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from heartbench_core.blindness import blind_scope
 from heartbench_core.csvsafe import SafeWriter
-from heartbench_core.http import HtmxHttpRequest
+from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.textdiff import char_diff_html
 from heartbench_core.models import CriterionLineage, Dataset, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
@@ -38,12 +38,6 @@ AUDIT_CSV_COLUMNS = ("time", "person", "action", "dataset", "question_id", "crit
 Status = CriterionRevision.Status
 
 
-class StaffRequest(HtmxHttpRequest):
-    """A request `role_required` let through: its user is signed in. For type hints only, as HtmxHttpRequest."""
-
-    user: User
-
-
 def _dataset(name: str) -> Dataset:
     return get_object_or_404(Dataset, name=name)
 
@@ -54,7 +48,7 @@ def _can_edit(user: User) -> bool:
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def index(request: StaffRequest) -> HttpResponse:
+def index(request: SignedInRequest) -> HttpResponse:
     datasets = list(Dataset.objects.order_by("name"))
     work = [w for d in datasets for w in selectors.work_list(d, leave_out=_hidden(request.user))]
     kind = request.GET.get("kind") or ""
@@ -77,20 +71,20 @@ def index(request: StaffRequest) -> HttpResponse:
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def dataset_items(request: StaffRequest, name: str) -> HttpResponse:
+def dataset_items(request: SignedInRequest, name: str) -> HttpResponse:
     dataset = _dataset(name)
     version = selectors.latest_version(dataset)
     if version is None:
         raise Http404(gettext("This dataset has no versions."))
     q = request.GET.get("q") or None
     page = Paginator(items_of(version, q=q), 50).get_page(request.GET.get("page"))
-    pending = dict(
-        CriterionRevision.objects.filter(dataset=dataset).open()
-        .values_list("question_id")
-        .annotate(n=Count("id"))
-    )
+    pending = dict(CriterionRevision.objects.filter(dataset=dataset).open().values_list("question_id").annotate(n=Count("id")))
     context = {
-        "dataset": dataset, "version": version, "page": page, "q": q or "", "pending": pending,
+        "dataset": dataset,
+        "version": version,
+        "page": page,
+        "q": q or "",
+        "pending": pending,
         "approved": CriterionRevision.objects.filter(dataset=dataset).awaiting_publication().count(),
         "can_publish": has_role(request.user, Role.RUBRIC_AUTHOR, Role.ADMIN),
     }
@@ -99,7 +93,7 @@ def dataset_items(request: StaffRequest, name: str) -> HttpResponse:
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def editor(request: StaffRequest, name: str, question_id: str) -> HttpResponse:
+def editor(request: SignedInRequest, name: str, question_id: str) -> HttpResponse:
     dataset = _dataset(name)
     version = selectors.latest_version(dataset)
     found = selectors.editor_rows(version, question_id) if version else None
@@ -110,8 +104,14 @@ def editor(request: StaffRequest, name: str, question_id: str) -> HttpResponse:
     for row in rows:
         row.signals = signals.get(row.criterion.lineage_id)
     context = {
-        "dataset": dataset, "version": version, "item": item, "rows": rows, "additions": additions,
-        "can_edit": _can_edit(request.user), "add_form": CriterionForm(), "abilities": ability_choices(dataset),
+        "dataset": dataset,
+        "version": version,
+        "item": item,
+        "rows": rows,
+        "additions": additions,
+        "can_edit": _can_edit(request.user),
+        "add_form": CriterionForm(),
+        "abilities": ability_choices(dataset),
     }
     return render(request, "rubrics/editor.html", context)
 
@@ -122,7 +122,7 @@ def _hidden(user: User) -> ResponseIds | None:
     return scope.response_ids if scope else None
 
 
-def _row_context(request: StaffRequest, lineage: CriterionLineage) -> dict[str, Any]:
+def _row_context(request: SignedInRequest, lineage: CriterionLineage) -> dict[str, Any]:
     question_id, _ = selectors.lineage_question(lineage)
     version = selectors.latest_version(lineage.dataset)
     found = selectors.editor_rows(version, question_id) if version else None
@@ -138,14 +138,14 @@ def _row_context(request: StaffRequest, lineage: CriterionLineage) -> dict[str, 
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def criterion_row(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
+def criterion_row(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
     return render(request, "rubrics/partials/criterion_row.html", _row_context(request, lineage))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(Role.RUBRIC_AUTHOR)
-def edit_criterion(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
+def edit_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
     context = _row_context(request, lineage)
     row = context["row"]
@@ -159,8 +159,14 @@ def edit_criterion(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
         data = form.cleaned_data
         try:
             rev = services.edit_criterion(
-                author=request.user, key=lineage.key, text=data["text"], ability=data["ability"], weight=data["weight"],
-                reason=data["reason"], base_revision=data["base_revision"], meaning_changed=data["meaning_changed"],
+                author=request.user,
+                key=lineage.key,
+                text=data["text"],
+                ability=data["ability"],
+                weight=data["weight"],
+                reason=data["reason"],
+                base_revision=data["base_revision"],
+                meaning_changed=data["meaning_changed"],
             )
         except services.ConflictError as exc:
             # Keep everything the user typed; base it on the new head so a deliberate second save goes through.
@@ -185,7 +191,7 @@ def edit_criterion(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
     return _render_edit(request, context, form, status=status)
 
 
-def _render_edit(request: StaffRequest, context: dict[str, Any], form: CriterionForm, status: int = 200) -> HttpResponse:
+def _render_edit(request: SignedInRequest, context: dict[str, Any], form: CriterionForm, status: int = 200) -> HttpResponse:
     context["form"] = form
     if request.htmx:
         # htmx swaps only 2xx responses: errors come back as 200 with the form and its messages.
@@ -195,14 +201,21 @@ def _render_edit(request: StaffRequest, context: dict[str, Any], form: Criterion
 
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR)
-def add_criterion(request: StaffRequest, name: str, question_id: str) -> HttpResponse:
+def add_criterion(request: SignedInRequest, name: str, question_id: str) -> HttpResponse:
     dataset = _dataset(name)
     form = CriterionForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
         try:
-            services.add_criterion(author=request.user, dataset=dataset, question_id=question_id, text=data["text"],
-                                   ability=data["ability"], weight=data["weight"], reason=data["reason"])
+            services.add_criterion(
+                author=request.user,
+                dataset=dataset,
+                question_id=question_id,
+                text=data["text"],
+                ability=data["ability"],
+                weight=data["weight"],
+                reason=data["reason"],
+            )
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
@@ -215,14 +228,18 @@ def add_criterion(request: StaffRequest, name: str, question_id: str) -> HttpRes
 
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR)
-def retire_criterion(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
+def retire_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
     form = RetireForm(request.POST)
     form.is_valid()
     question_id, _ = selectors.lineage_question(lineage)
     try:
-        rev = services.retire_criterion(author=request.user, key=lineage.key, reason=form.cleaned_data.get("reason") or "",
-                                        base_revision=form.cleaned_data.get("base_revision"))
+        rev = services.retire_criterion(
+            author=request.user,
+            key=lineage.key,
+            reason=form.cleaned_data.get("reason") or "",
+            base_revision=form.cleaned_data.get("base_revision"),
+        )
     except ValidationError as exc:
         messages.error(request, gettext("Not retired: %(reasons)s") % {"reasons": " ".join(exc.messages)})
     else:
@@ -232,7 +249,7 @@ def retire_criterion(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def history(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
+def history(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
     entries = selectors.criterion_history(lineage)
     question_id, _ = selectors.lineage_question(lineage)
@@ -265,7 +282,7 @@ def _int(value: str | None) -> int | None:
 
 @require_safe
 @role_required(Role.SENIOR_REVIEWER)
-def review_queue(request: StaffRequest) -> HttpResponse:
+def review_queue(request: SignedInRequest) -> HttpResponse:
     queue = list(selectors.review_queue(request.user))
     for rev in queue:
         rev.diff_html = _diff_against_approved(rev)
@@ -279,19 +296,27 @@ def _diff_against_approved(rev: CriterionRevision) -> tuple[SafeString, services
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def revision_detail(request: StaffRequest, pk: int) -> HttpResponse:
+def revision_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     rev = selectors.revision_detail(pk)
     if rev is None:
         raise Http404(gettext("No such revision."))
     html, before = _diff_against_approved(rev)
     user = request.user
     context = {
-        "rev": rev, "before": before, "diff_html": html, "decisions": list(rev.decisions.select_related("reviewer")),
-        "thread": selectors.comment_thread(rev), "panel_size": rev.dataset.review_panel_size,
+        "rev": rev,
+        "before": before,
+        "diff_html": html,
+        "decisions": list(rev.decisions.select_related("reviewer")),
+        "thread": selectors.comment_thread(rev),
+        "panel_size": rev.dataset.review_panel_size,
         "can_submit": rev.status == Status.DRAFT and rev.author_id == user.pk,
-        "can_review": rev.status == Status.SUBMITTED and rev.author_id != user.pk and has_role(user, Role.SENIOR_REVIEWER)
+        "can_review": rev.status == Status.SUBMITTED
+        and rev.author_id != user.pk
+        and has_role(user, Role.SENIOR_REVIEWER)
         and not rev.decisions.filter(reviewer=user).exists(),
-        "can_revise": rev.status in (Status.DRAFT, Status.REJECTED) and _can_edit(user) and not rev.children.exists()
+        "can_revise": rev.status in (Status.DRAFT, Status.REJECTED)
+        and _can_edit(user)
+        and not rev.children.exists()
         and rev.change_kind != CriterionRevision.Kind.RETIREMENT,
     }
     template = "rubrics/partials/thread.html" if request.htmx and request.GET.get("part") == "thread" else "rubrics/revision.html"
@@ -300,7 +325,7 @@ def revision_detail(request: StaffRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @role_required(*STAFF_ROLES)
-def submit_revision(request: StaffRequest, pk: int) -> HttpResponse:
+def submit_revision(request: SignedInRequest, pk: int) -> HttpResponse:
     rev = get_object_or_404(CriterionRevision, pk=pk)
     try:
         services.submit_revision(revision=rev, user=request.user)
@@ -313,7 +338,7 @@ def submit_revision(request: StaffRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @role_required(Role.SENIOR_REVIEWER)
-def review_revision(request: StaffRequest, pk: int) -> HttpResponse:
+def review_revision(request: SignedInRequest, pk: int) -> HttpResponse:
     rev = get_object_or_404(CriterionRevision, pk=pk)
     verdict = request.POST.get("verdict", "")
     try:
@@ -333,7 +358,7 @@ def review_revision(request: StaffRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @role_required(*STAFF_ROLES)
-def comment(request: StaffRequest, pk: int) -> HttpResponse:
+def comment(request: SignedInRequest, pk: int) -> HttpResponse:
     rev = get_object_or_404(CriterionRevision, pk=pk)
     reply_id = _int(request.POST.get("reply_to"))
     reply_to = rev.comments.filter(pk=reply_id).first() if reply_id is not None else None
@@ -343,7 +368,9 @@ def comment(request: StaffRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         error = " ".join(exc.messages)
     if request.htmx:
-        return render(request, "rubrics/partials/thread.html", {"rev": rev, "thread": selectors.comment_thread(rev), "comment_error": error})
+        return render(
+            request, "rubrics/partials/thread.html", {"rev": rev, "thread": selectors.comment_thread(rev), "comment_error": error}
+        )
     if error:
         messages.error(request, error)
     return redirect(reverse("rubrics:revision", args=[rev.pk]) + "#thread")
@@ -351,11 +378,12 @@ def comment(request: StaffRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR, Role.ADMIN)
-def publish(request: StaffRequest, name: str) -> HttpResponse:
+def publish(request: SignedInRequest, name: str) -> HttpResponse:
     dataset = _dataset(name)
     try:
-        version = services.publish_revisions(dataset=dataset, user=request.user, label=request.POST.get("label") or None,
-                                             note=request.POST.get("note", ""))
+        version = services.publish_revisions(
+            dataset=dataset, user=request.user, label=request.POST.get("label") or None, note=request.POST.get("note", "")
+        )
     except ValidationError as exc:
         messages.error(request, gettext("Nothing was published: %(reasons)s") % {"reasons": " ".join(exc.messages)})
         return redirect("rubrics:dataset", dataset.name)
@@ -365,7 +393,7 @@ def publish(request: StaffRequest, name: str) -> HttpResponse:
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def stale(request: StaffRequest, name: str) -> HttpResponse:
+def stale(request: SignedInRequest, name: str) -> HttpResponse:
     dataset = _dataset(name)
     rows = selectors.stale_rows(dataset)
     return render(request, "rubrics/stale.html", {"dataset": dataset, "rows": rows, **selectors.stale_totals(rows)})
@@ -373,12 +401,16 @@ def stale(request: StaffRequest, name: str) -> HttpResponse:
 
 @require_POST
 @role_required(*STAFF_ROLES)
-def flag(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
+def flag(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
     question_id, _ = selectors.lineage_question(lineage)
     try:
-        services.flag_criterion(lineage=lineage, reason=request.POST.get("reason", ""), source="reviewer" if has_role(
-            request.user, Role.SENIOR_REVIEWER) and not _can_edit(request.user) else "author", flagged_by=request.user)
+        services.flag_criterion(
+            lineage=lineage,
+            reason=request.POST.get("reason", ""),
+            source="reviewer" if has_role(request.user, Role.SENIOR_REVIEWER) and not _can_edit(request.user) else "author",
+            flagged_by=request.user,
+        )
     except ValidationError as exc:
         messages.error(request, gettext("Not flagged: %(reasons)s") % {"reasons": " ".join(exc.messages)})
     else:
@@ -388,15 +420,16 @@ def flag(request: StaffRequest, key: uuid.UUID) -> HttpResponse:
 
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR, Role.ADMIN)
-def resolve(request: StaffRequest, kind: str, pk: int) -> HttpResponse:
+def resolve(request: SignedInRequest, kind: str, pk: int) -> HttpResponse:
     from annotation.models import UnclearCriterionReport
 
     try:
         if kind == "flag":
             services.resolve_flag(flag=get_object_or_404(CriterionFlag, pk=pk), user=request.user, note=request.POST.get("note", ""))
         elif kind == "unclear":
-            services.resolve_unclear_report(report=get_object_or_404(UnclearCriterionReport, pk=pk), user=request.user,
-                                            note=request.POST.get("note", ""))
+            services.resolve_unclear_report(
+                report=get_object_or_404(UnclearCriterionReport, pk=pk), user=request.user, note=request.POST.get("note", "")
+            )
         else:
             raise Http404(gettext("Unknown work-list entry."))
     except ValidationError as exc:
@@ -435,7 +468,11 @@ def _audit_filters(params: QueryDict) -> AuditFilters:
             criterion = None
         if criterion is None or not set(criterion) <= _KEY_PREFIX_CHARS:
             raise ValidationError(
-                {"criterion": [gettext("%(value)r is not a criterion key (a UUID) or the start of one.") % {"value": params.get("criterion")}]}
+                {
+                    "criterion": [
+                        gettext("%(value)r is not a criterion key (a UUID) or the start of one.") % {"value": params.get("criterion")}
+                    ]
+                }
             )
     return {
         "dataset": params.get("dataset") or None,
@@ -457,9 +494,9 @@ def _is_date(value: str | None) -> bool:
         return False
 
 
-@require_safe  # type: ignore[type-var]  # role_required's bound is HttpResponse; this view also streams a CSV (HttpResponseBase)
+@require_safe
 @role_required(*STAFF_ROLES)
-def audit_log(request: StaffRequest) -> HttpResponseBase:
+def audit_log(request: SignedInRequest) -> HttpResponseBase:
     filters: dict[str, object]
     try:
         parsed = _audit_filters(request.GET)
@@ -475,8 +512,14 @@ def audit_log(request: StaffRequest) -> HttpResponseBase:
     page = Paginator(entries, 100).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    context = {"page": page, "filters": filters, "filter_errors": filter_errors, "actions": AuditEntry.Action.choices,
-               "datasets": Dataset.objects.order_by("name"), "query": query.urlencode()}
+    context = {
+        "page": page,
+        "filters": filters,
+        "filter_errors": filter_errors,
+        "actions": AuditEntry.Action.choices,
+        "datasets": Dataset.objects.order_by("name"),
+        "query": query.urlencode(),
+    }
     template = "rubrics/partials/audit_table.html" if request.htmx else "rubrics/audit.html"
     return render(request, template, context, status=400 if filter_errors and not request.htmx else 200)
 
@@ -494,12 +537,21 @@ def _audit_csv(entries: QuerySet[AuditEntry]) -> StreamingHttpResponse:
     def rows() -> Iterator[str]:
         yield "\ufeff" + writer.writerow(AUDIT_CSV_COLUMNS)
         for e in entries.iterator(chunk_size=2000):
-            yield writer.writerow([
-                e.created_at.isoformat(), e.actor_name, e.action, e.dataset.name if e.dataset else "", e.question_id,
-                str(e.criterion_key or ""), e.revision_number or "", f"{e.object_type}:{e.object_id}", e.reason,
-                json.dumps(e.before, ensure_ascii=False) if e.before is not None else "",
-                json.dumps(e.after, ensure_ascii=False) if e.after is not None else "",
-            ])
+            yield writer.writerow(
+                [
+                    e.created_at.isoformat(),
+                    e.actor_name,
+                    e.action,
+                    e.dataset.name if e.dataset else "",
+                    e.question_id,
+                    str(e.criterion_key or ""),
+                    e.revision_number or "",
+                    f"{e.object_type}:{e.object_id}",
+                    e.reason,
+                    json.dumps(e.before, ensure_ascii=False) if e.before is not None else "",
+                    json.dumps(e.after, ensure_ascii=False) if e.after is not None else "",
+                ]
+            )
 
     response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="rubric-audit.csv"'

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotAuthenticated, NotFound
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import refuse_response
+from heartbench_core.http import signed_in
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
@@ -36,14 +37,6 @@ IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
 
 
 EXPLORATORY_NOTICE = _("exploratory: computed with parameters other than the release policy; it does not set the gate")
-
-
-def _caller(request: Request) -> User:
-    """The signed-in caller, whom the view's role permission has already admitted (so never anonymous here)."""
-    user = request.user
-    if not user.is_authenticated:  # the role permissions refuse anonymous callers first; this narrows the type
-        raise NotAuthenticated()
-    return user
 
 
 # --- the agreement report, field by field: one serializer per part of `ReportResult` ----------------
@@ -64,7 +57,9 @@ class ReportFigureSerializer(serializers.Serializer):
 class ReportResamplingSerializer(serializers.Serializer):
     """What an interval resampled."""
 
-    unit = serializers.CharField(help_text="What was resampled: 'item' (all of an item's responses together); 'response' in reports from before.")
+    unit = serializers.CharField(
+        help_text="What was resampled: 'item' (all of an item's responses together); 'response' in reports from before."
+    )
     units = serializers.IntegerField(help_text="How many of them.")
     resamples = serializers.IntegerField(help_text="Bootstrap resamples drawn (0: none).")
     level = serializers.FloatField()
@@ -251,7 +246,9 @@ class ReportResultSerializer(serializers.Serializer):
 
     pairs = serializers.IntegerField(help_text="(response, criterion) pairs with both a judge verdict and a golden label.")
     responses = serializers.IntegerField()
-    items = serializers.IntegerField(allow_null=True, help_text="Items of the compared pairs; null in reports from before items were counted.")
+    items = serializers.IntegerField(
+        allow_null=True, help_text="Items of the compared pairs; null in reports from before items were counted."
+    )
     item_agreement = ReportItemAgreementSerializer()
     cohen_kappa = ReportFigureSerializer()
     gwet_ac1 = ReportFigureSerializer()
@@ -284,7 +281,9 @@ class ReportResultSerializer(serializers.Serializer):
     version = serializers.CharField()
     judge = serializers.CharField(allow_null=True)
     run = serializers.ListField(child=serializers.CharField(), allow_null=True)
-    no_judge_reason = serializers.CharField(allow_null=True, help_text="Why nothing was compared with a judge; null when a judge's verdicts were found.")
+    no_judge_reason = serializers.CharField(
+        allow_null=True, help_text="Why nothing was compared with a judge; null when a judge's verdicts were found."
+    )
     exploratory = serializers.BooleanField()
     exploratory_reasons = serializers.ListField(child=serializers.CharField())
     post_discussion = ReportPostDiscussionSerializer(allow_null=True)
@@ -320,9 +319,14 @@ class ReportInputsSerializer(serializers.Serializer):
 class ReportSummarySerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField[Campaign](slug_field="name", read_only=True)
     parameters = ReportParametersSerializer(source="typed_parameters", read_only=True)
-    agreement_rate = ReportFigureSerializer(read_only=True, help_text="The judge–gold item agreement rate, with its pairs or why it is undefined.")
+    agreement_rate = ReportFigureSerializer(
+        read_only=True, help_text="The judge–gold item agreement rate, with its pairs or why it is undefined."
+    )
     passed = serializers.BooleanField(
-        source="gate.passed", read_only=True, allow_null=True, default=None,
+        source="gate.passed",
+        read_only=True,
+        allow_null=True,
+        default=None,
         help_text="The release decision this report set; null for an exploratory report, which sets none.",
     )
     notice = serializers.SerializerMethodField(help_text="Says so when the report is exploratory.")
@@ -330,8 +334,18 @@ class ReportSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = AgreementReport
         fields = [
-            "id", "campaign", "judge", "run_label", "parameters", "created_at", "duration_ms", "trigger", "agreement_rate",
-            "exploratory", "notice", "passed",
+            "id",
+            "campaign",
+            "judge",
+            "run_label",
+            "parameters",
+            "created_at",
+            "duration_ms",
+            "trigger",
+            "agreement_rate",
+            "exploratory",
+            "notice",
+            "passed",
         ]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
@@ -386,7 +400,11 @@ class CampaignReportsView(ListAPIView[AgreementReport]):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[AgreementReport]:
-        return AgreementReport.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related("campaign", "gate").order_by("-created_at", "-id")
+        return (
+            AgreementReport.objects.filter(campaign_id=self.kwargs["campaign_id"])
+            .select_related("campaign", "gate")
+            .order_by("-created_at", "-id")
+        )
 
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: QueuedReportSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -399,11 +417,16 @@ class CampaignReportsView(ListAPIView[AgreementReport]):
         data["judge"] = data.get("judge") or None
         data["run"] = data.get("run") or None
         if wait:
-            report = create_agreement_report(campaign=campaign, requested_by=_caller(request), trigger="api", **data)
+            report = create_agreement_report(campaign=campaign, requested_by=signed_in(request), trigger="api", **data)
             return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
-        queued = request_agreement_report(campaign=campaign, requested_by=_caller(request), trigger="api", **data)
-        body = {"detail": "queued", "job": queued.job.pk, "job_url": reverse("validation-job", args=[queued.job.pk], request=request),
-                "exploratory": bool(queued.exploratory), "exploratory_reasons": queued.exploratory}
+        queued = request_agreement_report(campaign=campaign, requested_by=signed_in(request), trigger="api", **data)
+        body = {
+            "detail": "queued",
+            "job": queued.job.pk,
+            "job_url": reverse("validation-job", args=[queued.job.pk], request=request),
+            "exploratory": bool(queued.exploratory),
+            "exploratory_reasons": queued.exploratory,
+        }
         return Response(QueuedReportSerializer(body).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -414,8 +437,22 @@ class BackgroundJobSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = BackgroundJob
-        fields = ["id", "kind", "campaign", "status", "attempts", "last_error", "requested_by", "trigger", "report", "report_url",
-                  "created_at", "started_at", "finished_at", "locked_until"]
+        fields = [
+            "id",
+            "kind",
+            "campaign",
+            "status",
+            "attempts",
+            "last_error",
+            "requested_by",
+            "trigger",
+            "report",
+            "report_url",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "locked_until",
+        ]
 
     @extend_schema_field(serializers.URLField(allow_null=True, help_text="The report once the job is done; null until then."))
     def get_report_url(self, job: BackgroundJob) -> str | None:
@@ -460,8 +497,20 @@ class GoldenLabelSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = GoldenLabel
-        fields = ["response", "question_id", "criterion_key", "criterion_position", "hit", "provenance", "expert_hits",
-                  "expert_ratings", "adjudicated_by", "adjudicated_at", "cause", "why"]
+        fields = [
+            "response",
+            "question_id",
+            "criterion_key",
+            "criterion_position",
+            "hit",
+            "provenance",
+            "expert_hits",
+            "expert_ratings",
+            "adjudicated_by",
+            "adjudicated_at",
+            "cause",
+            "why",
+        ]
 
 
 @extend_schema_view(get=extend_schema(parameters=[enum_param("provenance", GoldenLabel.Provenance.values)]))
@@ -484,9 +533,11 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
         return page
 
     def get_queryset(self) -> QuerySet[GoldenLabel]:
-        qs = GoldenLabel.objects.filter(campaign_id=self.kwargs["campaign_id"]).select_related(
-            "campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by"
-        ).order_by("campaign_response_id", "criterion__position")
+        qs = (
+            GoldenLabel.objects.filter(campaign_id=self.kwargs["campaign_id"])
+            .select_related("campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by")
+            .order_by("campaign_response_id", "criterion__position")
+        )
         if provenance := choice_param(self.request, "provenance", GoldenLabel.Provenance.values):
             qs = qs.filter(provenance=provenance)
         campaign = Campaign.objects.filter(pk=self.kwargs["campaign_id"]).first()
@@ -506,8 +557,9 @@ class QueueEntrySerializer(serializers.Serializer):
 
 
 class QueueQuerySerializer(serializers.Serializer):
-    trigger = serializers.ChoiceField(choices=Adjudication.Trigger.choices, required=False,
-                                      help_text="Only entries queued for this reason.")
+    trigger = serializers.ChoiceField(
+        choices=Adjudication.Trigger.choices, required=False, help_text="Only entries queued for this reason."
+    )
     criterion = serializers.IntegerField(required=False, help_text="Only entries of this criterion (its id, as in `criterion_id`).")
 
     def validate_criterion(self, value: int) -> int:
@@ -528,13 +580,15 @@ class QueueView(ComputedListView):
         campaign = get_object_or_404(Campaign, pk=campaign_id)
         refuse_campaign(request.user, campaign.pk)
         query = valid_query(QueueQuerySerializer, request, campaign=campaign)
-        entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=_caller(request)))
+        entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=signed_in(request)))
         if trigger := query.get("trigger"):
             entries = [e for e in entries if trigger in e.triggers]
         if (criterion := query.get("criterion")) is not None:
             entries = [e for e in entries if e.criterion_id == criterion]
         response = self.paginated(entries)
-        record_entry_exposures(user=request.user, entry_ids={r["campaign_response_id"] for r in response.data["results"]}, via="api-adjudication-queue")
+        record_entry_exposures(
+            user=request.user, entry_ids={r["campaign_response_id"] for r in response.data["results"]}, via="api-adjudication-queue"
+        )
         return response
 
 
@@ -568,8 +622,13 @@ class AdjudicateView(APIView):
         refuse_response(request.user, entry.response_id)
         criterion = get_object_or_404(Criterion, pk=data["criterion_id"])
         decision = adjudicate(
-            reviewer=_caller(request), campaign_response=entry, criterion=criterion, hit=data["hit"],
-            cause=data["cause"], note=data["note"], flag_for_authors=data["flag_for_authors"],
+            reviewer=signed_in(request),
+            campaign_response=entry,
+            criterion=criterion,
+            hit=data["hit"],
+            cause=data["cause"],
+            note=data["note"],
+            flag_for_authors=data["flag_for_authors"],
         )
         return Response(AdjudicationResultSerializer(decision).data, status=201)
 
@@ -600,9 +659,13 @@ class ImportJudgmentsView(FileImportView[JudgmentImportOutcome]):
 
     def run(self, data: dict[str, Any], user: User) -> JudgmentImportOutcome:
         return import_judgments(
-            source=data["file"], dataset_name=data["dataset"], campaign_name=data["campaign"],
-            version_label=data.get("version") or None, create_experts=data["create_experts"],
-            created_by=user, name=data["file"].name,
+            source=data["file"],
+            dataset_name=data["dataset"],
+            campaign_name=data["campaign"],
+            version_label=data.get("version") or None,
+            create_experts=data["create_experts"],
+            created_by=user,
+            name=data["file"].name,
         )
 
     def respond(self, outcome: JudgmentImportOutcome) -> Response:
@@ -684,7 +747,7 @@ class ReleasePolicyView(APIView):
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)
         reason = fields.pop("reason")
-        policy = change_release_policy(dataset=dataset, admin=_caller(request), reason=reason, **fields)
+        policy = change_release_policy(dataset=dataset, admin=signed_in(request), reason=reason, **fields)
         return Response(ReleasePolicySerializer(policy).data)
 
 
@@ -702,8 +765,20 @@ class GateSerializer(serializers.ModelSerializer):
     class Meta:
         model = ReleaseGate
         fields = [
-            "passed", "agreement_rate", "ci_low", "ci_items", "threshold", "must_clear", "min_pairs_per_dimension", "min_pairs_per_ability",
-            "reasons", "policy", "report", "report_url", "campaign", "created_at",
+            "passed",
+            "agreement_rate",
+            "ci_low",
+            "ci_items",
+            "threshold",
+            "must_clear",
+            "min_pairs_per_dimension",
+            "min_pairs_per_ability",
+            "reasons",
+            "policy",
+            "report",
+            "report_url",
+            "campaign",
+            "created_at",
         ]
 
     def get_report_url(self, gate: ReleaseGate) -> str:
@@ -731,5 +806,10 @@ class VersionGateView(APIView):
         if gate is not None:  # the decision summarises a report: closed while it counts responses the caller judges blind
             refuse_reports(request.user, gate.campaign)
         policy = policy_snapshot(release_policy_of(version.dataset))
-        data = {"version": version, "gate": gate, "current_policy": policy, "policy_changed_since": gate is not None and gate.policy != policy}
+        data = {
+            "version": version,
+            "gate": gate,
+            "current_policy": policy,
+            "policy_changed_since": gate is not None and gate.policy != policy,
+        }
         return Response(VersionGateSerializer(data, context={"request": request}).data)

@@ -90,7 +90,9 @@ def interval_bars(bars: Sequence[Bar], *, title: str, lo: float = 0.0, hi: float
         parts.append(f'<text x="{WIDTH - RIGHT + 4}" y="{y + BAR_H - 5}" class="vc-value">{v:.2f} n={n}</text>')
     if reference is not None:
         x = _x(reference, lo, hi, width)
-        parts.append(f'<line x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{height - 18}" class="vc-reference"><title>{reference:.2f}</title></line>')
+        parts.append(
+            f'<line x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{height - 18}" class="vc-reference"><title>{reference:.2f}</title></line>'
+        )
     parts.append("</svg>")
     return mark_safe("".join(parts))
 
@@ -99,11 +101,23 @@ def confusion_matrix(confusion: Confusion) -> SafeString:
     """The 2×2 table of judge verdicts against golden labels, shaded by share."""
     counts = asdict(confusion)
     total = sum(counts.values()) or 1
-    cells = [("tp", "judge hit", "gold hit"), ("fp", "judge hit", "gold miss"), ("fn", "judge miss", "gold hit"), ("tn", "judge miss", "gold miss")]
-    parts = ['<svg class="vc-chart" role="img" viewBox="0 0 320 230" width="320" aria-label="Confusion matrix">', "<title>Confusion matrix</title>"]
+    cells = [
+        ("tp", "judge hit", "gold hit"),
+        ("fp", "judge hit", "gold miss"),
+        ("fn", "judge miss", "gold hit"),
+        ("tn", "judge miss", "gold miss"),
+    ]
+    parts = [
+        '<svg class="vc-chart" role="img" viewBox="0 0 320 230" width="320" aria-label="Confusion matrix">',
+        "<title>Confusion matrix</title>",
+    ]
     parts.append('<text x="190" y="14" text-anchor="middle" class="vc-label">golden standard</text>')
-    parts.append('<text x="150" y="34" text-anchor="middle" class="vc-label">hit</text><text x="250" y="34" text-anchor="middle" class="vc-label">miss</text>')
-    parts.append('<text x="60" y="95" text-anchor="end" class="vc-label">judge hit</text><text x="60" y="185" text-anchor="end" class="vc-label">judge miss</text>')
+    parts.append(
+        '<text x="150" y="34" text-anchor="middle" class="vc-label">hit</text><text x="250" y="34" text-anchor="middle" class="vc-label">miss</text>'
+    )
+    parts.append(
+        '<text x="60" y="95" text-anchor="end" class="vc-label">judge hit</text><text x="60" y="185" text-anchor="end" class="vc-label">judge miss</text>'
+    )
     for i, (key, j, g) in enumerate(cells):
         x, y = 100 + (i % 2) * 100, 40 + (i // 2) * 90
         share = counts[key] / total
@@ -122,14 +136,19 @@ def line_over_time(points: Sequence[TimePoint], *, title: str) -> SafeString:
     """Agreement as judgments arrived, one point per day."""
     width, height, left, bottom = WIDTH, 200, 50, 30
     pts = [(p, p.item_agreement_rate.value) for p in points if p.item_agreement_rate.value is not None]
-    parts = [f'<svg class="vc-chart" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">', f"<title>{escape(title)}</title>"]
+    parts = [
+        f'<svg class="vc-chart" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+    ]
     if not pts:
         parts.append(f'<text x="{left}" y="40" class="vc-na">{escape(_("no point with a defined value yet"))}</text></svg>')
         return mark_safe("".join(parts))
     inner_w, inner_h = width - left - 20, height - bottom - 20
     for tick in (0, 0.5, 1.0):
         y = 20 + inner_h * (1 - tick)
-        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - 20}" y2="{y:.1f}" class="vc-grid"/><text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="vc-tick">{tick:.1f}</text>')
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 20}" y2="{y:.1f}" class="vc-grid"/><text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="vc-tick">{tick:.1f}</text>'
+        )
     n = len(pts)
     coords = []
     for i, (p, value) in enumerate(pts):
@@ -140,7 +159,10 @@ def line_over_time(points: Sequence[TimePoint], *, title: str) -> SafeString:
         parts.append('<polyline class="vc-line" points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y, _p, _v in coords) + '"/>')
     for x, y, p, value in coords:
         tip = _("%(date)s: %(value).3f (%(pairs)s pairs, %(judgments)s judgments)") % {
-            "date": p.date, "value": value, "pairs": p.item_agreement_rate.n, "judgments": p.judgments,
+            "date": p.date,
+            "value": value,
+            "pairs": p.item_agreement_rate.n,
+            "judgments": p.judgments,
         }
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="vc-dot"><title>{escape(tip)}</title></circle>')
     parts.append(f'<text x="{left}" y="{height - 6}" class="vc-tick">{escape(pts[0][0].date)}</text>')

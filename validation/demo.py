@@ -32,9 +32,11 @@ def seed(*, context: DemoContext) -> None:
         context.log.append(f"validation: campaign {DEMO_CAMPAIGN!r} already present")
         return
     version = context.version
-    rows = JudgeVerdict.objects.filter(run__version=version, run__judge="demo-judge").order_by(
-        "run__model__name", "response__question_id", "criterion__position"
-    ).values_list("run__model__name", "response__question_id", "hit")
+    rows = (
+        JudgeVerdict.objects.filter(run__version=version, run__judge="demo-judge")
+        .order_by("run__model__name", "response__question_id", "criterion__position")
+        .values_list("run__model__name", "response__question_id", "hit")
+    )
     vectors: dict[tuple[str, str], list[int]] = {}
     for model, qid, hit in rows.iterator(chunk_size=5000):
         vectors.setdefault((model, qid), []).append(int(hit))
@@ -55,7 +57,10 @@ def seed(*, context: DemoContext) -> None:
             lines.append(json.dumps({"question_id": qid, "model": model, "annotator": expert, "detail": detail}, ensure_ascii=False))
     source = io.BytesIO(("\n".join(lines) + "\n").encode())
     outcome = import_judgments(
-        source=source, dataset_name=version.dataset.name, campaign_name=DEMO_CAMPAIGN, version_label=version.label,
+        source=source,
+        dataset_name=version.dataset.name,
+        campaign_name=DEMO_CAMPAIGN,
+        version_label=version.label,
         name="synthetic-demo-judgments.jsonl",
     )
     if not context.real_data:
@@ -64,7 +69,10 @@ def seed(*, context: DemoContext) -> None:
         # The demo set is a handful of items: a release policy sized for it, set as an admin would, with a reason.
         if release_policy_of(version.dataset).pk is None:
             change_release_policy(
-                dataset=version.dataset, admin=context.users["admin"], min_pairs_per_dimension=5, min_pairs_per_ability=3,
+                dataset=version.dataset,
+                admin=context.users["admin"],
+                min_pairs_per_dimension=5,
+                min_pairs_per_ability=3,
                 reason="demo data: a handful of items cannot reach the minimum pairs of a real release",
             )
     report = create_agreement_report(campaign=outcome.campaign, trigger="demo")

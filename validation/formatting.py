@@ -92,9 +92,12 @@ def report_table(report: AgreementReport) -> str:
     gate = r.gate
     clears = "CI lower bound" if gate.must_clear == "lower_bound" else "agreement"
     title = "Release gate" if not r.exploratory else "Release gate under these parameters (EXPLORATORY: it does not set the gate)"
-    lines += ["", f"{title}: {'PASSED' if gate.passed else 'FAILED'} ({clears} ≥ {gate.threshold}, "
-              f"≥{gate.min_pairs_per_dimension} pairs per dimension, ≥{gate.min_pairs_per_ability} per ability"
-              f"; 95% CI lower bound {fmt(gate.ci_low)})"]
+    lines += [
+        "",
+        f"{title}: {'PASSED' if gate.passed else 'FAILED'} ({clears} ≥ {gate.threshold}, "
+        f"≥{gate.min_pairs_per_dimension} pairs per dimension, ≥{gate.min_pairs_per_ability} per ability"
+        f"; 95% CI lower bound {fmt(gate.ci_low)})",
+    ]
     if r.exploratory:
         lines += ["  exploratory: computed with parameters other than the release policy; it does not set the gate"]
         lines += [f"  * {reason}" for reason in r.exploratory_reasons]
@@ -108,7 +111,9 @@ def report_table(report: AgreementReport) -> str:
             )
     lines += ["", f"{'Expert':<24}{'judgments':>14}{'vs gold':>14}{'pairs':>14}{'vs experts':>14}"]
     for e in r.by_expert:
-        lines.append(f"{e.expert[:24]:<24}{e.judgments:>14}{fmt(e.gold_agreement):>14}{e.gold_agreement.n:>14}{fmt(e.expert_agreement):>14}")
+        lines.append(
+            f"{e.expert[:24]:<24}{e.judgments:>14}{fmt(e.gold_agreement):>14}{e.gold_agreement.n:>14}{fmt(e.expert_agreement):>14}"
+        )
     impact = r.score_impact
     lines += ["", f"Score impact on {impact.responses} fully labelled responses: Kendall's tau {fmt(impact.kendall_tau)}"]
     for m in impact.models:
@@ -135,7 +140,9 @@ def report_csv_rows(result: ReportResult) -> Iterator[tuple[Any, ...]]:
     for key, _ in (*BREAKDOWNS, ("by_criterion", "")):
         for row in getattr(result, key):
             figures = (
-                ("item_agreement_rate", row.item_agreement.rate), ("cohen_kappa", row.cohen_kappa), ("gwet_ac1", row.gwet_ac1),
+                ("item_agreement_rate", row.item_agreement.rate),
+                ("cohen_kappa", row.cohen_kappa),
+                ("gwet_ac1", row.gwet_ac1),
                 ("krippendorff_alpha", row.krippendorff_alpha),
             )
             for field, figure in figures:

@@ -222,13 +222,14 @@ class BackgroundJobQuerySet(models.QuerySet["BackgroundJob"]):
     def claimable(self, now: datetime) -> BackgroundJobQuerySet:
         """Jobs a worker may take now: waiting, or running under a lease that expired (its worker died)."""
         return self.filter(
-            models.Q(status=BackgroundJob.Status.PENDING)
-            | models.Q(status=BackgroundJob.Status.RUNNING, locked_until__lt=now)
+            models.Q(status=BackgroundJob.Status.PENDING) | models.Q(status=BackgroundJob.Status.RUNNING, locked_until__lt=now)
         )
 
     def unfinished_reports(self) -> BackgroundJobQuerySet:
         """Requested reports not yet stored: pending, running or failed, newest first."""
-        return self.filter(kind=BackgroundJob.Kind.AGREEMENT_REPORT).exclude(status=BackgroundJob.Status.DONE).order_by("-created_at", "-id")
+        return (
+            self.filter(kind=BackgroundJob.Kind.AGREEMENT_REPORT).exclude(status=BackgroundJob.Status.DONE).order_by("-created_at", "-id")
+        )
 
 
 class BackgroundJob(models.Model):
@@ -256,7 +257,9 @@ class BackgroundJob(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0, help_text="How many times a worker took the job.")
     last_error = models.TextField(blank=True)
-    locked_until = models.DateTimeField(null=True, blank=True, help_text="Lease of the worker running it; after it, the job is taken again.")
+    locked_until = models.DateTimeField(
+        null=True, blank=True, help_text="Lease of the worker running it; after it, the job is taken again."
+    )
     report = models.OneToOneField(AgreementReport, null=True, blank=True, on_delete=models.SET_NULL, related_name="job")
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True, help_text="When its id was last handed to the broker.")
@@ -271,13 +274,17 @@ class BackgroundJob(models.Model):
         constraints = [
             # One waiting refresh per campaign is enough: a burst of submissions costs one refresh.
             models.UniqueConstraint(
-                fields=["campaign"], condition=models.Q(kind="golden_refresh", status="pending"), name="one_pending_golden_refresh_per_campaign"
+                fields=["campaign"],
+                condition=models.Q(kind="golden_refresh", status="pending"),
+                name="one_pending_golden_refresh_per_campaign",
             ),
             # A running job always has a lease, or a killed worker would leave it running for ever.
             models.CheckConstraint(
                 condition=~models.Q(status="running") | models.Q(locked_until__isnull=False), name="background_job_running_has_lease"
             ),
-            models.CheckConstraint(condition=models.Q(report__isnull=True) | models.Q(kind="agreement_report"), name="background_job_report_only_for_reports"),
+            models.CheckConstraint(
+                condition=models.Q(report__isnull=True) | models.Q(kind="agreement_report"), name="background_job_report_only_for_reports"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -31,8 +31,10 @@ def load_consensus(
         where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
         in_campaign = f" in campaign {run!r}" if run else ""
         raise ValidationError(
-            {"source": f"no human golden standard exists for dataset {where!r}, model {model!r}{in_campaign}: "
-             "compute an agreement report of a campaign with submitted expert judgments first"}
+            {
+                "source": f"no human golden standard exists for dataset {where!r}, model {model!r}{in_campaign}: "
+                "compute an agreement report of a campaign with submitted expert judgments first"
+            }
         )
     rows = np.array(
         GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model__name=model).values_list("criterion_id", "hit"),

@@ -163,7 +163,9 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
         newest = [r for r in same_version if r.version_id == same_version[0].version_id]
         if len(newest) > 1:
             labels = ", ".join(sorted(r.label for r in newest))
-            raise ValidationError({"run": f"judge {newest[0].judge!r} has several runs for model {newest[0].model.name!r} ({labels}); pick one with --run"})
+            raise ValidationError(
+                {"run": f"judge {newest[0].judge!r} has several runs for model {newest[0].model.name!r} ({labels}); pick one with --run"}
+            )
         result.append(newest[0])
     return result
 
@@ -691,10 +693,20 @@ def golden_labels_for_export(campaign: Campaign) -> QuerySet[GoldenLabel, tuple[
         GoldenLabel.objects.filter(campaign=campaign)
         .order_by("campaign_response_id", "criterion__position")
         .values_list(
-            "campaign_response__response__public_id", "campaign_response__item__question_id",
-            "campaign_response__response__model__name", "criterion__position", "criterion__lineage_id",
-            "criterion__revision", "hit", "provenance", "expert_hits", "expert_ratings",
-            "adjudication__decided_by__username", "adjudication__decided_at", "adjudication__cause", "adjudication__note",
+            "campaign_response__response__public_id",
+            "campaign_response__item__question_id",
+            "campaign_response__response__model__name",
+            "criterion__position",
+            "criterion__lineage_id",
+            "criterion__revision",
+            "hit",
+            "provenance",
+            "expert_hits",
+            "expert_ratings",
+            "adjudication__decided_by__username",
+            "adjudication__decided_at",
+            "adjudication__cause",
+            "adjudication__note",
         )
     )
 
@@ -705,9 +717,15 @@ def judgments_for_export(campaign: Campaign) -> QuerySet[Judgment, tuple[Any, ..
         Judgment.objects.filter(assignment__campaign_response__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED)
         .order_by("assignment__campaign_response_id", "criterion__position", "assignment__expert__username")
         .values_list(
-            "assignment__campaign_response__response__public_id", "assignment__campaign_response__item__question_id",
-            "assignment__campaign_response__response__model__name", "assignment__expert__username",
-            "criterion__position", "criterion__lineage_id", "criterion__revision", "hit", "rationale",
+            "assignment__campaign_response__response__public_id",
+            "assignment__campaign_response__item__question_id",
+            "assignment__campaign_response__response__model__name",
+            "assignment__expert__username",
+            "criterion__position",
+            "criterion__lineage_id",
+            "criterion__revision",
+            "hit",
+            "rationale",
             "assignment__submitted_at",
         )
     )

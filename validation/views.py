@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.csvsafe import SafeWriter
-from heartbench_core.http import HtmxHttpRequest
+from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
@@ -40,15 +40,6 @@ T = TypeVar("T")
 Row = tuple[Any, ...]
 
 
-class StaffRequest(HtmxHttpRequest):
-    """A page's request past `role_required`, which sends anonymous users to log in: `request.user` is a User.
-
-    For type hints only: views annotate their request with it; Django still passes its own class.
-    """
-
-    user: User
-
-
 class QueueRow(TypedDict):
     """An adjudication-queue entry as a page lists it: the entry, its criterion and where to decide it."""
 
@@ -59,19 +50,17 @@ class QueueRow(TypedDict):
 
 @require_safe
 @role_required(*ADMIN)
-def index(request: StaffRequest) -> HttpResponse:
+def index(request: SignedInRequest) -> HttpResponse:
     closed = blind_scope(request.user).campaign_ids
     return render(request, "validation/index.html", {"campaigns": campaigns_with_reports(), "closed_to_you": closed})
 
 
 @require_safe
 @role_required(*ADMIN)
-def dashboard(request: StaffRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
+def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
     refuse_reports(request.user, campaign)
-    report = (
-        get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
-    )
+    report = get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
     context: dict[str, Any] = {"campaign": campaign, "report": report}
     # The polled partials need neither the charts nor the adjudication queue (nor record its exposures).
     if request.htmx and request.GET.get("part") == "jobs":
@@ -95,13 +84,13 @@ def dashboard(request: StaffRequest, campaign_id: int, report_id: int | None = N
             r=r,
             gate=getattr(report, "gate", None),
             chart_ability=charts.interval_bars(
-                charts.agreement_bars(r.by_ability), title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold,
+                charts.agreement_bars(r.by_ability),
+                title=_("Judge–gold agreement by ability (95% CI)"),
+                reference=r.gate.threshold,
             ),
             chart_confusion=charts.confusion_matrix(r.confusion),
             chart_alpha=charts.interval_bars(charts.alpha_bars(r.by_dimension), title=_("Krippendorff's alpha by dimension"), lo=-1.0),
-            chart_experts=charts.interval_bars(
-                charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard")
-            ),
+            chart_experts=charts.interval_bars(charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard")),
             chart_time=charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived")),
             history=_history(campaign),
         )
@@ -119,7 +108,7 @@ def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
 
 @require_POST
 @role_required(*ADMIN)
-def compute(request: StaffRequest, campaign_id: int) -> HttpResponse:
+def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_reports(request.user, campaign)
     text: str
@@ -140,24 +129,34 @@ def compute(request: StaffRequest, campaign_id: int) -> HttpResponse:
         }
         queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", judge=judge, run=run, **options)
         exploratory = queued.exploratory
-        text, level = _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.") % {
-            "job": queued.job.pk
-        }, messages.SUCCESS
+        text, level = (
+            _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.")
+            % {"job": queued.job.pk},
+            messages.SUCCESS,
+        )
         if exploratory:
             text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": "; ".join(exploratory)}
     except ValueError:
         text, level = _("Resamples, seed, threshold and minimum pairs must be numbers."), messages.ERROR
     except ValidationError as exc:
-        text, level = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()) if hasattr(exc, "error_dict") else " ".join(exc.messages), messages.ERROR
+        text, level = (
+            "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()) if hasattr(exc, "error_dict") else " ".join(exc.messages),
+            messages.ERROR,
+        )
     if request.htmx:
-        return render(request, "validation/partials/compute_status.html", {"text": text, "level": level}, status=200 if level == messages.SUCCESS else 400)
+        return render(
+            request,
+            "validation/partials/compute_status.html",
+            {"text": text, "level": level},
+            status=200 if level == messages.SUCCESS else 400,
+        )
     messages.add_message(request, level, text)
     return redirect("validation:dashboard", campaign_id=campaign.pk)
 
 
 @require_safe
 @role_required(*ADJUDICATORS)
-def queue(request: StaffRequest, campaign_id: int) -> HttpResponse:
+def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
     entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=request.user))
@@ -167,8 +166,12 @@ def queue(request: StaffRequest, campaign_id: int) -> HttpResponse:
     page = Paginator(entries, 50).get_page(request.GET.get("page"))
     record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in page.object_list}, via="adjudication-queue")
     context = {
-        "campaign": campaign, "page": page, "rows": _queue_rows(page.object_list, campaign.pk), "total": len(entries),
-        "trigger": trigger, "triggers": Adjudication.Trigger.choices,
+        "campaign": campaign,
+        "page": page,
+        "rows": _queue_rows(page.object_list, campaign.pk),
+        "total": len(entries),
+        "trigger": trigger,
+        "triggers": Adjudication.Trigger.choices,
     }
     template = "validation/partials/queue_rows.html" if request.htmx else "validation/queue.html"
     return render(request, template, context)
@@ -176,7 +179,7 @@ def queue(request: StaffRequest, campaign_id: int) -> HttpResponse:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*ADJUDICATORS)
-def adjudication(request: StaffRequest, campaign_id: int, entry_id: int, criterion_id: int) -> HttpResponse:
+def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, criterion_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
     entry = get_object_or_404(CampaignResponse.objects.select_related("response", "item"), pk=entry_id, campaign=campaign)
@@ -188,8 +191,12 @@ def adjudication(request: StaffRequest, campaign_id: int, entry_id: int, criteri
     if request.method == "POST":
         try:
             adjudicate(
-                reviewer=request.user, campaign_response=entry, criterion=criterion,
-                hit=request.POST.get("hit") == "1", cause=request.POST.get("cause", ""), note=request.POST.get("note", ""),
+                reviewer=request.user,
+                campaign_response=entry,
+                criterion=criterion,
+                hit=request.POST.get("hit") == "1",
+                cause=request.POST.get("cause", ""),
+                note=request.POST.get("note", ""),
                 flag_for_authors=request.POST.get("flag") == "on",
             )
         except ValidationError as exc:
@@ -207,16 +214,22 @@ def adjudication(request: StaffRequest, campaign_id: int, entry_id: int, criteri
     verdict = criterion.judge_verdicts.filter(response_id=entry.response_id).select_related("run").first()
     record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="adjudication")
     context = {
-        "campaign": campaign, "entry": entry, "criterion": criterion, "judgments": judgments, "verdict": verdict,
-        "causes": Adjudication.Cause.choices, "errors": errors, "post": request.POST,
+        "campaign": campaign,
+        "entry": entry,
+        "criterion": criterion,
+        "judgments": judgments,
+        "verdict": verdict,
+        "causes": Adjudication.Cause.choices,
+        "errors": errors,
+        "post": request.POST,
         "history": Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("decided_by"),
     }
     return render(request, "validation/adjudicate.html", context, status=400 if errors else 200)
 
 
-@require_safe  # type: ignore[type-var]  # role_required's bound is HttpResponse; this view also streams (HttpResponseBase)
+@require_safe
 @role_required(*ADMIN)
-def export(request: StaffRequest, campaign_id: int, what: str, fmt: str) -> HttpResponseBase:
+def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> HttpResponseBase:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
@@ -232,12 +245,36 @@ def export(request: StaffRequest, campaign_id: int, what: str, fmt: str) -> Http
             return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
         rows: Iterable[Row] = report_csv_rows(report.typed_result)
     elif what == "golden":
-        header: Row = ("response", "question_id", "model", "criterion_position", "criterion_key", "criterion_revision", "hit",
-                  "provenance", "expert_hits", "expert_ratings", "adjudicated_by", "adjudicated_at", "cause", "why")
+        header: Row = (
+            "response",
+            "question_id",
+            "model",
+            "criterion_position",
+            "criterion_key",
+            "criterion_revision",
+            "hit",
+            "provenance",
+            "expert_hits",
+            "expert_ratings",
+            "adjudicated_by",
+            "adjudicated_at",
+            "cause",
+            "why",
+        )
         rows = _rows(header, _visible_export(request.user, campaign, golden_labels_for_export(campaign), via="export-golden"))
     else:
-        header = ("response", "question_id", "model", "expert", "criterion_position", "criterion_key", "criterion_revision",
-                  "hit", "rationale", "submitted_at")
+        header = (
+            "response",
+            "question_id",
+            "model",
+            "expert",
+            "criterion_position",
+            "criterion_key",
+            "criterion_revision",
+            "hit",
+            "rationale",
+            "submitted_at",
+        )
         rows = _rows(header, _visible_export(request.user, campaign, judgments_for_export(campaign), via="export-judgments"))
     response: HttpResponseBase
     if fmt == "csv":
@@ -305,12 +342,16 @@ def _dataset(ref: str) -> Dataset:
     return dataset
 
 
-POLICY_FORM_FIELDS: dict[str, Callable[[str], float | int]] = {"threshold": float, "min_pairs_per_dimension": int, "min_pairs_per_ability": int}
+POLICY_FORM_FIELDS: dict[str, Callable[[str], float | int]] = {
+    "threshold": float,
+    "min_pairs_per_dimension": int,
+    "min_pairs_per_ability": int,
+}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*STAFF_ROLES)
-def release_policy(request: StaffRequest, name: str) -> HttpResponse:
+def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
     """A dataset's release policy and its history (staff); admins change it with a reason."""
     dataset = _dataset(name)
     errors: dict[str, list[str]] = {}
@@ -350,7 +391,7 @@ def release_policy(request: StaffRequest, name: str) -> HttpResponse:
 
 @require_safe
 @role_required(*STAFF_ROLES)
-def version_gate(request: StaffRequest, version_id: int) -> HttpResponse:
+def version_gate(request: SignedInRequest, version_id: int) -> HttpResponse:
     """The release decision of a dataset version (a partial for the version page when htmx asks)."""
     version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
     gate = latest_release_gate(version)
@@ -380,8 +421,11 @@ def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRo
     out: list[QueueRow] = []
     for e in entries:
         c = crit.get(e.criterion_id)
-        out.append({
-            "entry": e, "criterion": c,
-            "url": reverse("validation:adjudicate", args=[campaign_id, e.campaign_response_id, e.criterion_id]),
-        })
+        out.append(
+            {
+                "entry": e,
+                "criterion": c,
+                "url": reverse("validation:adjudicate", args=[campaign_id, e.campaign_response_id, e.criterion_id]),
+            }
+        )
     return out

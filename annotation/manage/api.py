@@ -29,7 +29,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.blindness import PROGRESS_WITHHELD, dual_role_conflicts, own_quality_hidden
-from annotation.http import signed_in
 from annotation.manage import selectors
 from annotation.models import (
     AdminAlert,
@@ -47,6 +46,7 @@ from annotation.services.campaigns import CampaignOutcome, create_calibration, c
 from annotation.services.payments import payment_csv
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
 from heartbench_core.roles import Role, has_role, role_permission
 
@@ -80,13 +80,30 @@ class AdminProfileSerializer(serializers.ModelSerializer):
     class Meta:
         model = ExpertProfile
         fields = [
-            "username", "degree", "years_practice", "credentials", "specialties", "languages", "capacity",
-            "availability", "availability_reason", "tier", "tier_override", "tier_override_reason", "effective_tier",
-            "quality", "qualifications", "updated_at",
+            "username",
+            "degree",
+            "years_practice",
+            "credentials",
+            "specialties",
+            "languages",
+            "capacity",
+            "availability",
+            "availability_reason",
+            "tier",
+            "tier_override",
+            "tier_override_reason",
+            "effective_tier",
+            "quality",
+            "qualifications",
+            "updated_at",
         ]
         read_only_fields = ["tier", "tier_override", "tier_override_reason", "updated_at"]
 
-    @extend_schema_field(QualitySerializer(allow_null=True, help_text="Null before any figure, or for your own profile while you are an expert of an open campaign."))
+    @extend_schema_field(
+        QualitySerializer(
+            allow_null=True, help_text="Null before any figure, or for your own profile while you are an expert of an open campaign."
+        )
+    )
     def get_quality(self, obj: ExpertProfile) -> dict[str, Any] | None:
         request = self.context.get("request")
         if request is not None and obj.user.get_username() == own_quality_hidden(request.user):
@@ -114,8 +131,17 @@ class OwnProfileSerializer(serializers.ModelSerializer):
     class Meta:
         model = ExpertProfile
         fields = [
-            "username", "degree", "years_practice", "credentials", "specialties", "languages", "capacity",
-            "availability", "availability_reason", "qualified_for", "certified_at",
+            "username",
+            "degree",
+            "years_practice",
+            "credentials",
+            "specialties",
+            "languages",
+            "capacity",
+            "availability",
+            "availability_reason",
+            "qualified_for",
+            "certified_at",
         ]
 
     def get_availability_reason(self, obj: ExpertProfile) -> str:
@@ -167,9 +193,7 @@ def _profile_update() -> PolymorphicProxySerializer:
     update=extend_schema(request=_profile_update(), responses=_profile_as_seen()),
     partial_update=extend_schema(request=_profile_update(), responses=_profile_as_seen()),
 )
-class ProfileViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet[ExpertProfile]
-):
+class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet[ExpertProfile]):
     """Expert profiles. Admins see and edit all; an expert sees only their own and edits only availability."""
 
     permission_classes = [IsAdminOrExpert]
@@ -201,7 +225,9 @@ class ProfileViewSet(
             if extra:
                 raise PermissionDenied(f"You can change only your availability, not: {', '.join(sorted(extra))}.")
             profile = expert_services.set_own_availability(
-                user=signed_in(request), availability=availability.validated_data["availability"], reason=availability.validated_data["reason"]
+                user=signed_in(request),
+                availability=availability.validated_data["availability"],
+                reason=availability.validated_data["reason"],
             )
             return Response(OwnProfileSerializer(profile).data)
         form = AdminProfileSerializer(profile, data=request.data, partial=True)
@@ -268,12 +294,27 @@ class CalibrationMissSerializer(serializers.Serializer):
 class CalibrationResultSerializer(serializers.ModelSerializer):
     campaign = serializers.CharField(source="campaign.name", read_only=True)
     expert = serializers.CharField(source="expert.username", read_only=True)
-    per_dimension = serializers.DictField(child=DimensionResultSerializer(), read_only=True, help_text="The attempt per dimension, by its name.")
+    per_dimension = serializers.DictField(
+        child=DimensionResultSerializer(), read_only=True, help_text="The attempt per dimension, by its name."
+    )
     misses = serializers.SerializerMethodField()
 
     class Meta:
         model = CalibrationResult
-        fields = ["id", "campaign", "expert", "attempt", "score", "agreed", "compared", "threshold", "passed", "per_dimension", "completed_at", "misses"]
+        fields = [
+            "id",
+            "campaign",
+            "expert",
+            "attempt",
+            "score",
+            "agreed",
+            "compared",
+            "threshold",
+            "passed",
+            "per_dimension",
+            "completed_at",
+            "misses",
+        ]
 
     @extend_schema_field(CalibrationMissSerializer(many=True))
     def get_misses(self, obj: CalibrationResult) -> list[Any]:
@@ -343,7 +384,9 @@ class GoldSetCreateSerializer(serializers.Serializer):
 class CampaignSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="version.dataset.name", read_only=True)
     version = serializers.CharField(source="version.label", read_only=True)
-    models: serializers.SlugRelatedField[LanguageModel] = serializers.SlugRelatedField(source="language_models", many=True, read_only=True, slug_field="name")
+    models: serializers.SlugRelatedField[LanguageModel] = serializers.SlugRelatedField(
+        source="language_models", many=True, read_only=True, slug_field="name"
+    )
     experts: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(many=True, read_only=True, slug_field="username")
     responses = serializers.IntegerField(source="responses.count", read_only=True)
     gold_source = serializers.CharField(source="settings.gold_source.name", read_only=True, allow_null=True, default=None)
@@ -354,9 +397,30 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = [
-            "id", "name", "kind", "status", "dataset", "version", "models", "sample_fraction", "overlap", "seed",
-            "reservation_timeout", "experts", "gold_rate", "gold_source", "min_tier_for_hard", "piece_rate", "pass_threshold",
-            "max_attempts", "sitting_size", "retake_cooldown", "rationale_min_chars", "show_weights", "responses", "created_at",
+            "id",
+            "name",
+            "kind",
+            "status",
+            "dataset",
+            "version",
+            "models",
+            "sample_fraction",
+            "overlap",
+            "seed",
+            "reservation_timeout",
+            "experts",
+            "gold_rate",
+            "gold_source",
+            "min_tier_for_hard",
+            "piece_rate",
+            "pass_threshold",
+            "max_attempts",
+            "sitting_size",
+            "retake_cooldown",
+            "rationale_min_chars",
+            "show_weights",
+            "responses",
+            "created_at",
         ]
 
 
@@ -494,7 +558,9 @@ class ProgressSerializer(serializers.Serializer):
 
 
 class UnfilledSlotSerializer(serializers.Serializer):
-    campaign_response = serializers.IntegerField(source="campaign_response_id", help_text="The campaign response (its id in this campaign).")
+    campaign_response = serializers.IntegerField(
+        source="campaign_response_id", help_text="The campaign response (its id in this campaign)."
+    )
     question_id = serializers.CharField()
     need = serializers.IntegerField(help_text="Open slots of this response no eligible expert can take.")
     reason = serializers.ChoiceField(choices=UNFILLED_REASONS)
@@ -505,7 +571,9 @@ class BulkAssignInputSerializer(serializers.Serializer):
     # A list of names (a bare string was read letter by letter); CharField refuses a NUL, which
     # PostgreSQL could not look up (a 500 before).
     experts = serializers.ListField(
-        child=serializers.CharField(max_length=150), required=False, allow_empty=True,
+        child=serializers.CharField(max_length=150),
+        required=False,
+        allow_empty=True,
         help_text="Only these experts (usernames); all eligible experts of the campaign when absent.",
     )
 
@@ -571,9 +639,23 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
         campaign = self.get_object()
         if blind_scope(request.user).hides_campaign(campaign.pk):
-            figures = ("responses", "gold_responses", "by_submitted_judgments", "complete", "reserved", "submitted", "target",
-                       "active_seconds", "pace_per_day", "pace_reason", "projected_finish", "projected_reason")
-            return Response({"withheld": str(PROGRESS_WITHHELD), "k": campaign.overlap, **dict.fromkeys(figures), "experts": [], "gold_accuracy": []})
+            figures = (
+                "responses",
+                "gold_responses",
+                "by_submitted_judgments",
+                "complete",
+                "reserved",
+                "submitted",
+                "target",
+                "active_seconds",
+                "pace_per_day",
+                "pace_reason",
+                "projected_finish",
+                "projected_reason",
+            )
+            return Response(
+                {"withheld": str(PROGRESS_WITHHELD), "k": campaign.overlap, **dict.fromkeys(figures), "experts": [], "gold_accuracy": []}
+            )
         p = selectors.campaign_progress(campaign)
         gold = selectors.campaign_gold_accuracy(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST else []
         return Response(
@@ -593,7 +675,14 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
                 "projected_finish": p.projected_finish,
                 "projected_reason": p.projected_reason or None,
                 "experts": [
-                    {"username": e.username, "submitted": e.submitted, "open": e.open, "expired": e.expired, "released": e.released, "active_seconds": e.active_seconds}
+                    {
+                        "username": e.username,
+                        "submitted": e.submitted,
+                        "open": e.open,
+                        "expired": e.expired,
+                        "released": e.released,
+                        "active_seconds": e.active_seconds,
+                    }
                     for e in p.experts
                 ],
                 # Hidden gold checks, reported on their own: agreement statistics leave them out.
@@ -662,14 +751,30 @@ class AssignmentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Assignment
         fields = [
-            "public_id", "campaign", "expert", "question_id", "response", "model", "is_gold", "status",
-            "reserved_at", "expires_at", "submitted_at", "active_seconds",
+            "public_id",
+            "campaign",
+            "expert",
+            "question_id",
+            "response",
+            "model",
+            "is_gold",
+            "status",
+            "reserved_at",
+            "expires_at",
+            "submitted_at",
+            "active_seconds",
         ]
 
 
-@extend_schema_view(list=extend_schema(parameters=[
-    OpenApiParameter("campaign", int), OpenApiParameter("expert", str, description="username"), enum_param("status", Assignment.Status.values),
-]))
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("campaign", int),
+            OpenApiParameter("expert", str, description="username"),
+            enum_param("status", Assignment.Status.values),
+        ]
+    )
+)
 class AssignmentViewSet(viewsets.ReadOnlyModelViewSet[Assignment]):
     """Admin: every assignment, filterable by ?campaign=ID&expert=USERNAME&status=..."""
 
@@ -746,7 +851,9 @@ class ConflictCampaignSerializer(serializers.Serializer):
     status = serializers.CharField(source="campaign.status")
     kind = serializers.CharField(source="campaign.kind")
     exposed = serializers.IntegerField(help_text="Responses of this campaign a staff view showed the user.")
-    created_gold_source = serializers.BooleanField(help_text="The user imported the set its hidden gold checks come from: they know its labels.")
+    created_gold_source = serializers.BooleanField(
+        help_text="The user imported the set its hidden gold checks come from: they know its labels."
+    )
 
 
 class DualRoleConflictSerializer(serializers.Serializer):

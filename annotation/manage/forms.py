@@ -87,7 +87,10 @@ class CalibrationForm(GoldSetForm):
     max_attempts = forms.IntegerField(initial=2, min_value=1, max_value=20, label=_("Attempts allowed"))
     cooldown_days = forms.FloatField(initial=1, min_value=0, label=_("Retake cooldown (days)"))
     sitting_size = forms.IntegerField(
-        required=False, min_value=1, label=_("Responses per attempt"), help_text=_("Empty: the whole set. A retake draws responses not yet seen first.")
+        required=False,
+        min_value=1,
+        label=_("Responses per attempt"),
+        help_text=_("Empty: the whole set. A retake draws responses not yet seen first."),
     )
     experts = forms.ModelMultipleChoiceField(queryset=_experts(), to_field_name="username", required=False)
 

@@ -17,7 +17,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
-from annotation.http import SignedInRequest
 from annotation.manage import forms, selectors
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, TierChange
 from annotation.services import experts as expert_services
@@ -25,6 +24,7 @@ from annotation.services.assignment import BulkAssignment, bulk_assign, calibrat
 from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
 from annotation.services.payments import payment_csv, payment_lines
 from heartbench_core.blindness import blind_scope, refuse_campaign
+from heartbench_core.http import SignedInRequest
 from heartbench_core.models import User
 from heartbench_core.roles import Role, role_required
 
@@ -103,7 +103,10 @@ def calibration_create(request: SignedInRequest) -> HttpResponse:
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
-            messages.success(request, _("Calibration set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
+            messages.success(
+                request,
+                _("Calibration set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses},
+            )
             return redirect("annotation:campaign", outcome.campaign.pk)
     return render(request, "annotation/manage/calibration_form.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -118,7 +121,9 @@ def gold_set_create(request: SignedInRequest) -> HttpResponse:
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
-            messages.success(request, _("Gold set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
+            messages.success(
+                request, _("Gold set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses}
+            )
             return redirect("annotation:campaign", outcome.campaign.pk)
     return render(request, "annotation/manage/gold_set_form.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -180,7 +185,9 @@ def unfilled_messages(result: BulkAssignment, *, show_items: bool) -> list[str]:
     for reason, slots in sorted(result.by_reason().items()):
         of_reason = [slot for slot in result.unfilled if slot.reason == reason]
         line = _("%(slots)s open slots of %(responses)s responses stay unfilled: %(why)s.") % {
-            "slots": slots, "responses": len(of_reason), "why": of_reason[0].detail if len({s.detail for s in of_reason}) == 1 else reason,
+            "slots": slots,
+            "responses": len(of_reason),
+            "why": of_reason[0].detail if len({s.detail for s in of_reason}) == 1 else reason,
         }
         if show_items:
             shown = ", ".join(f"{slot.question_id} (#{slot.campaign_response_id})" for slot in of_reason[:UNFILLED_LISTED])
@@ -255,7 +262,9 @@ def assignment_release(request: SignedInRequest, public_id: str) -> HttpResponse
 def experts(request: SignedInRequest) -> HttpResponse:
     expert_services.ensure_expert_profiles()
     return render(
-        request, "annotation/manage/experts.html", {"profiles": selectors.expert_profiles(), "hide_quality_of": own_quality_hidden(request.user)}
+        request,
+        "annotation/manage/experts.html",
+        {"profiles": selectors.expert_profiles(), "hide_quality_of": own_quality_hidden(request.user)},
     )
 
 
@@ -274,7 +283,9 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
     user = get_object_or_404(User, username=username)
     profile = expert_services.ensure_profile(user)
     action = request.POST.get("action", "profile")
-    form = forms.ProfileForm(request.POST if action == "profile" and request.method == "POST" else None, initial=forms.ProfileForm.initial_for(profile))
+    form = forms.ProfileForm(
+        request.POST if action == "profile" and request.method == "POST" else None, initial=forms.ProfileForm.initial_for(profile)
+    )
     tier_form = forms.TierOverrideForm(request.POST if action == "tier" else None)
     qual_form = forms.QualificationForm(request.POST if action == "qualify" else None)
     if request.method == "POST":
@@ -339,7 +350,9 @@ def alert_resolve(request: SignedInRequest, alert_id: int) -> HttpResponse:
 def profile(request: SignedInRequest) -> HttpResponse:
     """An expert's own profile: they change only their availability (active / away)."""
     own = expert_services.ensure_profile(request.user)
-    form = forms.AvailabilityForm(request.POST or None, initial={"availability": own.availability if own.availability != "paused" else "active"})
+    form = forms.AvailabilityForm(
+        request.POST or None, initial={"availability": own.availability if own.availability != "paused" else "active"}
+    )
     if request.method == "POST" and form.is_valid():
         try:
             expert_services.set_own_availability(
@@ -351,9 +364,7 @@ def profile(request: SignedInRequest) -> HttpResponse:
             messages.success(request, "Availability saved.")
             return redirect("annotation:profile")
     history = selectors.profile_history(own)
-    retakes = {
-        r.campaign_id: calibration_state(expert=request.user, campaign=r.campaign) for r in history.calibrations if not r.passed
-    }
+    retakes = {r.campaign_id: calibration_state(expert=request.user, campaign=r.campaign) for r in history.calibrations if not r.passed}
     context = {"profile": own, "history": history, "form": form, "retakes": retakes}
     return render(request, "annotation/profile.html", context, status=400 if form.errors else 200)
 
@@ -366,4 +377,3 @@ def calibration_feedback(request: SignedInRequest, result_id: int) -> HttpRespon
     result = get_object_or_404(CalibrationResult.objects.select_related("campaign"), pk=result_id, expert=request.user)
     misses = [r for r in result.feedback if not r["agreed"]]
     return render(request, "annotation/profile_calibration.html", {"result": result, "misses": misses})
-

@@ -121,9 +121,7 @@ def _qualified_dimensions(expert_id: int, requires: bool) -> set[str] | None:
     return set(Qualification.objects.filter(expert_id=expert_id).values_list("dimension", flat=True))
 
 
-def _qualification_filter(
-    qs: QuerySet[CampaignResponse], qualified: set[str] | None, per_dimension: bool
-) -> QuerySet[CampaignResponse]:
+def _qualification_filter(qs: QuerySet[CampaignResponse], qualified: set[str] | None, per_dimension: bool) -> QuerySet[CampaignResponse]:
     """Restrict candidate responses to those the expert is qualified for (None → no filter)."""
     if qualified is None:
         return qs
@@ -148,10 +146,7 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         profile = _profile_for_update(expert)
         _expire(now, campaign)
         existing = (
-            Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign)
-            .open(now)
-            .order_by("reserved_at", "id")
-            .first()
+            Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).open(now).order_by("reserved_at", "id").first()
         )
         if existing is not None:
             return existing
@@ -227,9 +222,7 @@ def _gold_candidate(
     return best[0] if best else None
 
 
-def _eligible(
-    campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None
-) -> QuerySet[CampaignResponse]:
+def _eligible(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None) -> QuerySet[CampaignResponse]:
     """The campaign's responses this expert may take blind: tier and qualification allow them, no staff view showed them.
 
     Before k and earlier work.
@@ -272,9 +265,7 @@ def _ranked_ids(
     open_rows = [r for r in rows if r[3] < k and r[0] not in taken]
     seed, expert_id = campaign.seed, profile.user_id
     open_rows.sort(
-        key=lambda r: (
-            -r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), expert_order(seed, expert_id, r[0])
-        )
+        key=lambda r: (-r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), expert_order(seed, expert_id, r[0]))
     )
     return [r[0] for r in open_rows]
 
@@ -351,7 +342,9 @@ class CalibrationState:
 def calibration_state(*, expert: User, campaign: Campaign) -> CalibrationState:
     """The expert's attempts at a calibration; `retake_at` is None once passed or after the last allowed attempt."""
     cfg = campaign_settings(campaign)
-    results = list(CalibrationResult.objects.filter(campaign=campaign, expert=expert).order_by("attempt").values("attempt", "passed", "completed_at"))
+    results = list(
+        CalibrationResult.objects.filter(campaign=campaign, expert=expert).order_by("attempt").values("attempt", "passed", "completed_at")
+    )
     latest = results[-1] if results else None
     reserved = list(Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list("reserved_at", flat=True))
     # A retake removes the finished attempt's assignments, so work reserved after the latest result is a new attempt.
@@ -368,7 +361,9 @@ def calibration_sitting(*, expert: User, campaign: Campaign, attempt: int) -> li
     cfg = campaign_settings(campaign)
     ids = list(CampaignResponse.objects.filter(campaign=campaign).values_list("pk", flat=True))
     seen: set[int] = set()
-    for drawn in CalibrationResult.objects.filter(campaign=campaign, expert=expert, attempt__lt=attempt).values_list("campaign_responses", flat=True):
+    for drawn in CalibrationResult.objects.filter(campaign=campaign, expert=expert, attempt__lt=attempt).values_list(
+        "campaign_responses", flat=True
+    ):
         seen.update(drawn or [])
     ids.sort(key=lambda pk: (pk in seen, keyed_uniform("sitting", campaign.pk, expert.pk, attempt, pk)))
     size = cfg.sitting_size or len(ids)
@@ -425,7 +420,9 @@ def release_assignment(*, assignment: Assignment, by: User) -> Assignment:
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if locked.status != Assignment.Status.RESERVED:
-            raise ValidationError({"assignment": f"only open work can be released; this assignment is {locked.get_status_display().lower()}"})
+            raise ValidationError(
+                {"assignment": f"only open work can be released; this assignment is {locked.get_status_display().lower()}"}
+            )
         locked.status = Assignment.Status.RELEASED
         locked.save(update_fields=["status"])
     assignment.status = locked.status
@@ -483,7 +480,9 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
     if campaign.kind == Campaign.Kind.CALIBRATION:
         raise ValidationError({"campaign": _("calibrations are taken by each expert in turn; they are not pre-assigned")})
     if campaign.kind == Campaign.Kind.GOLD_SET:
-        raise ValidationError({"campaign": _("a gold set is only a pool of hidden gold checks for blind tests; nobody is assigned work in it")})
+        raise ValidationError(
+            {"campaign": _("a gold set is only a pool of hidden gold checks for blind tests; nobody is assigned work in it")}
+        )
     if campaign.status != Campaign.Status.ACTIVE:
         raise ValidationError({"campaign": f"the campaign is {campaign.get_status_display().lower()}, not active"})
     now = timezone.now()
@@ -623,7 +622,9 @@ def _unfilled_slots(
             reason, detail = "tier", _("hard item: no expert of tier %(tier)s or above under capacity") % {"tier": tier}
         else:
             reason, detail = "capacity", _("every eligible expert who has not had it is at capacity")
-        out.append(UnfilledSlot(campaign_response_id=cr_id, question_id=question_ids.get(item_id, ""), need=left, reason=reason, detail=detail))
+        out.append(
+            UnfilledSlot(campaign_response_id=cr_id, question_id=question_ids.get(item_id, ""), need=left, reason=reason, detail=detail)
+        )
     return out
 
 
@@ -638,9 +639,12 @@ def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
     # Building thousands of model instances costs more than the insert itself; COPY writes the same
     # columns bulk_create would, and the unique constraint still guards (response, expert).
     table = Assignment._meta.db_table
-    with connection.cursor() as cursor, cursor.cursor.copy(
-        f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds) FROM STDIN"
-    ) as copy:
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(
+            f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds) FROM STDIN"
+        ) as copy,
+    ):
         for cr, user in pairs:
             copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0))
 
@@ -695,7 +699,10 @@ def _item_info(item_ids: set[int]) -> dict[int, ItemInfo]:
     from heartbench_core.lib.taxonomy import dimension_of
     from heartbench_core.models import Item
 
-    info: dict[int, ItemInfo] = {pk: (diff == "hard", set(), set(), scene) for pk, diff, scene in Item.objects.filter(pk__in=item_ids).values_list("pk", "difficulty", "primary_scene")}
+    info: dict[int, ItemInfo] = {
+        pk: (diff == "hard", set(), set(), scene)
+        for pk, diff, scene in Item.objects.filter(pk__in=item_ids).values_list("pk", "difficulty", "primary_scene")
+    }
     for item_id, ability in Criterion.objects.filter(item_id__in=item_ids).order_by().values_list("item_id", "ability"):
         info[item_id][1].add(ability)
         if (dim := dimension_of(ability)) is not None:

@@ -81,7 +81,9 @@ def eligible_experts(pool: list[User], *, requires_qualification: bool) -> list[
     """Experts of the pool who can take work now: expert role, active account and availability, qualified if required."""
     ids = [u.pk for u in pool if u.is_active and has_role(u, Role.EXPERT)]
     inactive = set(
-        ExpertProfile.objects.filter(user_id__in=ids).exclude(availability=ExpertProfile.Availability.ACTIVE).values_list("user_id", flat=True)
+        ExpertProfile.objects.filter(user_id__in=ids)
+        .exclude(availability=ExpertProfile.Availability.ACTIVE)
+        .values_list("user_id", flat=True)
     )
     ids = [i for i in ids if i not in inactive]
     if requires_qualification:
@@ -168,7 +170,9 @@ def create_campaign(
     if overlap > len(eligible):
         why = "active and qualified" if requires_qualification else "active"
         raise ValidationError(
-            {"overlap": f"k={overlap} is larger than the number of eligible experts: {len(eligible)} of the {len(pool)} in the pool are {why}"}
+            {
+                "overlap": f"k={overlap} is larger than the number of eligible experts: {len(eligible)} of the {len(pool)} in the pool are {why}"
+            }
         )
     gold_rows = _gold_rows(gold_source, version) if gold_source is not None else []
     strata: dict[tuple, list[int]] = defaultdict(list)
@@ -190,12 +194,16 @@ def create_campaign(
     # response, or the same text to the same question): seeing it twice would mark it.
     sampled_texts = set(ModelResponse.objects.filter(pk__in=sampled_ids).values_list("question_id", "text")) if gold_rows else set()
     gold_texts = {
-        pk: (qid, text) for pk, qid, text in ModelResponse.objects.filter(pk__in=[g[0] for g in gold_rows]).values_list("pk", "question_id", "text")
+        pk: (qid, text)
+        for pk, qid, text in ModelResponse.objects.filter(pk__in=[g[0] for g in gold_rows]).values_list("pk", "question_id", "text")
     }
     gold_rows = [g for g in gold_rows if g[0] not in sampled_ids and gold_texts[g[0]] not in sampled_texts]
     if gold_rate > 0 and gold_source is not None and not gold_rows:
         raise ValidationError(
-            {"gold_source": _("none of %(name)r's responses can be a hidden gold check: every one is also in the sample") % {"name": gold_source.name}}
+            {
+                "gold_source": _("none of %(name)r's responses can be a hidden gold check: every one is also in the sample")
+                % {"name": gold_source.name}
+            }
         )
     rng = np.random.default_rng([seed, 1])
     order = rng.permutation(len(responses) + len(gold_rows))
@@ -233,7 +241,7 @@ def create_campaign(
         ]
         created = CampaignResponse.objects.bulk_create(rows, batch_size=1000)
         labels = []
-        for cr, (_resp, _item, gold) in zip(created[len(responses):], gold_rows):
+        for cr, (_resp, _item, gold) in zip(created[len(responses) :], gold_rows):
             labels += [GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl) for crit, hit, expl in gold]
         GoldLabel.objects.bulk_create(labels, batch_size=1000)
     return CampaignOutcome(campaign, len(responses), len(gold_rows), len(sampled_items), len(eligible))
@@ -254,7 +262,9 @@ def _gold_rows(source: Campaign, version: DatasetVersion) -> list[GoldRow]:
     if source.kind != Campaign.Kind.GOLD_SET:
         raise ValidationError({"gold_source": _("%(name)r is not a gold set") % {"name": source.name}})
     if source.version_id != version.pk:
-        raise ValidationError({"gold_source": _("%(name)r is on %(on)s, not %(version)s") % {"name": source.name, "on": source.version, "version": version}})
+        raise ValidationError(
+            {"gold_source": _("%(name)r is on %(on)s, not %(version)s") % {"name": source.name, "on": source.version, "version": version}}
+        )
     labels: dict[int, list[tuple[int, bool, str]]] = defaultdict(list)
     for cr_id, crit, hit, expl in GoldLabel.objects.filter(campaign_response__campaign=source).values_list(
         "campaign_response_id", "criterion_id", "hit", "explanation"
@@ -262,7 +272,9 @@ def _gold_rows(source: Campaign, version: DatasetVersion) -> list[GoldRow]:
         labels[cr_id].append((crit, hit, expl))
     rows = [
         (resp, item, labels[cr_id])
-        for cr_id, resp, item in CampaignResponse.objects.filter(campaign=source).order_by("order_key").values_list("pk", "response_id", "item_id")
+        for cr_id, resp, item in CampaignResponse.objects.filter(campaign=source)
+        .order_by("order_key")
+        .values_list("pk", "response_id", "item_id")
         if labels[cr_id]
     ]
     _refuse_overlap([r[0] for r in rows], version=version, other=Campaign.Kind.CALIBRATION, field="gold_source", what=source.name)
@@ -324,9 +336,7 @@ def parse_gold_file(source: GoldSource, *, version: DatasetVersion, name: str | 
     errors = ErrorCollector(name or source_name(source))
     items = {qid: pk for pk, qid in version.items.values_list("pk", "question_id")}
     criteria: dict[int, dict[int, int]] = defaultdict(dict)
-    for item_id, position, pk in Criterion.objects.filter(item__version=version).values_list(
-        "item_id", "position", "pk"
-    ):
+    for item_id, position, pk in Criterion.objects.filter(item__version=version).values_list("item_id", "position", "pk"):
         criteria[item_id][position] = pk
     responses = {
         (qid, model): pk
@@ -481,7 +491,9 @@ def create_gold_set(
     return CampaignOutcome(campaign, len(gold), len(gold), len({g[1] for g in gold}), 0)
 
 
-def _labelled_set(*, name: str, kind: str, version: DatasetVersion, gold: list[GoldRow], created_by: User | None, pass_threshold: float = 0.8) -> Campaign:
+def _labelled_set(
+    *, name: str, kind: str, version: DatasetVersion, gold: list[GoldRow], created_by: User | None, pass_threshold: float = 0.8
+) -> Campaign:
     """A campaign holding the gold-labelled responses of a parsed file (inside the caller's transaction)."""
     order = np.random.default_rng(0).permutation(len(gold))
     campaign = Campaign.objects.create(
@@ -497,12 +509,18 @@ def _labelled_set(*, name: str, kind: str, version: DatasetVersion, gold: list[G
     campaign.language_models.set(LanguageModel.objects.filter(responses__in=[g[0] for g in gold]).distinct())
     created = CampaignResponse.objects.bulk_create(
         [
-            CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=kind == Campaign.Kind.GOLD_SET, order_key=int(order[i]))
+            CampaignResponse(
+                campaign=campaign, response_id=resp, item_id=item, is_gold=kind == Campaign.Kind.GOLD_SET, order_key=int(order[i])
+            )
             for i, (resp, item, _rows) in enumerate(gold)
         ]
     )
     GoldLabel.objects.bulk_create(
-        [GoldLabel(campaign_response=cr, criterion_id=c, hit=h, explanation=e) for cr, (_resp, _item, rows) in zip(created, gold) for c, h, e in rows]
+        [
+            GoldLabel(campaign_response=cr, criterion_id=c, hit=h, explanation=e)
+            for cr, (_resp, _item, rows) in zip(created, gold)
+            for c, h, e in rows
+        ]
     )
     return campaign
 
@@ -515,4 +533,3 @@ def set_campaign_status(*, campaign: Campaign, status: str) -> Campaign:
         Campaign.objects.filter(pk=campaign.pk).update(status=status)
     campaign.status = status
     return campaign
-

@@ -35,9 +35,7 @@ def payment_lines(campaign: Campaign) -> list[PaymentLine]:
         .filter(submitted__gt=0)
         .order_by("expert__username")
     )
-    certified = set(
-        ExpertQuality.objects.filter(certified_at__isnull=False).values_list("profile__user_id", flat=True)
-    )
+    certified = set(ExpertQuality.objects.filter(certified_at__isnull=False).values_list("profile__user_id", flat=True))
     rate = campaign.piece_rate
     return [
         PaymentLine(
@@ -60,7 +58,18 @@ def payment_csv(campaign: Campaign) -> str:
     w.writerow(["campaign", "expert", "email", "submitted_responses", "active_hours", "piece_rate", "amount", "certified"])
     lines = payment_lines(campaign)
     for p in lines:
-        w.writerow([campaign.name, p.username, p.email, p.submitted, f"{p.active_hours:.2f}", f"{p.rate:.2f}", f"{p.amount:.2f}", "yes" if p.certified else "no"])
+        w.writerow(
+            [
+                campaign.name,
+                p.username,
+                p.email,
+                p.submitted,
+                f"{p.active_hours:.2f}",
+                f"{p.rate:.2f}",
+                f"{p.amount:.2f}",
+                "yes" if p.certified else "no",
+            ]
+        )
     total = sum((p.amount for p in lines), Decimal("0.00"))
     w.writerow([campaign.name, "TOTAL", "", sum(p.submitted for p in lines), "", f"{campaign.piece_rate:.2f}", f"{total:.2f}", ""])
     return out.getvalue()

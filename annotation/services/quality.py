@@ -117,16 +117,22 @@ def compare_with_gold(assignment_ids: list[int]) -> tuple[GoldComparison, list[G
     """Compare submitted judgments with gold labels of the same criteria; return totals and each comparison."""
     gold = {
         (cr_id, crit): (hit, explanation)
-        for cr_id, crit, hit, explanation in GoldLabel.objects.filter(
-            campaign_response__assignments__in=assignment_ids
-        ).values_list("campaign_response_id", "criterion_id", "hit", "explanation")
+        for cr_id, crit, hit, explanation in GoldLabel.objects.filter(campaign_response__assignments__in=assignment_ids).values_list(
+            "campaign_response_id", "criterion_id", "hit", "explanation"
+        )
     }
     rows: list[GoldComparisonRow] = []
     for cr_id, crit_id, hit, rationale, text, ability, position in (
         Judgment.objects.filter(assignment_id__in=assignment_ids, hit__isnull=False)
         .order_by("assignment__campaign_response__order_key", "criterion__position")
         .values_list(
-            "assignment__campaign_response_id", "criterion_id", "hit", "rationale", "criterion__text", "criterion__ability", "criterion__position"
+            "assignment__campaign_response_id",
+            "criterion_id",
+            "hit",
+            "rationale",
+            "criterion__text",
+            "criterion__ability",
+            "criterion__position",
         )
     ):
         if hit is None or (cr_id, crit_id) not in gold:  # hit is never None here (filtered); this tells the type checker
@@ -165,7 +171,11 @@ def _maybe_finish_calibration(*, expert: User, campaign: Campaign, quality: Expe
     if any(pk not in submitted for pk in sitting):
         return
     result = score_calibration(
-        expert=expert, campaign=campaign, assignment_ids=[submitted[pk] for pk in sitting], attempt=state.attempts + 1, campaign_responses=sitting
+        expert=expert,
+        campaign=campaign,
+        assignment_ids=[submitted[pk] for pk in sitting],
+        attempt=state.attempts + 1,
+        campaign_responses=sitting,
     )
     if result.passed:
         quality.calibration_score = max(result.score or 0.0, quality.calibration_score or 0.0)
@@ -216,7 +226,11 @@ def score_calibration(
         Qualification.objects.update_or_create(
             expert=expert,
             dimension=dim,
-            defaults={"source": Qualification.Source.CALIBRATION, "result": result, "reason": f"calibration {campaign.name}, attempt {attempt}"},
+            defaults={
+                "source": Qualification.Source.CALIBRATION,
+                "result": result,
+                "reason": f"calibration {campaign.name}, attempt {attempt}",
+            },
         )
     return result
 
@@ -251,7 +265,7 @@ def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, pol
             kind=AdminAlert.Kind.GOLD_ACCURACY,
             expert=profile.user,
             campaign_id=recent[0][1],
-            message=f"{profile.user.get_username()} was paused: {reason[len('Paused automatically: '):]}",
+            message=f"{profile.user.get_username()} was paused: {reason[len('Paused automatically: ') :]}",
         )
 
 
@@ -275,7 +289,9 @@ def recompute_tier(*, profile: ExpertProfile, quality: ExpertQuality | None = No
     quality = quality or ExpertQuality.objects.get_or_create(profile=profile)[0]
     tier = computed_tier(quality, policy or QualityPolicy.current())
     if tier != profile.tier:
-        TierChange.objects.create(profile=profile, old_tier=profile.tier, new_tier=tier, reason="computed from calibration and gold accuracy")
+        TierChange.objects.create(
+            profile=profile, old_tier=profile.tier, new_tier=tier, reason="computed from calibration and gold accuracy"
+        )
         ExpertProfile.objects.filter(pk=profile.pk).update(tier=tier)
         profile.tier = tier
     return tier

@@ -223,17 +223,13 @@ def is_post_discussion(assignment: Assignment) -> bool:
     """
     if assignment.discussion_seen_at is not None:
         return True
-    return StaffExposure.objects.filter(
-        user_id=assignment.expert_id, response_id=assignment.campaign_response.response_id
-    ).exists()
+    return StaffExposure.objects.filter(user_id=assignment.expert_id, response_id=assignment.campaign_response.response_id).exists()
 
 
 def standing_revision(assignment: Assignment) -> list[JudgmentRow] | None:
     """The rows of the assignment's newest accepted post-discussion revision, or None when it has none."""
     return (
-        CorrectionRequest.objects.filter(
-            assignment_id=assignment.pk, status=CorrectionRequest.Status.ACCEPTED, after_discussion=True
-        )
+        CorrectionRequest.objects.filter(assignment_id=assignment.pk, status=CorrectionRequest.Status.ACCEPTED, after_discussion=True)
         .order_by("-decided_at", "-id")
         .values_list("proposed", flat=True)
         .first()
@@ -271,7 +267,12 @@ def decide_correction(*, correction: CorrectionRequest, admin: User, accept: boo
             missing = set(by_criterion) - {j.criterion_id for j in judgments}
             Judgment.objects.bulk_create(
                 [
-                    Judgment(assignment_id=locked.assignment_id, criterion_id=cid, rationale=by_criterion[cid]["rationale"], hit=by_criterion[cid]["hit"])
+                    Judgment(
+                        assignment_id=locked.assignment_id,
+                        criterion_id=cid,
+                        rationale=by_criterion[cid]["rationale"],
+                        hit=by_criterion[cid]["hit"],
+                    )
                     for cid in sorted(missing)
                 ]
             )
@@ -323,13 +324,13 @@ def discussion_open_for(assignment: Assignment) -> bool:
     if assignment.status != Assignment.Status.SUBMITTED:
         return False
     own_time = Subquery(Assignment.objects.filter(pk=assignment.pk).values("submitted_at")[:1])
-    counts = Assignment.objects.filter(
-        campaign_response_id=assignment.campaign_response_id, status=Assignment.Status.SUBMITTED
-    ).aggregate(
+    counts = Assignment.objects.filter(campaign_response_id=assignment.campaign_response_id, status=Assignment.Status.SUBMITTED).aggregate(
         total=Count("id"),
         before=Count("id", filter=Q(submitted_at__lt=own_time) | Q(submitted_at=own_time, id__lt=assignment.pk)),
     )
-    return discussion_cohort(campaign=assignment.campaign_response.campaign, position=counts["before"], submitted=counts["total"]) is not None
+    return (
+        discussion_cohort(campaign=assignment.campaign_response.campaign, position=counts["before"], submitted=counts["total"]) is not None
+    )
 
 
 def mark_discussion_seen(*, assignment: Assignment, expert: User) -> None:
@@ -440,5 +441,3 @@ def _required_text(value: str, field: str, message: str) -> str:
     if len(value) > COMMENT_MAX_CHARS:
         raise ValidationError({field: f"At most {COMMENT_MAX_CHARS} characters."})
     return value
-
-

@@ -19,13 +19,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.http import signed_in
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
 from annotation.workspace import selectors
 from heartbench_core.api import choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from heartbench_core.http import signed_in
 from heartbench_core.roles import Role, role_permission
 
 IsExpert = role_permission(Role.EXPERT)
@@ -38,7 +38,9 @@ CRITERION_KINDS = ("reward", "penalty", "catastrophic")
 
 class JudgmentEntrySerializer(serializers.Serializer):
     criterion = serializers.IntegerField()
-    rationale = serializers.CharField(allow_blank=True, required=False, default="", trim_whitespace=False, max_length=services.RATIONALE_MAX_CHARS)
+    rationale = serializers.CharField(
+        allow_blank=True, required=False, default="", trim_whitespace=False, max_length=services.RATIONALE_MAX_CHARS
+    )
     hit = serializers.BooleanField(allow_null=True, required=False, default=None)
 
 
@@ -268,8 +270,17 @@ class CorrectionSerializer(serializers.ModelSerializer):
     class Meta:
         model = CorrectionRequest
         fields = [
-            "id", "assignment", "status", "reason", "original", "proposed", "created_at", "decided_at", "decision_note",
-            "after_discussion", "accept_effect",
+            "id",
+            "assignment",
+            "status",
+            "reason",
+            "original",
+            "proposed",
+            "created_at",
+            "decided_at",
+            "decision_note",
+            "after_discussion",
+            "accept_effect",
         ]
 
     def get_accept_effect(self, obj: CorrectionRequest) -> str:

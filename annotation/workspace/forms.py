@@ -37,10 +37,7 @@ def draft_entries(data: QueryDict) -> list[DraftEntry]:
             row["hit"] = {"hit": True, "miss": False}.get(value)
     if refused:
         raise ValidationError(refused)
-    return [
-        DraftEntry(criterion_id=cid, rationale=row.get("rationale", ""), hit=row.get("hit"))
-        for cid, row in sorted(found.items())
-    ]
+    return [DraftEntry(criterion_id=cid, rationale=row.get("rationale", ""), hit=row.get("hit")) for cid, row in sorted(found.items())]
 
 
 def active_seconds(data: QueryDict) -> int:

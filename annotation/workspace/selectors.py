@@ -117,15 +117,21 @@ def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
 
 def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
     """The expert's queue per campaign, drafts to resume, calibrations to take and their own completed work."""
-    campaigns = {
-        c.pk: c for c in campaigns_for_expert(expert).select_related("settings").annotate(response_total=Count("responses"))
-    }
+    campaigns = {c.pk: c for c in campaigns_for_expert(expert).select_related("settings").annotate(response_total=Count("responses"))}
     mine = list(
         Assignment.objects.filter(expert_id=expert.pk)
         .held()
         .select_related("campaign_response__item")
-        .only("public_id", "status", "reserved_at", "submitted_at", "draft_saved_at", "expires_at",
-              "campaign_response__campaign_id", "campaign_response__item__question_id")
+        .only(
+            "public_id",
+            "status",
+            "reserved_at",
+            "submitted_at",
+            "draft_saved_at",
+            "expires_at",
+            "campaign_response__campaign_id",
+            "campaign_response__item__question_id",
+        )
         .order_by("reserved_at", "public_id")
     )
     by_campaign: dict[int, list[Assignment]] = defaultdict(list)
@@ -161,9 +167,11 @@ def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
     for a in sorted(submitted, key=lambda a: a.submitted_at or a.reserved_at, reverse=True)[:completed_limit]:
         its_campaign = campaigns.get(a.campaign_response.campaign_id)
         submitters = order.get(a.campaign_response_id, [])
-        open_ = its_campaign is not None and expert.pk in submitters and discussion_cohort(
-            campaign=its_campaign, position=submitters.index(expert.pk), submitted=len(submitters)
-        ) is not None
+        open_ = (
+            its_campaign is not None
+            and expert.pk in submitters
+            and discussion_cohort(campaign=its_campaign, position=submitters.index(expert.pk), submitted=len(submitters)) is not None
+        )
         completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
     return ExpertHome(queues=queues, calibrations=calibrations, completed=completed)
 
@@ -332,10 +340,7 @@ def discussion(assignment: Assignment) -> Discussion:
         raise Http404("No such discussion.")
     cr_id = assignment.campaign_response_id
     submitters = list(
-        Assignment.objects.filter(campaign_response_id=cr_id)
-        .submitted()
-        .order_by("submitted_at", "id")
-        .values_list("expert_id", flat=True)
+        Assignment.objects.filter(campaign_response_id=cr_id).submitted().order_by("submitted_at", "id").values_list("expert_id", flat=True)
     )
     cohort = discussion_cohort(campaign=page.campaign, position=submitters.index(assignment.expert_id), submitted=len(submitters))
     if cohort is None:

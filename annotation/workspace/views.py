@@ -13,12 +13,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.http import SignedInRequest
 from annotation.models import Assignment, Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response, calibration_state
 from annotation.workspace import forms, selectors
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from heartbench_core.http import SignedInRequest
 from heartbench_core.roles import Role, role_required
 
 expert_only = role_required(Role.EXPERT)
@@ -55,7 +55,11 @@ def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     if assignment is None:
         state = calibration_state(expert=request.user, campaign=campaign) if campaign.kind == Campaign.Kind.CALIBRATION else None
         if state is not None and state.attempts and not state.passed and not state.in_progress and not state.attempts_left:
-            messages.info(request, _("You have made all %(n)d attempts allowed at “%(name)s”; an administrator decides what follows.") % {"n": state.max_attempts, "name": campaign.name})
+            messages.info(
+                request,
+                _("You have made all %(n)d attempts allowed at “%(name)s”; an administrator decides what follows.")
+                % {"n": state.max_attempts, "name": campaign.name},
+            )
         else:
             messages.info(request, f"Nothing more to judge in “{campaign.name}” for now. Thank you!")
         return redirect("annotation:home")
@@ -106,7 +110,10 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
     except ValidationError as exc:
         if request.htmx:
             return render(
-                request, "annotation/workspace/partials/save_status.html", {"state": "error", "message": " ".join(_messages_of(exc))}, status=409
+                request,
+                "annotation/workspace/partials/save_status.html",
+                {"state": "error", "message": " ".join(_messages_of(exc))},
+                status=409,
             )
         for message in _messages_of(exc):
             messages.error(request, message)
@@ -307,7 +314,10 @@ def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
         if not form.is_valid():
             raise ValidationError("Choose hit or miss for a criterion.")
         services.cast_vote(
-            assignment=assignment, expert=request.user, criterion_id=form.cleaned_data["criterion"], hit=form.cleaned_data["stance"] == "hit"
+            assignment=assignment,
+            expert=request.user,
+            criterion_id=form.cleaned_data["criterion"],
+            hit=form.cleaned_data["stance"] == "hit",
         )
     except ValidationError as exc:
         if not services.discussion_open_for(assignment):
@@ -321,7 +331,9 @@ def _back_to_thread(request: SignedInRequest, assignment: Assignment, public_id:
     if request.htmx:
         thread = _seen_thread(request, assignment)
         return render(
-            request, "annotation/workspace/partials/discussion_thread.html", {"thread": thread, "page": thread.page, "form": forms.DiscussionCommentForm()}
+            request,
+            "annotation/workspace/partials/discussion_thread.html",
+            {"thread": thread, "page": thread.page, "form": forms.DiscussionCommentForm()},
         )
     return redirect("annotation:discussion", public_id=public_id)
 

@@ -10,8 +10,20 @@ from heartbench_core.services.scoring import ScoreResult, score_judge_runs
 
 # Distinguishable on white, and in the order a legend reads them.
 PALETTE = (
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
-    "#e377c2", "#7f7f7f", "#bcbd22", "#393b79", "#637939", "#843c39", "#7b4173",
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#17becf",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#393b79",
+    "#637939",
+    "#843c39",
+    "#7b4173",
 )
 
 
@@ -142,6 +154,13 @@ def ability_chart(rows: list[LeaderboardRow]) -> Chart:
             )
         )
     return Chart(
-        width=left + plot_w + 24, height=top + plot_h + 120, left=left, top=top, plot_w=plot_w, plot_h=plot_h,
-        columns=columns, gridlines=gridlines, series=series,
+        width=left + plot_w + 24,
+        height=top + plot_h + 120,
+        left=left,
+        top=top,
+        plot_w=plot_w,
+        plot_h=plot_h,
+        columns=columns,
+        gridlines=gridlines,
+        series=series,
     )

@@ -118,9 +118,7 @@ def mcnemar_exact(judge: np.ndarray, gold: np.ndarray) -> Stat:
     if n == 0:
         return Stat.undefined(0, "no compared pairs: " + NO_PAIRS, discordant=0)
     if discordant == 0:
-        return Stat.undefined(
-            n, f"no discordant pairs: judge and golden standard agree on all {n} compared pairs", discordant=0
-        )
+        return Stat.undefined(n, f"no discordant pairs: judge and golden standard agree on all {n} compared pairs", discordant=0)
     p = sps.binomtest(c["fp"], discordant, 0.5, alternative="two-sided").pvalue
     return Stat(_f(p), n, extra={"discordant": discordant, "judge_only_hits": c["fp"], "human_only_hits": c["fn"]})
 
@@ -500,9 +498,7 @@ class MajorityRule:
 BLIND_TEST = MajorityRule(min_ratings=3)
 
 
-def majority_labels(
-    hits: np.ndarray, ratings: np.ndarray, rule: MajorityRule = BLIND_TEST
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def majority_labels(hits: np.ndarray, ratings: np.ndarray, rule: MajorityRule = BLIND_TEST) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Strict-majority labels under `rule`: (label −1/0/1, unanimous bool, tie bool) per unit.
 
     A unit gets a label once it is complete under the rule (at least `rule.min_ratings` ratings)
@@ -521,9 +517,7 @@ def majority_labels(
     return label, unanimous, tie
 
 
-def judge_majority_agreement(
-    judge: np.ndarray, hits: np.ndarray, ratings: np.ndarray, rule: MajorityRule = BLIND_TEST
-) -> Stat:
+def judge_majority_agreement(judge: np.ndarray, hits: np.ndarray, ratings: np.ndarray, rule: MajorityRule = BLIND_TEST) -> Stat:
     """Share of units where the judge's verdict equals the experts' majority label under `rule`.
 
     judge, hits, ratings: one entry per unit with a judge verdict. Units without a majority are

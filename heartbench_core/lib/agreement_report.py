@@ -577,9 +577,7 @@ class ReportInputs:
             )
 
 
-def golden_standard(
-    hits: np.ndarray, ratings: np.ndarray, k: int, adjudicated: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def golden_standard(hits: np.ndarray, ratings: np.ndarray, k: int, adjudicated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(label −1/0/1, provenance code, tie) per unit: the strict majority of k ratings, overridden by adjudication."""
     label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=k))
     provenance = np.where(label >= 0, np.where(unanimous, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY), PROVENANCE_NONE)
@@ -741,8 +739,12 @@ def compute_report(
         gate=gate,
         alerts=_alerts(item_agreement, by_expert=by_expert, by_criterion=by_criterion, by_model=rows["by_model"]),
         parameters=Parameters(
-            resamples=resamples, seed=seed, threshold=policy.threshold, min_pairs_per_dimension=policy.min_pairs_per_dimension,
-            min_pairs_per_ability=policy.min_pairs_per_ability, must_clear=policy.must_clear,
+            resamples=resamples,
+            seed=seed,
+            threshold=policy.threshold,
+            min_pairs_per_dimension=policy.min_pairs_per_dimension,
+            min_pairs_per_ability=policy.min_pairs_per_ability,
+            must_clear=policy.must_clear,
         ),
     )
 
@@ -828,7 +830,8 @@ def _breakdown(
     else:
         low = high = np.full(n_groups, np.nan)
     rate, kappa, ac1, jhr, hhr, alpha_l = (
-        _rounded(x) for x in (figures["rate"], figures["kappa"], figures["ac1"], figures["judge_hit_rate"], figures["human_hit_rate"], alpha)
+        _rounded(x)
+        for x in (figures["rate"], figures["kappa"], figures["ac1"], figures["judge_hit_rate"], figures["human_hit_rate"], alpha)
     )
     low_l, high_l = low.tolist(), high.tolist()
     pairs_l, responses_l, units_l, ratings_l = pairs.tolist(), responses.tolist(), alpha_units.tolist(), alpha_ratings.tolist()
@@ -848,11 +851,25 @@ def _breakdown(
             question = criteria.item_question[criteria.crit_item[c]]
             position = int(criteria.crit_position[c])
             interval = _criterion_interval(items_l[i])
-            rows.append(CriterionRow(
-                criteria.crit_lineage[c], f"{question} #{position + 1}", n, responses_l[i], items_l[i],
-                ItemAgreement(rate_f, interval), kappa_f, ac1_f, jhr_f, hhr_f, alpha_fig, ratings_l[i],
-                question_id=question, position=position, ability=criteria.crit_ability[c],
-            ))
+            rows.append(
+                CriterionRow(
+                    criteria.crit_lineage[c],
+                    f"{question} #{position + 1}",
+                    n,
+                    responses_l[i],
+                    items_l[i],
+                    ItemAgreement(rate_f, interval),
+                    kappa_f,
+                    ac1_f,
+                    jhr_f,
+                    hhr_f,
+                    alpha_fig,
+                    ratings_l[i],
+                    question_id=question,
+                    position=position,
+                    ability=criteria.crit_ability[c],
+                )
+            )
             continue
         pair = st.ci_pair(low_l[i], high_l[i]) if items_l[i] >= 2 else None
         if ci is not None:
@@ -862,9 +879,22 @@ def _breakdown(
             resampled = Resampling("item", items_l[i], 0)
             why = NO_RESAMPLES if resamples <= 0 else st.NO_PAIRS
         interval = Interval.from_pair(pair, resampled=resampled, reason=why)
-        rows.append(GroupRow(
-            key, shown, n, responses_l[i], items_l[i], ItemAgreement(rate_f, interval), kappa_f, ac1_f, jhr_f, hhr_f, alpha_fig, ratings_l[i]
-        ))
+        rows.append(
+            GroupRow(
+                key,
+                shown,
+                n,
+                responses_l[i],
+                items_l[i],
+                ItemAgreement(rate_f, interval),
+                kappa_f,
+                ac1_f,
+                jhr_f,
+                hhr_f,
+                alpha_fig,
+                ratings_l[i],
+            )
+        )
     return tuple(rows)
 
 
@@ -1013,7 +1043,13 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
     rj, rg = st.ranks(j), st.ranks(g)
     models = [
         ModelScore(
-            model=name, responses=responses, judge_score=js, gold_score=gs, judge_rank=int(a), gold_rank=int(b), rank_change=int(a - b),
+            model=name,
+            responses=responses,
+            judge_score=js,
+            gold_score=gs,
+            judge_rank=int(a),
+            gold_rank=int(b),
+            rank_change=int(a - b),
             score_difference=_num(js - gs) if js is not None and gs is not None else None,
         )
         for (name, responses, js, gs), a, b in zip(scored, rj, rg)
@@ -1029,7 +1065,9 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
     )
 
 
-def _gate(item_agreement: ItemAgreement, *, by_dimension: tuple[GroupRow, ...], by_ability: tuple[GroupRow, ...], policy: GatePolicy) -> Gate:
+def _gate(
+    item_agreement: ItemAgreement, *, by_dimension: tuple[GroupRow, ...], by_ability: tuple[GroupRow, ...], policy: GatePolicy
+) -> Gate:
     """The release decision under a policy: the agreement (or its CI's lower bound) clears the threshold
     and every dimension and every ability has enough compared pairs. The lower bound is always reported."""
     reasons = []
@@ -1044,9 +1082,7 @@ def _gate(item_agreement: ItemAgreement, *, by_dimension: tuple[GroupRow, ...], 
             why = ci.reason or "no confidence interval was computed"
             reasons.append(f"the lower bound of the 95% CI is undefined ({why}), and the policy requires it to clear the threshold")
         elif ci_low < threshold:
-            reasons.append(
-                f"the lower bound {ci_low:.3f} of the 95% CI (agreement rate {rate:.3f}) is below the threshold {threshold:.2f}"
-            )
+            reasons.append(f"the lower bound {ci_low:.3f} of the 95% CI (agreement rate {rate:.3f}) is below the threshold {threshold:.2f}")
     elif rate < threshold:
         reasons.append(f"agreement rate {rate:.3f} is below the threshold {threshold:.2f}")
     by_dim = {r.key: r.pairs for r in by_dimension}
@@ -1073,28 +1109,40 @@ def _alerts(
         for r in experts:
             gold, gold_pairs = r.gold_agreement.value or 0.0, r.gold_agreement.n
             if gold < median - DRIFT_DROP:
-                alerts.append(Alert(
-                    "expert_outlier", r.expert,
-                    f"{r.expert} agrees with the golden standard {gold:.0%} of {gold_pairs} times, against a median of {median:.0%} among experts",
-                ))
+                alerts.append(
+                    Alert(
+                        "expert_outlier",
+                        r.expert,
+                        f"{r.expert} agrees with the golden standard {gold:.0%} of {gold_pairs} times, against a median of {median:.0%} among experts",
+                    )
+                )
             recent, recent_pairs = r.recent_gold_agreement.value, r.recent_gold_agreement.n or 0
             if recent is not None and recent_pairs >= DRIFT_MIN_PAIRS and recent < gold - DRIFT_DROP:
-                alerts.append(Alert(
-                    "expert_drift", r.expert,
-                    f"{r.expert} is drifting: {recent:.0%} agreement with the golden standard on the latest "
-                    f"{recent_pairs} judgments, against {gold:.0%} overall",
-                ))
+                alerts.append(
+                    Alert(
+                        "expert_drift",
+                        r.expert,
+                        f"{r.expert} is drifting: {recent:.0%} agreement with the golden standard on the latest "
+                        f"{recent_pairs} judgments, against {gold:.0%} overall",
+                    )
+                )
     low = [
-        c for c in by_criterion
-        if c.krippendorff_alpha.value is not None and (c.krippendorff_alpha.n or 0) >= LOW_ALPHA_MIN_UNITS and c.krippendorff_alpha.value < LOW_ALPHA
+        c
+        for c in by_criterion
+        if c.krippendorff_alpha.value is not None
+        and (c.krippendorff_alpha.n or 0) >= LOW_ALPHA_MIN_UNITS
+        and c.krippendorff_alpha.value < LOW_ALPHA
     ]
     low.sort(key=lambda c: c.krippendorff_alpha.value or 0.0)
     for c in low[:20]:
         ability = c.ability if isinstance(c, CriterionRow) else c.key
-        alerts.append(Alert(
-            "low_alpha_criterion", c.key,
-            f"criterion {c.label} ({english_name(ability)}): alpha {c.krippendorff_alpha.value:.2f} over {c.krippendorff_alpha.n} responses",
-        ))
+        alerts.append(
+            Alert(
+                "low_alpha_criterion",
+                c.key,
+                f"criterion {c.label} ({english_name(ability)}): alpha {c.krippendorff_alpha.value:.2f} over {c.krippendorff_alpha.n} responses",
+            )
+        )
     if len(low) > 20:
         alerts.append(Alert("low_alpha_criterion", "", f"… and {len(low) - 20} more criteria with alpha below {LOW_ALPHA}"))
     overall = item_agreement.rate.value
@@ -1102,12 +1150,15 @@ def _alerts(
         for m in by_model:
             ci = m.item_agreement.ci95
             if ci.high is not None and ci.high < overall and m.item_agreement.rate.value is not None:
-                alerts.append(Alert(
-                    "judge_model_disagreement", m.key,
-                    f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
-                    f"{m.pairs} pairs on {m.items} items (95% CI up to {ci.high:.0%}, resampling the items), "
-                    f"below {overall:.0%} overall",
-                ))
+                alerts.append(
+                    Alert(
+                        "judge_model_disagreement",
+                        m.key,
+                        f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
+                        f"{m.pairs} pairs on {m.items} items (95% CI up to {ci.high:.0%}, resampling the items), "
+                        f"below {overall:.0%} overall",
+                    )
+                )
     return tuple(alerts)
 
 
@@ -1148,8 +1199,12 @@ def _row_to_dict(row: GroupRow) -> dict[str, Any]:
         "ratings": row.ratings,
     }
     named = {
-        "item_agreement_rate": rate, "cohen_kappa": row.cohen_kappa, "gwet_ac1": row.gwet_ac1,
-        "judge_hit_rate": row.judge_hit_rate, "human_hit_rate": row.human_hit_rate, "krippendorff_alpha": row.krippendorff_alpha,
+        "item_agreement_rate": rate,
+        "cohen_kappa": row.cohen_kappa,
+        "gwet_ac1": row.gwet_ac1,
+        "judge_hit_rate": row.judge_hit_rate,
+        "human_hit_rate": row.human_hit_rate,
+        "krippendorff_alpha": row.krippendorff_alpha,
     }
     why = {name: f.reason for name, f in named.items() if f.reason}
     if isinstance(row, CriterionRow):  # a criterion has no interval: the stored row says nothing of one
@@ -1297,7 +1352,10 @@ def _report_to_dict(r: ReportResult) -> dict[str, Any]:
 
 def _score_impact_to_dict(s: ScoreImpact) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "responses": s.responses, "models": [asdict(m) for m in s.models], "kendall_tau": s.kendall_tau.value, "kendall_tau_n": s.kendall_tau.n,
+        "responses": s.responses,
+        "models": [asdict(m) for m in s.models],
+        "kendall_tau": s.kendall_tau.value,
+        "kendall_tau_n": s.kendall_tau.n,
     }
     if s.kendall_tau.reason:
         out["reason"] = s.kendall_tau.reason
@@ -1310,7 +1368,8 @@ def stored_agreement_rate(data: dict[str, Any]) -> Figure:
     """The judge–gold agreement rate of a stored report, read without building the whole report (for lists of reports)."""
     with _reading("top level"):
         return Figure.stored(
-            data["item_agreement_rate"], (data.get("n") or {}).get("item_agreement_rate"),
+            data["item_agreement_rate"],
+            (data.get("n") or {}).get("item_agreement_rate"),
             (data.get("undefined") or {}).get("item_agreement_rate"),
         )
 
@@ -1340,8 +1399,10 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
         confusion = Confusion(**{k: int(v) for k, v in d["confusion"].items()})
         mc = d.get("mcnemar") or {}
         mcnemar = McNemar(
-            figure("mcnemar_p"), int(mc.get("discordant", confusion.fp + confusion.fn)),
-            int(mc.get("judge_only_hits", confusion.fp)), int(mc.get("human_only_hits", confusion.fn)),
+            figure("mcnemar_p"),
+            int(mc.get("discordant", confusion.fp + confusion.fn)),
+            int(mc.get("judge_only_hits", confusion.fp)),
+            int(mc.get("human_only_hits", confusion.fn)),
         )
     with _reading("judge_expert_baseline"):
         baseline = _baseline_from_dict(d["judge_expert_baseline"], legacy_resamples=parameters.resamples)
@@ -1363,9 +1424,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
                 date=str(t["date"]),
                 judgments=int(t["judgments"]),
                 item_agreement_rate=Figure.stored(t["item_agreement_rate"], int(t["pairs"]), st.NO_PAIRS if not t["pairs"] else None),
-                krippendorff_alpha=Figure.stored(
-                    t["krippendorff_alpha"], t.get("alpha_units"), _alpha_reason(t.get("alpha_units"))
-                ),
+                krippendorff_alpha=Figure.stored(t["krippendorff_alpha"], t.get("alpha_units"), _alpha_reason(t.get("alpha_units"))),
             )
             for t in d.get("over_time", [])
         )
@@ -1421,9 +1480,13 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
             no_judge_reason=why.get("judge"),
             exploratory=bool(d.get("exploratory", False)),
             exploratory_reasons=tuple(str(x) for x in d.get("exploratory_reasons", [])),
-            post_discussion=None if post is None else PostDiscussion(
-                note=str(post.get("note", "")), assignments=int(post.get("assignments", 0)),
-                judgments=int(post.get("judgments", 0)), changed_verdicts=int(post.get("changed_verdicts", 0)),
+            post_discussion=None
+            if post is None
+            else PostDiscussion(
+                note=str(post.get("note", "")),
+                assignments=int(post.get("assignments", 0)),
+                judgments=int(post.get("judgments", 0)),
+                changed_verdicts=int(post.get("changed_verdicts", 0)),
             ),
         )
 
@@ -1456,7 +1519,8 @@ def _expert_from_dict(e: dict[str, Any]) -> ExpertRow:
         recent_gold_agreement=_expert_figure(e["recent_gold_agreement"], int(e["recent_gold_pairs"]), NO_RECENT_QUARTER),
         expert_agreement=_expert_figure(e["expert_agreement"], int(e["expert_pairs"]), NO_SHARED_UNITS),
         with_experts=tuple(
-            ExpertOverlap(str(o["expert"]), _expert_figure(o["agreement"], int(o["units"]), NO_SHARED_UNITS)) for o in e.get("with_experts", [])
+            ExpertOverlap(str(o["expert"]), _expert_figure(o["agreement"], int(o["units"]), NO_SHARED_UNITS))
+            for o in e.get("with_experts", [])
         ),
     )
 
@@ -1464,8 +1528,13 @@ def _expert_from_dict(e: dict[str, Any]) -> ExpertRow:
 def _score_impact_from_dict(s: dict[str, Any]) -> ScoreImpact:
     models = tuple(
         ModelScore(
-            model=str(m["model"]), responses=int(m["responses"]), judge_score=m.get("judge_score"), gold_score=m.get("gold_score"),
-            judge_rank=int(m["judge_rank"]), gold_rank=int(m["gold_rank"]), rank_change=int(m["rank_change"]),
+            model=str(m["model"]),
+            responses=int(m["responses"]),
+            judge_score=m.get("judge_score"),
+            gold_score=m.get("gold_score"),
+            judge_rank=int(m["judge_rank"]),
+            gold_rank=int(m["gold_rank"]),
+            rank_change=int(m["rank_change"]),
             score_difference=m.get("score_difference"),
         )
         for m in s.get("models", [])

@@ -72,9 +72,7 @@ def import_heartbench(
     if label:
         validate_name(label.strip(), field="version")
     declared = tuple(existing.extra_labels) if existing else ()
-    items = parse_heartbench_file(
-        source, declared_labels=declared, difficulty=difficulty or None, name=name, progress=progress
-    )
+    items = parse_heartbench_file(source, declared_labels=declared, difficulty=difficulty or None, name=name, progress=progress)
     with transaction.atomic():
         dataset, _ = Dataset.objects.get_or_create(name=dataset_name)
         # Serialise concurrent imports into one dataset: the second waits, then sees the first.

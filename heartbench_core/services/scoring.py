@@ -191,9 +191,7 @@ class ScoredVerdicts:
             wanted = set(questions)
             in_subset &= np.array([q in wanted for q in frame.question_ids], dtype=bool)
         selected = in_subset & self.covered
-        agg = scoring.aggregate(
-            self.scores, selected=selected, ability_dimension=frame.ability_dimension(), n_dimensions=len(DIMENSIONS)
-        )
+        agg = scoring.aggregate(self.scores, selected=selected, ability_dimension=frame.ability_dimension(), n_dimensions=len(DIMENSIONS))
         abilities, counts, undefined = {}, {}, {}
         for i, label in enumerate(frame.abilities):
             counts[label] = int(agg.ability_questions[i])
@@ -286,9 +284,7 @@ def _resolve_foreign(frame: RubricFrame, ids: np.ndarray) -> tuple[np.ndarray, i
     return out, stale, unmatched
 
 
-def score_frame(
-    frame: RubricFrame, *, criterion_id: np.ndarray, hit: np.ndarray, mode: str = "paper"
-) -> ScoredVerdicts:
+def score_frame(frame: RubricFrame, *, criterion_id: np.ndarray, hit: np.ndarray, mode: str = "paper") -> ScoredVerdicts:
     """Score one model's verdicts (criterion pks and hits) against a rubric frame."""
     _check_mode(mode)
     criterion_id = np.asarray(criterion_id, dtype=np.int64)

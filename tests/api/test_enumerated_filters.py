@@ -48,7 +48,9 @@ def test_a_value_in_the_set_filters(client_for, cast):
 
 
 @pytest.mark.parametrize("datasets", [1, 3])
-def test_the_criteria_list_finds_the_latest_versions_in_one_query_whatever_the_number_of_datasets(client_for, cast, django_assert_num_queries, datasets):
+def test_the_criteria_list_finds_the_latest_versions_in_one_query_whatever_the_number_of_datasets(
+    client_for, cast, django_assert_num_queries, datasets
+):
     for n in range(datasets):
         demo_version(dataset_name=f"demo{n}")
     client = client_for(cast.admin)

@@ -12,21 +12,25 @@ from tests.factories import demo_responses, demo_version
 
 pytestmark = pytest.mark.django_db
 
-BAD_LINES = (
-    '{"question_id": "dm0001", "response": "fine", "score_detail": "[1, 0]"}\n'
-    "not json at all\n"
-    '{"question_id": 42}\n'
-)
+BAD_LINES = '{"question_id": "dm0001", "response": "fine", "score_detail": "[1, 0]"}\nnot json at all\n{"question_id": 42}\n'
 
 CASES = {
     "heartbench": ("api-import-heartbench", ["import_heartbench", "--dataset", "fresh"], {"dataset": "fresh"}),
-    "responses": ("api-import-responses", ["import_responses", "--dataset", "demo", "--model", "m-new"], {"dataset": "demo", "model": "m-new"}),
+    "responses": (
+        "api-import-responses",
+        ["import_responses", "--dataset", "demo", "--model", "m-new"],
+        {"dataset": "demo", "model": "m-new"},
+    ),
     "verdicts": (
         "api-import-verdicts",
         ["import_judge_verdicts", "--dataset", "demo", "--model", "demo-model-aurora", "--judge", "j"],
         {"dataset": "demo", "model": "demo-model-aurora", "judge": "j"},
     ),
-    "judgments": ("validation-import-judgments", ["import_judgments", "--dataset", "demo", "--campaign", "c-new"], {"dataset": "demo", "campaign": "c-new"}),
+    "judgments": (
+        "validation-import-judgments",
+        ["import_judgments", "--dataset", "demo", "--campaign", "c-new"],
+        {"dataset": "demo", "campaign": "c-new"},
+    ),
 }
 
 
@@ -49,7 +53,9 @@ def test_the_endpoint_reports_exactly_the_commands_errors_and_writes_nothing(kin
     assert response.status_code == 400, response.content
     body = response.json()
     assert body["detail"] == "nothing was written"
-    api_lines = [f"{e['file']}, line {e['line']}" + (f", field '{e['field']}'" if e["field"] else "") + f": {e['message']}" for e in body["errors"]]
+    api_lines = [
+        f"{e['file']}, line {e['line']}" + (f", field '{e['field']}'" if e["field"] else "") + f": {e['message']}" for e in body["errors"]
+    ]
     assert command_lines, str(raised.value)
     assert [line.split("bad.jsonl", 1)[1] for line in command_lines] == [line.split("bad.jsonl", 1)[1] for line in api_lines]
     assert any(e["line"] == 2 for e in body["errors"])  # the malformed line is named

@@ -52,8 +52,14 @@ def campaign(cast):
     demo_version()
     demo_responses()
     return create_campaign(
-        name="Typed answers", dataset_name="demo", model_names=MODELS, sample_fraction=1.0, overlap=3,
-        expert_usernames=[e.username for e in cast.experts], requires_qualification=False, rationale_min_chars=10,
+        name="Typed answers",
+        dataset_name="demo",
+        model_names=MODELS,
+        sample_fraction=1.0,
+        overlap=3,
+        expert_usernames=[e.username for e in cast.experts],
+        requires_qualification=False,
+        rationale_min_chars=10,
     ).campaign
 
 
@@ -87,11 +93,17 @@ def test_an_experts_work_answers_as_declared(schema, cast, client_for, campaign,
     conforms(schema, base + "time/", client.post(url + "time/", {"active_seconds": 7}, content_type="application/json"), "POST")
     unclear = {"criterion": criterion.pk, "comment": "Which turn does it mean?"}
     conforms(schema, base + "unclear/", client.post(url + "unclear/", unclear, content_type="application/json"), "POST")
-    conforms(schema, base + "problem/", client.post(url + "problem/", {"comment": "The answer is cut off."}, content_type="application/json"), "POST")
+    conforms(
+        schema,
+        base + "problem/",
+        client.post(url + "problem/", {"comment": "The answer is cut off."}, content_type="application/json"),
+        "POST",
+    )
     assert conforms(schema, base, client.get(url))["unclear_reported"] == [criterion.pk]
 
     save_draft(
-        assignment=mine, expert=cast.expert,
+        assignment=mine,
+        expert=cast.expert,
         entries=[DraftEntry(c.pk, "A considered rationale", True) for c in mine.campaign_response.item.criteria.all()],
     )
     submitted = conforms(schema, base + "submit/", client.post(url + "submit/", {}, content_type="application/json"), "POST")
@@ -103,7 +115,9 @@ def test_an_experts_work_answers_as_declared(schema, cast, client_for, campaign,
     thread = conforms(schema, base + "discussion/", client.post(url + "discussion/", said, content_type="application/json"), "POST")
     assert thread["comments"][0]["own"] is True
     vote = {"criterion": criterion.pk, "hit": False}
-    thread = conforms(schema, base + "discussion/votes/", client.post(url + "discussion/votes/", vote, content_type="application/json"), "POST")
+    thread = conforms(
+        schema, base + "discussion/votes/", client.post(url + "discussion/votes/", vote, content_type="application/json"), "POST"
+    )
     assert thread["stances"][0]["mine"] is False
 
 
@@ -173,10 +187,17 @@ def test_a_report_stored_by_an_earlier_version_answers_as_declared(schema, cast,
     campaign = blind_test(cast)
     stored = json.loads((Path(__file__).parent.parent / "lib" / "stored_reports" / "v1_first_reports.json").read_text())
     inputs = {
-        "campaign": {"id": campaign.pk, "name": campaign.name, "version": "v1", "k": 3}, "judge_runs": [], "criterion_revisions": {},
-        "judgments": 17, "last_judgment_at": None, "adjudications": 0, "computed_at": "2026-11-22T02:00:00+00:00",
+        "campaign": {"id": campaign.pk, "name": campaign.name, "version": "v1", "k": 3},
+        "judge_runs": [],
+        "criterion_revisions": {},
+        "judgments": 17,
+        "last_judgment_at": None,
+        "adjudications": 0,
+        "computed_at": "2026-11-22T02:00:00+00:00",
     }
-    old = AgreementReport.objects.create(campaign=campaign, judge="gpt-judge", parameters=stored["parameters"], inputs=inputs, result=stored)
+    old = AgreementReport.objects.create(
+        campaign=campaign, judge="gpt-judge", parameters=stored["parameters"], inputs=inputs, result=stored
+    )
     detail = conforms(schema, REPORT, client_for(cast.admin).get(f"/api/v1/validation/reports/{old.pk}/"))
     assert detail["result"]["item_agreement"]["ci95"]["resampled"]["unit"] == "response"
     assert detail["result"]["over_time"][0]["krippendorff_alpha"]["n"] is None  # not recorded then: not invented

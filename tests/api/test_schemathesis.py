@@ -46,8 +46,10 @@ def send(client, case) -> Response:
     kwargs.pop("timeout", None)
     kwargs.pop("allow_redirects", None)
     kwargs.pop("verify", None)
-    prepared = requests.Request(**{k: v for k, v in kwargs.items() if k in {"method", "url", "headers", "params", "data", "json", "files", "cookies"}}).prepare()
-    path = prepared.url[len(BASE_URL):]
+    prepared = requests.Request(
+        **{k: v for k, v in kwargs.items() if k in {"method", "url", "headers", "params", "data", "json", "files", "cookies"}}
+    ).prepare()
+    path = prepared.url[len(BASE_URL) :]
     body = prepared.body or b""
     if isinstance(body, str):
         body = body.encode()

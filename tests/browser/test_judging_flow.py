@@ -44,8 +44,13 @@ def campaign_on(cast, question_id: str):
     demo_version()
     demo_responses()
     campaign = create_campaign(
-        name=f"Browser {question_id}", dataset_name="demo", model_names=["demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"],
-        sample_fraction=1.0, overlap=3, expert_usernames=[e.username for e in cast.experts], requires_qualification=False,
+        name=f"Browser {question_id}",
+        dataset_name="demo",
+        model_names=["demo-model-aurora", "demo-model-borealis", "demo-model-cirrus"],
+        sample_fraction=1.0,
+        overlap=3,
+        expert_usernames=[e.username for e in cast.experts],
+        requires_qualification=False,
     ).campaign
     CampaignResponse.objects.filter(campaign=campaign).exclude(item__question_id=question_id).delete()
     return campaign

@@ -19,7 +19,7 @@ def test_other_cells_are_written_as_they_are(value):
 
 
 def test_a_row_keeps_its_numbers_and_quotes_only_its_dangerous_text():
-    assert safe_row(["=HYPERLINK(\"http://x\")", -3, "ok"]) == ["'=HYPERLINK(\"http://x\")", -3, "ok"]
+    assert safe_row(['=HYPERLINK("http://x")', -3, "ok"]) == ['\'=HYPERLINK("http://x")', -3, "ok"]
 
 
 def test_the_writer_quotes_dangerous_cells_in_the_file():

@@ -11,7 +11,9 @@ pytestmark = pytest.mark.django_db
 
 def write(tmp_path, lines):
     path = tmp_path / "answers.jsonl"
-    path.write_text("".join((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n" for line in lines), encoding="utf-8")
+    path.write_text(
+        "".join((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n" for line in lines), encoding="utf-8"
+    )
     return path
 
 
@@ -60,9 +62,13 @@ def test_bad_lines_are_errors_naming_the_line_and_nothing_is_written(tmp_path, l
 
 def test_a_changed_answer_for_an_existing_response_is_refused(tmp_path):
     demo_version()
-    call_command("import_responses", str(write(tmp_path, [{"question_id": "dm0001", "response": "好"}])), "--dataset", "demo", "--model", "m")
+    call_command(
+        "import_responses", str(write(tmp_path, [{"question_id": "dm0001", "response": "好"}])), "--dataset", "demo", "--model", "m"
+    )
     with pytest.raises(CommandError, match="already has a different response"):
-        call_command("import_responses", str(write(tmp_path, [{"question_id": "dm0001", "response": "不好"}])), "--dataset", "demo", "--model", "m")
+        call_command(
+            "import_responses", str(write(tmp_path, [{"question_id": "dm0001", "response": "不好"}])), "--dataset", "demo", "--model", "m"
+        )
 
 
 def test_an_unknown_dataset_is_an_error(tmp_path):

@@ -49,8 +49,6 @@ def test_every_locked_version_satisfies_the_range_pyproject_asks_for():
     outside = sorted(
         f"{req} (locked {locked[canonicalize_name(req.name)]})"
         for req in declared_requirements()
-        if canonicalize_name(req.name) in locked
-        and not req.specifier.contains(locked[canonicalize_name(req.name)], prereleases=True)
+        if canonicalize_name(req.name) in locked and not req.specifier.contains(locked[canonicalize_name(req.name)], prereleases=True)
     )
     assert not outside, f"requirements.lock pins versions pyproject.toml excludes: {outside}; relock"
-

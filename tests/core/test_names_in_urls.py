@@ -143,5 +143,7 @@ def test_the_judge_verdicts_command_refuses_a_model_or_run_name_too_long_to_stor
     with pytest.raises(CommandError, match="model: 'm{80}…' is longer than 200 characters"):
         call_command("import_judge_verdicts", verdicts, "--dataset", "demo", "--model", "m" * 201, "--judge", "j")
     with pytest.raises(CommandError, match="run: .* is longer than 64 characters"):
-        call_command("import_judge_verdicts", verdicts, "--dataset", "demo", "--model", "demo-model-aurora", "--judge", "j", "--run", "r" * 65)
+        call_command(
+            "import_judge_verdicts", verdicts, "--dataset", "demo", "--model", "demo-model-aurora", "--judge", "j", "--run", "r" * 65
+        )
     assert not LanguageModel.objects.exists()

@@ -25,4 +25,3 @@ def test_seed_demo_can_load_the_released_benchmark():
     responses = ModelResponse.objects.filter(dataset__name="heartbench")
     assert responses.count() == 3 * 296
     assert all(r.metadata == {"synthetic": True} and r.text.startswith("（合成示例回答）") for r in responses[:20])
-

@@ -20,8 +20,15 @@ def _publish_a_rewording(version, author, reviewers):
     from heartbench_core.models import Criterion
 
     criterion = Criterion.objects.select_related("lineage").filter(item__version=version).order_by("item__position", "position").first()
-    revision = services.edit_criterion(author=author, key=criterion.lineage_id, base_revision=criterion.lineage.current_revision,
-                                       text=criterion.text + "（修订）", ability=criterion.ability, weight=criterion.weight, reason="clarify")
+    revision = services.edit_criterion(
+        author=author,
+        key=criterion.lineage_id,
+        base_revision=criterion.lineage.current_revision,
+        text=criterion.text + "（修订）",
+        ability=criterion.ability,
+        weight=criterion.weight,
+        reason="clarify",
+    )
     services.submit_revision(revision=revision, user=author)
     for reviewer in reviewers[: version.dataset.review_panel_size]:
         services.review_revision(revision=revision, reviewer=reviewer, verdict="approve")
@@ -43,7 +50,12 @@ def test_seeding_again_after_a_published_revision_keeps_the_revised_version_late
     latest = DatasetVersion.objects.filter(dataset__name="demo").order_by("-number").first()
     assert latest == published
     assert latest.items.filter(criteria__text=text).exists()
-    assert (DatasetVersion.objects.count(), ModelResponse.objects.count(), JudgeRun.objects.count(), CriterionRevision.objects.count()) == counts
+    assert (
+        DatasetVersion.objects.count(),
+        ModelResponse.objects.count(),
+        JudgeRun.objects.count(),
+        CriterionRevision.objects.count(),
+    ) == counts
     out = capsys.readouterr().out
     assert "Dataset 'demo' already exists: the demo leaves it" in out and "Demo logins" in out
 

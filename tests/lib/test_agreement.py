@@ -109,8 +109,13 @@ class TestBootstrap:
         num = rng.binomial(den.astype(int), 0.75).astype(float)
         low, high, _ = st.bootstrap_ratio_ci(num, den, resamples=4000, seed=3)
         ref = sps.bootstrap(
-            (num, den), lambda a, b, axis: a.sum(axis) / b.sum(axis), paired=True, vectorized=True,
-            n_resamples=4000, method="percentile", rng=np.random.default_rng(3),
+            (num, den),
+            lambda a, b, axis: a.sum(axis) / b.sum(axis),
+            paired=True,
+            vectorized=True,
+            n_resamples=4000,
+            method="percentile",
+            rng=np.random.default_rng(3),
         ).confidence_interval
         assert low[0] == pytest.approx(ref.low, abs=0.004)
         assert high[0] == pytest.approx(ref.high, abs=0.004)
@@ -148,8 +153,13 @@ class TestClusteredIntervals:
         num = np.bincount(cluster, weights=values, minlength=80)
         den = np.bincount(cluster, minlength=80).astype(float)
         ref = sps.bootstrap(
-            (num, den), lambda a, b, axis: a.sum(axis) / b.sum(axis), paired=True, vectorized=True,
-            n_resamples=4000, method="percentile", rng=np.random.default_rng(3),
+            (num, den),
+            lambda a, b, axis: a.sum(axis) / b.sum(axis),
+            paired=True,
+            vectorized=True,
+            n_resamples=4000,
+            method="percentile",
+            rng=np.random.default_rng(3),
         ).confidence_interval
         assert ci.pair() == pytest.approx([ref.low, ref.high], abs=0.005)
         assert ci.n_clusters == 80 and ci.clusters.tolist() == [80]

@@ -71,7 +71,20 @@ def model_row(key: str, *, rate: float, pairs: int, items: int, ci95: tuple[floa
     """A by-model breakdown row with the figures an alert reads (the others defined and unremarkable)."""
     interval = Interval(*ci95, resampled=Resampling("item", items, 1000))
     figure = Figure(0.5, pairs)
-    return GroupRow(key, key, pairs, pairs, items, ItemAgreement(Figure(rate, pairs), interval), figure, figure, figure, figure, Figure(0.6, pairs), 3 * pairs)
+    return GroupRow(
+        key,
+        key,
+        pairs,
+        pairs,
+        items,
+        ItemAgreement(Figure(rate, pairs), interval),
+        figure,
+        figure,
+        figure,
+        figure,
+        Figure(0.6, pairs),
+        3 * pairs,
+    )
 
 
 class TestGoldenStandard:
@@ -99,9 +112,13 @@ class TestComputeReport:
 class TestGate:
     def test_the_pure_gate_reports_the_lower_bound_even_when_the_point_decides(self):
         out = ItemAgreement(Figure(0.8, 100), Interval(0.7, 0.9, ITEMS))
-        point = _gate(out, by_dimension=(), by_ability=(), policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0))
+        point = _gate(
+            out, by_dimension=(), by_ability=(), policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0)
+        )
         bound = _gate(
-            out, by_dimension=(), by_ability=(),
+            out,
+            by_dimension=(),
+            by_ability=(),
             policy=GatePolicy(threshold=0.75, min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"),
         )
         assert point.passed is True and point.ci_low == 0.7
@@ -109,7 +126,12 @@ class TestGate:
 
     def test_a_lower_bound_policy_without_an_interval_fails_and_says_why(self):
         out = ItemAgreement(Figure(0.9, 10), Interval(None, None, Resampling("item", 1, 1000), reason="fewer than 2 items"))
-        gate = _gate(out, by_dimension=(), by_ability=(), policy=GatePolicy(min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"))
+        gate = _gate(
+            out,
+            by_dimension=(),
+            by_ability=(),
+            policy=GatePolicy(min_pairs_per_dimension=0, min_pairs_per_ability=0, must_clear="lower_bound"),
+        )
         assert gate.passed is False and "undefined (fewer than 2 items)" in gate.reasons[0]
 
 

@@ -81,7 +81,12 @@ def figures(draw, n=counts):
 
 @st.composite
 def intervals(draw, unit=None):
-    resampled = Resampling(draw(unit or st.sampled_from(["item", "response"])), draw(counts), draw(counts), draw(st.sampled_from([0.9, 0.95])))
+    resampled = Resampling(
+        draw(st.sampled_from(["item", "response"]) if unit is None else unit),
+        draw(counts),
+        draw(counts),
+        draw(st.sampled_from([0.9, 0.95])),
+    )
     if draw(st.booleans()):
         low, high = sorted((draw(values), draw(values)))
         return Interval(low, high, resampled)
@@ -93,8 +98,15 @@ def group_rows(draw, criterion=False):
     pairs, items = draw(counts), draw(st.none() | counts)
     ci = _criterion_interval(items) if criterion else draw(intervals())
     common = (
-        draw(texts), draw(texts), pairs, draw(counts), items, ItemAgreement(draw(figures(st.just(pairs))), ci),
-        *(draw(figures(st.just(pairs))) for _ in range(4)), draw(figures()), draw(counts),
+        draw(texts),
+        draw(texts),
+        pairs,
+        draw(counts),
+        items,
+        ItemAgreement(draw(figures(st.just(pairs))), ci),
+        *(draw(figures(st.just(pairs))) for _ in range(4)),
+        draw(figures()),
+        draw(counts),
     )
     if criterion:
         return CriterionRow(*common, question_id=draw(texts), position=draw(counts), ability=draw(texts))
@@ -121,19 +133,40 @@ def baselines(draw):
     if draw(st.booleans()):
         why = draw(reasons)
         resampled = Resampling("item", 0, 0)
-        return JudgeExpertBaseline(units, Figure(None, units, why), 0, Figure(None, units, why), 0, Figure(None, units, why),
-                                   Interval(None, None, resampled, why))
+        return JudgeExpertBaseline(
+            units, Figure(None, units, why), 0, Figure(None, units, why), 0, Figure(None, units, why), Interval(None, None, resampled, why)
+        )
     return JudgeExpertBaseline(
-        units, Figure(draw(values), units), draw(counts), Figure(draw(values), units), draw(counts), Figure(draw(values), units),
+        units,
+        Figure(draw(values), units),
+        draw(counts),
+        Figure(draw(values), units),
+        draw(counts),
+        Figure(draw(values), units),
         draw(intervals(st.just("item"))),
     )
 
 
 @st.composite
 def score_impacts(draw):
-    models = tuple(draw(st.lists(st.builds(
-        ModelScore, texts, counts, values | st.none(), values | st.none(), counts, counts, st.integers(-20, 20), values | st.none(),
-    ), max_size=3)))
+    models = tuple(
+        draw(
+            st.lists(
+                st.builds(
+                    ModelScore,
+                    texts,
+                    counts,
+                    values | st.none(),
+                    values | st.none(),
+                    counts,
+                    counts,
+                    st.integers(-20, 20),
+                    values | st.none(),
+                ),
+                max_size=3,
+            )
+        )
+    )
     tau = draw(figures())
     p = tau if not tau.defined else Figure(draw(values), tau.n)
     return ScoreImpact(draw(counts), models, tau, p)
@@ -149,30 +182,63 @@ def reports(draw):
     policy = GatePolicy(draw(values), draw(counts), draw(counts), draw(st.sampled_from(["point", "lower_bound"])))
     rows = st.lists(group_rows(), max_size=3).map(tuple)
     return ReportResult(
-        pairs=draw(counts), responses=draw(counts), items=draw(st.none() | counts), item_agreement=headline,
-        cohen_kappa=draw(figures()), gwet_ac1=draw(figures()), judge_hit_rate=draw(figures()), human_hit_rate=draw(figures()),
-        confusion=confusion, mcnemar=McNemar(mcnemar_p, draw(counts), confusion.fp, confusion.fn),
-        krippendorff_alpha=draw(figures()), fleiss_kappa=draw(figures()), pairwise_percent_agreement=draw(figures()),
+        pairs=draw(counts),
+        responses=draw(counts),
+        items=draw(st.none() | counts),
+        item_agreement=headline,
+        cohen_kappa=draw(figures()),
+        gwet_ac1=draw(figures()),
+        judge_hit_rate=draw(figures()),
+        human_hit_rate=draw(figures()),
+        confusion=confusion,
+        mcnemar=McNemar(mcnemar_p, draw(counts), confusion.fp, confusion.fn),
+        krippendorff_alpha=draw(figures()),
+        fleiss_kappa=draw(figures()),
+        pairwise_percent_agreement=draw(figures()),
         judge_expert_baseline=draw(baselines()),
         gold_provenance=GoldProvenance(draw(counts), draw(counts), draw(counts)),
         units=UnitCounts(*(draw(counts) for _ in range(9))),
         excluded=draw(st.dictionaries(texts, counts, max_size=3)),
-        by_ability=draw(rows), by_dimension=draw(rows), by_model=draw(rows), by_difficulty=draw(rows), by_primary_scene=draw(rows),
+        by_ability=draw(rows),
+        by_dimension=draw(rows),
+        by_model=draw(rows),
+        by_difficulty=draw(rows),
+        by_primary_scene=draw(rows),
         by_criterion=tuple(draw(st.lists(group_rows(criterion=True), max_size=3))),
-        by_expert=tuple(draw(st.lists(st.builds(
-            ExpertRow, texts, counts, expert_figures(NO_GOLD_PAIRS), expert_figures(NO_RECENT_QUARTER), expert_figures(NO_SHARED_UNITS),
-            st.lists(st.builds(ExpertOverlap, texts, expert_figures(NO_SHARED_UNITS)), max_size=2).map(tuple),
-        ), max_size=2))),
+        by_expert=tuple(
+            draw(
+                st.lists(
+                    st.builds(
+                        ExpertRow,
+                        texts,
+                        counts,
+                        expert_figures(NO_GOLD_PAIRS),
+                        expert_figures(NO_RECENT_QUARTER),
+                        expert_figures(NO_SHARED_UNITS),
+                        st.lists(st.builds(ExpertOverlap, texts, expert_figures(NO_SHARED_UNITS)), max_size=2).map(tuple),
+                    ),
+                    max_size=2,
+                )
+            )
+        ),
         expert_pairs=tuple(draw(st.lists(st.builds(ExpertPair, texts, texts, expert_figures(NO_SHARED_UNITS)), max_size=2))),
         over_time=tuple(draw(st.lists(time_points(), max_size=3))),
         score_impact=draw(score_impacts()),
         gate=Gate(policy, rate, ci95, draw(st.booleans()), tuple(draw(st.lists(texts, max_size=2)))),
         alerts=tuple(draw(st.lists(st.builds(Alert, texts, texts, texts), max_size=2))),
-        parameters=draw(st.builds(Parameters, counts, counts, values, counts, counts, st.sampled_from(["point", "lower_bound"]),
-                                  st.booleans(), st.booleans())),
-        campaign=draw(texts), dataset=draw(texts), version=draw(texts), judge=draw(st.none() | texts),
-        run=draw(st.none() | st.lists(texts, max_size=2).map(tuple)), no_judge_reason=draw(st.none() | reasons),
-        exploratory=draw(st.booleans()), exploratory_reasons=tuple(draw(st.lists(texts, max_size=2))),
+        parameters=draw(
+            st.builds(
+                Parameters, counts, counts, values, counts, counts, st.sampled_from(["point", "lower_bound"]), st.booleans(), st.booleans()
+            )
+        ),
+        campaign=draw(texts),
+        dataset=draw(texts),
+        version=draw(texts),
+        judge=draw(st.none() | texts),
+        run=draw(st.none() | st.lists(texts, max_size=2).map(tuple)),
+        no_judge_reason=draw(st.none() | reasons),
+        exploratory=draw(st.booleans()),
+        exploratory_reasons=tuple(draw(st.lists(texts, max_size=2))),
         post_discussion=draw(st.none() | st.builds(PostDiscussion, texts, counts, counts, counts)),
     )
 
@@ -193,7 +259,10 @@ class TestRoundTrip:
         data = {
             "campaign": {"id": 4, "name": "Spring", "version": "v1", "k": 3},
             "judge_runs": [{"id": 9, "judge": "j", "label": "r1", "model": "m", "version": "v1"}],
-            "criterion_revisions": {"0b6c": 2}, "judgments": 12, "last_judgment_at": None, "adjudications": 1,
+            "criterion_revisions": {"0b6c": 2},
+            "judgments": 12,
+            "last_judgment_at": None,
+            "adjudications": 1,
             "computed_at": "2026-11-22T23:00:00+00:00",
         }
         assert ReportInputs.from_dict(data).to_dict() == data

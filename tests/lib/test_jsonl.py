@@ -87,5 +87,11 @@ def test_names_of_sources_and_json_types_read_as_words(tmp_path):
     assert source_name(tmp_path / "a.jsonl") == str(tmp_path / "a.jsonl")
     assert source_name(io.BytesIO()) == "<upload>"
     assert [type_name(v) for v in ({}, [], "", True, 1, 1.5, None)] == [
-        "an object", "a list", "a string", "a boolean", "an integer", "a number", "null"
+        "an object",
+        "a list",
+        "a string",
+        "a boolean",
+        "an integer",
+        "a number",
+        "null",
     ]

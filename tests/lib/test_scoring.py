@@ -90,8 +90,13 @@ def test_an_unknown_catastrophic_mode_is_refused():
 def test_aggregation_is_a_macro_mean_over_abilities_of_question_means():
     # q0: ability 0 → 100; q1: ability 0 → 0, ability 1 → 100.
     scores = scoring.score_questions(
-        question=np.array([0, 1, 1]), ability=np.array([0, 0, 1]), weight=np.array([2.0, 2.0, 1.0]),
-        hit=np.array([True, False, True]), catastrophic=np.zeros(3, bool), n_questions=2, n_abilities=3,
+        question=np.array([0, 1, 1]),
+        ability=np.array([0, 0, 1]),
+        weight=np.array([2.0, 2.0, 1.0]),
+        hit=np.array([True, False, True]),
+        catastrophic=np.zeros(3, bool),
+        n_questions=2,
+        n_abilities=3,
     )
     agg = scoring.aggregate(scores, selected=np.array([True, True]), ability_dimension=np.array([0, 1, 1]), n_dimensions=2)
     assert agg.ability_score[0] == pytest.approx(50.0) and agg.ability_score[1] == pytest.approx(100.0)
@@ -105,8 +110,13 @@ def test_aggregation_is_a_macro_mean_over_abilities_of_question_means():
 
 def test_the_overall_differs_from_the_mean_of_question_scores():
     scores = scoring.score_questions(
-        question=np.array([0, 1, 1, 2]), ability=np.array([0, 0, 1, 0]), weight=np.array([2.0, 2.0, 1.0, 1.0]),
-        hit=np.array([True, False, True, False]), catastrophic=np.zeros(4, bool), n_questions=3, n_abilities=2,
+        question=np.array([0, 1, 1, 2]),
+        ability=np.array([0, 0, 1, 0]),
+        weight=np.array([2.0, 2.0, 1.0, 1.0]),
+        hit=np.array([True, False, True, False]),
+        catastrophic=np.zeros(4, bool),
+        n_questions=3,
+        n_abilities=2,
     )
     agg = scoring.aggregate(scores, selected=np.ones(3, bool), ability_dimension=np.array([0, 0]), n_dimensions=1)
     # ability 0: (100 + 0 + 0) / 3; ability 1: 100 → overall 66.67; question mean = (100 + 50 + 0) / 3 = 50.
@@ -116,8 +126,13 @@ def test_the_overall_differs_from_the_mean_of_question_scores():
 
 def test_unselected_questions_are_left_out_not_counted_as_zero():
     scores = scoring.score_questions(
-        question=np.array([0, 1]), ability=np.array([0, 0]), weight=np.array([2.0, 2.0]),
-        hit=np.array([True, False]), catastrophic=np.zeros(2, bool), n_questions=2, n_abilities=1,
+        question=np.array([0, 1]),
+        ability=np.array([0, 0]),
+        weight=np.array([2.0, 2.0]),
+        hit=np.array([True, False]),
+        catastrophic=np.zeros(2, bool),
+        n_questions=2,
+        n_abilities=1,
     )
     agg = scoring.aggregate(scores, selected=np.array([True, False]), ability_dimension=np.array([0]), n_dimensions=1)
     assert agg.overall == pytest.approx(100.0) and agg.questions_scored == 1
@@ -150,8 +165,14 @@ def test_the_vectorised_scores_match_a_plain_restatement_question_by_question(qu
             hits.append(hit)
             cata.append(label == "其他")
     result = scoring.score_questions(
-        question=np.array(q_idx), ability=np.array(a_idx), weight=np.array(weights, dtype=float), hit=np.array(hits),
-        catastrophic=np.array(cata), n_questions=len(questions), n_abilities=3, mode=mode,
+        question=np.array(q_idx),
+        ability=np.array(a_idx),
+        weight=np.array(weights, dtype=float),
+        hit=np.array(hits),
+        catastrophic=np.array(cata),
+        n_questions=len(questions),
+        n_abilities=3,
+        mode=mode,
     )
     for q, rubric in enumerate(questions):
         norms, score = question_detail(

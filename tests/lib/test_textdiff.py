@@ -4,9 +4,7 @@ from heartbench_core.lib.textdiff import char_diff_html, char_opcodes
 
 
 def test_character_level_diff_marks_changed_chinese_characters():
-    assert char_opcodes("开放式提问", "开放性提问") == [
-        ("equal", "开放"), ("delete", "式"), ("insert", "性"), ("equal", "提问")
-    ]
+    assert char_opcodes("开放式提问", "开放性提问") == [("equal", "开放"), ("delete", "式"), ("insert", "性"), ("equal", "提问")]
     assert char_diff_html("a<b", "a<c") == 'a&lt;<del class="diff-del">b</del><ins class="diff-ins">c</ins>'
 
 

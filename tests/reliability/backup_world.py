@@ -17,7 +17,10 @@ def _work_through(assignment, expert, *, submit: bool = True):
     from heartbench_core.models import Criterion
 
     criteria = Criterion.objects.filter(item_id=assignment.campaign_response.item_id).order_by("position")
-    entries = [DraftEntry(criterion_id=c.pk, rationale=f"{RATIONALE} ({expert.username}, {c.position})", hit=(c.position + expert.pk) % 3 != 0) for c in criteria]
+    entries = [
+        DraftEntry(criterion_id=c.pk, rationale=f"{RATIONALE} ({expert.username}, {c.position})", hit=(c.position + expert.pk) % 3 != 0)
+        for c in criteria
+    ]
     save_draft(assignment=assignment, expert=expert, entries=entries[: len(entries) // 2], active_seconds=30)
     if submit:
         save_draft(assignment=assignment, expert=expert, entries=entries, active_seconds=45)
@@ -59,7 +62,8 @@ def build_real_campaign() -> dict:
     # A response all three submitted: its discussion is open.
     submitted = Assignment.objects.filter(campaign_response__campaign=campaign, status="submitted")
     shared = next(
-        cr for cr in submitted.values_list("campaign_response_id", flat=True).order_by("campaign_response_id")
+        cr
+        for cr in submitted.values_list("campaign_response_id", flat=True).order_by("campaign_response_id")
         if submitted.filter(campaign_response_id=cr).count() == 3
     )
     first, _second, _third = (submitted.get(campaign_response_id=shared, expert=e) for e in experts)
@@ -70,8 +74,14 @@ def build_real_campaign() -> dict:
     # An accepted post-discussion revision (the blind verdict stays) …
     first.refresh_from_db()
     after = request_correction(
-        assignment=first, expert=experts[0], reason="The discussion convinced me.",
-        entries=[DraftEntry(criterion_id=criterion_ids[0], rationale="After the discussion: it does explore.", hit=not _hit(first, criterion_ids[0]))],
+        assignment=first,
+        expert=experts[0],
+        reason="The discussion convinced me.",
+        entries=[
+            DraftEntry(
+                criterion_id=criterion_ids[0], rationale="After the discussion: it does explore.", hit=not _hit(first, criterion_ids[0])
+            )
+        ],
     )
     assert after.after_discussion
     decide_correction(correction=after, admin=users["admin"], accept=True, note="recorded")
@@ -79,23 +89,35 @@ def build_real_campaign() -> dict:
     other = submitted.filter(expert=experts[1]).exclude(campaign_response_id=shared).first()
     changed = _criteria(other)[0]
     before = request_correction(
-        assignment=other, expert=experts[1], reason="I misread the criterion.",
+        assignment=other,
+        expert=experts[1],
+        reason="I misread the criterion.",
         entries=[DraftEntry(criterion_id=changed, rationale="Corrected: I misread it at first.", hit=not _hit(other, changed))],
     )
     assert not before.after_discussion
     decide_correction(correction=before, admin=users["admin"], accept=True, note="fine")
     # An adjudication by a senior reviewer who did not rate the response.
-    reviewer = next(users[r] for r in ("reviewer4", "reviewer3", "reviewer2") if not Assignment.objects.filter(campaign_response_id=shared, expert=users[r]).exists())
+    reviewer = next(
+        users[r]
+        for r in ("reviewer4", "reviewer3", "reviewer2")
+        if not Assignment.objects.filter(campaign_response_id=shared, expert=users[r]).exists()
+    )
     adjudicate(
-        reviewer=reviewer, campaign_response=first.campaign_response, criterion=first.campaign_response.item.criteria.get(pk=criterion_ids[1]),
-        hit=True, cause="ambiguous_criterion", note="The criterion reads both ways; the response does explore.",
+        reviewer=reviewer,
+        campaign_response=first.campaign_response,
+        criterion=first.campaign_response.item.criteria.get(pk=criterion_ids[1]),
+        hit=True,
+        cause="ambiguous_criterion",
+        note="The criterion reads both ways; the response does explore.",
     )
     # expert4 takes the calibration.
     calibration = Campaign.objects.get(name="demo-calibration")
     while (assignment := assign_next_response(expert=users["expert4"], campaign=calibration)) is not None:
         _work_through(assignment, users["expert4"])
     # An admin saw some responses unblinded.
-    record_exposures(user=users["admin"], response_ids=list(campaign.responses.values_list("response_id", flat=True)[:3]), via="adjudication")
+    record_exposures(
+        user=users["admin"], response_ids=list(campaign.responses.values_list("response_id", flat=True)[:3]), via="adjudication"
+    )
     change_release_policy(dataset=campaign.version.dataset, admin=users["admin"], reason="pilot sized", min_pairs_per_ability=2)
     create_agreement_report(campaign=campaign)  # under the release policy: it sets the gate
     create_agreement_report(campaign=campaign, resamples=50, exclude_catastrophic=True)  # exploratory

@@ -56,7 +56,9 @@ def test_running_a_job_stores_one_report_linked_to_it_and_a_second_delivery_does
     assert report.trigger == "api" and report.requested_by == cast.admin and report.typed_parameters.resamples == 30
 
 
-def test_the_sweep_hands_a_job_whose_worker_died_to_the_broker_again_and_it_completes_once(cast, broker, django_capture_on_commit_callbacks):
+def test_the_sweep_hands_a_job_whose_worker_died_to_the_broker_again_and_it_completes_once(
+    cast, broker, django_capture_on_commit_callbacks
+):
     campaign = blind_test(cast)
     job = request(cast, campaign, django_capture_on_commit_callbacks)
     broker.clear()
@@ -73,7 +75,9 @@ def test_a_job_under_a_live_lease_is_neither_swept_nor_taken_by_a_second_worker(
     campaign = blind_test(cast)
     job = request(cast, campaign, django_capture_on_commit_callbacks)
     broker.clear()
-    BackgroundJob.objects.filter(pk=job.pk).update(status="running", attempts=1, locked_until=timezone.now() + jobs.lease(), enqueued_at=timezone.now())
+    BackgroundJob.objects.filter(pk=job.pk).update(
+        status="running", attempts=1, locked_until=timezone.now() + jobs.lease(), enqueued_at=timezone.now()
+    )
     assert jobs.sweep_background_jobs() == 0 and broker == []
     assert jobs.run_background_job(job_id=job.pk) is None
     assert not AgreementReport.objects.exists()
@@ -89,7 +93,9 @@ def test_a_pending_job_whose_message_was_lost_is_swept_once_a_lease_has_passed(c
     assert broker == [("validation.tasks.run_background_job", job.pk)]
 
 
-def test_a_broker_that_is_down_when_the_request_commits_is_no_error_and_the_sweep_queues_the_job(cast, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_broker_that_is_down_when_the_request_commits_is_no_error_and_the_sweep_queues_the_job(
+    cast, monkeypatch, django_capture_on_commit_callbacks
+):
     def down(*args, **kwargs):
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
@@ -104,7 +110,9 @@ def test_a_broker_that_is_down_when_the_request_commits_is_no_error_and_the_swee
     assert jobs.sweep_background_jobs() == 1 and sent == [(job.pk,)]
 
 
-def test_a_job_whose_worker_died_every_time_is_failed_with_a_reason_instead_of_retried_for_ever(cast, broker, django_capture_on_commit_callbacks):
+def test_a_job_whose_worker_died_every_time_is_failed_with_a_reason_instead_of_retried_for_ever(
+    cast, broker, django_capture_on_commit_callbacks
+):
     campaign = blind_test(cast)
     job = request(cast, campaign, django_capture_on_commit_callbacks)
     as_if_its_worker_died(job, attempts=jobs.MAX_ATTEMPTS)
@@ -125,7 +133,9 @@ def test_a_job_that_cannot_succeed_fails_at_once_with_the_error(cast, broker, dj
     assert not AgreementReport.objects.exists()
 
 
-def test_an_unexpected_error_puts_the_job_back_to_wait_with_the_error_and_the_sweep_retries_it(cast, broker, monkeypatch, django_capture_on_commit_callbacks):
+def test_an_unexpected_error_puts_the_job_back_to_wait_with_the_error_and_the_sweep_retries_it(
+    cast, broker, monkeypatch, django_capture_on_commit_callbacks
+):
     campaign = blind_test(cast)
     job = request(cast, campaign, django_capture_on_commit_callbacks)
 
@@ -145,7 +155,9 @@ def test_an_unexpected_error_puts_the_job_back_to_wait_with_the_error_and_the_sw
     assert (job.status, job.attempts) == ("done", 2) and AgreementReport.objects.count() == 1
 
 
-def test_only_one_golden_refresh_per_campaign_waits_and_one_arriving_while_it_runs_is_recorded(cast, broker, django_capture_on_commit_callbacks):
+def test_only_one_golden_refresh_per_campaign_waits_and_one_arriving_while_it_runs_is_recorded(
+    cast, broker, django_capture_on_commit_callbacks
+):
     campaign = blind_test(cast)
     with django_capture_on_commit_callbacks(execute=True):
         first = jobs.request_golden_refresh(campaign=campaign)

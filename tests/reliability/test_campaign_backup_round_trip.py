@@ -20,11 +20,24 @@ def test_a_real_campaign_restores_into_an_empty_database_with_identical_rows_and
     before = snapshot(CAMPAIGN)
     # The pieces the issue names are really there to travel.
     for label in (
-        "annotation.Judgment", "annotation.CorrectionRequest", "annotation.DiscussionComment", "annotation.DiscussionVote",
-        "annotation.GoldLabel", "annotation.CalibrationResult", "annotation.Qualification", "validation.Adjudication",
-        "validation.GoldenLabel", "validation.AgreementReport", "validation.ReleaseGate", "validation.ReleasePolicyChange",
-        "heartbench_core.StaffExposure", "heartbench_core.JudgeVerdict", "rubrics.CriterionRevision", "rubrics.ReviewDecision",
-        "rubrics.RevisionComment", "rubrics.AuditEntry",
+        "annotation.Judgment",
+        "annotation.CorrectionRequest",
+        "annotation.DiscussionComment",
+        "annotation.DiscussionVote",
+        "annotation.GoldLabel",
+        "annotation.CalibrationResult",
+        "annotation.Qualification",
+        "validation.Adjudication",
+        "validation.GoldenLabel",
+        "validation.AgreementReport",
+        "validation.ReleaseGate",
+        "validation.ReleasePolicyChange",
+        "heartbench_core.StaffExposure",
+        "heartbench_core.JudgeVerdict",
+        "rubrics.CriterionRevision",
+        "rubrics.ReviewDecision",
+        "rubrics.RevisionComment",
+        "rubrics.AuditEntry",
     ):
         assert before[label], label
     kinds = {r["fields"]["kind"] for r in before["annotation.Campaign"]}

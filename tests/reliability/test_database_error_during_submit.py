@@ -47,7 +47,9 @@ def test_the_api_answers_503_with_a_retry_hint_and_the_draft_survives(client_for
     assert kept == {e["criterion"]: (e["hit"], e["rationale"]) for e in sent}
 
     # Once the database is back, the same submission goes through, exactly once.
-    response = client_for(cast.expert).post(reverse("api-ws-submit", args=[assignment.public_id]), {"judgments": sent}, content_type="application/json")
+    response = client_for(cast.expert).post(
+        reverse("api-ws-submit", args=[assignment.public_id]), {"judgments": sent}, content_type="application/json"
+    )
     assert response.status_code == 200
     assert Judgment.objects.filter(assignment=assignment).count() == len(sent)
 

@@ -21,7 +21,9 @@ def restored(cast, tmp_path):
     User.objects.create_user("erin_expert2", password="kept-password-1")  # already here before the restore
     out = io.StringIO()
     links = tmp_path / "links.csv"
-    call_command("import_campaign", str(archive), "--site-url", "https://hb.example.org/", "--reset-links", str(links), stdout=out, verbosity=0)
+    call_command(
+        "import_campaign", str(archive), "--site-url", "https://hb.example.org/", "--reset-links", str(links), stdout=out, verbosity=0
+    )
     return out.getvalue(), list(csv.DictReader(links.open(encoding="utf-8")))
 
 

@@ -38,8 +38,12 @@ def start_cluster(env, log=None):
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child process inherits it; closed below
     try:
         return subprocess.Popen(
-            [sys.executable, "manage.py", "qcluster"], cwd=settings.BASE_DIR, env=env, start_new_session=True,
-            stdout=out, stderr=subprocess.STDOUT,
+            [sys.executable, "manage.py", "qcluster"],
+            cwd=settings.BASE_DIR,
+            env=env,
+            start_new_session=True,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     finally:
         if log:
@@ -134,8 +138,9 @@ def kill_mid_report_then_restart(cast, tmp_path, *, name: str, redis_url: str | 
     marker = tmp_path / "in-the-middle"
     env = cluster_env(name, redis_url)
     # The release policy's parameters: an official report, which also writes the version's gate.
-    job = BackgroundJob.objects.create(kind="agreement_report", campaign=campaign, requested_by=cast.admin, trigger="api",
-                                       parameters={}, enqueued_at=timezone.now())
+    job = BackgroundJob.objects.create(
+        kind="agreement_report", campaign=campaign, requested_by=cast.admin, trigger="api", parameters={}, enqueued_at=timezone.now()
+    )
     deliver("tests.reliability.fault_tasks.slow_background_job", job.pk, str(marker), 30.0)
     assert queued() == 1
 
@@ -179,19 +184,29 @@ def test_a_worker_killed_mid_report_on_the_orm_broker_leaves_no_partial_report_a
     name = f"hbtest-{uuid.uuid4().hex[:12]}"
     broker = own_broker(monkeypatch, name, None)
     lost = kill_mid_report_then_restart(
-        cast, tmp_path, name=name, redis_url=None, deliver=lambda *args: async_task(*args, broker=broker),
+        cast,
+        tmp_path,
+        name=name,
+        redis_url=None,
+        deliver=lambda *args: async_task(*args, broker=broker),
         queued=lambda: OrmQ.objects.filter(key=name).count(),
     )
     assert not lost  # the ORM broker kept the unacknowledged message
 
 
-def test_a_worker_killed_mid_report_on_redis_loses_the_message_but_the_sweep_stores_the_report_once(cast, tmp_path, own_redis_keys, monkeypatch):
+def test_a_worker_killed_mid_report_on_redis_loses_the_message_but_the_sweep_stores_the_report_once(
+    cast, tmp_path, own_redis_keys, monkeypatch
+):
     from django_q.tasks import async_task
 
     url, name, client = own_redis_keys
     broker = own_broker(monkeypatch, name, url)
     lost = kill_mid_report_then_restart(
-        cast, tmp_path, name=name, redis_url=url, deliver=lambda *args: async_task(*args, broker=broker),
+        cast,
+        tmp_path,
+        name=name,
+        redis_url=url,
+        deliver=lambda *args: async_task(*args, broker=broker),
         queued=lambda: client.llen(f"django_q:{name}:q"),
     )
     assert lost  # Redis popped the message when the killed worker took it: only the database still knew the job

@@ -75,8 +75,9 @@ def work(cast, version, settings):
     judge(version, "dm0001", {m: {0: True, 1: True} for m in MODELS})
     for model in MODELS[:2]:
         human_judgments(version, "dm0001", model, cast.experts, [{0: True, 1: True}, {0: False, 1: True}, {0: True, 1: False}])
-    UnclearCriterionReport.objects.create(assignment=Assignment.objects.first(), criterion=first_criterion(version, "dm0001"),
-                                          comment="“无力感”指什么？")
+    UnclearCriterionReport.objects.create(
+        assignment=Assignment.objects.first(), criterion=first_criterion(version, "dm0001"), comment="“无力感”指什么？"
+    )
     for criterion in Criterion.objects.filter(item__version=version, item__question_id="dm0002", position__lt=3):
         services.flag_criterion(lineage=criterion.lineage, reason=f"check criterion {criterion.position}", source="test")
     return version

@@ -24,19 +24,48 @@ def test_every_rubric_action_leaves_an_audit_entry(cast, version, criterion):
     services.review_revision(revision=second, reviewer=cast.reviewer, verdict="reject", comment="too high")
     third = edit(cast, criterion, weight=2, reason="lower instead", base_revision=3)
     approve_by_panel(third, cast.reviewers)
-    added = services.add_criterion(author=cast.author, dataset=version.dataset, question_id="dm0002", text="AI询问用户的感受",
-                                   ability="好奇心", weight=2, reason="missing")
+    added = services.add_criterion(
+        author=cast.author,
+        dataset=version.dataset,
+        question_id="dm0002",
+        text="AI询问用户的感受",
+        ability="好奇心",
+        weight=2,
+        reason="missing",
+    )
     services.retire_criterion(author=cast.author, key=criterion.lineage_id, reason="saturated", base_revision=4)
     flag = services.flag_criterion(lineage=criterion.lineage, reason="judges disagree", source="adjudication")
     services.resolve_flag(flag=flag, user=cast.author)
     approve_by_panel(added, cast.reviewers)
     services.publish_revisions(dataset=version.dataset, user=cast.author)
     assert actions() == [
-        "edited", "superseded", "edited", "submitted", "commented", "reviewed", "rejected", "edited",
-        "submitted", "reviewed", "reviewed", "reviewed", "reviewed", "approved",
-        "created", "retired", "flagged", "resolved",
-        "submitted", "reviewed", "reviewed", "reviewed", "reviewed", "approved",
-        "published", "published", "published",
+        "edited",
+        "superseded",
+        "edited",
+        "submitted",
+        "commented",
+        "reviewed",
+        "rejected",
+        "edited",
+        "submitted",
+        "reviewed",
+        "reviewed",
+        "reviewed",
+        "reviewed",
+        "approved",
+        "created",
+        "retired",
+        "flagged",
+        "resolved",
+        "submitted",
+        "reviewed",
+        "reviewed",
+        "reviewed",
+        "reviewed",
+        "approved",
+        "published",
+        "published",
+        "published",
     ]
     approved = AuditEntry.objects.filter(action="approved").order_by("id").first()
     assert approved.actor_name and approved.before["lineage"]["current_revision"] == 1
@@ -62,8 +91,15 @@ def test_audit_entries_cannot_be_updated_or_deleted_in_the_database(cast, criter
 
 def test_the_audit_page_filters_by_item_criterion_person_action_and_date(cast, client_for, version, criterion):
     edit(cast, criterion, weight=4)
-    services.add_criterion(author=cast.author2, dataset=version.dataset, question_id="dm0002", text="AI询问用户的感受",
-                           ability="好奇心", weight=2, reason="missing")
+    services.add_criterion(
+        author=cast.author2,
+        dataset=version.dataset,
+        question_id="dm0002",
+        text="AI询问用户的感受",
+        ability="好奇心",
+        weight=2,
+        reason="missing",
+    )
     client = client_for(cast.reviewer)
     url = reverse("rubrics:audit")
     assert client.get(url).content.decode().count('<span class="tag">') == 2

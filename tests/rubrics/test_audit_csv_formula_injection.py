@@ -18,4 +18,3 @@ def test_a_reason_starting_with_an_equals_sign_is_exported_with_a_leading_quote(
     reasons = {row["reason"] for row in rows}
     assert "'" + FORMULA in reasons and "'-1+1" in reasons
     assert FORMULA not in reasons
-

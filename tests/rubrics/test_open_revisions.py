@@ -16,7 +16,9 @@ def one_of_each(cast, version, criterion):
     """On dm0001: a superseded draft, a draft, a submitted, a rejected and an approved revision (each on its own criterion)."""
     superseded = edit(cast, criterion, weight=4)
     draft = edit(cast, criterion, weight=5, base_revision=superseded.number)
-    others = list(Criterion.objects.select_related("lineage").filter(item__version=version, item__question_id="dm0001").order_by("position")[1:4])
+    others = list(
+        Criterion.objects.select_related("lineage").filter(item__version=version, item__question_id="dm0001").order_by("position")[1:4]
+    )
     submitted = services.submit_revision(revision=edit(cast, others[0], text=others[0].text + "。"), user=cast.author)
     rejected = edit(cast, others[1], text=others[1].text + "。")
     services.submit_revision(revision=rejected, user=cast.author)
@@ -27,8 +29,11 @@ def one_of_each(cast, version, criterion):
 
 def test_open_revisions_are_the_drafts_and_those_awaiting_review(one_of_each):
     assert dict(CriterionRevision.objects.values_list("pk", "status")) == {
-        one_of_each["superseded"].pk: "superseded", one_of_each["draft"].pk: "draft", one_of_each["submitted"].pk: "submitted",
-        one_of_each["rejected"].pk: "rejected", one_of_each["approved"].pk: "approved",
+        one_of_each["superseded"].pk: "superseded",
+        one_of_each["draft"].pk: "draft",
+        one_of_each["submitted"].pk: "submitted",
+        one_of_each["rejected"].pk: "rejected",
+        one_of_each["approved"].pk: "approved",
     }
     assert set(CriterionRevision.objects.open()) == {one_of_each["draft"], one_of_each["submitted"]}
 

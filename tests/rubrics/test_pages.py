@@ -49,8 +49,11 @@ def test_an_inline_edit_saves_a_draft_and_returns_the_row(cast, client_for, crit
     url = reverse("rubrics:edit", args=[criterion.lineage_id])
     form = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in form and 'name="base_revision" value="1"' in form
-    response = client.post(url, {"text": "AI识别出用户的疲惫感", "ability": "情绪感知", "weight": "3", "reason": "更简洁",
-                                 "base_revision": "1"}, HTTP_HX_REQUEST="true")
+    response = client.post(
+        url,
+        {"text": "AI识别出用户的疲惫感", "ability": "情绪感知", "weight": "3", "reason": "更简洁", "base_revision": "1"},
+        HTTP_HX_REQUEST="true",
+    )
     body = response.content.decode()
     assert response.status_code == 200 and "Draft · r2" in body and '<del class="diff-del">、倦怠或无力</del>' in body
     assert CriterionRevision.objects.get().text == "AI识别出用户的疲惫感"

@@ -14,9 +14,21 @@ def test_publishing_freezes_approved_revisions_into_a_new_version_with_a_changel
     other = Criterion.objects.get(item__version=version, item__question_id="dm0002", position=1)
     reweighted = approve_by_panel(edit(cast, other, weight=5, reason="core skill"), cast.reviewers)
     retire_me = Criterion.objects.get(item__version=version, item__question_id="dm0003", position=0)
-    approve_by_panel(services.retire_criterion(author=cast.author, key=retire_me.lineage_id, reason="saturated", base_revision=1), cast.reviewers)
-    added = approve_by_panel(services.add_criterion(author=cast.author, dataset=version.dataset, question_id="dm0001",
-                                                     text="AI邀请用户描述身体感受", ability="情绪感知", weight=2, reason="gap"), cast.reviewers)
+    approve_by_panel(
+        services.retire_criterion(author=cast.author, key=retire_me.lineage_id, reason="saturated", base_revision=1), cast.reviewers
+    )
+    added = approve_by_panel(
+        services.add_criterion(
+            author=cast.author,
+            dataset=version.dataset,
+            question_id="dm0001",
+            text="AI邀请用户描述身体感受",
+            ability="情绪感知",
+            weight=2,
+            reason="gap",
+        ),
+        cast.reviewers,
+    )
     draft = edit(cast, Criterion.objects.get(item__version=version, item__question_id="dm0004", position=0), weight=1)
 
     new = services.publish_revisions(dataset=version.dataset, user=cast.author, label="v2-rubric", note="first rubric round")

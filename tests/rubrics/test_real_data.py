@@ -19,8 +19,15 @@ def test_a_revision_round_on_the_released_benchmark(cast, client_for, heartbench
     with django_assert_max_num_queries(15):
         page = client.get(reverse("rubrics:editor", args=["heartbench", qid]))
     assert page.status_code == 200 and target.text in page.content.decode()
-    rev = services.edit_criterion(author=cast.author, key=target.lineage_id, text=target.text, ability=target.ability,
-                                  weight=-target.weight, reason="sign check", base_revision=1)
+    rev = services.edit_criterion(
+        author=cast.author,
+        key=target.lineage_id,
+        text=target.text,
+        ability=target.ability,
+        weight=-target.weight,
+        reason="sign check",
+        base_revision=1,
+    )
     assert rev.change_kind == "semantic"
     approve_by_panel(rev, cast.reviewers)
     new = services.publish_revisions(dataset=version.dataset, user=cast.author)

@@ -91,8 +91,15 @@ def test_revision_content_cannot_be_changed_or_deleted_in_the_database(cast, cri
 
 
 def test_an_addition_creates_a_lineage_with_nothing_approved(cast, version):
-    rev = services.add_criterion(author=cast.author, dataset=version.dataset, question_id="dm0001", text="AI邀请用户说出感受",
-                                 ability="好奇心", weight=2, reason="missing curiosity criterion")
+    rev = services.add_criterion(
+        author=cast.author,
+        dataset=version.dataset,
+        question_id="dm0001",
+        text="AI邀请用户说出感受",
+        ability="好奇心",
+        weight=2,
+        reason="missing curiosity criterion",
+    )
     assert rev.change_kind == "addition" and rev.number == 1
     assert (rev.lineage.current_revision, rev.lineage.meaning_revision) == (0, 0)
     approve_by_panel(rev, cast.reviewers)

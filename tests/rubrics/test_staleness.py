@@ -31,8 +31,16 @@ def test_a_wording_change_marks_nothing_stale(cast, criterion, judged):
     assert stale_rows(judged.dataset) == []
 
 
-@pytest.mark.parametrize("change", [{"weight": 4}, {"weight": -3}, {"ability": "情绪理解"}, {"ability": "其他", "weight": None},
-                                    {"text": "AI识别出用户的愤怒", "meaning_changed": True}])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"weight": 4},
+        {"weight": -3},
+        {"ability": "情绪理解"},
+        {"ability": "其他", "weight": None},
+        {"text": "AI识别出用户的愤怒", "meaning_changed": True},
+    ],
+)
 def test_a_semantic_change_marks_older_judgments_and_verdicts_stale(cast, criterion, judged, change):
     approve_by_panel(edit(cast, criterion, **change), cast.reviewers)
     assert stale_counts() == (3, 2)  # three experts and two judge verdicts on criterion 0; criterion 1 untouched

@@ -12,7 +12,5 @@ def judged_demo(db):
     version = demo_version()
     demo_responses()
     for model in DEMO_MODELS:
-        import_judge_verdicts(
-            source=FIXTURES / "verdicts" / f"{model}.jsonl", dataset_name="demo", model_name=model, judge="demo-judge"
-        )
+        import_judge_verdicts(source=FIXTURES / "verdicts" / f"{model}.jsonl", dataset_name="demo", model_name=model, judge="demo-judge")
     return version

@@ -128,8 +128,18 @@ def test_a_verdict_on_a_missing_or_different_response_is_refused(demo):
 
 def test_the_command_imports_and_reports_coverage(demo, capsys):
     call_command(
-        "import_judge_verdicts", str(VERDICTS / "demo-model-cirrus.jsonl"),
-        "--dataset", "demo", "--model", "demo-model-cirrus", "--judge", "demo-judge", "--run", "r1", "--version", "v1",
+        "import_judge_verdicts",
+        str(VERDICTS / "demo-model-cirrus.jsonl"),
+        "--dataset",
+        "demo",
+        "--model",
+        "demo-model-cirrus",
+        "--judge",
+        "demo-judge",
+        "--run",
+        "r1",
+        "--version",
+        "v1",
     )
     out = capsys.readouterr().out
     assert "34 verdicts on 5 questions, 1 questions not covered" in out
@@ -139,6 +149,8 @@ def test_the_command_imports_and_reports_coverage(demo, capsys):
 def test_the_command_prints_file_line_and_field_and_fails(demo, tmp_path):
     path = tmp_path / "question_score.jsonl"
     path.write_text(json.dumps({"question_id": "dm0001", "score_detail": "[1, 1]"}) + "\n")
-    with pytest.raises(CommandError, match=r"nothing was written:\n.*question_score.jsonl, line 1, field 'score_detail': the vector has 2 values"):
+    with pytest.raises(
+        CommandError, match=r"nothing was written:\n.*question_score.jsonl, line 1, field 'score_detail': the vector has 2 values"
+    ):
         call_command("import_judge_verdicts", str(path), "--dataset", "demo", "--model", "demo-model-aurora", "--judge", "j")
     assert not JudgeRun.objects.exists()

@@ -57,9 +57,11 @@ def test_scores_match_the_command(judged_demo, cast, client_for, capsys):
 
     call_command("score", "--dataset", "demo", "--model", "demo-model-borealis", "--subset", "hard", "--format", "json")
     expected = json.loads(capsys.readouterr().out)
-    body = client_for(cast.admin).get(
-        "/api/v1/scores/", {"dataset": "demo", "model": "demo-model-borealis", "subset": "hard", "questions": "true"}
-    ).json()
+    body = (
+        client_for(cast.admin)
+        .get("/api/v1/scores/", {"dataset": "demo", "model": "demo-model-borealis", "subset": "hard", "questions": "true"})
+        .json()
+    )
     assert body["overall"] == pytest.approx(expected["overall"]) and body["abilities"] == expected["abilities"]
     assert len(body["questions"]) == body["questions_scored"] == 3 and body["source"] == "judge demo-judge/default"
 

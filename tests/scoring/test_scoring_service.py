@@ -38,11 +38,7 @@ def test_the_same_responses_can_be_compared_by_restricting_questions(judged_demo
 
 
 def test_a_table_of_rows_is_scored_per_group(judged_demo):
-    rows = [
-        (model, c, h)
-        for model in ("demo-model-aurora", "demo-model-borealis")
-        for c, h in verdict_rows(model)
-    ]
+    rows = [(model, c, h) for model in ("demo-model-aurora", "demo-model-borealis") for c, h in verdict_rows(model)]
     results = score_verdict_table(version=judged_demo, rows=rows)
     assert set(results) == {"demo-model-aurora", "demo-model-borealis"}
     assert results["demo-model-aurora"].overall > results["demo-model-borealis"].overall

@@ -86,15 +86,33 @@ def build_dual_role_world(cast) -> DualRoleWorld:
         users[combination] = make_user(username, *roles, is_superuser=combination == "superuser")
     experts = [e.username for e in cast.experts]
     c = create_campaign(
-        name="C open", dataset_name="demo", model_names=list(C_MODELS), sample_fraction=1.0, overlap=2,
-        expert_usernames=experts + [u.username for u in users.values()], requires_qualification=False,
+        name="C open",
+        dataset_name="demo",
+        model_names=list(C_MODELS),
+        sample_fraction=1.0,
+        overlap=2,
+        expert_usernames=experts + [u.username for u in users.values()],
+        requires_qualification=False,
     ).campaign
     d = create_campaign(
-        name="D closed", dataset_name="demo", model_names=[*C_MODELS, OPEN_MODEL], sample_fraction=1.0, overlap=2,
-        expert_usernames=experts, requires_qualification=False,
+        name="D closed",
+        dataset_name="demo",
+        model_names=[*C_MODELS, OPEN_MODEL],
+        sample_fraction=1.0,
+        overlap=2,
+        expert_usernames=experts,
+        requires_qualification=False,
     ).campaign
-    c_entries = list(CampaignResponse.objects.filter(campaign=c).select_related("item", "response").order_by("item__question_id", "response__model__name"))
-    d_entries = list(CampaignResponse.objects.filter(campaign=d).select_related("item", "response").order_by("item__question_id", "response__model__name"))
+    c_entries = list(
+        CampaignResponse.objects.filter(campaign=c)
+        .select_related("item", "response")
+        .order_by("item__question_id", "response__model__name")
+    )
+    d_entries = list(
+        CampaignResponse.objects.filter(campaign=d)
+        .select_related("item", "response")
+        .order_by("item__question_id", "response__model__name")
+    )
     c_responses = {e.response_id for e in c_entries}
     # The judge's verdicts on every response; its rationale on C's responses is the secret.
     for model in LanguageModel.objects.filter(name__in=[*C_MODELS, OPEN_MODEL]):
@@ -103,7 +121,10 @@ def build_dual_role_world(cast) -> DualRoleWorld:
         for response in ModelResponse.objects.filter(model=model, dataset=version.dataset):
             item = version.items.get(question_id=response.question_id)
             rationale = JUDGE_SECRET if response.pk in c_responses else "open verdict rationale"
-            verdicts += [JudgeVerdict(run=run, response=response, criterion=cr, hit=cr.position % 2 == 0, rationale=rationale) for cr in item.criteria.all()]
+            verdicts += [
+                JudgeVerdict(run=run, response=response, criterion=cr, hit=cr.position % 2 == 0, rationale=rationale)
+                for cr in item.criteria.all()
+            ]
         JudgeVerdict.objects.bulk_create(verdicts)
     other, third = cast.experts[1], cast.experts[2]
     # In C: the two other experts judge the first two entries, agreeing on even positions (golden labels) only (ties, queued).
@@ -114,14 +135,19 @@ def build_dual_role_world(cast) -> DualRoleWorld:
     theirs = Assignment.objects.get(campaign_response=c_entries[0], expert=other)
     first = c_entries[0].item.criteria.order_by("position").first()
     CorrectionRequest.objects.create(
-        assignment=theirs, reason=OTHER_SECRET,
+        assignment=theirs,
+        reason=OTHER_SECRET,
         original=[{"criterion": first.pk, "position": first.position, "rationale": f"{OTHER_SECRET} 0", "hit": True}],
         proposed=[{"criterion": first.pk, "position": first.position, "rationale": f"{OTHER_SECRET} again", "hit": False}],
     )
     gold = c_entries[-1]
     CampaignResponse.objects.filter(pk=gold.pk).update(is_gold=True)
-    GoldLabel.objects.bulk_create([GoldLabel(campaign_response=gold, criterion=cr, hit=True, explanation=GOLD_SECRET) for cr in gold.item.criteria.all()])
-    world = DualRoleWorld(cast=cast, users=users, version=version, open_campaign=c, closed_campaign=d, c_entries=c_entries, d_entries=d_entries)
+    GoldLabel.objects.bulk_create(
+        [GoldLabel(campaign_response=gold, criterion=cr, hit=True, explanation=GOLD_SECRET) for cr in gold.item.criteria.all()]
+    )
+    world = DualRoleWorld(
+        cast=cast, users=users, version=version, open_campaign=c, closed_campaign=d, c_entries=c_entries, d_entries=d_entries
+    )
     world.queued = c_entries[0]
     # Each dual-role user holds work in C (a draft on an entry nobody else judged).
     for i, (combination, user) in enumerate(users.items()):

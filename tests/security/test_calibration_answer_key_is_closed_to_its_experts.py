@@ -28,9 +28,26 @@ def calibration(cast):
     response = ModelResponse.objects.order_by("pk").first()
     CampaignResponse.objects.create(campaign=campaign, response=response, item=version.items.get(question_id=response.question_id))
     CalibrationResult.objects.create(
-        campaign=campaign, expert=cast.experts[1], threshold=0.8, score=0.5, agreed=1, compared=2,
-        feedback=[{"position": 0, "ability": "共情", "ability_name": "Empathy", "dimension": "Emotion", "text": "criterion",
-                   "expert_hit": False, "gold_hit": True, "explanation": ANSWER, "rationale": "mine", "agreed": False}],
+        campaign=campaign,
+        expert=cast.experts[1],
+        threshold=0.8,
+        score=0.5,
+        agreed=1,
+        compared=2,
+        feedback=[
+            {
+                "position": 0,
+                "ability": "共情",
+                "ability_name": "Empathy",
+                "dimension": "Emotion",
+                "text": "criterion",
+                "expert_hit": False,
+                "gold_hit": True,
+                "explanation": ANSWER,
+                "rationale": "mine",
+                "agreed": False,
+            }
+        ],
     )
     return campaign
 

@@ -37,4 +37,4 @@ def test_no_unsafe_request_without_the_csrf_token_gets_through(cast):
 
 def test_the_base_page_sends_the_csrf_token_with_every_htmx_request(client_for, cast):
     html = client_for(cast.admin).get("/datasets/").content.decode()
-    assert "hx-headers='{\"X-CSRFToken\": \"" in html
+    assert 'hx-headers=\'{"X-CSRFToken": "' in html

@@ -13,7 +13,11 @@ def deploy_check(**env):
     full.update({"DJANGO_SETTINGS_MODULE": "heartbench_core.settings", **env})
     return subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--tag", "security"],
-        cwd=settings.BASE_DIR, env=full, capture_output=True, text=True, timeout=120,
+        cwd=settings.BASE_DIR,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

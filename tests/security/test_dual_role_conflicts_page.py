@@ -26,7 +26,7 @@ def _client(user):
 
 def test_the_page_lists_each_dual_role_user_with_their_open_campaigns_and_exposures(world, cast):
     html = _client(cast.admin).get("/work/manage/dual-roles/").content.decode()
-    table = html[html.index("<table"):]
+    table = html[html.index("<table") :]
     for user in world.users.values():
         assert user.username in table
     assert "C open" in table and "D closed" not in table

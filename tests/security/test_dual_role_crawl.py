@@ -19,13 +19,16 @@ from tests.security.urlwalk import crawl, every_get_url
 
 pytestmark = pytest.mark.django_db
 
+
 def _leaks(text: str, world) -> list[str]:
     lowered = text.lower()
     found = [s for s in (JUDGE_SECRET, OTHER_SECRET, GOLD_SECRET) if s.lower() in lowered]
     found += [f"public id of C's response {e.response.public_id}" for e in world.c_entries if e.response.public_id.lower() in lowered]
     models = [m.lower() for m in LanguageModel.objects.values_list("name", flat=True)]
     if any(m in lowered for m in models) or "gold" in lowered:
-        found += [f"text of C's response {e.pk} next to a model name or 'gold'" for e in world.c_entries if e.response.text.lower() in lowered]
+        found += [
+            f"text of C's response {e.pk} next to a model name or 'gold'" for e in world.c_entries if e.response.text.lower() in lowered
+        ]
         found += [f"assignment {a} of C next to a model name or 'gold'" for a in world.c_assignment_ids() if a.lower() in lowered]
     return found
 
@@ -40,11 +43,13 @@ def _crawl(world, user) -> list[str]:
         "campaign_id": [str(c.pk), str(d.pk)],
         "entry_id": [str(e.pk) for e in entries],
         "criterion_id": criteria,
-        "report_id": [str(r) for r in c.agreement_reports.values_list("pk", flat=True)] + [str(r) for r in d.agreement_reports.values_list("pk", flat=True)],
+        "report_id": [str(r) for r in c.agreement_reports.values_list("pk", flat=True)]
+        + [str(r) for r in d.agreement_reports.values_list("pk", flat=True)],
         "public_id": [a.public_id for a in Assignment.objects.filter(campaign_response__campaign=c)]
         + [e.response.public_id for e in world.c_entries[:2]],
         "correction_id": [str(pk) for pk in CorrectionRequest.objects.values_list("pk", flat=True)] or ["1"],
-        "pk": [str(pk) for pk in JudgeRun.objects.values_list("pk", flat=True)] + [str(c.pk), str(d.pk)]
+        "pk": [str(pk) for pk in JudgeRun.objects.values_list("pk", flat=True)]
+        + [str(c.pk), str(d.pk)]
         + [str(r) for r in c.agreement_reports.values_list("pk", flat=True)],
         "id": [str(c.pk), str(d.pk)],
         "name": ["demo"],

@@ -47,8 +47,12 @@ def _routes(world):
         ((admin,), "GET", f"/api/v1/validation/reports/{report.pk}/", None),
         ((admin,), "GET", f"/api/v1/validation/campaigns/{c.pk}/golden-labels/", None),
         ((admin, reviewer), "GET", f"/api/v1/validation/campaigns/{c.pk}/queue/", None),
-        ((admin, reviewer), "POST", "/api/v1/validation/adjudications/",
-         {"campaign_response_id": entry.pk, "criterion_id": criterion.pk, "hit": True, "cause": "rater_error", "note": "decided"}),
+        (
+            (admin, reviewer),
+            "POST",
+            "/api/v1/validation/adjudications/",
+            {"campaign_response_id": entry.pk, "criterion_id": criterion.pk, "hit": True, "cause": "rater_error", "note": "decided"},
+        ),
         ((admin, author, reviewer), "GET", f"/api/v1/responses/{response.public_id}/", None),
         ((admin, author), "GET", f"/api/v1/judge-runs/{run.pk}/", None),
         ((admin, author), "GET", f"/api/v1/judge-runs/{run.pk}/verdicts/", None),
@@ -174,8 +178,12 @@ def test_a_closed_campaign_sharing_responses_shows_only_its_other_responses(worl
     opened = client.get(f"/validation/campaigns/{d.pk}/adjudication/{world.d_queued_open.pk}/{criterion.pk}/")
     assert opened.status_code == 200
     # Its reports break agreement down by criterion and model, counting C's responses: closed too.
-    for path in (f"/validation/campaigns/{d.pk}/", f"/api/v1/validation/campaigns/{d.pk}/reports/",
-                 f"/api/v1/validation/reports/{d.agreement_reports.first().pk}/", f"/validation/campaigns/{d.pk}/export/report.jsonl"):
+    for path in (
+        f"/validation/campaigns/{d.pk}/",
+        f"/api/v1/validation/campaigns/{d.pk}/reports/",
+        f"/api/v1/validation/reports/{d.agreement_reports.first().pk}/",
+        f"/validation/campaigns/{d.pk}/export/report.jsonl",
+    ):
         response = client.get(path)
         assert response.status_code == 403 and "shares responses" in response.content.decode(), path
 

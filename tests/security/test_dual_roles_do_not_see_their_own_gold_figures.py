@@ -22,7 +22,9 @@ def world(cast):
     me = world.users["expert+admin"]
     gold = world.c_entries[-1]  # the hidden gold check of C
     mine = Assignment.objects.create(campaign_response=gold, expert=me, expires_at=None)
-    Judgment.objects.bulk_create([Judgment(assignment=mine, criterion=c, rationale="mine, on the gold check", hit=True) for c in gold.item.criteria.all()])
+    Judgment.objects.bulk_create(
+        [Judgment(assignment=mine, criterion=c, rationale="mine, on the gold check", hit=True) for c in gold.item.criteria.all()]
+    )
     Assignment.objects.filter(pk=mine.pk).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
     profile, _ = ExpertProfile.objects.get_or_create(user=me)
     ExpertQuality.objects.update_or_create(profile=profile, defaults={"gold_accuracy": 0.731, "gold_checks": 7, "gold_criteria": 19})
@@ -39,7 +41,7 @@ def _client(user):
 def test_the_campaign_page_and_progress_leave_out_their_own_gold_accuracy(world, cast):
     me, c = world.users["expert+admin"], world.open_campaign
     page = _client(me).get(f"/work/manage/campaigns/{c.pk}/").content.decode()
-    table = page[page.index('id="gold-accuracy"'):]
+    table = page[page.index('id="gold-accuracy"') :]
     assert me.username not in table[: table.index("</table>")]
     progress = _client(me).get(f"/api/v1/annotation/manage/campaigns/{c.pk}/progress/").json()
     assert me.username not in {g["username"] for g in progress["gold_accuracy"]}
@@ -60,7 +62,7 @@ def test_the_campaign_progress_is_withheld_from_its_own_experts(world, cast):
     detail = _client(me).get(f"/work/manage/campaigns/{c.pk}/").content.decode()
     assert "withheld from you" in detail and 'class="progress big"' not in detail
     listing = _client(me).get("/work/manage/campaigns/").content.decode()
-    row = listing[listing.index(f'href="/work/manage/campaigns/{c.pk}/"'):]
+    row = listing[listing.index(f'href="/work/manage/campaigns/{c.pk}/"') :]
     assert "Withheld" in row[: row.index("</tr>")] and 'class="progress"' not in row[: row.index("</tr>")]
     page = _client(me).get(f"/work/manage/campaigns/{c.pk}/", HTTP_HX_REQUEST="true").content.decode()
     assert "withheld" in page and "hx-trigger" not in page

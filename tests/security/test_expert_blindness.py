@@ -38,8 +38,13 @@ def world(cast):
     version = demo_version()
     demo_responses()
     campaign = create_campaign(
-        name="Blind test East", dataset_name="demo", model_names=MODELS, sample_fraction=1.0, overlap=3,
-        expert_usernames=[e.username for e in cast.experts], requires_qualification=False,
+        name="Blind test East",
+        dataset_name="demo",
+        model_names=MODELS,
+        sample_fraction=1.0,
+        overlap=3,
+        expert_usernames=[e.username for e in cast.experts],
+        requires_qualification=False,
     ).campaign
     me, other, third = cast.experts
     crs = list(CampaignResponse.objects.filter(campaign=campaign).order_by("order_key"))
@@ -54,11 +59,16 @@ def world(cast):
         run = JudgeRun.objects.create(version=version, model=model, judge=JUDGE_NAME)
         for cr in [cr for cr in crs if cr.response.model_id == model.pk]:
             JudgeVerdict.objects.bulk_create(
-                [JudgeVerdict(run=run, response=cr.response, criterion=c, hit=False, rationale=JUDGE_SECRET) for c in cr.item.criteria.all()]
+                [
+                    JudgeVerdict(run=run, response=cr.response, criterion=c, hit=False, rationale=JUDGE_SECRET)
+                    for c in cr.item.criteria.all()
+                ]
             )
     dm1 = [cr for cr in crs if cr.item.question_id == "dm0001"]
     # Response dm0001/a: all three judged (the discussion is open to me); dm0001/b: the others judged, not me.
-    shared = [_judge(Assignment.objects.create(campaign_response=dm1[0], expert=e), OTHER_SECRET if e != me else MINE) for e in cast.experts]
+    shared = [
+        _judge(Assignment.objects.create(campaign_response=dm1[0], expert=e), OTHER_SECRET if e != me else MINE) for e in cast.experts
+    ]
     others_only = [_judge(Assignment.objects.create(campaign_response=dm1[1], expert=e), OTHER_SECRET) for e in (other, third)]
     mine_draft = Assignment.objects.create(campaign_response=gold, expert=me)
     save_draft(assignment=mine_draft, expert=me, entries=[DraftEntry(gold.item.criteria.first().pk, MINE, True)])
@@ -66,7 +76,9 @@ def world(cast):
     save_draft(assignment=their_draft, expert=other, entries=[DraftEntry(gold.item.criteria.first().pk, OTHER_SECRET, False)])
     first = shared[0].campaign_response.item.criteria.order_by("position").first()
     request_correction(assignment=shared[0], expert=me, reason="mine", entries=[DraftEntry(first.pk, MINE + " again", False)])
-    theirs_correction = request_correction(assignment=shared[1], expert=other, reason=OTHER_SECRET, entries=[DraftEntry(first.pk, OTHER_SECRET + " again", True)])
+    theirs_correction = request_correction(
+        assignment=shared[1], expert=other, reason=OTHER_SECRET, entries=[DraftEntry(first.pk, OTHER_SECRET + " again", True)]
+    )
     return {
         "me": me,
         "campaign": campaign,
@@ -74,8 +86,14 @@ def world(cast):
         "theirs": [shared[1], shared[2], *others_only, their_draft],
         "their_correction": theirs_correction,
         "secrets": [
-            *LanguageModel.objects.values_list("name", flat=True), JUDGE_SECRET, JUDGE_NAME, OTHER_SECRET, GOLD_SECRET,
-            other.username, third.username, "is_gold",
+            *LanguageModel.objects.values_list("name", flat=True),
+            JUDGE_SECRET,
+            JUDGE_NAME,
+            OTHER_SECRET,
+            GOLD_SECRET,
+            other.username,
+            third.username,
+            "is_gold",
         ],
     }
 
@@ -115,12 +133,23 @@ def test_guessing_the_ids_of_other_experts_work_answers_404_everywhere(world, cl
     client = client_for(world["me"])
     for assignment in world["theirs"]:
         pid = assignment.public_id
-        for url in (f"/work/a/{pid}/", f"/work/a/{pid}/discussion/", f"/work/a/{pid}/correction/", f"/api/v1/annotation/assignments/{pid}/",
-                    f"/api/v1/annotation/assignments/{pid}/discussion/", f"/api/v1/annotation/assignments/{pid}/corrections/"):
+        for url in (
+            f"/work/a/{pid}/",
+            f"/work/a/{pid}/discussion/",
+            f"/work/a/{pid}/correction/",
+            f"/api/v1/annotation/assignments/{pid}/",
+            f"/api/v1/annotation/assignments/{pid}/discussion/",
+            f"/api/v1/annotation/assignments/{pid}/corrections/",
+        ):
             response = client.get(url)
             assert response.status_code == 404, url
             assert not _leaks(response_text(response), world["secrets"])
-        for url in (f"/work/a/{pid}/draft/", f"/work/a/{pid}/submit/", f"/work/a/{pid}/problem/", f"/api/v1/annotation/assignments/{pid}/draft/"):
+        for url in (
+            f"/work/a/{pid}/draft/",
+            f"/work/a/{pid}/submit/",
+            f"/work/a/{pid}/problem/",
+            f"/api/v1/annotation/assignments/{pid}/draft/",
+        ):
             assert client.post(url, {"comment": "x"}).status_code == 404, url
     # A made-up id looks exactly like someone else's.
     assert client.get("/work/a/AAAAAAAAAAAAAAAA/").status_code == 404

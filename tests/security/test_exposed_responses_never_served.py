@@ -55,8 +55,13 @@ def test_bulk_assignment_never_gives_a_response_to_an_expert_who_saw_it(cast):
     demo_responses()
     reviewer = make_user("rosa_reviewer", Role.SENIOR_REVIEWER)
     campaign = create_campaign(
-        name="bulk", dataset_name="demo", model_names=["demo-model-aurora"], sample_fraction=1.0, overlap=1,
-        expert_usernames=[cast.experts[0].username], requires_qualification=False,
+        name="bulk",
+        dataset_name="demo",
+        model_names=["demo-model-aurora"],
+        sample_fraction=1.0,
+        overlap=1,
+        expert_usernames=[cast.experts[0].username],
+        requires_qualification=False,
     ).campaign
     client = Client()
     client.force_login(reviewer)

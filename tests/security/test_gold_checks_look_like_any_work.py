@@ -28,8 +28,14 @@ def pair(cast):
     qualify(*cast.experts)
     pool = gold_set(version, picks=[(ITEM, "demo-model-aurora")])
     campaign = create_campaign(
-        name="Blind", dataset_name="demo", model_names=MODELS[1:], sample_fraction=1.0, overlap=3,
-        gold_source=pool, gold_rate=0.3, expert_usernames=[e.username for e in cast.experts],
+        name="Blind",
+        dataset_name="demo",
+        model_names=MODELS[1:],
+        sample_fraction=1.0,
+        overlap=3,
+        gold_source=pool,
+        gold_rate=0.3,
+        expert_usernames=[e.username for e in cast.experts],
     ).campaign
     gold = CampaignResponse.objects.get(campaign=campaign, is_gold=True, response__question_id=ITEM)
     plain = CampaignResponse.objects.get(campaign=campaign, is_gold=False, response__question_id=ITEM, response__model__name=MODELS[1])
@@ -92,7 +98,10 @@ def test_submitting_a_gold_check_answers_like_any_submission(client_for, cast, p
     client = client_for(cast.expert)
     answers = []
     for a in pair:
-        entries = [DraftEntry(c.pk, f"Reasoning about criterion {c.position}", c.position % 2 == 0) for c in a.campaign_response.item.criteria.all()]
+        entries = [
+            DraftEntry(c.pk, f"Reasoning about criterion {c.position}", c.position % 2 == 0)
+            for c in a.campaign_response.item.criteria.all()
+        ]
         save_draft(assignment=a, expert=cast.expert, entries=entries)
         r = client.post(f"/api/v1/annotation/assignments/{a.public_id}/submit/", {}, content_type="application/json")
         assert r.status_code == 200, r.content

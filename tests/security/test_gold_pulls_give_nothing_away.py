@@ -30,18 +30,20 @@ def _campaign(experts, *, gold_rate=0.5, overlap=2) -> Campaign:
     demo_responses()
     qualify(*experts)
     return create_campaign(
-        name="Blind with gold", dataset_name="demo", model_names=["demo-model-borealis", "demo-model-cirrus"],
-        sample_fraction=1.0, overlap=overlap, gold_source=gold_set(version, picks=GOLD_PICKS), gold_rate=gold_rate,
+        name="Blind with gold",
+        dataset_name="demo",
+        model_names=["demo-model-borealis", "demo-model-cirrus"],
+        sample_fraction=1.0,
+        overlap=overlap,
+        gold_source=gold_set(version, picks=GOLD_PICKS),
+        gold_rate=gold_rate,
         expert_usernames=[e.username for e in experts],
     ).campaign
 
 
 def _statement_kinds(queries) -> list[str]:
     """Each statement's verb and the tables it names, in order: the shape of the work, without literal ids."""
-    return [
-        " ".join([q["sql"].split(None, 1)[0].upper(), *sorted(set(re.findall(r'"(\w+_\w+)"\.', q["sql"])))])
-        for q in queries
-    ]
+    return [" ".join([q["sql"].split(None, 1)[0].upper(), *sorted(set(re.findall(r'"(\w+_\w+)"\.', q["sql"])))]) for q in queries]
 
 
 def test_a_gold_pull_runs_the_same_queries_as_an_ordinary_pull(cast):
@@ -64,7 +66,9 @@ def test_no_gold_check_is_served_once_the_ordinary_work_is_taken(cast, monkeypat
     expert = cast.expert
     while (pulled := assign_next_response(expert=expert, campaign=campaign)) is not None:
         judge(pulled)
-    ordinary_taken = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign, campaign_response__is_gold=False).count()
+    ordinary_taken = Assignment.objects.filter(
+        expert=expert, campaign_response__campaign=campaign, campaign_response__is_gold=False
+    ).count()
     assert ordinary_taken == campaign.responses.filter(is_gold=False).count()
     # Every draw now says "gold", and gold checks this expert has not had remain: still nothing.
     monkeypatch.setattr(assignment_service, "gold_draw", lambda *a: 0.0)

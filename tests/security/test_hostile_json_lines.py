@@ -34,7 +34,9 @@ NUL_LINES = {
     "import_judge_verdicts": (json.dumps({"question_id": "dm0001", "score_detail": "[1]", "score_reason": "\u0000"}), "score_reason"),
     "import_judgments": (json.dumps({"question_id": "dm0001", "model": "demo-model-aurora", "annotator": "x\u0000"}), "annotator"),
     "create_calibration": (
-        json.dumps({"question_id": "dm0001", "model": "demo-model-aurora", "labels": [{"position": 0, "hit": True, "explanation": "\u0000"}]}),
+        json.dumps(
+            {"question_id": "dm0001", "model": "demo-model-aurora", "labels": [{"position": 0, "hit": True, "explanation": "\u0000"}]}
+        ),
         "labels[0].explanation",
     ),
 }
@@ -42,7 +44,16 @@ NUL_LINES = {
 COMMANDS = {
     "import_heartbench": lambda path: ["import_heartbench", path, "--dataset", "demo"],
     "import_responses": lambda path: ["import_responses", path, "--dataset", "demo", "--model", "m-new"],
-    "import_judge_verdicts": lambda path: ["import_judge_verdicts", path, "--dataset", "demo", "--model", "demo-model-aurora", "--judge", "j"],
+    "import_judge_verdicts": lambda path: [
+        "import_judge_verdicts",
+        path,
+        "--dataset",
+        "demo",
+        "--model",
+        "demo-model-aurora",
+        "--judge",
+        "j",
+    ],
     "import_judgments": lambda path: ["import_judgments", path, "--dataset", "demo", "--campaign", "elsewhere"],
     "create_calibration": lambda path: ["create_calibration", "gold", path, "--dataset", "demo"],
 }
@@ -106,7 +117,10 @@ def test_every_upload_endpoint_answers_400_naming_file_line_and_field(importer, 
     deep = _upload(client, importer, DEEP)
     assert deep.status_code == 400, deep.content[:300]
     assert deep.json()["errors"][0] == {
-        "file": "hostile.jsonl", "line": 1, "field": None, "message": "malformed JSON: nested more than 64 levels deep"
+        "file": "hostile.jsonl",
+        "line": 1,
+        "field": None,
+        "message": "malformed JSON: nested more than 64 levels deep",
     }
     line, field = NUL_LINES[importer]
     nul = _upload(client, importer, line)

@@ -120,7 +120,9 @@ def judgment_lines(version) -> list[str]:
         n = item.criteria.count()
         for annotator in ("fuzz_a", "fuzz_b"):
             detail = [(i + len(annotator)) % 2 for i in range(n)]
-            out.append(json.dumps({"question_id": item.question_id, "model": "demo-model-aurora", "annotator": annotator, "detail": detail}))
+            out.append(
+                json.dumps({"question_id": item.question_id, "model": "demo-model-aurora", "annotator": annotator, "detail": detail})
+            )
     return out
 
 

@@ -31,7 +31,9 @@ def _refused(response, field: str):
 def test_autosave_of_the_judging_page_says_the_rationale_was_not_saved(reserved, cast, client_for):
     first = _criteria(reserved)[0]
     response = client_for(cast.expert).post(
-        reverse("annotation:judge_draft", args=[reserved.public_id]), {f"rationale-{first}": NUL, f"hit-{first}": "hit"}, HTTP_HX_REQUEST="true"
+        reverse("annotation:judge_draft", args=[reserved.public_id]),
+        {f"rationale-{first}": NUL, f"hit-{first}": "hit"},
+        HTTP_HX_REQUEST="true",
     )
     # The save-status partial, as for any refused autosave: the page keeps its indicator and the text.
     assert response.status_code == 409
@@ -42,7 +44,9 @@ def test_autosave_of_the_judging_page_says_the_rationale_was_not_saved(reserved,
 
 def test_the_save_draft_button_without_javascript_says_so_too(reserved, cast, client_for):
     first = _criteria(reserved)[0]
-    response = client_for(cast.expert).post(reverse("annotation:judge_draft", args=[reserved.public_id]), {f"rationale-{first}": NUL}, follow=True)
+    response = client_for(cast.expert).post(
+        reverse("annotation:judge_draft", args=[reserved.public_id]), {f"rationale-{first}": NUL}, follow=True
+    )
     assert response.status_code == 200 and "NUL character" in response.content.decode()
     assert not Judgment.objects.filter(assignment=reserved).exists()
 
@@ -64,7 +68,10 @@ def test_a_correction_whose_rationale_has_a_nul_is_refused(workspace, cast, clie
     submitted = judge_fully(workspace.reserve(cast.expert, "dm0002"))
     pk = _criteria(submitted)[0]
     url = reverse("annotation:judge_correction", args=[submitted.public_id])
-    _refused(client_for(cast.expert).post(url, {"reason": "The second look changed it.", f"rationale-{pk}": NUL, f"hit-{pk}": "hit"}), f"rationale-{pk}")
+    _refused(
+        client_for(cast.expert).post(url, {"reason": "The second look changed it.", f"rationale-{pk}": NUL, f"hit-{pk}": "hit"}),
+        f"rationale-{pk}",
+    )
     assert not CorrectionRequest.objects.exists()
 
 
@@ -114,6 +121,8 @@ def test_the_api_refuses_a_nul_with_a_400_naming_the_field(reserved, cast, clien
         entry["criterion"] = first
     if "criterion" in body:
         body["criterion"] = first
-    response = client_for(cast.expert).post(f"/api/v1/annotation/assignments/{reserved.public_id}/{path}", body, content_type="application/json")
+    response = client_for(cast.expert).post(
+        f"/api/v1/annotation/assignments/{reserved.public_id}/{path}", body, content_type="application/json"
+    )
     assert response.status_code == 400 and field in str(response.json())
     assert not Judgment.objects.filter(assignment=reserved).exists() and not UnclearCriterionReport.objects.exists()

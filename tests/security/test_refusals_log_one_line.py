@@ -38,4 +38,3 @@ def test_a_server_error_on_a_page_still_logs_its_traceback(cast, console):
     with override_settings(ROOT_URLCONF="tests.security.boom_urls", DEBUG=False):
         assert client.get("/boom/").status_code == 500
     assert "Traceback" in console.getvalue()
-

@@ -45,7 +45,9 @@ def _python(env, *args) -> str:
 
 def test_without_redis_the_default_cache_is_the_database_cache(tmp_path):
     env = _environment(tmp_path)
-    out = _python(env, "-c", "import django; django.setup(); from django.conf import settings; print(settings.CACHES['default']['BACKEND'])")
+    out = _python(
+        env, "-c", "import django; django.setup(); from django.conf import settings; print(settings.CACHES['default']['BACKEND'])"
+    )
     assert out == "django.core.cache.backends.db.DatabaseCache"
 
 

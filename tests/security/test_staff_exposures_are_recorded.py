@@ -119,6 +119,8 @@ def test_plain_staff_without_the_expert_role_are_recorded_too(cast):
 
     demo_version()
     demo_responses()
-    create_campaign(name="any", dataset_name="demo", model_names=["demo-model-aurora"], sample_fraction=1.0, overlap=1, requires_qualification=False)
+    create_campaign(
+        name="any", dataset_name="demo", model_names=["demo-model-aurora"], sample_fraction=1.0, overlap=1, requires_qualification=False
+    )
     body = _client(cast.author).get("/api/v1/responses/?model=demo-model-aurora").json()
     assert body["count"] and len(_exposed(cast.author, "api-responses")) == len(body["results"])

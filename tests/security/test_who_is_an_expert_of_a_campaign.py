@@ -25,8 +25,13 @@ def campaigns(cast):
 
     def make(name, experts=None):
         return create_campaign(
-            name=name, dataset_name="demo", model_names=["demo-model-aurora"], sample_fraction=1.0, overlap=1,
-            expert_usernames=experts, requires_qualification=False,
+            name=name,
+            dataset_name="demo",
+            model_names=["demo-model-aurora"],
+            sample_fraction=1.0,
+            overlap=1,
+            expert_usernames=experts,
+            requires_qualification=False,
         ).campaign
 
     return make

@@ -72,9 +72,7 @@ def endpoints(skip_prefixes: tuple[str, ...] = ()) -> list[Endpoint]:
             continue  # DRF's `.json` twins of a route: same view, same permissions
         if route.startswith(skip_prefixes):
             continue
-        args = tuple(m.group("name") for m in _ROUTE_ARG.finditer(route)) + tuple(
-            m.group("name") for m in _REGEX_ARG.finditer(route)
-        )
+        args = tuple(m.group("name") for m in _ROUTE_ARG.finditer(route)) + tuple(m.group("name") for m in _REGEX_ARG.finditer(route))
         found.append((route, name, args, handled_methods(callback)))
     names = [n for _, n, _, _ in found]
     return [

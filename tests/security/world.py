@@ -34,9 +34,7 @@ def build_world(cast) -> World:
     from heartbench_core.services.judging import import_judge_verdicts
 
     for model in MODELS:
-        import_judge_verdicts(
-            source=FIXTURES / "verdicts" / f"{model}.jsonl", dataset_name="demo", model_name=model, judge="demo-judge"
-        )
+        import_judge_verdicts(source=FIXTURES / "verdicts" / f"{model}.jsonl", dataset_name="demo", model_name=model, judge="demo-judge")
     outcome = create_campaign(
         name="matrix",
         dataset_name="demo",
@@ -124,7 +122,9 @@ def _validation_pieces(world: World) -> None:
     from validation.services.agreement_reports import create_agreement_report
 
     report = create_agreement_report(campaign=world.objects["campaign"], resamples=50)
-    job = BackgroundJob.objects.create(kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=world.objects["campaign"], status="done", report=report)
+    job = BackgroundJob.objects.create(
+        kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=world.objects["campaign"], status="done", report=report
+    )
     world.values.update(report_id=report.pk, report_pk=report.pk, job_pk=job.pk, version_id=world.objects["version"].pk)
 
 
@@ -134,4 +134,6 @@ def _campaign_management_pieces(world: World) -> None:
     campaign, expert = world.objects["campaign"], world.cast.expert
     result = CalibrationResult.objects.create(campaign=campaign, expert=expert, threshold=0.8, score=1.0, agreed=1, compared=1, passed=True)
     alert = AdminAlert.objects.create(kind=AdminAlert.Kind.GOLD_ACCURACY, expert=expert, campaign=campaign, message="matrix alert")
-    world.values.update(username=expert.username, result_id=result.pk, calibration_result_pk=result.pk, alert_id=alert.pk, alert_pk=alert.pk)
+    world.values.update(
+        username=expert.username, result_id=result.pk, calibration_result_pk=result.pk, alert_id=alert.pk, alert_pk=alert.pk
+    )

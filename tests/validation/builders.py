@@ -36,8 +36,15 @@ def judgment_lines(annotators, *, flip=0.15, seed=0, vectors=None) -> list[dict]
     for (qid, model), vec in sorted(vectors.items()):
         for annotator in annotators:
             detail = [int(v) ^ int(rng.random() < flip) for v in vec]
-            lines.append({"question_id": qid, "model": model, "annotator": annotator, "detail": detail,
-                          "reasons": [f"reason {i}" for i in range(len(detail))]})
+            lines.append(
+                {
+                    "question_id": qid,
+                    "model": model,
+                    "annotator": annotator,
+                    "detail": detail,
+                    "reasons": [f"reason {i}" for i in range(len(detail))],
+                }
+            )
     return lines
 
 

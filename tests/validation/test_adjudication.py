@@ -56,8 +56,12 @@ class TestDecision:
         refresh_golden_labels(campaign=campaign)
         entry, cr, criterion = first_entry(campaign)
         decision = adjudicate(
-            reviewer=cast.reviewer, campaign_response=cr, criterion=criterion, hit=True,
-            cause=Adjudication.Cause.RATER_ERROR, note="the response does name the feeling",
+            reviewer=cast.reviewer,
+            campaign_response=cr,
+            criterion=criterion,
+            hit=True,
+            cause=Adjudication.Cause.RATER_ERROR,
+            note="the response does name the feeling",
         )
         label = GoldenLabel.objects.get(campaign_response=cr, criterion=criterion)
         assert label.hit and label.provenance == "adjudicated" and label.adjudication == decision
@@ -86,8 +90,13 @@ class TestDecision:
     def test_it_can_flag_the_criterion_for_the_rubric_authors(self, cast, campaign):
         _, cr, criterion = first_entry(campaign)
         adjudicate(
-            reviewer=cast.reviewer, campaign_response=cr, criterion=criterion, hit=False,
-            cause="ambiguous_criterion", note="'feeling' could mean either", flag_for_authors=True,
+            reviewer=cast.reviewer,
+            campaign_response=cr,
+            criterion=criterion,
+            hit=False,
+            cause="ambiguous_criterion",
+            note="'feeling' could mean either",
+            flag_for_authors=True,
         )
         flag = CriterionFlag.objects.get(lineage=criterion.lineage)
         assert flag.source == "adjudication" and "either" in flag.reason and flag.flagged_by == cast.reviewer
@@ -127,8 +136,13 @@ class TestDecision:
             content_type="application/json",
         )
         assert response.status_code == 201
-        assert client_for(cast.expert).post(
-            "/api/v1/validation/adjudications/",
-            {"campaign_response_id": cr.pk, "criterion_id": criterion.pk, "hit": True, "cause": "other", "note": "x"},
-            content_type="application/json",
-        ).status_code == 403
+        assert (
+            client_for(cast.expert)
+            .post(
+                "/api/v1/validation/adjudications/",
+                {"campaign_response_id": cr.pk, "criterion_id": criterion.pk, "hit": True, "cause": "other", "note": "x"},
+                content_type="application/json",
+            )
+            .status_code
+            == 403
+        )

@@ -18,9 +18,27 @@ from validation.models import AgreementReport, GoldenLabel, ReleaseGate
 from validation.services.agreement_reports import create_agreement_report
 
 CONTRACT_KEYS = {
-    "pairs", "responses", "item_agreement_rate", "item_agreement_ci95", "cohen_kappa", "gwet_ac1", "confusion",
-    "judge_hit_rate", "human_hit_rate", "mcnemar_p", "krippendorff_alpha", "fleiss_kappa", "pairwise_percent_agreement",
-    "gold_provenance", "by_ability", "by_dimension", "by_model", "by_difficulty", "by_expert", "gate", "undefined",
+    "pairs",
+    "responses",
+    "item_agreement_rate",
+    "item_agreement_ci95",
+    "cohen_kappa",
+    "gwet_ac1",
+    "confusion",
+    "judge_hit_rate",
+    "human_hit_rate",
+    "mcnemar_p",
+    "krippendorff_alpha",
+    "fleiss_kappa",
+    "pairwise_percent_agreement",
+    "gold_provenance",
+    "by_ability",
+    "by_dimension",
+    "by_model",
+    "by_difficulty",
+    "by_expert",
+    "gate",
+    "undefined",
 }
 
 
@@ -46,8 +64,11 @@ def pairs_by_question_and_model(campaign) -> dict[tuple[str, str], list[int]]:
     """[agreeing, compared] (judge vs majority of 3) per (question id, model), computed with plain Python."""
     votes, where = {}, {}
     for resp, qid, model, crit, hit in Judgment.objects.filter(assignment__campaign_response__campaign=campaign).values_list(
-        "assignment__campaign_response__response_id", "assignment__campaign_response__response__question_id",
-        "assignment__campaign_response__response__model__name", "criterion_id", "hit",
+        "assignment__campaign_response__response_id",
+        "assignment__campaign_response__response__question_id",
+        "assignment__campaign_response__response__model__name",
+        "criterion_id",
+        "hit",
     ):
         votes.setdefault((resp, crit), []).append(hit)
         where[(resp, crit)] = (qid, model)

@@ -1,6 +1,5 @@
 """The golden standard: strict majority once k judgments are in, provenance, ties, incompleteness, staleness."""
 
-
 from annotation.models import Assignment, Judgment
 from heartbench_core.models import CriterionLineage
 from tests.factories import demo_responses, demo_version
@@ -48,7 +47,9 @@ class TestMajority:
         lines = judgment_lines([e.username for e in cast.experts])
         # Two of three experts on the first response only: k = 3 (the file's usual count), so it is incomplete.
         first = (lines[0]["question_id"], lines[0]["model"])
-        lines = [line for line in lines if not ((line["question_id"], line["model"]) == first and line["annotator"] == cast.experts[2].username)]
+        lines = [
+            line for line in lines if not ((line["question_id"], line["model"]) == first and line["annotator"] == cast.experts[2].username)
+        ]
         campaign = import_judgments(source=as_file(lines), dataset_name="demo", campaign_name="c").campaign
         refresh_golden_labels(campaign=campaign)
         assert campaign.overlap == 3

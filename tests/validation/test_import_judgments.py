@@ -56,7 +56,9 @@ class TestImport:
                 assignment__expert__username=first["annotator"],
                 assignment__campaign_response__item__question_id=first["question_id"],
                 assignment__campaign_response__response__model__name=first["model"],
-            ).order_by("criterion__position").values_list("hit", "rationale")
+            )
+            .order_by("criterion__position")
+            .values_list("hit", "rationale")
         )
         assert [int(h) for h, _ in stored] == first["detail"]
         assert [r for _, r in stored] == first["reasons"]

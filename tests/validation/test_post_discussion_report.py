@@ -33,7 +33,9 @@ def _revise_after_discussion(assignment: Assignment, *, admin, hit: bool):
 
 
 def _judgments(campaign):
-    return sorted(Judgment.objects.filter(assignment__campaign_response__campaign=campaign).values_list("assignment_id", "criterion_id", "hit"))
+    return sorted(
+        Judgment.objects.filter(assignment__campaign_response__campaign=campaign).values_list("assignment_id", "criterion_id", "hit")
+    )
 
 
 def _labels(campaign):
@@ -47,7 +49,10 @@ def revised(cast):
     baseline = create_agreement_report(campaign=campaign, resamples=RESAMPLES)
     blind_judgments, blind_labels = _judgments(campaign), _labels(campaign)
     responses = (
-        Assignment.objects.filter(campaign_response__campaign=campaign).order_by("campaign_response_id").values_list("campaign_response_id", flat=True).distinct()[:3]
+        Assignment.objects.filter(campaign_response__campaign=campaign)
+        .order_by("campaign_response_id")
+        .values_list("campaign_response_id", flat=True)
+        .distinct()[:3]
     )
     for cr_id in list(responses):
         for assignment in Assignment.objects.filter(campaign_response_id=cr_id, expert__in=cast.experts[:2]).select_related(

@@ -37,9 +37,7 @@ class TestExploratoryReruns:
     def test_a_rerun_with_fewer_pairs_and_a_lower_threshold_is_exploratory_and_leaves_the_failed_gate(self, cast, campaign):
         official = create_agreement_report(campaign=campaign)  # the demo has < 30 pairs in three dimensions: fails
         assert latest_release_gate(campaign.version).report == official and not official.gate.passed
-        out, err = run_command(
-            "--campaign", campaign.name, "--min-pairs", "1", "--min-pairs-per-ability", "1", "--threshold", "0.5"
-        )
+        out, err = run_command("--campaign", campaign.name, "--min-pairs", "1", "--min-pairs-per-ability", "1", "--threshold", "0.5")
         rerun = AgreementReport.objects.latest("id")
         assert rerun.exploratory and rerun.typed_result.gate.passed is True  # it would have passed on its own terms
         assert "exploratory" in err and "min_pairs_per_dimension 1 instead of the release policy's 30" in err

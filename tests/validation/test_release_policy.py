@@ -20,7 +20,10 @@ class TestService:
     def test_a_dataset_without_a_stored_policy_has_the_defaults_and_nothing_is_written_to_read_them(self, cast, dataset):
         policy = release_policy_of(dataset)
         assert (policy.threshold, policy.min_pairs_per_dimension, policy.min_pairs_per_ability, policy.must_clear) == (
-            0.75, 30, 10, "point",
+            0.75,
+            30,
+            10,
+            "point",
         )
         assert policy.pk is None and not ReleasePolicy.objects.exists()
 
@@ -49,8 +52,14 @@ class TestService:
     def test_bad_values_are_refused_naming_each_field(self, cast, dataset):
         with pytest.raises(ValidationError) as exc:
             change_release_policy(
-                dataset=dataset, admin=cast.admin, reason="r", threshold=1.5, min_pairs_per_dimension=-1,
-                min_pairs_per_ability="ten", must_clear="upper_bound", seed=3,
+                dataset=dataset,
+                admin=cast.admin,
+                reason="r",
+                threshold=1.5,
+                min_pairs_per_dimension=-1,
+                min_pairs_per_ability="ten",
+                must_clear="upper_bound",
+                seed=3,
             )
         assert set(exc.value.message_dict) == {"threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear", "seed"}
         assert not ReleasePolicy.objects.exists()
@@ -81,8 +90,13 @@ class TestPage:
         client = client_for(cast.admin)
         response = client.post(
             f"/validation/datasets/{dataset.name}/release-policy/",
-            {"threshold": "0.8", "min_pairs_per_dimension": "30", "min_pairs_per_ability": "5", "must_clear": "lower_bound",
-             "reason": "methodologist's sign-off"},
+            {
+                "threshold": "0.8",
+                "min_pairs_per_dimension": "30",
+                "min_pairs_per_ability": "5",
+                "must_clear": "lower_bound",
+                "reason": "methodologist's sign-off",
+            },
         )
         assert response.status_code == 302
         policy = ReleasePolicy.objects.get(dataset=dataset)
@@ -99,7 +113,6 @@ class TestPage:
             f"/validation/datasets/{dataset.name}/release-policy/", {"threshold": "0.5", "reason": "lower please"}
         )
         assert response.status_code == 403 and not ReleasePolicy.objects.exists()
-
 
     def test_the_dataset_page_links_to_its_release_policy(self, cast, dataset, client_for):
         page = client_for(cast.author).get(f"/datasets/{dataset.name}/").content.decode()
@@ -135,7 +148,8 @@ class TestApi:
 
     def test_a_non_admin_put_is_refused(self, cast, dataset, client_for):
         response = client_for(cast.author).put(
-            f"/api/v1/validation/datasets/{dataset.name}/release-policy/", {"threshold": 0.5, "reason": "r"},
+            f"/api/v1/validation/datasets/{dataset.name}/release-policy/",
+            {"threshold": 0.5, "reason": "r"},
             content_type="application/json",
         )
         assert response.status_code == 403 and not ReleasePolicy.objects.exists()
@@ -154,8 +168,18 @@ class TestCommand:
 
     def test_it_changes_the_policy_as_an_admin_with_a_reason(self, cast, dataset):
         call_command(
-            "release_policy", "--dataset", dataset.name, "--must-clear", "lower_bound", "--min-pairs-per-ability", "12",
-            "--reason", "signed off", "--as", cast.admin.username, stdout=io.StringIO(),
+            "release_policy",
+            "--dataset",
+            dataset.name,
+            "--must-clear",
+            "lower_bound",
+            "--min-pairs-per-ability",
+            "12",
+            "--reason",
+            "signed off",
+            "--as",
+            cast.admin.username,
+            stdout=io.StringIO(),
         )
         policy = ReleasePolicy.objects.get(dataset=dataset)
         assert (policy.must_clear, policy.min_pairs_per_ability) == ("lower_bound", 12)

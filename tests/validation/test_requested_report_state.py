@@ -30,7 +30,12 @@ def test_queueing_a_report_through_the_api_answers_with_its_job_and_the_job_says
     job_id = queued.json()["job"]
     assert queued.json()["job_url"].endswith(f"/api/v1/validation/jobs/{job_id}/")
     pending = client.get(f"/api/v1/validation/jobs/{job_id}/").json()
-    assert (pending["status"], pending["kind"], pending["requested_by"], pending["report"]) == ("pending", "agreement_report", cast.admin.username, None)
+    assert (pending["status"], pending["kind"], pending["requested_by"], pending["report"]) == (
+        "pending",
+        "agreement_report",
+        cast.admin.username,
+        None,
+    )
 
     jobs.run_background_job(job_id=job_id)
     done = client.get(f"/api/v1/validation/jobs/{job_id}/").json()

@@ -93,18 +93,14 @@ class TestDashboard:
 
         monkeypatch.setattr(Conf, "SYNC", True)
         with django_capture_on_commit_callbacks(execute=True):
-            response = client_for(cast.admin).post(
-                f"/validation/campaigns/{campaign.pk}/compute/", {"resamples": "40", "threshold": "0.6"}
-            )
+            response = client_for(cast.admin).post(f"/validation/campaigns/{campaign.pk}/compute/", {"resamples": "40", "threshold": "0.6"})
         assert response.status_code == 302
         newest = AgreementReport.objects.order_by("-id").first()
         assert newest.typed_parameters.resamples == 40 and newest.typed_parameters.threshold == 0.6 and newest.trigger == "page"
         assert newest.exploratory and not ReleaseGate.objects.filter(report=newest).exists()  # not the release policy's parameters
 
     def test_bad_form_values_are_reported_and_nothing_is_queued(self, cast, campaign, client_for):
-        response = client_for(cast.admin).post(
-            f"/validation/campaigns/{campaign.pk}/compute/", {"threshold": "7"}, HTTP_HX_REQUEST="true"
-        )
+        response = client_for(cast.admin).post(f"/validation/campaigns/{campaign.pk}/compute/", {"threshold": "7"}, HTTP_HX_REQUEST="true")
         assert response.status_code == 400 and "threshold" in response.content.decode()
 
     def test_exports_carry_judgments_golden_labels_and_the_report(self, cast, campaign, client_for):

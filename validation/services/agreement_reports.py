@@ -98,15 +98,25 @@ def apply_release_policy(params: dict[str, Any], policy: ReleasePolicy) -> tuple
     reasons = []
     for name, value in rules.items():
         if params[name] != value:
-            reasons.append(_("%(name)s %(value)s instead of the release policy's %(policy)s") % {
-                "name": name, "value": params[name], "policy": value,
-            })
+            reasons.append(
+                _("%(name)s %(value)s instead of the release policy's %(policy)s")
+                % {
+                    "name": name,
+                    "value": params[name],
+                    "policy": value,
+                }
+            )
     for name, default in (("resamples", DEFAULTS.resamples), ("seed", DEFAULTS.seed)):
         if params[name] != default:
             # A different seed or resample count could be tried until the lower bound clears.
-            reasons.append(_("%(name)s %(value)s instead of the default %(default)s") % {
-                "name": name, "value": params[name], "default": default,
-            })
+            reasons.append(
+                _("%(name)s %(value)s instead of the default %(default)s")
+                % {
+                    "name": name,
+                    "value": params[name],
+                    "default": default,
+                }
+            )
     if params.get("exclude_catastrophic"):
         reasons.append(_("the catastrophic criteria are left out"))
     if params.get("post_discussion"):
@@ -224,7 +234,10 @@ def request_agreement_report(
     select_judge_runs(campaign, judge=judge, run=run)  # fail now, on the page, rather than in the worker
     with transaction.atomic():
         job = record_job(
-            kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=campaign, parameters={"judge": judge, "run": run, **params},
-            requested_by=requested_by, trigger=trigger,
+            kind=BackgroundJob.Kind.AGREEMENT_REPORT,
+            campaign=campaign,
+            parameters={"judge": judge, "run": run, **params},
+            requested_by=requested_by,
+            trigger=trigger,
         )
     return ReportRequest(job=job, exploratory=apply_release_policy(params, release_policy_of(campaign.version.dataset))[1])

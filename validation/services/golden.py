@@ -52,7 +52,9 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
                 provenance_code=Case(*(When(provenance=name, then=Value(code)) for name, code in codes.items()), default=Value(-1)),
                 decision=Coalesce("adjudication_id", Value(-1)),
             )
-            .values_list("id", "campaign_response_id", "criterion_id", "hit", "provenance_code", "expert_hits", "expert_ratings", "decision"),
+            .values_list(
+                "id", "campaign_response_id", "criterion_id", "hit", "provenance_code", "expert_hits", "expert_ratings", "decision"
+            ),
             8,
         )
         unit = data.unit_index(existing[:, 1], existing[:, 2])
@@ -66,8 +68,14 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
         now = timezone.now()
         create = [
             GoldenLabel(
-                campaign=campaign, campaign_response_id=cr, criterion_id=crit, hit=bool(hit), provenance=PROVENANCE_NAMES[prov],
-                expert_hits=h, expert_ratings=m, adjudication_id=adj if adj >= 0 else None,
+                campaign=campaign,
+                campaign_response_id=cr,
+                criterion_id=crit,
+                hit=bool(hit),
+                provenance=PROVENANCE_NAMES[prov],
+                expert_hits=h,
+                expert_ratings=m,
+                adjudication_id=adj if adj >= 0 else None,
             )
             for cr, crit, (hit, prov, h, m, adj) in zip(
                 data.cr_id[data.u_cr[new_units]].tolist(), data.crit_id[data.u_crit[new_units]].tolist(), wanted[new_units].tolist()
@@ -75,15 +83,22 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
         ]
         update = [
             GoldenLabel(
-                id=pk, hit=bool(hit), provenance=PROVENANCE_NAMES[prov], expert_hits=h, expert_ratings=m,
-                adjudication_id=adj if adj >= 0 else None, updated_at=now,
+                id=pk,
+                hit=bool(hit),
+                provenance=PROVENANCE_NAMES[prov],
+                expert_hits=h,
+                expert_ratings=m,
+                adjudication_id=adj if adj >= 0 else None,
+                updated_at=now,
             )
             for pk, (hit, prov, h, m, adj) in zip(existing[changed, 0].tolist(), wanted[unit[changed]].tolist())
         ]
         delete = existing[~stored, 0].tolist()
         GoldenLabel.objects.bulk_create(create, batch_size=2000)
         if update:
-            GoldenLabel.objects.bulk_update(update, ["hit", "provenance", "expert_hits", "expert_ratings", "adjudication", "updated_at"], batch_size=1000)
+            GoldenLabel.objects.bulk_update(
+                update, ["hit", "provenance", "expert_hits", "expert_ratings", "adjudication", "updated_at"], batch_size=1000
+            )
         if delete:
             GoldenLabel.objects.filter(id__in=delete).delete()
     return RefreshOutcome(len(create), len(update), len(delete), int(has.sum()))
@@ -153,15 +168,17 @@ def adjudication_queue(campaign: Campaign, *, reviewer: User | None = None, data
             triggers.append(Adjudication.Trigger.JUDGE_CONTRADICTS.value)
         if ambiguous[u]:
             triggers.append(Adjudication.Trigger.AMBIGUOUS.value)
-        entries.append(QueueEntry(
-            campaign_response_id=int(data.cr_id[data.u_cr[u]]),
-            criterion_id=int(data.crit_id[data.u_crit[u]]),
-            expert_hits=int(hits[u]),
-            expert_ratings=int(ratings[u]),
-            judge_hit=None if judge[u] < 0 else bool(judge[u]),
-            agreement=float(agreement[u]),
-            triggers=tuple(triggers),
-        ))
+        entries.append(
+            QueueEntry(
+                campaign_response_id=int(data.cr_id[data.u_cr[u]]),
+                criterion_id=int(data.crit_id[data.u_crit[u]]),
+                expert_hits=int(hits[u]),
+                expert_ratings=int(ratings[u]),
+                judge_hit=None if judge[u] < 0 else bool(judge[u]),
+                agreement=float(agreement[u]),
+                triggers=tuple(triggers),
+            )
+        )
     return entries
 
 
@@ -192,7 +209,11 @@ def adjudicate(
     campaign = campaign_response.campaign
     data = _queue_arrays(campaign)
     entry = next(
-        (e for e in adjudication_queue(campaign, data=data) if e.campaign_response_id == campaign_response.pk and e.criterion_id == criterion.pk),
+        (
+            e
+            for e in adjudication_queue(campaign, data=data)
+            if e.campaign_response_id == campaign_response.pk and e.criterion_id == criterion.pk
+        ),
         None,
     )
     hits, ratings = data.unit_counts()
@@ -219,8 +240,12 @@ def adjudicate(
             campaign_response=campaign_response,
             criterion=criterion,
             defaults={
-                "campaign": campaign, "hit": bool(hit), "provenance": GoldenLabel.Provenance.ADJUDICATED,
-                "expert_hits": int(hits[u]), "expert_ratings": int(ratings[u]), "adjudication": decision,
+                "campaign": campaign,
+                "hit": bool(hit),
+                "provenance": GoldenLabel.Provenance.ADJUDICATED,
+                "expert_hits": int(hits[u]),
+                "expert_ratings": int(ratings[u]),
+                "adjudication": decision,
             },
         )
         if flag_for_authors:

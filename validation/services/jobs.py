@@ -82,9 +82,7 @@ def request_golden_refresh(*, campaign: Campaign, trigger: str = "submission") -
 def _run_agreement_report(job: BackgroundJob) -> None:
     from validation.services.agreement_reports import create_agreement_report
 
-    job.report = create_agreement_report(
-        campaign=job.campaign, requested_by=job.requested_by, trigger=job.trigger, **job.parameters
-    )
+    job.report = create_agreement_report(campaign=job.campaign, requested_by=job.requested_by, trigger=job.trigger, **job.parameters)
 
 
 def _run_golden_refresh(job: BackgroundJob) -> None:
@@ -119,8 +117,11 @@ def claim_job(*, job_id: int) -> BackgroundJob | None:
         if job is None:
             return None
         if job.attempts >= MAX_ATTEMPTS:
-            _finish(job, BackgroundJob.Status.FAILED, job.last_error or _(
-                "The worker stopped before finishing %(n)d times; request it again.") % {"n": job.attempts})
+            _finish(
+                job,
+                BackgroundJob.Status.FAILED,
+                job.last_error or _("The worker stopped before finishing %(n)d times; request it again.") % {"n": job.attempts},
+            )
             return None
         job.status, job.attempts, job.locked_until, job.started_at = BackgroundJob.Status.RUNNING, job.attempts + 1, now + lease(), now
         job.save(update_fields=["status", "attempts", "locked_until", "started_at"])
@@ -137,7 +138,11 @@ def run_background_job(*, job_id: int) -> BackgroundJob | None:
         with transaction.atomic():
             # Held until the result and the job's completion commit together: while this worker lives
             # no other takes the job, and if it dies the database drops the lock and the work with it.
-            job = BackgroundJob.objects.select_for_update(of=("self",)).select_related("campaign__version__dataset", "requested_by").get(pk=job_id)
+            job = (
+                BackgroundJob.objects.select_for_update(of=("self",))
+                .select_related("campaign__version__dataset", "requested_by")
+                .get(pk=job_id)
+            )
             if job.status != BackgroundJob.Status.RUNNING or job.attempts != attempt:
                 return None  # taken again after this worker's lease expired
             RUNNERS[job.kind](job)

@@ -92,9 +92,7 @@ def change_release_policy(*, dataset: Dataset, admin: User, reason: str, **field
         before = policy_snapshot(policy)  # a policy never set holds the defaults, which were in force
         after = {**before, **clean}
         if after == before:
-            raise ValidationError({
-                next(iter(clean), "threshold"): _("the policy already has these values: nothing to change")
-            })
+            raise ValidationError({next(iter(clean), "threshold"): _("the policy already has these values: nothing to change")})
         for name, value in clean.items():
             setattr(policy, name, value)
         policy.updated_by = admin

@@ -58,7 +58,5 @@ class Command(ImportCommand):
             piece_rate=piece_rate,
         )
         if o["verbosity"] > 1:
-            self.stderr.write(
-                f"{outcome.items} items sampled, {outcome.gold} gold checks, {outcome.eligible_experts} eligible experts"
-            )
+            self.stderr.write(f"{outcome.items} items sampled, {outcome.gold} gold checks, {outcome.eligible_experts} eligible experts")
         self.stdout.write(str(outcome.responses))

@@ -20,5 +20,11 @@ class Command(ImportCommand):
         rows = sum(outcome.rows.values())
         self.stdout.write(
             _("campaign %(campaign)r: %(rows)s rows of %(kinds)d kinds and %(users)d users written to %(path)s")
-            % {"campaign": outcome.campaign, "rows": f"{rows:,}", "kinds": len(outcome.rows), "users": outcome.users, "path": opts["output"]}
+            % {
+                "campaign": outcome.campaign,
+                "rows": f"{rows:,}",
+                "kinds": len(outcome.rows),
+                "users": outcome.users,
+                "path": opts["output"],
+            }
         )

@@ -29,9 +29,7 @@ class Command(ImportCommand):
         )
         if outcome.created:
             self.stdout.write(outcome.version.label)
-            self.stderr.write(
-                f"created {outcome.version} with {outcome.items} items and {outcome.criteria} criteria"
-            )
+            self.stderr.write(f"created {outcome.version} with {outcome.items} items and {outcome.criteria} criteria")
         else:
             self.stdout.write(outcome.version.label)
             self.stderr.write(f"content identical to the latest version {outcome.version}: nothing created")

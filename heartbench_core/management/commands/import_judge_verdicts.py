@@ -9,7 +9,7 @@ from heartbench_core.services.judging import import_judge_verdicts
 class Command(ImportCommand):
     help = (
         "Import an LLM judge's verdicts on one model's responses (upstream question_score.jsonl: "
-        "question_id + score_detail \"[1, 0, 1]\" or detail [1, 0, 1]) as a judge run."
+        'question_id + score_detail "[1, 0, 1]" or detail [1, 0, 1]) as a judge run.'
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -36,7 +36,9 @@ class Command(ImportCommand):
         )
         run = outcome.run
         if not outcome.created:
-            self.stdout.write(f"judge run {run.judge}/{run.label} of {run.model.name} on {run.version} already holds these verdicts; nothing changed")
+            self.stdout.write(
+                f"judge run {run.judge}/{run.label} of {run.model.name} on {run.version} already holds these verdicts; nothing changed"
+            )
             return
         self.stdout.write(
             f"judge run {run.judge}/{run.label} of {run.model.name} on {run.version}: "

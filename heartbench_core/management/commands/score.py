@@ -60,11 +60,16 @@ class Command(PlatformCommand):
     def _table(self, result: ScoreResult, verdicts: VerdictSet, opts: dict[str, Any]) -> None:
         out = self.stdout
         fmt = lambda x: "—" if x is None else f"{x:6.2f}"  # noqa: E731
-        out.write(f"{opts['model']} on {opts['dataset']}@{result.version} · {verdicts.description} · subset {result.subset}"
-                  + (f" · scene {result.scene}" if result.scene else "") + f" · catastrophic rule: {result.catastrophic}")
-        out.write(f"questions scored {result.questions_scored}, left out {result.questions_dropped}"
-                  + (f" ({result.questions_incomplete} with incomplete verdicts)" if result.questions_incomplete else "")
-                  + f", catastrophic {result.questions_catastrophic}")
+        out.write(
+            f"{opts['model']} on {opts['dataset']}@{result.version} · {verdicts.description} · subset {result.subset}"
+            + (f" · scene {result.scene}" if result.scene else "")
+            + f" · catastrophic rule: {result.catastrophic}"
+        )
+        out.write(
+            f"questions scored {result.questions_scored}, left out {result.questions_dropped}"
+            + (f" ({result.questions_incomplete} with incomplete verdicts)" if result.questions_incomplete else "")
+            + f", catastrophic {result.questions_catastrophic}"
+        )
         out.write(f"\n{'OVERALL':<28}{fmt(result.overall)}")
         for dim in DIMENSIONS:
             out.write(f"\n{dim:<28}{fmt(result.dimensions[dim])}")

@@ -20,9 +20,7 @@ class Command(ImportCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--heartbench", metavar="PATH", help="A released question_all.jsonl to load instead of the demo items.")
-        parser.add_argument(
-            "--auto", action="store_true", help="Use HEARTBENCH_DIR/question_all.jsonl when present, else the demo items."
-        )
+        parser.add_argument("--auto", action="store_true", help="Use HEARTBENCH_DIR/question_all.jsonl when present, else the demo items.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if settings.PRODUCTION:
@@ -38,7 +36,9 @@ class Command(ImportCommand):
         # original wording over published rubric revisions, and the apps' demos would add to it.
         name = DEMO_DATASETS[path is not None]
         if Dataset.objects.filter(name=name).exists():
-            self.stdout.write(gettext("Dataset %(name)r already exists: the demo leaves it, and everything on it, as it is.") % {"name": name})
+            self.stdout.write(
+                gettext("Dataset %(name)r already exists: the demo leaves it, and everything on it, as it is.") % {"name": name}
+            )
             if User.objects.filter(username=demo.DEMO_USERS[0][0]).exists():
                 self._print_logins()
             return

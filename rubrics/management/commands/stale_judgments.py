@@ -33,5 +33,7 @@ class Command(PlatformCommand):
         totals = stale_totals(rows)
         self.stdout.write(f"{totals['responses']} responses to re-check: {totals['judgments']} judgments, {totals['verdicts']} verdicts")
         for r in rows:
-            self.stdout.write(f"{r['response']}  {r['question_id']}  {r['criterion_key'][:8]}  r{r['judged_revision']}→r{r['meaning_revision']}"
-                              f"  judgments={r['judgments']} verdicts={r['verdicts']}")
+            self.stdout.write(
+                f"{r['response']}  {r['question_id']}  {r['criterion_key'][:8]}  r{r['judged_revision']}→r{r['meaning_revision']}"
+                f"  judgments={r['judgments']} verdicts={r['verdicts']}"
+            )

@@ -92,7 +92,9 @@ def age_calibration(expert, campaign, *, days: float) -> None:
     )
 
 
-def gold_set(version, name="Gold pool", picks=(("dm0005", "demo-model-aurora"), ("dm0005", "demo-model-borealis"), ("dm0006", "demo-model-cirrus"))):
+def gold_set(
+    version, name="Gold pool", picks=(("dm0005", "demo-model-aurora"), ("dm0005", "demo-model-borealis"), ("dm0006", "demo-model-cirrus"))
+):
     """A gold set (the pool of hidden gold checks) on the demo items, disjoint from `gold_file`'s default calibration picks."""
     from annotation.services.campaigns import create_gold_set
 

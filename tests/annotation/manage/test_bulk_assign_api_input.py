@@ -26,7 +26,9 @@ def test_a_bad_experts_value_is_a_400_naming_it_and_assigns_nothing(cast, client
 def test_a_list_of_usernames_limits_the_assignment_to_them(cast, client_for):
     campaign = demo_campaign(cast, overlap=1)
     response = client_for(cast.admin).post(
-        f"/api/v1/annotation/manage/campaigns/{campaign.pk}/bulk-assign/", {"experts": [cast.experts[1].username]}, content_type="application/json"
+        f"/api/v1/annotation/manage/campaigns/{campaign.pk}/bulk-assign/",
+        {"experts": [cast.experts[1].username]},
+        content_type="application/json",
     )
     assert response.status_code == 200 and response.json()["assigned"] > 0
     assert set(Assignment.objects.values_list("expert_id", flat=True)) == {cast.experts[1].pk}

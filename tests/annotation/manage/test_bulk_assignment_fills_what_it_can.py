@@ -24,9 +24,7 @@ def roomy():
 def released_work(campaign, expert, n: int) -> list[int]:
     """Give the expert `n` responses they then gave back: load in this campaign, no live slot."""
     first = list(CampaignResponse.objects.filter(campaign=campaign).order_by("-order_key").values_list("pk", flat=True)[:n])
-    Assignment.objects.bulk_create(
-        [Assignment(campaign_response_id=pk, expert=expert, status=Assignment.Status.RELEASED) for pk in first]
-    )
+    Assignment.objects.bulk_create([Assignment(campaign_response_id=pk, expert=expert, status=Assignment.Status.RELEASED) for pk in first])
     return first
 
 

@@ -151,14 +151,33 @@ def test_asking_for_more_after_the_last_attempt_says_so(cast, client_for, versio
 def test_attempts_sitting_and_cooldown_are_set_on_the_command_the_page_and_the_api(cast, client_for, version, tmp_path):
     path = tmp_path / "gold.jsonl"
     path.write_bytes(gold_file(version, picks=FOUR).getvalue())
-    call_command("create_calibration", "By command", str(path), "--dataset", "demo", "--max-attempts", "3", "--sitting-size", "2", "--cooldown-days", "2")
+    call_command(
+        "create_calibration",
+        "By command",
+        str(path),
+        "--dataset",
+        "demo",
+        "--max-attempts",
+        "3",
+        "--sitting-size",
+        "2",
+        "--cooldown-days",
+        "2",
+    )
     cfg = Campaign.objects.get(name="By command").settings
     assert (cfg.max_attempts, cfg.sitting_size, cfg.retake_cooldown) == (3, 2, timedelta(days=2))
     c = client_for(cast.admin)
     r = c.post(
         "/work/manage/calibrations/new/",
-        {"name": "By page", "dataset": "demo", "gold_file": gold_file(version, picks=FOUR), "pass_threshold": "0.8",
-         "max_attempts": "4", "cooldown_days": "0.5", "sitting_size": "3"},
+        {
+            "name": "By page",
+            "dataset": "demo",
+            "gold_file": gold_file(version, picks=FOUR),
+            "pass_threshold": "0.8",
+            "max_attempts": "4",
+            "cooldown_days": "0.5",
+            "sitting_size": "3",
+        },
     )
     assert r.status_code == 302
     cfg = Campaign.objects.get(name="By page").settings

@@ -43,9 +43,7 @@ def test_parallel_experts_never_push_a_response_past_k_nor_get_one_twice(transac
     campaign = demo_campaign(cast, overlap=3, experts=experts)
     barrier = threading.Barrier(len(experts))
     errors, got = [], []
-    threads = [
-        threading.Thread(target=_worker, args=(e.pk, campaign.pk, barrier, errors, got)) for e in experts
-    ]
+    threads = [threading.Thread(target=_worker, args=(e.pk, campaign.pk, barrier, errors, got)) for e in experts]
     for t in threads:
         t.start()
     for t in threads:

@@ -15,7 +15,13 @@ def gold_campaign(cast):
     version = demo_version()
     demo_responses()
     pool = gold_set(
-        version, picks=[("dm0001", "demo-model-aurora"), ("dm0002", "demo-model-aurora"), ("dm0003", "demo-model-aurora"), ("dm0004", "demo-model-aurora")]
+        version,
+        picks=[
+            ("dm0001", "demo-model-aurora"),
+            ("dm0002", "demo-model-aurora"),
+            ("dm0003", "demo-model-aurora"),
+            ("dm0004", "demo-model-aurora"),
+        ],
     )
     qualify(*cast.experts)
     return create_campaign(

@@ -19,8 +19,14 @@ def campaign(cast):
     qualify(*cast.experts)
     pool = gold_set(version, picks=[("dm0001", "demo-model-aurora"), ("dm0002", "demo-model-aurora")])
     return create_campaign(
-        name="Blind with gold", dataset_name="demo", model_names=MODELS[1:], sample_fraction=1.0, overlap=2,
-        gold_source=pool, gold_rate=0.9, expert_usernames=[e.username for e in cast.experts],
+        name="Blind with gold",
+        dataset_name="demo",
+        model_names=MODELS[1:],
+        sample_fraction=1.0,
+        overlap=2,
+        gold_source=pool,
+        gold_rate=0.9,
+        expert_usernames=[e.username for e in cast.experts],
     ).campaign
 
 

@@ -27,7 +27,12 @@ def responses(db):
             rows.append(CampaignResponse(campaign=campaign, response=resp, item=items[resp.question_id], is_gold=n % 3 == 0, order_key=n))
     crs = CampaignResponse.objects.bulk_create(rows)
     GoldLabel.objects.bulk_create(
-        [GoldLabel(campaign_response=cr, criterion=c, hit=c.position % 2 == 0) for cr in crs if cr.is_gold for c in items[cr.item.question_id].criteria.all()]
+        [
+            GoldLabel(campaign_response=cr, criterion=c, hit=c.position % 2 == 0)
+            for cr in crs
+            if cr.is_gold
+            for c in items[cr.item.question_id].criteria.all()
+        ]
     )
     QualityPolicy.objects.update_or_create(pk=1, defaults={"gold_min_checks": 3, "gold_pause_below": 0.7, "gold_window": 10})
     return crs

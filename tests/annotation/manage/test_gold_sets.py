@@ -60,7 +60,9 @@ def test_a_blind_test_copies_its_gold_checks_from_the_gold_set(cast, version):
     assert outcome.gold == 2
     gold = CampaignResponse.objects.filter(campaign=outcome.campaign, is_gold=True)
     assert set(gold.values_list("response__question_id", flat=True)) == {"dm0005", "dm0006"}
-    assert GoldLabel.objects.filter(campaign_response__in=gold).count() == GoldLabel.objects.filter(campaign_response__campaign=pool).count()
+    assert (
+        GoldLabel.objects.filter(campaign_response__in=gold).count() == GoldLabel.objects.filter(campaign_response__campaign=pool).count()
+    )
     assert outcome.campaign.settings.gold_source == pool
 
 
@@ -74,7 +76,9 @@ def test_a_calibration_set_is_refused_as_a_gold_source_naming_the_field(cast, ve
 
 def test_a_gold_set_sharing_a_response_with_a_calibration_set_is_refused_with_the_count_and_the_set(cast, version):
     pool = gold_set(version, picks=[("dm0005", "demo-model-aurora"), ("dm0006", "demo-model-aurora")])
-    calibration = create_calibration(name="Cal", dataset_name="demo", source=gold_file(version, picks=[("dm0004", "demo-model-cirrus")])).campaign
+    calibration = create_calibration(
+        name="Cal", dataset_name="demo", source=gold_file(version, picks=[("dm0004", "demo-model-cirrus")])
+    ).campaign
     # An overlap that arose after both sets existed (the services refuse one at creation) is still caught.
     CampaignResponse.objects.filter(campaign=calibration).update(
         response=ModelResponse.objects.get(question_id="dm0005", model__name="demo-model-aurora")

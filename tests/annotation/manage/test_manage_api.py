@@ -44,7 +44,9 @@ def test_an_expert_changes_only_their_availability(cast, client_for):
 
 
 def test_a_paused_expert_sees_no_reason_naming_quality_checks(cast, client_for):
-    ExpertProfile.objects.create(user=cast.expert, availability="paused", availability_reason="Paused automatically: accuracy on the last 3 quality checks was 40%")
+    ExpertProfile.objects.create(
+        user=cast.expert, availability="paused", availability_reason="Paused automatically: accuracy on the last 3 quality checks was 40%"
+    )
     body = client_for(cast.expert).get(f"{API}/profiles/me/").json()
     assert "quality checks" not in json.dumps(body) and body["availability"] == "paused"
 
@@ -124,7 +126,12 @@ def test_calibration_results_show_an_expert_only_their_own_misses(cast, client_f
     c = client_for(cast.admin)
     r = c.post(f"{API}/manage/calibrations/", {"name": "Cal2", "dataset": "demo", "file": bad}, format="multipart")
     assert r.status_code == 400
-    assert r.json()["errors"][0] == {"file": "gold.jsonl", "line": 1, "field": "labels", "message": "must be a non-empty list of {position, hit}"}
+    assert r.json()["errors"][0] == {
+        "file": "gold.jsonl",
+        "line": 1,
+        "field": "labels",
+        "message": "must be a non-empty list of {position, hit}",
+    }
 
 
 def test_nothing_an_expert_can_reach_reveals_gold_checks_or_models(cast, client_for):
@@ -136,7 +143,12 @@ def test_nothing_an_expert_can_reach_reveals_gold_checks_or_models(cast, client_
     from annotation.services.campaigns import create_campaign
 
     campaign = create_campaign(
-        name="Blind", dataset_name="demo", model_names=MODELS[1:], sample_fraction=1.0, gold_source=pool, gold_rate=0.5,
+        name="Blind",
+        dataset_name="demo",
+        model_names=MODELS[1:],
+        sample_fraction=1.0,
+        gold_source=pool,
+        gold_rate=0.5,
         expert_usernames=[e.username for e in cast.experts],
     ).campaign
     for _ in range(4):
@@ -152,7 +164,10 @@ def test_nothing_an_expert_can_reach_reveals_gold_checks_or_models(cast, client_
 
 def test_the_profile_page_of_a_paused_expert_shows_neither_the_reason_nor_the_tier(cast, client_for):
     ExpertProfile.objects.create(
-        user=cast.expert, availability="paused", availability_reason="Paused automatically: accuracy on the last 3 quality checks was 40%", tier=3
+        user=cast.expert,
+        availability="paused",
+        availability_reason="Paused automatically: accuracy on the last 3 quality checks was 40%",
+        tier=3,
     )
     html = client_for(cast.expert).get("/work/profile/").content.decode()
     assert "paused by an admin" in html

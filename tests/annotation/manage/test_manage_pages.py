@@ -9,7 +9,13 @@ from .helpers import MODELS, demo_campaign
 
 pytestmark = pytest.mark.django_db
 
-ADMIN_PAGES = ["annotation:campaigns", "annotation:campaign_create", "annotation:calibration_create", "annotation:experts", "annotation:alerts"]
+ADMIN_PAGES = [
+    "annotation:campaigns",
+    "annotation:campaign_create",
+    "annotation:calibration_create",
+    "annotation:experts",
+    "annotation:alerts",
+]
 
 
 @pytest.mark.parametrize("name", ADMIN_PAGES)
@@ -44,8 +50,19 @@ def test_an_admin_creates_a_campaign_through_the_page(cast, client_for):
     c = client_for(cast.admin)
     r = c.post(
         reverse("annotation:campaign_create"),
-        {"name": "Paged", "dataset": "demo", "models": MODELS[:2], "sample_fraction": "0.5", "overlap": "2", "seed": "4",
-         "reservation_hours": "2", "requires_qualification": "on", "gold_rate": "0", "min_tier_for_hard": "1", "piece_rate": "1.50"},
+        {
+            "name": "Paged",
+            "dataset": "demo",
+            "models": MODELS[:2],
+            "sample_fraction": "0.5",
+            "overlap": "2",
+            "seed": "4",
+            "reservation_hours": "2",
+            "requires_qualification": "on",
+            "gold_rate": "0",
+            "min_tier_for_hard": "1",
+            "piece_rate": "1.50",
+        },
     )
     campaign = Campaign.objects.get(name="Paged")
     assert r.status_code == 302 and r["Location"] == reverse("annotation:campaign", args=[campaign.pk])
@@ -59,22 +76,45 @@ def test_bad_campaign_input_is_shown_on_the_form_and_nothing_is_written(cast, cl
     demo_responses()
     r = client_for(cast.admin).post(
         reverse("annotation:campaign_create"),
-        {"name": "Bad", "dataset": "demo", "models": MODELS[:1], "sample_fraction": "1.5", "overlap": "3", "seed": "0",
-         "reservation_hours": "2", "gold_rate": "0", "min_tier_for_hard": "1", "piece_rate": "0"},
+        {
+            "name": "Bad",
+            "dataset": "demo",
+            "models": MODELS[:1],
+            "sample_fraction": "1.5",
+            "overlap": "3",
+            "seed": "0",
+            "reservation_hours": "2",
+            "gold_rate": "0",
+            "min_tier_for_hard": "1",
+            "piece_rate": "0",
+        },
     )
     assert r.status_code == 400
     assert "must be in (0, 1]" in r.content.decode()
     r = client_for(cast.admin).post(
         reverse("annotation:campaign_create"),
-        {"name": "Bad", "dataset": "demo", "models": MODELS[:1], "sample_fraction": "0.5", "overlap": "3", "seed": "0",
-         "reservation_hours": "2", "requires_qualification": "on", "gold_rate": "0", "min_tier_for_hard": "1", "piece_rate": "0"},
+        {
+            "name": "Bad",
+            "dataset": "demo",
+            "models": MODELS[:1],
+            "sample_fraction": "0.5",
+            "overlap": "3",
+            "seed": "0",
+            "reservation_hours": "2",
+            "requires_qualification": "on",
+            "gold_rate": "0",
+            "min_tier_for_hard": "1",
+            "piece_rate": "0",
+        },
     )
     assert r.status_code == 400
     assert "0 of the 3 in the pool are active and qualified" in r.content.decode()
     assert not Campaign.objects.exists()
 
 
-def test_the_campaign_page_shows_progress_by_submitted_judgments_per_expert_time_and_projection(cast, client_for, django_assert_max_num_queries):
+def test_the_campaign_page_shows_progress_by_submitted_judgments_per_expert_time_and_projection(
+    cast, client_for, django_assert_max_num_queries
+):
     campaign = demo_campaign(cast, overlap=2)
     for expert in cast.experts[:2]:
         a = assign_next_response(expert=expert, campaign=campaign)
@@ -120,11 +160,29 @@ def test_the_payment_export_multiplies_submitted_work_by_the_piece_rate(cast, cl
 def test_an_admin_edits_a_profile_overrides_the_tier_with_a_reason_and_qualifies(cast, client_for):
     c = client_for(cast.admin)
     url = reverse("annotation:expert", args=[cast.expert.username])
-    r = c.post(url, {"action": "profile", "degree": "PhD", "years_practice": "12", "credentials": "Licensed", "specialties": "Emotional Understanding, 道德, Emotion",
-                     "languages": "zh, en", "capacity": "4", "availability": "active", "availability_reason": ""})
+    r = c.post(
+        url,
+        {
+            "action": "profile",
+            "degree": "PhD",
+            "years_practice": "12",
+            "credentials": "Licensed",
+            "specialties": "Emotional Understanding, 道德, Emotion",
+            "languages": "zh, en",
+            "capacity": "4",
+            "availability": "active",
+            "availability_reason": "",
+        },
+    )
     assert r.status_code == 302
     p = ExpertProfile.objects.get(user=cast.expert)
-    assert (p.degree, p.years_practice, p.capacity, p.specialties, p.languages) == ("PhD", 12, 4, ["情绪理解", "道德", "Emotion"], ["zh", "en"])
+    assert (p.degree, p.years_practice, p.capacity, p.specialties, p.languages) == (
+        "PhD",
+        12,
+        4,
+        ["情绪理解", "道德", "Emotion"],
+        ["zh", "en"],
+    )
     assert c.post(url, {"action": "tier", "tier": "3", "reason": ""}).status_code == 400
     c.post(url, {"action": "tier", "tier": "3", "reason": "supervising clinician"})
     p.refresh_from_db()

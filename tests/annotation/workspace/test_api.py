@@ -1,6 +1,5 @@
 """The workspace API: the same rules as the pages, for the expert's own work only."""
 
-
 from annotation.models import Assignment, CorrectionRequest, Judgment
 
 from .conftest import judge_fully
@@ -14,7 +13,9 @@ def test_next_then_draft_then_submit_through_the_api(workspace, cast, client_for
     assert next(t["role"] for t in detail["dialogue"]) == "A"
     criteria = [c["id"] for c in detail["criteria"]]
     half = [{"criterion": c, "rationale": "A long enough rationale", "hit": True} for c in criteria[:2]]
-    saved = client.post(f"/api/v1/annotation/assignments/{pid}/draft/", {"judgments": half, "active_seconds": 20}, content_type="application/json")
+    saved = client.post(
+        f"/api/v1/annotation/assignments/{pid}/draft/", {"judgments": half, "active_seconds": 20}, content_type="application/json"
+    )
     assert saved.status_code == 200 and saved.json()["active_seconds"] == 20
     refused = client.post(f"/api/v1/annotation/assignments/{pid}/submit/", {}, content_type="application/json")
     assert refused.status_code == 400 and refused.json()["detail"] == "nothing was written"

@@ -89,7 +89,9 @@ def test_the_pages_carry_the_request_to_the_admin_and_back(workspace, cast, clie
     client = client_for(cast.expert)
     url = reverse("annotation:judge_correction", args=[assignment.public_id])
     assert client.get(url).status_code == 200
-    response = client.post(url, {"reason": "I misread it", f"rationale-{first.pk}": "It does not, on a second read", f"hit-{first.pk}": "miss"})
+    response = client.post(
+        url, {"reason": "I misread it", f"rationale-{first.pk}": "It does not, on a second read", f"hit-{first.pk}": "miss"}
+    )
     assert response.status_code == 302
     assert "waiting for an admin" in client.get(response.url).content.decode()
     admin = client_for(cast.admin)

@@ -21,8 +21,13 @@ def ask_correction(workspace, expert, question_id):
 @pytest.fixture
 def second_workspace(workspace, cast):
     campaign = create_campaign(
-        name="Blind test South", dataset_name="demo", model_names=MODELS, sample_fraction=1.0, overlap=3,
-        expert_usernames=[e.username for e in cast.experts], requires_qualification=False,
+        name="Blind test South",
+        dataset_name="demo",
+        model_names=MODELS,
+        sample_fraction=1.0,
+        overlap=3,
+        expert_usernames=[e.username for e in cast.experts],
+        requires_qualification=False,
     ).campaign
     return Workspace(campaign=campaign)
 
@@ -72,8 +77,12 @@ def test_it_narrows_to_one_campaign_by_name_or_id(workspace, second_workspace, c
 
 @pytest.mark.parametrize(
     "query, parameter",
-    [({"status": "applying"}, "status"), ({"status": "open"}, "status"), ({"campaign": "Blind test East"}, "campaign"),
-     ({"campaign": "999999"}, "campaign")],
+    [
+        ({"status": "applying"}, "status"),
+        ({"status": "open"}, "status"),
+        ({"campaign": "Blind test East"}, "campaign"),
+        ({"campaign": "999999"}, "campaign"),
+    ],
 )
 def test_a_bad_filter_is_a_400_naming_the_parameter(workspace, cast, client_for, query, parameter):
     ask_correction(workspace, cast.expert, "dm0001")

@@ -67,5 +67,9 @@ def test_the_api_checks_the_thread_is_open_with_one_query_not_by_building_it(jud
         response = client.post(url, {"body": "A point on criterion 1", "criterion": criterion.pk}, content_type="application/json")
     assert response.status_code == 201 and response.json()["comments"][0]["body"] == "A point on criterion 1"
     with django_assert_num_queries(28):
-        response = client.post(reverse("api-ws-discussion-votes", args=[mine.public_id]), {"criterion": criterion.pk, "hit": True}, content_type="application/json")
+        response = client.post(
+            reverse("api-ws-discussion-votes", args=[mine.public_id]),
+            {"criterion": criterion.pk, "hit": True},
+            content_type="application/json",
+        )
     assert response.status_code == 200

@@ -109,7 +109,9 @@ def test_a_reload_shows_the_saved_draft(workspace, cast, client_for):
 
 
 @pytest.mark.parametrize("question_id", ["dm0001", "dm0006"])
-def test_each_autosave_runs_the_same_number_of_queries_whatever_the_item_size(workspace, cast, client_for, django_assert_num_queries, question_id):
+def test_each_autosave_runs_the_same_number_of_queries_whatever_the_item_size(
+    workspace, cast, client_for, django_assert_num_queries, question_id
+):
     assignment = workspace.reserve(cast.expert, question_id)
     client = client_for(cast.expert)
     data = {}

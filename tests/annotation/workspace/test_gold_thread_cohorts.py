@@ -82,9 +82,7 @@ def test_a_gold_check_judged_by_three_experts_at_k_two_shows_each_open_thread_ex
         cast_vote(assignment=gold[2], expert=cast.experts[2], criterion_id=criterion.pk, hit=False)
 
 
-def test_the_next_cohort_opens_at_k_submissions_and_sees_only_its_own_stances_and_comments(
-    pair_workspace, cast, fourth_expert, client_for
-):
+def test_the_next_cohort_opens_at_k_submissions_and_sees_only_its_own_stances_and_comments(pair_workspace, cast, fourth_expert, client_for):
     experts = [*cast.experts, fourth_expert]
     gold = [judge_fully(pair_workspace.reserve(e, "dm0001", GOLD)) for e in experts]
     criterion = _first_criterion(gold[0])
@@ -112,7 +110,9 @@ def test_a_gold_thread_has_the_same_shape_as_an_ordinary_one(pair_workspace, cas
     # The third gold submitter tries to join the thread: a waiting thread refuses, so it cannot grow past k.
     third = client_for(cast.experts[2])
     vote = {"criterion": criterion.pk, "hit": True}
-    assert third.post(reverse("api-ws-discussion-votes", args=[gold[2].public_id]), vote, content_type="application/json").status_code == 404
+    assert (
+        third.post(reverse("api-ws-discussion-votes", args=[gold[2].public_id]), vote, content_type="application/json").status_code == 404
+    )
     comment = {"body": "a third voice", "criterion": criterion.pk}
     assert third.post(reverse("api-ws-discussion", args=[gold[2].public_id]), comment, content_type="application/json").status_code == 404
 

@@ -54,7 +54,9 @@ def test_it_configures_the_rationale_minimum_per_campaign(workspace, cast, clien
 
 
 @pytest.mark.parametrize("question_id, criteria", [("dm0001", 6), ("dm0006", 22)])
-def test_it_runs_the_same_number_of_queries_whatever_the_item_size(workspace, cast, client_for, django_assert_num_queries, question_id, criteria):
+def test_it_runs_the_same_number_of_queries_whatever_the_item_size(
+    workspace, cast, client_for, django_assert_num_queries, question_id, criteria
+):
     assignment = workspace.reserve(cast.expert, question_id)
     client = client_for(cast.expert)
     page_of(client, assignment)  # warm the session

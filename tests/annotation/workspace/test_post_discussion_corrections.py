@@ -60,7 +60,9 @@ def test_writing_to_the_thread_through_the_api_without_reading_it_first_records_
         reverse("api-ws-discussion", args=[commenter.public_id]), {"body": "A thought"}, content_type="application/json"
     )
     client_for(cast.experts[1]).post(
-        reverse("api-ws-discussion-votes", args=[voter.public_id]), {"criterion": criterion.pk, "hit": False}, content_type="application/json"
+        reverse("api-ws-discussion-votes", args=[voter.public_id]),
+        {"criterion": criterion.pk, "hit": False},
+        content_type="application/json",
     )
     assert _seen_at(commenter) is not None and _seen_at(voter) is not None
 
@@ -163,7 +165,10 @@ def test_a_second_revision_starts_from_the_first_so_the_newest_holds_every_chang
         assignment=mine, expert=cast.experts[0], reason="First thought", entries=[DraftEntry(first.pk, "A miss after all, really", False)]
     )
     decide_correction(correction=one, admin=cast.admin, accept=True)
-    assert "The form starts from your last accepted revision" in client.get(reverse("annotation:judge_correction", args=[mine.public_id])).content.decode()
+    assert (
+        "The form starts from your last accepted revision"
+        in client.get(reverse("annotation:judge_correction", args=[mine.public_id])).content.decode()
+    )
     two = request_correction(
         assignment=mine, expert=cast.experts[0], reason="Second thought", entries=[DraftEntry(second.pk, "A miss as well, really", False)]
     )

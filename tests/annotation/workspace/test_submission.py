@@ -107,7 +107,9 @@ def test_the_page_submits_then_moves_on_to_the_next_response(workspace, cast, cl
 
 
 @pytest.mark.parametrize("question_id", ["dm0001", "dm0006"])
-def test_an_api_submit_runs_the_same_small_number_of_queries_whatever_the_item_size(workspace, cast, client_for, django_assert_num_queries, question_id):
+def test_an_api_submit_runs_the_same_small_number_of_queries_whatever_the_item_size(
+    workspace, cast, client_for, django_assert_num_queries, question_id
+):
     assignment = workspace.reserve(cast.expert, question_id)
     judge_fully(workspace.reserve(cast.expert, "dm0002"))  # the expert's quality rows exist, as after a first submission
     entries = [{"criterion": e.criterion_id, "rationale": e.rationale, "hit": e.hit} for e in complete_entries(assignment)]

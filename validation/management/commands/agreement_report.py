@@ -24,7 +24,9 @@ class Command(ImportCommand):
             help="Include accepted post-discussion revisions instead of the blind verdicts (an exploratory report; never sets the gate).",
         )
         parser.add_argument("--format", choices=["json", "table"], default="table")
-        parser.add_argument("--resamples", type=int, default=DEFAULTS.resamples, help=f"Bootstrap resamples (default {DEFAULTS.resamples}).")
+        parser.add_argument(
+            "--resamples", type=int, default=DEFAULTS.resamples, help=f"Bootstrap resamples (default {DEFAULTS.resamples})."
+        )
         parser.add_argument("--seed", type=int, default=DEFAULTS.seed)
         # The gate's parameters come from the dataset's release policy (manage.py release_policy); any of
         # these flags with another value makes the report exploratory: it is stored but never sets the gate.

@@ -13,8 +13,7 @@ CHANGE_FLAGS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability",
 
 class Command(ImportCommand):
     help = (
-        "Print a dataset's release policy and its history; with change flags, change it "
-        "(an admin, with a reason; the change is audited)."
+        "Print a dataset's release policy and its history; with change flags, change it (an admin, with a reason; the change is audited)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -23,7 +22,9 @@ class Command(ImportCommand):
         parser.add_argument("--min-pairs-per-dimension", type=int, help="Compared pairs needed in each of the five dimensions.")
         parser.add_argument("--min-pairs-per-ability", type=int, help="Compared pairs needed in each of the fifteen abilities.")
         parser.add_argument(
-            "--must-clear", choices=["point", "lower_bound"], help="What must clear the threshold: the point estimate or its 95%% CI's lower bound."
+            "--must-clear",
+            choices=["point", "lower_bound"],
+            help="What must clear the threshold: the point estimate or its 95%% CI's lower bound.",
         )
         parser.add_argument("--reason", help="Why the policy changes (required with a change; kept in its history).")
         parser.add_argument("--as", dest="username", metavar="USER", help="The admin making the change.")
@@ -45,8 +46,9 @@ class Command(ImportCommand):
                 raise CommandError(f"nothing was written: {exc}") from None
             self.stdout.write(f"release policy of {dataset.name} changed")
         elif opts["reason"] or opts["username"]:
-            raise CommandError("nothing to change: give at least one of --threshold, --min-pairs-per-dimension, "
-                               "--min-pairs-per-ability, --must-clear")
+            raise CommandError(
+                "nothing to change: give at least one of --threshold, --min-pairs-per-dimension, --min-pairs-per-ability, --must-clear"
+            )
         self._print(dataset)
 
     def _print(self, dataset: Dataset) -> None:
