@@ -5,6 +5,7 @@ ImproperlyConfigured naming the variable, so a misconfigured process never start
 Defaults give a working local install: SQLite under var/, django-q2's ORM broker.
 """
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -132,8 +133,13 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# WhiteNoise serves static files in every process (runserver, gunicorn) without a separate server.
+# WhiteNoise serves static files in every process (runserver, gunicorn) without a separate server:
+# from the apps' and static/'s own folders (the finders), and from STATIC_ROOT once `collectstatic`
+# has filled it. Until then STATIC_ROOT is an empty folder, made here so WhiteNoise does not warn
+# "No directory at" on every start and in every test (a read-only deploy collects it beforehand).
 WHITENOISE_USE_FINDERS = True
+with contextlib.suppress(OSError):
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_AUTOREFRESH = DEBUG
 
 LOGIN_URL = "login"
