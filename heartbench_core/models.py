@@ -12,10 +12,12 @@ import secrets
 import uuid
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, english_name
 
@@ -31,6 +33,15 @@ class User(AbstractUser):
     _hb_roles: frozenset[Role] | None = None  # heartbench_core.roles.roles_of
     _hb_expert_group: bool | None = None  # annotation.blindness.in_expert_group
     _hb_blind_scope: BlindScope | None = None  # heartbench_core.blindness.blind_scope
+
+    language = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        choices=settings.LANGUAGES,
+        verbose_name=_("language"),
+        help_text=_("Language of the pages for this user; blank follows the browser's."),
+    )
 
     class Meta:
         db_table = "hb_user"

@@ -4,7 +4,7 @@ from django.urls import include, path
 from django.views.decorators.http import require_http_methods
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from heartbench_core import api_tokens, views
+from heartbench_core import api_tokens, language, views
 from heartbench_core.throttling import ThrottledLoginView
 
 urlpatterns = [
@@ -22,6 +22,8 @@ urlpatterns = [
         require_http_methods(["GET", "HEAD"])(auth_views.PasswordResetCompleteView.as_view()),
         name="password_reset_complete",
     ),
+    # The header's language switcher; stores the choice on a signed-in user (heartbench_core.language).
+    path("i18n/setlang/", language.set_language, name="set_language"),
     path("admin/", admin.site.urls),
     path("datasets/", include("heartbench_core.page_urls")),
     path("rubrics/", include("rubrics.urls")),

@@ -40,6 +40,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     # Setting a password from a reset link (restored users): the link itself is the credential.
     "password_reset_confirm": {"GET": EVERYONE, "POST": EVERYONE},
     "password_reset_complete": {"GET": EVERYONE},
+    # The header's language switcher, on every page including the login page.
+    "set_language": {"POST": EVERYONE},
     # API tokens (admins issue and revoke).
     "tokens": {"GET": (ADMIN,)},
     "tokens-issue": {"POST": (ADMIN,)},

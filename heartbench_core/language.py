@@ -1,0 +1,58 @@
+"""Each reader's language: the browser's Accept-Language until they choose, then their choice.
+
+LocaleMiddleware reads the language cookie or Accept-Language. For a signed-in user with a
+stored choice (`User.language`), `UserLanguageMiddleware` activates that choice instead, on
+every device. The header's switcher posts to `set_language`, which stores the choice on the
+user and then lets Django's view set the cookie and redirect back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils import translation
+from django.views.decorators.http import require_POST
+from django.views.i18n import set_language as django_set_language
+
+from heartbench_core.models import User
+
+
+def supported(code: str) -> bool:
+    """Whether `code` is one of settings.LANGUAGES (blank is not: it means "follow the browser")."""
+    return code in {language for language, _name in settings.LANGUAGES}
+
+
+def store_language(*, user: User, language: str) -> None:
+    """Remember the user's language; blank returns them to the browser's choice."""
+    if language and not supported(language):
+        return
+    if user.language != language:
+        user.language = language
+        user.save(update_fields=["language"])
+
+
+class UserLanguageMiddleware:
+    """After LocaleMiddleware and AuthenticationMiddleware: a signed-in user's stored language wins."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            language = getattr(user, "language", "")
+            if language and supported(language):
+                translation.activate(language)
+                request.LANGUAGE_CODE = language
+        return self.get_response(request)
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's set_language (cookie and redirect), storing the choice on a signed-in user first."""
+    user = request.user
+    if isinstance(user, User) and user.is_authenticated:
+        store_language(user=user, language=request.POST.get("language", ""))
+    return django_set_language(request)
