@@ -63,7 +63,7 @@ def session_page(browser, live_server, user):  # noqa: F811
     page.goto(live_server.url + "/accounts/login/")
     page.fill("#id_username", user.username)
     page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")  # the header holds the language and log-out buttons
     page.wait_for_load_state("networkidle")
     return page
 

@@ -72,7 +72,7 @@ def run_flow(browser, live_server, cast, question_id: str, criteria: int, screen
     page.goto(live_server.url + "/accounts/login/")
     page.fill("#id_username", cast.expert.username)
     page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")  # the header holds the language and log-out buttons
     page.wait_for_url(f"{live_server.url}/work/")
     assert page.inner_text(".ws-done") == "0"
     page.click("button.ws-next")
