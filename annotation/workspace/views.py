@@ -178,13 +178,13 @@ def report_unclear(request: SignedInRequest, public_id: str, criterion_id: int) 
     form = forms.CommentForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(list(form.errors.get("comment", ["Say what is unclear about the criterion."])))
+            raise ValidationError(list(form.errors.get("comment", [_("Say what is unclear about the criterion.")])))
         services.report_unclear_criterion(
             assignment=assignment, expert=request.user, criterion_id=criterion_id, comment=form.cleaned_data["comment"]
         )
     except ValidationError as exc:
         return _report_outcome(request, public_id, ok=False, message=" ".join(_messages_of(exc)))
-    return _report_outcome(request, public_id, ok=True, message="Thank you — the rubric authors will look at this criterion.")
+    return _report_outcome(request, public_id, ok=True, message=_("Thank you — the rubric authors will look at this criterion."))
 
 
 @require_POST
@@ -194,11 +194,11 @@ def report_problem(request: SignedInRequest, public_id: str) -> HttpResponse:
     form = forms.CommentForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(list(form.errors.get("comment", ["Describe the problem."])))
+            raise ValidationError(list(form.errors.get("comment", [_("Describe the problem.")])))
         services.report_item_problem(assignment=assignment, expert=request.user, comment=form.cleaned_data["comment"])
     except ValidationError as exc:
         return _report_outcome(request, public_id, ok=False, message=" ".join(_messages_of(exc)))
-    return _report_outcome(request, public_id, ok=True, message="Thank you — the problem was reported.")
+    return _report_outcome(request, public_id, ok=True, message=_("Thank you — the problem was reported."))
 
 
 def _report_outcome(request: SignedInRequest, public_id: str, *, ok: bool, message: str) -> HttpResponse:
@@ -222,7 +222,7 @@ def correction(request: SignedInRequest, public_id: str) -> HttpResponse:
     if request.method == "POST":
         try:
             if not form.is_valid():
-                raise ValidationError({"reason": form.errors.get("reason", ["Give a reason for the correction."])})
+                raise ValidationError({"reason": form.errors.get("reason", [_("Give a reason for the correction.")])})
             requested = services.request_correction(
                 assignment=assignment, expert=request.user, reason=form.cleaned_data["reason"], entries=forms.draft_entries(request.POST)
             )
@@ -293,7 +293,7 @@ def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse
     form = forms.DiscussionCommentForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(list(form.errors.get("body", ["Write a comment."])))
+            raise ValidationError(list(form.errors.get("body", [_("Write a comment.")])))
         services.post_comment(
             assignment=assignment, expert=request.user, body=form.cleaned_data["body"], criterion_id=form.cleaned_data.get("criterion")
         )
