@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Self
 from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
+from django.utils.translation import gettext_lazy as _
 
 from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, User, new_public_id
 
@@ -117,6 +118,10 @@ class Campaign(models.Model):
     min_tier_for_hard = models.PositiveSmallIntegerField(default=1)
     piece_rate = models.DecimalField(max_digits=8, decimal_places=2, default=0)
     pass_threshold = models.FloatField(default=0.8, help_text="Calibration: agreement with gold needed to pass.")
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="When the work is due; a campaign whose pace will not finish by then is behind schedule."
+    )
+    status_reason = models.TextField(blank=True, help_text="Why an admin paused or closed the campaign; its experts read it.")
     created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -226,6 +231,12 @@ class Assignment(models.Model):
     discussion_seen_at = models.DateTimeField(
         null=True, blank=True, help_text="When the expert first saw the response's discussion (other raters' stances)."
     )
+    cursor = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Position (from 1) of the criterion the expert was on, so a reload returns there."
+    )
+    submitted_while_paused = models.BooleanField(
+        default=False, help_text="Submitted while the expert was paused or away; paid as the quality policy says."
+    )
 
     objects = AssignmentQuerySet.as_manager()
 
@@ -266,6 +277,7 @@ class UnclearCriterionReport(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reply = models.TextField(blank=True, help_text="The answer the reporting expert reads.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -282,6 +294,7 @@ class ItemProblemReport(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reply = models.TextField(blank=True, help_text="The answer the reporting expert reads.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -377,6 +390,11 @@ class DiscussionVote(models.Model):
 class QualityPolicy(models.Model):
     """Platform-wide thresholds of quality control; one row (`QualityPolicy.current()`), edited by admins."""
 
+    class PausedWorkPay(models.TextChoices):
+        FULL = "full", _("Paid in full")
+        NONE = "none", _("Not paid")
+        REVIEW = "review", _("Held for an admin's decision")
+
     gold_window = models.PositiveSmallIntegerField(default=10, help_text="Rolling gold accuracy: the last N gold checks.")
     gold_min_checks = models.PositiveSmallIntegerField(default=3, help_text="Gold checks needed before an expert can be paused.")
     gold_pause_below = models.FloatField(default=0.7, help_text="Pause an expert whose rolling gold accuracy falls below this.")
@@ -386,6 +404,13 @@ class QualityPolicy(models.Model):
     tier3_min_gold_checks = models.PositiveSmallIntegerField(default=5, help_text="…over at least this many gold checks.")
     certificate_min_submitted = models.PositiveIntegerField(default=50, help_text="Certificate: submitted responses needed.")
     certificate_min_quality = models.FloatField(default=0.8, help_text="Certificate: measured quality needed.")
+    paused_work_pay = models.CharField(
+        max_length=10,
+        choices=PausedWorkPay.choices,
+        default=PausedWorkPay.REVIEW,
+        help_text="Work an expert submitted while paused or away: paid in full, not paid, or held until an admin decides.",
+    )
+    pay_policy_text = models.TextField(blank=True, help_text="The written pay and quality policy experts read on their profile (Markdown).")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -522,12 +547,25 @@ class AdminAlert(models.Model):
     class Kind(models.TextChoices):
         GOLD_ACCURACY = "gold_accuracy", "Low gold accuracy"
         CALIBRATION_FAILED = "calibration_failed", "Calibration failed"
+        EXPERT_DRIFT = "expert_drift", "Expert drifting from gold"
+        CRITERION_LOW_ALPHA = "criterion_low_alpha", "Criterion with low agreement"
+        JUDGE_DISAGREES_ON_MODEL = "judge_model", "Judge disagrees with the experts on a model"
 
     kind = models.CharField(max_length=30, choices=Kind.choices)
     expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts")
+    criterion = models.ForeignKey(Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    language_model = models.ForeignKey(LanguageModel, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(
+        max_length=200,
+        blank=True,
+        db_index=True,
+        help_text="What the alert is about, so a scheduled check updates it instead of repeating it.",
+    )
+    details = models.JSONField(default=dict, blank=True, help_text="The figures behind the alert (value, threshold, counts compared).")
     message = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True, help_text="When a scheduled check last found the condition still true.")
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
@@ -537,3 +575,38 @@ class AdminAlert(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message[:40]}"
+
+
+class CampaignGuidelines(models.Model):
+    """One revision of a campaign's guidelines (Markdown), shown to its experts on the judging page; never edited in place."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="guidelines")
+    revision = models.PositiveIntegerField()
+    body = models.TextField(help_text="Markdown; rendered sanitised.")
+    change_note = models.CharField(max_length=300, blank=True)
+    author = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "-revision"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "revision"], name="uniq_guidelines_revision")]
+
+    def __str__(self) -> str:
+        return f"guidelines of {self.campaign_id} r{self.revision}"
+
+
+class PayDecision(models.Model):
+    """An admin's decision on the work an expert submitted while paused or away, under the "held" pay policy."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pay_decisions")
+    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    pay = models.BooleanField(help_text="Pay the held work (True) or not (False).")
+    note = models.TextField(blank=True)
+    decided_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "expert"], name="uniq_pay_decision")]
+
+    def __str__(self) -> str:
+        return f"pay {self.pay} for {self.expert_id} on {self.campaign_id}"
