@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.decorators.http import require_http_methods
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from heartbench_core import api_tokens, language, views
@@ -24,6 +25,8 @@ urlpatterns = [
     ),
     # The header's language switcher; stores the choice on a signed-in user (heartbench_core.language).
     path("i18n/setlang/", language.set_language, name="set_language"),
+    # The scripts' strings (djangojs catalogue) as a file: gettext()/interpolate() for static/js, no inline script.
+    path("i18n/js/", JavaScriptCatalog.as_view(domain="djangojs"), name="javascript-catalog"),
     path("admin/", admin.site.urls),
     path("datasets/", include("heartbench_core.page_urls")),
     path("rubrics/", include("rubrics.urls")),

@@ -77,7 +77,7 @@
       if (!ok) radio.checked = false;
     });
     var hint = card.querySelector(".verdict-hint");
-    if (hint) hint.textContent = ok ? "" : "Write at least " + minChars + " characters of rationale to mark hit or miss.";
+    if (hint) hint.textContent = ok ? "" : interpolate(gettext("Write at least %(count)s characters of rationale to mark hit or miss."), { count: minChars }, true);
     card.classList.toggle("judged", ok && verdictOf(card) !== "");
   }
   function updateCount() {
@@ -175,21 +175,21 @@
     editVersion += 1;
     dirty = true;
     mirror(true);
-    setStatus(navigator.onLine ? "saving" : "offline", navigator.onLine ? "Saving…" : "Offline — your changes are kept in this browser");
+    setStatus(navigator.onLine ? "saving" : "offline", navigator.onLine ? gettext("Saving…") : gettext("Offline — your changes are kept in this browser"));
     clearTimeout(timer);
     timer = setTimeout(save, 700);
   }
   function save() {
     clearTimeout(timer);
     if (!dirty) return;
-    if (!navigator.onLine) { setStatus("offline", "Offline — your changes are kept in this browser"); return; }
+    if (!navigator.onLine) { setStatus("offline", gettext("Offline — your changes are kept in this browser")); return; }
     if (saving) { timer = setTimeout(save, 400); return; }
     saving = true;
     sentVersion = editVersion;
     sentSeconds = Math.floor(unsentSeconds);
     unsentSeconds -= sentSeconds;
     if (secondsField) secondsField.value = String(sentSeconds);
-    setStatus("saving", "Saving…");
+    setStatus("saving", gettext("Saving…"));
     window.htmx.trigger(form, "hb:autosave");
   }
   form.addEventListener("htmx:afterRequest", function (e) {
@@ -201,16 +201,16 @@
       else {
         // Edits arrived while this save was in flight: the indicator must not claim "saved".
         timer = setTimeout(save, 400);
-        setTimeout(function () { if (dirty) setStatus("saving", "Saving…"); }, 0);
+        setTimeout(function () { if (dirty) setStatus("saving", gettext("Saving…")); }, 0);
       }
     } else {
       unsentSeconds += sentSeconds;
-      if (!e.detail.xhr || e.detail.xhr.status === 0) setStatus("offline", "Offline — your changes are kept in this browser");
+      if (!e.detail.xhr || e.detail.xhr.status === 0) setStatus("offline", gettext("Offline — your changes are kept in this browser"));
     }
   });
   form.addEventListener("htmx:sendError", function () {
     saving = false;
-    setStatus("offline", "Offline — your changes are kept in this browser");
+    setStatus("offline", gettext("Offline — your changes are kept in this browser"));
   });
   document.body.addEventListener("htmx:beforeSwap", function (e) {
     // Validation answers (400/409) carry a message for the user: show it.
@@ -222,7 +222,7 @@
     if (elt && elt !== form && elt.id && elt.id.indexOf("unclear-") === 0 && e.detail.successful) elt.reset();
   });
   window.addEventListener("online", function () { if (dirty) save(); });
-  window.addEventListener("offline", function () { setStatus("offline", "Offline — your changes are kept in this browser"); });
+  window.addEventListener("offline", function () { setStatus("offline", gettext("Offline — your changes are kept in this browser")); });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "hidden") {
       if (dirty) save();
@@ -257,7 +257,7 @@
     var missing = firstIncomplete();
     if (missing >= 0) {
       e.preventDefault();
-      setStatus("error", "Not submitted: criterion " + (missing + 1) + " still needs a rationale and a verdict.");
+      setStatus("error", interpolate(gettext("Not submitted: criterion %(number)s still needs a rationale and a verdict."), { number: missing + 1 }, true));
       setCurrent(missing, true);
       return;
     }
@@ -277,7 +277,7 @@
     var radio = card.querySelector("input[type=radio][value=" + (hit ? "hit" : "miss") + "]");
     if (!radio || radio.disabled) {
       var hint = card.querySelector(".verdict-hint");
-      if (hint) hint.textContent = "Write the rationale first (at least " + minChars + " characters).";
+      if (hint) hint.textContent = interpolate(gettext("Write the rationale first (at least %(count)s characters)."), { count: minChars }, true);
       rationaleOf(card).focus();
       return;
     }
@@ -318,6 +318,6 @@
   updateCount();
   if (restored) {
     scheduleSave();
-    setStatus("saving", "Restored unsaved changes from this browser — saving…");
+    setStatus("saving", gettext("Restored unsaved changes from this browser — saving…"));
   }
 })();
