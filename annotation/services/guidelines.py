@@ -1,0 +1,111 @@
+"""Campaign guidelines: each publication is a new revision, never an edit in place; experts read the latest.
+
+`publish_guidelines` is the one write (the admins' campaign pages and the API call it);
+`current_guidelines` is the one read of what experts are shown; `render_guidelines` turns the
+Markdown into HTML through an allow-list sanitiser, so a revision can never carry a script,
+an inline style or an event handler onto the judging page (its Content-Security-Policy would
+refuse them anyway, but the page must not even try).
+"""
+
+from __future__ import annotations
+
+import markdown
+import nh3
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from annotation.models import Campaign, CampaignGuidelines
+from heartbench_core.models import User
+from heartbench_core.roles import Role, has_role
+
+BODY_MAX_CHARS = 50_000
+CHANGE_NOTE_MAX_CHARS = CampaignGuidelines._meta.get_field("change_note").max_length or 300
+
+# What guidelines need: structure, emphasis, lists, tables, quotes, code and links. No images
+# (an image URL would be fetched by every expert's browser), no styles, no scripts.
+ALLOWED_TAGS = {
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "br",
+    "hr",
+    "strong",
+    "em",
+    "b",
+    "i",
+    "del",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "a",
+    "abbr",
+    "dl",
+    "dt",
+    "dd",
+}
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
+URL_SCHEMES = {"http", "https", "mailto"}
+
+
+def render_guidelines(body: str) -> SafeString:
+    """The Markdown body as sanitised HTML: only the allow-listed tags and attributes survive, links open safely."""
+    html = markdown.markdown(body or "", extensions=["tables", "sane_lists"], output_format="html")
+    clean = nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes=URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+    )
+    return mark_safe(clean)  # sanitised by nh3 just above
+
+
+def current_guidelines(campaign: Campaign) -> CampaignGuidelines | None:
+    """The latest revision of the campaign's guidelines, or None when none was ever published (one query)."""
+    return CampaignGuidelines.objects.filter(campaign_id=campaign.pk).order_by("-revision").first()
+
+
+def publish_guidelines(*, campaign: Campaign, body: str, change_note: str = "", author: User) -> CampaignGuidelines:
+    """Publish a new revision of the campaign's guidelines (revision = previous + 1); admins only.
+
+    Earlier revisions stay as they were, so what an expert read when they judged can always be
+    shown again. A body identical to the current revision's is refused: it would be a revision
+    that changes nothing.
+    """
+    if not has_role(author, Role.ADMIN):
+        raise PermissionDenied(_("Only an admin publishes a campaign's guidelines."))
+    body = (body or "").strip()
+    change_note = (change_note or "").strip()
+    errors: dict[str, list[str]] = {}
+    if not body:
+        errors["body"] = [_("Write the guidelines (Markdown).")]
+    elif len(body) > BODY_MAX_CHARS:
+        errors["body"] = [_("The guidelines have at most %(n)d characters.") % {"n": BODY_MAX_CHARS}]
+    if len(change_note) > CHANGE_NOTE_MAX_CHARS:
+        errors["change_note"] = [_("A change note has at most %(n)d characters.") % {"n": CHANGE_NOTE_MAX_CHARS}]
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        # The campaign row is the lock: two admins publishing at once get consecutive revisions.
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        latest = current_guidelines(campaign)
+        if latest is not None and latest.body == body:
+            raise ValidationError({"body": [_("These guidelines are the same as revision %(n)d.") % {"n": latest.revision}]})
+        top = CampaignGuidelines.objects.filter(campaign_id=campaign.pk).aggregate(top=Max("revision"))["top"] or 0
+        return CampaignGuidelines.objects.create(campaign=campaign, revision=top + 1, body=body, change_note=change_note, author=author)
