@@ -133,6 +133,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates and numbers per language (2026年11月23日 14:05 in Chinese); templates name a format, never spell one.
+FORMAT_MODULE_PATH = ["heartbench_core.formats"]
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

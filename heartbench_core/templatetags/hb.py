@@ -1,7 +1,7 @@
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from heartbench_core.lib.taxonomy import english_name
+from heartbench_core import taxonomy_display
 from heartbench_core.lib.textdiff import char_diff_html
 
 register = template.Library()
@@ -14,9 +14,37 @@ def chardiff(before: object, after: object) -> SafeString:
 
 
 @register.filter
-def ability_name(label: str) -> str:
-    """English name of an ability label."""
-    return english_name(label)
+def ability(label: str) -> str:
+    """{{ c.ability|ability }}: `温暖` in Chinese, `温暖 · Warmth` in English (heartbench_core.taxonomy_display)."""
+    return taxonomy_display.ability_display(label or "")
+
+
+# Templates written before the display helper call it by this name; it reads the same everywhere.
+register.filter("ability_name", ability)
+
+
+@register.filter
+def ability_english(label: str) -> str:
+    """The English name to show beside a Chinese ability label: empty when the page is in Chinese."""
+    return taxonomy_display.ability_english(label or "")
+
+
+@register.filter
+def dimension(name: str) -> str:
+    """A dimension's name in the reader's language; empty stays empty (so `|default:` still works)."""
+    return taxonomy_display.dimension_display(name) if name else ""
+
+
+@register.filter
+def difficulty(code: str) -> str:
+    """An item's difficulty in the reader's language; empty is a dash."""
+    return taxonomy_display.difficulty_display(code or "")
+
+
+@register.filter
+def breakdown_group(key: str, kind: str) -> str:
+    """{{ row.key|breakdown_group:"dimension" }}: the group a breakdown row stands for, kind first."""
+    return taxonomy_display.group_display(kind, str(key))
 
 
 @register.filter
