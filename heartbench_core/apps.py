@@ -25,3 +25,7 @@ class HeartbenchCoreConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="heartbench_core.create_cache_table")
+        # Every model is loaded by now: the coded choices get their labels in the reader's language.
+        from heartbench_core.choice_labels import translate_choice_labels
+
+        translate_choice_labels()
