@@ -18,7 +18,7 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from annotation.models import Campaign, CampaignResponse
-from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
+from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals, choice_param, enum_param, valid_query
 from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
@@ -26,9 +26,9 @@ from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
-from validation.selectors import latest_release_gate
+from validation.selectors import adjudication_units, latest_release_gate, queue_counts
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
-from validation.services.golden import adjudicate, adjudication_queue
+from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 
@@ -552,11 +552,22 @@ class QueueEntrySerializer(serializers.Serializer):
     expert_hits = serializers.IntegerField()
     expert_ratings = serializers.IntegerField()
     judge_hit = serializers.BooleanField(allow_null=True)
-    agreement = serializers.FloatField()
+    agreement = serializers.FloatField(help_text="Share of agreeing expert pairs on this unit.")
     triggers = serializers.ListField(child=serializers.ChoiceField(choices=Adjudication.Trigger.choices))
+    needs_decision = serializers.BooleanField(
+        help_text="No majority (a tie), the judge contradicting a unanimous expert verdict, or a criterion reported unclear or "
+        "flagged, and nobody decided it yet. A 2-of-3 majority needs none."
+    )
+    decided = serializers.BooleanField(help_text="A senior reviewer decided this unit.")
 
 
 class QueueQuerySerializer(serializers.Serializer):
+    show = serializers.ChoiceField(
+        choices=[("needs_decision", "needs_decision"), ("all", "all")],
+        required=False,
+        default="needs_decision",
+        help_text="`needs_decision` (default): the units that need a decision; `all`: every compared unit.",
+    )
     trigger = serializers.ChoiceField(
         choices=Adjudication.Trigger.choices, required=False, help_text="Only entries queued for this reason."
     )
@@ -569,23 +580,37 @@ class QueueQuerySerializer(serializers.Serializer):
         return value
 
 
+class QueuePagination(PageWithTotals):
+    totals = {
+        "needs_decision": "Units that need a decision, over the whole queue you may see (not only this page, whatever the filters).",
+        "compared": "Units compared (complete, or rated under a flagged criterion), over the whole queue you may see.",
+    }
+
+
 class QueueView(ComputedListView):
-    """The adjudication queue of a campaign, lowest agreement first (responses you rated are left out)."""
+    """The adjudication queue of a campaign, lowest agreement first (responses you rated are left out).
+
+    By default only the units that need a decision; `show=all` lists every compared unit. The
+    totals `needs_decision` and `compared` say "N need a decision (of M units compared)".
+    """
 
     permission_classes = [IsAdjudicator]
     serializer_class = QueueEntrySerializer
+    pagination_class = QueuePagination
 
     @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = get_object_or_404(Campaign, pk=campaign_id)
         refuse_campaign(request.user, campaign.pk)
         query = valid_query(QueueQuerySerializer, request, campaign=campaign)
-        entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=signed_in(request)))
+        units = visible_entries(request.user, campaign, adjudication_units(campaign, reviewer=signed_in(request)))
+        counts = queue_counts(units)
+        entries = units if query["show"] == "all" else [e for e in units if e.needs_decision]
         if trigger := query.get("trigger"):
             entries = [e for e in entries if trigger in e.triggers]
         if (criterion := query.get("criterion")) is not None:
             entries = [e for e in entries if e.criterion_id == criterion]
-        response = self.paginated(entries)
+        response = self.paginated(entries, totals=counts._asdict())
         record_entry_exposures(
             user=request.user, entry_ids={r["campaign_response_id"] for r in response.data["results"]}, via="api-adjudication-queue"
         )

@@ -14,7 +14,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connections
-from django.db.models import Count, F, FloatField, Func, Max, QuerySet, Value
+from django.db.models import Count, Exists, F, FloatField, Func, Max, OuterRef, QuerySet, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 from numpy.typing import ArrayLike, DTypeLike
@@ -768,3 +768,107 @@ def latest_release_gate(version: DatasetVersion) -> ReleaseGate | None:
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+# --- adjudication ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One unit a senior reviewer may look at, with the reasons it was flagged and whether it needs a decision."""
+
+    campaign_response_id: int
+    criterion_id: int
+    expert_hits: int
+    expert_ratings: int
+    judge_hit: bool | None
+    agreement: float
+    triggers: tuple[str, ...]
+    needs_decision: bool = True
+    decided: bool = False
+
+
+class QueueCounts(NamedTuple):
+    """How many units need a decision, of how many compared (what a reviewer may see)."""
+
+    needs_decision: int
+    compared: int
+
+
+def queue_arrays(campaign: Campaign) -> CampaignArrays:
+    """The campaign's arrays with the judge's verdicts when one judge is named by its runs."""
+    try:
+        runs = select_judge_runs(campaign)
+    except ValidationError:
+        runs = []  # several judges: contradictions need one named judge; ties and flags still queue
+    return load_campaign_arrays(campaign, judge_runs=runs)
+
+
+def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: CampaignArrays | None = None) -> list[QueueEntry]:
+    """Every compared unit (see `heartbench_core.lib.adjudication`), lowest expert agreement first.
+
+    Judge contradictions come first among equals. Each entry says whether it needs a decision
+    (`needs_decision`) and whether one was made (`decided`). For a given reviewer, the responses
+    they rated themselves are left out.
+    """
+    from heartbench_core.lib.adjudication import triage_units
+
+    data = data if data is not None else queue_arrays(campaign)
+    hits, ratings = data.unit_counts()
+    ambiguous_keys = ambiguous_lineages(campaign)
+    amb_crit = np.array([key in ambiguous_keys for key in data.crit_lineage], dtype=bool)
+    t = triage_units(
+        hits,
+        ratings,
+        k=data.k,
+        adjudicated=data.u_adjudicated,
+        judge=data.u_judge,
+        ambiguous_criterion=amb_crit[data.u_crit] if amb_crit.size else np.zeros(data.n_units, bool),
+    )
+    shown = t.compared.copy()
+    if reviewer is not None:
+        own = list(
+            Assignment.objects.filter(campaign_response__campaign=campaign, expert=reviewer).values_list("campaign_response_id", flat=True)
+        )
+        if own:
+            shown &= ~np.isin(data.cr_id[data.u_cr], own)
+    idx = np.flatnonzero(shown)
+    order = np.lexsort((data.u_crit[idx], data.u_cr[idx], ~t.contradicts[idx], t.agreement[idx]))
+    trigger = Adjudication.Trigger
+    entries = []
+    for u in idx[order].tolist():
+        triggers = []
+        if t.tie[u]:
+            triggers.append(trigger.TIE.value)
+        elif t.split[u]:
+            triggers.append(trigger.SPLIT.value)
+        if t.contradicts[u]:
+            triggers.append(trigger.JUDGE_CONTRADICTS.value)
+        if t.ambiguous[u]:
+            triggers.append(trigger.AMBIGUOUS.value)
+        judge = int(data.u_judge[u])
+        entries.append(
+            QueueEntry(
+                campaign_response_id=int(data.cr_id[data.u_cr[u]]),
+                criterion_id=int(data.crit_id[data.u_crit[u]]),
+                expert_hits=int(hits[u]),
+                expert_ratings=int(ratings[u]),
+                judge_hit=None if judge < 0 else bool(judge),
+                agreement=float(t.agreement[u]),
+                triggers=tuple(triggers),
+                needs_decision=bool(t.needs_decision[u]),
+                decided=bool(t.decided[u]),
+            )
+        )
+    return entries
+
+
+def queue_counts(entries: list[QueueEntry]) -> QueueCounts:
+    """ "N need a decision (of M units compared)" over the entries a reviewer may see."""
+    return QueueCounts(sum(1 for e in entries if e.needs_decision), len(entries))
+
+
+def campaigns_to_adjudicate() -> QuerySet[Campaign]:
+    """Campaigns with submitted judgments (the ones whose units may need a decision), newest first."""
+    submitted = Assignment.objects.filter(campaign_response__campaign=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
+    return Campaign.objects.filter(Exists(submitted)).select_related("version__dataset").order_by("-created_at", "-id")

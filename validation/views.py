@@ -6,6 +6,7 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypedDict, TypeVar
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -28,9 +29,20 @@ from validation import charts
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
-from validation.selectors import campaigns_with_reports, golden_labels_for_export, judgments_for_export, latest_release_gate, latest_report
+from validation.selectors import (
+    QueueCounts,
+    QueueEntry,
+    adjudication_units,
+    campaigns_to_adjudicate,
+    campaigns_with_reports,
+    golden_labels_for_export,
+    judgments_for_export,
+    latest_release_gate,
+    latest_report,
+    queue_counts,
+)
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
-from validation.services.golden import QueueEntry, adjudicate, adjudication_queue
+from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 
 ADMIN = (Role.ADMIN,)
@@ -38,6 +50,17 @@ ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
+
+
+# What the queue lists: the units that need a decision (the default), or every compared unit.
+QUEUE_SHOW = ("needs_decision", "all")
+
+
+class CampaignToAdjudicate(TypedDict):
+    """A line of the senior reviewers' adjudication page: a campaign, and its counts unless it is closed to the viewer."""
+
+    campaign: Campaign
+    counts: QueueCounts | None
 
 
 class QueueRow(TypedDict):
@@ -156,13 +179,35 @@ def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 
 @require_safe
 @role_required(*ADJUDICATORS)
+def adjudication_index(request: SignedInRequest) -> HttpResponse:
+    """The campaigns with units to decide, with their counts, each linking to its queue (senior reviewers and admins)."""
+    closed = blind_scope(request.user).campaign_ids
+    rows: list[CampaignToAdjudicate] = []
+    for campaign in campaigns_to_adjudicate():
+        if campaign.pk in closed:  # named without figures: its judgments are closed to a rater of it
+            rows.append({"campaign": campaign, "counts": None})
+            continue
+        entries = visible_entries(request.user, campaign, adjudication_units(campaign, reviewer=request.user))
+        rows.append({"campaign": campaign, "counts": queue_counts(entries)})
+    rows.sort(key=lambda r: -(r["counts"].needs_decision if r["counts"] else -1))
+    return render(request, "validation/adjudication_index.html", {"rows": rows})
+
+
+@require_safe
+@role_required(*ADJUDICATORS)
 def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
-    entries = visible_entries(request.user, campaign, adjudication_queue(campaign, reviewer=request.user))
+    units = visible_entries(request.user, campaign, adjudication_units(campaign, reviewer=request.user))
+    counts = queue_counts(units)
+    show = request.GET.get("show", "")
+    show = show if show in QUEUE_SHOW else QUEUE_SHOW[0]
+    entries = units if show == "all" else [e for e in units if e.needs_decision]
     trigger = request.GET.get("trigger", "")
     if trigger in Adjudication.Trigger.values:
         entries = [e for e in entries if trigger in e.triggers]
+    else:
+        trigger = ""
     page = Paginator(entries, 50).get_page(request.GET.get("page"))
     record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in page.object_list}, via="adjudication-queue")
     context = {
@@ -170,10 +215,13 @@ def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         "page": page,
         "rows": _queue_rows(page.object_list, campaign.pk),
         "total": len(entries),
+        "counts": counts,
+        "show": show,
         "trigger": trigger,
         "triggers": Adjudication.Trigger.choices,
+        "query": urlencode({k: v for k, v in (("show", show if show != QUEUE_SHOW[0] else ""), ("trigger", trigger)) if v}),
     }
-    template = "validation/partials/queue_rows.html" if request.htmx else "validation/queue.html"
+    template = "validation/partials/queue_body.html" if request.htmx else "validation/queue.html"
     return render(request, template, context)
 
 

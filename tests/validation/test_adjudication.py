@@ -8,6 +8,7 @@ from heartbench_core.models import Criterion
 from rubrics.models import CriterionFlag
 from tests.validation.builders import blind_test
 from validation.models import Adjudication, GoldenLabel
+from validation.selectors import adjudication_units
 from validation.services.golden import adjudicate, adjudication_queue, refresh_golden_labels
 
 
@@ -22,18 +23,18 @@ def first_entry(campaign, **kw):
 
 
 class TestQueue:
-    def test_split_majorities_and_judge_contradictions_are_queued_lowest_agreement_first(self, campaign):
+    def test_judge_contradictions_are_queued_lowest_agreement_first_and_split_majorities_are_not(self, campaign):
+        # A 2-of-3 split has its golden label (the majority): it is compared, not queued.
         queue = adjudication_queue(campaign)
         assert queue
         agreements = [e.agreement for e in queue]
         assert agreements == sorted(agreements)
         for e in queue:
-            unanimous = e.expert_hits in (0, e.expert_ratings)
-            if unanimous:
-                assert "judge_contradicts" in e.triggers and e.judge_hit != (e.expert_hits == e.expert_ratings)
-            else:
-                assert "split" in e.triggers
+            assert e.expert_hits in (0, e.expert_ratings)
+            assert "judge_contradicts" in e.triggers and e.judge_hit != (e.expert_hits == e.expert_ratings)
         assert any("judge_contradicts" in e.triggers for e in queue)
+        splits = [e for e in adjudication_units(campaign) if "split" in e.triggers]
+        assert splits and not any(e.needs_decision for e in splits)
 
     def test_a_reviewer_never_sees_responses_they_rated(self, cast, campaign):
         entry = adjudication_queue(campaign)[0]

@@ -6,6 +6,7 @@ from rest_framework.pagination import PageNumberPagination
 from heartbench_core.models import Criterion
 from tests.factories import demo_version
 from tests.validation.builders import blind_test
+from validation.selectors import adjudication_units
 from validation.services.golden import adjudication_queue
 
 
@@ -37,21 +38,24 @@ def as_pairs(entries):
 
 
 def test_the_whole_queue_comes_in_pages_lowest_agreement_first(cast, campaign, client_for, small_pages):
+    # Only the units that need a decision are queued (2-of-3 majorities have their label); `show=all` lists every compared unit.
     queue = adjudication_queue(campaign, reviewer=cast.reviewer)
-    assert len(queue) > 5, "the blind test should queue more than one page"
+    units = adjudication_units(campaign, reviewer=cast.reviewer)
+    assert len(units) > 5, "the blind test should list more than one page of compared units"
     client = client_for(cast.reviewer)
     assert client.get(url(campaign)).json()["count"] == len(queue)
-    entries = every_entry(client, campaign)
-    assert as_pairs(entries) == [(e.campaign_response_id, e.criterion_id) for e in queue]
+    assert as_pairs(every_entry(client, campaign)) == [(e.campaign_response_id, e.criterion_id) for e in queue]
+    entries = every_entry(client, campaign, {"show": "all"})
+    assert as_pairs(entries) == [(e.campaign_response_id, e.criterion_id) for e in units]
     assert [e["agreement"] for e in entries] == sorted(e["agreement"] for e in entries)
 
 
 @pytest.mark.parametrize("trigger", ["split", "judge_contradicts"])
 def test_it_narrows_to_one_trigger(cast, campaign, client_for, trigger):
-    queue = adjudication_queue(campaign, reviewer=cast.reviewer)
-    wanted = [(e.campaign_response_id, e.criterion_id) for e in queue if trigger in e.triggers]
-    assert wanted and len(wanted) < len(queue)
-    entries = every_entry(client_for(cast.reviewer), campaign, {"trigger": trigger})
+    units = adjudication_units(campaign, reviewer=cast.reviewer)
+    wanted = [(e.campaign_response_id, e.criterion_id) for e in units if trigger in e.triggers]
+    assert wanted and len(wanted) < len(units)
+    entries = every_entry(client_for(cast.reviewer), campaign, {"trigger": trigger, "show": "all"})
     assert as_pairs(entries) == wanted and all(trigger in e["triggers"] for e in entries)
 
 

@@ -18,7 +18,7 @@ from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standa
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 from validation.models import Adjudication, GoldenLabel
-from validation.selectors import CampaignArrays, ambiguous_lineages, int_rows, load_campaign_arrays, select_judge_runs
+from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
 
 if TYPE_CHECKING:
     from heartbench_core.models import User
@@ -107,79 +107,14 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
 # --- adjudication -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class QueueEntry:
-    campaign_response_id: int
-    criterion_id: int
-    expert_hits: int
-    expert_ratings: int
-    judge_hit: bool | None
-    agreement: float
-    triggers: tuple[str, ...]
-
-
-def _queue_arrays(campaign: Campaign) -> CampaignArrays:
-    try:
-        runs = select_judge_runs(campaign)
-    except ValidationError:
-        runs = []  # several judges: contradictions need one named judge; splits and ties still queue
-    return load_campaign_arrays(campaign, judge_runs=runs)
-
-
 def adjudication_queue(campaign: Campaign, *, reviewer: User | None = None, data: CampaignArrays | None = None) -> list[QueueEntry]:
     """Units needing a senior reviewer's decision, lowest expert agreement first.
 
-    Queued: ties and split majorities among complete ratings, a judge verdict contradicting a
-    unanimous expert verdict, and any rated unit of a criterion flagged ambiguous. Units already
-    adjudicated are not queued, nor (for a given reviewer) responses the reviewer rated.
+    The definition is `heartbench_core.lib.adjudication` (ties, a judge contradicting a unanimous
+    expert verdict, criteria flagged ambiguous; never a 2-of-3 majority); every compared unit is
+    `validation.selectors.adjudication_units`. For a given reviewer, responses they rated are left out.
     """
-    data = data if data is not None else _queue_arrays(campaign)
-    hits, ratings = data.unit_counts()
-    complete = ratings >= max(data.k, 1)
-    unanimous = complete & ((hits == 0) | (hits == ratings))
-    split = complete & ~unanimous
-    tie = complete & (2 * hits == ratings)
-    judge = data.u_judge
-    contradicts = unanimous & (judge >= 0) & ((judge == 1) != (hits == ratings))
-    ambiguous_keys = ambiguous_lineages(campaign)
-    amb_crit = np.array([k in ambiguous_keys for k in data.crit_lineage], dtype=bool)
-    ambiguous = (ratings > 0) & (amb_crit[data.u_crit] if amb_crit.size else False)
-    queued = (split | contradicts | ambiguous) & (data.u_adjudicated < 0)
-    if reviewer is not None:
-        own = set(
-            Assignment.objects.filter(campaign_response__campaign=campaign, expert=reviewer).values_list("campaign_response_id", flat=True)
-        )
-        if own:
-            queued &= ~np.isin(data.cr_id[data.u_cr], list(own))
-    idx = np.flatnonzero(queued)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pairs = ratings * (ratings - 1) / 2
-        agree = (hits * (hits - 1) + (ratings - hits) * (ratings - hits - 1)) / 2
-        agreement = np.where(pairs > 0, agree / np.maximum(pairs, 1), 1.0)
-    order = np.lexsort((data.u_crit[idx], data.u_cr[idx], ~contradicts[idx], agreement[idx]))
-    entries = []
-    for u in idx[order].tolist():
-        triggers = []
-        if tie[u]:
-            triggers.append(Adjudication.Trigger.TIE.value)
-        elif split[u]:
-            triggers.append(Adjudication.Trigger.SPLIT.value)
-        if contradicts[u]:
-            triggers.append(Adjudication.Trigger.JUDGE_CONTRADICTS.value)
-        if ambiguous[u]:
-            triggers.append(Adjudication.Trigger.AMBIGUOUS.value)
-        entries.append(
-            QueueEntry(
-                campaign_response_id=int(data.cr_id[data.u_cr[u]]),
-                criterion_id=int(data.crit_id[data.u_crit[u]]),
-                expert_hits=int(hits[u]),
-                expert_ratings=int(ratings[u]),
-                judge_hit=None if judge[u] < 0 else bool(judge[u]),
-                agreement=float(agreement[u]),
-                triggers=tuple(triggers),
-            )
-        )
-    return entries
+    return [e for e in adjudication_units(campaign, reviewer=reviewer, data=data) if e.needs_decision]
 
 
 def adjudicate(
@@ -207,11 +142,11 @@ def adjudicate(
     if Assignment.objects.filter(campaign_response=campaign_response, expert=reviewer).exists():
         raise PermissionDenied(_("You rated this response yourself; another senior reviewer must adjudicate it."))
     campaign = campaign_response.campaign
-    data = _queue_arrays(campaign)
+    data = queue_arrays(campaign)
     entry = next(
         (
             e
-            for e in adjudication_queue(campaign, data=data)
+            for e in adjudication_units(campaign, data=data)
             if e.campaign_response_id == campaign_response.pk and e.criterion_id == criterion.pk
         ),
         None,

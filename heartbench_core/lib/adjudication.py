@@ -1,0 +1,79 @@
+"""Which units need a senior reviewer's decision: the one definition the queue, its counts and the API share.
+
+A unit is one (campaign response, criterion). Its golden label is the experts' strict majority
+once it has k ratings (`agreement.MajorityRule`: at least 2 of 3 agreeing at k = 3). A unit
+*needs a decision* when that label is missing or the project's rules question it, and nobody has
+decided it yet:
+
+- `tie`: complete, and no strict majority (half hit, half miss: possible with an even number of
+  ratings); the golden standard is undefined until someone decides;
+- `judge_contradicts`: the judge contradicts a *unanimous* expert verdict;
+- `ambiguous`: a rated unit of a criterion that experts reported unclear or that is flagged for
+  the rubric authors (still open).
+
+A complete unit whose experts split but still have a majority (2 of 3) has its golden label: it is
+*compared* but needs no decision. Pure NumPy: no Django import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from heartbench_core.lib.agreement import MajorityRule, majority_labels
+
+
+@dataclass(frozen=True)
+class UnitTriage:
+    """Per-unit boolean arrays (one entry per unit) and each unit's pairwise expert agreement."""
+
+    complete: np.ndarray  # the unit has the k ratings the majority rule waits for
+    tie: np.ndarray  # complete without a strict majority
+    split: np.ndarray  # complete, not unanimous (with or without a majority)
+    unanimous: np.ndarray
+    contradicts: np.ndarray  # the judge contradicts a unanimous expert verdict
+    ambiguous: np.ndarray  # rated, and its criterion is reported unclear or flagged
+    decided: np.ndarray  # a senior reviewer decided it
+    compared: np.ndarray  # complete, or rated and ambiguous: the units a reviewer may look at
+    needs_decision: np.ndarray  # (tie | contradicts | ambiguous) and not decided
+    agreement: np.ndarray  # share of agreeing rater pairs (1.0 with fewer than two ratings)
+
+
+def triage_units(
+    hits: np.ndarray,
+    ratings: np.ndarray,
+    *,
+    k: int,
+    adjudicated: np.ndarray,
+    judge: np.ndarray,
+    ambiguous_criterion: np.ndarray,
+) -> UnitTriage:
+    """Classify every unit: hits and ratings per unit, adjudicated label (−1: none), judge verdict (−1: none), ambiguity."""
+    hits = np.asarray(hits, np.int64)
+    ratings = np.asarray(ratings, np.int64)
+    judge = np.asarray(judge, np.int64)
+    rule = MajorityRule(min_ratings=max(k, 1))
+    label, unanimous, _tie = majority_labels(hits, ratings, rule)
+    complete = rule.complete(ratings)
+    tie = complete & (label < 0)
+    split = complete & ~unanimous
+    contradicts = unanimous & (judge >= 0) & ((judge == 1) != (hits == ratings))
+    ambiguous = (ratings > 0) & np.asarray(ambiguous_criterion, bool)
+    decided = np.asarray(adjudicated) >= 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pairs = ratings * (ratings - 1) / 2
+        agree = (hits * (hits - 1) + (ratings - hits) * (ratings - hits - 1)) / 2
+        agreement = np.where(pairs > 0, agree / np.maximum(pairs, 1), 1.0)
+    return UnitTriage(
+        complete=complete,
+        tie=tie,
+        split=split,
+        unanimous=unanimous,
+        contradicts=contradicts,
+        ambiguous=ambiguous,
+        decided=decided,
+        compared=complete | ambiguous,
+        needs_decision=(tie | contradicts | ambiguous) & ~decided,
+        agreement=agreement,
+    )
