@@ -19,7 +19,7 @@ from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOpera
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.log import log_response
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.views import defaults
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _server_error_body() -> dict[str, str]:
     }
 
 
-NUL_MESSAGE = "Must not contain a NUL character."
+NUL_MESSAGE = gettext_noop("Must not contain a NUL character.")  # translated where it is answered
 
 
 class RefuseNulInUrlMiddleware:

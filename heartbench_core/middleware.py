@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext, gettext_lazy
 
 # What Django hands a middleware: the rest of the chain.
 GetResponse = Callable[[HttpRequest], HttpResponse]
@@ -35,7 +36,10 @@ class RequestSizeLimitMiddleware:
         except ValueError:
             length = 0
         if length > limit:
-            message = f"The request body is {length} bytes; the largest accepted upload is {limit} bytes."
+            message = gettext("The request body is %(length)d bytes; the largest accepted upload is %(limit)d bytes.") % {
+                "length": length,
+                "limit": limit,
+            }
             if request.path.startswith("/api/"):
                 return JsonResponse({"detail": message, "limit_bytes": limit}, status=413)
             return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
@@ -67,7 +71,7 @@ class OutOfRangeNumberMiddleware:
             return None
         match = getattr(request, "resolver_match", None)
         too_big = any(isinstance(v, int) and abs(v) > self.BIGGEST for v in (match.kwargs.values() if match else ()))
-        status, message = (404, "No such object.") if too_big else (400, "A number in the request is out of range.")
+        status, message = (404, gettext("No such object.")) if too_big else (400, gettext("A number in the request is out of range."))
         if request.path.startswith("/api/"):
             return JsonResponse({"detail": message}, status=status)
         return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
@@ -80,7 +84,9 @@ class DatabaseUnavailableMiddleware:
     (an autosaved draft, say) is kept; the client is told to retry.
     """
 
-    MESSAGE = "The database is unavailable for a moment; nothing of this request was saved beyond your draft. Please try again."
+    MESSAGE = gettext_lazy(
+        "The database is unavailable for a moment; nothing of this request was saved beyond your draft. Please try again."
+    )
 
     def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
@@ -96,8 +102,8 @@ class DatabaseUnavailableMiddleware:
         logging.getLogger("heartbench.database").error("database error on %s %s: %s", request.method, request.path, exception)
         response: HttpResponse
         if request.path.startswith("/api/"):
-            response = JsonResponse({"detail": self.MESSAGE, "retry": True}, status=503)
+            response = JsonResponse({"detail": str(self.MESSAGE), "retry": True}, status=503)
         else:
-            response = HttpResponse(self.MESSAGE, status=503, content_type="text/plain; charset=utf-8")
+            response = HttpResponse(str(self.MESSAGE), status=503, content_type="text/plain; charset=utf-8")
         response["Retry-After"] = "5"
         return response

@@ -1,6 +1,6 @@
 """HeartBench records: validation of the upstream JSONL schema and canonical content.
 
-Pure code (no ORM): a record is parsed into `ItemContent`, which is also what the exporter
+No ORM (messages go through gettext): a record is parsed into `ItemContent`, which is also what the exporter
 writes back and what version diffs compare.
 """
 
@@ -10,7 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from heartbench_core.lib.jsonl import ErrorCollector, type_name
+from django.utils.translation import gettext as _
+
+from heartbench_core.jsonl import type_name
+from heartbench_core.lib.jsonl import ErrorCollector
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, is_known_label
 
 RECORD_KEYS = ("question_id", "rubric", "dialogue", "difficulty", "primary_scene", "secondary_scene")
@@ -114,31 +117,31 @@ def parse_item(
 
     for key in REQUIRED_KEYS:
         if key not in record:
-            err(key, "missing key")
+            err(key, _("missing key"))
     question_id = record.get("question_id")
     if "question_id" in record and (not isinstance(question_id, str) or not question_id.strip()):
-        err("question_id", f"must be a non-empty string, found {type_name(question_id)}")
+        err("question_id", _("must be a non-empty string, found %(found)s") % {"found": type_name(question_id)})
 
     dialogue = record.get("dialogue")
     if "dialogue" in record:
         if not isinstance(dialogue, list) or not dialogue:
-            err("dialogue", f"must be a non-empty list of turns, found {type_name(dialogue)}")
+            err("dialogue", _("must be a non-empty list of turns, found %(found)s") % {"found": type_name(dialogue)})
         else:
             for i, turn in enumerate(dialogue):
                 path = f"dialogue[{i}]"
                 if not isinstance(turn, dict):
-                    err(path, f"must be an object, found {type_name(turn)}")
+                    err(path, _("must be an object, found %(found)s") % {"found": type_name(turn)})
                     continue
                 if turn.get("role") not in ROLES:
-                    err(f"{path}.role", f"must be 'A' or 'B', found {turn.get('role')!r}")
+                    err(f"{path}.role", _("must be 'A' or 'B', found %(found)r") % {"found": turn.get("role")})
                 if not isinstance(turn.get("content"), str):
-                    err(f"{path}.content", f"must be a string, found {type_name(turn.get('content'))}")
+                    err(f"{path}.content", _("must be a string, found %(found)s") % {"found": type_name(turn.get("content"))})
 
     rubric_items: list[CriterionContent] = []
     rubric = record.get("rubric")
     if "rubric" in record:
         if not isinstance(rubric, list) or not rubric:
-            err("rubric", f"must be a non-empty list of criteria, found {type_name(rubric)}")
+            err("rubric", _("must be a non-empty list of criteria, found %(found)s") % {"found": type_name(rubric)})
         else:
             for i, entry in enumerate(rubric):
                 parsed = _parse_criterion(entry, f"rubric[{i}]", err, declared_labels)
@@ -147,15 +150,18 @@ def parse_item(
 
     record_difficulty = record.get("difficulty")
     if "difficulty" in record and record_difficulty not in DIFFICULTIES:
-        err("difficulty", f"must be 'hard' or 'normal', found {record_difficulty!r}")
+        err("difficulty", _("must be 'hard' or 'normal', found %(found)r") % {"found": record_difficulty})
     elif "difficulty" in record and difficulty and record_difficulty != difficulty:
-        err("difficulty", f"the record says {record_difficulty!r} but --difficulty is {difficulty!r}")
+        err(
+            "difficulty",
+            _("the record says %(record)r but --difficulty is %(option)r") % {"record": record_difficulty, "option": difficulty},
+        )
     for key in ("primary_scene", "secondary_scene"):
         if key in record and not isinstance(record[key], str):
-            err(key, f"must be a string, found {type_name(record[key])}")
+            err(key, _("must be a string, found %(found)s") % {"found": type_name(record[key])})
     for key, limit in MAX_LENGTHS.items():
         if isinstance(record.get(key), str) and len(record[key]) > limit:
-            err(key, f"is longer than {limit} characters ({len(record[key])})")
+            err(key, _("is longer than %(limit)d characters (%(length)d)") % {"limit": limit, "length": len(record[key])})
 
     if len(errors.errors) > before or not isinstance(question_id, str) or not isinstance(dialogue, list):
         return None  # the type checks hold whenever no error was recorded; they say so to the type checker
@@ -173,32 +179,32 @@ def parse_item(
 
 def _parse_criterion(entry: Any, path: str, err: ReportError, declared_labels: tuple[str, ...]) -> CriterionContent | None:
     if not isinstance(entry, dict):
-        err(path, f"must be an object, found {type_name(entry)}")
+        err(path, _("must be an object, found %(found)s") % {"found": type_name(entry)})
         return None
     ok = True
     for key in CRITERION_KEYS:
         if key not in entry:
-            err(f"{path}.{key}", "missing key")
+            err(f"{path}.{key}", _("missing key"))
             ok = False
     label = entry.get("dimension")
     if "dimension" in entry:
         if not isinstance(label, str):
-            err(f"{path}.dimension", f"must be a string, found {type_name(label)}")
+            err(f"{path}.dimension", _("must be a string, found %(found)s") % {"found": type_name(label)})
             ok = False
         elif not is_known_label(label, declared_labels):
-            err(f"{path}.dimension", f"unknown ability label {label!r} (not in the HeartBench taxonomy)")
+            err(f"{path}.dimension", _("unknown ability label %(label)r (not in the HeartBench taxonomy)") % {"label": label})
             ok = False
     weight = entry.get("score")
     if "score" in entry and weight is not None:
         if isinstance(weight, bool) or not isinstance(weight, int):
-            err(f"{path}.score", f"must be an integer or null, found {type_name(weight)}")
+            err(f"{path}.score", _("must be an integer or null, found %(found)s") % {"found": type_name(weight)})
             ok = False
         elif not (MIN_WEIGHT <= weight <= MAX_WEIGHT) or weight == 0:
-            err(f"{path}.score", f"weight {weight} is outside -10..10 or zero")
+            err(f"{path}.score", _("weight %(weight)d is outside -10..10 or zero") % {"weight": weight})
             ok = False
     text = entry.get("content")
     if "content" in entry and (not isinstance(text, str) or not text.strip()):
-        err(f"{path}.content", f"must be a non-empty string, found {type_name(text)}")
+        err(f"{path}.content", _("must be a non-empty string, found %(found)s") % {"found": type_name(text)})
         ok = False
     if not ok or not isinstance(label, str) or not isinstance(text, str):
         return None  # the type checks hold whenever ok; they say so to the type checker

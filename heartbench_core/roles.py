@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.permissions import BasePermission
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def role_required(*roles: Role) -> Callable[[ViewT], ViewT]:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not has_role(request.user, *roles):
-                raise PermissionDenied("You do not have access to this page.")
+                raise PermissionDenied(gettext("You do not have access to this page."))
             return view(request, *args, **kwargs)
 
         return cast("ViewT", wrapped)  # same signature as the view: it only refuses before calling it
@@ -76,7 +77,7 @@ def role_permission(*roles: Role) -> type[BasePermission]:
     admitted = roles
 
     class _RolePermission(BasePermission):
-        message = "You do not have access to this resource."
+        message = gettext_lazy("You do not have access to this resource.")
         roles = admitted
 
         def has_permission(self, request: Request, view: APIView) -> bool:
