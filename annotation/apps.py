@@ -10,3 +10,9 @@ class AnnotationConfig(AppConfig):
         from heartbench_core.blindness import register_blind_scope_source
 
         register_blind_scope_source(BLIND_SCOPE_SOURCE)
+
+        from annotation.people_hooks import give_new_experts_a_profile, release_open_work
+        from heartbench_core.people.signals import roles_changed, user_deactivated
+
+        roles_changed.connect(give_new_experts_a_profile, dispatch_uid="annotation.give_new_experts_a_profile")
+        user_deactivated.connect(release_open_work, dispatch_uid="annotation.release_open_work")

@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from heartbench_core import api, api_judge_runs, api_scores
+from heartbench_core import api, api_judge_runs, api_people, api_scores
 
 router = DefaultRouter()
 router.register("datasets", api.DatasetViewSet, basename="dataset")
@@ -10,6 +10,7 @@ router.register("items", api.ItemViewSet, basename="item")
 router.register("models", api.LanguageModelViewSet, basename="model")
 router.register("responses", api.ResponseViewSet, basename="response")
 router.register("judge-runs", api_judge_runs.JudgeRunViewSet, basename="judge-run")
+router.register("people", api_people.PersonViewSet, basename="person")
 
 urlpatterns = [
     path("import/heartbench/", api.ImportHeartbenchView.as_view(), name="api-import-heartbench"),

@@ -6,6 +6,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from heartbench_core import api_tokens, language, views
+from heartbench_core.people.views import InviteAcceptView
 from heartbench_core.throttling import ThrottledLoginView
 
 urlpatterns = [
@@ -23,6 +24,13 @@ urlpatterns = [
         require_http_methods(["GET", "HEAD"])(auth_views.PasswordResetCompleteView.as_view()),
         name="password_reset_complete",
     ),
+    # An invitee sets a password from the one-time link of their invitation (heartbench_core.people).
+    path(
+        "accounts/invite/<uidb64>/<token>/",
+        require_http_methods(["GET", "HEAD", "POST"])(InviteAcceptView.as_view()),
+        name="invite_accept",
+    ),
+    path("people/", include("heartbench_core.people.urls")),
     # The header's language switcher; stores the choice on a signed-in user (heartbench_core.language).
     path("i18n/setlang/", language.set_language, name="set_language"),
     # The scripts' strings (djangojs catalogue) as a file: gettext()/interpolate() for static/js, no inline script.

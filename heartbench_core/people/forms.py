@@ -1,0 +1,49 @@
+"""Forms of the People pages: they parse input; the rules live in heartbench_core.people.services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+from heartbench_core.people.selectors import NO_ROLE, ROLE_LABELS, Status
+from heartbench_core.roles import Role
+
+ROLE_CHOICES = [(r.value, ROLE_LABELS[r]) for r in Role]
+
+
+class PeopleFilterForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role"), required=False, choices=[("", _("all")), *ROLE_CHOICES, (NO_ROLE, _("no role"))])
+    status = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("all")), *((s, Status.labels[s]) for s in Status.values)])
+
+
+class RolesField(forms.MultipleChoiceField):
+    widget = forms.CheckboxSelectMultiple
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("choices", ROLE_CHOICES)
+        kwargs.setdefault("label", _("Roles"))
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+
+class InviteForm(forms.Form):
+    email = forms.EmailField(
+        label=_("E-mail address"), max_length=254, widget=forms.TextInput(attrs={"inputmode": "email", "autocomplete": "off"})
+    )
+    username = forms.CharField(label=_("Username"), max_length=150, required=False, help_text=_("Leave blank to use the e-mail address."))
+    first_name = forms.CharField(label=_("First name"), max_length=150, required=False)
+    last_name = forms.CharField(label=_("Last name"), max_length=150, required=False)
+    roles = RolesField(initial=[Role.EXPERT.value], help_text=_("Experts judge responses blind; a person may hold several roles."))
+    language = forms.ChoiceField(
+        label=_("Language of the invitation"),
+        required=False,
+        choices=[("", _("the language I am using now")), *settings.LANGUAGES],
+        help_text=_("Also the invitee's language on the site; blank lets their browser decide."),
+    )
+
+
+class RolesForm(forms.Form):
+    roles = RolesField()

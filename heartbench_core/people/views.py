@@ -1,0 +1,288 @@
+"""The People pages (admins only): every user with roles and status; invite, change roles, deactivate, reactivate.
+
+Every action is two POSTs: the first shows what will happen and asks to confirm, the second (with
+`confirm`) does it and says what was done. The invitee's page to set a password is `InviteAcceptView`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.forms import Form
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse, reverse_lazy
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from heartbench_core.http import SignedInRequest
+from heartbench_core.people import selectors, services
+from heartbench_core.people.forms import InviteForm, PeopleFilterForm, RolesForm
+from heartbench_core.people.tokens import invite_token_generator
+from heartbench_core.roles import Role, role_required
+
+PAGE_SIZE = 50
+admin_only = role_required(Role.ADMIN)
+
+
+def _base_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/")
+
+
+def _errors_into(form: Form, exc: ValidationError) -> None:
+    """Attach a service's errors to the fields they name (or to the form)."""
+    if hasattr(exc, "error_dict"):
+        for field, msgs in exc.message_dict.items():
+            for m in msgs:
+                form.add_error(field if field in form.fields else None, m)
+    else:
+        for m in exc.messages:
+            form.add_error(None, m)
+
+
+def _messages_of(exc: ValidationError) -> list[str]:
+    return [m for msgs in exc.message_dict.values() for m in msgs] if hasattr(exc, "error_dict") else list(exc.messages)
+
+
+def _person_or_404(user_id: int) -> selectors.Person:
+    found = selectors.person(user_id)
+    if found is None:
+        raise Http404(_("No such user."))
+    return found
+
+
+def _confirm(
+    request: HttpRequest, *, title: str, lines: list[str], action: str, fields: list[tuple[str, str]], button: str, back: str
+) -> HttpResponse:
+    context = {"title": title, "lines": lines, "action": action, "fields": fields, "button": button, "back": back}
+    return render(request, "heartbench_core/people_confirm.html", context)
+
+
+@require_safe
+@admin_only
+def people_list(request: SignedInRequest) -> HttpResponse:
+    filters = PeopleFilterForm(request.GET or None)
+    valid = filters.is_valid() if request.GET else True
+    data = filters.cleaned_data if request.GET and valid else {}
+    users = selectors.people(role=data.get("role") or None, status=data.get("status") or None)
+    page = Paginator(users, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = "&".join(f"{k}={data[k]}" for k in ("role", "status") if data.get(k))
+    context = {"filters": filters, "page": page, "rows": [selectors.person_of(u) for u in page], "query": query}
+    status = 200 if valid else 400
+    template = "heartbench_core/partials/people_table.html" if request.htmx else "heartbench_core/people.html"
+    return render(request, template, context, status=status)
+
+
+@require_safe
+@admin_only
+def person_detail(request: SignedInRequest, user_id: int) -> HttpResponse:
+    person = _person_or_404(user_id)
+    form = RolesForm(initial={"roles": [r.value for r in selectors.held_roles(person)]})
+    context = {"person": person, "form": form, "changes": selectors.changes_of(person.user), "me": person.user.pk == request.user.pk}
+    return render(request, "heartbench_core/people_detail.html", context)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def invite(request: SignedInRequest) -> HttpResponse:
+    form = InviteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        if request.POST.get("confirm"):
+            try:
+                user = services.invite_user(
+                    email=d["email"],
+                    username=d["username"],
+                    first_name=d["first_name"],
+                    last_name=d["last_name"],
+                    roles=d["roles"],
+                    language=d["language"],
+                    by=request.user,
+                    base_url=_base_url(request),
+                )
+            except ValidationError as exc:
+                _errors_into(form, exc)
+            else:
+                messages.success(
+                    request,
+                    _("Invitation sent to %(email)s. %(username)s appears as invited until they set a password.")
+                    % {"email": user.email, "username": user.username},
+                )
+                return redirect("people:person", user_id=user.pk)
+        else:
+            roles = ", ".join(str(selectors.ROLE_LABELS[r]) for r in services.role_list(d["roles"])) or _("no role")
+            fields = [(k, v) for k in ("email", "username", "first_name", "last_name", "language") if (v := d[k])]
+            fields += [("roles", r) for r in d["roles"]]
+            return _confirm(
+                request,
+                title=_("Invite %(email)s?") % {"email": d["email"]},
+                lines=[
+                    _("Username: %(username)s") % {"username": d["username"] or d["email"]},
+                    _("Roles: %(roles)s") % {"roles": roles},
+                    _("An e-mail with a one-time link to set a password is sent now; the link works for %(days)d days.")
+                    % {"days": max(1, _link_days())},
+                ],
+                action=reverse("people:invite"),
+                fields=fields,
+                button=_("Send the invitation"),
+                back=reverse("people:list"),
+            )
+    status = 400 if form.errors else 200
+    return render(request, "heartbench_core/people_invite.html", {"form": form}, status=status)
+
+
+def _link_days() -> int:
+    return int(settings.INVITE_LINK_TIMEOUT // 86400)
+
+
+@require_POST
+@admin_only
+def person_roles(request: SignedInRequest, user_id: int) -> HttpResponse:
+    person = _person_or_404(user_id)
+    form = RolesForm(request.POST)
+    back = reverse("people:person", args=[user_id])
+    if not form.is_valid():
+        for m in (str(m) for msgs in form.errors.values() for m in msgs):
+            messages.error(request, m)
+        return redirect(back)
+    wanted = services.role_list(form.cleaned_data["roles"])
+    if not request.POST.get("confirm"):
+        held = selectors.held_roles(person)
+        lines = [
+            _("Roles now: %(roles)s") % {"roles": _labels(held)},
+            _("Roles after: %(roles)s") % {"roles": _labels(wanted)},
+        ]
+        if Role.EXPERT in set(wanted) - set(held):
+            lines.append(_("As an expert they get an expert profile and can be given work in campaigns."))
+        if person.superuser:
+            lines.append(_("This user is a superuser and holds every role whatever is ticked."))
+        return _confirm(
+            request,
+            title=_("Change the roles of %(username)s?") % {"username": person.user.username},
+            lines=lines,
+            action=reverse("people:roles", args=[user_id]),
+            fields=[("roles", r.value) for r in wanted],
+            button=_("Change roles"),
+            back=back,
+        )
+    try:
+        services.set_roles(user=person.user, roles=[r.value for r in wanted], by=request.user)
+    except ValidationError as exc:
+        for m in _messages_of(exc):
+            messages.error(request, m)
+    else:
+        messages.success(
+            request, _("The roles of %(username)s are now: %(roles)s.") % {"username": person.user.username, "roles": _labels(wanted)}
+        )
+    return redirect(back)
+
+
+def _labels(roles: list[Role]) -> str:
+    return ", ".join(str(selectors.ROLE_LABELS[r]) for r in roles) or _("no role")
+
+
+@require_POST
+@admin_only
+def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
+    person = _person_or_404(user_id)
+    back = reverse("people:person", args=[user_id])
+    if not request.POST.get("confirm"):
+        return _confirm(
+            request,
+            title=_("Deactivate %(username)s?") % {"username": person.user.username},
+            lines=[
+                _("They can no longer sign in; their open sessions end and their API token is revoked."),
+                _("Their open (unsubmitted) work in campaigns is released, so other experts can take it; submitted work stays."),
+                _("You can reactivate them later, with the same roles."),
+            ],
+            action=reverse("people:deactivate", args=[user_id]),
+            fields=[],
+            button=_("Deactivate"),
+            back=back,
+        )
+    try:
+        released = services.deactivate_user(user=person.user, by=request.user)
+    except ValidationError as exc:
+        for m in _messages_of(exc):
+            messages.error(request, m)
+    else:
+        messages.success(
+            request,
+            _("%(username)s is deactivated; %(released)d open assignments were released.")
+            % {"username": person.user.username, "released": released},
+        )
+    return redirect(back)
+
+
+@require_POST
+@admin_only
+def person_reactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
+    person = _person_or_404(user_id)
+    back = reverse("people:person", args=[user_id])
+    if not request.POST.get("confirm"):
+        return _confirm(
+            request,
+            title=_("Reactivate %(username)s?") % {"username": person.user.username},
+            lines=[_("They can sign in again, with the roles shown on their page.")],
+            action=reverse("people:reactivate", args=[user_id]),
+            fields=[],
+            button=_("Reactivate"),
+            back=back,
+        )
+    try:
+        services.reactivate_user(user=person.user, by=request.user)
+    except ValidationError as exc:
+        for m in _messages_of(exc):
+            messages.error(request, m)
+    else:
+        messages.success(request, _("%(username)s can sign in again.") % {"username": person.user.username})
+    return redirect(back)
+
+
+@require_POST
+@admin_only
+def person_resend(request: SignedInRequest, user_id: int) -> HttpResponse:
+    person = _person_or_404(user_id)
+    back = reverse("people:person", args=[user_id])
+    if not request.POST.get("confirm"):
+        return _confirm(
+            request,
+            title=_("Send a new invitation to %(username)s?") % {"username": person.user.username},
+            lines=[
+                _("A new one-time link goes to %(email)s; any earlier link stops working.") % {"email": person.user.email or "—"},
+            ],
+            action=reverse("people:resend", args=[user_id]),
+            fields=[],
+            button=_("Send a new invitation"),
+            back=back,
+        )
+    try:
+        services.resend_invite(user=person.user, by=request.user, base_url=_base_url(request))
+    except ValidationError as exc:
+        for m in _messages_of(exc):
+            messages.error(request, m)
+    else:
+        messages.success(request, _("A new invitation was sent to %(email)s.") % {"email": person.user.email})
+    return redirect(back)
+
+
+class InviteAcceptView(auth_views.PasswordResetConfirmView):
+    """The invitee sets a password (Django's SetPasswordForm) from their one-time link and is signed in."""
+
+    token_generator = invite_token_generator
+    template_name = "registration/invite_accept.html"
+    post_reset_login = True
+    success_url = reverse_lazy("home")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        services.record_invite_accepted(user=form.user)
+        messages.success(
+            self.request, _("Welcome, %(username)s: your password is set and you are signed in.") % {"username": form.user.get_username()}
+        )
+        return response
