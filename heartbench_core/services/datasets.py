@@ -8,6 +8,7 @@ from typing import IO
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from heartbench_core.jsonl import ErrorCollector, InputFileError
 from heartbench_core.lib.jsonl import read_jsonl, source_name
@@ -42,12 +43,17 @@ def parse_heartbench_file(
         if item is None:
             continue
         if item.question_id in seen:
-            errors.add(line, "question_id", f"duplicate question_id {item.question_id!r} (first on line {seen[item.question_id]})")
+            errors.add(
+                line,
+                "question_id",
+                gettext("duplicate question_id %(question_id)r (first on line %(first)d)")
+                % {"question_id": item.question_id, "first": seen[item.question_id]},
+            )
             continue
         seen[item.question_id] = line
         items.append(item)
     if not items and not errors:
-        errors.add(None, None, "the file holds no records")
+        errors.add(None, None, gettext("the file holds no records"))
     errors.raise_if_any()
     return items
 
@@ -65,7 +71,7 @@ def import_heartbench(
 ) -> ImportOutcome:
     """Import an upstream file as a new version of the dataset (created if new); atomic."""
     if difficulty not in (None, "", "hard", "normal"):
-        raise ValidationError({"difficulty": f"must be 'hard' or 'normal', not {difficulty!r}"})
+        raise ValidationError({"difficulty": gettext("must be 'hard' or 'normal', not %(difficulty)r") % {"difficulty": difficulty}})
     existing = Dataset.objects.filter(name=dataset_name).first()
     if existing is None:
         validate_name(dataset_name, field="dataset", max_length=Dataset._meta.get_field("name").max_length)
@@ -115,7 +121,9 @@ def create_version(
     label = (label or f"v{number}").strip()
     validate_name(label, field="label")
     if dataset.versions.filter(label=label).exists():
-        raise ValidationError({"label": f"dataset {dataset.name!r} already has a version labelled {label!r}"})
+        raise ValidationError(
+            {"label": gettext("dataset %(dataset)r already has a version labelled %(label)r") % {"dataset": dataset.name, "label": label}}
+        )
     parent_items = load_items(parent) if parent else []
     parent_rows = _criterion_lineage(parent) if parent else {}
     log = changelog(parent_items, items) if parent else {}
@@ -175,7 +183,7 @@ def create_version(
             _record_lineages(dataset, revisions, semantic=lineage is None)
             Criterion.objects.bulk_create(criteria, batch_size=2000)
     except IntegrityError as exc:
-        raise ValidationError(f"could not create version {label!r}: {exc}") from exc
+        raise ValidationError(gettext("could not create version %(label)r: %(error)s") % {"label": label, "error": exc}) from exc
     return version
 
 
@@ -263,7 +271,7 @@ def export_heartbench(*, version: DatasetVersion, path: str | Path) -> int:
 def diff_versions(a: DatasetVersion, b: DatasetVersion) -> dict:
     """Return the changelog from version a to version b (any two versions of one dataset)."""
     if a.dataset_id != b.dataset_id:
-        raise ValidationError("versions belong to different datasets")
+        raise ValidationError(gettext("versions belong to different datasets"))
     return changelog(load_items(a), load_items(b))
 
 
@@ -271,12 +279,16 @@ def get_version(dataset_name: str, label: str | None = None) -> DatasetVersion:
     """Return the named version (the latest when label is None) or raise ValidationError."""
     dataset = Dataset.objects.filter(name=dataset_name).first()
     if dataset is None:
-        raise ValidationError({"dataset": f"no dataset named {dataset_name!r}"})
+        raise ValidationError({"dataset": gettext("no dataset named %(dataset)r") % {"dataset": dataset_name}})
     versions = dataset.versions.select_related("dataset")
     version = versions.filter(label=label).first() if label else versions.order_by("-number").first()
     if version is None:
         raise ValidationError(
-            {"version": f"dataset {dataset_name!r} has no version {label!r}" if label else f"dataset {dataset_name!r} has no versions"}
+            {
+                "version": gettext("dataset %(dataset)r has no version %(label)r") % {"dataset": dataset_name, "label": label}
+                if label
+                else gettext("dataset %(dataset)r has no versions") % {"dataset": dataset_name}
+            }
         )
     return version
 

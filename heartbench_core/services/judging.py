@@ -16,9 +16,10 @@ from typing import IO, Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
-from heartbench_core.jsonl import ErrorCollector
-from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
+from heartbench_core.jsonl import ErrorCollector, type_name
+from heartbench_core.lib.jsonl import read_jsonl, source_name
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, User
 from heartbench_core.names import validate_model_name
 from heartbench_core.services.datasets import get_version
@@ -71,27 +72,31 @@ def _vector(record: dict, line: int, errors: ErrorCollector) -> tuple[str, list[
     """The (key, hit vector) of a line from `detail` or `score_detail` (both present: they must agree); None after recording why not."""
     present = [k for k in ("detail", "score_detail") if k in record]
     if not present:
-        errors.add(line, "score_detail", "missing hit vector: the line needs 'score_detail' (e.g. \"[1, 0, 1]\") or 'detail'")
+        errors.add(line, "score_detail", gettext("missing hit vector: the line needs 'score_detail' (e.g. \"[1, 0, 1]\") or 'detail'"))
         return None
     vectors = {}
     for key in present:
         raw = record[key]
         if raw is None:
-            errors.add(line, key, "null hit vector (the judge gave no verdict); remove the line to leave the question uncovered")
+            errors.add(line, key, gettext("null hit vector (the judge gave no verdict); remove the line to leave the question uncovered"))
             return None
         parsed = parse_hit_vector(raw)
         if parsed is None:
             shown = raw if isinstance(raw, str) else type_name(raw)
-            errors.add(line, key, f"cannot read a hit vector from {str(shown)[:60]!r}; expected a list such as [1, 0, 1]")
+            errors.add(
+                line,
+                key,
+                gettext("cannot read a hit vector from %(value)r; expected a list such as [1, 0, 1]") % {"value": str(shown)[:60]},
+            )
             return None
         bad = [(i, v) for i, v in enumerate(parsed) if type(v) is not int or v not in (0, 1)]
         if bad:
             i, v = bad[0]
-            errors.add(line, f"{key}[{i}]", f"hit values must be 0 or 1, found {v!r}")
+            errors.add(line, f"{key}[{i}]", gettext("hit values must be 0 or 1, found %(value)r") % {"value": v})
             return None
         vectors[key] = parsed
     if len(vectors) == 2 and vectors["detail"] != vectors["score_detail"]:
-        errors.add(line, "detail", "'detail' and 'score_detail' disagree")
+        errors.add(line, "detail", gettext("'detail' and 'score_detail' disagree"))
         return None
     key = present[0]
     return key, vectors[key]
@@ -117,7 +122,7 @@ def parse_judge_file(
         if entry is not None:
             lines.append(entry)
     if not lines and not errors:
-        errors.add(None, None, "the file holds no verdict lines")
+        errors.add(None, None, gettext("the file holds no verdict lines"))
     errors.raise_if_any()
     return lines
 
@@ -128,13 +133,17 @@ def _checked_question_id(
     """The line's question_id when it is a known question not judged on an earlier line; None after recording why not."""
     qid = record.get("question_id")
     if "question_id" not in record:
-        errors.add(line, "question_id", "missing key")
+        errors.add(line, "question_id", gettext("missing key"))
     elif not isinstance(qid, str):
-        errors.add(line, "question_id", f"must be a string, found {type_name(qid)}")
+        errors.add(line, "question_id", gettext("must be a string, found %(found)s") % {"found": type_name(qid)})
     elif qid not in rubric_lengths:
-        errors.add(line, "question_id", f"unknown question_id {qid!r}")
+        errors.add(line, "question_id", gettext("unknown question_id %(question_id)r") % {"question_id": qid})
     elif qid in first_line:
-        errors.add(line, "question_id", f"duplicate question_id {qid!r} (first on line {first_line[qid]})")
+        errors.add(
+            line,
+            "question_id",
+            gettext("duplicate question_id %(question_id)r (first on line %(first)d)") % {"question_id": qid, "first": first_line[qid]},
+        )
     else:
         return qid
     return None
@@ -147,17 +156,22 @@ def _checked_verdict_line(line: int, record: dict, errors: ErrorCollector, qid: 
         return None
     key, hits = found
     if len(hits) != rubric_length:
-        errors.add(line, key, f"the vector has {len(hits)} values but question {qid!r} has {rubric_length} rubric items")
+        errors.add(
+            line,
+            key,
+            gettext("the vector has %(values)d values but question %(question_id)r has %(criteria)d rubric items")
+            % {"values": len(hits), "question_id": qid, "criteria": rubric_length},
+        )
         return None
     reason = record.get("score_reason", record.get("reason", ""))
     if reason is None:
         reason = ""
     if not isinstance(reason, str):
-        errors.add(line, "score_reason", f"must be a string, found {type_name(reason)}")
+        errors.add(line, "score_reason", gettext("must be a string, found %(found)s") % {"found": type_name(reason)})
         return None
     response = record.get("response")
     if response is not None and not isinstance(response, str):
-        errors.add(line, "response", f"must be a string, found {type_name(response)}")
+        errors.add(line, "response", gettext("must be a string, found %(found)s") % {"found": type_name(response)})
         return None
     output = {k: v for k, v in record.items() if k not in ECHOED_KEYS}
     return _VerdictLine(line, qid, hits, reason, output, response)
@@ -204,7 +218,9 @@ def import_judge_verdicts(
             )
             _create_verdicts(run, lines, criteria, responses)
     except IntegrityError as exc:
-        raise ValidationError(f"could not create judge run {judge}/{run_label}: {exc}") from exc
+        raise ValidationError(
+            gettext("could not create judge run %(judge)s/%(run)s: %(error)s") % {"judge": judge, "run": run_label, "error": exc}
+        ) from exc
     return JudgeImportOutcome(run, True, len(lines), len(wanted), len(criteria) - len(lines), len(created))
 
 
@@ -213,9 +229,9 @@ def _checked_run_names(model_name: str, judge: str, run_label: str | None) -> tu
     model_name, judge = (model_name or "").strip(), (judge or "").strip()
     run_label = (run_label or "default").strip()
     if not model_name:
-        raise ValidationError({"model": "a model name is required"})
+        raise ValidationError({"model": gettext("a model name is required")})
     if not judge:
-        raise ValidationError({"judge": "a judge name is required"})
+        raise ValidationError({"judge": gettext("a judge name is required")})
     if not LanguageModel.objects.filter(name=model_name).exists():
         validate_model_name(model_name)
     if not JudgeRun.objects.filter(judge=judge, label=run_label).exists():
@@ -254,17 +270,22 @@ def _responses_to_import(
         if stored is not None:
             if entry.response is not None and entry.response != stored.text:
                 errors.add(
-                    entry.line, "response", f"differs from the response of model {model_name!r} already stored for {entry.question_id!r}"
+                    entry.line,
+                    "response",
+                    gettext("differs from the response of model %(model)r already stored for %(question_id)r")
+                    % {"model": model_name, "question_id": entry.question_id},
                 )
         elif entry.response is None:
             errors.add(
                 entry.line,
                 "question_id",
-                f"model {model_name!r} has no response to {entry.question_id!r}: import its responses first "
-                "or keep the 'response' key in the line",
+                gettext(
+                    "model %(model)r has no response to %(question_id)r: import its responses first or keep the 'response' key in the line"
+                )
+                % {"model": model_name, "question_id": entry.question_id},
             )
         elif not entry.response.strip():
-            errors.add(entry.line, "response", "empty response")
+            errors.add(entry.line, "response", gettext("empty response"))
         else:
             new_responses.append((entry, entry.response))
     errors.raise_if_any()
@@ -282,8 +303,10 @@ def _same_run_again(
         )
     raise ValidationError(
         {
-            "run": f"judge run {existing.judge}/{existing.label} of model {model_name!r} on {version} already exists with other verdicts; "
-            "import under another --run label"
+            "run": gettext(
+                "judge run %(judge)s/%(run)s of model %(model)r on %(version)s already exists with other verdicts; import under another --run label"
+            )
+            % {"judge": existing.judge, "run": existing.label, "model": model_name, "version": version}
         }
     )
 

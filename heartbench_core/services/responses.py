@@ -7,9 +7,10 @@ from typing import IO, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
-from heartbench_core.jsonl import ErrorCollector
-from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
+from heartbench_core.jsonl import ErrorCollector, type_name
+from heartbench_core.lib.jsonl import read_jsonl, source_name
 from heartbench_core.models import Dataset, DatasetVersion, LanguageModel, ModelResponse
 from heartbench_core.names import validate_model_name
 from heartbench_core.services.datasets import get_version
@@ -51,7 +52,7 @@ def import_responses(
         source, errors, version=version, known=known, stored=stored, model_name=model_name, progress=progress
     )
     if not new_lines and not unchanged and not errors:
-        errors.add(None, None, "the file holds no responses")
+        errors.add(None, None, gettext("the file holds no responses"))
     errors.raise_if_any()
     with transaction.atomic():
         # Serialise concurrent imports into one dataset (as import_heartbench does): the second
@@ -67,7 +68,7 @@ def _checked_model_name(model_name: str) -> str:
     """The stripped model name; a model not yet in the database must have a valid new name."""
     model_name = (model_name or "").strip()
     if not model_name:
-        raise ValidationError({"model": "a model name is required"})
+        raise ValidationError({"model": gettext("a model name is required")})
     if not LanguageModel.objects.filter(name=model_name).exists():
         validate_model_name(model_name)
     return model_name
@@ -80,9 +81,9 @@ def _stored_texts(version: DatasetVersion, **filters: object) -> dict[str, str]:
 
 def _differs_from_stored(model_name: str, qid: str) -> str:
     """The error for a response that differs from the one stored."""
-    return (
-        f"model {model_name!r} already has a different response to {qid!r}; responses are immutable once imported (judgments refer to them)"
-    )
+    return gettext(
+        "model %(model)r already has a different response to %(question_id)r; responses are immutable once imported (judgments refer to them)"
+    ) % {"model": model_name, "question_id": qid}
 
 
 def _read_response_lines(
@@ -122,13 +123,19 @@ def _check_question_id(
     """The question_id must be a question of the version not answered on an earlier line."""
     qid = record.get("question_id")
     if "question_id" not in record:
-        errors.add(line, "question_id", "missing key")
+        errors.add(line, "question_id", gettext("missing key"))
     elif not isinstance(qid, str):
-        errors.add(line, "question_id", f"must be a string, found {type_name(qid)}")
+        errors.add(line, "question_id", gettext("must be a string, found %(found)s") % {"found": type_name(qid)})
     elif qid not in known:
-        errors.add(line, "question_id", f"unknown question_id {qid!r} in {version}")
+        errors.add(
+            line, "question_id", gettext("unknown question_id %(question_id)r in %(version)s") % {"question_id": qid, "version": version}
+        )
     elif qid in first_line:
-        errors.add(line, "question_id", f"duplicate question_id {qid!r} (first on line {first_line[qid]})")
+        errors.add(
+            line,
+            "question_id",
+            gettext("duplicate question_id %(question_id)r (first on line %(first)d)") % {"question_id": qid, "first": first_line[qid]},
+        )
     else:
         return True
     return False
@@ -138,11 +145,11 @@ def _check_response_text(line: int, record: dict, errors: ErrorCollector) -> boo
     """The response must be a string that is not blank."""
     text = record.get("response")
     if "response" not in record:
-        errors.add(line, "response", "missing key")
+        errors.add(line, "response", gettext("missing key"))
     elif not isinstance(text, str):
-        errors.add(line, "response", f"must be a string, found {type_name(text)}")
+        errors.add(line, "response", gettext("must be a string, found %(found)s") % {"found": type_name(text)})
     elif not text.strip():
-        errors.add(line, "response", "empty response")
+        errors.add(line, "response", gettext("empty response"))
     else:
         return True
     return False

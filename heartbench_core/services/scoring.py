@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.utils.translation import gettext
 
 from heartbench_core.lib import scoring
 from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_LABELS, DIMENSIONS
@@ -57,7 +58,9 @@ class RubricFrame:
     def subset_mask(self, subset: str = "all", scene: str | None = None) -> np.ndarray:
         """Questions of a subset (all, hard, normal), optionally of one primary scene."""
         if subset not in SUBSETS:
-            raise ValidationError({"subset": f"must be one of {', '.join(SUBSETS)}, not {subset!r}"})
+            raise ValidationError(
+                {"subset": gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}}
+            )
         mask = np.ones(self.n_questions, dtype=bool) if subset == "all" else self.difficulty == subset
         if scene:
             mask &= self.scene == scene
@@ -249,7 +252,12 @@ def _number(x: float | np.floating) -> float | None:
 
 def _check_mode(mode: str) -> None:
     if mode not in scoring.CATASTROPHIC_MODES:
-        raise ValidationError({"catastrophic": f"must be one of {', '.join(scoring.CATASTROPHIC_MODES)}, not {mode!r}"})
+        raise ValidationError(
+            {
+                "catastrophic": gettext("must be one of %(choices)s, not %(value)r")
+                % {"choices": ", ".join(scoring.CATASTROPHIC_MODES), "value": mode}
+            }
+        )
 
 
 def _resolve_foreign(frame: RubricFrame, ids: np.ndarray) -> tuple[np.ndarray, int, int]:
@@ -302,7 +310,7 @@ def score_frame(frame: RubricFrame, *, criterion_id: np.ndarray, hit: np.ndarray
     usable = index >= 0
     index, hit = index[usable], hit[usable]
     if len(index) and np.bincount(index).max() > 1:
-        raise ValidationError("the verdicts hold more than one verdict for the same criterion of a response")
+        raise ValidationError(gettext("the verdicts hold more than one verdict for the same criterion of a response"))
     n_c = len(frame.criterion_id)
     judged = np.zeros(n_c, dtype=bool)
     judged[index] = True
@@ -383,7 +391,7 @@ def score_judge_runs(runs: list[JudgeRun], *, mode: str = "paper") -> dict[int, 
         return {}
     versions = {r.version_id for r in runs}
     if len(versions) != 1:
-        raise ValidationError("score_judge_runs takes runs of one dataset version")
+        raise ValidationError(gettext("score_judge_runs takes runs of one dataset version"))
     frame = rubric_frame(runs[0].version)
     # Tens of thousands of rows: fetch plain tuples straight into NumPy, skipping per-row ORM work.
     query = JudgeVerdict.objects.filter(run__in=[r.pk for r in runs]).order_by("run_id").values_list("run_id", "criterion_id", "hit")
@@ -418,10 +426,12 @@ def score_model(
 
     _check_mode(mode)
     if subset not in SUBSETS:
-        raise ValidationError({"subset": f"must be one of {', '.join(SUBSETS)}, not {subset!r}"})
+        raise ValidationError(
+            {"subset": gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}}
+        )
     dataset = Dataset.objects.filter(name=dataset_name).first()
     if dataset is None:
-        raise ValidationError({"dataset": f"no dataset named {dataset_name!r}"})
+        raise ValidationError({"dataset": gettext("no dataset named %(dataset)r") % {"dataset": dataset_name}})
     version = get_version(dataset_name, version_label) if version_label else None
     verdicts = load_verdicts(source, dataset=dataset, version=version, model=model_name, judge=judge, run=run)
     frame = rubric_frame(verdicts.version)
@@ -443,7 +453,7 @@ def upstream_overall_lines(result: ScoreResult) -> list[str]:
 def export_upstream_overall(*, result: ScoreResult, path: str | Path) -> int:
     """Write the upstream overall_score_results.jsonl; return the number of lines."""
     if result.overall is None:
-        raise ValidationError({"export_upstream": "no question was scored, so there is no overall score to export"})
+        raise ValidationError({"export_upstream": gettext("no question was scored, so there is no overall score to export")})
     lines = upstream_overall_lines(result)
     Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return len(lines)
