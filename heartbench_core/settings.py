@@ -100,6 +100,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "heartbench_core.context_processors.roles",
+                "annotation.context_processors.needs_action",
             ],
         },
     }

@@ -20,6 +20,8 @@ def home(request: HttpRequest) -> HttpResponse:
         return redirect("login")
     if has_role(request.user, Role.EXPERT) and not has_role(request.user, *STAFF_ROLES):
         return redirect("annotation:home")
+    if has_role(request.user, Role.ADMIN):  # an admin starts from what waits for them
+        return redirect("annotation:needs_action")
     return render(request, "heartbench_core/home.html", {"datasets": selectors.datasets_with_versions()})
 
 

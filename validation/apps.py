@@ -11,6 +11,11 @@ class ValidationConfig(AppConfig):
 
         register_verdict_source("consensus", load_consensus)
 
+        from validation import needs_action, risks
+
+        risks.register()
+        needs_action.register()
+
         from annotation.signals import assignment_submitted
         from validation.tasks import queue_golden_refresh
 

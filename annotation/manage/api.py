@@ -30,6 +30,7 @@ from rest_framework.response import Response
 
 from annotation.blindness import PROGRESS_WITHHELD, dual_role_conflicts, own_quality_hidden
 from annotation.manage import selectors
+from annotation.manage.needs_action_selectors import alert_text, visible_alerts
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -819,10 +820,14 @@ class AlertSerializer(serializers.ModelSerializer):
     expert = serializers.CharField(source="expert.username", read_only=True, default=None)
     campaign = serializers.CharField(source="campaign.name", read_only=True, default=None)
     resolved_by = serializers.CharField(source="resolved_by.username", read_only=True, default=None)
+    text = serializers.SerializerMethodField(help_text="The alert in the reader's language, from its kind and figures.")
 
     class Meta:
         model = AdminAlert
-        fields = ["id", "kind", "expert", "campaign", "message", "created_at", "resolved_at", "resolved_by"]
+        fields = ["id", "kind", "expert", "campaign", "message", "text", "created_at", "last_seen_at", "resolved_at", "resolved_by"]
+
+    def get_text(self, alert: AdminAlert) -> str:
+        return alert_text(alert)
 
 
 class AlertViewSet(viewsets.ReadOnlyModelViewSet[AdminAlert]):
@@ -833,12 +838,16 @@ class AlertViewSet(viewsets.ReadOnlyModelViewSet[AdminAlert]):
 
     def get_queryset(self) -> QuerySet[AdminAlert]:
         qs = AdminAlert.objects.select_related("expert", "campaign", "resolved_by").order_by("-created_at")
+        if getattr(self, "swagger_fake_view", False):  # the schema generator asks without a user
+            return qs
+        # Alerts about a campaign the admin is an expert of are not theirs to read (needs_action_selectors.visible_alerts).
+        qs = visible_alerts(signed_in(self.request), qs)
         return qs if self.request.query_params.get("all") == "1" else qs.filter(resolved_at__isnull=True)
 
     @extend_schema(request=None, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])
     def resolve(self, request: Request, pk: str | None = None) -> Response:
-        alert = get_object_or_404(AdminAlert, pk=pk)
+        alert = get_object_or_404(visible_alerts(signed_in(request)), pk=pk)
         return Response(AlertSerializer(expert_services.resolve_alert(alert=alert, by=signed_in(request))).data, status=status.HTTP_200_OK)
 
 

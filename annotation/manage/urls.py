@@ -2,9 +2,13 @@
 
 from django.urls import path
 
-from annotation.manage import views
+from annotation.manage import needs_action, views
 
 urlpatterns = [
+    path("manage/", needs_action.needs_action, name="needs_action"),
+    path("manage/digest/", needs_action.digest_opt_in, name="digest_opt_in"),
+    path("manage/reports/<str:kind>/<int:report_id>/", needs_action.report, name="report"),
+    path("my-reports/", needs_action.my_reports, name="my_reports"),
     path("manage/campaigns/", views.campaigns, name="campaigns"),
     path("manage/campaigns/new/", views.campaign_create, name="campaign_create"),
     path("manage/calibrations/new/", views.calibration_create, name="calibration_create"),

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from annotation.manage import forms, selectors
+from annotation.manage.needs_action_selectors import alert_rows, visible_alerts
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, TierChange
 from annotation.services import experts as expert_services
 from annotation.services.assignment import BulkAssignment, bulk_assign, calibration_state, release_assignment
@@ -70,7 +71,7 @@ def campaigns(request: SignedInRequest) -> HttpResponse:
     return render(
         request,
         "annotation/manage/campaigns.html",
-        {"campaigns": [(c, progress[c.pk]) for c in rows], "alerts": selectors.open_alerts()[:5]},
+        {"campaigns": [(c, progress[c.pk]) for c in rows], "alerts": visible_alerts(request.user, selectors.open_alerts())[:5]},
     )
 
 
@@ -329,17 +330,18 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
 @admin_only
 def alerts(request: SignedInRequest) -> HttpResponse:
     show_all = request.GET.get("all") == "1"
-    rows = AdminAlert.objects.select_related("expert", "campaign", "resolved_by")
+    # Alerts about a campaign the admin is an expert of (its gold, agreement, judge) are not theirs to read.
+    rows = visible_alerts(request.user).order_by("-created_at")
     if not show_all:
         rows = rows.filter(resolved_at__isnull=True)
-    return render(request, "annotation/manage/alerts.html", {"alerts": rows[:200], "show_all": show_all})
+    return render(request, "annotation/manage/alerts.html", {"alerts": alert_rows(rows[:200]), "show_all": show_all})
 
 
 @require_POST
 @admin_only
 def alert_resolve(request: SignedInRequest, alert_id: int) -> HttpResponse:
-    expert_services.resolve_alert(alert=get_object_or_404(AdminAlert, pk=alert_id), by=request.user)
-    return redirect("annotation:alerts")
+    expert_services.resolve_alert(alert=get_object_or_404(visible_alerts(request.user), pk=alert_id), by=request.user)
+    return redirect("annotation:needs_action" if request.POST.get("next") == "needs_action" else "annotation:alerts")
 
 
 # --- the expert's own profile ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ NOT_PAGINATED = {
     "/api/v1/annotation/assignments/{public_id}/discussion/": "one response's discussion thread, not a list resource",
     "/api/v1/annotation/manage/campaigns/{id}/payments/": "a CSV export",
     "/api/v1/annotation/manage/campaigns/{id}/progress/": "one campaign's progress summary",
+    "/api/v1/annotation/manage/needs-action/": "the counts of the admins' needs-action home, one document",
     "/api/v1/annotation/profiles/me/": "the caller's own profile",
     "/api/v1/judge-runs/{id}/verdicts/": "one judge run's verdicts as a single document",
     "/api/v1/rubrics/quality/": "quality signals of one dataset (or one question), one document",

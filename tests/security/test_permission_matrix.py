@@ -36,6 +36,10 @@ ARG_SOURCES = {
     ("api-campaign-", "pk"): "campaign_id",
     ("api-calibration-result-", "pk"): "calibration_result_pk",
     ("api-alert-", "pk"): "alert_pk",
+    ("annotation:report", "kind"): "report_kind",
+    ("annotation:report", "report_id"): "problem_report_pk",
+    ("api-report-resolve", "kind"): "report_kind",
+    ("api-report-resolve", "report_id"): "problem_report_pk",
 }
 
 # Query strings some endpoints need to name their subject.

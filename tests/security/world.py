@@ -129,11 +129,13 @@ def _validation_pieces(world: World) -> None:
 
 
 def _campaign_management_pieces(world: World) -> None:
-    from annotation.models import AdminAlert, CalibrationResult
+    from annotation.models import AdminAlert, CalibrationResult, ItemProblemReport
 
     campaign, expert = world.objects["campaign"], world.cast.expert
     result = CalibrationResult.objects.create(campaign=campaign, expert=expert, threshold=0.8, score=1.0, agreed=1, compared=1, passed=True)
     alert = AdminAlert.objects.create(kind=AdminAlert.Kind.GOLD_ACCURACY, expert=expert, campaign=campaign, message="matrix alert")
+    problem = ItemProblemReport.objects.create(assignment=world.objects["assignment"], comment="The response is cut off.")
+    world.values.update(report_kind="problem", problem_report_pk=problem.pk)
     world.values.update(
         username=expert.username, result_id=result.pk, calibration_result_pk=result.pk, alert_id=alert.pk, alert_pk=alert.pk
     )

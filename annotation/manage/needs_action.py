@@ -1,0 +1,116 @@
+"""The admins' "needs action" home, the resolve page of an expert's report, the digest opt-in; the expert's "My reports".
+
+Admin pages require the admin role; "My reports" shows an expert only their own reports, their
+status and the reply — never models, gold checks or other raters.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from annotation.manage import needs_action_selectors as selectors
+from annotation.models import ItemProblemReport, UnclearCriterionReport
+from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, own_problem_reports, own_unclear_reports, resolve_report
+from heartbench_core.blindness import record_exposures, refuse_response
+from heartbench_core.http import SignedInRequest
+from heartbench_core.roles import Role, role_required
+
+admin_only = role_required(Role.ADMIN)
+REPORTS_SEEN_KEY = "reports_seen_at"
+
+
+@require_safe
+@admin_only
+def needs_action(request: SignedInRequest) -> HttpResponse:
+    home = selectors.needs_action_home(request.user)
+    opted_in = request.user.groups.filter(name=selectors.DIGEST_GROUP).exists()
+    return render(request, "annotation/manage/needs_action.html", {"home": home, "digest_opted_in": opted_in})
+
+
+@require_POST
+@admin_only
+def digest_opt_in(request: SignedInRequest) -> HttpResponse:
+    """Join or leave the admins who get the risk digest by e-mail."""
+    group, _created = Group.objects.get_or_create(name=selectors.DIGEST_GROUP)
+    if request.POST.get("digest") == "on":
+        request.user.groups.add(group)
+        messages.success(request, gettext_lazy("You will get the risk digest by e-mail."))
+    else:
+        request.user.groups.remove(group)
+        messages.success(request, gettext_lazy("You will no longer get the risk digest by e-mail."))
+    return redirect("annotation:needs_action")
+
+
+class ReplyForm(forms.Form):
+    reply = forms.CharField(
+        label=gettext_lazy("Reply to the expert"),
+        widget=forms.Textarea(attrs={"rows": 4}),
+        max_length=REPLY_MAX_CHARS,
+        help_text=gettext_lazy("The expert reads this on their reports page. Do not name the model or say whether it was a gold check."),
+    )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def report(request: SignedInRequest, kind: str, report_id: int) -> HttpResponse:
+    """One expert's report with its context; replying resolves it."""
+    if kind not in REPORT_KINDS:
+        raise Http404(gettext_lazy("Unknown kind of report."))
+    related = ["assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item", "resolved_by"]
+    related += ["assignment__campaign_response__response__model"]
+    found: ItemProblemReport | UnclearCriterionReport = (
+        get_object_or_404(UnclearCriterionReport.objects.select_related(*related, "criterion"), pk=report_id)
+        if kind == "unclear"
+        else get_object_or_404(ItemProblemReport.objects.select_related(*related), pk=report_id)
+    )
+    entry = found.assignment.campaign_response
+    # Another rater's note on a response the admin judges blind: closed, like the corrections page.
+    refuse_response(request.user, entry.response_id)
+    form = ReplyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            resolve_report(report=found, by=request.user, reply=form.cleaned_data["reply"])
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                for error in errors:
+                    form.add_error(field if field in form.fields else None, error)
+        else:
+            messages.success(request, gettext_lazy("Replied and resolved; the expert sees your reply."))
+            return redirect("annotation:needs_action")
+    record_exposures(user=request.user, response_ids=[entry.response_id], via="report")
+    context = {"report": found, "kind": kind, "entry": entry, "form": form}
+    return render(request, "annotation/manage/needs_action_report.html", context, status=400 if form.errors else 200)
+
+
+# --- the expert's own reports ------------------------------------------------------------------------
+
+
+def reports_seen_at(request: SignedInRequest) -> datetime | None:
+    """When the expert last opened their reports page (kept in their session)."""
+    raw = request.session.get(REPORTS_SEEN_KEY)
+    try:
+        return datetime.fromisoformat(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None
+
+
+@require_safe
+@role_required(Role.EXPERT)
+def my_reports(request: SignedInRequest) -> HttpResponse:
+    seen = reports_seen_at(request)
+    rows: list[tuple[str, ItemProblemReport | UnclearCriterionReport]] = [("problem", r) for r in own_problem_reports(request.user)]
+    rows += [("unclear", r) for r in own_unclear_reports(request.user)]
+    rows.sort(key=lambda kr: (kr[1].created_at, kr[1].pk), reverse=True)
+    shown = [(k, r, bool(r.reply and r.resolved_at and (seen is None or r.resolved_at > seen))) for k, r in rows]
+    request.session[REPORTS_SEEN_KEY] = timezone.now().isoformat()
+    return render(request, "annotation/workspace/my_reports.html", {"rows": shown})

@@ -1,0 +1,145 @@
+"""API of the "needs action" home (admins), the resolve action on an expert's report (admins), and an expert's own reports.
+
+The same selectors and service as the pages; an expert's reports carry nothing about models,
+gold checks or other raters.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.manage import needs_action_selectors as selectors
+from annotation.models import ItemProblemReport, UnclearCriterionReport
+from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, own_problem_reports, own_unclear_reports, resolve_report
+from heartbench_core.api import ComputedListView, valid_query
+from heartbench_core.blindness import refuse_response
+from heartbench_core.http import signed_in
+from heartbench_core.roles import Role, role_permission
+
+IsAdmin = role_permission(Role.ADMIN)
+IsExpert = role_permission(Role.EXPERT)
+
+
+class NeedsActionSectionSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    title = serializers.CharField()
+    count = serializers.IntegerField(help_text="Rows of the section that need action.")
+
+
+class NeedsActionSerializer(serializers.Serializer):
+    corrections = serializers.IntegerField(help_text="Pending correction requests.")
+    problem_reports = serializers.IntegerField(help_text="Unresolved problem reports from experts.")
+    unclear_reports = serializers.IntegerField(help_text="Unresolved unclear-criterion reports.")
+    alerts = serializers.IntegerField(help_text="Open risk alerts the caller may read.")
+    unavailable_experts = serializers.IntegerField(help_text="Experts paused or away.")
+    total = serializers.IntegerField(help_text="The navigation badge: the five counts above added up.")
+    unfillable_slots = serializers.IntegerField(help_text="Open slots of active blind tests no eligible expert can take.")
+    behind_schedule = serializers.IntegerField(help_text="Running blind tests whose projected finish misses their deadline.")
+    sections = NeedsActionSectionSerializer(many=True, help_text="Sections other apps add (the release gate per dataset version).")
+
+
+class NeedsActionView(APIView):
+    """Admin: the counts of the "needs action" home, with the same blindness rules as the page."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(responses=NeedsActionSerializer)
+    def get(self, request: Request) -> Response:
+        home = selectors.needs_action_home(signed_in(request))
+        c = home.counts
+        data = {
+            "corrections": c.corrections,
+            "problem_reports": c.problem_reports,
+            "unclear_reports": c.unclear_reports,
+            "alerts": c.alerts,
+            "unavailable_experts": c.unavailable_experts,
+            "total": c.total,
+            "unfillable_slots": home.unfillable_count,
+            "behind_schedule": home.behind_count,
+            "sections": [{"key": s.key, "title": s.title, "count": s.count} for s in home.extra],
+        }
+        return Response(NeedsActionSerializer(data).data)
+
+
+class ReportReplySerializer(serializers.Serializer):
+    reply = serializers.CharField(max_length=REPLY_MAX_CHARS, help_text="What the reporting expert reads.")
+
+
+class ExpertReportSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=list(REPORT_KINDS))
+    id = serializers.IntegerField()
+    campaign = serializers.CharField(help_text="The campaign's name.")
+    assignment = serializers.CharField(help_text="The public id of the reporting expert's assignment.")
+    criterion = serializers.CharField(allow_null=True, help_text="The criterion's text (unclear-criterion reports only).")
+    comment = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    resolved_at = serializers.DateTimeField(allow_null=True)
+    reply = serializers.CharField(allow_blank=True)
+
+
+def _report_row(kind: str, report: ItemProblemReport | UnclearCriterionReport) -> dict:
+    return {
+        "kind": kind,
+        "id": report.pk,
+        "campaign": report.assignment.campaign_response.campaign.name,
+        "assignment": report.assignment.public_id,
+        "criterion": report.criterion.text if isinstance(report, UnclearCriterionReport) else None,
+        "comment": report.comment,
+        "created_at": report.created_at,
+        "resolved_at": report.resolved_at,
+        "reply": report.reply,
+    }
+
+
+class ReportResolveView(APIView):
+    """Admin: reply to an expert's report and resolve it (once)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=ReportReplySerializer, responses={200: ExpertReportSerializer})
+    def post(self, request: Request, kind: str, report_id: int) -> Response:
+        if kind not in REPORT_KINDS:
+            raise Http404("unknown kind of report")
+        related = ("assignment__campaign_response__campaign",)
+        report: ItemProblemReport | UnclearCriterionReport = (
+            get_object_or_404(UnclearCriterionReport.objects.select_related(*related, "criterion"), pk=report_id)
+            if kind == "unclear"
+            else get_object_or_404(ItemProblemReport.objects.select_related(*related), pk=report_id)
+        )
+        refuse_response(request.user, report.assignment.campaign_response.response_id)
+        body = ReportReplySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        resolved = resolve_report(report=report, by=signed_in(request), reply=body.validated_data["reply"])
+        return Response(ExpertReportSerializer(_report_row(kind, resolved)).data)
+
+
+class MyReportsQuerySerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=list(REPORT_KINDS), required=False, help_text="Only reports of this kind.")
+    status = serializers.ChoiceField(choices=["open", "resolved"], required=False, help_text="Only open or only resolved reports.")
+
+
+class MyReportsView(ComputedListView):
+    """Expert: their own reports, newest first, with status and the admins' reply."""
+
+    permission_classes = [IsExpert]
+    serializer_class = ExpertReportSerializer
+
+    @extend_schema(parameters=[MyReportsQuerySerializer], responses=ExpertReportSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        query = valid_query(MyReportsQuerySerializer, request)
+        user = signed_in(request)
+        rows = [_report_row("problem", r) for r in own_problem_reports(user)] + [
+            _report_row("unclear", r) for r in own_unclear_reports(user)
+        ]
+        if kind := query.get("kind"):
+            rows = [r for r in rows if r["kind"] == kind]
+        if status := query.get("status"):
+            rows = [r for r in rows if (r["resolved_at"] is None) == (status == "open")]
+        rows.sort(key=lambda r: (r["created_at"], r["id"]), reverse=True)
+        return self.paginated(rows)

@@ -1,0 +1,408 @@
+"""Reads of the admins' "needs action" home: what waits for a decision, what is at risk, with a count for each.
+
+Blindness: an admin who is also an expert of an open campaign sees nothing here that a staff view
+of that campaign would close to them. Corrections and reports on its responses are left out,
+its progress (unfillable slots, schedule) is withheld as on the campaign page, and its alerts
+(gold accuracy, agreement, judge) are left out, as are alerts about the admin's own quality.
+
+Sections that belong to apps above this one (the release gate of each dataset version) are
+registered by those apps (`register_needs_action_section`), so no import points upward.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from django.db import transaction
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.blindness import PROGRESS_WITHHELD
+from annotation.manage.selectors import CampaignProgress, campaign_progress
+from annotation.models import (
+    AdminAlert,
+    Assignment,
+    AssignmentQuerySet,
+    Campaign,
+    CampaignResponse,
+    CorrectionRequest,
+    ExpertProfile,
+    ItemProblemReport,
+    UnclearCriterionReport,
+)
+from annotation.services.assignment import (
+    UnfilledSlot,
+    _expert_states,
+    _item_info,
+    _qualified_for,
+    _unfilled_slots,
+    campaign_settings,
+)
+from heartbench_core.blindness import BlindScope, blind_scope
+from heartbench_core.models import StaffExposure, User
+
+# --- alerts ---------------------------------------------------------------------------------------
+
+
+def visible_alerts(user: User, alerts: QuerySet[AdminAlert] | None = None) -> QuerySet[AdminAlert]:
+    """Alerts the admin may read: none about a campaign they are an expert of, its models on its dataset, or their own quality."""
+    qs = AdminAlert.objects.all() if alerts is None else alerts
+    scope = blind_scope(user)
+    if not scope:
+        return qs
+    qs = qs.exclude(campaign_id__in=scope.campaign_ids).exclude(expert_id=user.pk)
+    for dataset_id, model_id in scope.model_pairs:
+        qs = qs.exclude(language_model_id=model_id, campaign__version__dataset_id=dataset_id)
+    return qs
+
+
+def _pct(value: object) -> str:
+    return f"{float(value):.0%}" if isinstance(value, int | float) else _("undefined")
+
+
+def alert_text(alert: AdminAlert) -> str:
+    """The alert in the reader's language, from its kind and figures; the stored English message when they are missing."""
+    d = alert.details or {}
+    try:
+        if alert.kind == AdminAlert.Kind.EXPERT_DRIFT:
+            return _(
+                "%(expert)s is drifting from gold: %(value)s on the last %(checks)s gold checks (%(agreed)s of %(compared)s criteria), "
+                "down from %(previous)s on the %(previous_checks)s before (%(previous_agreed)s of %(previous_compared)s)."
+            ) % {
+                "expert": d["username"],
+                "value": _pct(d["value"]),
+                "checks": d["checks"],
+                "agreed": d["agreed"],
+                "compared": d["compared"],
+                "previous": _pct(d["previous"]),
+                "previous_checks": d["previous_checks"],
+                "previous_agreed": d["previous_agreed"],
+                "previous_compared": d["previous_compared"],
+            }
+        if alert.kind == AdminAlert.Kind.CRITERION_LOW_ALPHA:
+            return _(
+                "Experts of %(campaign)s agree little on criterion %(position)s of %(question)s: Krippendorff's alpha %(value).2f "
+                "over %(units)s responses (%(ratings)s ratings), below %(threshold).2f."
+            ) % {
+                "campaign": d["campaign"],
+                "position": d["position"],
+                "question": d["question_id"],
+                "value": float(d["value"]),
+                "units": d["units"],
+                "ratings": d["ratings"],
+                "threshold": float(d["threshold"]),
+            }
+        if alert.kind == AdminAlert.Kind.JUDGE_DISAGREES_ON_MODEL:
+            return _(
+                "On %(model)s in %(campaign)s, the judge matches the experts' majority on %(value)s of %(units)s criteria judged, "
+                "below %(threshold)s (%(without)s more had no majority yet)."
+            ) % {
+                "model": d["model"],
+                "campaign": d["campaign"],
+                "value": _pct(d["value"]),
+                "units": d["units"],
+                "threshold": _pct(d["threshold"]),
+                "without": d.get("without_majority", 0),
+            }
+    except (KeyError, TypeError, ValueError):
+        pass
+    return alert.message
+
+
+KIND_LABELS: dict[str, str] = {
+    AdminAlert.Kind.GOLD_ACCURACY: _("Low gold accuracy"),
+    AdminAlert.Kind.CALIBRATION_FAILED: _("Calibration failed"),
+    AdminAlert.Kind.EXPERT_DRIFT: _("Expert drifting from gold"),
+    AdminAlert.Kind.CRITERION_LOW_ALPHA: _("Criterion with low agreement"),
+    AdminAlert.Kind.JUDGE_DISAGREES_ON_MODEL: _("Judge disagrees with the experts on a model"),
+}
+
+
+@dataclass(frozen=True)
+class AlertRow:
+    alert: AdminAlert
+    text: str
+    kind_label: str
+
+
+def alert_rows(alerts: QuerySet[AdminAlert]) -> list[AlertRow]:
+    """Alerts with their text and kind in the reader's language."""
+    rows = alerts.select_related("expert", "campaign", "resolved_by")
+    return [AlertRow(a, alert_text(a), str(KIND_LABELS.get(str(a.kind), a.kind))) for a in rows]
+
+
+# --- the count in the navigation ---------------------------------------------------------------------
+
+
+def _visible_reports(scope: BlindScope, qs: QuerySet) -> QuerySet:
+    return scope.visible_responses(qs, "assignment__campaign_response__response_id")
+
+
+def pending_corrections_of(user: User) -> QuerySet[CorrectionRequest]:
+    return _visible_reports(blind_scope(user), CorrectionRequest.objects.filter(status=CorrectionRequest.Status.PENDING))
+
+
+def open_problem_reports(user: User) -> QuerySet[ItemProblemReport]:
+    return _visible_reports(blind_scope(user), ItemProblemReport.objects.filter(resolved_at__isnull=True))
+
+
+def open_unclear_reports(user: User) -> QuerySet[UnclearCriterionReport]:
+    return _visible_reports(blind_scope(user), UnclearCriterionReport.objects.filter(resolved_at__isnull=True))
+
+
+def unavailable_experts() -> QuerySet[ExpertProfile]:
+    """Experts paused (by an admin or by gold accuracy) or away, with their reason."""
+    return ExpertProfile.objects.exclude(availability=ExpertProfile.Availability.ACTIVE).select_related("user").order_by("user__username")
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    """What waits for an admin's decision; the navigation shows the total."""
+
+    corrections: int
+    problem_reports: int
+    unclear_reports: int
+    alerts: int
+    unavailable_experts: int
+
+    @property
+    def total(self) -> int:
+        return self.corrections + self.problem_reports + self.unclear_reports + self.alerts + self.unavailable_experts
+
+
+def queue_counts(user: User) -> QueueCounts:
+    """The counts of the navigation badge: five counts, plus the viewer's blind scope (none to two queries)."""
+    return QueueCounts(
+        corrections=pending_corrections_of(user).count(),
+        problem_reports=open_problem_reports(user).count(),
+        unclear_reports=open_unclear_reports(user).count(),
+        alerts=visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True)).count(),
+        unavailable_experts=unavailable_experts().count(),
+    )
+
+
+# --- unfillable slots -----------------------------------------------------------------------------------
+
+
+def unfillable_slots(campaign: Campaign) -> list[UnfilledSlot]:
+    """Open slots of the campaign's responses that no eligible expert could take even with room to spare, and why.
+
+    The bulk pre-assignment's own reasoning (`annotation.services.assignment`), read without assigning.
+    """
+    now = timezone.now()
+    with transaction.atomic():  # the eligible experts are read as the bulk assignment reads them, under its row locks
+        states = _expert_states(campaign, None, now)
+    cfg = campaign_settings(campaign)
+    responses = dict(CampaignResponse.objects.filter(campaign=campaign, is_gold=False).values_list("pk", "item_id"))
+    taken: dict[int, set[int]] = defaultdict(set)
+    live: dict[int, int] = defaultdict(int)
+    held = (
+        Assignment.objects.filter(campaign_response_id__in=responses)
+        .annotate(is_live=ExpressionWrapper(AssignmentQuerySet.live_q(now), output_field=BooleanField()))
+        .values_list("campaign_response_id", "expert_id", "is_live")
+    )
+    for cr_id, expert_id, is_live in held:
+        taken[cr_id].add(expert_id)
+        live[cr_id] += is_live
+    exposed: dict[int, set[int]] = defaultdict(set)
+    seen = StaffExposure.objects.filter(user_id__in=[s.user_id for s in states], response__campaign_entries__campaign=campaign)
+    for cr_id, user_id in seen.values_list("response__campaign_entries", "user_id"):
+        taken[cr_id].add(user_id)
+        exposed[cr_id].add(user_id)
+    info = _item_info(set(responses.values()))
+    short = []
+    able_n: dict[int, int] = {}
+    for cr_id, item_id in sorted(responses.items()):
+        need = campaign.overlap - live[cr_id]
+        hard, _abilities, dims, _scene = info[item_id]
+        able = [
+            s
+            for s in states
+            if s.user_id not in taken[cr_id]
+            and (not hard or s.tier >= campaign.min_tier_for_hard)
+            and _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)
+        ]
+        if need > len(able):
+            short.append((cr_id, item_id, need - len(able)))
+            able_n[cr_id] = len(able)
+    # Capacity is no cause here (it frees up as experts submit): the bulk pass's "capacity" means too few experts at all.
+    return [
+        replace(s, reason="too_few", detail=_("only %(n)s eligible experts have not had it") % {"n": able_n[s.campaign_response_id]})
+        if s.reason == "capacity"
+        else s
+        for s in _unfilled_slots(campaign, states, short, taken, exposed, info, cfg)
+    ]
+
+
+@dataclass(frozen=True)
+class CampaignSlots:
+    campaign: Campaign
+    slots: list[UnfilledSlot]
+    withheld: str = ""
+
+    @property
+    def open_slots(self) -> int:
+        return sum(s.need for s in self.slots)
+
+    @property
+    def responses(self) -> int:
+        return len(self.slots)
+
+    def by_detail(self) -> list[tuple[str, int, int]]:
+        """(why, responses, open slots) per distinct reason."""
+        groups: dict[str, list[UnfilledSlot]] = defaultdict(list)
+        for s in self.slots:
+            groups[s.detail].append(s)
+        return [(why, len(rows), sum(r.need for r in rows)) for why, rows in sorted(groups.items())]
+
+
+# --- schedule ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    campaign: Campaign
+    progress: CampaignProgress | None
+    withheld: str = ""
+
+    @property
+    def deadline(self) -> date | None:
+        return self.campaign.deadline.date() if self.campaign.deadline else None
+
+    @property
+    def behind(self) -> bool:
+        """Not done, and the projected finish (or, without a pace, the absence of one) misses the deadline."""
+        p = self.progress
+        if p is None or self.deadline is None or not p.target or p.submitted >= p.target:
+            return False
+        return p.projected_finish is None or p.projected_finish > self.deadline
+
+    @property
+    def remaining(self) -> int:
+        return 0 if self.progress is None else max(self.progress.target - self.progress.submitted, 0)
+
+
+# --- the page -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SectionRow:
+    """One line of a section an app above this one contributes."""
+
+    label: str
+    status: str
+    detail: str = ""
+    url: str = ""
+    needs_action: bool = False
+
+
+@dataclass(frozen=True)
+class ExtraSection:
+    key: str
+    title: str
+    rows: list[SectionRow]
+    empty: str = ""
+
+    @property
+    def count(self) -> int:
+        return sum(r.needs_action for r in self.rows)
+
+
+SectionProvider = Callable[[User], ExtraSection]
+_SECTIONS: dict[str, SectionProvider] = {}
+
+
+def register_needs_action_section(name: str, provider: SectionProvider) -> None:
+    """Add a section to the home (called from an AppConfig.ready)."""
+    _SECTIONS[name] = provider
+
+
+@dataclass
+class NeedsActionHome:
+    counts: QueueCounts
+    corrections: list[CorrectionRequest]
+    problem_reports: list[ItemProblemReport]
+    unclear_reports: list[UnclearCriterionReport]
+    alerts: list[AlertRow]
+    experts: list[ExpertProfile]
+    hide_reason_of: str
+    unfillable: list[CampaignSlots]
+    schedule: list[ScheduleRow]
+    extra: list[ExtraSection] = field(default_factory=list)
+
+    @property
+    def unfillable_count(self) -> int:
+        return sum(c.open_slots for c in self.unfillable)
+
+    @property
+    def behind_count(self) -> int:
+        return sum(r.behind for r in self.schedule)
+
+
+LISTED = 50
+
+
+def needs_action_home(user: User) -> NeedsActionHome:
+    """Everything on the home: the queues (with the badge's counts), unfillable slots, schedule, and the registered sections."""
+    scope = blind_scope(user)
+    running = list(
+        Campaign.objects.filter(kind=Campaign.Kind.BLIND_TEST, status__in=[Campaign.Status.ACTIVE, Campaign.Status.PAUSED])
+        .select_related("version__dataset")
+        .order_by("name")
+    )
+    unfillable = []
+    for c in running:
+        if c.status != Campaign.Status.ACTIVE:
+            continue
+        if scope.hides_campaign(c.pk):
+            unfillable.append(CampaignSlots(c, [], str(PROGRESS_WITHHELD)))
+        elif slots := unfillable_slots(c):
+            unfillable.append(CampaignSlots(c, slots))
+    schedule = [
+        ScheduleRow(c, None, str(PROGRESS_WITHHELD)) if scope.hides_campaign(c.pk) else ScheduleRow(c, campaign_progress(c))
+        for c in running
+        if c.deadline is not None
+    ]
+    own = user.get_username() if scope else ""
+    return NeedsActionHome(
+        counts=queue_counts(user),
+        corrections=list(
+            pending_corrections_of(user).select_related("assignment__expert", "assignment__campaign_response__campaign")[:LISTED]
+        ),
+        problem_reports=list(
+            open_problem_reports(user)
+            .select_related("assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item")
+            .order_by("created_at")[:LISTED]
+        ),
+        unclear_reports=list(
+            open_unclear_reports(user)
+            .select_related("assignment__expert", "assignment__campaign_response__campaign", "criterion__item")
+            .order_by("created_at")[:LISTED]
+        ),
+        alerts=alert_rows(visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True)).order_by("-created_at")[:LISTED]),
+        experts=list(unavailable_experts()),
+        hide_reason_of=own,
+        unfillable=unfillable,
+        schedule=schedule,
+        extra=[provider(user) for provider in _SECTIONS.values()],
+    )
+
+
+def digest_recipients() -> QuerySet[User]:
+    """Admins who asked for the risk digest by e-mail (members of the digest group) and have an address."""
+    from heartbench_core.roles import Role
+
+    return (
+        User.objects.filter(is_active=True, groups__name=DIGEST_GROUP)
+        .filter(Q(groups__name=Role.ADMIN.value) | Q(is_superuser=True))
+        .exclude(email="")
+        .distinct()
+        .order_by("username")
+    )
+
+
+DIGEST_GROUP = "risk_digest"
