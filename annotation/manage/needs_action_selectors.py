@@ -344,6 +344,7 @@ class NeedsActionHome:
 
 
 LISTED = 50
+ALERTS_LISTED = 10  # the newest; the alerts page has them all
 
 
 def needs_action_home(user: User) -> NeedsActionHome:
@@ -383,7 +384,9 @@ def needs_action_home(user: User) -> NeedsActionHome:
             .select_related("assignment__expert", "assignment__campaign_response__campaign", "criterion__item")
             .order_by("created_at")[:LISTED]
         ),
-        alerts=alert_rows(visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True)).order_by("-created_at")[:LISTED]),
+        alerts=alert_rows(
+            visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True)).order_by("-created_at")[:ALERTS_LISTED]
+        ),
         experts=list(unavailable_experts()),
         hide_reason_of=own,
         unfillable=unfillable,
