@@ -11,13 +11,13 @@ registered by those apps (`register_needs_action_section`), so no import points 
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
 
 from django.db import transaction
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -26,7 +26,6 @@ from annotation.manage.selectors import CampaignProgress, campaign_progress
 from annotation.models import (
     AdminAlert,
     Assignment,
-    AssignmentQuerySet,
     Campaign,
     CampaignResponse,
     CorrectionRequest,
@@ -198,21 +197,18 @@ def unfillable_slots(campaign: Campaign) -> list[UnfilledSlot]:
         states = _expert_states(campaign, None, now)
     cfg = campaign_settings(campaign)
     responses = dict(CampaignResponse.objects.filter(campaign=campaign, is_gold=False).values_list("pk", "item_id"))
+    work = Assignment.objects.filter(campaign_response_id__in=responses)
+    live = Counter(work.live(now).values_list("campaign_response_id", flat=True))
     taken: dict[int, set[int]] = defaultdict(set)
-    live: dict[int, int] = defaultdict(int)
-    held = (
-        Assignment.objects.filter(campaign_response_id__in=responses)
-        .annotate(is_live=ExpressionWrapper(AssignmentQuerySet.live_q(now), output_field=BooleanField()))
-        .values_list("campaign_response_id", "expert_id", "is_live")
-    )
-    for cr_id, expert_id, is_live in held:
-        taken[cr_id].add(expert_id)
-        live[cr_id] += is_live
     exposed: dict[int, set[int]] = defaultdict(set)
-    seen = StaffExposure.objects.filter(user_id__in=[s.user_id for s in states], response__campaign_entries__campaign=campaign)
-    for cr_id, user_id in seen.values_list("response__campaign_entries", "user_id"):
-        taken[cr_id].add(user_id)
+    for cr_id, expert_id in work.values_list("campaign_response_id", "expert_id"):
+        taken[cr_id].add(expert_id)
+    # A response a staff view showed an expert is never theirs to judge blind: they count as having it.
+    eligible_ids = [s.user_id for s in states]
+    shown = StaffExposure.objects.filter(user_id__in=eligible_ids, response__campaign_entries__campaign=campaign)
+    for user_id, cr_id in shown.values_list("user_id", "response__campaign_entries"):
         exposed[cr_id].add(user_id)
+        taken[cr_id].add(user_id)
     info = _item_info(set(responses.values()))
     short = []
     able_n: dict[int, int] = {}
