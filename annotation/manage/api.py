@@ -15,6 +15,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiParameter,
     PolymorphicProxySerializer,
@@ -31,6 +33,7 @@ from rest_framework.response import Response
 from annotation.blindness import PROGRESS_WITHHELD, dual_role_conflicts, own_quality_hidden
 from annotation.manage import selectors
 from annotation.manage.needs_action_selectors import alert_text, visible_alerts
+from annotation.manage.selectors import Certificate
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -40,11 +43,19 @@ from annotation.models import (
     ExpertProfile,
     ExpertQuality,
     Qualification,
+    QualityPolicy,
 )
 from annotation.services import experts as expert_services
 from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, release_assignment
-from annotation.services.campaigns import CampaignOutcome, create_calibration, create_campaign, create_gold_set, set_campaign_status
-from annotation.services.payments import payment_csv
+from annotation.services.campaigns import (
+    CampaignOutcome,
+    create_calibration,
+    create_campaign,
+    create_gold_set,
+    set_campaign_status,
+    update_campaign_settings,
+)
+from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import signed_in
@@ -155,6 +166,33 @@ class OwnProfileSerializer(serializers.ModelSerializer):
         return ExpertQuality.objects.filter(profile=obj).values_list("certified_at", flat=True).first()
 
 
+class CertificateSerializer(serializers.Serializer):
+    """An expert's own certificate: their own aggregate figures, never per gold check."""
+
+    title = serializers.CharField()
+    holder = serializers.CharField()
+    campaign = serializers.CharField(source="campaign.name")
+    campaign_id = serializers.IntegerField(source="campaign.pk")
+    submitted = serializers.IntegerField(help_text="Responses the expert submitted in the campaign.")
+    certified_at = serializers.DateTimeField()
+    quality_bar = serializers.FloatField(help_text="The measured quality the certificate needs.")
+    quality = serializers.FloatField(
+        allow_null=True,
+        help_text="Measured quality; null while the expert takes part in an open campaign (then it is at least quality_bar).",
+    )
+    quality_basis = serializers.ChoiceField(choices=["gold", "calibration"])
+    gold_checks = serializers.IntegerField(help_text="Checks the quality is measured over (0 when withheld or from calibration).")
+    code = serializers.CharField(help_text="Verification code.")
+    url = serializers.SerializerMethodField(help_text="The printable page.")
+    verify_url = serializers.SerializerMethodField()
+
+    def get_url(self, cert: Certificate) -> str:
+        return self.context["request"].build_absolute_uri(reverse("annotation:certificate", args=[cert.campaign.pk]))
+
+    def get_verify_url(self, cert: Certificate) -> str:
+        return self.context["request"].build_absolute_uri(reverse("annotation:certificate_verify", args=[cert.code]))
+
+
 # What experts set themselves; "paused" is an admin's decision.
 EXPERT_AVAILABILITY = [(a.value, a.label) for a in (ExpertProfile.Availability.ACTIVE, ExpertProfile.Availability.AWAY)]
 
@@ -243,6 +281,19 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         """The requesting user's own profile, as an expert sees it."""
         profile = expert_services.ensure_profile(signed_in(request))
         return Response(OwnProfileSerializer(profile).data)
+
+    @extend_schema(responses={200: CertificateSerializer(many=True)})
+    @action(detail=False, methods=["get"])
+    def certificates(self, request: Request) -> Response:
+        """The requesting expert's certificates, one per blind test they worked in, once the quality policy's thresholds are met."""
+        user = signed_in(request)
+        exact = not own_quality_hidden(user)
+        rows = []
+        for c in selectors.certificate_campaigns(user):
+            campaign = Campaign.objects.get(pk=c["campaign_response__campaign_id"])
+            if (issued := selectors.certificate(user, campaign, show_exact_quality=exact)) is not None:
+                rows.append(issued)
+        return Response(CertificateSerializer(rows, many=True, context={"request": request}).data)
 
     @extend_schema(request=TierOverrideSerializer, responses={200: AdminProfileSerializer})
     @action(detail=True, methods=["post"], url_path="override-tier")
@@ -394,6 +445,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     max_attempts = serializers.IntegerField(source="settings.max_attempts", read_only=True, allow_null=True, default=None)
     sitting_size = serializers.IntegerField(source="settings.sitting_size", read_only=True, allow_null=True, default=None)
     retake_cooldown = serializers.DurationField(source="settings.retake_cooldown", read_only=True, allow_null=True, default=None)
+    certificate_name = serializers.CharField(source="settings.certificate_name", read_only=True, allow_null=True, default=None)
 
     class Meta:
         model = Campaign
@@ -402,6 +454,9 @@ class CampaignSerializer(serializers.ModelSerializer):
             "name",
             "kind",
             "status",
+            "status_reason",
+            "deadline",
+            "certificate_name",
             "dataset",
             "version",
             "models",
@@ -513,6 +568,94 @@ class CampaignCreateSerializer(serializers.Serializer):
 
 class StatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Campaign.Status.choices)
+    reason = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=2000, help_text="Why; required to pause or close. Experts read it."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["status"] in (Campaign.Status.PAUSED, Campaign.Status.CLOSED) and not attrs["reason"].strip():
+            raise serializers.ValidationError({"reason": _("Say why the campaign is paused or closed; its experts read it.")})
+        return attrs
+
+
+class CampaignSettingsUpdateSerializer(serializers.Serializer):
+    """What may change while a campaign runs; every field optional (PATCH)."""
+
+    rationale_min_chars = serializers.IntegerField(required=False, min_value=0, max_value=2000)
+    deadline = serializers.DateTimeField(required=False, allow_null=True)
+    show_weights = serializers.BooleanField(required=False)
+    reservation_timeout_minutes = serializers.IntegerField(required=False, min_value=3, max_value=60 * 24 * 30)
+    piece_rate = serializers.DecimalField(required=False, max_digits=8, decimal_places=2, min_value=Decimal("0"))
+    certificate_name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    guidelines = serializers.CharField(
+        required=False, allow_blank=True, max_length=50_000, help_text="Markdown; a new revision when it differs."
+    )
+    change_note = serializers.CharField(required=False, allow_blank=True, max_length=300, help_text="What changed in the guidelines.")
+    confirm = serializers.BooleanField(
+        default=False,
+        help_text="Needed to change show_weights, rationale_min_chars or the guidelines once experts have submitted work (else a 400 on confirm).",
+    )
+
+
+class SettingsChangeSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    before = serializers.CharField()
+    after = serializers.CharField()
+    bias_risk = serializers.BooleanField(help_text="Changed how experts judge after they had submitted work (confirmed).")
+
+
+class CampaignSettingsResultSerializer(serializers.Serializer):
+    campaign = CampaignSerializer()
+    changed = SettingsChangeSerializer(many=True)
+
+
+class GuidelinesRevisionSerializer(serializers.Serializer):
+    revision = serializers.IntegerField()
+    body = serializers.CharField()
+    change_note = serializers.CharField()
+    author = serializers.CharField(source="author.username", allow_null=True, default=None)
+    created_at = serializers.DateTimeField()
+
+
+class RecordedChangeSerializer(serializers.Serializer):
+    at = serializers.DateTimeField(source="action_time")
+    by = serializers.CharField(source="user.username")
+    change = serializers.CharField(source="change_message")
+
+
+class SettingsHistorySerializer(serializers.Serializer):
+    guidelines = GuidelinesRevisionSerializer(many=True, help_text="Every revision, newest first.")
+    changes = RecordedChangeSerializer(many=True, help_text="Recorded changes of settings and status, newest first.")
+
+
+class PaymentLineSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    email = serializers.CharField()
+    submitted = serializers.IntegerField(help_text="Every submitted response, whatever it was.")
+    while_paused = serializers.IntegerField(help_text="Of the submitted, those while the expert or the campaign was paused.")
+    paid = serializers.IntegerField()
+    held = serializers.IntegerField(help_text="Awaiting an admin's decision (policy: review).")
+    withheld = serializers.IntegerField()
+    active_hours = serializers.FloatField()
+    rate = serializers.DecimalField(max_digits=8, decimal_places=2)
+    amount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    certified = serializers.BooleanField()
+    decision = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.BooleanField(allow_null=True, help_text="The admin's decision on the held work; null when none."))
+    def get_decision(self, line: PaymentLine) -> bool | None:
+        return None if line.decision is None else line.decision.pay
+
+
+class PaymentsSerializer(serializers.Serializer):
+    paused_work_pay = serializers.ChoiceField(choices=QualityPolicy.PausedWorkPay.choices)
+    lines = PaymentLineSerializer(many=True)
+
+
+class PayDecisionInputSerializer(serializers.Serializer):
+    expert = serializers.CharField(max_length=150, help_text="Username.")
+    pay = serializers.BooleanField()
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000, help_text="Required when not paid.")
 
 
 class ExpertProgressSerializer(serializers.Serializer):
@@ -581,7 +724,9 @@ class BulkAssignInputSerializer(serializers.Serializer):
 
 class BulkAssignResultSerializer(serializers.Serializer):
     assigned = serializers.IntegerField(source="made")
+    open_slots = serializers.IntegerField(help_text="Open slots of ordinary responses before the pass (up to k each).")
     unfilled_slots = serializers.IntegerField(help_text="Open slots left unfilled, all reasons together.")
+    summary = serializers.CharField(help_text='How many were left empty and why, per reason ("" when every slot was filled).')
     unfilled = UnfilledSlotSerializer(
         many=True, help_text="Each response left short, with why; empty for an admin who is an expert of this open campaign."
     )
@@ -589,7 +734,7 @@ class BulkAssignResultSerializer(serializers.Serializer):
 
 @extend_schema_view(list=extend_schema(parameters=[enum_param("kind", Campaign.Kind.values)]))
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet[Campaign]):
-    """Admin: campaigns, their progress, bulk pre-assignment, status and payment export."""
+    """Admin: campaigns, their settings while they run, progress, bulk pre-assignment, status and pay."""
 
     permission_classes = [IsAdmin]
     serializer_class = CampaignSerializer
@@ -633,6 +778,31 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             created_by=signed_in(request),
         )
         return Response(CreatedCampaignSerializer(outcome.campaign, context={"outcome": outcome}).data, status=201)
+
+    @extend_schema(request=CampaignSettingsUpdateSerializer, responses={200: CampaignSettingsResultSerializer})
+    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Change settings while the campaign runs (same rules as its edit page); risky changes mid-test need confirm=true."""
+        campaign = self.get_object()
+        form = CampaignSettingsUpdateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        d = dict(form.validated_data)
+        confirm = d.pop("confirm")
+        if "reservation_timeout_minutes" in d:
+            d["reservation_timeout"] = timedelta(minutes=d.pop("reservation_timeout_minutes"))
+        changed = update_campaign_settings(campaign=campaign, by=signed_in(request), confirm=confirm, **d)
+        fresh = self.get_queryset().get(pk=campaign.pk)
+        return Response(CampaignSettingsResultSerializer({"campaign": fresh, "changed": changed}).data)
+
+    @extend_schema(responses={200: SettingsHistorySerializer})
+    @action(detail=True, methods=["get"], url_path="settings-history")
+    def settings_history(self, request: Request, pk: str | None = None) -> Response:
+        """Guidelines revisions (who, when, change note) and recorded changes of settings and status."""
+        campaign = self.get_object()
+        return Response(
+            SettingsHistorySerializer(
+                {"guidelines": selectors.guidelines_history(campaign), "changes": list(selectors.campaign_changes(campaign))}
+            ).data
+        )
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])
@@ -725,8 +895,36 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     @action(detail=True, methods=["post"])
     def status(self, request: Request, pk: str | None = None) -> Response:
         """Set the campaign's status (draft, active, paused, closed)."""
-        campaign = set_campaign_status(campaign=self.get_object(), status=request.data.get("status", ""))
+        form = StatusSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        campaign = set_campaign_status(
+            campaign=self.get_object(), status=form.validated_data["status"], reason=form.validated_data["reason"], by=signed_in(request)
+        )
         return Response(CampaignSerializer(campaign).data)
+
+    @extend_schema(responses={200: PaymentsSerializer})
+    @action(detail=True, methods=["get"], url_path="payment-lines")
+    def payment_lines(self, request: Request, pk: str | None = None) -> Response:
+        """Pay per expert under the written policy: submitted, of which while paused, paid, held, withheld, amount."""
+        policy = QualityPolicy.current()
+        lines = payment_lines(self.get_object(), policy)
+        return Response(PaymentsSerializer({"paused_work_pay": policy.paused_work_pay, "lines": lines}).data)
+
+    @extend_schema(request=PayDecisionInputSerializer, responses={200: PaymentLineSerializer})
+    @action(detail=True, methods=["post"], url_path="pay-decision")
+    def pay_decision(self, request: Request, pk: str | None = None) -> Response:
+        """Decide whether an expert's work submitted while paused is paid (policy: held for an admin's decision)."""
+        campaign = self.get_object()
+        form = PayDecisionInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        expert = User.objects.filter(username=form.validated_data["expert"]).first()
+        if expert is None:
+            raise DjangoValidationError({"expert": _("unknown user %(name)r") % {"name": form.validated_data["expert"]}})
+        decide_held_pay(
+            campaign=campaign, expert=expert, pay=form.validated_data["pay"], note=form.validated_data["note"], by=signed_in(request)
+        )
+        line = next(p for p in payment_lines(campaign) if p.expert_id == expert.pk)
+        return Response(PaymentLineSerializer(line).data)
 
     @extend_schema(responses={(200, "text/csv"): str})
     @action(detail=True, methods=["get"])

@@ -151,3 +151,87 @@ class QualificationForm(forms.Form):
 class AvailabilityForm(forms.Form):
     availability = forms.ChoiceField(choices=[("active", "Active"), ("away", "Away")])
     reason = forms.CharField(required=False, max_length=500, label="Note (e.g. back on 3 March)")
+
+
+class CampaignSettingsForm(forms.Form):
+    """What an admin may change while a campaign runs (`services.campaigns.update_campaign_settings`)."""
+
+    rationale_min_chars = forms.IntegerField(min_value=0, max_value=2000, label=_("Rationale minimum (characters)"))
+    deadline = forms.DateTimeField(
+        required=False,
+        label=_("Deadline"),
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text=_("Empty: no deadline. In the site's time zone."),
+    )
+    show_weights = forms.BooleanField(required=False, label=_("Show criterion weights to experts"))
+    reservation_hours = forms.FloatField(min_value=0.05, max_value=24 * 30, label=_("Reservation timeout (hours)"))
+    piece_rate = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, label=_("Piece rate"))
+    certificate_name = forms.CharField(
+        required=False,
+        max_length=200,
+        label=_("Certificate title"),
+        help_text=_("Empty: “AI Evaluation Expert”."),
+    )
+    guidelines = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 12}),
+        label=_("Guidelines (Markdown)"),
+        help_text=_("Experts read them on the judging page. Each change is a new revision; earlier ones are kept."),
+    )
+    change_note = forms.CharField(required=False, max_length=300, label=_("What changed in the guidelines"))
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    @staticmethod
+    def initial_for(campaign: Campaign, guidelines: str, certificate_name: str) -> dict[str, Any]:
+        return {
+            "rationale_min_chars": campaign.rationale_min_chars,
+            "deadline": campaign.deadline,
+            "show_weights": campaign.show_weights,
+            "reservation_hours": round(campaign.reservation_timeout.total_seconds() / 3600, 2),
+            "piece_rate": campaign.piece_rate,
+            "certificate_name": certificate_name,
+            "guidelines": guidelines,
+        }
+
+    def changes(self) -> dict[str, Any]:
+        d = self.cleaned_data
+        return {
+            "rationale_min_chars": d["rationale_min_chars"],
+            "deadline": d["deadline"],
+            "show_weights": d["show_weights"],
+            "reservation_timeout": timedelta(hours=d["reservation_hours"]),
+            "piece_rate": d["piece_rate"],
+            "certificate_name": d["certificate_name"],
+            "guidelines": d["guidelines"],
+            "change_note": d["change_note"],
+        }
+
+
+class CampaignStatusForm(forms.Form):
+    """A status change, confirmed; pausing or closing says why (the campaign's experts read it)."""
+
+    status = forms.ChoiceField(choices=Campaign.Status.choices, label=_("New status"))
+    reason = forms.CharField(
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label=_("Reason (experts read it)"),
+    )
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def clean(self) -> dict[str, Any]:
+        d = super().clean() or {}
+        if d.get("status") in (Campaign.Status.PAUSED, Campaign.Status.CLOSED) and not (d.get("reason") or "").strip():
+            self.add_error("reason", _("Say why the campaign is paused or closed; its experts read it."))
+        return d
+
+
+class PayDecisionForm(forms.Form):
+    """An admin's decision on an expert's work submitted while paused (quality policy "held for an admin's decision")."""
+
+    pay = forms.TypedChoiceField(
+        choices=[("yes", _("Pay the held work")), ("no", _("Do not pay it"))],
+        coerce=lambda v: v == "yes",
+        label=_("Decision"),
+    )
+    note = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), label=_("Note"))

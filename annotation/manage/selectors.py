@@ -6,12 +6,18 @@ gold checks or other raters; the admin-facing ones may.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from django.conf import settings
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import (
     AdminAlert,
@@ -19,12 +25,15 @@ from annotation.models import (
     AssignmentQuerySet,
     CalibrationResult,
     Campaign,
+    CampaignGuidelines,
     CampaignResponse,
+    CampaignSettings,
     ExpertProfile,
     ExpertQuality,
     GoldLabel,
     Judgment,
     Qualification,
+    QualityPolicy,
 )
 from heartbench_core.models import User
 
@@ -315,3 +324,106 @@ def profile_history(profile: ExpertProfile) -> ProfileHistory:
 
 def open_alerts() -> QuerySet[AdminAlert]:
     return AdminAlert.objects.filter(resolved_at__isnull=True).select_related("expert", "campaign")
+
+
+# --- editing a running campaign: its change log and guidelines revisions -------------------------
+
+
+def campaign_changes(campaign: Campaign, *, limit: int = 50) -> QuerySet[LogEntry]:
+    """Recorded changes of the campaign's settings and status, newest first (`services.campaigns._record` writes them)."""
+    return (
+        LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk))
+        .select_related("user")
+        .order_by("-action_time", "-id")[:limit]
+    )
+
+
+def guidelines_history(campaign: Campaign) -> list[CampaignGuidelines]:
+    """Every revision of the campaign's guidelines, newest first, with its author."""
+    return list(CampaignGuidelines.objects.filter(campaign=campaign).select_related("author").order_by("-revision"))
+
+
+# --- certificates ------------------------------------------------------------------------------------
+
+DEFAULT_CERTIFICATE_NAME = gettext_lazy("AI Evaluation Expert")
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What a certificate states. Every figure is the holder's own and aggregate; none is per gold check."""
+
+    title: str
+    holder: str
+    username: str
+    campaign: Campaign
+    submitted: int  # the holder's submitted responses in the campaign (gold checks count: they are work)
+    certified_at: datetime
+    quality_bar: float
+    # The exact figure and its basis, or None while the holder is an expert of an open campaign: a
+    # figure they could reload after each submission would change on their gold checks.
+    quality: float | None
+    quality_basis: str  # "gold" or "calibration"
+    gold_checks: int
+    gold_criteria: int
+    code: str
+
+
+def certificate_code(campaign_id: int, expert_id: int) -> str:
+    """A verification code: campaign and expert ids with a keyed digest, so nobody can forge one."""
+    mac = hmac.new(settings.SECRET_KEY.encode(), f"certificate:{campaign_id}:{expert_id}".encode(), hashlib.blake2b).hexdigest()
+    return f"{campaign_id}-{expert_id}-{mac[:16]}"
+
+
+def parse_certificate_code(code: str) -> tuple[int, int] | None:
+    """(campaign id, expert id) of a genuine code, else None."""
+    parts = code.split("-")
+    if len(parts) != 3 or not parts[0].isdecimal() or not parts[1].isdecimal() or len(parts[0]) > 12 or len(parts[1]) > 12:
+        return None
+    campaign_id, expert_id = int(parts[0]), int(parts[1])
+    return (campaign_id, expert_id) if hmac.compare_digest(certificate_code(campaign_id, expert_id), code) else None
+
+
+def certificate_campaigns(expert: User) -> list[dict]:
+    """Blind tests (not drafts) where the expert has submitted work: one certificate each, once they are certified."""
+    return list(
+        Assignment.objects.filter(expert=expert, campaign_response__campaign__kind=Campaign.Kind.BLIND_TEST)
+        .exclude(campaign_response__campaign__status=Campaign.Status.DRAFT)
+        .submitted()
+        .values("campaign_response__campaign_id", "campaign_response__campaign__name")
+        .annotate(submitted=Count("pk"))
+        .order_by("campaign_response__campaign__name")
+    )
+
+
+def certificate(expert: User, campaign: Campaign, *, show_exact_quality: bool) -> Certificate | None:
+    """The expert's certificate for the campaign, or None: not certified (the policy's thresholds not met), or no submitted work there.
+
+    Certification is a one-time event (`quality.update_certificate`): a certificate never disappears
+    after a later gold check, which would mark that check.
+    """
+    if campaign.kind != Campaign.Kind.BLIND_TEST or campaign.status == Campaign.Status.DRAFT:
+        return None
+    quality = ExpertQuality.objects.filter(profile__user=expert).first()
+    if quality is None or quality.certified_at is None:
+        return None
+    submitted = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).submitted().count()
+    if not submitted:
+        return None
+    try:
+        name = campaign.settings.certificate_name
+    except CampaignSettings.DoesNotExist:
+        name = ""
+    return Certificate(
+        title=name or str(DEFAULT_CERTIFICATE_NAME),
+        holder=expert.get_full_name() or expert.get_username(),
+        username=expert.get_username(),
+        campaign=campaign,
+        submitted=submitted,
+        certified_at=quality.certified_at,
+        quality_bar=QualityPolicy.current().certificate_min_quality,
+        quality=quality.measured if show_exact_quality else None,
+        quality_basis="gold" if quality.gold_accuracy is not None else "calibration",
+        gold_checks=quality.gold_checks if show_exact_quality else 0,
+        gold_criteria=quality.gold_criteria if show_exact_quality else 0,
+        code=certificate_code(campaign.pk, expert.pk),
+    )

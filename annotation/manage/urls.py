@@ -16,6 +16,9 @@ urlpatterns = [
     path("manage/campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign"),
     path("manage/campaigns/<int:campaign_id>/assign/", views.campaign_bulk_assign, name="campaign_bulk_assign"),
     path("manage/campaigns/<int:campaign_id>/status/", views.campaign_status, name="campaign_status"),
+    path("manage/campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
+    path("manage/campaigns/<int:campaign_id>/payments/", views.campaign_payments_page, name="campaign_payments_page"),
+    path("manage/campaigns/<int:campaign_id>/payments/<str:username>/decision/", views.pay_decision, name="pay_decision"),
     path("manage/campaigns/<int:campaign_id>/payments.csv", views.campaign_payments, name="campaign_payments"),
     path("manage/campaigns/<int:campaign_id>/assignments/", views.campaign_assignments, name="campaign_assignments"),
     path("manage/assignments/<str:public_id>/release/", views.assignment_release, name="assignment_release"),
@@ -26,4 +29,6 @@ urlpatterns = [
     path("manage/alerts/<int:alert_id>/resolve/", views.alert_resolve, name="alert_resolve"),
     path("profile/", views.profile, name="profile"),
     path("profile/calibration/<int:result_id>/", views.calibration_feedback, name="calibration_feedback"),
+    path("profile/certificates/<int:campaign_id>/", views.certificate, name="certificate"),
+    path("certificates/<str:code>/", views.certificate_verify, name="certificate_verify"),
 ]

@@ -5,25 +5,36 @@ profile: credentials, qualification, calibration results with feedback, and work
 gold checks, other raters, or models.
 """
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms as django_forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
 from annotation.manage import forms, selectors
 from annotation.manage.needs_action_selectors import alert_rows, visible_alerts
-from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, TierChange
+from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, QualityPolicy, TierChange
 from annotation.services import experts as expert_services
-from annotation.services.assignment import BulkAssignment, bulk_assign, calibration_state, release_assignment
-from annotation.services.campaigns import create_calibration, create_campaign, create_gold_set, set_campaign_status
-from annotation.services.payments import payment_csv, payment_lines
+from annotation.services.assignment import BulkAssignment, bulk_assign, calibration_state, campaign_settings, release_assignment
+from annotation.services.campaigns import (
+    create_calibration,
+    create_campaign,
+    create_gold_set,
+    has_started,
+    set_campaign_status,
+    update_campaign_settings,
+)
+from annotation.services.guidelines import current_guidelines, render_guidelines
+from annotation.services.payments import decide_held_pay, payment_csv, payment_lines
 from heartbench_core.blindness import blind_scope, refuse_campaign
 from heartbench_core.http import SignedInRequest
 from heartbench_core.models import User
@@ -172,6 +183,8 @@ def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResp
             messages.success(request, _("%(n)s assignments made.") % {"n": n})
         else:
             messages.success(request, _("Nothing to assign: every open slot is taken."))
+        if summary := result.summary():
+            messages.warning(request, summary)
         for message in unfilled_messages(result, show_items=not blind_scope(request.user).hides_campaign(campaign.pk)):
             messages.warning(request, message)
     return redirect("annotation:campaign_assignments", campaign.pk)
@@ -201,13 +214,75 @@ def unfilled_messages(result: BulkAssignment, *, show_items: bool) -> list[str]:
 @require_POST
 @admin_only
 def campaign_status(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    """Change the status after a confirmation page; pausing or closing needs a reason, which the experts read."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    try:
-        set_campaign_status(campaign=campaign, status=request.POST.get("status", ""))
-    except ValidationError as exc:
-        for m in _messages_of(exc):
-            messages.error(request, m)
-    return redirect("annotation:campaign", campaign.pk)
+    status = request.POST.get("status", "")
+    confirming = request.POST.get("confirm") == "True"
+    if status not in Campaign.Status.values:
+        messages.error(request, _("status: unknown status %(status)r") % {"status": status})
+        return redirect("annotation:campaign", campaign.pk)
+    if status == campaign.status:
+        messages.info(request, _("The campaign is already %(status)s.") % {"status": campaign.get_status_display().lower()})
+        return redirect("annotation:campaign", campaign.pk)
+    form = forms.CampaignStatusForm(request.POST if confirming else None, initial={"status": status, "confirm": True})
+    if confirming and form.is_valid():
+        try:
+            set_campaign_status(campaign=campaign, status=status, reason=form.cleaned_data["reason"], by=request.user)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("The campaign is now %(status)s.") % {"status": campaign.get_status_display().lower()})
+            return redirect("annotation:campaign", campaign.pk)
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "new_status": Campaign.Status(status),
+        "stops_work": status in (Campaign.Status.PAUSED, Campaign.Status.CLOSED),
+        "open_preassigned": Assignment.objects.filter(campaign_response__campaign=campaign, expires_at__isnull=True)
+        .open(timezone.now())
+        .count(),
+    }
+    return render(request, "annotation/manage/campaign_status_confirm.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    """Settings that may change while the campaign runs, and the guidelines; risky changes mid-test ask for a confirmation."""
+    campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
+    current = current_guidelines(campaign)
+    cfg = campaign_settings(campaign)
+    initial = forms.CampaignSettingsForm.initial_for(campaign, current.body if current else "", cfg.certificate_name)
+    form = forms.CampaignSettingsForm(request.POST or None, initial=initial)
+    needs_confirmation = ""
+    if request.method == "POST" and form.is_valid():
+        try:
+            changed = update_campaign_settings(campaign=campaign, by=request.user, confirm=form.cleaned_data["confirm"], **form.changes())
+        except ValidationError as exc:
+            if getattr(exc, "error_dict", None) and "confirm" in exc.error_dict:
+                needs_confirmation = " ".join(exc.message_dict["confirm"])
+                # The same values again, now carrying the confirmation the admin is asked for.
+                confirmed = request.POST.copy()
+                confirmed["confirm"] = "True"
+                form = forms.CampaignSettingsForm(confirmed, initial=initial)
+                form.is_valid()
+            else:
+                _form_errors(form, exc)
+        else:
+            if changed:
+                messages.success(request, _("Saved: %(fields)s.") % {"fields": ", ".join(c.field for c in changed)})
+            else:
+                messages.info(request, _("Nothing changed."))
+            return redirect("annotation:campaign_edit", campaign.pk)
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "needs_confirmation": needs_confirmation,
+        "started": has_started(campaign),
+        "revisions": selectors.guidelines_history(campaign),
+        "changes": selectors.campaign_changes(campaign),
+    }
+    return render(request, "annotation/manage/campaign_edit.html", context, status=400 if form.errors else 200)
 
 
 @require_safe
@@ -217,6 +292,45 @@ def campaign_payments(request: SignedInRequest, campaign_id: int) -> HttpRespons
     response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
     return response
+
+
+@require_safe
+@admin_only
+def campaign_payments_page(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    """Pay per expert under the written policy: submitted, of which while paused, paid, held, withheld, amount."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    policy = QualityPolicy.current()
+    lines = payment_lines(campaign, policy)
+    context = {
+        "campaign": campaign,
+        "policy": policy,
+        "lines": lines,
+        "total": sum((p.amount for p in lines), Decimal("0.00")),
+        "decision_form": forms.PayDecisionForm(),
+    }
+    return render(request, "annotation/manage/payments.html", context)
+
+
+@require_POST
+@admin_only
+def pay_decision(request: SignedInRequest, campaign_id: int, username: str) -> HttpResponse:
+    """Decide whether an expert's work submitted while paused in this campaign is paid."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    expert = get_object_or_404(User, username=username)
+    form = forms.PayDecisionForm(request.POST)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            for m in errors:
+                messages.error(request, f"{field}: {m}")
+    else:
+        try:
+            decide_held_pay(campaign=campaign, expert=expert, pay=form.cleaned_data["pay"], note=form.cleaned_data["note"], by=request.user)
+        except ValidationError as exc:
+            for m in _messages_of(exc):
+                messages.error(request, m)
+        else:
+            messages.success(request, _("Decision on %(name)s's held work saved.") % {"name": username})
+    return redirect("annotation:campaign_payments_page", campaign.pk)
 
 
 @require_safe
@@ -244,15 +358,23 @@ def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResp
 @require_POST
 @admin_only
 def assignment_release(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = get_object_or_404(Assignment.objects.select_related("campaign_response"), public_id=public_id)
+    """Release after a confirmation page: the work goes back to the pool and the expert loses their draft."""
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "expert"), public_id=public_id
+    )
+    campaign_id = assignment.campaign_response.campaign_id
+    if request.POST.get("confirm") != "yes":
+        return render(
+            request, "annotation/manage/release_confirm.html", {"assignment": assignment, "campaign": assignment.campaign_response.campaign}
+        )
     try:
         release_assignment(assignment=assignment, by=request.user)
     except ValidationError as exc:
         for m in _messages_of(exc):
             messages.error(request, m)
     else:
-        messages.success(request, "Released: the response is back in the pool.")
-    return redirect("annotation:campaign_assignments", assignment.campaign_response.campaign_id)
+        messages.success(request, _("Released: the response is back in the pool."))
+    return redirect("annotation:campaign_assignments", campaign_id)
 
 
 # --- experts -----------------------------------------------------------------------------------
@@ -367,8 +489,43 @@ def profile(request: SignedInRequest) -> HttpResponse:
             return redirect("annotation:profile")
     history = selectors.profile_history(own)
     retakes = {r.campaign_id: calibration_state(expert=request.user, campaign=r.campaign) for r in history.calibrations if not r.passed}
-    context = {"profile": own, "history": history, "form": form, "retakes": retakes}
+    policy = QualityPolicy.current()
+    context = {
+        "profile": own,
+        "history": history,
+        "form": form,
+        "retakes": retakes,
+        "certificates": selectors.certificate_campaigns(request.user) if history.quality and history.quality.certified_at else [],
+        "policy": policy,
+        "pay_policy": render_guidelines(policy.pay_policy_text) if policy.pay_policy_text.strip() else "",
+    }
     return render(request, "annotation/profile.html", context, status=400 if form.errors else 200)
+
+
+@require_safe
+@role_required(Role.EXPERT)
+def certificate(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    """The expert's printable certificate for one campaign (A4); 404 until the quality policy's thresholds are met."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    # The exact quality only once no open campaign counts the expert's gold checks (annotation.blindness).
+    issued = selectors.certificate(request.user, campaign, show_exact_quality=not own_quality_hidden(request.user))
+    if issued is None:
+        raise Http404(_("No certificate for this campaign: it is issued once the quality policy's thresholds are met."))
+    verify_url = request.build_absolute_uri(reverse("annotation:certificate_verify", args=[issued.code]))
+    return render(request, "annotation/certificate.html", {"cert": issued, "verify_url": verify_url})
+
+
+@require_safe
+def certificate_verify(request: HttpRequest, code: str) -> HttpResponse:
+    """Anyone holding a certificate's code can check it is genuine: holder, title, campaign, submitted responses, date."""
+    parsed = selectors.parse_certificate_code(code)
+    issued = None
+    if parsed is not None:
+        campaign = Campaign.objects.filter(pk=parsed[0]).first()
+        expert = User.objects.filter(pk=parsed[1], is_active=True).first()
+        if campaign is not None and expert is not None:
+            issued = selectors.certificate(expert, campaign, show_exact_quality=False)
+    return render(request, "annotation/certificate_verify.html", {"cert": issued, "code": code}, status=200 if issued else 404)
 
 
 @require_safe

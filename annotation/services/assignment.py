@@ -36,6 +36,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import (
     Assignment,
@@ -145,11 +146,13 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
     with transaction.atomic():
         profile = _profile_for_update(expert)
         _expire(now, campaign)
-        existing = (
-            Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).open(now).order_by("reserved_at", "id").first()
-        )
-        if existing is not None:
-            return existing
+        existing = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).open(now)
+        if work_stopped(campaign=campaign, profile=profile):
+            # Pre-assigned work waits while the campaign or the expert is paused; a reservation
+            # already pulled (it expires on its own) may still be finished.
+            existing = existing.exclude(expires_at__isnull=True)
+        if (held := existing.order_by("reserved_at", "id").first()) is not None:
+            return held
         if campaign.kind == Campaign.Kind.GOLD_SET:
             return None
         if campaign.status != Campaign.Status.ACTIVE or profile.availability != ExpertProfile.Availability.ACTIVE:
@@ -197,6 +200,17 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         for cr in _recount_under_lock(waited, now, campaign.overlap):
             return _reserve(cr, expert, campaign, now)
         return None
+
+
+def work_stopped(*, campaign: Campaign, profile: ExpertProfile | None) -> bool:
+    """Whether the expert's pre-assigned work in the campaign is stopped: the campaign is not active, or the expert is paused or away.
+
+    Stopped work is not served, and what is submitted meanwhile is marked `submitted_while_paused`
+    and paid as the quality policy says (`annotation.services.payments`).
+    """
+    if campaign.status != Campaign.Status.ACTIVE:
+        return True
+    return profile is not None and profile.availability != ExpertProfile.Availability.ACTIVE
 
 
 def _gold_candidate(
@@ -444,6 +458,14 @@ class UnfilledSlot:
 
 
 UNFILLED_REASONS = ("already_has_it", "staff_view", "tier", "qualification", "capacity")
+# Each reason as it follows a number of slots ("20 with every eligible expert at capacity").
+UNFILLED_REASON_TEXT = {
+    "capacity": gettext_lazy("with every eligible expert at capacity"),
+    "qualification": gettext_lazy("with no eligible expert for the ability (qualification)"),
+    "tier": gettext_lazy("of hard items with no expert of the tier needed"),
+    "already_has_it": gettext_lazy("where every eligible expert already has the response"),
+    "staff_view": gettext_lazy("where the other eligible experts saw the response in a staff view"),
+}
 
 
 @dataclass(frozen=True)
@@ -452,6 +474,7 @@ class BulkAssignment:
 
     made: int
     unfilled: list[UnfilledSlot]
+    open_slots: int = 0  # open slots of ordinary responses before the pass (gold checks sit outside k)
 
     @property
     def unfilled_slots(self) -> int:
@@ -464,6 +487,20 @@ class BulkAssignment:
         for slot in self.unfilled:
             counts[slot.reason] += slot.need
         return dict(counts)
+
+    def summary(self) -> str:
+        """How many open slots stayed empty and why, per reason, largest first; "" when every one was filled."""
+        if not self.unfilled:
+            return ""
+        parts = [
+            _("%(n)d %(why)s") % {"n": n, "why": UNFILLED_REASON_TEXT[reason]}
+            for reason, n in sorted(self.by_reason().items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+        return _("%(empty)d of %(open)d open slots were left empty: %(reasons)s.") % {
+            "empty": self.unfilled_slots,
+            "open": max(self.open_slots, self.unfilled_slots),
+            "reasons": ", ".join(parts),
+        }
 
 
 def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> BulkAssignment:
@@ -490,6 +527,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         _expire(now, campaign)
         states = _expert_states(campaign, experts, now)
+        _refuse_unknown_specialties(campaign, [s.user_id for s in states])
         if not states:
             raise ValidationError({"experts": "no eligible expert: none is active, in the campaign, qualified and under capacity"})
         cfg = campaign_settings(campaign)
@@ -526,6 +564,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
             taken[cr_id].add(user_id)
             exposed[cr_id].add(user_id)
         item_info = _item_info({item for _, item, _, _ in responses})
+        open_slots = sum(max(0, campaign.overlap - live_n[pk]) for pk, _item, gold, _o in responses if not gold)
         rng = random.Random(campaign.seed)
         tiebreak = {s.user_id: rng.random() for s in states}
         k = campaign.overlap
@@ -579,7 +618,45 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
         # neither the sampling order (models) nor the gold checks appended last show through.
         new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
         _insert_preassigned(new, now)
-    return BulkAssignment(made=len(new), unfilled=_unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg))
+    return BulkAssignment(
+        made=len(new), unfilled=_unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg), open_slots=open_slots
+    )
+
+
+def unknown_specialties(specialties: list[str], scenes: set[str]) -> list[str]:
+    """The specialties that are no ability (label or English name), no dimension and none of the given scenes."""
+    known = set(ABILITY_BY_LABEL) | {a.name.lower() for a in ABILITIES} | {d.lower() for d in DIMENSIONS} | scenes
+    return [s for s in specialties or [] if s not in known and s.lower() not in known]
+
+
+def version_scenes(campaign: Campaign) -> set[str]:
+    """Primary and secondary scenes of the campaign's dataset version."""
+    from heartbench_core.models import Item
+
+    rows = Item.objects.filter(version_id=campaign.version_id).values_list("primary_scene", "secondary_scene").distinct()
+    return {scene for pair in rows for scene in pair if scene}
+
+
+def _refuse_unknown_specialties(campaign: Campaign, user_ids: list[int]) -> None:
+    """Matching reads specialties as abilities or scenes: one that is neither would be silently ignored, so refuse it by name."""
+    rows = list(ExpertProfile.objects.filter(user_id__in=user_ids).exclude(specialties=[]).values_list("user__username", "specialties"))
+    if not rows:
+        return
+    scenes = version_scenes(campaign)
+    bad = {name: unknown for name, specialties in rows if (unknown := unknown_specialties(specialties, scenes))}
+    if bad:
+        raise ValidationError(
+            {
+                "specialties": _(
+                    "unknown specialties (neither an ability, a dimension nor a scene of version %(version)s): %(list)s. "
+                    "Correct them on the experts' profiles, then assign again."
+                )
+                % {
+                    "version": campaign.version.label,
+                    "list": "; ".join(f"{name}: {', '.join(values)}" for name, values in sorted(bad.items())),
+                }
+            }
+        )
 
 
 def _unfilled_slots(

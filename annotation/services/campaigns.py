@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, TypeAlias
 
 import numpy as np
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
@@ -140,6 +140,8 @@ def create_campaign(
     piece_rate: Decimal | float = 0,
     rationale_min_chars: int = 10,
     show_weights: bool = False,
+    deadline: datetime | None = None,
+    certificate_name: str = "",
     created_by: User | None = None,
 ) -> CampaignOutcome:
     """Create a blind-test campaign: a stratified sample of items × the chosen models' responses; atomic."""
@@ -159,6 +161,7 @@ def create_campaign(
         errors["reservation_timeout"] = "must be positive"
     if gold_rate > 0 and gold_source is None:
         errors["gold_source"] = _("a gold rate needs a gold set to draw hidden gold checks from")
+    errors.update(_settings_errors({"deadline": deadline, "certificate_name": certificate_name}))
     if errors:
         raise ValidationError(errors)
     version = get_version(dataset_name, version_label)
@@ -221,6 +224,7 @@ def create_campaign(
             piece_rate=Decimal(str(piece_rate)),
             rationale_min_chars=rationale_min_chars,
             show_weights=show_weights,
+            deadline=deadline,
             created_by=created_by,
         )
         campaign.language_models.set(models)
@@ -230,6 +234,7 @@ def create_campaign(
             requires_qualification=requires_qualification,
             qualification_per_dimension=qualification_per_dimension,
             gold_source=gold_source,
+            certificate_name=certificate_name.strip(),
         )
         rows = [
             CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=False, order_key=int(order[i]))
@@ -525,11 +530,216 @@ def _labelled_set(
     return campaign
 
 
-def set_campaign_status(*, campaign: Campaign, status: str) -> Campaign:
-    """Open, pause or close a campaign."""
+STOPPING_STATUSES = (Campaign.Status.PAUSED, Campaign.Status.CLOSED)
+
+
+def set_campaign_status(*, campaign: Campaign, status: str, reason: str = "", by: User | None = None) -> Campaign:
+    """Open, pause or close a campaign; the reason of a pause or close is kept for its experts to read.
+
+    Pausing or closing stops its pre-assigned work from being served (`assignment.work_stopped`),
+    and work submitted meanwhile is paid as the quality policy says. Reactivating clears the reason.
+    The change is recorded (who, when, from what, why) when `by` is given.
+    """
     if status not in Campaign.Status.values:
-        raise ValidationError({"status": f"unknown status {status!r}"})
+        raise ValidationError(
+            {"status": _("unknown status %(status)r (one of %(known)s)") % {"status": status, "known": ", ".join(Campaign.Status.values)}}
+        )
+    reason = (reason or "").strip()
+    if len(reason) > STATUS_REASON_MAX_CHARS:
+        raise ValidationError({"reason": _("at most %(n)d characters") % {"n": STATUS_REASON_MAX_CHARS}})
     with transaction.atomic():
-        Campaign.objects.filter(pk=campaign.pk).update(status=status)
+        locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        before = locked.status
+        stored_reason = reason if status in STOPPING_STATUSES else ""
+        Campaign.objects.filter(pk=campaign.pk).update(status=status, status_reason=stored_reason)
+        if by is not None and before != status:
+            _record(
+                campaign=locked,
+                by=by,
+                message=_("status: %(before)s → %(after)s") % {"before": before, "after": status}
+                + (_("; reason: %(reason)s") % {"reason": reason} if reason else ""),
+            )
     campaign.status = status
+    campaign.status_reason = stored_reason
     return campaign
+
+
+STATUS_REASON_MAX_CHARS = 2000
+
+# --- editing a campaign while it runs -------------------------------------------------------------
+
+# Settings an expert's judging depends on: changed after experts have submitted work, the work
+# before and after the change was done under different conditions, so the change needs a
+# confirmation and is recorded as such.
+BIAS_RISK_FIELDS = ("show_weights", "rationale_min_chars", "guidelines")
+EDITABLE_FIELDS = (
+    "rationale_min_chars",
+    "deadline",
+    "show_weights",
+    "reservation_timeout",
+    "piece_rate",
+    "certificate_name",
+    "guidelines",
+)
+CERTIFICATE_NAME_MAX_CHARS = 200
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """One setting changed by `update_campaign_settings`, as recorded."""
+
+    field: str
+    before: str
+    after: str
+    bias_risk: bool
+
+
+def has_started(campaign: Campaign) -> bool:
+    """Whether experts have submitted work in the campaign (a change of how they judge would split it)."""
+    from annotation.models import Assignment
+
+    return Assignment.objects.filter(campaign_response__campaign=campaign).submitted().exists()
+
+
+def _settings_errors(changes: dict[str, Any]) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    unknown = sorted(set(changes) - set(EDITABLE_FIELDS) - {"change_note"})
+    for name in unknown:
+        errors[name] = _("cannot be changed here (editable: %(fields)s)") % {"fields": ", ".join(EDITABLE_FIELDS)}
+    if "rationale_min_chars" in changes:
+        v = changes["rationale_min_chars"]
+        if not isinstance(v, int) or isinstance(v, bool) or not (0 <= v <= 2000):
+            errors["rationale_min_chars"] = _("must be a whole number from 0 to 2000, not %(value)r") % {"value": v}
+    if "show_weights" in changes and not isinstance(changes["show_weights"], bool):
+        errors["show_weights"] = _("must be true or false")
+    if "reservation_timeout" in changes:
+        v = changes["reservation_timeout"]
+        if not isinstance(v, timedelta) or v <= timedelta(0):
+            errors["reservation_timeout"] = _("must be a positive duration")
+    if "piece_rate" in changes:
+        v = changes["piece_rate"]
+        try:
+            rate = Decimal(str(v))
+        except ArithmeticError:
+            rate = None
+        if rate is None or not rate.is_finite() or rate < 0 or rate >= Decimal("1000000"):
+            errors["piece_rate"] = _("must be an amount from 0 to 999999.99, not %(value)r") % {"value": v}
+    if "certificate_name" in changes:
+        v = changes["certificate_name"]
+        if not isinstance(v, str) or len(v.strip()) > CERTIFICATE_NAME_MAX_CHARS:
+            errors["certificate_name"] = _("must be text of at most %(n)d characters") % {"n": CERTIFICATE_NAME_MAX_CHARS}
+    if "deadline" in changes:
+        v = changes["deadline"]
+        if v is not None and not (isinstance(v, datetime) and v.tzinfo is not None):
+            errors["deadline"] = _("must be a date and time with its time zone, or empty")
+    if "guidelines" in changes and not isinstance(changes["guidelines"], str):
+        errors["guidelines"] = _("must be Markdown text")
+    return errors
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="minutes")
+    return str(value)
+
+
+def update_campaign_settings(*, campaign: Campaign, by: User, confirm: bool = False, **changes: Any) -> list[SettingsChange]:
+    """Change what may change while a campaign runs; return what changed (nothing when nothing did).
+
+    Editable: `EDITABLE_FIELDS` (`guidelines` publishes a new revision, with `change_note`). A change
+    of `BIAS_RISK_FIELDS` after experts have submitted work needs `confirm=True` (else a
+    ValidationError on "confirm" naming them). Every change is recorded: who, when, before and after.
+    """
+    if not has_role(by, Role.ADMIN):
+        raise PermissionDenied(_("Only admins change a campaign's settings."))
+    if errors := _settings_errors(changes):
+        raise ValidationError(errors)
+    change_note = str(changes.pop("change_note", "") or "").strip()
+    from annotation.services.guidelines import current_guidelines, publish_guidelines
+
+    with transaction.atomic():
+        locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        cfg = CampaignSettings.objects.get_or_create(campaign=locked, defaults={"requires_qualification": False})[0]
+        current = current_guidelines(locked)
+        before = {
+            "rationale_min_chars": locked.rationale_min_chars,
+            "deadline": locked.deadline,
+            "show_weights": locked.show_weights,
+            "reservation_timeout": locked.reservation_timeout,
+            "piece_rate": locked.piece_rate,
+            "certificate_name": cfg.certificate_name,
+            "guidelines": current.body if current is not None else "",
+        }
+        if "piece_rate" in changes:
+            changes["piece_rate"] = Decimal(str(changes["piece_rate"])).quantize(Decimal("0.01"))
+        if "certificate_name" in changes:
+            changes["certificate_name"] = changes["certificate_name"].strip()
+        if "guidelines" in changes:
+            changes["guidelines"] = changes["guidelines"].replace("\r\n", "\n").strip()
+        started = locked.kind == Campaign.Kind.BLIND_TEST and has_started(locked)
+        changed = [
+            SettingsChange(
+                field=name,
+                before=_shown(before[name]) if name != "guidelines" else _("revision %(n)s") % {"n": current.revision if current else 0},
+                after=_shown(value) if name != "guidelines" else _("new revision"),
+                bias_risk=started and name in BIAS_RISK_FIELDS,
+            )
+            for name, value in changes.items()
+            if value != before[name]
+        ]
+        risky = [c.field for c in changed if c.bias_risk]
+        if risky and not confirm:
+            raise ValidationError(
+                {
+                    "confirm": _(
+                        "Experts have already submitted work in this campaign: changing %(fields)s now means work before and after "
+                        "the change was done under different conditions. Confirm to change it anyway; the change is recorded."
+                    )
+                    % {"fields": ", ".join(risky)}
+                },
+                code="needs_confirmation",
+            )
+        if not changed:
+            return []
+        campaign_fields = [c.field for c in changed if c.field not in ("certificate_name", "guidelines")]
+        for name in campaign_fields:
+            setattr(locked, name, changes[name])
+        if campaign_fields:
+            locked.save(update_fields=campaign_fields)
+        if any(c.field == "certificate_name" for c in changed):
+            cfg.certificate_name = changes["certificate_name"]
+            cfg.save(update_fields=["certificate_name"])
+        if any(c.field == "guidelines" for c in changed):
+            try:
+                publish_guidelines(campaign=locked, body=changes["guidelines"], change_note=change_note, author=by)
+            except ValidationError as exc:
+                # The form calls the body "guidelines".
+                raise ValidationError({"guidelines" if k == "body" else k: v for k, v in exc.message_dict.items()}) from None
+        _record(
+            campaign=locked,
+            by=by,
+            message="; ".join(
+                f"{c.field}: {c.before} → {c.after}" + (" " + _("(confirmed: experts had submitted work)") if c.bias_risk else "")
+                for c in changed
+            ),
+        )
+    for name in campaign_fields:
+        setattr(campaign, name, changes[name])
+    return changed
+
+
+def _record(*, campaign: Campaign, by: User, message: str) -> None:
+    """Keep a change of the campaign in the site's change log (who, when, what): `selectors.campaign_changes` reads it."""
+    from django.contrib.admin.models import CHANGE, LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    LogEntry.objects.create(
+        user=by,
+        content_type=ContentType.objects.get_for_model(Campaign),
+        object_id=str(campaign.pk),
+        object_repr=str(campaign)[:200],
+        action_flag=CHANGE,
+        change_message=message,
+    )

@@ -1,4 +1,11 @@
-"""Piece-rate payment export: submitted responses per expert in a campaign × the campaign's rate."""
+"""Piece-rate pay per expert and campaign, following the written quality policy.
+
+Every submitted response is work and is paid at the campaign's piece rate, hidden gold checks
+included (they are work, and an expert never learns which they were). Work submitted while the
+expert was paused or away, or while the campaign was paused or closed
+(`Assignment.submitted_while_paused`), is paid as `QualityPolicy.paused_work_pay` says: in full,
+not at all, or held until an admin decides per (campaign, expert) with a `PayDecision`.
+"""
 
 from __future__ import annotations
 
@@ -6,57 +13,119 @@ import io
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.db.models import Count, Q, Sum
+from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, Campaign, ExpertQuality
+from annotation.models import Assignment, Campaign, ExpertQuality, PayDecision, QualityPolicy
 from heartbench_core.csvsafe import SafeWriter
+from heartbench_core.models import User
+from heartbench_core.roles import Role, has_role
+
+CENT = Decimal("0.01")
 
 
 @dataclass(frozen=True)
 class PaymentLine:
+    """One expert's pay in one campaign: submitted = paid + held + withheld."""
+
+    expert_id: int
     username: str
     email: str
     submitted: int
+    while_paused: int  # of the submitted, how many while the expert or the campaign was paused
+    paid: int
+    held: int  # while-paused work awaiting an admin's decision (policy "review")
+    withheld: int  # while-paused work not paid (policy "none", or an admin decided so)
     active_hours: float
     rate: Decimal
     amount: Decimal
     certified: bool
+    decision: PayDecision | None  # the admin's decision on the held work, if any
+
+    @property
+    def awaits_decision(self) -> bool:
+        return self.held > 0
 
 
-def payment_lines(campaign: Campaign) -> list[PaymentLine]:
-    """One line per expert with submitted work (gold checks included: they are work, and hidden)."""
+def _split(while_paused: int, submitted: int, policy: str, decision: PayDecision | None) -> tuple[int, int, int]:
+    """(paid, held, withheld) of an expert's submitted work under the policy and the admin's decision."""
+    normal = submitted - while_paused
+    if policy == QualityPolicy.PausedWorkPay.FULL:
+        return submitted, 0, 0
+    if policy == QualityPolicy.PausedWorkPay.NONE:
+        return normal, 0, while_paused
+    if decision is None:
+        return normal, while_paused, 0
+    return (submitted, 0, 0) if decision.pay else (normal, 0, while_paused)
+
+
+def payment_lines(campaign: Campaign, policy: QualityPolicy | None = None) -> list[PaymentLine]:
+    """One line per expert with submitted work (gold checks included: they are work, and hidden); three queries."""
+    policy = policy or QualityPolicy.current()
     rows = (
         Assignment.objects.filter(campaign_response__campaign=campaign)
         .values("expert_id", "expert__username", "expert__email")
         .annotate(
             submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+            while_paused=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED, submitted_while_paused=True)),
             seconds=Sum("active_seconds", filter=Q(status=Assignment.Status.SUBMITTED)),
         )
         .filter(submitted__gt=0)
         .order_by("expert__username")
     )
     certified = set(ExpertQuality.objects.filter(certified_at__isnull=False).values_list("profile__user_id", flat=True))
+    decisions = {d.expert_id: d for d in PayDecision.objects.filter(campaign=campaign).select_related("decided_by")}
     rate = campaign.piece_rate
-    return [
-        PaymentLine(
-            r["expert__username"],
-            r["expert__email"],
-            r["submitted"],
-            round((r["seconds"] or 0) / 3600, 2),
-            rate,
-            (rate * r["submitted"]).quantize(Decimal("0.01")),
-            r["expert_id"] in certified,
+    lines = []
+    for r in rows:
+        decision = decisions.get(r["expert_id"])
+        paid, held, withheld = _split(r["while_paused"], r["submitted"], policy.paused_work_pay, decision)
+        lines.append(
+            PaymentLine(
+                expert_id=r["expert_id"],
+                username=r["expert__username"],
+                email=r["expert__email"],
+                submitted=r["submitted"],
+                while_paused=r["while_paused"],
+                paid=paid,
+                held=held,
+                withheld=withheld,
+                active_hours=round((r["seconds"] or 0) / 3600, 2),
+                rate=rate,
+                amount=(rate * paid).quantize(CENT),
+                certified=r["expert_id"] in certified,
+                decision=decision,
+            )
         )
-        for r in rows
-    ]
+    return lines
+
+
+PAYMENT_CSV_HEADER = [
+    "campaign",
+    "expert",
+    "email",
+    "submitted_responses",
+    "submitted_while_paused",
+    "paid_responses",
+    "held_responses",
+    "withheld_responses",
+    "active_hours",
+    "piece_rate",
+    "amount",
+    "certified",
+    "paused_work_policy",
+]
 
 
 def payment_csv(campaign: Campaign) -> str:
     """The payment export as CSV text (header, one line per expert, a total line)."""
+    policy = QualityPolicy.current()
     out = io.StringIO()
     w = SafeWriter(out)
-    w.writerow(["campaign", "expert", "email", "submitted_responses", "active_hours", "piece_rate", "amount", "certified"])
-    lines = payment_lines(campaign)
+    w.writerow(PAYMENT_CSV_HEADER)
+    lines = payment_lines(campaign, policy)
     for p in lines:
         w.writerow(
             [
@@ -64,12 +133,49 @@ def payment_csv(campaign: Campaign) -> str:
                 p.username,
                 p.email,
                 p.submitted,
+                p.while_paused,
+                p.paid,
+                p.held,
+                p.withheld,
                 f"{p.active_hours:.2f}",
                 f"{p.rate:.2f}",
                 f"{p.amount:.2f}",
                 "yes" if p.certified else "no",
+                policy.paused_work_pay,
             ]
         )
     total = sum((p.amount for p in lines), Decimal("0.00"))
-    w.writerow([campaign.name, "TOTAL", "", sum(p.submitted for p in lines), "", f"{campaign.piece_rate:.2f}", f"{total:.2f}", ""])
+    w.writerow(
+        [
+            campaign.name,
+            "TOTAL",
+            "",
+            sum(p.submitted for p in lines),
+            sum(p.while_paused for p in lines),
+            sum(p.paid for p in lines),
+            sum(p.held for p in lines),
+            sum(p.withheld for p in lines),
+            "",
+            f"{campaign.piece_rate:.2f}",
+            f"{total:.2f}",
+            "",
+            policy.paused_work_pay,
+        ]
+    )
     return out.getvalue()
+
+
+def decide_held_pay(*, campaign: Campaign, expert: User, pay: bool, note: str = "", by: User) -> PayDecision:
+    """An admin decides whether an expert's work submitted while paused in this campaign is paid; changeable, the last decision holds."""
+    if not has_role(by, Role.ADMIN):
+        raise PermissionDenied(_("Only admins decide on held pay."))
+    note = (note or "").strip()
+    if not pay and not note:
+        raise ValidationError({"note": _("say why the held work is not paid; the expert may ask")})
+    if not Assignment.objects.filter(campaign_response__campaign=campaign, expert=expert, submitted_while_paused=True).submitted().exists():
+        raise ValidationError({"expert": _("%(name)s submitted no work while paused in this campaign") % {"name": expert.get_username()}})
+    with transaction.atomic():
+        decision, _created = PayDecision.objects.update_or_create(
+            campaign=campaign, expert=expert, defaults={"pay": pay, "note": note, "decided_by": by}
+        )
+    return decision

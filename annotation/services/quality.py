@@ -31,7 +31,7 @@ from annotation.models import (
     QualityPolicy,
     TierChange,
 )
-from annotation.services.assignment import calibration_sitting, calibration_state, keyed_uniform
+from annotation.services.assignment import calibration_sitting, calibration_state, keyed_uniform, work_stopped
 from heartbench_core.lib.taxonomy import dimension_of, english_name
 from heartbench_core.models import User
 
@@ -78,6 +78,10 @@ def after_submit(*, assignment: Assignment) -> None:
         campaign = cr.campaign
         expert = assignment.expert
         profile, quality = _profile_and_quality(expert)
+        if work_stopped(campaign=campaign, profile=profile) and not assignment.submitted_while_paused:
+            # Paid as the quality policy says (annotation.services.payments); one more query only in this case.
+            Assignment.objects.filter(pk=assignment.pk).update(submitted_while_paused=True)
+            assignment.submitted_while_paused = True
         policy = QualityPolicy.current()
         if campaign.kind == Campaign.Kind.CALIBRATION:
             _maybe_finish_calibration(expert=expert, campaign=campaign, quality=quality)

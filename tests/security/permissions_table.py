@@ -192,7 +192,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "annotation:profile": {"GET": EXPERTS, "POST": EXPERTS},
     "annotation:calibration_feedback": {"GET": OWNER},
     # A certificate is the expert's own (404 until earned); its verification page is public: the code is the credential.
-    "annotation:certificate": {"GET": EXPERTS},
+    "annotation:certificate": {"GET": OWNER},
     "annotation:certificate_verify": {"GET": EVERYONE},
     # Campaign management (API).
     "api-profile-list": {"GET": (ADMIN, *EXPERTS)},

@@ -139,3 +139,12 @@ def _campaign_management_pieces(world: World) -> None:
     world.values.update(
         username=expert.username, result_id=result.pk, calibration_result_pk=result.pk, alert_id=alert.pk, alert_pk=alert.pk
     )
+    # The world's expert is certified, so their certificate page and its verification code answer.
+    from django.utils import timezone
+
+    from annotation.manage.selectors import certificate_code
+    from annotation.models import ExpertProfile, ExpertQuality
+
+    profile, _ = ExpertProfile.objects.get_or_create(user=expert)
+    ExpertQuality.objects.update_or_create(profile=profile, defaults={"calibration_score": 0.9, "certified_at": timezone.now()})
+    world.values.update(code=certificate_code(campaign.pk, expert.pk))

@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
 from annotation.services.assignment import bulk_assign
@@ -8,7 +9,10 @@ from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = "Pre-assign a campaign's open slots (k per response) among its eligible experts; prints how many were assigned, then each slot no eligible expert can take and why."
+    help = (
+        "Pre-assign a campaign's open slots (k per response) among its eligible experts; prints how many were assigned, "
+        "then each slot no eligible expert can take and why, then how many were left empty per reason."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("campaign", help="campaign name")
@@ -16,11 +20,14 @@ class Command(ImportCommand):
     def handle(self, *args: Any, **o: Any) -> None:
         campaign = Campaign.objects.filter(name=o["campaign"]).first()
         if campaign is None:
-            raise CommandError(f"no campaign named {o['campaign']!r}")
+            raise CommandError(_("no campaign named %(name)r") % {"name": o["campaign"]})
         result = self.run_service(bulk_assign, campaign=campaign)
         self.stdout.write(str(result.made))
         # Admins only run commands: every slot left open is listed with its reason.
         for slot in result.unfilled:
-            self.stdout.write(f"unfilled: response #{slot.campaign_response_id} ({slot.question_id}), {slot.need} slot(s): {slot.detail}")
-        if result.unfilled:
-            self.stdout.write(f"{result.unfilled_slots} open slot(s) of {len(result.unfilled)} response(s) unfilled")
+            self.stdout.write(
+                _("unfilled: response #%(id)s (%(question)s), %(n)s slot(s): %(why)s")
+                % {"id": slot.campaign_response_id, "question": slot.question_id, "n": slot.need, "why": slot.detail}
+            )
+        if summary := result.summary():
+            self.stdout.write(summary)

@@ -3,6 +3,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
 from annotation.services.campaigns import create_campaign
@@ -28,6 +31,8 @@ class Command(ImportCommand):
         parser.add_argument("--piece-rate", default="0", help="payment per submitted response")
         parser.add_argument("--allow-unqualified", action="store_true", help="do not require a passed calibration")
         parser.add_argument("--per-dimension", action="store_true", help="require qualification in every dimension of a rubric")
+        parser.add_argument("--deadline", help="when the work is due (ISO 8601, e.g. 2026-12-31T18:00+08:00; without a zone: the site's)")
+        parser.add_argument("--certificate-name", default="", help='title of the experts\' certificate (default "AI Evaluation Expert")')
 
     def handle(self, *args: Any, **o: Any) -> None:
         gold_source = None
@@ -39,6 +44,16 @@ class Command(ImportCommand):
             piece_rate = Decimal(o["piece_rate"])
         except InvalidOperation:
             raise CommandError(f"nothing was written: piece_rate: not a number: {o['piece_rate']!r}") from None
+        deadline = None
+        if o["deadline"]:
+            try:
+                deadline = parse_datetime(o["deadline"])
+            except ValueError:
+                deadline = None
+            if deadline is None:
+                raise CommandError(_("nothing was written: deadline: not a date and time: %(value)r") % {"value": o["deadline"]})
+            if timezone.is_naive(deadline):
+                deadline = timezone.make_aware(deadline)
         outcome = self.run_service(
             create_campaign,
             name=o["name"],
@@ -56,6 +71,8 @@ class Command(ImportCommand):
             gold_rate=o["gold_rate"],
             min_tier_for_hard=o["min_tier_for_hard"],
             piece_rate=piece_rate,
+            deadline=deadline,
+            certificate_name=o["certificate_name"],
         )
         if o["verbosity"] > 1:
             self.stderr.write(f"{outcome.items} items sampled, {outcome.gold} gold checks, {outcome.eligible_experts} eligible experts")

@@ -92,7 +92,13 @@ def test_progress_bulk_assign_release_and_payments_through_the_api(cast, client_
     campaign = demo_campaign(cast, overlap=1, piece_rate=1)
     ExpertProfile.objects.update(capacity=100)
     c = client_for(cast.admin)
-    assert c.post(f"{API}/manage/campaigns/{campaign.pk}/bulk-assign/").json() == {"assigned": 18, "unfilled_slots": 0, "unfilled": []}
+    assert c.post(f"{API}/manage/campaigns/{campaign.pk}/bulk-assign/").json() == {
+        "assigned": 18,
+        "open_slots": 18,
+        "unfilled_slots": 0,
+        "summary": "",
+        "unfilled": [],
+    }
     progress = c.get(f"{API}/manage/campaigns/{campaign.pk}/progress/").json()
     assert progress["by_submitted_judgments"] == {"0": 18, "1": 0}
     assert progress["projected_finish"] is None and progress["projected_reason"]
@@ -102,7 +108,7 @@ def test_progress_bulk_assign_release_and_payments_through_the_api(cast, client_
     assert c.post(f"{API}/manage/assignments/{public_id}/release/").json()["status"] == "released"
     Assignment.objects.filter(status="reserved").update(status="submitted", submitted_at=timezone.now())
     csv = c.get(f"{API}/manage/campaigns/{campaign.pk}/payments/").content.decode()
-    assert csv.strip().splitlines()[-1].endswith(",TOTAL,,17,,1.00,17.00,")
+    assert csv.strip().splitlines()[-1].endswith(",TOTAL,,17,0,17,0,0,,1.00,17.00,,review")
 
 
 def test_calibration_results_show_an_expert_only_their_own_misses(cast, client_for):

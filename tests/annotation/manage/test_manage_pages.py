@@ -138,7 +138,11 @@ def test_bulk_assign_and_release_through_the_assignment_overview(cast, client_fo
     r = c.post(reverse("annotation:campaign_bulk_assign", args=[campaign.pk]), follow=True)
     assert "18 assignments made." in r.content.decode()
     a = Assignment.objects.first()
-    c.post(reverse("annotation:assignment_release", args=[a.public_id]))
+    # Releasing asks first: the first post only shows what will happen.
+    asked = c.post(reverse("annotation:assignment_release", args=[a.public_id]))
+    a.refresh_from_db()
+    assert asked.status_code == 200 and "Release this assignment?" in asked.content.decode() and a.status == "reserved"
+    c.post(reverse("annotation:assignment_release", args=[a.public_id]), {"confirm": "yes"})
     a.refresh_from_db()
     assert a.status == "released"
     html = c.get(reverse("annotation:campaign_assignments", args=[campaign.pk]), {"status": "released"}).content.decode()
@@ -153,8 +157,9 @@ def test_the_payment_export_multiplies_submitted_work_by_the_piece_rate(cast, cl
     body = client_for(cast.admin).get(reverse("annotation:campaign_payments", args=[campaign.pk])).content.decode()
     lines = body.strip().splitlines()
     assert lines[0].startswith("campaign,expert,email,submitted_responses")
-    assert lines[1] == f"Blind test 1,{cast.expert.username},{cast.expert.email},3,1.50,2.50,7.50,no"
-    assert lines[-1].endswith(",TOTAL,,3,,2.50,7.50,")
+    # submitted, of which while paused, paid, held, withheld, hours, rate, amount, certified, the paused-work policy
+    assert lines[1] == f"Blind test 1,{cast.expert.username},{cast.expert.email},3,0,3,0,0,1.50,2.50,7.50,no,review"
+    assert lines[-1].endswith(",TOTAL,,3,0,3,0,0,,2.50,7.50,,review")
 
 
 def test_an_admin_edits_a_profile_overrides_the_tier_with_a_reason_and_qualifies(cast, client_for):
