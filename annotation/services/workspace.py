@@ -14,19 +14,24 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, F, Q, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
     Campaign,
+    CampaignResponse,
     CorrectionRequest,
     DiscussionComment,
     DiscussionVote,
+    ExpertProfile,
     ItemProblemReport,
     Judgment,
     UnclearCriterionReport,
 )
+from annotation.services import assignment as serving
 from annotation.services import quality
 from annotation.signals import assignment_submitted
+from heartbench_core.api_errors import CONFLICT_CODE
 from heartbench_core.models import Criterion, StaffExposure, User
 from heartbench_core.roles import Role, has_role
 
@@ -35,6 +40,8 @@ COMMENT_MAX_CHARS = 4000
 # A browser reports visible time at least once a minute; a larger report is clipped so a stray
 # client cannot inflate time on task.
 MAX_ACTIVE_SECONDS_PER_REPORT = 120
+# HeartBench items have at most 22 criteria; a cursor beyond this is malformed input.
+MAX_CURSOR = 200
 
 
 @dataclass(frozen=True)
@@ -58,13 +65,19 @@ class JudgmentRow(TypedDict):
 # --- drafts and time on task ---------------------------------------------------------------
 
 
-def save_draft(*, assignment: Assignment, expert: User, entries: list[DraftEntry], active_seconds: int = 0) -> Assignment:
+def save_draft(
+    *, assignment: Assignment, expert: User, entries: list[DraftEntry], active_seconds: int = 0, cursor: int | None = None
+) -> Assignment:
     """Upsert the given criteria's rationale and hit/miss on an open assignment of this expert.
 
     A draft may hold a hit/miss whose rationale is still short (the expert may be rewriting it);
     `submit_assignment` is where reasoning-before-scoring is enforced. Saving keeps the
-    reservation alive. Runs a fixed number of queries whatever the number of criteria.
+    reservation alive, and records `cursor` (the position, from 1, of the criterion the expert
+    is on) when given, so a reload returns there. Runs a fixed number of queries whatever the
+    number of criteria.
     """
+    if cursor is not None and not 1 <= cursor <= MAX_CURSOR:
+        raise ValidationError({"cursor": _("cursor is the position of a criterion, from 1 to %(n)d.") % {"n": MAX_CURSOR}})
     with transaction.atomic():
         locked = _lock_open(assignment, expert)
         _check_entries(locked, entries)
@@ -82,7 +95,9 @@ def save_draft(*, assignment: Assignment, expert: User, entries: list[DraftEntry
         # The row is locked, so its new values are known here: one UPDATE and no read-back.
         locked.draft_saved_at = now
         locked.active_seconds = locked.active_seconds + _clip_seconds(active_seconds)
-        changes = {"draft_saved_at": now, "active_seconds": locked.active_seconds}
+        changes: dict[str, object] = {"draft_saved_at": now, "active_seconds": locked.active_seconds}
+        if cursor is not None:
+            locked.cursor = changes["cursor"] = cursor
         if locked.expires_at is not None:
             locked.expires_at = changes["expires_at"] = now + locked.campaign_response.campaign.reservation_timeout
         Assignment.objects.filter(pk=locked.pk).update(**changes)
@@ -150,6 +165,52 @@ def _completeness_errors(criteria: list[Criterion], judged: dict[int, tuple[str,
         elif hit is None:
             errors[criterion_error_key(criterion.id)] = [f"Criterion {number}: mark hit or miss."]
     return errors
+
+
+# --- stranded work: a draft whose reservation lapsed -------------------------------------------
+
+# A slot filled meanwhile is a conflict (the API answers 409), not bad input.
+RECLAIM_TAKEN = CONFLICT_CODE
+
+
+def reclaim_assignment(*, assignment: Assignment, expert: User) -> Assignment:
+    """Reserve again, with its draft, a response whose reservation of this expert lapsed, if its slot is still open.
+
+    The same rules as serving: the campaign takes work, the expert is active, listed and under
+    capacity, and the response has fewer than k live assignments (counted under the response's
+    lock). One rule for every response, so the answer never tells a hidden gold check from an
+    ordinary one. Refusals are ValidationErrors on `assignment`; a slot filled meanwhile is a plain
+    ValidationError with the code `RECLAIM_TAKEN` (a conflict: the API answers 409). Returns the
+    assignment, reserved again (its judgments untouched).
+    """
+    with transaction.atomic():
+        profile = serving._profile_for_update(expert)
+        own = _own(assignment, expert, lock=True)
+        now = timezone.now()
+        if own.status == Assignment.Status.SUBMITTED:
+            raise ValidationError({"assignment": _("This response was already submitted.")})
+        if own.status == Assignment.Status.RESERVED and (own.expires_at is None or own.expires_at > now):
+            return own
+        campaign = own.campaign_response.campaign
+        if campaign.status != Campaign.Status.ACTIVE:
+            raise ValidationError({"assignment": _("The campaign is not taking work at the moment.")})
+        if profile.availability != ExpertProfile.Availability.ACTIVE:
+            raise ValidationError({"assignment": _("Your work is paused or you are away: you cannot take work now.")})
+        if not has_role(expert, Role.EXPERT) or not Campaign.objects.filter(pk=campaign.pk).admitting(expert).exists():
+            raise ValidationError({"assignment": _("You are no longer on this campaign's list of experts.")})
+        if Assignment.objects.filter(expert_id=expert.pk).open(now).count() >= profile.capacity:
+            raise ValidationError(
+                {"assignment": _("You are at capacity: finish one of your open responses first, then take this one back.")}
+            )
+        response = CampaignResponse.objects.select_for_update(no_key=True, of=("self",)).get(pk=own.campaign_response_id)
+        exposed = StaffExposure.objects.filter(user_id=expert.pk, response_id=response.response_id).exists()
+        live = Assignment.objects.filter(campaign_response_id=response.pk).live(now).exclude(pk=own.pk).count()
+        if exposed or live >= max(campaign.overlap, 1):
+            raise ValidationError(_("This response went to other experts meanwhile."), code=RECLAIM_TAKEN)
+        own.status = Assignment.Status.RESERVED
+        own.expires_at = now + campaign.reservation_timeout
+        Assignment.objects.filter(pk=own.pk).update(status=own.status, expires_at=own.expires_at)
+        return own
 
 
 # --- reports ---------------------------------------------------------------------------------

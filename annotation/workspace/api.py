@@ -19,9 +19,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
+from annotation.models import Assignment, Campaign, CampaignGuidelines, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
+from annotation.services.guidelines import current_guidelines, render_guidelines
 from annotation.workspace import selectors
 from heartbench_core.api import choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
@@ -51,6 +52,14 @@ def _entries(rows: list[dict[str, Any]]) -> list[services.DraftEntry]:
 class DraftInputSerializer(serializers.Serializer):
     judgments = JudgmentEntrySerializer(many=True, required=False, default=list)
     active_seconds = serializers.IntegerField(min_value=0, required=False, default=0)
+    cursor = serializers.IntegerField(
+        min_value=1,
+        max_value=services.MAX_CURSOR,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Position (from 1) of the criterion the expert is on, so the page returns there (drafts only).",
+    )
 
 
 class TimeInputSerializer(serializers.Serializer):
@@ -134,6 +143,47 @@ class WorkspaceCriterionSerializer(serializers.Serializer):
         return body
 
 
+class GuidelinesSerializer(serializers.Serializer):
+    """The campaign's current guidelines: the Markdown as written and as the page shows it (sanitised HTML)."""
+
+    revision = serializers.IntegerField()
+    body = serializers.CharField(help_text="Markdown.")
+    html = serializers.SerializerMethodField(help_text="The body rendered and sanitised, as the judging page shows it.")
+    change_note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+    def get_html(self, guidelines: CampaignGuidelines) -> str:
+        return str(render_guidelines(guidelines.body))
+
+
+class NoWorkSerializer(serializers.Serializer):
+    """Why a campaign gives the expert no new work, and what to do about it."""
+
+    code = serializers.ChoiceField(choices=selectors.NO_WORK_CODES)
+    message = serializers.CharField(help_text="The reason in words, in the expert's language.")
+    action_url = serializers.CharField(allow_blank=True, help_text="A page that helps (an open draft, the profile), or empty.")
+    calibration = serializers.IntegerField(
+        source="calibration.pk", allow_null=True, default=None, help_text="A calibration campaign to start (POST next/ with it)."
+    )
+    available_from = serializers.DateTimeField(allow_null=True, help_text="When a retake becomes possible.")
+    deadline_passed = serializers.BooleanField()
+
+
+class ExpertCampaignSerializer(serializers.Serializer):
+    """A campaign as its expert sees it: its settings for the judging page, its guidelines, and why it gives no work (if so)."""
+
+    id = serializers.IntegerField(source="campaign.pk")
+    name = serializers.CharField(source="campaign.name")
+    kind = serializers.ChoiceField(source="campaign.kind", choices=Campaign.Kind.choices)
+    status = serializers.ChoiceField(source="campaign.status", choices=Campaign.Status.choices)
+    status_reason = serializers.CharField(source="campaign.status_reason")
+    deadline = serializers.DateTimeField(source="campaign.deadline", allow_null=True)
+    rationale_min_chars = serializers.IntegerField(source="campaign.rationale_min_chars")
+    show_weights = serializers.BooleanField(source="campaign.show_weights")
+    guidelines = GuidelinesSerializer(allow_null=True)
+    no_work = NoWorkSerializer(allow_null=True, help_text="Null when the campaign has work for the expert now (POST next/ to take it).")
+
+
 class OwnJudgmentSerializer(serializers.Serializer):
     criterion = serializers.IntegerField(source="criterion.pk")
     rationale = serializers.CharField()
@@ -162,6 +212,11 @@ class AssignmentDetailSerializer(serializers.Serializer):
     response = serializers.CharField(source="response_text")
     rationale_min_chars = serializers.IntegerField(source="campaign.rationale_min_chars")
     show_weights = serializers.BooleanField(source="campaign.show_weights")
+    deadline = serializers.DateTimeField(source="campaign.deadline", allow_null=True)
+    guidelines = GuidelinesSerializer(allow_null=True, help_text="The campaign's current guidelines; null when it has none.")
+    cursor = serializers.IntegerField(help_text="Position (from 1) of the criterion the expert was on.")
+    lapsed = serializers.BooleanField(help_text="The reservation lapsed: read-only until taken back (POST reclaim/).")
+    slot_open = serializers.BooleanField(help_text="For lapsed work: whether it can be taken back now.")
     criteria = serializers.SerializerMethodField()
     judgments = serializers.SerializerMethodField(help_text="The expert's own judgments so far (criteria with a rationale or a hit/miss).")
     progress = WorkProgressSerializer(help_text="The expert's progress in the campaign.")
@@ -191,7 +246,7 @@ class DraftSavedSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Assignment
-        fields = ["saved_at", "active_seconds", "expires_at"]
+        fields = ["saved_at", "active_seconds", "expires_at", "cursor"]
 
 
 class ActiveTimeSerializer(serializers.Serializer):
@@ -367,7 +422,29 @@ class NextResponseView(ExpertView):
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         assignment = selectors.assignment_for_expert(expert, assignment.public_id)
-        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment)).data)
+        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment, with_guidelines=True)).data)
+
+
+class ExpertCampaignView(ExpertView):
+    """One of the expert's campaigns: settings, current guidelines, and why it gives no new work (if it does not)."""
+
+    @extend_schema(responses=ExpertCampaignSerializer)
+    def get(self, request: Request, campaign_id: int) -> Response:
+        expert = signed_in(request)
+        campaign = get_object_or_404(selectors.campaigns_for_expert(expert).select_related("settings"), pk=campaign_id)
+        body = {"campaign": campaign, "guidelines": current_guidelines(campaign), "no_work": selectors.why_no_work(expert, campaign)}
+        return Response(ExpertCampaignSerializer(body).data)
+
+
+class ReclaimView(ExpertView):
+    """Take back, with its draft, a response whose reservation lapsed, while its slot is open (409 when it went to others)."""
+
+    @extend_schema(request=None, responses=AssignmentDetailSerializer)
+    def post(self, request: Request, public_id: str) -> Response:
+        expert = signed_in(request)
+        services.reclaim_assignment(assignment=selectors.lapsed_or_held_assignment_for_expert(expert, public_id), expert=expert)
+        assignment = selectors.assignment_for_expert(expert, public_id)
+        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment, with_guidelines=True)).data)
 
 
 class AssignmentDetailView(ExpertView):
@@ -375,7 +452,8 @@ class AssignmentDetailView(ExpertView):
 
     @extend_schema(responses=AssignmentDetailSerializer)
     def get(self, request: Request, public_id: str) -> Response:
-        return Response(AssignmentDetailSerializer(selectors.judging_page(self.own(request, public_id))).data)
+        assignment = selectors.lapsed_or_held_assignment_for_expert(signed_in(request), public_id)
+        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment, with_guidelines=True)).data)
 
 
 class DraftView(ExpertView):
@@ -386,7 +464,11 @@ class DraftView(ExpertView):
         assignment = self.own_ref(request, public_id)
         data = _valid(DraftInputSerializer, request)
         saved = services.save_draft(
-            assignment=assignment, expert=signed_in(request), entries=_entries(data["judgments"]), active_seconds=data["active_seconds"]
+            assignment=assignment,
+            expert=signed_in(request),
+            entries=_entries(data["judgments"]),
+            active_seconds=data["active_seconds"],
+            cursor=data["cursor"],
         )
         return Response(DraftSavedSerializer(saved).data)
 

@@ -7,8 +7,10 @@ from annotation.workspace import api
 urlpatterns = [
     path("assignments/", api.MyAssignmentsView.as_view(), name="api-ws-assignments"),
     path("next/", api.NextResponseView.as_view(), name="api-ws-next"),
+    path("campaigns/<int:campaign_id>/", api.ExpertCampaignView.as_view(), name="api-ws-campaign"),
     path("assignments/<str:public_id>/", api.AssignmentDetailView.as_view(), name="api-ws-assignment"),
     path("assignments/<str:public_id>/draft/", api.DraftView.as_view(), name="api-ws-draft"),
+    path("assignments/<str:public_id>/reclaim/", api.ReclaimView.as_view(), name="api-ws-reclaim"),
     path("assignments/<str:public_id>/time/", api.TimeView.as_view(), name="api-ws-time"),
     path("assignments/<str:public_id>/submit/", api.SubmitView.as_view(), name="api-ws-submit"),
     path("assignments/<str:public_id>/unclear/", api.UnclearReportView.as_view(), name="api-ws-unclear"),

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
-from annotation.services.workspace import COMMENT_MAX_CHARS, DraftEntry, criterion_error_key
+from annotation.services.workspace import COMMENT_MAX_CHARS, MAX_CURSOR, DraftEntry, criterion_error_key
 
 _FIELD = re.compile(r"^(rationale|hit)-(\d{1,12})$")
 
@@ -46,6 +46,12 @@ def active_seconds(data: QueryDict) -> int:
         return max(0, int(data.get("active_seconds") or 0))
     except (TypeError, ValueError):
         return 0
+
+
+def cursor(data: QueryDict) -> int | None:
+    """The `cursor` a page reports: the position (from 1) of the criterion the expert is on; None when absent or malformed."""
+    value = data.get("cursor") or ""
+    return int(value) if value.isdecimal() and 1 <= int(value) <= MAX_CURSOR else None
 
 
 class CommentForm(forms.Form):

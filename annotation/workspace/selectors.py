@@ -10,25 +10,33 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
+from django.urls import reverse
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
     Campaign,
+    CampaignGuidelines,
     CampaignResponse,
     CorrectionRequest,
     DiscussionComment,
     DiscussionVote,
+    ExpertProfile,
     ItemProblemReport,
     Judgment,
     UnclearCriterionReport,
 )
+from annotation.services import assignment as serving
+from annotation.services.guidelines import current_guidelines, render_guidelines
 from annotation.services.workspace import JudgmentRow, discussion_cohort, discussion_open_for
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
+from heartbench_core.roles import Role, has_role
 
 
 @dataclass
@@ -58,6 +66,12 @@ class CampaignQueue:
     progress: OwnProgress
     drafts: list[Assignment] = field(default_factory=list)
     can_take_more: bool = True
+    # Why "Next response" found nothing (filled in only after it did: it costs a few queries).
+    no_work: NoWork | None = None
+
+    @property
+    def deadline_passed(self) -> bool:
+        return self.campaign.deadline is not None and self.campaign.deadline < timezone.now()
 
 
 @dataclass
@@ -92,12 +106,57 @@ def assignment_ref_for_expert(expert: User, public_id: str) -> Assignment:
     return _own_or_404(Assignment.objects.only("pk", "public_id", "status", "expert_id", "campaign_response_id"), expert, public_id)
 
 
-def _own_or_404(queryset: QuerySet[Assignment], expert: User, public_id: str) -> Assignment:
-    # Another expert's work, released or expired work and unknown ids answer alike.
+def _own_or_404(queryset: QuerySet[Assignment], expert: User, public_id: str, *, lapsed_too: bool = False) -> Assignment:
+    # Another expert's work and unknown ids answer alike; so does the expert's own released or
+    # expired work, except where they come to read or take back what they wrote on it.
     found = queryset.filter(public_id=public_id, expert_id=expert.pk).first()
-    if found is None or found.status not in Assignment.HELD_STATUSES:
+    allowed = (*Assignment.HELD_STATUSES, Assignment.Status.EXPIRED, Assignment.Status.RELEASED) if lapsed_too else Assignment.HELD_STATUSES
+    if found is None or found.status not in allowed:
         raise Http404("No such work.")
     return found
+
+
+def lapsed_or_held_assignment_for_expert(expert: User, public_id: str) -> Assignment:
+    """`assignment_for_expert`, also finding the expert's own expired or released work (to read their text and take it back)."""
+    return _own_or_404(
+        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "campaign_response__response"),
+        expert,
+        public_id,
+        lapsed_too=True,
+    )
+
+
+@dataclass
+class StrandedWork:
+    """A response whose reservation lapsed while the expert had written on it."""
+
+    assignment: Assignment
+    question_id: str
+    campaign_name: str
+    written: int  # criteria with a rationale
+
+
+def stranded_work(expert: User, *, limit: int = 50) -> list[StrandedWork]:
+    """The expert's expired or released work holding at least one rationale, newest first (one query)."""
+    rows = (
+        Assignment.objects.filter(expert_id=expert.pk, status__in=(Assignment.Status.EXPIRED, Assignment.Status.RELEASED))
+        .annotate(written=Count("judgments", filter=~Q(judgments__rationale="")))
+        .filter(written__gt=0)
+        .select_related("campaign_response__item", "campaign_response__campaign")
+        .only(
+            "public_id", "status", "reserved_at", "expires_at", "campaign_response__item__question_id", "campaign_response__campaign__name"
+        )
+        .order_by("-reserved_at", "public_id")[:limit]
+    )
+    return [
+        StrandedWork(
+            assignment=a,
+            question_id=a.campaign_response.item.question_id,
+            campaign_name=a.campaign_response.campaign.name,
+            written=a.written,  # type: ignore[attr-defined]  # annotated above
+        )
+        for a in rows
+    ]
 
 
 def own_assignments(expert: User) -> QuerySet[Assignment]:
@@ -210,6 +269,25 @@ class JudgingPage:
     problem_reported: bool
     correction: CorrectionRequest | None
     discussion_open: bool
+    # The latest revision of the campaign's guidelines (only when asked for: the judging page and its API).
+    guidelines: CampaignGuidelines | None = None
+    # The reservation lapsed (expired, released, or past its expiry): the expert reads their text and may take it back.
+    lapsed: bool = False
+    # For lapsed work: whether its slot is still open, so "take it back" can succeed.
+    slot_open: bool = False
+
+    @property
+    def guidelines_html(self) -> str:
+        return render_guidelines(self.guidelines.body) if self.guidelines is not None else ""
+
+    @property
+    def cursor(self) -> int:
+        """The position (from 1) of the criterion the expert was on, within the rubric."""
+        return max(1, min(self.assignment.cursor or 1, len(self.rows) or 1))
+
+    @property
+    def deadline_passed(self) -> bool:
+        return self.campaign.deadline is not None and self.campaign.deadline < timezone.now()
 
     @property
     def submitted(self) -> bool:
@@ -225,7 +303,7 @@ class JudgingPage:
 
     @property
     def editable(self) -> bool:
-        return not self.submitted
+        return not self.submitted and not self.lapsed
 
     @property
     def judged_count(self) -> int:
@@ -239,8 +317,8 @@ def criterion_kind(criterion: Criterion) -> str:
     return "penalty" if criterion.is_penalty else "reward"
 
 
-def judging_page(assignment: Assignment) -> JudgingPage:
-    """Everything the judging page shows, for the expert who owns the assignment."""
+def judging_page(assignment: Assignment, *, with_guidelines: bool = False) -> JudgingPage:
+    """Everything the judging page shows, for the expert who owns the assignment (with the campaign's guidelines when asked)."""
     cr = assignment.campaign_response
     campaign = cr.campaign
     criteria = list(Criterion.objects.filter(item_id=cr.item_id).order_by("position"))
@@ -284,7 +362,30 @@ def judging_page(assignment: Assignment) -> JudgingPage:
         problem_reported=ItemProblemReport.objects.filter(assignment_id=assignment.pk).exists(),
         correction=correction,
         discussion_open=discussion_open,
+        guidelines=current_guidelines(campaign) if with_guidelines else None,
+        lapsed=is_lapsed(assignment),
+        slot_open=is_lapsed(assignment) and slot_still_open(assignment),
     )
+
+
+def is_lapsed(assignment: Assignment) -> bool:
+    """Whether the expert's reservation of this response lapsed: expired or released, or past its expiry before the sweep."""
+    if assignment.status in (Assignment.Status.EXPIRED, Assignment.Status.RELEASED):
+        return True
+    return assignment.status == Assignment.Status.RESERVED and assignment.expires_at is not None and assignment.expires_at <= timezone.now()
+
+
+def slot_still_open(assignment: Assignment) -> bool:
+    """Whether lapsed work could be taken back: the campaign takes work and fewer than k others hold the response.
+
+    The same rule for every response (`services.workspace.reclaim_assignment` decides under a lock),
+    so it tells nothing of hidden gold checks; it never says who holds the response.
+    """
+    campaign = assignment.campaign_response.campaign
+    if campaign.status != Campaign.Status.ACTIVE:
+        return False
+    live = Assignment.objects.filter(campaign_response_id=assignment.campaign_response_id).live(timezone.now()).exclude(pk=assignment.pk)
+    return live.count() < max(campaign.overlap, 1)
 
 
 def own_progress(expert_id: int, campaign: Campaign) -> OwnProgress:
@@ -396,3 +497,140 @@ def pending_corrections() -> list[CorrectionRequest]:
             for row in correction.proposed
         ]
     return pending
+
+
+# --- why the queue is empty --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoWork:
+    """Why a campaign gives the expert no new work, in words they can act on.
+
+    Decided by the same checks, in the same order, as serving (`assign_next_response`), so the
+    reason is the real one. Blind: no reason ever distinguishes hidden gold checks from ordinary
+    responses (serving gives gold only while ordinary work is left, so "every response has its
+    raters" is the whole truth when it is said).
+    """
+
+    code: str
+    message: str
+    # A page that helps (the open draft, the profile), or a calibration to start (POST next_response).
+    action_url: str = ""
+    action_label: str = ""
+    calibration: Campaign | None = None
+    available_from: datetime | None = None
+    deadline_passed: bool = False
+
+
+NO_WORK_CODES = (
+    "campaign_closed",
+    "campaign_paused",
+    "campaign_not_started",
+    "expert_paused",
+    "expert_away",
+    "not_listed",
+    "at_capacity",
+    "calibration_required",
+    "calibration_passed",
+    "retake_later",
+    "no_attempts_left",
+    "all_rated",
+)
+
+
+def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None) -> NoWork | None:
+    """Why the campaign has no new work for the expert now, or None when serving would give them some.
+
+    Reads only; never reserves. Mirrors `assign_next_response`: the campaign's status, the
+    expert's availability, the campaign's list of experts, capacity, calibration attempts,
+    qualification, and last whether any response is still open to them.
+    """
+    now = now or timezone.now()
+    late = campaign.deadline is not None and campaign.deadline < now
+
+    def reason(code: str, message: str, **extra: Any) -> NoWork:
+        return NoWork(code=code, message=message, deadline_passed=late, **extra)
+
+    note = f" {campaign.status_reason}" if campaign.status_reason.strip() else ""
+    if campaign.status == Campaign.Status.CLOSED:
+        return reason("campaign_closed", _("This campaign is finished: it takes no more work.") + note)
+    if campaign.status == Campaign.Status.PAUSED:
+        if note:
+            return reason("campaign_paused", _("Paused by an admin: %(reason)s") % {"reason": campaign.status_reason.strip()})
+        return reason("campaign_paused", _("Paused by an admin; the work resumes when they restart the campaign."))
+    if campaign.status != Campaign.Status.ACTIVE or campaign.kind == Campaign.Kind.GOLD_SET:
+        return reason("campaign_not_started", _("This campaign has not started yet."))
+    # An expert without a profile yet is served with the defaults (serving creates it on the first pull).
+    profile = ExpertProfile.objects.filter(user_id=expert.pk).first() or ExpertProfile(user=expert)
+    if profile.availability == ExpertProfile.Availability.PAUSED:
+        why = profile.availability_reason.strip()
+        text = _("Your work is paused by an admin: %(reason)s") % {"reason": why} if why else _("Your work is paused by an admin.")
+        return reason("expert_paused", text + " " + _("They will contact you to resume it."))
+    if profile.availability == ExpertProfile.Availability.AWAY:
+        return reason(
+            "expert_away",
+            _("You marked yourself away. Set yourself active on your profile to get work again."),
+            action_url=reverse("annotation:profile"),
+            action_label=_("Open my profile"),
+        )
+    # Past the gates that stop work (pre-assigned work waits while they are shut), work already held is served first.
+    if Assignment.objects.filter(expert_id=expert.pk, campaign_response__campaign_id=campaign.pk).open(now).exists():
+        return None
+    if not has_role(expert, Role.EXPERT) or not Campaign.objects.filter(pk=campaign.pk).admitting(expert).exists():
+        return reason("not_listed", _("You are no longer on this campaign's list of experts; an admin decides who takes part."))
+    capacity = profile.capacity
+    open_work = list(
+        Assignment.objects.filter(expert_id=expert.pk).open(now).order_by("reserved_at", "public_id").values_list("public_id", flat=True)
+    )
+    if len(open_work) >= capacity:
+        return reason(
+            "at_capacity",
+            _("You are at capacity: finish your %(n)d open responses first.") % {"n": len(open_work)},
+            action_url=reverse("annotation:judge", args=[open_work[0]]),
+            action_label=_("Resume an open response"),
+        )
+    if campaign.kind == Campaign.Kind.CALIBRATION:
+        state = serving.calibration_state(expert=expert, campaign=campaign)
+        if state.passed:
+            return reason("calibration_passed", _("You passed this calibration; nothing more to do in it."))
+        if state.attempts and state.retake_at is None:
+            return reason(
+                "no_attempts_left",
+                _("You have made all %(n)d attempts allowed; an administrator decides what follows.") % {"n": state.max_attempts},
+            )
+        if state.retake_at is not None and now < state.retake_at:
+            when = formats.date_format(timezone.localtime(state.retake_at), "DATETIME_FORMAT")
+            return reason("retake_later", _("A retake is possible from %(when)s.") % {"when": when}, available_from=state.retake_at)
+        return None
+    cfg = serving.campaign_settings(campaign)
+    qualified = serving._qualified_dimensions(expert.pk, cfg.requires_qualification)
+    if qualified is not None and not qualified:
+        calibration = (
+            campaigns_for_expert(expert)
+            .filter(kind=Campaign.Kind.CALIBRATION, status=Campaign.Status.ACTIVE)
+            .order_by("name", "pk")
+            .first()
+        )
+        if calibration is None:
+            return reason("calibration_required", _("Calibration required before this campaign; an admin will open one for you."))
+        return reason(
+            "calibration_required",
+            _("Calibration required: pass “%(name)s” to take part.") % {"name": calibration.name},
+            calibration=calibration,
+            action_label=_("Start the calibration"),
+        )
+    mine = list(
+        Assignment.objects.filter(expert_id=expert.pk, campaign_response__campaign_id=campaign.pk).values_list(
+            "campaign_response_id", "campaign_response__item_id", "campaign_response__is_gold"
+        )
+    )
+    if serving._ranked_ids(campaign, profile, cfg, qualified, mine, now):
+        return None
+    return reason(
+        "all_rated",
+        _(
+            "Every response open to you has its %(k)d raters, or you judged it already. "
+            "Reservations that lapse go back to the pool: check again later."
+        )
+        % {"k": campaign.overlap},
+    )

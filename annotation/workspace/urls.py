@@ -9,6 +9,7 @@ urlpatterns = [
     path("next/<int:campaign_id>/", views.next_response, name="next_response"),
     path("a/<str:public_id>/", views.judge, name="judge"),
     path("a/<str:public_id>/draft/", views.save_draft, name="judge_draft"),
+    path("a/<str:public_id>/reclaim/", views.reclaim, name="judge_reclaim"),
     path("a/<str:public_id>/time/", views.record_time, name="judge_time"),
     path("a/<str:public_id>/submit/", views.submit, name="judge_submit"),
     path("a/<str:public_id>/unclear/<int:criterion_id>/", views.report_unclear, name="judge_unclear"),

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.models import Assignment, Campaign, CorrectionRequest
 from annotation.services import workspace as services
-from annotation.services.assignment import assign_next_response, calibration_state
+from annotation.services.assignment import assign_next_response
 from annotation.workspace import forms, selectors
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import SignedInRequest
@@ -36,7 +36,16 @@ def _messages_of(exc: ValidationError) -> list[str]:
 def home(request: SignedInRequest) -> HttpResponse:
     data = selectors.expert_home(request.user)
     prefetch = next((q.drafts[0].public_id for q in data.queues + data.calibrations if q.drafts), None)
-    return render(request, "annotation/workspace/home.html", {"home": data, "prefetch": prefetch})
+    # After "Next response" found nothing, the campaign's card says why and what to do (`?why=<campaign id>`).
+    why_id = request.GET.get("why", "")
+    for queue in data.queues + data.calibrations:
+        if why_id.isdecimal() and int(why_id) == queue.campaign.pk:
+            queue.no_work = selectors.why_no_work(request.user, queue.campaign)
+    return render(
+        request,
+        "annotation/workspace/home.html",
+        {"home": data, "prefetch": prefetch, "stranded": selectors.stranded_work(request.user)},
+    )
 
 
 @require_POST
@@ -53,32 +62,40 @@ def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
             messages.info(request, message)
         return redirect("annotation:home")
     if assignment is None:
-        state = calibration_state(expert=request.user, campaign=campaign) if campaign.kind == Campaign.Kind.CALIBRATION else None
-        if state is not None and state.attempts and not state.passed and not state.in_progress and not state.attempts_left:
-            messages.info(
-                request,
-                _("You have made all %(n)d attempts allowed at “%(name)s”; an administrator decides what follows.")
-                % {"n": state.max_attempts, "name": campaign.name},
-            )
-        else:
-            messages.info(request, f"Nothing more to judge in “{campaign.name}” for now. Thank you!")
-        return redirect("annotation:home")
+        # The campaign's card on the home page says the real reason and what to do about it.
+        return redirect(f"{reverse('annotation:home')}?why={campaign.pk}#q-{campaign.pk}")
     return redirect("annotation:judge", public_id=assignment.public_id)
 
 
 def _render_judge(
     request: SignedInRequest, assignment: Assignment, *, errors: dict[str, list[str]] | None = None, status: int = 200
 ) -> HttpResponse:
-    page = selectors.judging_page(assignment)
+    page = selectors.judging_page(assignment, with_guidelines=True)
     _attach_unclear_urls(page)
     for row in page.rows:
         row.errors = (errors or {}).get(services.criterion_error_key(row.criterion.pk), [])
     return render(
         request,
         "annotation/workspace/judge.html",
-        {"page": page, "errors": errors or {}, "error_list": [m for msgs in (errors or {}).values() for m in msgs]},
+        {
+            "page": page,
+            "errors": errors or {},
+            "error_list": [m for msgs in (errors or {}).values() for m in msgs],
+            "guidelines_updated": _guidelines_updated(request, page),
+        },
         status=status,
     )
+
+
+def _guidelines_updated(request: SignedInRequest, page: selectors.JudgingPage) -> bool:
+    """Whether the guidelines changed since this expert last had them on a judging page (remembered in their session)."""
+    if page.guidelines is None:
+        return False
+    key = f"hb-guidelines-seen-{page.campaign.pk}"
+    seen = request.session.get(key)
+    if seen != page.guidelines.revision:
+        request.session[key] = page.guidelines.revision
+    return seen is not None and seen != page.guidelines.revision
 
 
 def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
@@ -91,8 +108,25 @@ def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
 @require_safe
 @expert_only
 def judge(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    # The expert's own lapsed work opens too: their text stays readable, and they may take it back.
+    assignment = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
     return _render_judge(request, assignment)
+
+
+@require_POST
+@expert_only
+def reclaim(request: SignedInRequest, public_id: str) -> HttpResponse:
+    """Take back a response whose reservation lapsed, with the draft, if its slot is still open."""
+    assignment = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+    try:
+        services.reclaim_assignment(assignment=assignment, expert=request.user)
+    except ValidationError as exc:
+        for message in _messages_of(exc):
+            messages.error(request, message)
+        messages.info(request, _("Your text is kept below, readable, so nothing you wrote is lost."))
+    else:
+        messages.success(request, _("The response is yours again, with your draft."))
+    return redirect("annotation:judge", public_id=public_id)
 
 
 @require_POST
@@ -106,6 +140,7 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
             expert=request.user,
             entries=forms.draft_entries(request.POST),
             active_seconds=forms.active_seconds(request.POST),
+            cursor=forms.cursor(request.POST),
         )
     except ValidationError as exc:
         if request.htmx:

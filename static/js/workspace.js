@@ -1,4 +1,6 @@
-/* The judging page: reasoning before scoring, keyboard, autosave with an offline mirror, time on task.
+/* The judging page: reasoning before scoring, keyboard, autosave with an offline mirror, time on task,
+ * the pinned context column (the response under test always in view), and the cursor (the criterion
+ * the expert is on, saved with the draft so a reload returns there).
  *
  * Everything degrades: without JavaScript the form still posts to "Save draft" and "Submit", and
  * the server re-validates every rule enforced here.
@@ -12,10 +14,35 @@
   var pid = form.dataset.assignment;
   var minChars = Math.max(1, parseInt(form.dataset.minChars || "1", 10) || 1);
   var submitted = form.dataset.submitted === "1";
+  // Lapsed work (the reservation expired or was released) is read-only until taken back; what this
+  // browser kept of it stays kept, so a take-back restores it.
+  var lapsed = form.dataset.lapsed === "1";
   var storeKey = "hb-draft:" + pid;
   var cards = Array.prototype.slice.call(form.querySelectorAll(".criterion-card"));
   var help = document.getElementById("kbd-help");
+  var cursorField = form.querySelector(".ws-cursor");
   var current = 0;
+
+  // --- the context column: pinned, filling the window below its top --------------------------------
+  var context = document.getElementById("ws-context");
+  var fitQueued = false;
+  function fitContext() {
+    fitQueued = false;
+    if (!context || window.getComputedStyle(context).position !== "sticky") return;
+    var top = Math.max(context.getBoundingClientRect().top, 8);
+    context.style.setProperty("--ws-context-h", Math.max(288, window.innerHeight - top - 8) + "px");
+  }
+  function queueFit() {
+    if (!fitQueued) { fitQueued = true; window.requestAnimationFrame(fitContext); }
+  }
+  if (context) {
+    fitContext();
+    window.addEventListener("scroll", queueFit, { passive: true });
+    window.addEventListener("resize", queueFit);
+    // The latest turn, the one the response answers, is what the expert reads first.
+    var scroller = context.querySelector(".ws-dialogue-scroll");
+    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+  }
 
   // --- storage (may be unavailable: private mode, quota) ---------------------------------------
   function readStore() {
@@ -40,6 +67,7 @@
     if (!cards.length) return;
     current = Math.max(0, Math.min(cards.length - 1, index));
     cards.forEach(function (card, i) { card.classList.toggle("current", i === current); });
+    if (cursorField) cursorField.value = String(current + 1);
     if (focus) {
       cards[current].focus({ preventScroll: true });
       cards[current].scrollIntoView({ block: "nearest" });
@@ -48,7 +76,7 @@
   cards.forEach(function (card, i) {
     card.addEventListener("focusin", function () { setCurrent(i, false); });
   });
-  setCurrent(0, false);
+  setCurrent((parseInt(form.dataset.cursor || "1", 10) || 1) - 1, false);
 
   function rationaleOf(card) { return card.querySelector("textarea.rationale"); }
   function radiosOf(card) { return card.querySelectorAll("input[type=radio]"); }
@@ -57,9 +85,9 @@
     return checked ? checked.value : "";
   }
 
-  if (submitted) {
-    // Submitted work is read-only; whatever this browser kept for it is obsolete.
-    dropStore();
+  if (submitted || lapsed) {
+    // Submitted work is read-only; whatever this browser kept for it is obsolete. Lapsed work keeps it.
+    if (submitted) dropStore();
     document.addEventListener("keydown", function (e) {
       if (e.target.matches("textarea, input, select")) return;
       if (e.key === "j" || e.key === "ArrowDown") { setCurrent(current + 1, true); e.preventDefault(); }
@@ -270,6 +298,31 @@
     if (form.requestSubmit) form.requestSubmit(button || undefined); else if (button) button.click();
   }
 
+  // --- moving on: a verdict takes the expert to the next criterion's rationale -------------------
+  function focusRationale(index) {
+    setCurrent(index, false);
+    var box = rationaleOf(cards[current]);
+    box.focus({ preventScroll: true });
+    cards[current].scrollIntoView({ block: "nearest" });
+  }
+  function advance() {
+    if (current < cards.length - 1) { focusRationale(current + 1); return; }
+    // The last criterion: the next thing to do is submitting (or finishing one left open).
+    var missing = firstIncomplete();
+    if (missing >= 0) { focusRationale(missing); return; }
+    var button = form.querySelector(".ws-submit");
+    if (button) { button.focus({ preventScroll: true }); button.scrollIntoView({ block: "nearest" }); }
+  }
+  // A verdict chosen with the pointer moves on too; one changed with the arrow keys (within the group) does not.
+  var pointerVerdict = false;
+  form.addEventListener("pointerdown", function (e) { pointerVerdict = !!e.target.closest(".verdict label"); }, true);
+  form.addEventListener("change", function (e) {
+    if (e.target.type !== "radio" || !pointerVerdict) return;
+    pointerVerdict = false;
+    var card = e.target.closest(".criterion-card");
+    if (card) { setCurrent(cards.indexOf(card), false); advance(); }
+  });
+
   // --- keyboard ------------------------------------------------------------------------------------
   function mark(hit) {
     var card = cards[current];
@@ -283,16 +336,27 @@
     }
     radio.checked = true;
     radio.dispatchEvent(new Event("change", { bubbles: true }));
+    advance();
   }
   document.addEventListener("keydown", function (e) {
     if (help && help.open) return;
     if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); trySubmit(); return; }
     var target = e.target;
     if (target.matches("textarea, input[type=text], select, [contenteditable]")) {
+      // Typing is never interrupted: only deliberate Alt chords act in the rationale box (and never
+      // while an input method is composing, as it does for Chinese).
+      if (target.classList.contains("rationale") && e.altKey && !e.ctrlKey && !e.metaKey && !e.isComposing) {
+        var card = target.closest(".criterion-card");
+        if (card) setCurrent(cards.indexOf(card), false);
+        if (e.code === "KeyH") { e.preventDefault(); mark(true); return; }
+        if (e.code === "KeyM") { e.preventDefault(); mark(false); return; }
+        if (e.key === "ArrowDown") { e.preventDefault(); focusRationale(current + 1); return; }
+        if (e.key === "ArrowUp") { e.preventDefault(); focusRationale(current - 1); return; }
+      }
       if (e.key === "Escape" && target.classList.contains("rationale")) {
         e.preventDefault();
-        var card = target.closest(".criterion-card");
-        if (card) card.focus();
+        var own = target.closest(".criterion-card");
+        if (own) own.focus();
       }
       return;
     }
@@ -316,6 +380,8 @@
   var restored = restore();
   cards.forEach(updateGate);
   updateCount();
+  // Back where the expert was: the cursor's rationale, ready for typing.
+  if (cards.length) focusRationale(current);
   if (restored) {
     scheduleSave();
     setStatus("saving", gettext("Restored unsaved changes from this browser — saving…"));
