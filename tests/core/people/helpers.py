@@ -29,7 +29,7 @@ def campaign_with_open_work(cast):
     demo_version()
     demo_responses()
     campaign = create_campaign(
-        name="People",
+        name="Spring blind test",
         dataset_name="demo",
         model_names=MODELS,
         sample_fraction=1.0,

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from heartbench_core.models import User
 from heartbench_core.people.views import PAGE_SIZE
+from heartbench_core.roles import Role
 from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +111,16 @@ def test_it_is_closed_to_everyone_but_admins(client_for, cast, who):
 def test_anonymous_visitors_go_to_the_login_page(client):
     response = client.get("/people/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_an_admin_who_is_also_an_expert_sees_people_but_nothing_of_any_campaign(client_for, cast):
+    from .helpers import campaign_with_open_work
+
+    campaign, _open, _expired, _others = campaign_with_open_work(cast)
+    both = make_user("dana_dual", Role.ADMIN, Role.EXPERT, Role.RUBRIC_AUTHOR, Role.SENIOR_REVIEWER)
+    client = client_for(both)
+    for path in ("/people/", f"/people/{cast.expert.pk}/", f"/people/{both.pk}/", "/api/v1/people/"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        text = response.content.decode().lower()
+        assert campaign.name.lower() not in text and "demo-model" not in text and "gold" not in text, path
