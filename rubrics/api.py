@@ -468,14 +468,27 @@ class QualityView(APIView):
 
 
 class WorkListQuerySerializer(DatasetQuerySerializer):
-    kind = serializers.ChoiceField(choices=selectors.WORK_KINDS, required=False, help_text="Only entries of this kind.")
+    kind = serializers.ChoiceField(choices=selectors.WORK_KINDS, required=False, help_text="Only entries of this signal.")
+    ability = serializers.CharField(required=False, help_text="Only entries whose criterion has this ability label (latest version).")
+    sort = serializers.ChoiceField(
+        choices=selectors.WORK_SORTS,
+        required=False,
+        default=selectors.WORK_SORTS[0],
+        help_text="`severity` (default): most severe first (see docs/rubrics.md); `item`: by item.",
+    )
 
 
 class WorkItemSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=selectors.WORK_KINDS)
+    severity = serializers.ChoiceField(
+        choices=list(selectors.SEVERITY_NAMES.values()),
+        source="severity_name",
+        help_text="high: ambiguous, or flagged from adjudication; medium: unclear report, other flag, stale; low: saturated.",
+    )
     dataset = serializers.CharField()
     question_id = serializers.CharField(help_text="Empty when the criterion is not in the latest version.")
     criterion_key = serializers.UUIDField()
+    ability = serializers.CharField(help_text="The criterion's ability label in the latest version (empty when not in it).")
     text = serializers.CharField(help_text="The criterion's text.")
     detail = serializers.CharField(help_text="Why it is listed: the signal, the expert's comment, or the flag's reason.")
     created_at = serializers.DateTimeField(allow_null=True, help_text="When reported or flagged; null for computed signals.")
@@ -483,9 +496,9 @@ class WorkItemSerializer(serializers.Serializer):
 
 
 class WorkListView(ComputedListView):
-    """The rubric authors' work list: ambiguous and saturated criteria, unclear reports, open flags.
+    """The rubric authors' work list: ambiguous, stale and saturated criteria, unclear reports, open flags.
 
-    Signals first (by question), then unclear reports and flags, newest first.
+    Most severe first (`sort=severity`, the default; see docs/rubrics.md), or by item (`sort=item`).
     """
 
     permission_classes = [IsStaff]
@@ -496,7 +509,12 @@ class WorkListView(ComputedListView):
         query = valid_query(WorkListQuerySerializer, request)
         scope = blind_scope(request.user)
         items = selectors.work_list(
-            query["dataset"], kind=query.get("kind"), question_id=query.get("question_id"), leave_out=scope.response_ids if scope else None
+            query["dataset"],
+            kind=query.get("kind"),
+            question_id=query.get("question_id"),
+            ability=query.get("ability"),
+            leave_out=scope.response_ids if scope else None,
+            sort=query["sort"],
         )
         return self.paginated(items)
 

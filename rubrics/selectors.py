@@ -5,20 +5,26 @@ Staff only. Nothing here names a model: responses appear by their opaque public 
 
 from __future__ import annotations
 
+import hashlib
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+from itertools import chain
 from typing import Any, TypedDict, cast
 
+import numpy as np
 from django.conf import settings
-from django.db.models import Count, Max, Q, QuerySet
+from django.core.cache import cache
+from django.db import connections
+from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from heartbench_core.lib import rubric_quality as quality
-from heartbench_core.lib.agreement import Stat
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeVerdict, User
+from heartbench_core.lib.agreement import Stat, agreeing_pairs
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, User
 from heartbench_core.selectors import stale_q
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 
@@ -347,8 +353,30 @@ def quality_signals(
 
 # --- the authors' work list --------------------------------------------------------------
 
+# The kinds of entry, in the order a severity level lists them (see `WorkItem.sort_key`).
+WORK_KINDS = ("ambiguous", "flag", "unclear", "stale", "saturated")
+WORK_SORTS = ("severity", "item")
+SEVERITY_HIGH, SEVERITY_MEDIUM, SEVERITY_LOW = 3, 2, 1
+SEVERITY_NAMES = {SEVERITY_HIGH: "high", SEVERITY_MEDIUM: "medium", SEVERITY_LOW: "low"}
+WORK_PAGE_SIZE = 50
+# Cached per dataset and viewer scope; a change of what the signals read changes the key, so the day is only a backstop.
+WORK_SIGNALS_TIMEOUT = 24 * 3600
 
-WORK_KINDS = ("ambiguous", "saturated", "unclear", "flag")
+
+def severity_of(kind: str, source: str = "") -> int:
+    """How urgently an entry needs an author (docs/rubrics.md, "Severity").
+
+    High: the criterion's golden labels are unreliable now (experts disagree on it: ambiguous) or a
+    senior reviewer met the problem while deciding a golden label (a flag from adjudication).
+    Medium: someone could not apply it (an expert's unclear report, any other flag), or judgments
+    made against an older meaning wait to be re-checked (stale: they count nowhere meanwhile).
+    Low: it no longer separates models (saturated); the labels are not at risk.
+    """
+    if kind == "ambiguous" or (kind == "flag" and source == "adjudication"):
+        return SEVERITY_HIGH
+    if kind == "saturated":
+        return SEVERITY_LOW
+    return SEVERITY_MEDIUM
 
 
 @dataclass
@@ -361,78 +389,299 @@ class WorkItem:
     detail: str
     created_at: datetime | None = None
     object_id: int | None = None
+    ability: str = ""
+    severity: int = SEVERITY_MEDIUM  # `severity_of`
+    strength: float = 0.0  # orders entries of one kind and severity: larger first (see docs/rubrics.md)
+
+    @property
+    def severity_name(self) -> str:
+        return SEVERITY_NAMES[self.severity]
+
+    def sort_key(self) -> tuple[Any, ...]:
+        """Severity first, then the kind's rank, the entry's strength, the newest, the item."""
+        stamp = self.created_at.timestamp() if self.created_at else 0.0
+        return (-self.severity, WORK_KINDS.index(self.kind), -self.strength, -stamp, self.question_id, self.criterion_key)
+
+    def item_key(self) -> tuple[Any, ...]:
+        """By item, then severity."""
+        return (self.dataset, self.question_id == "", self.question_id, self.criterion_key, *self.sort_key())
+
+
+@dataclass(frozen=True)
+class CriterionWorkSignals:
+    """What the work list computes for one criterion lineage from judgments and verdicts (only lineages with a signal)."""
+
+    key: str
+    agreement: float | None  # experts' pairwise agreement (None: no response rated twice)
+    agreement_units: int  # responses rated by two or more experts
+    ambiguous: bool
+    judged: int  # responses with a current judge verdict (latest run)
+    models: int
+    saturated: bool
+    stale_judgments: int
+    stale_verdicts: int
+
+
+def _int_rows(queryset: QuerySet[Any, Any], columns: int) -> np.ndarray:
+    """An integer `values_list` queryset as a (rows × columns) array, fetched in one go (no per-row model or converter)."""
+    sql, params = queryset.query.sql_with_params()
+    with connections[queryset.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=len(rows) * columns).reshape(-1, columns)
+
+
+def _last_per_group(keys: list[np.ndarray], order: np.ndarray) -> np.ndarray:
+    """Indices of the row with the largest `order` within each group of equal `keys`."""
+    if order.size == 0:
+        return np.zeros(0, np.int64)
+    idx = np.lexsort((order, *reversed(keys)))
+    sorted_keys = np.stack([k[idx] for k in keys], axis=1)
+    last = np.ones(idx.size, dtype=bool)
+    last[:-1] = (sorted_keys[1:] != sorted_keys[:-1]).any(axis=1)
+    return idx[last]
+
+
+def compute_work_signals(dataset: Dataset, *, leave_out: Iterable[int] | None = None) -> list[CriterionWorkSignals]:
+    """Ambiguity, saturation and staleness of every criterion lineage of the dataset, vectorised.
+
+    The same figures as `quality_signals` (same formula, `agreement.agreeing_pairs`, same rules:
+    a rater's later judgment of a response replaces the earlier, the latest judge run per response,
+    only the current meaning counts), computed for every lineage at once from three queries.
+    Plus the stale judgments and verdicts of each lineage. `leave_out`: ModelResponse ids not counted.
+    """
+    from annotation.models import Assignment, Judgment
+
+    criteria = _int_rows(
+        Criterion.objects.filter(lineage__dataset=dataset).order_by().values_list("id", "revision", "lineage__meaning_revision"), 3
+    )
+    lineage_of = list(Criterion.objects.filter(lineage__dataset=dataset).order_by().values_list("id", "lineage_id"))
+    keys = sorted({str(k) for _, k in lineage_of})
+    key_index = {k: i for i, k in enumerate(keys)}
+    max_id = int(criteria[:, 0].max()) + 1 if criteria.size else 1
+    crit_lineage = np.full(max_id, -1, np.int64)
+    for cid, key in lineage_of:
+        crit_lineage[cid] = key_index[str(key)]
+    crit_stale = np.zeros(max_id, dtype=bool)
+    if criteria.size:
+        crit_stale[criteria[:, 0]] = criteria[:, 1] < criteria[:, 2]
+    judgments = Judgment.objects.filter(
+        criterion__lineage__dataset=dataset, assignment__status=Assignment.Status.SUBMITTED, hit__isnull=False
+    )
+    verdicts = JudgeVerdict.objects.filter(criterion__lineage__dataset=dataset)
+    if leave_out is not None:
+        judgments = judgments.exclude(assignment__campaign_response__response_id__in=leave_out)
+        verdicts = verdicts.exclude(response_id__in=leave_out)
+    j = _int_rows(
+        judgments.order_by().values_list(
+            "criterion_id", "assignment__campaign_response__response_id", "assignment__expert_id", "hit", "id"
+        ),
+        5,
+    )
+    v = _int_rows(verdicts.order_by().values_list("criterion_id", "response_id", "response__model_id", "hit", "run_id"), 5)
+    n = len(keys)
+    j_lineage, j_stale = crit_lineage[j[:, 0]], crit_stale[j[:, 0]]
+    v_lineage, v_stale = crit_lineage[v[:, 0]], crit_stale[v[:, 0]]
+    stale_judgments = np.bincount(j_lineage[j_stale], minlength=n)
+    stale_verdicts = np.bincount(v_lineage[v_stale], minlength=n)
+    # Experts: one rating per (lineage, response, expert), the later judgment winning; units are (lineage, response).
+    cur = j[~j_stale]
+    cur_lineage = j_lineage[~j_stale]
+    kept = _last_per_group([cur_lineage, cur[:, 1], cur[:, 2]], cur[:, 4])
+    # One integer per (lineage, response): a 1-D unique is far faster than a unique over rows.
+    width = int(cur[:, 1].max()) + 1 if kept.size else 1
+    unit_codes, unit_of = np.unique(cur_lineage[kept] * width + cur[kept, 1], return_inverse=True)
+    unit_of = np.asarray(unit_of).reshape(-1)
+    unit_lineage = unit_codes // width
+    units = unit_codes
+    ratings = np.bincount(unit_of, minlength=len(units))
+    hits = np.bincount(unit_of, weights=cur[kept, 3], minlength=len(units)).astype(np.int64)
+    agree, pairs = agreeing_pairs(hits, ratings)
+    agree_sum = np.bincount(unit_lineage, weights=agree, minlength=n)
+    pair_sum = np.bincount(unit_lineage, weights=pairs, minlength=n)
+    rated_twice = np.bincount(unit_lineage, weights=ratings >= 2, minlength=n).astype(np.int64)
+    # Judge: the latest run's verdict per (lineage, response).
+    vcur, vcur_lineage = v[~v_stale], v_lineage[~v_stale]
+    latest = _last_per_group([vcur_lineage, vcur[:, 1]], vcur[:, 4])
+    judged = np.bincount(vcur_lineage[latest], minlength=n)
+    judged_hits = np.bincount(vcur_lineage[latest], weights=vcur[latest, 3], minlength=n)
+    model_width = int(vcur[:, 2].max()) + 1 if latest.size else 1
+    model_pairs = np.unique(vcur_lineage[latest] * model_width + vcur[latest, 2])
+    models = np.bincount(model_pairs // model_width, minlength=n)
+    rule = ambiguity_rule()
+    out: list[CriterionWorkSignals] = []
+    for i in range(n):
+        value = float(agree_sum[i] / pair_sum[i]) if pair_sum[i] > 0 else None
+        stat = Stat(value, int(rated_twice[i]), "" if value is not None else "no unit was rated by two or more experts")
+        ambiguous = rule.is_ambiguous(stat)
+        saturated = bool(models[i] >= 2 and judged[i] > 0 and judged_hits[i] == judged[i])
+        if ambiguous or saturated or stale_judgments[i] or stale_verdicts[i]:
+            out.append(
+                CriterionWorkSignals(
+                    key=keys[i],
+                    agreement=value,
+                    agreement_units=int(rated_twice[i]),
+                    ambiguous=ambiguous,
+                    judged=int(judged[i]),
+                    models=int(models[i]),
+                    saturated=saturated,
+                    stale_judgments=int(stale_judgments[i]),
+                    stale_verdicts=int(stale_verdicts[i]),
+                )
+            )
+    return out
+
+
+def _signals_fingerprint(dataset: Dataset, leave_out: Iterable[int] | None) -> str:
+    """What the work signals read, in three small aggregates: submitted work, judge verdicts, criterion meanings.
+
+    Submitted judgments never change (a database guard refuses it), so new submissions, new
+    verdicts and meaning changes are all that move the signals; the viewer's blind scope and the
+    ambiguity rule complete the key.
+    """
+    from annotation.models import Assignment
+
+    work = Assignment.objects.filter(campaign_response__campaign__version__dataset=dataset, status=Assignment.Status.SUBMITTED).aggregate(
+        n=Count("id"), last=Max("id"), at=Max("submitted_at")
+    )
+    # Verdicts are written with their run and never changed: the dataset's runs and the newest verdict id cover them.
+    judged = JudgeRun.objects.filter(version__dataset=dataset).aggregate(n=Count("id"), last=Max("id"), at=Max("created_at"))
+    judged["verdict"] = JudgeVerdict.objects.aggregate(last=Max("id"))["last"]
+    meanings = CriterionLineage.objects.filter(dataset=dataset).aggregate(n=Count("key"), m=Sum("meaning_revision"))
+    scope = str(leave_out.query) if isinstance(leave_out, QuerySet) else repr(sorted(leave_out)) if leave_out is not None else ""
+    # The dataset's creation time tells apart two databases that reuse ids (a test database rolled back between tests).
+    raw = repr((dataset.created_at, sorted(work.items()), sorted(judged.items()), sorted(meanings.items()), scope, ambiguity_rule()))
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class WorkSignals:
+    """The cached part of the work list: the lineages with a signal, and where each is in the latest version."""
+
+    signals: list[CriterionWorkSignals]
+    where: dict[str, tuple[str, str, str]]  # lineage key -> (question id, text, ability) in the latest version
+
+
+def _where(version: DatasetVersion | None, keys: Collection[str]) -> dict[str, tuple[str, str, str]]:
+    """Question id, text and ability of each lineage in the latest version (one query; none without keys)."""
+    if version is None or not keys:
+        return {}
+    return {
+        str(k): (q, t, a)
+        for k, q, t, a in Criterion.objects.filter(item__version=version, lineage_id__in=keys)
+        .order_by()
+        .values_list("lineage_id", "item__question_id", "text", "ability")
+    }
+
+
+def work_signals(dataset: Dataset, version: DatasetVersion | None, *, leave_out: Iterable[int] | None = None) -> WorkSignals:
+    """`compute_work_signals` with where each lineage is in `version` (the latest), cached under a fingerprint of what it reads."""
+    key = f"rubrics:work-signals:v1:{dataset.pk}:{version.pk if version else 0}:{_signals_fingerprint(dataset, leave_out)}"
+    cached = cache.get(key)
+    if cached is None:
+        signals = compute_work_signals(dataset, leave_out=leave_out)
+        cached = WorkSignals(signals, _where(version, {s.key for s in signals}))
+        cache.set(key, cached, WORK_SIGNALS_TIMEOUT)
+    return cast("WorkSignals", cached)
 
 
 def work_list(
-    dataset: Dataset, *, kind: str | None = None, question_id: str | None = None, leave_out: Iterable[int] | None = None
+    dataset: Dataset,
+    *,
+    kind: str | None = None,
+    question_id: str | None = None,
+    ability: str | None = None,
+    leave_out: Iterable[int] | None = None,
+    sort: str = "severity",
 ) -> list[WorkItem]:
-    """What needs an author's attention: ambiguous and saturated criteria, experts' unclear reports, open flags.
+    """What needs an author's attention, most severe first (`WorkItem.sort_key`; `sort="item"`: by item).
 
-    `leave_out`: ModelResponse ids the quality signals do not count (see `quality_signals`), nor their unclear reports.
+    Ambiguous (experts agree too little), saturated and stale criteria, experts' unclear reports,
+    open flags. `leave_out`: ModelResponse ids the signals do not count (see `quality_signals`),
+    nor their unclear reports.
     """
     from annotation.models import UnclearCriterionReport
 
-    version = latest_version(dataset)
     items: list[WorkItem] = []
-    texts: dict[uuid.UUID, tuple[str, str]] = {}
-    if version is not None:
-        texts = {
-            k: (q, t) for k, q, t in Criterion.objects.filter(item__version=version).values_list("lineage_id", "item__question_id", "text")
-        }
-    # A question's criteria are those of its item in the latest version (the work list shows no others for it).
-    keys = None if question_id is None else [k for k, (q, _) in texts.items() if q == question_id]
-
-    def where(key: uuid.UUID) -> tuple[str, str]:
-        return texts.get(key, ("", "(not in the latest version)"))
-
-    if kind in (None, "ambiguous", "saturated"):
-        # Sorted, so that the list reads by question and pages of it stay put between requests.
-        signals = sorted(quality_signals(dataset, keys=keys, leave_out=leave_out).items(), key=lambda ks: (where(ks[0])[0], str(ks[0])))
-        for key, s in signals:
-            q, t = where(key)
-            if s["ambiguous"] and kind in (None, "ambiguous"):
-                a = s["agreement"]
-                items.append(
-                    WorkItem("ambiguous", dataset.name, q, str(key), t, f"experts agree on {a.value:.0%} of pairs over {a.n} responses")
+    missing = ("", gettext("(not in the latest version)"), "")
+    version = latest_version(dataset)
+    if kind in (None, "ambiguous", "saturated", "stale"):
+        cached = work_signals(dataset, version, leave_out=leave_out)
+        threshold = ambiguity_rule().threshold
+        ambiguous_text = gettext("experts agree on %(share)s of pairs over %(n)s responses")
+        stale_text = gettext("%(judgments)s judgments and %(verdicts)s judge verdicts were made against an older meaning")
+        saturated_text = gettext("hit by all %(n)s judged responses of %(models)s models: a candidate for removal")
+        for s in cached.signals:
+            q, t, a = cached.where.get(s.key, missing)
+            if s.ambiguous and kind in (None, "ambiguous"):
+                detail = ambiguous_text % {"share": f"{s.agreement or 0:.0%}", "n": s.agreement_units}
+                gap = threshold - (s.agreement or 0)
+                items.append(WorkItem("ambiguous", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_HIGH, strength=gap))
+            if (s.stale_judgments or s.stale_verdicts) and kind in (None, "stale"):
+                detail = stale_text % {"judgments": s.stale_judgments, "verdicts": s.stale_verdicts}
+                strength = s.stale_judgments + s.stale_verdicts
+                items.append(WorkItem("stale", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_MEDIUM, strength=strength))
+            if s.saturated and kind in (None, "saturated"):
+                detail = saturated_text % {"n": s.judged, "models": s.models}
+                items.append(WorkItem("saturated", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_LOW, strength=s.judged))
+    if kind in (None, "flag"):
+        flags = list(
+            CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset)
+            .order_by("-created_at", "-id")
+            .values_list("id", "lineage_id", "source", "reason", "created_at")
+        )
+        where = _where(version, {str(k) for _, k, _, _, _ in flags})
+        for pk, lineage_key, source, reason, created_at in flags:
+            q, t, a = where.get(str(lineage_key), missing)
+            items.append(
+                WorkItem(
+                    "flag",
+                    dataset.name,
+                    q,
+                    str(lineage_key),
+                    t,
+                    f"{source}: {reason}",
+                    created_at,
+                    pk,
+                    ability=a,
+                    severity=severity_of("flag", source),
                 )
-            if s["hit_rate"].extra.get("saturated") and kind in (None, "saturated"):
-                h = s["hit_rate"]
-                items.append(
-                    WorkItem(
-                        "saturated",
-                        dataset.name,
-                        q,
-                        str(key),
-                        t,
-                        f"hit by all {h.n} judged responses of {h.extra['models']} models: a candidate for removal",
-                    )
-                )
+            )
     if kind in (None, "unclear"):
         reports = UnclearCriterionReport.objects.filter(resolved_at__isnull=True, criterion__lineage__dataset=dataset)
-        if keys is not None:
-            reports = reports.filter(criterion__lineage_id__in=keys)
         if leave_out is not None:  # another rater's note on a response the viewer judges blind
             reports = reports.exclude(assignment__campaign_response__response_id__in=leave_out)
-        for report in reports.select_related("criterion__item").order_by("-created_at", "-id"):
+        unclear = list(
+            reports.order_by("-created_at", "-id").values_list(
+                "id",
+                "comment",
+                "created_at",
+                "criterion__lineage_id",
+                "criterion__text",
+                "criterion__ability",
+                "criterion__item__question_id",
+            )
+        )
+        per_criterion = Counter(row[3] for row in unclear)
+        for pk, comment, created_at, lineage_key, text, criterion_ability, q in unclear:
             items.append(
                 WorkItem(
                     "unclear",
                     dataset.name,
-                    report.criterion.item.question_id,
-                    str(report.criterion.lineage_id),
-                    report.criterion.text,
-                    report.comment,
-                    report.created_at,
-                    report.pk,
+                    q,
+                    str(lineage_key),
+                    text,
+                    comment,
+                    created_at,
+                    pk,
+                    ability=criterion_ability,
+                    severity=SEVERITY_MEDIUM,
+                    strength=per_criterion[lineage_key],
                 )
             )
-    if kind in (None, "flag"):
-        flags = CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset)
-        if keys is not None:
-            flags = flags.filter(lineage_id__in=keys)
-        for flag in flags.order_by("-created_at", "-id"):
-            q, t = where(flag.lineage_id)
-            items.append(
-                WorkItem("flag", dataset.name, q, str(flag.lineage_id), t, f"{flag.source}: {flag.reason}", flag.created_at, flag.pk)
-            )
+    if question_id is not None:
+        items = [w for w in items if w.question_id == question_id]
+    if ability:
+        items = [w for w in items if w.ability == ability]
+    items.sort(key=WorkItem.item_key if sort == "item" else WorkItem.sort_key)
     return items

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import TYPE_CHECKING, Any, TypedDict
+from urllib.parse import quote, urlencode
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -17,7 +19,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.dateparse import parse_date
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from heartbench_core.blindness import blind_scope
@@ -46,27 +48,136 @@ def _can_edit(user: User) -> bool:
     return has_role(user, Role.RUBRIC_AUTHOR)
 
 
+def _signal_names() -> dict[str, str]:
+    """What the work list calls each kind of signal."""
+    return {
+        "ambiguous": pgettext("work-list signal", "ambiguous (low agreement)"),
+        "flag": pgettext("work-list reason", "flagged"),
+        "unclear": pgettext("work-list reason", "reported unclear"),
+        "stale": pgettext("work-list signal", "stale judgments"),
+        "saturated": pgettext("work-list reason", "saturated"),
+    }
+
+
+class WorkRow(TypedDict):
+    """A work-list entry as the page shows it: labels and links looked up once per page rather than per row."""
+
+    w: selectors.WorkItem
+    signal: str
+    severity: str
+    editor_url: str
+    history_url: str
+    resolve_url: str
+
+
+_ANY_KEY = uuid.UUID(int=0)
+
+
+def _work_rows(items: Iterable[selectors.WorkItem], names: dict[str, str], severities: dict[int, str]) -> list[WorkRow]:
+    """The page's rows; each URL is reversed once and filled in, which is what made 50 rows slow to render."""
+    editor = reverse("rubrics:editor", args=["DATASET", "QUESTION"])
+    history = reverse("rubrics:history", args=[_ANY_KEY])
+    resolve = reverse("rubrics:resolve", args=["KIND", 1])
+    rows: list[WorkRow] = []
+    for w in items:
+        rows.append(
+            {
+                "w": w,
+                "signal": names[w.kind],
+                "severity": severities[w.severity],
+                "editor_url": editor.replace("DATASET", quote(w.dataset, safe="")).replace("QUESTION", quote(w.question_id, safe="")),
+                "history_url": history.replace(str(_ANY_KEY), w.criterion_key),
+                "resolve_url": resolve.replace("KIND", w.kind).replace("/1/", f"/{w.object_id}/") if w.object_id else "",
+            }
+        )
+    return rows
+
+
+class WorkFilters(TypedDict):
+    """The work list's filters, as its query string gives them ("" when not set)."""
+
+    signal: str
+    ability: str
+    dataset: str
+    sort: str
+
+
+def _work_filters(params: QueryDict, datasets: list[Dataset]) -> tuple[WorkFilters, list[str]]:
+    """The work list's filters and the errors of those that were not understood (each names its parameter; it is then ignored)."""
+    errors: list[str] = []
+
+    def choice(name: str, allowed: Iterable[str], default: str = "") -> str:
+        value = (params.get(name) or "").strip()
+        if value and value not in allowed:
+            errors.append(
+                gettext("%(name)s: %(value)r is not one of %(allowed)s.") % {"name": name, "value": value, "allowed": ", ".join(allowed)}
+            )
+            return default
+        return value or default
+
+    filters: WorkFilters = {
+        "signal": choice("signal", selectors.WORK_KINDS),
+        "ability": (params.get("ability") or "").strip(),
+        "dataset": choice("dataset", [d.name for d in datasets]),
+        "sort": choice("sort", selectors.WORK_SORTS, selectors.WORK_SORTS[0]),
+    }
+    return filters, errors
+
+
 @require_safe
 @role_required(*STAFF_ROLES)
 def index(request: SignedInRequest) -> HttpResponse:
     datasets = list(Dataset.objects.order_by("name"))
-    work = [w for d in datasets for w in selectors.work_list(d, leave_out=_hidden(request.user))]
-    kind = request.GET.get("kind") or ""
-    if kind:
-        work = [w for w in work if w.kind == kind]
+    filters, filter_errors = _work_filters(request.GET, datasets)
+    hidden = _hidden(request.user)
+    everything = [
+        w
+        for d in datasets
+        if not filters["dataset"] or d.name == filters["dataset"]
+        for w in selectors.work_list(d, leave_out=hidden, sort=filters["sort"])
+    ]
+    everything.sort(key=selectors.WorkItem.item_key if filters["sort"] == "item" else selectors.WorkItem.sort_key)
+    names = {label: name for d in datasets for label, name in ability_choices(d)}
+    if filters["ability"] and filters["ability"] not in names:
+        filter_errors.append(gettext("ability: %(value)r is not an ability label.") % {"value": filters["ability"]})
+        filters["ability"] = ""
+    # The abilities the list holds, by label, with their names.
+    abilities = [
+        (label, names.get(label, label)) for label in sorted({w.ability for w in everything if w.ability} | {filters["ability"]} - {""})
+    ]
+    by_signal = Counter(w.kind for w in everything if not filters["ability"] or w.ability == filters["ability"])
+    work = [
+        w
+        for w in everything
+        if (not filters["signal"] or w.kind == filters["signal"]) and (not filters["ability"] or w.ability == filters["ability"])
+    ]
+    page = Paginator(work, selectors.WORK_PAGE_SIZE).get_page(request.GET.get("page"))
+    names = _signal_names()
+    severities = {3: pgettext("severity", "high"), 2: pgettext("severity", "medium"), 1: pgettext("severity", "low")}
+    query = urlencode({k: v for k, v in filters.items() if v and not (k == "sort" and v == selectors.WORK_SORTS[0])})
     context = {
-        "datasets": datasets,
-        "work": work,
-        "kind": kind,
-        "queue_count": selectors.review_queue(request.user).count() if has_role(request.user, Role.SENIOR_REVIEWER) else None,
-        "drafts": CriterionRevision.objects.filter(author=request.user, status__in=[Status.DRAFT, Status.REJECTED])
+        "page": page,
+        "rows": _work_rows(page.object_list, names, severities),
+        "filters": filters,
+        "filter_errors": filter_errors,
+        "query": query,
+        "signals": [(kind, names[kind], by_signal.get(kind, 0)) for kind in selectors.WORK_KINDS],
+        "signal_total": sum(by_signal.values()),
+        "abilities": abilities,
+        "sorts": selectors.WORK_SORTS,
+    }
+    if request.htmx:
+        return render(request, "rubrics/partials/work_list.html", context)
+    context.update(
+        datasets=datasets,
+        queue_count=selectors.review_queue(request.user).count() if has_role(request.user, Role.SENIOR_REVIEWER) else None,
+        drafts=CriterionRevision.objects.filter(author=request.user, status__in=[Status.DRAFT, Status.REJECTED])
         .exclude(children__isnull=False)
         .select_related("dataset")
         .order_by("-created_at")[:20],
-        "awaiting_publish": CriterionRevision.objects.awaiting_publication().count(),
-    }
-    template = "rubrics/partials/work_list.html" if request.htmx else "rubrics/index.html"
-    return render(request, template, context)
+        awaiting_publish=CriterionRevision.objects.awaiting_publication().count(),
+    )
+    return render(request, "rubrics/index.html", context, status=400 if filter_errors else 200)
 
 
 @require_safe
