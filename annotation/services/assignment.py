@@ -719,11 +719,13 @@ def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
     with (
         connection.cursor() as cursor,
         cursor.cursor.copy(
-            f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds) FROM STDIN"
+            # Every NOT NULL column without a database default is written: Django keeps field defaults in Python.
+            f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds, submitted_while_paused)"
+            " FROM STDIN"
         ) as copy,
     ):
         for cr, user in pairs:
-            copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0))
+            copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0, False))
 
 
 def _mix_gold(
