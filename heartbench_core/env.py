@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 
 if TYPE_CHECKING:
     from dj_database_url import DBConfig
@@ -91,3 +91,19 @@ def env_database(name: str, default: str) -> DBConfig:
     elif not config.get("NAME"):
         raise ImproperlyConfigured(f"{name}={raw!r} names no database.")
     return config
+
+
+def env_email(name: str, default: str) -> str:
+    """Return the variable as an e-mail address, bare or with a display name ("HeartBench <noreply@example.org>")."""
+    from email.utils import parseaddr
+
+    from django.core.validators import validate_email
+
+    raw = os.environ.get(name, default).strip()
+    try:
+        validate_email(parseaddr(raw)[1])
+    except ValidationError:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not an e-mail address (e.g. noreply@example.org or 'HeartBench <noreply@example.org>')."
+        ) from None
+    return raw

@@ -9,7 +9,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from heartbench_core.env import env_bool, env_database, env_int, env_list, env_str, env_url
+from heartbench_core.env import env_bool, env_database, env_email, env_int, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -156,6 +156,22 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# E-mail (invitations, docs/operations.md "People"): printed on the console unless EMAIL_HOST names an SMTP server.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587 if env_bool("EMAIL_USE_TLS", False) else 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "HeartBench <noreply@localhost>")
+# How long an invitation link works (heartbench_core.people.tokens), and the site address links use outside a request.
+INVITE_LINK_TIMEOUT = env_int("INVITE_LINK_DAYS", 7) * 24 * 3600
+SITE_URL = env_url("SITE_URL", "http://localhost:8000", schemes=("http", "https"))
+
 # Uploads (import endpoints): bounded so a hostile client cannot exhaust memory.
 MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 20 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
@@ -212,6 +228,7 @@ SPECTACULAR_SETTINGS = {
         "CorrectionStatusEnum": "annotation.models.CorrectionRequest.Status",
         "AvailabilityEnum": "annotation.models.ExpertProfile.Availability",
         "ExpertAvailabilityEnum": "annotation.manage.api.EXPERT_AVAILABILITY",
+        "PersonStatusEnum": "heartbench_core.people.selectors.PERSON_STATUSES",
     },
 }
 
