@@ -8,7 +8,7 @@ from django import forms
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Campaign, ExpertProfile
+from annotation.models import Campaign, ExpertProfile, QualityPolicy
 from heartbench_core.lib.taxonomy import DIMENSIONS
 from heartbench_core.models import Dataset, LanguageModel, User
 from heartbench_core.roles import Role
@@ -235,3 +235,16 @@ class PayDecisionForm(forms.Form):
         label=_("Decision"),
     )
     note = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), label=_("Note"))
+
+
+class PayPolicyForm(forms.Form):
+    """How work submitted while paused is paid, and the written policy experts read."""
+
+    paused_work_pay = forms.ChoiceField(choices=QualityPolicy.PausedWorkPay.choices, label=_("Work submitted while paused or away"))
+    pay_policy_text = forms.CharField(
+        required=False,
+        max_length=20_000,
+        widget=forms.Textarea(attrs={"rows": 8}),
+        label=_("Written pay and quality policy (Markdown)"),
+        help_text=_("Experts read it on their profile."),
+    )

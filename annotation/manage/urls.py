@@ -19,6 +19,7 @@ urlpatterns = [
     path("manage/campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path("manage/campaigns/<int:campaign_id>/payments/", views.campaign_payments_page, name="campaign_payments_page"),
     path("manage/campaigns/<int:campaign_id>/payments/<str:username>/decision/", views.pay_decision, name="pay_decision"),
+    path("manage/campaigns/<int:campaign_id>/pay-policy/", views.pay_policy, name="pay_policy"),
     path("manage/campaigns/<int:campaign_id>/payments.csv", views.campaign_payments, name="campaign_payments"),
     path("manage/campaigns/<int:campaign_id>/assignments/", views.campaign_assignments, name="campaign_assignments"),
     path("manage/assignments/<str:public_id>/release/", views.assignment_release, name="assignment_release"),

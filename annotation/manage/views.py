@@ -34,7 +34,7 @@ from annotation.services.campaigns import (
     update_campaign_settings,
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
-from annotation.services.payments import decide_held_pay, payment_csv, payment_lines
+from annotation.services.payments import decide_held_pay, payment_csv, payment_lines, update_pay_policy
 from heartbench_core.blindness import blind_scope, refuse_campaign
 from heartbench_core.http import SignedInRequest
 from heartbench_core.models import User
@@ -307,8 +307,31 @@ def campaign_payments_page(request: SignedInRequest, campaign_id: int) -> HttpRe
         "lines": lines,
         "total": sum((p.amount for p in lines), Decimal("0.00")),
         "decision_form": forms.PayDecisionForm(),
+        "pay_policy": render_guidelines(policy.pay_policy_text) if policy.pay_policy_text.strip() else "",
+        "policy_form": forms.PayPolicyForm(initial={"paused_work_pay": policy.paused_work_pay, "pay_policy_text": policy.pay_policy_text}),
     }
     return render(request, "annotation/manage/payments.html", context)
+
+
+@require_POST
+@admin_only
+def pay_policy(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    """Change the platform's pay policy from a campaign's payments page (it holds for every campaign)."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    form = forms.PayPolicyForm(request.POST)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            for m in errors:
+                messages.error(request, f"{field}: {m}")
+    else:
+        try:
+            update_pay_policy(by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            for m in _messages_of(exc):
+                messages.error(request, m)
+        else:
+            messages.success(request, _("Pay policy saved; it holds for every campaign."))
+    return redirect("annotation:campaign_payments_page", campaign.pk)
 
 
 @require_POST

@@ -637,6 +637,10 @@ def _settings_errors(changes: dict[str, Any]) -> dict[str, str]:
     return errors
 
 
+def _revision_name(revision: int | None) -> str:
+    return _("none") if revision is None else _("revision %(n)d") % {"n": revision}
+
+
 def _shown(value: object) -> str:
     if value is None:
         return "—"
@@ -682,8 +686,8 @@ def update_campaign_settings(*, campaign: Campaign, by: User, confirm: bool = Fa
         changed = [
             SettingsChange(
                 field=name,
-                before=_shown(before[name]) if name != "guidelines" else _("revision %(n)s") % {"n": current.revision if current else 0},
-                after=_shown(value) if name != "guidelines" else _("new revision"),
+                before=_shown(before[name]) if name != "guidelines" else _revision_name(current.revision if current else None),
+                after=_shown(value) if name != "guidelines" else _revision_name(current.revision + 1 if current else 1),
                 bias_risk=started and name in BIAS_RISK_FIELDS,
             )
             for name, value in changes.items()

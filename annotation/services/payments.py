@@ -179,3 +179,26 @@ def decide_held_pay(*, campaign: Campaign, expert: User, pay: bool, note: str = 
             campaign=campaign, expert=expert, defaults={"pay": pay, "note": note, "decided_by": by}
         )
     return decision
+
+
+PAY_POLICY_MAX_CHARS = 20_000
+
+
+def update_pay_policy(*, paused_work_pay: str, pay_policy_text: str, by: User) -> QualityPolicy:
+    """Admins set how work submitted while paused is paid and the written policy experts read on their profile."""
+    if not has_role(by, Role.ADMIN):
+        raise PermissionDenied(_("Only admins change the pay policy."))
+    errors = {}
+    if paused_work_pay not in QualityPolicy.PausedWorkPay.values:
+        errors["paused_work_pay"] = _("must be one of %(values)s") % {"values": ", ".join(QualityPolicy.PausedWorkPay.values)}
+    text = (pay_policy_text or "").replace("\r\n", "\n").strip()
+    if len(text) > PAY_POLICY_MAX_CHARS:
+        errors["pay_policy_text"] = _("at most %(n)d characters") % {"n": PAY_POLICY_MAX_CHARS}
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        policy = QualityPolicy.objects.select_for_update().get(pk=QualityPolicy.current().pk)
+        policy.paused_work_pay = paused_work_pay
+        policy.pay_policy_text = text
+        policy.save(update_fields=["paused_work_pay", "pay_policy_text", "updated_at"])
+    return policy

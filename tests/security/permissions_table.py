@@ -173,6 +173,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "annotation:campaign_edit": {"GET": (ADMIN,), "POST": (ADMIN,)},
     "annotation:campaign_payments_page": {"GET": (ADMIN,)},
     "annotation:pay_decision": {"POST": (ADMIN,)},
+    "annotation:pay_policy": {"POST": (ADMIN,)},
     "annotation:campaign_payments": {"GET": (ADMIN,)},
     "annotation:campaign_assignments": {"GET": (ADMIN,)},
     "annotation:assignment_release": {"POST": (ADMIN,)},

@@ -120,3 +120,20 @@ def test_gold_checks_are_paid_like_any_work(cast):
     CampaignResponse.objects.filter(pk=crs[0].pk).update(is_gold=True)
     Assignment.objects.bulk_create([Assignment(campaign_response=cr, expert=cast.expert, status="submitted") for cr in crs])
     assert (line_of(campaign, cast.expert).paid, line_of(campaign, cast.expert).amount) == (2, Decimal("2.00"))
+
+
+def test_an_admin_writes_the_policy_and_experts_read_it_sanitised_on_their_profile(worked, cast, client_for):
+    admin = client_for(cast.admin)
+    r = admin.post(
+        reverse("annotation:pay_policy", args=[worked.pk]),
+        {"paused_work_pay": "none", "pay_policy_text": "## Pay\n\nWork while **away** is not paid.<script>alert(1)</script>"},
+    )
+    assert r.status_code == 302
+    policy = QualityPolicy.current()
+    assert policy.paused_work_pay == "none" and policy.pay_policy_text.startswith("## Pay")
+    bad = admin.post(reverse("annotation:pay_policy", args=[worked.pk]), {"paused_work_pay": "sometimes"}, follow=True)
+    assert "paused_work_pay" in bad.content.decode() and QualityPolicy.current().paused_work_pay == "none"
+    html = client_for(cast.expert).get(reverse("annotation:profile")).content.decode()
+    assert "<h2>Pay</h2>" in html and "<strong>away</strong>" in html and "<script>alert" not in html
+    # What the expert reads names no gold check and no figure of anyone else.
+    assert "gold" not in html.lower()
