@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors
 from heartbench_core.http import HtmxHttpRequest
+from heartbench_core.lib.textdiff import field_changes, word_diff_html
 from heartbench_core.models import Dataset, DatasetVersion
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.services.datasets import diff_versions
@@ -79,11 +83,48 @@ def version_diff(request: HttpRequest, name: str) -> HttpResponse:
         if a is None or b is None:
             raise Http404("No such version.")
         log = diff_versions(a, b)
+    readable = _readable_changes(a, b, log) if log and a is not None and b is not None else None
     return render(
         request,
         "heartbench_core/version_diff.html",
-        {"dataset": dataset, "versions": versions, "a": a, "b": b, "log": log},
+        {"dataset": dataset, "versions": versions, "a": a, "b": b, "log": log, "readable": readable},
     )
+
+
+def _readable_changes(a: DatasetVersion, b: DatasetVersion, log: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The changelog's changes as people read them: "field: before → after", reworded text as a word diff of old and new.
+
+    Diffs are per character in Chinese (`heartbench_core.lib.textdiff.word_diff_html`, escaped there); an item's changed
+    fields are read from both versions' rows (one query each), the dialogue one turn per line.
+    """
+    changed = [e["question_id"] for e in log.get("items_changed", [])]
+    fields = ("dialogue", "difficulty", "primary_scene", "secondary_scene", "extra")
+
+    def states(version: DatasetVersion) -> dict[str, dict[str, Any]]:
+        rows = version.items.filter(question_id__in=changed).values("question_id", *fields)
+        return {r["question_id"]: {f: _turns(r[f]) if f == "dialogue" else r[f] for f in fields} for r in rows}
+
+    old, new = (states(a), states(b)) if changed else ({}, {})
+    items = []
+    for entry in log.get("items_changed", []):
+        qid = entry["question_id"]
+        shown = [f for f in entry["fields"] if f != "rubric"]
+        before = {f: old.get(qid, {}).get(f) for f in shown}
+        after = {f: new.get(qid, {}).get(f) for f in shown}
+        changes = [
+            {"field": c.field, "before": c.before, "after": c.after, "status": c.status, "diff": mark_safe(c.diff_html) or None}
+            for c in field_changes(before, after)
+        ]
+        items.append({"question_id": qid, "changes": changes, "rubric": "rubric" in entry["fields"]})
+    reworded = [{**e, "diff": mark_safe(word_diff_html(e["before"], e["after"]))} for e in log.get("criteria_reworded", [])]
+    return {"items": items, "reworded": reworded}
+
+
+def _turns(dialogue: Any) -> str:
+    """A dialogue as text, one turn per line ("A: …")."""
+    if not isinstance(dialogue, list):
+        return "" if dialogue is None else str(dialogue)
+    return "\n".join(f"{t.get('role', '')}: {t.get('content', '')}" if isinstance(t, dict) else str(t) for t in dialogue)
 
 
 @require_safe

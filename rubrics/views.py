@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from heartbench_core.blindness import blind_scope
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
-from heartbench_core.lib.textdiff import char_diff_html
+from heartbench_core.lib.textdiff import field_changes, word_diff_html
 from heartbench_core.models import CriterionLineage, Dataset, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.selectors import items_of
@@ -376,7 +376,7 @@ def history(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
         if a not in by_number or b not in by_number:
             raise Http404(gettext("No such revision of this criterion."))
         ea, eb = by_number[a], by_number[b]
-        diff = {"a": ea, "b": eb, "html": mark_safe(char_diff_html(ea.text, eb.text))}  # escaped by char_diff_html
+        diff = {"a": ea, "b": eb, "html": mark_safe(word_diff_html(ea.text, eb.text))}  # escaped by word_diff_html
     context = {"lineage": lineage, "dataset": lineage.dataset, "question_id": question_id, "entries": entries, "diff": diff, "a": a, "b": b}
     template = "rubrics/partials/diff.html" if request.htmx else "rubrics/history.html"
     return render(request, template, context)
@@ -402,7 +402,7 @@ def review_queue(request: SignedInRequest) -> HttpResponse:
 
 def _diff_against_approved(rev: CriterionRevision) -> tuple[SafeString, services.Content | None]:
     before = services.approved_content(rev.lineage)
-    return mark_safe(char_diff_html(before.text if before else "", rev.text)), before  # escaped by char_diff_html
+    return mark_safe(word_diff_html(before.text if before else "", rev.text)), before  # escaped by word_diff_html
 
 
 @require_safe
@@ -625,6 +625,7 @@ def audit_log(request: SignedInRequest) -> HttpResponseBase:
     query.pop("page", None)
     context = {
         "page": page,
+        "rows": [(e, shown_changes(e.before, e.after)) for e in page.object_list],
         "filters": filters,
         "filter_errors": filter_errors,
         "actions": AuditEntry.Action.choices,
@@ -633,6 +634,30 @@ def audit_log(request: SignedInRequest) -> HttpResponseBase:
     }
     template = "rubrics/partials/audit_table.html" if request.htmx else "rubrics/audit.html"
     return render(request, template, context, status=400 if filter_errors and not request.htmx else 200)
+
+
+class ShownChange(TypedDict):
+    """A changed field as a page shows it: "field: before → after", or a diff of old and new text."""
+
+    field: str
+    before: str
+    after: str
+    status: str
+    diff: SafeString | None
+
+
+def shown_changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[ShownChange]:
+    """The fields that differ between two stored states, with word diffs (per character in Chinese) of long text."""
+    return [
+        {
+            "field": c.field,
+            "before": c.before,
+            "after": c.after,
+            "status": c.status,
+            "diff": mark_safe(c.diff_html) if c.diff_html else None,  # escaped by textdiff
+        }
+        for c in field_changes(before, after)
+    ]
 
 
 class _Echo:
