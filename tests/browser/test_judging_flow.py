@@ -1,9 +1,10 @@
 """The judging flow in a real browser (Debian's Chromium through Playwright), keyboard only.
 
-Log in as an expert, take the next response, judge every criterion with the keyboard, reload
-half-way and find the draft intact, lose the connection and get the change saved when it
-returns, submit, and see progress advance; on a 6- and on the 22-criterion item. A screenshot
-of the judging page goes to test-artifacts/.
+Log in as an expert, take the next response, judge every criterion with the keyboard (the
+rationale, then Alt+H or Alt+M, which moves on to the next criterion's rationale), reload
+half-way and find the draft intact and the cursor where the expert was, lose the connection and
+get the change saved when it returns, submit, and see progress advance; on a 6- and on the
+22-criterion item. A screenshot of the judging page goes to test-artifacts/.
 """
 
 import os
@@ -57,13 +58,16 @@ def campaign_on(cast, question_id: str):
 
 
 def judge_with_keyboard(page, start: int, stop: int, *, prefix: str):
+    """Type each rationale where the focus already is, then mark it with the chord that also moves on."""
     for i in range(start, stop):
-        page.keyboard.press("r")
         page.keyboard.type(f"{prefix} rationale for criterion {i + 1}")
-        page.keyboard.press("Escape")
-        page.keyboard.press("h" if i % 3 else "m")
-        if i < stop - 1:
-            page.keyboard.press("j")
+        page.keyboard.press("Alt+KeyH" if i % 3 else "Alt+KeyM")
+
+
+def focused_card_index(page) -> int:
+    return page.evaluate(
+        "Array.from(document.querySelectorAll('.criterion-card')).indexOf(document.activeElement.closest('.criterion-card'))"
+    )
 
 
 def run_flow(browser, live_server, cast, question_id: str, criteria: int, screenshot: str):
@@ -78,16 +82,23 @@ def run_flow(browser, live_server, cast, question_id: str, criteria: int, screen
     page.click("button.ws-next")
     page.wait_for_url(f"{live_server.url}/work/a/**")
     assert page.locator(".criterion-card").count() == criteria
+    # The first rationale has the focus: typing starts at once.
+    assert page.evaluate("document.activeElement.classList.contains('rationale')") and focused_card_index(page) == 0
     # Reasoning before scoring: the verdict is locked until a rationale is written.
     assert page.locator(".criterion-card").first.locator("input[value=hit]").is_disabled()
+    page.keyboard.press("Escape")
     page.keyboard.press("h")
     assert page.evaluate("document.activeElement.classList.contains('rationale')")
-    page.keyboard.press("Escape")
+    # The Alt chord marks nothing (and types nothing) while the rationale is too short.
+    page.keyboard.press("Alt+KeyH")
+    assert focused_card_index(page) == 0 and page.locator("textarea.rationale").first.input_value() == ""
 
     half = criteria // 2
     judge_with_keyboard(page, 0, half, prefix="First")
     page.wait_for_selector("#save-status.state-saved")
     page.reload()
+    # Back where the expert was: the next criterion's rationale, ready for typing.
+    assert page.evaluate("document.activeElement.classList.contains('rationale')") and focused_card_index(page) == half
     cards = page.locator(".criterion-card")
     for i in range(half):
         assert cards.nth(i).locator("textarea.rationale").input_value() == f"First rationale for criterion {i + 1}"
@@ -96,8 +107,6 @@ def run_flow(browser, live_server, cast, question_id: str, criteria: int, screen
 
     # A lost connection: the change is kept, the indicator says so, and it is sent once back online.
     page.context.set_offline(True)
-    for _ in range(half):
-        page.keyboard.press("j")
     judge_with_keyboard(page, half, half + 1, prefix="Offline")
     page.wait_for_selector("#save-status.state-offline")
     page.context.set_offline(False)
@@ -105,8 +114,9 @@ def run_flow(browser, live_server, cast, question_id: str, criteria: int, screen
     pid = page.url.rstrip("/").split("/")[-1]
     assert Judgment.objects.filter(assignment__public_id=pid, rationale=f"Offline rationale for criterion {half + 1}").exists()
 
-    page.keyboard.press("j")
     judge_with_keyboard(page, half + 1, criteria, prefix="Later")
+    # After the last criterion the focus is on the submit button; "?" opens the help outside a text box.
+    assert page.evaluate("document.activeElement.classList.contains('ws-submit')")
     page.keyboard.press("?")
     assert page.locator("#kbd-help").is_visible()
     page.keyboard.press("Escape")
