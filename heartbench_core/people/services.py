@@ -19,7 +19,7 @@ from django.contrib.sessions.models import Session
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.mail import EmailMultiAlternatives
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -85,10 +85,11 @@ def invite_user(
 ) -> User:
     """Create a user without a usable password holding `roles`, and e-mail them a link to set one."""
     _require_admin(by)
+    roles = list(roles)
     user = _new_user(username=username or email, email=email, roles=roles, language=language, first_name=first_name, last_name=last_name)
     with transaction.atomic():
         user.set_unusable_password()
-        user.save()
+        _save_new(user)
         granted = _grant(user, role_list(roles), by=by)
         _log(
             by=by,
@@ -124,6 +125,7 @@ def create_user(
     """Create a user for scripts (the `create_user` command): with a password, or without one (to invite next)."""
     if by is not None:
         _require_admin(by)
+    roles = list(roles)
     user = _new_user(username=username, email=email, roles=roles, language=language)
     with transaction.atomic():
         if password is None:
@@ -136,7 +138,7 @@ def create_user(
             except ValidationError as exc:
                 raise ValidationError({"password": exc.messages}) from None
             user.set_password(password)
-        user.save()
+        _save_new(user)
         granted = _grant(user, role_list(roles), by=by)
         # The change log needs an actor: from the command line, the new user stands for the operator.
         _log(
@@ -267,6 +269,15 @@ def _new_user(*, username: str, email: str, roles: Iterable[str], language: str,
     if errors:
         raise ValidationError(errors)
     return User(username=username, email=email, language=language, first_name=first_name[:150], last_name=last_name[:150])
+
+
+def _save_new(user: User) -> None:
+    """Insert the user; another request creating the same username meanwhile is an error on the field."""
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        raise ValidationError({"username": _("A user named %(username)s already exists.") % {"username": user.username}}) from None
 
 
 def _groups(roles: Iterable[Role]) -> list[Group]:

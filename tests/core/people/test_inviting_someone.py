@@ -168,3 +168,24 @@ def test_only_admins_invite(client_for, cast, who):
     assert invite(client_for(getattr(cast, who))).status_code == 403
     assert client_for(getattr(cast, who)).get("/people/invite/").status_code == 403
     assert not User.objects.filter(email="nora@example.org").exists()
+
+
+def test_a_username_taken_at_the_same_moment_is_an_error_on_the_field_not_a_500(cast):
+    from django.core.exceptions import ValidationError
+
+    from heartbench_core.people import services
+
+    real_new_user = services._new_user
+
+    def checked_before_the_other_request_saved(**kwargs):
+        user = real_new_user(**kwargs)
+        User.objects.create(username=user.username, email="other@example.org")  # the other request wins the race
+        return user
+
+    with (
+        mock.patch.object(services, "_new_user", side_effect=checked_before_the_other_request_saved),
+        pytest.raises(ValidationError) as failure,
+    ):
+        services.invite_user(email="nora@example.org", roles=["expert"], by=cast.admin, base_url="http://testserver/")
+    assert "already exists" in failure.value.message_dict["username"][0]
+    assert mail.outbox == []
