@@ -7,6 +7,7 @@ import pytest
 from django.apps import apps
 from django.contrib.auth.models import Group
 from django.core.management import call_command
+from django.db import migrations
 
 from heartbench_core.roles import Role
 
@@ -34,3 +35,9 @@ def test_the_demo_still_seeds_its_users_into_the_groups(settings):
     call_command("seed_demo", verbosity=0, stdout=io.StringIO())
     assert Group.objects.get(name="expert").user_set.filter(username="expert1").exists()
     assert Group.objects.filter(name__in=[r.value for r in Role]).count() == 4
+
+
+def test_reversing_it_is_allowed_and_leaves_the_groups():
+    [operation] = migration.Migration.operations
+    assert operation.reversible
+    assert operation.reverse_code is migrations.RunPython.noop
