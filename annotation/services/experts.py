@@ -6,11 +6,13 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import AdminAlert, ExpertProfile, Qualification, TierChange
-from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
-from heartbench_core.models import User
+from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS
+from heartbench_core.models import Item, User
 from heartbench_core.roles import Role, has_role
 
 ADMIN_FIELDS = ("degree", "years_practice", "credentials", "specialties", "languages", "capacity", "availability", "availability_reason")
@@ -37,9 +39,27 @@ def _check_specialties(values: object) -> list[str]:
     for v in (s.strip() for s in values):
         if not v:
             continue
-        # English ability names and dimension names are stored in their canonical spelling; other text is a scene.
+        # English ability names and dimension names are stored in their canonical spelling; other text must be a scene.
         out.append(english.get(v.lower()) or dims.get(v.lower()) or v)
-    return list(dict.fromkeys(out))
+    out = list(dict.fromkeys(out))
+    others = [v for v in out if v not in ABILITY_BY_LABEL and v not in DIMENSIONS]
+    if others:
+        scenes = {
+            scene
+            for pair in Item.objects.filter(Q(primary_scene__in=others) | Q(secondary_scene__in=others))
+            .values_list("primary_scene", "secondary_scene")
+            .distinct()
+            for scene in pair
+        }
+        if unknown := [v for v in others if v not in scenes]:
+            # Matching would silently ignore them: refuse, naming them.
+            raise ValidationError(
+                {
+                    "specialties": _("unknown specialties: %(list)s (neither an ability, a dimension nor a scene of any dataset)")
+                    % {"list": ", ".join(unknown)}
+                }
+            )
+    return out
 
 
 def update_profile(*, profile: ExpertProfile, by: User, **changes: Any) -> ExpertProfile:

@@ -91,3 +91,19 @@ def test_the_command_refuses_unknown_specialties_with_the_message(cast):
     ExpertProfile.objects.filter(user=cast.expert).update(specialties=["Emotoin"])
     with pytest.raises(CommandError, match="specialties: .*Emotoin"):
         call_command("assign_campaign", campaign.name, stdout=StringIO())
+
+
+def test_an_admin_cannot_save_an_unknown_specialty_on_a_profile(cast, client_for):
+    from heartbench_core.models import Item
+
+    demo_campaign(cast)
+    scene = Item.objects.exclude(primary_scene="").values_list("primary_scene", flat=True).first()
+    c = client_for(cast.admin)
+    url = f"{API}/profiles/{cast.expert.username}/"
+    r = c.patch(url, {"specialties": ["Emotion", "Emotoin", scene]}, content_type="application/json")
+    assert r.status_code == 400 and "Emotoin" in str(r.json()["errors"]["specialties"]) and scene not in str(r.json())
+    assert c.patch(url, {"specialties": ["Emotion", scene, "warmth"]}, content_type="application/json").json()["specialties"] == [
+        "Emotion",
+        scene,
+        "温暖",
+    ]
