@@ -13,7 +13,10 @@ fails when a model gains a choice this table lacks or the English drifts from th
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.apps import apps
+from django.db import models
 from django.utils.functional import Promise
 from django.utils.translation import pgettext_lazy
 
@@ -140,3 +143,18 @@ def translate_choice_labels() -> None:
         choices = list(getattr(field, "choices", None) or [])
         DECLARED.setdefault(key, [(str(value), str(label)) for value, label in choices])
         field.choices = [(value, labels.get(value, label)) for value, label in choices]
+        # Forms and code that read the enum (`Campaign.Status.choices`, `.label`) get the same labels.
+        for enum in _enums_of(field.model, {value for value, _label in choices}):
+            for member in enum:
+                if member.value in labels:
+                    member._label_ = cast("str", labels[member.value])  # what Choices.label returns; lazy, read as a str
+
+
+def _enums_of(model: type, values: set[str]) -> list[type[models.Choices]]:
+    """The Choices classes declared on a model (or its parents) whose values are a field's values."""
+    found = []
+    for klass in model.__mro__:
+        for attribute in vars(klass).values():
+            if isinstance(attribute, type) and issubclass(attribute, models.Choices) and {m.value for m in attribute} == values:
+                found.append(attribute)
+    return found

@@ -49,6 +49,13 @@ def test_labels_follow_the_active_language_and_values_stay_codes():
         assert isinstance(dict(Campaign._meta.get_field("status").choices)["active"], Promise)
 
 
+def test_forms_reading_the_enum_get_the_same_translatable_labels():
+    assert all(isinstance(label, Promise) for _value, label in Campaign.Status.choices)
+    assert Campaign.Status.ACTIVE.label is CHOICE_LABELS["annotation.Campaign.status"]["active"]
+    with override("en"):
+        assert dict(Campaign.Status.choices)["paused"] == "Paused"
+
+
 @pytest.mark.django_db
 def test_the_translated_labels_need_no_migration():
     out = StringIO()
