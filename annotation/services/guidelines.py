@@ -9,6 +9,8 @@ refuse them anyway, but the page must not even try).
 
 from __future__ import annotations
 
+import functools
+
 import markdown
 import nh3
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -65,7 +67,14 @@ URL_SCHEMES = {"http", "https", "mailto"}
 
 def render_guidelines(body: str) -> SafeString:
     """The Markdown body as sanitised HTML: only the allow-listed tags and attributes survive, links open safely."""
-    html = markdown.markdown(body or "", extensions=["tables", "sane_lists"], output_format="html")
+    return mark_safe(_rendered(body or ""))  # sanitised by nh3 in _rendered
+
+
+# A revision never changes, so its HTML is computed once per process (rendering a long body
+# costs about 10 ms, most of a judging page's time), keyed by the text itself.
+@functools.lru_cache(maxsize=64)
+def _rendered(body: str) -> str:
+    html = markdown.markdown(body, extensions=["tables", "sane_lists"], output_format="html")
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
@@ -73,7 +82,7 @@ def render_guidelines(body: str) -> SafeString:
         url_schemes=URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",
     )
-    return mark_safe(clean)  # sanitised by nh3 just above
+    return clean
 
 
 def current_guidelines(campaign: Campaign) -> CampaignGuidelines | None:
