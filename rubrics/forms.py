@@ -2,15 +2,17 @@
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext_lazy
 
 from heartbench_core.lib.taxonomy import ABILITIES, CATASTROPHIC_LABEL
 from heartbench_core.models import Dataset
+from heartbench_core.taxonomy_display import ability_display
 
 
 def ability_choices(dataset: Dataset) -> list[tuple[str, str]]:
-    labels = [(a.label, f"{a.label} · {a.name}") for a in ABILITIES]
-    labels.append((CATASTROPHIC_LABEL, f"{CATASTROPHIC_LABEL} · {gettext('Catastrophic failure')}"))
+    """The labels a criterion may take, each as the reader sees it (`温暖`, or `温暖 · Warmth` in English)."""
+    labels = [(a.label, ability_display(a.label)) for a in ABILITIES]
+    labels.append((CATASTROPHIC_LABEL, ability_display(CATASTROPHIC_LABEL)))
     labels += [(label, label) for label in (dataset.extra_labels or [])]
     return labels
 

@@ -101,22 +101,27 @@ def confusion_matrix(confusion: Confusion) -> SafeString:
     """The 2×2 table of judge verdicts against golden labels, shaded by share."""
     counts = asdict(confusion)
     total = sum(counts.values()) or 1
+    judge_hit, judge_miss = escape(_("judge hit")), escape(_("judge miss"))
+    gold_hit, gold_miss = escape(_("gold hit")), escape(_("gold miss"))
     cells = [
-        ("tp", "judge hit", "gold hit"),
-        ("fp", "judge hit", "gold miss"),
-        ("fn", "judge miss", "gold hit"),
-        ("tn", "judge miss", "gold miss"),
+        ("tp", judge_hit, gold_hit),
+        ("fp", judge_hit, gold_miss),
+        ("fn", judge_miss, gold_hit),
+        ("tn", judge_miss, gold_miss),
     ]
+    title = escape(_("Confusion matrix"))
     parts = [
-        '<svg class="vc-chart" role="img" viewBox="0 0 320 230" width="320" aria-label="Confusion matrix">',
-        "<title>Confusion matrix</title>",
+        f'<svg class="vc-chart" role="img" viewBox="0 0 320 230" width="320" aria-label="{title}">',
+        f"<title>{title}</title>",
     ]
-    parts.append('<text x="190" y="14" text-anchor="middle" class="vc-label">golden standard</text>')
+    parts.append(f'<text x="190" y="14" text-anchor="middle" class="vc-label">{escape(_("golden standard"))}</text>')
     parts.append(
-        '<text x="150" y="34" text-anchor="middle" class="vc-label">hit</text><text x="250" y="34" text-anchor="middle" class="vc-label">miss</text>'
+        f'<text x="150" y="34" text-anchor="middle" class="vc-label">{escape(_("hit"))}</text>'
+        f'<text x="250" y="34" text-anchor="middle" class="vc-label">{escape(_("miss"))}</text>'
     )
     parts.append(
-        '<text x="60" y="95" text-anchor="end" class="vc-label">judge hit</text><text x="60" y="185" text-anchor="end" class="vc-label">judge miss</text>'
+        f'<text x="60" y="95" text-anchor="end" class="vc-label">{judge_hit}</text>'
+        f'<text x="60" y="185" text-anchor="end" class="vc-label">{judge_miss}</text>'
     )
     for i, (key, j, g) in enumerate(cells):
         x, y = 100 + (i % 2) * 100, 40 + (i // 2) * 90

@@ -6,6 +6,9 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext
+
 from heartbench_core.lib.agreement_report import Figure, Interval, PostDiscussion, ReportResult, Resampling
 
 if TYPE_CHECKING:
@@ -37,19 +40,31 @@ def fmt(value: Any) -> str:
 
 def resampled_text(resampled: Resampling) -> str:
     """What the report's intervals resampled, in words (reports from before items were the unit resampled responses)."""
+    resamples = number_format(resampled.resamples, force_grouping=True)
     if resampled.unit == "response":
-        return f"{resampled.resamples:,} resamples of the responses (each response's criteria together)"
-    together = " (all of an item's responses together)" if resampled.unit == "item" else ""
-    return f"{resampled.level:.0%} CI from {resampled.resamples:,} resamples of the {resampled.units:,} {resampled.unit}s{together}"
+        return gettext("%(resamples)s resamples of the responses (each response's criteria together)") % {"resamples": resamples}
+    values = {
+        "level": f"{resampled.level:.0%}",
+        "resamples": resamples,
+        "units": number_format(resampled.units, force_grouping=True),
+        "unit": resampled.unit,
+    }
+    if resampled.unit == "item":
+        return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s items (all of an item's responses together)") % values
+    return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s %(unit)ss") % values
 
 
 def post_discussion_text(post: PostDiscussion) -> str:
     """The warning a post-discussion report carries: revisions replaced blind verdicts, and how many."""
-    return (
-        f"POST-DISCUSSION VIEW: {post.note or 'post-discussion revisions included'} — "
-        f"{post.assignments} revised assignments, {post.changed_verdicts} of "
-        f"{post.judgments} revised verdicts differ from the blind ones; exploratory, never the release gate"
-    )
+    return gettext(
+        "POST-DISCUSSION VIEW: %(note)s — %(assignments)d revised assignments, %(changed)d of %(judgments)d revised verdicts "
+        "differ from the blind ones; exploratory, never the release gate"
+    ) % {
+        "note": post.note or gettext("post-discussion revisions included"),
+        "assignments": post.assignments,
+        "changed": post.changed_verdicts,
+        "judgments": post.judgments,
+    }
 
 
 def report_table(report: AgreementReport) -> str:
