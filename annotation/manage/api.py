@@ -29,6 +29,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from annotation.blindness import PROGRESS_WITHHELD, dual_role_conflicts, own_quality_hidden
 from annotation.manage import selectors
@@ -55,7 +56,7 @@ from annotation.services.campaigns import (
     set_campaign_status,
     update_campaign_settings,
 )
-from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines
+from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines, update_pay_policy
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import signed_in
@@ -1088,3 +1089,36 @@ class DualRoleConflictsView(ComputedListView):
         if (campaign := query.get("campaign")) is not None:
             rows = [r for r in rows if any(c.campaign.pk == campaign for c in r.campaigns)]
         return self.paginated(rows)
+
+
+# --- the pay policy ------------------------------------------------------------------------------
+
+
+class PayPolicySerializer(serializers.Serializer):
+    paused_work_pay = serializers.ChoiceField(
+        choices=QualityPolicy.PausedWorkPay.choices, help_text="Work submitted while paused or away: full, none, or review (held)."
+    )
+    pay_policy_text = serializers.CharField(allow_blank=True, max_length=20_000, help_text="Markdown; experts read it on their profile.")
+
+
+class PayPolicyView(APIView):
+    """Admin: how work submitted while paused is paid, and the written policy experts read (every campaign)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(responses={200: PayPolicySerializer})
+    def get(self, request: Request) -> Response:
+        return Response(PayPolicySerializer(QualityPolicy.current()).data)
+
+    @extend_schema(request=PayPolicySerializer, responses={200: PayPolicySerializer})
+    def patch(self, request: Request) -> Response:
+        current = QualityPolicy.current()
+        form = PayPolicySerializer(data=request.data, partial=True)
+        form.is_valid(raise_exception=True)
+        d = form.validated_data
+        policy = update_pay_policy(
+            by=signed_in(request),
+            paused_work_pay=d.get("paused_work_pay", current.paused_work_pay),
+            pay_policy_text=d.get("pay_policy_text", current.pay_policy_text),
+        )
+        return Response(PayPolicySerializer(policy).data)

@@ -20,5 +20,6 @@ urlpatterns = [
     path("manage/calibrations/", api.CalibrationCreateView.as_view(), name="api-calibration-create"),
     path("manage/gold-sets/", api.GoldSetCreateView.as_view(), name="api-gold-set-create"),
     path("manage/dual-roles/", api.DualRoleConflictsView.as_view(), name="api-dual-roles"),
+    path("manage/pay-policy/", api.PayPolicyView.as_view(), name="api-pay-policy"),
     *router.urls,
 ]

@@ -212,6 +212,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "api-campaign-settings-history": {"GET": (ADMIN,)},
     "api-campaign-payment-lines": {"GET": (ADMIN,)},
     "api-campaign-pay-decision": {"POST": (ADMIN,)},
+    "api-pay-policy": {"GET": (ADMIN,), "PATCH": (ADMIN,)},
     "api-campaign-progress": {"GET": (ADMIN,)},
     "api-campaign-bulk-assign": {"POST": (ADMIN,)},
     "api-campaign-status": {"POST": (ADMIN,)},

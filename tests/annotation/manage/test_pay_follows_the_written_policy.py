@@ -137,3 +137,15 @@ def test_an_admin_writes_the_policy_and_experts_read_it_sanitised_on_their_profi
     assert "<h2>Pay</h2>" in html and "<strong>away</strong>" in html and "<script>alert" not in html
     # What the expert reads names no gold check and no figure of anyone else.
     assert "gold" not in html.lower()
+
+
+def test_the_api_reads_and_changes_the_pay_policy_for_admins_only(cast, client_for):
+    c = client_for(cast.admin)
+    assert c.get(f"{API}/manage/pay-policy/").json() == {"paused_work_pay": "review", "pay_policy_text": ""}
+    r = c.patch(f"{API}/manage/pay-policy/", {"paused_work_pay": "full"}, content_type="application/json")
+    assert r.status_code == 200 and r.json()["paused_work_pay"] == "full"
+    bad = c.patch(f"{API}/manage/pay-policy/", {"paused_work_pay": "half"}, content_type="application/json")
+    assert bad.status_code == 400 and "paused_work_pay" in str(bad.json())
+    assert c.patch(f"{API}/manage/pay-policy/", ["full"], content_type="application/json").status_code == 400
+    assert client_for(cast.expert).get(f"{API}/manage/pay-policy/").status_code == 403
+    assert QualityPolicy.current().paused_work_pay == "full"
