@@ -6,6 +6,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.jsonl import InputFileError
 
@@ -30,13 +31,13 @@ class ImportCommand(PlatformCommand):
         try:
             return func(*args, **kwargs)
         except InputFileError as exc:
-            raise CommandError("nothing was written:\n" + str(exc)) from None
+            raise CommandError(gettext("nothing was written:") + "\n" + str(exc)) from None
         except ValidationError as exc:
-            raise CommandError("nothing was written: " + "; ".join(_messages(exc))) from None
+            raise CommandError(gettext("nothing was written:") + " " + "; ".join(_messages(exc))) from None
 
     def progress(self, line: int) -> None:
         if sys.stderr.isatty() or self.verbosity > 1:
-            self.stderr.write(f"… read {line} lines", ending="\r" if sys.stderr.isatty() else "\n")
+            self.stderr.write(gettext("… read %(lines)d lines") % {"lines": line}, ending="\r" if sys.stderr.isatty() else "\n")
 
 
 def _messages(exc: ValidationError) -> list[str]:

@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import export_heartbench, get_version
@@ -18,4 +19,6 @@ class Command(ImportCommand):
         self.verbosity = opts["verbosity"]
         version = self.run_service(get_version, dataset_name=opts["dataset"], label=opts["label"])
         count = export_heartbench(version=version, path=opts["output"])
-        self.stderr.write(f"wrote {count} records of {version} to {opts['output']}")
+        self.stderr.write(
+            gettext("wrote %(count)d records of %(version)s to %(file)s") % {"count": count, "version": version, "file": opts["output"]}
+        )

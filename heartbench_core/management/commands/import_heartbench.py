@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import import_heartbench
@@ -29,7 +30,12 @@ class Command(ImportCommand):
         )
         if outcome.created:
             self.stdout.write(outcome.version.label)
-            self.stderr.write(f"created {outcome.version} with {outcome.items} items and {outcome.criteria} criteria")
+            self.stderr.write(
+                gettext("created %(version)s with %(items)d items and %(criteria)d criteria")
+                % {"version": outcome.version, "items": outcome.items, "criteria": outcome.criteria}
+            )
         else:
             self.stdout.write(outcome.version.label)
-            self.stderr.write(f"content identical to the latest version {outcome.version}: nothing created")
+            self.stderr.write(
+                gettext("content identical to the latest version %(version)s: nothing created") % {"version": outcome.version}
+            )

@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.judging import import_judge_verdicts
@@ -35,14 +36,16 @@ class Command(ImportCommand):
             progress=self.progress,
         )
         run = outcome.run
+        facts: dict[str, object] = {"judge": run.judge, "run": run.label, "model": run.model.name, "version": run.version}
         if not outcome.created:
             self.stdout.write(
-                f"judge run {run.judge}/{run.label} of {run.model.name} on {run.version} already holds these verdicts; nothing changed"
+                gettext("judge run %(judge)s/%(run)s of %(model)s on %(version)s already holds these verdicts; nothing changed") % facts
             )
             return
+        facts |= {"verdicts": outcome.verdicts, "questions": outcome.questions}
+        facts |= {"uncovered": outcome.uncovered, "responses": outcome.responses_created}
         self.stdout.write(
-            f"judge run {run.judge}/{run.label} of {run.model.name} on {run.version}: "
-            f"{outcome.verdicts} verdicts on {outcome.questions} questions"
-            + (f", {outcome.uncovered} questions not covered" if outcome.uncovered else "")
-            + (f", {outcome.responses_created} responses imported from the file" if outcome.responses_created else "")
+            gettext("judge run %(judge)s/%(run)s of %(model)s on %(version)s: %(verdicts)d verdicts on %(questions)d questions") % facts
+            + (gettext(", %(uncovered)d questions not covered") % facts if outcome.uncovered else "")
+            + (gettext(", %(responses)d responses imported from the file") % facts if outcome.responses_created else "")
         )

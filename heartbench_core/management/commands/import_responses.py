@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.responses import import_responses
@@ -26,6 +27,6 @@ class Command(ImportCommand):
             progress=self.progress,
         )
         self.stdout.write(
-            f"{outcome.created} responses imported for {outcome.model.name}"
-            + (f" ({outcome.unchanged} already present, unchanged)" if outcome.unchanged else "")
+            gettext("%(count)d responses imported for %(model)s") % {"count": outcome.created, "model": outcome.model.name}
+            + (gettext(" (%(count)d already present, unchanged)") % {"count": outcome.unchanged} if outcome.unchanged else "")
         )

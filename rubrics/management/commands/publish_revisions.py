@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.models import Dataset, User
@@ -23,13 +24,13 @@ class Command(ImportCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()
         if dataset is None:
-            raise CommandError(f"no dataset named {opts['dataset']!r}")
+            raise CommandError(gettext("no dataset named %(dataset)r") % {"dataset": opts["dataset"]})
         user = User.objects.filter(username=opts["username"]).first()
         if user is None:
-            raise CommandError(f"no user named {opts['username']!r}")
+            raise CommandError(gettext("no user named %(username)r") % {"username": opts["username"]})
         try:
             version = self.run_service(publish_revisions, dataset=dataset, user=user, label=opts["label"], note=opts["note"])
         except PermissionDenied as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"published {version}")
+        self.stdout.write(gettext("published %(version)s") % {"version": version})
         self.stdout.write(format_changelog(version.changelog))

@@ -4,6 +4,7 @@ import csv
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.csvsafe import safe_cell
 from heartbench_core.management.commands._base import PlatformCommand
@@ -23,7 +24,7 @@ class Command(PlatformCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()
         if dataset is None:
-            raise CommandError(f"no dataset named {opts['dataset']!r}")
+            raise CommandError(gettext("no dataset named %(dataset)r") % {"dataset": opts["dataset"]})
         rows = stale_rows(dataset)
         if opts["csv"]:
             writer = csv.DictWriter(self.stdout, fieldnames=COLUMNS)
@@ -31,7 +32,7 @@ class Command(PlatformCommand):
             writer.writerows({key: safe_cell(value) for key, value in row.items()} for row in rows)
             return
         totals = stale_totals(rows)
-        self.stdout.write(f"{totals['responses']} responses to re-check: {totals['judgments']} judgments, {totals['verdicts']} verdicts")
+        self.stdout.write(gettext("%(responses)d responses to re-check: %(judgments)d judgments, %(verdicts)d verdicts") % totals)
         for r in rows:
             self.stdout.write(
                 f"{r['response']}  {r['question_id']}  {r['criterion_key'][:8]}  r{r['judged_revision']}→r{r['meaning_revision']}"
