@@ -81,21 +81,30 @@ def _render_judge(
             "page": page,
             "errors": errors or {},
             "error_list": [m for msgs in (errors or {}).values() for m in msgs],
-            "guidelines_updated": _guidelines_updated(request, page),
+            **_guidelines_news(request, page),
         },
         status=status,
     )
 
 
-def _guidelines_updated(request: SignedInRequest, page: selectors.JudgingPage) -> bool:
-    """Whether the guidelines changed since this expert last had them on a judging page (remembered in their session)."""
+def _guidelines_news(request: SignedInRequest, page: selectors.JudgingPage) -> dict[str, bool]:
+    """Whether the guidelines are new to this expert (never shown, or changed since they last had them on a judging page).
+
+    Remembered in their session: the panel opens the first time and after a change, and says
+    "updated" only after a change.
+    """
     if page.guidelines is None:
-        return False
+        return {"guidelines_open": False, "guidelines_updated": False}
     key = f"hb-guidelines-seen-{page.campaign.pk}"
     seen = request.session.get(key)
-    if seen != page.guidelines.revision:
+    # A prefetch (the home page and the judging page prefetch the next response) is not a look.
+    prefetch = "prefetch" in request.headers.get("Sec-Purpose", "") or request.headers.get("Purpose") == "prefetch"
+    if seen != page.guidelines.revision and not prefetch:
         request.session[key] = page.guidelines.revision
-    return seen is not None and seen != page.guidelines.revision
+    return {
+        "guidelines_open": seen != page.guidelines.revision,
+        "guidelines_updated": seen is not None and seen != page.guidelines.revision,
+    }
 
 
 def _attach_unclear_urls(page: selectors.JudgingPage) -> None:

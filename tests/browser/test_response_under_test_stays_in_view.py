@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, CampaignResponse
+from annotation.services.guidelines import publish_guidelines
 from heartbench_core.models import Item, ModelResponse
 from heartbench_core.services.responses import import_responses
 from tests.browser.test_judging_flow import ARTIFACTS, browser  # noqa: F401 (fixture)
@@ -24,6 +25,7 @@ from tests.conftest import PASSWORD, heartbench_file
 pytestmark = [pytest.mark.browser, pytest.mark.heartbench, pytest.mark.django_db(transaction=True)]
 
 WIDTH, HEIGHT = 1440, 900
+GUIDELINES = "## 判断原则\n\n- 先写理由，再判断**命中**或**未命中**。\n- 只评价待评回复本身；对话是背景。\n"
 PARAGRAPH = "我听到你说这段时间一直很累，好像怎么努力都不被看见。这种感觉真的很消耗人，你愿意多说一点，最让你难受的是哪一刻吗？"
 
 
@@ -71,7 +73,8 @@ def real_pages(cast, tmp_path):
         cr = CampaignResponse.objects.create(campaign=campaign, response=response, item=item)
         assignment = Assignment.objects.create(campaign_response=cr, expert=cast.expert, expires_at=timezone.now() + timedelta(hours=2))
         pages.append((item, assignment.public_id))
-    longest = max(pages, key=lambda p: sum(len(t.get("content", "")) for t in p[0].dialogue))
+    # The two longest dialogues, for the screenshots (one per language, each from a fresh start).
+    longest = sorted(pages, key=lambda p: -sum(len(t.get("content", "")) for t in p[0].dialogue))[:2]
     return pages, longest
 
 
@@ -127,11 +130,19 @@ def test_the_response_under_test_is_in_view_on_load_and_after_scrolling_the_crit
         assert_inside("after scrolling the criteria to the bottom", item, scrolled)
         last = page.locator(".criterion-card").last.bounding_box()
         assert last["y"] + last["height"] <= HEIGHT, f"{item.question_id}: the last criterion is not reachable"
+    # The screenshots for docs/workspace.md: guidelines, a deadline, and the first criterion judged.
+    campaign = Campaign.objects.get(name="HeartBench in view")
+    Campaign.objects.filter(pk=campaign.pk).update(deadline=timezone.now() + timedelta(days=9))
+    publish_guidelines(campaign=campaign, body=GUIDELINES, change_note="", author=cast.admin)
     ARTIFACTS.mkdir(exist_ok=True)
-    page.goto(f"{live_server.url}/work/a/{longest[1]}/")
-    page.screenshot(path=str(ARTIFACTS / "judging-page-en.png"))
+    for (_item, public_id), locale, name in zip(longest, ("en-US", "zh-CN"), ("judging-page-en.png", "judging-page-zh.png")):
+        shot = log_in(browser, live_server, cast.expert, locale=locale)
+        shot.goto(f"{live_server.url}/work/a/{public_id}/")
+        shot.keyboard.type("回应点出了依恋中的不安全感。" if locale == "zh-CN" else "The response names the insecurity.")
+        shot.keyboard.press("Alt+KeyH")
+        shot.wait_for_selector("#save-status.state-saved")
+        shot.evaluate("window.scrollTo(0, 0)")
+        assert_inside("for the screenshot", _item, in_view(shot))
+        shot.screenshot(path=str(ARTIFACTS / name))
+        shot.context.close()
     page.context.close()
-    zh = log_in(browser, live_server, cast.expert, locale="zh-CN")
-    zh.goto(f"{live_server.url}/work/a/{longest[1]}/")
-    zh.screenshot(path=str(ARTIFACTS / "judging-page-zh.png"))
-    zh.context.close()
