@@ -47,6 +47,7 @@ from django.urls import reverse
 from django.utils.dateparse import parse_datetime, parse_duration
 from django.utils.duration import duration_string
 from django.utils.encoding import force_bytes
+from django.utils.formats import number_format
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
@@ -103,7 +104,7 @@ class ProgressPrinter:
         now = self.clock()
         if now - self.last >= self.interval:
             self.last = now
-            self.write(f"{what} {done:,}/{total:,}…")
+            self.write(f"{what} {number_format(done, force_grouping=True)}/{number_format(total, force_grouping=True)}…")
 
 
 def _user_model() -> type[User]:

@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from heartbench_core.backup import ProgressPrinter, export_campaign
@@ -22,7 +23,7 @@ class Command(ImportCommand):
             _("campaign %(campaign)r: %(rows)s rows of %(kinds)d kinds and %(users)d users written to %(path)s")
             % {
                 "campaign": outcome.campaign,
-                "rows": f"{rows:,}",
+                "rows": number_format(rows, force_grouping=True),
                 "kinds": len(outcome.rows),
                 "users": outcome.users,
                 "path": opts["output"],

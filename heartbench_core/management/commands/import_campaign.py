@@ -3,6 +3,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from heartbench_core.backup import ProgressPrinter, import_campaign
@@ -40,7 +41,12 @@ class Command(ImportCommand):
         rows = sum(outcome.rows.values())
         self.stdout.write(
             _("campaign %(campaign)r: %(rows)s rows of %(kinds)d kinds and %(users)d users restored")
-            % {"campaign": outcome.campaign, "rows": f"{rows:,}", "kinds": len(outcome.rows), "users": outcome.users}
+            % {
+                "campaign": outcome.campaign,
+                "rows": number_format(rows, force_grouping=True),
+                "kinds": len(outcome.rows),
+                "users": outcome.users,
+            }
         )
         created = [u for u in outcome.restored_users if u.created]
         if created:
