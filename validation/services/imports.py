@@ -17,10 +17,11 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import Assignment, Campaign, CampaignResponse, ExpertProfile, Judgment
-from heartbench_core.jsonl import ErrorCollector
-from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
+from heartbench_core.jsonl import ErrorCollector, type_name
+from heartbench_core.lib.jsonl import read_jsonl, source_name
 from heartbench_core.models import DatasetVersion, ModelResponse, User
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.datasets import get_version
@@ -91,7 +92,7 @@ def import_judgments(
     errors = ErrorCollector(name or source_name(source))
     judged, new_experts = _read_judgment_lines(source, errors, refs, campaign_name=campaign_name, create_experts=create_experts)
     if not judged and not errors:
-        errors.add(None, None, "the file holds no judgments")
+        errors.add(None, None, gettext("the file holds no judgments"))
     errors.raise_if_any()
     with transaction.atomic():
         created_names = _create_experts(new_experts, refs.users)
@@ -117,16 +118,24 @@ def import_judgments(
 def _find_campaign(campaign_name: str, dataset_name: str, version_label: str | None) -> tuple[Campaign | None, DatasetVersion]:
     """The named campaign if it exists (checked against the dataset and version asked for), and its version."""
     if not campaign_name:
-        raise ValidationError({"campaign": "a campaign name is required"})
+        raise ValidationError({"campaign": gettext("a campaign name is required")})
     campaign = Campaign.objects.filter(name=campaign_name).select_related("version__dataset").first()
     if campaign is None:
         return None, get_version(dataset_name, version_label)
     if campaign.version.dataset.name != dataset_name:
         raise ValidationError(
-            {"campaign": f"campaign {campaign_name!r} belongs to dataset {campaign.version.dataset.name!r}, not {dataset_name!r}"}
+            {
+                "campaign": gettext("campaign %(campaign)r belongs to dataset %(dataset)r, not %(asked)r")
+                % {"campaign": campaign_name, "dataset": campaign.version.dataset.name, "asked": dataset_name}
+            }
         )
     if version_label and campaign.version.label != version_label:
-        raise ValidationError({"version": f"campaign {campaign_name!r} uses version {campaign.version.label!r}, not {version_label!r}"})
+        raise ValidationError(
+            {
+                "version": gettext("campaign %(campaign)r uses version %(version)r, not %(asked)r")
+                % {"campaign": campaign_name, "version": campaign.version.label, "asked": version_label}
+            }
+        )
     return campaign, campaign.version
 
 
@@ -206,9 +215,9 @@ def _required_names(line: int, record: dict, errors: ErrorCollector) -> dict[str
     for key in ("question_id", "model", "annotator"):
         value = record.get(key)
         if key not in record:
-            errors.add(line, key, "missing key")
+            errors.add(line, key, gettext("missing key"))
         elif not isinstance(value, str) or not value.strip():
-            errors.add(line, key, f"must be a non-empty string, found {type_name(value)}")
+            errors.add(line, key, gettext("must be a non-empty string, found %(found)s") % {"found": type_name(value)})
         else:
             names[key] = value.strip()
     return names
@@ -218,13 +227,19 @@ def _check_question_and_model(line: int, qid: str | None, model: str | None, err
     """The question must be in the version, and the model must have a response to it."""
     ok = True
     if qid is not None and qid not in refs.rubrics:
-        errors.add(line, "question_id", f"unknown question_id {qid!r} in {refs.version}")
+        errors.add(
+            line,
+            "question_id",
+            gettext("unknown question_id %(question_id)r in %(version)s") % {"question_id": qid, "version": refs.version},
+        )
         ok = False
     if model is not None and model not in refs.known_models:
-        errors.add(line, "model", f"unknown model {model!r}: import its responses first")
+        errors.add(line, "model", gettext("unknown model %(model)r: import its responses first") % {"model": model})
         ok = False
     elif model is not None and qid in refs.rubrics and (qid, model) not in refs.responses:
-        errors.add(line, "model", f"model {model!r} has no response to question {qid!r}")
+        errors.add(
+            line, "model", gettext("model %(model)r has no response to question %(question_id)r") % {"model": model, "question_id": qid}
+        )
         ok = False
     return ok
 
@@ -237,10 +252,14 @@ def _check_annotator(
         return True
     user = refs.users.get(annotator)
     if user is None and not create_experts:
-        errors.add(line, "annotator", f"unknown annotator {annotator!r} (pass --create-experts to create expert accounts)")
+        errors.add(
+            line,
+            "annotator",
+            gettext("unknown annotator %(annotator)r (pass --create-experts to create expert accounts)") % {"annotator": annotator},
+        )
         return False
     if user is not None and not has_role(user, Role.EXPERT):
-        errors.add(line, "annotator", f"user {annotator!r} is not an expert")
+        errors.add(line, "annotator", gettext("user %(annotator)r is not an expert") % {"annotator": annotator})
         return False
     if user is None:
         new_experts.add(annotator)
@@ -251,19 +270,24 @@ def _check_detail(line: int, record: dict, errors: ErrorCollector, qid: str | No
     """`detail` must be a list of 0/1 with one value per rubric item of the question (when it is known)."""
     detail = record.get("detail")
     if "detail" not in record:
-        errors.add(line, "detail", "missing key")
+        errors.add(line, "detail", gettext("missing key"))
         return False
     if not isinstance(detail, list):
-        errors.add(line, "detail", f"must be a list of 0/1, found {type_name(detail)}")
+        errors.add(line, "detail", gettext("must be a list of 0/1, found %(found)s") % {"found": type_name(detail)})
         return False
     ok = True
     for i, v in enumerate(detail):
         if isinstance(v, bool) or v not in (0, 1):
-            errors.add(line, f"detail[{i}]", f"must be 0 or 1, found {v!r}")
+            errors.add(line, f"detail[{i}]", gettext("must be 0 or 1, found %(value)r") % {"value": v})
             ok = False
             break
     if expected is not None and len(detail) != expected:
-        errors.add(line, "detail", f"has {len(detail)} values but question {qid!r} has {expected} rubric items")
+        errors.add(
+            line,
+            "detail",
+            gettext("has %(values)d values but question %(question_id)r has %(criteria)d rubric items")
+            % {"values": len(detail), "question_id": qid, "criteria": expected},
+        )
         ok = False
     return ok
 
@@ -274,10 +298,12 @@ def _check_reasons(line: int, record: dict, errors: ErrorCollector) -> bool:
     if reasons is None:
         return True
     if not isinstance(reasons, list) or not all(isinstance(r, str) for r in reasons):
-        errors.add(line, "reasons", "must be a list of strings")
+        errors.add(line, "reasons", gettext("must be a list of strings"))
         return False
     if isinstance(detail, list) and len(reasons) != len(detail):
-        errors.add(line, "reasons", f"has {len(reasons)} entries but detail has {len(detail)}")
+        errors.add(
+            line, "reasons", gettext("has %(entries)d entries but detail has %(values)d") % {"entries": len(reasons), "values": len(detail)}
+        )
         return False
     return True
 
