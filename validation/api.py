@@ -555,8 +555,8 @@ class QueueEntrySerializer(serializers.Serializer):
     agreement = serializers.FloatField(help_text="Share of agreeing expert pairs on this unit.")
     triggers = serializers.ListField(child=serializers.ChoiceField(choices=Adjudication.Trigger.choices))
     needs_decision = serializers.BooleanField(
-        help_text="No majority (a tie), the judge contradicting a unanimous expert verdict, or a criterion reported unclear or "
-        "flagged, and nobody decided it yet. A 2-of-3 majority needs none."
+        help_text="No majority (a tie), or a criterion reported unclear or flagged, and nobody decided it yet. "
+        "A 2-of-3 majority and a unanimous verdict the judge contradicts need none."
     )
     decided = serializers.BooleanField(help_text="A senior reviewer decided this unit.")
 

@@ -2,17 +2,19 @@
 
 A unit is one (campaign response, criterion). Its golden label is the experts' strict majority
 once it has k ratings (`agreement.MajorityRule`: at least 2 of 3 agreeing at k = 3). A unit
-*needs a decision* when that label is missing or the project's rules question it, and nobody has
-decided it yet:
+*needs a decision* when the experts' majority is undefined, or the project's rule says it cannot
+be trusted, and nobody has decided it yet:
 
 - `tie`: complete, and no strict majority (half hit, half miss: possible with an even number of
   ratings); the golden standard is undefined until someone decides;
-- `judge_contradicts`: the judge contradicts a *unanimous* expert verdict;
 - `ambiguous`: a rated unit of a criterion that experts reported unclear or that is flagged for
-  the rubric authors (still open).
+  the rubric authors (still open): the project's rule sends it to adjudication.
 
-A complete unit whose experts split but still have a majority (2 of 3) has its golden label: it is
-*compared* but needs no decision. Pure NumPy: no Django import.
+A complete unit whose experts split but still have a majority (2 of 3) has its golden label, and
+so has a unanimous unit the judge contradicts (`judge_contradicts`: the judge is what the golden
+standard measures; a reviewer overruling unanimous experts because the judge disagrees would bias
+the judge's agreement upwards). Both are *compared* and may be looked at and decided, but need no
+decision. Pure NumPy: no Django import.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class UnitTriage:
     ambiguous: np.ndarray  # rated, and its criterion is reported unclear or flagged
     decided: np.ndarray  # a senior reviewer decided it
     compared: np.ndarray  # complete, or rated and ambiguous: the units a reviewer may look at
-    needs_decision: np.ndarray  # (tie | contradicts | ambiguous) and not decided
+    needs_decision: np.ndarray  # (tie | ambiguous) and not decided
     agreement: np.ndarray  # share of agreeing rater pairs (1.0 with fewer than two ratings)
 
 
@@ -74,6 +76,6 @@ def triage_units(
         ambiguous=ambiguous,
         decided=decided,
         compared=complete | ambiguous,
-        needs_decision=(tie | contradicts | ambiguous) & ~decided,
+        needs_decision=(tie | ambiguous) & ~decided,
         agreement=agreement,
     )

@@ -1,4 +1,4 @@
-"""Which units need a decision: ties, judge contradictions of a unanimous verdict, flagged criteria; never a 2-of-3 majority."""
+"""Which units need a decision: ties and flagged criteria; never a 2-of-3 majority nor a unanimous verdict the judge contradicts."""
 
 import numpy as np
 
@@ -36,10 +36,11 @@ def test_an_incomplete_unit_is_neither_compared_nor_queued():
     assert t.needs_decision.tolist() == [False, False]
 
 
-def test_a_judge_contradicting_a_unanimous_verdict_needs_a_decision_but_not_one_contradicting_a_majority():
+def test_a_judge_contradicting_a_unanimous_verdict_is_marked_but_the_label_stands():
     t = triage([3, 0, 2, 3], [3, 3, 3, 3], judge=[0, 1, 0, 1])
     assert t.contradicts.tolist() == [True, True, False, False]
-    assert t.needs_decision.tolist() == [True, True, False, False]
+    assert t.needs_decision.tolist() == [False, False, False, False]
+    assert t.compared.tolist() == [True, True, True, True]
 
 
 def test_a_rated_unit_of_a_flagged_criterion_needs_a_decision_even_before_it_is_complete():

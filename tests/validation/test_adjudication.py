@@ -18,28 +18,32 @@ def campaign(cast):
 
 
 def first_entry(campaign, **kw):
-    entry = adjudication_queue(campaign, **kw)[0]
+    # The least agreed unit (a split): a reviewer may decide any compared unit, not only those that need a decision.
+    entry = adjudication_units(campaign, **kw)[0]
     return entry, CampaignResponse.objects.get(pk=entry.campaign_response_id), Criterion.objects.get(pk=entry.criterion_id)
 
 
 class TestQueue:
-    def test_judge_contradictions_are_queued_lowest_agreement_first_and_split_majorities_are_not(self, campaign):
-        # A 2-of-3 split has its golden label (the majority): it is compared, not queued.
-        queue = adjudication_queue(campaign)
-        assert queue
-        agreements = [e.agreement for e in queue]
+    def test_split_majorities_and_judge_contradictions_are_compared_lowest_agreement_first_but_not_queued(self, campaign):
+        # A 2-of-3 split has its golden label (the majority), and so has a unanimous verdict the judge contradicts:
+        # with k = 3 and no flagged criterion nothing needs a decision; every compared unit can still be looked at.
+        assert adjudication_queue(campaign) == []
+        units = adjudication_units(campaign)
+        agreements = [e.agreement for e in units]
         assert agreements == sorted(agreements)
-        for e in queue:
-            assert e.expert_hits in (0, e.expert_ratings)
-            assert "judge_contradicts" in e.triggers and e.judge_hit != (e.expert_hits == e.expert_ratings)
-        assert any("judge_contradicts" in e.triggers for e in queue)
-        splits = [e for e in adjudication_units(campaign) if "split" in e.triggers]
-        assert splits and not any(e.needs_decision for e in splits)
+        for e in units:
+            unanimous = e.expert_hits in (0, e.expert_ratings)
+            if "judge_contradicts" in e.triggers:
+                assert unanimous and e.judge_hit != (e.expert_hits == e.expert_ratings)
+            if not unanimous:
+                assert "split" in e.triggers
+            assert not e.needs_decision
+        assert any("judge_contradicts" in e.triggers for e in units) and any("split" in e.triggers for e in units)
 
     def test_a_reviewer_never_sees_responses_they_rated(self, cast, campaign):
-        entry = adjudication_queue(campaign)[0]
+        entry = adjudication_units(campaign)[0]
         Assignment.objects.create(campaign_response_id=entry.campaign_response_id, expert=cast.reviewer, status="released")
-        mine = {e.campaign_response_id for e in adjudication_queue(campaign, reviewer=cast.reviewer)}
+        mine = {e.campaign_response_id for e in adjudication_units(campaign, reviewer=cast.reviewer)}
         assert entry.campaign_response_id not in mine
 
     def test_criteria_reported_unclear_are_queued_as_ambiguous(self, cast, campaign):
@@ -129,7 +133,7 @@ class TestDecision:
     def test_the_api_records_a_decision(self, cast, campaign, client_for):
         _, cr, criterion = first_entry(campaign)
         client = client_for(cast.reviewer)
-        queue = client.get(f"/api/v1/validation/campaigns/{campaign.pk}/queue/").json()["results"]
+        queue = client.get(f"/api/v1/validation/campaigns/{campaign.pk}/queue/", {"show": "all"}).json()["results"]
         assert queue[0]["campaign_response_id"] == cr.pk and "model" not in queue[0]
         response = client.post(
             "/api/v1/validation/adjudications/",

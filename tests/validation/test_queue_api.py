@@ -60,10 +60,10 @@ def test_it_narrows_to_one_trigger(cast, campaign, client_for, trigger):
 
 
 def test_it_narrows_to_one_criterion(cast, campaign, client_for):
-    queue = adjudication_queue(campaign, reviewer=cast.reviewer)
-    criterion = queue[0].criterion_id
-    wanted = [(e.campaign_response_id, e.criterion_id) for e in queue if e.criterion_id == criterion]
-    assert as_pairs(every_entry(client_for(cast.reviewer), campaign, {"criterion": criterion})) == wanted
+    units = adjudication_units(campaign, reviewer=cast.reviewer)
+    criterion = units[0].criterion_id
+    wanted = [(e.campaign_response_id, e.criterion_id) for e in units if e.criterion_id == criterion]
+    assert as_pairs(every_entry(client_for(cast.reviewer), campaign, {"criterion": criterion, "show": "all"})) == wanted
 
 
 @pytest.mark.parametrize(

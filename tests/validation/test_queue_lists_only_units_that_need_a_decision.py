@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from annotation.models import Assignment
+from annotation.models import Assignment, UnclearCriterionReport
 from tests.validation.builders import blind_test
 from validation.selectors import adjudication_units, queue_counts
 from validation.services.golden import adjudication_queue
@@ -12,9 +12,19 @@ from validation.services.golden import adjudication_queue
 pytestmark = pytest.mark.django_db
 
 
+def report_unclear(campaign):
+    """An expert reports one criterion unclear: its rated units need a decision (the project's ambiguity rule)."""
+    assignment = Assignment.objects.filter(campaign_response__campaign=campaign).order_by("pk").first()
+    criterion = assignment.campaign_response.item.criteria.order_by("position").first()
+    UnclearCriterionReport.objects.create(assignment=assignment, criterion=criterion, comment="哪一种情绪？")
+    return criterion
+
+
 @pytest.fixture
 def campaign(cast):
-    return blind_test(cast, flip=0.3)
+    campaign = blind_test(cast, flip=0.3)
+    report_unclear(campaign)
+    return campaign
 
 
 def page_url(campaign):
@@ -25,16 +35,22 @@ def api_url(campaign):
     return f"/api/v1/validation/campaigns/{campaign.pk}/queue/"
 
 
-def test_splits_with_a_majority_have_their_label_and_are_not_queued(cast, campaign):
+def test_splits_with_a_majority_and_contradicted_unanimous_verdicts_have_their_label_and_are_not_queued(cast, campaign):
     units = adjudication_units(campaign, reviewer=cast.reviewer)
     majorities = [e for e in units if e.triggers == ("split",)]
-    assert majorities, "the noisy blind test should have 2-of-3 splits"
-    assert all(not e.needs_decision for e in majorities)
+    contradicted = [e for e in units if e.triggers == ("judge_contradicts",)]
+    assert majorities and contradicted, "the noisy blind test should have 2-of-3 splits and judge contradictions"
+    assert not any(e.needs_decision for e in majorities + contradicted)
     queued = adjudication_queue(campaign, reviewer=cast.reviewer)
     assert queued and all(e.needs_decision for e in queued)
-    assert not {(e.campaign_response_id, e.criterion_id) for e in majorities} & {(e.campaign_response_id, e.criterion_id) for e in queued}
-    # With k = 3 and three raters nobody ties: what is queued is the judge contradicting unanimous experts.
-    assert all(e.triggers == ("judge_contradicts",) and e.expert_hits in (0, e.expert_ratings) for e in queued)
+    # With k = 3 and three raters nobody ties: what is queued is the reported criterion's units.
+    assert all("ambiguous" in e.triggers for e in queued)
+
+
+def test_a_k3_blind_test_without_flags_has_nothing_to_decide(cast):
+    campaign = blind_test(cast, campaign="blind-quiet", flip=0.3)
+    assert adjudication_queue(campaign) == []
+    assert queue_counts(adjudication_units(campaign)).compared > 0
 
 
 def test_a_tie_is_queued(cast, campaign):
@@ -84,8 +100,11 @@ def test_the_api_uses_the_same_definition_and_counts(cast, campaign, client_for)
     assert all(r["needs_decision"] and not r["decided"] for r in default["results"])
     everything = client.get(api_url(campaign), {"show": "all"}).json()
     assert everything["count"] == counts.compared and (everything["needs_decision"], everything["compared"]) == counts
-    assert client.get(api_url(campaign), {"trigger": "split"}).json()["count"] == 0
-    assert client.get(api_url(campaign), {"show": "all", "trigger": "split"}).json()["count"] > 0
+    assert all({"tie", "ambiguous"} & set(r["triggers"]) for r in default["results"])
+    assert (
+        client.get(api_url(campaign), {"trigger": "judge_contradicts"}).json()["count"]
+        < (client.get(api_url(campaign), {"show": "all", "trigger": "judge_contradicts"}).json()["count"])
+    )
 
 
 def test_a_bad_show_value_is_a_400_naming_it(cast, campaign, client_for):

@@ -5,6 +5,7 @@ import re
 import pytest
 from django.test import Client
 
+from annotation.models import Assignment, UnclearCriterionReport
 from tests.security.dual_role_world import OTHER_SECRET, build_dual_role_world
 from tests.validation.builders import blind_test
 from validation.selectors import adjudication_units, queue_counts
@@ -20,6 +21,9 @@ def text_of(response):
 
 def test_the_navigation_links_a_senior_reviewer_to_the_campaigns_to_adjudicate(cast, client_for):
     campaign = blind_test(cast, flip=0.3)
+    assignment = Assignment.objects.filter(campaign_response__campaign=campaign).first()
+    criterion = assignment.campaign_response.item.criteria.first()
+    UnclearCriterionReport.objects.create(assignment=assignment, criterion=criterion, comment="unclear")
     client = client_for(cast.reviewer)
     home = client.get("/").content.decode()
     assert f'href="{INDEX}"' in home

@@ -110,8 +110,8 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
 def adjudication_queue(campaign: Campaign, *, reviewer: User | None = None, data: CampaignArrays | None = None) -> list[QueueEntry]:
     """Units needing a senior reviewer's decision, lowest expert agreement first.
 
-    The definition is `heartbench_core.lib.adjudication` (ties, a judge contradicting a unanimous
-    expert verdict, criteria flagged ambiguous; never a 2-of-3 majority); every compared unit is
+    The definition is `heartbench_core.lib.adjudication` (ties and criteria flagged ambiguous; never
+    a 2-of-3 majority nor a unanimous verdict the judge contradicts); every compared unit is
     `validation.selectors.adjudication_units`. For a given reviewer, responses they rated are left out.
     """
     return [e for e in adjudication_units(campaign, reviewer=reviewer, data=data) if e.needs_decision]
