@@ -2,6 +2,7 @@ import json
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from annotation.models import Campaign
 from heartbench_core.lib.agreement_report import DEFAULTS
@@ -42,7 +43,7 @@ class Command(ImportCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         campaign = Campaign.objects.select_related("version__dataset").filter(name=opts["campaign"]).first()
         if campaign is None:
-            raise CommandError(f"no campaign named {opts['campaign']!r}")
+            raise CommandError(gettext("no campaign named %(campaign)r") % {"campaign": opts["campaign"]})
         report = self.run_service(
             create_agreement_report,
             campaign=campaign,
@@ -60,8 +61,10 @@ class Command(ImportCommand):
         )
         if report.exploratory:
             self.stderr.write(
-                f"report {report.pk} is exploratory: computed with parameters other than the release policy; it does not set "
-                "the gate (" + "; ".join(report.typed_result.exploratory_reasons) + ")"
+                gettext(
+                    "report %(report)d is exploratory: computed with parameters other than the release policy; it does not set the gate (%(reasons)s)"
+                )
+                % {"report": report.pk, "reasons": "; ".join(report.typed_result.exploratory_reasons)}
             )
         if opts["format"] == "json":
             self.stdout.write(json.dumps({"report_id": report.pk, **report.typed_result.to_dict()}, ensure_ascii=False, indent=2))

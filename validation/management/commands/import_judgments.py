@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.management.commands._base import ImportCommand
 from validation.services.imports import import_judgments
@@ -28,10 +29,20 @@ class Command(ImportCommand):
             version_label=opts["version"],
             create_experts=opts["create_experts"],
         )
-        verb = "created" if outcome.campaign_created else "extended"
-        self.stdout.write(
-            f"campaign {outcome.campaign.name!r} {verb}: {outcome.responses_added} responses added, "
-            f"{outcome.assignments} submitted assignments, {outcome.judgments} judgments"
-        )
+        facts = {
+            "campaign": outcome.campaign.name,
+            "responses": outcome.responses_added,
+            "assignments": outcome.assignments,
+            "judgments": outcome.judgments,
+        }
+        if outcome.campaign_created:
+            message = gettext(
+                "campaign %(campaign)r created: %(responses)d responses added, %(assignments)d submitted assignments, %(judgments)d judgments"
+            )
+        else:
+            message = gettext(
+                "campaign %(campaign)r extended: %(responses)d responses added, %(assignments)d submitted assignments, %(judgments)d judgments"
+            )
+        self.stdout.write(message % facts)
         if outcome.experts_created:
-            self.stdout.write(f"experts created: {', '.join(outcome.experts_created)}")
+            self.stdout.write(gettext("experts created: %(usernames)s") % {"usernames": ", ".join(outcome.experts_created)})
