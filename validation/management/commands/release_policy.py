@@ -3,6 +3,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.models import Dataset
@@ -32,22 +33,24 @@ class Command(ImportCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()
         if dataset is None:
-            raise CommandError(f"no dataset named {opts['dataset']!r}")
+            raise CommandError(gettext("no dataset named %(dataset)r") % {"dataset": opts["dataset"]})
         changes = {name: opts[name] for name in CHANGE_FLAGS if opts[name] is not None}
         if changes:
             if not opts["username"]:
-                raise CommandError("--as USER is required to change a release policy: the admin making the change")
+                raise CommandError(gettext("--as USER is required to change a release policy: the admin making the change"))
             user = get_user_model().objects.filter(username=opts["username"]).first()
             if user is None:
-                raise CommandError(f"no user named {opts['username']!r}")
+                raise CommandError(gettext("no user named %(username)r") % {"username": opts["username"]})
             try:
                 self.run_service(change_release_policy, dataset=dataset, admin=user, reason=opts["reason"] or "", **changes)
             except PermissionDenied as exc:
-                raise CommandError(f"nothing was written: {exc}") from None
-            self.stdout.write(f"release policy of {dataset.name} changed")
+                raise CommandError(gettext("nothing was written:") + f" {exc}") from None
+            self.stdout.write(gettext("release policy of %(dataset)s changed") % {"dataset": dataset.name})
         elif opts["reason"] or opts["username"]:
             raise CommandError(
-                "nothing to change: give at least one of --threshold, --min-pairs-per-dimension, --min-pairs-per-ability, --must-clear"
+                gettext(
+                    "nothing to change: give at least one of --threshold, --min-pairs-per-dimension, --min-pairs-per-ability, --must-clear"
+                )
             )
         self._print(dataset)
 
