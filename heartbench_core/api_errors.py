@@ -23,7 +23,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
 
-from heartbench_core.jsonl import InputFileError
+from heartbench_core.jsonl import InputFileError, localized
 
 CONFLICT_CODE = "conflict"
 NOTHING_WRITTEN = _("nothing was written")
@@ -44,7 +44,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
 def validation_body(exc: DjangoValidationError, *, detail: str) -> dict[str, Any]:
     """The body of a 400 for a service's ValidationError: what failed, by field, line or message."""
     if isinstance(exc, InputFileError):
-        body: dict[str, Any] = {"detail": detail, "errors": [e.as_dict() for e in exc.errors]}
+        # The message in the reader's language; file, line and field stay as the file has them.
+        body: dict[str, Any] = {"detail": detail, "errors": [{**e.as_dict(), "message": localized(e.message)} for e in exc.errors]}
         if exc.truncated:
             body["more_errors"] = exc.truncated
         return body

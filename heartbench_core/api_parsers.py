@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 from typing import IO, Any
 
+from django.utils.translation import gettext
 from rest_framework import exceptions, parsers
 
 
@@ -13,4 +14,4 @@ class BoundedJSONParser(parsers.JSONParser):
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise exceptions.ParseError("JSON parse error - nested too deeply") from None
+            raise exceptions.ParseError(gettext("JSON parse error - nested too deeply")) from None
