@@ -26,6 +26,7 @@ from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaig
 from annotation.services import experts as expert_services
 from annotation.services.assignment import BulkAssignment, bulk_assign, calibration_state, campaign_settings, release_assignment
 from annotation.services.campaigns import (
+    FIELD_LABELS,
     create_calibration,
     create_campaign,
     create_gold_set,
@@ -270,7 +271,7 @@ def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
                 _form_errors(form, exc)
         else:
             if changed:
-                messages.success(request, _("Saved: %(fields)s.") % {"fields": ", ".join(c.field for c in changed)})
+                messages.success(request, _("Saved: %(fields)s.") % {"fields": ", ".join(str(FIELD_LABELS[c.field]) for c in changed)})
             else:
                 messages.info(request, _("Nothing changed."))
             return redirect("annotation:campaign_edit", campaign.pk)

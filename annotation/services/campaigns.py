@@ -19,6 +19,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import (
     Campaign,
@@ -582,6 +583,16 @@ EDITABLE_FIELDS = (
     "guidelines",
 )
 CERTIFICATE_NAME_MAX_CHARS = 200
+# How people read each editable setting's name.
+FIELD_LABELS = {
+    "rationale_min_chars": gettext_lazy("the rationale minimum"),
+    "deadline": gettext_lazy("the deadline"),
+    "show_weights": gettext_lazy("whether criterion weights are shown"),
+    "reservation_timeout": gettext_lazy("the reservation timeout"),
+    "piece_rate": gettext_lazy("the piece rate"),
+    "certificate_name": gettext_lazy("the certificate title"),
+    "guidelines": gettext_lazy("the guidelines"),
+}
 
 
 @dataclass(frozen=True)
@@ -701,7 +712,7 @@ def update_campaign_settings(*, campaign: Campaign, by: User, confirm: bool = Fa
                         "Experts have already submitted work in this campaign: changing %(fields)s now means work before and after "
                         "the change was done under different conditions. Confirm to change it anyway; the change is recorded."
                     )
-                    % {"fields": ", ".join(risky)}
+                    % {"fields": ", ".join(str(FIELD_LABELS[f]) for f in risky)}
                 },
                 code="needs_confirmation",
             )

@@ -101,7 +101,7 @@ def test_turning_weights_on_after_work_was_submitted_asks_for_a_confirmation_the
     campaign.refresh_from_db()
     assert asked.status_code == 200 and not campaign.show_weights
     html = asked.content.decode()
-    assert "Confirm this change" in html and "show_weights" in html and 'name="confirm" value="True"' in html
+    assert "Confirm this change" in html and "whether criterion weights are shown" in html and 'name="confirm" value="True"' in html
     c.post(url, form_data(campaign, show_weights="on", confirm="True"))
     campaign.refresh_from_db()
     assert campaign.show_weights
