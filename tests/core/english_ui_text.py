@@ -35,6 +35,11 @@ ALLOWED_WORDS = frozenset(
         "CSV",
         "JSON",
         "JSONL",
+        "LLM",
+        "LLMs",
+        "AI",
+        "Markdown",
+        "English",  # a language's own name (the language choices)
         "κ",
         "AC1",
         "Cohen",
