@@ -146,9 +146,8 @@ def test_a_rubric_author_edits_a_criterion_of_an_item(browser, live_server, cast
 def test_a_senior_reviewer_opens_the_adjudication_queue(browser, live_server, cast, shots, language):  # noqa: F811
     world = build_dual_role_world(cast)
     walk = Walk(browser, live_server, cast.reviewer, language, shots)
-    # The header's adjudication entry is new: found by where it goes until its name is in the catalogue.
-    walk.page.get_by_role("navigation").locator('a[href="/validation/adjudication/"]').click()
-    walk.check(world.closed_campaign.name)
+    walk.nav("Adjudication")
+    walk.check(say(language, "Adjudication"), world.closed_campaign.name)
     walk.page.locator("main").get_by_role("link", name=world.closed_campaign.name, exact=True).first.click()
     walk.page.wait_for_url(f"{walk.base}/validation/campaigns/{world.closed_campaign.pk}/adjudication/**")
     walk.check(say(language, "Adjudication queue"))
