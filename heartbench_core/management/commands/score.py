@@ -4,11 +4,13 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.lib.taxonomy import DIMENSIONS, abilities_of, english_name
 from heartbench_core.management.commands._base import P, PlatformCommand, T, _messages
 from heartbench_core.services.scoring import SUBSETS, ScoreResult, export_upstream_overall, score_model
+from heartbench_core.taxonomy_display import dimension_display
 from heartbench_core.verdict_sources import VerdictSet
 
 
@@ -55,27 +57,42 @@ class Command(PlatformCommand):
         else:
             self._table(result, verdicts, opts)
         if result.questions_scored == 0:
-            raise CommandError("no question of this subset has verdicts on every criterion: nothing to score")
+            raise CommandError(gettext("no question of this subset has verdicts on every criterion: nothing to score"))
 
     def _table(self, result: ScoreResult, verdicts: VerdictSet, opts: dict[str, Any]) -> None:
         out = self.stdout
         fmt = lambda x: "—" if x is None else f"{x:6.2f}"  # noqa: E731
+        facts = {
+            "model": opts["model"],
+            "dataset": opts["dataset"],
+            "version": result.version,
+            "verdicts": verdicts.description,
+            "subset": result.subset,
+            "scene": result.scene,
+            "rule": result.catastrophic,
+            "scored": result.questions_scored,
+            "dropped": result.questions_dropped,
+            "incomplete": result.questions_incomplete,
+            "catastrophic": result.questions_catastrophic,
+        }
         out.write(
-            f"{opts['model']} on {opts['dataset']}@{result.version} · {verdicts.description} · subset {result.subset}"
-            + (f" · scene {result.scene}" if result.scene else "")
-            + f" · catastrophic rule: {result.catastrophic}"
+            gettext("%(model)s on %(dataset)s@%(version)s · %(verdicts)s · subset %(subset)s") % facts
+            + (gettext(" · scene %(scene)s") % facts if result.scene else "")
+            + gettext(" · catastrophic rule: %(rule)s") % facts
         )
         out.write(
-            f"questions scored {result.questions_scored}, left out {result.questions_dropped}"
-            + (f" ({result.questions_incomplete} with incomplete verdicts)" if result.questions_incomplete else "")
-            + f", catastrophic {result.questions_catastrophic}"
+            gettext("questions scored %(scored)d, left out %(dropped)d") % facts
+            + (gettext(" (%(incomplete)d with incomplete verdicts)") % facts if result.questions_incomplete else "")
+            + gettext(", catastrophic %(catastrophic)d") % facts
         )
-        out.write(f"\n{'OVERALL':<28}{fmt(result.overall)}")
+        out.write(f"\n{gettext('OVERALL'):<28}{fmt(result.overall)}")
         for dim in DIMENSIONS:
-            out.write(f"\n{dim:<28}{fmt(result.dimensions[dim])}")
+            out.write(f"\n{dimension_display(dim):<28}{fmt(result.dimensions[dim])}")
             for label in abilities_of(dim):
                 n = result.ability_questions[label]
-                out.write(f"  {english_name(label) + ' ' + label:<26}{fmt(result.abilities[label])}   ({n} questions)")
+                shown = gettext("(%(count)d questions)") % {"count": n}
+                out.write(f"  {english_name(label) + ' ' + label:<26}{fmt(result.abilities[label])}   {shown}")
         extras = [label for label in result.abilities if english_name(label) == label]
         for label in extras:
-            out.write(f"  {label:<26}{fmt(result.abilities[label])}   ({result.ability_questions[label]} questions, no dimension)")
+            shown = gettext("(%(count)d questions, no dimension)") % {"count": result.ability_questions[label]}
+            out.write(f"  {label:<26}{fmt(result.abilities[label])}   {shown}")
