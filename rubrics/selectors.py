@@ -17,6 +17,7 @@ from typing import Any, TypedDict, cast
 import numpy as np
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.utils import timezone
@@ -548,7 +549,14 @@ def _signals_fingerprint(dataset: Dataset, leave_out: Iterable[int] | None) -> s
     judged = JudgeRun.objects.filter(version__dataset=dataset).aggregate(n=Count("id"), last=Max("id"), at=Max("created_at"))
     judged["verdict"] = JudgeVerdict.objects.aggregate(last=Max("id"))["last"]
     meanings = CriterionLineage.objects.filter(dataset=dataset).aggregate(n=Count("key"), m=Sum("meaning_revision"))
-    scope = str(leave_out.query) if isinstance(leave_out, QuerySet) else repr(sorted(leave_out)) if leave_out is not None else ""
+    scope = ""
+    if isinstance(leave_out, QuerySet):
+        try:  # the subquery's SQL names the viewer's open campaigns
+            scope = str(leave_out.query)
+        except EmptyResultSet:
+            scope = "nothing"
+    elif leave_out is not None:
+        scope = repr(sorted(leave_out))
     # The dataset's creation time tells apart two databases that reuse ids (a test database rolled back between tests).
     raw = repr((dataset.created_at, sorted(work.items()), sorted(judged.items()), sorted(meanings.items()), scope, ambiguity_rule()))
     return hashlib.sha256(raw.encode()).hexdigest()

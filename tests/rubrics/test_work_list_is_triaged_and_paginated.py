@@ -117,3 +117,18 @@ def test_the_page_runs_a_fixed_number_of_queries(cast, client_for, work, django_
         assert client.get("/rubrics/").status_code == 200
     with django_assert_num_queries(14):
         assert client.get("/rubrics/", {"signal": "flag", "page": 1}).status_code == 200
+
+
+def test_an_empty_blind_scope_is_a_cache_key_too(work):
+    from heartbench_core.models import ModelResponse
+
+    nothing = ModelResponse.objects.none().values_list("pk", flat=True)
+    assert [w.kind for w in work_list(work.dataset, leave_out=nothing)] == [w.kind for w in work_list(work.dataset)]
+
+
+def test_a_dual_role_author_gets_signals_computed_without_their_campaigns_responses(work):
+    from heartbench_core.models import ModelResponse
+
+    every = ModelResponse.objects.values_list("pk", flat=True)
+    kinds = {w.kind for w in work_list(work.dataset, leave_out=every)}
+    assert "ambiguous" not in kinds and "saturated" not in kinds and "ambiguous" in {w.kind for w in work_list(work.dataset)}
