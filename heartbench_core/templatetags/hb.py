@@ -3,6 +3,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from heartbench_core import taxonomy_display
 from heartbench_core.lib.textdiff import char_diff_html
+from heartbench_core.stat_reasons import reason_text
 
 register = template.Library()
 
@@ -61,3 +62,9 @@ def pct(value: float | None, digits: int | str = 1) -> str:
     if value is None:
         return "—"
     return f"{value * 100:.{int(digits)}f}%"
+
+
+@register.filter
+def reason(text: str | None) -> str:
+    """{{ figure.reason|reason }}: why a statistic is undefined (or a gate fails), in the reader's language."""
+    return reason_text(text)

@@ -1,0 +1,112 @@
+"""Why a statistic is undefined, or a gate fails, in the reader's language.
+
+The statistics (heartbench_core/lib/agreement.py, agreement_report.py, rubric_quality.py) are
+pure and say their reasons in English; stored reports keep those English words. Pages show them
+through `reason_text()` (template filter `reason` in `hb`), which recognises each reason the
+library writes and says it again through the catalogue with its values; a reason it does not
+know shows as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+
+from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL
+from heartbench_core.taxonomy_display import ability_display, dimension_display
+
+_NO_PAIRS = r"no \(response, criterion\) pair has both a judge verdict and a golden label"
+
+_REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
+    (re.compile(pattern), template)
+    for pattern, template in (
+        (_NO_PAIRS, gettext_lazy("no (response, criterion) pair has both a judge verdict and a golden label")),
+        (
+            "no compared pairs: " + _NO_PAIRS,
+            gettext_lazy("no compared pairs: no (response, criterion) pair has both a judge verdict and a golden label"),
+        ),
+        (
+            "the agreement rate is undefined: " + _NO_PAIRS,
+            gettext_lazy("the agreement rate is undefined: no (response, criterion) pair has both a judge verdict and a golden label"),
+        ),
+        ("no verdicts", gettext_lazy("no verdicts")),
+        (
+            "both raters gave every unit the same value: chance agreement is 1, kappa is 0/0",
+            gettext_lazy("both raters gave every unit the same value: chance agreement is 1, kappa is 0/0"),
+        ),
+        (
+            r"no discordant pairs: judge and golden standard agree on all (?P<n>\d+) compared pairs",
+            gettext_lazy("no discordant pairs: judge and golden standard agree on all %(n)s compared pairs"),
+        ),
+        ("no unit was rated by two or more experts", gettext_lazy("no unit was rated by two or more experts")),
+        (
+            r"every rating has the same value: expected disagreement is 0, so alpha is undefined \(0/0\)",
+            gettext_lazy("every rating has the same value: expected disagreement is 0, so alpha is undefined (0/0)"),
+        ),
+        (
+            "every rating has the same value: chance agreement is 1, kappa is 0/0",
+            gettext_lazy("every rating has the same value: chance agreement is 1, kappa is 0/0"),
+        ),
+        (
+            r"k = (?P<k>\d+): Fleiss' kappa needs at least 2 ratings per unit",
+            gettext_lazy("k = %(k)s: Fleiss' kappa needs at least 2 ratings per unit"),
+        ),
+        (r"no unit has exactly (?P<k>\d+) ratings", gettext_lazy("no unit has exactly %(k)s ratings")),
+        (
+            "no unit has a judge verdict and two or more expert ratings",
+            gettext_lazy("no unit has a judge verdict and two or more expert ratings"),
+        ),
+        (
+            r"no unit has both a judge verdict and a majority label \((?P<rule>.*)\)",
+            gettext_lazy("no unit has both a judge verdict and a majority label (%(rule)s)"),
+        ),
+        ("fewer than 2 models have both scores", gettext_lazy("fewer than 2 models have both scores")),
+        (
+            "one ranking gives every model the same score: tau is 0/0",
+            gettext_lazy("one ranking gives every model the same score: tau is 0/0"),
+        ),
+        ("no judge verdicts on this revision yet", gettext_lazy("no judge verdicts on this revision yet")),
+        (
+            r"agreement rate (?P<rate>[\d.]+) is below the threshold (?P<threshold>[\d.]+)",
+            gettext_lazy("agreement rate %(rate)s is below the threshold %(threshold)s"),
+        ),
+        (
+            r"the lower bound (?P<low>[\d.]+) of the 95% CI \(agreement rate (?P<rate>[\d.]+)\) is below the threshold (?P<threshold>[\d.]+)",
+            gettext_lazy("the lower bound %(low)s of the 95%% CI (agreement rate %(rate)s) is below the threshold %(threshold)s"),
+        ),
+        (
+            r"the lower bound of the 95% CI is undefined \((?P<why>.*)\), and the policy requires it to clear the threshold",
+            gettext_lazy("the lower bound of the 95%% CI is undefined (%(why)s), and the policy requires it to clear the threshold"),
+        ),
+        (
+            r"dimension (?P<dimension>\w+) has (?P<pairs>\d+) compared pairs, fewer than (?P<minimum>\d+)",
+            gettext_lazy("dimension %(dimension)s has %(pairs)s compared pairs, fewer than %(minimum)s"),
+        ),
+        (
+            r"ability [^(]+ \((?P<ability>[^)]+)\) has (?P<pairs>\d+) compared pairs, fewer than (?P<minimum>\d+)",
+            gettext_lazy("ability %(ability)s has %(pairs)s compared pairs, fewer than %(minimum)s"),
+        ),
+    )
+)
+
+# How a value a reason carries is shown: taxonomy names in the reader's language, reasons within reasons translated.
+_VALUES: dict[str, Callable[[str], str]] = {
+    "dimension": dimension_display,
+    "ability": lambda label: ability_display(label) if label in ABILITY_BY_LABEL else label,
+    "why": lambda why: reason_text(why),
+}
+
+
+def reason_text(reason: str | None) -> str:
+    """A reason the statistics gave, in the reader's language (an unknown one as it is; None as empty)."""
+    if not reason:
+        return ""
+    for pattern, template in _REASONS:
+        match = pattern.fullmatch(reason)
+        if match:
+            values = {key: _VALUES.get(key, str)(value) for key, value in match.groupdict().items()}
+            return str(template) % values if values else str(template)
+    return reason
