@@ -17,6 +17,7 @@ from django.http import Http404
 from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.models import (
     Assignment,
@@ -628,9 +629,12 @@ def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None
         return None
     return reason(
         "all_rated",
-        _(
+        ngettext(
+            "Every response open to you has its %(k)d rater, or you judged it already. "
+            "Reservations that lapse go back to the pool: check again later.",
             "Every response open to you has its %(k)d raters, or you judged it already. "
-            "Reservations that lapse go back to the pool: check again later."
+            "Reservations that lapse go back to the pool: check again later.",
+            campaign.overlap,
         )
         % {"k": campaign.overlap},
     )

@@ -125,7 +125,7 @@ def test_a_campaign_whose_responses_all_have_their_raters_says_so(workspace, cas
     assert reason.code == "all_rated"
     assert reason.deadline_passed
     text = next_then_home(client_for(cast.expert), workspace.campaign)
-    assert "Every response open to you has its 1 raters" in text
+    assert "Every response open to you has its 1 rater," in text
     assert "deadline has passed" in text
     assert "Nothing more to judge" not in text
 
