@@ -120,3 +120,44 @@ def test_lapsed_work_still_refuses_drafts_until_taken_back(workspace, cast, clie
     )
     assert response.status_code == 404
     assert Judgment.objects.get(assignment=assignment).rationale == "My careful rationale"
+
+
+def test_taking_back_a_hidden_gold_check_follows_the_same_rule_as_any_response(cast, client_for):
+    """A gold check sits outside k for serving, but taking one back is refused exactly when an ordinary response's would be."""
+    from django.contrib.auth.models import Group
+
+    from annotation.services.campaigns import create_campaign
+    from heartbench_core.roles import Role
+    from tests.annotation.manage.helpers import gold_set, more_experts, qualify
+    from tests.factories import demo_responses, demo_version
+
+    version = demo_version()
+    demo_responses()
+    dual = cast.expert
+    dual.groups.add(Group.objects.get_or_create(name=Role.ADMIN.value)[0])
+    others = more_experts(2)
+    qualify(dual, *others)
+    campaign = create_campaign(
+        name="Blind C",
+        dataset_name="demo",
+        model_names=["demo-model-borealis"],
+        sample_fraction=1.0,
+        overlap=2,
+        gold_source=gold_set(version, picks=[("dm0001", "demo-model-aurora")]),
+        gold_rate=0.5,
+        expert_usernames=[dual.username, *(o.username for o in others)],
+    ).campaign
+    gold = campaign.responses.get(is_gold=True)
+    ordinary = campaign.responses.filter(is_gold=False).first()
+    client = client_for(dual)
+    pages = {}
+    for cr in (gold, ordinary):
+        mine = Assignment.objects.create(campaign_response=cr, expert=dual, status=Assignment.Status.EXPIRED)
+        criterion = cr.item.criteria.order_by("position").first()
+        Judgment.objects.create(assignment=mine, criterion=criterion, rationale="Kept text", hit=None)
+        fill_slots(mine, others)
+        response = client.post(reverse("api-ws-reclaim", args=[mine.public_id]))
+        page = client.get(reverse("annotation:judge", args=[mine.public_id])).content.decode()
+        pages[cr.is_gold] = (response.status_code, response.json(), "It went to other experts meanwhile" in page, "Kept text" in page)
+    assert pages[True] == pages[False]
+    assert pages[True][0] == 409 and pages[True][2] and pages[True][3]
