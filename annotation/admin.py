@@ -12,6 +12,7 @@ from annotation.models import (
     Assignment,
     CalibrationResult,
     Campaign,
+    CampaignGuidelines,
     CampaignResponse,
     CampaignSettings,
     CorrectionRequest,
@@ -22,6 +23,7 @@ from annotation.models import (
     GoldLabel,
     ItemProblemReport,
     Judgment,
+    PayDecision,
     Qualification,
     QualityPolicy,
     TierChange,
@@ -93,3 +95,6 @@ admin.site.register(ItemProblemReport, ReadOnlyAdmin, list_display=["assignment"
 admin.site.register(CorrectionRequest, ReadOnlyAdmin, list_display=["assignment", "status", "created_at"])
 admin.site.register(DiscussionComment, ReadOnlyAdmin, list_display=["campaign_response", "created_at"])
 admin.site.register(DiscussionVote, ReadOnlyAdmin)
+# Guidelines are revisions (publish_guidelines adds one, never edits) and pay decisions are made on the payments page.
+admin.site.register(CampaignGuidelines, ReadOnlyAdmin, list_display=["campaign", "revision", "author", "created_at"])
+admin.site.register(PayDecision, ReadOnlyAdmin, list_display=["campaign", "expert", "pay", "decided_by", "decided_at"])

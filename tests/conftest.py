@@ -22,6 +22,17 @@ def heartbench_file(name: str = "question_all.jsonl") -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _english_unless_a_test_says_otherwise():
+    """Each test starts in the default language: a request by a user who chose Chinese leaves it active in the thread,
+    and services called directly afterwards (import errors, command output) would answer in Chinese."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
+
+
 @pytest.fixture
 def heartbench_all() -> Path:
     return heartbench_file("question_all.jsonl")

@@ -284,7 +284,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         return Response(OwnProfileSerializer(profile).data)
 
     @extend_schema(responses={200: CertificateSerializer(many=True)})
-    @action(detail=False, methods=["get"])
+    @action(detail=False, methods=["get"], pagination_class=None)
     def certificates(self, request: Request) -> Response:
         """The requesting expert's certificates, one per blind test they worked in, once the quality policy's thresholds are met."""
         user = signed_in(request)

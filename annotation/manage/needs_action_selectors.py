@@ -15,9 +15,11 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Func, IntegerField, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -173,15 +175,26 @@ class QueueCounts:
         return self.corrections + self.problem_reports + self.unclear_reports + self.alerts + self.unavailable_experts
 
 
+def _count_of(rows: QuerySet[Any]) -> Coalesce:
+    """COUNT of a queryset as a scalar subquery (an aggregate Func, so Django adds no GROUP BY)."""
+    counted = rows.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
 def queue_counts(user: User) -> QueueCounts:
-    """The counts of the navigation badge: five counts, plus the viewer's blind scope (none to two queries)."""
-    return QueueCounts(
-        corrections=pending_corrections_of(user).count(),
-        problem_reports=open_problem_reports(user).count(),
-        unclear_reports=open_unclear_reports(user).count(),
-        alerts=visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True)).count(),
-        unavailable_experts=unavailable_experts().count(),
+    """The counts of the navigation badge: the viewer's blind scope (none to two queries), then the five counts in one."""
+    counts = (
+        User.objects.filter(pk=user.pk)
+        .values(
+            corrections=_count_of(pending_corrections_of(user)),
+            problem_reports=_count_of(open_problem_reports(user)),
+            unclear_reports=_count_of(open_unclear_reports(user)),
+            alerts=_count_of(visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True))),
+            unavailable_experts=_count_of(unavailable_experts()),
+        )
+        .get()
     )
+    return QueueCounts(**counts)
 
 
 # --- unfillable slots -----------------------------------------------------------------------------------

@@ -12,9 +12,13 @@ from drf_spectacular.generators import SchemaGenerator
 NOT_PAGINATED = {
     "/api/v1/annotation/assignments/{public_id}/corrections/": "the corrections of one assignment (a handful)",
     "/api/v1/annotation/assignments/{public_id}/discussion/": "one response's discussion thread, not a list resource",
+    "/api/v1/annotation/manage/campaigns/{id}/payment-lines/": "one campaign's payment lines (one per expert) with their total, one document",
     "/api/v1/annotation/manage/campaigns/{id}/payments/": "a CSV export",
+    "/api/v1/annotation/manage/campaigns/{id}/settings-history/": "one campaign's guidelines revisions and recorded changes, one document",
+    "/api/v1/annotation/manage/pay-policy/": "the one pay policy, not a list",
     "/api/v1/annotation/manage/campaigns/{id}/progress/": "one campaign's progress summary",
     "/api/v1/annotation/manage/needs-action/": "the counts of the admins' needs-action home, one document",
+    "/api/v1/annotation/profiles/certificates/": "the caller's own certificates, one per blind test they earned one in (a few)",
     "/api/v1/annotation/profiles/me/": "the caller's own profile",
     "/api/v1/judge-runs/{id}/verdicts/": "one judge run's verdicts as a single document",
     "/api/v1/rubrics/quality/": "quality signals of one dataset (or one question), one document",

@@ -42,6 +42,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "password_reset_complete": {"GET": EVERYONE},
     # The header's language switcher, on every page including the login page.
     "set_language": {"POST": EVERYONE},
+    # The scripts' translations (djangojs), loaded as a file by every page, the login page included.
+    "javascript-catalog": {"GET": EVERYONE, "OPTIONS": EVERYONE},
     # API tokens (admins issue and revoke).
     "tokens": {"GET": (ADMIN,)},
     "tokens-issue": {"POST": (ADMIN,)},

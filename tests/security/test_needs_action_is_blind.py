@@ -91,8 +91,8 @@ def test_a_report_on_her_campaign_is_closed_to_her(cast, client_for, world):
 def test_her_badge_costs_a_fixed_number_of_queries(world, django_assert_num_queries):
     dana, _c, _other = world
     dana.refresh_from_db()
-    # Roles, whether she is in the expert group, her open campaigns, their models, then five counts.
-    with django_assert_num_queries(8):
+    # Roles, whether she is in the expert group, her open campaigns and their models, then the five counts in one query.
+    with django_assert_num_queries(4):
         queue_counts(dana)
 
 
