@@ -213,6 +213,29 @@ def work_stopped(*, campaign: Campaign, profile: ExpertProfile | None) -> bool:
     return profile is not None and profile.availability != ExpertProfile.Availability.ACTIVE
 
 
+def hold_reason(*, campaign: Campaign, profile: ExpertProfile | None) -> str:
+    """Why the expert's pre-assigned work in the campaign is on hold, in the reader's language ("" when it is not).
+
+    Read by the expert's home and judging page and by the submit service, which keeps such work
+    from being submitted (and so paid) until it resumes; the draft stays as it is.
+    """
+    if not work_stopped(campaign=campaign, profile=profile):
+        return ""
+    if campaign.status == Campaign.Status.CLOSED:
+        why = _("The campaign is closed.")
+        detail = campaign.status_reason
+    elif campaign.status != Campaign.Status.ACTIVE:
+        why = _("An admin paused the campaign.")
+        detail = campaign.status_reason
+    elif profile is not None and profile.availability == ExpertProfile.Availability.AWAY:
+        why = _("You are marked away.")
+        detail = profile.availability_reason
+    else:
+        why = _("An admin paused your work.")
+        detail = profile.availability_reason if profile is not None else ""
+    return f"{why} {detail}".strip()
+
+
 def _gold_candidate(
     campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None, mine: HeldWork, now: datetime
 ) -> int | None:

@@ -121,6 +121,14 @@ def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: i
     with transaction.atomic():
         locked = _lock_open(assignment, expert)
         campaign = locked.campaign_response.campaign
+        if locked.expires_at is None:
+            # Pre-assigned work of a paused or closed campaign, or of an expert paused or away, is on
+            # hold: neither served nor submitted (so neither paid) until it resumes; the draft stays.
+            why = serving.hold_reason(campaign=campaign, profile=ExpertProfile.objects.filter(user_id=expert.pk).first())
+            if why:
+                raise ValidationError(
+                    {"assignment": _("This work is on hold: %(why)s Your draft is kept; submit it once the work resumes.") % {"why": why}}
+                )
         criteria = list(Criterion.objects.filter(item_id=locked.campaign_response.item_id).order_by("position").only("id", "position"))
         # Plain rows: judgments loaded through the assignment with deferred fields cost one
         # more query each.

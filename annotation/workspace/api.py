@@ -217,6 +217,10 @@ class AssignmentDetailSerializer(serializers.Serializer):
     cursor = serializers.IntegerField(help_text="Position (from 1) of the criterion the expert was on.")
     lapsed = serializers.BooleanField(help_text="The reservation lapsed: read-only until taken back (POST reclaim/).")
     slot_open = serializers.BooleanField(help_text="For lapsed work: whether it can be taken back now.")
+    on_hold = serializers.CharField(
+        help_text="Pre-assigned work of a paused or closed campaign, or of an expert paused or away: why it waits, in the "
+        "caller's language (empty when it does not). Drafts still save; submission waits until the work resumes."
+    )
     criteria = serializers.SerializerMethodField()
     judgments = serializers.SerializerMethodField(help_text="The expert's own judgments so far (criteria with a rationale or a hit/miss).")
     progress = WorkProgressSerializer(help_text="The expert's progress in the campaign.")

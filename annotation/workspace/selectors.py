@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
@@ -69,6 +70,8 @@ class CampaignQueue:
     can_take_more: bool = True
     # Why "Next response" found nothing (filled in only after it did: it costs a few queries).
     no_work: NoWork | None = None
+    # Why the expert's pre-assigned work here is on hold ("" when it is not, or when they hold none).
+    on_hold: str = ""
 
     @property
     def deadline_passed(self) -> bool:
@@ -211,6 +214,11 @@ def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
 
     queues: list[CampaignQueue] = []
     calibrations: list[CampaignQueue] = []
+
+    @cache
+    def own_profile() -> ExpertProfile | None:  # read once, only when pre-assigned work may be on hold
+        return ExpertProfile.objects.filter(user_id=expert.pk).first()
+
     for campaign in sorted(campaigns.values(), key=lambda c: (c.name.lower(), c.pk)):
         own = by_campaign.get(campaign.pk, [])
         done = sum(1 for a in own if a.status == Assignment.Status.SUBMITTED)
@@ -220,6 +228,8 @@ def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
             drafts=[a for a in own if a.status == Assignment.Status.RESERVED],
             can_take_more=campaign.status == Campaign.Status.ACTIVE,
         )
+        if any(a.expires_at is None for a in queue.drafts):
+            queue.on_hold = serving.hold_reason(campaign=campaign, profile=own_profile())
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 
     completed = []
@@ -276,6 +286,8 @@ class JudgingPage:
     lapsed: bool = False
     # For lapsed work: whether its slot is still open, so "take it back" can succeed.
     slot_open: bool = False
+    # Pre-assigned work of a paused or closed campaign, or of an expert paused or away: why it waits ("" when it does not).
+    on_hold: str = ""
 
     @property
     def guidelines_html(self) -> str:
@@ -366,7 +378,15 @@ def judging_page(assignment: Assignment, *, with_guidelines: bool = False) -> Ju
         guidelines=current_guidelines(campaign) if with_guidelines else None,
         lapsed=is_lapsed(assignment),
         slot_open=is_lapsed(assignment) and slot_still_open(assignment),
+        on_hold=_on_hold(assignment, campaign),
     )
+
+
+def _on_hold(assignment: Assignment, campaign: Campaign) -> str:
+    """Why the expert's pre-assigned, unsubmitted work waits (one query, only for such work)."""
+    if assignment.status != Assignment.Status.RESERVED or assignment.expires_at is not None:
+        return ""
+    return serving.hold_reason(campaign=campaign, profile=ExpertProfile.objects.filter(user_id=assignment.expert_id).first())
 
 
 def is_lapsed(assignment: Assignment) -> bool:
