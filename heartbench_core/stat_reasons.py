@@ -85,6 +85,15 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             r"dimension (?P<dimension>\w+) has (?P<pairs>\d+) compared pairs, fewer than (?P<minimum>\d+)",
             gettext_lazy("dimension %(dimension)s has %(pairs)s compared pairs, fewer than %(minimum)s"),
         ),
+        # The majority rule's description, which a reason may carry (`rule` below).
+        (
+            r"at least (?P<n>\d+) expert ratings, more than half of them agreeing",
+            gettext_lazy("at least %(n)s expert ratings, more than half of them agreeing"),
+        ),
+        (
+            r"at least k expert ratings \(k: the overlap of the unit's campaign\), more than half of them agreeing",
+            gettext_lazy("at least k expert ratings (k: the overlap of the unit's campaign), more than half of them agreeing"),
+        ),
         (
             r"ability [^(]+ \((?P<ability>[^)]+)\) has (?P<pairs>\d+) compared pairs, fewer than (?P<minimum>\d+)",
             gettext_lazy("ability %(ability)s has %(pairs)s compared pairs, fewer than %(minimum)s"),
@@ -97,6 +106,7 @@ _VALUES: dict[str, Callable[[str], str]] = {
     "dimension": dimension_display,
     "ability": lambda label: ability_display(label) if label in ABILITY_BY_LABEL else label,
     "why": lambda why: reason_text(why),
+    "rule": lambda rule: reason_text(rule),
 }
 
 

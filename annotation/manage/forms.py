@@ -6,12 +6,14 @@ from typing import Any
 
 from django import forms
 from django.db.models import QuerySet
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, ExpertProfile, QualityPolicy
 from heartbench_core.lib.taxonomy import DIMENSIONS
 from heartbench_core.models import Dataset, LanguageModel, User
 from heartbench_core.roles import Role
+from heartbench_core.taxonomy_display import dimension_display
 
 
 def _experts() -> QuerySet[User]:
@@ -19,28 +21,34 @@ def _experts() -> QuerySet[User]:
 
 
 class CampaignForm(forms.Form):
-    name = forms.CharField(max_length=200)
-    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name")
-    version = forms.CharField(max_length=64, required=False, help_text="Label; empty for the latest version.")
-    models = forms.ModelMultipleChoiceField(queryset=LanguageModel.objects.order_by("name"), to_field_name="name")
-    sample_fraction = forms.FloatField(initial=0.4, help_text="Share of items, in (0, 1]; stratified by difficulty and scene.")
-    overlap = forms.IntegerField(initial=3, min_value=1, max_value=20, label="Overlap k")
-    seed = forms.IntegerField(initial=0)
-    reservation_hours = forms.FloatField(initial=2.0, min_value=0.05, label="Reservation timeout (hours)")
-    experts = forms.ModelMultipleChoiceField(
-        queryset=_experts(), to_field_name="username", required=False, help_text="None selected: every active expert."
+    name = forms.CharField(max_length=200, label=_("Name"))
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name", label=_("Dataset"))
+    version = forms.CharField(max_length=64, required=False, label=_("Version"), help_text=_("Label; empty for the latest version."))
+    models = forms.ModelMultipleChoiceField(queryset=LanguageModel.objects.order_by("name"), to_field_name="name", label=_("Models"))
+    sample_fraction = forms.FloatField(
+        initial=0.4, label=_("Sample fraction"), help_text=_("Share of items, in (0, 1]; stratified by difficulty and scene.")
     )
-    requires_qualification = forms.BooleanField(initial=True, required=False, label="Only experts who passed calibration")
-    qualification_per_dimension = forms.BooleanField(required=False, label="Qualification per dimension of the rubric")
+    overlap = forms.IntegerField(initial=3, min_value=1, max_value=20, label=_("Overlap k"))
+    seed = forms.IntegerField(initial=0, label=_("Seed"))
+    reservation_hours = forms.FloatField(initial=2.0, min_value=0.05, label=_("Reservation timeout (hours)"))
+    experts = forms.ModelMultipleChoiceField(
+        queryset=_experts(),
+        to_field_name="username",
+        required=False,
+        label=_("Experts"),
+        help_text=_("None selected: every active expert."),
+    )
+    requires_qualification = forms.BooleanField(initial=True, required=False, label=_("Only experts who passed calibration"))
+    qualification_per_dimension = forms.BooleanField(required=False, label=_("Qualification per dimension of the rubric"))
     gold_source = forms.ModelChoiceField(
         queryset=Campaign.objects.filter(kind=Campaign.Kind.GOLD_SET).order_by("name"),
         required=False,
         label=_("Hidden gold checks from gold set"),
         help_text=_("A gold set of its own, disjoint from every calibration set."),
     )
-    gold_rate = forms.FloatField(initial=0.0, min_value=0, max_value=0.9, label="Gold-check rate")
-    min_tier_for_hard = forms.IntegerField(initial=1, min_value=1, max_value=5, label="Tier needed for hard items")
-    piece_rate = forms.DecimalField(initial=Decimal("0"), min_value=0, max_digits=8, decimal_places=2)
+    gold_rate = forms.FloatField(initial=0.0, min_value=0, max_value=0.9, label=_("Gold-check rate"))
+    min_tier_for_hard = forms.IntegerField(initial=1, min_value=1, max_value=5, label=_("Tier needed for hard items"))
+    piece_rate = forms.DecimalField(initial=Decimal("0"), min_value=0, max_digits=8, decimal_places=2, label=_("Piece rate"))
 
     def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
@@ -66,10 +74,12 @@ class CampaignForm(forms.Form):
 class GoldSetForm(forms.Form):
     """A set of gold-labelled responses read from a file: a gold set as it is, the base of a calibration set."""
 
-    name = forms.CharField(max_length=200)
-    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name")
-    version = forms.CharField(max_length=64, required=False)
-    gold_file = forms.FileField(help_text=_('JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.'))
+    name = forms.CharField(max_length=200, label=_("Name"))
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name", label=_("Dataset"))
+    version = forms.CharField(max_length=64, required=False, label=_("Version"), help_text=_("Label; empty for the latest version."))
+    gold_file = forms.FileField(
+        label=_("Gold file"), help_text=_('JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.')
+    )
 
     def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
@@ -83,7 +93,7 @@ class GoldSetForm(forms.Form):
 
 
 class CalibrationForm(GoldSetForm):
-    pass_threshold = forms.FloatField(initial=0.8, min_value=0.01, max_value=1)
+    pass_threshold = forms.FloatField(initial=0.8, min_value=0.01, max_value=1, label=_("Pass threshold"))
     max_attempts = forms.IntegerField(initial=2, min_value=1, max_value=20, label=_("Attempts allowed"))
     cooldown_days = forms.FloatField(initial=1, min_value=0, label=_("Retake cooldown (days)"))
     sitting_size = forms.IntegerField(
@@ -92,7 +102,7 @@ class CalibrationForm(GoldSetForm):
         label=_("Responses per attempt"),
         help_text=_("Empty: the whole set. A retake draws responses not yet seen first."),
     )
-    experts = forms.ModelMultipleChoiceField(queryset=_experts(), to_field_name="username", required=False)
+    experts = forms.ModelMultipleChoiceField(queryset=_experts(), to_field_name="username", required=False, label=_("Experts"))
 
     def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
@@ -107,16 +117,18 @@ class CalibrationForm(GoldSetForm):
 
 
 class ProfileForm(forms.Form):
-    degree = forms.CharField(max_length=200, required=False)
-    years_practice = forms.IntegerField(min_value=0, max_value=80, initial=0, label="Years of clinical practice")
-    credentials = forms.CharField(widget=forms.Textarea, required=False)
+    degree = forms.CharField(max_length=200, required=False, label=_("Degree"))
+    years_practice = forms.IntegerField(min_value=0, max_value=80, initial=0, label=_("Years of clinical practice"))
+    credentials = forms.CharField(widget=forms.Textarea, required=False, label=_("Credentials"))
     specialties = forms.CharField(
-        required=False, help_text="Comma-separated ability labels (e.g. 情绪理解 or Emotional Understanding), dimensions or scenes."
+        required=False,
+        label=_("Specialties"),
+        help_text=_("Comma-separated ability labels (e.g. 情绪理解 or Emotional Understanding), dimensions or scenes."),
     )
-    languages = forms.CharField(required=False, help_text="Comma-separated codes, e.g. zh, en.")
-    capacity = forms.IntegerField(min_value=0, max_value=1000, help_text="Most open assignments at once.")
-    availability = forms.ChoiceField(choices=ExpertProfile.Availability.choices)
-    availability_reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    languages = forms.CharField(required=False, label=_("Languages"), help_text=_("Comma-separated codes, e.g. zh, en."))
+    capacity = forms.IntegerField(min_value=0, max_value=1000, label=_("Capacity"), help_text=_("Most open assignments at once."))
+    availability = forms.ChoiceField(choices=ExpertProfile.Availability.choices, label=_("Availability"))
+    availability_reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label=_("Availability reason"))
 
     @staticmethod
     def initial_for(profile: ExpertProfile) -> dict[str, Any]:
@@ -139,18 +151,24 @@ class ProfileForm(forms.Form):
 
 
 class TierOverrideForm(forms.Form):
-    tier = forms.IntegerField(min_value=1, max_value=5, required=False, help_text="Empty: clear the override.")
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+    tier = forms.IntegerField(min_value=1, max_value=5, required=False, label=_("Tier"), help_text=_("Empty: clear the override."))
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label=_("Reason"))
 
 
 class QualificationForm(forms.Form):
-    dimension = forms.ChoiceField(choices=[("", "General (every dimension)")] + [(d, d) for d in DIMENSIONS], required=False)
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+    dimension = forms.ChoiceField(
+        choices=[("", _("General (every dimension)"))] + [(d, lazy(dimension_display, str)(d)) for d in DIMENSIONS],
+        required=False,
+        label=_("Dimension"),
+    )
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label=_("Reason"))
 
 
 class AvailabilityForm(forms.Form):
-    availability = forms.ChoiceField(choices=[("active", "Active"), ("away", "Away")])
-    reason = forms.CharField(required=False, max_length=500, label="Note (e.g. back on 3 March)")
+    availability = forms.ChoiceField(
+        choices=[(v, label) for v, label in ExpertProfile.Availability.choices if v in ("active", "away")], label=_("Availability")
+    )
+    reason = forms.CharField(required=False, max_length=500, label=_("Note (e.g. back on 3 March)"))
 
 
 class CampaignSettingsForm(forms.Form):

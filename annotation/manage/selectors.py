@@ -16,6 +16,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -162,11 +163,14 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
     pace, pace_reason = _pace(real_submitted, now)
     remaining = target - submitted
     if remaining <= 0 and target:
-        finish, finish_reason = now.date(), "complete"
+        finish, finish_reason = now.date(), _("complete")
     elif pace is None:
         finish, finish_reason = None, pace_reason
     else:
-        finish, finish_reason = (now + timedelta(days=remaining / pace)).date(), f"at {pace:.1f} submissions per day"
+        finish, finish_reason = (
+            (now + timedelta(days=remaining / pace)).date(),
+            _("at %(pace)s submissions per day") % {"pace": number_format(pace, 1)},
+        )
     return CampaignProgress(
         k=k,
         responses=real,
@@ -188,12 +192,12 @@ def _pace(submitted: QuerySet[Assignment], now: datetime) -> tuple[float | None,
     """Submissions per day over the last week (or since the first submission, if later)."""
     first = submitted.order_by("submitted_at").values_list("submitted_at", flat=True).first()
     if first is None:
-        return None, "no submission yet, so no pace to project from"
+        return None, _("no submission yet, so no pace to project from")
     start = max(first, now - PACE_WINDOW)
     recent = submitted.filter(submitted_at__gte=start).count()
     days = max((now - start).total_seconds() / 86400, 1 / 24)  # at least an hour, so one submission is no infinite pace
     if recent == 0:
-        return None, "no submission in the last 7 days"
+        return None, _("no submission in the last 7 days")
     return recent / days, ""
 
 
