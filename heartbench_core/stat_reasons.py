@@ -85,6 +85,40 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             r"dimension (?P<dimension>\w+) has (?P<pairs>\d+) compared pairs, fewer than (?P<minimum>\d+)",
             gettext_lazy("dimension %(dimension)s has %(pairs)s compared pairs, fewer than %(minimum)s"),
         ),
+        # The risk alerts of an agreement report (their kinds, then their messages).
+        ("expert_outlier", gettext_lazy("expert outlier")),
+        ("expert_drift", gettext_lazy("expert drifting")),
+        ("low_alpha_criterion", gettext_lazy("criterion with low alpha")),
+        ("judge_model_disagreement", gettext_lazy("judge disagrees on a model")),
+        (
+            r"(?P<expert>.+) agrees with the golden standard (?P<gold>\d+%) of (?P<pairs>\d+) times, against a median of (?P<median>\d+%) among experts",
+            gettext_lazy(
+                "%(expert)s agrees with the golden standard %(gold)s of %(pairs)s times, against a median of %(median)s among experts"
+            ),
+        ),
+        (
+            r"(?P<expert>.+) is drifting: (?P<recent>\d+%) agreement with the golden standard on the latest (?P<pairs>\d+) judgments, "
+            r"against (?P<gold>\d+%) overall",
+            gettext_lazy(
+                "%(expert)s is drifting: %(recent)s agreement with the golden standard on the latest %(pairs)s judgments, against %(gold)s overall"
+            ),
+        ),
+        (
+            r"criterion (?P<label>.+) \((?P<ability_en>[^)]+)\): alpha (?P<alpha>[-\d.]+) over (?P<n>\d+) responses",
+            gettext_lazy("criterion %(label)s (%(ability_en)s): alpha %(alpha)s over %(n)s responses"),
+        ),
+        (
+            r"… and (?P<n>\d+) more criteria with alpha below (?P<alpha>[\d.]+)",
+            gettext_lazy("… and %(n)s more criteria with alpha below %(alpha)s"),
+        ),
+        (
+            r"the judge agrees with the experts on (?P<model>.+) only (?P<rate>\d+%) of (?P<pairs>\d+) pairs on (?P<items>\d+) items "
+            r"\(95% CI up to (?P<high>\d+%), resampling the items\), below (?P<overall>\d+%) overall",
+            gettext_lazy(
+                "the judge agrees with the experts on %(model)s only %(rate)s of %(pairs)s pairs on %(items)s items "
+                "(95%% CI up to %(high)s, resampling the items), below %(overall)s overall"
+            ),
+        ),
         # The majority rule's description, which a reason may carry (`rule` below).
         (
             r"at least (?P<n>\d+) expert ratings, more than half of them agreeing",
@@ -101,12 +135,15 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
     )
 )
 
+_LABEL_BY_ENGLISH = {a.name: label for label, a in ABILITY_BY_LABEL.items()}
+
 # How a value a reason carries is shown: taxonomy names in the reader's language, reasons within reasons translated.
 _VALUES: dict[str, Callable[[str], str]] = {
     "dimension": dimension_display,
     "ability": lambda label: ability_display(label) if label in ABILITY_BY_LABEL else label,
     "why": lambda why: reason_text(why),
     "rule": lambda rule: reason_text(rule),
+    "ability_en": lambda name: ability_display(_LABEL_BY_ENGLISH[name]) if name in _LABEL_BY_ENGLISH else name,
 }
 
 
