@@ -16,6 +16,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import pgettext_lazy
 
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.lib.agreement_report import (
@@ -40,10 +41,13 @@ class Adjudication(models.Model):
         OTHER = "other", "Other"
 
     class Trigger(models.TextChoices):
-        TIE = "tie", "Experts tied"
-        SPLIT = "split", "Experts split"
-        JUDGE_CONTRADICTS = "judge_contradicts", "Judge contradicts a unanimous verdict"
-        AMBIGUOUS = "ambiguous", "Criterion flagged ambiguous"
+        TIE = "tie", pgettext_lazy("why a unit is in the adjudication queue", "Experts tied")
+        SPLIT = "split", pgettext_lazy("why a unit is in the adjudication queue", "Experts split")
+        JUDGE_CONTRADICTS = (
+            "judge_contradicts",
+            pgettext_lazy("why a unit is in the adjudication queue", "Judge contradicts a unanimous verdict"),
+        )
+        AMBIGUOUS = "ambiguous", pgettext_lazy("why a unit is in the adjudication queue", "Criterion flagged ambiguous")
 
     campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="adjudications")
     criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="adjudications")

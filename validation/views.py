@@ -69,6 +69,7 @@ class QueueRow(TypedDict):
     entry: QueueEntry
     criterion: Criterion | None
     url: str
+    triggers: list[tuple[str, str]]  # (code, label in the reader's language) of why the unit is listed
 
 
 @require_safe
@@ -466,6 +467,7 @@ def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRo
     """Queue entries with their criterion and question for display (two queries)."""
     entries = list(entries)
     crit = {c.pk: c for c in Criterion.objects.filter(pk__in={e.criterion_id for e in entries}).select_related("item")}
+    labels = {value: str(label) for value, label in Adjudication.Trigger.choices}
     out: list[QueueRow] = []
     for e in entries:
         c = crit.get(e.criterion_id)
@@ -474,6 +476,7 @@ def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRo
                 "entry": e,
                 "criterion": c,
                 "url": reverse("validation:adjudicate", args=[campaign_id, e.campaign_response_id, e.criterion_id]),
+                "triggers": [(t, labels.get(t, t)) for t in e.triggers],
             }
         )
     return out

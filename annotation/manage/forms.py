@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.db.models import QuerySet
 from django.utils.functional import lazy
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, ExpertProfile, QualityPolicy
@@ -78,7 +79,11 @@ class GoldSetForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name", label=_("Dataset"))
     version = forms.CharField(max_length=64, required=False, label=_("Version"), help_text=_("Label; empty for the latest version."))
     gold_file = forms.FileField(
-        label=_("Gold file"), help_text=_('JSONL: {"question_id", "model", "labels": [{"position", "hit", "explanation"}]} per line.')
+        label=_("Gold file"),
+        help_text=format_lazy(
+            '{} <code translate="no">{{"question_id", "model", "labels": [{{"position", "hit", "explanation"}}]}}</code>',
+            _("JSONL, one object per line:"),
+        ),
     )
 
     def service_kwargs(self) -> dict[str, Any]:
@@ -123,9 +128,16 @@ class ProfileForm(forms.Form):
     specialties = forms.CharField(
         required=False,
         label=_("Specialties"),
-        help_text=_("Comma-separated ability labels (e.g. 情绪理解 or Emotional Understanding), dimensions or scenes."),
+        help_text=format_lazy(
+            '{} <code translate="no">情绪理解</code>, <code translate="no">Emotional Understanding</code>',
+            _("Comma-separated ability labels, dimensions or scenes, in Chinese or English, e.g."),
+        ),
     )
-    languages = forms.CharField(required=False, label=_("Languages"), help_text=_("Comma-separated codes, e.g. zh, en."))
+    languages = forms.CharField(
+        required=False,
+        label=_("Languages"),
+        help_text=format_lazy('{} <code translate="no">zh, en</code>', _("Comma-separated language codes, e.g.")),
+    )
     capacity = forms.IntegerField(min_value=0, max_value=1000, label=_("Capacity"), help_text=_("Most open assignments at once."))
     availability = forms.ChoiceField(choices=ExpertProfile.Availability.choices, label=_("Availability"))
     availability_reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label=_("Availability reason"))

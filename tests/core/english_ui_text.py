@@ -30,6 +30,7 @@ ALLOWED_WORDS = frozenset(
     w.lower()
     for w in [
         "HeartBench",
+        "ln",  # the natural logarithm in the scoring formula
         "API",
         "APIs",
         "CSV",

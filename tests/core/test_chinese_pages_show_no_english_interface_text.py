@@ -17,10 +17,12 @@ from django.apps import apps
 from django.db import models
 from django.test import Client
 
+from annotation.models import Campaign
 from tests.core.english_ui_text import english_on_page, english_runs, visible_texts
 from tests.security import test_dual_role_crawl as walk
 from tests.security.dual_role_world import build_dual_role_world
 from tests.security.urlwalk import links_in
+from validation.services.agreement_reports import create_agreement_report
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +80,9 @@ def test_the_detector_finds_english_interface_text_and_leaves_data_alone():
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
 def test_no_page_shows_english_interface_text_in_chinese(combination, cast, monkeypatch):
     world = build_dual_role_world(cast)
+    # A stored agreement report for every blind test with submitted work: the dashboard shows its figures, charts and alerts.
+    for campaign in Campaign.objects.filter(kind=Campaign.Kind.BLIND_TEST, responses__assignments__status="submitted").distinct():
+        create_agreement_report(campaign=campaign, resamples=20)
     user = world.users[combination]
     pages: dict[str, str] = {}
 
