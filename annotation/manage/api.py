@@ -17,6 +17,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from drf_spectacular.utils import (
     OpenApiParameter,
     PolymorphicProxySerializer,
@@ -66,7 +67,7 @@ from heartbench_core.roles import Role, has_role, role_permission
 IsAdmin = role_permission(Role.ADMIN)
 IsAdminOrExpert = role_permission(Role.ADMIN, Role.EXPERT)
 
-EXPERT_PAUSED_TEXT = "Your work is paused by an admin; they will contact you to resume it."
+EXPERT_PAUSED_TEXT = gettext_noop("Your work is paused by an admin; they will contact you to resume it.")
 
 
 # --- profiles ------------------------------------------------------------------------------------
@@ -158,7 +159,7 @@ class OwnProfileSerializer(serializers.ModelSerializer):
         ]
 
     def get_availability_reason(self, obj: ExpertProfile) -> str:
-        return EXPERT_PAUSED_TEXT if obj.availability == ExpertProfile.Availability.PAUSED else obj.availability_reason
+        return _(EXPERT_PAUSED_TEXT) if obj.availability == ExpertProfile.Availability.PAUSED else obj.availability_reason
 
     def get_qualified_for(self, obj: ExpertProfile) -> list[str]:
         return [q or "general" for q in obj.user.qualifications.order_by("dimension").values_list("dimension", flat=True)]
@@ -263,7 +264,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
             availability.is_valid(raise_exception=True)
             extra = set(request.data) - {"availability", "reason"}
             if extra:
-                raise PermissionDenied(f"You can change only your availability, not: {', '.join(sorted(extra))}.")
+                raise PermissionDenied(_("You can change only your availability, not: %(fields)s.") % {"fields": ", ".join(sorted(extra))})
             profile = expert_services.set_own_availability(
                 user=signed_in(request),
                 availability=availability.validated_data["availability"],
@@ -301,7 +302,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     def override_tier(self, request: Request, username: str | None = None) -> Response:
         """Admin: override the computed tier (tier null clears it); a reason is required."""
         if not self._is_admin():
-            raise PermissionDenied("Only admins override tiers.")
+            raise PermissionDenied(_("Only admins override tiers."))
         form = TierOverrideSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         profile = expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
@@ -312,7 +313,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     def qualify(self, request: Request, username: str | None = None) -> Response:
         """Admin: qualify an expert without calibration (general or for one dimension), with a reason."""
         if not self._is_admin():
-            raise PermissionDenied("Only admins grant qualifications.")
+            raise PermissionDenied(_("Only admins grant qualifications."))
         form = QualifySerializer(data=request.data)
         form.is_valid(raise_exception=True)
         profile = self.get_object()
@@ -759,7 +760,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         if d.get("gold_source"):
             gold_source = Campaign.objects.filter(name=d["gold_source"]).first()
             if gold_source is None:
-                raise DjangoValidationError({"gold_source": f"no campaign named {d['gold_source']!r}"})
+                raise DjangoValidationError({"gold_source": _("no campaign named %(name)r") % {"name": d["gold_source"]}})
         outcome = create_campaign(
             name=d["name"],
             dataset_name=d["dataset"],
@@ -885,7 +886,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             experts = list(User.objects.filter(username__in=names))
             missing = set(names) - {u.username for u in experts}
             if missing:
-                raise DjangoValidationError({"experts": f"unknown user(s): {', '.join(sorted(missing))}"})
+                raise DjangoValidationError({"experts": _("unknown user(s): %(users)s") % {"users": ", ".join(sorted(missing))}})
         result = bulk_assign(campaign=campaign, experts=experts)
         data = BulkAssignResultSerializer(result).data
         if blind_scope(request.user).hides_campaign(campaign.pk):
@@ -989,7 +990,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet[Assignment]):
         params = self.request.query_params
         if campaign := params.get("campaign"):
             if not campaign.isdecimal():
-                raise Http404("campaign must be an id")
+                raise Http404(_("campaign must be an id"))
             qs = qs.filter(campaign_response__campaign_id=campaign)
         if expert := params.get("expert"):
             qs = qs.filter(expert__username=expert)

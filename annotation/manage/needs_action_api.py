@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -105,7 +106,7 @@ class ReportResolveView(APIView):
     @extend_schema(request=ReportReplySerializer, responses={200: ExpertReportSerializer})
     def post(self, request: Request, kind: str, report_id: int) -> Response:
         if kind not in REPORT_KINDS:
-            raise Http404("unknown kind of report")
+            raise Http404(_("unknown kind of report"))
         related = ("assignment__campaign_response__campaign",)
         report: ItemProblemReport | UnclearCriterionReport = (
             get_object_or_404(UnclearCriterionReport.objects.select_related(*related, "criterion"), pk=report_id)

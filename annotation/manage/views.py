@@ -99,8 +99,17 @@ def campaign_create(request: SignedInRequest) -> HttpResponse:
         else:
             messages.success(
                 request,
-                f"Campaign {outcome.campaign.name} created: {outcome.responses} responses from {outcome.items} items"
-                f" ({outcome.gold} gold checks), {outcome.eligible_experts} eligible experts.",
+                _(
+                    "Campaign %(name)s created: %(responses)d responses from %(items)d items"
+                    " (%(gold)d gold checks), %(experts)d eligible experts."
+                )
+                % {
+                    "name": outcome.campaign.name,
+                    "responses": outcome.responses,
+                    "items": outcome.items,
+                    "gold": outcome.gold,
+                    "experts": outcome.eligible_experts,
+                },
             )
             return redirect("annotation:campaign", outcome.campaign.pk)
     return render(request, "annotation/manage/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
@@ -439,7 +448,7 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
         bound = {"profile": form, "tier": tier_form, "qualify": qual_form}.get(action)
         if action == "revoke":
             expert_services.revoke_qualification(expert=user, dimension=request.POST.get("dimension", ""), by=request.user)
-            messages.success(request, "Qualification revoked.")
+            messages.success(request, _("Qualification revoked."))
             return redirect("annotation:expert", username)
         if bound is not None and bound.is_valid():
             try:
@@ -456,7 +465,7 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
             except ValidationError as exc:
                 _form_errors(bound, exc)
             else:
-                messages.success(request, "Saved.")
+                messages.success(request, _("Saved."))
                 return redirect("annotation:expert", username)
     context = {
         "profile": profile,
@@ -509,7 +518,7 @@ def profile(request: SignedInRequest) -> HttpResponse:
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
-            messages.success(request, "Availability saved.")
+            messages.success(request, _("Availability saved."))
             return redirect("annotation:profile")
     history = selectors.profile_history(own)
     retakes = {r.campaign_id: calibration_state(expert=request.user, campaign=r.campaign) for r in history.calibrations if not r.passed}

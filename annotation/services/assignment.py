@@ -453,12 +453,15 @@ def _expire(now: datetime, campaign: Campaign | None) -> int:
 def release_assignment(*, assignment: Assignment, by: User) -> Assignment:
     """Give an open assignment back to the pool (its expert or an admin); submitted work cannot be released."""
     if not (has_role(by, Role.ADMIN) or by.pk == assignment.expert_id):
-        raise PermissionDenied("Only an admin or the assignment's expert can release it.")
+        raise PermissionDenied(_("Only an admin or the assignment's expert can release it."))
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if locked.status != Assignment.Status.RESERVED:
             raise ValidationError(
-                {"assignment": f"only open work can be released; this assignment is {locked.get_status_display().lower()}"}
+                {
+                    "assignment": _("only open work can be released; this assignment is %(status)s")
+                    % {"status": locked.get_status_display().lower()}
+                }
             )
         locked.status = Assignment.Status.RELEASED
         locked.save(update_fields=["status"])
@@ -544,7 +547,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
             {"campaign": _("a gold set is only a pool of hidden gold checks for blind tests; nobody is assigned work in it")}
         )
     if campaign.status != Campaign.Status.ACTIVE:
-        raise ValidationError({"campaign": f"the campaign is {campaign.get_status_display().lower()}, not active"})
+        raise ValidationError({"campaign": _("the campaign is %(status)s, not active") % {"status": campaign.get_status_display().lower()}})
     now = timezone.now()
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
@@ -552,7 +555,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
         states = _expert_states(campaign, experts, now)
         _refuse_unknown_specialties(campaign, [s.user_id for s in states])
         if not states:
-            raise ValidationError({"experts": "no eligible expert: none is active, in the campaign, qualified and under capacity"})
+            raise ValidationError({"experts": _("no eligible expert: none is active, in the campaign, qualified and under capacity")})
         cfg = campaign_settings(campaign)
         responses = list(
             CampaignResponse.objects.filter(campaign=campaign)

@@ -100,25 +100,32 @@ def resolve_expert_pool(usernames: list[str] | None) -> list[User]:
     found = {u.username: u for u in User.objects.filter(username__in=usernames)}
     unknown = [n for n in usernames if n not in found]
     if unknown:
-        raise ValidationError({"experts": f"unknown user(s): {', '.join(sorted(unknown))}"})
+        raise ValidationError({"experts": _("unknown user(s): %(users)s") % {"users": ", ".join(sorted(unknown))}})
     not_experts = [n for n in usernames if not has_role(found[n], Role.EXPERT)]
     if not_experts:
-        raise ValidationError({"experts": f"not expert(s): {', '.join(not_experts)} (they lack the expert role)"})
+        raise ValidationError({"experts": _("not expert(s): %(users)s (they lack the expert role)") % {"users": ", ".join(not_experts)}})
     return [found[n] for n in dict.fromkeys(usernames)]
 
 
 def _resolve_models(version: DatasetVersion, model_names: list[str]) -> list[LanguageModel]:
     names = [n.strip() for n in model_names if n and n.strip()]
     if not names:
-        raise ValidationError({"models": "name at least one model"})
+        raise ValidationError({"models": _("name at least one model")})
     found = {m.name: m for m in LanguageModel.objects.filter(name__in=names)}
     unknown = [n for n in names if n not in found]
     if unknown:
-        known = ", ".join(LanguageModel.objects.order_by("name").values_list("name", flat=True)[:20]) or "none"
-        raise ValidationError({"models": f"unknown model(s): {', '.join(unknown)} (known: {known})"})
+        known = ", ".join(LanguageModel.objects.order_by("name").values_list("name", flat=True)[:20]) or _("none")
+        raise ValidationError(
+            {"models": _("unknown model(s): %(models)s (known: %(known)s)") % {"models": ", ".join(unknown), "known": known}}
+        )
     without = [n for n in names if not ModelResponse.objects.filter(dataset=version.dataset, model=found[n]).exists()]
     if without:
-        raise ValidationError({"models": f"no responses to dataset {version.dataset.name!r} from: {', '.join(without)}"})
+        raise ValidationError(
+            {
+                "models": _("no responses to dataset %(dataset)r from: %(models)s")
+                % {"dataset": version.dataset.name, "models": ", ".join(without)}
+            }
+        )
     return [found[n] for n in dict.fromkeys(names)]
 
 
@@ -149,17 +156,17 @@ def create_campaign(
     name = (name or "").strip()
     errors: dict[str, str] = {}
     if not name:
-        errors["name"] = "a campaign needs a name"
+        errors["name"] = _("a campaign needs a name")
     elif Campaign.objects.filter(name=name).exists():
-        errors["name"] = f"a campaign named {name!r} already exists"
+        errors["name"] = _("a campaign named %(name)r already exists") % {"name": name}
     if not (0 < sample_fraction <= 1):
-        errors["sample_fraction"] = f"must be in (0, 1], not {sample_fraction}"
+        errors["sample_fraction"] = _("must be in (0, 1], not %(value)s") % {"value": sample_fraction}
     if overlap < 1:
-        errors["overlap"] = f"k must be at least 1, not {overlap}"
+        errors["overlap"] = _("k must be at least 1, not %(value)s") % {"value": overlap}
     if not (0 <= gold_rate < 1):
-        errors["gold_rate"] = f"must be in [0, 1), not {gold_rate}"
+        errors["gold_rate"] = _("must be in [0, 1), not %(value)s") % {"value": gold_rate}
     if reservation_timeout <= timedelta(0):
-        errors["reservation_timeout"] = "must be positive"
+        errors["reservation_timeout"] = _("must be positive")
     if gold_rate > 0 and gold_source is None:
         errors["gold_source"] = _("a gold rate needs a gold set to draw hidden gold checks from")
     errors.update(_settings_errors({"deadline": deadline, "certificate_name": certificate_name}))
@@ -169,13 +176,16 @@ def create_campaign(
     models = _resolve_models(version, model_names)
     pool = resolve_expert_pool(expert_usernames)
     if not pool:
-        raise ValidationError({"experts": "the expert pool is empty: no active user holds the expert role"})
+        raise ValidationError({"experts": _("the expert pool is empty: no active user holds the expert role")})
     eligible = eligible_experts(pool, requires_qualification=requires_qualification)
     if overlap > len(eligible):
-        why = "active and qualified" if requires_qualification else "active"
+        why = _("active and qualified") if requires_qualification else _("active")
         raise ValidationError(
             {
-                "overlap": f"k={overlap} is larger than the number of eligible experts: {len(eligible)} of the {len(pool)} in the pool are {why}"
+                "overlap": _(
+                    "k=%(overlap)d is larger than the number of eligible experts: %(eligible)d of the %(pool)d in the pool are %(why)s"
+                )
+                % {"overlap": overlap, "eligible": len(eligible), "pool": len(pool), "why": why}
             }
         )
     gold_rows = _gold_rows(gold_source, version) if gold_source is not None else []
@@ -192,7 +202,7 @@ def create_campaign(
         .values_list("pk", "question_id")
     ]
     if not responses:
-        raise ValidationError({"models": "the sample holds no response of the chosen models"})
+        raise ValidationError({"models": _("the sample holds no response of the chosen models")})
     sampled_ids = {r for r, _ in responses}
     # A gold check must never repeat a response the expert may also get as ordinary work (same
     # response, or the same text to the same question): seeing it twice would mark it.

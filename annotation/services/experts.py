@@ -32,7 +32,7 @@ def ensure_expert_profiles() -> int:
 
 def _check_specialties(values: object) -> list[str]:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise ValidationError({"specialties": "must be a list of ability labels, dimension names or scene names"})
+        raise ValidationError({"specialties": _("must be a list of ability labels, dimension names or scene names")})
     english = {a.name.lower(): a.label for a in ABILITIES}
     dims = {d.lower(): d for d in DIMENSIONS}
     out = []
@@ -65,21 +65,21 @@ def _check_specialties(values: object) -> list[str]:
 def update_profile(*, profile: ExpertProfile, by: User, **changes: Any) -> ExpertProfile:
     """Admin edit of a profile (credentials, specialties, languages, capacity, availability)."""
     if not has_role(by, Role.ADMIN):
-        raise PermissionDenied("Only admins edit expert profiles.")
+        raise PermissionDenied(_("Only admins edit expert profiles."))
     unknown = set(changes) - set(ADMIN_FIELDS)
     if unknown:
-        raise ValidationError(dict.fromkeys(sorted(unknown), "cannot be edited here"))
+        raise ValidationError(dict.fromkeys(sorted(unknown), _("cannot be edited here")))
     if "specialties" in changes:
         changes["specialties"] = _check_specialties(changes["specialties"])
     if "languages" in changes:
         langs = changes["languages"]
         if not isinstance(langs, list) or not all(isinstance(v, str) and v.strip() for v in langs):
-            raise ValidationError({"languages": 'must be a list of language codes, e.g. ["zh", "en"]'})
+            raise ValidationError({"languages": _('must be a list of language codes, e.g. ["zh", "en"]')})
         changes["languages"] = [v.strip() for v in langs]
     if "capacity" in changes and (not isinstance(changes["capacity"], int) or changes["capacity"] < 0):
-        raise ValidationError({"capacity": "must be a whole number ≥ 0"})
+        raise ValidationError({"capacity": _("must be a whole number ≥ 0")})
     if "availability" in changes and changes["availability"] not in ExpertProfile.Availability.values:
-        raise ValidationError({"availability": f"must be one of {', '.join(ExpertProfile.Availability.values)}"})
+        raise ValidationError({"availability": _("must be one of %(choices)s") % {"choices": ", ".join(ExpertProfile.Availability.values)}})
     with transaction.atomic():
         locked = ExpertProfile.objects.select_for_update().get(pk=profile.pk)
         for k, v in changes.items():
@@ -94,11 +94,11 @@ def update_profile(*, profile: ExpertProfile, by: User, **changes: Any) -> Exper
 def set_own_availability(*, user: User, availability: str, reason: str = "") -> ExpertProfile:
     """An expert sets themself active or away. A pause by quality control is lifted only by an admin."""
     if availability not in (ExpertProfile.Availability.ACTIVE, ExpertProfile.Availability.AWAY):
-        raise ValidationError({"availability": "choose active or away"})
+        raise ValidationError({"availability": _("choose active or away")})
     with transaction.atomic():
         profile = ExpertProfile.objects.select_for_update().get(pk=ensure_profile(user).pk)
         if profile.availability == ExpertProfile.Availability.PAUSED:
-            raise ValidationError({"availability": "your work is paused by an admin; they will contact you to resume it"})
+            raise ValidationError({"availability": _("your work is paused by an admin; they will contact you to resume it")})
         profile.availability = availability
         profile.availability_reason = reason.strip()[:500] if availability == ExpertProfile.Availability.AWAY else ""
         profile.save(update_fields=["availability", "availability_reason", "updated_at"])
@@ -108,12 +108,12 @@ def set_own_availability(*, user: User, availability: str, reason: str = "") -> 
 def override_tier(*, profile: ExpertProfile, tier: int | None, reason: str, by: User) -> ExpertProfile:
     """Admin override of the computed tier (None clears it); a reason is required and kept in the history."""
     if not has_role(by, Role.ADMIN):
-        raise PermissionDenied("Only admins override tiers.")
+        raise PermissionDenied(_("Only admins override tiers."))
     reason = (reason or "").strip()
     if tier is not None and not (1 <= tier <= 5):
-        raise ValidationError({"tier": "must be between 1 and 5"})
+        raise ValidationError({"tier": _("must be between 1 and 5")})
     if not reason:
-        raise ValidationError({"reason": "say why the tier is overridden"})
+        raise ValidationError({"reason": _("say why the tier is overridden")})
     with transaction.atomic():
         locked = ExpertProfile.objects.select_for_update().get(pk=profile.pk)
         old = locked.effective_tier
@@ -127,16 +127,21 @@ def override_tier(*, profile: ExpertProfile, tier: int | None, reason: str, by: 
 def grant_qualification(*, expert: User, dimension: str = "", reason: str, by: User) -> Qualification:
     """Admin qualification without calibration (e.g. a known senior clinician); the reason is kept."""
     if not has_role(by, Role.ADMIN):
-        raise PermissionDenied("Only admins grant qualifications.")
+        raise PermissionDenied(_("Only admins grant qualifications."))
     if dimension and dimension not in DIMENSIONS:
-        raise ValidationError({"dimension": f"unknown dimension {dimension!r} (one of {', '.join(DIMENSIONS)})"})
+        raise ValidationError(
+            {
+                "dimension": _("unknown dimension %(dimension)r (one of %(known)s)")
+                % {"dimension": dimension, "known": ", ".join(DIMENSIONS)}
+            }
+        )
     if not (reason or "").strip():
-        raise ValidationError({"reason": "say why the expert is qualified without calibration"})
+        raise ValidationError({"reason": _("say why the expert is qualified without calibration")})
     if not has_role(expert, Role.EXPERT):
-        raise ValidationError({"expert": f"{expert.get_username()} does not hold the expert role"})
+        raise ValidationError({"expert": _("%(username)s does not hold the expert role") % {"username": expert.get_username()}})
     with transaction.atomic():
         ensure_profile(expert)
-        q, _ = Qualification.objects.update_or_create(
+        q, _created = Qualification.objects.update_or_create(
             expert=expert, dimension=dimension, defaults={"source": Qualification.Source.ADMIN, "granted_by": by, "reason": reason.strip()}
         )
     return q
@@ -144,14 +149,14 @@ def grant_qualification(*, expert: User, dimension: str = "", reason: str, by: U
 
 def revoke_qualification(*, expert: User, dimension: str = "", by: User) -> int:
     if not has_role(by, Role.ADMIN):
-        raise PermissionDenied("Only admins revoke qualifications.")
+        raise PermissionDenied(_("Only admins revoke qualifications."))
     with transaction.atomic():
         return Qualification.objects.filter(expert=expert, dimension=dimension).delete()[0]
 
 
 def resolve_alert(*, alert: AdminAlert, by: User) -> AdminAlert:
     if not has_role(by, Role.ADMIN):
-        raise PermissionDenied("Only admins resolve alerts.")
+        raise PermissionDenied(_("Only admins resolve alerts."))
     with transaction.atomic():
         AdminAlert.objects.filter(pk=alert.pk, resolved_at__isnull=True).update(resolved_at=timezone.now(), resolved_by=by)
     alert.refresh_from_db()

@@ -168,10 +168,11 @@ def _completeness_errors(criteria: list[Criterion], judged: dict[int, tuple[str,
         number = criterion.position + 1
         if len(rationale) < max(min_chars, 1):
             errors[criterion_error_key(criterion.id)] = [
-                f"Criterion {number}: write a rationale of at least {max(min_chars, 1)} characters, then mark hit or miss."
+                _("Criterion %(number)d: write a rationale of at least %(min_chars)d characters, then mark hit or miss.")
+                % {"number": number, "min_chars": max(min_chars, 1)}
             ]
         elif hit is None:
-            errors[criterion_error_key(criterion.id)] = [f"Criterion {number}: mark hit or miss."]
+            errors[criterion_error_key(criterion.id)] = [_("Criterion %(number)d: mark hit or miss.") % {"number": number}]
     return errors
 
 
@@ -226,17 +227,17 @@ def reclaim_assignment(*, assignment: Assignment, expert: User) -> Assignment:
 
 def report_unclear_criterion(*, assignment: Assignment, expert: User, criterion_id: int, comment: str) -> UnclearCriterionReport:
     """Record that a criterion of this expert's response is unclear (goes to the rubric authors' work list)."""
-    comment = _required_text(comment, "comment", "Say what is unclear about the criterion.")
+    comment = _required_text(comment, "comment", _("Say what is unclear about the criterion."))
     with transaction.atomic():
         own = _own(assignment, expert)
         if not Criterion.objects.filter(pk=criterion_id, item_id=own.campaign_response.item_id).exists():
-            raise ValidationError({"criterion": "This criterion is not part of the response's rubric."})
+            raise ValidationError({"criterion": _("This criterion is not part of the response's rubric.")})
         return UnclearCriterionReport.objects.create(assignment=own, criterion_id=criterion_id, comment=comment)
 
 
 def report_item_problem(*, assignment: Assignment, expert: User, comment: str) -> ItemProblemReport:
     """Record a problem with the item or the response as a whole."""
-    comment = _required_text(comment, "comment", "Describe the problem.")
+    comment = _required_text(comment, "comment", _("Describe the problem."))
     with transaction.atomic():
         own = _own(assignment, expert)
         return ItemProblemReport.objects.create(assignment=own, comment=comment)
@@ -247,13 +248,13 @@ def report_item_problem(*, assignment: Assignment, expert: User, comment: str) -
 
 def request_correction(*, assignment: Assignment, expert: User, reason: str, entries: list[DraftEntry]) -> CorrectionRequest:
     """Ask to replace submitted judgments with corrected ones; both versions are kept."""
-    reason = _required_text(reason, "reason", "Give a reason for the correction.")
+    reason = _required_text(reason, "reason", _("Give a reason for the correction."))
     with transaction.atomic():
         own = _own(assignment, expert, lock=True)
         if own.status != Assignment.Status.SUBMITTED:
-            raise ValidationError("Only submitted work can be corrected; a draft can still be edited directly.")
+            raise ValidationError(_("Only submitted work can be corrected; a draft can still be edited directly."))
         if CorrectionRequest.objects.filter(assignment=own, status=CorrectionRequest.Status.PENDING).exists():
-            raise ValidationError("A correction of this response is already waiting for a decision.")
+            raise ValidationError(_("A correction of this response is already waiting for a decision."))
         _check_entries(own, entries)
         criteria = list(Criterion.objects.filter(item_id=own.campaign_response.item_id).order_by("position").only("id", "position"))
         after_discussion = is_post_discussion(own)
@@ -272,7 +273,7 @@ def request_correction(*, assignment: Assignment, expert: User, reason: str, ent
         original_rows = _rows(criteria, current)
         proposed_rows = _rows(criteria, proposed)
         if original_rows == proposed_rows:
-            raise ValidationError({"judgments": "The correction changes nothing."})
+            raise ValidationError({"judgments": _("The correction changes nothing.")})
         return CorrectionRequest.objects.create(
             assignment=own,
             reason=reason,
@@ -313,11 +314,11 @@ def decide_correction(*, correction: CorrectionRequest, admin: User, accept: boo
     leaves the blind verdict (the Judgment rows) as submitted.
     """
     if not has_role(admin, Role.ADMIN):
-        raise PermissionDenied("Only an admin decides corrections.")
+        raise PermissionDenied(_("Only an admin decides corrections."))
     with transaction.atomic():
         locked = CorrectionRequest.objects.select_for_update().get(pk=correction.pk)
         if locked.status != CorrectionRequest.Status.PENDING:
-            raise ValidationError(f"This correction was already {locked.get_status_display().lower()}.")
+            raise ValidationError(_("This correction was already %(status)s.") % {"status": locked.get_status_display().lower()})
         now = timezone.now()
         # Once other raters' stances were seen, the verdict is no longer blind: the golden
         # standard and every statistic keep the verdict as submitted, and the accepted request
@@ -417,11 +418,11 @@ def mark_discussion_seen(*, assignment: Assignment, expert: User) -> None:
 
 def post_comment(*, assignment: Assignment, expert: User, body: str, criterion_id: int | None = None) -> DiscussionComment:
     """Add a comment (about the response, or one of its criteria) to an open discussion."""
-    body = _required_text(body, "body", "Write a comment.")
+    body = _required_text(body, "body", _("Write a comment."))
     with transaction.atomic():
         own = _open_discussion(assignment, expert)
         if criterion_id is not None and not Criterion.objects.filter(pk=criterion_id, item_id=own.campaign_response.item_id).exists():
-            raise ValidationError({"criterion": "This criterion is not part of the response's rubric."})
+            raise ValidationError({"criterion": _("This criterion is not part of the response's rubric.")})
         return DiscussionComment.objects.create(
             campaign_response_id=own.campaign_response_id, author=expert, criterion_id=criterion_id, body=body
         )
@@ -432,8 +433,8 @@ def cast_vote(*, assignment: Assignment, expert: User, criterion_id: int, hit: b
     with transaction.atomic():
         own = _open_discussion(assignment, expert)
         if not Criterion.objects.filter(pk=criterion_id, item_id=own.campaign_response.item_id).exists():
-            raise ValidationError({"criterion": "This criterion is not part of the response's rubric."})
-        vote, _ = DiscussionVote.objects.update_or_create(
+            raise ValidationError({"criterion": _("This criterion is not part of the response's rubric.")})
+        vote, _created = DiscussionVote.objects.update_or_create(
             campaign_response_id=own.campaign_response_id, criterion_id=criterion_id, voter=expert, defaults={"hit": bool(hit)}
         )
         return vote
@@ -442,7 +443,7 @@ def cast_vote(*, assignment: Assignment, expert: User, criterion_id: int, hit: b
 def _open_discussion(assignment: Assignment, expert: User) -> Assignment:
     own = _own(assignment, expert)
     if not discussion_open_for(own):
-        raise ValidationError("The discussion opens once every expert assigned to this response has submitted.")
+        raise ValidationError(_("The discussion opens once every expert assigned to this response has submitted."))
     # Writing to a thread answers with the thread: seen, whichever client wrote.
     mark_discussion_seen(assignment=own, expert=expert)
     return own
@@ -457,7 +458,7 @@ def _own(assignment: Assignment, expert: User, *, lock: bool = False) -> Assignm
         qs = qs.select_for_update(of=("self",))
     own = qs.filter(pk=assignment.pk, expert_id=expert.pk).first()
     if own is None:
-        raise PermissionDenied("This work is not yours.")
+        raise PermissionDenied(_("This work is not yours."))
     own.expert = expert  # the acting expert is the owner: spare the quality checks a lookup
     return own
 
@@ -465,11 +466,11 @@ def _own(assignment: Assignment, expert: User, *, lock: bool = False) -> Assignm
 def _lock_open(assignment: Assignment, expert: User) -> Assignment:
     own = _own(assignment, expert, lock=True)
     if own.status == Assignment.Status.SUBMITTED:
-        raise ValidationError("This response was already submitted; submitted judgments cannot change (request a correction).")
+        raise ValidationError(_("This response was already submitted; submitted judgments cannot change (request a correction)."))
     if own.status != Assignment.Status.RESERVED:
-        raise ValidationError("This response is no longer reserved for you.")
+        raise ValidationError(_("This response is no longer reserved for you."))
     if own.expires_at is not None and own.expires_at < timezone.now():
-        raise ValidationError("Your reservation of this response expired; your text is still in this browser.")
+        raise ValidationError(_("Your reservation of this response expired; your text is still in this browser."))
     return own
 
 
@@ -483,14 +484,14 @@ def _check_entries(assignment: Assignment, entries: list[DraftEntry]) -> None:
     for i, entry in enumerate(entries):
         field = f"judgments[{i}]"
         if entry.criterion_id not in allowed:
-            errors.setdefault(f"{field}.criterion", []).append("This criterion is not part of the response's rubric.")
+            errors.setdefault(f"{field}.criterion", []).append(_("This criterion is not part of the response's rubric."))
         elif entry.criterion_id in seen:
-            errors.setdefault(f"{field}.criterion", []).append("This criterion appears twice.")
+            errors.setdefault(f"{field}.criterion", []).append(_("This criterion appears twice."))
         seen.add(entry.criterion_id)
         if len(entry.rationale or "") > RATIONALE_MAX_CHARS:
-            errors.setdefault(f"{field}.rationale", []).append(f"A rationale has at most {RATIONALE_MAX_CHARS} characters.")
+            errors.setdefault(f"{field}.rationale", []).append(_("A rationale has at most %(n)d characters.") % {"n": RATIONALE_MAX_CHARS})
         if entry.hit not in (True, False, None):
-            errors.setdefault(f"{field}.hit", []).append("hit is true, false or null.")
+            errors.setdefault(f"{field}.hit", []).append(_("hit is true, false or null."))
     if errors:
         raise ValidationError(errors)
 
@@ -508,5 +509,5 @@ def _required_text(value: str, field: str, message: str) -> str:
     if not value:
         raise ValidationError({field: message})
     if len(value) > COMMENT_MAX_CHARS:
-        raise ValidationError({field: f"At most {COMMENT_MAX_CHARS} characters."})
+        raise ValidationError({field: _("At most %(n)d characters.") % {"n": COMMENT_MAX_CHARS}})
     return value

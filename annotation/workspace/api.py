@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
@@ -369,7 +370,7 @@ class AdminCorrectionsQuerySerializer(serializers.Serializer):
         if found is None and value.isdecimal():
             found = Campaign.objects.filter(pk=int(value)).first()
         if found is None:
-            raise serializers.ValidationError(f"no campaign named {value!r} or with that id")
+            raise serializers.ValidationError(_("no campaign named %(name)r or with that id") % {"name": value})
         return found
 
 
@@ -386,7 +387,7 @@ class ExpertView(APIView):
         """`own`, and 404 while the response's discussion is closed (before the input is looked at)."""
         assignment = self.own(request, public_id)
         if not services.discussion_open_for(assignment):
-            raise Http404("No such discussion.")
+            raise Http404(_("No such discussion."))
         return assignment
 
     def own_ref(self, request: Request, public_id: str) -> Assignment:

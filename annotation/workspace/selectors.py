@@ -116,7 +116,7 @@ def _own_or_404(queryset: QuerySet[Assignment], expert: User, public_id: str, *,
     found = queryset.filter(public_id=public_id, expert_id=expert.pk).first()
     allowed = (*Assignment.HELD_STATUSES, Assignment.Status.EXPIRED, Assignment.Status.RELEASED) if lapsed_too else Assignment.HELD_STATUSES
     if found is None or found.status not in allowed:
-        raise Http404("No such work.")
+        raise Http404(_("No such work."))
     return found
 
 
@@ -459,14 +459,14 @@ def discussion(assignment: Assignment) -> Discussion:
     """
     page = judging_page(assignment)
     if not page.discussion_open:
-        raise Http404("No such discussion.")
+        raise Http404(_("No such discussion."))
     cr_id = assignment.campaign_response_id
     submitters = list(
         Assignment.objects.filter(campaign_response_id=cr_id).submitted().order_by("submitted_at", "id").values_list("expert_id", flat=True)
     )
     cohort = discussion_cohort(campaign=page.campaign, position=submitters.index(assignment.expert_id), submitted=len(submitters))
     if cohort is None:
-        raise Http404("No such discussion.")
+        raise Http404(_("No such discussion."))
     judges = submitters[cohort]
     # Pseudonyms follow submission order within the cohort, so they are stable and reveal no username.
     labels = {expert_id: f"Expert {i}" for i, expert_id in enumerate(judges, start=1)}

@@ -53,7 +53,7 @@ def home(request: SignedInRequest) -> HttpResponse:
 def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(selectors.campaigns_for_expert(request.user), pk=campaign_id)
     if campaign.status != Campaign.Status.ACTIVE:
-        messages.info(request, f"“{campaign.name}” is not taking work at the moment.")
+        messages.info(request, _("“%(name)s” is not taking work at the moment.") % {"name": campaign.name})
         return redirect("annotation:home")
     try:
         assignment = assign_next_response(expert=request.user, campaign=campaign)
@@ -164,7 +164,7 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
         return redirect("annotation:judge", public_id=public_id)
     if request.htmx:
         return render(request, "annotation/workspace/partials/save_status.html", {"state": "saved", "saved_at": saved.draft_saved_at})
-    messages.success(request, "Draft saved.")
+    messages.success(request, _("Draft saved."))
     return redirect("annotation:judge", public_id=public_id)
 
 
@@ -206,7 +206,11 @@ def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
     except (ValidationError, PermissionDenied):
         following = None
     progress = selectors.own_progress(request.user.pk, campaign)
-    messages.success(request, f"Submitted. {progress.done} of {progress.assigned} done in “{campaign.name}”.")
+    messages.success(
+        request,
+        _("Submitted. %(done)d of %(assigned)d done in “%(name)s”.")
+        % {"done": progress.done, "assigned": progress.assigned, "name": campaign.name},
+    )
     if following is not None:
         return redirect("annotation:judge", public_id=following.public_id)
     return redirect("annotation:home")
@@ -283,7 +287,7 @@ def correction(request: SignedInRequest, public_id: str) -> HttpResponse:
                     ),
                 )
             else:
-                messages.success(request, "Correction requested. An admin will accept or refuse it; your submitted version is kept.")
+                messages.success(request, _("Correction requested. An admin will accept or refuse it; your submitted version is kept."))
             return redirect("annotation:judge", public_id=public_id)
     page = selectors.judging_page(assignment)
     post_discussion = services.is_post_discussion(assignment)
@@ -343,7 +347,7 @@ def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse
         )
     except ValidationError as exc:
         if not services.discussion_open_for(assignment):
-            raise Http404("No such discussion.") from None
+            raise Http404(_("No such discussion.")) from None
         for message in _messages_of(exc):
             messages.error(request, message)
     return _back_to_thread(request, assignment, public_id)
@@ -356,7 +360,7 @@ def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
     form = forms.DiscussionVoteForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError("Choose hit or miss for a criterion.")
+            raise ValidationError(_("Choose hit or miss for a criterion."))
         services.cast_vote(
             assignment=assignment,
             expert=request.user,
@@ -365,7 +369,7 @@ def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
         )
     except ValidationError as exc:
         if not services.discussion_open_for(assignment):
-            raise Http404("No such discussion.") from None
+            raise Http404(_("No such discussion.")) from None
         for message in _messages_of(exc):
             messages.error(request, message)
     return _back_to_thread(request, assignment, public_id)
@@ -403,7 +407,7 @@ def decide_correction(request: SignedInRequest, correction_id: int) -> HttpRespo
     refuse_response(request.user, correction.assignment.campaign_response.response_id)
     form = forms.DecisionForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose accept or refuse.")
+        messages.error(request, _("Choose accept or refuse."))
         return redirect("annotation:corrections")
     try:
         services.decide_correction(

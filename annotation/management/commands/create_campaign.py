@@ -39,11 +39,11 @@ class Command(ImportCommand):
         if o["gold_from"]:
             gold_source = Campaign.objects.filter(name=o["gold_from"]).first()
             if gold_source is None:
-                raise CommandError(f"nothing was written: gold_source: no campaign named {o['gold_from']!r}")
+                raise CommandError(_("nothing was written: gold_source: no campaign named %(name)r") % {"name": o["gold_from"]})
         try:
             piece_rate = Decimal(o["piece_rate"])
         except InvalidOperation:
-            raise CommandError(f"nothing was written: piece_rate: not a number: {o['piece_rate']!r}") from None
+            raise CommandError(_("nothing was written: piece_rate: not a number: %(value)r") % {"value": o["piece_rate"]}) from None
         deadline = None
         if o["deadline"]:
             try:
@@ -75,5 +75,8 @@ class Command(ImportCommand):
             certificate_name=o["certificate_name"],
         )
         if o["verbosity"] > 1:
-            self.stderr.write(f"{outcome.items} items sampled, {outcome.gold} gold checks, {outcome.eligible_experts} eligible experts")
+            self.stderr.write(
+                _("%(items)d items sampled, %(gold)d gold checks, %(experts)d eligible experts")
+                % {"items": outcome.items, "gold": outcome.gold, "experts": outcome.eligible_experts}
+            )
         self.stdout.write(str(outcome.responses))
