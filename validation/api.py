@@ -576,7 +576,9 @@ class QueueQuerySerializer(serializers.Serializer):
     def validate_criterion(self, value: int) -> int:
         campaign = self.context["campaign"]
         if not Criterion.objects.filter(pk=value, item__version_id=campaign.version_id).exists():
-            raise serializers.ValidationError(f"no criterion {value} in the version of campaign {campaign.name!r}")
+            raise serializers.ValidationError(
+                _("no criterion %(criterion)s in the version of campaign %(campaign)r") % {"criterion": value, "campaign": campaign.name}
+            )
         return value
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 from heartbench_core.verdict_sources import VerdictSet
 
@@ -29,13 +30,18 @@ def load_consensus(
     campaign = campaigns.first()
     if campaign is None:
         where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
-        in_campaign = f" in campaign {run!r}" if run else ""
-        raise ValidationError(
-            {
-                "source": f"no human golden standard exists for dataset {where!r}, model {model!r}{in_campaign}: "
+        facts = {"where": where, "model": model, "run": run}
+        if run:
+            message = _(
+                "no human golden standard exists for dataset %(where)r, model %(model)r in campaign %(run)r: "
                 "compute an agreement report of a campaign with submitted expert judgments first"
-            }
-        )
+            )
+        else:
+            message = _(
+                "no human golden standard exists for dataset %(where)r, model %(model)r: "
+                "compute an agreement report of a campaign with submitted expert judgments first"
+            )
+        raise ValidationError({"source": message % facts})
     rows = np.array(
         GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model__name=model).values_list("criterion_id", "hit"),
         dtype=np.int64,

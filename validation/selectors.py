@@ -17,6 +17,7 @@ from django.db import connections
 from django.db.models import Count, Exists, F, FloatField, Func, Max, OuterRef, QuerySet, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext as _
 from numpy.typing import ArrayLike, DTypeLike
 
 from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
@@ -150,10 +151,16 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
     if not judge:
         judges = sorted({r.judge for r in runs})
         if len(judges) > 1:
-            raise ValidationError({"judge": f"several judges have verdicts for this campaign; pick one: {', '.join(judges)}"})
+            raise ValidationError(
+                {"judge": _("several judges have verdicts for this campaign; pick one: %(judges)s") % {"judges": ", ".join(judges)}}
+            )
     elif not runs:
-        wanted = f" run {run!r}" if run else ""
-        raise ValidationError({"judge": f"judge {judge!r}{wanted} has no verdicts for the models of campaign {campaign.name!r}"})
+        facts = {"judge": judge, "run": run, "campaign": campaign.name}
+        if run:
+            message = _("judge %(judge)r run %(run)r has no verdicts for the models of campaign %(campaign)r") % facts
+        else:
+            message = _("judge %(judge)r has no verdicts for the models of campaign %(campaign)r") % facts
+        raise ValidationError({"judge": message})
     chosen: dict[int, list[JudgeRun]] = {}
     for r in runs:
         chosen.setdefault(r.model_id, []).append(r)
@@ -164,7 +171,10 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
         if len(newest) > 1:
             labels = ", ".join(sorted(r.label for r in newest))
             raise ValidationError(
-                {"run": f"judge {newest[0].judge!r} has several runs for model {newest[0].model.name!r} ({labels}); pick one with --run"}
+                {
+                    "run": _("judge %(judge)r has several runs for model %(model)r (%(labels)s); pick one with --run")
+                    % {"judge": newest[0].judge, "model": newest[0].model.name, "labels": labels}
+                }
             )
         result.append(newest[0])
     return result

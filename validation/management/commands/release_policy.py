@@ -57,15 +57,25 @@ class Command(ImportCommand):
     def _print(self, dataset: Dataset) -> None:
         policy = release_policy_of(dataset)
         rules = policy_snapshot(policy)
-        clears = "the lower bound of the 95% CI" if rules["must_clear"] == "lower_bound" else "the point estimate (lower bound shown)"
-        self.stdout.write(f"Release policy of {dataset.name}" + (" (defaults: never changed)" if policy.pk is None else ""))
-        self.stdout.write(f"  threshold                 {rules['threshold']}")
-        self.stdout.write(f"  must clear it             {clears}")
-        self.stdout.write(f"  min pairs per dimension   {rules['min_pairs_per_dimension']}")
-        self.stdout.write(f"  min pairs per ability     {rules['min_pairs_per_ability']}")
+        if rules["must_clear"] == "lower_bound":
+            clears = gettext("the lower bound of the 95% CI")
+        else:
+            clears = gettext("the point estimate (lower bound shown)")
+        if policy.pk is None:
+            self.stdout.write(gettext("Release policy of %(dataset)s (defaults: never changed)") % {"dataset": dataset.name})
+        else:
+            self.stdout.write(gettext("Release policy of %(dataset)s") % {"dataset": dataset.name})
+        rows = (
+            (gettext("threshold"), rules["threshold"]),
+            (gettext("must clear it"), clears),
+            (gettext("min pairs per dimension"), rules["min_pairs_per_dimension"]),
+            (gettext("min pairs per ability"), rules["min_pairs_per_ability"]),
+        )
+        for label, value in rows:
+            self.stdout.write(f"  {label:<26}{value}")
         history = list(policy_history(dataset))
         self.stdout.write("")
-        self.stdout.write("History" if history else "History: no change yet")
+        self.stdout.write(gettext("History") if history else gettext("History: no change yet"))
         for change in history:
             diff = ", ".join(
                 f"{k} {(change.before or {}).get(k)} → {v}" for k, v in change.after.items() if (change.before or {}).get(k) != v
