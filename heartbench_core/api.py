@@ -12,6 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import NoReverseMatch
 from django.utils.http import content_disposition_header
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import parsers, serializers, viewsets
@@ -76,7 +77,9 @@ def choice_param(request: Request, name: str, choices: Iterable[str]) -> str | N
         return None
     allowed = [c for c in choices if c]
     if value not in allowed:
-        raise serializers.ValidationError({name: [f"{value!r} is not one of: {', '.join(allowed)}."]})
+        raise serializers.ValidationError(
+            {name: [_("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": ", ".join(allowed)}]}
+        )
     return value
 
 
@@ -88,7 +91,7 @@ def uuid_param(request: Request, name: str) -> uuid.UUID | None:
     try:
         return uuid.UUID(value)
     except ValueError:
-        raise serializers.ValidationError({name: [f"{value!r} is not a UUID."]}) from None
+        raise serializers.ValidationError({name: [_("%(value)r is not a UUID.") % {"value": value}]}) from None
 
 
 def enum_param(name: str, choices: Iterable[str], description: str = "") -> OpenApiParameter:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext_lazy
 from rest_framework.permissions import BasePermission
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 class IsStaffMember(BasePermission):
     """DRF permission: an admin, rubric author or senior reviewer (used for the API schema and docs)."""
 
-    message = "You do not have access to this resource."
+    message = gettext_lazy("You do not have access to this resource.")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         from heartbench_core.roles import STAFF_ROLES, has_role
@@ -31,7 +32,7 @@ class IsStaffMember(BasePermission):
 class HasAnyRole(BasePermission):
     """DRF default permission: a signed-in user holding at least one role (an outsider sees nothing)."""
 
-    message = "You do not have access to this resource."
+    message = gettext_lazy("You do not have access to this resource.")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         from heartbench_core.roles import roles_of

@@ -1,6 +1,7 @@
 """Session authentication for the API that checks CSRF without parsing the body with the view's parsers."""
 
 from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import gettext as _
 from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
@@ -21,7 +22,7 @@ class SessionAuthenticationBeforeParsing(SessionAuthentication):
         try:
             super().enforce_csrf(request._request)  # type: ignore[arg-type]  # DRF checks CSRF on any request with COOKIES and POST; the stubs ask for its own
         except MultiPartParserError as exc:
-            raise exceptions.ParseError(f"Multipart form parse error - {exc}") from None
+            raise exceptions.ParseError(_("Multipart form parse error - %(error)s") % {"error": exc}) from None
 
 
 class SessionAuthenticationBeforeParsingScheme(SessionScheme):

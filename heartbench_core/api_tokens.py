@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -32,7 +33,7 @@ def issue_token(*, user: User) -> Token:
     if not user.is_active:
         from django.core.exceptions import ValidationError
 
-        raise ValidationError({"username": f"user {user.get_username()!r} is inactive"})
+        raise ValidationError({"username": _("user %(username)r is inactive") % {"username": user.get_username()}})
     with transaction.atomic():
         Token.objects.filter(user=user).delete()
         return Token.objects.create(user=user)
@@ -76,9 +77,9 @@ class IssueTokenSerializer(serializers.Serializer):
     def validate_username(self, value: str) -> User:
         user = User.objects.filter(username=value).first()
         if user is None:
-            raise serializers.ValidationError(f"no user named {value!r}")
+            raise serializers.ValidationError(_("no user named %(username)r") % {"username": value})
         if not user.is_active:
-            raise serializers.ValidationError(f"user {value!r} is inactive")
+            raise serializers.ValidationError(_("user %(username)r is inactive") % {"username": value})
         return user
 
 
@@ -128,7 +129,11 @@ def token_issue(request: HttpRequest) -> HttpResponse:
     user = User.objects.filter(username=username, is_active=True).first()
     users = User.objects.filter(is_active=True).order_by("username").only("id", "username")
     if user is None:
-        context: dict[str, Any] = {"tokens": tokens_with_users(), "users": users, "error": f"No active user named {username!r}."}
+        context: dict[str, Any] = {
+            "tokens": tokens_with_users(),
+            "users": users,
+            "error": _("No active user named %(username)r.") % {"username": username},
+        }
         return render(request, "registration/tokens.html", context, status=400)
     token = issue_token(user=user)
     # Rendered, not redirected: the key is shown this once and never stored in a URL or session.

@@ -13,6 +13,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.utils.translation import gettext_noop
 
 from heartbench_core.models import DatasetVersion, LanguageModel
 from heartbench_core.roles import Role
@@ -23,17 +24,18 @@ DEMO_PASSWORD = "heartbench-demo"
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEMO_MODELS = ("demo-model-aurora", "demo-model-borealis", "demo-model-cirrus")
 
+# Username, roles, and what the user is (marked for translation here, translated when printed).
 DEMO_USERS: tuple[tuple[str, tuple[Role, ...], str], ...] = (
-    ("admin", (Role.ADMIN,), "Administrator: campaigns, experts, agreement"),
-    ("author", (Role.RUBRIC_AUTHOR,), "Rubric author"),
-    ("reviewer1", (Role.SENIOR_REVIEWER, Role.EXPERT), "Senior reviewer (also an expert)"),
-    ("reviewer2", (Role.SENIOR_REVIEWER,), "Senior reviewer"),
-    ("reviewer3", (Role.SENIOR_REVIEWER,), "Senior reviewer"),
-    ("reviewer4", (Role.SENIOR_REVIEWER,), "Senior reviewer"),
-    ("expert1", (Role.EXPERT,), "Psychologist (expert annotator)"),
-    ("expert2", (Role.EXPERT,), "Psychologist (expert annotator)"),
-    ("expert3", (Role.EXPERT,), "Psychologist (expert annotator)"),
-    ("expert4", (Role.EXPERT,), "Psychologist (expert annotator)"),
+    ("admin", (Role.ADMIN,), gettext_noop("Administrator: campaigns, experts, agreement")),
+    ("author", (Role.RUBRIC_AUTHOR,), gettext_noop("Rubric author")),
+    ("reviewer1", (Role.SENIOR_REVIEWER, Role.EXPERT), gettext_noop("Senior reviewer (also an expert)")),
+    ("reviewer2", (Role.SENIOR_REVIEWER,), gettext_noop("Senior reviewer")),
+    ("reviewer3", (Role.SENIOR_REVIEWER,), gettext_noop("Senior reviewer")),
+    ("reviewer4", (Role.SENIOR_REVIEWER,), gettext_noop("Senior reviewer")),
+    ("expert1", (Role.EXPERT,), gettext_noop("Psychologist (expert annotator)")),
+    ("expert2", (Role.EXPERT,), gettext_noop("Psychologist (expert annotator)")),
+    ("expert3", (Role.EXPERT,), gettext_noop("Psychologist (expert annotator)")),
+    ("expert4", (Role.EXPERT,), gettext_noop("Psychologist (expert annotator)")),
 )
 
 

@@ -191,7 +191,7 @@ class Criterion(models.Model):
 
     def clean(self) -> None:
         if self.catastrophic != (self.ability == CATASTROPHIC_LABEL):
-            raise ValidationError({"catastrophic": f"Only {CATASTROPHIC_LABEL} criteria are catastrophic."})
+            raise ValidationError({"catastrophic": _("Only %(label)s criteria are catastrophic.") % {"label": CATASTROPHIC_LABEL}})
 
 
 class LanguageModel(models.Model):

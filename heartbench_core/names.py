@@ -42,7 +42,7 @@ def validate_name(value: str, *, field: str, max_length: int | None = 64, slash_
     problem = _problem(value, slash_allowed=slash_allowed, max_length=max_length)
     if problem:
         shown = value if len(value) <= 80 else value[:80] + "…"
-        raise ValidationError({field: [f"{shown!r} {problem}."]})
+        raise ValidationError({field: [gettext("%(value)r %(problem)s.") % {"value": shown, "problem": problem}]})
 
 
 def validate_model_name(value: str, *, field: str = "model", max_length: int | None = 200) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 if TYPE_CHECKING:
     from heartbench_core.models import Dataset, DatasetVersion
@@ -61,11 +62,19 @@ def load_verdicts(
             where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
             raise ValidationError(
                 {
-                    "source": f"no human golden standard exists for dataset {where!r}, model {model!r}: "
-                    "no consensus verdicts have been produced (the validation app builds them from adjudicated expert judgments)"
+                    "source": _(
+                        "no human golden standard exists for dataset %(where)r, model %(model)r: "
+                        "no consensus verdicts have been produced (the validation app builds them from adjudicated expert judgments)"
+                    )
+                    % {"where": where, "model": model}
                 }
             )
-        raise ValidationError({"source": f"unknown verdict source {source!r}; choose one of {', '.join(verdict_source_names())}"})
+        raise ValidationError(
+            {
+                "source": _("unknown verdict source %(source)r; choose one of %(known)s")
+                % {"source": source, "known": ", ".join(verdict_source_names())}
+            }
+        )
     return loader(dataset=dataset, version=version, model=model, judge=judge, run=run)
 
 
@@ -85,11 +94,18 @@ def _judge_loader(
     if not found:
         where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
         wanted = "".join(f", {k} {v!r}" for k, v in (("judge", judge), ("run", run)) if v)
-        raise ValidationError({"source": f"no judge run for model {model!r} on {where}{wanted}"})
+        raise ValidationError(
+            {"source": _("no judge run for model %(model)r on %(where)s%(filters)s") % {"model": model, "where": where, "filters": wanted}}
+        )
     newest = [r for r in found if r.version_id == found[0].version_id]
     if len(newest) > 1:
         names = ", ".join(f"--judge {r.judge} --run {r.label}" for r in newest)
-        raise ValidationError({"source": f"several judge runs match for model {model!r} on {newest[0].version}; pick one: {names}"})
+        raise ValidationError(
+            {
+                "source": _("several judge runs match for model %(model)r on %(version)s; pick one: %(runs)s")
+                % {"model": model, "version": newest[0].version, "runs": names}
+            }
+        )
     chosen = newest[0]
     rows = np.array(JudgeVerdict.objects.filter(run=chosen).values_list("criterion_id", "hit"), dtype=np.int64).reshape(-1, 2)
     return VerdictSet(

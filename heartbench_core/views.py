@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors
@@ -81,7 +82,7 @@ def version_diff(request: HttpRequest, name: str) -> HttpResponse:
         by_label = {v.label: v for v in versions}
         a, b = by_label.get(a_label), by_label.get(b_label)
         if a is None or b is None:
-            raise Http404("No such version.")
+            raise Http404(_("No such version."))
         log = diff_versions(a, b)
     readable = _readable_changes(a, b, log) if log and a is not None and b is not None else None
     return render(
@@ -133,7 +134,7 @@ def item_detail(request: HttpRequest, name: str, label: str, question_id: str) -
     version = _version(name, label)
     found = selectors.item_with_rubric(version, question_id)
     if found is None:
-        raise Http404("No such item in this version.")
+        raise Http404(_("No such item in this version."))
     item, criteria = found
     return render(
         request,

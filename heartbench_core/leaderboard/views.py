@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors
@@ -62,7 +63,7 @@ def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: st
     runs = leaderboard_selectors.judge_runs_of(version, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
     runs = [r for r in runs if r.model.name == model]
     if not runs:
-        raise Http404("No judge run of this model on this version.")
+        raise Http404(_("No judge run of this model on this version."))
     run = runs[0]
     if blind_scope(request.user).hides_model_on(version.dataset_id, run.model_id):
         raise PermissionDenied(CLOSED_MODEL)

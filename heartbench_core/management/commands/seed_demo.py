@@ -31,7 +31,7 @@ class Command(ImportCommand):
             candidate = Path(settings.HEARTBENCH_DIR) / "question_all.jsonl"
             path = candidate if candidate.exists() else None
         if path is not None and not path.exists():
-            raise CommandError(f"{path}: no such file")
+            raise CommandError(gettext("%(path)s: no such file") % {"path": path})
         # Never touch a dataset that exists: re-importing the file would add a version with the
         # original wording over published rubric revisions, and the apps' demos would add to it.
         name = DEMO_DATASETS[path is not None]
@@ -56,6 +56,6 @@ class Command(ImportCommand):
         self._print_logins()
 
     def _print_logins(self) -> None:
-        self.stdout.write(f"\nDemo logins (password for all: {demo.DEMO_PASSWORD})")
-        for username, _, what in demo.DEMO_USERS:
-            self.stdout.write(f"  {username:<10} {what}")
+        self.stdout.write("\n" + gettext("Demo logins (password for all: %(password)s)") % {"password": demo.DEMO_PASSWORD})
+        for username, _roles, what in demo.DEMO_USERS:
+            self.stdout.write(f"  {username:<10} {gettext(what)}")
