@@ -5,6 +5,7 @@ profile: credentials, qualification, calibration results with feedback, and work
 gold checks, other raters, or models.
 """
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -328,20 +329,30 @@ def campaign_payments_page(request: SignedInRequest, campaign_id: int) -> HttpRe
 def pay_policy(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Change the platform's pay policy from a campaign's payments page (it holds for every campaign)."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    form = forms.PayPolicyForm(request.POST)
+    _act_on_form(
+        request,
+        forms.PayPolicyForm(request.POST),
+        lambda data: update_pay_policy(by=request.user, **data),
+        success=_("Pay policy saved; it holds for every campaign."),
+    )
+    return redirect("annotation:campaign_payments_page", campaign.pk)
+
+
+def _act_on_form(request: SignedInRequest, form: django_forms.Form, act: Callable[[dict[str, Any]], object], *, success: str) -> None:
+    """Run a service with a valid form's data and say how it went as messages: each invalid field by its label, each refusal, or success."""
     if not form.is_valid():
         for field, errors in form.errors.items():
+            label = form.fields[field].label if field in form.fields else field
             for m in errors:
-                messages.error(request, f"{field}: {m}")
+                messages.error(request, f"{label}: {m}")
+        return
+    try:
+        act(form.cleaned_data)
+    except ValidationError as exc:
+        for m in _messages_of(exc):
+            messages.error(request, m)
     else:
-        try:
-            update_pay_policy(by=request.user, **form.cleaned_data)
-        except ValidationError as exc:
-            for m in _messages_of(exc):
-                messages.error(request, m)
-        else:
-            messages.success(request, _("Pay policy saved; it holds for every campaign."))
-    return redirect("annotation:campaign_payments_page", campaign.pk)
+        messages.success(request, success)
 
 
 @require_POST
@@ -350,19 +361,12 @@ def pay_decision(request: SignedInRequest, campaign_id: int, username: str) -> H
     """Decide whether an expert's work submitted while paused in this campaign is paid."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     expert = get_object_or_404(User, username=username)
-    form = forms.PayDecisionForm(request.POST)
-    if not form.is_valid():
-        for field, errors in form.errors.items():
-            for m in errors:
-                messages.error(request, f"{field}: {m}")
-    else:
-        try:
-            decide_held_pay(campaign=campaign, expert=expert, pay=form.cleaned_data["pay"], note=form.cleaned_data["note"], by=request.user)
-        except ValidationError as exc:
-            for m in _messages_of(exc):
-                messages.error(request, m)
-        else:
-            messages.success(request, _("Decision on %(name)s's held work saved.") % {"name": username})
+    _act_on_form(
+        request,
+        forms.PayDecisionForm(request.POST),
+        lambda data: decide_held_pay(campaign=campaign, expert=expert, pay=data["pay"], note=data["note"], by=request.user),
+        success=_("Decision on %(name)s's held work saved.") % {"name": username},
+    )
     return redirect("annotation:campaign_payments_page", campaign.pk)
 
 
