@@ -73,13 +73,21 @@ def stop(proc, sig=signal.SIGKILL):
     _end_sessions_of_killed_workers()
 
 
+# The workers these tests start name their database sessions (libpq reads PGAPPNAME), so only theirs are ended.
+WORKER_APPLICATION_NAME = "heartbench-test-worker"
+
+
 def _end_sessions_of_killed_workers():
-    """PostgreSQL ends a killed client's session only when it notices; end this database's other sessions now."""
+    """PostgreSQL ends a killed client's session only when it notices; end the killed workers' sessions now.
+
+    Only theirs: the test run's own sessions (a live server's thread among them) stay open for the tests that follow.
+    """
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+            [WORKER_APPLICATION_NAME],
         )
 
 
@@ -103,6 +111,7 @@ def cluster_env(name: str, redis_url: str | None) -> dict:
         "Q_TIMEOUT": "8",  # the job's lease: 18 s
         "Q_RETRY": "10",
         "LOG_LEVEL": "WARNING",
+        "PGAPPNAME": WORKER_APPLICATION_NAME,
     }
     for inherited in ("Q_SYNC", "Q_CLUSTER_NAME", "REDIS_URL"):
         env.pop(inherited, None)
