@@ -289,12 +289,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     def certificates(self, request: Request) -> Response:
         """The requesting expert's certificates, one per blind test they worked in, once the quality policy's thresholds are met."""
         user = signed_in(request)
-        exact = not own_quality_hidden(user)
-        rows = []
-        for c in selectors.certificate_campaigns(user):
-            campaign = Campaign.objects.get(pk=c["campaign_response__campaign_id"])
-            if (issued := selectors.certificate(user, campaign, show_exact_quality=exact)) is not None:
-                rows.append(issued)
+        rows = selectors.certificates_of(user, show_exact_quality=not own_quality_hidden(user))
         return Response(CertificateSerializer(rows, many=True, context={"request": request}).data)
 
     @extend_schema(request=TierOverrideSerializer, responses={200: AdminProfileSerializer})

@@ -413,6 +413,24 @@ def certificate(expert: User, campaign: Campaign, *, show_exact_quality: bool) -
     submitted = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).submitted().count()
     if not submitted:
         return None
+    bar = QualityPolicy.current().certificate_min_quality
+    return _issued(expert, campaign, submitted, quality, quality.certified_at, bar, show_exact_quality)
+
+
+def certificates_of(expert: User, *, show_exact_quality: bool) -> list[Certificate]:
+    """Every certificate of the expert, one per blind test they submitted work in, in a fixed number of queries."""
+    quality = ExpertQuality.objects.filter(profile__user=expert).first()
+    if quality is None or quality.certified_at is None:
+        return []
+    counts = {c["campaign_response__campaign_id"]: c["submitted"] for c in certificate_campaigns(expert)}
+    campaigns = Campaign.objects.filter(pk__in=counts).select_related("settings").order_by("name", "pk")
+    bar = QualityPolicy.current().certificate_min_quality
+    return [_issued(expert, c, counts[c.pk], quality, quality.certified_at, bar, show_exact_quality) for c in campaigns]
+
+
+def _issued(
+    expert: User, campaign: Campaign, submitted: int, quality: ExpertQuality, certified_at: datetime, bar: float, show_exact_quality: bool
+) -> Certificate:
     try:
         name = campaign.settings.certificate_name
     except CampaignSettings.DoesNotExist:
@@ -423,8 +441,8 @@ def certificate(expert: User, campaign: Campaign, *, show_exact_quality: bool) -
         username=expert.get_username(),
         campaign=campaign,
         submitted=submitted,
-        certified_at=quality.certified_at,
-        quality_bar=QualityPolicy.current().certificate_min_quality,
+        certified_at=certified_at,
+        quality_bar=bar,
         quality=quality.measured if show_exact_quality else None,
         quality_basis="gold" if quality.gold_accuracy is not None else "calibration",
         gold_checks=quality.gold_checks if show_exact_quality else 0,
