@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 # Problem codes, with their parameters.
 EMPTY = "empty"  # the answer is empty
@@ -130,7 +130,7 @@ def _shape(obj: dict) -> str | None:
     return None
 
 
-def _is_bit(value: Any) -> bool:
+def _is_bit(value: Any) -> TypeGuard[int]:
     return type(value) is int and value in (0, 1)
 
 
@@ -157,7 +157,7 @@ def _read_platform(entries: list, count: int) -> Verdicts | Problem:
         reason = entry.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             return Problem(MISSING_REASON, {"position": position})
-        hits.append(int(hit))
+        hits.append(hit)
         reasons.append(reason.strip())
     return Verdicts(tuple(hits), tuple(reasons), PLATFORM_SHAPE)
 
