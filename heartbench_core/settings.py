@@ -252,6 +252,10 @@ if REDIS_URL:
 else:
     Q_CLUSTER["orm"] = "default"
 
+# How long a process holds an endpoint run without renewing its lease (it renews it every few seconds
+# while it works): after it, the run is taken again by a worker (docs/judge-runner.md).
+RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 60)
+
 # Run background jobs inline (no worker) — used by tests and single-process demos.
 Q_SYNC = env_bool("Q_SYNC", False)
 if Q_SYNC:

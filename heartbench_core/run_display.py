@@ -1,0 +1,66 @@
+"""How a run's figures and a question's problem read to a person (translated): the pages, the API and the commands share it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from django.utils.translation import gettext as _
+
+from heartbench_core.lib import judge_answer as ja
+from heartbench_core.services import llm
+
+if TYPE_CHECKING:
+    from heartbench_core.models import EndpointRun
+    from heartbench_core.services.runs import Progress
+
+MILLION = Decimal(1_000_000)
+
+
+def describe_problem(problem: dict[str, Any] | None) -> str:
+    """Why a question failed, in the reader's language, with its figures (a server's own message is quoted as it came)."""
+    if not problem:
+        return ""
+    code = problem.get("code", "")
+    p = {k: v for k, v in problem.items() if k != "code"}
+    texts = {
+        ja.EMPTY: _("the answer was empty"),
+        ja.TRUNCATED: _("the answer was cut off at the endpoint's token limit (raise max tokens)"),
+        ja.NO_OBJECT: _("the answer holds no JSON object"),
+        ja.UNREADABLE: _("the answer's JSON object cannot be read (incomplete or cut off?)"),
+        ja.UNKNOWN_SHAPE: _("the answer has neither a 'criteria' nor a 'detail' list"),
+        ja.WRONG_LENGTH: _("the answer gives %(found)s verdicts for %(expected)s criteria"),
+        ja.NOT_AN_ENTRY: _("entry %(position)s of 'criteria' is not an object"),
+        ja.BAD_INDEX: _("entry %(position)s has index %(found)s instead of %(expected)s"),
+        ja.BAD_VALUE: _("verdict %(position)s is %(found)s, not 0 or 1"),
+        ja.MISSING_REASON: _("criterion %(position)s has no reason"),
+        llm.MISSING_KEY: _("the API key is missing: %(message)s"),
+        llm.HTTP_ERROR: _("the endpoint answered with an error: %(message)s"),
+        llm.TIMEOUT: _("the endpoint did not answer in time: %(message)s"),
+        llm.CONNECTION: _("the endpoint cannot be reached: %(message)s"),
+        llm.BAD_REPLY: _("the endpoint's reply cannot be used: %(message)s"),
+        "no_response": _("the model has no response to this question"),
+    }
+    text = texts.get(code)
+    if text is None:
+        return str(code)
+    try:
+        return text % p if "%(" in text else text
+    except (KeyError, TypeError, ValueError):
+        return text
+
+
+def estimated_cost(run: EndpointRun, progress: Progress) -> Decimal | None:
+    """Tokens in and out at the endpoint's per-million prices when the run was created (None without prices)."""
+    if run.price_input is None and run.price_output is None:
+        return None
+    cost = Decimal(progress.tokens_in) * (run.price_input or 0) / MILLION + Decimal(progress.tokens_out) * (run.price_output or 0) / MILLION
+    return cost.quantize(Decimal("0.0001"))
+
+
+def cost_of(run: EndpointRun, progress: Progress) -> str:
+    """The estimated cost as text, e.g. "est. cost 0.1234 USD" ('' without prices)."""
+    cost = estimated_cost(run, progress)
+    if cost is None:
+        return ""
+    return _("estimated cost %(cost)s %(currency)s") % {"cost": cost, "currency": run.currency}
