@@ -214,7 +214,7 @@ def request_judge_run(
     left_out = {"no_response": len(without)} if without else {}
     with transaction.atomic():
         existing = (
-            JudgeRun.objects.select_for_update()
+            JudgeRun.objects.select_for_update(of=("self",))
             .filter(version=version, model=model, judge=endpoint.model, label=label)
             .select_related("endpoint_run")
             .first()
@@ -228,16 +228,22 @@ def request_judge_run(
                 raise ValidationError(
                     {"questions": _("no question to judge: the selection holds none with a response of %(model)r") % {"model": model.name}}
                 )
-            judge_run = JudgeRun.objects.create(
-                version=version,
-                model=model,
-                judge=endpoint.model,
-                label=label,
-                created_by=requested_by,
-                source=f"endpoint {endpoint.name}"[:200],
-                note=_("Judged on the platform by endpoint %(endpoint)s with template %(template)s r%(revision)d.")
-                % {"endpoint": endpoint.name, "template": revision.template.name, "revision": revision.revision},
-            )
+            try:
+                with transaction.atomic():
+                    judge_run = JudgeRun.objects.create(
+                        version=version,
+                        model=model,
+                        judge=endpoint.model,
+                        label=label,
+                        created_by=requested_by,
+                        source=f"endpoint {endpoint.name}"[:200],
+                        note=_("Judged on the platform by endpoint %(endpoint)s with template %(template)s r%(revision)d.")
+                        % {"endpoint": endpoint.name, "template": revision.template.name, "revision": revision.revision},
+                    )
+            except IntegrityError:  # the same label was requested at the same moment by another process
+                raise ValidationError(
+                    {"run": _("judge run %(run)r was created a moment ago by another request; resume it instead") % {"run": label}}
+                ) from None
             run = _new_run(
                 EndpointRun.Kind.JUDGE,
                 version,
@@ -672,7 +678,8 @@ class _Holder:
 
     def beat(self, *, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - self.last < HEARTBEAT_SECONDS:
+        every = min(HEARTBEAT_SECONDS, _lease().total_seconds() / 3)
+        if not force and now - self.last < every:
             return
         self.last = now
         held = EndpointRun.objects.filter(pk=self.run_id, attempts=self.attempt, status=EndpointRun.Status.RUNNING)
@@ -758,7 +765,7 @@ def _record(run: EndpointRun, result: QuestionResult, holder: _Holder, outcome: 
     now = timezone.now()
     try:
         with transaction.atomic():
-            q = RunQuestion.objects.select_for_update().select_related("item").get(pk=result.work.question)
+            q = RunQuestion.objects.select_for_update(of=("self",)).select_related("item").get(pk=result.work.question)
             if q.status != RunQuestion.Status.PENDING:
                 return
             if not EndpointRun.objects.filter(pk=run.pk, attempts=holder.attempt, status=EndpointRun.Status.RUNNING).exists():
