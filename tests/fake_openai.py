@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-CRITERION_LINE = re.compile(r"^\d+\. 【能力", re.MULTILINE)
+CRITERION_LINE = re.compile(r"(?:^|\s)\d+\. 【能力", re.MULTILINE)
 
 
 @dataclass

@@ -38,6 +38,7 @@ NUMBERS: dict[str, tuple[type, float | None, float | None]] = {
 PRICES = ("price_input", "price_output")
 TEXTS = ("base_url", "model", "api_key_env", "currency", "note")
 FIELDS = (*TEXTS, *NUMBERS, *PRICES)
+RESERVED_NAME = "new"  # /judging/endpoints/new/ and /judging/templates/new/ are the pages that add one
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def save_endpoint(*, name: str, by: User | None = None, **values: Any) -> Endpoi
         raise ValidationError({f: _("unknown field") for f in unknown})
     name = (name or "").strip()
     validate_name(name, field="name", max_length=Endpoint._meta.get_field("name").max_length)
+    if name == RESERVED_NAME:
+        raise ValidationError({"name": _("%(name)r is reserved (it names the page that adds one)") % {"name": name}})
     cleaned = _clean_values(values)
     with transaction.atomic():
         endpoint = Endpoint.objects.select_for_update().filter(name=name).first()
@@ -199,6 +202,8 @@ def add_template_revision(
     """A new revision of the named template (the template is created with its first); the wording must differ from the newest."""
     name = (name or "").strip()
     validate_name(name, field="name", max_length=JudgeTemplate._meta.get_field("name").max_length)
+    if name == RESERVED_NAME:
+        raise ValidationError({"name": _("%(name)r is reserved (it names the page that adds one)") % {"name": name}})
     system, user, change_note = (system or "").replace("\r\n", "\n"), (user or "").replace("\r\n", "\n"), (change_note or "").strip()
     check_template_text(system, user)
     if not change_note:
