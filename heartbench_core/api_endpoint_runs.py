@@ -133,7 +133,7 @@ def _valid(serializer_class: type[serializers.Serializer], data: Any, **kwargs: 
 
 
 class TemplateRevisionSerializer(serializers.ModelSerializer):
-    created_by: serializers.StringRelatedField[User] = serializers.StringRelatedField()
+    created_by: serializers.StringRelatedField[User] = serializers.StringRelatedField(allow_null=True)
 
     class Meta:
         model = JudgeTemplateRevision
@@ -204,7 +204,7 @@ class EndpointRunSerializer(serializers.ModelSerializer):
     judge_run_id = serializers.IntegerField(read_only=True, allow_null=True)
     template = serializers.CharField(source="template_revision.template.name", read_only=True, default=None)
     template_revision = serializers.IntegerField(source="template_revision.revision", read_only=True, default=None)
-    requested_by: serializers.StringRelatedField[User] = serializers.StringRelatedField()
+    requested_by: serializers.StringRelatedField[User] = serializers.StringRelatedField(allow_null=True)
     total = serializers.SerializerMethodField()
     done = serializers.SerializerMethodField()
     failed = serializers.SerializerMethodField()
@@ -288,7 +288,7 @@ class RunRequestSerializer(serializers.Serializer):
     run = serializers.CharField(
         max_length=64, required=False, allow_blank=True, help_text="Judging only; an existing label resumes that run."
     )
-    difficulty = serializers.ChoiceField(choices=[("hard", "hard"), ("normal", "normal")], required=False)
+    difficulty = serializers.ChoiceField(choices=run_services.DIFFICULTIES, required=False)
     scene = serializers.CharField(max_length=100, required=False, allow_blank=True)
     ability = serializers.CharField(max_length=40, required=False, allow_blank=True)
     questions = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=100_000)

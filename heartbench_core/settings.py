@@ -229,6 +229,10 @@ SPECTACULAR_SETTINGS = {
         "AvailabilityEnum": "annotation.models.ExpertProfile.Availability",
         "ExpertAvailabilityEnum": "annotation.manage.api.EXPERT_AVAILABILITY",
         "PersonStatusEnum": "heartbench_core.people.selectors.PERSON_STATUSES",
+        "EndpointRunStatusEnum": "heartbench_core.models.EndpointRun.Status",
+        "EndpointRunKindEnum": "heartbench_core.models.EndpointRun.Kind",
+        "RunQuestionStatusEnum": "heartbench_core.models.RunQuestion.Status",
+        "RunDifficultyEnum": "heartbench_core.services.runs.DIFFICULTIES",
     },
 }
 
