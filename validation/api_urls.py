@@ -12,5 +12,6 @@ urlpatterns = [
     path("adjudications/", api.AdjudicateView.as_view(), name="validation-adjudicate"),
     path("judgments/import/", api.ImportJudgmentsView.as_view(), name="validation-import-judgments"),
     path("datasets/<name:name>/release-policy/", api.ReleasePolicyView.as_view(), name="validation-release-policy"),
+    path("datasets/<name:name>/alignment/", api.AlignmentView.as_view(), name="validation-alignment"),
     path("versions/<int:version_id>/gate/", api.VersionGateView.as_view(), name="validation-version-gate"),
 ]

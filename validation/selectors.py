@@ -6,6 +6,7 @@ arrays (no model instances), so a HeartBench-sized campaign loads in a fraction 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
@@ -67,6 +68,8 @@ class CampaignArrays:
     u_adjudication_id: np.ndarray
     judge_runs: list[dict] = field(default_factory=list)
     excluded: dict = field(default_factory=dict)
+    # the JudgeVerdict id behind u_judge (−1 none): where the judge's reason is read
+    u_judge_verdict: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     # Post-discussion view only: how many accepted revisions replaced blind verdicts (empty: blind verdicts).
     revisions: dict = field(default_factory=dict)
 
@@ -267,6 +270,7 @@ def _assemble(
         expert_ids=judgments.expert_ids,
         expert_names=judgments.expert_names,
         u_judge=judge.per_unit,
+        u_judge_verdict=judge.verdict,
         u_adjudicated=adjudicated,
         u_adjudication_id=adjudication_id,
         judge_runs=judge.runs,
@@ -575,12 +579,14 @@ class _VerdictRows(NamedTuple):
     response: np.ndarray
     criterion: np.ndarray
     hit: np.ndarray
+    id: np.ndarray
 
 
 class _JudgeLabels(NamedTuple):
     per_unit: np.ndarray  # −1 none, 0 miss, 1 hit
     runs: list[dict]
     stale: int  # verdicts on criteria whose meaning changed since
+    verdict: np.ndarray  # the JudgeVerdict id per unit, −1 none
 
 
 def _judge_per_unit(
@@ -593,8 +599,9 @@ def _judge_per_unit(
 ) -> _JudgeLabels:
     """The judge's verdict on each unit, matched to the campaign's criteria by lineage; stale verdicts are left out."""
     per_unit = np.full(len(units), -1, dtype=np.int8)
+    verdict = np.full(len(units), -1, dtype=np.int64)
     if not judge_runs:
-        return _JudgeLabels(per_unit, [], 0)
+        return _JudgeLabels(per_unit, [], 0, verdict)
     verdicts = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=entries.values("response_id")).order_by()
     if all(r.version_id == campaign.version_id for r in judge_runs):
         rows, stale = _verdicts_on_the_campaign_version(verdicts, criteria)
@@ -606,14 +613,15 @@ def _judge_per_unit(
     v_unit = units.of(v_cr, rows.criterion) if len(rows.response) else np.zeros(0, np.int64)
     ok = v_unit >= 0
     per_unit[v_unit[ok]] = rows.hit[ok]
+    verdict[v_unit[ok]] = rows.id[ok]
     runs = [{"id": r.pk, "judge": r.judge, "label": r.label, "model": r.model.name, "version": r.version.label} for r in judge_runs]
-    return _JudgeLabels(per_unit, runs, stale)
+    return _JudgeLabels(per_unit, runs, stale, verdict)
 
 
 def _verdicts_on_the_campaign_version(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) -> tuple[_VerdictRows, int]:
     """Fresh verdicts when every run is on the campaign's version, and the stale count (one query, two with foreign criteria)."""
     # Staleness is known per criterion already: no join to criteria and lineages per verdict.
-    rows = _VerdictRows(*int_rows(verdicts.values_list("response_id", "criterion_id", "hit"), 3).T)
+    rows = _VerdictRows(*int_rows(verdicts.values_list("response_id", "criterion_id", "hit", "id"), 4).T)
     stale = np.isin(rows.criterion, criteria.id[criteria.stale])
     foreign = np.unique(rows.criterion[~np.isin(rows.criterion, criteria.id)])
     if foreign.size:  # verdicts on criteria outside the campaign's items: ask the database
@@ -622,15 +630,17 @@ def _verdicts_on_the_campaign_version(verdicts: QuerySet[JudgeVerdict], criteria
         )
         stale |= np.isin(rows.criterion, list(foreign_stale))
     fresh = ~stale
-    return _VerdictRows(rows.response[fresh], rows.criterion[fresh], rows.hit[fresh]), int(stale.sum())
+    return _VerdictRows(rows.response[fresh], rows.criterion[fresh], rows.hit[fresh], rows.id[fresh]), int(stale.sum())
 
 
 def _verdicts_by_lineage(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) -> tuple[_VerdictRows, int]:
     """Fresh verdicts of runs on other versions, mapped to the campaign's criteria by lineage, and the stale count (two queries)."""
     meaning_revision = F("criterion__lineage__meaning_revision")
     stale = verdicts.filter(criterion__revision__lt=meaning_revision).count()
-    fresh = list(verdicts.exclude(criterion__revision__lt=meaning_revision).values_list("response_id", "criterion__lineage_id", "hit"))
-    responses, lineages, hits = zip(*fresh) if fresh else ((),) * 3
+    fresh = list(
+        verdicts.exclude(criterion__revision__lt=meaning_revision).values_list("response_id", "criterion__lineage_id", "hit", "id")
+    )
+    responses, lineages, hits, ids = zip(*fresh) if fresh else ((),) * 4
     crit_of_lineage = {lineage: i for i, lineage in enumerate(criteria.lineage)}
     rows = _VerdictRows(
         response=np.array(responses, dtype=np.int64),
@@ -638,6 +648,7 @@ def _verdicts_by_lineage(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) 
             [criteria.id[crit_of_lineage[str(key)]] if str(key) in crit_of_lineage else -1 for key in lineages], dtype=np.int64
         ),
         hit=np.array(hits, dtype=np.int64),
+        id=np.array(ids, dtype=np.int64),
     )
     return rows, stale
 
@@ -754,6 +765,7 @@ def subset_units(data: CampaignArrays, keep: np.ndarray) -> CampaignArrays:
         u_cr=data.u_cr[keep],
         u_crit=data.u_crit[keep],
         u_judge=data.u_judge[keep],
+        u_judge_verdict=data.u_judge_verdict[keep] if data.u_judge_verdict.size else data.u_judge_verdict,
         u_adjudicated=data.u_adjudicated[keep],
         u_adjudication_id=data.u_adjudication_id[keep],
         j_unit=new_index[data.j_unit[j_keep]],
@@ -796,6 +808,7 @@ class QueueEntry:
     triggers: tuple[str, ...]
     needs_decision: bool = True
     decided: bool = False
+    judge_verdict_id: int | None = None  # where the judge's reason is read (adjudicators only)
 
 
 class QueueCounts(NamedTuple):
@@ -857,6 +870,7 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
         if t.ambiguous[u]:
             triggers.append(trigger.AMBIGUOUS.value)
         judge = int(data.u_judge[u])
+        verdict_id = int(data.u_judge_verdict[u]) if data.u_judge_verdict.size else -1
         entries.append(
             QueueEntry(
                 campaign_response_id=int(data.cr_id[data.u_cr[u]]),
@@ -868,6 +882,7 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
                 triggers=tuple(triggers),
                 needs_decision=bool(t.needs_decision[u]),
                 decided=bool(t.decided[u]),
+                judge_verdict_id=verdict_id if verdict_id >= 0 else None,
             )
         )
     return entries
@@ -882,3 +897,13 @@ def campaigns_to_adjudicate() -> QuerySet[Campaign]:
     """Campaigns with submitted judgments (the ones whose units may need a decision), newest first."""
     submitted = Assignment.objects.filter(campaign_response__campaign=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
     return Campaign.objects.filter(Exists(submitted)).select_related("version__dataset").order_by("-created_at", "-id")
+
+
+def judge_reasons(entries: Iterable[QueueEntry]) -> dict[int, str]:
+    """The judge's reason behind each entry's verdict, by verdict id, without model names (two queries; adjudicators' views only)."""
+    from validation.blindness import without_model_names
+
+    ids = {e.judge_verdict_id for e in entries if e.judge_verdict_id is not None}
+    if not ids:
+        return {}
+    return without_model_names(dict(JudgeVerdict.objects.filter(pk__in=ids).values_list("pk", "rationale")))

@@ -260,6 +260,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     # The release policy of a dataset (staff read it, admins change it) and the release decision of a version.
     "validation:release-policy": {"GET": STAFF, "POST": (ADMIN,)},
     "validation:version-gate": {"GET": STAFF},
+    # Judge–expert alignment across judge versions, per dataset (admins).
+    "validation:alignment": {"GET": (ADMIN,)},
     # Validation API.
     "validation-reports": {"GET": (ADMIN,), "POST": (ADMIN,)},
     "validation-job": {"GET": (ADMIN,)},
@@ -270,4 +272,5 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-import-judgments": {"POST": (ADMIN,)},
     "validation-release-policy": {"GET": STAFF, "PUT": (ADMIN,)},
     "validation-version-gate": {"GET": STAFF},
+    "validation-alignment": {"GET": (ADMIN,)},
 }
