@@ -72,7 +72,7 @@ def _judge(entry, expert, rationale, hits):
     return assignment
 
 
-def build_dual_role_world(cast) -> DualRoleWorld:
+def build_dual_role_world(cast, *, platform_runs: bool = False) -> DualRoleWorld:
     from annotation.models import Assignment, CampaignResponse, CorrectionRequest, GoldLabel, Judgment
     from annotation.services.campaigns import create_campaign, set_campaign_status
     from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
@@ -167,7 +167,8 @@ def build_dual_role_world(cast) -> DualRoleWorld:
             world.d_queued_open = entry
     create_agreement_report(campaign=c, resamples=20)
     create_agreement_report(campaign=d, resamples=20)
-    _platform_runs(version, c_responses)  # a second judge, after the reports (which would otherwise have to name one)
+    if platform_runs:  # a second judge, after the reports (which would otherwise have to name one)
+        _platform_runs(version, c_responses)
     set_campaign_status(campaign=d, status="closed")
     d.refresh_from_db()
     return world

@@ -68,7 +68,7 @@ def _crawl(world, user) -> list[str]:
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
 def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they_judge_in(combination, cast):
-    world = build_dual_role_world(cast)
+    world = build_dual_role_world(cast, platform_runs=True)
     user = world.users[combination]
     reached = _crawl(world, user)
     # The crawl really went through the staff pages and the user's own blind work, not only 403s.
