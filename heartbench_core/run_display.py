@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
 MILLION = Decimal(1_000_000)
 
 
-def describe_problem(problem: dict[str, Any] | None) -> str:
-    """Why a question failed, in the reader's language, with its figures (a server's own message is quoted as it came)."""
+def problem_parts(problem: dict[str, Any] | None) -> tuple[str, str]:
+    """Why a question failed, in the reader's language, and the endpoint's own words about it ('' when it gave none)."""
     if not problem:
-        return ""
+        return "", ""
     code = problem.get("code", "")
     p = {k: v for k, v in problem.items() if k != "code"}
     texts = {
@@ -34,20 +35,25 @@ def describe_problem(problem: dict[str, Any] | None) -> str:
         ja.BAD_INDEX: _("entry %(position)s has index %(found)s instead of %(expected)s"),
         ja.BAD_VALUE: _("verdict %(position)s is %(found)s, not 0 or 1"),
         ja.MISSING_REASON: _("criterion %(position)s has no reason"),
-        llm.MISSING_KEY: _("the API key is missing: %(message)s"),
-        llm.HTTP_ERROR: _("the endpoint answered with an error: %(message)s"),
-        llm.TIMEOUT: _("the endpoint did not answer in time: %(message)s"),
-        llm.CONNECTION: _("the endpoint cannot be reached: %(message)s"),
-        llm.BAD_REPLY: _("the endpoint's reply cannot be used: %(message)s"),
+        llm.MISSING_KEY: _("the API key is missing"),
+        llm.HTTP_ERROR: _("the endpoint answered with an error"),
+        llm.TIMEOUT: _("the endpoint did not answer in time"),
+        llm.CONNECTION: _("the endpoint cannot be reached"),
+        llm.BAD_REPLY: _("the endpoint's reply cannot be used"),
         "no_response": _("the model has no response to this question"),
     }
     text = texts.get(code)
     if text is None:
-        return str(code)
-    try:
-        return text % p if "%(" in text else text
-    except (KeyError, TypeError, ValueError):
-        return text
+        return str(code), str(p.get("message", ""))
+    with contextlib.suppress(KeyError, TypeError, ValueError):
+        text = text % p if "%(" in text else text
+    return text, str(p.get("message", ""))
+
+
+def describe_problem(problem: dict[str, Any] | None) -> str:
+    """Why a question failed, in one line: the reason in the reader's language, then the endpoint's own words."""
+    text, detail = problem_parts(problem)
+    return f"{text}: {detail}" if detail else text
 
 
 def estimated_cost(run: EndpointRun, progress: Progress) -> Decimal | None:

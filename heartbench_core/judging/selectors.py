@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404
 
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope
 from heartbench_core.models import Endpoint, EndpointRun, JudgeTemplate, RunQuestion
-from heartbench_core.run_display import describe_problem, estimated_cost
+from heartbench_core.run_display import estimated_cost, problem_parts
 from heartbench_core.services.runs import Progress
 
 if TYPE_CHECKING:
@@ -97,6 +97,7 @@ class QuestionRow:
 
     question: RunQuestion
     why: str  # the problem, in the reader's language
+    detail: str = ""  # the endpoint's own words about it (data)
 
 
 def questions_of(run: EndpointRun, *, status: str | None = None) -> list[QuestionRow]:
@@ -104,7 +105,7 @@ def questions_of(run: EndpointRun, *, status: str | None = None) -> list[Questio
     qs = run.questions.select_related("item", "response").order_by("item__position")
     if status:
         qs = qs.filter(status=status)
-    return [QuestionRow(q, describe_problem(q.problem)) for q in qs]
+    return [QuestionRow(q, *problem_parts(q.problem)) for q in qs]
 
 
 def endpoints_with_counts() -> QuerySet[Endpoint]:

@@ -52,6 +52,7 @@ ALLOWED_WORDS = frozenset(
         "McNemar",
         "Fleiss",
         "OpenAPI",
+        "OpenAI",  # "OpenAI-compatible" endpoints: the protocol's name
         "Swagger",
         "ReDoc",
         "ID",

@@ -79,10 +79,10 @@ def test_the_detector_finds_english_interface_text_and_leaves_data_alone():
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
 def test_no_page_shows_english_interface_text_in_chinese(combination, cast, monkeypatch):
-    world = build_dual_role_world(cast)
+    world = build_dual_role_world(cast, platform_runs=True)
     # A stored agreement report for every blind test with submitted work: the dashboard shows its figures, charts and alerts.
     for campaign in Campaign.objects.filter(kind=Campaign.Kind.BLIND_TEST, responses__assignments__status="submitted").distinct():
-        create_agreement_report(campaign=campaign, resamples=20)
+        create_agreement_report(campaign=campaign, judge="demo-judge", resamples=20)
     user = world.users[combination]
     pages: dict[str, str] = {}
 

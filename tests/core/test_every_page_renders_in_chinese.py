@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
 def test_every_page_renders_in_chinese_for_a_user_with_every_role(combination, cast, monkeypatch):
-    world = build_dual_role_world(cast)
+    world = build_dual_role_world(cast, platform_runs=True)
     user = world.users[combination]
     pages: dict[str, str] = {}
 

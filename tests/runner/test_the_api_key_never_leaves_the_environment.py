@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from heartbench_core.services.endpoints import save_endpoint
-from tests.fake_openai import Reply, alternating, criteria_count, platform_answer
+from tests.fake_openai import Reply, alternating, platform_answer
 from tests.runner import scenarios as s
 
 pytestmark = pytest.mark.django_db
@@ -30,23 +30,34 @@ def _everything_stored() -> str:
 
 def test_the_key_is_used_but_never_stored_shown_logged_or_put_in_an_error(demo, fake, cast, client_for, monkeypatch, caplog):
     monkeypatch.setenv("HB_TEST_JUDGE_KEY", SECRET)
-    save_endpoint(name="judge-a", base_url=fake.base_url, model="fake-judge", api_key_env="HB_TEST_JUDGE_KEY", max_retries=1, backoff_seconds=0.01)
+    save_endpoint(
+        name="judge-a", base_url=fake.base_url, model="fake-judge", api_key_env="HB_TEST_JUDGE_KEY", max_retries=1, backoff_seconds=0.01
+    )
 
     def echoing(n):  # a judge whose reasons quote the key back
         return Reply(platform_answer(alternating(n), [f"key is {SECRET}"] * n))
 
-    fake.behaviour = s.by_question(demo, {"dm0001": [s.echo(SECRET)], "dm0002": [echoing], "dm0003": [lambda n: Reply(f"no json, but {SECRET}")]})
+    fake.behaviour = s.by_question(
+        demo, {"dm0001": [s.echo(SECRET)], "dm0002": [echoing], "dm0003": [lambda n: Reply(f"no json, but {SECRET}")]}
+    )
     caplog.set_level(logging.DEBUG)
     out, err = io.StringIO(), io.StringIO()
     with pytest.raises(CommandError) as failed:
-        call_command("judge", "--dataset", "demo", "--model", "demo-model-aurora", "--endpoint", "judge-a", stdout=out, stderr=err, verbosity=2)
+        call_command(
+            "judge", "--dataset", "demo", "--model", "demo-model-aurora", "--endpoint", "judge-a", stdout=out, stderr=err, verbosity=2
+        )
     # It was sent, as a bearer token, on every request.
-    assert fake.headers and all(
-        {k.lower(): v for k, v in h.items()}.get("authorization") == f"Bearer {SECRET}" for h in fake.headers
-    )
+    assert fake.headers and all({k.lower(): v for k, v in h.items()}.get("authorization") == f"Bearer {SECRET}" for h in fake.headers)
     shown = [out.getvalue(), err.getvalue(), str(failed.value), caplog.text]
     client = client_for(cast.admin)
-    for url in ("/judging/", "/judging/endpoints/judge-a/", "/judging/runs/1/", "/api/v1/endpoints/judge-a/", "/api/v1/endpoint-runs/", "/api/v1/endpoint-runs/1/questions/"):
+    for url in (
+        "/judging/",
+        "/judging/endpoints/judge-a/",
+        "/judging/runs/1/",
+        "/api/v1/endpoints/judge-a/",
+        "/api/v1/endpoint-runs/",
+        "/api/v1/endpoint-runs/1/questions/",
+    ):
         response = client.get(url)
         assert response.status_code == 200, url
         shown.append(response.content.decode())
