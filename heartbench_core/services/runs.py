@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import socket
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,7 @@ RUN_TASK = "heartbench_core.tasks.run_endpoint_run"
 MAX_STALLS = 3  # a run taken this often in a row without finishing a question is stopped, with the reason
 HEARTBEAT_SECONDS = 5.0
 DIFFICULTIES = ("hard", "normal")
+SKIPPED = "skipped"  # a question a thread did not ask because the run was stopping (never stored)
 
 
 # --- which questions -----------------------------------------------------------------------------
@@ -698,64 +700,82 @@ def execute_run(
 ) -> RunOutcome:
     """Work on a run this process holds (see `claim_run`) until no question is pending, it is cancelled, or `deadline` (monotonic) passes.
 
-    Returns how it ended; the run is released (finished, cancelled, or waiting for the next worker).
+    `concurrency` threads take questions from a queue and call the endpoint; this thread prepares
+    the questions ahead, writes each answer as it comes and renews the lease, so the endpoint is
+    kept busy whatever the database's pace. Returns how it ended; the run is released (finished,
+    cancelled, or waiting for the next worker).
     """
     run = EndpointRun.objects.select_related("endpoint", "version", "template_revision__template", "judge_run", "model").get(pk=run.pk)
     outcome = RunOutcome(run)
     holder = _Holder(run)
     config = EndpointConfig.of(run.endpoint)
     own_client = client is None
-    client = client or ChatClient(config)
+    chat = client or ChatClient(config)
     ask = judge_question if run.kind == EndpointRun.Kind.JUDGE else answer_question
+    todo: queue.Queue[QuestionWork | None] = queue.Queue()
+    results: queue.Queue[QuestionResult] = queue.Queue()
+    stop = threading.Event()
+
+    def work() -> None:
+        while (item := todo.get()) is not None:
+            if stop.is_set():
+                results.put(QuestionResult(item, problem={"code": SKIPPED}))
+                continue
+            try:
+                results.put(ask(chat, item))
+            except Exception as exc:  # never lose a question to a bug in a thread: it fails with the reason
+                logger.exception("run %s: asking about %s failed", run.pk, item.question_id)
+                results.put(QuestionResult(item, problem={"code": "bad_reply", "message": f"{type(exc).__name__}: {exc}"}))
+
+    threads = [threading.Thread(target=work, name=f"run{run.pk}-{i}", daemon=True) for i in range(config.concurrency)]
+    for thread in threads:
+        thread.start()
     attempted: set[int] = set()
-    shown = 0.0
+    outstanding, exhausted, shown = 0, False, 0.0
+    ahead = max(64, config.concurrency * 4)
     try:
-        with ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix=f"run{run.pk}") as pool:
-            in_flight: dict[Future[QuestionResult], QuestionWork] = {}
-            queue: list[QuestionWork] = []
-            exhausted = False
-
-            def submit(stopping: bool) -> None:
-                # Keep `concurrency` requests in flight: new work goes out before results are written.
-                while not stopping and queue and len(in_flight) < config.concurrency:
-                    work = queue.pop(0)
-                    attempted.add(work.question)
-                    in_flight[pool.submit(ask, client, work)] = work
-
-            while True:
-                holder.beat()
-                stopping = holder.cancelled or holder.lost or (deadline is not None and time.monotonic() >= deadline)
-                if not stopping and not queue and not exhausted:
-                    batch = list(
-                        run.questions.filter(status=RunQuestion.Status.PENDING)
-                        .exclude(pk__in=attempted)
-                        .select_related("item")
-                        .order_by("item__position")[: max(64, config.concurrency * 4)]
-                    )
-                    exhausted = not batch
-                    for prepared in _prepare(run, batch):
-                        if isinstance(prepared, QuestionResult):
-                            attempted.add(prepared.work.question)
-                            _record(run, prepared, holder, outcome)
-                        else:
-                            queue.append(prepared)
-                submit(stopping)
-                if not in_flight:
-                    if stopping or (exhausted and not queue):
-                        break
-                    continue
-                done, _pending = wait(in_flight, timeout=1.0, return_when=FIRST_COMPLETED)
-                for future in done:
-                    in_flight.pop(future)
-                submit(stopping)
-                for future in done:
-                    _record(run, future.result(), holder, outcome)
-                if progress and done and (time.monotonic() - shown >= 0.25 or not in_flight):
-                    shown = time.monotonic()
-                    progress(run_progress(run))
+        while True:
+            holder.beat()
+            stopping = holder.cancelled or holder.lost or (deadline is not None and time.monotonic() >= deadline)
+            if stopping:
+                stop.set()
+            elif not exhausted and todo.qsize() < config.concurrency * 2:
+                batch = list(
+                    run.questions.filter(status=RunQuestion.Status.PENDING)
+                    .exclude(pk__in=attempted)
+                    .select_related("item")
+                    .order_by("item__position")[:ahead]
+                )
+                exhausted = not batch
+                for prepared in _prepare(run, batch):
+                    if isinstance(prepared, QuestionResult):
+                        attempted.add(prepared.work.question)
+                        _record(run, prepared, holder, outcome)
+                    else:
+                        attempted.add(prepared.question)
+                        todo.put(prepared)
+                        outstanding += 1
+            if outstanding == 0 and (stopping or exhausted):
+                break
+            try:
+                result = results.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            outstanding -= 1
+            if result.problem and result.problem.get("code") == SKIPPED:
+                continue  # never asked: it stays pending for the next taking
+            _record(run, result, holder, outcome)
+            if progress and (time.monotonic() - shown >= 0.25 or outstanding == 0):
+                shown = time.monotonic()
+                progress(run_progress(run))
     finally:
+        stop.set()
+        for _thread in threads:
+            todo.put(None)
+        for thread in threads:
+            thread.join(timeout=config.timeout_seconds * (config.max_retries + 2))
         if own_client:
-            client.close()
+            chat.close()
         _release(run, holder, outcome)
     return outcome
 
@@ -765,11 +785,13 @@ def _record(run: EndpointRun, result: QuestionResult, holder: _Holder, outcome: 
     now = timezone.now()
     try:
         with transaction.atomic():
+            held = EndpointRun.objects.filter(pk=run.pk, attempts=holder.attempt, status=EndpointRun.Status.RUNNING)
+            # The holder's check, and for an answer the end of a stall, in one statement.
+            if not (held.update(stalls=0) if result.ok else held.exists()):
+                holder.lost = True
+                return
             q = RunQuestion.objects.select_for_update(of=("self",)).select_related("item").get(pk=result.work.question)
             if q.status != RunQuestion.Status.PENDING:
-                return
-            if not EndpointRun.objects.filter(pk=run.pk, attempts=holder.attempt, status=EndpointRun.Status.RUNNING).exists():
-                holder.lost = True
                 return
             q.requests += result.requests
             q.tokens_in += result.tokens_in
@@ -782,10 +804,21 @@ def _record(run: EndpointRun, result: QuestionResult, holder: _Holder, outcome: 
                 else:
                     q.response = _store_answer(run, q, result)
                 q.status, q.problem = RunQuestion.Status.DONE, None
-                EndpointRun.objects.filter(pk=run.pk).update(stalls=0)
             else:
                 q.status, q.problem = RunQuestion.Status.FAILED, result.problem
-            q.save()
+            q.save(
+                update_fields=[
+                    "requests",
+                    "tokens_in",
+                    "tokens_out",
+                    "outputs",
+                    "duration_ms",
+                    "finished_at",
+                    "status",
+                    "problem",
+                    "response",
+                ]
+            )
     except IntegrityError:  # the verdicts or the answer were stored meanwhile: the question is someone else's, done
         logger.warning("run %s: question %s was stored by another process", run.pk, result.work.question_id)
         return
