@@ -146,6 +146,9 @@ class FakeChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in separate writes: with Nagle's algorithm on, a keep-alive client's
+            # delayed ACK would hold each answer ~40 ms, a delay no real endpoint adds.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: object) -> None:  # quiet
                 return

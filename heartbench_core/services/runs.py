@@ -74,6 +74,7 @@ RUN_TASK = "heartbench_core.tasks.run_endpoint_run"
 MAX_STALLS = 3  # a run taken this often in a row without finishing a question is stopped, with the reason
 HEARTBEAT_SECONDS = 5.0
 DIFFICULTIES = ("hard", "normal")
+RECORD_BATCH = 32  # answers written in one transaction at most
 SKIPPED = "skipped"  # a question a thread did not ask because the run was stopping (never stored)
 
 
@@ -758,13 +759,17 @@ def execute_run(
             if outstanding == 0 and (stopping or exhausted):
                 break
             try:
-                result = results.get(timeout=0.5)
+                came = [results.get(timeout=0.5)]
             except queue.Empty:
                 continue
-            outstanding -= 1
-            if result.problem and result.problem.get("code") == SKIPPED:
-                continue  # never asked: it stays pending for the next taking
-            _record(run, result, holder, outcome)
+            while len(came) < RECORD_BATCH:  # what else has come meanwhile is written in the same transaction
+                try:
+                    came.append(results.get_nowait())
+                except queue.Empty:
+                    break
+            outstanding -= len(came)
+            # A question a thread skipped because the run was stopping was never asked: it stays pending for the next taking.
+            _record_many(run, [r for r in came if not (r.problem and r.problem.get("code") == SKIPPED)], holder, outcome)
             if progress and (time.monotonic() - shown >= 0.25 or outstanding == 0):
                 shown = time.monotonic()
                 progress(run_progress(run))
@@ -780,55 +785,81 @@ def execute_run(
     return outcome
 
 
+QUESTION_FIELDS = ["requests", "tokens_in", "tokens_out", "outputs", "duration_ms", "finished_at", "status", "problem", "response"]
+
+
 def _record(run: EndpointRun, result: QuestionResult, holder: _Holder, outcome: RunOutcome) -> None:
-    """Write one question's result in a transaction of its own (nothing if another process did it, or took the run)."""
+    """Write one question's result (see `_record_many`)."""
+    _record_many(run, [result], holder, outcome)
+
+
+def _record_many(run: EndpointRun, results: list[QuestionResult], holder: _Holder, outcome: RunOutcome) -> None:
+    """Write the results that came in together, in one transaction: each question with its verdicts (or answer), or failed.
+
+    Nothing is written when another process took the run; a question no longer pending is left as it is.
+    """
+    if not results:
+        return
     now = timezone.now()
+    written: list[QuestionResult] = []
     try:
         with transaction.atomic():
             held = EndpointRun.objects.filter(pk=run.pk, attempts=holder.attempt, status=EndpointRun.Status.RUNNING)
-            # The holder's check, and for an answer the end of a stall, in one statement.
-            if not (held.update(stalls=0) if result.ok else held.exists()):
+            # The holder's check, and when an answer came the end of a stall, in one statement.
+            if not (held.update(stalls=0) if any(r.ok for r in results) else held.exists()):
                 holder.lost = True
                 return
-            q = RunQuestion.objects.select_for_update(of=("self",)).select_related("item").get(pk=result.work.question)
-            if q.status != RunQuestion.Status.PENDING:
-                return
-            q.requests += result.requests
-            q.tokens_in += result.tokens_in
-            q.tokens_out += result.tokens_out
-            q.outputs = [*q.outputs, *result.outputs]
-            q.duration_ms, q.finished_at = result.duration_ms, now
-            if result.ok:
-                if run.kind == EndpointRun.Kind.JUDGE:
-                    _store_verdicts(run, result)
+            questions = {
+                q.pk: q
+                for q in RunQuestion.objects.select_for_update(of=("self",))
+                .select_related("item")
+                .filter(pk__in=[r.work.question for r in results], status=RunQuestion.Status.PENDING)
+            }
+            verdicts: list[JudgeVerdict] = []
+            changed: list[RunQuestion] = []
+            for result in results:
+                q = questions.pop(result.work.question, None)
+                if q is None:
+                    continue  # done meanwhile (another process), or asked twice in this batch
+                q.requests += result.requests
+                q.tokens_in += result.tokens_in
+                q.tokens_out += result.tokens_out
+                q.outputs = [*q.outputs, *result.outputs]
+                q.duration_ms, q.finished_at = result.duration_ms, now
+                if result.ok:
+                    if run.kind == EndpointRun.Kind.JUDGE:
+                        verdicts += _verdicts_of(run, result)
+                    else:
+                        q.response = _store_answer(run, q, result)
+                    q.status, q.problem = RunQuestion.Status.DONE, None
                 else:
-                    q.response = _store_answer(run, q, result)
-                q.status, q.problem = RunQuestion.Status.DONE, None
-            else:
-                q.status, q.problem = RunQuestion.Status.FAILED, result.problem
-            q.save(
-                update_fields=[
-                    "requests",
-                    "tokens_in",
-                    "tokens_out",
-                    "outputs",
-                    "duration_ms",
-                    "finished_at",
-                    "status",
-                    "problem",
-                    "response",
-                ]
-            )
-    except IntegrityError:  # the verdicts or the answer were stored meanwhile: the question is someone else's, done
-        logger.warning("run %s: question %s was stored by another process", run.pk, result.work.question_id)
+                    q.status, q.problem = RunQuestion.Status.FAILED, result.problem
+                changed.append(q)
+                written.append(result)
+            JudgeVerdict.objects.bulk_create(verdicts)
+            done = [r for r in written if r.ok]
+            if run.judge_run is not None and done:
+                JudgeRun.objects.filter(pk=run.judge_run.pk).update(
+                    question_count=F("question_count") + len(done), verdict_count=F("verdict_count") + len(verdicts)
+                )
+            RunQuestion.objects.bulk_update(changed, QUESTION_FIELDS)
+    except IntegrityError:
+        if len(results) > 1:  # find the one that collided; the others are written
+            for result in results:
+                _record_many(run, [result], holder, outcome)
+            return
+        # Its verdicts or answer were stored meanwhile by another process: the question is that one's, done.
+        logger.warning("run %s: question %s was stored by another process", run.pk, results[0].work.question_id)
         return
-    if result.ok:
-        outcome.finished += 1
-    else:
-        outcome.failed.append(result.work.question_id)
+    for result in written:
+        if result.ok:
+            outcome.finished += 1
+        else:
+            outcome.failed.append(result.work.question_id)
 
 
-def _store_verdicts(run: EndpointRun, result: QuestionResult) -> None:
+def _verdicts_of(run: EndpointRun, result: QuestionResult) -> list[JudgeVerdict]:
+    """One verdict per criterion, in rubric order, with the judge's reason and what it was made with."""
     verdicts, response_id = result.verdicts, result.work.response_id
     assert verdicts is not None and response_id is not None and run.judge_run is not None and run.template_revision is not None
     revision = run.template_revision
@@ -840,22 +871,17 @@ def _store_verdicts(run: EndpointRun, result: QuestionResult) -> None:
         "shape": verdicts.shape,
         "requests": result.requests,
     }
-    JudgeVerdict.objects.bulk_create(
-        [
-            JudgeVerdict(
-                run=run.judge_run,
-                response_id=response_id,
-                criterion_id=criterion_id,
-                hit=bool(hit),
-                rationale=reason,
-                raw={"index": i, "value": hit, **common},
-            )
-            for i, (criterion_id, hit, reason) in enumerate(zip(result.work.criteria, verdicts.hits, verdicts.reasons))
-        ]
-    )
-    JudgeRun.objects.filter(pk=run.judge_run.pk).update(
-        question_count=F("question_count") + 1, verdict_count=F("verdict_count") + len(verdicts.hits)
-    )
+    return [
+        JudgeVerdict(
+            run=run.judge_run,
+            response_id=response_id,
+            criterion_id=criterion_id,
+            hit=bool(hit),
+            rationale=reason,
+            raw={"index": i, "value": hit, **common},
+        )
+        for i, (criterion_id, hit, reason) in enumerate(zip(result.work.criteria, verdicts.hits, verdicts.reasons))
+    ]
 
 
 def _store_answer(run: EndpointRun, q: RunQuestion, result: QuestionResult) -> ModelResponse:
