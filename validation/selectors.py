@@ -145,7 +145,10 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
     model_ids = set(
         CampaignResponse.objects.filter(campaign=campaign, is_gold=False).order_by().values_list("response__model_id", flat=True).distinct()
     )
-    matching = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids)
+    # A run without a verdict yet (a platform run just started, or whose questions all failed) has nothing to compare.
+    matching = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids).filter(
+        Exists(JudgeVerdict.objects.filter(run=OuterRef("pk")))
+    )
     if judge:
         matching = matching.filter(judge=judge)
     if run:
