@@ -70,3 +70,20 @@ def cost_of(run: EndpointRun, progress: Progress) -> str:
     if cost is None:
         return ""
     return _("estimated cost %(cost)s %(currency)s") % {"cost": cost, "currency": run.currency}
+
+
+def describe_selection(selection: dict[str, Any]) -> list[tuple[str, str]]:
+    """How a run's questions were chosen: (what, value) pairs in the reader's language; empty when nothing narrowed them."""
+    parts = []
+    if selection.get("difficulty"):
+        parts.append((_("difficulty"), str(selection["difficulty"])))
+    if selection.get("scene"):
+        parts.append((_("primary scene"), str(selection["scene"])))
+    if selection.get("ability"):
+        parts.append((_("ability"), str(selection["ability"])))
+    if selection.get("changed_since"):
+        parts.append((_("criteria changed since judge run"), f"#{selection['changed_since']}"))
+    if selection.get("questions"):
+        ids = [str(q) for q in selection["questions"]]
+        parts.append((_("question ids"), ", ".join(ids[:20]) + ("…" if len(ids) > 20 else "")))
+    return parts

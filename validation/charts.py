@@ -177,12 +177,15 @@ def line_over_time(points: Sequence[TimePoint], *, title: str) -> SafeString:
 
 
 def trend(points: Sequence[tuple[str, ItemAgreement]], *, title: str, reference: float | None = None) -> SafeString:
-    """Agreement of successive judge versions, in the order they were made: a line through the points, each with its 95% CI."""
-    width, left, bottom, top = WIDTH, 50, 70, 16
-    height = 240
+    """Agreement of successive judge versions, in the order they were made: a line through the points, each with its 95% CI.
+
+    The x axis numbers the versions (#1, #2, … as the table beside it does); each point's tooltip names its version.
+    """
+    width, left, bottom, top = WIDTH, 50, 30, 16
+    height = 200
     inner_w, inner_h = width - left - 30, height - bottom - top
     parts = [
-        f'<svg class="vc-chart" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">',
+        f'<svg class="vc-chart vc-trend" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
     ]
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
@@ -195,10 +198,7 @@ def trend(points: Sequence[tuple[str, ItemAgreement]], *, title: str, reference:
     coords = []
     for i, (label, agreement) in enumerate(points):
         x = left + (inner_w * (i + 0.5) / n if n else 0)
-        parts.append(
-            f'<text x="{x:.1f}" y="{height - bottom + 14}" text-anchor="end" transform="rotate(-30 {x:.1f} {height - bottom + 14})" '
-            f'class="vc-tick">{escape(label[:28])}</text>'
-        )
+        parts.append(f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle" class="vc-tick">#{i + 1}<title>{escape(label)}</title></text>')
         value = agreement.rate.value
         if value is None:
             parts.append(

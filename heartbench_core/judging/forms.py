@@ -12,7 +12,9 @@ from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate
 
 class EndpointForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=100)
-    base_url = forms.CharField(label=_("Base URL"), max_length=500, help_text=_("e.g. https://api.example.com/v1"))
+    base_url = forms.CharField(
+        label=_("Base URL"), max_length=500, help_text=_("e.g. https://api.example.com/v1"), widget=forms.TextInput(attrs={"size": 60})
+    )
     model = forms.CharField(
         label=_("Model"), max_length=200, help_text=_("The model name sent with each request; a judge's runs are named after it.")
     )

@@ -20,6 +20,7 @@ from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisio
 from heartbench_core.lib.judge_prompt import DEFAULT_TEMPLATE_NAME
 from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, LanguageModel, RunQuestion
 from heartbench_core.roles import Role, role_required
+from heartbench_core.run_display import describe_selection
 from heartbench_core.services import runs as run_services
 from heartbench_core.services.endpoints import add_template_revision, default_template, save_endpoint
 from heartbench_core.services.llm import read_api_key
@@ -255,6 +256,7 @@ def run_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     if request.htmx and request.GET.get("part") == "progress":
         return render(request, "heartbench_core/judging/partials/run_progress.html", context)
     context["failed"] = selectors.questions_of(run, status=RunQuestion.Status.FAILED)
+    context["selection"] = describe_selection(run.selection)
     done = Paginator(selectors.questions_of(run, status=RunQuestion.Status.DONE), 50).get_page(request.GET.get("page"))
     context["done"] = done
     return render(request, "heartbench_core/judging/run.html", context)

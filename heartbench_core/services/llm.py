@@ -205,7 +205,7 @@ class ChatClient:
             return ChatError(TIMEOUT, f"no answer within {self.config.timeout_seconds:g} s"), self._backoff(requests)
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc
-            return ChatError(CONNECTION, scrub(f"cannot reach the endpoint: {cause}", key)[:500]), self._backoff(requests)
+            return ChatError(CONNECTION, scrub(str(cause), key)[:500]), self._backoff(requests)
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             error = ChatError(HTTP_ERROR, scrub(f"HTTP {status}: {_error_text(exc)}", key)[:500], status=status)
