@@ -76,7 +76,7 @@ class RunForm(forms.Form):
     )
     scene = forms.CharField(label=_("Primary scene"), required=False)
     ability = forms.CharField(
-        label=_("Ability"), required=False, help_text=_("Questions with a criterion of this ability label, e.g. 共情.")
+        label=_("Ability"), required=False, help_text=_("Questions with a criterion of this ability label, e.g. 情绪感知.")
     )
     questions = forms.CharField(label=_("Question ids"), required=False, help_text=_("Comma-separated; blank: every question."))
     changed_since = forms.IntegerField(
