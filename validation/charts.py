@@ -198,7 +198,9 @@ def trend(points: Sequence[tuple[str, ItemAgreement]], *, title: str, reference:
     coords = []
     for i, (label, agreement) in enumerate(points):
         x = left + (inner_w * (i + 0.5) / n if n else 0)
-        parts.append(f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle" class="vc-tick">#{i + 1}<title>{escape(label)}</title></text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle" class="vc-tick">#{i + 1}<title>{escape(label)}</title></text>'
+        )
         value = agreement.rate.value
         if value is None:
             parts.append(
