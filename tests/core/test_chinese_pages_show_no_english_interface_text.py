@@ -20,9 +20,11 @@ from django.test import Client
 from annotation.models import Campaign
 from tests.core.english_ui_text import english_on_page, english_runs, visible_texts
 from tests.security import test_dual_role_crawl as walk
-from tests.security.dual_role_world import build_dual_role_world
+from tests.security.dual_role_world import OPEN_MODEL, build_dual_role_world
 from tests.security.urlwalk import links_in
+from tests.validation.builders import as_file, judge_vectors, judgment_lines
 from validation.services.agreement_reports import create_agreement_report
+from validation.services.imports import import_judgments
 
 pytestmark = pytest.mark.django_db
 
@@ -44,6 +46,12 @@ def stored_strings() -> tuple[str, ...]:
         for row in model.objects.values_list(*fields) if fields else ():
             found.update(v.strip() for v in row if isinstance(v, str) and re.search("[A-Za-z]", v) and len(v.strip()) > 1)
     return tuple(sorted(found, key=len, reverse=True))
+
+
+def report_campaign(cast) -> Campaign:
+    """A blind test of the cast's experts on the responses of the world's model that no open campaign holds."""
+    lines = judgment_lines([e.username for e in cast.experts], vectors={k: v for k, v in judge_vectors().items() if k[1] == OPEN_MODEL})
+    return import_judgments(source=as_file(lines), dataset_name="demo", campaign_name="E reported").campaign
 
 
 def crawl_pages(client: Client, start: set[str]) -> dict[str, str]:
@@ -83,6 +91,11 @@ def test_no_page_shows_english_interface_text_in_chinese(combination, cast, monk
     # A stored agreement report for every blind test with submitted work: the dashboard shows its figures, charts and alerts.
     for campaign in Campaign.objects.filter(kind=Campaign.Kind.BLIND_TEST, responses__assignments__status="submitted").distinct():
         create_agreement_report(campaign=campaign, resamples=20)
+    # The world's campaigns are closed to its dual-role users (they rate in them, or in one sharing their responses),
+    # so a campaign of their own to read: an official report, then an exploratory one that the dashboard shows first.
+    own = report_campaign(cast)
+    create_agreement_report(campaign=own)
+    create_agreement_report(campaign=own, resamples=20, seed=3, threshold=0.9, exclude_catastrophic=True)
     user = world.users[combination]
     pages: dict[str, str] = {}
 
