@@ -1,10 +1,18 @@
-"""Every page, as users holding every role, in zh-Hans: no English interface text is left.
+"""Every page and endpoint, as users holding every role, in zh-Hans: each renders, and no English interface text is left.
 
-The crawl of test_every_page_renders_in_chinese.py (every URL pattern with the world's ids, and
-every link), with the browser asking for zh-Hans. On each HTML page, the visible text and the
-attributes read out are searched for runs of English words (tests/core/english_ui_text.py says
-what is left out as data: `translate="no"` elements, the world's stored strings, codes, names of
-the field). A failure lists each run with the pages it was found on, for the translation pass.
+One crawl per user serves both checks. It walks every URL pattern with the world's ids and
+every link (the walk of tests/security/test_dual_role_crawl.py), the browser asking for zh-Hans:
+
+- any error surfaces (a catalogue entry whose placeholders do not match its English fails only
+  in Chinese), and every whole page says `lang="zh-hans"`;
+- on each HTML page the visible text and the attributes read out are searched for runs of
+  English words (tests/core/english_ui_text.py says what is left out as data: `translate="no"`
+  elements, the world's stored strings, codes, names of the field). A failure lists each run with
+  the pages it was found on, for the translation pass.
+
+The world's campaigns are closed to its dual-role users (they rate in them, or in one sharing
+their responses), so the crawl also gets a blind test of its own to read, with an official and an
+exploratory report: the dashboard's figures, charts, reasons and alerts are checked too.
 """
 
 from __future__ import annotations
@@ -21,7 +29,6 @@ from annotation.models import Campaign
 from tests.core.english_ui_text import english_on_page, english_runs, visible_texts
 from tests.security import test_dual_role_crawl as walk
 from tests.security.dual_role_world import OPEN_MODEL, build_dual_role_world
-from tests.security.urlwalk import links_in
 from tests.validation.builders import as_file, judge_vectors, judgment_lines
 from validation.services.agreement_reports import create_agreement_report
 from validation.services.imports import import_judgments
@@ -54,22 +61,24 @@ def report_campaign(cast) -> Campaign:
     return import_judgments(source=as_file(lines), dataset_name="demo", campaign_name="E reported").campaign
 
 
-def crawl_pages(client: Client, start: set[str]) -> dict[str, str]:
-    """Every HTML page (a full page, not an htmx partial) reachable from the start URLs: URL → body."""
-    queue, seen, pages = set(start) | {"/", "/work/"}, set(), {}
-    while queue:
-        url = queue.pop()
-        if url in seen or "logout" in url:
-            continue
-        seen.add(url)
-        response = client.get(url, follow=False)
-        if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
-            continue
-        body = (b"".join(response.streaming_content) if response.streaming else response.content).decode("utf-8", "replace")
-        queue |= links_in(url, body) - seen
-        if "<html" in body and "platform API</title>" not in body:  # the API docs page is the generator's own
-            pages[url] = body
-    return pages
+class ChineseClient(Client):
+    """A test client asking for zh-Hans that keeps the body of every whole HTML page it fetched."""
+
+    pages: dict[str, str]
+
+    def __init__(self) -> None:
+        super().__init__(HTTP_ACCEPT_LANGUAGE="zh-hans")
+        self.pages = {}
+
+    def get(self, path, *args, **kwargs):  # type: ignore[override]
+        response = super().get(path, *args, **kwargs)
+        if response.status_code == 200 and "html" in response.get("Content-Type", ""):
+            body = (b"".join(response.streaming_content) if response.streaming else response.content).decode("utf-8", "replace")
+            if response.streaming:  # the crawl reads the body again
+                response.streaming_content = [body.encode()]
+            if "<html" in body and "platform API</title>" not in body:  # the API docs page is the generator's own
+                self.pages[str(path)] = body
+        return response
 
 
 def test_the_detector_finds_english_interface_text_and_leaves_data_alone():
@@ -78,38 +87,40 @@ def test_the_detector_finds_english_interface_text_and_leaves_data_alone():
         '<button lang="en">English</button><p>已提交 3 份 <a title="Open the report" href="/x/">报告</a></p>'
         '<div translate="no">A user wrote this dialogue</div><p data-i18n-skip>gpt model answer</p>'
         "<code>make_it_so</code><td>Cohen's κ 0.81 · AC1</td><td>expert_1 · demo.jsonl · /work/a/1/</td>"
+        "<svg><text>golden standard</text></svg>"
         "<p>Ms Data Name 提交</p><input type=submit value='Save draft'></body></html>"
     )
-    assert english_on_page(page, data=("Ms Data Name",)) == ["Campaigns", "Open the report", "Save draft"]
+    assert english_on_page(page, data=("Ms Data Name",)) == ["Campaigns", "Open the report", "golden standard", "Save draft"]
     assert "A user wrote this dialogue" not in " ".join(visible_texts(page))
     assert english_runs("第 3 条 not translated yet 的") == ["not translated yet"]
 
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
-def test_no_page_shows_english_interface_text_in_chinese(combination, cast, monkeypatch):
+def test_every_page_renders_in_chinese_and_shows_no_english_interface_text(combination, cast, monkeypatch):
     world = build_dual_role_world(cast)
     # A stored agreement report for every blind test with submitted work: the dashboard shows its figures, charts and alerts.
     for campaign in Campaign.objects.filter(kind=Campaign.Kind.BLIND_TEST, responses__assignments__status="submitted").distinct():
         create_agreement_report(campaign=campaign, resamples=20)
-    # The world's campaigns are closed to its dual-role users (they rate in them, or in one sharing their responses),
-    # so a campaign of their own to read: an official report, then an exploratory one that the dashboard shows first.
     own = report_campaign(cast)
     create_agreement_report(campaign=own)
     create_agreement_report(campaign=own, resamples=20, seed=3, threshold=0.9, exclude_catastrophic=True)
     user = world.users[combination]
-    pages: dict[str, str] = {}
+    clients: list[ChineseClient] = []
 
-    def chinese_client() -> Client:
-        return Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
-
-    def record(client: Client, start: set[str], leaks: object) -> list[str]:
-        pages.update(crawl_pages(client, start))
-        return list(pages)
+    def chinese_client() -> ChineseClient:
+        clients.append(ChineseClient())
+        return clients[-1]
 
     monkeypatch.setattr(walk, "Client", chinese_client)
-    monkeypatch.setattr(walk, "crawl", record)
-    walk._crawl(world, user)
-    assert len(pages) > 20, sorted(pages)  # the crawl reached the site, not only its start page
+    monkeypatch.setattr(walk, "_leaks", lambda text, world: [])  # blindness is test_dual_role_crawl's; here, language
+    reached = walk._crawl(world, user)
+    assert "/validation/" in reached and "/rubrics/" in " ".join(reached)
+    pages = {url: body for client in clients for url, body in client.pages.items()}
+    assert len(pages) > 20 and f"/validation/campaigns/{own.pk}/" in pages, sorted(pages)
+
+    not_chinese = [url for url, body in pages.items() if 'lang="zh-hans"' not in body]
+    assert not not_chinese, not_chinese[:5]
+    assert sum("评测任务" in b or "评分项" in b for b in pages.values()) > len(pages) // 2
 
     data = (*stored_strings(), user.username)
     where: dict[str, list[str]] = defaultdict(list)
