@@ -170,7 +170,9 @@ class TestExploratoryIsMarked:
     def test_the_dashboard_of_an_exploratory_report_says_it_does_not_set_the_gate(self, cast, campaign, client_for):
         report = create_agreement_report(campaign=campaign, threshold=0.6)
         page = client_for(cast.admin).get(report.get_absolute_url()).content.decode()
-        assert 'id="exploratory"' in page and "it does not set the gate" in page and "threshold is 0.6 (the release policy says 0.75)" in page
+        assert (
+            'id="exploratory"' in page and "it does not set the gate" in page and "threshold is 0.6 (the release policy says 0.75)" in page
+        )
 
     def test_the_report_api_marks_an_exploratory_report(self, cast, campaign, client_for):
         official = create_agreement_report(campaign=campaign)
