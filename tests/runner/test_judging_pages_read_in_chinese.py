@@ -11,7 +11,7 @@ from django.test import Client
 from heartbench_core.models import EndpointRun
 from heartbench_core.services.endpoints import add_template_revision, save_endpoint
 from tests.core.english_ui_text import english_on_page
-from tests.core.test_chinese_pages_show_no_english_interface_text import stored_strings
+from tests.core.test_every_page_reads_in_chinese import stored_strings
 from tests.fake_openai import FakeChatServer
 from tests.runner import scenarios as s
 from tests.validation.builders import MODELS, blind_test
