@@ -212,9 +212,10 @@ def trend(points: Sequence[tuple[str, ItemAgreement]], *, title: str, reference:
         )
         value = agreement.rate.value
         if value is None:
+            undefined = escape(_("undefined"))
+            why = escape(reason_text(agreement.rate.reason))
             parts.append(
-                f'<text x="{x:.1f}" y="{top + inner_h / 2:.1f}" text-anchor="middle" class="vc-na">{escape(_("undefined"))}'
-                f"<title>{escape(agreement.rate.reason or '')}</title></text>"
+                f'<text x="{x:.1f}" y="{top + inner_h / 2:.1f}" text-anchor="middle" class="vc-na">{undefined}<title>{why}</title></text>'
             )
             continue
         y = top + inner_h * (1 - value)
