@@ -10,6 +10,7 @@ from django.core import serializers
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from heartbench_core.models import EndpointRun
 from heartbench_core.services.endpoints import save_endpoint
 from tests.fake_openai import Reply, alternating, platform_answer
 from tests.runner import scenarios as s
@@ -50,13 +51,14 @@ def test_the_key_is_used_but_never_stored_shown_logged_or_put_in_an_error(demo, 
     assert fake.headers and all({k.lower(): v for k, v in h.items()}.get("authorization") == f"Bearer {SECRET}" for h in fake.headers)
     shown = [out.getvalue(), err.getvalue(), str(failed.value), caplog.text]
     client = client_for(cast.admin)
+    run = EndpointRun.objects.get()
     for url in (
         "/judging/",
         "/judging/endpoints/judge-a/",
-        "/judging/runs/1/",
+        f"/judging/runs/{run.pk}/",
         "/api/v1/endpoints/judge-a/",
         "/api/v1/endpoint-runs/",
-        "/api/v1/endpoint-runs/1/questions/",
+        f"/api/v1/endpoint-runs/{run.pk}/questions/",
     ):
         response = client.get(url)
         assert response.status_code == 200, url
@@ -65,7 +67,7 @@ def test_the_key_is_used_but_never_stored_shown_logged_or_put_in_an_error(demo, 
     assert "HB_TEST_JUDGE_KEY" in shown[-1]  # the variable's name is stored…
     assert all(SECRET not in text for text in shown)  # …its value nowhere
     assert "[redacted]" in shown[-1]
-    questions = json.loads(client.get("/api/v1/endpoint-runs/1/questions/").content)
+    questions = json.loads(client.get(f"/api/v1/endpoint-runs/{run.pk}/questions/").content)
     by_id = {q["question_id"]: q for q in questions}
     assert by_id["dm0001"]["problem"]["code"] == "http_error" and "[redacted]" in by_id["dm0001"]["problem"]["message"]
 
