@@ -308,3 +308,18 @@ def dataset_guidelines_history(dataset: Dataset) -> list[DatasetGuidelines]:
 def guidelines_documents(in_force: GuidelinesInForce | None) -> list[tuple[str, str]]:
     """The guidelines a search on a judging page covers: those in force, labelled."""
     return [(_("Guidelines"), in_force.body)] if in_force is not None else []
+
+
+def latest_snapshots(keys: Sequence[uuid.UUID | str]) -> dict[str, Criterion]:
+    """Each lineage's newest snapshot (its question id, number, wording and ability as the rubric shows them now), in one query."""
+    found: dict[str, Criterion] = {}
+    for criterion in (
+        Criterion.objects.filter(lineage_id__in=list(keys)).select_related("item__version").order_by("lineage_id", "-item__version__number")
+    ):
+        found.setdefault(str(criterion.lineage_id), criterion)
+    return found
+
+
+def waiting_for_review(viewer: User) -> int:
+    """How many FAQ entries wait for a review the viewer may give."""
+    return review_queue(viewer).count()

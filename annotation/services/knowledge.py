@@ -173,6 +173,11 @@ def _faq_checked(dataset: Dataset, content: FaqContent) -> tuple[dict, list[Crit
     return fields, lineages
 
 
+def check_faq_content(dataset: Dataset, content: FaqContent) -> None:
+    """Raise the ValidationError a write of this content would raise, writing nothing (a form reports every error at once)."""
+    _faq_checked(dataset, content)
+
+
 def _faq_search(entry: FaqEntry) -> None:
     abilities = [f"{label} {english_name(label)}" for label in entry.abilities]
     entry.ability_labels = f" {' '.join(entry.abilities)} " if entry.abilities else ""

@@ -16,6 +16,7 @@ NOT_PAGINATED = {
     "/api/v1/annotation/manage/campaigns/{id}/payments/": "a CSV export",
     "/api/v1/annotation/manage/campaigns/{id}/settings-history/": "one campaign's guidelines revisions and recorded changes, one document",
     "/api/v1/annotation/manage/pay-policy/": "the one pay policy, not a list",
+    "/api/v1/annotation/library/search/": "the best hits of each kind with their totals, one document",
     "/api/v1/annotation/manage/campaigns/{id}/progress/": "one campaign's progress summary",
     "/api/v1/annotation/manage/needs-action/": "the counts of the admins' needs-action home, one document",
     "/api/v1/annotation/profiles/certificates/": "the caller's own certificates, one per blind test they earned one in (a few)",
