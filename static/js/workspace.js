@@ -136,6 +136,7 @@
     // Submitted work is read-only; whatever this browser kept for it is obsolete. Lapsed work keeps it.
     if (submitted) dropStore();
     document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && libraryOpen()) { e.preventDefault(); toggleLibrary(false); return; }
       if (e.target.matches("textarea, input, select")) return;
       if (drawer && drawer.contains(e.target) && e.key !== "l") return;
       if (e.key === "j" || e.key === "ArrowDown") { setCurrent(current + 1, true); e.preventDefault(); }
@@ -389,6 +390,7 @@
   }
   document.addEventListener("keydown", function (e) {
     if (help && help.open) return;
+    if (e.key === "Escape" && libraryOpen() && !e.target.classList.contains("rationale")) { e.preventDefault(); toggleLibrary(false); return; }
     if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); trySubmit(); return; }
     var target = e.target;
     if (target.matches("textarea, input[type=text], input[type=search], select, [contenteditable]")) {
