@@ -41,6 +41,7 @@ from validation.selectors import (
     latest_release_gate,
     latest_report,
     queue_counts,
+    unit_discussion,
 )
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
@@ -263,6 +264,9 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         .order_by("assignment__expert__username")
     )
     verdict = criterion.judge_verdicts.filter(response_id=entry.response_id).select_related("run").first()
+    judgments = list(judgments)
+    # The experts' discussion after independence, with their names as on this page (Rater 1, 2, …).
+    discussion = unit_discussion(entry, criterion, [(j.assignment.expert_id, j.hit) for j in judgments])
     record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="adjudication")
     context = {
         "campaign": campaign,
@@ -274,6 +278,7 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         "errors": errors,
         "post": request.POST,
         "history": Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("decided_by"),
+        "discussion": discussion,
     }
     return render(request, "validation/adjudicate.html", context, status=400 if errors else 200)
 
