@@ -6,6 +6,8 @@ arrays (no model instances), so a HeartBench-sized campaign loads in a fraction 
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
@@ -30,7 +32,7 @@ from annotation.models import (
     Judgment,
     UnclearCriterionReport,
 )
-from heartbench_core.models import Criterion, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
 
 
@@ -985,3 +987,25 @@ def unit_discussion(entry: CampaignResponse, criterion: Criterion, raters: list[
     votes = dict(DiscussionVote.objects.filter(campaign_response=entry, criterion=criterion).values_list("voter_id", "hit"))
     stances = [RaterStance(number[expert_id], hit, votes.get(expert_id)) for expert_id, hit in raters]
     return UnitDiscussion(lines=lines, stances=stances)
+
+
+def adjudication_causes(dataset: Dataset, keys: Collection[str] | None, leave_out: Iterable[int] | None) -> dict[str, Counter[str]]:
+    """Per criterion lineage of the dataset, how many decided units give each cause (the newest decision of a unit counts; one query).
+
+    `leave_out` (ModelResponse ids): decisions on these responses are not counted (the responses of
+    an open campaign the viewer rates in: a decision on one would tell them about its raters).
+    """
+    decisions = Adjudication.objects.filter(criterion__lineage__dataset=dataset)
+    if keys is not None:
+        decisions = decisions.filter(criterion__lineage_id__in=list(keys))
+    if leave_out is not None:
+        decisions = decisions.exclude(campaign_response__response_id__in=leave_out)
+    newest: dict[tuple[int, int], tuple[str, str]] = {}
+    for key, entry, criterion, cause in decisions.order_by("decided_at", "id").values_list(
+        "criterion__lineage_id", "campaign_response_id", "criterion_id", "cause"
+    ):
+        newest[(entry, criterion)] = (str(key), cause)  # later decisions of a unit replace earlier ones
+    out: dict[str, Counter[str]] = {}
+    for lineage, decided_cause in newest.values():
+        out.setdefault(lineage, Counter())[decided_cause] += 1
+    return out

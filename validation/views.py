@@ -258,13 +258,12 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         else:
             messages.success(request, _("Decision recorded as the golden label."))
             return redirect("validation:queue", campaign_id=campaign.pk)
-    judgments = (
+    judgments = list(
         Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
         .select_related("assignment__expert")
         .order_by("assignment__expert__username")
     )
     verdict = criterion.judge_verdicts.filter(response_id=entry.response_id).select_related("run").first()
-    judgments = list(judgments)
     # The experts' discussion after independence, with their names as on this page (Rater 1, 2, …).
     discussion = unit_discussion(entry, criterion, [(j.assignment.expert_id, j.hit) for j in judgments])
     record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="adjudication")

@@ -17,7 +17,9 @@ def test_the_panel_follows_the_criterion_in_focus_searches_and_records_what_help
     campaign = campaign_on(cast, "dm0001")
     item = campaign.responses.first().item
     first, second = item.criteria.get(position=0), item.criteria.get(position=1)
-    faq = published_faq(cast, campaign.version.dataset, question="识别疲惫算不算共情？", answer="算：说出**疲惫**就是共情。", criteria=[first.lineage_id])
+    faq = published_faq(
+        cast, campaign.version.dataset, question="识别疲惫算不算共情？", answer="算：说出**疲惫**就是共情。", criteria=[first.lineage_id]
+    )
     published_faq(cast, campaign.version.dataset, question="追问哪一部分最消耗？", answer="追问具体的部分。", criteria=[second.lineage_id])
     written_case(cast, first, title="隐含的共情")
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -77,7 +77,12 @@ def test_a_discussion_that_changes_the_majority_queues_the_unit():
 
 def test_a_decided_unit_is_not_queued_again_by_its_discussion_and_no_discussion_changes_nothing():
     t = triage_units(
-        np.array([2]), np.array([3]), k=3, adjudicated=np.array([1]), judge=np.array([-1]), ambiguous_criterion=np.array([False]),
+        np.array([2]),
+        np.array([3]),
+        k=3,
+        adjudicated=np.array([1]),
+        judge=np.array([-1]),
+        ambiguous_criterion=np.array([False]),
         post_discussion_hits=np.array([0]),
     )
     assert t.discussion_changed.tolist() == [True] and t.needs_decision.tolist() == [False]
@@ -86,7 +91,12 @@ def test_a_decided_unit_is_not_queued_again_by_its_discussion_and_no_discussion_
 
 def test_a_discussion_on_an_incomplete_unit_changes_nothing():
     t = triage_units(
-        np.array([1]), np.array([2]), k=3, adjudicated=np.array([-1]), judge=np.array([-1]), ambiguous_criterion=np.array([False]),
+        np.array([1]),
+        np.array([2]),
+        k=3,
+        adjudicated=np.array([-1]),
+        judge=np.array([-1]),
+        ambiguous_criterion=np.array([False]),
         post_discussion_hits=np.array([0]),
     )
     assert t.discussion_changed.tolist() == [False] and t.needs_decision.tolist() == [False]

@@ -23,9 +23,9 @@ def _two_to_one(campaign):
     for e in adjudication_units(campaign):
         if e.expert_ratings == 3 and e.expert_hits in (1, 2):
             rows = list(
-                Judgment.objects.filter(assignment__campaign_response_id=e.campaign_response_id, criterion_id=e.criterion_id).select_related(
-                    "assignment__expert"
-                )
+                Judgment.objects.filter(
+                    assignment__campaign_response_id=e.campaign_response_id, criterion_id=e.criterion_id
+                ).select_related("assignment__expert")
             )
             majority = e.expert_hits == 2
             rows.sort(key=lambda j: j.hit != majority)
@@ -59,7 +59,9 @@ def test_a_vote_that_keeps_the_majority_changes_nothing_and_only_raters_votes_co
 def test_the_adjudicator_reads_the_discussion_pseudonymised_with_the_tally_and_can_make_it_a_case(cast, campaign, client_for):
     unit, raters = _two_to_one(campaign)
     entry_id, criterion_id = unit.campaign_response_id, unit.criterion_id
-    DiscussionComment.objects.create(campaign_response_id=entry_id, author=raters[0].assignment.expert, criterion_id=criterion_id, body="我改主意了：没有说出感受。")
+    DiscussionComment.objects.create(
+        campaign_response_id=entry_id, author=raters[0].assignment.expert, criterion_id=criterion_id, body="我改主意了：没有说出感受。"
+    )
     DiscussionComment.objects.create(campaign_response_id=entry_id, author=raters[1].assignment.expert, body="整体上回复很仓促。")
     _vote(entry_id, criterion_id, raters[0], not raters[0].hit)
     url = reverse("validation:adjudicate", args=[campaign.pk, entry_id, criterion_id])
@@ -73,7 +75,15 @@ def test_the_adjudicator_reads_the_discussion_pseudonymised_with_the_tally_and_c
     case_url = reverse("validation:unit-case", args=[campaign.pk, entry_id, criterion_id]) + "?from=discussion"
     assert case_url in page
     posted = client_for(cast.reviewer).post(
-        case_url, {"from": "discussion", "title": "讨论后的共识", "excerpt": "（节选）", "hit": "miss", "reasoning": "讨论后大家同意：没有说出感受。", "cause": "rater_error"}
+        case_url,
+        {
+            "from": "discussion",
+            "title": "讨论后的共识",
+            "excerpt": "（节选）",
+            "hit": "miss",
+            "reasoning": "讨论后大家同意：没有说出感受。",
+            "cause": "rater_error",
+        },
     )
     assert posted.status_code == 302
     case = Case.objects.get()
