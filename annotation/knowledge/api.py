@@ -541,3 +541,110 @@ class DatasetGuidelinesView(APIView):
             dataset=dataset, body=form.validated_data["body"], change_note=form.validated_data["change_note"], author=signed_in(request)
         )
         return Response(DatasetGuidelinesRevisionSerializer(published).data, status=201)
+
+
+# --- beside the judging page: the expert's own assignment ------------------------------------------------
+
+
+class PanelQuerySerializer(serializers.Serializer):
+    criterion = serializers.IntegerField(required=False, help_text="The criterion in focus (its id, as in the assignment's criteria).")
+    q = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="Search words.")
+
+
+class PanelSerializer(serializers.Serializer):
+    criterion = serializers.IntegerField(allow_null=True, help_text="The criterion in focus.")
+    faq = FaqEntrySerializer(many=True, help_text="Published FAQ entries on the criterion (by its lineage key, across versions).")
+    ability_faq = FaqEntrySerializer(many=True, help_text="Published FAQ entries on the criterion's ability.")
+    cases = CaseSerializer(many=True, help_text="Cases on the criterion that the library's rules let the expert read.")
+    search = SearchResultsSerializer(allow_null=True, help_text="Results of `q` (null without one).")
+
+
+class OpenInputSerializer(serializers.Serializer):
+    faq = serializers.IntegerField(required=False)
+    case = serializers.IntegerField(required=False)
+    criterion = serializers.IntegerField(required=False, help_text="The criterion in focus when it was opened.")
+    helped = serializers.BooleanField(required=False, allow_null=True, default=None, help_text="The expert says it helped (or not).")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if (attrs.get("faq") is None) == (attrs.get("case") is None):
+            raise serializers.ValidationError({"faq": ["Name one entry: faq or case."]})
+        return attrs
+
+
+class OpenSerializer(serializers.Serializer):
+    faq = serializers.IntegerField(source="faq_id", allow_null=True)
+    case = serializers.IntegerField(source="case_id", allow_null=True)
+    helped = serializers.BooleanField(allow_null=True)
+    opened_at = serializers.DateTimeField()
+
+
+class _OwnAssignment(APIView):
+    permission_classes = [role_permission(Role.EXPERT)]
+
+    def own(self, request: Request, public_id: str) -> Any:
+        from annotation.workspace import selectors as workspace_selectors
+
+        return workspace_selectors.lapsed_or_held_assignment_for_expert(signed_in(request), public_id)
+
+    def focus(self, assignment: Any, criterion_id: int | None) -> Criterion | None:
+        if criterion_id is None:
+            return None
+        return get_object_or_404(Criterion.objects.select_related("lineage"), pk=criterion_id, item_id=assignment.campaign_response.item_id)
+
+
+class PanelView(_OwnAssignment):
+    """The library beside one of the expert's assignments: entries on the criterion in focus, and search (an expert's view)."""
+
+    @extend_schema(parameters=[PanelQuerySerializer], responses=PanelSerializer)
+    def get(self, request: Request, public_id: str) -> Response:
+        from annotation.services.guidelines import guidelines_in_force
+
+        assignment = self.own(request, public_id)
+        form = PanelQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        criterion = self.focus(assignment, form.validated_data.get("criterion"))
+        user, campaign = signed_in(request), assignment.campaign_response.campaign
+        knowledge = selectors.for_criterion(user, criterion, as_expert=True) if criterion else None
+        query = (form.validated_data.get("q") or "").strip()
+        results = (
+            selectors.search(
+                user,
+                query,
+                as_expert=True,
+                dataset=campaign.version.dataset,
+                lineage_key=criterion.lineage_id if criterion else None,
+                guidelines=selectors.guidelines_documents(guidelines_in_force(campaign)),
+            )
+            if query
+            else None
+        )
+        body = {
+            "criterion": criterion.pk if criterion else None,
+            "faq": knowledge.faq if knowledge else [],
+            "ability_faq": knowledge.ability_faq if knowledge else [],
+            "cases": knowledge.cases if knowledge else [],
+            "search": results,
+        }
+        return Response(PanelSerializer(body, context={"as_expert": True}).data)
+
+
+class PanelOpenView(_OwnAssignment):
+    """Record that the expert opened an entry beside this assignment (and, with `helped`, whether it helped)."""
+
+    @extend_schema(request=OpenInputSerializer, responses={201: OpenSerializer})
+    def post(self, request: Request, public_id: str) -> Response:
+        assignment = self.own(request, public_id)
+        form = OpenInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data, user = form.validated_data, signed_in(request)
+        criterion = self.focus(assignment, data.get("criterion"))
+        faq = selectors.faq_entry(user, data["faq"], as_expert=True) if data.get("faq") is not None else None
+        case = selectors.case(user, data["case"], as_expert=True) if data.get("case") is not None else None
+        campaign = assignment.campaign_response.campaign
+        if data["helped"] is None:
+            row = services.record_open(
+                user=user, faq=faq, case=case, campaign=campaign, lineage_id=criterion.lineage_id if criterion else None
+            )
+        else:
+            row = services.mark_helped(user=user, faq=faq, case=case, campaign=campaign, helped=data["helped"])
+        return Response(OpenSerializer(row).data, status=201)

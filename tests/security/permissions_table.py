@@ -168,6 +168,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "api-ws-corrections": {"GET": OWNER, "POST": OWNER},
     "api-ws-discussion": {"GET": OWNER, "POST": OWNER},
     "api-ws-discussion-votes": {"POST": OWNER},
+    "api-ws-library": {"GET": OWNER},
+    "api-ws-library-opens": {"POST": OWNER},
     "api-ws-admin-corrections": {"GET": (ADMIN,)},
     "api-ws-decide-correction": {"POST": (ADMIN,)},
     # The knowledge library (pages): everyone with a role reads (experts: published FAQ entries, the cases allowed them);
@@ -281,6 +283,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-golden-labels": {"GET": (ADMIN,)},
     "validation-queue": {"GET": GOLD},
     "validation-adjudicate": {"POST": GOLD},
+    "validation-unit-discussion": {"GET": GOLD},
+    "validation-unit-case": {"POST": GOLD},
     "validation-import-judgments": {"POST": (ADMIN,)},
     "validation-release-policy": {"GET": STAFF, "PUT": (ADMIN,)},
     "validation-version-gate": {"GET": STAFF},

@@ -96,3 +96,27 @@ def test_the_queue_api_names_the_discussion_as_the_reason(cast, campaign, client
     answer = client_for(cast.reviewer).get(f"/api/v1/validation/campaigns/{campaign.pk}/queue/", {"trigger": "discussion_changed"}).json()
     assert [r["criterion_id"] for r in answer["results"]] == [unit.criterion_id]
     assert Assignment.objects.filter(campaign_response_id=unit.campaign_response_id, expert=cast.reviewer).count() == 0
+
+
+def test_the_api_gives_the_adjudicator_the_discussion_and_writes_a_case_from_it(cast, campaign, client_for):
+    unit, raters = _two_to_one(campaign)
+    entry_id, criterion_id = unit.campaign_response_id, unit.criterion_id
+    DiscussionComment.objects.create(
+        campaign_response_id=entry_id, author=raters[0].assignment.expert, criterion_id=criterion_id, body="我改主意了。"
+    )
+    _vote(entry_id, criterion_id, raters[0], not raters[0].hit)
+    base = f"/api/v1/validation/campaigns/{campaign.pk}/units/{entry_id}/{criterion_id}"
+    client = client_for(cast.reviewer)
+    discussion = client.get(f"{base}/discussion/").json()
+    assert discussion["lines"][0]["body"] == "我改主意了。" and discussion["lines"][0]["rater"] in (1, 2, 3)
+    assert discussion["votes_hit"] + discussion["votes_miss"] == 1
+    assert all(r.assignment.expert.username not in str(discussion) for r in raters)
+    assert (
+        client.post(f"{base}/case/", {"title": "t", "excerpt": "e", "reasoning": "r"}, content_type="application/json").status_code == 404
+    )
+    made = client.post(
+        f"{base}/case/",
+        {"source": "discussion", "title": "讨论", "excerpt": "（节选）", "hit": False, "reasoning": "r"},
+        content_type="application/json",
+    )
+    assert made.status_code == 201 and made.json()["source"] == "discussion"

@@ -122,3 +122,24 @@ def test_dataset_guidelines_are_listed_to_staff_and_published_by_admins_and_auth
     assert client_for(cast.reviewer).get(url).json()[0]["revision"] == 1
     assert client_for(cast.expert).get(url).status_code == 403
     assert DatasetGuidelines.objects.count() == 1
+
+
+def test_beside_an_assignment_the_api_gives_the_criterion_in_focus_and_records_opens(cast, library, client_for):
+    from annotation.models import Assignment
+
+    assignment = Assignment.objects.create(campaign_response=library.entry(), expert=cast.expert)
+    first = assignment.campaign_response.item.criteria.get(position=0)
+    entry = published_faq(cast, library.dataset, criteria=[first.lineage_id])
+    case = written_case(cast, first)
+    client = client_for(cast.expert)
+    url = f"/api/v1/annotation/assignments/{assignment.public_id}/library/"
+    body = client.get(url, {"criterion": first.pk, "q": "共情"}).json()
+    assert [e["id"] for e in body["faq"]] == [entry.pk] and [c["id"] for c in body["cases"]] == [case.pk]
+    assert "source" not in body["cases"][0] and body["search"]["faq_total"] == 1
+    opened = client.post(f"{url}opens/", {"faq": entry.pk, "criterion": first.pk}, content_type="application/json")
+    assert opened.status_code == 201
+    client.post(f"{url}opens/", {"faq": entry.pk, "helped": True}, content_type="application/json")
+    row = LibraryOpen.objects.get(faq=entry)
+    assert row.campaign == library.campaign and row.lineage_id == first.lineage_id and row.helped is True
+    assert client.post(f"{url}opens/", {}, content_type="application/json").status_code == 400
+    assert client_for(cast.experts[1]).get(url).status_code == 404  # the same client, now signed in as another expert
