@@ -11,10 +11,11 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,7 +25,7 @@ from annotation.knowledge import selectors
 from annotation.models import CampaignResponse, Case, DatasetGuidelines, FaqEntry
 from annotation.services import knowledge as services
 from annotation.services.guidelines import current_dataset_guidelines, publish_dataset_guidelines, render_guidelines
-from heartbench_core.api import ComputedListView, choice_param, enum_param, uuid_param
+from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, uuid_param
 from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import Criterion, Dataset
@@ -648,3 +649,52 @@ class PanelOpenView(_OwnAssignment):
         else:
             row = services.mark_helped(user=user, faq=faq, case=case, campaign=campaign, helped=data["helped"])
         return Response(OpenSerializer(row).data, status=201)
+
+
+# --- the whole library as JSON Lines ---------------------------------------------------------------------
+
+
+class ExportView(APIView):
+    """The library (`?dataset=` for one dataset's) as `export_library` writes it; without the cases of a campaign you rate in."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("dataset", str, description="A dataset's name.")], responses={(200, "application/x-ndjson"): str}
+    )
+    def get(self, request: Request) -> HttpResponse:
+        from annotation.services.knowledge_io import export_lines
+
+        dataset = _dataset(request.query_params.get("dataset"))
+        response = HttpResponse(
+            "".join(export_lines(dataset=dataset, viewer=signed_in(request))), content_type="application/x-ndjson; charset=utf-8"
+        )
+        response["Content-Disposition"] = 'attachment; filename="library.jsonl"'
+        return response
+
+
+class LibraryImportSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="A file export_library wrote.")
+
+
+class LibraryImportedSerializer(serializers.Serializer):
+    guidelines = serializers.IntegerField(help_text="Guidelines revisions imported.")
+    faq = serializers.IntegerField(help_text="FAQ entries imported.")
+    cases = serializers.IntegerField(help_text="Cases imported.")
+    already_present = serializers.IntegerField(help_text="Records already here (same uid, same revision), left as they are.")
+    lines = serializers.IntegerField()
+
+
+@extend_schema_view(post=extend_schema(request=LibraryImportSerializer, responses={201: LibraryImportedSerializer}))
+class ImportView(FileImportView[Any]):
+    """Import a library file (admins): the same rules and messages as `import_library`; any bad line and nothing is written."""
+
+    input_serializer = LibraryImportSerializer
+
+    def run(self, data: dict[str, Any], user: Any) -> Any:
+        from annotation.services.knowledge_io import import_library
+
+        return import_library(source=data["file"], name=data["file"].name)
+
+    def respond(self, outcome: Any) -> Response:
+        return Response(LibraryImportedSerializer(outcome).data, status=201)

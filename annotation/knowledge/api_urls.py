@@ -18,6 +18,8 @@ urlpatterns = [
     path("library/cases/<int:pk>/publish/", api.CasePublishView.as_view(), name="api-library-case-publish"),
     path("library/cases/<int:pk>/retire/", api.CaseRetireView.as_view(), name="api-library-case-retire"),
     path("library/guidelines/<name:name>/", api.DatasetGuidelinesView.as_view(), name="api-library-guidelines"),
+    path("library/export/", api.ExportView.as_view(), name="api-library-export"),
+    path("library/import/", api.ImportView.as_view(), name="api-library-import"),
     path("assignments/<str:public_id>/library/", api.PanelView.as_view(), name="api-ws-library"),
     path("assignments/<str:public_id>/library/opens/", api.PanelOpenView.as_view(), name="api-ws-library-opens"),
 ]

@@ -21,6 +21,8 @@ urlpatterns = [
     path("library/cases/<int:pk>/publish/", views.case_publish, name="case_publish"),
     path("library/cases/<int:pk>/retire/", views.case_retire, name="case_retire"),
     path("library/guidelines/<name:name>/", views.dataset_guidelines, name="dataset_guidelines"),
+    path("library/export.jsonl", views.export, name="library_export"),
+    path("library/import/", views.import_file, name="library_import"),
     # Beside the judging page: the expert's own assignment.
     path("a/<str:public_id>/library/", views.judge_library, name="judge_library"),
     # One entry, named in the query (?faq=<id> or ?case=<id>, and the criterion in focus), and "did this help?" (posted).

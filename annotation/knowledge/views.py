@@ -557,3 +557,44 @@ def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpRespon
     messages.success(request, _("Thank you: noted."))
     which = f"faq={entry.pk}" if entry is not None else f"case={found.pk}" if found is not None else ""
     return redirect(f"{reverse('annotation:judge_library_entry', args=[public_id])}?{which}")
+
+
+# --- the whole library as JSON Lines (export: staff; import: admins) ------------------------------------
+
+
+@require_safe
+@role_required(*STAFF_ROLES)
+def export(request: SignedInRequest) -> HttpResponse:
+    """The library as `export_library` writes it (`?dataset=`), without the cases of a campaign the viewer rates in."""
+    from annotation.services.knowledge_io import export_lines
+
+    dataset = get_object_or_404(Dataset, name=request.GET["dataset"]) if request.GET.get("dataset") else None
+    response = HttpResponse("".join(export_lines(dataset=dataset, viewer=request.user)), content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="library.jsonl"'
+    return response
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(Role.ADMIN)
+def import_file(request: SignedInRequest) -> HttpResponse:
+    """Upload a library file: every line is checked first; a problem names its line and field and nothing is written."""
+    from annotation.services.knowledge_io import import_library
+
+    errors: list[str] = []
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        if upload is None:
+            errors = [_("Choose a file.")]
+        else:
+            try:
+                outcome = import_library(source=upload, name=upload.name)
+            except ValidationError as exc:
+                errors = _messages_of(exc)
+            else:
+                messages.success(
+                    request,
+                    _("%(guidelines)d guidelines revisions, %(faq)d FAQ entries and %(cases)d cases imported; %(present)d already here.")
+                    % {"guidelines": outcome.guidelines, "faq": outcome.faq, "cases": outcome.cases, "present": outcome.already_present},
+                )
+                return redirect("annotation:library")
+    return render(request, "annotation/knowledge/import.html", {"errors": errors}, status=400 if errors else 200)

@@ -17,6 +17,7 @@ NOT_PAGINATED = {
     "/api/v1/annotation/manage/campaigns/{id}/settings-history/": "one campaign's guidelines revisions and recorded changes, one document",
     "/api/v1/annotation/manage/pay-policy/": "the one pay policy, not a list",
     "/api/v1/annotation/library/search/": "the best hits of each kind with their totals, one document",
+    "/api/v1/annotation/library/export/": "a JSONL download",
     "/api/v1/annotation/assignments/{public_id}/library/": "the library beside one assignment (the best entries on one criterion), one document",
     "/api/v1/annotation/manage/campaigns/{id}/progress/": "one campaign's progress summary",
     "/api/v1/annotation/manage/needs-action/": "the counts of the admins' needs-action home, one document",

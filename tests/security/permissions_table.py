@@ -189,6 +189,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "annotation:case_publish": {"POST": CASE_WRITERS},
     "annotation:case_retire": {"POST": CASE_WRITERS},
     "annotation:dataset_guidelines": {"GET": STAFF, "POST": (ADMIN, AUTHOR)},
+    "annotation:library_export": {"GET": STAFF},
+    "annotation:library_import": {"GET": (ADMIN,), "POST": (ADMIN,)},
     # The knowledge library (API).
     "api-library-search": {"GET": WITH_A_ROLE},
     "api-library-faq-list": {"GET": WITH_A_ROLE, "POST": FAQ_WRITERS},
@@ -202,6 +204,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "api-library-case-publish": {"POST": CASE_WRITERS},
     "api-library-case-retire": {"POST": CASE_WRITERS},
     "api-library-guidelines": {"GET": STAFF, "POST": (ADMIN, AUTHOR)},
+    "api-library-export": {"GET": STAFF},
+    "api-library-import": {"POST": (ADMIN,)},
     # Campaign management (pages): admins only; an expert reaches only their own profile and calibration feedback.
     "annotation:campaigns": {"GET": (ADMIN,)},
     "annotation:campaign_create": {"GET": (ADMIN,), "POST": (ADMIN,)},
