@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Case, DatasetGuidelines, FaqEntry
 from annotation.services.guidelines import publish_dataset_guidelines
-from annotation.services.knowledge import revise_faq_entry, review_faq_entry, submit_faq_entry
+from annotation.services.knowledge import review_faq_entry, revise_faq_entry, submit_faq_entry
 from annotation.services.knowledge_io import export_lines, import_library
 from heartbench_core.jsonl import InputFileError
 from heartbench_core.models import CriterionLineage
