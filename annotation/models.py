@@ -693,9 +693,11 @@ class FaqEntry(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     retired_at = models.DateTimeField(null=True, blank=True)
-    # What search reads: question, tags, abilities and answer, normalised (heartbench_core.lib.search.normalise).
+    # What search reads: question, tags, abilities and answer, normalised (heartbench_core.lib.search.normalise),
+    # and the text's pairs of Chinese characters as words (heartbench_core.lib.search.pair_document).
     search_title = models.TextField(blank=True, editable=False)
     search_text = models.TextField(blank=True, editable=False)
+    search_pairs = models.TextField(blank=True, editable=False)
 
     objects = FaqEntryQuerySet.as_manager()
 
@@ -779,6 +781,7 @@ class Case(models.Model):
     retired_at = models.DateTimeField(null=True, blank=True)
     search_title = models.TextField(blank=True, editable=False)
     search_text = models.TextField(blank=True, editable=False)
+    search_pairs = models.TextField(blank=True, editable=False)
 
     objects = CaseQuerySet.as_manager()
 

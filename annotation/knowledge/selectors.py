@@ -141,7 +141,7 @@ def search(
     """FAQ entries and cases the viewer may read that match every term, best first; guidelines sections too.
 
     `lineage_key` (the criterion in focus) ranks entries linked to it higher; `guidelines` are
-    (label, Markdown) documents searched section by section. Four queries (counts and pages).
+    (label, Markdown) documents searched section by section. Two queries (a page of each kind, with its total).
     """
     terms = lib.parse_query(query)
     results = SearchResults(query=query, terms=terms)
@@ -155,13 +155,15 @@ def search(
     if lineage_key is not None:
         faq_focus = Exists(FaqEntry.lineages.through.objects.filter(faqentry_id=OuterRef("pk"), criterionlineage_id=lineage_key))
         cases_focus = Q(lineage_id=lineage_key)
-    faq = sql_search.ranked(faq, terms, focus=faq_focus)
-    cases = sql_search.ranked(cases, terms, focus=cases_focus)
-    results.faq_total, results.case_total = faq.count(), cases.count()
-    for entry in faq.select_related("dataset")[:limit]:
+    faq_page = list(sql_search.ranked(faq, terms, focus=faq_focus).select_related("dataset")[:limit])
+    case_page = list(sql_search.ranked(cases, terms, focus=cases_focus).select_related("dataset")[:limit])
+    # Each row carries how many match in all (a window count): one query per kind for the page and its total.
+    results.faq_total = faq_page[0].total if faq_page else 0  # type: ignore[attr-defined]
+    results.case_total = case_page[0].total if case_page else 0  # type: ignore[attr-defined]
+    for entry in faq_page:
         snippet = _snippet([lib.plain_text(entry.answer), " · ".join(entry.tags)], terms)
         results.faq.append(Hit("faq", lib.highlight(entry.question, terms), snippet, entry.score, faq=entry))  # type: ignore[attr-defined]
-    for found in cases.select_related("dataset")[:limit]:
+    for found in case_page:
         snippet = _snippet([found.excerpt, lib.plain_text(found.reasoning), found.criterion_text, " · ".join(found.tags)], terms)
         results.cases.append(Hit("case", lib.highlight(found.title, terms), snippet, found.score, case=found))  # type: ignore[attr-defined]
     results.guidelines = guidelines_hits(guidelines or [], terms, limit=limit)

@@ -1,7 +1,8 @@
 """The knowledge library's search indexes: pg_trgm GIN indexes on PostgreSQL, FTS5 trigram tables on SQLite.
 
 Both serve substring search (LIKE '%term%') over the `search_text` column of FAQ entries and
-cases, which is what Chinese needs (no spaces, so no words to index). On SQLite the FTS5 tables
+cases, which is what Chinese needs (no spaces, so no words to index); on PostgreSQL a second GIN
+index on `search_pairs` serves the two-character lookups (LIKE '% 共情 %'). On SQLite the FTS5 tables
 mirror `search_text` through triggers; a SQLite without FTS5's trigram tokenizer (before 3.34)
 gets none, and search falls back to LIKE (annotation.knowledge.search checks). A later migration
 that rebuilds these tables on SQLite drops the triggers and must recreate them.
@@ -36,11 +37,15 @@ def _sqlite_backward(table):
 
 
 def _postgres_forward(table):
-    return [f"CREATE INDEX {table}_search_trgm ON {table} USING gin (search_text gin_trgm_ops)"]
+    # search_pairs (" 共情 第一 … ") makes two-character lookups indexable too: LIKE '% 共情 %' has trigrams, LIKE '%共情%' none.
+    return [
+        f"CREATE INDEX {table}_search_trgm ON {table} USING gin (search_text gin_trgm_ops)",
+        f"CREATE INDEX {table}_pairs_trgm ON {table} USING gin (search_pairs gin_trgm_ops)",
+    ]
 
 
 def _postgres_backward(table):
-    return [f"DROP INDEX IF EXISTS {table}_search_trgm"]
+    return [f"DROP INDEX IF EXISTS {table}_search_trgm", f"DROP INDEX IF EXISTS {table}_pairs_trgm"]
 
 
 def _run(forward: bool):

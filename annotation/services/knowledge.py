@@ -28,7 +28,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse, Case, FaqEntry, GoldLabel, LibraryOpen
-from heartbench_core.lib.search import normalise, plain_text
+from heartbench_core.lib.search import normalise, pair_document, plain_text
 from heartbench_core.lib.taxonomy import english_name, is_known_label
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, LanguageModel, ModelResponse, User
 from heartbench_core.roles import Role, has_role
@@ -183,6 +183,7 @@ def _faq_search(entry: FaqEntry) -> None:
     entry.ability_labels = f" {' '.join(entry.abilities)} " if entry.abilities else ""
     entry.search_title = normalise(entry.question)
     entry.search_text = normalise("\n".join([entry.question, " ".join(entry.tags), " ".join(abilities), plain_text(entry.answer)]))
+    entry.search_pairs = pair_document(entry.search_text)
 
 
 def create_faq_entry(*, author: User, dataset: Dataset, content: FaqContent, replaces: FaqEntry | None = None) -> FaqEntry:
@@ -363,6 +364,7 @@ def _case_search(case: Case) -> None:
     case.search_text = normalise(
         "\n".join([case.title, " ".join(case.tags), case.criterion_text, case.excerpt, plain_text(case.reasoning)])
     )
+    case.search_pairs = pair_document(case.search_text)
 
 
 def create_case(

@@ -132,6 +132,23 @@ def parse_query(query: str) -> list[Term]:
     return list(terms.values())
 
 
+def cjk_pairs(text: str) -> list[str]:
+    """The distinct pairs of consecutive Han (or kana) characters of a normalised text, sorted (never across other characters)."""
+    pairs = {text[i : i + 2] for i in range(len(text) - 1) if is_cjk(text[i]) and is_cjk(text[i + 1])}
+    return sorted(pairs)
+
+
+def pair_document(text: str) -> str:
+    """The pairs of a normalised text as space-separated words, " 共情 第一 … ": an indexable stand-in for two-character lookups.
+
+    A trigram index cannot serve LIKE '%共情%' (two characters give no trigram), but it serves
+    LIKE '% 共情 %' on this column (the spaces pad the word to trigrams), and the column holds
+    the pair exactly when the text does.
+    """
+    pairs = cjk_pairs(text)
+    return f" {' '.join(pairs)} " if pairs else ""
+
+
 def term_matches(text: str, term: Term) -> bool:
     """Whether a normalised text holds the term (or, for a Han term of pairs, enough of its pairs)."""
     if term.text in text:
