@@ -52,6 +52,10 @@ def normalise(text: str) -> str:
 
 def _normalise_with_map(text: str) -> tuple[str, list[int]]:
     """The normalised text and, for each of its characters, the index of the original character it came from."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        lowered = text.lower()
+        if len(lowered) == len(text):  # nothing changes length: position i is character i (most text, Chinese included)
+            return lowered, list(range(len(text)))
     out: list[str] = []
     where: list[int] = []
     for i, c in enumerate(text):
