@@ -8,7 +8,8 @@ user and then lets Django's view set the cookie and redirect back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -31,6 +32,25 @@ def store_language(*, user: User, language: str) -> None:
     if user.language != language:
         user.language = language
         user.save(update_fields=["language"])
+
+
+def command_line_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language a command speaks: `HEARTBENCH_LANGUAGE` when set, else the shell's locale as gettext reads it.
+
+    gettext's order is LANGUAGE, LC_ALL, LC_MESSAGES, LANG; the first one set decides. Any
+    Chinese locale (zh_CN.UTF-8, zh_SG, zh-Hans…) speaks zh-hans, the interface's only Chinese;
+    anything else, and an unset or C/POSIX locale, speaks the project's default (English).
+    """
+    env = os.environ if environ is None else environ
+    chosen = (env.get("HEARTBENCH_LANGUAGE") or "").strip().lower()
+    if chosen:
+        return chosen if supported(chosen) else settings.LANGUAGE_CODE
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = (env.get(name) or "").strip()
+        if value:
+            first = value.split(":")[0].lower()  # LANGUAGE may list several: the first is preferred
+            return "zh-hans" if first.startswith("zh") and supported("zh-hans") else settings.LANGUAGE_CODE
+    return settings.LANGUAGE_CODE
 
 
 class UserLanguageMiddleware:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL
 from heartbench_core.taxonomy_display import ability_display, dimension_display
@@ -85,6 +85,59 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             r"dimension (?P<dimension>\w+) has (?P<pairs>\d+) compared pairs, fewer than (?P<minimum>\d+)",
             gettext_lazy("dimension %(dimension)s has %(pairs)s compared pairs, fewer than %(minimum)s"),
         ),
+        (
+            r"fewer than 2 (?P<units>items|responses): no interval by resampling (?P=units)",
+            gettext_lazy("fewer than 2 %(units)s: no interval by resampling %(units)s"),
+        ),
+        (
+            r"fewer than 2 (?P<units>items|responses) with pairs: no interval by resampling (?P=units)",
+            gettext_lazy("fewer than 2 %(units)s with pairs: no interval by resampling %(units)s"),
+        ),
+        ("no bootstrap resamples requested", gettext_lazy("no bootstrap resamples requested")),
+        ("no units to resample", gettext_lazy("no units to resample")),
+        ("no confidence interval was computed", gettext_lazy("no confidence interval was computed")),
+        (
+            "no interval per criterion: a criterion's pairs all belong to one item",
+            gettext_lazy("no interval per criterion: a criterion's pairs all belong to one item"),
+        ),
+        (
+            "judge and golden standard gave every pair the same value: kappa is 0/0",
+            gettext_lazy("judge and golden standard gave every pair the same value: kappa is 0/0"),
+        ),
+        ("no unit rated by two or more experts", gettext_lazy("no unit rated by two or more experts")),
+        ("every rating has the same value: alpha is 0/0", gettext_lazy("every rating has the same value: alpha is 0/0")),
+        (
+            "none of the expert's judgments is on a unit with a golden label",
+            gettext_lazy("none of the expert's judgments is on a unit with a golden label"),
+        ),
+        (
+            "fewer than 4 of the expert's judgments compared with the golden standard: no latest quarter",
+            gettext_lazy("fewer than 4 of the expert's judgments compared with the golden standard: no latest quarter"),
+        ),
+        ("the expert shares no rated unit with another expert", gettext_lazy("the expert shares no rated unit with another expert")),
+        (
+            "no response has both a judge verdict and a golden label on every criterion",
+            gettext_lazy("no response has both a judge verdict and a golden label on every criterion"),
+        ),
+        (
+            "no judge verdicts exist for the models of this campaign",
+            gettext_lazy("no judge verdicts exist for the models of this campaign"),
+        ),
+        (
+            r"undefined in the stored report, which does not say why \(it was computed before reasons were stored\)",
+            gettext_lazy("undefined in the stored report, which does not say why (it was computed before reasons were stored)"),
+        ),
+        # Why a report is exploratory (validation.services.agreement_reports.apply_release_policy).
+        (
+            r"(?P<parameter>\w+) (?P<value>\S+) instead of the release policy's (?P<policy>\S+)",
+            gettext_lazy("%(parameter)s is %(value)s (the release policy says %(policy)s)"),
+        ),
+        (
+            r"(?P<parameter>resamples|seed) (?P<value>\S+) instead of the default (?P<default>\S+)",
+            gettext_lazy("%(parameter)s is %(value)s (the default is %(default)s)"),
+        ),
+        ("the catastrophic criteria are left out", gettext_lazy("the catastrophic criteria are left out")),
+        ("post-discussion verdicts replace the blind ones", gettext_lazy("post-discussion verdicts replace the blind ones")),
         # The risk alerts of an agreement report (their kinds, then their messages).
         ("expert_outlier", gettext_lazy("expert outlier")),
         ("expert_drift", gettext_lazy("expert drifting")),
@@ -137,6 +190,29 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
 
 _LABEL_BY_ENGLISH = {a.name: label for label, a in ABILITY_BY_LABEL.items()}
 
+# A report's parameters and their coded values, as a reason names them.
+_PARAMETERS: dict[str, Promise] = {
+    "threshold": pgettext_lazy("report parameter", "threshold"),
+    "min_pairs_per_dimension": pgettext_lazy("report parameter", "minimum pairs per dimension"),
+    "min_pairs_per_ability": pgettext_lazy("report parameter", "minimum pairs per ability"),
+    "must_clear": pgettext_lazy("report parameter", "what must clear the threshold"),
+    "resamples": pgettext_lazy("report parameter", "resamples"),
+    "seed": pgettext_lazy("report parameter", "seed"),
+}
+_CODED_VALUES: dict[str, Promise] = {
+    "point": pgettext_lazy("release policy: what must clear the threshold", "the point estimate"),
+    "lower_bound": pgettext_lazy("release policy: what must clear the threshold", "the lower bound of the 95% CI"),
+}
+_UNITS: dict[str, Promise] = {
+    "items": pgettext_lazy("resampled units", "items"),
+    "responses": pgettext_lazy("resampled units", "responses"),
+}
+
+
+def _shown(table: dict[str, Promise]) -> Callable[[str], str]:
+    return lambda value: str(table[value]) if value in table else value
+
+
 # How a value a reason carries is shown: taxonomy names in the reader's language, reasons within reasons translated.
 _VALUES: dict[str, Callable[[str], str]] = {
     "dimension": dimension_display,
@@ -144,6 +220,10 @@ _VALUES: dict[str, Callable[[str], str]] = {
     "why": lambda why: reason_text(why),
     "rule": lambda rule: reason_text(rule),
     "ability_en": lambda name: ability_display(_LABEL_BY_ENGLISH[name]) if name in _LABEL_BY_ENGLISH else name,
+    "parameter": _shown(_PARAMETERS),
+    "value": _shown(_CODED_VALUES),
+    "policy": _shown(_CODED_VALUES),
+    "units": _shown(_UNITS),
 }
 
 

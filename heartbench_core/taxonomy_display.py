@@ -74,9 +74,14 @@ def difficulty_display(code: str) -> str:
     return str(translated) if translated is not None else code
 
 
+def group_value_display(kind: str, key: str) -> str:
+    """A breakdown group's own name in the reader's language, without its kind (`Emotion` → `情绪`)."""
+    shown = {"ability": ability_display, "dimension": dimension_display, "difficulty": difficulty_display}.get(kind)
+    return shown(key) if shown else key
+
+
 def group_display(kind: str, key: str) -> str:
     """A breakdown row's group (`dimension`, `Emotion`) as the reader sees it: `dimension · Emotion`, `维度 · 情绪`."""
-    shown = {"ability": ability_display, "dimension": dimension_display, "difficulty": difficulty_display}.get(kind)
-    value = shown(key) if shown else key
+    value = group_value_display(kind, key)
     kind_name = GROUP_KINDS.get(kind)
     return f"{kind_name} · {value}" if kind_name is not None else value

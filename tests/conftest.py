@@ -91,6 +91,9 @@ def postgres_only():
 
 
 def pytest_configure(config):
+    # Commands speak the shell's language (heartbench_core.language.command_line_language); the
+    # suite reads their English, whatever the locale of the machine running it.
+    os.environ["HEARTBENCH_LANGUAGE"] = "en"
     # Password hashing dominates user creation; tests need no strong hash.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Without Redis the project counts lockouts and throttles in the database cache, shared by every

@@ -12,8 +12,11 @@ from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from heartbench_core.lib.agreement_report import Confusion, ExpertRow, Figure, GroupRow, Interval, TimePoint
+from heartbench_core.stat_reasons import reason_text
+from heartbench_core.taxonomy_display import group_value_display
 
 WIDTH = 560
 BAR_H = 18
@@ -35,14 +38,14 @@ class Bar:
     interval: Interval | None = None
 
 
-def agreement_bars(rows: Sequence[GroupRow]) -> list[Bar]:
-    """Judge–gold agreement of each breakdown row, with its interval."""
-    return [Bar(r.label, r.item_agreement.rate, r.item_agreement.ci95) for r in rows]
+def agreement_bars(rows: Sequence[GroupRow], kind: str) -> list[Bar]:
+    """Judge–gold agreement of each breakdown row (groups of `kind`, named in the reader's language), with its interval."""
+    return [Bar(group_value_display(kind, r.key), r.item_agreement.rate, r.item_agreement.ci95) for r in rows]
 
 
-def alpha_bars(rows: Sequence[GroupRow]) -> list[Bar]:
+def alpha_bars(rows: Sequence[GroupRow], kind: str) -> list[Bar]:
     """Krippendorff's alpha among the experts of each breakdown row (n: units rated by two or more)."""
-    return [Bar(r.label, r.krippendorff_alpha) for r in rows]
+    return [Bar(group_value_display(kind, r.key), r.krippendorff_alpha) for r in rows]
 
 
 def expert_bars(rows: Sequence[ExpertRow]) -> list[Bar]:
@@ -72,7 +75,7 @@ def interval_bars(bars: Sequence[Bar], *, title: str, lo: float = 0.0, hi: float
         if v is None:
             undefined = escape(_("undefined (n=%(n)s)") % {"n": n})
             parts.append(
-                f'<text x="{LEFT + 4}" y="{y + BAR_H - 5}" class="vc-na">{undefined}<title>{escape(bar.figure.reason or "")}</title></text>'
+                f'<text x="{LEFT + 4}" y="{y + BAR_H - 5}" class="vc-na">{undefined}<title>{escape(reason_text(bar.figure.reason))}</title></text>'
             )
             continue
         x0, x1 = _x(max(lo, min(0.0, hi)) if lo < 0 else lo, lo, hi, width), _x(v, lo, hi, width)
@@ -114,14 +117,19 @@ def confusion_matrix(confusion: Confusion) -> SafeString:
         f'<svg class="vc-chart" role="img" viewBox="0 0 320 230" width="320" aria-label="{title}">',
         f"<title>{title}</title>",
     ]
-    parts.append(f'<text x="190" y="14" text-anchor="middle" class="vc-label">{escape(_("golden standard"))}</text>')
+    # gettext calls stay out of f-strings: the catalogue's extractor does not look inside them.
+    gold, judge = escape(_("golden standard")), escape(pgettext("the LLM judge", "judge"))
+    hit, miss = escape(pgettext("verdict", "hit")), escape(pgettext("verdict", "miss"))
+    # Columns: the golden standard's hit / miss; rows: the judge's, its name turned along the rows (short in any language).
+    parts.append(f'<text x="198" y="14" text-anchor="middle" class="vc-label">{gold}</text>')
     parts.append(
-        f'<text x="150" y="34" text-anchor="middle" class="vc-label">{escape(_("hit"))}</text>'
-        f'<text x="250" y="34" text-anchor="middle" class="vc-label">{escape(_("miss"))}</text>'
+        f'<text x="148" y="34" text-anchor="middle" class="vc-label">{hit}</text>'
+        f'<text x="248" y="34" text-anchor="middle" class="vc-label">{miss}</text>'
     )
+    parts.append(f'<text x="0" y="0" transform="translate(22 128) rotate(-90)" text-anchor="middle" class="vc-label">{judge}</text>')
     parts.append(
-        f'<text x="60" y="95" text-anchor="end" class="vc-label">{judge_hit}</text>'
-        f'<text x="60" y="185" text-anchor="end" class="vc-label">{judge_miss}</text>'
+        f'<text x="92" y="88" text-anchor="end" class="vc-label">{hit}</text>'
+        f'<text x="92" y="178" text-anchor="end" class="vc-label">{miss}</text>'
     )
     for i, (key, j, g) in enumerate(cells):
         x, y = 100 + (i % 2) * 100, 40 + (i // 2) * 90
@@ -132,7 +140,7 @@ def confusion_matrix(confusion: Confusion) -> SafeString:
             f"<title>{j}, {g}: {counts[key]}</title></rect>"
         )
         parts.append(f'<text x="{x + 48}" y="{y + 42}" text-anchor="middle" class="vc-big">{counts[key]}</text>')
-        parts.append(f'<text x="{x + 48}" y="{y + 62}" text-anchor="middle" class="vc-tick">{key} · {share:.0%}</text>')
+        parts.append(f'<text x="{x + 48}" y="{y + 62}" text-anchor="middle" class="vc-tick">{share:.0%}</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))
 
@@ -146,7 +154,8 @@ def line_over_time(points: Sequence[TimePoint], *, title: str) -> SafeString:
         f"<title>{escape(title)}</title>",
     ]
     if not pts:
-        parts.append(f'<text x="{left}" y="40" class="vc-na">{escape(_("no point with a defined value yet"))}</text></svg>')
+        none_yet = escape(_("no point with a defined value yet"))
+        parts.append(f'<text x="{left}" y="40" class="vc-na">{none_yet}</text></svg>')
         return mark_safe("".join(parts))
     inner_w, inner_h = width - left - 20, height - bottom - 20
     for tick in (0, 0.5, 1.0):

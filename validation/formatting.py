@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from django.utils.formats import number_format
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from heartbench_core.lib.agreement_report import Figure, Interval, PostDiscussion, ReportResult, Resampling
+from heartbench_core.stat_reasons import reason_text
+from heartbench_core.taxonomy_display import group_value_display
 
 if TYPE_CHECKING:
     from validation.models import AgreementReport
 
 BREAKDOWNS = (
-    ("by_ability", "Ability"),
-    ("by_dimension", "Dimension"),
-    ("by_model", "Model"),
-    ("by_difficulty", "Difficulty"),
-    ("by_primary_scene", "Primary scene"),
+    ("by_ability", gettext_noop("Ability")),
+    ("by_dimension", gettext_noop("Dimension")),
+    ("by_model", gettext_noop("Model")),
+    ("by_difficulty", gettext_noop("Difficulty")),
+    ("by_primary_scene", gettext_noop("Primary scene")),
 )
 
 
@@ -30,7 +33,7 @@ def fmt(value: Any) -> str:
     if isinstance(value, Interval):
         value = value.pair()
     if value is None:
-        return "n/a"
+        return gettext("n/a")
     if isinstance(value, list):
         return "[" + ", ".join(fmt(v) for v in value) + "]"
     if isinstance(value, float):
@@ -67,76 +70,149 @@ def post_discussion_text(post: PostDiscussion) -> str:
     }
 
 
+def _width(text: str) -> int:
+    """Columns a string takes on a terminal: Chinese characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _left(text: str, width: int) -> str:
+    """`text` cut and padded to `width` terminal columns, aligned left."""
+    out = ""
+    for ch in text:
+        if _width(out + ch) > width:
+            break
+        out += ch
+    return out + " " * (width - _width(out))
+
+
+def _right(text: str, width: int) -> str:
+    return " " * max(0, width - _width(text)) + text
+
+
 def report_table(report: AgreementReport) -> str:
+    """The report as the `agreement_report` command prints it, in the active language."""
     r = report.typed_result
     lines = [
-        f"Agreement report {report.pk} — campaign {r.campaign} ({r.dataset}@{r.version}), judge {r.judge or 'none'}",
-        f"computed {report.created_at:%Y-%m-%d %H:%M:%S} UTC in {report.duration_ms} ms; "
-        f"{r.parameters.resamples} bootstrap resamples, seed {r.parameters.seed}",
-        f"intervals: {resampled_text(r.resampled)}",
+        gettext("Agreement report %(id)s — campaign %(campaign)s (%(dataset)s@%(version)s), judge %(judge)s")
+        % {"id": report.pk, "campaign": r.campaign, "dataset": r.dataset, "version": r.version, "judge": r.judge or gettext("none")},
+        gettext("computed %(when)s UTC in %(ms)s ms; %(resamples)s bootstrap resamples, seed %(seed)s")
+        % {
+            "when": f"{report.created_at:%Y-%m-%d %H:%M:%S}",
+            "ms": report.duration_ms,
+            "resamples": r.parameters.resamples,
+            "seed": r.parameters.seed,
+        },
+        gettext("intervals: %(what)s") % {"what": resampled_text(r.resampled)},
         "",
-        "Judge vs golden standard",
+        gettext("Judge vs golden standard"),
     ]
     if r.post_discussion is not None:
         lines.insert(-2, post_discussion_text(r.post_discussion))
     c = r.confusion
+    ci = gettext("95% CI")
     rows = [
-        ("pairs / responses / items", f"{r.pairs} / {r.responses} / {fmt(r.items)}"),
-        ("item agreement rate", f"{fmt(r.item_agreement.rate)}  95% CI {fmt(r.item_agreement.ci95)}"),
+        (gettext("pairs / responses / items"), f"{r.pairs} / {r.responses} / {fmt(r.items)}"),
+        (gettext("item agreement rate"), f"{fmt(r.item_agreement.rate)}  {ci} {fmt(r.item_agreement.ci95)}"),
         ("Cohen's kappa", fmt(r.cohen_kappa)),
         ("Gwet's AC1", fmt(r.gwet_ac1)),
-        ("confusion (judge × gold)", f"tp {c.tp}  fp {c.fp}  fn {c.fn}  tn {c.tn}"),
-        ("hit rate judge / human", f"{fmt(r.judge_hit_rate)} / {fmt(r.human_hit_rate)}"),
-        ("McNemar exact p", fmt(r.mcnemar.p)),
+        (gettext("confusion (judge × gold)"), f"tp {c.tp}  fp {c.fp}  fn {c.fn}  tn {c.tn}"),
+        (gettext("hit rate judge / human"), f"{fmt(r.judge_hit_rate)} / {fmt(r.human_hit_rate)}"),
+        (gettext("McNemar exact p"), fmt(r.mcnemar.p)),
     ]
-    lines += [f"  {k:<28} {v}" for k, v in rows]
-    lines += ["", "Among experts"]
+    lines += [f"  {_left(k, 28)} {v}" for k, v in rows]
+    lines += ["", gettext("Among experts")]
     b = r.judge_expert_baseline
+    units = gettext("units")
+    provenance = {
+        "unanimous": gettext("unanimous"),
+        "majority": gettext("majority"),
+        "adjudicated": gettext("adjudicated"),
+    }
+    unit_counts = {
+        "total": gettext("total"),
+        "with_golden_label": gettext("with a golden label"),
+        "ties": gettext("ties"),
+        "incomplete": gettext("incomplete"),
+    }
     rows = [
-        ("Krippendorff's alpha", f"{fmt(r.krippendorff_alpha)}  (n={r.krippendorff_alpha.n} units)"),
-        ("Fleiss' kappa", f"{fmt(r.fleiss_kappa)}  (n={r.fleiss_kappa.n} units)"),
-        ("pairwise agreement", f"{fmt(r.pairwise_percent_agreement)}  (n={r.pairwise_percent_agreement.n} units)"),
+        ("Krippendorff's alpha", f"{fmt(r.krippendorff_alpha)}  (n={r.krippendorff_alpha.n} {units})"),
+        ("Fleiss' kappa", f"{fmt(r.fleiss_kappa)}  (n={r.fleiss_kappa.n} {units})"),
+        (gettext("pairwise agreement"), f"{fmt(r.pairwise_percent_agreement)}  (n={r.pairwise_percent_agreement.n} {units})"),
         (
-            "judge–expert vs expert–expert",
-            f"{fmt(b.judge_expert)} vs {fmt(b.expert_expert)}, difference {fmt(b.difference)} 95% CI {fmt(b.difference_ci95)}",
+            gettext("judge–expert vs expert–expert"),
+            gettext("%(je)s vs %(ee)s, difference %(difference)s 95%% CI %(ci)s")
+            % {"je": fmt(b.judge_expert), "ee": fmt(b.expert_expert), "difference": fmt(b.difference), "ci": fmt(b.difference_ci95)},
         ),
-        ("golden labels", ", ".join(f"{k} {v}" for k, v in asdict(r.gold_provenance).items())),
-        ("units", ", ".join(f"{k} {v}" for k, v in asdict(r.units).items())),
+        (gettext("golden labels"), ", ".join(f"{provenance.get(k, k)} {v}" for k, v in asdict(r.gold_provenance).items())),
+        (units, ", ".join(f"{unit_counts.get(k, k)} {v}" for k, v in asdict(r.units).items())),
     ]
-    lines += [f"  {k:<28} {v}" for k, v in rows]
+    lines += [f"  {_left(k, 28)} {v}" for k, v in rows]
     gate = r.gate
-    clears = "CI lower bound" if gate.must_clear == "lower_bound" else "agreement"
-    title = "Release gate" if not r.exploratory else "Release gate under these parameters (EXPLORATORY: it does not set the gate)"
+    clears = gettext("CI lower bound") if gate.must_clear == "lower_bound" else gettext("agreement")
+    title = (
+        gettext("Release gate")
+        if not r.exploratory
+        else gettext("Release gate under these parameters (EXPLORATORY: it does not set the gate)")
+    )
     lines += [
         "",
-        f"{title}: {'PASSED' if gate.passed else 'FAILED'} ({clears} ≥ {gate.threshold}, "
-        f"≥{gate.min_pairs_per_dimension} pairs per dimension, ≥{gate.min_pairs_per_ability} per ability"
-        f"; 95% CI lower bound {fmt(gate.ci_low)})",
+        gettext(
+            "%(title)s: %(verdict)s (%(clears)s ≥ %(threshold)s, ≥%(dimension)s pairs per dimension, ≥%(ability)s per ability; "
+            "95%% CI lower bound %(low)s)"
+        )
+        % {
+            "title": title,
+            "verdict": gettext("PASSED") if gate.passed else gettext("FAILED"),
+            "clears": clears,
+            "threshold": gate.threshold,
+            "dimension": gate.min_pairs_per_dimension,
+            "ability": gate.min_pairs_per_ability,
+            "low": fmt(gate.ci_low),
+        },
     ]
     if r.exploratory:
-        lines += ["  exploratory: computed with parameters other than the release policy; it does not set the gate"]
-        lines += [f"  * {reason}" for reason in r.exploratory_reasons]
-    lines += [f"  - {reason}" for reason in gate.reasons]
+        lines += ["  " + gettext("exploratory: computed with parameters other than the release policy; it does not set the gate")]
+        lines += [f"  * {reason_text(reason)}" for reason in r.exploratory_reasons]
+    lines += [f"  - {reason_text(reason)}" for reason in gate.reasons]
+    columns = (gettext("pairs"), gettext("items"), gettext("agreement"), ci, "kappa", "AC1", "alpha")
+    kinds = {"by_ability": "ability", "by_dimension": "dimension", "by_difficulty": "difficulty"}
     for key, heading in BREAKDOWNS:
-        lines += ["", f"{heading:<24}" + "".join(f"{h:>14}" for h in ("pairs", "items", "agreement", "95% CI", "kappa", "AC1", "alpha"))]
+        lines += ["", _left(gettext(heading), 24) + "".join(_right(h, 14) for h in columns)]
         for row in getattr(r, key):
+            label = group_value_display(kinds[key], row.key) if key in kinds else row.label
             lines.append(
-                f"{row.label[:24]:<24}{row.pairs:>14}{fmt(row.items):>14}{fmt(row.item_agreement.rate):>14}{fmt(row.item_agreement.ci95):>14}"
+                f"{_left(label, 24)}{row.pairs:>14}{fmt(row.items):>14}{fmt(row.item_agreement.rate):>14}{fmt(row.item_agreement.ci95):>14}"
                 f"{fmt(row.cohen_kappa):>14}{fmt(row.gwet_ac1):>14}{fmt(row.krippendorff_alpha):>14}"
             )
-    lines += ["", f"{'Expert':<24}{'judgments':>14}{'vs gold':>14}{'pairs':>14}{'vs experts':>14}"]
+    heads = (gettext("judgments"), gettext("vs gold"), gettext("pairs"), gettext("vs experts"))
+    lines += ["", _left(gettext("Expert"), 24) + "".join(_right(h, 14) for h in heads)]
     for e in r.by_expert:
         lines.append(
-            f"{e.expert[:24]:<24}{e.judgments:>14}{fmt(e.gold_agreement):>14}{e.gold_agreement.n:>14}{fmt(e.expert_agreement):>14}"
+            f"{_left(e.expert, 24)}{e.judgments:>14}{fmt(e.gold_agreement):>14}{e.gold_agreement.n:>14}{fmt(e.expert_agreement):>14}"
         )
     impact = r.score_impact
-    lines += ["", f"Score impact on {impact.responses} fully labelled responses: Kendall's tau {fmt(impact.kendall_tau)}"]
+    lines += [
+        "",
+        gettext("Score impact on %(n)s fully labelled responses: Kendall's tau %(tau)s")
+        % {"n": impact.responses, "tau": fmt(impact.kendall_tau)},
+    ]
     for m in impact.models:
-        lines.append(f"  {m.model[:30]:<30} judge {fmt(m.judge_score):>8} (#{m.judge_rank})  gold {fmt(m.gold_score):>8} (#{m.gold_rank})")
+        lines.append(
+            "  "
+            + _left(m.model, 30)
+            + " "
+            + gettext("judge %(judge)s (#%(judge_rank)s)  gold %(gold)s (#%(gold_rank)s)")
+            % {
+                "judge": _right(fmt(m.judge_score), 8),
+                "judge_rank": m.judge_rank,
+                "gold": _right(fmt(m.gold_score), 8),
+                "gold_rank": m.gold_rank,
+            }
+        )
     if r.undefined:
-        lines += ["", "Undefined"] + [f"  {k}: {v}" for k, v in r.undefined.items()]
+        lines += ["", gettext("Undefined")] + [f"  {k}: {reason_text(v)}" for k, v in r.undefined.items()]
     if r.alerts:
-        lines += ["", "Alerts"] + [f"  [{a.kind}] {a.message}" for a in r.alerts]
+        lines += ["", gettext("Alerts")] + [f"  [{reason_text(a.kind)}] {reason_text(a.message)}" for a in r.alerts]
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from annotation.manage.needs_action_selectors import ExtraSection, SectionRow, register_needs_action_section
 from annotation.models import Campaign
 from heartbench_core.models import DatasetVersion, User
+from heartbench_core.stat_reasons import reason_text
 from validation.blindness import refuse_reports
 from validation.selectors import latest_release_gate
 
@@ -32,7 +33,9 @@ def release_gate_section(user: User) -> ExtraSection:
         if gate.passed:
             rows.append(SectionRow(label, _("passed"), "", url))
         else:
-            reasons = "; ".join(str(r) for r in gate.reasons) if isinstance(gate.reasons, list) else str(gate.reasons)
+            reasons = (
+                "; ".join(reason_text(str(r)) for r in gate.reasons) if isinstance(gate.reasons, list) else reason_text(str(gate.reasons))
+            )
             rows.append(SectionRow(label, _("failed"), reasons, url, needs_action=True))
     return ExtraSection("release_gates", _("Release gate per dataset version"), rows, _("No blind test judges a dataset version yet."))
 

@@ -26,6 +26,7 @@ from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
+from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
 from validation.formatting import report_csv_rows
@@ -111,12 +112,14 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
             r=r,
             gate=getattr(report, "gate", None),
             chart_ability=charts.interval_bars(
-                charts.agreement_bars(r.by_ability),
+                charts.agreement_bars(r.by_ability, "ability"),
                 title=_("Judge–gold agreement by ability (95% CI)"),
                 reference=r.gate.threshold,
             ),
             chart_confusion=charts.confusion_matrix(r.confusion),
-            chart_alpha=charts.interval_bars(charts.alpha_bars(r.by_dimension), title=_("Krippendorff's alpha by dimension"), lo=-1.0),
+            chart_alpha=charts.interval_bars(
+                charts.alpha_bars(r.by_dimension, "dimension"), title=_("Krippendorff's alpha by dimension"), lo=-1.0
+            ),
             chart_experts=charts.interval_bars(charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard")),
             chart_time=charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived")),
             history=_history(campaign),
@@ -162,7 +165,9 @@ def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
             messages.SUCCESS,
         )
         if exploratory:
-            text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": "; ".join(exploratory)}
+            text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {
+                "why": "; ".join(reason_text(x) for x in exploratory)
+            }
     except ValueError:
         text, level = _("Resamples, seed, threshold and minimum pairs must be numbers."), messages.ERROR
     except ValidationError as exc:

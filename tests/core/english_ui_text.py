@@ -50,6 +50,8 @@ ALLOWED_WORDS = frozenset(
         "Krippendorff",
         "Krippendorff's",
         "McNemar",
+        "Kendall",
+        "Kendall's",
         "Fleiss",
         "OpenAPI",
         "Swagger",
@@ -85,7 +87,7 @@ ALLOWED_WORDS = frozenset(
     ]
 )
 
-_SKIP_TAGS = frozenset({"script", "style", "code", "pre", "kbd", "samp", "textarea", "svg", "math"})
+_SKIP_TAGS = frozenset({"script", "style", "code", "pre", "kbd", "samp", "textarea", "math"})
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"})
 _ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")
 

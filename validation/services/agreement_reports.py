@@ -92,35 +92,24 @@ def clean_parameters(
 
 
 def apply_release_policy(params: dict[str, Any], policy: ReleasePolicy) -> tuple[dict[str, Any], list[str]]:
-    """Fill the gate parameters left unset from the policy; return them and why the report is exploratory (empty: official)."""
+    """Fill the gate parameters left unset from the policy; return them and why the report is exploratory (empty: official).
+
+    The reasons are stored with the report in English, like the statistics' own reasons, and read
+    in each reader's language through `heartbench_core.stat_reasons.reason_text`.
+    """
     rules = policy_snapshot(policy)
     params = {**params, **{k: v for k, v in rules.items() if params.get(k) is None}}
-    reasons = []
-    for name, value in rules.items():
-        if params[name] != value:
-            reasons.append(
-                _("%(name)s %(value)s instead of the release policy's %(policy)s")
-                % {
-                    "name": name,
-                    "value": params[name],
-                    "policy": value,
-                }
-            )
-    for name, default in (("resamples", DEFAULTS.resamples), ("seed", DEFAULTS.seed)):
-        if params[name] != default:
-            # A different seed or resample count could be tried until the lower bound clears.
-            reasons.append(
-                _("%(name)s %(value)s instead of the default %(default)s")
-                % {
-                    "name": name,
-                    "value": params[name],
-                    "default": default,
-                }
-            )
+    reasons = [f"{name} {params[name]} instead of the release policy's {value}" for name, value in rules.items() if params[name] != value]
+    # A different seed or resample count could be tried until the lower bound clears.
+    reasons += [
+        f"{name} {params[name]} instead of the default {default}"
+        for name, default in (("resamples", DEFAULTS.resamples), ("seed", DEFAULTS.seed))
+        if params[name] != default
+    ]
     if params.get("exclude_catastrophic"):
-        reasons.append(_("the catastrophic criteria are left out"))
+        reasons.append("the catastrophic criteria are left out")
     if params.get("post_discussion"):
-        reasons.append(_("post-discussion verdicts replace the blind ones"))
+        reasons.append("post-discussion verdicts replace the blind ones")
     return params, reasons
 
 

@@ -6,16 +6,26 @@ from typing import Any, ParamSpec, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 from django.utils.translation import gettext
 
 from heartbench_core.jsonl import InputFileError
+from heartbench_core.language import command_line_language
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
 class PlatformCommand(BaseCommand):
-    """Base of the platform's commands: `--version LABEL` names a dataset version, not Django's version."""
+    """Base of the platform's commands: `--version LABEL` names a dataset version, not Django's version.
+
+    A command speaks the language of the shell that runs it (`command_line_language`): with
+    `LANG=zh_CN.UTF-8`, or `HEARTBENCH_LANGUAGE=zh-hans`, its messages, tables and errors are Chinese.
+    """
+
+    def execute(self, *args: Any, **options: Any) -> Any:
+        with translation.override(command_line_language()):
+            return super().execute(*args, **options)
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         kwargs.setdefault("conflict_handler", "resolve")

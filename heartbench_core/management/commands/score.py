@@ -85,7 +85,8 @@ class Command(PlatformCommand):
             + (gettext(" (%(incomplete)d with incomplete verdicts)") % facts if result.questions_incomplete else "")
             + gettext(", catastrophic %(catastrophic)d") % facts
         )
-        out.write(f"\n{gettext('OVERALL'):<28}{fmt(result.overall)}")
+        overall = gettext("OVERALL")
+        out.write(f"\n{overall:<28}{fmt(result.overall)}")
         for dim in DIMENSIONS:
             out.write(f"\n{dimension_display(dim):<28}{fmt(result.dimensions[dim])}")
             for label in abilities_of(dim):

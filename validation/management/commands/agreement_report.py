@@ -7,6 +7,7 @@ from django.utils.translation import gettext
 from annotation.models import Campaign
 from heartbench_core.lib.agreement_report import DEFAULTS
 from heartbench_core.management.commands._base import ImportCommand
+from heartbench_core.stat_reasons import reason_text
 from validation.formatting import report_table
 from validation.services.agreement_reports import create_agreement_report
 
@@ -64,7 +65,7 @@ class Command(ImportCommand):
                 gettext(
                     "report %(report)d is exploratory: computed with parameters other than the release policy; it does not set the gate (%(reasons)s)"
                 )
-                % {"report": report.pk, "reasons": "; ".join(report.typed_result.exploratory_reasons)}
+                % {"report": report.pk, "reasons": "; ".join(reason_text(x) for x in report.typed_result.exploratory_reasons)}
             )
         if opts["format"] == "json":
             self.stdout.write(json.dumps({"report_id": report.pk, **report.typed_result.to_dict()}, ensure_ascii=False, indent=2))
