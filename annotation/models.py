@@ -249,8 +249,9 @@ class Assignment(models.Model):
         default=False, help_text="Submitted while the expert was paused or away; paid as the quality policy says."
     )
     # The guidelines in force when the expert submitted: the campaign's own revision, or else its dataset's.
+    # A database default too: the bulk pre-assignment writes rows with COPY, naming only the columns it sets.
     guidelines_source = models.CharField(
-        max_length=10, blank=True, default="", help_text='"campaign", "dataset", or "" (no guidelines were in force).'
+        max_length=10, blank=True, default="", db_default="", help_text='"campaign", "dataset", or "" (no guidelines were in force).'
     )
     guidelines_revision = models.PositiveIntegerField(null=True, blank=True, help_text="Revision of those guidelines.")
 

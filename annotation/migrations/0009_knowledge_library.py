@@ -29,7 +29,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='assignment',
             name='guidelines_source',
-            field=models.CharField(blank=True, default='', help_text='"campaign", "dataset", or "" (no guidelines were in force).', max_length=10),
+            field=models.CharField(blank=True, db_default='', default='', help_text='"campaign", "dataset", or "" (no guidelines were in force).', max_length=10),
         ),
         guard.create_on_sqlite(),
         migrations.CreateModel(

@@ -409,7 +409,7 @@ def edit_case(*, case: Case, editor: User, content: CaseContent) -> Case:
     if not can_write_cases(editor):
         raise PermissionDenied(_("Only senior reviewers and admins write cases."))
     with transaction.atomic():
-        locked = Case.objects.select_for_update().select_related("source_campaign", "source_response").get(pk=case.pk)
+        locked = Case.objects.select_for_update(of=("self",)).select_related("source_campaign", "source_response").get(pk=case.pk)
         if locked.status != Case.Status.DRAFT:
             raise ValidationError(_("Only a draft case is edited."))
         for name, value in _case_checked(content, _source_of(locked)).items():
@@ -424,7 +424,7 @@ def publish_case(*, case: Case, by: User) -> Case:
     if not can_write_cases(by):
         raise PermissionDenied(_("Only senior reviewers and admins publish cases."))
     with transaction.atomic():
-        locked = Case.objects.select_for_update().select_related("source_campaign", "source_response").get(pk=case.pk)
+        locked = Case.objects.select_for_update(of=("self",)).select_related("source_campaign", "source_response").get(pk=case.pk)
         if locked.status != Case.Status.DRAFT:
             raise ValidationError(_("Only a draft case is published."))
         content = CaseContent(locked.title, locked.excerpt, locked.hit, locked.reasoning, locked.cause, locked.tags, locked.invented)
