@@ -471,6 +471,9 @@ def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
         "open_qs": f"&criterion={criterion.pk}" if criterion else "",
         "staff": False,
     }
+    in_force = guidelines_in_force(campaign)
+    if request.GET.get("part") != "results":  # the whole panel: the guidelines in force head it (collapsed)
+        context.update(guidelines=in_force, guidelines_html=render_guidelines(in_force.body) if in_force else "")
     if criterion is not None:
         context["number"] = criterion.position + 1
         context["knowledge"] = selectors.for_criterion(request.user, criterion, as_expert=True)
@@ -481,7 +484,7 @@ def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
             as_expert=True,
             dataset=campaign.version.dataset,
             lineage_key=criterion.lineage_id if criterion else None,
-            guidelines=selectors.guidelines_documents(guidelines_in_force(campaign)),
+            guidelines=selectors.guidelines_documents(in_force),
         )
     if request.htmx:
         template = (

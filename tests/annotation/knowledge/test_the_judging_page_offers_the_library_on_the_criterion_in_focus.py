@@ -47,14 +47,21 @@ def test_the_panel_lists_the_entries_on_the_criterion_in_focus_and_on_its_abilit
     case = written_case(cast, first, title="本条的案例")
     client = client_for(cast.expert)
     _panel(client, assignment, first)  # the session is warm
-    # Session, user, roles, the assignment; the criterion; the FAQ entries on it and on its ability; the cases (with the blind scope).
-    with django_assert_max_num_queries(10):
+    # Session, user, roles, the assignment; the criterion; the guidelines in force; the FAQ entries on it and on its ability;
+    # the cases (with the blind scope).
+    with django_assert_max_num_queries(11):
         body = _panel(client, assignment, first).content.decode()
     assert own.question in body and by_ability.question in body and case.title in body
     assert elsewhere.question not in body
     assert "<html" not in body
     moved = _panel(client, assignment, other).content.decode()
     assert elsewhere.question in moved and own.question not in moved and case.title not in moved
+
+
+def test_the_panel_holds_the_guidelines_in_force(cast, library, assignment, client_for):
+    publish_dataset_guidelines(dataset=library.dataset, body="**先写理由**，再判定。", author=cast.admin)
+    body = _panel(client_for(cast.expert), assignment).content.decode()
+    assert "<strong>先写理由</strong>" in body and "revision 1" in body
 
 
 def test_the_panel_searches_with_the_guidelines_in_force_and_marks_the_matches(cast, library, assignment, client_for):
