@@ -15,14 +15,18 @@ from annotation.models import (
     CampaignGuidelines,
     CampaignResponse,
     CampaignSettings,
+    Case,
     CorrectionRequest,
+    DatasetGuidelines,
     DiscussionComment,
     DiscussionVote,
     ExpertProfile,
     ExpertQuality,
+    FaqEntry,
     GoldLabel,
     ItemProblemReport,
     Judgment,
+    LibraryOpen,
     PayDecision,
     Qualification,
     QualityPolicy,
@@ -97,4 +101,16 @@ admin.site.register(DiscussionComment, ReadOnlyAdmin, list_display=["campaign_re
 admin.site.register(DiscussionVote, ReadOnlyAdmin)
 # Guidelines are revisions (publish_guidelines adds one, never edits) and pay decisions are made on the payments page.
 admin.site.register(CampaignGuidelines, ReadOnlyAdmin, list_display=["campaign", "revision", "author", "created_at"])
+# The knowledge library: written through its pages and services (review, visibility checks, search columns); inspected here.
+admin.site.register(DatasetGuidelines, ReadOnlyAdmin, list_display=["dataset", "revision", "author", "created_at"])
+admin.site.register(
+    FaqEntry, ReadOnlyAdmin, list_display=["question", "dataset", "status", "author", "reviewer", "published_at"], list_filter=["status"]
+)
+admin.site.register(
+    Case,
+    ReadOnlyAdmin,
+    list_display=["title", "dataset", "hit", "source", "invented", "status", "published_at"],
+    list_filter=["status", "source"],
+)
+admin.site.register(LibraryOpen, ReadOnlyAdmin, list_display=["user", "faq", "case", "campaign", "helped", "opened_at"])
 admin.site.register(PayDecision, ReadOnlyAdmin, list_display=["campaign", "expert", "pay", "decided_by", "decided_at"])

@@ -128,6 +128,114 @@ def seed(*, context: DemoContext) -> None:
             f"{outcome.eligible_experts} eligible experts (expert4 must pass {CALIBRATION!r} first)"
         )
 
+    _seed_library(context)
+
+
+# --- the knowledge library: the dataset's guidelines and a few FAQ entries (cases come from validation's demo) ---
+
+DEMO_GUIDELINES = """# 评分总则 · General rules
+
+1. **先写理由，再判定。** Write the rationale first, then mark hit or miss.
+2. 每条评分项单独判断：不要因为整体印象好坏而连带判定。 Judge each criterion on its own.
+3. **扣分项**（负分）：只要问题出现，即使很轻微，也判“命中”。 A penalty is hit when the problem is present, even slightly.
+4. **其他**（灾难性失败）：回复不是在回答用户，而是以用户的口吻说话时，判“命中”。
+
+## 共情 · Empathy
+
+说出用户的感受（即使没有用“共情”“理解”这样的词）就算表达了共情；只复述事实不算。
+Naming the user's feeling counts as empathy, even without the word; repeating the facts does not.
+
+## 建议 · Advice
+
+用户没有请求建议时，先给出一长串具体做法，算“过早建议”。
+"""
+
+# (a word of the criteria it is about, the ability to fall back on when no criterion has the word, question, answer, tags)
+DEMO_FAQ = (
+    (
+        "共情",
+        "温暖",
+        "回复没有说“我理解你”，只说出了用户的疲惫，算表达共情吗？",
+        "算。评分项要求的是识别并回应用户的感受，说出“你这段时间一定很累”就已经做到；没有必要出现“共情”“理解”这些词。",
+        ["共情", "隐含"],
+    ),
+    (
+        "第一人称",
+        "第一人称使用",
+        "“咱们一起想想办法”算使用第一人称吗？",
+        "算。“我”“我们”“咱”“咱们”都是第一人称；只要是回复以自己的身份与用户交流即可。",
+        ["第一人称"],
+    ),
+    (
+        "建议",
+        "言语表达",
+        "用户只是倾诉，回复在结尾给了一条温和的建议，算“过早建议”吗？",
+        "看用户是否已经表示需要建议。先回应感受、再**询问**是否需要建议的，不算；直接列出多条具体做法的，算。",
+        ["过早建议", "建议"],
+    ),
+)
+
+
+def _seed_library(context: DemoContext) -> None:
+    """The dataset's guidelines and three published FAQ entries on its criteria (idempotent: skipped once guidelines exist)."""
+    from annotation.models import DatasetGuidelines
+    from annotation.services.guidelines import publish_dataset_guidelines
+    from annotation.services.knowledge import FaqContent, create_faq_entry, review_faq_entry, submit_faq_entry
+    from heartbench_core.models import Criterion
+
+    users, version = context.users, context.version
+    author, reviewer, admin = users.get("author"), users.get("reviewer2"), users.get("admin")
+    if author is None or reviewer is None or admin is None or DatasetGuidelines.objects.filter(dataset=version.dataset).exists():
+        return
+    publish_dataset_guidelines(dataset=version.dataset, body=DEMO_GUIDELINES, change_note="demo: first revision", author=admin)
+    written = 0
+    for word, ability, question, answer, tags in DEMO_FAQ:
+        criteria = list(Criterion.objects.filter(item__version=version, text__contains=word).order_by("item__position", "position")[:3])
+        criteria = criteria or list(
+            Criterion.objects.filter(item__version=version, ability=ability).order_by("item__position", "position")[:3]
+        )
+        entry = create_faq_entry(
+            author=author,
+            dataset=version.dataset,
+            content=FaqContent(
+                question=question,
+                answer=answer,
+                tags=tags,
+                abilities=sorted({c.ability for c in criteria})[:2],
+                criteria=[c.lineage_id for c in criteria],
+            ),
+        )
+        submit_faq_entry(entry=entry, author=author)
+        review_faq_entry(entry=entry, reviewer=reviewer, approve=True, note="demo: reviewed")
+        written += 1
+    # A case written from scratch (no campaign behind it): every expert reads it.
+    target = Criterion.objects.filter(item__version=version, ability="温暖").order_by("item__position", "position").first()
+    if target is not None and reviewer is not None:
+        from annotation.services.knowledge import CaseContent, create_case
+
+        create_case(
+            author=reviewer,
+            criterion=target,
+            content=CaseContent(
+                title="只复述事实，不算表达理解",
+                excerpt="（虚构的回复）你说你已经连续加班三个月了。",
+                hit=False,
+                reasoning="回复只重复了用户说的事实，没有回应其中的感受（疲惫、委屈），所以不算表达理解和体谅。",
+                tags=["demo", "共情"],
+            ),
+            publish=True,
+        )
+    # One more waits in the review queue, as a writer's would.
+    waiting = create_faq_entry(
+        author=author,
+        dataset=version.dataset,
+        content=FaqContent(question="回复用了网络流行语，算“言语表达”问题吗？", answer="视语境而定：待审阅。", tags=["言语表达"]),
+    )
+    submit_faq_entry(entry=waiting, author=author)
+    context.log.append(
+        f"annotation: dataset guidelines r1, {written} published FAQ entries, 1 waiting for review, 1 case written from scratch"
+    )
+
 
 def _gold_file(version: DatasetVersion, picks: list[tuple[str, str]]) -> io.BytesIO:
     """Reference verdicts for the fictional models' canned answers: a rule, stated in each explanation."""

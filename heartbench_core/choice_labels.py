@@ -118,6 +118,30 @@ CHOICE_LABELS: dict[str, dict[str, Promise]] = {
         "criterion_low_alpha": pgettext_lazy("admin alert kind", "Criterion with low agreement"),
         "judge_model": pgettext_lazy("admin alert kind", "Judge disagrees with the experts on a model"),
     },
+    "annotation.FaqEntry.status": {
+        "draft": pgettext_lazy("FAQ entry status", "Draft"),
+        "in_review": pgettext_lazy("FAQ entry status", "In review"),
+        "published": pgettext_lazy("FAQ entry status", "Published"),
+        "retired": pgettext_lazy("FAQ entry status", "Retired"),
+    },
+    "annotation.Case.status": {
+        "draft": pgettext_lazy("case status", "Draft"),
+        "published": pgettext_lazy("case status", "Published"),
+        "retired": pgettext_lazy("case status", "Retired"),
+    },
+    "annotation.Case.source": {
+        "adjudication": pgettext_lazy("where a case came from", "Adjudication decision"),
+        "discussion": pgettext_lazy("where a case came from", "Experts' discussion"),
+        "calibration": pgettext_lazy("where a case came from", "Calibration item"),
+        "written": pgettext_lazy("where a case came from", "Written from scratch"),
+    },
+    "annotation.Case.cause": {
+        "ambiguous_criterion": pgettext_lazy("adjudication cause", "Ambiguous criterion"),
+        "guideline_gap": pgettext_lazy("adjudication cause", "Guideline gap"),
+        "rater_error": pgettext_lazy("adjudication cause", "Rater error"),
+        "judge_error": pgettext_lazy("adjudication cause", "Judge error"),
+        "other": pgettext_lazy("adjudication cause", "Other"),
+    },
     "validation.Adjudication.cause": {
         "ambiguous_criterion": pgettext_lazy("adjudication cause", "Ambiguous criterion"),
         "guideline_gap": pgettext_lazy("adjudication cause", "Guideline gap"),

@@ -27,6 +27,7 @@ from heartbench_core.lib import rubric_quality as quality
 from heartbench_core.lib.agreement import Stat, agreeing_pairs
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, User
 from heartbench_core.selectors import stale_q
+from rubrics import feedback
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 
 Status = CriterionRevision.Status
@@ -267,6 +268,11 @@ def stale_totals(rows: list[StaleRow]) -> dict[str, int]:
 # --- quality signals ---------------------------------------------------------------------
 
 
+def adjudicated_ambiguous_min() -> int:
+    """Decided units whose cause is "ambiguous criterion" that put a criterion on the work list (`RUBRICS_AMBIGUITY["min_adjudicated"]`)."""
+    return int(getattr(settings, "RUBRICS_AMBIGUITY", {}).get("min_adjudicated", 3))
+
+
 def ambiguity_rule() -> quality.AmbiguityRule:
     conf = getattr(settings, "RUBRICS_AMBIGUITY", {})
     return quality.AmbiguityRule(threshold=float(conf.get("threshold", 0.75)), min_units=int(conf.get("min_units", 5)))
@@ -355,7 +361,7 @@ def quality_signals(
 # --- the authors' work list --------------------------------------------------------------
 
 # The kinds of entry, in the order a severity level lists them (see `WorkItem.sort_key`).
-WORK_KINDS = ("ambiguous", "flag", "unclear", "stale", "saturated")
+WORK_KINDS = ("ambiguous", "adjudicated", "flag", "unclear", "stale", "saturated")
 WORK_SORTS = ("severity", "item")
 SEVERITY_HIGH, SEVERITY_MEDIUM, SEVERITY_LOW = 3, 2, 1
 SEVERITY_NAMES = {SEVERITY_HIGH: "high", SEVERITY_MEDIUM: "medium", SEVERITY_LOW: "low"}
@@ -367,13 +373,15 @@ WORK_SIGNALS_TIMEOUT = 24 * 3600
 def severity_of(kind: str, source: str = "") -> int:
     """How urgently an entry needs an author (docs/rubrics.md, "Severity").
 
-    High: the criterion's golden labels are unreliable now (experts disagree on it: ambiguous) or a
-    senior reviewer met the problem while deciding a golden label (a flag from adjudication).
+    High: the criterion's golden labels are unreliable now (experts disagree on it: ambiguous), senior
+    reviewers keep deciding its units because the criterion itself is unclear (adjudicated: many
+    decisions give "ambiguous criterion" as their cause), or a senior reviewer met the problem while
+    deciding a golden label (a flag from adjudication).
     Medium: someone could not apply it (an expert's unclear report, any other flag), or judgments
     made against an older meaning wait to be re-checked (stale: they count nowhere meanwhile).
     Low: it no longer separates models (saturated); the labels are not at risk.
     """
-    if kind == "ambiguous" or (kind == "flag" and source == "adjudication"):
+    if kind in ("ambiguous", "adjudicated") or (kind == "flag" and source == "adjudication"):
         return SEVERITY_HIGH
     if kind == "saturated":
         return SEVERITY_LOW
@@ -604,8 +612,8 @@ def work_list(
 ) -> list[WorkItem]:
     """What needs an author's attention, most severe first (`WorkItem.sort_key`; `sort="item"`: by item).
 
-    Ambiguous (experts agree too little), saturated and stale criteria, experts' unclear reports,
-    open flags. `leave_out`: ModelResponse ids the signals do not count (see `quality_signals`),
+    Ambiguous (experts agree too little), often adjudicated as ambiguous, saturated and stale criteria,
+    experts' unclear reports, open flags. `leave_out`: ModelResponse ids the signals do not count (see `quality_signals`),
     nor their unclear reports.
     """
     from annotation.models import UnclearCriterionReport
@@ -632,6 +640,18 @@ def work_list(
             if s.saturated and kind in (None, "saturated"):
                 detail = saturated_text % {"n": s.judged, "models": s.models}
                 items.append(WorkItem("saturated", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_LOW, strength=s.judged))
+    if kind in (None, "adjudicated"):
+        counts = {
+            key: causes[feedback.AMBIGUOUS_CRITERION]
+            for key, causes in feedback.adjudication_causes(dataset, leave_out=leave_out).items()
+            if causes[feedback.AMBIGUOUS_CRITERION] >= adjudicated_ambiguous_min()
+        }
+        where = _where(version, set(counts))
+        adjudicated_text = gettext("%(n)s adjudicated units gave “ambiguous criterion” as the cause")
+        for key, n in counts.items():
+            q, t, a = where.get(key, missing)
+            detail = adjudicated_text % {"n": n}
+            items.append(WorkItem("adjudicated", dataset.name, q, key, t, detail, ability=a, severity=SEVERITY_HIGH, strength=n))
     if kind in (None, "flag"):
         flags = list(
             CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset)

@@ -22,6 +22,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, pgettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from annotation.knowledge import selectors as knowledge_selectors
+from annotation.models import Case
 from heartbench_core.blindness import blind_scope
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
@@ -29,7 +31,7 @@ from heartbench_core.lib.textdiff import field_changes, word_diff_html
 from heartbench_core.models import CriterionLineage, Dataset, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.selectors import items_of
-from rubrics import selectors, services
+from rubrics import feedback, selectors, services
 from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
 
@@ -52,6 +54,7 @@ def _signal_names() -> dict[str, str]:
     """What the work list calls each kind of signal."""
     return {
         "ambiguous": pgettext("work-list signal", "ambiguous (low agreement)"),
+        "adjudicated": pgettext("work-list signal", "adjudicated as ambiguous"),
         "flag": pgettext("work-list reason", "flagged"),
         "unclear": pgettext("work-list reason", "reported unclear"),
         "stale": pgettext("work-list signal", "stale judgments"),
@@ -378,8 +381,21 @@ def history(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
         ea, eb = by_number[a], by_number[b]
         diff = {"a": ea, "b": eb, "html": mark_safe(word_diff_html(ea.text, eb.text))}  # escaped by word_diff_html
     context = {"lineage": lineage, "dataset": lineage.dataset, "question_id": question_id, "entries": entries, "diff": diff, "a": a, "b": b}
-    template = "rubrics/partials/diff.html" if request.htmx else "rubrics/history.html"
-    return render(request, template, context)
+    if request.htmx:
+        return render(request, "rubrics/partials/diff.html", context)
+    # What the library and adjudication know of the criterion (none of it from a campaign the viewer rates in).
+    causes = feedback.adjudication_causes(lineage.dataset, [str(lineage.key)], leave_out=_hidden(request.user)).get(
+        str(lineage.key), Counter()
+    )
+    labels = dict(Case.Cause.choices)
+    context.update(
+        knowledge=knowledge_selectors.lineage_knowledge(request.user, lineage),
+        causes=[(labels.get(cause, cause), n) for cause, n in causes.most_common()],
+        decisions=sum(causes.values()),
+        can_write_faq=has_role(request.user, Role.RUBRIC_AUTHOR, Role.SENIOR_REVIEWER),
+        can_write_cases=has_role(request.user, Role.SENIOR_REVIEWER, Role.ADMIN),
+    )
+    return render(request, "rubrics/history.html", context)
 
 
 def _int(value: str | None) -> int | None:

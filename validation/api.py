@@ -17,7 +17,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from annotation.models import Campaign, CampaignResponse
+from annotation.knowledge.api import CaseContentSerializer, CaseSerializer
+from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals, choice_param, enum_param, valid_query
 from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
@@ -34,8 +35,9 @@ from validation.blindness import (
     visible_entries,
 )
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
-from validation.selectors import QueueEntry, adjudication_units, judge_reasons, latest_release_gate, queue_counts
+from validation.selectors import QueueEntry, adjudication_units, judge_reasons, latest_release_gate, queue_counts, unit_discussion
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
+from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
@@ -687,6 +689,94 @@ class AdjudicateView(APIView):
             flag_for_authors=data["flag_for_authors"],
         )
         return Response(AdjudicationResultSerializer(decision).data, status=201)
+
+
+class DiscussionLineSerializer(serializers.Serializer):
+    rater = serializers.IntegerField(
+        allow_null=True, help_text="The rater's number (1, 2, … in username order, as on the page); never a name."
+    )
+    general = serializers.BooleanField(help_text="About the response as a whole, not this criterion.")
+    body = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class RaterStanceSerializer(serializers.Serializer):
+    rater = serializers.IntegerField()
+    blind_hit = serializers.BooleanField(allow_null=True, help_text="Their submitted (blind) verdict.")
+    vote = serializers.BooleanField(allow_null=True, help_text="Their vote in the discussion (null: no vote).")
+
+
+class UnitDiscussionSerializer(serializers.Serializer):
+    """The experts' discussion of one unit, for its adjudicator: numbered raters, comments, blind verdicts, votes and the tally."""
+
+    lines = DiscussionLineSerializer(many=True)
+    stances = RaterStanceSerializer(many=True)
+    votes_hit = serializers.IntegerField()
+    votes_miss = serializers.IntegerField()
+    post_hits = serializers.IntegerField(help_text="Hit stances after the discussion: each rater's vote, else their blind verdict.")
+
+
+def _unit(request: Request, campaign_id: int, entry_id: int, criterion_id: int) -> tuple[Campaign, CampaignResponse, Criterion]:
+    """A unit the caller may adjudicate (not of a campaign they rate in, nor a response they rated), else 403/404."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    refuse_campaign(request.user, campaign.pk)
+    entry = get_object_or_404(CampaignResponse.objects.select_related("response", "campaign"), pk=entry_id, campaign=campaign)
+    refuse_response(request.user, entry.response_id)
+    criterion = get_object_or_404(Criterion.objects.select_related("lineage"), pk=criterion_id, item_id=entry.item_id)
+    if entry.assignments.filter(expert=signed_in(request)).exists():
+        raise PermissionDenied(_("You rated this response yourself; another senior reviewer must adjudicate it."))
+    return campaign, entry, criterion
+
+
+class UnitDiscussionView(APIView):
+    """The discussion of one unit after independence, for its adjudicator (raters numbered as on the adjudication page)."""
+
+    permission_classes = [IsAdjudicator]
+
+    @extend_schema(responses=UnitDiscussionSerializer)
+    def get(self, request: Request, campaign_id: int, entry_id: int, criterion_id: int) -> Response:
+        _campaign, entry, criterion = _unit(request, campaign_id, entry_id, criterion_id)
+        raters = list(
+            Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
+            .order_by("assignment__expert__username")
+            .values_list("assignment__expert_id", "hit")
+        )
+        record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="api-unit-discussion")
+        return Response(UnitDiscussionSerializer(unit_discussion(entry, criterion, raters)).data)
+
+
+class UnitCaseInputSerializer(CaseContentSerializer):
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
+        choices=[("decision", "decision"), ("discussion", "discussion")],
+        required=False,
+        default="decision",
+        help_text="decision: the unit's newest adjudication (its verdict is the case's); discussion: the experts' discussion of it.",
+    )
+    publish = serializers.BooleanField(required=False, default=False)
+
+
+class UnitCaseView(APIView):
+    """Write a case from a unit's newest decision or from its discussion (senior reviewers and admins who did not rate it)."""
+
+    permission_classes = [IsAdjudicator]
+
+    @extend_schema(request=UnitCaseInputSerializer, responses={201: CaseSerializer})
+    def post(self, request: Request, campaign_id: int, entry_id: int, criterion_id: int) -> Response:
+        _campaign, entry, criterion = _unit(request, campaign_id, entry_id, criterion_id)
+        form = UnitCaseInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data, user = form.validated_data, signed_in(request)
+        if data["source"] == "decision":
+            decision = Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("criterion").first()
+            if decision is None:
+                raise NotFound(_("This unit has no decision yet: decide it first, or write the case from its discussion."))
+            case = case_from_adjudication(author=user, adjudication=decision, content=form.content(), publish=data["publish"])
+        else:
+            case = case_from_discussion(
+                author=user, campaign_response=entry, criterion=criterion, content=form.content(), publish=data["publish"]
+            )
+        record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="api-case-writing")
+        return Response(CaseSerializer(case).data, status=201)
 
 
 class JudgmentImportSerializer(serializers.Serializer):

@@ -10,6 +10,14 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/golden-labels/", api.GoldenLabelsView.as_view(), name="validation-golden-labels"),
     path("campaigns/<int:campaign_id>/queue/", api.QueueView.as_view(), name="validation-queue"),
     path("adjudications/", api.AdjudicateView.as_view(), name="validation-adjudicate"),
+    path(
+        "campaigns/<int:campaign_id>/units/<int:entry_id>/<int:criterion_id>/discussion/",
+        api.UnitDiscussionView.as_view(),
+        name="validation-unit-discussion",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/units/<int:entry_id>/<int:criterion_id>/case/", api.UnitCaseView.as_view(), name="validation-unit-case"
+    ),
     path("judgments/import/", api.ImportJudgmentsView.as_view(), name="validation-import-judgments"),
     path("datasets/<name:name>/release-policy/", api.ReleasePolicyView.as_view(), name="validation-release-policy"),
     path("datasets/<name:name>/alignment/", api.AlignmentView.as_view(), name="validation-alignment"),

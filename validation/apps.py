@@ -20,3 +20,9 @@ class ValidationConfig(AppConfig):
         from validation.tasks import queue_golden_refresh
 
         assignment_submitted.connect(queue_golden_refresh, dispatch_uid="validation.queue_golden_refresh")
+
+        # The rubric authors see the causes decided against each criterion (and many "ambiguous criterion" raise it).
+        from rubrics.feedback import register_adjudication_causes
+        from validation.selectors import adjudication_causes
+
+        register_adjudication_causes(adjudication_causes)

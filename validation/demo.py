@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from annotation.models import Campaign
-from heartbench_core.models import JudgeVerdict
+from heartbench_core.models import Criterion, JudgeVerdict
 
 if TYPE_CHECKING:
     from heartbench_core.demo import DemoContext
@@ -80,3 +80,55 @@ def seed(*, context: DemoContext) -> None:
         f"validation: campaign {DEMO_CAMPAIGN!r} with {outcome.judgments} synthetic judgments; "
         f"report #{report.pk}: agreement {report.typed_result.item_agreement.rate.value}"
     )
+    _seed_cases(context, outcome.campaign)
+
+
+# Decisions on three split units of the synthetic blind test, each made a case for the library (two rewritten on invented responses).
+DEMO_DECISIONS = (
+    (
+        "ambiguous_criterion",
+        "评分项没有说清楚“识别”是否需要点名情绪；说出用户的状态（“累坏了”）即算识别。",
+        "说出状态也算识别情绪",
+        "（虚构的回复）听起来你这段时间真的累坏了，连周末都提不起劲。",
+        True,
+    ),
+    (
+        "guideline_gap",
+        "准则没有说结尾一句温和的提议算不算建议；先回应感受、再询问是否需要建议的，不算过早建议。",
+        "先回应、再询问，不算过早建议",
+        "（虚构的回复）这种感觉一定不好受。如果你愿意，我们可以一起想想有什么能让你轻松一点？",
+        True,
+    ),
+    ("rater_error", "两位评审员把“我们”误看成了第二人称；“我们”是第一人称。", "“我们”是第一人称", "", False),
+)
+
+
+def _seed_cases(context: DemoContext, campaign: Campaign) -> None:
+    """Adjudicate three split units of the (closed) synthetic blind test as a senior reviewer and write a case from each."""
+    from annotation.models import Case
+    from annotation.services.knowledge import CaseContent
+    from validation.selectors import adjudication_units
+    from validation.services.cases import case_from_adjudication
+    from validation.services.golden import adjudicate
+
+    reviewer = context.users.get("reviewer2")
+    if reviewer is None or Case.objects.filter(source_campaign=campaign).exists():
+        return
+    splits = [e for e in adjudication_units(campaign) if e.expert_ratings >= 3 and 0 < e.expert_hits < e.expert_ratings]
+    made = 0
+    for (cause, note, title, invented_excerpt, invented), unit in zip(DEMO_DECISIONS, splits[:: max(1, len(splits) // 3)]):
+        entry = campaign.responses.select_related("response").get(pk=unit.campaign_response_id)
+        criterion = Criterion.objects.get(pk=unit.criterion_id)
+        decision = adjudicate(
+            reviewer=reviewer,
+            campaign_response=entry,
+            criterion=criterion,
+            hit=unit.expert_hits * 2 > unit.expert_ratings,
+            cause=cause,
+            note=note,
+        )
+        excerpt = invented_excerpt if invented else entry.response.text.strip()[:200]
+        content = CaseContent(title=title, excerpt=excerpt, hit=None, reasoning=note, cause=cause, tags=["demo"], invented=invented)
+        case_from_adjudication(author=reviewer, adjudication=decision, content=content, publish=True)
+        made += 1
+    context.log.append(f"validation: {made} demo adjudications, each made a published case")

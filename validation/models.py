@@ -48,6 +48,10 @@ class Adjudication(models.Model):
             pgettext_lazy("why a unit is in the adjudication queue", "Judge contradicts a unanimous verdict"),
         )
         AMBIGUOUS = "ambiguous", pgettext_lazy("why a unit is in the adjudication queue", "Criterion flagged ambiguous")
+        DISCUSSION_CHANGED = (
+            "discussion_changed",
+            pgettext_lazy("why a unit is in the adjudication queue", "The discussion changed the majority"),
+        )
 
     campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="adjudications")
     criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="adjudications")

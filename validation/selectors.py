@@ -6,7 +6,8 @@ arrays (no model instances), so a HeartBench-sized campaign loads in a fraction 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
@@ -15,14 +16,23 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connections
-from django.db.models import Count, Exists, F, FloatField, Func, Max, OuterRef, QuerySet, Value
+from django.db.models import Count, Exists, F, FloatField, Func, Max, OuterRef, Q, QuerySet, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from numpy.typing import ArrayLike, DTypeLike
 
-from annotation.models import Assignment, Campaign, CampaignResponse, CorrectionRequest, Judgment, UnclearCriterionReport
-from heartbench_core.models import Criterion, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
+from annotation.models import (
+    Assignment,
+    Campaign,
+    CampaignResponse,
+    CorrectionRequest,
+    DiscussionComment,
+    DiscussionVote,
+    Judgment,
+    UnclearCriterionReport,
+)
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
 
 
@@ -812,6 +822,7 @@ class QueueEntry:
     needs_decision: bool = True
     decided: bool = False
     judge_verdict_id: int | None = None  # where the judge's reason is read (adjudicators only)
+    discussion_changed: bool = False  # the stances after the discussion have another majority than the blind verdicts
 
 
 class QueueCounts(NamedTuple):
@@ -850,6 +861,7 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
         adjudicated=data.u_adjudicated,
         judge=data.u_judge,
         ambiguous_criterion=amb_crit[data.u_crit] if amb_crit.size else np.zeros(data.n_units, bool),
+        post_discussion_hits=post_discussion_hits(campaign, data, hits),
     )
     shown = t.compared.copy()
     if reviewer is not None:
@@ -859,7 +871,8 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
         if own:
             shown &= ~np.isin(data.cr_id[data.u_cr], own)
     idx = np.flatnonzero(shown)
-    order = np.lexsort((data.u_crit[idx], data.u_cr[idx], ~t.contradicts[idx], t.agreement[idx]))
+    # A discussion that changed the majority raises its unit to the top; then lowest agreement, judge contradictions first among equals.
+    order = np.lexsort((data.u_crit[idx], data.u_cr[idx], ~t.contradicts[idx], t.agreement[idx], ~t.discussion_changed[idx]))
     trigger = Adjudication.Trigger
     entries = []
     for u in idx[order].tolist():
@@ -872,6 +885,8 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
             triggers.append(trigger.JUDGE_CONTRADICTS.value)
         if t.ambiguous[u]:
             triggers.append(trigger.AMBIGUOUS.value)
+        if t.discussion_changed[u]:
+            triggers.append(trigger.DISCUSSION_CHANGED.value)
         judge = int(data.u_judge[u])
         verdict_id = int(data.u_judge_verdict[u]) if data.u_judge_verdict.size else -1
         entries.append(
@@ -886,9 +901,40 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
                 needs_decision=bool(t.needs_decision[u]),
                 decided=bool(t.decided[u]),
                 judge_verdict_id=verdict_id if verdict_id >= 0 else None,
+                discussion_changed=bool(t.discussion_changed[u]),
             )
         )
     return entries
+
+
+def post_discussion_hits(campaign: Campaign, data: CampaignArrays, hits: np.ndarray) -> np.ndarray | None:
+    """Per unit, the hit stances after the discussion: each rater's vote where they voted, their blind verdict where not (one query).
+
+    Only votes of a unit's own raters count (a vote of someone without a blind judgment of the unit
+    changes nothing), and hidden gold checks are left out as everywhere in the golden standard.
+    None when nobody voted.
+    """
+    votes = int_rows(
+        DiscussionVote.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=False)
+        .order_by()
+        .values_list("campaign_response_id", "criterion_id", "voter_id", "hit"),
+        4,
+    )
+    if votes.size == 0:
+        return None
+    unit = data.unit_index(votes[:, 0], votes[:, 1])
+    expert_ids = np.asarray(data.expert_ids, dtype=np.int64)
+    expert = _index(votes[:, 2], expert_ids)
+    n_experts = max(len(expert_ids), 1)
+    # Each (unit, rater)'s blind verdict, found by one sorted key.
+    blind_keys = data.j_unit.astype(np.int64) * n_experts + data.j_expert
+    order = np.argsort(blind_keys, kind="stable")
+    found = np.where((unit >= 0) & (expert >= 0), _index(unit * n_experts + expert, blind_keys[order]), -1)
+    ok = found >= 0
+    post = np.asarray(hits, dtype=np.int64).copy()
+    blind = data.j_hit[order][found[ok]].astype(np.int64)
+    np.add.at(post, unit[ok], votes[ok, 3] - blind)
+    return post
 
 
 def queue_counts(entries: list[QueueEntry]) -> QueueCounts:
@@ -910,3 +956,83 @@ def judge_reasons(entries: Iterable[QueueEntry]) -> dict[int, str]:
     if not ids:
         return {}
     return without_model_names(dict(JudgeVerdict.objects.filter(pk__in=ids).values_list("pk", "rationale")))
+
+
+# --- the experts' discussion of a unit, for its adjudicator ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiscussionLine:
+    rater: int | None  # the rater's number on the adjudication page (None: someone who did not rate the response)
+    general: bool  # about the response as a whole, not this criterion
+    body: str
+    created_at: Any
+
+
+@dataclass(frozen=True)
+class RaterStance:
+    rater: int
+    blind_hit: bool | None
+    vote: bool | None  # their stance in the discussion (None: they did not vote)
+
+
+@dataclass
+class UnitDiscussion:
+    """What the experts said after independence about one unit: comments, each rater's blind verdict and vote, the tally."""
+
+    lines: list[DiscussionLine]
+    stances: list[RaterStance]
+
+    @property
+    def votes_hit(self) -> int:
+        return sum(1 for s in self.stances if s.vote is True)
+
+    @property
+    def votes_miss(self) -> int:
+        return sum(1 for s in self.stances if s.vote is False)
+
+    @property
+    def post_hits(self) -> int:
+        """Hit stances after the discussion: each rater's vote, else their blind verdict (the rule of `triage_units`)."""
+        return sum(1 for s in self.stances if (s.vote if s.vote is not None else s.blind_hit))
+
+    @property
+    def empty(self) -> bool:
+        return not self.lines and not any(s.vote is not None for s in self.stances)
+
+
+def unit_discussion(entry: CampaignResponse, criterion: Criterion, raters: list[tuple[int, bool | None]]) -> UnitDiscussion:
+    """The discussion of a unit for its adjudicator; `raters` are (expert id, blind hit) in the page's order, named by their number (two queries)."""
+    number = {expert_id: i for i, (expert_id, _hit) in enumerate(raters, start=1)}
+    lines = [
+        DiscussionLine(number.get(author_id), criterion_id is None, body, created_at)
+        for author_id, criterion_id, body, created_at in DiscussionComment.objects.filter(campaign_response=entry)
+        .filter(Q(criterion=criterion) | Q(criterion__isnull=True))
+        .order_by("created_at", "id")
+        .values_list("author_id", "criterion_id", "body", "created_at")
+    ]
+    votes = dict(DiscussionVote.objects.filter(campaign_response=entry, criterion=criterion).values_list("voter_id", "hit"))
+    stances = [RaterStance(number[expert_id], hit, votes.get(expert_id)) for expert_id, hit in raters]
+    return UnitDiscussion(lines=lines, stances=stances)
+
+
+def adjudication_causes(dataset: Dataset, keys: Collection[str] | None, leave_out: Iterable[int] | None) -> dict[str, Counter[str]]:
+    """Per criterion lineage of the dataset, how many decided units give each cause (the newest decision of a unit counts; one query).
+
+    `leave_out` (ModelResponse ids): decisions on these responses are not counted (the responses of
+    an open campaign the viewer rates in: a decision on one would tell them about its raters).
+    """
+    decisions = Adjudication.objects.filter(criterion__lineage__dataset=dataset)
+    if keys is not None:
+        decisions = decisions.filter(criterion__lineage_id__in=list(keys))
+    if leave_out is not None:
+        decisions = decisions.exclude(campaign_response__response_id__in=leave_out)
+    newest: dict[tuple[int, int], tuple[str, str]] = {}
+    for key, entry, criterion, cause in decisions.order_by("decided_at", "id").values_list(
+        "criterion__lineage_id", "campaign_response_id", "criterion_id", "cause"
+    ):
+        newest[(entry, criterion)] = (str(key), cause)  # later decisions of a unit replace earlier ones
+    out: dict[str, Counter[str]] = {}
+    for lineage, decided_cause in newest.values():
+        out.setdefault(lineage, Counter())[decided_cause] += 1
+    return out

@@ -17,6 +17,11 @@ urlpatterns = [
         views.adjudication,
         name="adjudicate",
     ),
+    path(
+        "campaigns/<int:campaign_id>/adjudication/<int:entry_id>/<int:criterion_id>/case/",
+        views.unit_case,
+        name="unit-case",
+    ),
     path("campaigns/<int:campaign_id>/export/<str:what>.<str:fmt>", views.export, name="export"),
     path("datasets/<name:name>/release-policy/", views.release_policy, name="release-policy"),
     path("datasets/<name:name>/alignment/", views.alignment, name="alignment"),

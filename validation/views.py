@@ -18,7 +18,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.models import Campaign, CampaignResponse, Judgment
+from annotation.knowledge.forms import CaseForm, apply_errors
+from annotation.models import Campaign, CampaignResponse, Case, Judgment
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
@@ -51,8 +52,10 @@ from validation.selectors import (
     latest_release_gate,
     latest_report,
     queue_counts,
+    unit_discussion,
 )
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
+from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 
@@ -271,7 +274,7 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         else:
             messages.success(request, _("Decision recorded as the golden label."))
             return redirect("validation:queue", campaign_id=campaign.pk)
-    judgments = (
+    judgments = list(
         Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
         .select_related("assignment__expert")
         .order_by("assignment__expert__username")
@@ -285,6 +288,8 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
     for v in verdicts:
         v.rationale = reasons[v.pk]
     verdict = next((v for v in verdicts if v.criterion_id == criterion.pk), verdicts[0] if verdicts else None)
+    # The experts' discussion after independence, with their names as on this page (Rater 1, 2, …).
+    discussion = unit_discussion(entry, criterion, [(j.assignment.expert_id, j.hit) for j in judgments])
     record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="adjudication")
     context = {
         "campaign": campaign,
@@ -297,8 +302,59 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         "errors": errors,
         "post": request.POST,
         "history": Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("decided_by"),
+        "discussion": discussion,
     }
     return render(request, "validation/adjudicate.html", context, status=400 if errors else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*ADJUDICATORS)
+def unit_case(request: SignedInRequest, campaign_id: int, entry_id: int, criterion_id: int) -> HttpResponse:
+    """Write a case from a unit's newest decision (`?from=decision`, the default) or from the experts' discussion of it."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    refuse_campaign(request.user, campaign.pk)
+    entry = get_object_or_404(CampaignResponse.objects.select_related("response", "item", "campaign"), pk=entry_id, campaign=campaign)
+    refuse_response(request.user, entry.response_id)
+    criterion = get_object_or_404(Criterion.objects.select_related("lineage", "item"), pk=criterion_id, item_id=entry.item_id)
+    if entry.assignments.filter(expert=request.user).exists():
+        raise PermissionDenied(_("You rated this response yourself; another senior reviewer writes its case."))
+    data = request.POST if request.method == "POST" else request.GET
+    origin = "discussion" if data.get("from") == "discussion" else "decision"
+    decision = Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("criterion").first()
+    if origin == "decision" and decision is None:
+        raise Http404(_("This unit has no decision yet: decide it first, or write the case from its discussion."))
+    initial = (
+        {"hit": "hit" if decision.hit else "miss", "cause": decision.cause, "reasoning": decision.note}
+        if origin == "decision" and decision
+        else {}
+    )
+    form = CaseForm(request.POST or None, initial=initial)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            content, publish = form.content(), form.cleaned_data["publish"]
+            try:
+                if origin == "decision" and decision is not None:
+                    case = case_from_adjudication(author=request.user, adjudication=decision, content=content, publish=publish)
+                else:
+                    case = case_from_discussion(
+                        author=request.user, campaign_response=entry, criterion=criterion, content=content, publish=publish
+                    )
+            except ValidationError as exc:
+                apply_errors(form, exc)
+            else:
+                messages.success(request, _("Case published.") if case.status == Case.Status.PUBLISHED else _("Case saved as a draft."))
+                return redirect("annotation:case", pk=case.pk)
+    record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="case-writing")
+    context = {
+        "form": form,
+        "criterion": criterion,
+        "source_response": entry.response,
+        "origin": origin,
+        "decision": decision if origin == "decision" else None,
+    }
+    return render(request, "annotation/knowledge/case_form.html", context, status=status)
 
 
 @require_safe

@@ -1,7 +1,10 @@
-"""Campaign guidelines: each publication is a new revision, never an edit in place; experts read the latest.
+"""Guidelines of a dataset and of a campaign: each publication is a new revision, never an edit in place.
 
-`publish_guidelines` is the one write (the admins' campaign pages and the API call it);
-`current_guidelines` is the one read of what experts are shown; `render_guidelines` turns the
+A campaign's own guidelines override its dataset's: `guidelines_in_force` is the one read of
+what its experts are shown (and what `submit_assignment` records on the assignment).
+`publish_guidelines` (campaign; the admins' campaign pages and the API) and
+`publish_dataset_guidelines` (dataset; admins and rubric authors, the library pages and the API)
+are the writes; `current_guidelines` reads a campaign's own latest revision; `render_guidelines` turns the
 Markdown into HTML through an allow-list sanitiser, so a revision can never carry a script,
 an inline style or an event handler onto the judging page (its Content-Security-Policy would
 refuse them anyway, but the page must not even try).
@@ -10,17 +13,19 @@ refuse them anyway, but the page must not even try).
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
+from datetime import datetime
 
 import markdown
 import nh3
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import IntegerField, Max, Value
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from annotation.models import Campaign, CampaignGuidelines
-from heartbench_core.models import User
+from annotation.models import Campaign, CampaignGuidelines, DatasetGuidelines
+from heartbench_core.models import Dataset, User
 from heartbench_core.roles import Role, has_role
 
 BODY_MAX_CHARS = 50_000
@@ -99,6 +104,86 @@ def publish_guidelines(*, campaign: Campaign, body: str, change_note: str = "", 
     """
     if not has_role(author, Role.ADMIN):
         raise PermissionDenied(_("Only an admin publishes a campaign's guidelines."))
+    body, change_note = _checked(body, change_note)
+    with transaction.atomic():
+        # The campaign row is the lock: two admins publishing at once get consecutive revisions.
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        latest = current_guidelines(campaign)
+        if latest is not None and latest.body == body:
+            raise ValidationError({"body": [_("These guidelines are the same as revision %(n)d.") % {"n": latest.revision}]})
+        top = CampaignGuidelines.objects.filter(campaign_id=campaign.pk).aggregate(top=Max("revision"))["top"] or 0
+        return CampaignGuidelines.objects.create(campaign=campaign, revision=top + 1, body=body, change_note=change_note, author=author)
+
+
+# --- the guidelines in force: the campaign's own, else its dataset's -------------------------------
+
+
+@dataclass(frozen=True)
+class GuidelinesInForce:
+    """The revision of guidelines a campaign's experts read: its own (`source` "campaign") or its dataset's ("dataset")."""
+
+    source: str
+    revision: int
+    body: str
+    change_note: str
+    created_at: datetime
+
+    @property
+    def marker(self) -> str:
+        """Names the revision and where it comes from (what an expert's session remembers having seen)."""
+        return f"{self.source}:{self.revision}"
+
+
+SOURCE_CAMPAIGN, SOURCE_DATASET = "campaign", "dataset"
+
+
+def guidelines_in_force(campaign: Campaign) -> GuidelinesInForce | None:
+    """The campaign's latest own revision, else its dataset's latest, else None (one query: both latest, the campaign's first)."""
+    columns = ("rank", "revision", "body", "change_note", "created_at")
+    own = (
+        CampaignGuidelines.objects.filter(campaign_id=campaign.pk)
+        .annotate(rank=Value(0, output_field=IntegerField()))
+        .values_list(*columns)
+        .order_by()
+    )
+    shared = (
+        DatasetGuidelines.objects.filter(dataset__versions__id=campaign.version_id)
+        .annotate(rank=Value(1, output_field=IntegerField()))
+        .values_list(*columns)
+        .order_by()
+    )
+    row = own.union(shared, all=True).order_by("rank", "-revision").first()
+    if row is None:
+        return None
+    rank, revision, body, change_note, created_at = row
+    return GuidelinesInForce(SOURCE_CAMPAIGN if rank == 0 else SOURCE_DATASET, revision, body, change_note, created_at)
+
+
+def current_dataset_guidelines(dataset: Dataset) -> DatasetGuidelines | None:
+    """The latest revision of the dataset's guidelines, or None (one query)."""
+    return DatasetGuidelines.objects.filter(dataset_id=dataset.pk).order_by("-revision").first()
+
+
+def publish_dataset_guidelines(*, dataset: Dataset, body: str, change_note: str = "", author: User) -> DatasetGuidelines:
+    """Publish a new revision of the dataset's guidelines (admins and rubric authors); in force wherever a campaign has none of its own.
+
+    As for a campaign's: earlier revisions stay, an identical body is refused.
+    """
+    if not has_role(author, Role.ADMIN, Role.RUBRIC_AUTHOR):
+        raise PermissionDenied(_("Only an admin or a rubric author publishes a dataset's guidelines."))
+    body, change_note = _checked(body, change_note)
+    with transaction.atomic():
+        # The dataset row is the lock: two publications at once get consecutive revisions.
+        Dataset.objects.select_for_update().filter(pk=dataset.pk).first()
+        latest = current_dataset_guidelines(dataset)
+        if latest is not None and latest.body == body:
+            raise ValidationError({"body": [_("These guidelines are the same as revision %(n)d.") % {"n": latest.revision}]})
+        top = DatasetGuidelines.objects.filter(dataset_id=dataset.pk).aggregate(top=Max("revision"))["top"] or 0
+        return DatasetGuidelines.objects.create(dataset=dataset, revision=top + 1, body=body, change_note=change_note, author=author)
+
+
+def _checked(body: str, change_note: str) -> tuple[str, str]:
+    """The body and change note stripped, or a ValidationError naming the field."""
     body = (body or "").strip()
     change_note = (change_note or "").strip()
     errors: dict[str, list[str]] = {}
@@ -110,11 +195,4 @@ def publish_guidelines(*, campaign: Campaign, body: str, change_note: str = "", 
         errors["change_note"] = [_("A change note has at most %(n)d characters.") % {"n": CHANGE_NOTE_MAX_CHARS}]
     if errors:
         raise ValidationError(errors)
-    with transaction.atomic():
-        # The campaign row is the lock: two admins publishing at once get consecutive revisions.
-        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-        latest = current_guidelines(campaign)
-        if latest is not None and latest.body == body:
-            raise ValidationError({"body": [_("These guidelines are the same as revision %(n)d.") % {"n": latest.revision}]})
-        top = CampaignGuidelines.objects.filter(campaign_id=campaign.pk).aggregate(top=Max("revision"))["top"] or 0
-        return CampaignGuidelines.objects.create(campaign=campaign, revision=top + 1, body=body, change_note=change_note, author=author)
+    return body, change_note

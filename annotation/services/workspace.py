@@ -30,6 +30,7 @@ from annotation.models import (
 )
 from annotation.services import assignment as serving
 from annotation.services import quality
+from annotation.services.guidelines import guidelines_in_force
 from annotation.signals import assignment_submitted
 from heartbench_core.api_errors import CONFLICT_CODE
 from heartbench_core.models import Criterion, StaffExposure, User
@@ -143,7 +144,11 @@ def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: i
         locked.status = Assignment.Status.SUBMITTED
         locked.submitted_at = now
         locked.active_seconds = locked.active_seconds + _clip_seconds(active_seconds)
-        locked.save(update_fields=["status", "submitted_at", "active_seconds"])
+        # The guidelines the expert worked under, so a later revision never hides which text a verdict followed.
+        in_force = guidelines_in_force(campaign)
+        locked.guidelines_source = in_force.source if in_force else ""
+        locked.guidelines_revision = in_force.revision if in_force else None
+        locked.save(update_fields=["status", "submitted_at", "active_seconds", "guidelines_source", "guidelines_revision"])
         _after_submit(locked)
         return locked
 

@@ -20,10 +20,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import Assignment, Campaign, CampaignGuidelines, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
+from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from annotation.services.guidelines import current_guidelines, render_guidelines
+from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
 from annotation.workspace import selectors
 from heartbench_core.api import choice_param, enum_param, valid_query
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
@@ -145,15 +145,19 @@ class WorkspaceCriterionSerializer(serializers.Serializer):
 
 
 class GuidelinesSerializer(serializers.Serializer):
-    """The campaign's current guidelines: the Markdown as written and as the page shows it (sanitised HTML)."""
+    """The guidelines in force (the campaign's own, else its dataset's): the Markdown as written and as the page shows it."""
 
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
+        choices=[("campaign", "campaign"), ("dataset", "dataset")],
+        help_text="campaign: the campaign's own guidelines; dataset: its dataset's (a campaign's own override them).",
+    )
     revision = serializers.IntegerField()
     body = serializers.CharField(help_text="Markdown.")
     html = serializers.SerializerMethodField(help_text="The body rendered and sanitised, as the judging page shows it.")
     change_note = serializers.CharField()
     created_at = serializers.DateTimeField()
 
-    def get_html(self, guidelines: CampaignGuidelines) -> str:
+    def get_html(self, guidelines: GuidelinesInForce) -> str:
         return str(render_guidelines(guidelines.body))
 
 
@@ -214,7 +218,9 @@ class AssignmentDetailSerializer(serializers.Serializer):
     rationale_min_chars = serializers.IntegerField(source="campaign.rationale_min_chars")
     show_weights = serializers.BooleanField(source="campaign.show_weights")
     deadline = serializers.DateTimeField(source="campaign.deadline", allow_null=True)
-    guidelines = GuidelinesSerializer(allow_null=True, help_text="The campaign's current guidelines; null when it has none.")
+    guidelines = GuidelinesSerializer(
+        allow_null=True, help_text="The guidelines in force (the campaign's, else its dataset's); null when none."
+    )
     cursor = serializers.IntegerField(help_text="Position (from 1) of the criterion the expert was on.")
     lapsed = serializers.BooleanField(help_text="The reservation lapsed: read-only until taken back (POST reclaim/).")
     slot_open = serializers.BooleanField(help_text="For lapsed work: whether it can be taken back now.")
@@ -437,7 +443,7 @@ class ExpertCampaignView(ExpertView):
     def get(self, request: Request, campaign_id: int) -> Response:
         expert = signed_in(request)
         campaign = get_object_or_404(selectors.campaigns_for_expert(expert).select_related("settings"), pk=campaign_id)
-        body = {"campaign": campaign, "guidelines": current_guidelines(campaign), "no_work": selectors.why_no_work(expert, campaign)}
+        body = {"campaign": campaign, "guidelines": guidelines_in_force(campaign), "no_work": selectors.why_no_work(expert, campaign)}
         return Response(ExpertCampaignSerializer(body).data)
 
 

@@ -23,7 +23,6 @@ from django.utils.translation import ngettext
 from annotation.models import (
     Assignment,
     Campaign,
-    CampaignGuidelines,
     CampaignResponse,
     CorrectionRequest,
     DiscussionComment,
@@ -34,7 +33,7 @@ from annotation.models import (
     UnclearCriterionReport,
 )
 from annotation.services import assignment as serving
-from annotation.services.guidelines import current_guidelines, render_guidelines
+from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
 from annotation.services.workspace import JudgmentRow, discussion_cohort, discussion_open_for
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
@@ -280,8 +279,8 @@ class JudgingPage:
     problem_reported: bool
     correction: CorrectionRequest | None
     discussion_open: bool
-    # The latest revision of the campaign's guidelines (only when asked for: the judging page and its API).
-    guidelines: CampaignGuidelines | None = None
+    # The guidelines in force: the campaign's own latest revision, else its dataset's (only when asked for: the judging page and its API).
+    guidelines: GuidelinesInForce | None = None
     # The reservation lapsed (expired, released, or past its expiry): the expert reads their text and may take it back.
     lapsed: bool = False
     # For lapsed work: whether its slot is still open, so "take it back" can succeed.
@@ -331,7 +330,7 @@ def criterion_kind(criterion: Criterion) -> str:
 
 
 def judging_page(assignment: Assignment, *, with_guidelines: bool = False) -> JudgingPage:
-    """Everything the judging page shows, for the expert who owns the assignment (with the campaign's guidelines when asked)."""
+    """Everything the judging page shows, for the expert who owns the assignment (with the guidelines in force when asked)."""
     cr = assignment.campaign_response
     campaign = cr.campaign
     criteria = list(Criterion.objects.filter(item_id=cr.item_id).order_by("position"))
@@ -375,7 +374,7 @@ def judging_page(assignment: Assignment, *, with_guidelines: bool = False) -> Ju
         problem_reported=ItemProblemReport.objects.filter(assignment_id=assignment.pk).exists(),
         correction=correction,
         discussion_open=discussion_open,
-        guidelines=current_guidelines(campaign) if with_guidelines else None,
+        guidelines=guidelines_in_force(campaign) if with_guidelines else None,
         lapsed=is_lapsed(assignment),
         slot_open=is_lapsed(assignment) and slot_still_open(assignment),
         on_hold=_on_hold(assignment, campaign),

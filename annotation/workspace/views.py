@@ -99,11 +99,13 @@ def _guidelines_news(request: SignedInRequest, page: selectors.JudgingPage) -> d
     seen = request.session.get(key)
     # A prefetch (the home page and the judging page prefetch the next response) is not a look.
     prefetch = "prefetch" in request.headers.get("Sec-Purpose", "") or request.headers.get("Purpose") == "prefetch"
-    if seen != page.guidelines.revision and not prefetch:
-        request.session[key] = page.guidelines.revision
+    # A campaign's own revision is remembered by its number (as before dataset guidelines existed), the dataset's by its marker.
+    shown = page.guidelines.revision if page.guidelines.source == "campaign" else page.guidelines.marker
+    if seen != shown and not prefetch:
+        request.session[key] = shown
     return {
-        "guidelines_open": seen != page.guidelines.revision,
-        "guidelines_updated": seen is not None and seen != page.guidelines.revision,
+        "guidelines_open": seen != shown,
+        "guidelines_updated": seen is not None and seen != shown,
     }
 
 

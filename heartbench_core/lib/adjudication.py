@@ -8,7 +8,11 @@ be trusted, and nobody has decided it yet:
 - `tie`: complete, and no strict majority (half hit, half miss: possible with an even number of
   ratings); the golden standard is undefined until someone decides;
 - `ambiguous`: a rated unit of a criterion that experts reported unclear or that is flagged for
-  the rubric authors (still open): the project's rule sends it to adjudication.
+  the rubric authors (still open): the project's rule sends it to adjudication;
+- `discussion_changed`: complete, and the experts' stances after the discussion (each rater's vote
+  where they voted, their blind verdict where they did not) have another majority than their
+  blind verdicts (another label, or none): the blind label stands until a reviewer weighs the
+  discussion, and the queue lists such units first.
 
 A complete unit whose experts split but still have a majority (2 of 3) has its golden label, and
 so has a unanimous unit the judge contradicts (`judge_contradicts`: the judge is what the golden
@@ -38,8 +42,9 @@ class UnitTriage:
     ambiguous: np.ndarray  # rated, and its criterion is reported unclear or flagged
     decided: np.ndarray  # a senior reviewer decided it
     compared: np.ndarray  # complete, or rated and ambiguous: the units a reviewer may look at
-    needs_decision: np.ndarray  # (tie | ambiguous) and not decided
+    needs_decision: np.ndarray  # (tie | ambiguous | discussion_changed) and not decided
     agreement: np.ndarray  # share of agreeing rater pairs (1.0 with fewer than two ratings)
+    discussion_changed: np.ndarray  # complete, and the stances after the discussion have another majority
 
 
 def triage_units(
@@ -50,8 +55,10 @@ def triage_units(
     adjudicated: np.ndarray,
     judge: np.ndarray,
     ambiguous_criterion: np.ndarray,
+    post_discussion_hits: np.ndarray | None = None,
 ) -> UnitTriage:
-    """Classify every unit: hits and ratings per unit, adjudicated label (−1: none), judge verdict (−1: none), ambiguity."""
+    """Classify every unit: hits and ratings per unit, adjudicated label (−1: none), judge verdict (−1: none), ambiguity,
+    and the hit stances after the discussion (each rater's vote, else their blind verdict; None: no discussion)."""
     hits = np.asarray(hits, np.int64)
     ratings = np.asarray(ratings, np.int64)
     judge = np.asarray(judge, np.int64)
@@ -63,6 +70,11 @@ def triage_units(
     contradicts = unanimous & (judge >= 0) & ((judge == 1) != (hits == ratings))
     ambiguous = (ratings > 0) & np.asarray(ambiguous_criterion, bool)
     decided = np.asarray(adjudicated) >= 0
+    if post_discussion_hits is None:
+        changed = np.zeros(hits.shape, dtype=bool)
+    else:
+        post_label, _post_unanimous, _post_tie = majority_labels(np.asarray(post_discussion_hits, np.int64), ratings, rule)
+        changed = complete & (post_label != label)
     with np.errstate(invalid="ignore", divide="ignore"):
         pairs = ratings * (ratings - 1) / 2
         agree = (hits * (hits - 1) + (ratings - hits) * (ratings - hits - 1)) / 2
@@ -76,6 +88,7 @@ def triage_units(
         ambiguous=ambiguous,
         decided=decided,
         compared=complete | ambiguous,
-        needs_decision=(tie | ambiguous) & ~decided,
+        needs_decision=(tie | ambiguous | changed) & ~decided,
         agreement=agreement,
+        discussion_changed=changed,
     )

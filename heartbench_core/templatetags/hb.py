@@ -77,3 +77,15 @@ def pct(value: float | None, digits: int | str = 1) -> str:
 def reason(text: str | None) -> str:
     """{{ figure.reason|reason }}: why a statistic is undefined (or a gate fails), in the reader's language."""
     return reason_text(text)
+
+
+@register.filter
+def marked(segments: object) -> SafeString:
+    """{{ hit.snippet|marked }}: a search snippet's segments as escaped text, the matched ones in <mark>."""
+    from django.utils.html import conditional_escape
+
+    parts = []
+    for segment in segments or ():  # type: ignore[attr-defined]
+        text = conditional_escape(segment.text)
+        parts.append(f"<mark>{text}</mark>" if segment.marked else str(text))
+    return mark_safe("".join(parts))  # every piece escaped above

@@ -63,11 +63,58 @@
   var helpButton = document.querySelector(".ws-help-button");
   if (helpButton) helpButton.addEventListener("click", toggleHelp);
 
+  // --- the library: a side panel on the criterion in focus, loaded only when opened ---------------
+  var drawer = document.getElementById("ws-library");
+  var libraryButton = document.querySelector(".ws-library-button");
+  var libraryShown = null;  // the criterion the panel shows
+  var libraryTimer = null;
+  var focusSearch = false;
+  function libraryOpen() { return drawer && !drawer.hidden; }
+  function loadLibrary(force) {
+    if (!libraryOpen() || !window.htmx || !cards.length) return;
+    var criterion = cards[current].dataset.criterion;
+    if (!force && criterion === libraryShown) return;
+    libraryShown = criterion;
+    window.htmx.ajax("GET", drawer.dataset.url + "?criterion=" + encodeURIComponent(criterion), { target: "#library-panel", swap: "innerHTML" });
+  }
+  function toggleLibrary(show) {
+    if (!drawer) return;
+    var open = show === undefined ? drawer.hidden : show;
+    drawer.hidden = !open;
+    if (libraryButton) libraryButton.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) {
+      focusSearch = true;
+      loadLibrary(false);
+      var box = drawer.querySelector("input[type=search]");
+      (box || drawer).focus({ preventScroll: true });
+    } else if (cards.length) {
+      cards[current].focus({ preventScroll: true });
+    }
+  }
+  if (drawer) {
+    drawer.tabIndex = -1;
+    if (libraryButton) libraryButton.addEventListener("click", function (e) { e.preventDefault(); toggleLibrary(); });
+    var closer = drawer.querySelector(".ws-library-close");
+    if (closer) closer.addEventListener("click", function () { toggleLibrary(false); });
+    drawer.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); toggleLibrary(false); }
+    });
+    document.body.addEventListener("htmx:afterSwap", function (e) {
+      // Once loaded after being opened, the panel's search box takes the focus; a reload for another criterion leaves it where it is.
+      if (focusSearch && e.detail.target && e.detail.target.id === "library-panel" && libraryOpen()) {
+        focusSearch = false;
+        var box = drawer.querySelector("input[type=search]");
+        if (box) box.focus({ preventScroll: true });
+      }
+    });
+  }
+
   function setCurrent(index, focus) {
     if (!cards.length) return;
     current = Math.max(0, Math.min(cards.length - 1, index));
     cards.forEach(function (card, i) { card.classList.toggle("current", i === current); });
     if (cursorField) cursorField.value = String(current + 1);
+    if (libraryOpen()) { clearTimeout(libraryTimer); libraryTimer = setTimeout(function () { loadLibrary(false); }, 250); }
     if (focus) {
       cards[current].focus({ preventScroll: true });
       cards[current].scrollIntoView({ block: "nearest" });
@@ -89,10 +136,13 @@
     // Submitted work is read-only; whatever this browser kept for it is obsolete. Lapsed work keeps it.
     if (submitted) dropStore();
     document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && libraryOpen()) { e.preventDefault(); toggleLibrary(false); return; }
       if (e.target.matches("textarea, input, select")) return;
+      if (drawer && drawer.contains(e.target) && e.key !== "l") return;
       if (e.key === "j" || e.key === "ArrowDown") { setCurrent(current + 1, true); e.preventDefault(); }
       else if (e.key === "k" || e.key === "ArrowUp") { setCurrent(current - 1, true); e.preventDefault(); }
       else if (e.key === "?") { toggleHelp(); e.preventDefault(); }
+      else if (e.key === "l" && !e.altKey && !e.ctrlKey && !e.metaKey) { toggleLibrary(); e.preventDefault(); }
     });
     return;
   }
@@ -340,9 +390,10 @@
   }
   document.addEventListener("keydown", function (e) {
     if (help && help.open) return;
+    if (e.key === "Escape" && libraryOpen() && !e.target.classList.contains("rationale")) { e.preventDefault(); toggleLibrary(false); return; }
     if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); trySubmit(); return; }
     var target = e.target;
-    if (target.matches("textarea, input[type=text], select, [contenteditable]")) {
+    if (target.matches("textarea, input[type=text], input[type=search], select, [contenteditable]")) {
       // Typing is never interrupted: only deliberate Alt chords act in the rationale box (and never
       // while an input method is composing, as it does for Chinese).
       if (target.classList.contains("rationale") && e.altKey && !e.ctrlKey && !e.metaKey && !e.isComposing) {
@@ -361,6 +412,11 @@
       return;
     }
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    // In the library's panel, the keys act on the panel (its links, its buttons), not on the criteria; `l` closes it.
+    if (drawer && drawer.contains(target)) {
+      if (e.key === "l") { e.preventDefault(); toggleLibrary(false); }
+      return;
+    }
     var onRadio = target.matches("input[type=radio]");
     switch (e.key) {
       case "j": setCurrent(current + 1, true); break;
@@ -371,6 +427,7 @@
       case "h": mark(true); break;
       case "m": mark(false); break;
       case "?": toggleHelp(); break;
+      case "l": toggleLibrary(); break;
       default: return;
     }
     e.preventDefault();

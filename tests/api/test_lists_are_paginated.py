@@ -16,6 +16,9 @@ NOT_PAGINATED = {
     "/api/v1/annotation/manage/campaigns/{id}/payments/": "a CSV export",
     "/api/v1/annotation/manage/campaigns/{id}/settings-history/": "one campaign's guidelines revisions and recorded changes, one document",
     "/api/v1/annotation/manage/pay-policy/": "the one pay policy, not a list",
+    "/api/v1/annotation/library/search/": "the best hits of each kind with their totals, one document",
+    "/api/v1/annotation/library/export/": "a JSONL download",
+    "/api/v1/annotation/assignments/{public_id}/library/": "the library beside one assignment (the best entries on one criterion), one document",
     "/api/v1/annotation/manage/campaigns/{id}/progress/": "one campaign's progress summary",
     "/api/v1/annotation/manage/needs-action/": "the counts of the admins' needs-action home, one document",
     "/api/v1/annotation/profiles/certificates/": "the caller's own certificates, one per blind test they earned one in (a few)",
@@ -29,6 +32,7 @@ NOT_PAGINATED = {
     "/api/v1/versions/{id}/diff/": "a changelog document",
     "/api/v1/versions/{id}/export/": "a JSONL download",
     "/api/v1/validation/datasets/{name}/release-policy/": "one dataset's release policy (its history inside, a few changes)",
+    "/api/v1/validation/campaigns/{campaign_id}/units/{entry_id}/{criterion_id}/discussion/": "one unit's discussion, one document",
     "/api/v1/validation/versions/{version_id}/gate/": "one version's release decision, one document",
 }
 

@@ -58,3 +58,45 @@ def test_a_decided_unit_needs_no_further_decision_and_stays_compared():
 def test_agreement_is_the_share_of_agreeing_pairs():
     t = triage([3, 2, 2, 1], [3, 3, 4, 1])
     assert np.allclose(t.agreement, [1.0, 1 / 3, 2 / 6, 1.0])
+
+
+def test_a_discussion_that_changes_the_majority_queues_the_unit():
+    # Blind 2 of 3 hit in both; in the first, one hit voter now says miss (1 of 3): the majority changed.
+    t = triage_units(
+        np.array([2, 2, 3]),
+        np.array([3, 3, 3]),
+        k=3,
+        adjudicated=np.array([-1, -1, -1]),
+        judge=np.array([-1, -1, -1]),
+        ambiguous_criterion=np.array([False, False, False]),
+        post_discussion_hits=np.array([1, 3, 2]),
+    )
+    assert t.discussion_changed.tolist() == [True, False, False]  # 2→3 and 3→2 keep the hit majority
+    assert t.needs_decision.tolist() == [True, False, False]
+
+
+def test_a_decided_unit_is_not_queued_again_by_its_discussion_and_no_discussion_changes_nothing():
+    t = triage_units(
+        np.array([2]),
+        np.array([3]),
+        k=3,
+        adjudicated=np.array([1]),
+        judge=np.array([-1]),
+        ambiguous_criterion=np.array([False]),
+        post_discussion_hits=np.array([0]),
+    )
+    assert t.discussion_changed.tolist() == [True] and t.needs_decision.tolist() == [False]
+    assert triage([2], [3]).discussion_changed.tolist() == [False]
+
+
+def test_a_discussion_on_an_incomplete_unit_changes_nothing():
+    t = triage_units(
+        np.array([1]),
+        np.array([2]),
+        k=3,
+        adjudicated=np.array([-1]),
+        judge=np.array([-1]),
+        ambiguous_criterion=np.array([False]),
+        post_discussion_hits=np.array([0]),
+    )
+    assert t.discussion_changed.tolist() == [False] and t.needs_decision.tolist() == [False]

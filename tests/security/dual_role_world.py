@@ -26,6 +26,8 @@ OTHER_SECRET = "OTHER-RATER-RATIONALE-ON-C-8e2"
 GOLD_SECRET = "GOLD-EXPLANATION-IN-C-2a7"
 OPEN_RATIONALE = "open rationale on a response of no open campaign"
 MINE = "My own blind rationale, long enough"
+CASE_SECRET = "CASE-OF-C-SECRET-6f3"  # cases of C's running work: from C, or on a response C holds
+LESSON_FROM_D = "Lesson from D, on a response of no open campaign"
 
 # Every combination of an expert with staff roles, and a superuser the campaign lists.
 COMBINATIONS = {
@@ -50,6 +52,7 @@ class DualRoleWorld:
     queued: object = None  # an entry of C with a split verdict (queued for adjudication)
     d_queued_hidden: object = None  # an entry of D whose response is also in C
     d_queued_open: object = None  # an entry of D whose response is in no open campaign
+    library: dict = field(default_factory=dict)  # the knowledge library's FAQ entry and cases (see _library)
 
     def c_response_ids(self) -> set[int]:
         return {e.response_id for e in self.c_entries}
@@ -171,6 +174,7 @@ def build_dual_role_world(cast, *, platform_runs: bool = False) -> DualRoleWorld
         _platform_runs(version, c_responses)
     set_campaign_status(campaign=d, status="closed")
     d.refresh_from_db()
+    world.library = _library(world)
     return world
 
 
@@ -214,3 +218,41 @@ def _platform_runs(version, c_responses):
                 JudgeVerdict.objects.bulk_create(
                     [JudgeVerdict(run=judge_run, response=response, criterion=cr, hit=True, rationale=reason) for cr in item.criteria.all()]
                 )
+
+
+def _library(world: DualRoleWorld) -> dict:
+    """A FAQ entry, a case from C (running), a case from D on a response C holds, and a case from D on one it does not."""
+    from annotation.models import Case
+    from annotation.services.knowledge import (
+        CaseContent,
+        CaseSource,
+        FaqContent,
+        create_case,
+        create_faq_entry,
+        review_faq_entry,
+        submit_faq_entry,
+    )
+
+    cast = world.cast
+    faq = create_faq_entry(
+        author=cast.author,
+        dataset=world.version.dataset,
+        content=FaqContent(question="Which criteria count implicit empathy?", answer="Those of warmth."),
+    )
+    submit_faq_entry(entry=faq, author=cast.author)
+    review_faq_entry(entry=faq, reviewer=cast.reviewer, approve=True)
+
+    def case(title, campaign, entry):
+        criterion = entry.item.criteria.order_by("position").first()
+        content = CaseContent(title=title, excerpt=f"{title} (excerpt)", hit=True, reasoning=f"{title} (reasoning)")
+        source = CaseSource(Case.Source.ADJUDICATION, campaign, entry.response)
+        return create_case(author=cast.reviewer, criterion=criterion, content=content, source=source, publish=True)
+
+    return {
+        "faq": faq,
+        "hidden": [
+            case(f"{CASE_SECRET} running", world.open_campaign, world.c_entries[0]),
+            case(f"{CASE_SECRET} shared", world.closed_campaign, world.d_queued_hidden),
+        ],
+        "visible": case(LESSON_FROM_D, world.closed_campaign, world.d_queued_open),
+    }

@@ -27,6 +27,8 @@ WITH_A_ROLE = (*STAFF, *EXPERTS)
 EVERYONE = (*WITH_A_ROLE, OUTSIDER, ANONYMOUS)
 SCORES = (ADMIN, AUTHOR)  # judge verdicts and leaderboards: never experts, not reviewers
 GOLD = (ADMIN, REVIEWER)  # adjudication of the golden standard
+FAQ_WRITERS = (AUTHOR, REVIEWER)  # the library's FAQ entries
+CASE_WRITERS = (ADMIN, REVIEWER)  # the library's cases
 
 # Walked separately: the Django admin (superusers and is_staff users only).
 SKIP_PREFIXES = ("admin/",)
@@ -169,6 +171,10 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "annotation:discussion": {"GET": OWNER},
     "annotation:discussion_comment": {"POST": OWNER},
     "annotation:discussion_vote": {"POST": OWNER},
+    # The judging page's library panel, its entries and "did this help?": on the expert's own assignment.
+    "annotation:judge_library": {"GET": OWNER},
+    "annotation:judge_library_entry": {"GET": OWNER},
+    "annotation:judge_library_helped": {"POST": OWNER},
     "annotation:corrections": {"GET": (ADMIN,)},
     "annotation:decide_correction": {"POST": (ADMIN,)},
     # The blind workspace (API).
@@ -185,8 +191,44 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "api-ws-corrections": {"GET": OWNER, "POST": OWNER},
     "api-ws-discussion": {"GET": OWNER, "POST": OWNER},
     "api-ws-discussion-votes": {"POST": OWNER},
+    "api-ws-library": {"GET": OWNER},
+    "api-ws-library-opens": {"POST": OWNER},
     "api-ws-admin-corrections": {"GET": (ADMIN,)},
     "api-ws-decide-correction": {"POST": (ADMIN,)},
+    # The knowledge library (pages): everyone with a role reads (experts: published FAQ entries, the cases allowed them);
+    # rubric authors and senior reviewers write FAQ entries, another of them reviews; senior reviewers and admins write cases.
+    "annotation:library": {"GET": WITH_A_ROLE},
+    "annotation:faq_review_queue": {"GET": FAQ_WRITERS},
+    "annotation:faq_create": {"GET": FAQ_WRITERS, "POST": FAQ_WRITERS},
+    "annotation:faq": {"GET": WITH_A_ROLE},
+    "annotation:faq_edit": {"GET": (AUTHOR,), "POST": (AUTHOR,)},  # the world's entry is the author's
+    "annotation:faq_submit": {"POST": (AUTHOR,)},
+    "annotation:faq_review": {"POST": (REVIEWER,)},  # never by its author
+    "annotation:faq_retire": {"POST": FAQ_WRITERS},
+    "annotation:faq_revise": {"POST": FAQ_WRITERS},
+    "annotation:case_create": {"GET": CASE_WRITERS, "POST": CASE_WRITERS},
+    "annotation:case": {"GET": WITH_A_ROLE},
+    "annotation:case_edit": {"GET": CASE_WRITERS, "POST": CASE_WRITERS},
+    "annotation:case_publish": {"POST": CASE_WRITERS},
+    "annotation:case_retire": {"POST": CASE_WRITERS},
+    "annotation:dataset_guidelines": {"GET": STAFF, "POST": (ADMIN, AUTHOR)},
+    "annotation:library_export": {"GET": STAFF},
+    "annotation:library_import": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    # The knowledge library (API).
+    "api-library-search": {"GET": WITH_A_ROLE},
+    "api-library-faq-list": {"GET": WITH_A_ROLE, "POST": FAQ_WRITERS},
+    "api-library-faq": {"GET": WITH_A_ROLE, "PATCH": (AUTHOR,)},
+    "api-library-faq-submit": {"POST": (AUTHOR,)},
+    "api-library-faq-review": {"POST": (REVIEWER,)},
+    "api-library-faq-retire": {"POST": FAQ_WRITERS},
+    "api-library-faq-revise": {"POST": FAQ_WRITERS},
+    "api-library-case-list": {"GET": WITH_A_ROLE, "POST": CASE_WRITERS},
+    "api-library-case": {"GET": WITH_A_ROLE, "PATCH": CASE_WRITERS},
+    "api-library-case-publish": {"POST": CASE_WRITERS},
+    "api-library-case-retire": {"POST": CASE_WRITERS},
+    "api-library-guidelines": {"GET": STAFF, "POST": (ADMIN, AUTHOR)},
+    "api-library-export": {"GET": STAFF},
+    "api-library-import": {"POST": (ADMIN,)},
     # Campaign management (pages): admins only; an expert reaches only their own profile and calibration feedback.
     "annotation:campaigns": {"GET": (ADMIN,)},
     "annotation:campaign_create": {"GET": (ADMIN,), "POST": (ADMIN,)},
@@ -256,6 +298,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation:adjudication-index": {"GET": GOLD},
     "validation:queue": {"GET": GOLD},
     "validation:adjudicate": {"GET": GOLD, "POST": GOLD},
+    "validation:unit-case": {"GET": GOLD, "POST": GOLD},
     "validation:export": {"GET": (ADMIN,)},
     # The release policy of a dataset (staff read it, admins change it) and the release decision of a version.
     "validation:release-policy": {"GET": STAFF, "POST": (ADMIN,)},
@@ -269,6 +312,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-golden-labels": {"GET": (ADMIN,)},
     "validation-queue": {"GET": GOLD},
     "validation-adjudicate": {"POST": GOLD},
+    "validation-unit-discussion": {"GET": GOLD},
+    "validation-unit-case": {"POST": GOLD},
     "validation-import-judgments": {"POST": (ADMIN,)},
     "validation-release-policy": {"GET": STAFF, "PUT": (ADMIN,)},
     "validation-version-gate": {"GET": STAFF},

@@ -13,7 +13,7 @@ from django.test import Client
 
 from annotation.models import Assignment, CorrectionRequest
 from heartbench_core.models import EndpointRun, JudgeRun, LanguageModel
-from tests.security.dual_role_world import GOLD_SECRET, JUDGE_SECRET, OTHER_SECRET, build_dual_role_world
+from tests.security.dual_role_world import CASE_SECRET, GOLD_SECRET, JUDGE_SECRET, OTHER_SECRET, build_dual_role_world
 from tests.security.permissions_table import SKIP_PREFIXES
 from tests.security.urlwalk import crawl, every_get_url
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 def _leaks(text: str, world) -> list[str]:
     lowered = text.lower()
-    found = [s for s in (JUDGE_SECRET, OTHER_SECRET, GOLD_SECRET) if s.lower() in lowered]
+    found = [s for s in (JUDGE_SECRET, OTHER_SECRET, GOLD_SECRET, CASE_SECRET) if s.lower() in lowered]
     found += [f"public id of C's response {e.response.public_id}" for e in world.c_entries if e.response.public_id.lower() in lowered]
     models = [m.lower() for m in LanguageModel.objects.values_list("name", flat=True)]
     if any(m in lowered for m in models) or "gold" in lowered:
@@ -33,7 +33,7 @@ def _leaks(text: str, world) -> list[str]:
     return found
 
 
-def _crawl(world, user) -> list[str]:
+def _crawl(world, user, extra=frozenset()) -> list[str]:
     client = Client()
     client.force_login(user)
     c, d = world.open_campaign, world.closed_campaign
@@ -63,14 +63,41 @@ def _crawl(world, user) -> list[str]:
         "username": [user.username, world.cast.experts[1].username],
     }
     values["public_id"] += [a.public_id for a in Assignment.objects.filter(campaign_response__campaign=d)[:2]]
-    return crawl(client, every_get_url(values, SKIP_PREFIXES), lambda text: _leaks(text, world))
+    start = every_get_url(values, SKIP_PREFIXES) | set(extra)
+    return crawl(client, start, lambda text: _leaks(text, world))
+
+
+def _library_start(world, user) -> set[str]:
+    """The library's lists and searches, as staff and in the judging page's panel, with words of the hidden cases."""
+    library = world.library
+    start = {
+        f"/work/library/faq/{library['faq'].pk}/",
+        f"/work/library/cases/{library['visible'].pk}/",
+        "/work/library/?kind=cases",
+        "/work/library/?kind=cases&status=published",
+        "/api/v1/annotation/library/cases/",
+    }
+    for case in library["hidden"]:
+        start |= {f"/work/library/cases/{case.pk}/", f"/api/v1/annotation/library/cases/{case.pk}/"}
+    mine = Assignment.objects.filter(expert=user, campaign_response__campaign=world.open_campaign)
+    for word in ("CASE", "running", "shared", "Lesson"):
+        start |= {f"/work/library/?q={word}", f"/work/library/?q={word}&kind=cases", f"/api/v1/annotation/library/search/?q={word}"}
+        for a in mine:
+            for criterion in a.campaign_response.item.criteria.all():
+                start |= {
+                    f"/work/a/{a.public_id}/library/?criterion={criterion.pk}",
+                    f"/work/a/{a.public_id}/library/?criterion={criterion.pk}&q={word}",
+                }
+                for case in library["hidden"]:
+                    start.add(f"/work/a/{a.public_id}/library/entry/?case={case.pk}&criterion={criterion.pk}")
+    return start
 
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
 def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they_judge_in(combination, cast):
     world = build_dual_role_world(cast, platform_runs=True)
     user = world.users[combination]
-    reached = _crawl(world, user)
+    reached = _crawl(world, user, _library_start(world, user))
     # The crawl really went through the staff pages and the user's own blind work, not only 403s.
     mine = world.mine[combination]
     assert f"/work/a/{mine.public_id}/" in reached
@@ -80,3 +107,6 @@ def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they
     # The judging pages were crawled: the open model's platform run is shown, the run of a model of C is not.
     open_run = EndpointRun.objects.get(model__name="demo-model-cirrus")
     assert "/judging/" in reached and f"/judging/runs/{open_run.pk}/" in reached and "/api/v1/endpoint-runs/" in reached
+    # The library: its lists and the case from D on a response of no open campaign, but none of C's.
+    assert f"/work/library/cases/{world.library['visible'].pk}/" in reached and "/work/library/?kind=cases" in reached
+    assert f"/work/a/{mine.public_id}/library/?criterion={mine.campaign_response.item.criteria.order_by('position').first().pk}" in reached

@@ -24,6 +24,8 @@ JUDGE_SECRET = "JUDGE-RATIONALE-SECRET-7c1"
 JUDGE_NAME = "judge-model-secret-x9"
 OTHER_SECRET = "OTHER-EXPERT-RATIONALE-SECRET-4f2"
 GOLD_SECRET = "GOLD-EXPLANATION-SECRET-93a"
+CASE_SECRET = "CASE-FROM-RUNNING-WORK-SECRET-5b8"  # cases experts must not read: of running work, or drafts
+VISIBLE_CASE = "A lesson anyone may read"
 MINE = "My own rationale, long enough"
 
 
@@ -79,7 +81,9 @@ def world(cast):
     theirs_correction = request_correction(
         assignment=shared[1], expert=other, reason=OTHER_SECRET, entries=[DraftEntry(first.pk, OTHER_SECRET + " again", True)]
     )
+    library = _library(cast, campaign, gold, dm1)
     return {
+        "library": library,
         "me": me,
         "campaign": campaign,
         "mine": [shared[0], mine_draft],
@@ -94,8 +98,49 @@ def world(cast):
             other.username,
             third.username,
             "is_gold",
+            CASE_SECRET,
         ],
     }
+
+
+def _library(cast, campaign, gold, dm1):
+    """The knowledge library around the running campaign: what the expert may read, and cases of running work they may not."""
+    from annotation.models import Case, FaqEntry
+    from annotation.services.knowledge import (
+        CaseContent,
+        CaseSource,
+        FaqContent,
+        create_case,
+        create_faq_entry,
+        review_faq_entry,
+        submit_faq_entry,
+    )
+
+    criterion = dm1[0].item.criteria.order_by("position").first()
+    faq = create_faq_entry(
+        author=cast.author,
+        dataset=campaign.version.dataset,
+        content=FaqContent(question="What counts as empathy?", answer="Naming the feeling counts.", criteria=[criterion.lineage_id]),
+    )
+    submit_faq_entry(entry=faq, author=cast.author)
+    review_faq_entry(entry=faq, reviewer=cast.reviewer, approve=True)
+    draft = FaqEntry.objects.create(dataset=campaign.version.dataset, question=f"{CASE_SECRET} draft", answer="x", author=cast.author)
+
+    def case(title, entry=None, **extra):
+        source = CaseSource(Case.Source.ADJUDICATION, campaign, entry.response) if entry else CaseSource()
+        content = CaseContent(title=title, excerpt=f"{title} excerpt", hit=True, reasoning=f"{title} reasoning", **extra)
+        return create_case(
+            author=cast.reviewer,
+            criterion=criterion if entry is None else entry.item.criteria.order_by("position").first(),
+            content=content,
+            source=source,
+            publish=True,
+        )
+
+    visible = case(VISIBLE_CASE)
+    running = case(f"{CASE_SECRET} running", dm1[0])  # a response the expert judged, in the campaign still running
+    on_gold = case(f"{CASE_SECRET} gold", gold)  # the hidden gold check they were given
+    return {"faq": faq, "draft": draft, "visible": visible, "hidden": [running, on_gold], "criterion": criterion}
 
 
 def _leaks(text: str, secrets: list[str]) -> list[str]:
@@ -118,8 +163,21 @@ def test_an_expert_crawling_every_reachable_page_and_endpoint_finds_no_secret(wo
         "name": ["demo"],
         "label": [world["campaign"].version.label],
         "question_id": ["dm0001", "dm0002"],
+        "kind": ["faq", "cases"],
     }
+    library = world["library"]
+    values["pk"] += [str(library["faq"].pk), str(library["draft"].pk), str(library["visible"].pk)] + [str(c.pk) for c in library["hidden"]]
     start = every_get_url(values, SKIP_PREFIXES) | {f"/api/v1/annotation/assignments/{a.public_id}/" for a in world["mine"]}
+    # The library's lists, searches and the judging page's panel on each criterion, with words of the hidden cases.
+    for word in ("CASE", "running", "lesson", "empathy"):
+        start |= {f"/work/library/?q={word}", f"/work/library/?q={word}&kind=cases", f"/api/v1/annotation/library/search/?q={word}"}
+        for a in world["mine"]:
+            for c in a.campaign_response.item.criteria.all():
+                start |= {f"/work/a/{a.public_id}/library/?criterion={c.pk}&q={word}", f"/work/a/{a.public_id}/library/?criterion={c.pk}"}
+    start |= {"/work/library/?kind=cases", "/api/v1/annotation/library/cases/", "/api/v1/annotation/library/faq/"}
+    for a in world["mine"]:
+        for hidden in [*library["hidden"], library["draft"]]:
+            start |= {f"/work/a/{a.public_id}/library/entry/?case={hidden.pk}", f"/work/a/{a.public_id}/library/entry/?faq={hidden.pk}"}
     reached = crawl(client, start, lambda text: _leaks(text, world["secrets"]))
     # The crawl really reached the expert's work (not only 403s).
     for a in world["mine"]:
@@ -127,6 +185,10 @@ def test_an_expert_crawling_every_reachable_page_and_endpoint_finds_no_secret(wo
         assert f"/api/v1/annotation/assignments/{a.public_id}/" in reached
     assert f"/work/a/{world['mine'][0].public_id}/discussion/" in reached
     assert "/work/" in reached and "/api/v1/annotation/assignments/" in reached
+    # …and the library, which it read without finding a case of running work.
+    assert f"/work/library/faq/{library['faq'].pk}/" in reached and f"/work/library/cases/{library['visible'].pk}/" in reached
+    assert f"/work/a/{world['mine'][0].public_id}/library/" in reached
+    assert f"/api/v1/annotation/library/cases/{library['visible'].pk}/" in reached
 
 
 def test_guessing_the_ids_of_other_experts_work_answers_404_everywhere(world, client_for):

@@ -42,6 +42,10 @@ ARG_SOURCES = {
     ("api-campaign-", "pk"): "campaign_id",
     ("api-calibration-result-", "pk"): "calibration_result_pk",
     ("api-alert-", "pk"): "alert_pk",
+    ("annotation:faq", "pk"): "faq_pk",
+    ("annotation:case", "pk"): "case_pk",
+    ("api-library-faq", "pk"): "faq_pk",
+    ("api-library-case", "pk"): "case_pk",
     ("annotation:report", "kind"): "report_kind",
     ("annotation:report", "report_id"): "problem_report_pk",
     ("api-report-resolve", "kind"): "report_kind",
@@ -53,6 +57,7 @@ QUERIES = {
     "rubrics-api-stale": "?dataset=demo",
     "rubrics-api-quality": "?dataset=demo",
     "rubrics-api-worklist": "?dataset=demo",
+    "api-library-search": "?q=%E5%85%B1%E6%83%85",
 }
 
 

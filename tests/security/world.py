@@ -92,6 +92,7 @@ def build_world(cast) -> World:
     _validation_pieces(world)
     _campaign_management_pieces(world)
     _judging_pieces(world)
+    _library_pieces(world)
     return world
 
 
@@ -133,10 +134,21 @@ def _rubrics_pieces(world: World) -> None:
 
 
 def _validation_pieces(world: World) -> None:
-    from validation.models import BackgroundJob
+    from validation.models import Adjudication, BackgroundJob
     from validation.services.agreement_reports import create_agreement_report
 
     report = create_agreement_report(campaign=world.objects["campaign"], resamples=50)
+    # A decision on the world's unit, so a case can be written from it.
+    Adjudication.objects.create(
+        campaign_response=world.objects["entry"],
+        criterion=world.objects["criterion"],
+        hit=True,
+        cause="ambiguous_criterion",
+        note="implicit empathy counts",
+        expert_hits=1,
+        expert_ratings=1,
+        decided_by=world.cast.reviewers[1],
+    )
     job = BackgroundJob.objects.create(
         kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=world.objects["campaign"], status="done", report=report
     )
@@ -163,3 +175,25 @@ def _campaign_management_pieces(world: World) -> None:
     profile, _ = ExpertProfile.objects.get_or_create(user=expert)
     ExpertQuality.objects.update_or_create(profile=profile, defaults={"calibration_score": 0.9, "certified_at": timezone.now()})
     world.values.update(code=certificate_code(campaign.pk, expert.pk))
+
+
+def _library_pieces(world: World) -> None:
+    from annotation.services.guidelines import publish_dataset_guidelines
+    from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry, review_faq_entry, submit_faq_entry
+
+    cast, criterion = world.cast, world.objects["criterion"]
+    entry = create_faq_entry(
+        author=cast.author,
+        dataset=world.objects["version"].dataset,
+        content=FaqContent(question="怎样算共情？", answer="说出用户的感受。", criteria=[criterion.lineage_id]),
+    )
+    submit_faq_entry(entry=entry, author=cast.author)
+    review_faq_entry(entry=entry, reviewer=cast.reviewer, approve=True)
+    case = create_case(
+        author=cast.reviewer,
+        criterion=criterion,
+        content=CaseContent(title="隐含的共情", excerpt="你一定很累吧。", hit=True, reasoning="说出了感受。"),
+        publish=True,
+    )
+    publish_dataset_guidelines(dataset=world.objects["version"].dataset, body="# 总则\n先写理由。", author=cast.admin)
+    world.values.update(faq_pk=entry.pk, case_pk=case.pk)

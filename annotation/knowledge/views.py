@@ -1,0 +1,603 @@
+"""Pages of the knowledge library (under /work/library/): browse and search, FAQ entries and their review, cases, dataset guidelines.
+
+Experts read (published entries, the cases `selectors.visible_cases` allows them); rubric authors
+and senior reviewers write and review FAQ entries; senior reviewers and admins write cases;
+admins and rubric authors publish a dataset's guidelines. Services raise, pages show: a refused
+write re-renders its form with the errors under their fields (400), a refused action comes back
+as a message.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from annotation.knowledge import forms, selectors
+from annotation.models import CampaignResponse, Case, FaqEntry
+from annotation.services import knowledge as services
+from annotation.services.guidelines import current_dataset_guidelines, guidelines_in_force, publish_dataset_guidelines, render_guidelines
+from annotation.workspace import selectors as workspace_selectors
+from heartbench_core.blindness import refuse_response
+from heartbench_core.http import SignedInRequest
+from heartbench_core.models import Criterion, Dataset
+from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
+
+WITH_A_ROLE = (*STAFF_ROLES, Role.EXPERT)
+PAGE_SIZE = 50
+KINDS = ("faq", "cases")
+
+
+def _messages_of(exc: ValidationError) -> list[str]:
+    if hasattr(exc, "error_dict"):
+        return [m for msgs in exc.message_dict.values() for m in msgs]
+    return list(exc.messages)
+
+
+def _key(raw: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID((raw or "").strip()) if raw else None
+    except ValueError:
+        return None
+
+
+@require_safe
+@role_required(*WITH_A_ROLE)
+def index(request: SignedInRequest) -> HttpResponse:
+    """Search, or browse FAQ entries or cases; staff filter by dataset, status and criterion and see drafts."""
+    user = request.user
+    staff = selectors.reads_as_staff(user)
+    datasets = list(Dataset.objects.order_by("name"))
+    params = request.GET
+    dataset = next((d for d in datasets if d.name == params.get("dataset")), None)
+    kind = params.get("kind") if params.get("kind") in KINDS else KINDS[0]
+    key = _key(params.get("criterion"))
+    query = (params.get("q") or "").strip()
+    statuses = FaqEntry.Status.choices if kind == "faq" else Case.Status.choices
+    status = params.get("status", "") if staff and params.get("status") in dict(statuses) else ""
+    context: dict[str, Any] = {
+        "staff": staff,
+        "datasets": datasets,
+        "dataset": dataset,
+        "kind": kind,
+        "key": key,
+        "query": query,
+        "status": status,
+        "statuses": statuses,
+        "can_write_faq": services.can_write_faq(user),
+        "can_write_cases": services.can_write_cases(user),
+    }
+    if query:
+        documents = []
+        for d in [dataset] if dataset else datasets:
+            current = current_dataset_guidelines(d)
+            if current is not None:
+                documents.append((_("Guidelines of %(dataset)s") % {"dataset": d.name}, current.body))
+        context["results"] = selectors.search(user, query, as_expert=not staff, dataset=dataset, lineage_key=key, guidelines=documents)
+    elif kind == "faq":
+        rows = selectors.faq_list(user, dataset=dataset, status=status, lineage_key=key) if staff else _expert_faq(user, dataset, key)
+        context["page"] = Paginator(rows, PAGE_SIZE).get_page(params.get("page"))
+    else:
+        rows = selectors.case_list(user, dataset=dataset, status=status, lineage_key=key) if staff else _expert_cases(user, dataset, key)
+        context["page"] = Paginator(rows, PAGE_SIZE).get_page(params.get("page"))
+    if staff:
+        context["waiting"] = selectors.waiting_for_review(user)
+    if key is not None:
+        context["focus"] = selectors.latest_snapshots([key]).get(str(key))
+    template = "annotation/knowledge/partials/results.html" if request.htmx else "annotation/knowledge/index.html"
+    return render(request, template, context)
+
+
+def _expert_faq(user: Any, dataset: Dataset | None, key: uuid.UUID | None) -> Any:
+    rows = selectors.visible_faq(user, as_expert=True).select_related("dataset")
+    rows = rows.filter(dataset=dataset) if dataset else rows
+    return (rows.filter(lineages=key) if key else rows).order_by("-published_at", "-id")
+
+
+def _expert_cases(user: Any, dataset: Dataset | None, key: uuid.UUID | None) -> Any:
+    rows = selectors.visible_cases(user, as_expert=True).select_related("dataset")
+    rows = rows.filter(dataset=dataset) if dataset else rows
+    return (rows.filter(lineage_id=key) if key else rows).order_by("-published_at", "-id")
+
+
+# --- FAQ entries -----------------------------------------------------------------------------------
+
+
+@require_safe
+@role_required(*WITH_A_ROLE)
+def faq_detail(request: SignedInRequest, pk: int) -> HttpResponse:
+    staff = selectors.reads_as_staff(request.user)
+    entry = selectors.faq_entry(request.user, pk, as_expert=not staff)
+    if not staff:
+        services.record_open(user=request.user, faq=entry)
+    user = request.user
+    keys = [lineage.key for lineage in entry.lineages.all()]
+    context = {
+        "entry": entry,
+        "staff": staff,
+        "html": render_guidelines(entry.answer),
+        "criteria": list(selectors.latest_snapshots(keys).values()),
+        "counts": selectors.open_counts(user, faq_ids=[entry.pk]).get(("faq", entry.pk)) if staff else None,
+        "can_edit": entry.status == FaqEntry.Status.DRAFT and entry.author_id == user.pk,
+        "can_submit": entry.status == FaqEntry.Status.DRAFT and entry.author_id == user.pk,
+        "can_review": entry.status == FaqEntry.Status.IN_REVIEW and entry.author_id != user.pk and services.can_write_faq(user),
+        "can_revise": entry.status == FaqEntry.Status.PUBLISHED and services.can_write_faq(user),
+        "can_retire": entry.status != FaqEntry.Status.RETIRED and services.can_write_faq(user),
+        "review_form": forms.FaqReviewForm(),
+    }
+    return render(request, "annotation/knowledge/faq_detail.html", context)
+
+
+def _faq_initial(entry: FaqEntry | None, dataset: Dataset, key: uuid.UUID | None) -> dict[str, Any]:
+    if entry is None:
+        return {"criteria": str(key) if key else ""}
+    keys = [str(k) for k in entry.lineages.values_list("key", flat=True)]
+    return {
+        "question": entry.question,
+        "answer": entry.answer,
+        "tags": ", ".join(entry.tags),
+        "abilities": entry.abilities,
+        "criteria": "\n".join(keys),
+    }
+
+
+def _render_faq_form(request: SignedInRequest, form: forms.FaqForm, entry: FaqEntry | None, status: int = 200) -> HttpResponse:
+    context = {"form": form, "entry": entry, "dataset": form.dataset, "datasets": Dataset.objects.order_by("name")}
+    return render(request, "annotation/knowledge/faq_form.html", context, status=status)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*services.FAQ_WRITERS)
+def faq_create(request: SignedInRequest) -> HttpResponse:
+    source = request.POST if request.method == "POST" else request.GET
+    dataset = Dataset.objects.filter(name=source.get("dataset")).first() or Dataset.objects.order_by("name").first()
+    if dataset is None:
+        raise Http404(_("No dataset yet: import one first."))
+    if request.method != "POST":
+        form = forms.FaqForm(initial=_faq_initial(None, dataset, _key(request.GET.get("criterion"))), dataset=dataset)
+        return _render_faq_form(request, form, None)
+    form = forms.FaqForm(request.POST, dataset=dataset)
+    if form.is_valid():
+        try:
+            content = form.content()
+            if form.errors:  # a criterion reference was not understood: say what else is wrong too, write nothing
+                services.check_faq_content(dataset, content)
+            else:
+                entry = services.create_faq_entry(author=request.user, dataset=dataset, content=content)
+                messages.success(request, _("Draft saved. Submit it for review when it is ready."))
+                return redirect("annotation:faq", pk=entry.pk)
+        except ValidationError as exc:
+            forms.apply_errors(form, exc)
+    return _render_faq_form(request, form, None, status=400)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*services.FAQ_WRITERS)
+def faq_edit(request: SignedInRequest, pk: int) -> HttpResponse:
+    entry = get_object_or_404(FaqEntry.objects.select_related("dataset"), pk=pk)
+    if entry.author_id != request.user.pk:
+        raise PermissionDenied(_("Only its author edits a FAQ entry."))
+    if request.method != "POST":
+        return _render_faq_form(request, forms.FaqForm(initial=_faq_initial(entry, entry.dataset, None), dataset=entry.dataset), entry)
+    form = forms.FaqForm(request.POST, dataset=entry.dataset)
+    if form.is_valid():
+        try:
+            content = form.content()
+            if form.errors:
+                services.check_faq_content(entry.dataset, content)
+            else:
+                services.edit_faq_entry(entry=entry, editor=request.user, content=content)
+                messages.success(request, _("Draft saved."))
+                return redirect("annotation:faq", pk=entry.pk)
+        except ValidationError as exc:
+            forms.apply_errors(form, exc)
+    return _render_faq_form(request, form, entry, status=400)
+
+
+def _faq_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
+    entry = get_object_or_404(FaqEntry, pk=pk)
+    try:
+        result = action(entry)
+    except ValidationError as exc:
+        for message in _messages_of(exc):
+            messages.error(request, message)
+        return redirect("annotation:faq", pk=pk)
+    messages.success(request, done)
+    return redirect("annotation:faq", pk=result.pk if isinstance(result, FaqEntry) else pk)
+
+
+@require_POST
+@role_required(*services.FAQ_WRITERS)
+def faq_submit(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _faq_action(
+        request, pk, lambda e: services.submit_faq_entry(entry=e, author=request.user), _("Submitted: another writer will review it.")
+    )
+
+
+@require_POST
+@role_required(*services.FAQ_WRITERS)
+def faq_review(request: SignedInRequest, pk: int) -> HttpResponse:
+    if get_object_or_404(FaqEntry, pk=pk).author_id == request.user.pk:
+        raise PermissionDenied(_("Someone other than its author reviews a FAQ entry."))
+    form = forms.FaqReviewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose publish or send back."))
+        return redirect("annotation:faq", pk=pk)
+    approve = form.cleaned_data["decision"] == "publish"
+    done = _("Published: experts read it now.") if approve else _("Sent back to its author with your note.")
+    return _faq_action(
+        request,
+        pk,
+        lambda e: services.review_faq_entry(entry=e, reviewer=request.user, approve=approve, note=form.cleaned_data["note"]),
+        done,
+    )
+
+
+@require_POST
+@role_required(*services.FAQ_WRITERS)
+def faq_retire(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _faq_action(request, pk, lambda e: services.retire_faq_entry(entry=e, by=request.user), _("Retired: experts no longer read it."))
+
+
+@require_POST
+@role_required(*services.FAQ_WRITERS)
+def faq_revise(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _faq_action(
+        request,
+        pk,
+        lambda e: services.revise_faq_entry(entry=e, author=request.user),
+        _("A new draft replaces this entry once it is reviewed and published."),
+    )
+
+
+@require_safe
+@role_required(*services.FAQ_WRITERS)
+def review_queue(request: SignedInRequest) -> HttpResponse:
+    return render(request, "annotation/knowledge/review_queue.html", {"queue": list(selectors.review_queue(request.user))})
+
+
+# --- cases ---------------------------------------------------------------------------------------------
+
+
+@require_safe
+@role_required(*WITH_A_ROLE)
+def case_detail(request: SignedInRequest, pk: int) -> HttpResponse:
+    staff = selectors.reads_as_staff(request.user)
+    found = selectors.case(request.user, pk, as_expert=not staff)
+    if not staff:
+        services.record_open(user=request.user, case=found)
+    snapshot = selectors.latest_snapshots([found.lineage_id]).get(str(found.lineage_id))
+    context = {
+        "case": found,
+        "staff": staff,
+        "html": render_guidelines(found.reasoning),
+        "snapshot": snapshot,
+        "reworded": snapshot is not None and snapshot.text != found.criterion_text,
+        "counts": selectors.open_counts(request.user, case_ids=[found.pk]).get(("case", found.pk)) if staff else None,
+        "can_write": services.can_write_cases(request.user),
+    }
+    return render(request, "annotation/knowledge/case_detail.html", context)
+
+
+def _render_case_form(request: SignedInRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
+    return render(request, "annotation/knowledge/case_form.html", context, status=status)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*services.CASE_WRITERS)
+def case_create(request: SignedInRequest) -> HttpResponse:
+    """A case written from scratch on a criterion (`?criterion=<key>` or a reference), or from a calibration item (`?entry=&item_criterion=`)."""
+    source = request.POST if request.method == "POST" else request.GET
+    entry_id, criterion_id = source.get("entry", ""), source.get("item_criterion", "")
+    calibration: CampaignResponse | None = None
+    criterion: Criterion | None = None
+    initial: dict[str, Any] = {}
+    if entry_id.isdecimal() and criterion_id.isdecimal():
+        calibration = get_object_or_404(CampaignResponse.objects.select_related("campaign", "item", "response"), pk=int(entry_id))
+        refuse_response(request.user, calibration.response_id)
+        criterion = get_object_or_404(Criterion.objects.select_related("lineage"), pk=int(criterion_id), item_id=calibration.item_id)
+        try:
+            _source, gold = services.calibration_source(campaign_response=calibration, criterion=criterion)
+        except ValidationError as exc:
+            raise Http404(" ".join(_messages_of(exc))) from None
+        initial = {"hit": "hit" if gold.hit else "miss", "reasoning": gold.explanation, "cause": Case.Cause.OTHER}
+    else:
+        key = _key(source.get("criterion"))
+        snapshot = selectors.latest_snapshots([key]).get(str(key)) if key else None
+        criterion = snapshot
+    context: dict[str, Any] = {"criterion": criterion, "calibration": calibration, "criterion_ref": source.get("criterion", "")}
+    if request.method != "POST":
+        context["form"] = forms.CaseForm(initial=initial)
+        return _render_case_form(request, context)
+    form = forms.CaseForm(request.POST)
+    context["form"] = form
+    if criterion is None:
+        form.add_error(None, _("Open this form from a criterion (its rubric page, the library) or a calibration item."))
+        return _render_case_form(request, context, status=400)
+    if form.is_valid():
+        try:
+            content = form.content()
+            if calibration is not None:
+                case = services.case_from_calibration(
+                    author=request.user,
+                    campaign_response=calibration,
+                    criterion=criterion,
+                    content=content,
+                    publish=form.cleaned_data["publish"],
+                )
+            else:
+                case = services.create_case(author=request.user, criterion=criterion, content=content, publish=form.cleaned_data["publish"])
+        except ValidationError as exc:
+            forms.apply_errors(form, exc)
+        else:
+            messages.success(request, _("Case published.") if case.status == Case.Status.PUBLISHED else _("Case saved as a draft."))
+            return redirect("annotation:case", pk=case.pk)
+    return _render_case_form(request, context, status=400)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*services.CASE_WRITERS)
+def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
+    found = selectors.case(request.user, pk, as_expert=False)
+    context: dict[str, Any] = {"case": found, "criterion": None}
+    if request.method != "POST":
+        initial = {
+            "title": found.title,
+            "excerpt": found.excerpt,
+            "invented": found.invented,
+            "hit": "hit" if found.hit else "miss",
+            "reasoning": found.reasoning,
+            "cause": found.cause,
+            "tags": ", ".join(found.tags),
+        }
+        context["form"] = forms.CaseForm(initial=initial)
+        return _render_case_form(request, context)
+    form = forms.CaseForm(request.POST)
+    context["form"] = form
+    if form.is_valid():
+        try:
+            services.edit_case(case=found, editor=request.user, content=form.content())
+            if form.cleaned_data["publish"]:
+                services.publish_case(case=found, by=request.user)
+        except ValidationError as exc:
+            forms.apply_errors(form, exc)
+        else:
+            messages.success(request, _("Case saved."))
+            return redirect("annotation:case", pk=found.pk)
+    return _render_case_form(request, context, status=400)
+
+
+def _case_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
+    found = selectors.case(request.user, pk, as_expert=False)
+    try:
+        action(found)
+    except ValidationError as exc:
+        for message in _messages_of(exc):
+            messages.error(request, message)
+    else:
+        messages.success(request, done)
+    return redirect("annotation:case", pk=pk)
+
+
+@require_POST
+@role_required(*services.CASE_WRITERS)
+def case_publish(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _case_action(request, pk, lambda c: services.publish_case(case=c, by=request.user), _("Case published."))
+
+
+@require_POST
+@role_required(*services.CASE_WRITERS)
+def case_retire(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _case_action(request, pk, lambda c: services.retire_case(case=c, by=request.user), _("Case retired: experts no longer read it."))
+
+
+# --- dataset guidelines ------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*STAFF_ROLES)
+def dataset_guidelines(request: SignedInRequest, name: str) -> HttpResponse:
+    """A dataset's guidelines: the current revision, every earlier one, and (admins, rubric authors) a new revision."""
+    dataset = get_object_or_404(Dataset, name=name)
+    can_publish = has_role(request.user, Role.ADMIN, Role.RUBRIC_AUTHOR)
+    history = selectors.dataset_guidelines_history(dataset)
+    form = forms.GuidelinesForm(request.POST or None, initial={"body": history[0].body if history else ""})
+    status = 200
+    if request.method == "POST":
+        if not can_publish:
+            raise PermissionDenied(_("Only an admin or a rubric author publishes a dataset's guidelines."))
+        if form.is_valid():
+            try:
+                published = publish_dataset_guidelines(
+                    dataset=dataset, body=form.cleaned_data["body"], change_note=form.cleaned_data["change_note"], author=request.user
+                )
+            except ValidationError as exc:
+                forms.apply_errors(form, exc)
+            else:
+                messages.success(request, _("Revision %(n)d published.") % {"n": published.revision})
+                return redirect(reverse("annotation:dataset_guidelines", args=[dataset.name]))
+        status = 400
+    context = {
+        "dataset": dataset,
+        "history": history,
+        "current_html": render_guidelines(history[0].body) if history else "",
+        "form": form,
+        "can_publish": can_publish,
+    }
+    return render(request, "annotation/knowledge/dataset_guidelines.html", context, status=status)
+
+
+# --- the judging page's panel (experts, on their own assignment) -------------------------------------
+
+
+def _panel_assignment(request: SignedInRequest, public_id: str) -> Any:
+    # The expert's own work only (lapsed work too: its page opens): another's id answers 404 like an unknown one.
+    return workspace_selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+
+
+def _focus(request: SignedInRequest, assignment: Any) -> Criterion | None:
+    raw = request.GET.get("criterion", "")
+    if not raw:
+        return None
+    if not raw.isdecimal():
+        raise Http404(_("No such criterion."))
+    return get_object_or_404(Criterion.objects.select_related("lineage"), pk=int(raw), item_id=assignment.campaign_response.item_id)
+
+
+@require_safe
+@role_required(Role.EXPERT)
+def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
+    """The library beside the judging page: FAQ entries and cases on the criterion in focus, and search (as an expert, whatever else the user is)."""
+    assignment = _panel_assignment(request, public_id)
+    criterion = _focus(request, assignment)
+    campaign = assignment.campaign_response.campaign
+    query = (request.GET.get("q") or "").strip()
+    base = reverse("annotation:judge_library", args=[public_id])
+    entry_url = reverse("annotation:judge_library_entry", args=[public_id])
+    context: dict[str, Any] = {
+        "assignment": assignment,
+        "criterion": criterion,
+        "query": query,
+        "open_base": base,
+        "entry_url": entry_url,
+        "open_qs": f"&criterion={criterion.pk}" if criterion else "",
+        "staff": False,
+    }
+    in_force = guidelines_in_force(campaign)
+    if request.GET.get("part") != "results":  # the whole panel: the guidelines in force head it (collapsed)
+        context.update(guidelines=in_force, guidelines_html=render_guidelines(in_force.body) if in_force else "")
+    if criterion is not None:
+        context["number"] = criterion.position + 1
+        context["knowledge"] = selectors.for_criterion(request.user, criterion, as_expert=True)
+    if query:
+        context["results"] = selectors.search(
+            request.user,
+            query,
+            as_expert=True,
+            dataset=campaign.version.dataset,
+            lineage_key=criterion.lineage_id if criterion else None,
+            guidelines=selectors.guidelines_documents(in_force),
+        )
+    if request.htmx:
+        template = (
+            "annotation/knowledge/partials/panel_results.html"
+            if request.GET.get("part") == "results"
+            else "annotation/knowledge/partials/panel.html"
+        )
+    else:
+        template = "annotation/knowledge/judge_library.html"
+    return render(request, template, context)
+
+
+class _NoEntryNamed(Exception):
+    pass
+
+
+def _panel_entry(request: SignedInRequest, data: Any) -> tuple[FaqEntry | None, Case | None]:
+    """The FAQ entry (`faq=<id>`) or case (`case=<id>`) the request names, as an expert may read it (404 otherwise, as for an unknown id)."""
+    faq_id, case_id = str(data.get("faq", "")), str(data.get("case", ""))
+    if faq_id.isdecimal():
+        return selectors.faq_entry(request.user, int(faq_id), as_expert=True), None
+    if case_id.isdecimal():
+        return None, selectors.case(request.user, int(case_id), as_expert=True)
+    raise _NoEntryNamed
+
+
+def _no_entry_named() -> HttpResponse:
+    return HttpResponseBadRequest(_("Name the entry: faq=<id> or case=<id>."), content_type="text/plain; charset=utf-8")
+
+
+@require_safe
+@role_required(Role.EXPERT)
+def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpResponse:
+    """One FAQ entry or case, opened from the judging page (recorded: who, which entry, the campaign and criterion in focus)."""
+    assignment = _panel_assignment(request, public_id)
+    criterion = _focus(request, assignment)
+    campaign = assignment.campaign_response.campaign
+    try:
+        entry, found = _panel_entry(request, request.GET)
+    except _NoEntryNamed:
+        return _no_entry_named()
+    services.record_open(
+        user=request.user, faq=entry, case=found, campaign=campaign, lineage_id=criterion.lineage_id if criterion else None
+    )
+    context: dict[str, Any] = {"assignment": assignment, "criterion": criterion, "entry": entry, "case": found}
+    if entry is not None:
+        context["html"] = render_guidelines(entry.answer)
+    elif found is not None:
+        snapshot = selectors.latest_snapshots([found.lineage_id]).get(str(found.lineage_id))
+        context.update(
+            html=render_guidelines(found.reasoning),
+            snapshot=snapshot,
+            reworded=snapshot is not None and snapshot.text != found.criterion_text,
+        )
+    context["helped_url"] = reverse("annotation:judge_library_helped", args=[public_id])
+    template = "annotation/knowledge/partials/panel_entry.html" if request.htmx else "annotation/knowledge/judge_library_entry.html"
+    return render(request, template, context)
+
+
+@require_POST
+@role_required(Role.EXPERT)
+def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpResponse:
+    """The expert says an entry helped (or not), on their latest opening of it from this campaign's judging page."""
+    assignment = _panel_assignment(request, public_id)
+    try:
+        entry, found = _panel_entry(request, request.POST)
+    except _NoEntryNamed:
+        return _no_entry_named()
+    helped = request.POST.get("helped") != "no"
+    services.mark_helped(user=request.user, faq=entry, case=found, campaign=assignment.campaign_response.campaign, helped=helped)
+    if request.htmx:
+        return render(request, "annotation/knowledge/partials/helped.html", {"helped": helped})
+    messages.success(request, _("Thank you: noted."))
+    which = f"faq={entry.pk}" if entry is not None else f"case={found.pk}" if found is not None else ""
+    return redirect(f"{reverse('annotation:judge_library_entry', args=[public_id])}?{which}")
+
+
+# --- the whole library as JSON Lines (export: staff; import: admins) ------------------------------------
+
+
+@require_safe
+@role_required(*STAFF_ROLES)
+def export(request: SignedInRequest) -> HttpResponse:
+    """The library as `export_library` writes it (`?dataset=`), without the cases of a campaign the viewer rates in."""
+    from annotation.services.knowledge_io import export_lines
+
+    dataset = get_object_or_404(Dataset, name=request.GET["dataset"]) if request.GET.get("dataset") else None
+    response = HttpResponse("".join(export_lines(dataset=dataset, viewer=request.user)), content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="library.jsonl"'
+    return response
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(Role.ADMIN)
+def import_file(request: SignedInRequest) -> HttpResponse:
+    """Upload a library file: every line is checked first; a problem names its line and field and nothing is written."""
+    from annotation.services.knowledge_io import import_library
+
+    errors: list[str] = []
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        if upload is None:
+            errors = [_("Choose a file.")]
+        else:
+            try:
+                outcome = import_library(source=upload, name=upload.name)
+            except ValidationError as exc:
+                errors = _messages_of(exc)
+            else:
+                messages.success(
+                    request,
+                    _("%(guidelines)d guidelines revisions, %(faq)d FAQ entries and %(cases)d cases imported; %(present)d already here.")
+                    % {"guidelines": outcome.guidelines, "faq": outcome.faq, "cases": outcome.cases, "present": outcome.already_present},
+                )
+                return redirect("annotation:library")
+    return render(request, "annotation/knowledge/import.html", {"errors": errors}, status=400 if errors else 200)
