@@ -14,11 +14,16 @@ from heartbench_core.models import (
     CriterionLineage,
     Dataset,
     DatasetVersion,
+    Endpoint,
+    EndpointRun,
     Item,
     JudgeRun,
+    JudgeTemplate,
+    JudgeTemplateRevision,
     JudgeVerdict,
     LanguageModel,
     ModelResponse,
+    RunQuestion,
     StaffExposure,
     User,
 )
@@ -166,3 +171,41 @@ class StaffExposureAdmin(ReadOnlyAdmin):
     list_display = ("user", "response", "via", "first_seen_at")
     list_filter = ("via",)
     list_select_related = ("user", "response")
+
+
+# Endpoints, templates and runs are changed through their pages, the API and the commands (the services check
+# every field and keep the key out of the database); the operators' admin shows them.
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(ReadOnlyAdmin):
+    list_display = ("name", "model", "base_url", "api_key_env", "concurrency", "max_retries", "timeout_seconds")
+    search_fields = ("name", "model", "base_url")
+
+
+@admin.register(JudgeTemplate)
+class JudgeTemplateAdmin(ReadOnlyAdmin):
+    list_display = ("name", "created_by", "created_at")
+    search_fields = ("name",)
+
+
+@admin.register(JudgeTemplateRevision)
+class JudgeTemplateRevisionAdmin(ReadOnlyAdmin):
+    list_display = ("template", "revision", "change_note", "created_by", "created_at")
+    list_filter = ("template",)
+    list_select_related = ("template", "created_by")
+
+
+@admin.register(EndpointRun)
+class EndpointRunAdmin(ReadOnlyAdmin):
+    list_display = ("pk", "kind", "status", "version", "model", "endpoint", "template_revision", "attempts", "created_at")
+    list_filter = ("kind", "status", "endpoint")
+    list_select_related = ("version__dataset", "model", "endpoint", "template_revision__template")
+
+
+@admin.register(RunQuestion)
+class RunQuestionAdmin(ReadOnlyAdmin):
+    list_display = ("run", "item", "status", "requests", "tokens_in", "tokens_out", "finished_at")
+    list_filter = ("status",)
+    raw_id_fields = ("run", "item", "response")
+    list_select_related = ("run", "item")

@@ -27,6 +27,22 @@ CHOICE_LABELS: dict[str, dict[str, Promise]] = {
         "normal": pgettext_lazy("item difficulty label", "Normal"),
         "": pgettext_lazy("item difficulty label", "Unspecified"),
     },
+    "heartbench_core.EndpointRun.kind": {
+        "judge": pgettext_lazy("endpoint run kind", "Judge"),
+        "generate": pgettext_lazy("endpoint run kind", "Answer generation"),
+    },
+    "heartbench_core.EndpointRun.status": {
+        "pending": pgettext_lazy("endpoint run status", "Waiting"),
+        "running": pgettext_lazy("endpoint run status", "Running"),
+        "finished": pgettext_lazy("endpoint run status", "Finished"),
+        "cancelled": pgettext_lazy("endpoint run status", "Cancelled"),
+        "failed": pgettext_lazy("endpoint run status", "Stopped"),
+    },
+    "heartbench_core.RunQuestion.status": {
+        "pending": pgettext_lazy("question of a run, status", "Remaining"),
+        "done": pgettext_lazy("question of a run, status", "Done"),
+        "failed": pgettext_lazy("question of a run, status", "Failed"),
+    },
     "rubrics.CriterionRevision.change_kind": {
         "addition": pgettext_lazy("criterion revision kind", "Addition"),
         "wording": pgettext_lazy("criterion revision kind", "Wording (same meaning)"),

@@ -64,6 +64,7 @@ def seed(*, heartbench: Path | None = None) -> DemoContext:
     ctx = DemoContext(version=version, users=users, models=models, real_data=heartbench is not None)
     ctx.log.append(f"dataset {version} with {version.item_count} items, responses of {len(models)} fictional models")
     _seed_judge_runs(ctx)
+    _seed_judging(ctx)
     return ctx
 
 
@@ -157,3 +158,47 @@ def _synthetic_verdicts(version: DatasetVersion, model: str) -> io.BytesIO:
             json.dumps({"question_id": qid, "score_detail": str(hits), "score_reason": reason, "synthetic": True}, ensure_ascii=False)
         )
     return io.BytesIO(("\n".join(lines) + "\n").encode("utf-8"))
+
+
+DEMO_ENDPOINT = "demo-offline-judge"
+DEMO_ENDPOINT_NOTE = (
+    "Demo only: this endpoint points at nothing (127.0.0.1 port 9, the discard port), so every question of a run on it "
+    "fails with 'cannot be reached' and no request leaves this machine. Point it at a real OpenAI-compatible service "
+    "(add_endpoint demo-offline-judge --base-url URL --model MODEL --api-key-env VAR) to judge for real."
+)
+
+
+def _seed_judging(ctx: DemoContext) -> None:
+    """An endpoint clearly labelled as pointing at nothing, the default judge template, and one small run on it.
+
+    A worker takes the run and fails its two questions (the endpoint cannot be reached): the run's page
+    shows what a failed question looks like and offers to ask it again. Nothing is sent over the network.
+    """
+    from heartbench_core.models import JudgeRun
+    from heartbench_core.services.endpoints import default_template, save_endpoint
+    from heartbench_core.services.runs import Selection, request_judge_run
+
+    endpoint = save_endpoint(
+        name=DEMO_ENDPOINT,
+        base_url="http://127.0.0.1:9/v1",
+        model=DEMO_ENDPOINT,
+        concurrency=2,
+        max_retries=0,
+        timeout_seconds=5,
+        note=DEMO_ENDPOINT_NOTE,
+    ).endpoint
+    default_template()
+    model = ctx.models[0]
+    if not JudgeRun.objects.filter(version=ctx.version, model=model, judge=endpoint.model).exists():
+        first = tuple(ctx.version.items.order_by("position").values_list("question_id", flat=True)[:2])
+        request_judge_run(
+            dataset_name=ctx.version.dataset.name,
+            version_label=ctx.version.label,
+            model_name=model.name,
+            endpoint_name=endpoint.name,
+            run_label="offline-demo",
+            selection=Selection(questions=first),
+            requested_by=ctx.users.get("admin"),
+            trigger="command",
+        )
+    ctx.log.append(f"endpoint {DEMO_ENDPOINT} (points at nothing: its demo run fails, to show a failed question)")

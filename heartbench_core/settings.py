@@ -229,6 +229,10 @@ SPECTACULAR_SETTINGS = {
         "AvailabilityEnum": "annotation.models.ExpertProfile.Availability",
         "ExpertAvailabilityEnum": "annotation.manage.api.EXPERT_AVAILABILITY",
         "PersonStatusEnum": "heartbench_core.people.selectors.PERSON_STATUSES",
+        "EndpointRunStatusEnum": "heartbench_core.models.EndpointRun.Status",
+        "EndpointRunKindEnum": "heartbench_core.models.EndpointRun.Kind",
+        "RunQuestionStatusEnum": "heartbench_core.models.RunQuestion.Status",
+        "RunDifficultyEnum": "heartbench_core.services.runs.DIFFICULTIES",
     },
 }
 
@@ -251,6 +255,10 @@ if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:
     Q_CLUSTER["orm"] = "default"
+
+# How long a process holds an endpoint run without renewing its lease (it renews it every few seconds
+# while it works): after it, the run is taken again by a worker (docs/judge-runner.md).
+RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 60)
 
 # Run background jobs inline (no worker) — used by tests and single-process demos.
 Q_SYNC = env_bool("Q_SYNC", False)

@@ -34,6 +34,10 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
         ),
         ("no verdicts", gettext_lazy("no verdicts")),
         (
+            "no unit has a golden label and a verdict of both judges",
+            gettext_lazy("no unit has a golden label and a verdict of both judges"),
+        ),
+        (
             "both raters gave every unit the same value: chance agreement is 1, kappa is 0/0",
             gettext_lazy("both raters gave every unit the same value: chance agreement is 1, kappa is 0/0"),
         ),

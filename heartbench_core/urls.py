@@ -37,6 +37,7 @@ urlpatterns = [
     path("i18n/js/", JavaScriptCatalog.as_view(domain="djangojs"), name="javascript-catalog"),
     path("admin/", admin.site.urls),
     path("datasets/", include("heartbench_core.page_urls")),
+    path("judging/", include("heartbench_core.judging.urls")),
     path("rubrics/", include("rubrics.urls")),
     path("work/", include("annotation.urls")),
     path("validation/", include("validation.urls")),

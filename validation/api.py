@@ -25,9 +25,17 @@ from heartbench_core.http import signed_in
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
-from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
+from validation.alignment import dataset_alignment
+from validation.blindness import (
+    hidden_entry_ids,
+    record_entry_exposures,
+    refuse_alignment,
+    refuse_campaign,
+    refuse_reports,
+    visible_entries,
+)
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
-from validation.selectors import adjudication_units, latest_release_gate, queue_counts, unit_discussion
+from validation.selectors import QueueEntry, adjudication_units, judge_reasons, latest_release_gate, queue_counts, unit_discussion
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.golden import adjudicate
@@ -548,6 +556,15 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
         return qs
 
 
+class QueueEntryListSerializer(serializers.ListSerializer):
+    """A page of queue entries: the judge's reasons for the page are read in one query."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        entries = list(data)
+        self.context["judge_reasons"] = judge_reasons(entries)
+        return super().to_representation(entries)
+
+
 class QueueEntrySerializer(serializers.Serializer):
     campaign_response_id = serializers.IntegerField()
     criterion_id = serializers.IntegerField()
@@ -561,6 +578,18 @@ class QueueEntrySerializer(serializers.Serializer):
         "A 2-of-3 majority and a unanimous verdict the judge contradicts need none."
     )
     decided = serializers.BooleanField(help_text="A senior reviewer decided this unit.")
+    judge_reason = serializers.SerializerMethodField(help_text="The judge's reason for its verdict on this unit; null without one.")
+
+    class Meta:
+        list_serializer_class = QueueEntryListSerializer
+
+    def get_judge_reason(self, entry: QueueEntry) -> str | None:
+        if entry.judge_verdict_id is None:
+            return None
+        reasons = self.context.get("judge_reasons")
+        if reasons is None:
+            reasons = judge_reasons([entry])
+        return reasons.get(entry.judge_verdict_id) or None
 
 
 class QueueQuerySerializer(serializers.Serializer):
@@ -930,3 +959,72 @@ class VersionGateView(APIView):
             "policy_changed_since": gate is not None and gate.policy != policy,
         }
         return Response(VersionGateSerializer(data, context={"request": request}).data)
+
+
+# --- judge–expert alignment across judge versions -----------------------------------------------------
+
+
+class AlignmentChangeSerializer(serializers.Serializer):
+    """The paired change in agreement from the judge version before, on the units both judged (n), resampling items."""
+
+    difference = ReportFigureSerializer()
+    ci95 = ReportIntervalSerializer()
+    previous_rate = ReportFigureSerializer()
+    current_rate = ReportFigureSerializer()
+
+
+class JudgeAlignmentSerializer(serializers.Serializer):
+    pairs = serializers.IntegerField()
+    responses = serializers.IntegerField()
+    items = serializers.IntegerField()
+    units_with_judge = serializers.IntegerField()
+    units_with_gold = serializers.IntegerField()
+    item_agreement = ReportItemAgreementSerializer()
+    cohen_kappa = ReportFigureSerializer()
+    gwet_ac1 = ReportFigureSerializer()
+    judge_hit_rate = ReportFigureSerializer()
+    human_hit_rate = ReportFigureSerializer()
+    by_ability = ReportGroupRowSerializer(many=True)
+
+
+class AlignmentRowSerializer(serializers.Serializer):
+    judge = serializers.CharField(source="version.judge")
+    run = serializers.CharField(source="version.label")
+    rubric_version = serializers.CharField(source="version.rubric_version", help_text="The dataset version the judge runs judged.")
+    made_at = serializers.DateTimeField(source="version.made_at")
+    endpoint = serializers.CharField(
+        source="version.endpoint", allow_null=True, help_text="Made on the platform: the endpoint; null when imported."
+    )
+    template = serializers.CharField(source="version.template", allow_null=True, help_text="Made on the platform: the template revision.")
+    runs = serializers.IntegerField(help_text="Judge runs compared (one per model of the campaign).")
+    stale_verdicts = serializers.IntegerField(help_text="Verdicts left out: their criterion changed meaning since.")
+    alignment = JudgeAlignmentSerializer(allow_null=True)
+    previous = serializers.CharField(allow_null=True, help_text="The judge version the change is from (judge/run@rubric version).")
+    change = AlignmentChangeSerializer(allow_null=True)
+
+
+class CampaignAlignmentSerializer(serializers.Serializer):
+    campaign = serializers.CharField(source="campaign.name")
+    campaign_id = serializers.IntegerField(source="campaign.pk")
+    version = serializers.CharField(source="campaign.version.label")
+    gold_units = serializers.IntegerField()
+    rows = AlignmentRowSerializer(many=True, help_text="Judge versions in the order they were made.")
+
+
+class DatasetAlignmentSerializer(serializers.Serializer):
+    dataset = serializers.CharField(source="dataset.name")
+    resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    campaigns = CampaignAlignmentSerializer(many=True)
+
+
+class AlignmentView(APIView):
+    """Every judge version of a dataset against each blind test's golden standard (the agreement report's figures)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(responses=DatasetAlignmentSerializer)
+    def get(self, request: Request, name: str) -> Response:
+        dataset = get_object_or_404(Dataset, name=name)
+        refuse_alignment(request.user, dataset.pk)
+        return Response(DatasetAlignmentSerializer(dataset_alignment(dataset)).data)

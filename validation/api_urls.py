@@ -20,5 +20,6 @@ urlpatterns = [
     ),
     path("judgments/import/", api.ImportJudgmentsView.as_view(), name="validation-import-judgments"),
     path("datasets/<name:name>/release-policy/", api.ReleasePolicyView.as_view(), name="validation-release-policy"),
+    path("datasets/<name:name>/alignment/", api.AlignmentView.as_view(), name="validation-alignment"),
     path("versions/<int:version_id>/gate/", api.VersionGateView.as_view(), name="validation-version-gate"),
 ]

@@ -23,11 +23,23 @@ if TYPE_CHECKING:
 
     AnyUser = User | AnonymousUser
 
-__all__ = ["hidden_entry_ids", "record_entry_exposures", "refuse_campaign", "refuse_reports", "visible_entries"]
+__all__ = [
+    "CLOSED_ALIGNMENT",
+    "hidden_entry_ids",
+    "record_entry_exposures",
+    "refuse_alignment",
+    "refuse_campaign",
+    "refuse_reports",
+    "visible_entries",
+]
 
 CLOSED_SHARED_REPORTS = _(
     "You are an expert in an open campaign that shares responses with this one; "
     "its agreement reports are closed to you until that campaign closes."
+)
+
+CLOSED_ALIGNMENT = _(
+    "You are an expert in an open campaign on this dataset; its judge–expert alignment is closed to you until that campaign closes."
 )
 
 RowT = TypeVar("RowT")
@@ -39,6 +51,12 @@ def refuse_reports(user: AnyUser, campaign: Campaign) -> None:
     scope = blind_scope(user)
     if scope and CampaignResponse.objects.filter(campaign=campaign, response_id__in=scope.response_ids).exists():
         raise PermissionDenied(CLOSED_SHARED_REPORTS)
+
+
+def refuse_alignment(user: AnyUser, dataset_id: int) -> None:
+    """The alignment page compares judges with the golden standards of the dataset's blind tests: closed to an expert of an open one."""
+    if blind_scope(user).hides_dataset(dataset_id):
+        raise PermissionDenied(CLOSED_ALIGNMENT)
 
 
 def hidden_entry_ids(user: AnyUser, campaign: Campaign) -> set[int]:
@@ -66,3 +84,25 @@ def record_entry_exposures(*, user: AnyUser, entry_ids: Iterable[int], via: str)
         return 0
     response_ids = CampaignResponse.objects.filter(pk__in=ids).values_list("response_id", flat=True)
     return record_exposures(user=user, response_ids=list(response_ids), via=via)
+
+
+MODEL_PLACEHOLDER = _("[model]")
+
+
+def without_model_names(texts: dict[int, str]) -> dict[int, str]:
+    """The texts with every model name replaced (one query): adjudication shows the judge's reason, never which model it judged.
+
+    An imported judge's reason may name the model it judged ("… 对 model-x 的回答 …").
+    """
+    if not any(texts.values()):
+        return texts
+    import re
+
+    from heartbench_core.models import LanguageModel
+
+    names = sorted(LanguageModel.objects.values_list("name", flat=True), key=len, reverse=True)
+    if not names:
+        return texts
+    pattern = re.compile("|".join(re.escape(n) for n in names), re.IGNORECASE)
+    placeholder = str(MODEL_PLACEHOLDER)
+    return {k: pattern.sub(placeholder, v) for k, v in texts.items()}

@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from heartbench_core.lib.agreement_report import Confusion, ExpertRow, Figure, GroupRow, Interval, TimePoint
+from heartbench_core.lib.agreement_report import Confusion, ExpertRow, Figure, GroupRow, Interval, ItemAgreement, TimePoint
 from heartbench_core.stat_reasons import reason_text
 from heartbench_core.taxonomy_display import group_value_display
 
@@ -181,5 +181,59 @@ def line_over_time(points: Sequence[TimePoint], *, title: str) -> SafeString:
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="vc-dot"><title>{escape(tip)}</title></circle>')
     parts.append(f'<text x="{left}" y="{height - 6}" class="vc-tick">{escape(pts[0][0].date)}</text>')
     parts.append(f'<text x="{width - 20}" y="{height - 6}" text-anchor="end" class="vc-tick">{escape(pts[-1][0].date)}</text>')
+    parts.append("</svg>")
+    return mark_safe("".join(parts))
+
+
+def trend(points: Sequence[tuple[str, ItemAgreement]], *, title: str, reference: float | None = None) -> SafeString:
+    """Agreement of successive judge versions, in the order they were made: a line through the points, each with its 95% CI.
+
+    The x axis numbers the versions (#1, #2, … as the table beside it does); each point's tooltip names its version.
+    """
+    width, left, bottom, top = WIDTH, 50, 30, 16
+    height = 200
+    inner_w, inner_h = width - left - 30, height - bottom - top
+    parts = [
+        f'<svg class="vc-chart vc-trend" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+    ]
+    for tick in (0, 0.25, 0.5, 0.75, 1.0):
+        y = top + inner_h * (1 - tick)
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 30}" y2="{y:.1f}" class="vc-grid"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="vc-tick">{tick:.2f}</text>'
+        )
+    n = len(points)
+    coords = []
+    for i, (label, agreement) in enumerate(points):
+        x = left + (inner_w * (i + 0.5) / n if n else 0)
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle" class="vc-tick">#{i + 1}<title>{escape(label)}</title></text>'
+        )
+        value = agreement.rate.value
+        if value is None:
+            undefined = escape(_("undefined"))
+            why = escape(reason_text(agreement.rate.reason))
+            parts.append(
+                f'<text x="{x:.1f}" y="{top + inner_h / 2:.1f}" text-anchor="middle" class="vc-na">{undefined}<title>{why}</title></text>'
+            )
+            continue
+        y = top + inner_h * (1 - value)
+        ci = agreement.ci95
+        if ci.low is not None and ci.high is not None:
+            y0, y1 = top + inner_h * (1 - ci.low), top + inner_h * (1 - ci.high)
+            parts.append(f'<line x1="{x:.1f}" y1="{y0:.1f}" x2="{x:.1f}" y2="{y1:.1f}" class="vc-whisker"/>')
+            parts.append(f'<line x1="{x - 5:.1f}" y1="{y0:.1f}" x2="{x + 5:.1f}" y2="{y0:.1f}" class="vc-whisker"/>')
+            parts.append(f'<line x1="{x - 5:.1f}" y1="{y1:.1f}" x2="{x + 5:.1f}" y2="{y1:.1f}" class="vc-whisker"/>')
+        tip = _("%(label)s: %(value).3f (%(pairs)s pairs)") % {"label": label, "value": value, "pairs": agreement.rate.n}
+        coords.append((x, y))
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" class="vc-dot"><title>{escape(tip)}</title></circle>')
+    if len(coords) > 1:
+        parts.insert(2, '<polyline class="vc-line" points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in coords) + '"/>')
+    if reference is not None:
+        y = top + inner_h * (1 - reference)
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 30}" y2="{y:.1f}" class="vc-reference"><title>{reference:.2f}</title></line>'
+        )
     parts.append("</svg>")
     return mark_safe("".join(parts))

@@ -78,6 +78,8 @@ class CampaignArrays:
     u_adjudication_id: np.ndarray
     judge_runs: list[dict] = field(default_factory=list)
     excluded: dict = field(default_factory=dict)
+    # the JudgeVerdict id behind u_judge (−1 none): where the judge's reason is read
+    u_judge_verdict: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     # Post-discussion view only: how many accepted revisions replaced blind verdicts (empty: blind verdicts).
     revisions: dict = field(default_factory=dict)
 
@@ -153,7 +155,10 @@ def select_judge_runs(campaign: Campaign, *, judge: str | None = None, run: str 
     model_ids = set(
         CampaignResponse.objects.filter(campaign=campaign, is_gold=False).order_by().values_list("response__model_id", flat=True).distinct()
     )
-    matching = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids)
+    # A run without a verdict yet (a platform run just started, or whose questions all failed) has nothing to compare.
+    matching = JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids).filter(
+        Exists(JudgeVerdict.objects.filter(run=OuterRef("pk")))
+    )
     if judge:
         matching = matching.filter(judge=judge)
     if run:
@@ -278,6 +283,7 @@ def _assemble(
         expert_ids=judgments.expert_ids,
         expert_names=judgments.expert_names,
         u_judge=judge.per_unit,
+        u_judge_verdict=judge.verdict,
         u_adjudicated=adjudicated,
         u_adjudication_id=adjudication_id,
         judge_runs=judge.runs,
@@ -586,12 +592,14 @@ class _VerdictRows(NamedTuple):
     response: np.ndarray
     criterion: np.ndarray
     hit: np.ndarray
+    id: np.ndarray
 
 
 class _JudgeLabels(NamedTuple):
     per_unit: np.ndarray  # −1 none, 0 miss, 1 hit
     runs: list[dict]
     stale: int  # verdicts on criteria whose meaning changed since
+    verdict: np.ndarray  # the JudgeVerdict id per unit, −1 none
 
 
 def _judge_per_unit(
@@ -604,8 +612,9 @@ def _judge_per_unit(
 ) -> _JudgeLabels:
     """The judge's verdict on each unit, matched to the campaign's criteria by lineage; stale verdicts are left out."""
     per_unit = np.full(len(units), -1, dtype=np.int8)
+    verdict = np.full(len(units), -1, dtype=np.int64)
     if not judge_runs:
-        return _JudgeLabels(per_unit, [], 0)
+        return _JudgeLabels(per_unit, [], 0, verdict)
     verdicts = JudgeVerdict.objects.filter(run__in=[r.pk for r in judge_runs], response_id__in=entries.values("response_id")).order_by()
     if all(r.version_id == campaign.version_id for r in judge_runs):
         rows, stale = _verdicts_on_the_campaign_version(verdicts, criteria)
@@ -617,14 +626,15 @@ def _judge_per_unit(
     v_unit = units.of(v_cr, rows.criterion) if len(rows.response) else np.zeros(0, np.int64)
     ok = v_unit >= 0
     per_unit[v_unit[ok]] = rows.hit[ok]
+    verdict[v_unit[ok]] = rows.id[ok]
     runs = [{"id": r.pk, "judge": r.judge, "label": r.label, "model": r.model.name, "version": r.version.label} for r in judge_runs]
-    return _JudgeLabels(per_unit, runs, stale)
+    return _JudgeLabels(per_unit, runs, stale, verdict)
 
 
 def _verdicts_on_the_campaign_version(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) -> tuple[_VerdictRows, int]:
     """Fresh verdicts when every run is on the campaign's version, and the stale count (one query, two with foreign criteria)."""
     # Staleness is known per criterion already: no join to criteria and lineages per verdict.
-    rows = _VerdictRows(*int_rows(verdicts.values_list("response_id", "criterion_id", "hit"), 3).T)
+    rows = _VerdictRows(*int_rows(verdicts.values_list("response_id", "criterion_id", "hit", "id"), 4).T)
     stale = np.isin(rows.criterion, criteria.id[criteria.stale])
     foreign = np.unique(rows.criterion[~np.isin(rows.criterion, criteria.id)])
     if foreign.size:  # verdicts on criteria outside the campaign's items: ask the database
@@ -633,15 +643,17 @@ def _verdicts_on_the_campaign_version(verdicts: QuerySet[JudgeVerdict], criteria
         )
         stale |= np.isin(rows.criterion, list(foreign_stale))
     fresh = ~stale
-    return _VerdictRows(rows.response[fresh], rows.criterion[fresh], rows.hit[fresh]), int(stale.sum())
+    return _VerdictRows(rows.response[fresh], rows.criterion[fresh], rows.hit[fresh], rows.id[fresh]), int(stale.sum())
 
 
 def _verdicts_by_lineage(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) -> tuple[_VerdictRows, int]:
     """Fresh verdicts of runs on other versions, mapped to the campaign's criteria by lineage, and the stale count (two queries)."""
     meaning_revision = F("criterion__lineage__meaning_revision")
     stale = verdicts.filter(criterion__revision__lt=meaning_revision).count()
-    fresh = list(verdicts.exclude(criterion__revision__lt=meaning_revision).values_list("response_id", "criterion__lineage_id", "hit"))
-    responses, lineages, hits = zip(*fresh) if fresh else ((),) * 3
+    fresh = list(
+        verdicts.exclude(criterion__revision__lt=meaning_revision).values_list("response_id", "criterion__lineage_id", "hit", "id")
+    )
+    responses, lineages, hits, ids = zip(*fresh) if fresh else ((),) * 4
     crit_of_lineage = {lineage: i for i, lineage in enumerate(criteria.lineage)}
     rows = _VerdictRows(
         response=np.array(responses, dtype=np.int64),
@@ -649,6 +661,7 @@ def _verdicts_by_lineage(verdicts: QuerySet[JudgeVerdict], criteria: _Criteria) 
             [criteria.id[crit_of_lineage[str(key)]] if str(key) in crit_of_lineage else -1 for key in lineages], dtype=np.int64
         ),
         hit=np.array(hits, dtype=np.int64),
+        id=np.array(ids, dtype=np.int64),
     )
     return rows, stale
 
@@ -765,6 +778,7 @@ def subset_units(data: CampaignArrays, keep: np.ndarray) -> CampaignArrays:
         u_cr=data.u_cr[keep],
         u_crit=data.u_crit[keep],
         u_judge=data.u_judge[keep],
+        u_judge_verdict=data.u_judge_verdict[keep] if data.u_judge_verdict.size else data.u_judge_verdict,
         u_adjudicated=data.u_adjudicated[keep],
         u_adjudication_id=data.u_adjudication_id[keep],
         j_unit=new_index[data.j_unit[j_keep]],
@@ -807,6 +821,7 @@ class QueueEntry:
     triggers: tuple[str, ...]
     needs_decision: bool = True
     decided: bool = False
+    judge_verdict_id: int | None = None  # where the judge's reason is read (adjudicators only)
     discussion_changed: bool = False  # the stances after the discussion have another majority than the blind verdicts
 
 
@@ -873,6 +888,7 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
         if t.discussion_changed[u]:
             triggers.append(trigger.DISCUSSION_CHANGED.value)
         judge = int(data.u_judge[u])
+        verdict_id = int(data.u_judge_verdict[u]) if data.u_judge_verdict.size else -1
         entries.append(
             QueueEntry(
                 campaign_response_id=int(data.cr_id[data.u_cr[u]]),
@@ -884,6 +900,7 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
                 triggers=tuple(triggers),
                 needs_decision=bool(t.needs_decision[u]),
                 decided=bool(t.decided[u]),
+                judge_verdict_id=verdict_id if verdict_id >= 0 else None,
                 discussion_changed=bool(t.discussion_changed[u]),
             )
         )
@@ -929,6 +946,16 @@ def campaigns_to_adjudicate() -> QuerySet[Campaign]:
     """Campaigns with submitted judgments (the ones whose units may need a decision), newest first."""
     submitted = Assignment.objects.filter(campaign_response__campaign=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
     return Campaign.objects.filter(Exists(submitted)).select_related("version__dataset").order_by("-created_at", "-id")
+
+
+def judge_reasons(entries: Iterable[QueueEntry]) -> dict[int, str]:
+    """The judge's reason behind each entry's verdict, by verdict id, without model names (two queries; adjudicators' views only)."""
+    from validation.blindness import without_model_names
+
+    ids = {e.judge_verdict_id for e in entries if e.judge_verdict_id is not None}
+    if not ids:
+        return {}
+    return without_model_names(dict(JudgeVerdict.objects.filter(pk__in=ids).values_list("pk", "rationale")))
 
 
 # --- the experts' discussion of a unit, for its adjudicator ---------------------------------------------

@@ -24,5 +24,6 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/export/<str:what>.<str:fmt>", views.export, name="export"),
     path("datasets/<name:name>/release-policy/", views.release_policy, name="release-policy"),
+    path("datasets/<name:name>/alignment/", views.alignment, name="alignment"),
     path("versions/<int:version_id>/gate/", views.version_gate, name="version-gate"),
 ]

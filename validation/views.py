@@ -24,11 +24,20 @@ from heartbench_core.blindness import blind_scope, record_exposures, refuse_resp
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
 from validation import charts
-from validation.blindness import hidden_entry_ids, record_entry_exposures, refuse_campaign, refuse_reports, visible_entries
+from validation.alignment import dataset_alignment
+from validation.blindness import (
+    hidden_entry_ids,
+    record_entry_exposures,
+    refuse_alignment,
+    refuse_campaign,
+    refuse_reports,
+    visible_entries,
+    without_model_names,
+)
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.selectors import (
@@ -38,6 +47,7 @@ from validation.selectors import (
     campaigns_to_adjudicate,
     campaigns_with_reports,
     golden_labels_for_export,
+    judge_reasons,
     judgments_for_export,
     latest_release_gate,
     latest_report,
@@ -74,6 +84,7 @@ class QueueRow(TypedDict):
     criterion: Criterion | None
     url: str
     triggers: list[tuple[str, str]]  # (code, label in the reader's language) of why the unit is listed
+    judge_reason: str  # the judge's reason for its verdict ('' when it gave none)
 
 
 @require_safe
@@ -268,7 +279,15 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         .select_related("assignment__expert")
         .order_by("assignment__expert__username")
     )
-    verdict = criterion.judge_verdicts.filter(response_id=entry.response_id).select_related("run").first()
+    verdicts = list(
+        JudgeVerdict.objects.filter(response_id=entry.response_id, criterion__lineage_id=criterion.lineage_id)
+        .select_related("run__version", "criterion__lineage", "run__endpoint_run__template_revision__template")
+        .order_by("-run__created_at", "-run_id")
+    )
+    reasons = without_model_names({v.pk: v.rationale for v in verdicts})
+    for v in verdicts:
+        v.rationale = reasons[v.pk]
+    verdict = next((v for v in verdicts if v.criterion_id == criterion.pk), verdicts[0] if verdicts else None)
     # The experts' discussion after independence, with their names as on this page (Rater 1, 2, …).
     discussion = unit_discussion(entry, criterion, [(j.assignment.expert_id, j.hit) for j in judgments])
     record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="adjudication")
@@ -278,6 +297,7 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         "criterion": criterion,
         "judgments": judgments,
         "verdict": verdict,
+        "verdicts": verdicts,
         "causes": Adjudication.Cause.choices,
         "errors": errors,
         "post": request.POST,
@@ -452,6 +472,29 @@ def _dataset(ref: str) -> Dataset:
     return dataset
 
 
+@require_safe
+@role_required(*ADMIN)
+def alignment(request: SignedInRequest, name: str) -> HttpResponse:
+    """Every judge version of a dataset against each blind test's golden standard, and how it moved from the one before."""
+    dataset = _dataset(name)
+    refuse_alignment(request.user, dataset.pk)
+    page = dataset_alignment(dataset)
+    threshold = release_policy_of(dataset).threshold
+    sections = [
+        (
+            c,
+            charts.trend(
+                [(row.version.key, row.alignment.item_agreement) for row in c.rows if row.alignment is not None],
+                title=_("Judge–gold agreement of each judge version, in the order they were made (95% CI)"),
+                reference=threshold,
+            ),
+        )
+        for c in page.campaigns
+    ]
+    context = {"dataset": dataset, "page": page, "sections": sections, "threshold": threshold}
+    return render(request, "validation/alignment.html", context)
+
+
 POLICY_FORM_FIELDS: dict[str, Callable[[str], float | int]] = {
     "threshold": float,
     "min_pairs_per_dimension": int,
@@ -525,9 +568,10 @@ def version_gate(request: SignedInRequest, version_id: int) -> HttpResponse:
 
 
 def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRow]:
-    """Queue entries with their criterion and question for display (two queries)."""
+    """Queue entries with their criterion, question and the judge's reason for display (three queries)."""
     entries = list(entries)
     crit = {c.pk: c for c in Criterion.objects.filter(pk__in={e.criterion_id for e in entries}).select_related("item")}
+    reasons = judge_reasons(entries)
     labels = {value: str(label) for value, label in Adjudication.Trigger.choices}
     out: list[QueueRow] = []
     for e in entries:
@@ -538,6 +582,7 @@ def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRo
                 "criterion": c,
                 "url": reverse("validation:adjudicate", args=[campaign_id, e.campaign_response_id, e.criterion_id]),
                 "triggers": [(t, labels.get(t, t)) for t in e.triggers],
+                "judge_reason": reasons.get(e.judge_verdict_id, "") if e.judge_verdict_id is not None else "",
             }
         )
     return out

@@ -635,16 +635,30 @@ class _Groups:
         return cls(per_value[index] if index.size else np.zeros(0, np.intp), uniq, [label(u) if label else u for u in uniq])
 
 
-def compute_report(
-    data: ReportData,
-    *,
-    resamples: int = DEFAULTS.resamples,
-    seed: int = DEFAULTS.seed,
-    threshold: float = DEFAULTS.threshold,
-    min_pairs_per_dimension: int = DEFAULTS.min_pairs_per_dimension,
-    gate_policy: GatePolicy | None = None,
-) -> ReportResult:
-    """Every statistic of the agreement report for one campaign (and judge)."""
+@dataclass(frozen=True)
+class _Compared:
+    """The judge–gold pairs of a campaign: what the report and the alignment page compute every figure from."""
+
+    hits: np.ndarray
+    ratings: np.ndarray
+    label: np.ndarray
+    provenance: np.ndarray
+    tie: np.ndarray
+    judge: np.ndarray
+    both: np.ndarray  # units with a judge verdict and a golden label
+    jv: np.ndarray
+    gv: np.ndarray
+    clusters: np.ndarray
+    item_of_unit: np.ndarray
+    items: np.ndarray  # the item of each compared unit
+    n_items: int
+    draws: list[np.ndarray] | None
+    rate: Figure
+    ci95: Interval
+
+
+def _compared(data: ReportData, *, resamples: int, seed: int) -> _Compared:
+    """Golden labels, judge verdicts, their pairs, and the headline agreement with its interval over items."""
     hits, ratings = data.unit_counts()
     label, provenance, tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
     judge = data.u_judge
@@ -657,7 +671,6 @@ def compute_report(
     item_of_unit = data.cr_item[data.u_cr]
     items = item_of_unit[both]
     n_items = int(np.unique(items).size)
-
     rate = Figure.of(st.item_agreement_rate(jv, gv))
     # One set of draws over the items serves the headline, every breakdown and the baseline.
     draws = st.cluster_draws(n_items, resamples, seed)
@@ -668,6 +681,118 @@ def compute_report(
         resampled=_resampling(headline.resampled()),
         reason=None if pair else (st.NO_PAIRS if not both.any() else headline.group_reason()),
     )
+    return _Compared(hits, ratings, label, provenance, tie, judge, both, jv, gv, clusters, item_of_unit, items, n_items, draws, rate, ci95)
+
+
+def _ability_groups(data: ReportData) -> _Groups:
+    return _Groups.from_values(list(data.crit_ability), data.u_crit, order=[*ABILITY_LABELS, CATASTROPHIC_LABEL], label=english_name)
+
+
+@dataclass(frozen=True)
+class JudgeAlignment:
+    """One judge's agreement with a campaign's golden standard: the figures the alignment page compares across judge versions.
+
+    Computed exactly as the agreement report computes them (same pairs, same item resampling).
+    """
+
+    pairs: int  # judge–gold pairs compared
+    responses: int
+    items: int
+    units_with_judge: int
+    units_with_gold: int
+    item_agreement: ItemAgreement
+    cohen_kappa: Figure
+    gwet_ac1: Figure
+    judge_hit_rate: Figure
+    human_hit_rate: Figure
+    by_ability: tuple[GroupRow, ...]
+
+
+def judge_alignment(data: ReportData, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed) -> JudgeAlignment:
+    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items)."""
+    c = _compared(data, resamples=resamples, seed=seed)
+    by_ability = _breakdown(
+        _ability_groups(data), c.both, c.jv, c.gv, c.hits, c.ratings, data.u_cr, c.items, resamples=resamples, seed=seed, draws=c.draws
+    )
+    no_pairs = st.Stat.undefined(0, st.NO_PAIRS)
+    return JudgeAlignment(
+        pairs=int(c.both.sum()),
+        responses=int(np.unique(c.clusters).size),
+        items=c.n_items,
+        units_with_judge=int((c.judge >= 0).sum()),
+        units_with_gold=int((c.label >= 0).sum()),
+        item_agreement=ItemAgreement(c.rate, c.ci95),
+        cohen_kappa=Figure.of(st.cohen_kappa(c.jv, c.gv)),
+        gwet_ac1=Figure.of(st.gwet_ac1(c.jv, c.gv)),
+        judge_hit_rate=Figure.of(st.hit_rate(c.jv) if c.jv.size else no_pairs),
+        human_hit_rate=Figure.of(st.hit_rate(c.gv) if c.gv.size else no_pairs),
+        by_ability=by_ability,
+    )
+
+
+NO_COMMON_PAIRS = "no unit has a golden label and a verdict of both judges"
+
+
+@dataclass(frozen=True)
+class AgreementChange:
+    """How much one judge's agreement with the golden standard moved from another's, on the units both judged."""
+
+    difference: Figure  # agreement of `current` minus that of `previous`, on the common pairs (n)
+    ci95: Interval  # resamples items
+    previous_rate: Figure
+    current_rate: Figure
+
+
+def agreement_change(
+    previous: ReportData, current: ReportData, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed
+) -> AgreementChange:
+    """Paired change in judge–gold agreement between two judges on one campaign (same units), resampling items."""
+    if previous.n_units != current.n_units or not np.array_equal(previous.u_crit, current.u_crit):
+        raise ValueError("both judges must be compared on the same campaign's units")
+    hits, ratings = previous.unit_counts()
+    label, _provenance, _tie = golden_standard(hits, ratings, previous.k, previous.u_adjudicated)
+    common = (label >= 0) & (previous.u_judge >= 0) & (current.u_judge >= 0)
+    gold = label[common] == 1
+    before = (previous.u_judge[common] == 1) == gold
+    after = (current.u_judge[common] == 1) == gold
+    items = previous.cr_item[previous.u_cr][common]
+    n = int(common.sum())
+    if not n:
+        undefined = Figure(None, 0, NO_COMMON_PAIRS)
+        return AgreementChange(undefined, Interval(None, None, Resampling("item", 0, resamples), NO_COMMON_PAIRS), undefined, undefined)
+    ci = st.clustered_mean_ci(after.astype(np.float64) - before, items, resamples=resamples, seed=seed)
+    pair = ci.pair()
+    return AgreementChange(
+        difference=Figure(_num(float(after.mean() - before.mean())), n),
+        ci95=Interval.from_pair(pair, resampled=_resampling(ci.resampled()), reason=None if pair else ci.group_reason()),
+        previous_rate=Figure.of(st.item_agreement_rate(previous.u_judge[common] == 1, gold)),
+        current_rate=Figure.of(st.item_agreement_rate(current.u_judge[common] == 1, gold)),
+    )
+
+
+def compute_report(
+    data: ReportData,
+    *,
+    resamples: int = DEFAULTS.resamples,
+    seed: int = DEFAULTS.seed,
+    threshold: float = DEFAULTS.threshold,
+    min_pairs_per_dimension: int = DEFAULTS.min_pairs_per_dimension,
+    gate_policy: GatePolicy | None = None,
+) -> ReportResult:
+    """Every statistic of the agreement report for one campaign (and judge)."""
+    c = _compared(data, resamples=resamples, seed=seed)
+    hits, ratings, label, provenance, tie, judge = c.hits, c.ratings, c.label, c.provenance, c.tie, c.judge
+    both, jv, gv, clusters, item_of_unit, items, n_items, draws = (
+        c.both,
+        c.jv,
+        c.gv,
+        c.clusters,
+        c.item_of_unit,
+        c.items,
+        c.n_items,
+        c.draws,
+    )
+    rate, ci95 = c.rate, c.ci95
     confusion = st.confusion(jv, gv)
     mcnemar = st.mcnemar_exact(jv, gv)
     judged = judge >= 0
@@ -676,9 +801,7 @@ def compute_report(
     # Breakdowns.
     crit_dim = [dimension_label(a) for a in data.crit_ability]
     groups = {
-        "by_ability": _Groups.from_values(
-            list(data.crit_ability), data.u_crit, order=[*ABILITY_LABELS, CATASTROPHIC_LABEL], label=english_name
-        ),
+        "by_ability": _ability_groups(data),
         "by_dimension": _Groups.from_values(crit_dim, data.u_crit, order=[*DIMENSIONS, "Catastrophic"]),
         "by_model": _Groups(data.cr_model[data.u_cr], list(data.model_names)),
         "by_difficulty": _Groups.from_values(list(data.item_difficulty), item_of_unit, order=["hard", "normal"]),

@@ -57,6 +57,15 @@ def signed(value: int | None) -> str:
 
 
 @register.filter
+def signed_float(value: float | None, digits: int | str = 3) -> str:
+    """+0.052 / -0.031 / 0.000 for a change (— when undefined)."""
+    if value is None:
+        return "—"
+    text = f"{value:+.{int(digits)}f}"
+    return text[1:] if float(text) == 0 else text
+
+
+@register.filter
 def pct(value: float | None, digits: int | str = 1) -> str:
     """0.873 → 87.3% (— when undefined)."""
     if value is None:

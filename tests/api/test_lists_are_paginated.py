@@ -24,6 +24,8 @@ NOT_PAGINATED = {
     "/api/v1/annotation/profiles/certificates/": "the caller's own certificates, one per blind test they earned one in (a few)",
     "/api/v1/annotation/profiles/me/": "the caller's own profile",
     "/api/v1/judge-runs/{id}/verdicts/": "one judge run's verdicts as a single document",
+    "/api/v1/endpoint-runs/{id}/questions/": "one run's questions (at most its version's items) as a single document",
+    "/api/v1/validation/datasets/{name}/alignment/": "one dataset's judge versions against its blind tests, one document",
     "/api/v1/rubrics/quality/": "quality signals of one dataset (or one question), one document",
     "/api/v1/rubrics/revisions/{id}/comments/": "the review discussion of one revision",
     "/api/v1/scores/": "a computed leaderboard, one document",

@@ -54,6 +54,7 @@ ALLOWED_WORDS = frozenset(
         "Kendall's",
         "Fleiss",
         "OpenAPI",
+        "OpenAI",  # "OpenAI-compatible" endpoints: the protocol's name
         "Swagger",
         "ReDoc",
         "ID",

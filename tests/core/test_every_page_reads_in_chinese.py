@@ -97,13 +97,14 @@ def test_the_detector_finds_english_interface_text_and_leaves_data_alone():
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
 def test_every_page_renders_in_chinese_and_shows_no_english_interface_text(combination, cast, monkeypatch):
-    world = build_dual_role_world(cast)
+    world = build_dual_role_world(cast, platform_runs=True)
     # A stored agreement report for every blind test with submitted work: the dashboard shows its figures, charts and alerts.
+    # The world's runs made on the platform are a second judge: the reports name the one they compare.
     for campaign in Campaign.objects.filter(kind=Campaign.Kind.BLIND_TEST, responses__assignments__status="submitted").distinct():
-        create_agreement_report(campaign=campaign, resamples=20)
+        create_agreement_report(campaign=campaign, judge="demo-judge", resamples=20)
     own = report_campaign(cast)
-    create_agreement_report(campaign=own)
-    create_agreement_report(campaign=own, resamples=20, seed=3, threshold=0.9, exclude_catastrophic=True)
+    create_agreement_report(campaign=own, judge="demo-judge")
+    create_agreement_report(campaign=own, judge="demo-judge", resamples=20, seed=3, threshold=0.9, exclude_catastrophic=True)
     user = world.users[combination]
     clients: list[ChineseClient] = []
 

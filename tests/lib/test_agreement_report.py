@@ -141,3 +141,90 @@ class TestAlerts:
         model = model_row("m", rate=0.6, pairs=500, items=40, ci95=(0.5, 0.7))
         (alert,) = _alerts(overall, by_expert=(), by_criterion=(), by_model=(model,))
         assert alert.kind == "judge_model_disagreement" and "on 40 items" in alert.message and "resampling the items" in alert.message
+
+
+def _many_items(seed=3, n_items=30):
+    """A larger campaign: n_items items with two criteria each, three experts, a judge that agrees most of the time."""
+    rng = np.random.default_rng(seed)
+    n_units = 2 * n_items
+    truth = rng.random(n_units) < 0.5
+    j_unit = np.repeat(np.arange(n_units), 3)
+    j_hit = np.repeat(truth, 3) ^ (rng.random(3 * n_units) < 0.1)
+    judge = (truth ^ (rng.random(n_units) < 0.2)).astype(np.int8)
+    return Arrays(
+        cr_id=np.arange(n_items) + 10,
+        cr_model=np.zeros(n_items, int),
+        cr_item=np.arange(n_items),
+        item_question=[f"q{i}" for i in range(n_items)],
+        item_difficulty=["hard"] * n_items,
+        item_scene=["s"] * n_items,
+        crit_id=np.arange(n_units) + 100,
+        crit_ability=["温暖", "道德"] * n_items,
+        crit_weight=np.full(n_units, 2.0),
+        crit_catastrophic=np.zeros(n_units, bool),
+        crit_lineage=[f"l{i}" for i in range(n_units)],
+        crit_position=np.tile([0, 1], n_items),
+        crit_item=np.repeat(np.arange(n_items), 2),
+        u_cr=np.repeat(np.arange(n_items), 2),
+        u_crit=np.arange(n_units),
+        j_unit=j_unit,
+        j_expert=np.tile([0, 1, 2], n_units),
+        j_hit=j_hit,
+        j_time=np.full(3 * n_units, 86400.0 * 20000),
+        u_judge=judge,
+        u_adjudicated=np.full(n_units, -1, np.int8),
+    )
+
+
+def test_judge_alignment_gives_exactly_the_report_s_headline_kappa_ac1_and_per_ability_rows():
+    from heartbench_core.lib.agreement_report import judge_alignment
+
+    data = _many_items()
+    report = compute_report(data, resamples=200, seed=7)
+    alignment = judge_alignment(data, resamples=200, seed=7)
+    assert alignment.item_agreement == report.item_agreement
+    assert (alignment.cohen_kappa, alignment.gwet_ac1) == (report.cohen_kappa, report.gwet_ac1)
+    assert alignment.by_ability == report.by_ability
+    assert (alignment.pairs, alignment.items, alignment.responses) == (report.pairs, report.items, report.responses)
+    assert alignment.item_agreement.ci95.resampled.unit == "item" and alignment.item_agreement.ci95.resampled.units == 30
+
+
+def test_judge_alignment_without_judge_verdicts_is_undefined_with_reasons_never_zero():
+    from heartbench_core.lib.agreement_report import judge_alignment
+
+    data = _many_items()
+    data.u_judge = np.full(data.n_units, -1, np.int8)
+    alignment = judge_alignment(data, resamples=50)
+    assert alignment.pairs == 0 and alignment.units_with_judge == 0 and alignment.units_with_gold == 60
+    assert alignment.item_agreement.rate.value is None and alignment.item_agreement.rate.reason
+    assert alignment.cohen_kappa.value is None and alignment.item_agreement.ci95.reason
+
+
+def test_the_change_between_two_judges_is_paired_on_common_units_and_resamples_items():
+    from dataclasses import replace
+
+    from heartbench_core.lib.agreement_report import agreement_change, judge_alignment
+
+    before = _many_items()
+    hits, ratings = before.unit_counts()
+    gold, _p, _t = golden_standard(hits, ratings, 3, before.u_adjudicated)
+    after = replace(before, u_judge=np.where(gold >= 0, gold, 0).astype(np.int8))  # a judge that always agrees
+    change = agreement_change(before, after, resamples=300, seed=1)
+    rate_before = judge_alignment(before, resamples=0).item_agreement.rate.value
+    assert change.current_rate.value == 1.0 and change.previous_rate.value == pytest.approx(rate_before)
+    assert change.difference.value == pytest.approx(1.0 - rate_before) and change.difference.n == before.n_units
+    low, high = change.ci95.low, change.ci95.high
+    assert low <= change.difference.value <= high and change.ci95.resampled.unit == "item"
+    same = agreement_change(before, before, resamples=100)
+    assert same.difference.value == 0.0 and (same.ci95.low, same.ci95.high) == (0.0, 0.0)
+
+
+def test_no_common_pairs_leaves_the_change_undefined_with_the_reason():
+    from dataclasses import replace
+
+    from heartbench_core.lib.agreement_report import NO_COMMON_PAIRS, agreement_change
+
+    before = _many_items()
+    after = replace(before, u_judge=np.full(before.n_units, -1, np.int8))
+    change = agreement_change(before, after)
+    assert change.difference == Figure(None, 0, NO_COMMON_PAIRS) and change.ci95.reason == NO_COMMON_PAIRS

@@ -75,7 +75,7 @@ def _judge(entry, expert, rationale, hits):
     return assignment
 
 
-def build_dual_role_world(cast) -> DualRoleWorld:
+def build_dual_role_world(cast, *, platform_runs: bool = False) -> DualRoleWorld:
     from annotation.models import Assignment, CampaignResponse, CorrectionRequest, GoldLabel, Judgment
     from annotation.services.campaigns import create_campaign, set_campaign_status
     from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
@@ -170,10 +170,54 @@ def build_dual_role_world(cast) -> DualRoleWorld:
             world.d_queued_open = entry
     create_agreement_report(campaign=c, resamples=20)
     create_agreement_report(campaign=d, resamples=20)
+    if platform_runs:  # a second judge, after the reports (which would otherwise have to name one)
+        _platform_runs(version, c_responses)
     set_campaign_status(campaign=d, status="closed")
     d.refresh_from_db()
     world.library = _library(world)
     return world
+
+
+def _platform_runs(version, c_responses):
+    """Runs made on the platform: a judge run of a C model (its reasons and raw answers are JUDGE_SECRET) and one of the open model."""
+    from heartbench_core.models import EndpointRun, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, RunQuestion
+    from heartbench_core.services.endpoints import default_template, latest_revision, save_endpoint
+
+    endpoint = save_endpoint(name="dual-judge", base_url="http://127.0.0.1:9/v1", model="dual-judge-model").endpoint
+    revision = latest_revision(default_template())
+    for model in LanguageModel.objects.filter(name__in=[C_MODELS[0], OPEN_MODEL]):
+        judge_run = JudgeRun.objects.create(version=version, model=model, judge=endpoint.model, label="platform")
+        run = EndpointRun.objects.create(
+            kind="judge",
+            version=version,
+            model=model,
+            endpoint=endpoint,
+            judge_run=judge_run,
+            template_revision=revision,
+            status="finished",
+        )
+        for response in ModelResponse.objects.filter(model=model, dataset=version.dataset):
+            item = version.items.get(question_id=response.question_id)
+            hidden = response.pk in c_responses
+            reason = JUDGE_SECRET if hidden else "open platform reason"
+            failed = item.question_id == "dm0001"
+            RunQuestion.objects.create(
+                run=run,
+                item=item,
+                status="failed" if failed else "done",
+                problem={"code": "wrong_length", "found": 1, "expected": 2} if failed else None,
+                outputs=[
+                    {
+                        "answer": f'{{"criteria": [{{"index": 1, "reason": "{reason}", "hit": 1}}]}}',
+                        "finish_reason": "stop",
+                        "problem": None,
+                    }
+                ],
+            )
+            if not failed:
+                JudgeVerdict.objects.bulk_create(
+                    [JudgeVerdict(run=judge_run, response=response, criterion=cr, hit=True, rationale=reason) for cr in item.criteria.all()]
+                )
 
 
 def _library(world: DualRoleWorld) -> dict:

@@ -98,6 +98,29 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "judge-run-list": {"GET": SCORES},
     "judge-run-detail": {"GET": SCORES},
     "judge-run-verdicts": {"GET": SCORES},
+    # The judge and the models under test, called from the platform (admins): endpoints, prompt templates, runs.
+    "endpoint-list": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "endpoint-detail": {"GET": (ADMIN,), "PATCH": (ADMIN,)},
+    "judge-template-list": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "judge-template-detail": {"GET": (ADMIN,)},
+    "judge-template-revisions": {"POST": (ADMIN,)},
+    "endpoint-run-list": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "endpoint-run-detail": {"GET": (ADMIN,)},
+    "endpoint-run-cancel": {"POST": (ADMIN,)},
+    "endpoint-run-retry-failed": {"POST": (ADMIN,)},
+    "endpoint-run-resume": {"POST": (ADMIN,)},
+    "endpoint-run-questions": {"GET": (ADMIN,)},
+    "judging:index": {"GET": (ADMIN,)},
+    "judging:endpoint-new": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "judging:endpoint": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "judging:template-new": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "judging:template": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "judging:template-revision": {"GET": (ADMIN,)},
+    "judging:run-new": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "judging:run": {"GET": (ADMIN,)},
+    "judging:run-cancel": {"POST": (ADMIN,)},
+    "judging:run-retry": {"POST": (ADMIN,)},
+    "judging:run-resume": {"POST": (ADMIN,)},
     # Rubric pages.
     "rubrics:index": {"GET": STAFF},
     "rubrics:review": {"GET": (REVIEWER,)},
@@ -280,6 +303,8 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     # The release policy of a dataset (staff read it, admins change it) and the release decision of a version.
     "validation:release-policy": {"GET": STAFF, "POST": (ADMIN,)},
     "validation:version-gate": {"GET": STAFF},
+    # Judge–expert alignment across judge versions, per dataset (admins).
+    "validation:alignment": {"GET": (ADMIN,)},
     # Validation API.
     "validation-reports": {"GET": (ADMIN,), "POST": (ADMIN,)},
     "validation-job": {"GET": (ADMIN,)},
@@ -292,4 +317,5 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-import-judgments": {"POST": (ADMIN,)},
     "validation-release-policy": {"GET": STAFF, "PUT": (ADMIN,)},
     "validation-version-gate": {"GET": STAFF},
+    "validation-alignment": {"GET": (ADMIN,)},
 }

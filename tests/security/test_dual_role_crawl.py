@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment, CorrectionRequest
-from heartbench_core.models import JudgeRun, LanguageModel
+from heartbench_core.models import EndpointRun, JudgeRun, LanguageModel
 from tests.security.dual_role_world import CASE_SECRET, GOLD_SECRET, JUDGE_SECRET, OTHER_SECRET, build_dual_role_world
 from tests.security.permissions_table import SKIP_PREFIXES
 from tests.security.urlwalk import crawl, every_get_url
@@ -50,9 +50,11 @@ def _crawl(world, user, extra=frozenset()) -> list[str]:
         "correction_id": [str(pk) for pk in CorrectionRequest.objects.values_list("pk", flat=True)] or ["1"],
         "pk": [str(pk) for pk in JudgeRun.objects.values_list("pk", flat=True)]
         + [str(c.pk), str(d.pk)]
-        + [str(r) for r in c.agreement_reports.values_list("pk", flat=True)],
+        + [str(r) for r in c.agreement_reports.values_list("pk", flat=True)]
+        + [str(pk) for pk in EndpointRun.objects.values_list("pk", flat=True)],
         "id": [str(c.pk), str(d.pk)],
-        "name": ["demo"],
+        "name": ["demo", "dual-judge", "heartbench-zh"],
+        "revision": ["1"],
         "label": [world.version.label],
         "question_id": sorted({e.item.question_id for e in world.c_entries})[:2],
         "model": list(LanguageModel.objects.values_list("name", flat=True)),
@@ -93,7 +95,7 @@ def _library_start(world, user) -> set[str]:
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser"])
 def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they_judge_in(combination, cast):
-    world = build_dual_role_world(cast)
+    world = build_dual_role_world(cast, platform_runs=True)
     user = world.users[combination]
     reached = _crawl(world, user, _library_start(world, user))
     # The crawl really went through the staff pages and the user's own blind work, not only 403s.
@@ -102,6 +104,9 @@ def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they
     assert "/validation/" in reached and f"/validation/campaigns/{world.closed_campaign.pk}/adjudication/" in reached
     assert "/api/v1/responses/" in reached and "/work/manage/dual-roles/" in reached
     assert any(u.startswith("/datasets/demo/") for u in reached)
+    # The judging pages were crawled: the open model's platform run is shown, the run of a model of C is not.
+    open_run = EndpointRun.objects.get(model__name="demo-model-cirrus")
+    assert "/judging/" in reached and f"/judging/runs/{open_run.pk}/" in reached and "/api/v1/endpoint-runs/" in reached
     # The library: its lists and the case from D on a response of no open campaign, but none of C's.
     assert f"/work/library/cases/{world.library['visible'].pk}/" in reached and "/work/library/?kind=cases" in reached
     assert f"/work/a/{mine.public_id}/library/?criterion={mine.campaign_response.item.criteria.order_by('position').first().pk}" in reached

@@ -91,8 +91,23 @@ def build_world(cast) -> World:
     _rubrics_pieces(world)
     _validation_pieces(world)
     _campaign_management_pieces(world)
+    _judging_pieces(world)
     _library_pieces(world)
     return world
+
+
+def _judging_pieces(world: World) -> None:
+    from heartbench_core.services.endpoints import save_endpoint
+    from heartbench_core.services.runs import Selection, release_held, request_judge_run
+
+    # An endpoint pointing at nothing, and a run on it that is only recorded: held as if by a command, then let go
+    # (cancelled), so no broker message is sent and no request ever leaves.
+    save_endpoint(name="matrix-judge", base_url="http://127.0.0.1:9/v1", model="matrix-judge-model")
+    run = request_judge_run(
+        dataset_name="demo", model_name=MODELS[0], endpoint_name="matrix-judge", selection=Selection(questions=("dm0001",)), hold_as="world"
+    ).run
+    release_held(run=run)
+    world.values.update(endpoint_name="matrix-judge", template_name="heartbench-zh", revision=1, endpoint_run_pk=run.pk)
 
 
 def _rubrics_pieces(world: World) -> None:

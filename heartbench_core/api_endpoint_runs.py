@@ -1,0 +1,459 @@
+"""REST API of the judge and the models under test called from the platform (admins): endpoints, judge prompt templates
+and their revisions, and runs (judging, answer generation) with progress, cancellation and retries.
+
+Every write calls the same service as the pages and the commands. A run of a model whose responses
+an open campaign of yours judges is left out of the lists and refused by id (403, with the reason).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, cast
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from heartbench_core.blindness import CLOSED_MODEL, blind_scope
+from heartbench_core.judging import selectors
+from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, LanguageModel, RunQuestion, User
+from heartbench_core.roles import Role, role_permission
+from heartbench_core.run_display import describe_problem
+from heartbench_core.services import runs as run_services
+from heartbench_core.services.endpoints import add_template_revision, default_template, save_endpoint
+from heartbench_core.services.llm import ChatError, read_api_key
+
+IsAdmin = role_permission(Role.ADMIN)
+NAME_IN_PATH = "[^/]+"
+
+
+# --- endpoints -------------------------------------------------------------------------------------
+
+
+class EndpointSerializer(serializers.ModelSerializer):
+    api_key_variable_set = serializers.SerializerMethodField(
+        help_text="Whether the key's environment variable is set in the web process (null: the endpoint uses no key). The key is never shown."
+    )
+
+    class Meta:
+        model = Endpoint
+        fields = [
+            "name",
+            "base_url",
+            "model",
+            "api_key_env",
+            "api_key_variable_set",
+            "temperature",
+            "max_tokens",
+            "concurrency",
+            "requests_per_minute",
+            "max_retries",
+            "backoff_seconds",
+            "timeout_seconds",
+            "price_input",
+            "price_output",
+            "currency",
+            "note",
+            "created_at",
+            "updated_at",
+        ]
+
+    def get_api_key_variable_set(self, endpoint: Endpoint) -> bool | None:
+        if not endpoint.api_key_env:
+            return None
+        try:
+            read_api_key(endpoint.api_key_env)
+        except ChatError:
+            return False
+        return True
+
+
+class EndpointInputSerializer(serializers.Serializer):
+    """An endpoint to create (name, base_url and model required) or the fields to change (PATCH)."""
+
+    name = serializers.CharField(max_length=100, required=False)
+    base_url = serializers.CharField(max_length=500, required=False)
+    model = serializers.CharField(max_length=200, required=False)
+    api_key_env = serializers.CharField(
+        max_length=100, required=False, allow_blank=True, help_text="The NAME of the environment variable holding the key, never the key."
+    )
+    temperature = serializers.FloatField(required=False)
+    max_tokens = serializers.IntegerField(required=False)
+    concurrency = serializers.IntegerField(required=False)
+    requests_per_minute = serializers.IntegerField(required=False, allow_null=True)
+    max_retries = serializers.IntegerField(required=False)
+    backoff_seconds = serializers.FloatField(required=False)
+    timeout_seconds = serializers.FloatField(required=False)
+    price_input = serializers.DecimalField(max_digits=12, decimal_places=6, required=False, allow_null=True)
+    price_output = serializers.DecimalField(max_digits=12, decimal_places=6, required=False, allow_null=True)
+    currency = serializers.CharField(max_length=8, required=False, allow_blank=True)
+    note = serializers.CharField(required=False, allow_blank=True)
+
+
+@extend_schema_view(
+    create=extend_schema(request=EndpointInputSerializer, responses={201: EndpointSerializer}),
+    partial_update=extend_schema(request=EndpointInputSerializer, responses={200: EndpointSerializer}),
+)
+class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Endpoint]):
+    """OpenAI-compatible chat endpoints (a judge, or a model under test); the same rules as `add_endpoint`."""
+
+    serializer_class = EndpointSerializer
+    permission_classes = [IsAdmin]
+    queryset = Endpoint.objects.order_by("name")
+    lookup_field = "name"
+    lookup_value_regex = NAME_IN_PATH
+
+    def create(self, request: Request) -> Response:
+        data = _valid(EndpointInputSerializer, request.data)
+        name = data.pop("name", "")
+        if Endpoint.objects.filter(name=name).exists():
+            raise ValidationError({"name": "an endpoint with this name exists; PATCH it instead"})
+        outcome = save_endpoint(name=name, by=_me(request), **data)
+        return Response(EndpointSerializer(outcome.endpoint).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request: Request, name: str | None = None) -> Response:
+        endpoint = self.get_object()
+        data = _valid(EndpointInputSerializer, request.data, partial=True)
+        data.pop("name", None)
+        outcome = save_endpoint(name=endpoint.name, by=_me(request), **data)
+        return Response(EndpointSerializer(outcome.endpoint).data)
+
+
+def _valid(serializer_class: type[serializers.Serializer], data: Any, **kwargs: Any) -> dict[str, Any]:
+    s = serializer_class(data=data, **kwargs)
+    s.is_valid(raise_exception=True)
+    return dict(s.validated_data)
+
+
+# --- templates -------------------------------------------------------------------------------------
+
+
+class TemplateRevisionSerializer(serializers.ModelSerializer):
+    created_by: serializers.StringRelatedField[User] = serializers.StringRelatedField(allow_null=True)
+
+    class Meta:
+        model = JudgeTemplateRevision
+        fields = ["revision", "system", "user", "change_note", "created_by", "created_at"]
+
+
+class JudgeTemplateSerializer(serializers.ModelSerializer):
+    revisions = TemplateRevisionSerializer(many=True, read_only=True, help_text="Newest first.")
+
+    class Meta:
+        model = JudgeTemplate
+        fields = ["name", "description", "created_at", "revisions"]
+
+
+class TemplateRevisionInputSerializer(serializers.Serializer):
+    system = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    user = serializers.CharField(trim_whitespace=False, help_text="Must hold $dialogue, $response, $criteria and $count.")
+    change_note = serializers.CharField(help_text="What changed, and why.")
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class TemplateInputSerializer(TemplateRevisionInputSerializer):
+    name = serializers.CharField(max_length=100)
+
+
+@extend_schema_view(create=extend_schema(request=TemplateInputSerializer, responses={201: JudgeTemplateSerializer}))
+class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[JudgeTemplate]):
+    """Judge prompt templates with every revision (a revision is never changed: a change is a new revision)."""
+
+    serializer_class = JudgeTemplateSerializer
+    permission_classes = [IsAdmin]
+    lookup_field = "name"
+    lookup_value_regex = NAME_IN_PATH
+
+    def get_queryset(self) -> QuerySet[JudgeTemplate]:
+        default_template()
+        return JudgeTemplate.objects.prefetch_related("revisions__created_by").order_by("name")
+
+    def create(self, request: Request) -> Response:
+        data = _valid(TemplateInputSerializer, request.data)
+        if JudgeTemplate.objects.filter(name=data["name"]).exists():
+            raise ValidationError({"name": "a template with this name exists; POST a revision to it instead"})
+        revision = add_template_revision(by=_me(request), **data)
+        return Response(JudgeTemplateSerializer(self.get_queryset().get(pk=revision.template_id)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=TemplateRevisionInputSerializer, responses={201: TemplateRevisionSerializer})
+    @action(detail=True, methods=["post"])
+    def revisions(self, request: Request, name: str | None = None) -> Response:
+        """Record a new revision of the template (its wording must differ from the newest)."""
+        template = self.get_object()
+        data = _valid(TemplateRevisionInputSerializer, request.data)
+        revision = add_template_revision(name=template.name, by=_me(request), **data)
+        return Response(TemplateRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
+
+
+# --- runs ------------------------------------------------------------------------------------------
+
+
+class EndpointRunSerializer(serializers.ModelSerializer):
+    dataset = serializers.CharField(source="version.dataset.name", read_only=True)
+    version = serializers.CharField(source="version.label", read_only=True)
+    model = serializers.CharField(source="model.name", read_only=True, help_text="The model under test.")
+    endpoint = serializers.CharField(source="endpoint.name", read_only=True)
+    judge = serializers.CharField(
+        source="judge_run.judge", read_only=True, default=None, help_text="The judge run's judge (the endpoint's model)."
+    )
+    run = serializers.CharField(source="judge_run.label", read_only=True, default=None, help_text="The judge run's label.")
+    judge_run_id = serializers.IntegerField(read_only=True, allow_null=True)
+    template = serializers.CharField(source="template_revision.template.name", read_only=True, default=None)
+    template_revision = serializers.IntegerField(source="template_revision.revision", read_only=True, default=None)
+    requested_by: serializers.StringRelatedField[User] = serializers.StringRelatedField(allow_null=True)
+    total = serializers.SerializerMethodField()
+    done = serializers.SerializerMethodField()
+    failed = serializers.SerializerMethodField()
+    remaining = serializers.SerializerMethodField()
+    tokens_in = serializers.SerializerMethodField()
+    tokens_out = serializers.SerializerMethodField()
+    estimated_cost = serializers.SerializerMethodField(
+        help_text="Tokens at the endpoint's per-million prices when the run was created; null without prices."
+    )
+
+    class Meta:
+        model = EndpointRun
+        fields = [
+            "id",
+            "kind",
+            "status",
+            "cancel_requested",
+            "dataset",
+            "version",
+            "model",
+            "endpoint",
+            "judge",
+            "run",
+            "judge_run_id",
+            "template",
+            "template_revision",
+            "selection",
+            "total",
+            "done",
+            "failed",
+            "remaining",
+            "tokens_in",
+            "tokens_out",
+            "estimated_cost",
+            "currency",
+            "attempts",
+            "last_error",
+            "requested_by",
+            "trigger",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    def _row(self, run: EndpointRun) -> selectors.RunRow:
+        rows = self.context.setdefault("rows", {})
+        if run.pk not in rows:
+            rows.update({r.run.pk: r for r in selectors.with_progress([run])})
+        return rows[run.pk]
+
+    def get_total(self, run: EndpointRun) -> int:
+        return self._row(run).progress.total
+
+    def get_done(self, run: EndpointRun) -> int:
+        return self._row(run).progress.done
+
+    def get_failed(self, run: EndpointRun) -> int:
+        return self._row(run).progress.failed
+
+    def get_remaining(self, run: EndpointRun) -> int:
+        return self._row(run).progress.remaining
+
+    def get_tokens_in(self, run: EndpointRun) -> int:
+        return self._row(run).progress.tokens_in
+
+    def get_tokens_out(self, run: EndpointRun) -> int:
+        return self._row(run).progress.tokens_out
+
+    @extend_schema_field(serializers.DecimalField(max_digits=20, decimal_places=4, allow_null=True))
+    def get_estimated_cost(self, run: EndpointRun) -> Decimal | None:
+        return self._row(run).cost
+
+
+class RunRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=EndpointRun.Kind.choices)
+    dataset = serializers.CharField(max_length=100)
+    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    model = serializers.CharField(max_length=200, help_text="Judging: the model judged. Generation: the model the answers are stored as.")
+    endpoint = serializers.CharField(max_length=100)
+    template = serializers.CharField(max_length=100, required=False, allow_blank=True, help_text="Judging only (default heartbench-zh).")
+    run = serializers.CharField(
+        max_length=64, required=False, allow_blank=True, help_text="Judging only; an existing label resumes that run."
+    )
+    difficulty = serializers.ChoiceField(choices=run_services.DIFFICULTIES, required=False)
+    scene = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    ability = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    questions = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=100_000)
+    changed_since = serializers.IntegerField(required=False, min_value=1, help_text="Judging only: a judge run's id.")
+
+
+class RunRequestedSerializer(EndpointRunSerializer):
+    created = serializers.SerializerMethodField(help_text="False: a run of the same label (or an unfinished generation run) was resumed.")
+    added = serializers.SerializerMethodField(help_text="Questions added to the run.")
+    retried = serializers.SerializerMethodField(help_text="Failed questions set to be asked again.")
+
+    class Meta(EndpointRunSerializer.Meta):
+        fields = [*EndpointRunSerializer.Meta.fields, "created", "added", "retried"]
+
+    def get_created(self, run: EndpointRun) -> bool:
+        return self.context["request_outcome"].created
+
+    def get_added(self, run: EndpointRun) -> int:
+        return self.context["request_outcome"].added
+
+    def get_retried(self, run: EndpointRun) -> int:
+        return self.context["request_outcome"].retried
+
+
+class RunOutputSerializer(serializers.Serializer):
+    answer = serializers.CharField(allow_blank=True)
+    finish_reason = serializers.CharField(allow_blank=True)
+    problem = serializers.JSONField(allow_null=True, help_text="Why the answer was unusable: {code, ...}; null when it was used.")
+
+
+class RunQuestionSerializer(serializers.ModelSerializer):
+    question_id = serializers.CharField(source="item.question_id", read_only=True)
+    why = serializers.SerializerMethodField(help_text="Why it failed, in the reader's language.")
+    outputs = RunOutputSerializer(many=True, read_only=True, help_text="Every raw answer, in order.")
+    response = serializers.CharField(source="response.public_id", read_only=True, default=None, help_text="The answer stored (generation).")
+
+    class Meta:
+        model = RunQuestion
+        fields = [
+            "question_id",
+            "status",
+            "requests",
+            "tokens_in",
+            "tokens_out",
+            "problem",
+            "why",
+            "outputs",
+            "response",
+            "duration_ms",
+            "finished_at",
+        ]
+
+    def get_why(self, q: RunQuestion) -> str:
+        return describe_problem(q.problem)
+
+
+class MessageSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("kind", "status", "dataset", "model", "endpoint")]),
+    create=extend_schema(request=RunRequestSerializer, responses={201: RunRequestedSerializer, 200: RunRequestedSerializer, 204: None}),
+)
+class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[EndpointRun]):
+    """Runs of an endpoint: judging a model's responses, or generating its answers. POST starts one (or resumes the run of the same label)."""
+
+    serializer_class = EndpointRunSerializer
+    permission_classes = [IsAdmin]
+
+    def get_queryset(self) -> QuerySet[EndpointRun]:
+        qs = selectors.visible_runs(self.request.user).order_by("-id")
+        params = self.request.query_params
+        for key, field in (
+            ("kind", "kind"),
+            ("status", "status"),
+            ("dataset", "version__dataset__name"),
+            ("model", "model__name"),
+            ("endpoint", "endpoint__name"),
+        ):
+            if value := params.get(key):
+                qs = qs.filter(**{field: value})
+        return qs
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), "rows": {}}
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        runs = list(page if page is not None else self.get_queryset())
+        context = {**self.get_serializer_context(), "rows": {r.run.pk: r for r in selectors.with_progress(runs)}}
+        data = EndpointRunSerializer(runs, many=True, context=context).data
+        return self.get_paginated_response(data) if page is not None else Response(data)
+
+    def get_object(self) -> EndpointRun:
+        return selectors.run_for(self.request.user, int(self.kwargs["pk"]))
+
+    def create(self, request: Request) -> Response:
+        d = _valid(RunRequestSerializer, request.data)
+        dataset = Dataset.objects.filter(name=d["dataset"]).first()
+        model = LanguageModel.objects.filter(name=d["model"].strip()).first()
+        if dataset is not None and model is not None and blind_scope(request.user).hides_model_on(dataset.pk, model.pk):
+            raise PermissionDenied(CLOSED_MODEL)
+        judging = d["kind"] == EndpointRun.Kind.JUDGE
+        selection = run_services.Selection(
+            difficulty=d.get("difficulty") or "",
+            scene=(d.get("scene") or "").strip(),
+            ability=(d.get("ability") or "").strip(),
+            questions=tuple(dict.fromkeys(q.strip() for q in d.get("questions") or [] if q.strip())),
+            changed_since=d.get("changed_since") if judging else None,
+        )
+        common: dict[str, Any] = {
+            "dataset_name": d["dataset"],
+            "model_name": d["model"],
+            "endpoint_name": d["endpoint"],
+            "version_label": d.get("version") or None,
+            "selection": selection,
+            "requested_by": _me(request),
+            "trigger": "api",
+        }
+        if judging:
+            outcome = run_services.request_judge_run(run_label=d.get("run") or None, template_name=d.get("template") or None, **common)
+        else:
+            outcome = run_services.request_answers(**common)
+        if outcome.run is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        body = RunRequestedSerializer(outcome.run, context={**self.get_serializer_context(), "request_outcome": outcome}).data
+        return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
+
+    @extend_schema(request=None, responses={200: EndpointRunSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        """Stop the run (at once when no worker holds it; else within seconds, answers in flight kept)."""
+        run = run_services.cancel_run(run=self.get_object(), by=_me(request))
+        return Response(EndpointRunSerializer(run, context=self.get_serializer_context()).data)
+
+    @extend_schema(request=None, responses={200: EndpointRunSerializer})
+    @action(detail=True, methods=["post"], url_path="retry-failed")
+    def retry_failed(self, request: Request, pk: str | None = None) -> Response:
+        """Ask the run's failed questions again (a worker takes them)."""
+        run = self.get_object()
+        run_services.retry_failed(run=run, by=_me(request))
+        return Response(EndpointRunSerializer(self.get_object(), context=self.get_serializer_context()).data)
+
+    @extend_schema(request=None, responses={200: EndpointRunSerializer})
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str | None = None) -> Response:
+        """Hand a cancelled or stopped run to a worker again."""
+        run_services.resume_run(run=self.get_object(), by=_me(request))
+        return Response(EndpointRunSerializer(self.get_object(), context=self.get_serializer_context()).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str, enum=[*RunQuestion.Status.values])],
+        responses={200: RunQuestionSerializer(many=True)},
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)  # one document: a run holds at most its version's questions
+    def questions(self, request: Request, pk: str | None = None) -> Response:
+        """The run's questions in file order: status, requests, tokens, why a question failed, and every raw answer."""
+        run = self.get_object()
+        qs = run.questions.select_related("item", "response").order_by("item__position")
+        if (wanted := request.query_params.get("status")) in RunQuestion.Status.values:
+            qs = qs.filter(status=wanted)
+        return Response(RunQuestionSerializer(qs, many=True).data)
+
+
+def _me(request: Request) -> User:
+    """The signed-in admin (the permission class admits no one else)."""
+    return cast("User", request.user)

@@ -1,0 +1,300 @@
+"""The judging pages (admins): endpoints, judge prompt templates and their revisions, runs with progress, cancel and retry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.forms import Form
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from heartbench_core.blindness import CLOSED_MODEL, blind_scope
+from heartbench_core.http import SignedInRequest
+from heartbench_core.judging import selectors
+from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
+from heartbench_core.lib.judge_prompt import DEFAULT_TEMPLATE_NAME
+from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, LanguageModel, RunQuestion
+from heartbench_core.roles import Role, role_required
+from heartbench_core.run_display import describe_selection
+from heartbench_core.services import runs as run_services
+from heartbench_core.services.endpoints import add_template_revision, default_template, save_endpoint
+from heartbench_core.services.llm import read_api_key
+
+admin_only = role_required(Role.ADMIN)
+RUNS_PER_PAGE = 25
+
+
+def _errors_into(form: Form, exc: ValidationError) -> None:
+    """Attach a service's errors to the fields they name (or to the form)."""
+    if hasattr(exc, "error_dict"):
+        for field, msgs in exc.message_dict.items():
+            for m in msgs:
+                form.add_error(field if field in form.fields else None, m)
+    else:
+        for m in exc.messages:
+            form.add_error(None, m)
+
+
+def _key_present(endpoint: Endpoint) -> bool | None:
+    """Whether the endpoint's key variable is set in this process (None: the endpoint needs no key). Never the value."""
+    if not endpoint.api_key_env:
+        return None
+    try:
+        read_api_key(endpoint.api_key_env)
+    except Exception:
+        return False
+    return True
+
+
+@require_safe
+@admin_only
+def index(request: SignedInRequest) -> HttpResponse:
+    default_template(by=request.user)
+    page = Paginator(selectors.visible_runs(request.user), RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "endpoints": selectors.endpoints_with_counts(),
+        "templates": selectors.templates_with_revisions(),
+        "page": page,
+        "rows": selectors.with_progress(list(page.object_list)),
+        "datasets": Dataset.objects.order_by("name"),
+    }
+    return render(request, "heartbench_core/judging/index.html", context)
+
+
+def _save_endpoint(request: SignedInRequest, form: EndpointForm, *, name: str) -> Endpoint | None:
+    if not form.is_valid():
+        return None
+    values = {k: v for k, v in form.cleaned_data.items() if k != "name"}
+    try:
+        return save_endpoint(name=name, by=request.user, **values).endpoint
+    except ValidationError as exc:
+        _errors_into(form, exc)
+        return None
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def endpoint_new(request: SignedInRequest) -> HttpResponse:
+    form = EndpointForm(request.POST or None)
+    if request.method == "POST":
+        name = request.POST.get("name", "").strip()
+        if name and Endpoint.objects.filter(name=name).exists():
+            form.add_error("name", _("An endpoint with this name exists: change it on its own page."))
+        elif (endpoint := _save_endpoint(request, form, name=name)) is not None:
+            messages.success(request, _("Endpoint %(name)s created.") % {"name": endpoint.name})
+            return redirect(endpoint)
+    return render(request, "heartbench_core/judging/endpoint.html", {"form": form, "endpoint": None}, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
+    endpoint = get_object_or_404(Endpoint, name=name)
+    if request.method == "POST":
+        data = request.POST.copy()
+        data["name"] = endpoint.name
+        form = EndpointForm(data)
+        if _save_endpoint(request, form, name=endpoint.name) is not None:
+            messages.success(request, _("Endpoint %(name)s saved.") % {"name": endpoint.name})
+            return redirect(endpoint)
+    else:
+        form = EndpointForm.of(endpoint)
+    runs = list(selectors.visible_runs(request.user).filter(endpoint=endpoint)[:20])
+    context = {"form": form, "endpoint": endpoint, "rows": selectors.with_progress(runs), "key_present": _key_present(endpoint)}
+    return render(request, "heartbench_core/judging/endpoint.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def template_new(request: SignedInRequest) -> HttpResponse:
+    form = TemplateRevisionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        if JudgeTemplate.objects.filter(name=d["name"].strip()).exists():
+            form.add_error("name", _("A template with this name exists: add a revision on its own page."))
+        else:
+            try:
+                revision = add_template_revision(
+                    name=d["name"],
+                    description=d["description"],
+                    system=d["system"],
+                    user=d["user"],
+                    change_note=d["change_note"],
+                    by=request.user,
+                )
+            except ValidationError as exc:
+                _errors_into(form, exc)
+            else:
+                messages.success(request, _("Template %(name)s created.") % {"name": revision.template.name})
+                return redirect(revision.template)
+    if request.method != "POST":
+        base = default_template(by=request.user).revisions.order_by("-revision").first()
+        form = TemplateRevisionForm(initial={"system": base.system if base else "", "user": base.user if base else ""})
+    return render(request, "heartbench_core/judging/template_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
+    if name == DEFAULT_TEMPLATE_NAME:
+        default_template(by=request.user)
+    template = get_object_or_404(JudgeTemplate, name=name)
+    revisions = list(template.revisions.select_related("created_by").order_by("-revision"))
+    newest = revisions[0] if revisions else None
+    if request.method == "POST":
+        data = request.POST.copy()
+        data["name"] = template.name
+        data.setdefault("description", template.description)
+        form = TemplateRevisionForm(data)
+        if form.is_valid():
+            d = form.cleaned_data
+            try:
+                revision = add_template_revision(
+                    name=template.name,
+                    description=d["description"],
+                    system=d["system"],
+                    user=d["user"],
+                    change_note=d["change_note"],
+                    by=request.user,
+                )
+            except ValidationError as exc:
+                _errors_into(form, exc)
+            else:
+                messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
+                return redirect(template)
+    else:
+        form = TemplateRevisionForm(
+            initial={
+                "name": template.name,
+                "description": template.description,
+                "system": newest.system if newest else "",
+                "user": newest.user if newest else "",
+            }
+        )
+    context = {"template": template, "revisions": revisions, "newest": newest, "form": form}
+    return render(request, "heartbench_core/judging/template.html", context, status=400 if form.errors else 200)
+
+
+@require_safe
+@admin_only
+def template_revision(request: SignedInRequest, name: str, revision: int) -> HttpResponse:
+    template = get_object_or_404(JudgeTemplate, name=name)
+    shown = get_object_or_404(template.revisions.select_related("created_by"), revision=revision)
+    previous = template.revisions.filter(revision__lt=revision).order_by("-revision").first()
+    return render(
+        request, "heartbench_core/judging/template_revision.html", {"template": template, "revision": shown, "previous": previous}
+    )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@admin_only
+def run_new(request: SignedInRequest) -> HttpResponse:
+    initial = {k: request.GET[k] for k in ("kind", "dataset", "model", "endpoint", "template") if request.GET.get(k)}
+    form = RunForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            request_ = _request_run(request, d)
+        except ValidationError as exc:
+            _errors_into(form, exc)
+        else:
+            if request_.run is None:
+                messages.info(request, _("The model already has an answer to every question asked for: nothing to do."))
+                return redirect("judging:index")
+            if request_.created:
+                messages.success(request, _("Run created with %(n)d questions: a worker takes it now.") % {"n": request_.added})
+            else:
+                messages.success(
+                    request,
+                    _("Run resumed: %(added)d questions added, %(retried)d failed ones to retry.")
+                    % {"added": request_.added, "retried": request_.retried},
+                )
+            return redirect(request_.run)
+    return render(request, "heartbench_core/judging/run_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _request_run(request: SignedInRequest, d: dict[str, Any]) -> run_services.RunRequest:
+    kind = d["kind"]
+    dataset = Dataset.objects.filter(name=d["dataset"]).first()
+    model = LanguageModel.objects.filter(name=d["model"].strip()).first()
+    if dataset is not None and model is not None and blind_scope(request.user).hides_model_on(dataset.pk, model.pk):
+        raise PermissionDenied(CLOSED_MODEL)
+    selection = run_services.Selection(
+        difficulty=d.get("difficulty") or "",
+        scene=(d.get("scene") or "").strip(),
+        ability=(d.get("ability") or "").strip(),
+        questions=run_services.Selection.parse_ids(d.get("questions")),
+        changed_since=d.get("changed_since") if kind == EndpointRun.Kind.JUDGE else None,
+    )
+    common = {
+        "dataset_name": d["dataset"],
+        "model_name": d["model"],
+        "endpoint_name": d["endpoint"],
+        "version_label": (d.get("version") or "").strip() or None,
+        "selection": selection,
+        "requested_by": request.user,
+        "trigger": "page",
+    }
+    if kind == EndpointRun.Kind.JUDGE:
+        return run_services.request_judge_run(
+            run_label=(d.get("run") or "").strip() or None, template_name=d.get("template") or None, **common
+        )
+    return run_services.request_answers(**common)
+
+
+@require_safe
+@admin_only
+def run_detail(request: SignedInRequest, pk: int) -> HttpResponse:
+    run = selectors.run_for(request.user, pk)
+    row = selectors.with_progress([run])[0]
+    context: dict[str, Any] = {"run": run, "row": row}
+    if request.htmx and request.GET.get("part") == "progress":
+        return render(request, "heartbench_core/judging/partials/run_progress.html", context)
+    context["failed"] = selectors.questions_of(run, status=RunQuestion.Status.FAILED)
+    context["selection"] = describe_selection(run.selection)
+    done = Paginator(selectors.questions_of(run, status=RunQuestion.Status.DONE), 50).get_page(request.GET.get("page"))
+    context["done"] = done
+    return render(request, "heartbench_core/judging/run.html", context)
+
+
+def _run_action(request: SignedInRequest, pk: int, action: str) -> HttpResponse:
+    run = selectors.run_for(request.user, pk)
+    try:
+        if action == "cancel":
+            run_services.cancel_run(run=run, by=request.user)
+            messages.success(request, _("Cancellation requested: the run stops within seconds (answers in flight are kept)."))
+        elif action == "retry":
+            n = run_services.retry_failed(run=run, by=request.user)
+            messages.success(request, _("%(n)d failed questions will be asked again.") % {"n": n})
+        else:
+            run_services.resume_run(run=run, by=request.user)
+            messages.success(request, _("Run handed to a worker again."))
+    except ValidationError as exc:
+        messages.error(
+            request,
+            " ".join(m for msgs in exc.message_dict.values() for m in msgs) if hasattr(exc, "error_dict") else " ".join(exc.messages),
+        )
+    return redirect(run)
+
+
+@require_POST
+@admin_only
+def run_cancel(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _run_action(request, pk, "cancel")
+
+
+@require_POST
+@admin_only
+def run_retry(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _run_action(request, pk, "retry")
+
+
+@require_POST
+@admin_only
+def run_resume(request: SignedInRequest, pk: int) -> HttpResponse:
+    return _run_action(request, pk, "resume")

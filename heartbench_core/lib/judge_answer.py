@@ -1,0 +1,206 @@
+"""Reading a judge's answer: exactly one 0/1 verdict per criterion, in order, or a `Problem` saying what is wrong.
+
+Two answer shapes are accepted:
+
+- the platform's: `{"criteria": [{"index": 1, "reason": "...", "hit": 0|1}, ...]}`, one entry per
+  criterion, indexes 1..n in order, each with a non-blank reason;
+- the released benchmark's: `{"reason": "...", "detail": [0, 1, ...]}` (one reason for the question).
+
+Each as strict JSON, inside a Markdown code fence (```json), after or around prose, or as a Python
+literal (single quotes, True/None). Nothing is padded, truncated, reordered or guessed: a wrong
+length, a value other than 0/1, a missing reason or an unreadable answer is a `Problem`, which the
+runner turns into a repair prompt and, after its retries, into a failed question.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+# Problem codes, with their parameters.
+EMPTY = "empty"  # the answer is empty
+TRUNCATED = "truncated"  # the endpoint stopped at its token limit (finish_reason "length")
+NO_OBJECT = "no_object"  # no {...} anywhere in the answer
+UNREADABLE = "unreadable"  # an object is there but parses neither as JSON nor as a Python literal (cut off?)
+UNKNOWN_SHAPE = "unknown_shape"  # an object without a "criteria" or "detail" list
+WRONG_LENGTH = "wrong_length"  # found, expected
+NOT_AN_ENTRY = "not_an_entry"  # position: an element of "criteria" is not an object
+BAD_INDEX = "bad_index"  # position, expected, found
+BAD_VALUE = "bad_value"  # position, found
+MISSING_REASON = "missing_reason"  # position (0 for the question's reason)
+
+PROBLEM_CODES = (EMPTY, TRUNCATED, NO_OBJECT, UNREADABLE, UNKNOWN_SHAPE, WRONG_LENGTH, NOT_AN_ENTRY, BAD_INDEX, BAD_VALUE, MISSING_REASON)
+
+PLATFORM_SHAPE = "platform"
+RELEASED_SHAPE = "released"
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON|python|py)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why an answer cannot be used: a code (see PROBLEM_CODES) and its parameters."""
+
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, **self.params}
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """A usable answer: one 0/1 hit and one reason per criterion, in criterion order."""
+
+    hits: tuple[int, ...]
+    reasons: tuple[str, ...]
+    shape: str  # PLATFORM_SHAPE or RELEASED_SHAPE
+
+
+def parse_answer(text: str | None, count: int, *, truncated: bool = False) -> Verdicts | Problem:
+    """Read an answer for `count` criteria; `truncated` when the endpoint reported hitting its token limit."""
+    if truncated:
+        return Problem(TRUNCATED)
+    if text is None or not text.strip():
+        return Problem(EMPTY)
+    candidates = list(_candidate_objects(text))
+    if not candidates:
+        return Problem(UNREADABLE) if "{" in text else Problem(NO_OBJECT)
+    parsed = [obj for obj in (_load(c) for c in candidates) if isinstance(obj, dict)]
+    if not parsed:
+        return Problem(UNREADABLE)
+    shaped = [obj for obj in parsed if _shape(obj) is not None]
+    if not shaped:
+        return Problem(UNKNOWN_SHAPE)
+    return _read(shaped[0], count)
+
+
+def _candidate_objects(text: str) -> Iterator[str]:
+    """Substrings that may be the answer object: the bodies of code fences first, then each balanced {...} of the text."""
+    for match in _FENCE.finditer(text):
+        yield from _balanced_objects(match.group(1))
+    yield from _balanced_objects(text)
+
+
+def _balanced_objects(text: str) -> Iterator[str]:
+    """Every outermost {...} of the text, matching braces outside quoted strings ("..." and '...')."""
+    depth, start, quote, escaped = 0, -1, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'" and depth > 0:
+            quote = ch
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                yield text[start : i + 1]
+
+
+def _load(candidate: str) -> Any:
+    """The object a candidate holds: JSON first, then a Python literal; None when it is neither."""
+    try:
+        return json.loads(candidate)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(candidate)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _shape(obj: dict) -> str | None:
+    if isinstance(obj.get("criteria"), list):
+        return PLATFORM_SHAPE
+    if isinstance(obj.get("detail"), list | str):
+        return RELEASED_SHAPE
+    return None
+
+
+def _is_bit(value: Any) -> TypeGuard[int]:
+    return type(value) is int and value in (0, 1)
+
+
+def _read(obj: dict, count: int) -> Verdicts | Problem:
+    if _shape(obj) == PLATFORM_SHAPE:
+        return _read_platform(obj["criteria"], count)
+    return _read_released(obj, count)
+
+
+def _read_platform(entries: list, count: int) -> Verdicts | Problem:
+    if len(entries) != count:
+        return Problem(WRONG_LENGTH, {"found": len(entries), "expected": count})
+    hits: list[int] = []
+    reasons: list[str] = []
+    for position, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict):
+            return Problem(NOT_AN_ENTRY, {"position": position})
+        index = entry.get("index")
+        if type(index) is not int or index != position:
+            return Problem(BAD_INDEX, {"position": position, "expected": position, "found": _shown(index)})
+        hit = entry.get("hit")
+        if not _is_bit(hit):
+            return Problem(BAD_VALUE, {"position": position, "found": _shown(hit)})
+        reason = entry.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            return Problem(MISSING_REASON, {"position": position})
+        hits.append(hit)
+        reasons.append(reason.strip())
+    return Verdicts(tuple(hits), tuple(reasons), PLATFORM_SHAPE)
+
+
+def _read_released(obj: dict, count: int) -> Verdicts | Problem:
+    detail = obj["detail"]
+    if isinstance(detail, str):  # the released scorer's string form, "[1, 0, 1]"
+        loaded = _load(detail.strip())
+        if not isinstance(loaded, list):
+            return Problem(UNKNOWN_SHAPE)
+        detail = loaded
+    if len(detail) != count:
+        return Problem(WRONG_LENGTH, {"found": len(detail), "expected": count})
+    for position, hit in enumerate(detail, start=1):
+        if not _is_bit(hit):
+            return Problem(BAD_VALUE, {"position": position, "found": _shown(hit)})
+    reason = obj.get("reason", "")
+    if reason is None:
+        reason = ""
+    if not isinstance(reason, str):
+        return Problem(MISSING_REASON, {"position": 0})
+    return Verdicts(tuple(detail), (reason.strip(),) * count, RELEASED_SHAPE)
+
+
+def _shown(value: Any) -> str:
+    """A value as the problem reports it: its repr, shortened."""
+    text = "(missing)" if value is None else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def problem_in_chinese(problem: Problem) -> str:
+    """What was wrong, in the prompt's language (the repair prompt quotes it to the judge)."""
+    p = problem.params
+    texts = {
+        EMPTY: "回答为空",
+        TRUNCATED: "回答达到长度上限而被截断，没有完整的 JSON 对象",
+        NO_OBJECT: "回答中找不到 JSON 对象",
+        UNREADABLE: "回答中的 JSON 对象无法解析（可能不完整或被截断）",
+        UNKNOWN_SHAPE: "JSON 对象中没有 criteria 列表",
+        WRONG_LENGTH: "给出了 {found} 个判断，但评分项共有 {expected} 个",
+        NOT_AN_ENTRY: "criteria 的第 {position} 个元素不是对象",
+        BAD_INDEX: "criteria 的第 {position} 个元素的 index 应为 {expected}，实际为 {found}",
+        BAD_VALUE: "第 {position} 个判断是 {found}，判断只能是 0 或 1",
+        MISSING_REASON: "第 {position} 项缺少理由（reason 应为非空字符串）",
+    }
+    return texts.get(problem.code, problem.code).format(**p)

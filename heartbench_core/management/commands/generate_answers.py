@@ -1,0 +1,65 @@
+from typing import Any
+
+from django.core.management.base import CommandParser
+from django.utils.translation import gettext
+
+from heartbench_core.management.commands._runs import RunCommand
+from heartbench_core.services.runs import Selection, holder_name, request_answers
+
+
+class Command(RunCommand):
+    help = (
+        "Ask an endpoint (a model under test) for MODEL's answers to the dataset's questions and store them as MODEL's "
+        "responses, in the foreground. A rerun fills only what is missing."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--model", required=True, help="The model the answers are stored as.")
+        parser.add_argument("--endpoint", required=True, help="The endpoint that answers (see add_endpoint).")
+        parser.add_argument("--version", dest="label", help="Dataset version (default: the latest).")
+        parser.add_argument("--questions", help="Only these question ids, comma-separated.")
+        parser.add_argument("--difficulty", choices=("hard", "normal"), help="Only questions of this difficulty.")
+        parser.add_argument("--scene", help="Only questions of this primary scene.")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        self.verbosity = opts["verbosity"]
+        selection = Selection(
+            difficulty=opts["difficulty"] or "", scene=opts["scene"] or "", questions=Selection.parse_ids(opts["questions"])
+        )
+        request = self.run_service(
+            request_answers,
+            dataset_name=opts["dataset"],
+            model_name=opts["model"],
+            endpoint_name=opts["endpoint"],
+            version_label=opts["label"],
+            selection=selection,
+            trigger="command",
+            hold_as=holder_name("command"),
+        )
+        run = request.run
+        if run is None:
+            self.stdout.write(
+                gettext("%(model)s already has an answer to every question asked for: nothing to do") % {"model": opts["model"]}
+            )
+            return
+        facts = {
+            "model": run.model.name,
+            "version": run.version,
+            "endpoint": run.endpoint.name,
+            "added": request.added,
+            "retried": request.retried,
+        }
+        self.stdout.write(
+            (
+                gettext("answers of %(model)s on %(version)s from endpoint %(endpoint)s: new run, %(added)d questions")
+                if request.created
+                else gettext(
+                    "answers of %(model)s on %(version)s from endpoint %(endpoint)s: resumed, %(added)d questions added, %(retried)d failed ones to retry"
+                )
+            )
+            % facts
+        )
+        if request.left_out.get("answered"):
+            self.stdout.write(gettext("%(n)d questions already answered: left as they are") % {"n": request.left_out["answered"]})
+        self.run_held(run, verb="generate")

@@ -1,0 +1,165 @@
+"""Judge–human alignment across judge versions: every judge run of a dataset against the experts' golden standard.
+
+A *judge version* is what made a judge run: the judge (the endpoint's model, or an imported
+judge's name) and its run label — for runs made on the platform, with the endpoint and the
+prompt template revision — over a rubric version (the dataset version the run judged). For each
+blind-test campaign of the dataset, each judge version that judged its models is compared with the
+campaign's golden standard with the agreement report's own functions (`judge_alignment`: same
+pairs, same item resampling), in the order the versions were made, each with its paired change
+from the one before (`agreement_change`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Exists, OuterRef
+
+from annotation.models import Assignment, Campaign, CampaignResponse
+from heartbench_core.lib.agreement_report import DEFAULTS, AgreementChange, GroupRow, JudgeAlignment, agreement_change, judge_alignment
+from heartbench_core.lib.taxonomy import ABILITY_LABELS, CATASTROPHIC_LABEL
+from heartbench_core.models import Dataset, EndpointRun, JudgeRun
+from validation.selectors import CampaignArrays, load_campaign_arrays
+
+
+@dataclass(frozen=True)
+class JudgeVersion:
+    """One judge version as the page names it: judge, run label, and what made it."""
+
+    judge: str
+    label: str
+    rubric_version: str  # the dataset version its runs judged
+    made_at: datetime  # the earliest of its runs
+    runs: tuple[JudgeRun, ...]  # one per model of the campaign it judged
+    endpoint: str | None = None  # made on the platform: the endpoint
+    template: str | None = None  # … and the template revision, e.g. "heartbench-zh r2"
+
+    @property
+    def key(self) -> str:
+        return f"{self.judge}/{self.label}@{self.rubric_version}"
+
+    @property
+    def imported(self) -> bool:
+        return self.endpoint is None
+
+
+@dataclass(frozen=True)
+class AlignmentRow:
+    """One judge version against one campaign's golden standard."""
+
+    version: JudgeVersion
+    alignment: JudgeAlignment | None  # None when it could not be compared: see `problem`
+    change: AgreementChange | None = None  # from the row before (None for the first compared)
+    previous: str | None = None  # the key of the row the change is from
+    runs: int = 0  # judge runs compared (one per model of the campaign)
+    stale_verdicts: int = 0  # verdicts left out: their criterion changed meaning since
+
+
+@dataclass(frozen=True)
+class CampaignAlignment:
+    campaign: Campaign
+    rows: list[AlignmentRow]
+    abilities: list[tuple[str, str]]  # (key, label) of the ability columns, in taxonomy order
+    gold_units: int  # units with a golden label
+
+    def ability_table(self) -> list[tuple[AlignmentRow, list[GroupRow | None]]]:
+        """Each compared row with its per-ability breakdown row under each ability column (None: no pairs there)."""
+        table = []
+        for row in self.rows:
+            if row.alignment is None:
+                continue
+            by_key = {r.key: r for r in row.alignment.by_ability}
+            table.append((row, [by_key.get(key) for key, _label in self.abilities]))
+        return table
+
+
+@dataclass
+class DatasetAlignment:
+    dataset: Dataset
+    campaigns: list[CampaignAlignment] = field(default_factory=list)
+    resamples: int = DEFAULTS.resamples
+    seed: int = DEFAULTS.seed
+
+
+def blind_tests_of(dataset: Dataset) -> list[Campaign]:
+    """The dataset's blind tests with submitted judgments (those that have a golden standard), oldest first."""
+    submitted = Assignment.objects.filter(campaign_response__campaign=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
+    return list(
+        Campaign.objects.filter(version__dataset=dataset, kind=Campaign.Kind.BLIND_TEST)
+        .filter(Exists(submitted))
+        .select_related("version__dataset")
+        .order_by("created_at", "id")
+    )
+
+
+def judge_versions(campaign: Campaign) -> list[JudgeVersion]:
+    """Every (judge, run label, rubric version) with verdicts on the campaign's models, oldest first, with what made it (two queries)."""
+    model_ids = CampaignResponse.objects.filter(campaign=campaign, is_gold=False).values("response__model_id")
+    runs = list(
+        JudgeRun.objects.filter(version__dataset_id=campaign.version.dataset_id, model_id__in=model_ids)
+        .select_related("version", "model")
+        .order_by("created_at", "id")
+    )
+    made = {
+        r.judge_run_id: r
+        for r in EndpointRun.objects.filter(judge_run__in=[r.pk for r in runs]).select_related("endpoint", "template_revision__template")
+    }
+    grouped: dict[tuple[str, str, int], list[JudgeRun]] = {}
+    for run in runs:  # one run per model at most: (version, model, judge, label) is unique
+        grouped.setdefault((run.judge, run.label, run.version_id), []).append(run)
+    versions = []
+    for (judge, label, _version), group in grouped.items():
+        platform = next((made[r.pk] for r in group if r.pk in made), None)
+        revision = platform.template_revision if platform else None
+        versions.append(
+            JudgeVersion(
+                judge=judge,
+                label=label,
+                rubric_version=group[0].version.label,
+                made_at=min(r.created_at for r in group),
+                runs=tuple(group),
+                endpoint=platform.endpoint.name if platform else None,
+                template=f"{revision.template.name} r{revision.revision}" if revision else None,
+            )
+        )
+    return sorted(versions, key=lambda v: (v.made_at, v.key))
+
+
+def campaign_alignment(campaign: Campaign, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed) -> CampaignAlignment:
+    """Each judge version of the campaign against its golden standard, in the order they were made."""
+    rows: list[AlignmentRow] = []
+    previous: tuple[str, CampaignArrays] | None = None
+    gold_units = 0
+    abilities: list[tuple[str, str]] = []
+    for version in judge_versions(campaign):
+        runs = list(version.runs)
+        data = load_campaign_arrays(campaign, judge_runs=runs)
+        alignment = judge_alignment(data, resamples=resamples, seed=seed)
+        gold_units = alignment.units_with_gold
+        change = agreement_change(previous[1], data, resamples=resamples, seed=seed) if previous else None
+        rows.append(
+            AlignmentRow(
+                version,
+                alignment,
+                change=change,
+                previous=previous[0] if previous else None,
+                runs=len(runs),
+                stale_verdicts=int(data.excluded.get("stale_verdicts", 0)),
+            )
+        )
+        if alignment.pairs:
+            previous = (version.key, data)
+        for row in alignment.by_ability:
+            if (row.key, row.label) not in abilities:
+                abilities.append((row.key, row.label))
+    order = {label: i for i, label in enumerate([*ABILITY_LABELS, CATASTROPHIC_LABEL])}
+    abilities.sort(key=lambda a: (order.get(a[0], len(order)), a[0]))
+    return CampaignAlignment(campaign, rows, abilities, gold_units)
+
+
+def dataset_alignment(dataset: Dataset, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed) -> DatasetAlignment:
+    """The alignment of every judge version with every blind test of the dataset."""
+    page = DatasetAlignment(dataset, resamples=resamples, seed=seed)
+    page.campaigns = [campaign_alignment(c, resamples=resamples, seed=seed) for c in blind_tests_of(dataset)]
+    return page
