@@ -1,6 +1,9 @@
 """Shared test fixtures: the named cast of users and the HeartBench data files."""
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -100,3 +103,12 @@ def pytest_configure(config):
     # process; in one test process a local cache keeps query counts about the code under test.
     # tests/security/test_shared_lockout_cache.py tests the shared cache itself, across processes.
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # On SQLite the test database is a file, not Django's shared in-memory database: with an in-memory
+    # one the live server's threads use the test's own connection, so a request a browser page still
+    # sends as its test ends (an autosave, a poll) ran inside the next test's transaction state and
+    # broke it. A file gives every thread a connection of its own; each xdist worker gets its own file.
+    default = settings.DATABASES["default"]
+    if default["ENGINE"] == "django.db.backends.sqlite3" and not default.get("TEST", {}).get("NAME"):
+        directory = tempfile.mkdtemp(prefix="heartbench-tests-")
+        atexit.register(shutil.rmtree, directory, ignore_errors=True)
+        default.setdefault("TEST", {})["NAME"] = str(Path(directory) / "test.sqlite3")

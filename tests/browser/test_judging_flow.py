@@ -8,6 +8,8 @@ get the change saved when it returns, submit, and see progress advance; on a 6- 
 """
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,17 @@ def browser():
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()
+    live_server_idle()
+
+
+def live_server_idle(timeout: float = 15.0) -> None:
+    """Wait until the live server has answered every request the closed browser had sent (an autosave,
+    a poll): the database is emptied after the test, and a late request must not write into the next."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any("process_request_thread" in t.name for t in threading.enumerate() if t.is_alive()):
+            return
+        time.sleep(0.05)
 
 
 def campaign_on(cast, question_id: str):
