@@ -1139,9 +1139,6 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
     labels = list(ABILITY_LABELS) + sorted({a for a in data.crit_ability if a not in ABILITY_BY_LABEL and a != CATASTROPHIC_LABEL})
     a_index = {a: i for i, a in enumerate(labels)}
     crit_ab = np.array([a_index.get(a, 0) for a in data.crit_ability], dtype=np.intp)
-    ability_dimension = np.array(
-        [DIMENSIONS.index(ABILITY_BY_LABEL[a].dimension) if a in ABILITY_BY_LABEL else -1 for a in labels], dtype=np.intp
-    )
     uc = data.u_crit[use]
     common = {
         "question": data.u_cr[use],
@@ -1153,14 +1150,13 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
     }
     by_judge = scoring.score_questions(hit=judge[use] == 1, **common)
     by_gold = scoring.score_questions(hit=label[use] == 1, **common)
-    scored = []
-    for m, name in enumerate(data.model_names):
-        selected = eligible & (data.cr_model == m)
-        if not selected.any():
-            continue
-        agg_j = scoring.aggregate(by_judge, selected=selected, ability_dimension=ability_dimension, n_dimensions=len(DIMENSIONS))
-        agg_g = scoring.aggregate(by_gold, selected=selected, ability_dimension=ability_dimension, n_dimensions=len(DIMENSIONS))
-        scored.append((name, int(selected.sum()), _num(agg_j.overall), _num(agg_g.overall)))
+    n_models = len(data.model_names)
+    responses = np.bincount(data.cr_model[eligible], minlength=n_models)
+    overall_j = _overall_by_group(by_judge, data.cr_model, eligible, n_models)
+    overall_g = _overall_by_group(by_gold, data.cr_model, eligible, n_models)
+    scored = [
+        (name, int(responses[m]), _num(overall_j[m]), _num(overall_g[m])) for m, name in enumerate(data.model_names) if responses[m] > 0
+    ]
     j = np.array([np.nan if s[2] is None else s[2] for s in scored])
     g = np.array([np.nan if s[3] is None else s[3] for s in scored])
     rj, rg = st.ranks(j), st.ranks(g)
@@ -1186,6 +1182,27 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
         kendall_tau=Figure.of(tau),
         kendall_tau_p=Figure(p_value, tau.n) if tau.value is not None else Figure.of(tau),
     )
+
+
+def _overall_by_group(scores: scoring.QuestionScores, group: np.ndarray, selected: np.ndarray, n_groups: int) -> np.ndarray:
+    """`scoring.aggregate(scores, selected=selected & (group == g)).overall` for every group g, in one pass over the questions.
+
+    An ability's sum runs over the group's selected questions in question order, as the
+    aggregate's column sum does, so every score is the same to the last bit.
+    """
+    n_abilities = scores.present.shape[1]
+    present = scores.present & selected[:, None]
+    g = np.asarray(group, np.intp)[selected]
+    counts = np.empty((n_groups, n_abilities), np.int64)
+    sums = np.empty((n_groups, n_abilities))
+    for a in range(n_abilities):
+        counts[:, a] = np.bincount(g, weights=present[selected, a], minlength=n_groups)
+        sums[:, a] = np.bincount(g, weights=np.where(present[selected, a], scores.norm[selected, a], 0.0), minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ability_score = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    scored = counts > 0
+    # Each group's overall is the mean of its scored abilities, taken as `aggregate` takes it.
+    return np.array([float(ability_score[i][scored[i]].mean()) if scored[i].any() else np.nan for i in range(n_groups)])
 
 
 def _gate(
