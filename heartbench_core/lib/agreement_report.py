@@ -628,7 +628,7 @@ class _Groups:
     ) -> _Groups:
         """Groups of units by `values[index[u]]` (values per criterion or per item, index per unit)."""
         index = np.asarray(index, np.intp)
-        used = sorted({values[i] for i in np.unique(index).tolist()}) if index.size else []
+        used = sorted({values[i] for i in st.sorted_unique(index).tolist()}) if index.size else []
         uniq = [u for u in dict.fromkeys(order or []) if u in set(used)] + [u for u in used if u not in set(order or [])]
         lookup = {u: i for i, u in enumerate(uniq)}
         per_value = np.array([lookup.get(v, -1) for v in values], dtype=np.intp)
@@ -670,7 +670,7 @@ def _compared(data: ReportData, *, resamples: int, seed: int) -> _Compared:
     # agreement and are not independent (docs/validation.md, "What is resampled").
     item_of_unit = data.cr_item[data.u_cr]
     items = item_of_unit[both]
-    n_items = int(np.unique(items).size)
+    n_items = int(st.sorted_unique(items).size)
     rate = Figure.of(st.item_agreement_rate(jv, gv))
     # One set of draws over the items serves the headline, every breakdown and the baseline.
     draws = st.cluster_draws(n_items, resamples, seed)
@@ -717,7 +717,7 @@ def judge_alignment(data: ReportData, *, resamples: int = DEFAULTS.resamples, se
     no_pairs = st.Stat.undefined(0, st.NO_PAIRS)
     return JudgeAlignment(
         pairs=int(c.both.sum()),
-        responses=int(np.unique(c.clusters).size),
+        responses=int(st.sorted_unique(c.clusters).size),
         items=c.n_items,
         units_with_judge=int((c.judge >= 0).sum()),
         units_with_gold=int((c.label >= 0).sum()),
@@ -819,7 +819,7 @@ def compute_report(
     gate = _gate(item_agreement, by_dimension=rows["by_dimension"], by_ability=rows["by_ability"], policy=policy)
     return ReportResult(
         pairs=int(both.sum()),
-        responses=int(np.unique(clusters).size),
+        responses=int(st.sorted_unique(clusters).size),
         items=n_items,
         item_agreement=item_agreement,
         cohen_kappa=Figure.of(st.cohen_kappa(jv, gv)),
@@ -941,9 +941,9 @@ def _breakdown(
     pairs = (tp + fp + fn + tn).astype(np.int64)
     figures = two_rater_from_counts(tp, fp, fn, tn)
     clusters = u_cr[both]
-    cell = np.unique(clusters.astype(np.int64) * n_groups + g)
+    cell = st.sorted_unique(clusters.astype(np.int64) * n_groups + g)
     responses = np.bincount(cell % n_groups, minlength=n_groups)
-    item_cell = np.unique(np.asarray(items, np.int64) * n_groups + g)
+    item_cell = st.sorted_unique(np.asarray(items, np.int64) * n_groups + g)
     items_per_group = np.bincount(item_cell % n_groups, minlength=n_groups)
     alpha, alpha_units, alpha_ratings = st.binary_alpha_by_group(hits, ratings, g_all, n_groups)
     ci = None
@@ -1097,7 +1097,7 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     """Agreement as judgments arrived: at the end of each day with submissions (at most 30 points)."""
     if data.j_time.size == 0:
         return ()
-    days = np.unique(np.floor(data.j_time / 86400.0))
+    days = st.sorted_unique(np.floor(data.j_time / 86400.0))
     if days.size > MAX_TIME_POINTS:
         days = days[np.linspace(0, days.size - 1, MAX_TIME_POINTS).round().astype(int)]
     points = []

@@ -377,3 +377,19 @@ class TestRankings:
 
     def test_ranks_put_the_highest_score_first(self):
         assert st.ranks(np.array([50.0, 70.0, 50.0, np.nan])).tolist() == [2, 1, 2, 4]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64])
+def test_sorted_unique_is_numpys_unique(dtype):
+    rng = np.random.default_rng(3)
+    for values in (
+        rng.integers(-50, 50, 1000).astype(dtype),
+        np.zeros(0, dtype),
+        np.array([7], dtype),
+        np.sort(rng.integers(0, 9, 99)).astype(dtype),
+    ):
+        assert np.array_equal(st.sorted_unique(values), np.unique(values))
+        if dtype is not np.float64:
+            distinct, inverse = st.sorted_unique_inverse(values)
+            expected, expected_inverse = np.unique(values, return_inverse=True)
+            assert np.array_equal(distinct, expected) and np.array_equal(inverse, expected_inverse.reshape(-1))
