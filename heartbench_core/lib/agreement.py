@@ -70,10 +70,14 @@ def confusion(judge: np.ndarray, gold: np.ndarray) -> dict[str, int]:
 def item_agreement_rate(judge: np.ndarray, gold: np.ndarray) -> Stat:
     """Share of units where the judge's verdict equals the golden label (the benchmark's headline)."""
     judge, gold = np.asarray(judge, bool), np.asarray(gold, bool)
-    n = judge.size
-    if n == 0:
+    return agreement_rate_of_counts(np.count_nonzero(judge == gold), judge.size)
+
+
+def agreement_rate_of_counts(agreeing: int, pairs: int) -> Stat:
+    """`item_agreement_rate` of `pairs` compared pairs of which `agreeing` agree."""
+    if pairs == 0:
         return Stat.undefined(0, NO_PAIRS)
-    return Stat(_f(np.count_nonzero(judge == gold) / n), n)
+    return Stat(_f(int(agreeing) / int(pairs)), int(pairs))
 
 
 def hit_rate(values: np.ndarray) -> Stat:
@@ -356,27 +360,51 @@ def krippendorff_alpha_nominal(hits: np.ndarray, ratings: np.ndarray) -> Stat:
     return Stat(_f(value), n, extra={"ratings": int(m.sum())})
 
 
+@dataclass(frozen=True)
+class AlphaTerms:
+    """The units binary alpha reads (two or more ratings), each with its share of the observed disagreement.
+
+    Computed once per report and shared by every grouping of the same units.
+    """
+
+    pairable: np.ndarray  # per unit: rated two or more times
+    disagreement: np.ndarray  # per pairable unit: h(m − h)/(m − 1)
+    hits: np.ndarray  # per pairable unit, as floats
+    ratings: np.ndarray
+
+
+def alpha_terms(hits: np.ndarray, ratings: np.ndarray) -> AlphaTerms:
+    """The pairable units of `hits`/`ratings` and their disagreement terms, for `binary_alpha_by_group`."""
+    hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.float64)
+    ok = ratings >= 2
+    h, m = hits[ok], ratings[ok]
+    return AlphaTerms(ok, h * (m - h) / (m - 1), h, m)
+
+
+def binary_alpha_from_sums(o01: np.ndarray, n1: np.ndarray, n_all: np.ndarray) -> np.ndarray:
+    """alpha = 1 − (n − 1)·o₀₁ / (n₀·n₁) per group from its sums (NaN where a value was never or always given)."""
+    n0 = n_all - n1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((n0 > 0) & (n1 > 0), 1 - (n_all - 1) * o01 / (n0 * n1), np.nan)
+
+
 def binary_alpha_by_group(
-    hits: np.ndarray, ratings: np.ndarray, group: np.ndarray, n_groups: int
+    hits: np.ndarray, ratings: np.ndarray, group: np.ndarray, n_groups: int, *, terms: AlphaTerms | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nominal alpha for binary ratings within each group at once (equals the package's value).
 
     Returns (alpha with NaN where undefined, pairable units, ratings) per group. With the
     coincidence matrix of Krippendorff (2011): alpha = 1 − (n − 1)·o₀₁ / (n₀·n₁), where
-    o₀₁ = Σ_u h_u(m_u − h_u)/(m_u − 1) over units with m_u ≥ 2.
+    o₀₁ = Σ_u h_u(m_u − h_u)/(m_u − 1) over units with m_u ≥ 2. `terms` (`alpha_terms` of the
+    same hits and ratings) saves recomputing them for each grouping.
     """
-    hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.float64)
-    group = np.asarray(group, np.intp)
-    ok = ratings >= 2
-    h, m, g = hits[ok], ratings[ok], group[ok]
-    o01 = np.bincount(g, weights=h * (m - h) / (m - 1), minlength=n_groups)
-    n1 = np.bincount(g, weights=h, minlength=n_groups)
-    n_all = np.bincount(g, weights=m, minlength=n_groups)
+    t = terms if terms is not None else alpha_terms(hits, ratings)
+    g = np.asarray(group, np.intp)[t.pairable]
+    o01 = np.bincount(g, weights=t.disagreement, minlength=n_groups)
+    n1 = np.bincount(g, weights=t.hits, minlength=n_groups)
+    n_all = np.bincount(g, weights=t.ratings, minlength=n_groups)
     units = np.bincount(g, minlength=n_groups)
-    n0 = n_all - n1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        alpha = np.where((n0 > 0) & (n1 > 0), 1 - (n_all - 1) * o01 / (n0 * n1), np.nan)
-    return alpha, units, n_all.astype(np.int64)
+    return binary_alpha_from_sums(o01, n1, n_all), units, n_all.astype(np.int64)
 
 
 def fleiss_kappa(hits: np.ndarray, ratings: np.ndarray, k: int) -> Stat:

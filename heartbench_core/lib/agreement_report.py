@@ -807,12 +807,15 @@ def compute_report(
         "by_difficulty": _Groups.from_values(list(data.item_difficulty), item_of_unit, order=["hard", "normal"]),
         "by_primary_scene": _Groups.from_values(list(data.item_scene), item_of_unit),
     }
+    terms = st.alpha_terms(hits, ratings)  # shared by every breakdown
     rows = {
-        name: _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws)
+        name: _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws, alpha_terms=terms)
         for name, g in groups.items()
     }
     crit_groups = _Groups(data.u_crit, [str(i) for i in range(len(data.crit_id))])
-    by_criterion = _breakdown(crit_groups, both, jv, gv, hits, ratings, data.u_cr, items, resamples=0, seed=seed, criteria=data)
+    by_criterion = _breakdown(
+        crit_groups, both, jv, gv, hits, ratings, data.u_cr, items, resamples=0, seed=seed, criteria=data, alpha_terms=terms
+    )
     by_expert, expert_pairs = _by_expert(data, label)
     policy = gate_policy or GatePolicy(threshold=threshold, min_pairs_per_dimension=min_pairs_per_dimension)
     item_agreement = ItemAgreement(rate, ci95)
@@ -926,6 +929,7 @@ def _breakdown(
     seed: int,
     draws: list[np.ndarray] | None = None,
     criteria: ReportData | None = None,
+    alpha_terms: st.AlphaTerms | None = None,
 ) -> tuple[GroupRow, ...]:
     """One row per group; its interval resamples items (`items`: the item of each compared unit) with the report's draws.
 
@@ -945,7 +949,7 @@ def _breakdown(
     responses = np.bincount(cell % n_groups, minlength=n_groups)
     item_cell = st.sorted_unique(np.asarray(items, np.int64) * n_groups + g)
     items_per_group = np.bincount(item_cell % n_groups, minlength=n_groups)
-    alpha, alpha_units, alpha_ratings = st.binary_alpha_by_group(hits, ratings, g_all, n_groups)
+    alpha, alpha_units, alpha_ratings = st.binary_alpha_by_group(hits, ratings, g_all, n_groups, terms=alpha_terms)
     ci = None
     if resamples > 0 and pairs.sum() > 0:
         ci = st.clustered_mean_ci(jv == gv, items, g, n_groups, resamples=resamples, seed=seed, weights=draws)
@@ -1094,32 +1098,77 @@ def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ..
 
 
 def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
-    """Agreement as judgments arrived: at the end of each day with submissions (at most 30 points)."""
+    """Agreement as judgments arrived: at the end of each day with submissions (at most 30 points).
+
+    Each point counts the judgments received before its day ended. Walking the points in order,
+    only the units that received judgments since the previous point are relabelled and their
+    counts moved; the disagreement of alpha is summed over every unit in unit order at each
+    point, as `binary_alpha_by_group` sums it, so every figure is what recomputing it from
+    scratch at that point gives.
+    """
     if data.j_time.size == 0:
         return ()
-    days = st.sorted_unique(np.floor(data.j_time / 86400.0))
+    days = _days_with_judgments(data.j_time)
     if days.size > MAX_TIME_POINTS:
         days = days[np.linspace(0, days.size - 1, MAX_TIME_POINTS).round().astype(int)]
+    # The point from which on each judgment counts: the first whose day ends after it.
+    entry = np.searchsorted((days + 1) * 86400.0, data.j_time, side="right")
+    order = np.argsort(entry, kind="stable")
+    bounds = np.searchsorted(entry[order], np.arange(days.size + 1))
+    j_unit, j_hit = data.j_unit[order], data.j_hit[order]
+    n = data.n_units
+    hits, ratings = np.zeros(n), np.zeros(n, np.int64)
+    label = golden_standard(hits, ratings, data.k, data.u_adjudicated)[0]  # adjudicated units have a label before any judgment
+    disagreement = np.zeros(n)  # h(m − h)/(m − 1) of each unit rated twice or more, 0 otherwise
+    zeros = np.zeros(n, np.intp)
+    judged, judge_hit = judge >= 0, judge == 1
+    compared = agreeing = pairable = n1 = n_all = 0
+
+    def tally(units: np.ndarray, sign: int) -> None:
+        nonlocal compared, agreeing, pairable, n1, n_all
+        both = (label[units] >= 0) & judged[units]
+        compared += sign * int(both.sum())
+        agreeing += sign * int((both & ((label[units] == 1) == judge_hit[units])).sum())
+        ok = ratings[units] >= 2
+        pairable += sign * int(ok.sum())
+        n1 += sign * int(hits[units][ok].sum())
+        n_all += sign * int(ratings[units][ok].sum())
+
+    tally(np.arange(n), 1)
     points = []
-    for day in days:
-        cutoff = (day + 1) * 86400.0
-        seen = data.j_time < cutoff
-        hits = np.bincount(data.j_unit[seen], weights=data.j_hit[seen], minlength=data.n_units)
-        ratings = np.bincount(data.j_unit[seen], minlength=data.n_units)
-        label, _, _ = golden_standard(hits, ratings, data.k, data.u_adjudicated)
-        both = (label >= 0) & (judge >= 0)
-        rate = st.item_agreement_rate(judge[both] == 1, label[both] == 1)
-        alpha, units, _ = st.binary_alpha_by_group(hits, ratings, np.zeros(data.n_units, np.intp), 1)
-        value, n_alpha = _num(alpha[0]), int(units[0])
+    for p, day in enumerate(days.tolist()):
+        u, h = j_unit[bounds[p] : bounds[p + 1]], j_hit[bounds[p] : bounds[p + 1]]
+        changed = st.sorted_unique(u)
+        tally(changed, -1)
+        at = np.searchsorted(changed, u)
+        hits[changed] += np.bincount(at, weights=h, minlength=changed.size)
+        ratings[changed] += np.bincount(at, minlength=changed.size)
+        label[changed] = golden_standard(hits[changed], ratings[changed], data.k, data.u_adjudicated[changed])[0]
+        ok = st.alpha_terms(hits[changed], ratings[changed])
+        disagreement[changed[ok.pairable]] = ok.disagreement
+        tally(changed, 1)
+        o01 = np.bincount(zeros, weights=disagreement, minlength=1)
+        alpha = st.binary_alpha_from_sums(o01, np.array([float(n1)]), np.array([float(n_all)]))
+        value = _num(alpha[0])
         points.append(
             TimePoint(
                 date=datetime.fromtimestamp(day * 86400.0, tz=UTC).date().isoformat(),
-                judgments=int(seen.sum()),
-                item_agreement_rate=Figure.of(rate),
-                krippendorff_alpha=Figure(value, n_alpha, None if value is not None else _alpha_reason(n_alpha)),
+                judgments=int(bounds[p + 1]),
+                item_agreement_rate=Figure.of(st.agreement_rate_of_counts(agreeing, compared)),
+                krippendorff_alpha=Figure(value, pairable, None if value is not None else _alpha_reason(pairable)),
             )
         )
     return tuple(points)
+
+
+def _days_with_judgments(j_time: np.ndarray) -> np.ndarray:
+    """The distinct days (POSIX seconds // 86400, as floats) with a judgment, in order."""
+    day = np.floor(j_time / 86400.0)
+    first, last = float(day.min()), float(day.max())
+    if not np.isfinite(first) or not np.isfinite(last) or last - first > 10_000_000:
+        return st.sorted_unique(day)
+    present = np.bincount((day - first).astype(np.int64)) > 0
+    return first + np.flatnonzero(present).astype(np.float64)
 
 
 NO_FULLY_LABELLED = "no response has both a judge verdict and a golden label on every criterion"
