@@ -407,6 +407,40 @@ def binary_alpha_by_group(
     return binary_alpha_from_sums(o01, n1, n_all), units, n_all.astype(np.int64)
 
 
+def rater_pair_counts(unit: np.ndarray, rater: np.ndarray, hit: np.ndarray, n_raters: int) -> tuple[np.ndarray, np.ndarray]:
+    """(shared, same): per pair of raters, the ratings of one unit they share, and those on which they agree.
+
+    Counted over ordered pairs of ratings of the same unit, a rating paired with itself included:
+    with R[u, r] the ratings rater r gave unit u and H, M its hits and misses, shared = RᵀR and
+    same = HᵀH + MᵀM, as floats. Only the ratings of the same unit are paired (a unit has a few),
+    so this is linear in the ratings rather than a product over units × raters.
+    """
+    unit, rater, hit = np.asarray(unit, np.int64), np.asarray(rater, np.int64), np.asarray(hit, bool)
+    if unit.size > 1 and not (unit[1:] >= unit[:-1]).all():
+        order = np.argsort(unit, kind="stable")
+        unit, rater, hit = unit[order], rater[order], hit[order]
+    cells = n_raters * n_raters
+    own = rater * (n_raters + 1)  # a rating with itself: the diagonal
+    shared = np.bincount(own, minlength=cells).astype(np.float64)
+    same = shared.copy()
+    # Ratings i < j of one unit, j − i = d apart once sorted by unit: a candidate i stays one
+    # only while the rating d further on is still of its unit.
+    candidates = np.arange(unit.size - 1)
+    d = 1
+    while candidates.size:
+        candidates = candidates[candidates + d < unit.size]
+        j = candidates + d
+        keep = unit[j] == unit[candidates]
+        candidates, j = candidates[keep], j[keep]
+        a, b = rater[candidates], rater[j]
+        agree = hit[candidates] == hit[j]
+        for x, y in ((a, b), (b, a)):
+            shared += np.bincount(x * n_raters + y, minlength=cells)
+            same += np.bincount(x[agree] * n_raters + y[agree], minlength=cells)
+        d += 1
+    return shared.reshape(n_raters, n_raters), same.reshape(n_raters, n_raters)
+
+
 def fleiss_kappa(hits: np.ndarray, ratings: np.ndarray, k: int) -> Stat:
     """Fleiss' kappa over the units rated by exactly k experts (other units are left out and counted)."""
     hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.int64)

@@ -11,6 +11,7 @@ are those of `heartbench_core.lib.agreement`, the golden standard's majority is 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -19,7 +20,6 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
-from scipy import sparse
 
 from heartbench_core.lib import agreement as st
 from heartbench_core.lib import scoring
@@ -611,7 +611,7 @@ def _rounded(values: np.ndarray) -> list:
 
 
 def _num(x: Any) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(round(float(x), 12))
+    return None if x is None or not math.isfinite(x) else float(round(float(x), 12))
 
 
 class _Groups:
@@ -1051,37 +1051,21 @@ def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ..
     n_cmp = np.bincount(data.j_expert[compared], minlength=n_experts)
     n_agree = np.bincount(data.j_expert[agree], minlength=n_experts)
     n_judg = np.bincount(data.j_expert, minlength=n_experts)
-    shape = (data.n_units, n_experts)
-    ones = np.ones(data.j_unit.size)
-    rated = sparse.csr_matrix((ones, (data.j_unit, data.j_expert)), shape=shape)
-    hit = sparse.csr_matrix((data.j_hit.astype(np.float64), (data.j_unit, data.j_expert)), shape=shape)
-    miss = rated - hit
-    shared = (rated.T @ rated).toarray()
-    same = (hit.T @ hit + miss.T @ miss).toarray()
+    shared, same = st.rater_pair_counts(data.j_unit, data.j_expert, data.j_hit, n_experts)
     rates = np.where(n_cmp > 0, n_agree / np.maximum(n_cmp, 1), np.nan)
-    # Drift: agreement with the golden standard on an expert's latest quarter of compared judgments.
-    recent_rate = np.full(n_experts, np.nan)
-    recent_n = np.zeros(n_experts, dtype=np.int64)
-    order = np.lexsort((data.j_time[compared], data.j_expert[compared]))
-    e_sorted = data.j_expert[compared][order]
-    a_sorted = agree[compared][order]
-    bounds = np.searchsorted(e_sorted, np.arange(n_experts + 1))
-    for e in range(n_experts):
-        lo, hi = bounds[e], bounds[e + 1]
-        size = (hi - lo) // 4
-        if size >= 1:
-            recent_n[e] = size
-            recent_rate[e] = a_sorted[hi - size : hi].mean()
+    recent_rate, recent_n = _latest_quarter(data.j_expert[compared], data.j_time[compared], agree[compared], n_experts)
     rows, pairs = [], []
-    for e, name in enumerate(data.expert_names):
+    shared_l, same_l = shared.tolist(), same.tolist()  # Python floats: the same divisions, without NumPy scalars
+    names = list(data.expert_names)
+    for e, name in enumerate(names):
         others = []
-        for o, other in enumerate(data.expert_names):
-            if o == e or shared[e, o] == 0:
+        for o, (n_shared, n_same) in enumerate(zip(shared_l[e], same_l[e])):
+            if o == e or n_shared == 0:
                 continue
-            agreement = _expert_figure(_num(same[e, o] / shared[e, o]), int(shared[e, o]), NO_SHARED_UNITS)
-            others.append(ExpertOverlap(other, agreement))
+            agreement = _expert_figure(_num(n_same / n_shared), int(n_shared), NO_SHARED_UNITS)
+            others.append(ExpertOverlap(names[o], agreement))
             if o > e:
-                pairs.append(ExpertPair(name, other, agreement))
+                pairs.append(ExpertPair(name, names[o], agreement))
         shared_total = int(shared[e].sum() - shared[e, e])
         same_total = same[e].sum() - same[e, e]
         rows.append(
@@ -1095,6 +1079,32 @@ def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ..
             )
         )
     return tuple(rows), tuple(pairs)
+
+
+def _latest_quarter(expert: np.ndarray, time: np.ndarray, agree: np.ndarray, n_experts: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per expert: agreement with the golden standard on the latest quarter of their compared judgments, and its size.
+
+    "Latest" orders by time, then by position (judgments of one submission share its time). Each
+    expert's quarter is found by a partition of their times, not a sort of everyone's.
+    """
+    rate = np.full(n_experts, np.nan)
+    size = np.zeros(n_experts, dtype=np.int64)
+    # A stable sort by expert alone (a radix sort for fewer than 32,768 experts) keeps each expert's judgments in position order.
+    order = np.argsort(expert.astype(np.int16) if n_experts < 2**15 else expert, kind="stable")
+    bounds = np.searchsorted(expert[order], np.arange(n_experts + 1))
+    for e in range(n_experts):
+        mine = order[bounds[e] : bounds[e + 1]]
+        n, q = mine.size, mine.size // 4
+        if q < 1:
+            continue
+        t = time[mine]
+        threshold = np.partition(t, n - q)[n - q]  # the q-th latest time
+        later = t > threshold
+        # The rest of the quarter shares the threshold time: the last of those in position order.
+        at = np.flatnonzero(t == threshold)[-(q - int(later.sum())) :]
+        size[e] = q
+        rate[e] = (int(agree[mine[later]].sum()) + int(agree[mine[at]].sum())) / q
+    return rate, size
 
 
 def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:

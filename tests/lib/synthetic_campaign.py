@@ -144,7 +144,9 @@ def synthetic_campaign(
     j_expert = raters[u_cr].ravel()
     j_hit = truth[j_unit] ^ (rng.random(j_unit.size) < skill[j_expert])
     day = rng.integers(0, days, cr_item.size)
-    j_time = 86400.0 * (20_000 + day[u_cr[j_unit]]) + rng.uniform(0, 86_000, j_unit.size)
+    # A submission's judgments share its time: ties that "latest" must break by position.
+    submitted = 86400.0 * (20_000 + day[:, None]) + rng.uniform(0, 86_000, (cr_item.size, k))
+    j_time = submitted[u_cr[j_unit], np.tile(np.arange(k), n_units)]
     u_judge = (truth ^ (rng.random(n_units) < 0.12)).astype(np.int8)
     u_adjudicated = np.full(n_units, -1, np.int8)
     if messy:
