@@ -22,6 +22,7 @@ the same on PostgreSQL installations.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -150,7 +151,7 @@ def plain_statistics(d, resamples=1000, seed=0):
         np.quantile(s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3], [0.025, 0.975]),
     )
     # Breakdowns, with intervals, and every criterion without.
-    crit_ability, ability_names = codes(d.crit_ability)
+    crit_ability, _ = codes(d.crit_ability)
     dimension = [ABILITY_DIMENSION.get(a, "Catastrophic" if a == "其他" else "Other") for a in d.crit_ability]
     crit_dimension, _ = codes(dimension)
     item_difficulty, _ = codes(d.item_difficulty)
@@ -182,7 +183,7 @@ def plain_experts(d, label):
     order = np.lexsort((d.j_time[compared], d.j_expert[compared]))
     e, a = d.j_expert[compared][order], agree[compared][order]
     bounds = np.searchsorted(e, np.arange(n_experts + 1))
-    recent = np.array([a[hi - (hi - lo) // 4 : hi].mean() if (hi - lo) >= 4 else np.nan for lo, hi in zip(bounds[:-1], bounds[1:])])
+    recent = np.array([a[hi - (hi - lo) // 4 : hi].mean() if (hi - lo) >= 4 else np.nan for lo, hi in itertools.pairwise(bounds)])
     # Every pair of ratings of one unit (judgments sorted by unit).
     order = np.argsort(d.j_unit, kind="stable")
     u, r, hit = d.j_unit[order], d.j_expert[order], d.j_hit[order]
