@@ -182,7 +182,13 @@ def clone_campaign(source_name, copies, name, seed=19):
         )
         c.execute("SELECT count(*) FROM src_experts")
         n_experts = c.fetchone()[0]
-        shift = f"r.r * {STRIDE}"
+        # Copies take the id blocks after every row already there (earlier copies included).
+        c.execute(
+            "SELECT max(m) FROM (SELECT max(id) AS m FROM annotation_judgment UNION ALL SELECT max(id) FROM annotation_assignment"
+            " UNION ALL SELECT max(id) FROM heartbench_core_judgeverdict UNION ALL SELECT max(id) FROM heartbench_core_languagemodel) t"
+        )
+        first = c.fetchone()[0] // STRIDE
+        shift = f"(r.r + {first})::bigint * {STRIDE}"
         _copy_rows(
             c,
             "annotation_campaign",
@@ -205,7 +211,7 @@ def clone_campaign(source_name, copies, name, seed=19):
             c,
             "heartbench_core_modelresponse",
             "heartbench_core_modelresponse t JOIN src_responses s ON s.id = t.id CROSS JOIN copies r",
-            {"id": f"t.id + {shift}", "model_id": f"t.model_id + {shift}", "public_id": "md5(t.public_id || '-' || r.r)"},
+            {"id": f"t.id + {shift}", "model_id": f"t.model_id + {shift}", "public_id": "md5(t.public_id || '-{name}-' || r.r)"},
         )
         _copy_rows(
             c,
@@ -232,7 +238,7 @@ def clone_campaign(source_name, copies, name, seed=19):
                 "id": f"t.id + {shift}",
                 "campaign_id": str(new),
                 "response_id": f"t.response_id + {shift}",
-                "order_key": "t.order_key + r.r * 100000",
+                "order_key": "t.order_key + r.r * 10000",
             },
         )
         _copy_rows(
@@ -244,7 +250,7 @@ def clone_campaign(source_name, copies, name, seed=19):
             {
                 "id": f"t.id + {shift}",
                 "campaign_response_id": f"t.campaign_response_id + {shift}",
-                "public_id": "md5(t.public_id || '-' || r.r)",
+                "public_id": "md5(t.public_id || '-{name}-' || r.r)",
                 "expert_id": "x.id",
             },
         )

@@ -132,7 +132,9 @@ def int_rows(queryset: QuerySet, columns: int, dtype: DTypeLike = np.int64) -> n
     sql, params = queryset.query.sql_with_params()
     connection = connections[queryset.db]
     if connection.vendor == "postgresql" and not queryset.ordered:
-        return _aggregated_rows(connection, sql, params, columns, dtype)
+        arrays = _aggregated_rows(connection, sql, params, columns, dtype)
+        if arrays is not None:
+            return arrays
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -150,8 +152,12 @@ class _ArrayText(Loader):
 _NUMBER_ARRAYS = {1000: "bool", 1005: "int", 1007: "int", 1016: "int", 1021: "float", 1022: "float"}  # type oids
 
 
-def _aggregated_rows(connection: Any, sql: str, params: Any, columns: int, dtype: DTypeLike) -> np.ndarray:
-    """The rows of `sql` as a (rows × columns) array, fetched as one array per column in one row (PostgreSQL)."""
+def _aggregated_rows(connection: Any, sql: str, params: Any, columns: int, dtype: DTypeLike) -> np.ndarray | None:
+    """The rows of `sql` as a (rows × columns) array, fetched as one array per column in one row (PostgreSQL).
+
+    None when a column is not an integer, boolean or float column (a bare parameter, a decimal):
+    the caller fetches the rows instead.
+    """
     names = ", ".join(f"c{i}" for i in range(columns))
     aggregates = ", ".join(f"array_agg(q.c{i})" for i in range(columns))
     with connection.cursor() as cursor:
@@ -160,12 +166,14 @@ def _aggregated_rows(connection: Any, sql: str, params: Any, columns: int, dtype
         cursor.execute(f"SELECT {aggregates} FROM ({sql}) AS q({names})", params)
         kinds = [_NUMBER_ARRAYS.get(d.type_code) for d in cursor.description]
         row = cursor.fetchone()
+    if None in kinds:
+        return None
     if row[0] is None:  # no rows
         return np.zeros((0, columns), dtype)
     out = np.empty((0, 0), dtype)
     for i, (kind, text) in enumerate(zip(kinds, row)):
-        if kind is None or b"NULL" in text:
-            raise TypeError(f"column {i} of the query is not a number without NULLs: {sql[:200]}")
+        if b"NULL" in text:
+            raise TypeError(f"column {i} of the query has NULLs, which are not numbers: {sql[:200]}")
         body = text[1:-1]  # within the braces; numbers and booleans need no quotes
         if kind == "bool":
             values = np.frombuffer(body, dtype="S1")[::2] == b"t"
