@@ -211,7 +211,7 @@ def clone_campaign(source_name, copies, name, seed=19):
             c,
             "heartbench_core_modelresponse",
             "heartbench_core_modelresponse t JOIN src_responses s ON s.id = t.id CROSS JOIN copies r",
-            {"id": f"t.id + {shift}", "model_id": f"t.model_id + {shift}", "public_id": "md5(t.public_id || '-{name}-' || r.r)"},
+            {"id": f"t.id + {shift}", "model_id": f"t.model_id + {shift}", "public_id": f"md5(t.public_id || '-{name}-' || r.r)"},
         )
         _copy_rows(
             c,
@@ -250,7 +250,7 @@ def clone_campaign(source_name, copies, name, seed=19):
             {
                 "id": f"t.id + {shift}",
                 "campaign_response_id": f"t.campaign_response_id + {shift}",
-                "public_id": "md5(t.public_id || '-{name}-' || r.r)",
+                "public_id": f"md5(t.public_id || '-{name}-' || r.r)",
                 "expert_id": "x.id",
             },
         )

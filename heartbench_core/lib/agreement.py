@@ -70,7 +70,7 @@ def confusion(judge: np.ndarray, gold: np.ndarray) -> dict[str, int]:
 def item_agreement_rate(judge: np.ndarray, gold: np.ndarray) -> Stat:
     """Share of units where the judge's verdict equals the golden label (the benchmark's headline)."""
     judge, gold = np.asarray(judge, bool), np.asarray(gold, bool)
-    return agreement_rate_of_counts(np.count_nonzero(judge == gold), judge.size)
+    return agreement_rate_of_counts(int(np.count_nonzero(judge == gold)), judge.size)
 
 
 def agreement_rate_of_counts(agreeing: int, pairs: int) -> Stat:

@@ -1057,15 +1057,18 @@ def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ..
     rows, pairs = [], []
     shared_l, same_l = shared.tolist(), same.tolist()  # Python floats: the same divisions, without NumPy scalars
     names = list(data.expert_names)
+    seen: dict[tuple[int, int], Figure] = {}  # both counts are symmetric: (o, e) is (e, o), one frozen figure for both
     for e, name in enumerate(names):
         others = []
         for o, (n_shared, n_same) in enumerate(zip(shared_l[e], same_l[e])):
             if o == e or n_shared == 0:
                 continue
-            agreement = _expert_figure(_num(n_same / n_shared), int(n_shared), NO_SHARED_UNITS)
-            others.append(ExpertOverlap(names[o], agreement))
-            if o > e:
+            if o < e:
+                agreement = seen.pop((o, e))
+            else:
+                agreement = seen[e, o] = _expert_figure(_num(n_same / n_shared), int(n_shared), NO_SHARED_UNITS)
                 pairs.append(ExpertPair(name, names[o], agreement))
+            others.append(ExpertOverlap(names[o], agreement))
         shared_total = int(shared[e].sum() - shared[e, e])
         same_total = same[e].sum() - same[e, e]
         rows.append(
