@@ -305,12 +305,12 @@ def measure(what, campaign, resamples):
         start = time.perf_counter()
         data = load_campaign_arrays(c, judge_runs=select_judge_runs(c))
         out["load"] = time.perf_counter() - start
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         compute_report(data, resamples=resamples)
-        out["report"] = time.perf_counter() - start
-        start = time.perf_counter()
+        out["report"], out["report_cpu"] = time.perf_counter() - start, time.process_time() - cpu
+        start, cpu = time.perf_counter(), time.process_time()
         plain_statistics(data, resamples=resamples)
-        out["plain"] = time.perf_counter() - start
+        out["plain"], out["plain_cpu"] = time.perf_counter() - start, time.process_time() - cpu
         out["units"], out["judgments"], out["responses"] = data.n_units, int(data.j_unit.size), int(data.cr_id.size)
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
@@ -359,7 +359,7 @@ def main():
                 command = [sys.executable, __file__, "--measure", what, "--campaign", campaign, "--resamples", str(args.resamples)]
                 done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
                 result = json.loads(done.stdout.strip().splitlines()[-1])
-                for key in ("load", "report", "plain", "job"):
+                for key in ("load", "report", "plain", "job", "report_cpu", "plain_cpu"):
                     if key in result:
                         runs.setdefault(key, []).append(result[key])
                 runs.setdefault(f"peak_{what}", []).append(result["peak_mb"])
@@ -371,6 +371,9 @@ def main():
         )
         print(
             f"  load arrays {m['load']:.2f}s   report {m['report']:.2f}s   plain NumPy {m['plain']:.2f}s   report / plain {m['report'] / m['plain']:.2f}"
+        )
+        print(
+            f"  CPU seconds: report {m['report_cpu']:.2f}, plain NumPy {m['plain_cpu']:.2f}, report / plain {m['report_cpu'] / m['plain_cpu']:.2f}"
         )
         print(
             f"  job (load, golden labels, report, store) {m['job']:.2f}s   job / (load + plain) {m['job'] / (m['load'] + m['plain']):.2f}   "
