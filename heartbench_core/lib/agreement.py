@@ -70,10 +70,14 @@ def confusion(judge: np.ndarray, gold: np.ndarray) -> dict[str, int]:
 def item_agreement_rate(judge: np.ndarray, gold: np.ndarray) -> Stat:
     """Share of units where the judge's verdict equals the golden label (the benchmark's headline)."""
     judge, gold = np.asarray(judge, bool), np.asarray(gold, bool)
-    n = judge.size
-    if n == 0:
+    return agreement_rate_of_counts(int(np.count_nonzero(judge == gold)), judge.size)
+
+
+def agreement_rate_of_counts(agreeing: int, pairs: int) -> Stat:
+    """`item_agreement_rate` of `pairs` compared pairs of which `agreeing` agree."""
+    if pairs == 0:
         return Stat.undefined(0, NO_PAIRS)
-    return Stat(_f(np.count_nonzero(judge == gold) / n), n)
+    return Stat(_f(int(agreeing) / int(pairs)), int(pairs))
 
 
 def hit_rate(values: np.ndarray) -> Stat:
@@ -121,6 +125,36 @@ def mcnemar_exact(judge: np.ndarray, gold: np.ndarray) -> Stat:
         return Stat.undefined(n, f"no discordant pairs: judge and golden standard agree on all {n} compared pairs", discordant=0)
     p = sps.binomtest(c["fp"], discordant, 0.5, alternative="two-sided").pvalue
     return Stat(_f(p), n, extra={"discordant": discordant, "judge_only_hits": c["fp"], "human_only_hits": c["fn"]})
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values in ascending order: `np.unique(values)`, by a stable sort.
+
+    NumPy's `unique` hashes integers, which costs seconds on the million-element unit arrays of
+    a report at 100× HeartBench; a stable sort of them (mostly in order already) costs
+    milliseconds. For integers and NaN-free floats the result is the same array.
+    """
+    s = np.sort(np.asarray(values).reshape(-1), kind="stable")
+    if s.size < 2:
+        return s
+    keep = np.empty(s.size, bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
+def sorted_unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, return_inverse=True)` for a 1-d array of integers: (distinct values, index of each value among them)."""
+    values = np.asarray(values).reshape(-1)
+    order = np.argsort(values, kind="stable")
+    s = values[order]
+    new = np.empty(s.size, bool)
+    if s.size:
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+    inverse = np.empty(s.size, np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return s[new], inverse
 
 
 # --- confidence intervals by bootstrap over clusters (the report's cluster is the item) -----------
@@ -282,8 +316,7 @@ def clustered_mean_ci(
     values = np.asarray(values, np.float64)
     cluster = np.asarray(cluster, np.int64)
     group = np.zeros(cluster.size, np.int64) if group is None else np.asarray(group, np.int64)
-    _, index = np.unique(cluster, return_inverse=True)
-    index = index.reshape(-1)
+    _, index = sorted_unique_inverse(cluster)
     n_clusters = int(index.max()) + 1 if index.size else 0
     flat = index * n_groups + group
     size = n_clusters * n_groups
@@ -327,27 +360,85 @@ def krippendorff_alpha_nominal(hits: np.ndarray, ratings: np.ndarray) -> Stat:
     return Stat(_f(value), n, extra={"ratings": int(m.sum())})
 
 
+@dataclass(frozen=True)
+class AlphaTerms:
+    """The units binary alpha reads (two or more ratings), each with its share of the observed disagreement.
+
+    Computed once per report and shared by every grouping of the same units.
+    """
+
+    pairable: np.ndarray  # per unit: rated two or more times
+    disagreement: np.ndarray  # per pairable unit: h(m − h)/(m − 1)
+    hits: np.ndarray  # per pairable unit, as floats
+    ratings: np.ndarray
+
+
+def alpha_terms(hits: np.ndarray, ratings: np.ndarray) -> AlphaTerms:
+    """The pairable units of `hits`/`ratings` and their disagreement terms, for `binary_alpha_by_group`."""
+    hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.float64)
+    ok = ratings >= 2
+    h, m = hits[ok], ratings[ok]
+    return AlphaTerms(ok, h * (m - h) / (m - 1), h, m)
+
+
+def binary_alpha_from_sums(o01: np.ndarray, n1: np.ndarray, n_all: np.ndarray) -> np.ndarray:
+    """alpha = 1 − (n − 1)·o₀₁ / (n₀·n₁) per group from its sums (NaN where a value was never or always given)."""
+    n0 = n_all - n1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((n0 > 0) & (n1 > 0), 1 - (n_all - 1) * o01 / (n0 * n1), np.nan)
+
+
 def binary_alpha_by_group(
-    hits: np.ndarray, ratings: np.ndarray, group: np.ndarray, n_groups: int
+    hits: np.ndarray, ratings: np.ndarray, group: np.ndarray, n_groups: int, *, terms: AlphaTerms | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nominal alpha for binary ratings within each group at once (equals the package's value).
 
     Returns (alpha with NaN where undefined, pairable units, ratings) per group. With the
     coincidence matrix of Krippendorff (2011): alpha = 1 − (n − 1)·o₀₁ / (n₀·n₁), where
-    o₀₁ = Σ_u h_u(m_u − h_u)/(m_u − 1) over units with m_u ≥ 2.
+    o₀₁ = Σ_u h_u(m_u − h_u)/(m_u − 1) over units with m_u ≥ 2. `terms` (`alpha_terms` of the
+    same hits and ratings) saves recomputing them for each grouping.
     """
-    hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.float64)
-    group = np.asarray(group, np.intp)
-    ok = ratings >= 2
-    h, m, g = hits[ok], ratings[ok], group[ok]
-    o01 = np.bincount(g, weights=h * (m - h) / (m - 1), minlength=n_groups)
-    n1 = np.bincount(g, weights=h, minlength=n_groups)
-    n_all = np.bincount(g, weights=m, minlength=n_groups)
+    t = terms if terms is not None else alpha_terms(hits, ratings)
+    g = np.asarray(group, np.intp)[t.pairable]
+    o01 = np.bincount(g, weights=t.disagreement, minlength=n_groups)
+    n1 = np.bincount(g, weights=t.hits, minlength=n_groups)
+    n_all = np.bincount(g, weights=t.ratings, minlength=n_groups)
     units = np.bincount(g, minlength=n_groups)
-    n0 = n_all - n1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        alpha = np.where((n0 > 0) & (n1 > 0), 1 - (n_all - 1) * o01 / (n0 * n1), np.nan)
-    return alpha, units, n_all.astype(np.int64)
+    return binary_alpha_from_sums(o01, n1, n_all), units, n_all.astype(np.int64)
+
+
+def rater_pair_counts(unit: np.ndarray, rater: np.ndarray, hit: np.ndarray, n_raters: int) -> tuple[np.ndarray, np.ndarray]:
+    """(shared, same): per pair of raters, the ratings of one unit they share, and those on which they agree.
+
+    Counted over ordered pairs of ratings of the same unit, a rating paired with itself included:
+    with R[u, r] the ratings rater r gave unit u and H, M its hits and misses, shared = RᵀR and
+    same = HᵀH + MᵀM, as floats. Only the ratings of the same unit are paired (a unit has a few),
+    so this is linear in the ratings rather than a product over units × raters.
+    """
+    unit, rater, hit = np.asarray(unit, np.int64), np.asarray(rater, np.int64), np.asarray(hit, bool)
+    if unit.size > 1 and not (unit[1:] >= unit[:-1]).all():
+        order = np.argsort(unit, kind="stable")
+        unit, rater, hit = unit[order], rater[order], hit[order]
+    cells = n_raters * n_raters
+    own = rater * (n_raters + 1)  # a rating with itself: the diagonal
+    shared = np.bincount(own, minlength=cells).astype(np.float64)
+    same = shared.copy()
+    # Ratings i < j of one unit, j − i = d apart once sorted by unit: a candidate i stays one
+    # only while the rating d further on is still of its unit.
+    candidates = np.arange(unit.size - 1)
+    d = 1
+    while candidates.size:
+        candidates = candidates[candidates + d < unit.size]
+        j = candidates + d
+        keep = unit[j] == unit[candidates]
+        candidates, j = candidates[keep], j[keep]
+        a, b = rater[candidates], rater[j]
+        agree = hit[candidates] == hit[j]
+        for x, y in ((a, b), (b, a)):
+            shared += np.bincount(x * n_raters + y, minlength=cells)
+            same += np.bincount(x[agree] * n_raters + y[agree], minlength=cells)
+        d += 1
+    return shared.reshape(n_raters, n_raters), same.reshape(n_raters, n_raters)
 
 
 def fleiss_kappa(hits: np.ndarray, ratings: np.ndarray, k: int) -> Stat:

@@ -11,6 +11,7 @@ are those of `heartbench_core.lib.agreement`, the golden standard's majority is 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -19,7 +20,6 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
-from scipy import sparse
 
 from heartbench_core.lib import agreement as st
 from heartbench_core.lib import scoring
@@ -611,7 +611,7 @@ def _rounded(values: np.ndarray) -> list:
 
 
 def _num(x: Any) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(round(float(x), 12))
+    return None if x is None or not math.isfinite(x) else float(round(float(x), 12))
 
 
 class _Groups:
@@ -628,7 +628,7 @@ class _Groups:
     ) -> _Groups:
         """Groups of units by `values[index[u]]` (values per criterion or per item, index per unit)."""
         index = np.asarray(index, np.intp)
-        used = sorted({values[i] for i in np.unique(index).tolist()}) if index.size else []
+        used = sorted({values[i] for i in st.sorted_unique(index).tolist()}) if index.size else []
         uniq = [u for u in dict.fromkeys(order or []) if u in set(used)] + [u for u in used if u not in set(order or [])]
         lookup = {u: i for i, u in enumerate(uniq)}
         per_value = np.array([lookup.get(v, -1) for v in values], dtype=np.intp)
@@ -670,7 +670,7 @@ def _compared(data: ReportData, *, resamples: int, seed: int) -> _Compared:
     # agreement and are not independent (docs/validation.md, "What is resampled").
     item_of_unit = data.cr_item[data.u_cr]
     items = item_of_unit[both]
-    n_items = int(np.unique(items).size)
+    n_items = int(st.sorted_unique(items).size)
     rate = Figure.of(st.item_agreement_rate(jv, gv))
     # One set of draws over the items serves the headline, every breakdown and the baseline.
     draws = st.cluster_draws(n_items, resamples, seed)
@@ -717,7 +717,7 @@ def judge_alignment(data: ReportData, *, resamples: int = DEFAULTS.resamples, se
     no_pairs = st.Stat.undefined(0, st.NO_PAIRS)
     return JudgeAlignment(
         pairs=int(c.both.sum()),
-        responses=int(np.unique(c.clusters).size),
+        responses=int(st.sorted_unique(c.clusters).size),
         items=c.n_items,
         units_with_judge=int((c.judge >= 0).sum()),
         units_with_gold=int((c.label >= 0).sum()),
@@ -807,19 +807,22 @@ def compute_report(
         "by_difficulty": _Groups.from_values(list(data.item_difficulty), item_of_unit, order=["hard", "normal"]),
         "by_primary_scene": _Groups.from_values(list(data.item_scene), item_of_unit),
     }
+    terms = st.alpha_terms(hits, ratings)  # shared by every breakdown
     rows = {
-        name: _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws)
+        name: _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws, alpha_terms=terms)
         for name, g in groups.items()
     }
     crit_groups = _Groups(data.u_crit, [str(i) for i in range(len(data.crit_id))])
-    by_criterion = _breakdown(crit_groups, both, jv, gv, hits, ratings, data.u_cr, items, resamples=0, seed=seed, criteria=data)
+    by_criterion = _breakdown(
+        crit_groups, both, jv, gv, hits, ratings, data.u_cr, items, resamples=0, seed=seed, criteria=data, alpha_terms=terms
+    )
     by_expert, expert_pairs = _by_expert(data, label)
     policy = gate_policy or GatePolicy(threshold=threshold, min_pairs_per_dimension=min_pairs_per_dimension)
     item_agreement = ItemAgreement(rate, ci95)
     gate = _gate(item_agreement, by_dimension=rows["by_dimension"], by_ability=rows["by_ability"], policy=policy)
     return ReportResult(
         pairs=int(both.sum()),
-        responses=int(np.unique(clusters).size),
+        responses=int(st.sorted_unique(clusters).size),
         items=n_items,
         item_agreement=item_agreement,
         cohen_kappa=Figure.of(st.cohen_kappa(jv, gv)),
@@ -926,6 +929,7 @@ def _breakdown(
     seed: int,
     draws: list[np.ndarray] | None = None,
     criteria: ReportData | None = None,
+    alpha_terms: st.AlphaTerms | None = None,
 ) -> tuple[GroupRow, ...]:
     """One row per group; its interval resamples items (`items`: the item of each compared unit) with the report's draws.
 
@@ -941,11 +945,11 @@ def _breakdown(
     pairs = (tp + fp + fn + tn).astype(np.int64)
     figures = two_rater_from_counts(tp, fp, fn, tn)
     clusters = u_cr[both]
-    cell = np.unique(clusters.astype(np.int64) * n_groups + g)
+    cell = st.sorted_unique(clusters.astype(np.int64) * n_groups + g)
     responses = np.bincount(cell % n_groups, minlength=n_groups)
-    item_cell = np.unique(np.asarray(items, np.int64) * n_groups + g)
+    item_cell = st.sorted_unique(np.asarray(items, np.int64) * n_groups + g)
     items_per_group = np.bincount(item_cell % n_groups, minlength=n_groups)
-    alpha, alpha_units, alpha_ratings = st.binary_alpha_by_group(hits, ratings, g_all, n_groups)
+    alpha, alpha_units, alpha_ratings = st.binary_alpha_by_group(hits, ratings, g_all, n_groups, terms=alpha_terms)
     ci = None
     if resamples > 0 and pairs.sum() > 0:
         ci = st.clustered_mean_ci(jv == gv, items, g, n_groups, resamples=resamples, seed=seed, weights=draws)
@@ -1047,37 +1051,24 @@ def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ..
     n_cmp = np.bincount(data.j_expert[compared], minlength=n_experts)
     n_agree = np.bincount(data.j_expert[agree], minlength=n_experts)
     n_judg = np.bincount(data.j_expert, minlength=n_experts)
-    shape = (data.n_units, n_experts)
-    ones = np.ones(data.j_unit.size)
-    rated = sparse.csr_matrix((ones, (data.j_unit, data.j_expert)), shape=shape)
-    hit = sparse.csr_matrix((data.j_hit.astype(np.float64), (data.j_unit, data.j_expert)), shape=shape)
-    miss = rated - hit
-    shared = (rated.T @ rated).toarray()
-    same = (hit.T @ hit + miss.T @ miss).toarray()
+    shared, same = st.rater_pair_counts(data.j_unit, data.j_expert, data.j_hit, n_experts)
     rates = np.where(n_cmp > 0, n_agree / np.maximum(n_cmp, 1), np.nan)
-    # Drift: agreement with the golden standard on an expert's latest quarter of compared judgments.
-    recent_rate = np.full(n_experts, np.nan)
-    recent_n = np.zeros(n_experts, dtype=np.int64)
-    order = np.lexsort((data.j_time[compared], data.j_expert[compared]))
-    e_sorted = data.j_expert[compared][order]
-    a_sorted = agree[compared][order]
-    bounds = np.searchsorted(e_sorted, np.arange(n_experts + 1))
-    for e in range(n_experts):
-        lo, hi = bounds[e], bounds[e + 1]
-        size = (hi - lo) // 4
-        if size >= 1:
-            recent_n[e] = size
-            recent_rate[e] = a_sorted[hi - size : hi].mean()
+    recent_rate, recent_n = _latest_quarter(data.j_expert[compared], data.j_time[compared], agree[compared], n_experts)
     rows, pairs = [], []
-    for e, name in enumerate(data.expert_names):
+    shared_l, same_l = shared.tolist(), same.tolist()  # Python floats: the same divisions, without NumPy scalars
+    names = list(data.expert_names)
+    seen: dict[tuple[int, int], Figure] = {}  # both counts are symmetric: (o, e) is (e, o), one frozen figure for both
+    for e, name in enumerate(names):
         others = []
-        for o, other in enumerate(data.expert_names):
-            if o == e or shared[e, o] == 0:
+        for o, (n_shared, n_same) in enumerate(zip(shared_l[e], same_l[e])):
+            if o == e or n_shared == 0:
                 continue
-            agreement = _expert_figure(_num(same[e, o] / shared[e, o]), int(shared[e, o]), NO_SHARED_UNITS)
-            others.append(ExpertOverlap(other, agreement))
-            if o > e:
-                pairs.append(ExpertPair(name, other, agreement))
+            if o < e:
+                agreement = seen.pop((o, e))
+            else:
+                agreement = seen[e, o] = _expert_figure(_num(n_same / n_shared), int(n_shared), NO_SHARED_UNITS)
+                pairs.append(ExpertPair(name, names[o], agreement))
+            others.append(ExpertOverlap(names[o], agreement))
         shared_total = int(shared[e].sum() - shared[e, e])
         same_total = same[e].sum() - same[e, e]
         rows.append(
@@ -1093,33 +1084,104 @@ def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ..
     return tuple(rows), tuple(pairs)
 
 
+def _latest_quarter(expert: np.ndarray, time: np.ndarray, agree: np.ndarray, n_experts: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per expert: agreement with the golden standard on the latest quarter of their compared judgments, and its size.
+
+    "Latest" orders by time, then by position (judgments of one submission share its time). Each
+    expert's quarter is found by a partition of their times, not a sort of everyone's.
+    """
+    rate = np.full(n_experts, np.nan)
+    size = np.zeros(n_experts, dtype=np.int64)
+    # A stable sort by expert alone (a radix sort for fewer than 32,768 experts) keeps each expert's judgments in position order.
+    order = np.argsort(expert.astype(np.int16) if n_experts < 2**15 else expert, kind="stable")
+    bounds = np.searchsorted(expert[order], np.arange(n_experts + 1))
+    for e in range(n_experts):
+        mine = order[bounds[e] : bounds[e + 1]]
+        n, q = mine.size, mine.size // 4
+        if q < 1:
+            continue
+        t = time[mine]
+        threshold = np.partition(t, n - q)[n - q]  # the q-th latest time
+        later = t > threshold
+        # The rest of the quarter shares the threshold time: the last of those in position order.
+        at = np.flatnonzero(t == threshold)[-(q - int(later.sum())) :]
+        size[e] = q
+        rate[e] = (int(agree[mine[later]].sum()) + int(agree[mine[at]].sum())) / q
+    return rate, size
+
+
 def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
-    """Agreement as judgments arrived: at the end of each day with submissions (at most 30 points)."""
+    """Agreement as judgments arrived: at the end of each day with submissions (at most 30 points).
+
+    Each point counts the judgments received before its day ended. Walking the points in order,
+    only the units that received judgments since the previous point are relabelled and their
+    counts moved; the disagreement of alpha is summed over every unit in unit order at each
+    point, as `binary_alpha_by_group` sums it, so every figure is what recomputing it from
+    scratch at that point gives.
+    """
     if data.j_time.size == 0:
         return ()
-    days = np.unique(np.floor(data.j_time / 86400.0))
+    days = _days_with_judgments(data.j_time)
     if days.size > MAX_TIME_POINTS:
         days = days[np.linspace(0, days.size - 1, MAX_TIME_POINTS).round().astype(int)]
+    # The point from which on each judgment counts: the first whose day ends after it.
+    entry = np.searchsorted((days + 1) * 86400.0, data.j_time, side="right")
+    order = np.argsort(entry, kind="stable")
+    bounds = np.searchsorted(entry[order], np.arange(days.size + 1))
+    j_unit, j_hit = data.j_unit[order], data.j_hit[order]
+    n = data.n_units
+    hits, ratings = np.zeros(n), np.zeros(n, np.int64)
+    label = golden_standard(hits, ratings, data.k, data.u_adjudicated)[0]  # adjudicated units have a label before any judgment
+    disagreement = np.zeros(n)  # h(m − h)/(m − 1) of each unit rated twice or more, 0 otherwise
+    zeros = np.zeros(n, np.intp)
+    judged, judge_hit = judge >= 0, judge == 1
+    compared = agreeing = pairable = n1 = n_all = 0
+
+    def tally(units: np.ndarray, sign: int) -> None:
+        nonlocal compared, agreeing, pairable, n1, n_all
+        both = (label[units] >= 0) & judged[units]
+        compared += sign * int(both.sum())
+        agreeing += sign * int((both & ((label[units] == 1) == judge_hit[units])).sum())
+        ok = ratings[units] >= 2
+        pairable += sign * int(ok.sum())
+        n1 += sign * int(hits[units][ok].sum())
+        n_all += sign * int(ratings[units][ok].sum())
+
+    tally(np.arange(n), 1)
     points = []
-    for day in days:
-        cutoff = (day + 1) * 86400.0
-        seen = data.j_time < cutoff
-        hits = np.bincount(data.j_unit[seen], weights=data.j_hit[seen], minlength=data.n_units)
-        ratings = np.bincount(data.j_unit[seen], minlength=data.n_units)
-        label, _, _ = golden_standard(hits, ratings, data.k, data.u_adjudicated)
-        both = (label >= 0) & (judge >= 0)
-        rate = st.item_agreement_rate(judge[both] == 1, label[both] == 1)
-        alpha, units, _ = st.binary_alpha_by_group(hits, ratings, np.zeros(data.n_units, np.intp), 1)
-        value, n_alpha = _num(alpha[0]), int(units[0])
+    for p, day in enumerate(days.tolist()):
+        u, h = j_unit[bounds[p] : bounds[p + 1]], j_hit[bounds[p] : bounds[p + 1]]
+        changed = st.sorted_unique(u)
+        tally(changed, -1)
+        at = np.searchsorted(changed, u)
+        hits[changed] += np.bincount(at, weights=h, minlength=changed.size)
+        ratings[changed] += np.bincount(at, minlength=changed.size)
+        label[changed] = golden_standard(hits[changed], ratings[changed], data.k, data.u_adjudicated[changed])[0]
+        ok = st.alpha_terms(hits[changed], ratings[changed])
+        disagreement[changed[ok.pairable]] = ok.disagreement
+        tally(changed, 1)
+        o01 = np.bincount(zeros, weights=disagreement, minlength=1)
+        alpha = st.binary_alpha_from_sums(o01, np.array([float(n1)]), np.array([float(n_all)]))
+        value = _num(alpha[0])
         points.append(
             TimePoint(
                 date=datetime.fromtimestamp(day * 86400.0, tz=UTC).date().isoformat(),
-                judgments=int(seen.sum()),
-                item_agreement_rate=Figure.of(rate),
-                krippendorff_alpha=Figure(value, n_alpha, None if value is not None else _alpha_reason(n_alpha)),
+                judgments=int(bounds[p + 1]),
+                item_agreement_rate=Figure.of(st.agreement_rate_of_counts(agreeing, compared)),
+                krippendorff_alpha=Figure(value, pairable, None if value is not None else _alpha_reason(pairable)),
             )
         )
     return tuple(points)
+
+
+def _days_with_judgments(j_time: np.ndarray) -> np.ndarray:
+    """The distinct days (POSIX seconds // 86400, as floats) with a judgment, in order."""
+    day = np.floor(j_time / 86400.0)
+    first, last = float(day.min()), float(day.max())
+    if not np.isfinite(first) or not np.isfinite(last) or last - first > 10_000_000:
+        return st.sorted_unique(day)
+    present = np.bincount((day - first).astype(np.int64)) > 0
+    return first + np.flatnonzero(present).astype(np.float64)
 
 
 NO_FULLY_LABELLED = "no response has both a judge verdict and a golden label on every criterion"
@@ -1139,9 +1201,6 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
     labels = list(ABILITY_LABELS) + sorted({a for a in data.crit_ability if a not in ABILITY_BY_LABEL and a != CATASTROPHIC_LABEL})
     a_index = {a: i for i, a in enumerate(labels)}
     crit_ab = np.array([a_index.get(a, 0) for a in data.crit_ability], dtype=np.intp)
-    ability_dimension = np.array(
-        [DIMENSIONS.index(ABILITY_BY_LABEL[a].dimension) if a in ABILITY_BY_LABEL else -1 for a in labels], dtype=np.intp
-    )
     uc = data.u_crit[use]
     common = {
         "question": data.u_cr[use],
@@ -1153,14 +1212,13 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
     }
     by_judge = scoring.score_questions(hit=judge[use] == 1, **common)
     by_gold = scoring.score_questions(hit=label[use] == 1, **common)
-    scored = []
-    for m, name in enumerate(data.model_names):
-        selected = eligible & (data.cr_model == m)
-        if not selected.any():
-            continue
-        agg_j = scoring.aggregate(by_judge, selected=selected, ability_dimension=ability_dimension, n_dimensions=len(DIMENSIONS))
-        agg_g = scoring.aggregate(by_gold, selected=selected, ability_dimension=ability_dimension, n_dimensions=len(DIMENSIONS))
-        scored.append((name, int(selected.sum()), _num(agg_j.overall), _num(agg_g.overall)))
+    n_models = len(data.model_names)
+    responses = np.bincount(data.cr_model[eligible], minlength=n_models)
+    overall_j = _overall_by_group(by_judge, data.cr_model, eligible, n_models)
+    overall_g = _overall_by_group(by_gold, data.cr_model, eligible, n_models)
+    scored = [
+        (name, int(responses[m]), _num(overall_j[m]), _num(overall_g[m])) for m, name in enumerate(data.model_names) if responses[m] > 0
+    ]
     j = np.array([np.nan if s[2] is None else s[2] for s in scored])
     g = np.array([np.nan if s[3] is None else s[3] for s in scored])
     rj, rg = st.ranks(j), st.ranks(g)
@@ -1186,6 +1244,27 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
         kendall_tau=Figure.of(tau),
         kendall_tau_p=Figure(p_value, tau.n) if tau.value is not None else Figure.of(tau),
     )
+
+
+def _overall_by_group(scores: scoring.QuestionScores, group: np.ndarray, selected: np.ndarray, n_groups: int) -> np.ndarray:
+    """`scoring.aggregate(scores, selected=selected & (group == g)).overall` for every group g, in one pass over the questions.
+
+    An ability's sum runs over the group's selected questions in question order, as the
+    aggregate's column sum does, so every score is the same to the last bit.
+    """
+    n_abilities = scores.present.shape[1]
+    present = scores.present & selected[:, None]
+    g = np.asarray(group, np.intp)[selected]
+    counts = np.empty((n_groups, n_abilities), np.int64)
+    sums = np.empty((n_groups, n_abilities))
+    for a in range(n_abilities):
+        counts[:, a] = np.bincount(g, weights=present[selected, a], minlength=n_groups)
+        sums[:, a] = np.bincount(g, weights=np.where(present[selected, a], scores.norm[selected, a], 0.0), minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ability_score = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    scored = counts > 0
+    # Each group's overall is the mean of its scored abilities, taken as `aggregate` takes it.
+    return np.array([float(ability_score[i][scored[i]].mean()) if scored[i].any() else np.nan for i in range(n_groups)])
 
 
 def _gate(

@@ -377,3 +377,37 @@ class TestRankings:
 
     def test_ranks_put_the_highest_score_first(self):
         assert st.ranks(np.array([50.0, 70.0, 50.0, np.nan])).tolist() == [2, 1, 2, 4]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64])
+def test_sorted_unique_is_numpys_unique(dtype):
+    rng = np.random.default_rng(3)
+    for values in (
+        rng.integers(-50, 50, 1000).astype(dtype),
+        np.zeros(0, dtype),
+        np.array([7], dtype),
+        np.sort(rng.integers(0, 9, 99)).astype(dtype),
+    ):
+        assert np.array_equal(st.sorted_unique(values), np.unique(values))
+        if dtype is not np.float64:
+            distinct, inverse = st.sorted_unique_inverse(values)
+            expected, expected_inverse = np.unique(values, return_inverse=True)
+            assert np.array_equal(distinct, expected) and np.array_equal(inverse, expected_inverse.reshape(-1))
+
+
+def test_rater_pair_counts_are_the_products_of_the_rating_matrices():
+    """shared = RᵀR and same = HᵀH + MᵀM, also with units out of order and a rater rating a unit twice."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(4)
+    unit = rng.integers(0, 60, 400)
+    rater = rng.integers(0, 7, 400)
+    hit = rng.random(400) < 0.6
+    rated = sparse.csr_matrix((np.ones(400), (unit, rater)), shape=(60, 7))
+    hits = sparse.csr_matrix((hit.astype(float), (unit, rater)), shape=(60, 7))
+    misses = rated - hits
+    shared, same = st.rater_pair_counts(unit, rater, hit, 7)
+    assert np.array_equal(shared, (rated.T @ rated).toarray())
+    assert np.array_equal(same, (hits.T @ hits + misses.T @ misses).toarray())
+    empty = st.rater_pair_counts(np.zeros(0, int), np.zeros(0, int), np.zeros(0, bool), 2)
+    assert not empty[0].any() and not empty[1].any()

@@ -32,6 +32,9 @@ class RefreshOutcome:
     labels: int
 
 
+LABELS_PER_SLICE = 50_000
+
+
 def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = None) -> RefreshOutcome:
     """Bring the stored golden labels in line with the submitted judgments and adjudications; writes only changes."""
     if data is None:
@@ -66,42 +69,53 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
         covered[unit[stored]] = True
         new_units = np.flatnonzero(has & ~covered)
         now = timezone.now()
-        create = [
-            GoldenLabel(
-                campaign=campaign,
-                campaign_response_id=cr,
-                criterion_id=crit,
-                hit=bool(hit),
-                provenance=PROVENANCE_NAMES[prov],
-                expert_hits=h,
-                expert_ratings=m,
-                adjudication_id=adj if adj >= 0 else None,
+        # Written a slice at a time: a campaign at 100× HeartBench has 1.6 million labels to create
+        # the first time, and a model instance for each at once would take gigabytes.
+        for lo in range(0, new_units.size, LABELS_PER_SLICE):
+            part = new_units[lo : lo + LABELS_PER_SLICE]
+            GoldenLabel.objects.bulk_create(
+                [
+                    GoldenLabel(
+                        campaign=campaign,
+                        campaign_response_id=cr,
+                        criterion_id=crit,
+                        hit=bool(hit),
+                        provenance=PROVENANCE_NAMES[prov],
+                        expert_hits=h,
+                        expert_ratings=m,
+                        adjudication_id=adj if adj >= 0 else None,
+                    )
+                    for cr, crit, (hit, prov, h, m, adj) in zip(
+                        data.cr_id[data.u_cr[part]].tolist(), data.crit_id[data.u_crit[part]].tolist(), wanted[part].tolist()
+                    )
+                ],
+                batch_size=2000,
             )
-            for cr, crit, (hit, prov, h, m, adj) in zip(
-                data.cr_id[data.u_cr[new_units]].tolist(), data.crit_id[data.u_crit[new_units]].tolist(), wanted[new_units].tolist()
-            )
-        ]
-        update = [
-            GoldenLabel(
-                id=pk,
-                hit=bool(hit),
-                provenance=PROVENANCE_NAMES[prov],
-                expert_hits=h,
-                expert_ratings=m,
-                adjudication_id=adj if adj >= 0 else None,
-                updated_at=now,
-            )
-            for pk, (hit, prov, h, m, adj) in zip(existing[changed, 0].tolist(), wanted[unit[changed]].tolist())
-        ]
-        delete = existing[~stored, 0].tolist()
-        GoldenLabel.objects.bulk_create(create, batch_size=2000)
-        if update:
+        changed_ids = existing[changed, 0]
+        changed_rows = wanted[unit[changed]]
+        for lo in range(0, changed_ids.size, LABELS_PER_SLICE):
             GoldenLabel.objects.bulk_update(
-                update, ["hit", "provenance", "expert_hits", "expert_ratings", "adjudication", "updated_at"], batch_size=1000
+                [
+                    GoldenLabel(
+                        id=pk,
+                        hit=bool(hit),
+                        provenance=PROVENANCE_NAMES[prov],
+                        expert_hits=h,
+                        expert_ratings=m,
+                        adjudication_id=adj if adj >= 0 else None,
+                        updated_at=now,
+                    )
+                    for pk, (hit, prov, h, m, adj) in zip(
+                        changed_ids[lo : lo + LABELS_PER_SLICE].tolist(), changed_rows[lo : lo + LABELS_PER_SLICE].tolist()
+                    )
+                ],
+                ["hit", "provenance", "expert_hits", "expert_ratings", "adjudication", "updated_at"],
+                batch_size=1000,
             )
+        delete = existing[~stored, 0].tolist()
         if delete:
             GoldenLabel.objects.filter(id__in=delete).delete()
-    return RefreshOutcome(len(create), len(update), len(delete), int(has.sum()))
+    return RefreshOutcome(int(new_units.size), int(changed_ids.size), len(delete), int(has.sum()))
 
 
 # --- adjudication -----------------------------------------------------------------------------------

@@ -1,0 +1,313 @@
+"""The agreement report's statistics in plain NumPy: the floor the platform's report is measured against.
+
+Run:  .venv/bin/python benchmarks/plain_agreement.py [--scales 1,10,100] [--runs 3] [--resamples 1000]
+
+`plain_statistics(data)` computes, from the same flat arrays the report reads, every statistic
+of the report as a NumPy user would in a notebook: golden labels by strict majority (adjudication
+overriding), judge–gold agreement, Cohen's kappa, Gwet's AC1, hit rates, the confusion counts and
+the exact McNemar test; Krippendorff's alpha, Fleiss' kappa and pairwise agreement among the
+experts; the judge–expert baseline; the five breakdowns (ability, dimension, model, difficulty,
+scene) with their rates, kappas, AC1, hit rates, alpha and 95% intervals from 1,000 resamples of
+the items; every criterion's figures; every expert's agreement with the golden standard, on their
+latest quarter and with each other expert; agreement over time at up to 30 days; and both
+leaderboards (judge and golden standard) with Kendall's tau. Vectorised, but without the
+platform's typed figures, reasons, counts or stored JSON. The bootstrap draws the same
+resamples as the report (same generator, same seed), so the intervals can be compared.
+
+Run alone, it times both on generated campaigns (`tests/lib/synthetic_campaign.py`), checks that
+the report's figures are the plain ones, and prints the ratio; `benchmarks/agreement.py` does
+the same on PostgreSQL installations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats as sps
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+ABILITY_DIMENSION = {
+    "言语表达": "Personality",
+    "好奇心": "Personality",
+    "温暖": "Personality",
+    "第一人称使用": "Personality",
+    "自主性": "Personality",
+    "幽默": "Personality",
+    "自我认知": "Personality",
+    "情绪应对": "Emotion",
+    "情绪理解": "Emotion",
+    "情绪感知": "Emotion",
+    "情绪反应": "Emotion",
+    "主动性": "Social",
+    "关系构建": "Social",
+    "动机": "Motivation",
+    "道德": "Morality",
+}
+ABILITIES = list(ABILITY_DIMENSION)
+
+
+def codes(values):
+    """Integer codes of a list of strings, and the distinct strings."""
+    names, code = np.unique(np.asarray(values, dtype=object).astype(str), return_inverse=True)
+    return code.reshape(-1), list(names)
+
+
+def two_rater(tp, fp, fn, tn):
+    n = tp + fp + fn + tn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        po, pj, pg = (tp + tn) / n, (tp + fp) / n, (tp + fn) / n
+        pe = pj * pg + (1 - pj) * (1 - pg)
+        pi = (pj + pg) / 2
+        return {
+            "rate": po,
+            "kappa": (po - pe) / (1 - pe),
+            "ac1": (po - 2 * pi * (1 - pi)) / (1 - 2 * pi * (1 - pi)),
+            "judge": pj,
+            "gold": pg,
+        }
+
+
+def alpha(h, m, group, n_groups):
+    ok = m >= 2
+    g = group[ok]
+    o01 = np.bincount(g, weights=h[ok] * (m[ok] - h[ok]) / (m[ok] - 1), minlength=n_groups)
+    n1 = np.bincount(g, weights=h[ok], minlength=n_groups)
+    n_all = np.bincount(g, weights=m[ok], minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1 - (n_all - 1) * o01 / ((n_all - n1) * n1)
+
+
+def percentile_ci(w, num, den):
+    """95% percentile intervals of sum(num)/sum(den) per column over the resamples `w` (resamples × clusters)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = (w @ num) / (w @ den)
+    if np.isnan(ratios).any():
+        return np.nanquantile(ratios, [0.025, 0.975], axis=0)
+    return np.quantile(ratios, [0.025, 0.975], axis=0)
+
+
+def group_figures(g, n_groups, jv, gv, h, m, g_units, w, item, n_items):
+    out = two_rater(*(np.bincount(g, weights=x, minlength=n_groups) for x in (jv & gv, jv & ~gv, ~jv & gv, ~jv & ~gv)))
+    out["alpha"] = alpha(h, m, g_units, n_groups)
+    if w is not None:
+        cell = item * n_groups + g
+        num = np.bincount(cell, weights=jv == gv, minlength=n_items * n_groups).reshape(n_items, n_groups)
+        den = np.bincount(cell, minlength=n_items * n_groups).reshape(n_items, n_groups)
+        out["ci"] = percentile_ci(w, num, den)
+    return out
+
+
+def plain_statistics(d, resamples=1000, seed=0):
+    """Every statistic of the agreement report, from the report's arrays."""
+    n = d.u_cr.size
+    h = np.bincount(d.j_unit, weights=d.j_hit, minlength=n)
+    m = np.bincount(d.j_unit, minlength=n).astype(np.float64)
+    complete = m >= d.k
+    label = np.where(complete & (2 * h > m), 1, np.where(complete & (2 * (m - h) > m), 0, -1))
+    label = np.where(d.u_adjudicated >= 0, d.u_adjudicated, label)
+    both = (label >= 0) & (d.u_judge >= 0)
+    jv, gv = d.u_judge[both] == 1, label[both] == 1
+    item_of_unit = d.cr_item[d.u_cr]
+    items_present, item = np.unique(item_of_unit[both], return_inverse=True)
+    n_items = items_present.size
+    out = {}
+    tp, fp, fn, tn = (int(np.sum(x)) for x in (jv & gv, jv & ~gv, ~jv & gv, ~jv & ~gv))
+    out.update(two_rater(tp, fp, fn, tn))
+    out["mcnemar_p"] = sps.binomtest(fp, fp + fn, 0.5).pvalue if fp + fn else np.nan
+    # The resamples: counts of each item drawn, as the report draws them.
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_items, size=(resamples, n_items))
+    w = np.zeros((resamples, n_items))
+    np.add.at(w, (np.repeat(np.arange(resamples), n_items), draws.ravel()), 1)
+    agree = (jv == gv).astype(np.float64)
+    out["ci"] = percentile_ci(w, np.bincount(item, weights=agree)[:, None], np.bincount(item).astype(np.float64)[:, None])
+    # Among the experts.
+    out["alpha"] = alpha(h, m, np.zeros(n, np.intp), 1)[0]
+    exact = m == d.k
+    p1 = h[exact].sum() / (exact.sum() * d.k)
+    pe = p1**2 + (1 - p1) ** 2
+    out["fleiss"] = (((h * (h - 1) + (d.k - h) * (d.k - h - 1)) / (d.k * (d.k - 1)))[exact].mean() - pe) / (1 - pe)
+    agree_ee, pairs_ee = h * (h - 1) / 2 + (m - h) * (m - h - 1) / 2, m * (m - 1) / 2
+    out["pairwise"] = agree_ee.sum() / pairs_ee.sum()
+    # Judge against experts, and the difference's interval over the same items.
+    ok = (d.u_judge >= 0) & (m >= 2)
+    agree_je = np.where(d.u_judge == 1, h, m - h)
+    sums = np.stack(
+        [np.bincount(item_of_unit[ok], weights=x[ok], minlength=d.cr_item.max() + 1) for x in (agree_je, m, agree_ee, pairs_ee)], 1
+    )
+    sums = sums[sums[:, 1] > 0]
+    s = w @ sums if len(sums) == n_items else sums.sum(0)[None]
+    out["baseline"] = (
+        agree_je[ok].sum() / m[ok].sum() - agree_ee[ok].sum() / pairs_ee[ok].sum(),
+        np.quantile(s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3], [0.025, 0.975]),
+    )
+    # Breakdowns, with intervals, and every criterion without.
+    crit_ability, _ = codes(d.crit_ability)
+    dimension = [ABILITY_DIMENSION.get(a, "Catastrophic" if a == "其他" else "Other") for a in d.crit_ability]
+    crit_dimension, _ = codes(dimension)
+    item_difficulty, _ = codes(d.item_difficulty)
+    item_scene, _ = codes(d.item_scene)
+    per_unit = {
+        "ability": crit_ability[d.u_crit],
+        "dimension": crit_dimension[d.u_crit],
+        "model": d.cr_model[d.u_cr],
+        "difficulty": item_difficulty[item_of_unit],
+        "scene": item_scene[item_of_unit],
+    }
+    for name, g_units in per_unit.items():
+        n_groups = int(g_units.max()) + 1
+        out[name] = group_figures(g_units[both], n_groups, jv, gv, h, m, g_units, w, item, n_items)
+    out["criterion"] = group_figures(d.u_crit[both], len(d.crit_id), jv, gv, h, m, d.u_crit, None, item, n_items)
+    out["experts"] = plain_experts(d, label)
+    out["over_time"] = plain_over_time(d, label)
+    out["score_impact"] = plain_score_impact(d, label)
+    return out
+
+
+def plain_experts(d, label):
+    n_experts = len(d.expert_names)
+    gold = label[d.j_unit]
+    compared = gold >= 0
+    agree = compared & ((gold == 1) == d.j_hit)
+    rate = np.bincount(d.j_expert[agree], minlength=n_experts) / np.bincount(d.j_expert[compared], minlength=n_experts)
+    # Latest quarter of each expert's compared judgments.
+    order = np.lexsort((d.j_time[compared], d.j_expert[compared]))
+    e, a = d.j_expert[compared][order], agree[compared][order]
+    bounds = np.searchsorted(e, np.arange(n_experts + 1))
+    recent = np.array([a[hi - (hi - lo) // 4 : hi].mean() if (hi - lo) >= 4 else np.nan for lo, hi in itertools.pairwise(bounds)])
+    # Every pair of ratings of one unit (judgments sorted by unit).
+    order = np.argsort(d.j_unit, kind="stable")
+    u, r, hit = d.j_unit[order], d.j_expert[order], d.j_hit[order]
+    shared = np.zeros((n_experts, n_experts))
+    same = np.zeros((n_experts, n_experts))
+    for step in range(1, d.k + 2):
+        pair = np.flatnonzero(u[step:] == u[:-step])
+        np.add.at(shared, (r[pair], r[pair + step]), 1)
+        np.add.at(same, (r[pair], r[pair + step]), hit[pair] == hit[pair + step])
+    shared, same = shared + shared.T, same + same.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"gold": rate, "recent": recent, "pairs": same / shared, "overall": same.sum(1) / shared.sum(1)}
+
+
+def plain_over_time(d, label):
+    day = np.floor(d.j_time / 86400.0)
+    days = np.unique(day)
+    if days.size > 30:
+        days = days[np.linspace(0, days.size - 1, 30).round().astype(int)]
+    n = d.u_cr.size
+    points = []
+    for x in days:
+        seen = d.j_time < (x + 1) * 86400.0
+        h = np.bincount(d.j_unit[seen], weights=d.j_hit[seen], minlength=n)
+        m = np.bincount(d.j_unit[seen], minlength=n).astype(np.float64)
+        complete = m >= d.k
+        lab = np.where(complete & (2 * h > m), 1, np.where(complete & (2 * (m - h) > m), 0, -1))
+        lab = np.where(d.u_adjudicated >= 0, d.u_adjudicated, lab)
+        both = (lab >= 0) & (d.u_judge >= 0)
+        points.append((np.mean((d.u_judge[both] == 1) == (lab[both] == 1)), alpha(h, m, np.zeros(n, np.intp), 1)[0]))
+    return points
+
+
+def plain_score_impact(d, label):
+    both = (label >= 0) & (d.u_judge >= 0)
+    n_resp = d.cr_id.size
+    eligible = np.bincount(d.u_cr, minlength=n_resp) == np.bincount(d.u_cr[both], minlength=n_resp)
+    use = eligible[d.u_cr] & ~d.crit_catastrophic[d.u_crit]
+    names = ABILITIES + sorted({a for a in d.crit_ability if a not in ABILITY_DIMENSION and a != "其他"})
+    index = {a: i for i, a in enumerate(names)}
+    ability = np.array([index.get(a, 0) for a in d.crit_ability])[d.u_crit]
+    weight = np.nan_to_num(d.crit_weight[d.u_crit])
+    n_ab = len(names)
+    cell = d.u_cr * n_ab + ability
+    low = np.bincount(cell[use], weights=np.minimum(weight[use], 0), minlength=n_resp * n_ab)
+    high = np.bincount(cell[use], weights=np.maximum(weight[use], 0), minlength=n_resp * n_ab)
+    present = np.bincount(cell[use], minlength=n_resp * n_ab) > 0
+    cat = eligible[d.u_cr] & d.crit_catastrophic[d.u_crit]
+    scores = []
+    for hit in (d.u_judge == 1, label == 1):
+        raw = np.bincount(cell[use], weights=weight[use] * hit[use], minlength=n_resp * n_ab)
+        span = high - low
+        with np.errstate(invalid="ignore", divide="ignore"):
+            norm = np.where(span > 0, 100 * np.log(np.maximum(raw - low + 1, 1)) / np.log(np.where(span > 0, span + 1, 2)), 0.0)
+        zeroed = np.bincount(d.u_cr[cat & hit], minlength=n_resp) > 0
+        norm = np.where(np.repeat(zeroed, n_ab), 0.0, norm)
+        model_cell = np.repeat(d.cr_model, n_ab) * n_ab + np.tile(np.arange(n_ab), n_resp)
+        keep = present & np.repeat(eligible, n_ab)
+        n_models = len(d.model_names)
+        sums = np.bincount(model_cell[keep], weights=norm[keep], minlength=n_models * n_ab).reshape(n_models, n_ab)
+        counts = np.bincount(model_cell[keep], minlength=n_models * n_ab).reshape(n_models, n_ab)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scores.append(np.nanmean(np.where(counts > 0, sums / counts, np.nan), axis=1))
+    return scores, sps.kendalltau(scores[0], scores[1], nan_policy="omit")
+
+
+def check_same(report, plain, model_names):
+    """The largest difference between the report's figures and the plain ones (rounding to 12 places aside)."""
+    diffs = [
+        abs(report.item_agreement.rate.value - plain["rate"]),
+        abs(report.cohen_kappa.value - plain["kappa"]),
+        abs(report.gwet_ac1.value - plain["ac1"]),
+        abs(report.item_agreement.ci95.low - plain["ci"][0, 0]),
+        abs(report.item_agreement.ci95.high - plain["ci"][1, 0]),
+        abs(report.krippendorff_alpha.value - plain["alpha"]),
+        abs(report.fleiss_kappa.value - plain["fleiss"]),
+        abs(report.pairwise_percent_agreement.value - plain["pairwise"]),
+        abs(report.judge_expert_baseline.difference.value - plain["baseline"][0]),
+        abs(report.judge_expert_baseline.difference_ci95.low - plain["baseline"][1][0]),
+        abs(report.score_impact.kendall_tau.value - plain["score_impact"][1].statistic),
+    ]
+    for row, low in zip(report.by_model, plain["model"]["ci"][0]):
+        diffs.append(abs(row.item_agreement.ci95.low - low))
+    for row, rate in zip(report.by_model, plain["model"]["rate"]):
+        diffs.append(abs(row.item_agreement.rate.value - rate))
+    for e, rate in zip(report.by_expert, plain["experts"]["gold"]):
+        diffs.append(abs(e.gold_agreement.value - rate))
+    for e, rate in zip(report.by_expert, plain["experts"]["recent"]):
+        diffs.append(abs((e.recent_gold_agreement.value or 0) - np.nan_to_num(rate)))
+    for e, rate in zip(report.by_expert, plain["experts"]["overall"]):
+        diffs.append(abs(e.expert_agreement.value - rate))
+    for p, (rate, a) in zip(report.over_time, plain["over_time"]):
+        diffs += [abs(p.item_agreement_rate.value - rate), abs(p.krippendorff_alpha.value - a)]
+    gold_scores = dict(zip(model_names, plain["score_impact"][0][1]))
+    diffs += [abs(m.gold_score - gold_scores[m.model]) for m in report.score_impact.models]
+    return max(diffs)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scales", default="1,10,100")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args()
+    from heartbench_core.lib.agreement_report import compute_report
+    from tests.lib.synthetic_campaign import synthetic_campaign
+
+    for scale in (float(s) for s in args.scales.split(",")):
+        data = synthetic_campaign(scale)
+        report_times, plain_times = [], []
+        for _ in range(args.runs):  # alternate, so a change in the machine's load affects both alike
+            start = time.perf_counter()
+            report = compute_report(data, resamples=args.resamples)
+            report_times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            plain = plain_statistics(data, resamples=args.resamples)
+            plain_times.append(time.perf_counter() - start)
+        r, p = statistics.median(report_times), statistics.median(plain_times)
+        print(
+            f"{scale:g}×: {data.cr_id.size} responses, {data.n_units} units, {data.j_unit.size} judgments, {len(data.model_names)} models — "
+            f"report {r:.2f}s, plain NumPy {p:.2f}s, ratio {r / p:.2f} (medians of {args.runs}; load {os.getloadavg()[0]:.1f}); "
+            f"largest difference {check_same(report, plain, data.model_names):.1e}"
+        )
+
+
+if __name__ == "__main__":
+    main()
