@@ -17,8 +17,9 @@ from annotation.models import Assignment, CampaignResponse, CampaignTally, Exper
 from annotation.services import tallies
 from annotation.services.assignment import assign_next_response, bulk_assign, expire_reservations, release_assignment
 from annotation.services.workspace import record_active_time
-from .conftest import judge_fully
 from tests.conftest import postgres_only
+
+from .conftest import judge_fully
 
 
 def assert_true_tallies():
@@ -140,8 +141,8 @@ def _submit_in_thread(assignment_id, barrier, errors):
 @postgres_only()
 @pytest.mark.postgres
 def test_concurrent_submissions_on_one_response_lose_no_count(transactional_db, workspace, cast):
-    from tests.conftest import make_user
     from heartbench_core.roles import Role
+    from tests.conftest import make_user
 
     experts = [*cast.experts, *(make_user(f"extra_expert{i}", Role.EXPERT) for i in range(5))]
     cr = workspace.response_of("dm0001")
