@@ -184,10 +184,16 @@ def own_assignments(expert: User) -> QuerySet[Assignment]:
             "draft_saved_at",
             "submitted_at",
             "campaign_response__campaign__name",
+            "campaign_response__campaign__kind",
             "campaign_response__item__question_id",
         )
-        .order_by("-reserved_at", "-public_id")
+        .order_by("-reserved_at", "public_id")
     )
+
+
+def own_assignments_after(queryset: QuerySet[Assignment], reserved_at: datetime, public_id: str) -> QuerySet[Assignment]:
+    """`own_assignments` past the row (reserved_at, public_id), in its order: the keyset its pages continue from."""
+    return queryset.filter(Q(reserved_at__lt=reserved_at) | Q(reserved_at=reserved_at, public_id__gt=public_id))
 
 
 def own_assignment_count(expert: User, status: str | None = None) -> int:
@@ -203,7 +209,7 @@ def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
 
 
 # Drafts listed per campaign on the home page; the rest are counted ("and 40 more") and served by "Next response".
-DRAFTS_SHOWN = 20
+DRAFTS_SHOWN = 5
 
 
 def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int = DRAFTS_SHOWN) -> ExpertHome:
