@@ -7,6 +7,7 @@ name no model, no other expert, no verdict, no gold flag.
 
 import base64
 import builtins
+import re
 from datetime import datetime
 from typing import Any
 
@@ -479,7 +480,7 @@ class OwnAssignmentsPagination(PageNumberPagination):
             reserved_at = datetime.fromisoformat(when)
         except ValueError:  # bad base64 (binascii.Error), bad UTF-8, no separator, no date
             raise NotFound(CursorPagination.invalid_cursor_message) from None
-        if reserved_at.tzinfo is None or not public_id.isalnum() or len(public_id) > 32:
+        if reserved_at.tzinfo is None or not re.fullmatch(r"[\w-]{1,32}", public_id, re.ASCII):
             raise NotFound(CursorPagination.invalid_cursor_message)
         return reserved_at, public_id
 
