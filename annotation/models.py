@@ -344,6 +344,8 @@ class ExpertCampaignTally(models.Model):
     expired = models.IntegerField(default=0)
     released = models.IntegerField(default=0)
     active_seconds = models.BigIntegerField(default=0)
+    submitted_seconds = models.BigIntegerField(default=0, help_text="Time on task of the submitted work.")
+    submitted_while_paused = models.IntegerField(default=0, help_text="Of the submitted: submitted while the expert was paused or away.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["expert", "campaign"], name="uniq_expert_campaign_tally")]

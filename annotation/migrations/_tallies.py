@@ -8,8 +8,8 @@ writers serialise on the counters they share and never lose an update.
 
 - `annotation_campaigntally`: responses of a campaign (and how many are gold checks);
 - `annotation_responsetally`: per campaign response, its submitted and reserved assignments;
-- `annotation_expertcampaigntally`: per expert and campaign, their assignments by status and
-  their time on task.
+- `annotation_expertcampaigntally`: per expert and campaign, their assignments by status, their
+  time on task, and what payments read (time on submitted work, work submitted while paused).
 
 A decrement never inserts: a row a cascading delete removed first stays removed. A later
 migration that makes SQLite rebuild one of these tables must drop the triggers before and
@@ -34,6 +34,8 @@ def _assignment_terms(row: str, cast: str) -> dict[str, str]:
         "expired": flag(f"{row}.status = 'expired'"),
         "released": flag(f"{row}.status = 'released'"),
         "active_seconds": f"{row}.active_seconds",
+        "submitted_seconds": f"CASE WHEN {row}.status = 'submitted' THEN {row}.active_seconds ELSE 0 END",
+        "submitted_while_paused": flag(f"{row}.status = 'submitted' AND {row}.submitted_while_paused"),
     }
 
 
@@ -51,7 +53,7 @@ def _response_change(row: str, sign: str, cast: str) -> str:
     )
 
 
-_COUNTERS = ("reserved", "preassigned", "submitted", "expired", "released", "active_seconds")
+_COUNTERS = ("reserved", "preassigned", "submitted", "expired", "released", "active_seconds", "submitted_seconds", "submitted_while_paused")
 _TALLY_COLUMNS = "expert_id, campaign_id, " + ", ".join(_COUNTERS)
 
 
@@ -59,7 +61,7 @@ def _assignment_changed(old: str = "OLD", new: str = "NEW") -> str:
     return (
         f"{old}.status <> {new}.status OR ({old}.expires_at IS NULL) <> ({new}.expires_at IS NULL)"
         f" OR {old}.expert_id <> {new}.expert_id OR {old}.campaign_response_id <> {new}.campaign_response_id"
-        f" OR {old}.active_seconds <> {new}.active_seconds"
+        f" OR {old}.active_seconds <> {new}.active_seconds OR {old}.submitted_while_paused <> {new}.submitted_while_paused"
     )
 
 
@@ -240,7 +242,9 @@ def recount_sql(campaign_ids: str | None = None) -> list[str]:
         f"""INSERT INTO annotation_expertcampaigntally ({_TALLY_COLUMNS})
             SELECT a.expert_id, cr.campaign_id, {_FLAG.format("a.status = 'reserved'")},
                    {_FLAG.format("a.status = 'reserved' AND a.expires_at IS NULL")}, {_FLAG.format("a.status = 'submitted'")},
-                   {_FLAG.format("a.status = 'expired'")}, {_FLAG.format("a.status = 'released'")}, SUM(a.active_seconds)
+                   {_FLAG.format("a.status = 'expired'")}, {_FLAG.format("a.status = 'released'")}, SUM(a.active_seconds),
+                   SUM(CASE WHEN a.status = 'submitted' THEN a.active_seconds ELSE 0 END),
+                   {_FLAG.format("a.status = 'submitted' AND a.submitted_while_paused")}
             FROM annotation_assignment a JOIN annotation_campaignresponse cr ON cr.id = a.campaign_response_id{only_cr}
             GROUP BY a.expert_id, cr.campaign_id;""",
     ]

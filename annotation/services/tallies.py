@@ -43,7 +43,16 @@ def tallies_as_counted(*, campaign_ids: Iterable[int] | None = None) -> dict[str
         "experts": {
             row
             for row in scoped(ExpertCampaignTally.objects.all()).values_list(
-                "expert_id", "campaign_id", "reserved", "preassigned", "submitted", "expired", "released", "active_seconds"
+                "expert_id",
+                "campaign_id",
+                "reserved",
+                "preassigned",
+                "submitted",
+                "expired",
+                "released",
+                "active_seconds",
+                "submitted_seconds",
+                "submitted_while_paused",
             )
             if any(row[2:])
         },
@@ -62,18 +71,28 @@ def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str,
         per_campaign[campaign_id][1] += is_gold
         per_response[pk] = [campaign_id, is_gold, 0, 0]
     per_expert: dict[tuple[int, int], list[int]] = {}
-    for cr_id, campaign_id, expert_id, status, expires_at, seconds in Assignment.objects.filter(
+    for cr_id, campaign_id, expert_id, status, expires_at, seconds, paused in Assignment.objects.filter(
         campaign_response_id__in=list(per_response)
-    ).values_list("campaign_response_id", "campaign_response__campaign_id", "expert_id", "status", "expires_at", "active_seconds"):
+    ).values_list(
+        "campaign_response_id",
+        "campaign_response__campaign_id",
+        "expert_id",
+        "status",
+        "expires_at",
+        "active_seconds",
+        "submitted_while_paused",
+    ):
         per_response[cr_id][2] += status == Assignment.Status.SUBMITTED
         per_response[cr_id][3] += status == Assignment.Status.RESERVED
-        counts = per_expert.setdefault((expert_id, campaign_id), [0] * 6)
+        counts = per_expert.setdefault((expert_id, campaign_id), [0] * 8)
         counts[0] += status == Assignment.Status.RESERVED
         counts[1] += status == Assignment.Status.RESERVED and expires_at is None
         counts[2] += status == Assignment.Status.SUBMITTED
         counts[3] += status == Assignment.Status.EXPIRED
         counts[4] += status == Assignment.Status.RELEASED
         counts[5] += seconds
+        counts[6] += seconds if status == Assignment.Status.SUBMITTED else 0
+        counts[7] += status == Assignment.Status.SUBMITTED and paused
     return {
         "campaigns": {(c, n, g) for c, (n, g) in per_campaign.items()},
         "responses": {(pk, c, bool(g), s, r) for pk, (c, g, s, r) in per_response.items()},

@@ -74,6 +74,9 @@ def test_moving_work_to_another_expert_or_response_moves_its_counts(workspace, c
     assert_true_tallies()
     Assignment.objects.filter(pk=a.pk).update(campaign_response=workspace.response_of("dm0003"))
     assert_true_tallies()
+    Assignment.objects.filter(pk=a.pk).update(submitted_while_paused=True)
+    assert ExpertCampaignTally.objects.get(expert=cast.experts[2], campaign=workspace.campaign).submitted_while_paused == 1
+    assert_true_tallies()
 
 
 def test_deleting_assignments_and_responses_takes_their_counts_away(workspace, cast):
