@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
+from django.core.paginator import Page, Paginator
 from django.db.models import Case, Count, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 from django.utils.formats import number_format
@@ -37,6 +38,7 @@ from annotation.models import (
     QualityPolicy,
     ResponseTally,
 )
+from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
 
 PACE_WINDOW = timedelta(days=7)
@@ -285,10 +287,27 @@ def campaign_gold_accuracy(campaign: Campaign) -> list[ExpertGoldAccuracy]:
 
 
 def assignment_overview(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> QuerySet[Assignment]:
-    """Admin: the campaign's assignments with expert, response and item (for the overview table)."""
+    """Admin: the campaign's assignments with expert, response and item (for the overview table), newest first.
+
+    Only the columns the table shows: the dialogue and the response text stay out of the sort,
+    which otherwise carries them for every assignment of the campaign to the page asked for.
+    """
     qs = (
         Assignment.objects.filter(campaign_response__campaign=campaign)
         .select_related("expert", "campaign_response__item", "campaign_response__response__model")
+        .only(
+            "public_id",
+            "status",
+            "reserved_at",
+            "expires_at",
+            "submitted_at",
+            "active_seconds",
+            "expert__username",
+            "campaign_response__is_gold",
+            "campaign_response__item__question_id",
+            "campaign_response__item__difficulty",
+            "campaign_response__response__model__name",
+        )
         .order_by("-reserved_at", "-id")
     )
     if status:
@@ -296,6 +315,51 @@ def assignment_overview(campaign: Campaign, *, status: str | None = None, expert
     if expert:
         qs = qs.filter(expert__username=expert)
     return qs
+
+
+def assignment_overview_page(
+    campaign: Campaign,
+    *,
+    number: str | int | None,
+    scope: BlindScope,
+    status: str | None = None,
+    expert: str | None = None,
+    per_page: int = 100,
+) -> Page:
+    """Admin: one page of `assignment_overview`, read in two steps so that only the page's rows are joined and loaded.
+
+    The campaign's assignments are sorted as ids and reservation times only (no expert, item,
+    model or text joined to every one of them), then the page's rows are read by id. The count
+    comes from the experts' tallies unless the admin's blind scope hides some rows.
+    """
+    ids = scope.visible_responses(
+        Assignment.objects.filter(campaign_response__campaign=campaign).order_by("-reserved_at", "-id"), "campaign_response__response_id"
+    )
+    if status:
+        ids = ids.filter(status=status)
+    if expert:
+        ids = ids.filter(expert__username=expert)
+    paginator = Paginator(ids.values_list("pk", flat=True), per_page)
+    if not scope:
+        paginator.count = assignment_overview_count(campaign, status=status, expert=expert)  # a cached_property, set ahead
+    page = paginator.get_page(number)
+    wanted = list(page.object_list)
+    found = {a.pk: a for a in assignment_overview(campaign).filter(pk__in=wanted)}
+    page.object_list = [found[pk] for pk in wanted if pk in found]  # type: ignore[misc]  # the page now holds the rows of its ids
+    return page
+
+
+def assignment_overview_count(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> int:
+    """How many rows `assignment_overview` holds, from the experts' tallies (one query of a row per expert)."""
+    columns = {s: s for s in ("reserved", "submitted", "expired", "released")}
+    wanted = [columns[status]] if status in columns else ([] if status else list(columns))
+    if not wanted:
+        return 0
+    tallies = ExpertCampaignTally.objects.filter(campaign=campaign)
+    if expert:
+        tallies = tallies.filter(expert__username=expert)
+    totals = tallies.aggregate(**{c: Sum(c) for c in wanted})
+    return sum(totals[c] or 0 for c in wanted)
 
 
 def expert_profiles() -> QuerySet[ExpertProfile]:

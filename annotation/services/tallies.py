@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from importlib import import_module
+from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import QuerySet
 
 from annotation.models import Assignment, CampaignResponse, CampaignTally, ExpertCampaignTally, ResponseTally
 
@@ -30,7 +32,7 @@ def tallies_as_counted(*, campaign_ids: Iterable[int] | None = None) -> dict[str
     """The tallies as stored, without zero rows, in comparable form (`recount` makes what they should be)."""
     ids = None if campaign_ids is None else list(campaign_ids)
 
-    def scoped(qs, field: str = "campaign_id"):  # noqa: ANN001, ANN202
+    def scoped(qs: QuerySet[Any], field: str = "campaign_id") -> QuerySet[Any]:
         return qs if ids is None else qs.filter(**{f"{field}__in": ids})
 
     return {

@@ -418,8 +418,11 @@ class OwnAssignmentsPagination(PageNumberPagination):
 
     after_query_param = "after"
 
-    def paginate_queryset(self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None) -> list[Assignment]:
+    def paginate_queryset(  # type: ignore[override]  # pages assignments only
+        self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
+    ) -> list[Assignment]:
         self.request = request
+        self.here = request.build_absolute_uri()
         size = self.get_page_size(request) or 50
         raw = request.query_params.get(self.page_query_param, "1")
         if not raw.isdecimal() or int(raw) < 1:
@@ -446,13 +449,13 @@ class OwnAssignmentsPagination(PageNumberPagination):
         if not self.more or not self.rows:
             return None
         last = self.rows[-1]
-        url = replace_query_param(self.request.build_absolute_uri(), self.page_query_param, self.number + 1)
+        url = replace_query_param(self.here, self.page_query_param, self.number + 1)
         return replace_query_param(url, self.after_query_param, self._encode(last.reserved_at, last.public_id))
 
     def get_previous_link(self) -> str | None:
         if self.number <= 1:
             return None
-        url = remove_query_param(self.request.build_absolute_uri(), self.after_query_param)
+        url = remove_query_param(self.here, self.after_query_param)
         if self.number == 2:
             return remove_query_param(url, self.page_query_param)
         return replace_query_param(url, self.page_query_param, self.number - 1)

@@ -198,7 +198,7 @@ def own_assignments_after(queryset: QuerySet[Assignment], reserved_at: datetime,
 
 def own_assignment_count(expert: User, status: str | None = None) -> int:
     """How many assignments `own_assignments` lists (of one status when given), from the expert's tallies: one query, whatever the count."""
-    fields = {Assignment.Status.RESERVED: ["reserved"], Assignment.Status.SUBMITTED: ["submitted"], None: ["reserved", "submitted"]}[status]
+    fields = {"reserved": ["reserved"], "submitted": ["submitted"]}.get(status or "", ["reserved", "submitted"])
     totals = ExpertCampaignTally.objects.filter(expert_id=expert.pk).aggregate(**{f: Sum(f) for f in fields})
     return sum(totals[f] or 0 for f in fields)
 
@@ -281,7 +281,7 @@ def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int =
         return ExpertProfile.objects.filter(user_id=expert.pk).first()
 
     for campaign in sorted(campaigns.values(), key=lambda c: (c.name.lower(), c.pk)):
-        done, reserved = campaign.my_submitted, campaign.my_reserved  # type: ignore[attr-defined]  # annotated above
+        done, reserved = campaign.my_submitted, campaign.my_reserved  # annotated above
         queue = CampaignQueue(
             campaign=campaign,
             progress=OwnProgress(done=done, assigned=done + reserved, total=_attempt_total(campaign, campaign.response_total)),
@@ -289,7 +289,7 @@ def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int =
             drafts_total=reserved,
             can_take_more=campaign.status == Campaign.Status.ACTIVE,
         )
-        if campaign.my_preassigned:  # type: ignore[attr-defined]
+        if campaign.my_preassigned:
             queue.on_hold = serving.hold_reason(campaign=campaign, profile=own_profile())
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 
