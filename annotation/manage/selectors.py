@@ -14,7 +14,8 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Count, Q, QuerySet, Sum
+from django.core.paginator import Page, Paginator
+from django.db.models import Case, Count, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
@@ -27,15 +28,17 @@ from annotation.models import (
     CalibrationResult,
     Campaign,
     CampaignGuidelines,
-    CampaignResponse,
     CampaignSettings,
+    ExpertCampaignTally,
     ExpertProfile,
     ExpertQuality,
     GoldLabel,
     Judgment,
     Qualification,
     QualityPolicy,
+    ResponseTally,
 )
+from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
 
 PACE_WINDOW = timedelta(days=7)
@@ -120,47 +123,68 @@ class CampaignProgress:
 def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> CampaignProgress:
     """Admin: the campaign's responses by number of submitted judgments (0…k), per-expert work and time, pace and projected finish.
 
-    One expert's own progress, as the workspace shows it to them, is `workspace.selectors.own_progress`.
+    From the tallies (per response and per expert, kept by triggers) and the few reservations past
+    their expiry that the sweep has not marked yet, so the queries read rows per response or
+    expert of this campaign, never per judgment. One expert's own progress, as the workspace shows
+    it to them, is `workspace.selectors.own_progress`.
     """
     now = now or timezone.now()
     k = campaign.overlap if campaign.kind == Campaign.Kind.BLIND_TEST else max(1, campaign.experts.count())
-    rows = list(
-        CampaignResponse.objects.filter(campaign=campaign)
-        .annotate(
-            n_sub=Count("assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)),
-            n_open=Count("assignments", filter=AssignmentQuerySet.open_q(now, through="assignments")),
+    # Reserved but past expiry: not open any more (the sweep will mark them expired), counted as expired meanwhile.
+    overdue = list(
+        Assignment.objects.filter(campaign_response__campaign=campaign, status=Assignment.Status.RESERVED, expires_at__lte=now).values_list(
+            "campaign_response_id", "expert_id", "campaign_response__is_gold"
         )
-        .values_list("is_gold", "n_sub", "n_open")
+    )
+    overdue_per_response: dict[int, int] = {}
+    overdue_per_expert: dict[int, int] = {}
+    for cr_id, expert_id, _gold in overdue:
+        overdue_per_response[cr_id] = overdue_per_response.get(cr_id, 0) + 1
+        overdue_per_expert[expert_id] = overdue_per_expert.get(expert_id, 0) + 1
+    # Real responses whose every reservation is overdue hold no open one.
+    lapsed = sum(
+        1
+        for cr_id, reserved in ResponseTally.objects.filter(pk__in=list(overdue_per_response), is_gold=False).values_list(
+            "campaign_response_id", "reserved"
+        )
+        if reserved == overdue_per_response[cr_id]
     )
     histogram = [0] * (k + 1)
-    held = gold = 0
-    for is_gold, n_sub, n_open in rows:
+    held = gold = real = submitted = 0
+    for is_gold, n_sub, reserving, n in (
+        ResponseTally.objects.filter(campaign=campaign)
+        .annotate(reserving=Case(When(reserved__gt=0, then=Value(True)), default=Value(False)))
+        .values("is_gold", "submitted", "reserving")
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list("is_gold", "submitted", "reserving", "n")
+    ):
         if is_gold:
-            gold += 1
+            gold += n
             continue
-        histogram[min(n_sub, k)] += 1
-        held += n_open > 0
-    real = len(rows) - gold
-    per_expert = list(
-        Assignment.objects.filter(campaign_response__campaign=campaign)
-        .values("expert_id", "expert__username")
-        .annotate(
-            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-            open=Count("pk", filter=AssignmentQuerySet.open_q(now)),
-            expired=Count("pk", filter=Q(status=Assignment.Status.EXPIRED) | (Q(status=Assignment.Status.RESERVED, expires_at__lte=now))),
-            released=Count("pk", filter=Q(status=Assignment.Status.RELEASED)),
-            seconds=Sum("active_seconds"),
-        )
-        .order_by("expert__username")
-    )
+        real += n
+        histogram[min(n_sub, k)] += n
+        submitted += min(n_sub, k) * n
+        held += n if reserving else 0
+    held -= lapsed
     experts = [
-        ExpertProgress(r["expert_id"], r["expert__username"], r["submitted"], r["open"], r["expired"], r["released"], r["seconds"] or 0)
-        for r in per_expert
+        ExpertProgress(
+            t.expert_id,
+            t.expert.username,
+            t.submitted,
+            t.reserved - overdue_per_expert.get(t.expert_id, 0),
+            t.expired + overdue_per_expert.get(t.expert_id, 0),
+            t.released,
+            t.active_seconds,
+        )
+        for t in ExpertCampaignTally.objects.filter(campaign=campaign)
+        .filter(Q(reserved__gt=0) | Q(submitted__gt=0) | Q(expired__gt=0) | Q(released__gt=0))
+        .select_related("expert")
+        .only("expert_id", "expert__username", "submitted", "reserved", "expired", "released", "active_seconds")
+        .order_by("expert__username")
     ]
-    real_submitted = Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=False).submitted()
-    submitted = sum(min(n_sub, k) for is_gold, n_sub, _ in rows if not is_gold)
     target = real * k
-    pace, pace_reason = _pace(real_submitted, now)
+    pace, pace_reason = _pace(campaign, now)
     remaining = target - submitted
     if remaining <= 0 and target:
         finish, finish_reason = now.date(), _("complete")
@@ -188,13 +212,20 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
     )
 
 
-def _pace(submitted: QuerySet[Assignment], now: datetime) -> tuple[float | None, str]:
-    """Submissions per day over the last week (or since the first submission, if later)."""
-    first = submitted.order_by("submitted_at").values_list("submitted_at", flat=True).first()
+def _pace(campaign: Campaign, now: datetime) -> tuple[float | None, str]:
+    """Submissions of real responses per day over the last week (or since the first submission, if later); one query."""
+    week_ago = now - PACE_WINDOW
+    seen = (
+        Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=False)
+        .submitted()
+        .aggregate(first=Min("submitted_at"), all=Count("pk"), week=Count("pk", filter=Q(submitted_at__gte=week_ago)))
+    )
+    first = seen["first"]
     if first is None:
         return None, _("no submission yet, so no pace to project from")
-    start = max(first, now - PACE_WINDOW)
-    recent = submitted.filter(submitted_at__gte=start).count()
+    start = max(first, week_ago)
+    # Since the first submission when it is within the week: then every submission counts.
+    recent = seen["all"] if first >= week_ago else seen["week"]
     days = max((now - start).total_seconds() / 86400, 1 / 24)  # at least an hour, so one submission is no infinite pace
     if recent == 0:
         return None, _("no submission in the last 7 days")
@@ -256,10 +287,27 @@ def campaign_gold_accuracy(campaign: Campaign) -> list[ExpertGoldAccuracy]:
 
 
 def assignment_overview(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> QuerySet[Assignment]:
-    """Admin: the campaign's assignments with expert, response and item (for the overview table)."""
+    """Admin: the campaign's assignments with expert, response and item (for the overview table), newest first.
+
+    Only the columns the table shows: the dialogue and the response text stay out of the sort,
+    which otherwise carries them for every assignment of the campaign to the page asked for.
+    """
     qs = (
         Assignment.objects.filter(campaign_response__campaign=campaign)
         .select_related("expert", "campaign_response__item", "campaign_response__response__model")
+        .only(
+            "public_id",
+            "status",
+            "reserved_at",
+            "expires_at",
+            "submitted_at",
+            "active_seconds",
+            "expert__username",
+            "campaign_response__is_gold",
+            "campaign_response__item__question_id",
+            "campaign_response__item__difficulty",
+            "campaign_response__response__model__name",
+        )
         .order_by("-reserved_at", "-id")
     )
     if status:
@@ -267,6 +315,51 @@ def assignment_overview(campaign: Campaign, *, status: str | None = None, expert
     if expert:
         qs = qs.filter(expert__username=expert)
     return qs
+
+
+def assignment_overview_page(
+    campaign: Campaign,
+    *,
+    number: str | int | None,
+    scope: BlindScope,
+    status: str | None = None,
+    expert: str | None = None,
+    per_page: int = 100,
+) -> Page:
+    """Admin: one page of `assignment_overview`, read in two steps so that only the page's rows are joined and loaded.
+
+    The campaign's assignments are sorted as ids and reservation times only (no expert, item,
+    model or text joined to every one of them), then the page's rows are read by id. The count
+    comes from the experts' tallies unless the admin's blind scope hides some rows.
+    """
+    ids = scope.visible_responses(
+        Assignment.objects.filter(campaign_response__campaign=campaign).order_by("-reserved_at", "-id"), "campaign_response__response_id"
+    )
+    if status:
+        ids = ids.filter(status=status)
+    if expert:
+        ids = ids.filter(expert__username=expert)
+    paginator = Paginator(ids.values_list("pk", flat=True), per_page)
+    if not scope:
+        paginator.count = assignment_overview_count(campaign, status=status, expert=expert)  # a cached_property, set ahead
+    page = paginator.get_page(number)
+    wanted = list(page.object_list)
+    found = {a.pk: a for a in assignment_overview(campaign).filter(pk__in=wanted)}
+    page.object_list = [found[pk] for pk in wanted if pk in found]  # type: ignore[misc]  # the page now holds the rows of its ids
+    return page
+
+
+def assignment_overview_count(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> int:
+    """How many rows `assignment_overview` holds, from the experts' tallies (one query of a row per expert)."""
+    columns = {s: s for s in ("reserved", "submitted", "expired", "released")}
+    wanted = [columns[status]] if status in columns else ([] if status else list(columns))
+    if not wanted:
+        return 0
+    tallies = ExpertCampaignTally.objects.filter(campaign=campaign)
+    if expert:
+        tallies = tallies.filter(expert__username=expert)
+    totals = tallies.aggregate(**{c: Sum(c) for c in wanted})
+    return sum(totals[c] or 0 for c in wanted)
 
 
 def expert_profiles() -> QuerySet[ExpertProfile]:

@@ -12,7 +12,6 @@ from typing import Any
 from django import forms as django_forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -377,10 +376,9 @@ def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResp
     refuse_campaign(request.user, campaign.pk)  # models and gold flags of its responses: closed to its experts
     status = request.GET.get("status") or None
     expert = request.GET.get("expert") or None
-    rows = blind_scope(request.user).visible_responses(
-        selectors.assignment_overview(campaign, status=status, expert=expert), "campaign_response__response_id"
+    page = selectors.assignment_overview_page(
+        campaign, number=request.GET.get("page"), scope=blind_scope(request.user), status=status, expert=expert
     )
-    page = Paginator(rows, 100).get_page(request.GET.get("page"))
     context = {
         "campaign": campaign,
         "page": page,

@@ -15,10 +15,10 @@ from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import F
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, Campaign, ExpertQuality, PayDecision, QualityPolicy
+from annotation.models import Assignment, Campaign, ExpertCampaignTally, ExpertQuality, PayDecision, QualityPolicy
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role
@@ -62,17 +62,13 @@ def _split(while_paused: int, submitted: int, policy: str, decision: PayDecision
 
 
 def payment_lines(campaign: Campaign, policy: QualityPolicy | None = None) -> list[PaymentLine]:
-    """One line per expert with submitted work (gold checks included: they are work, and hidden); three queries."""
+    """One line per expert with submitted work (gold checks included: they are work, and hidden); three queries, each of a few rows."""
     policy = policy or QualityPolicy.current()
+    # From the experts' tallies (one row each), not their assignments: the same figures whatever the campaign's size.
     rows = (
-        Assignment.objects.filter(campaign_response__campaign=campaign)
-        .values("expert_id", "expert__username", "expert__email")
-        .annotate(
-            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-            while_paused=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED, submitted_while_paused=True)),
-            seconds=Sum("active_seconds", filter=Q(status=Assignment.Status.SUBMITTED)),
-        )
-        .filter(submitted__gt=0)
+        ExpertCampaignTally.objects.filter(campaign=campaign, submitted__gt=0)
+        .annotate(while_paused=F("submitted_while_paused"), seconds=F("submitted_seconds"))
+        .values("expert_id", "expert__username", "expert__email", "submitted", "while_paused", "seconds")
         .order_by("expert__username")
     )
     certified = set(ExpertQuality.objects.filter(certified_at__isnull=False).values_list("profile__user_id", flat=True))

@@ -5,9 +5,13 @@ answers 404 like an id that does not exist. Serializers here are blind by constr
 name no model, no other expert, no verdict, no gold flag.
 """
 
+import base64
 import builtins
+import re
+from datetime import datetime
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -15,9 +19,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView
+from rest_framework.pagination import CursorPagination, PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
@@ -401,11 +408,92 @@ class ExpertView(APIView):
         return selectors.assignment_ref_for_expert(signed_in(request), public_id)
 
 
+class OwnAssignmentsPagination(PageNumberPagination):
+    """The API's default pages (`count`, `next`, `previous`, `results`), read by keyset.
+
+    `next` carries where its page ended (`after`, an opaque cursor), so the hundredth page costs
+    what the first does; `page` alone still works (by offset, as before), and `count` comes from
+    the expert's tallies instead of counting their rows.
+    """
+
+    after_query_param = "after"
+
+    def paginate_queryset(  # type: ignore[override]  # pages assignments only
+        self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
+    ) -> list[Assignment]:
+        self.request = request
+        self.here = request.build_absolute_uri()
+        size = self.get_page_size(request) or 50
+        raw = request.query_params.get(self.page_query_param, "1")
+        if not raw.isdecimal() or int(raw) < 1:
+            raise NotFound(self.invalid_page_message.format(page_number=raw, message=Paginator.default_error_messages["invalid_page"]))
+        self.number = int(raw)
+        self.count = view.count_all() if isinstance(view, MyAssignmentsView) else queryset.count()
+        after = request.query_params.get(self.after_query_param)
+        if after is not None:
+            reserved_at, public_id = self._decode(after)
+            rows = list(selectors.own_assignments_after(queryset, reserved_at, public_id)[: size + 1])
+        else:
+            offset = (self.number - 1) * size
+            if self.number > 1 and offset >= self.count:
+                raise NotFound(self.invalid_page_message.format(page_number=raw, message=Paginator.default_error_messages["no_results"]))
+            rows = list(queryset[offset : offset + size + 1])
+        self.more = len(rows) > size
+        self.rows = rows[:size]
+        return self.rows
+
+    def get_paginated_response(self, data: Any) -> Response:
+        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+
+    def get_next_link(self) -> str | None:
+        if not self.more or not self.rows:
+            return None
+        last = self.rows[-1]
+        url = replace_query_param(self.here, self.page_query_param, self.number + 1)
+        return replace_query_param(url, self.after_query_param, self._encode(last.reserved_at, last.public_id))
+
+    def get_previous_link(self) -> str | None:
+        if self.number <= 1:
+            return None
+        url = remove_query_param(self.here, self.after_query_param)
+        if self.number == 2:
+            return remove_query_param(url, self.page_query_param)
+        return replace_query_param(url, self.page_query_param, self.number - 1)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            *super().get_schema_operation_parameters(view),
+            {
+                "name": self.after_query_param,
+                "required": False,
+                "in": "query",
+                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
+                "schema": {"type": "string"},
+            },
+        ]
+
+    @staticmethod
+    def _encode(reserved_at: datetime, public_id: str) -> str:
+        return base64.urlsafe_b64encode(f"{reserved_at.isoformat()}|{public_id}".encode()).decode().rstrip("=")
+
+    @staticmethod
+    def _decode(cursor: str) -> tuple[datetime, str]:
+        try:
+            when, public_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
+            reserved_at = datetime.fromisoformat(when)
+        except ValueError:  # bad base64 (binascii.Error), bad UTF-8, no separator, no date
+            raise NotFound(CursorPagination.invalid_cursor_message) from None
+        if reserved_at.tzinfo is None or not re.fullmatch(r"[\w-]{1,32}", public_id, re.ASCII):
+            raise NotFound(CursorPagination.invalid_cursor_message)
+        return reserved_at, public_id
+
+
 class MyAssignmentsView(ListAPIView[Assignment]):
-    """The expert's own reserved and submitted assignments, newest first, in the API's default pages."""
+    """The expert's own reserved and submitted assignments, newest first, in the API's default pages (continued by keyset)."""
 
     permission_classes = [IsExpert]
     serializer_class = AssignmentSummarySerializer
+    pagination_class = OwnAssignmentsPagination
     # No ordering parameter: an expert's list orders by reservation time only, so nothing sorts by
     # a field the summary does not show.
     filter_backends: list = []
@@ -415,6 +503,10 @@ class MyAssignmentsView(ListAPIView[Assignment]):
         if wanted := choice_param(self.request, "status", Assignment.HELD_STATUSES):
             qs = qs.filter(status=wanted)
         return qs
+
+    def count_all(self) -> int:
+        """The list's length, from the expert's tallies."""
+        return selectors.own_assignment_count(signed_in(self.request), choice_param(self.request, "status", Assignment.HELD_STATUSES))
 
     @extend_schema(parameters=[enum_param("status", Assignment.HELD_STATUSES)])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -13,7 +13,8 @@ from datetime import datetime
 from functools import cache
 from typing import Any, TypedDict
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
+from django.db.models.functions import Coalesce, RowNumber
 from django.http import Http404
 from django.urls import reverse
 from django.utils import formats, timezone
@@ -23,10 +24,11 @@ from django.utils.translation import ngettext
 from annotation.models import (
     Assignment,
     Campaign,
-    CampaignResponse,
+    CampaignTally,
     CorrectionRequest,
     DiscussionComment,
     DiscussionVote,
+    ExpertCampaignTally,
     ExpertProfile,
     ItemProblemReport,
     Judgment,
@@ -66,6 +68,8 @@ class CampaignQueue:
     campaign: Campaign
     progress: OwnProgress
     drafts: list[Assignment] = field(default_factory=list)
+    # All the expert's drafts here; `drafts` lists the first few of them.
+    drafts_total: int = 0
     can_take_more: bool = True
     # Why "Next response" found nothing (filled in only after it did: it costs a few queries).
     no_work: NoWork | None = None
@@ -75,6 +79,10 @@ class CampaignQueue:
     @property
     def deadline_passed(self) -> bool:
         return self.campaign.deadline is not None and self.campaign.deadline < timezone.now()
+
+    @property
+    def drafts_not_listed(self) -> int:
+        return max(0, self.drafts_total - len(self.drafts))
 
 
 @dataclass
@@ -163,13 +171,36 @@ def stranded_work(expert: User, *, limit: int = 50) -> list[StrandedWork]:
 
 
 def own_assignments(expert: User) -> QuerySet[Assignment]:
-    """The expert's reserved and submitted assignments, newest first (for the API list)."""
+    """The expert's reserved and submitted assignments, newest first (for the API list; the index on (expert, reserved_at, public_id) serves it)."""
     return (
         Assignment.objects.filter(expert_id=expert.pk)
         .held()
         .select_related("campaign_response__campaign", "campaign_response__item")
+        .only(
+            "public_id",
+            "status",
+            "reserved_at",
+            "expires_at",
+            "draft_saved_at",
+            "submitted_at",
+            "campaign_response__campaign__name",
+            "campaign_response__campaign__kind",
+            "campaign_response__item__question_id",
+        )
         .order_by("-reserved_at", "public_id")
     )
+
+
+def own_assignments_after(queryset: QuerySet[Assignment], reserved_at: datetime, public_id: str) -> QuerySet[Assignment]:
+    """`own_assignments` past the row (reserved_at, public_id), in its order: the keyset its pages continue from."""
+    return queryset.filter(Q(reserved_at__lt=reserved_at) | Q(reserved_at=reserved_at, public_id__gt=public_id))
+
+
+def own_assignment_count(expert: User, status: str | None = None) -> int:
+    """How many assignments `own_assignments` lists (of one status when given), from the expert's tallies: one query, whatever the count."""
+    fields = {"reserved": ["reserved"], "submitted": ["submitted"]}.get(status or "", ["reserved", "submitted"])
+    totals = ExpertCampaignTally.objects.filter(expert_id=expert.pk).aggregate(**{f: Sum(f) for f in fields})
+    return sum(totals[f] or 0 for f in fields)
 
 
 def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
@@ -177,18 +208,42 @@ def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
     return Campaign.objects.taking_part(expert).exclude(status=Campaign.Status.DRAFT).exclude(kind=Campaign.Kind.GOLD_SET)
 
 
-def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
-    """The expert's queue per campaign, drafts to resume, calibrations to take and their own completed work."""
-    campaigns = {c.pk: c for c in campaigns_for_expert(expert).select_related("settings").annotate(response_total=Count("responses"))}
-    mine = list(
-        Assignment.objects.filter(expert_id=expert.pk)
-        .held()
+# Drafts listed per campaign on the home page; the rest are counted ("and 40 more") and served by "Next response".
+DRAFTS_SHOWN = 5
+
+
+def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int = DRAFTS_SHOWN) -> ExpertHome:
+    """The expert's queue per campaign, drafts to resume, calibrations to take and their own completed work.
+
+    A fixed number of queries, each reading at most what the page shows: counts come from the
+    tallies, the first `drafts_shown` drafts of each campaign and the latest `completed_limit`
+    submissions from their indexes, however much work the expert holds.
+    """
+    mine = ExpertCampaignTally.objects.filter(expert_id=expert.pk, campaign_id=OuterRef("pk"))
+    campaigns = {
+        c.pk: c
+        for c in campaigns_for_expert(expert)
+        .select_related("settings")
+        .annotate(
+            response_total=Coalesce(F("tally__responses"), 0),
+            my_submitted=Coalesce(Subquery(mine.values("submitted")), 0),
+            my_reserved=Coalesce(Subquery(mine.values("reserved")), 0),
+            my_preassigned=Coalesce(Subquery(mine.values("preassigned")), 0),
+        )
+    }
+    drafts = (
+        Assignment.objects.filter(expert_id=expert.pk, status=Assignment.Status.RESERVED)
+        .annotate(
+            rank=Window(
+                RowNumber(), partition_by=[F("campaign_response__campaign_id")], order_by=[F("reserved_at").asc(), F("public_id").asc()]
+            )
+        )
+        .filter(rank__lte=drafts_shown)
         .select_related("campaign_response__item")
         .only(
             "public_id",
             "status",
             "reserved_at",
-            "submitted_at",
             "draft_saved_at",
             "expires_at",
             "campaign_response__campaign_id",
@@ -197,9 +252,16 @@ def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
         .order_by("reserved_at", "public_id")
     )
     by_campaign: dict[int, list[Assignment]] = defaultdict(list)
-    for a in mine:
+    for a in drafts:
         by_campaign[a.campaign_response.campaign_id].append(a)
-    submitted = [a for a in mine if a.status == Assignment.Status.SUBMITTED]
+    submitted = list(
+        Assignment.objects.filter(expert_id=expert.pk, status=Assignment.Status.SUBMITTED)
+        .select_related("campaign_response__item")
+        .only(
+            "public_id", "status", "reserved_at", "submitted_at", "campaign_response__campaign_id", "campaign_response__item__question_id"
+        )
+        .order_by("-submitted_at", "reserved_at", "public_id")[:completed_limit]
+    )
     # Submitters of each response in submission order: a thread opens per cohort of k of them.
     order: dict[int, list[int]] = defaultdict(list)
     if submitted:
@@ -219,21 +281,20 @@ def expert_home(expert: User, *, completed_limit: int = 100) -> ExpertHome:
         return ExpertProfile.objects.filter(user_id=expert.pk).first()
 
     for campaign in sorted(campaigns.values(), key=lambda c: (c.name.lower(), c.pk)):
-        own = by_campaign.get(campaign.pk, [])
-        done = sum(1 for a in own if a.status == Assignment.Status.SUBMITTED)
+        done, reserved = campaign.my_submitted, campaign.my_reserved  # annotated above
         queue = CampaignQueue(
             campaign=campaign,
-            progress=OwnProgress(done=done, assigned=len(own), total=_attempt_total(campaign, campaign.response_total)),
-            drafts=[a for a in own if a.status == Assignment.Status.RESERVED],
+            progress=OwnProgress(done=done, assigned=done + reserved, total=_attempt_total(campaign, campaign.response_total)),
+            drafts=by_campaign.get(campaign.pk, []),
+            drafts_total=reserved,
             can_take_more=campaign.status == Campaign.Status.ACTIVE,
         )
-        if any(a.expires_at is None for a in queue.drafts):
+        if campaign.my_preassigned:
             queue.on_hold = serving.hold_reason(campaign=campaign, profile=own_profile())
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 
     completed = []
-    # Submitted work always has its submission time; the reservation time only stands in for the type checker.
-    for a in sorted(submitted, key=lambda a: a.submitted_at or a.reserved_at, reverse=True)[:completed_limit]:
+    for a in submitted:
         its_campaign = campaigns.get(a.campaign_response.campaign_id)
         submitters = order.get(a.campaign_response_id, [])
         open_ = (
@@ -409,13 +470,14 @@ def slot_still_open(assignment: Assignment) -> bool:
 
 
 def own_progress(expert_id: int, campaign: Campaign) -> OwnProgress:
-    """The expert's done / assigned in a campaign, over what they work through (all of a blind test, one sitting of a calibration)."""
-    mine = Assignment.objects.filter(expert_id=expert_id, campaign_response__campaign_id=campaign.pk).aggregate(
-        done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
-        assigned=Count("id", filter=Q(status__in=Assignment.HELD_STATUSES)),
-    )
-    total = CampaignResponse.objects.filter(campaign_id=campaign.pk).count()
-    return OwnProgress(done=mine["done"], assigned=mine["assigned"], total=_attempt_total(campaign, total))
+    """The expert's done / assigned in a campaign, over what they work through (all of a blind test, one sitting of a calibration).
+
+    From the tallies (two single-row reads), so it costs the same in a campaign of any size.
+    """
+    mine = ExpertCampaignTally.objects.filter(expert_id=expert_id, campaign_id=campaign.pk).values_list("submitted", "reserved").first()
+    done, reserved = mine or (0, 0)
+    total = CampaignTally.objects.filter(campaign_id=campaign.pk).values_list("responses", flat=True).first() or 0
+    return OwnProgress(done=done, assigned=done + reserved, total=_attempt_total(campaign, total))
 
 
 def _attempt_total(campaign: Campaign, responses: int) -> int:

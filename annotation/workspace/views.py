@@ -44,7 +44,13 @@ def home(request: SignedInRequest) -> HttpResponse:
     return render(
         request,
         "annotation/workspace/home.html",
-        {"home": data, "prefetch": prefetch, "stranded": selectors.stranded_work(request.user)},
+        {
+            "home": data,
+            "prefetch": prefetch,
+            "stranded": selectors.stranded_work(request.user),
+            # One reverse() for the page instead of one per row: the judging page of work `x` is `<prefix>x/`.
+            "work_prefix": reverse("annotation:judge", args=["x"])[: -len("x/")],
+        },
     )
 
 

@@ -1,0 +1,102 @@
+"""The summary rows of campaigns, responses and experts' work (`CampaignTally`, `ResponseTally`, `ExpertCampaignTally`).
+
+Database triggers keep them true on every write (`annotation/migrations/_tallies.py`): the
+services, COPY, imports, restores, deletes and raw SQL alike, so no code path has to remember
+them. `recount` rebuilds them from the rows themselves: a repair for a database whose triggers
+were lost (a table rebuilt by hand), and the reference the tests compare the triggers with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib import import_module
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import QuerySet
+
+from annotation.models import Assignment, CampaignResponse, CampaignTally, ExpertCampaignTally, ResponseTally
+
+_sql = import_module("annotation.migrations._tallies")
+
+
+def recount(*, campaign_ids: Iterable[int] | None = None) -> None:
+    """Rebuild the tallies from the assignments and campaign responses (of the given campaigns, or of all)."""
+    ids = None if campaign_ids is None else ", ".join(str(int(pk)) for pk in campaign_ids) or "NULL"
+    with transaction.atomic(), connection.cursor() as cursor:
+        for statement in _sql.recount_sql(ids):
+            cursor.execute(statement)
+
+
+def tallies_as_counted(*, campaign_ids: Iterable[int] | None = None) -> dict[str, set[tuple]]:
+    """The tallies as stored, without zero rows, in comparable form (`recount` makes what they should be)."""
+    ids = None if campaign_ids is None else list(campaign_ids)
+
+    def scoped(qs: QuerySet[Any], field: str = "campaign_id") -> QuerySet[Any]:
+        return qs if ids is None else qs.filter(**{f"{field}__in": ids})
+
+    return {
+        "campaigns": {
+            row for row in scoped(CampaignTally.objects.all()).values_list("campaign_id", "responses", "gold_responses") if row[1]
+        },
+        "responses": set(
+            scoped(ResponseTally.objects.all()).values_list("campaign_response_id", "campaign_id", "is_gold", "submitted", "reserved")
+        ),
+        "experts": {
+            row
+            for row in scoped(ExpertCampaignTally.objects.all()).values_list(
+                "expert_id",
+                "campaign_id",
+                "reserved",
+                "preassigned",
+                "submitted",
+                "expired",
+                "released",
+                "active_seconds",
+                "submitted_seconds",
+                "submitted_while_paused",
+            )
+            if any(row[2:])
+        },
+    }
+
+
+def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str, set[tuple]]:
+    """What `tallies_as_counted` should hold, counted in Python from the rows (for tests and checks; reads every row)."""
+    ids = None if campaign_ids is None else list(campaign_ids)
+    responses = CampaignResponse.objects.all() if ids is None else CampaignResponse.objects.filter(campaign_id__in=ids)
+    per_campaign: dict[int, list[int]] = {}
+    per_response: dict[int, list] = {}
+    for pk, campaign_id, is_gold in responses.values_list("pk", "campaign_id", "is_gold"):
+        per_campaign.setdefault(campaign_id, [0, 0])
+        per_campaign[campaign_id][0] += 1
+        per_campaign[campaign_id][1] += is_gold
+        per_response[pk] = [campaign_id, is_gold, 0, 0]
+    per_expert: dict[tuple[int, int], list[int]] = {}
+    for cr_id, campaign_id, expert_id, status, expires_at, seconds, paused in Assignment.objects.filter(
+        campaign_response_id__in=list(per_response)
+    ).values_list(
+        "campaign_response_id",
+        "campaign_response__campaign_id",
+        "expert_id",
+        "status",
+        "expires_at",
+        "active_seconds",
+        "submitted_while_paused",
+    ):
+        per_response[cr_id][2] += status == Assignment.Status.SUBMITTED
+        per_response[cr_id][3] += status == Assignment.Status.RESERVED
+        counts = per_expert.setdefault((expert_id, campaign_id), [0] * 8)
+        counts[0] += status == Assignment.Status.RESERVED
+        counts[1] += status == Assignment.Status.RESERVED and expires_at is None
+        counts[2] += status == Assignment.Status.SUBMITTED
+        counts[3] += status == Assignment.Status.EXPIRED
+        counts[4] += status == Assignment.Status.RELEASED
+        counts[5] += seconds
+        counts[6] += seconds if status == Assignment.Status.SUBMITTED else 0
+        counts[7] += status == Assignment.Status.SUBMITTED and paused
+    return {
+        "campaigns": {(c, n, g) for c, (n, g) in per_campaign.items()},
+        "responses": {(pk, c, bool(g), s, r) for pk, (c, g, s, r) in per_response.items()},
+        "experts": {(e, c, *counts) for (e, c), counts in per_expert.items() if any(counts)},
+    }
