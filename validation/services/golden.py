@@ -17,6 +17,7 @@ from annotation.models import Assignment, Campaign, CampaignResponse
 from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
+from heartbench_core.services.stored_scores import forget_scores
 from validation.models import Adjudication, GoldenLabel
 from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
 
@@ -101,6 +102,8 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
             )
         if delete:
             GoldenLabel.objects.filter(id__in=delete).delete()
+        if create or update or delete:
+            forget_scores(campaigns=[campaign.pk])  # the consensus scores were computed from the labels as they were
     return RefreshOutcome(len(create), len(update), len(delete), int(has.sum()))
 
 
@@ -183,6 +186,7 @@ def adjudicate(
                 "adjudication": decision,
             },
         )
+        forget_scores(campaigns=[campaign.pk])  # the decision changed a golden label
         if flag_for_authors:
             flag_for_rubric_authors(decision)
     return decision
