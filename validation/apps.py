@@ -29,6 +29,25 @@ class ValidationConfig(AppConfig):
 
         post_delete.connect(forget_campaign_scores, sender=Campaign, dispatch_uid="validation.forget_campaign_scores")
 
+        # The dashboard's stored queue figures: recomputed after whatever changes the queue, whoever writes it.
+        from django.db.models.signals import post_save
+
+        from annotation.models import DiscussionVote, UnclearCriterionReport
+        from heartbench_core.models import JudgeRun
+        from rubrics.models import CriterionFlag
+        from validation.models import AgreementReport
+        from validation.services import queue_summary as queue
+
+        for model, receiver in (
+            (DiscussionVote, queue.on_discussion_vote),
+            (UnclearCriterionReport, queue.on_unclear_report),
+            (CriterionFlag, queue.on_criterion_flag),
+        ):
+            post_save.connect(receiver, sender=model, dispatch_uid=f"validation.queue.{model.__name__}.save")
+            post_delete.connect(receiver, sender=model, dispatch_uid=f"validation.queue.{model.__name__}.delete")
+        post_save.connect(queue.on_judge_run, sender=JudgeRun, dispatch_uid="validation.queue.JudgeRun.save")
+        post_save.connect(queue.on_report, sender=AgreementReport, dispatch_uid="validation.queue.AgreementReport.save")
+
         # The rubric authors see the causes decided against each criterion (and many "ambiguous criterion" raise it).
         from rubrics.feedback import register_adjudication_causes
         from validation.selectors import adjudication_causes

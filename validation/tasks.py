@@ -65,4 +65,7 @@ def queue_golden_refresh(sender: object, assignment: Assignment, **kwargs: Any) 
     submitted = Assignment.objects.filter(campaign_response_id=entry.pk, status=Assignment.Status.SUBMITTED).count()
     if submitted < campaign.overlap:
         return False
+    from validation.models import QueueSummary
+
+    QueueSummary.objects.filter(campaign=campaign).update(stale=True)  # the refresh recomputes it
     return request_golden_refresh(campaign=campaign) is not None

@@ -56,7 +56,8 @@ from validation.selectors import (
 )
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
-from validation.services.golden import adjudicate, adjudication_queue
+from validation.services.golden import adjudicate
+from validation.services.queue_summary import head_entries, queue_summary
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 
 ADMIN = (Role.ADMIN,)
@@ -135,16 +136,21 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
             chart_time=charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived")),
             history=_history(campaign),
         )
-    queue = visible_entries(request.user, campaign, adjudication_queue(campaign))
-    context["queue_total"] = len(queue)
-    context["queue"] = _queue_rows(queue[:10], campaign.pk)
-    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in queue[:10]}, via="adjudication-queue")
+    # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
+    summary = queue_summary(campaign)
+    # refuse_reports above closed the campaign to anyone it hides an entry from; left out here all the same.
+    head = visible_entries(request.user, campaign, head_entries(summary))[:10]
+    context.update(queue_total=summary.needs_decision, queue_summary=summary, queue=_queue_rows(head, campaign.pk))
+    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in head}, via="adjudication-queue")
     context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
     return render(request, "validation/dashboard.html", context)
 
 
 def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
-    return campaign.agreement_reports.select_related("gate").order_by("-created_at", "-id")[:20]
+    """The last 20 reports, from their listed columns (the stored agreement figure): no report's JSON is read."""
+    return (
+        campaign.agreement_reports.defer(*AgreementReport.LARGE).select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
+    )
 
 
 @require_POST

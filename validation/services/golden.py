@@ -20,6 +20,7 @@ from heartbench_core.roles import Role, has_role
 from heartbench_core.services.stored_scores import forget_scores
 from validation.models import Adjudication, GoldenLabel
 from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
+from validation.services.queue_summary import queue_changed
 
 if TYPE_CHECKING:
     from heartbench_core.models import User
@@ -187,6 +188,7 @@ def adjudicate(
             },
         )
         forget_scores(campaigns=[campaign.pk])  # the decision changed a golden label
+        queue_changed(campaign_ids=[campaign.pk], trigger="adjudication")
         if flag_for_authors:
             flag_for_rubric_authors(decision)
     return decision
