@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from heartbench_core.api_judge_runs import IsScoringStaff
-from heartbench_core.blindness import CLOSED_MODEL, blind_scope
+from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.models import Dataset, LanguageModel
 from heartbench_core.services.scoring import SUBSETS, score_model, score_models
@@ -137,7 +137,7 @@ class LeaderboardSerializer(serializers.Serializer):
 class LeaderboardView(APIView):
     """Every model's scores from a verdict source on one dataset version in one call, ranked (from stored scores).
 
-    Models whose responses an open campaign of the caller judges are left out (and not ranked).
+    Like the leaderboard page, it is closed whole to an expert of an open campaign on the dataset.
     """
 
     permission_classes = [IsScoringStaff]
@@ -155,7 +155,8 @@ class LeaderboardView(APIView):
         query.is_valid(raise_exception=True)
         q = query.validated_data
         dataset = Dataset.objects.filter(name=q["dataset"]).first()
-        hidden = {m for d, m in blind_scope(request.user).model_pairs if dataset is not None and d == dataset.pk}
+        if dataset is not None and blind_scope(request.user).hides_dataset(dataset.pk):
+            raise PermissionDenied(CLOSED_DATASET)
         rows = score_models(
             dataset_name=q["dataset"],
             source=q["source"],
@@ -165,7 +166,6 @@ class LeaderboardView(APIView):
             subset=q["subset"],
             scene=q.get("scene"),
             mode=q["catastrophic"],
-            hidden_model_ids=hidden,
         )
         body = {
             "dataset": q["dataset"],

@@ -100,13 +100,15 @@ def index(request: SignedInRequest) -> HttpResponse:
 def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
     refuse_reports(request.user, campaign)
-    report = get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
+    # The polled partials need neither the report's figures, the charts nor the adjudication queue (nor record its exposures).
+    part = request.GET.get("part") if request.htmx else None
+    reports = campaign.agreement_reports.defer(*AgreementReport.LARGE) if part else campaign.agreement_reports.all()
+    report = get_object_or_404(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
     context: dict[str, Any] = {"campaign": campaign, "report": report}
-    # The polled partials need neither the charts nor the adjudication queue (nor record its exposures).
-    if request.htmx and request.GET.get("part") == "jobs":
+    if part == "jobs":
         context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
         return render(request, "validation/partials/report_jobs.html", context)
-    if request.htmx and request.GET.get("part") == "history":
+    if part == "history":
         context["history"] = _history(campaign)
         return render(request, "validation/partials/history.html", context)
     context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset))

@@ -464,14 +464,13 @@ def score_models(
     scene: str | None = None,
     mode: str = "paper",
     models: Iterable[str] | None = None,
-    hidden_model_ids: Iterable[int] = (),
 ) -> list[ModelScores]:
     """Every model's scores from a verdict source on one version, ranked: each equals `score_model` for that model.
 
     The judge source gives one entry per matching run of the version (default: the newest version
     with runs); consensus, one per model of the newest campaign with a golden standard (`run` names
     one). Stored scores are used when current, so the queries do not grow with the verdicts.
-    `models` keeps only the named ones; `hidden_model_ids` leaves models out before ranking (blindness).
+    `models` keeps only the named ones.
     """
     from heartbench_core.models import Dataset
     from heartbench_core.services.datasets import get_version
@@ -491,8 +490,6 @@ def score_models(
     if models is not None:
         wanted = set(models)
         sets = [s for s in sets if s.meta.get("model") in wanted]
-    if hidden := set(hidden_model_ids):
-        sets = [s for s in sets if s.meta.get("model_id") not in hidden]
     if not sets:
         return []
     scored = scored_sources(sets, mode=mode)
