@@ -67,6 +67,31 @@ class RubricFrame:
         return mask
 
 
+def question_frame(version: DatasetVersion, abilities: tuple[str, ...]) -> RubricFrame:
+    """The question half of a rubric frame (one query): enough to aggregate stored per-question scores, not to score verdicts.
+
+    `abilities` are the frame's ability labels as `rubric_frame` gave them when the scores were stored.
+    """
+    items = list(version.items.order_by("position").values_list("question_id", "difficulty", "primary_scene"))
+    question_ids, difficulty, scene = zip(*items) if items else ((), (), ())
+    none = np.zeros(0, dtype=np.int64)
+    return RubricFrame(
+        version=version,
+        question_ids=question_ids,
+        difficulty=np.array(difficulty, dtype=object),
+        scene=np.array(scene, dtype=object),
+        criterion_id=none,
+        question=none.astype(np.intp),
+        position=none.astype(np.intp),
+        ability=none.astype(np.intp),
+        weight=np.zeros(0),
+        catastrophic=np.zeros(0, dtype=bool),
+        lineage=(),
+        revision=none,
+        abilities=abilities,
+    )
+
+
 def rubric_frame(version: DatasetVersion) -> RubricFrame:
     """Flatten a version's rubric into arrays (two queries)."""
     items = list(version.items.order_by("position").values_list("id", "question_id", "difficulty", "primary_scene"))

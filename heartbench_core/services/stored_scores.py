@@ -12,18 +12,25 @@ added by a path that forgot to call `forget_scores` still make the row unusable.
 
 from __future__ import annotations
 
-import io
+import json
+import zlib
 from collections.abc import Iterable
 
 import numpy as np
 from django.db.models import Q
 
 from heartbench_core.lib import scoring
-from heartbench_core.models import JudgeRun, StoredScores
-from heartbench_core.services.scoring import RubricFrame, ScoredVerdicts, check_mode, rubric_frame, score_frame, score_judge_runs
+from heartbench_core.models import DatasetVersion, JudgeRun, StoredScores
+from heartbench_core.services.scoring import (
+    RubricFrame,
+    ScoredVerdicts,
+    check_mode,
+    question_frame,
+    rubric_frame,
+    score_frame,
+    score_judge_runs,
+)
 from heartbench_core.verdict_sources import VerdictSet
-
-_ARRAYS = ("norm", "raw", "present", "question_score", "catastrophic", "covered", "incomplete", "counts")
 
 
 def run_key(run_id: int) -> str:
@@ -35,27 +42,57 @@ def run_stamp(run: JudgeRun) -> str:
 
 
 def pack(scored: ScoredVerdicts) -> bytes:
-    """The arrays of a scored source as .npz bytes (exact: no rounding, no conversion)."""
-    buffer = io.BytesIO()
+    """The arrays of a scored source, and the ability labels they are laid out by, as bytes (exact: no rounding, no conversion)."""
     s = scored.scores
-    np.savez_compressed(
-        buffer,
-        norm=s.norm,
-        raw=s.raw,
-        present=s.present,
-        question_score=s.question_score,
-        catastrophic=s.catastrophic,
-        covered=scored.covered,
-        incomplete=scored.incomplete,
-        counts=np.array([scored.verdicts_used, scored.verdicts_stale, scored.verdicts_unmatched], dtype=np.int64),
-    )
-    return buffer.getvalue()
+    arrays = {
+        "norm": s.norm,
+        "raw": s.raw,
+        "present": s.present,
+        "question_score": s.question_score,
+        "catastrophic": s.catastrophic,
+        "covered": scored.covered,
+        "incomplete": scored.incomplete,
+        "counts": np.array([scored.verdicts_used, scored.verdicts_stale, scored.verdicts_unmatched], dtype=np.int64),
+    }
+    layout = {
+        "abilities": list(scored.frame.abilities),
+        "arrays": [[name, a.dtype.str, list(a.shape)] for name, a in arrays.items()],
+    }
+    head = json.dumps(layout, ensure_ascii=False).encode()
+    body = b"".join(np.ascontiguousarray(a).tobytes() for a in arrays.values())
+    return len(head).to_bytes(4, "little") + head + zlib.compress(body, 1)
+
+
+def _layout(blob: bytes) -> tuple[dict, int] | None:
+    """The layout written by `pack` and where the arrays start; None for bytes it did not write."""
+    size = int.from_bytes(blob[:4], "little")
+    try:
+        layout = json.loads(blob[4 : 4 + size])
+    except ValueError:
+        return None
+    return (layout, 4 + size) if isinstance(layout, dict) and "abilities" in layout and "arrays" in layout else None
+
+
+def abilities_of(blob: bytes | memoryview) -> tuple[str, ...] | None:
+    """The ability labels the stored arrays are laid out by (None when the bytes are not `pack`'s)."""
+    found = _layout(bytes(blob))
+    return tuple(found[0]["abilities"]) if found else None
 
 
 def unpack(frame: RubricFrame, mode: str, blob: bytes | memoryview) -> ScoredVerdicts | None:
-    """The scored source back from its bytes; None when they do not fit the rubric (its questions or abilities changed)."""
-    with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as data:
-        a = {name: data[name] for name in _ARRAYS}
+    """The scored source back from its bytes; None when they do not fit the frame (its questions or abilities differ)."""
+    found = _layout(bytes(blob))
+    if found is None or tuple(found[0]["abilities"]) != frame.abilities:
+        return None
+    layout, start = found
+    body = zlib.decompress(bytes(blob)[start:])
+    a: dict[str, np.ndarray] = {}
+    offset = 0
+    for name, dtype, shape in layout["arrays"]:
+        kind = np.dtype(dtype)
+        count = int(np.prod(shape)) if shape else 1
+        a[name] = np.frombuffer(body, dtype=kind, count=count, offset=offset).reshape(shape).copy()
+        offset += count * kind.itemsize
     if a["norm"].shape != (frame.n_questions, len(frame.abilities)):
         return None
     used, stale, unmatched = (int(x) for x in a["counts"])
@@ -80,27 +117,34 @@ def _keep(rows: list[StoredScores]) -> None:
         )
 
 
+def _frame_for(version: DatasetVersion, blobs: list[bytes | memoryview]) -> RubricFrame:
+    """The frame to aggregate stored arrays with: their questions only (one query) when every source is stored."""
+    abilities = abilities_of(blobs[0])
+    return question_frame(version, abilities) if abilities is not None else rubric_frame(version)
+
+
 def scored_runs(runs: list[JudgeRun], *, mode: str = "paper", frame: RubricFrame | None = None) -> dict[int, ScoredVerdicts]:
-    """`score_judge_runs` from stored scores: one query for the stored rows; only runs without a usable row read their verdicts."""
+    """`score_judge_runs` from stored scores: one query for the stored rows; only runs without a usable row read their verdicts.
+
+    When every run is stored, the rubric's criteria are not read either (two queries in all).
+    """
     check_mode(mode)
     if not runs:
         return {}
-    frame = frame or rubric_frame(runs[0].version)
-    stored = {
-        row.run_id: row
-        for row in StoredScores.objects.filter(key__in=[run_key(r.pk) for r in runs], mode=mode).only("run_id", "stamp", "arrays")
-    }
+    rows = StoredScores.objects.filter(key__in=[run_key(r.pk) for r in runs], mode=mode).only("run_id", "stamp", "arrays")
+    by_run = {row.run_id: row for row in rows}
+    usable = {r.pk: by_run[r.pk].arrays for r in runs if r.pk in by_run and by_run[r.pk].stamp == run_stamp(r)}
+    if frame is None and len(usable) == len(runs):
+        frame = _frame_for(runs[0].version, list(usable.values()))
     out: dict[int, ScoredVerdicts] = {}
-    missing = []
     for run in runs:
-        row = stored.get(run.pk)
-        found = unpack(frame, mode, row.arrays) if row is not None and row.stamp == run_stamp(run) else None
-        if found is None:
-            missing.append(run)
-        else:
+        found = unpack(frame, mode, usable[run.pk]) if frame is not None and run.pk in usable else None
+        if found is not None:
             out[run.pk] = found
+    missing = [run for run in runs if run.pk not in out]
     if missing:
-        computed = score_judge_runs(missing, mode=mode, frame=frame)
+        full = frame if frame is not None and len(frame.criterion_id) else rubric_frame(runs[0].version)
+        computed = score_judge_runs(missing, mode=mode, frame=full)
         out.update(computed)
         _keep(
             [
@@ -123,16 +167,20 @@ def scored_sources(sets: list[VerdictSet], *, mode: str = "paper", frame: Rubric
     check_mode(mode)
     if not sets:
         return []
-    frame = frame or rubric_frame(sets[0].version)
     keys = [s.key for s in sets if s.key]
     stored = {row.key: row for row in StoredScores.objects.filter(key__in=keys, mode=mode).only("key", "stamp", "arrays")} if keys else {}
-    out: list[ScoredVerdicts] = []
+    usable = {s.key: stored[s.key].arrays for s in sets if s.key in stored and stored[s.key].stamp == s.stamp}
+    if frame is None and len(usable) == len(sets):
+        frame = _frame_for(sets[0].version, list(usable.values()))
+    out: list[ScoredVerdicts | None] = [unpack(frame, mode, usable[s.key]) if frame is not None and s.key in usable else None for s in sets]
     keep: list[StoredScores] = []
-    for verdicts in sets:
-        row = stored.get(verdicts.key)
-        found = unpack(frame, mode, row.arrays) if row is not None and row.stamp == verdicts.stamp else None
-        if found is None:
-            found = score_frame(frame, criterion_id=verdicts.criterion_id, hit=verdicts.hit, mode=mode)
+    if any(found is None for found in out):
+        full = frame if frame is not None and len(frame.criterion_id) else rubric_frame(sets[0].version)
+        for n, verdicts in enumerate(sets):
+            if out[n] is not None:
+                continue
+            scored = score_frame(full, criterion_id=verdicts.criterion_id, hit=verdicts.hit, mode=mode)
+            out[n] = scored
             if verdicts.key:
                 keep.append(
                     StoredScores(
@@ -142,12 +190,11 @@ def scored_sources(sets: list[VerdictSet], *, mode: str = "paper", frame: Rubric
                         run_id=verdicts.run_id,
                         campaign_id=verdicts.campaign_id,
                         stamp=verdicts.stamp,
-                        arrays=pack(found),
+                        arrays=pack(scored),
                     )
                 )
-        out.append(found)
     _keep(keep)
-    return out
+    return [found for found in out if found is not None]
 
 
 def forget_scores(

@@ -51,3 +51,12 @@ def test_score_model_and_score_models_equal_the_scorer_from_the_first_call_on(ju
             assert row.result.as_json() == {k: v for k, v in whole.items() if k != "questions"}
             one, _verdicts = score_model(dataset_name="demo", model_name=row.model, subset=subset)
             assert one.as_json(include_questions=True) == whole
+
+
+def test_bytes_it_cannot_read_are_recomputed(judged_demo):
+    runs = judge_runs_of(judged_demo)
+    expected = {pk: s.result().as_json() for pk, s in score_judge_runs(runs).items()}
+    scored_runs(runs)
+    StoredScores.objects.update(arrays=b"PK\x03\x04 not ours")
+    assert {pk: s.result().as_json() for pk, s in scored_runs(runs).items()} == expected
+    assert all(row.arrays[:2] != b"PK" for row in StoredScores.objects.all())
