@@ -209,9 +209,15 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
             warm = n < 2
             page = timed(get(expert, f"{base}/work/a/{a['id']}/"))
             crits = a["criteria"]
-            one = {"judgments": [{"criterion": crits[0], "rationale": "第一条理由：回答识别了用户的感受。", "hit": True}], "active_seconds": 5}
+            one = {
+                "judgments": [{"criterion": crits[0], "rationale": "第一条理由：回答识别了用户的感受。", "hit": True}],
+                "active_seconds": 5,
+            }
             save = timed(lambda: expert.post(f"{api}/{a['id']}/draft/", json=one, timeout=60))
-            rest = [{"criterion": k, "rationale": f"第 {i} 条理由：回答是否做到了这一点。", "hit": i % 2 == 0} for i, k in enumerate(crits[1:], 1)]
+            rest = [
+                {"criterion": k, "rationale": f"第 {i} 条理由：回答是否做到了这一点。", "hit": i % 2 == 0}
+                for i, k in enumerate(crits[1:], 1)
+            ]
             timed(lambda: expert.post(f"{api}/{a['id']}/draft/", json={"judgments": rest}, timeout=60))
             done = timed(lambda: expert.post(f"{api}/{a['id']}/submit/", json={"active_seconds": 30}, timeout=60))
             if not warm:

@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject, cached_property
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -111,32 +112,20 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
     if part == "history":
         context["history"] = _history(campaign)
         return render(request, "validation/partials/history.html", context)
-    context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset))
-    r: ReportResult | None
-    try:
-        r = report.typed_result if report is not None else None
-    except StoredReportError as exc:  # say which field of which report, rather than fail the whole page
+    context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset), history=_history(campaign))
+    if report is not None:
+        # A report is immutable: its section of the page is rendered once per language and kept in the cache
+        # (the template's {% cache %}); these are decoded and drawn only when the section is rendered.
+        figures = _ReportFigures(report)
         context.update(
-            unreadable=_("Report #%(id)s cannot be read: %(error)s") % {"id": report.pk if report else "", "error": exc},
-            history=_history(campaign),
-        )
-        r = None
-    if r is not None:
-        context.update(
-            r=r,
-            gate=getattr(report, "gate", None),
-            chart_ability=charts.interval_bars(
-                charts.agreement_bars(r.by_ability, "ability"),
-                title=_("Judge–gold agreement by ability (95% CI)"),
-                reference=r.gate.threshold,
-            ),
-            chart_confusion=charts.confusion_matrix(r.confusion),
-            chart_alpha=charts.interval_bars(
-                charts.alpha_bars(r.by_dimension, "dimension"), title=_("Krippendorff's alpha by dimension"), lo=-1.0
-            ),
-            chart_experts=charts.interval_bars(charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard")),
-            chart_time=charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived")),
-            history=_history(campaign),
+            report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}",
+            unreadable=SimpleLazyObject(lambda: figures.unreadable),
+            r=SimpleLazyObject(lambda: figures.result),
+            chart_ability=SimpleLazyObject(lambda: figures.chart_ability),
+            chart_confusion=SimpleLazyObject(lambda: figures.chart("confusion")),
+            chart_alpha=SimpleLazyObject(lambda: figures.chart("alpha")),
+            chart_experts=SimpleLazyObject(lambda: figures.chart("experts")),
+            chart_time=SimpleLazyObject(lambda: figures.chart("time")),
         )
     # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
     summary = queue_summary(campaign)
@@ -146,6 +135,53 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
     record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in head}, via="adjudication-queue")
     context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
     return render(request, "validation/dashboard.html", context)
+
+
+# Part of the cache key of a report's rendered section: change it when the section's template or charts change.
+REPORT_SECTION_VERSION = "dashboard-report-1"
+
+
+class _ReportFigures:
+    """A stored report's figures and charts for its dashboard section, decoded on first use."""
+
+    def __init__(self, report: AgreementReport) -> None:
+        self.report = report
+        self.error: StoredReportError | None = None
+
+    @cached_property
+    def result(self) -> ReportResult | None:
+        try:
+            return self.report.typed_result
+        except StoredReportError as exc:  # say which field of which report, rather than fail the whole page
+            self.error = exc
+            return None
+
+    @cached_property
+    def unreadable(self) -> str:
+        if self.result is not None:
+            return ""
+        return _("Report #%(id)s cannot be read: %(error)s") % {"id": self.report.pk, "error": self.error}
+
+    @cached_property
+    def chart_ability(self) -> str:
+        r = self.result
+        assert r is not None
+        return charts.interval_bars(
+            charts.agreement_bars(r.by_ability, "ability"), title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold
+        )
+
+    def chart(self, name: str) -> str:
+        r = self.result
+        assert r is not None
+        if name == "confusion":
+            return charts.confusion_matrix(r.confusion)
+        if name == "alpha":
+            return charts.interval_bars(
+                charts.alpha_bars(r.by_dimension, "dimension"), title=_("Krippendorff's alpha by dimension"), lo=-1.0
+            )
+        if name == "experts":
+            return charts.interval_bars(charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard"))
+        return charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived"))
 
 
 def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
