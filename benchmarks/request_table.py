@@ -167,9 +167,9 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
         sys.exit(f"{db}: {args.expert} has {len(world['open'])} open assignments in {world['campaign_name']}, {args.repeats + 2} needed")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    workers = ["-w", str(args.workers), "--threads", str(args.threads)]
     server = subprocess.Popen(
-        [GUNICORN, "-c", str(ROOT / "gunicorn.conf.py"), "-b", f"127.0.0.1:{port}", "-w", str(args.workers), "--threads", str(args.threads)]
-        + ["--log-level", "warning"],
+        [GUNICORN, "-c", str(ROOT / "gunicorn.conf.py"), "-b", f"127.0.0.1:{port}", "--log-level", "warning", *workers],
         cwd=ROOT,
         env=env,
         start_new_session=True,
