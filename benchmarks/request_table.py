@@ -1,7 +1,7 @@
 """The request table of issue 19: medians of the requests people make, over HTTP against gunicorn, side by side per installation.
 
     .venv/bin/python benchmarks/request_table.py --db h19d_1x --db h19d_10x [--db h19d_100x] [--repeats 15]
-        [--export-repeats 3] [--workers 4] [--threads 3] [--admin bench_admin] [--expert bench_expert_001]
+        [--export-repeats 3] [--workers 4] [--threads 3] [--admin bench_admin] [--expert auto]
         [--password bench-password-19] [--json benchmarks/results/request_table.json]
 
 Each --db is a migrated PostgreSQL database on 127.0.0.1:5432 built by benchmarks/workload.py (its
@@ -74,13 +74,21 @@ from django.utils import timezone
 from annotation.models import Assignment, Campaign
 from heartbench_core.models import Dataset, JudgeRun, User
 
-expert = User.objects.get(username=sys.argv[1])
 wanted = int(sys.argv[2])
 active = Campaign.objects.filter(status=Campaign.Status.ACTIVE, agreement_reports__isnull=False).distinct().order_by("-created_at", "-id").first()
 if active is None:
     active = Campaign.objects.filter(agreement_reports__isnull=False).distinct().order_by("-created_at", "-id").first()
 dataset = Dataset.objects.get(name="heartbench")
 version = JudgeRun.objects.filter(version__dataset=dataset).order_by("-version__number").first().version
+from django.db.models import Count
+if sys.argv[1] == "auto":  # the expert with the most open work in the campaign
+    busiest = (
+        Assignment.objects.open(timezone.now()).filter(campaign_response__campaign=active)
+        .values("expert").annotate(n=Count("id")).order_by("-n").first()
+    )
+    expert = User.objects.get(pk=busiest["expert"])
+else:
+    expert = User.objects.get(username=sys.argv[1])
 open_work = list(
     Assignment.objects.open(timezone.now()).filter(expert=expert, campaign_response__campaign=active)
     .order_by("id")
@@ -91,6 +99,7 @@ criteria = {}
 for item_id in {i for _, i in open_work}:
     criteria[item_id] = list(Criterion.objects.filter(item_id=item_id).order_by("position").values_list("id", flat=True))
 print(json.dumps({
+    "expert": expert.username,
     "campaign": active.pk,
     "campaign_name": active.name,
     "assignments": Assignment.objects.filter(campaign_response__campaign=active).count(),
@@ -164,7 +173,9 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
         sys.exit(f"{db}: {found.stderr.strip().splitlines()[-1] if found.stderr.strip() else 'discovery failed'}")
     world = json.loads(found.stdout.strip().splitlines()[-1])
     if len(world["open"]) < args.repeats + 2:
-        sys.exit(f"{db}: {args.expert} has {len(world['open'])} open assignments in {world['campaign_name']}, {args.repeats + 2} needed")
+        sys.exit(
+            f"{db}: {world['expert']} has {len(world['open'])} open assignments in {world['campaign_name']}, {args.repeats + 2} needed"
+        )
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     workers = ["-w", str(args.workers), "--threads", str(args.threads)]
@@ -184,7 +195,7 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
         else:
             sys.exit("gunicorn did not start")
         admin = sign_in(base, args.admin, args.password)
-        expert = sign_in(base, args.expert, args.password)
+        expert = sign_in(base, world["expert"], args.password)
         c = world["campaign"]
         pages = max(1, -(-world["assignments"] // 100))
         rng = random.Random(19)
@@ -213,13 +224,14 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
                 "judgments": [{"criterion": crits[0], "rationale": "第一条理由：回答识别了用户的感受。", "hit": True}],
                 "active_seconds": 5,
             }
-            save = timed(lambda: expert.post(f"{api}/{a['id']}/draft/", json=one, timeout=60))
+            url = f"{api}/{a['id']}"
+            save = timed(lambda url=url, one=one: expert.post(f"{url}/draft/", json=one, timeout=60))
             rest = [
                 {"criterion": k, "rationale": f"第 {i} 条理由：回答是否做到了这一点。", "hit": i % 2 == 0}
                 for i, k in enumerate(crits[1:], 1)
             ]
-            timed(lambda: expert.post(f"{api}/{a['id']}/draft/", json={"judgments": rest}, timeout=60))
-            done = timed(lambda: expert.post(f"{api}/{a['id']}/submit/", json={"active_seconds": 30}, timeout=60))
+            timed(lambda url=url, rest=rest: expert.post(f"{url}/draft/", json={"judgments": rest}, timeout=60))
+            done = timed(lambda url=url: expert.post(f"{url}/submit/", json={"active_seconds": 30}, timeout=60))
             if not warm:
                 times.setdefault("judging", []).append(page)
                 times.setdefault("autosave", []).append(save)
@@ -233,6 +245,7 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
     return {
         "db": db,
         "campaign": world["campaign_name"],
+        "expert": world["expert"],
         "median_ms": {k: statistics.median(v) for k, v in times.items()},
         "runs_ms": times,
         "first_view_ms": {k: first[k] for k in ("dashboard", "leaderboard")},
@@ -253,7 +266,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=3)
     parser.add_argument("--admin", default="bench_admin")
-    parser.add_argument("--expert", default="bench_expert_001")
+    parser.add_argument("--expert", default="auto", help="an expert's username (default: the one with the most open work)")
     parser.add_argument("--password", default="bench-password-19")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
@@ -276,7 +289,7 @@ def main() -> None:
         f = r["first_view_ms"]
         load = ", ".join(f"{x:.1f}" for x in r["load"])  # type: ignore[attr-defined]
         print(
-            f"{label}: {r['campaign']}; first view (computes what later views read): dashboard {fmt(f['dashboard'])}, "  # type: ignore[index]
+            f"{label}: {r['campaign']}, expert {r['expert']}; first view (computes what later views read): dashboard {fmt(f['dashboard'])}, "  # type: ignore[index]
             f"leaderboard {fmt(f['leaderboard'])}; load average after: {load}"  # type: ignore[index]
         )
     if args.json:
