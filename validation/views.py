@@ -118,7 +118,8 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
         # (the template's {% cache %}); these are decoded and drawn only when the section is rendered.
         figures = _ReportFigures(report)
         context.update(
-            report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}",
+            # The creation time too: a key that outlives a test database cannot meet another report with the same id.
+            report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}:{report.created_at.timestamp()}",
             unreadable=SimpleLazyObject(lambda: figures.unreadable),
             r=SimpleLazyObject(lambda: figures.result),
             chart_ability=SimpleLazyObject(lambda: figures.chart_ability),
