@@ -1,4 +1,4 @@
-"""REST API of scores: one model's scores from a verdict source, as `score --format json` gives them (admins and rubric authors only)."""
+"""REST API of scores: one model's scores from a verdict source, as `score --format json` gives them, or every model's at once (admins and rubric authors only)."""
 
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
@@ -10,10 +10,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from heartbench_core.api_judge_runs import IsScoringStaff
-from heartbench_core.blindness import CLOSED_MODEL, blind_scope
+from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
-from heartbench_core.models import LanguageModel
-from heartbench_core.services.scoring import SUBSETS, score_model
+from heartbench_core.models import Dataset, LanguageModel
+from heartbench_core.services.scoring import SUBSETS, score_model, score_models
 
 
 class ScoresQuerySerializer(serializers.Serializer):
@@ -101,3 +101,88 @@ class ScoresView(APIView):
         )
         body = {**result.as_json(include_questions=q["questions"]), "source": verdicts.description}
         return Response(ScoreSerializer(body).data)
+
+
+class LeaderboardQuerySerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    source = serializers.CharField(default="judge")  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
+    judge = serializers.CharField(required=False)
+    run = serializers.CharField(required=False)
+    version = serializers.CharField(required=False)
+    subset = serializers.ChoiceField(choices=SUBSETS, default="all")
+    scene = serializers.CharField(required=False)
+    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
+
+
+class ModelScoresSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(allow_null=True, help_text="By overall score; null when nothing was scored.")
+    model = serializers.CharField()
+    judge = serializers.CharField(allow_null=True, help_text="The judge of the run scored (judge source).")
+    run = serializers.CharField(allow_null=True, help_text="The run label (judge source) or the campaign (consensus).")
+    scores = ScoreSerializer(help_text="What `GET scores/` gives for this model (without per-question scores).")
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    """Every model's scores from one verdict source on one dataset version, ranked by overall score."""
+
+    dataset = serializers.CharField()
+    version = serializers.CharField(allow_null=True, help_text="The version scored (null when no model is listed).")
+    source = serializers.CharField()  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
+    subset = serializers.ChoiceField(choices=SUBSETS)
+    scene = serializers.CharField(allow_null=True)
+    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES)
+    models = ModelScoresSerializer(many=True)
+
+
+class LeaderboardView(APIView):
+    """Every model's scores from a verdict source on one dataset version in one call, ranked (from stored scores).
+
+    Like the leaderboard page, it is closed whole to an expert of an open campaign on the dataset.
+    """
+
+    permission_classes = [IsScoringStaff]
+    validation_error_detail = _("no score")
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(name, OpenApiTypes.STR, required=name == "dataset")
+            for name in ("dataset", "source", "judge", "run", "version", "subset", "scene", "catastrophic")
+        ],
+        responses={200: LeaderboardSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        query = LeaderboardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        dataset = Dataset.objects.filter(name=q["dataset"]).first()
+        if dataset is not None and blind_scope(request.user).hides_dataset(dataset.pk):
+            raise PermissionDenied(CLOSED_DATASET)
+        rows = score_models(
+            dataset_name=q["dataset"],
+            source=q["source"],
+            judge=q.get("judge"),
+            run=q.get("run"),
+            version_label=q.get("version"),
+            subset=q["subset"],
+            scene=q.get("scene"),
+            mode=q["catastrophic"],
+        )
+        body = {
+            "dataset": q["dataset"],
+            "version": rows[0].result.version if rows else None,
+            "source": q["source"],
+            "subset": q["subset"],
+            "scene": q.get("scene") or None,
+            "catastrophic": q["catastrophic"],
+            "models": [
+                {
+                    "rank": row.rank,
+                    "model": row.model,
+                    "judge": row.verdicts.meta.get("judge"),
+                    "run": row.verdicts.meta.get("run") or row.verdicts.meta.get("campaign"),
+                    "scores": {**row.result.as_json(), "source": row.verdicts.description},
+                }
+                for row in rows
+            ],
+        }
+        return Response(LeaderboardSerializer(body).data)

@@ -20,5 +20,6 @@ urlpatterns = [
     path("import/responses/", api.ImportResponsesView.as_view(), name="api-import-responses"),
     path("import/verdicts/", api_judge_runs.ImportVerdictsView.as_view(), name="api-import-verdicts"),
     path("scores/", api_scores.ScoresView.as_view(), name="api-scores"),
+    path("scores/leaderboard/", api_scores.LeaderboardView.as_view(), name="api-leaderboard"),
     path("", include(router.urls)),
 ]

@@ -303,6 +303,33 @@ class JudgeVerdict(models.Model):
         return f"{self.run_id}:{self.criterion_id}={'hit' if self.hit else 'miss'}"
 
 
+class StoredScores(models.Model):
+    """One model's per-question scores from one verdict source under one catastrophic rule, kept until its inputs change.
+
+    Pages and the API aggregate any subset or scene from these arrays instead of reading every
+    verdict again. Rows are deleted by `heartbench_core.services.stored_scores.forget_scores` on every
+    write that changes what they were computed from (verdicts, golden labels, rubric meaning); a judge
+    run's row also remembers the run's verdict count, so a row that missed its invalidation is not used.
+    """
+
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=100, help_text="The verdicts scored: 'judge:<run id>' or 'consensus:<campaign id>:<model id>'.")
+    mode = models.CharField(max_length=12, help_text="Catastrophic rule (a scoring setting): one row per rule.")
+    run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    campaign_id = models.PositiveBigIntegerField(null=True, blank=True, help_text="Consensus scores: the campaign (an upper app's).")
+    stamp = models.CharField(max_length=64, blank=True, help_text="Counts the row was computed from (a judge run's verdict count).")
+    arrays = models.BinaryField(help_text="The per-question score arrays (NumPy .npz).")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "stored scores"
+        constraints = [models.UniqueConstraint(fields=["key", "mode"], name="uniq_stored_scores")]
+        indexes = [models.Index(fields=["campaign_id"])]
+
+    def __str__(self) -> str:
+        return f"scores {self.key} ({self.mode})"
+
+
 # --- the judge and the models under test, called from the platform ---------------------------------
 
 ENV_VAR_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"

@@ -24,6 +24,7 @@ from heartbench_core.models import Criterion, CriterionLineage, Dataset, Dataset
 from heartbench_core.records import MAX_WEIGHT, MIN_WEIGHT, CriterionContent, ItemContent
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.datasets import create_version, load_items
+from heartbench_core.services.stored_scores import forget_scores
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 
 if TYPE_CHECKING:
@@ -513,6 +514,9 @@ def _apply_approval(rev: CriterionRevision, *, actor: User) -> None:
     if rev.change_kind == Kind.RETIREMENT:
         lineage.retired = True
     lineage.save(update_fields=["current_revision", "meaning_revision", "retired"])
+    if lineage.meaning_revision != before_lineage["meaning_revision"]:
+        # Verdicts carried over from other versions through this lineage may have become stale.
+        forget_scores(datasets=[lineage.dataset_id])
     rev.status = Status.APPROVED
     rev.decided_at = timezone.now()
     rev.save(update_fields=["status", "decided_at"])

@@ -122,6 +122,16 @@ class AgreementReport(models.Model):
     exploratory = models.BooleanField(
         default=False, help_text="Computed with parameters other than the dataset's release policy: it cannot set the gate."
     )
+    # The headline figure, copied out of `result` when the report is stored, so lists of reports read no JSON.
+    agreement_value = models.FloatField(null=True, blank=True)
+    agreement_n = models.PositiveIntegerField(null=True, blank=True)
+    agreement_reason = models.TextField(blank=True)
+    agreement_stored = models.BooleanField(
+        default=False, help_text="The three agreement columns hold the figure (older rows read the JSON)."
+    )
+
+    # Lists of reports defer these (a report's JSON is read only where the report itself is shown).
+    LARGE = ("result", "inputs", "parameters")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -133,6 +143,8 @@ class AgreementReport(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None and not kwargs.pop("_allow_update", False):
             raise ValidationError("An agreement report is immutable: compute a new one instead.")
+        if self.pk is None:
+            self.store_agreement_figure()
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
@@ -153,13 +165,47 @@ class AgreementReport(models.Model):
         """The parameters the report was computed with."""
         return Parameters.from_dict(self.parameters)
 
-    @cached_property
-    def agreement_rate(self) -> Figure:
-        """The judge–gold agreement rate with its count and reason, without reading the whole report (for lists)."""
+    def store_agreement_figure(self) -> None:
+        """Copy the agreement rate out of `result` into its columns (done once, when the report is stored)."""
+        figure = self._agreement_from_result()
+        self.agreement_value, self.agreement_n, self.agreement_reason = figure.value, figure.n, figure.reason or ""
+        self.agreement_stored = True
+
+    def _agreement_from_result(self) -> Figure:
         try:
             return stored_agreement_rate(self.result)
         except StoredReportError as exc:  # a list of reports still shows the others, and says why this one has none
             return Figure(None, None, str(exc))
+
+    @cached_property
+    def agreement_rate(self) -> Figure:
+        """The judge–gold agreement rate with its count and reason, from its columns (for lists: no JSON read)."""
+        if self.agreement_stored:
+            return Figure(self.agreement_value, self.agreement_n, self.agreement_reason or None)
+        return self._agreement_from_result()
+
+
+class QueueSummary(models.Model):
+    """The adjudication queue's figures and first entries for the dashboard, kept between views.
+
+    Computing the queue reads every judgment of the campaign; the dashboard reads this row instead.
+    `validation.services.queue_summary` recomputes it in the background after the writes that change
+    the queue (submissions, adjudications, discussion votes, flags, judge runs, reports) and marks it
+    stale meanwhile; the dashboard says when it was computed. The full queue page is always live.
+    """
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="queue_summary")
+    needs_decision = models.PositiveIntegerField(help_text="Units that need a senior reviewer's decision.")
+    compared = models.PositiveIntegerField(help_text="Units compared.")
+    head = models.JSONField(default=list, help_text="The first entries that need a decision, in queue order.")
+    stale = models.BooleanField(default=False, help_text="Something the queue depends on changed since it was computed.")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "queue summaries"
+
+    def __str__(self) -> str:
+        return f"queue of {self.campaign_id}: {self.needs_decision} of {self.compared}"
 
 
 class ReleasePolicy(models.Model):

@@ -11,7 +11,8 @@ from django.utils.translation import gettext as _
 from heartbench_core.verdict_sources import VerdictSet
 
 if TYPE_CHECKING:
-    from heartbench_core.models import Dataset, DatasetVersion
+    from annotation.models import Campaign
+    from heartbench_core.models import Dataset, DatasetVersion, LanguageModel
 
 
 def load_consensus(
@@ -19,6 +20,7 @@ def load_consensus(
 ) -> VerdictSet:
     """Golden labels of one model's responses from the newest campaign that has some (`run` names a campaign)."""
     from annotation.models import Campaign
+    from heartbench_core.models import LanguageModel
     from validation.models import GoldenLabel
 
     campaigns = Campaign.objects.filter(version__dataset=dataset).select_related("version")
@@ -42,14 +44,68 @@ def load_consensus(
                 "compute an agreement report of a campaign with submitted expert judgments first"
             )
         raise ValidationError({"source": message % facts})
-    rows = np.array(
-        GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model__name=model).values_list("criterion_id", "hit"),
-        dtype=np.int64,
-    ).reshape(-1, 2)
+
+    def fetch() -> tuple[np.ndarray, np.ndarray]:
+        rows = np.array(
+            GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model__name=model).values_list(
+                "criterion_id", "hit"
+            ),
+            dtype=np.int64,
+        ).reshape(-1, 2)
+        return rows[:, 0], rows[:, 1].astype(bool)
+
+    model_id = LanguageModel.objects.filter(name=model).values_list("pk", flat=True).first()
     return VerdictSet(
         version=campaign.version,
-        criterion_id=rows[:, 0],
-        hit=rows[:, 1].astype(bool),
         description=f"consensus of campaign {campaign.name}",
-        meta={"campaign_id": campaign.pk, "campaign": campaign.name, "labels": len(rows)},
+        meta={"campaign_id": campaign.pk, "campaign": campaign.name},
+        key=f"consensus:{campaign.pk}:{model_id}",
+        fetch=fetch,
     )
+
+
+def _campaign_labels(campaign: Campaign, model: LanguageModel) -> VerdictSet:
+    from validation.models import GoldenLabel
+
+    def fetch() -> tuple[np.ndarray, np.ndarray]:
+        rows = np.array(
+            GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model=model).values_list("criterion_id", "hit"),
+            dtype=np.int64,
+        ).reshape(-1, 2)
+        return rows[:, 0], rows[:, 1].astype(bool)
+
+    return VerdictSet(
+        version=campaign.version,
+        description=f"consensus of campaign {campaign.name}",
+        meta={"campaign_id": campaign.pk, "campaign": campaign.name, "model": model.name, "model_id": model.pk},
+        key=f"consensus:{campaign.pk}:{model.pk}",
+        fetch=fetch,
+    )
+
+
+def list_consensus(
+    *, dataset: Dataset, version: DatasetVersion | None = None, judge: str | None = None, run: str | None = None
+) -> list[VerdictSet]:
+    """Golden labels of every model of the newest campaign that has some (`run` names a campaign), by model name (three queries)."""
+    from django.db.models import Exists, OuterRef
+
+    from annotation.models import Campaign
+    from heartbench_core.models import LanguageModel
+    from validation.models import GoldenLabel
+
+    campaigns = Campaign.objects.filter(version__dataset=dataset).select_related("version")
+    if version is not None:
+        campaigns = campaigns.filter(version=version)
+    if run:
+        campaigns = campaigns.filter(name=run)
+    campaign = campaigns.filter(Exists(GoldenLabel.objects.filter(campaign=OuterRef("pk")))).order_by("-created_at", "-id").first()
+    if campaign is None:
+        where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
+        message = _(
+            "no human golden standard exists for dataset %(where)r: "
+            "compute an agreement report of a campaign with submitted expert judgments first"
+        )
+        raise ValidationError({"source": message % {"where": where}})
+    labelled = GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model=OuterRef("pk"))
+    models = LanguageModel.objects.filter(Exists(labelled)).order_by("name")
+    return [_campaign_labels(campaign, model) for model in models]

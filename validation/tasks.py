@@ -43,6 +43,13 @@ def refresh_golden_standard(campaign_id: int) -> int:
     return outcome.created + outcome.updated + outcome.deleted
 
 
+def forget_campaign_scores(sender: object, instance: Campaign, **kwargs: Any) -> int:
+    """A deleted campaign's consensus scores go with it (its id could come back with a restored archive)."""
+    from heartbench_core.services.stored_scores import forget_scores
+
+    return forget_scores(campaigns=[instance.pk])
+
+
 def queue_golden_refresh(sender: object, assignment: Assignment, **kwargs: Any) -> bool:
     """On a submission that completes a response (k judgments), record one refresh of its campaign's golden labels.
 
@@ -58,4 +65,7 @@ def queue_golden_refresh(sender: object, assignment: Assignment, **kwargs: Any) 
     submitted = Assignment.objects.filter(campaign_response_id=entry.pk, status=Assignment.Status.SUBMITTED).count()
     if submitted < campaign.overlap:
         return False
+    from validation.models import QueueSummary
+
+    QueueSummary.objects.filter(campaign=campaign).update(stale=True)  # the refresh recomputes it
     return request_golden_refresh(campaign=campaign) is not None

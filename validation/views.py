@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject, cached_property
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -56,7 +57,8 @@ from validation.selectors import (
 )
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
-from validation.services.golden import adjudicate, adjudication_queue
+from validation.services.golden import adjudicate
+from validation.services.queue_summary import head_entries, queue_summary
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 
 ADMIN = (Role.ADMIN,)
@@ -99,52 +101,95 @@ def index(request: SignedInRequest) -> HttpResponse:
 def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
     refuse_reports(request.user, campaign)
-    report = get_object_or_404(AgreementReport, pk=report_id, campaign=campaign) if report_id else latest_report(campaign)
+    # The polled partials need neither the report's figures, the charts nor the adjudication queue (nor record its exposures).
+    part = request.GET.get("part") if request.htmx else None
+    reports = campaign.agreement_reports.defer(*AgreementReport.LARGE) if part else campaign.agreement_reports.all()
+    report = get_object_or_404(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
     context: dict[str, Any] = {"campaign": campaign, "report": report}
-    # The polled partials need neither the charts nor the adjudication queue (nor record its exposures).
-    if request.htmx and request.GET.get("part") == "jobs":
+    if part == "jobs":
         context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
         return render(request, "validation/partials/report_jobs.html", context)
-    if request.htmx and request.GET.get("part") == "history":
+    if part == "history":
         context["history"] = _history(campaign)
         return render(request, "validation/partials/history.html", context)
-    context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset))
-    r: ReportResult | None
-    try:
-        r = report.typed_result if report is not None else None
-    except StoredReportError as exc:  # say which field of which report, rather than fail the whole page
+    context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset), history=_history(campaign))
+    if report is not None:
+        # A report is immutable: its section of the page is rendered once per language and kept in the cache
+        # (the template's {% cache %}); these are decoded and drawn only when the section is rendered.
+        figures = _ReportFigures(report)
         context.update(
-            unreadable=_("Report #%(id)s cannot be read: %(error)s") % {"id": report.pk if report else "", "error": exc},
-            history=_history(campaign),
+            # The creation time too: a key that outlives a test database cannot meet another report with the same id.
+            report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}:{report.created_at.timestamp()}",
+            unreadable=SimpleLazyObject(lambda: figures.unreadable),
+            r=SimpleLazyObject(lambda: figures.result),
+            chart_ability=SimpleLazyObject(lambda: figures.chart_ability),
+            chart_confusion=SimpleLazyObject(lambda: figures.chart("confusion")),
+            chart_alpha=SimpleLazyObject(lambda: figures.chart("alpha")),
+            chart_experts=SimpleLazyObject(lambda: figures.chart("experts")),
+            chart_time=SimpleLazyObject(lambda: figures.chart("time")),
         )
-        r = None
-    if r is not None:
-        context.update(
-            r=r,
-            gate=getattr(report, "gate", None),
-            chart_ability=charts.interval_bars(
-                charts.agreement_bars(r.by_ability, "ability"),
-                title=_("Judge–gold agreement by ability (95% CI)"),
-                reference=r.gate.threshold,
-            ),
-            chart_confusion=charts.confusion_matrix(r.confusion),
-            chart_alpha=charts.interval_bars(
-                charts.alpha_bars(r.by_dimension, "dimension"), title=_("Krippendorff's alpha by dimension"), lo=-1.0
-            ),
-            chart_experts=charts.interval_bars(charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard")),
-            chart_time=charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived")),
-            history=_history(campaign),
-        )
-    queue = visible_entries(request.user, campaign, adjudication_queue(campaign))
-    context["queue_total"] = len(queue)
-    context["queue"] = _queue_rows(queue[:10], campaign.pk)
-    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in queue[:10]}, via="adjudication-queue")
+    # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
+    summary = queue_summary(campaign)
+    # refuse_reports above closed the campaign to anyone it hides an entry from; left out here all the same.
+    head = visible_entries(request.user, campaign, head_entries(summary))[:10]
+    context.update(queue_total=summary.needs_decision, queue_summary=summary, queue=_queue_rows(head, campaign.pk))
+    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in head}, via="adjudication-queue")
     context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
     return render(request, "validation/dashboard.html", context)
 
 
+# Part of the cache key of a report's rendered section: change it when the section's template or charts change.
+REPORT_SECTION_VERSION = "dashboard-report-1"
+
+
+class _ReportFigures:
+    """A stored report's figures and charts for its dashboard section, decoded on first use."""
+
+    def __init__(self, report: AgreementReport) -> None:
+        self.report = report
+        self.error: StoredReportError | None = None
+
+    @cached_property
+    def result(self) -> ReportResult | None:
+        try:
+            return self.report.typed_result
+        except StoredReportError as exc:  # say which field of which report, rather than fail the whole page
+            self.error = exc
+            return None
+
+    @cached_property
+    def unreadable(self) -> str:
+        if self.result is not None:
+            return ""
+        return _("Report #%(id)s cannot be read: %(error)s") % {"id": self.report.pk, "error": self.error}
+
+    @cached_property
+    def chart_ability(self) -> str:
+        r = self.result
+        assert r is not None
+        return charts.interval_bars(
+            charts.agreement_bars(r.by_ability, "ability"), title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold
+        )
+
+    def chart(self, name: str) -> str:
+        r = self.result
+        assert r is not None
+        if name == "confusion":
+            return charts.confusion_matrix(r.confusion)
+        if name == "alpha":
+            return charts.interval_bars(
+                charts.alpha_bars(r.by_dimension, "dimension"), title=_("Krippendorff's alpha by dimension"), lo=-1.0
+            )
+        if name == "experts":
+            return charts.interval_bars(charts.expert_bars(r.by_expert), title=_("Per-expert agreement with the golden standard"))
+        return charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived"))
+
+
 def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
-    return campaign.agreement_reports.select_related("gate").order_by("-created_at", "-id")[:20]
+    """The last 20 reports, from their listed columns (the stored agreement figure): no report's JSON is read."""
+    return (
+        campaign.agreement_reports.defer(*AgreementReport.LARGE).select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
+    )
 
 
 @require_POST

@@ -6,7 +6,8 @@ from typing import TypedDict
 from heartbench_core.lib.scoring import decay_percent
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import DatasetVersion, JudgeRun
-from heartbench_core.services.scoring import ScoreResult, score_judge_runs
+from heartbench_core.services.scoring import ScoreResult
+from heartbench_core.services.stored_scores import scored_runs
 
 # Distinguishable on white, and in the order a legend reads them.
 PALETTE = (
@@ -67,9 +68,9 @@ def judges_of(version: DatasetVersion) -> list[str]:
 def leaderboard(
     version: DatasetVersion, *, judge: str | None = None, run: str | None = None, mode: str = "paper", scene: str | None = None
 ) -> list[LeaderboardRow]:
-    """Rows ranked by overall score (all questions); runs with nothing scored come last, unranked."""
+    """Rows ranked by overall score (all questions); runs with nothing scored come last, unranked. From stored scores."""
     runs = judge_runs_of(version, judge=judge, run=run)
-    scored = score_judge_runs(runs, mode=mode)
+    scored = scored_runs(runs, mode=mode)
     rows = [
         LeaderboardRow(
             rank=None,

@@ -17,7 +17,8 @@ from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import Dataset, DatasetVersion
 from heartbench_core.roles import Role, role_required
-from heartbench_core.services.scoring import SUBSETS, score_judge_runs
+from heartbench_core.services.scoring import SUBSETS
+from heartbench_core.services.stored_scores import scored_runs
 
 
 def _version(name: str, label: str) -> DatasetVersion:
@@ -72,7 +73,7 @@ def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: st
         subset = "all"
     scene = request.GET.get("scene") or None
     mode = _mode(request)
-    result = score_judge_runs([run], mode=mode)[run.pk].result(subset=subset, scene=scene)
+    result = scored_runs([run], mode=mode)[run.pk].result(subset=subset, scene=scene)
     sort = request.GET.get("sort") or "position"
     questions = list(result.questions)
     if sort == "score":

@@ -64,6 +64,7 @@ from heartbench_core.names import validate_model_name
 from heartbench_core.services.datasets import get_version
 from heartbench_core.services.endpoints import resolve_template
 from heartbench_core.services.llm import ChatClient, ChatError, EndpointConfig
+from heartbench_core.services.stored_scores import forget_scores
 
 if TYPE_CHECKING:
     from heartbench_core.models import User
@@ -842,6 +843,7 @@ def _record_many(run: EndpointRun, results: list[QuestionResult], holder: _Holde
                 JudgeRun.objects.filter(pk=run.judge_run.pk).update(
                     question_count=F("question_count") + len(done), verdict_count=F("verdict_count") + len(verdicts)
                 )
+                forget_scores(runs=[run.judge_run.pk])  # the run's stored scores miss these verdicts
             RunQuestion.objects.bulk_update(changed, QUESTION_FIELDS)
     except IntegrityError:
         if len(results) > 1:  # find the one that collided; the others are written

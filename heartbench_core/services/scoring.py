@@ -67,6 +67,31 @@ class RubricFrame:
         return mask
 
 
+def question_frame(version: DatasetVersion, abilities: tuple[str, ...]) -> RubricFrame:
+    """The question half of a rubric frame (one query): enough to aggregate stored per-question scores, not to score verdicts.
+
+    `abilities` are the frame's ability labels as `rubric_frame` gave them when the scores were stored.
+    """
+    items = list(version.items.order_by("position").values_list("question_id", "difficulty", "primary_scene"))
+    question_ids, difficulty, scene = zip(*items) if items else ((), (), ())
+    none = np.zeros(0, dtype=np.int64)
+    return RubricFrame(
+        version=version,
+        question_ids=question_ids,
+        difficulty=np.array(difficulty, dtype=object),
+        scene=np.array(scene, dtype=object),
+        criterion_id=none,
+        question=none.astype(np.intp),
+        position=none.astype(np.intp),
+        ability=none.astype(np.intp),
+        weight=np.zeros(0),
+        catastrophic=np.zeros(0, dtype=bool),
+        lineage=(),
+        revision=none,
+        abilities=abilities,
+    )
+
+
 def rubric_frame(version: DatasetVersion) -> RubricFrame:
     """Flatten a version's rubric into arrays (two queries)."""
     items = list(version.items.order_by("position").values_list("id", "question_id", "difficulty", "primary_scene"))
@@ -250,7 +275,8 @@ def _number(x: float | np.floating) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _check_mode(mode: str) -> None:
+def check_mode(mode: str) -> None:
+    """Raise a ValidationError naming `catastrophic` unless `mode` is a catastrophic rule."""
     if mode not in scoring.CATASTROPHIC_MODES:
         raise ValidationError(
             {
@@ -294,7 +320,7 @@ def _resolve_foreign(frame: RubricFrame, ids: np.ndarray) -> tuple[np.ndarray, i
 
 def score_frame(frame: RubricFrame, *, criterion_id: np.ndarray, hit: np.ndarray, mode: str = "paper") -> ScoredVerdicts:
     """Score one model's verdicts (criterion pks and hits) against a rubric frame."""
-    _check_mode(mode)
+    check_mode(mode)
     criterion_id = np.asarray(criterion_id, dtype=np.int64)
     hit = np.asarray(hit, dtype=bool)
     if len(frame.criterion_id):
@@ -384,15 +410,18 @@ def score_verdict_table(
     }
 
 
-def score_judge_runs(runs: list[JudgeRun], *, mode: str = "paper") -> dict[int, ScoredVerdicts]:
-    """Score many judge runs of one version per question: one query for the rubric, one for all verdicts."""
-    _check_mode(mode)
+def score_judge_runs(runs: list[JudgeRun], *, mode: str = "paper", frame: RubricFrame | None = None) -> dict[int, ScoredVerdicts]:
+    """Score many judge runs of one version per question: one query for the rubric (unless given), one for all verdicts.
+
+    Pages read these through `heartbench_core.services.stored_scores.scored_runs`, which keeps them.
+    """
+    check_mode(mode)
     if not runs:
         return {}
     versions = {r.version_id for r in runs}
     if len(versions) != 1:
         raise ValidationError(gettext("score_judge_runs takes runs of one dataset version"))
-    frame = rubric_frame(runs[0].version)
+    frame = frame or rubric_frame(runs[0].version)
     # Tens of thousands of rows: fetch plain tuples straight into NumPy, skipping per-row ORM work.
     query = JudgeVerdict.objects.filter(run__in=[r.pk for r in runs]).order_by("run_id").values_list("run_id", "criterion_id", "hit")
     sql, params = query.query.sql_with_params()
@@ -419,12 +448,13 @@ def score_model(
     scene: str | None = None,
     mode: str = "paper",
 ) -> "tuple[ScoreResult, VerdictSet]":
-    """Score one model from a named verdict source; return (result, the VerdictSet used)."""
+    """Score one model from a named verdict source; return (result, the VerdictSet used). Stored scores are used when current."""
     from heartbench_core.models import Dataset
     from heartbench_core.services.datasets import get_version
+    from heartbench_core.services.stored_scores import scored_verdicts
     from heartbench_core.verdict_sources import load_verdicts
 
-    _check_mode(mode)
+    check_mode(mode)
     if subset not in SUBSETS:
         raise ValidationError(
             {"subset": gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}}
@@ -434,9 +464,73 @@ def score_model(
         raise ValidationError({"dataset": gettext("no dataset named %(dataset)r") % {"dataset": dataset_name}})
     version = get_version(dataset_name, version_label) if version_label else None
     verdicts = load_verdicts(source, dataset=dataset, version=version, model=model_name, judge=judge, run=run)
-    frame = rubric_frame(verdicts.version)
-    scored = score_frame(frame, criterion_id=verdicts.criterion_id, hit=verdicts.hit, mode=mode)
+    scored = scored_verdicts(verdicts, mode=mode)
     return scored.result(subset=subset, scene=scene), verdicts
+
+
+@dataclass
+class ModelScores:
+    """One model's scores in a list of every model of a source (`score_models`)."""
+
+    rank: int | None  # by overall score; None when nothing was scored
+    model: str
+    verdicts: "VerdictSet"
+    result: ScoreResult
+
+
+def score_models(
+    *,
+    dataset_name: str,
+    source: str = "judge",
+    judge: str | None = None,
+    run: str | None = None,
+    version_label: str | None = None,
+    subset: str = "all",
+    scene: str | None = None,
+    mode: str = "paper",
+    models: Iterable[str] | None = None,
+) -> list[ModelScores]:
+    """Every model's scores from a verdict source on one version, ranked: each equals `score_model` for that model.
+
+    The judge source gives one entry per matching run of the version (default: the newest version
+    with runs); consensus, one per model of the newest campaign with a golden standard (`run` names
+    one). Stored scores are used when current, so the queries do not grow with the verdicts.
+    `models` keeps only the named ones.
+    """
+    from heartbench_core.models import Dataset
+    from heartbench_core.services.datasets import get_version
+    from heartbench_core.services.stored_scores import scored_sources
+    from heartbench_core.verdict_sources import list_verdicts
+
+    check_mode(mode)
+    if subset not in SUBSETS:
+        raise ValidationError(
+            {"subset": gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}}
+        )
+    dataset = Dataset.objects.filter(name=dataset_name).first()
+    if dataset is None:
+        raise ValidationError({"dataset": gettext("no dataset named %(dataset)r") % {"dataset": dataset_name}})
+    version = get_version(dataset_name, version_label) if version_label else None
+    sets = list_verdicts(source, dataset=dataset, version=version, judge=judge, run=run)
+    if models is not None:
+        wanted = set(models)
+        sets = [s for s in sets if s.meta.get("model") in wanted]
+    if not sets:
+        return []
+    scored = scored_sources(sets, mode=mode)
+    rows = [
+        ModelScores(
+            rank=None, model=str(s.meta.get("model", "")), verdicts=s, result=sv.result(subset=subset, scene=scene, with_questions=False)
+        )
+        for s, sv in zip(sets, scored)
+    ]
+    rows.sort(key=lambda r: (r.result.overall is None, -(r.result.overall or 0.0), r.model, r.verdicts.description))
+    rank = 0
+    for row in rows:
+        if row.result.overall is not None:
+            rank += 1
+            row.rank = rank
+    return rows
 
 
 def upstream_overall_lines(result: ScoreResult) -> list[str]:

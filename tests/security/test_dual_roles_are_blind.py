@@ -58,6 +58,7 @@ def _routes(world):
         ((admin, author), "GET", f"/api/v1/judge-runs/{run.pk}/verdicts/", None),
         ((admin, author), "GET", f"/api/v1/scores/?dataset=demo&model={response.model.name}&questions=true", None),
         ((admin, author), "GET", f"/datasets/demo/v/{label}/leaderboard/", None),
+        ((admin, author), "GET", "/api/v1/scores/leaderboard/?dataset=demo", None),
         ((admin, author), "GET", f"/datasets/demo/v/{label}/leaderboard/{response.model.name}/", None),
     ]
 

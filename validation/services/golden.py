@@ -17,8 +17,10 @@ from annotation.models import Assignment, Campaign, CampaignResponse
 from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
+from heartbench_core.services.stored_scores import forget_scores
 from validation.models import Adjudication, GoldenLabel
 from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
+from validation.services.queue_summary import queue_changed
 
 if TYPE_CHECKING:
     from heartbench_core.models import User
@@ -115,6 +117,8 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
         delete = existing[~stored, 0].tolist()
         if delete:
             GoldenLabel.objects.filter(id__in=delete).delete()
+        if new_units.size or changed_ids.size or delete:
+            forget_scores(campaigns=[campaign.pk])  # the consensus scores were computed from the labels as they were
     return RefreshOutcome(int(new_units.size), int(changed_ids.size), len(delete), int(has.sum()))
 
 
@@ -197,6 +201,8 @@ def adjudicate(
                 "adjudication": decision,
             },
         )
+        forget_scores(campaigns=[campaign.pk])  # the decision changed a golden label
+        queue_changed(campaign_ids=[campaign.pk], trigger="adjudication")
         if flag_for_authors:
             flag_for_rubric_authors(decision)
     return decision

@@ -86,9 +86,13 @@ def _run_agreement_report(job: BackgroundJob) -> None:
 
 
 def _run_golden_refresh(job: BackgroundJob) -> None:
+    from validation.models import QueueSummary
     from validation.services.golden import refresh_golden_labels
+    from validation.services.queue_summary import store_queue_summary
 
     refresh_golden_labels(campaign=job.campaign)
+    if QueueSummary.objects.filter(campaign=job.campaign).exists():  # the dashboard's queue figures, once it has been opened
+        store_queue_summary(campaign=job.campaign)
 
 
 RUNNERS: dict[str, Callable[[BackgroundJob], None]] = {

@@ -15,11 +15,18 @@ from heartbench_core.verdict_sources import VerdictSet
 
 
 class Command(PlatformCommand):
-    help = "Score one model on a dataset version from judge verdicts or the human golden standard."
+    help = "Score one model (or several) on a dataset version from judge verdicts or the human golden standard."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
-        parser.add_argument("--model", required=True)
+        parser.add_argument(
+            "--model",
+            required=True,
+            nargs="+",
+            action="extend",
+            help="One or more models (--model A B, or --model A --model B): one start-up for all. "
+            'With several, --format json prints one line per model (with its "model") and --export-upstream needs {model} in PATH.',
+        )
         parser.add_argument("--source", default="judge", help="judge (an imported judge run) or consensus (the human golden standard).")
         parser.add_argument("--judge", help="Judge name, when the model has runs of several judges.")
         parser.add_argument("--run", dest="run_label", help="Run label, when a judge has several runs.")
@@ -38,26 +45,42 @@ class Command(PlatformCommand):
             raise CommandError("; ".join(_messages(exc))) from None
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        result, verdicts = self.run_service(
-            score_model,
-            dataset_name=opts["dataset"],
-            model_name=opts["model"],
-            source=opts["source"],
-            judge=opts["judge"],
-            run=opts["run_label"],
-            version_label=opts["label"],
-            subset=opts["subset"],
-            scene=opts["scene"],
-            mode=opts["catastrophic"],
-        )
-        if opts["export_upstream"]:
-            self.run_service(export_upstream_overall, result=result, path=opts["export_upstream"])
-        if opts["format"] == "json":
-            self.stdout.write(json.dumps(result.as_json(include_questions=opts["questions"]), ensure_ascii=False))
-        else:
-            self._table(result, verdicts, opts)
-        if result.questions_scored == 0:
+        models: list[str] = list(dict.fromkeys(opts["model"]))
+        several = len(models) > 1
+        if several and opts["export_upstream"] and "{model}" not in opts["export_upstream"]:
+            raise CommandError(gettext("with several models, --export-upstream needs {model} in its path (one file per model)"))
+        nothing = []
+        for n, model in enumerate(models):
+            result, verdicts = self.run_service(
+                score_model,
+                dataset_name=opts["dataset"],
+                model_name=model,
+                source=opts["source"],
+                judge=opts["judge"],
+                run=opts["run_label"],
+                version_label=opts["label"],
+                subset=opts["subset"],
+                scene=opts["scene"],
+                mode=opts["catastrophic"],
+            )
+            if opts["export_upstream"]:
+                self.run_service(export_upstream_overall, result=result, path=opts["export_upstream"].replace("{model}", model))
+            if opts["format"] == "json":
+                body = result.as_json(include_questions=opts["questions"])
+                self.stdout.write(json.dumps({"model": model, **body} if several else body, ensure_ascii=False))
+            else:
+                if n:
+                    self.stdout.write("")
+                self._table(result, verdicts, {**opts, "model": model})
+            if result.questions_scored == 0:
+                nothing.append(model)
+        if nothing and not several:
             raise CommandError(gettext("no question of this subset has verdicts on every criterion: nothing to score"))
+        if nothing:
+            raise CommandError(
+                gettext("no question of this subset has verdicts on every criterion for %(models)s: nothing to score")
+                % {"models": ", ".join(nothing)}
+            )
 
     def _table(self, result: ScoreResult, verdicts: VerdictSet, opts: dict[str, Any]) -> None:
         out = self.stdout
