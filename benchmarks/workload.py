@@ -94,12 +94,13 @@ def prepare_database(server: str, db: str, template: str | None) -> None:
 
 
 class Builder:
-    def __init__(self, *, scale: int, experts: int, models: int, seed: int, reports: bool, log=print):
+    def __init__(self, *, scale: int, experts: int, models: int, seed: int, reports: bool = True, judge: bool = True, log=print):
         import numpy as np
 
         self.np = np
-        self.scale, self.n_experts, self.n_models, self.seed, self.reports = scale, experts, models, seed, reports
+        self.scale, self.n_experts, self.n_models, self.seed, self.reports, self.judge = scale, experts, models, seed, reports, judge
         self.rng = np.random.default_rng(seed)
+        self.experts = [f"bench_expert_{e:03d}" for e in range(1, experts + 1)]
         self.log = log
         self.started = time.perf_counter()
 
@@ -118,7 +119,6 @@ class Builder:
 
         self.admin = create_user(username=ADMIN, email=f"{ADMIN}@example.org", roles=[Role.ADMIN.value])
         create_user(username=REVIEWER, email=f"{REVIEWER}@example.org", roles=[Role.SENIOR_REVIEWER.value])
-        self.experts = [f"bench_expert_{e:03d}" for e in range(1, self.n_experts + 1)]
         for name in self.experts:
             create_user(username=name, email=f"{name}@example.org", roles=[Role.EXPERT.value])
         # One hash for everyone: hashing a password per account would cost a second each.
@@ -152,6 +152,7 @@ class Builder:
         np, rng = self.np, self.rng
         self.models = [f"bench-model-{m:02d}" for m in range(1, self.n_models + 1)]
         skill = np.linspace(-0.8, 0.8, self.n_models)[rng.permutation(self.n_models)]
+        self.flip = rng.uniform(0.04, 0.16, self.n_experts)  # each expert's chance of missing the true verdict
         self.true: dict[tuple[str, str], list[int]] = {}
         self.ambiguous: dict[str, list[bool]] = {}
         for qid in self.questions:
@@ -178,21 +179,50 @@ class Builder:
             import_responses(source=_file(lines), dataset_name=DATASET, model_name=model, name=f"{model}.jsonl")
         self.say(f"responses: {len(self.models)} models × {len(self.questions)} questions")
 
+    def judge_lines(self, model: str) -> list[str]:
+        """One judge file (upstream question_score.jsonl shape): the model's verdicts on every item."""
+        lines = []
+        for qid in self.questions:
+            detail = [v ^ int(self.rng.random() < 0.10) for v in self.true[(model, qid)]]
+            lines.append(json.dumps({"question_id": qid, "detail": detail, "score_reason": "逐项对照评分标准。"}, ensure_ascii=False))
+        return lines
+
     def judge_verdicts(self) -> None:
         from heartbench_core.services.judging import import_judge_verdicts
 
-        rng, verdicts = self.rng, 0
         for model in self.models:
-            lines = []
-            for qid in self.questions:
-                truth = self.true[(model, qid)]
-                detail = [v ^ int(rng.random() < 0.10) for v in truth]
-                verdicts += len(detail)
-                lines.append(json.dumps({"question_id": qid, "detail": detail, "score_reason": "逐项对照评分标准。"}, ensure_ascii=False))
             import_judge_verdicts(
-                source=_file(lines), dataset_name=DATASET, model_name=model, judge=JUDGE, name=f"{model}.question_score.jsonl"
+                source=_file(self.judge_lines(model)),
+                dataset_name=DATASET,
+                model_name=model,
+                judge=JUDGE,
+                name=f"{model}.question_score.jsonl",
             )
-        self.say(f"judge verdicts: {len(self.models)} runs of {JUDGE}, {verdicts} verdicts")
+        self.say(f"judge verdicts: {len(self.models)} runs of {JUDGE}")
+
+    def expert_lines(self, sampled: list[tuple[str, str]], *, complete_share: float = 1.0) -> list[str]:
+        """Import lines of the experts' judgments on the sampled (model, question_id) responses, k per response.
+
+        A response is complete (k judgments) with probability `complete_share`, else it has 0 to k − 1.
+        """
+        np, rng = self.np, self.rng
+        lines = []
+        for model, qid in sampled:
+            done = K if complete_share >= 1 or rng.random() < complete_share else int(rng.integers(0, K))
+            truth = np.array(self.true[(model, qid)])
+            ambiguous = self.ambiguous[qid]
+            for e in rng.choice(self.n_experts, size=K, replace=False)[:done]:
+                p = np.where(ambiguous, self.flip[e] + 0.12, self.flip[e])
+                detail = (truth ^ (rng.random(len(truth)) < p)).astype(int).tolist()
+                pick = rng.integers(0, 4, len(detail))
+                reasons = [(HIT_REASONS if h else MISS_REASONS)[int(i)] for h, i in zip(detail, pick)]
+                lines.append(
+                    json.dumps(
+                        {"question_id": qid, "model": model, "annotator": self.experts[e], "detail": detail, "reasons": reasons},
+                        ensure_ascii=False,
+                    )
+                )
+        return lines
 
     # --- blind tests -------------------------------------------------------------------------------
 
@@ -202,9 +232,7 @@ class Builder:
         from annotation.services.campaigns import create_campaign, set_campaign_status
         from validation.services.imports import import_judgments
 
-        np, rng = self.np, self.rng
         running = max(1, round(RUNNING_SHARE * self.scale))
-        flip = rng.uniform(0.04, 0.16, self.n_experts)
         self.campaigns: list[Campaign] = []
         totals = {"responses": 0, "judgments": 0, "open": 0}
         for c in range(self.scale):
@@ -223,22 +251,7 @@ class Builder:
             )
             campaign = outcome.campaign
             sampled = list(campaign.responses.order_by("order_key").values_list("response__model__name", "response__question_id"))
-            lines = []
-            for model, qid in sampled:
-                done = K if not is_running or rng.random() < COMPLETE_SHARE else int(rng.integers(0, K))
-                truth = self.true[(model, qid)]
-                ambiguous = self.ambiguous[qid]
-                for e in rng.choice(self.n_experts, size=K, replace=False)[:done]:
-                    p = np.where(ambiguous, flip[e] + 0.12, flip[e])
-                    detail = [int(v) for v in np.array(truth) ^ (rng.random(len(truth)) < p)]
-                    pick = rng.integers(0, 4, len(detail))
-                    reasons = [(HIT_REASONS if h else MISS_REASONS)[int(i)] for h, i in zip(detail, pick)]
-                    lines.append(
-                        json.dumps(
-                            {"question_id": qid, "model": model, "annotator": self.experts[e], "detail": detail, "reasons": reasons},
-                            ensure_ascii=False,
-                        )
-                    )
+            lines = self.expert_lines(sampled, complete_share=COMPLETE_SHARE if is_running else 1.0)
             imported = import_judgments(
                 source=_file(lines), dataset_name=DATASET, campaign_name=name, created_by=self.admin, name=f"{name}.jsonl"
             )
@@ -270,7 +283,8 @@ class Builder:
         self.dataset()
         self.truth()
         self.responses()
-        self.judge_verdicts()
+        if self.judge:
+            self.judge_verdicts()
         self.blind_tests()
         if self.reports:
             self.agreement_reports()
