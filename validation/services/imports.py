@@ -589,17 +589,30 @@ def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list
         ),
         (f"{pk}\t{new_public_id()}\t{cr}\t{user}\t{status}\t{stamp}\t{submitted}\t0\tf\n" for pk, cr, user in zip(ids, cr_ids, user_ids)),
     )
-    hits = ("f", "t")
-    copy_lines(
-        Judgment,
-        ("assignment_id", "criterion_id", "hit", "rationale", "updated_at"),
-        (
-            f"{pk}\t{cid}\t{hits[v]}\t{copy_text(reason)}\t{stamp}\n"
-            for pk, cid, v, reason in zip(_repeat_per_value(ids, judged), _flat_criteria(judged), judged.detail, judged.reasons)
-        ),
-    )
+    copy_lines(Judgment, ("assignment_id", "criterion_id", "hit", "rationale", "updated_at"), _judgment_rows(judged, ids, stamp))
     if not fast:
         Assignment.objects.filter(id__in=ids).update(status=Assignment.Status.SUBMITTED, submitted_at=now)
+
+
+def _judgment_rows(judged: _Judged, assignment_ids: list[int], stamp: str) -> Iterator[str]:
+    """COPY lines of every judgment, one string per assignment; the rationales are escaped only where a line needs it."""
+    hits = ("f", "t")
+    suffix = f"\t{stamp}\n"
+    cells: dict[int, list[str]] = {}  # per rubric (the lists are shared by the lines of a question): "\t<criterion>\t"
+    detail, reasons = judged.detail, judged.reasons
+    start = 0
+    for pk, criteria in zip(assignment_ids, judged.criterion_ids):
+        end = start + len(criteria)
+        columns = cells.get(id(criteria))
+        if columns is None:
+            columns = cells[id(criteria)] = [f"\t{c}\t" for c in criteria]
+        texts = reasons[start:end]
+        joined = "".join(texts)
+        if "\\" in joined or "\t" in joined or "\n" in joined or "\r" in joined:
+            texts = [copy_text(t) for t in texts]
+        head = str(pk)
+        yield "".join([f"{head}{c}{hits[v]}\t{t}{suffix}" for c, v, t in zip(columns, detail[start:end], texts)])
+        start = end
 
 
 def _repeat_per_value(per_line: Sequence[T], judged: _Judged) -> Iterator[T]:
