@@ -14,8 +14,8 @@ bench_10x:blind-test-005` (databases built by `benchmarks/workload.py`): each is
 For each database it starts gunicorn with the project's gunicorn.conf.py (PRODUCTION settings,
 one worker, so its memory is the export's), signs the admin `bench_admin` in through a session
 made in the database, and downloads `/validation/campaigns/<id>/export/judgments.csv` --runs times:
-time to the first byte of the body, time to the last, bytes, and the worker's peak resident
-memory (VmHWM) before and after. Prints medians and the load average.
+time to the first byte of the body, time to the last, bytes, the worker's CPU time for the export
+and its peak resident memory (VmHWM) before and after. Prints medians and the load average.
 """
 
 from __future__ import annotations
@@ -109,6 +109,12 @@ def peak_memory_kb(pid: int) -> int:
     return 0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far: what the export cost it, whatever the machine's load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def worker_pid(master: int) -> int:
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
     return int(children[0])
@@ -150,8 +156,9 @@ def measure(db: str, campaign_name: str, runs: int) -> dict:
                 time.sleep(0.2)
         worker = worker_pid(server.pid)
         before = peak_memory_kb(worker)
-        firsts, totals, sizes = [], [], []
+        firsts, totals, sizes, cpus = [], [], [], []
         for _ in range(runs):
+            cpu = cpu_seconds(worker)
             start = time.perf_counter()
             with requests.get(url, headers=headers, stream=True, timeout=600) as response:
                 response.raise_for_status()
@@ -161,6 +168,7 @@ def measure(db: str, campaign_name: str, runs: int) -> dict:
                         first = time.perf_counter() - start
                     size += len(piece)
             totals.append(time.perf_counter() - start)
+            cpus.append(cpu_seconds(worker) - cpu)
             firsts.append(first or 0.0)
             sizes.append(size)
         after = peak_memory_kb(worker)
@@ -172,6 +180,7 @@ def measure(db: str, campaign_name: str, runs: int) -> dict:
         "total_s": statistics.median(totals),
         "all_total_s": [round(t, 2) for t in totals],
         "bytes": sizes[0],
+        "worker_cpu_s": statistics.median(cpus),
         "worker_peak_mb_before": before / 1024,
         "worker_peak_mb_after": after / 1024,
         "load": os.getloadavg()[0],
@@ -200,7 +209,7 @@ def main() -> None:
             result = measure(db, campaign, args.runs)
             print(
                 f"{db} / {campaign}: judgments.csv {result['bytes'] / 1e6:.1f} MB, first byte {result['first_byte_ms']:.0f} ms, "
-                f"whole file {result['total_s']:.2f} s (median of {args.runs}: {result['all_total_s']}), "
+                f"whole file {result['total_s']:.2f} s (median of {args.runs}: {result['all_total_s']}; worker CPU {result['worker_cpu_s']:.2f} s), "
                 f"worker peak memory {result['worker_peak_mb_before']:.0f} → {result['worker_peak_mb_after']:.0f} MB, "
                 f"load {result['load']:.1f}",
                 flush=True,

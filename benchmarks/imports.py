@@ -18,7 +18,8 @@ verdict. It writes, to a temporary directory, the files an operator would import
 Each run copies the base (`createdb -T`), times the two service calls (one transaction each,
 every line checked) in this process, and drops the copy. With --commands it also times the
 two management commands, start-up included, on a fresh copy. Prints medians and the machine's
-load average; whether the path without per-row triggers was taken (a superuser or a role
+load average, and the CPU time spent by this process and by its PostgreSQL backend (on a busy
+machine the wall time is mostly waiting for a core); whether the path without per-row triggers was taken (a superuser or a role
 granted SET on session_replication_role) is printed too.
 """
 
@@ -108,6 +109,17 @@ def write_files(directory: Path, scale: int) -> tuple[list[Path], list[tuple[Pat
     return judgment_files, judge_files, judgments, verdicts
 
 
+def backend_cpu_seconds() -> float:
+    """CPU time so far of the PostgreSQL backend serving this process's connection (same machine)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def use_database(name: str) -> None:
     from django.conf import settings
     from django.db import connection
@@ -154,23 +166,29 @@ def main() -> None:
             flush=True,
         )
         human, judge = [], []
+        human_cpu: list[tuple[float, float]] = []
+        judge_cpu: list[tuple[float, float]] = []
         for run in range(args.runs):
             copy = f"{args.prefix}_imports_run_{os.getpid()}"
             psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}"')
             try:
                 use_database(copy)
                 fast = may_skip_row_triggers(["annotation_judgment", "heartbench_core_judgeverdict"])
-                start = time.perf_counter()
+                cpu, server, start = time.process_time(), backend_cpu_seconds(), time.perf_counter()
                 outcome = import_judgments(source=judgment_files, dataset_name="heartbench", campaign_name=f"imported-{args.scale}x")
                 human.append(time.perf_counter() - start)
+                human_cpu.append((time.process_time() - cpu, backend_cpu_seconds() - server))
                 assert outcome.judgments == n_judgments, outcome
-                start = time.perf_counter()
+                cpu, server, start = time.process_time(), backend_cpu_seconds(), time.perf_counter()
                 runs = import_judge_runs(files=judge_files, dataset_name="heartbench", judge="bench-judge")
                 judge.append(time.perf_counter() - start)
+                judge_cpu.append((time.process_time() - cpu, backend_cpu_seconds() - server))
                 assert sum(o.verdicts for o in runs) == n_verdicts
                 print(
-                    f"run {run + 1}: import_judgments {human[-1]:.2f}s ({n_judgments / human[-1]:,.0f}/s), "
-                    f"import_judge_verdicts {judge[-1]:.2f}s ({n_verdicts / judge[-1]:,.0f}/s), "
+                    f"run {run + 1}: import_judgments {human[-1]:.2f}s ({n_judgments / human[-1]:,.0f}/s; CPU: Python "
+                    f"{human_cpu[-1][0]:.1f}s + PostgreSQL {human_cpu[-1][1]:.1f}s), "
+                    f"import_judge_verdicts {judge[-1]:.2f}s ({n_verdicts / judge[-1]:,.0f}/s; CPU: Python "
+                    f"{judge_cpu[-1][0]:.1f}s + PostgreSQL {judge_cpu[-1][1]:.1f}s), "
                     f"without per-row triggers: {fast}, load {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
@@ -178,8 +196,13 @@ def main() -> None:
                 connection.close()
                 psql("postgres", f'DROP DATABASE IF EXISTS "{copy}"')
         h, j = statistics.median(human), statistics.median(judge)
+        hc, jc = statistics.median(sum(c) for c in human_cpu), statistics.median(sum(c) for c in judge_cpu)
         print(f"median of {args.runs}: import_judgments {h:.2f}s = {n_judgments / h:,.0f} judgments/s; ", end="")
         print(f"import_judge_verdicts {j:.2f}s = {n_verdicts / j:,.0f} verdicts/s (load {os.getloadavg()[0]:.1f})")
+        print(
+            f"per CPU second (Python + PostgreSQL backend, what a quiet machine would approach): "
+            f"import_judgments {n_judgments / hc:,.0f} judgments/s, import_judge_verdicts {n_verdicts / jc:,.0f} verdicts/s"
+        )
         if args.commands:
             time_commands(base, judgment_files, judge_files, args)
 

@@ -34,6 +34,7 @@ Row: TypeAlias = tuple[Any, ...]
 
 CHUNK_CHARS = 64 * 1024
 ENTRIES_PER_BATCH = 500
+FIRST_BATCH = 20
 LINES_PER_PIECE = 200  # lines handed to `chunks` at once
 
 JUDGMENT_HEADER: Row = (
@@ -87,15 +88,17 @@ def entry_batches(
 ) -> Iterator[list[int]]:
     """The ids of the campaign's entries (but the hidden ones), in id order, ENTRIES_PER_BATCH at a time.
 
-    With a `user`, each batch's responses are recorded as shown to them (`via`) before it is given.
+    The first batch is smaller, so the first rows go out at once. With a `user`, each batch's
+    responses are recorded as shown to them (`via`) before it is given.
     """
-    size = size or ENTRIES_PER_BATCH
+    full = size or ENTRIES_PER_BATCH
+    size = min(full, FIRST_BATCH)
     last = 0
     while True:
         batch = list(CampaignResponse.objects.filter(campaign=campaign, pk__gt=last).order_by("pk").values_list("pk", "response_id")[:size])
         if not batch:
             return
-        last = batch[-1][0]
+        last, size = batch[-1][0], full
         shown = [(pk, response) for pk, response in batch if pk not in hidden]
         if not shown:
             continue
