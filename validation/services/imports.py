@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, NamedTuple, TypeAlias, TypeVar
+from typing import IO, NamedTuple, TypeAlias, TypeVar, cast
 
 import numpy as np
 from django.contrib.auth.models import Group
@@ -122,7 +122,7 @@ def import_judgments(
     campaign_name = (campaign_name or "").strip()
     campaign, version = _find_campaign(campaign_name, dataset_name, version_label)
     refs = _load_references(version, campaign)
-    sources = list(source) if isinstance(source, (list, tuple)) else [source]
+    sources: list[Source] = list(source) if isinstance(source, (list, tuple)) else [cast(Source, source)]
     names = [name or source_name(s) for s in sources] if len(sources) == 1 else [source_name(s) for s in sources]
     collectors = [ErrorCollector(n) for n in names]
     judged = _Judged([], [], [], [], [], [], [], [], {}, set())
