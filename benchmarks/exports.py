@@ -120,7 +120,7 @@ def worker_pid(master: int) -> int:
     return int(children[0])
 
 
-def measure(db: str, campaign_name: str, runs: int) -> dict:
+def measure(db: str, campaign_name: str, runs: int, code: Path = ROOT) -> dict:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "heartbench_core.settings",
@@ -135,13 +135,13 @@ def measure(db: str, campaign_name: str, runs: int) -> dict:
     }
     world = json.loads(
         subprocess.run(
-            [PYTHON, "-c", SESSION, "bench_admin", campaign_name], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+            [PYTHON, "-c", SESSION, "bench_admin", campaign_name], cwd=code, env=env, check=True, capture_output=True, text=True
         ).stdout.splitlines()[-1]
     )
     port = free_port()
     server = subprocess.Popen(
-        [GUNICORN, "-c", str(ROOT / "gunicorn.conf.py"), "-b", f"127.0.0.1:{port}", "-w", "1", "--threads", "2", "--log-level", "warning"],
-        cwd=ROOT,
+        [GUNICORN, "-c", str(code / "gunicorn.conf.py"), "-b", f"127.0.0.1:{port}", "-w", "1", "--threads", "2", "--log-level", "warning"],
+        cwd=code,
         env=env,
         start_new_session=True,
     )
@@ -194,6 +194,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--also", nargs="*", default=[], metavar="DB:CAMPAIGN")
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="Serve from another checkout (e.g. `git archive <commit>` unpacked), to compare before and after.",
+    )
     args = parser.parse_args()
     big = f"{args.prefix}_exports_{args.scale}x"
     if args.rebuild or not exists(big):
@@ -206,7 +212,7 @@ def main() -> None:
         targets.append((copy, campaign, True))
     try:
         for db, campaign, _ in targets:
-            result = measure(db, campaign, args.runs)
+            result = measure(db, campaign, args.runs, args.code)
             print(
                 f"{db} / {campaign}: judgments.csv {result['bytes'] / 1e6:.1f} MB, first byte {result['first_byte_ms']:.0f} ms, "
                 f"whole file {result['total_s']:.2f} s (median of {args.runs}: {result['all_total_s']}; worker CPU {result['worker_cpu_s']:.2f} s), "
