@@ -777,45 +777,49 @@ def ambiguous_lineages(campaign: Campaign) -> set[str]:
 
 def golden_labels_for_export(campaign: Campaign) -> QuerySet[GoldenLabel, tuple[Any, ...]]:
     """Golden labels with what identifies them to an admin, in a stable order."""
-    return (
-        GoldenLabel.objects.filter(campaign=campaign)
-        .order_by("campaign_response_id", "criterion__position")
-        .values_list(
-            "campaign_response__response__public_id",
-            "campaign_response__item__question_id",
-            "campaign_response__response__model__name",
-            "criterion__position",
-            "criterion__lineage_id",
-            "criterion__revision",
-            "hit",
-            "provenance",
-            "expert_hits",
-            "expert_ratings",
-            "adjudication__decided_by__username",
-            "adjudication__decided_at",
-            "adjudication__cause",
-            "adjudication__note",
-        )
+    return golden_values(GoldenLabel.objects.filter(campaign=campaign))
+
+
+def golden_values(labels: QuerySet[GoldenLabel]) -> QuerySet[GoldenLabel, tuple[Any, ...]]:
+    """The export's columns of these golden labels, in a stable order."""
+    return labels.order_by("campaign_response_id", "criterion__position").values_list(
+        "campaign_response__response__public_id",
+        "campaign_response__item__question_id",
+        "campaign_response__response__model__name",
+        "criterion__position",
+        "criterion__lineage_id",
+        "criterion__revision",
+        "hit",
+        "provenance",
+        "expert_hits",
+        "expert_ratings",
+        "adjudication__decided_by__username",
+        "adjudication__decided_at",
+        "adjudication__cause",
+        "adjudication__note",
     )
 
 
 def judgments_for_export(campaign: Campaign) -> QuerySet[Judgment, tuple[Any, ...]]:
     """Submitted judgments of a campaign with rater, response and criterion, for an admin export."""
-    return (
+    return judgment_values(
         Judgment.objects.filter(assignment__campaign_response__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED)
-        .order_by("assignment__campaign_response_id", "criterion__position", "assignment__expert__username")
-        .values_list(
-            "assignment__campaign_response__response__public_id",
-            "assignment__campaign_response__item__question_id",
-            "assignment__campaign_response__response__model__name",
-            "assignment__expert__username",
-            "criterion__position",
-            "criterion__lineage_id",
-            "criterion__revision",
-            "hit",
-            "rationale",
-            "assignment__submitted_at",
-        )
+    )
+
+
+def judgment_values(judgments: QuerySet[Judgment]) -> QuerySet[Judgment, tuple[Any, ...]]:
+    """The export's columns of these judgments, in a stable order (response, criterion, rater)."""
+    return judgments.order_by("assignment__campaign_response_id", "criterion__position", "assignment__expert__username").values_list(
+        "assignment__campaign_response__response__public_id",
+        "assignment__campaign_response__item__question_id",
+        "assignment__campaign_response__response__model__name",
+        "assignment__expert__username",
+        "criterion__position",
+        "criterion__lineage_id",
+        "criterion__revision",
+        "hit",
+        "rationale",
+        "assignment__submitted_at",
     )
 
 

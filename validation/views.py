@@ -21,17 +21,16 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.knowledge.forms import CaseForm, apply_errors
 from annotation.models import Campaign, CampaignResponse, Case, Judgment
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from heartbench_core.blindness import blind_scope, refuse_response
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict, User
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation.alignment import dataset_alignment
 from validation.blindness import (
-    hidden_entry_ids,
     record_entry_exposures,
     refuse_alignment,
     refuse_campaign,
@@ -39,6 +38,7 @@ from validation.blindness import (
     visible_entries,
     without_model_names,
 )
+from validation.exports import export_chunks
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.selectors import (
@@ -47,9 +47,7 @@ from validation.selectors import (
     adjudication_units,
     campaigns_to_adjudicate,
     campaigns_with_reports,
-    golden_labels_for_export,
     judge_reasons,
-    judgments_for_export,
     latest_release_gate,
     latest_report,
     queue_counts,
@@ -419,64 +417,13 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
             body = json.dumps(stored, ensure_ascii=False) + "\n"
             return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
         rows: Iterable[Row] = report_csv_rows(report.typed_result)
-    elif what == "golden":
-        header: Row = (
-            "response",
-            "question_id",
-            "model",
-            "criterion_position",
-            "criterion_key",
-            "criterion_revision",
-            "hit",
-            "provenance",
-            "expert_hits",
-            "expert_ratings",
-            "adjudicated_by",
-            "adjudicated_at",
-            "cause",
-            "why",
-        )
-        rows = _rows(header, _visible_export(request.user, campaign, golden_labels_for_export(campaign), via="export-golden"))
     else:
-        header = (
-            "response",
-            "question_id",
-            "model",
-            "expert",
-            "criterion_position",
-            "criterion_key",
-            "criterion_revision",
-            "hit",
-            "rationale",
-            "submitted_at",
+        content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
+        return _attachment(
+            StreamingHttpResponse(export_chunks(request.user, campaign, what, fmt), content_type=content_type), campaign, what, fmt
         )
-        rows = _rows(header, _visible_export(request.user, campaign, judgments_for_export(campaign), via="export-judgments"))
-    response: HttpResponseBase
-    if fmt == "csv":
-        response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
-    else:
-        response = StreamingHttpResponse(_jsonl_lines(rows), content_type="application/x-ndjson; charset=utf-8")
+    response: HttpResponseBase = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
     return _attachment(response, campaign, what, fmt)
-
-
-def _visible_export(user: User, campaign: Campaign, values: QuerySet[Any, Row], *, via: str) -> QuerySet[Any, Row]:
-    """Export rows without the responses the user must not see; the rest is recorded as shown to them."""
-    hidden = hidden_entry_ids(user, campaign)
-    entries = CampaignResponse.objects.filter(campaign=campaign)
-    if hidden:
-        entries = entries.exclude(pk__in=hidden)
-        values = values.exclude(**{_ENTRY_FIELD[values.model.__name__] + "__in": hidden})
-    record_exposures(user=user, response_ids=entries.values_list("response_id", flat=True), via=via)
-    return values
-
-
-_ENTRY_FIELD = {"GoldenLabel": "campaign_response_id", "Judgment": "assignment__campaign_response_id"}
-
-
-def _rows(header: Row, values: QuerySet[Any, Row]) -> Iterator[Row]:
-    yield header
-    for row in values.iterator(chunk_size=2000):
-        yield tuple(v.isoformat() if hasattr(v, "isoformat") else (str(v) if v.__class__.__name__ == "UUID" else v) for v in row)
 
 
 def _csv_lines(rows: Iterable[Row]) -> Iterator[str]:
@@ -487,13 +434,6 @@ def _csv_lines(rows: Iterable[Row]) -> Iterator[str]:
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
-
-
-def _jsonl_lines(rows: Iterable[Row]) -> Iterator[str]:
-    lines = iter(rows)
-    header = next(lines)
-    for row in lines:
-        yield json.dumps(dict(zip(header, row)), ensure_ascii=False, default=str) + "\n"
 
 
 def _attachment(response: HttpResponseBase, campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:

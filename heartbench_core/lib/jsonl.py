@@ -106,7 +106,7 @@ def read_jsonl(
         if not isinstance(value, dict):
             errors.add(number, None, f"expected a JSON object, found {_type_name(value)}")
             continue
-        problem = unstorable_part(value)
+        problem = unstorable_part(value) if _may_hold_unstorable(text) else None
         if problem is not None:
             errors.add(number, *problem)
             continue
@@ -116,6 +116,23 @@ def read_jsonl(
 # NUL (PostgreSQL refuses it in text and jsonb) and lone UTF-16 surrogates, which JSON's \\ud800
 # escapes can produce but no database can encode as UTF-8.
 _UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+
+
+# What a line holding an unstorable part must contain: the character itself (a text source may hold a
+# lone surrogate), its \u escape, or more brackets than the deepest allowed nesting.
+_UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _may_hold_unstorable(text: str) -> bool:
+    """Whether a decoded line may hold what `unstorable_part` looks for; False lets the walk over the value be skipped.
+
+    Conservative: an escaped backslash followed by "u0000" also says True, and the walk decides.
+    """
+    if "\\u" in text and _UNSTORABLE_ESCAPE.search(text):
+        return True
+    if _UNSTORABLE_CHARACTER.search(text):
+        return True
+    return text.count("[") + text.count("{") > MAX_NESTING_DEPTH
 
 
 def _describe(character: str) -> str:

@@ -9,17 +9,18 @@ unparseable vector or an unknown question is an error naming the line, and nothi
 
 import ast
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext
 
-from heartbench_core.jsonl import ErrorCollector, type_name
-from heartbench_core.lib.jsonl import read_jsonl, source_name
+from heartbench_core.bulk import copy_lines, copy_text, lock_referenced, may_skip_row_triggers, skip_row_triggers
+from heartbench_core.jsonl import ErrorCollector, InputFileError, type_name
+from heartbench_core.lib.jsonl import LineError, read_jsonl, source_name
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, User
 from heartbench_core.names import validate_model_name
 from heartbench_core.services.datasets import get_version
@@ -177,6 +178,29 @@ def _checked_verdict_line(line: int, record: dict, errors: ErrorCollector, qid: 
     return _VerdictLine(line, qid, hits, reason, output, response)
 
 
+@dataclass(frozen=True)
+class JudgeFile:
+    """One judge output file to import: the file, the model whose responses it judged, and the name errors give it."""
+
+    source: str | Path | IO
+    model_name: str
+    name: str | None = None
+
+
+@dataclass
+class _Planned:
+    """A judge file checked and ready to write (or found already imported)."""
+
+    file_name: str
+    model_name: str
+    lines: list[_VerdictLine]
+    wanted: set[tuple[int, bool]]
+    new_responses: list[tuple[_VerdictLine, str]]
+    responses: dict[str, int]  # the model's stored responses: question_id → response id
+    outcome: JudgeImportOutcome | None = None  # set when the run exists with these very verdicts
+    run: JudgeRun | None = None
+
+
 def import_judge_verdicts(
     *,
     source: str | Path | IO,
@@ -195,33 +219,156 @@ def import_judge_verdicts(
     A line may carry the `response` it judged (the upstream file does): it is imported when the
     model has none for that question yet, and must match the stored one otherwise.
     """
-    model_name, judge, run_label = _checked_run_names(model_name, judge, run_label)
+    [outcome] = import_judge_runs(
+        files=[JudgeFile(source, model_name, name)],
+        dataset_name=dataset_name,
+        judge=judge,
+        run_label=run_label,
+        version_label=version_label,
+        note=note,
+        created_by=created_by,
+        progress=progress,
+    )
+    return outcome
+
+
+def import_judge_runs(
+    *,
+    files: Sequence[JudgeFile | tuple[str | Path | IO, str]],
+    dataset_name: str,
+    judge: str,
+    run_label: str | None = None,
+    version_label: str | None = None,
+    note: str = "",
+    created_by: User | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[JudgeImportOutcome]:
+    """Import one judge's verdicts on several models' responses, one file per model, as one judge run each; atomic, idempotent.
+
+    Every file is checked before anything is written: a bad line in any of them is an error naming
+    its file, line and field, and nothing is written. A run already imported with the same
+    verdicts is left as it is; with other verdicts it is an error.
+    """
+    entries = [f if isinstance(f, JudgeFile) else JudgeFile(*f) for f in files]
+    if not entries:
+        raise ValidationError({"files": gettext("name at least one judge file")})
+    judge, label = _checked_run_names(entries[0].model_name, judge, run_label)[1:]
+    names = _checked_model_names(entries)
     version = get_version(dataset_name, version_label)
-    file_name = name or source_name(source)
     criteria = _criteria_by_question(version)
-    lines = parse_judge_file(source, rubric_lengths={q: len(c) for q, c in criteria.items()}, name=file_name, progress=progress)
-    model = LanguageModel.objects.filter(name=model_name).first()
-    responses = _stored_responses(version, model, fields=("id", "question_id", "text")) if model else {}
-    new_responses = _responses_to_import(lines, responses, model_name, file_name)
-    wanted = {(pk, bool(h)) for entry in lines for pk, h in zip(criteria[entry.question_id], entry.hits)}
-    existing = JudgeRun.objects.filter(version=version, model=model, judge=judge, label=run_label).first() if model else None
-    if existing is not None:
-        return _same_run_again(existing, wanted, len(criteria), version=version, model_name=model_name)
+    lengths = {q: len(c) for q, c in criteria.items()}
+    models = {m.name: m for m in LanguageModel.objects.filter(name__in=names)}
+    stored = _stored_response_ids(version, list(models.values()))
+    existing = {
+        run.model.name: run
+        for run in JudgeRun.objects.filter(version=version, model__in=models.values(), judge=judge, label=label).select_related("model")
+    }
+    plans: list[_Planned] = []
+    problems: list[LineError] = []
+    for entry, model_name in zip(entries, names):
+        file_name = entry.name or source_name(entry.source)
+        try:
+            lines = parse_judge_file(entry.source, rubric_lengths=lengths, name=file_name, progress=progress)
+            responses = stored.get(model_name, {})
+            carried = [line for line in lines if line.response is not None and line.question_id in responses]
+            texts = _stored_texts(carried, models[model_name], version) if carried else {}
+            new_responses = _responses_to_import(lines, responses, texts, model_name, file_name)
+        except InputFileError as exc:
+            problems.extend(exc.errors)
+            continue
+        wanted = {(pk, bool(h)) for line in lines for pk, h in zip(criteria[line.question_id], line.hits)}
+        plan = _Planned(file_name, model_name, lines, wanted, new_responses, responses=responses)
+        if model_name in existing:
+            plan.outcome = _same_run_again(existing[model_name], wanted, len(criteria), version=version, model_name=model_name)
+        plans.append(plan)
+    if problems:
+        raise InputFileError(problems)
+    new = [p for p in plans if p.outcome is None]
     try:
         with transaction.atomic():
-            model, _ = LanguageModel.objects.get_or_create(name=model_name)
-            created = _create_responses(version, model, new_responses, file_name)
-            if new_responses:
-                responses = _stored_responses(version, model, fields=("id", "question_id"))
-            run = _create_run(
-                version, model, judge, run_label, created_by=created_by, file_name=file_name, note=note, lines=lines, wanted=wanted
-            )
-            _create_verdicts(run, lines, criteria, responses)
+            _create_runs_and_responses(new, version, judge, label, created_by=created_by, note=note)
+            _create_verdicts(new, criteria)
     except IntegrityError as exc:
         raise ValidationError(
-            gettext("could not create judge run %(judge)s/%(run)s: %(error)s") % {"judge": judge, "run": run_label, "error": exc}
+            gettext("could not create judge run %(judge)s/%(run)s: %(error)s") % {"judge": judge, "run": label, "error": exc}
         ) from exc
-    return JudgeImportOutcome(run, True, len(lines), len(wanted), len(criteria) - len(lines), len(created))
+    return [
+        plan.outcome
+        or JudgeImportOutcome(
+            cast(JudgeRun, plan.run), True, len(plan.lines), len(plan.wanted), len(criteria) - len(plan.lines), len(plan.new_responses)
+        )
+        for plan in plans
+    ]
+
+
+def _checked_model_names(entries: list[JudgeFile]) -> list[str]:
+    """The files' stripped model names: each given, valid when new, and named for one file only."""
+    names = [(e.model_name or "").strip() for e in entries]
+    if not all(names):
+        raise ValidationError({"model": gettext("a model name is required")})
+    known = set(LanguageModel.objects.filter(name__in=names).values_list("name", flat=True))
+    first: dict[str, str] = {}
+    for entry, name in zip(entries, names):
+        if name not in known:
+            validate_model_name(name)
+        file_name = entry.name or source_name(entry.source)
+        if name in first:
+            raise ValidationError(
+                {
+                    "model": gettext("model %(model)r is named for two files: %(first)s and %(second)s")
+                    % {"model": name, "first": first[name], "second": file_name}
+                }
+            )
+        first[name] = file_name
+    return names
+
+
+def _stored_response_ids(version: DatasetVersion, models: list[LanguageModel]) -> dict[str, dict[str, int]]:
+    """The models' stored responses to the version's dataset: model name → question_id → response id."""
+    out: dict[str, dict[str, int]] = {m.name: {} for m in models}
+    for name, qid, pk in ModelResponse.objects.filter(dataset=version.dataset, model__in=models).values_list(
+        "model__name", "question_id", "id"
+    ):
+        out[name][qid] = pk
+    return out
+
+
+def _stored_texts(lines: list[_VerdictLine], model: LanguageModel, version: DatasetVersion) -> dict[str, str]:
+    """The stored text of the model's responses to the lines' questions."""
+    return dict(
+        ModelResponse.objects.filter(
+            dataset=version.dataset, model=model, question_id__in=[line.question_id for line in lines]
+        ).values_list("question_id", "text")
+    )
+
+
+def _create_runs_and_responses(
+    plans: list[_Planned], version: DatasetVersion, judge: str, label: str, *, created_by: User | None, note: str
+) -> None:
+    """Each plan's model (created if new), the responses its file carries, and its judge run."""
+    for plan in plans:
+        if plan.new_responses or not plan.responses:
+            model, _ = LanguageModel.objects.get_or_create(name=plan.model_name)
+            _create_responses(version, model, plan.new_responses, plan.file_name)
+            plan.responses = _stored_response_ids(version, [model])[model.name]
+    models = {m.name: m for m in LanguageModel.objects.filter(name__in=[p.model_name for p in plans])}
+    runs = [
+        JudgeRun(
+            version=version,
+            model=models[plan.model_name],
+            judge=judge,
+            label=label,
+            created_by=created_by,
+            source=plan.file_name[:200],
+            note=note,
+            question_count=len(plan.lines),
+            verdict_count=len(plan.wanted),
+        )
+        for plan in plans
+    ]
+    JudgeRun.objects.bulk_create(runs)
+    for plan, run in zip(plans, runs):
+        plan.run = run
 
 
 def _checked_run_names(model_name: str, judge: str, run_label: str | None) -> tuple[str, str, str]:
@@ -254,21 +401,18 @@ def _criteria_by_question(version: DatasetVersion) -> dict[str, list[int]]:
     return criteria
 
 
-def _stored_responses(version: DatasetVersion, model: LanguageModel, *, fields: tuple[str, ...]) -> dict[str, ModelResponse]:
-    """The model's stored responses to the version's dataset, by question_id."""
-    return {r.question_id: r for r in ModelResponse.objects.filter(dataset=version.dataset, model=model).only(*fields)}
-
-
 def _responses_to_import(
-    lines: list[_VerdictLine], responses: dict[str, ModelResponse], model_name: str, file_name: str
+    lines: list[_VerdictLine], responses: dict[str, int], texts: dict[str, str], model_name: str, file_name: str
 ) -> list[tuple[_VerdictLine, str]]:
-    """The lines whose response must be imported, with that response; raise InputFileError when one is missing, empty or differs."""
+    """The lines whose response must be imported, with that response; raise InputFileError when one is missing, empty or differs.
+
+    `responses` holds the model's stored response ids by question, `texts` their texts where a line carries a response.
+    """
     errors = ErrorCollector(file_name)
     new_responses = []
     for entry in lines:
-        stored = responses.get(entry.question_id)
-        if stored is not None:
-            if entry.response is not None and entry.response != stored.text:
+        if entry.question_id in responses:
+            if entry.response is not None and entry.response != texts.get(entry.question_id):
                 errors.add(
                     entry.line,
                     "response",
@@ -330,46 +474,54 @@ def _create_responses(
     )
 
 
-def _create_run(
-    version: DatasetVersion,
-    model: LanguageModel,
-    judge: str,
-    run_label: str,
-    *,
-    created_by: User | None,
-    file_name: str,
-    note: str,
-    lines: list[_VerdictLine],
-    wanted: set[tuple[int, bool]],
-) -> JudgeRun:
-    """The judge run, with where its verdicts came from and how many there are."""
-    return JudgeRun.objects.create(
-        version=version,
-        model=model,
-        judge=judge,
-        label=run_label,
-        created_by=created_by,
-        source=file_name[:200],
-        note=note,
-        question_count=len(lines),
-        verdict_count=len(wanted),
+def _create_verdicts(plans: list[_Planned], criteria: dict[str, list[int]]) -> None:
+    """One verdict per (line, rubric item), keeping the line, the position, the raw value and the judge's output.
+
+    On PostgreSQL the verdicts are written with COPY, without per-row triggers when the role may
+    (`heartbench_core.bulk`): the runs are this transaction's own, and the responses and criteria
+    the verdicts name are locked, as the foreign-key checks would lock them.
+    """
+    if connection.vendor != "postgresql":
+        JudgeVerdict.objects.bulk_create(
+            [
+                JudgeVerdict(
+                    run=plan.run,
+                    response_id=plan.responses[entry.question_id],
+                    criterion_id=pk,
+                    hit=bool(h),
+                    rationale=entry.reason,
+                    raw={"line": entry.line, "index": i, "value": h, "output": entry.output},
+                )
+                for plan in plans
+                for entry in plan.lines
+                for i, (pk, h) in enumerate(zip(criteria[entry.question_id], entry.hits))
+            ],
+            batch_size=1000,
+        )
+        return
+    response_ids = [p.responses[e.question_id] for p in plans for e in p.lines]
+    if may_skip_row_triggers([JudgeVerdict._meta.db_table]):
+        skip_row_triggers()
+        used = {pk for p in plans for e in p.lines for pk in criteria[e.question_id]}
+        for model, wanted in ((ModelResponse, response_ids), (Criterion, used)):
+            if lock_referenced(model, wanted) != len(set(wanted)):
+                raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
+    copy_lines(
+        JudgeVerdict,
+        ("run_id", "response_id", "criterion_id", "hit", "rationale", "raw"),
+        _verdict_rows(plans, criteria, iter(response_ids)),
     )
 
 
-def _create_verdicts(run: JudgeRun, lines: list[_VerdictLine], criteria: dict[str, list[int]], responses: dict[str, ModelResponse]) -> None:
-    """One verdict per (line, rubric item), keeping the line, the position, the raw value and the judge's output."""
-    JudgeVerdict.objects.bulk_create(
-        [
-            JudgeVerdict(
-                run=run,
-                response_id=responses[entry.question_id].pk,
-                criterion_id=pk,
-                hit=bool(h),
-                rationale=entry.reason,
-                raw={"line": entry.line, "index": i, "value": h, "output": entry.output},
-            )
-            for entry in lines
-            for i, (pk, h) in enumerate(zip(criteria[entry.question_id], entry.hits))
-        ],
-        batch_size=1000,
-    )
+def _verdict_rows(plans: list[_Planned], criteria: dict[str, list[int]], response_ids: Iterator[int]) -> Iterator[str]:
+    """COPY lines of every verdict of the plans; the judge's output is encoded once per line, not once per verdict."""
+    hits = ("f", "t")
+    for plan in plans:
+        run_id = cast(JudgeRun, plan.run).pk
+        for entry in plan.lines:
+            response_id = next(response_ids)
+            reason = copy_text(entry.reason)
+            output = copy_text(json.dumps(entry.output, ensure_ascii=False))
+            for i, (pk, h) in enumerate(zip(criteria[entry.question_id], entry.hits)):
+                raw = f'{{"line": {entry.line}, "index": {i}, "value": {h}, "output": {output}}}'
+                yield f"{run_id}\t{response_id}\t{pk}\t{hits[h]}\t{reason}\t{raw}\n"

@@ -10,11 +10,11 @@ from validation.services.imports import import_judgments
 class Command(ImportCommand):
     help = (
         "Import human judgments made elsewhere: JSONL lines {question_id, model, annotator, detail: [0, 1, …], reasons?}. "
-        "Creates the campaign when it does not exist; any bad line is an error and nothing is written."
+        "Creates the campaign when it does not exist; several files are imported together; any bad line is an error and nothing is written."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path")
+        parser.add_argument("paths", nargs="+", metavar="path", help="One or more files, imported together.")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--campaign", required=True)
         parser.add_argument("--version", metavar="LABEL", help="Dataset version (default: the newest, or the campaign's).")
@@ -23,7 +23,7 @@ class Command(ImportCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         outcome = self.run_service(
             import_judgments,
-            source=opts["path"],
+            source=opts["paths"],
             dataset_name=opts["dataset"],
             campaign_name=opts["campaign"],
             version_label=opts["version"],

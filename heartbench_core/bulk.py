@@ -1,0 +1,111 @@
+"""Writing many rows at once: ids drawn ahead from a table's sequence and PostgreSQL's COPY.
+
+`bulk_create` builds a model instance per row and sends parameters through the driver, about
+20 µs a row; imports of hundreds of thousands of rows write COPY's text format instead, a few
+µs a row. Callers format their rows with `copy_value`/`copy_text` and hand the lines to
+`copy_lines`. PostgreSQL only: the callers keep `bulk_create` for the other databases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import Model
+
+# Characters COPY's text format gives a meaning to; NUL never reaches here (the readers refuse it).
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+CHUNK_BYTES = 1 << 20
+
+
+def copy_text(value: str) -> str:
+    """A string as one field of COPY's text format."""
+    if "\\" in value or "\t" in value or "\n" in value or "\r" in value:
+        return value.translate(_ESCAPES)
+    return value
+
+
+def copy_time(value: datetime) -> str:
+    """A timestamp as one field of COPY's text format (ISO 8601 with its offset)."""
+    return value.isoformat()
+
+
+def next_ids(model: type[Model], count: int) -> list[int]:
+    """Draw `count` primary keys from the model's identity sequence, as the inserts themselves would."""
+    if count == 0:
+        return []
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)", [table, model._meta.pk.column, count])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def copy_lines(model: type[Model], columns: Sequence[str], lines: Iterable[str]) -> None:
+    """COPY rows (each a line of tab-separated fields ending in a newline) into the model's table, in chunks of about a megabyte."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    names = ", ".join(connection.ops.quote_name(c) for c in columns)
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+        chunk: list[str] = []
+        size = 0
+        for line in lines:
+            chunk.append(line)
+            size += len(line)
+            if size >= CHUNK_BYTES:
+                copy.write("".join(chunk).encode())
+                chunk, size = [], 0
+        if chunk:
+            copy.write("".join(chunk).encode())
+
+
+# The triggers the fast path knows it replaces, by table: (table, trigger) pairs of user triggers.
+KNOWN_TRIGGERS = frozenset({("annotation_judgment", "annotation_judgment_immutable")})
+
+
+def may_skip_row_triggers(tables: Sequence[str]) -> bool:
+    """Whether this connection may write `tables` without their per-row triggers (foreign-key checks included).
+
+    True only on PostgreSQL, when the role may set `session_replication_role` (a superuser, or
+    `GRANT SET ON PARAMETER session_replication_role` on PostgreSQL 15 and later) and the tables
+    carry no user trigger other than those in KNOWN_TRIGGERS, whose checks the importers make
+    themselves, set-based. A trigger added later makes this False until an importer learns it.
+    """
+    if connection.vendor != "postgresql":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('is_superuser') = 'on', current_setting('server_version_num')::int")
+        superuser, version = cursor.fetchone()
+        if not superuser:
+            if version < 150000:
+                return False
+            cursor.execute("SELECT has_parameter_privilege('session_replication_role', 'SET')")
+            if not cursor.fetchone()[0]:
+                return False
+        cursor.execute(
+            "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
+            " WHERE NOT t.tgisinternal AND c.relname = ANY(%s)",
+            [list(tables)],
+        )
+        return all(tuple(row) in KNOWN_TRIGGERS for row in cursor.fetchall())
+
+
+def skip_row_triggers() -> None:
+    """Turn off per-row triggers, foreign-key checks included, until the end of the current transaction.
+
+    The caller has checked `may_skip_row_triggers`, checks every reference itself and locks the
+    referenced rows (`lock_referenced`), as the foreign-key checks would have.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+
+
+def lock_referenced(model: type[Model], ids: Iterable[int]) -> int:
+    """Lock the rows a new row will reference (FOR KEY SHARE, as a foreign-key check does); return how many exist."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return 0
+    table = connection.ops.quote_name(model._meta.db_table)
+    pk = connection.ops.quote_name(model._meta.pk.column)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {pk} = ANY(%s) FOR KEY SHARE) AS locked", [wanted])
+        return cursor.fetchone()[0]
