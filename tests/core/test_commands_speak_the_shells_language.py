@@ -50,3 +50,19 @@ def test_a_refusal_reads_in_chinese_too(db, monkeypatch):
     with pytest.raises(CommandError) as refused:
         call_command("agreement_report", "--campaign", "no-such-campaign")
     assert not any("a" <= ch <= "z" for ch in str(refused.value).replace("no-such-campaign", "")), str(refused.value)
+
+
+@pytest.mark.parametrize("name", ["release_policy", "score", "import_campaign", "judge", "create_campaign", "import_judgments"])
+def test_help_texts_read_in_the_shells_language(name, monkeypatch, capsys):
+    from django.core.management import get_commands, load_command_class
+
+    command = load_command_class(get_commands()[name], name)
+    english = command.create_parser("manage.py", name).format_help()
+    monkeypatch.setenv("HEARTBENCH_LANGUAGE", "zh-hans")
+    with pytest.raises(SystemExit):
+        load_command_class(get_commands()[name], name).run_from_argv(["manage.py", name, "--help"])
+    chinese = capsys.readouterr().out
+    # The command's description and its own options' help are Chinese; argparse's frame ("options:") is its own.
+    described = str(command.help).split("(")[0].split(";")[0].split(":")[0][:30]
+    assert described and described in english and described not in chinese
+    assert sum("\u4e00" <= ch <= "\u9fff" for ch in chinese) > 20, chinese

@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
@@ -9,13 +10,13 @@ from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Pre-assign a campaign's open slots (k per response) among its eligible experts; prints how many were assigned, "
         "then each slot no eligible expert can take and why, then how many were left empty per reason."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("campaign", help="campaign name")
+        parser.add_argument("campaign", help=gettext("campaign name"))
 
     def handle(self, *args: Any, **o: Any) -> None:
         campaign = Campaign.objects.filter(name=o["campaign"]).first()

@@ -2,13 +2,14 @@ from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.services.campaigns import create_calibration
 from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Create a calibration set (it must share no response with a gold set) from a gold-label file: one JSON line per response, "
         '{"question_id", "model", "labels": [{"position", "hit", "explanation"}]}. Prints the number of responses.'
     )
@@ -18,11 +19,13 @@ class Command(ImportCommand):
         parser.add_argument("path")
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--version", dest="version_label", metavar="LABEL")
-        parser.add_argument("--pass", dest="pass_threshold", type=float, default=0.8, help="pass mark in (0, 1] (default 0.8)")
-        parser.add_argument("--cooldown-days", type=float, default=1.0, help="wait before a failed attempt may be retaken (default 1)")
-        parser.add_argument("--max-attempts", type=int, default=2, help="attempts an expert may make (default 2)")
-        parser.add_argument("--sitting-size", type=int, default=None, help="responses per attempt (default: the whole set)")
-        parser.add_argument("--experts", help="comma-separated usernames (default: every active expert)")
+        parser.add_argument("--pass", dest="pass_threshold", type=float, default=0.8, help=gettext("pass mark in (0, 1] (default 0.8)"))
+        parser.add_argument(
+            "--cooldown-days", type=float, default=1.0, help=gettext("wait before a failed attempt may be retaken (default 1)")
+        )
+        parser.add_argument("--max-attempts", type=int, default=2, help=gettext("attempts an expert may make (default 2)"))
+        parser.add_argument("--sitting-size", type=int, default=None, help=gettext("responses per attempt (default: the whole set)"))
+        parser.add_argument("--experts", help=gettext("comma-separated usernames (default: every active expert)"))
 
     def handle(self, *args: Any, **o: Any) -> None:
         outcome = self.run_service(

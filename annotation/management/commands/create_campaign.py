@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
@@ -13,26 +14,30 @@ from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = "Create a blind-test campaign over a dataset version; prints the number of responses in it."
+    help = gettext_lazy("Create a blind-test campaign over a dataset version; prints the number of responses in it.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
         parser.add_argument("--dataset", required=True)
-        parser.add_argument("--version", dest="version_label", metavar="LABEL", help="dataset version (default: the latest)")
-        parser.add_argument("--models", required=True, help="comma-separated model names")
-        parser.add_argument("--sample", type=float, default=0.4, help="fraction of items, in (0, 1] (default 0.4)")
-        parser.add_argument("--overlap", type=int, default=3, help="k distinct experts per response (default 3)")
+        parser.add_argument("--version", dest="version_label", metavar="LABEL", help=gettext("dataset version (default: the latest)"))
+        parser.add_argument("--models", required=True, help=gettext("comma-separated model names"))
+        parser.add_argument("--sample", type=float, default=0.4, help=gettext("fraction of items, in (0, 1] (default 0.4)"))
+        parser.add_argument("--overlap", type=int, default=3, help=gettext("k distinct experts per response (default 3)"))
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--experts", help="comma-separated usernames (default: every active expert)")
-        parser.add_argument("--timeout-hours", type=float, default=2.0, help="reservation timeout (default 2)")
-        parser.add_argument("--gold-from", help="gold set to draw hidden gold checks from (see create_gold_set)")
-        parser.add_argument("--gold-rate", type=float, default=0.0, help="share of gold checks in each expert's queue")
+        parser.add_argument("--experts", help=gettext("comma-separated usernames (default: every active expert)"))
+        parser.add_argument("--timeout-hours", type=float, default=2.0, help=gettext("reservation timeout (default 2)"))
+        parser.add_argument("--gold-from", help=gettext("gold set to draw hidden gold checks from (see create_gold_set)"))
+        parser.add_argument("--gold-rate", type=float, default=0.0, help=gettext("share of gold checks in each expert's queue"))
         parser.add_argument("--min-tier-for-hard", type=int, default=1)
-        parser.add_argument("--piece-rate", default="0", help="payment per submitted response")
-        parser.add_argument("--allow-unqualified", action="store_true", help="do not require a passed calibration")
-        parser.add_argument("--per-dimension", action="store_true", help="require qualification in every dimension of a rubric")
-        parser.add_argument("--deadline", help="when the work is due (ISO 8601, e.g. 2026-12-31T18:00+08:00; without a zone: the site's)")
-        parser.add_argument("--certificate-name", default="", help='title of the experts\' certificate (default "AI Evaluation Expert")')
+        parser.add_argument("--piece-rate", default="0", help=gettext("payment per submitted response"))
+        parser.add_argument("--allow-unqualified", action="store_true", help=gettext("do not require a passed calibration"))
+        parser.add_argument("--per-dimension", action="store_true", help=gettext("require qualification in every dimension of a rubric"))
+        parser.add_argument(
+            "--deadline", help=gettext("when the work is due (ISO 8601, e.g. 2026-12-31T18:00+08:00; without a zone: the site's)")
+        )
+        parser.add_argument(
+            "--certificate-name", default="", help=gettext('title of the experts\' certificate (default "AI Evaluation Expert")')
+        )
 
     def handle(self, *args: Any, **o: Any) -> None:
         gold_source = None

@@ -2,7 +2,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.services.knowledge_io import export_lines
 from heartbench_core.management.commands._base import PlatformCommand
@@ -10,11 +10,13 @@ from heartbench_core.models import Dataset
 
 
 class Command(PlatformCommand):
-    help = "Write the knowledge library (dataset guidelines, FAQ entries, cases) as JSON Lines; import it with import_library."
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
+        "Write the knowledge library (dataset guidelines, FAQ entries, cases) as JSON Lines; import it with import_library."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--dataset", help="Only this dataset's library (default: every dataset's).")
-        parser.add_argument("-o", "--output", required=True, help="The file to write ('-' for standard output).")
+        parser.add_argument("--dataset", help=gettext("Only this dataset's library (default: every dataset's)."))
+        parser.add_argument("-o", "--output", required=True, help=gettext("The file to write ('-' for standard output)."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
         dataset = None

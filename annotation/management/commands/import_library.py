@@ -1,14 +1,14 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.services.knowledge_io import import_library
 from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Import a knowledge library file (export_library's JSON Lines): guidelines revisions, FAQ entries and cases. "
         "Records already here (same uid, same revision) are left as they are; any bad line is an error and nothing is written."
     )

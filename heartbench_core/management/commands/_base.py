@@ -7,6 +7,7 @@ from typing import Any, ParamSpec, TypeVar
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext
 
 from heartbench_core.jsonl import InputFileError
@@ -23,13 +24,26 @@ class PlatformCommand(BaseCommand):
     `LANG=zh_CN.UTF-8`, or `HEARTBENCH_LANGUAGE=zh-hans`, its messages, tables and errors are Chinese.
     """
 
+    def run_from_argv(self, argv: list[str]) -> None:
+        # The parser is built and `--help` printed before `execute`: its help texts too.
+        with translation.override(command_line_language()):
+            super().run_from_argv(argv)
+
     def execute(self, *args: Any, **options: Any) -> Any:
         with translation.override(command_line_language()):
             return super().execute(*args, **options)
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         kwargs.setdefault("conflict_handler", "resolve")
-        return super().create_parser(prog_name, subcommand, **kwargs)
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        # Help texts are marked lazily (a command's `help` is read at import); argparse needs strings,
+        # made here in the language `run_from_argv` chose.
+        if isinstance(parser.description, Promise):
+            parser.description = str(parser.description)
+        for action in parser._actions:
+            if isinstance(action.help, Promise):
+                action.help = str(action.help)
+        return parser
 
 
 class ImportCommand(PlatformCommand):

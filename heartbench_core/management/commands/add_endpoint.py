@@ -1,32 +1,34 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.endpoints import save_endpoint
 
 
 class Command(ImportCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Create or update an OpenAI-compatible chat endpoint (a judge or a model under test). "
         "The API key is never stored: --api-key-env names the environment variable that holds it."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
-        parser.add_argument("--base-url", help="e.g. https://api.example.com/v1 (required for a new endpoint).")
-        parser.add_argument("--model", help="The model name sent with each request (required for a new endpoint).")
-        parser.add_argument("--api-key-env", metavar="VAR", help="Name of the environment variable holding the API key; '' for none.")
+        parser.add_argument("--base-url", help=gettext("e.g. https://api.example.com/v1 (required for a new endpoint)."))
+        parser.add_argument("--model", help=gettext("The model name sent with each request (required for a new endpoint)."))
+        parser.add_argument(
+            "--api-key-env", metavar="VAR", help=gettext("Name of the environment variable holding the API key; '' for none.")
+        )
         parser.add_argument("--concurrency", type=int, metavar="N")
-        parser.add_argument("--requests-per-minute", type=int, metavar="N", help="0 for no limit.")
+        parser.add_argument("--requests-per-minute", type=int, metavar="N", help=gettext("0 for no limit."))
         parser.add_argument("--max-retries", type=int, metavar="N")
         parser.add_argument("--timeout", type=float, metavar="SECONDS")
         parser.add_argument("--temperature", type=float, metavar="T")
         parser.add_argument("--max-tokens", type=int, metavar="N")
-        parser.add_argument("--backoff", type=float, metavar="SECONDS", help="Wait before the first retry (it doubles).")
-        parser.add_argument("--price-input", metavar="PRICE", help="Price per million input tokens ('' for none).")
-        parser.add_argument("--price-output", metavar="PRICE", help="Price per million output tokens ('' for none).")
+        parser.add_argument("--backoff", type=float, metavar="SECONDS", help=gettext("Wait before the first retry (it doubles)."))
+        parser.add_argument("--price-input", metavar="PRICE", help=gettext("Price per million input tokens ('' for none)."))
+        parser.add_argument("--price-output", metavar="PRICE", help=gettext("Price per million output tokens ('' for none)."))
         parser.add_argument("--currency", metavar="CODE")
         parser.add_argument("--note")
 

@@ -2,6 +2,7 @@ import json
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext_lazy
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import diff_versions, get_version
@@ -9,7 +10,7 @@ from heartbench_core.versioning import format_changelog
 
 
 class Command(ImportCommand):
-    help = "Print the changelog between two versions of a dataset."
+    help = gettext_lazy("Print the changelog between two versions of a dataset.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)

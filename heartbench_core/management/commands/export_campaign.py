@@ -2,6 +2,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 from django.utils.formats import number_format
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
 from heartbench_core.backup import ProgressPrinter, export_campaign
@@ -9,11 +10,13 @@ from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = "Back up one campaign (its dataset, responses, judgments, gold labels, reports, rubric history) to one zip archive."
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
+        "Back up one campaign (its dataset, responses, judgments, gold labels, reports, rubric history) to one zip archive."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("name", help="The campaign's name.")
-        parser.add_argument("-o", "--output", required=True, help="Path of the archive to write (.zip).")
+        parser.add_argument("name", help=gettext("The campaign's name."))
+        parser.add_argument("-o", "--output", required=True, help=gettext("Path of the archive to write (.zip)."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
         progress = ProgressPrinter(self.stderr.write) if opts["verbosity"] > 0 else None

@@ -1,14 +1,14 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import export_heartbench, get_version
 
 
 class Command(ImportCommand):
-    help = "Export a dataset version in the upstream HeartBench JSONL schema."
+    help = gettext_lazy("Export a dataset version in the upstream HeartBench JSONL schema.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)

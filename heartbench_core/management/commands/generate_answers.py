@@ -1,26 +1,26 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._runs import RunCommand
 from heartbench_core.services.runs import Selection, holder_name, request_answers
 
 
 class Command(RunCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Ask an endpoint (a model under test) for MODEL's answers to the dataset's questions and store them as MODEL's "
         "responses, in the foreground. A rerun fills only what is missing."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
-        parser.add_argument("--model", required=True, help="The model the answers are stored as.")
-        parser.add_argument("--endpoint", required=True, help="The endpoint that answers (see add_endpoint).")
-        parser.add_argument("--version", dest="label", help="Dataset version (default: the latest).")
-        parser.add_argument("--questions", help="Only these question ids, comma-separated.")
-        parser.add_argument("--difficulty", choices=("hard", "normal"), help="Only questions of this difficulty.")
-        parser.add_argument("--scene", help="Only questions of this primary scene.")
+        parser.add_argument("--model", required=True, help=gettext("The model the answers are stored as."))
+        parser.add_argument("--endpoint", required=True, help=gettext("The endpoint that answers (see add_endpoint)."))
+        parser.add_argument("--version", dest="label", help=gettext("Dataset version (default: the latest)."))
+        parser.add_argument("--questions", help=gettext("Only these question ids, comma-separated."))
+        parser.add_argument("--difficulty", choices=("hard", "normal"), help=gettext("Only questions of this difficulty."))
+        parser.add_argument("--scene", help=gettext("Only questions of this primary scene."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
         self.verbosity = opts["verbosity"]

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 from django.utils.formats import number_format
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
 from heartbench_core.backup import ProgressPrinter, import_campaign
@@ -12,7 +13,7 @@ from heartbench_core.management.commands._base import ImportCommand
 
 
 class Command(ImportCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Restore a campaign archive written by export_campaign into an installation that does not hold it yet. "
         "Users new to this installation get an unusable password; the command lists a password-reset link for each."
     )
@@ -22,12 +23,12 @@ class Command(ImportCommand):
         parser.add_argument(
             "--site-url",
             default="http://127.0.0.1:8000",
-            help="Address of this installation, the start of every password-reset link (default: %(default)s).",
+            help=gettext("Address of this installation, the start of every password-reset link (default: %(default)s)."),
         )
         parser.add_argument(
             "--reset-links",
             metavar="PATH",
-            help="Also write the restored users and their reset links to this CSV file (username, email, link).",
+            help=gettext("Also write the restored users and their reset links to this CSV file (username, email, link)."),
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:

@@ -2,7 +2,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.judging import JudgeFile, import_judge_runs
@@ -16,7 +16,7 @@ def model_of(path: str) -> str:
 
 
 class Command(ImportCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Import an LLM judge's verdicts on models' responses (upstream question_score.jsonl: "
         'question_id + score_detail "[1, 0, 1]" or detail [1, 0, 1]), one judge run per file. '
         "Several files are imported together: any bad line in any of them and nothing is written."
@@ -29,12 +29,14 @@ class Command(ImportCommand):
             "--model",
             action="append",
             default=[],
-            help="The model whose responses a file judged; once per file, in the files' order "
-            "(default: from each file's name, <model>.jsonl or <model>/question_score.jsonl).",
+            help=gettext(
+                "The model whose responses a file judged; once per file, in the files' order "
+                "(default: from each file's name, <model>.jsonl or <model>/question_score.jsonl)."
+            ),
         )
-        parser.add_argument("--judge", required=True, help="The judge model, e.g. claude-sonnet-4-5-20250929.")
-        parser.add_argument("--run", dest="run_label", help="Label of this run (default: 'default').")
-        parser.add_argument("--version", dest="label", help="Dataset version the verdicts were made against (default: latest).")
+        parser.add_argument("--judge", required=True, help=gettext("The judge model, e.g. claude-sonnet-4-5-20250929."))
+        parser.add_argument("--run", dest="run_label", help=gettext("Label of this run (default: 'default')."))
+        parser.add_argument("--version", dest="label", help=gettext("Dataset version the verdicts were made against (default: latest)."))
         parser.add_argument("--note", default="")
 
     def handle(self, *args: Any, **opts: Any) -> None:

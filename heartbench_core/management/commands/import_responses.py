@@ -1,14 +1,14 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.responses import import_responses
 
 
 class Command(ImportCommand):
-    help = 'Import one model\'s answers: JSONL lines {"question_id": ..., "response": ...}.'
+    help = gettext_lazy('Import one model\'s answers: JSONL lines {"question_id": ..., "response": ...}.')  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path")

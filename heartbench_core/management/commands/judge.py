@@ -1,31 +1,36 @@
 from typing import Any
 
 from django.core.management.base import CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._runs import RunCommand
 from heartbench_core.services.runs import Selection, holder_name, request_judge_run
 
 
 class Command(RunCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Judge MODEL's responses with an endpoint's model as the judge, in the foreground. "
         "A rerun with the same run label resumes: no question is judged twice, failed ones are tried again."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
-        parser.add_argument("--model", required=True, help="The model whose responses are judged.")
-        parser.add_argument("--endpoint", required=True, help="The endpoint whose model judges (see add_endpoint).")
-        parser.add_argument("--run", dest="run_label", help="Run label (default: the template's name and revision, e.g. heartbench-zh-r1).")
-        parser.add_argument("--version", dest="label", help="Dataset version (default: the latest).")
-        parser.add_argument("--questions", help="Only these question ids, comma-separated.")
-        parser.add_argument("--template", help="Judge prompt template (default: heartbench-zh); its newest revision is used.")
-        parser.add_argument("--difficulty", choices=("hard", "normal"), help="Only questions of this difficulty.")
-        parser.add_argument("--scene", help="Only questions of this primary scene.")
-        parser.add_argument("--ability", help="Only questions with a criterion of this ability label.")
+        parser.add_argument("--model", required=True, help=gettext("The model whose responses are judged."))
+        parser.add_argument("--endpoint", required=True, help=gettext("The endpoint whose model judges (see add_endpoint)."))
         parser.add_argument(
-            "--changed-since", type=int, metavar="RUN_ID", help="Only questions whose criteria changed since judge run RUN_ID."
+            "--run", dest="run_label", help=gettext("Run label (default: the template's name and revision, e.g. heartbench-zh-r1).")
+        )
+        parser.add_argument("--version", dest="label", help=gettext("Dataset version (default: the latest)."))
+        parser.add_argument("--questions", help=gettext("Only these question ids, comma-separated."))
+        parser.add_argument("--template", help=gettext("Judge prompt template (default: heartbench-zh); its newest revision is used."))
+        parser.add_argument("--difficulty", choices=("hard", "normal"), help=gettext("Only questions of this difficulty."))
+        parser.add_argument("--scene", help=gettext("Only questions of this primary scene."))
+        parser.add_argument("--ability", help=gettext("Only questions with a criterion of this ability label."))
+        parser.add_argument(
+            "--changed-since",
+            type=int,
+            metavar="RUN_ID",
+            help=gettext("Only questions whose criteria changed since judge run RUN_ID."),
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.lib.taxonomy import DIMENSIONS, abilities_of, english_name
@@ -15,7 +15,7 @@ from heartbench_core.verdict_sources import VerdictSet
 
 
 class Command(PlatformCommand):
-    help = "Score one model (or several) on a dataset version from judge verdicts or the human golden standard."
+    help = gettext_lazy("Score one model (or several) on a dataset version from judge verdicts or the human golden standard.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
@@ -24,19 +24,23 @@ class Command(PlatformCommand):
             required=True,
             nargs="+",
             action="extend",
-            help="One or more models (--model A B, or --model A --model B): one start-up for all. "
-            'With several, --format json prints one line per model (with its "model") and --export-upstream needs {model} in PATH.',
+            help=gettext(
+                "One or more models (--model A B, or --model A --model B): one start-up for all. "
+                'With several, --format json prints one line per model (with its "model") and --export-upstream needs {model} in PATH.'
+            ),
         )
-        parser.add_argument("--source", default="judge", help="judge (an imported judge run) or consensus (the human golden standard).")
-        parser.add_argument("--judge", help="Judge name, when the model has runs of several judges.")
-        parser.add_argument("--run", dest="run_label", help="Run label, when a judge has several runs.")
-        parser.add_argument("--version", dest="label", help="Dataset version (default: that of the newest matching run).")
+        parser.add_argument(
+            "--source", default="judge", help=gettext("judge (an imported judge run) or consensus (the human golden standard).")
+        )
+        parser.add_argument("--judge", help=gettext("Judge name, when the model has runs of several judges."))
+        parser.add_argument("--run", dest="run_label", help=gettext("Run label, when a judge has several runs."))
+        parser.add_argument("--version", dest="label", help=gettext("Dataset version (default: that of the newest matching run)."))
         parser.add_argument("--subset", default="all", choices=SUBSETS)
-        parser.add_argument("--scene", help="Only questions of this primary scene.")
+        parser.add_argument("--scene", help=gettext("Only questions of this primary scene."))
         parser.add_argument("--catastrophic", default="paper", choices=CATASTROPHIC_MODES)
         parser.add_argument("--format", default="table", choices=("json", "table"))
-        parser.add_argument("--questions", action="store_true", help="With --format json: include per-question scores.")
-        parser.add_argument("--export-upstream", metavar="PATH", help="Also write the upstream overall_score_results.jsonl.")
+        parser.add_argument("--questions", action="store_true", help=gettext("With --format json: include per-question scores."))
+        parser.add_argument("--export-upstream", metavar="PATH", help=gettext("Also write the upstream overall_score_results.jsonl."))
 
     def run_service(self, func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core import demo
 from heartbench_core.management.commands._base import ImportCommand
@@ -16,11 +16,15 @@ DEMO_DATASETS = {True: "heartbench", False: "demo"}
 
 
 class Command(ImportCommand):
-    help = "Load demo users and data (idempotent). --heartbench PATH loads the released benchmark instead of the demo items."
+    help = gettext_lazy("Load demo users and data (idempotent). --heartbench PATH loads the released benchmark instead of the demo items.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--heartbench", metavar="PATH", help="A released question_all.jsonl to load instead of the demo items.")
-        parser.add_argument("--auto", action="store_true", help="Use HEARTBENCH_DIR/question_all.jsonl when present, else the demo items.")
+        parser.add_argument(
+            "--heartbench", metavar="PATH", help=gettext("A released question_all.jsonl to load instead of the demo items.")
+        )
+        parser.add_argument(
+            "--auto", action="store_true", help=gettext("Use HEARTBENCH_DIR/question_all.jsonl when present, else the demo items.")
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if settings.PRODUCTION:

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.models import Dataset, User
@@ -13,13 +13,13 @@ from rubrics.services import publish_revisions
 
 
 class Command(ImportCommand):
-    help = "Publish every approved, unpublished rubric revision of a dataset as a new frozen version."
+    help = gettext_lazy("Publish every approved, unpublished rubric revision of a dataset as a new frozen version.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
-        parser.add_argument("--version", dest="label", default=None, help="Label of the new version (default vN).")
+        parser.add_argument("--version", dest="label", default=None, help=gettext("Label of the new version (default vN)."))
         parser.add_argument("--note", default="")
-        parser.add_argument("--as", dest="username", required=True, help="Rubric author or admin publishing (audited).")
+        parser.add_argument("--as", dest="username", required=True, help=gettext("Rubric author or admin publishing (audited)."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()

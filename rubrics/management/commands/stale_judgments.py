@@ -4,7 +4,7 @@ import csv
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.csvsafe import safe_cell
 from heartbench_core.management.commands._base import PlatformCommand
@@ -15,11 +15,11 @@ COLUMNS = ("response", "question_id", "criterion_key", "judged_revision", "meani
 
 
 class Command(PlatformCommand):
-    help = "List responses to re-check: expert judgments and judge verdicts made against an older meaning of a criterion."
+    help = gettext_lazy("List responses to re-check: expert judgments and judge verdicts made against an older meaning of a criterion.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
-        parser.add_argument("--csv", action="store_true", help="Write CSV to standard output.")
+        parser.add_argument("--csv", action="store_true", help=gettext("Write CSV to standard output."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()

@@ -2,7 +2,7 @@ import json
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import Campaign
 from heartbench_core.lib.agreement_report import DEFAULTS
@@ -13,17 +13,19 @@ from validation.services.agreement_reports import create_agreement_report
 
 
 class Command(ImportCommand):
-    help = "Compute and store a new agreement report of a campaign (judge vs golden standard, among experts) and print it."
+    help = gettext_lazy("Compute and store a new agreement report of a campaign (judge vs golden standard, among experts) and print it.")  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--judge", help="Judge name (default: the campaign's only judge).")
-        parser.add_argument("--run", metavar="LABEL", help="Judge run label when the judge has several.")
-        parser.add_argument("--exclude-catastrophic", action="store_true", help="Leave out the catastrophic (其他) criteria.")
+        parser.add_argument("--judge", help=gettext("Judge name (default: the campaign's only judge)."))
+        parser.add_argument("--run", metavar="LABEL", help=gettext("Judge run label when the judge has several."))
+        parser.add_argument("--exclude-catastrophic", action="store_true", help=gettext("Leave out the catastrophic (其他) criteria."))
         parser.add_argument(
             "--post-discussion",
             action="store_true",
-            help="Include accepted post-discussion revisions instead of the blind verdicts (an exploratory report; never sets the gate).",
+            help=gettext(
+                "Include accepted post-discussion revisions instead of the blind verdicts (an exploratory report; never sets the gate)."
+            ),
         )
         parser.add_argument("--format", choices=["json", "table"], default="table")
         parser.add_argument(
@@ -32,13 +34,19 @@ class Command(ImportCommand):
         parser.add_argument("--seed", type=int, default=DEFAULTS.seed)
         # The gate's parameters come from the dataset's release policy (manage.py release_policy); any of
         # these flags with another value makes the report exploratory: it is stored but never sets the gate.
-        parser.add_argument("--threshold", type=float, help="Exploratory: agreement needed instead of the policy's.")
-        parser.add_argument("--min-pairs", type=int, help="Exploratory: compared pairs needed per dimension instead of the policy's.")
+        parser.add_argument("--threshold", type=float, help=gettext("Exploratory: agreement needed instead of the policy's."))
         parser.add_argument(
-            "--min-pairs-per-ability", type=int, help="Exploratory: compared pairs needed per ability instead of the policy's."
+            "--min-pairs", type=int, help=gettext("Exploratory: compared pairs needed per dimension instead of the policy's.")
         )
         parser.add_argument(
-            "--must-clear", choices=["point", "lower_bound"], help="Exploratory: what must clear the threshold instead of the policy's."
+            "--min-pairs-per-ability",
+            type=int,
+            help=gettext("Exploratory: compared pairs needed per ability instead of the policy's."),
+        )
+        parser.add_argument(
+            "--must-clear",
+            choices=["point", "lower_bound"],
+            help=gettext("Exploratory: what must clear the threshold instead of the policy's."),
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:

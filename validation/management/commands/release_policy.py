@@ -3,7 +3,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.models import Dataset
@@ -13,22 +13,22 @@ CHANGE_FLAGS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability",
 
 
 class Command(ImportCommand):
-    help = (
+    help = gettext_lazy(  # type: ignore[assignment]  # argparse gets it as a string (PlatformCommand.create_parser)
         "Print a dataset's release policy and its history; with change flags, change it (an admin, with a reason; the change is audited)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
-        parser.add_argument("--threshold", type=float, help="Agreement the judge must reach (0 to 1).")
-        parser.add_argument("--min-pairs-per-dimension", type=int, help="Compared pairs needed in each of the five dimensions.")
-        parser.add_argument("--min-pairs-per-ability", type=int, help="Compared pairs needed in each of the fifteen abilities.")
+        parser.add_argument("--threshold", type=float, help=gettext("Agreement the judge must reach (0 to 1)."))
+        parser.add_argument("--min-pairs-per-dimension", type=int, help=gettext("Compared pairs needed in each of the five dimensions."))
+        parser.add_argument("--min-pairs-per-ability", type=int, help=gettext("Compared pairs needed in each of the fifteen abilities."))
         parser.add_argument(
             "--must-clear",
             choices=["point", "lower_bound"],
-            help="What must clear the threshold: the point estimate or its 95%% CI's lower bound.",
+            help=gettext("What must clear the threshold: the point estimate or its 95%% CI's lower bound."),
         )
-        parser.add_argument("--reason", help="Why the policy changes (required with a change; kept in its history).")
-        parser.add_argument("--as", dest="username", metavar="USER", help="The admin making the change.")
+        parser.add_argument("--reason", help=gettext("Why the policy changes (required with a change; kept in its history)."))
+        parser.add_argument("--as", dest="username", metavar="USER", help=gettext("The admin making the change."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
         dataset = Dataset.objects.filter(name=opts["dataset"]).first()
