@@ -15,11 +15,13 @@ from annotation.models import (
     CampaignGuidelines,
     CampaignResponse,
     CampaignSettings,
+    CampaignTally,
     Case,
     CorrectionRequest,
     DatasetGuidelines,
     DiscussionComment,
     DiscussionVote,
+    ExpertCampaignTally,
     ExpertProfile,
     ExpertQuality,
     FaqEntry,
@@ -30,6 +32,7 @@ from annotation.models import (
     PayDecision,
     Qualification,
     QualityPolicy,
+    ResponseTally,
     TierChange,
     UnclearCriterionReport,
 )
@@ -114,3 +117,8 @@ admin.site.register(
 )
 admin.site.register(LibraryOpen, ReadOnlyAdmin, list_display=["user", "faq", "case", "campaign", "helped", "opened_at"])
 admin.site.register(PayDecision, ReadOnlyAdmin, list_display=["campaign", "expert", "pay", "decided_by", "decided_at"])
+
+# Counts kept by database triggers (migration 0010): shown, never edited; `recount` rebuilds them.
+admin.site.register(CampaignTally, ReadOnlyAdmin, list_display=["campaign", "responses", "gold_responses"])
+admin.site.register(ResponseTally, ReadOnlyAdmin, list_display=["campaign_response", "campaign", "submitted", "reserved"])
+admin.site.register(ExpertCampaignTally, ReadOnlyAdmin, list_display=["expert", "campaign", "reserved", "submitted", "expired"])

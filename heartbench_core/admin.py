@@ -25,6 +25,7 @@ from heartbench_core.models import (
     ModelResponse,
     RunQuestion,
     StaffExposure,
+    StoredScores,
     User,
 )
 from heartbench_core.names import validate_model_name, validate_name
@@ -209,3 +210,13 @@ class RunQuestionAdmin(ReadOnlyAdmin):
     list_filter = ("status",)
     raw_id_fields = ("run", "item", "response")
     list_select_related = ("run", "item")
+
+
+@admin.register(StoredScores)
+class StoredScoresAdmin(ReadOnlyAdmin):
+    """Scores kept for the leaderboards, forgotten when what they came from changes; the services write them."""
+
+    list_display = ("version", "key", "mode", "stamp", "computed_at")
+    list_filter = ("mode",)
+    exclude = ("arrays",)  # binary NumPy arrays
+    list_select_related = ("version__dataset",)

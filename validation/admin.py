@@ -3,7 +3,16 @@
 from django.contrib import admin
 
 from heartbench_core.admin import ReadOnlyAdmin
-from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy, ReleasePolicyChange
+from validation.models import (
+    Adjudication,
+    AgreementReport,
+    BackgroundJob,
+    GoldenLabel,
+    QueueSummary,
+    ReleaseGate,
+    ReleasePolicy,
+    ReleasePolicyChange,
+)
 
 
 @admin.register(Adjudication)
@@ -52,3 +61,10 @@ class BackgroundJobAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "campaign", "status", "attempts", "requested_by", "created_at", "finished_at", "last_error")
     list_filter = ("kind", "status", "campaign")
     list_select_related = ("campaign", "requested_by")
+
+
+@admin.register(QueueSummary)
+class QueueSummaryAdmin(ReadOnlyAdmin):
+    list_display = ("campaign", "needs_decision", "compared", "stale", "computed_at")
+    exclude = ("head",)
+    list_select_related = ("campaign",)

@@ -83,6 +83,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "api-import-responses": {"POST": (ADMIN,)},
     "api-import-verdicts": {"POST": SCORES},
     "api-scores": {"GET": SCORES},
+    "api-leaderboard": {"GET": SCORES},
     "dataset-list": {"GET": STAFF},
     "dataset-detail": {"GET": STAFF},
     "version-list": {"GET": STAFF},
