@@ -8,6 +8,8 @@ to a model name. The Django admin (superusers and is_staff users only) is out of
 the operators' tool, not a page of the platform.
 """
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -25,7 +27,9 @@ def _leaks(text: str, world) -> list[str]:
     found = [s for s in (JUDGE_SECRET, OTHER_SECRET, GOLD_SECRET, CASE_SECRET) if s.lower() in lowered]
     found += [f"public id of C's response {e.response.public_id}" for e in world.c_entries if e.response.public_id.lower() in lowered]
     models = [m.lower() for m in LanguageModel.objects.values_list("name", flat=True)]
-    if any(m in lowered for m in models) or "gold" in lowered:
+    # "gold" as a word of its own (is_gold, gold-check, Gold): not inside a CSRF token or a random public id,
+    # which are letters and digits and once held "GoLd" by chance.
+    if any(m in lowered for m in models) or re.search(r"(?<![a-z0-9])gold(?![a-z0-9])", lowered):
         found += [
             f"text of C's response {e.pk} next to a model name or 'gold'" for e in world.c_entries if e.response.text.lower() in lowered
         ]
