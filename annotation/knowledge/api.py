@@ -275,6 +275,14 @@ def _dataset(name: str | None) -> Dataset | None:
     return get_object_or_404(Dataset, name=name) if name else None
 
 
+def _as_expert_lists(rows: QuerySet[Any], dataset: Dataset | None, lineage_lookup: str, key: Any) -> QuerySet[Any]:
+    """What an expert's list shows of the entries visible to them: one dataset's, one criterion's, newest published first."""
+    rows = rows.select_related("dataset")
+    rows = rows.filter(dataset=dataset) if dataset else rows
+    rows = rows.filter(**{lineage_lookup: key}) if key else rows
+    return rows.order_by("-published_at", "-id")
+
+
 LIST_PARAMETERS = [
     OpenApiParameter("dataset", str, description="A dataset's name."),
     OpenApiParameter("key", OpenApiTypes.UUID, description="A criterion's lineage key."),
@@ -300,10 +308,7 @@ class FaqListView(ComputedListView):
         status = choice_param(request, "status", FaqEntry.Status.values) or ""
         key, dataset = uuid_param(request, "key"), _dataset(request.query_params.get("dataset"))
         if _as_expert(request):
-            rows: QuerySet[FaqEntry] = selectors.visible_faq(user, as_expert=True).select_related("dataset")
-            rows = rows.filter(dataset=dataset) if dataset else rows
-            rows = rows.filter(lineages=key) if key else rows
-            rows = rows.order_by("-published_at", "-id")
+            rows: QuerySet[FaqEntry] = _as_expert_lists(selectors.visible_faq(user, as_expert=True), dataset, "lineages", key)
         else:
             rows = selectors.faq_list(user, dataset=dataset, status=status, lineage_key=key)
         return self.paginated(rows.prefetch_related("lineages"))  # type: ignore[arg-type]
@@ -413,10 +418,7 @@ class CaseListView(ComputedListView):
         status = choice_param(request, "status", Case.Status.values) or ""
         key, dataset = uuid_param(request, "key"), _dataset(request.query_params.get("dataset"))
         if _as_expert(request):
-            rows: QuerySet[Case] = selectors.visible_cases(user, as_expert=True).select_related("dataset")
-            rows = rows.filter(dataset=dataset) if dataset else rows
-            rows = rows.filter(lineage_id=key) if key else rows
-            rows = rows.order_by("-published_at", "-id")
+            rows: QuerySet[Case] = _as_expert_lists(selectors.visible_cases(user, as_expert=True), dataset, "lineage_id", key)
         else:
             rows = selectors.case_list(user, dataset=dataset, status=status, lineage_key=key).select_related(
                 "source_response", "published_by"
