@@ -231,8 +231,9 @@ class Assignment(models.Model):
     HELD_STATUSES = (Status.RESERVED, Status.SUBMITTED)
 
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
-    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.PROTECT, related_name="assignments")
-    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    # No index of their own: the unique constraint and the indexes below start with each of them.
+    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.PROTECT, related_name="assignments", db_index=False)
+    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments", db_index=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
     reserved_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(null=True, blank=True, help_text="None: pre-assigned, does not expire.")
@@ -285,7 +286,8 @@ class Assignment(models.Model):
 class Judgment(models.Model):
     """One expert's rationale and hit/miss on one criterion; a draft until its assignment is submitted."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
+    # No index of its own: `uniq_judgment` (assignment, criterion) serves lookups by assignment.
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments", db_index=False)
     criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="judgments")
     rationale = models.TextField(blank=True)
     hit = models.BooleanField(null=True, blank=True)

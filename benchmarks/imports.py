@@ -152,10 +152,14 @@ def main() -> None:
         import django
 
         django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0, interactive=False)  # a base kept from an older checkout
     from django.db import connection
 
     from heartbench_core.bulk import may_skip_row_triggers
     from heartbench_core.services.judging import import_judge_runs
+    from validation.services import imports as imports_module
     from validation.services.imports import import_judgments
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -173,7 +177,7 @@ def main() -> None:
             psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}"')
             try:
                 use_database(copy)
-                fast = may_skip_row_triggers(["annotation_judgment", "heartbench_core_judgeverdict"])
+                fast = may_skip_row_triggers(imports_module._WRITTEN_TABLES, imports_module._REPLACED_TRIGGERS)
                 cpu, server, start = time.process_time(), backend_cpu_seconds(), time.perf_counter()
                 outcome = import_judgments(source=judgment_files, dataset_name="heartbench", campaign_name=f"imported-{args.scale}x")
                 human.append(time.perf_counter() - start)

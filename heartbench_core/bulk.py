@@ -8,7 +8,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 
 from django.db import connection
@@ -58,17 +59,14 @@ def copy_lines(model: type[Model], columns: Sequence[str], lines: Iterable[str])
             copy.write("".join(chunk).encode())
 
 
-# The triggers the fast path knows it replaces, by table: (table, trigger) pairs of user triggers.
-KNOWN_TRIGGERS = frozenset({("annotation_judgment", "annotation_judgment_immutable")})
-
-
-def may_skip_row_triggers(tables: Sequence[str]) -> bool:
-    """Whether this connection may write `tables` without their per-row triggers (foreign-key checks included).
+def may_skip_row_triggers(tables: Sequence[str], replaced: frozenset[tuple[str, str]] = frozenset()) -> bool:
+    """Whether this connection may write `tables` without their triggers (foreign-key checks included).
 
     True only on PostgreSQL, when the role may set `session_replication_role` (a superuser, or
     `GRANT SET ON PARAMETER session_replication_role` on PostgreSQL 15 and later) and the tables
-    carry no user trigger other than those in KNOWN_TRIGGERS, whose checks the importers make
-    themselves, set-based. A trigger added later makes this False until an importer learns it.
+    carry no user trigger but those the caller names in `replaced` ((table, trigger) pairs whose
+    work it does itself, set-based). A trigger added later makes this False until the caller
+    learns it.
     """
     if connection.vendor != "postgresql":
         return False
@@ -86,17 +84,22 @@ def may_skip_row_triggers(tables: Sequence[str]) -> bool:
             " WHERE NOT t.tgisinternal AND c.relname = ANY(%s)",
             [list(tables)],
         )
-        return all(tuple(row) in KNOWN_TRIGGERS for row in cursor.fetchall())
+        return all(tuple(row) in replaced for row in cursor.fetchall())
 
 
-def skip_row_triggers() -> None:
-    """Turn off per-row triggers, foreign-key checks included, until the end of the current transaction.
+@contextmanager
+def skipped_row_triggers() -> Iterator[None]:
+    """Turn off triggers, foreign-key checks included, for the writes inside the block (within the current transaction).
 
-    The caller has checked `may_skip_row_triggers`, checks every reference itself and locks the
-    referenced rows (`lock_referenced`), as the foreign-key checks would have.
+    The caller has checked `may_skip_row_triggers` for the tables it writes inside, checks every
+    reference itself and locks the referenced rows (`lock_referenced`), as the foreign-key checks
+    would have. Writes before and after the block go through every trigger.
     """
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = origin")
 
 
 def lock_referenced(model: type[Model], ids: Iterable[int]) -> int:

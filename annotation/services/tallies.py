@@ -28,6 +28,20 @@ def recount(*, campaign_ids: Iterable[int] | None = None) -> None:
             cursor.execute(statement)
 
 
+# The triggers whose work `count_inserted` does for rows written without them.
+REPLACED_BY_COUNTING = _sql.POSTGRES_TRIGGERS
+
+
+def count_inserted(*, campaign_response_ids: list[int], assignment_ids: list[int]) -> None:
+    """PostgreSQL: count rows inserted without their triggers (`heartbench_core.bulk.skipped_row_triggers`), as the triggers would have.
+
+    Set-based: each counter changes once, whatever the number of rows.
+    """
+    with connection.cursor() as cursor:
+        for statement in _sql.count_inserted_sql():
+            cursor.execute(statement, {"responses": campaign_response_ids, "assignments": assignment_ids})
+
+
 def tallies_as_counted(*, campaign_ids: Iterable[int] | None = None) -> dict[str, set[tuple]]:
     """The tallies as stored, without zero rows, in comparable form (`recount` makes what they should be)."""
     ids = None if campaign_ids is None else list(campaign_ids)

@@ -10,6 +10,7 @@ unparseable vector or an unknown question is an error naming the line, and nothi
 import ast
 import json
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
@@ -18,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext
 
-from heartbench_core.bulk import copy_lines, copy_text, lock_referenced, may_skip_row_triggers, skip_row_triggers
+from heartbench_core.bulk import copy_lines, copy_text, lock_referenced, may_skip_row_triggers, skipped_row_triggers
 from heartbench_core.jsonl import ErrorCollector, InputFileError, type_name
 from heartbench_core.lib.jsonl import LineError, read_jsonl, source_name
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, User
@@ -500,17 +501,18 @@ def _create_verdicts(plans: list[_Planned], criteria: dict[str, list[int]]) -> N
         )
         return
     response_ids = [p.responses[e.question_id] for p in plans for e in p.lines]
-    if may_skip_row_triggers([JudgeVerdict._meta.db_table]):
-        skip_row_triggers()
-        used = {pk for p in plans for e in p.lines for pk in criteria[e.question_id]}
-        for model, wanted in ((ModelResponse, response_ids), (Criterion, used)):
-            if lock_referenced(model, wanted) != len(set(wanted)):
-                raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
-    copy_lines(
-        JudgeVerdict,
-        ("run_id", "response_id", "criterion_id", "hit", "rationale", "raw"),
-        _verdict_rows(plans, criteria, iter(response_ids)),
-    )
+    fast = may_skip_row_triggers([JudgeVerdict._meta.db_table])
+    with skipped_row_triggers() if fast else nullcontext():
+        if fast:
+            used = {pk for p in plans for e in p.lines for pk in criteria[e.question_id]}
+            for model, wanted in ((ModelResponse, response_ids), (Criterion, used)):
+                if lock_referenced(model, wanted) != len(set(wanted)):
+                    raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
+        copy_lines(
+            JudgeVerdict,
+            ("run_id", "response_id", "criterion_id", "hit", "rationale", "raw"),
+            _verdict_rows(plans, criteria, iter(response_ids)),
+        )
 
 
 def _verdict_rows(plans: list[_Planned], criteria: dict[str, list[int]], response_ids: Iterator[int]) -> Iterator[str]:

@@ -1,17 +1,19 @@
 """import_judgments takes several files in one call: one campaign, all or nothing, each error naming its file and line.
 
-On PostgreSQL the rows are written with COPY, without per-row triggers when the role may; the
-path that keeps them writes the same rows.
+On PostgreSQL the rows are written with COPY, without triggers when the role may (the import
+counts the tallies itself); the path that keeps them writes the same rows, the tallies count
+every row either way, and the triggers are on again for whatever the transaction writes next.
 """
 
 import json
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Assignment, Campaign, CampaignResponse, Judgment
+from annotation.services import tallies
 from heartbench_core import bulk
 from heartbench_core.jsonl import InputFileError
 from tests.factories import demo_responses, demo_version
@@ -120,14 +122,44 @@ def test_with_per_row_triggers_kept_the_same_rows_are_written(cast, demo, monkey
     Assignment.objects.all().delete()
     CampaignResponse.objects.all().delete()
     Campaign.objects.all().delete()
-    monkeypatch.setattr(imports, "may_skip_row_triggers", lambda tables: False)
+    monkeypatch.setattr(imports, "may_skip_row_triggers", lambda tables, replaced: False)
     import_judgments(source=as_file(lines), dataset_name="demo", campaign_name="kept")
     assert stored() == fast
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY and per-row triggers are PostgreSQL's")
 def test_triggers_are_kept_when_a_table_has_one_the_importer_does_not_know(demo):
+    assert bulk.may_skip_row_triggers(imports._WRITTEN_TABLES, imports._REPLACED_TRIGGERS)
     with connection.cursor() as cursor:
         cursor.execute("CREATE FUNCTION test_noop() RETURNS trigger AS $$ BEGIN RETURN NEW; END $$ LANGUAGE plpgsql")
         cursor.execute("CREATE TRIGGER test_unknown BEFORE INSERT ON annotation_assignment FOR EACH ROW EXECUTE FUNCTION test_noop()")
-    assert not bulk.may_skip_row_triggers(["annotation_assignment", "annotation_judgment"])
+    assert not bulk.may_skip_row_triggers(imports._WRITTEN_TABLES, imports._REPLACED_TRIGGERS)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY and per-row triggers are PostgreSQL's")
+@pytest.mark.parametrize("without_row_triggers", [True, False], ids=["judgments-without-triggers", "every-trigger"])
+def test_the_tallies_count_every_imported_row(cast, demo, monkeypatch, without_row_triggers):
+    assert bulk.may_skip_row_triggers(imports._WRITTEN_TABLES, imports._REPLACED_TRIGGERS)  # the test database's role may
+    if not without_row_triggers:
+        monkeypatch.setattr(imports, "may_skip_row_triggers", lambda tables, replaced: False)
+    lines, (first, second) = halves(cast)
+    import_judgments(source=first, dataset_name="demo", campaign_name="counted")
+    assert tallies.tallies_as_counted() == tallies.tallies_from_rows()
+    outcome = import_judgments(source=second, dataset_name="demo", campaign_name="counted")  # into the campaign, some responses in it already
+    assert tallies.tallies_as_counted() == tallies.tallies_from_rows()
+    counted = tallies.tallies_as_counted()
+    assert {(c, n) for c, n, _ in counted["campaigns"]} == {(outcome.campaign.pk, len(lines) // 3)}
+    assert sum(row[4] for row in counted["experts"]) == len(lines)  # every assignment counted as submitted
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY and per-row triggers are PostgreSQL's")
+def test_after_the_import_the_same_transaction_writes_through_every_trigger(cast, demo):
+    lines, files = halves(cast)
+    with transaction.atomic():
+        import_judgments(source=files, dataset_name="demo", campaign_name="guarded")
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW session_replication_role")
+            assert cursor.fetchone()[0] == "origin"
+        submitted = Judgment.objects.first()
+        with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():  # the guard on submitted work is back
+            Judgment.objects.filter(pk=submitted.pk).update(hit=not submitted.hit)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NamedTuple, TypeAlias, TypeVar, cast
@@ -22,7 +23,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.models import Assignment, Campaign, CampaignResponse, ExpertProfile, Judgment
-from heartbench_core.bulk import copy_lines, copy_text, copy_time, lock_referenced, may_skip_row_triggers, next_ids, skip_row_triggers
+from annotation.services import tallies
+from heartbench_core.bulk import copy_lines, copy_text, copy_time, lock_referenced, may_skip_row_triggers, next_ids, skipped_row_triggers
 from heartbench_core.jsonl import ErrorCollector, InputFileError, type_name
 from heartbench_core.lib.jsonl import LineError, read_jsonl, source_name
 from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, User, new_public_id
@@ -141,10 +143,16 @@ def import_judgments(
         if campaign is None:
             campaign = _create_campaign(campaign_name, version, judged, created_by)
         user_ids = [refs.users[a].pk for a in judged.annotators]
-        fast = _without_row_triggers(campaign, judged, user_ids)
-        responses_added, in_campaign = _add_campaign_responses(campaign, judged)
         campaign.experts.add(*set(user_ids))
-        assignments, judgments = _write_submitted_judgments(judged, in_campaign, user_ids, fast=fast)
+        campaign.language_models.add(*LanguageModel.objects.filter(name__in=judged.models).values_list("pk", flat=True))
+        fast = may_skip_row_triggers(_WRITTEN_TABLES, _REPLACED_TRIGGERS)
+        with skipped_row_triggers() if fast else nullcontext():
+            if fast:
+                _lock_references(campaign, judged, user_ids)
+            responses_added, in_campaign, new_entries = _add_campaign_responses(campaign, judged)
+            assignments, judgments, assignment_ids = _write_submitted_judgments(judged, in_campaign, user_ids, fast=fast)
+        if fast:
+            tallies.count_inserted(campaign_response_ids=new_entries, assignment_ids=assignment_ids)
     return JudgmentImportOutcome(
         campaign=campaign,
         campaign_created=campaign_created,
@@ -479,8 +487,8 @@ def _create_campaign(campaign_name: str, version: DatasetVersion, judged: _Judge
     )
 
 
-def _add_campaign_responses(campaign: Campaign, judged: _Judged) -> tuple[int, dict[int, int]]:
-    """Add the judged responses the campaign lacks, and their models; return (added, response id → campaign response id)."""
+def _add_campaign_responses(campaign: Campaign, judged: _Judged) -> tuple[int, dict[int, int], list[int]]:
+    """Add the judged responses the campaign lacks; return (added, response id → campaign response id, the new ids)."""
     in_campaign = dict(CampaignResponse.objects.filter(campaign=campaign).values_list("response_id", "id"))
     # Seeded by the campaign and its size, so a re-run of the same import gives the same order.
     rng = random.Random(f"{campaign.pk}:{len(in_campaign)}")
@@ -500,49 +508,52 @@ def _add_campaign_responses(campaign: Campaign, judged: _Judged) -> tuple[int, d
                 for pk, (rid, item_id), key in zip(ids, item_of_new.items(), order_keys)
             ),
         )
-        in_campaign.update(zip(item_of_new, ids))
     else:
         new_crs = [
             CampaignResponse(campaign=campaign, response_id=rid, item_id=item_id, order_key=key)
             for (rid, item_id), key in zip(item_of_new.items(), order_keys)
         ]
         CampaignResponse.objects.bulk_create(new_crs, batch_size=2000)
-        in_campaign.update((cr.response_id, cr.pk) for cr in new_crs)
-    campaign.language_models.add(*LanguageModel.objects.filter(name__in=judged.models).values_list("pk", flat=True))
-    return len(item_of_new), in_campaign
+        ids = [cr.pk for cr in new_crs]
+    in_campaign.update(zip(item_of_new, ids))
+    return len(item_of_new), in_campaign, ids
 
 
-def _without_row_triggers(campaign: Campaign, judged: _Judged, user_ids: list[int]) -> bool:
-    """On PostgreSQL, when the role may, turn per-row triggers off for the rest of the transaction; return whether it did.
+# Written by COPY without triggers when the role may: every trigger on them is one the import does the work of.
+_WRITTEN_TABLES = (CampaignResponse._meta.db_table, Assignment._meta.db_table, Judgment._meta.db_table)
+_REPLACED_TRIGGERS = tallies.REPLACED_BY_COUNTING | {(Judgment._meta.db_table, "annotation_judgment_immutable")}
 
-    The rows written then are checked here instead, set-based: every row they will reference is
-    locked as a foreign-key check would lock it, and must still exist. The guard on submitted
-    judgments has nothing to guard: the assignments written are this transaction's own.
+
+def _lock_references(campaign: Campaign, judged: _Judged, user_ids: list[int]) -> None:
+    """Without triggers, the foreign-key checks made here, set-based.
+
+    Every row the new rows will reference is locked as a foreign-key check would lock it, and
+    must still exist. The tallies are counted afterwards (`tallies.count_inserted`); the guard on
+    submitted judgments has nothing to guard: the assignments written are this transaction's own.
     """
-    tables = [CampaignResponse._meta.db_table, Assignment._meta.db_table, Judgment._meta.db_table, Campaign.experts.through._meta.db_table]
-    if not may_skip_row_triggers(tables):
-        return False
-    skip_row_triggers()
     criteria = {c for rubric in {id(c): c for c in judged.criterion_ids}.values() for c in rubric}
+    existing = CampaignResponse.objects.filter(campaign=campaign).values_list("pk", flat=True)
     referenced = (
         (Campaign, [campaign.pk]),
         (ModelResponse, judged.response_ids),
         (Item, judged.item_ids),
         (User, user_ids),
         (Criterion, criteria),
+        (CampaignResponse, list(existing)),
     )
     for model, wanted in referenced:
         if lock_referenced(model, wanted) != len(set(wanted)):
             raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
-    return True
 
 
-def _write_submitted_judgments(judged: _Judged, in_campaign: dict[int, int], user_ids: list[int], *, fast: bool) -> tuple[int, int]:
-    """Create one submitted assignment per line with its judgments; return (assignments, judgments)."""
+def _write_submitted_judgments(
+    judged: _Judged, in_campaign: dict[int, int], user_ids: list[int], *, fast: bool
+) -> tuple[int, int, list[int]]:
+    """Create one submitted assignment per line with its judgments; return (assignments, judgments, the assignments' ids)."""
     cr_ids = [in_campaign[rid] for rid in judged.response_ids]
     if connection.vendor == "postgresql":
-        _copy_submitted_judgments(judged, cr_ids, user_ids, fast=fast)
-        return len(cr_ids), len(judged.detail)
+        ids = _copy_submitted_judgments(judged, cr_ids, user_ids, fast=fast)
+        return len(cr_ids), len(judged.detail), ids
     assignments = [
         Assignment(campaign_response_id=cr, expert_id=user, status=Assignment.Status.RESERVED) for cr, user in zip(cr_ids, user_ids)
     ]
@@ -553,27 +564,22 @@ def _write_submitted_judgments(judged: _Judged, in_campaign: dict[int, int], use
     ]
     Judgment.objects.bulk_create(judgments, batch_size=5000)
     # Submitting last: the database refuses new judgments on a submitted assignment.
-    Assignment.objects.filter(id__in=[a.pk for a in assignments]).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
-    return len(assignments), len(judgments)
+    ids = [a.pk for a in assignments]
+    Assignment.objects.filter(id__in=ids).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
+    return len(assignments), len(judgments), ids
 
 
-def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list[int], *, fast: bool) -> None:
-    """PostgreSQL: COPY the assignments and their judgments.
+def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list[int], *, fast: bool) -> list[int]:
+    """PostgreSQL: COPY the assignments and their judgments; return the assignments' ids.
 
-    Without per-row triggers (`fast`) the assignments are written submitted straight away; with
-    them, they are written reserved, the judgments added, then the assignments submitted, as the
-    guard on submitted judgments requires.
+    Without triggers (`fast`) the assignments are written submitted straight away; with them,
+    they are written reserved, the judgments added, then the assignments submitted, as the guard
+    on submitted judgments requires.
     """
     now = timezone.now()
     stamp = copy_time(now)
     ids = next_ids(Assignment, len(cr_ids))
-    if fast:
-        # The campaign responses the campaign held before the import are referenced too: locked like the others.
-        if lock_referenced(CampaignResponse, cr_ids) != len(set(cr_ids)):
-            raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
-        status, submitted = Assignment.Status.SUBMITTED, stamp
-    else:
-        status, submitted = Assignment.Status.RESERVED, "\\N"
+    status, submitted = (Assignment.Status.SUBMITTED, stamp) if fast else (Assignment.Status.RESERVED, "\\N")
     copy_lines(
         Assignment,
         (
@@ -592,6 +598,7 @@ def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list
     copy_lines(Judgment, ("assignment_id", "criterion_id", "hit", "rationale", "updated_at"), _judgment_rows(judged, ids, stamp))
     if not fast:
         Assignment.objects.filter(id__in=ids).update(status=Assignment.Status.SUBMITTED, submitted_at=now)
+    return ids
 
 
 def _judgment_rows(judged: _Judged, assignment_ids: list[int], stamp: str) -> Iterator[str]:
