@@ -25,7 +25,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Campaign, CampaignResponse, Judgment
 from heartbench_core.blindness import record_exposures
 from heartbench_core.csvsafe import FORMULA_TRIGGERS, SafeWriter
-from heartbench_core.models import Criterion, Item, StaffExposure, User
+from heartbench_core.models import Criterion, Item, LanguageModel, ModelResponse, StaffExposure, User
 from validation.blindness import hidden_entry_ids
 from validation.models import GoldenLabel
 from validation.selectors import golden_values
@@ -189,33 +189,67 @@ class _JudgmentBatch:
 def _judgment_batches(campaign: Campaign, batches: Iterable[list[int]], lookups: _Lookups) -> Iterator[_JudgmentBatch]:
     """Per batch of entries, its submitted judgments: three single-table reads on indexes, joined and ordered here."""
     for batch in batches:
-        entries = {
-            pk: (public_id, lookups.question(item), model)
-            for pk, public_id, item, model in CampaignResponse.objects.filter(pk__in=batch).values_list(
-                "pk", "response__public_id", "item_id", "response__model__name"
-            )
-        }
-        rows = list(
-            Assignment.objects.filter(campaign_response_id__in=batch, status=Assignment.Status.SUBMITTED).values_list(
-                "pk", "campaign_response_id", "expert_id", "submitted_at"
-            )
-        )
+        entries = {pk: (public_id, lookups.question(item), model) for pk, public_id, item, model in _entries(batch)}
+        rows = _submitted_assignments(batch)
         names = lookups.expert_names({expert for _, _, expert, _ in rows})
         assignments = {pk: (entry, names[expert], submitted) for pk, entry, expert, submitted in rows}
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT assignment_id, criterion_id, hit, rationale FROM {_table(Judgment)} WHERE assignment_id IN ({', '.join(['%s'] * len(assignments))})"
-                if assignments
-                else "SELECT 1, 1, NULL, '' WHERE false",
-                list(assignments),
-            )
-            judgments = cursor.fetchall()
+        judgments = _judgments_of(list(assignments))
         position = lookups.position
         for _, criterion, _, _ in judgments:
             if criterion not in position:
                 lookups.criterion(criterion)
         judgments.sort(key=lambda j: (assignments[j[0]][0], position[j[1]], assignments[j[0]][1]))
         yield _JudgmentBatch(entries, assignments, judgments)
+
+
+# On PostgreSQL the batch's ids go as one array parameter (`= ANY(%s)`): a placeholder per id costs
+# more to format and parse than the rows cost to read.
+
+
+def _entries(batch: list[int]) -> list[Row]:
+    """(entry, response public id, item, model name) of each entry of the batch."""
+    if connection.vendor != "postgresql":
+        return list(
+            CampaignResponse.objects.filter(pk__in=batch).values_list("pk", "response__public_id", "item_id", "response__model__name")
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.id, r.public_id, e.item_id, m.name FROM {_table(CampaignResponse)} e"
+            f" JOIN {_table(ModelResponse)} r ON r.id = e.response_id JOIN {_table(LanguageModel)} m ON m.id = r.model_id"
+            " WHERE e.id = ANY(%s)",
+            [batch],
+        )
+        return cursor.fetchall()
+
+
+def _submitted_assignments(batch: list[int]) -> list[Row]:
+    """(assignment, entry, expert, submitted_at) of the submitted assignments of the batch's entries."""
+    if connection.vendor != "postgresql":
+        return list(
+            Assignment.objects.filter(campaign_response_id__in=batch, status=Assignment.Status.SUBMITTED).values_list(
+                "pk", "campaign_response_id", "expert_id", "submitted_at"
+            )
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, campaign_response_id, expert_id, submitted_at FROM {_table(Assignment)}"
+            " WHERE campaign_response_id = ANY(%s) AND status = %s",
+            [batch, Assignment.Status.SUBMITTED],
+        )
+        return cursor.fetchall()
+
+
+def _judgments_of(assignments: list[int]) -> list[Row]:
+    """(assignment, criterion, hit, rationale) of every judgment of the assignments."""
+    columns = f"SELECT assignment_id, criterion_id, hit, rationale FROM {_table(Judgment)}"
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"{columns} WHERE assignment_id = ANY(%s)", [assignments])
+        elif assignments:
+            cursor.execute(f"{columns} WHERE assignment_id IN ({', '.join(['%s'] * len(assignments))})", assignments)
+        else:
+            return []
+        return cursor.fetchall()
 
 
 def _judgment_rows(campaign: Campaign, batches: Iterable[list[int]]) -> Iterator[Row]:
