@@ -283,8 +283,9 @@ class JudgeRun(models.Model):
 class JudgeVerdict(models.Model):
     """One judge's hit/miss on one criterion snapshot for one response."""
 
-    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
-    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="judge_verdicts")
+    # No index of their own: `uniq_verdict_per_criterion` starts with run, the index below with response.
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts", db_index=False)
+    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="judge_verdicts", db_index=False)
     criterion = models.ForeignKey(
         Criterion, on_delete=models.PROTECT, related_name="judge_verdicts", help_text="The exact revision judged."
     )

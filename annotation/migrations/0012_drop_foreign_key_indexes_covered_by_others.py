@@ -7,37 +7,18 @@
 
 An import writes millions of judgments and tens of thousands of assignments. The model state
 says `db_index=False`; each index is dropped by name as the database reports it, without
-rebuilding the table on SQLite (a rebuild would drop the table's triggers).
+rebuilding the table on SQLite (`heartbench_core.migrations._covered_indexes`).
 """
+
+from importlib import import_module
 
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+covered_indexes = import_module("heartbench_core.migrations._covered_indexes")
+
 COVERED = (("annotation_judgment", "assignment_id"), ("annotation_assignment", "campaign_response_id"), ("annotation_assignment", "expert_id"))
-
-
-def _single_column_indexes(schema_editor, table: str, column: str) -> list[str]:  # noqa: ANN001
-    connection = schema_editor.connection
-    with connection.cursor() as cursor:
-        constraints = connection.introspection.get_constraints(cursor, table)
-    return [
-        name
-        for name, c in constraints.items()
-        if c["index"] and not c["unique"] and not c["primary_key"] and c["columns"] == [column] and not c.get("foreign_key")
-    ]
-
-
-def drop_indexes(apps, schema_editor):  # noqa: ANN001, ANN201
-    for table, column in COVERED:
-        for name in _single_column_indexes(schema_editor, table, column):
-            schema_editor.execute(f"DROP INDEX IF EXISTS {schema_editor.quote_name(name)}")
-
-
-def create_indexes(apps, schema_editor):  # noqa: ANN001, ANN201
-    for table, column in COVERED:
-        if not _single_column_indexes(schema_editor, table, column):
-            schema_editor.execute(f"CREATE INDEX {table}_{column}_covered ON {table} ({column})")
 
 
 class Migration(migrations.Migration):
@@ -71,6 +52,6 @@ class Migration(migrations.Migration):
                     ),
                 ),
             ],
-            database_operations=[migrations.RunPython(drop_indexes, create_indexes)],
+            database_operations=[covered_indexes.drop_covered_indexes(COVERED)],
         )
     ]

@@ -516,14 +516,18 @@ def _create_verdicts(plans: list[_Planned], criteria: dict[str, list[int]]) -> N
 
 
 def _verdict_rows(plans: list[_Planned], criteria: dict[str, list[int]], response_ids: Iterator[int]) -> Iterator[str]:
-    """COPY lines of every verdict of the plans; the judge's output is encoded once per line, not once per verdict."""
+    """COPY lines of every verdict of the plans, one string per judged line: its output is encoded once, not once per verdict."""
     hits = ("f", "t")
     for plan in plans:
         run_id = cast(JudgeRun, plan.run).pk
         for entry in plan.lines:
-            response_id = next(response_ids)
+            head = f"{run_id}\t{next(response_ids)}\t"
             reason = copy_text(entry.reason)
-            output = copy_text(json.dumps(entry.output, ensure_ascii=False))
-            for i, (pk, h) in enumerate(zip(criteria[entry.question_id], entry.hits)):
-                raw = f'{{"line": {entry.line}, "index": {i}, "value": {h}, "output": {output}}}'
-                yield f"{run_id}\t{response_id}\t{pk}\t{hits[h]}\t{reason}\t{raw}\n"
+            tail = f', "output": {copy_text(json.dumps(entry.output, ensure_ascii=False))}}}\n'
+            raw_head = f'\t{reason}\t{{"line": {entry.line}, "index": '
+            yield "".join(
+                [
+                    f'{head}{pk}\t{hits[h]}{raw_head}{i}, "value": {h}{tail}'
+                    for i, (pk, h) in enumerate(zip(criteria[entry.question_id], entry.hits))
+                ]
+            )
