@@ -97,6 +97,12 @@ class ExpertHome:
     queues: list[CampaignQueue]
     calibrations: list[CampaignQueue]
     completed: list[CompletedWork]
+    finished: list[Campaign] = field(default_factory=list)  # the latest closed campaigns (annotated `my_submitted`)
+    finished_total: int = 0
+
+    @property
+    def finished_not_listed(self) -> int:
+        return self.finished_total - len(self.finished)
 
 
 def assignment_for_expert(expert: User, public_id: str) -> Assignment:
@@ -210,19 +216,25 @@ def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
 
 # Drafts listed per campaign on the home page; the rest are counted ("and 40 more") and served by "Next response".
 DRAFTS_SHOWN = 5
+# Closed campaigns listed on the home page, newest first; the rest are counted.
+FINISHED_SHOWN = 5
 
 
-def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int = DRAFTS_SHOWN) -> ExpertHome:
-    """The expert's queue per campaign, drafts to resume, calibrations to take and their own completed work.
+def expert_home(
+    expert: User, *, completed_limit: int = 100, drafts_shown: int = DRAFTS_SHOWN, finished_shown: int = FINISHED_SHOWN
+) -> ExpertHome:
+    """The expert's queue per open campaign, drafts to resume, calibrations to take, closed campaigns and their own completed work.
 
     A fixed number of queries, each reading at most what the page shows: counts come from the
-    tallies, the first `drafts_shown` drafts of each campaign and the latest `completed_limit`
-    submissions from their indexes, however much work the expert holds.
+    tallies, the first `drafts_shown` drafts of each campaign, the latest `finished_shown` closed
+    campaigns and the latest `completed_limit` submissions from their indexes, however much work
+    the expert holds and however many campaigns they took part in.
     """
     mine = ExpertCampaignTally.objects.filter(expert_id=expert.pk, campaign_id=OuterRef("pk"))
+    taking_part = campaigns_for_expert(expert)
     campaigns = {
         c.pk: c
-        for c in campaigns_for_expert(expert)
+        for c in taking_part.exclude(status=Campaign.Status.CLOSED)
         .select_related("settings")
         .annotate(
             response_total=Coalesce(F("tally__responses"), 0),
@@ -231,6 +243,13 @@ def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int =
             my_preassigned=Coalesce(Subquery(mine.values("preassigned")), 0),
         )
     }
+    # Closed campaigns: the latest few, one line each, and how many there are (a window over the same query).
+    finished = list(
+        taking_part.filter(status=Campaign.Status.CLOSED)
+        .annotate(my_submitted=Coalesce(Subquery(mine.values("submitted")), 0), finished_total=Window(Count("pk")))
+        .only("name", "kind", "status", "overlap")
+        .order_by("-pk")[:finished_shown]
+    )
     drafts = (
         Assignment.objects.filter(expert_id=expert.pk, status=Assignment.Status.RESERVED)
         .annotate(
@@ -293,9 +312,12 @@ def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int =
             queue.on_hold = serving.hold_reason(campaign=campaign, profile=own_profile())
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 
+    # The campaigns of completed work that are not listed above (closed ones): what a discussion's cohort needs.
+    missing = {a.campaign_response.campaign_id for a in submitted} - campaigns.keys()
+    of_work = {**campaigns, **(Campaign.objects.in_bulk(missing) if missing else {})}
     completed = []
     for a in submitted:
-        its_campaign = campaigns.get(a.campaign_response.campaign_id)
+        its_campaign = of_work.get(a.campaign_response.campaign_id)
         submitters = order.get(a.campaign_response_id, [])
         open_ = (
             its_campaign is not None
@@ -303,7 +325,13 @@ def expert_home(expert: User, *, completed_limit: int = 100, drafts_shown: int =
             and discussion_cohort(campaign=its_campaign, position=submitters.index(expert.pk), submitted=len(submitters)) is not None
         )
         completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
-    return ExpertHome(queues=queues, calibrations=calibrations, completed=completed)
+    return ExpertHome(
+        queues=queues,
+        calibrations=calibrations,
+        completed=completed,
+        finished=finished,
+        finished_total=finished[0].finished_total if finished else 0,
+    )
 
 
 @dataclass

@@ -43,5 +43,51 @@ def test_the_home_page_query_count_does_not_grow_with_the_queue(workspace, cast,
     client.get(reverse("annotation:home"))
     # 10: the list of work whose reservation lapsed while the expert had written on it is one query (it was 8); the first
     # drafts and the latest submissions are read apart, each no more than the page shows, since the home stopped loading all work (it was 9).
-    with django_assert_max_num_queries(10):
+    # 11: closed campaigns are read apart, the latest few and their count.
+    with django_assert_max_num_queries(11):
+        assert client.get(reverse("annotation:home")).status_code == 200
+
+
+def _closed_campaigns(cast, names):
+    from annotation.services.campaigns import create_campaign, set_campaign_status
+
+    from .conftest import MODELS
+
+    for name in names:
+        campaign = create_campaign(
+            name=name,
+            dataset_name="demo",
+            model_names=MODELS,
+            sample_fraction=1.0,
+            overlap=3,
+            expert_usernames=[e.username for e in cast.experts],
+            requires_qualification=False,
+        ).campaign
+        set_campaign_status(campaign=campaign, status="closed", by=None)
+
+
+def test_closed_campaigns_are_one_line_each_the_latest_few_and_a_count(workspace, cast, client_for):
+    from annotation.workspace.selectors import FINISHED_SHOWN
+
+    names = [f"Finished {i:02d}" for i in range(FINISHED_SHOWN + 3)]
+    _closed_campaigns(cast, names)
+    body = client_for(cast.expert).get(reverse("annotation:home")).content.decode()
+    assert 'id="q-' + str(workspace.campaign.pk) + '"' in body  # the open campaign keeps its card
+    listed = [n for n in names if n in body]
+    assert listed == names[-FINISHED_SHOWN:]  # the newest ones
+    assert "and 3 earlier finished campaigns" in body
+    assert body.count('class="card ws-queue') == 1
+
+
+def test_the_home_page_query_count_does_not_grow_with_closed_campaigns(workspace, cast, client_for, django_assert_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = client_for(cast.expert)
+    _closed_campaigns(cast, ["Finished A"])
+    client.get(reverse("annotation:home"))
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("annotation:home"))
+    _closed_campaigns(cast, [f"Finished B{i}" for i in range(8)])
+    with django_assert_num_queries(len(few)):
         assert client.get(reverse("annotation:home")).status_code == 200
