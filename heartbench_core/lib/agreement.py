@@ -421,24 +421,23 @@ def rater_pair_counts(unit: np.ndarray, rater: np.ndarray, hit: np.ndarray, n_ra
         unit, rater, hit = unit[order], rater[order], hit[order]
     cells = n_raters * n_raters
     own = rater * (n_raters + 1)  # a rating with itself: the diagonal
-    shared = np.bincount(own, minlength=cells).astype(np.float64)
+    shared = np.bincount(own, minlength=cells).astype(np.float64).reshape(n_raters, n_raters)
     same = shared.copy()
-    # Ratings i < j of one unit, j − i = d apart once sorted by unit: a candidate i stays one
-    # only while the rating d further on is still of its unit.
-    candidates = np.arange(unit.size - 1)
+    # Ratings i < i + d of one unit, d apart once sorted by unit; the pair (b, a) is the pair (a, b)
+    # the other way round, so each step counts one order and adds its transpose.
     d = 1
-    while candidates.size:
-        candidates = candidates[candidates + d < unit.size]
-        j = candidates + d
-        keep = unit[j] == unit[candidates]
-        candidates, j = candidates[keep], j[keep]
-        a, b = rater[candidates], rater[j]
-        agree = hit[candidates] == hit[j]
-        for x, y in ((a, b), (b, a)):
-            shared += np.bincount(x * n_raters + y, minlength=cells)
-            same += np.bincount(x[agree] * n_raters + y[agree], minlength=cells)
+    while d < unit.size:
+        i = np.flatnonzero(unit[d:] == unit[:-d])
+        if not i.size:
+            break
+        j = i + d
+        ab = rater[i] * n_raters + rater[j]
+        one_way = np.bincount(ab, minlength=cells).reshape(n_raters, n_raters)
+        agreeing = np.bincount(ab, weights=hit[i] == hit[j], minlength=cells).reshape(n_raters, n_raters)
+        shared += one_way + one_way.T
+        same += agreeing + agreeing.T
         d += 1
-    return shared.reshape(n_raters, n_raters), same.reshape(n_raters, n_raters)
+    return shared, same
 
 
 def fleiss_kappa(hits: np.ndarray, ratings: np.ndarray, k: int) -> Stat:
