@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from django.db import transaction
+from django.db.models import Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.models import (
@@ -23,6 +25,7 @@ from annotation.models import (
     Assignment,
     CalibrationResult,
     Campaign,
+    ExpertCampaignTally,
     ExpertProfile,
     ExpertQuality,
     GoldLabel,
@@ -86,9 +89,10 @@ def after_submit(*, assignment: Assignment) -> None:
         if campaign.kind == Campaign.Kind.CALIBRATION:
             _maybe_finish_calibration(expert=expert, campaign=campaign, quality=quality)
         else:
-            quality.submitted = (
-                Assignment.objects.filter(expert=expert, campaign_response__campaign__kind=Campaign.Kind.BLIND_TEST).submitted().count()
-            )
+            # From the expert's tallies (a row per campaign, kept by triggers), not a count of all their work.
+            quality.submitted = ExpertCampaignTally.objects.filter(expert_id=expert.pk, campaign__kind=Campaign.Kind.BLIND_TEST).aggregate(
+                n=Coalesce(Sum("submitted"), 0)
+            )["n"]
             if quality.gold_decision_due is not None and quality.submitted >= quality.gold_decision_due:
                 quality.gold_decision_due = None
                 _update_gold_accuracy(profile=profile, quality=quality, policy=policy, leave_out=assignment.pk)
