@@ -150,6 +150,10 @@ def gold_set_create(request: SignedInRequest) -> HttpResponse:
     return render(request, "annotation/manage/gold_set_form.html", {"form": form}, status=400 if form.errors else 200)
 
 
+# Rows of each per-expert table on a campaign's page, unless all are asked for.
+EXPERT_ROWS = 50
+
+
 @require_safe
 @admin_only
 def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
@@ -157,22 +161,34 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     # An admin who is also an expert of this open campaign sees its settings but not its figures:
     # the totals leave gold checks out, so a submission of theirs that did not move them was gold.
     withheld = blind_scope(request.user).hides_campaign(campaign.pk)
+    progress = None if withheld else selectors.campaign_progress(campaign)
+    # The per-expert tables show the first EXPERT_ROWS experts unless all are asked for (`?experts=all`): a campaign
+    # staffed by hundreds would otherwise draw hundreds of rows three times on every view and every poll.
+    everyone = request.GET.get("experts") == "all"
+
+    def shown(rows: list) -> list:
+        return rows if everyone else rows[:EXPERT_ROWS]
+
+    gold = ([] if withheld else selectors.campaign_gold_accuracy(campaign)) if campaign.kind == Campaign.Kind.BLIND_TEST else None
     context: dict[str, Any] = {
         "campaign": campaign,
-        "progress": None if withheld else selectors.campaign_progress(campaign),
+        "progress": progress,
         "progress_withheld": PROGRESS_WITHHELD if withheld else "",
-        "gold_accuracy": ([] if withheld else selectors.campaign_gold_accuracy(campaign))
-        if campaign.kind == Campaign.Kind.BLIND_TEST
-        else None,
+        "experts_shown": shown(progress.experts) if progress else [],
+        "all_experts": everyone,
+        "gold_accuracy": None if gold is None else shown(gold),
+        "gold_total": len(gold or []),
     }
     if request.htmx:
         return render(request, "annotation/manage/partials/progress.html", context)
+    payments = payment_lines(campaign)
     context.update(
         models=list(campaign.language_models.order_by("name").values_list("name", flat=True)),
         results=CalibrationResult.objects.filter(campaign=campaign).select_related("expert")
         if campaign.kind == Campaign.Kind.CALIBRATION
         else None,
-        payments=payment_lines(campaign),
+        payments=shown(payments),
+        payments_total=len(payments),
         statuses=Campaign.Status.choices,
     )
     return render(request, "annotation/manage/campaign_detail.html", context)

@@ -131,6 +131,27 @@ def test_the_campaign_page_shows_progress_by_submitted_judgments_per_expert_time
     assert 'id="campaign-progress"' in partial and "<html" not in partial
 
 
+def test_the_per_expert_tables_show_the_first_experts_and_every_one_on_request(cast, client_for, monkeypatch):
+    from annotation.manage import views
+
+    monkeypatch.setattr(views, "EXPERT_ROWS", 1)
+    campaign = demo_campaign(cast, overlap=2)
+    first, second = sorted(cast.experts[:2], key=lambda e: e.username)
+    for expert in (first, second):
+        a = assign_next_response(expert=expert, campaign=campaign)
+        Assignment.objects.filter(pk=a.pk).update(status="submitted", submitted_at=timezone.now(), active_seconds=600)
+    c = client_for(cast.admin)
+    url = reverse("annotation:campaign", args=[campaign.pk])
+    html = c.get(url).content.decode()
+    assert f">{first.username}</a>" in html and f">{second.username}</a>" not in html and f"<td>{second.username}</td>" not in html
+    assert "The first 1 of 2 experts, by name." in html and f'href="{url}?experts=all"' in html
+    everyone = c.get(url, {"experts": "all"}).content.decode()
+    assert f">{second.username}</a>" in everyone and f"<td>{second.username}</td>" in everyone and "The first 1 of" not in everyone
+    assert f'hx-get="{url}?experts=all"' in everyone  # the progress keeps every expert when it refreshes
+    polled = c.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert f">{second.username}</a>" not in polled and "The first 1 of 2 experts" in polled
+
+
 def test_bulk_assign_and_release_through_the_assignment_overview(cast, client_for):
     campaign = demo_campaign(cast, overlap=1)
     ExpertProfile.objects.update(capacity=100)
