@@ -338,7 +338,7 @@ def assignment_overview_page(
     scope: BlindScope,
     status: str | None = None,
     expert: str | None = None,
-    per_page: int = 100,
+    per_page: int = 50,
 ) -> Page:
     """Admin: one page of `assignment_overview`, read in two steps so that only the page's rows are joined and loaded.
 
