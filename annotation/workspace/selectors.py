@@ -7,7 +7,9 @@ number of queries whatever the size of the item or the queue.
 
 from __future__ import annotations
 
+import base64
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -218,10 +220,98 @@ def campaigns_for_expert(expert: User) -> QuerySet[Campaign]:
 DRAFTS_SHOWN = 5
 # Closed campaigns listed on the home page, newest first; the rest are counted.
 FINISHED_SHOWN = 5
+# Completed work listed on the home page, newest first; the rest is on the completed-work pages.
+COMPLETED_SHOWN = 20
+COMPLETED_PER_PAGE = 50
+
+
+def _submitted_newest_first(expert: User) -> QuerySet[Assignment]:
+    """The expert's submitted work, newest first (the index on (expert, status, submitted_at) serves it)."""
+    return (
+        Assignment.objects.filter(expert_id=expert.pk, status=Assignment.Status.SUBMITTED)
+        .select_related("campaign_response__item")
+        .only(
+            "public_id", "status", "reserved_at", "submitted_at", "campaign_response__campaign_id", "campaign_response__item__question_id"
+        )
+        .order_by("-submitted_at", "public_id")
+    )
+
+
+def _completed_work(expert: User, submitted: Iterable[Assignment], campaigns: dict[int, Campaign] | None = None) -> list[CompletedWork]:
+    """Rows of completed work, each saying whether its discussion is open to the expert (two queries, three with closed campaigns)."""
+    submitted = list(submitted)
+    if not submitted:
+        return []
+    # Submitters of each response in submission order: a thread opens per cohort of k of them.
+    order: dict[int, list[int]] = defaultdict(list)
+    for cr_id, expert_id in (
+        Assignment.objects.filter(campaign_response_id__in=[a.campaign_response_id for a in submitted])
+        .submitted()
+        .order_by("campaign_response_id", "submitted_at", "id")
+        .values_list("campaign_response_id", "expert_id")
+    ):
+        order[cr_id].append(expert_id)
+    campaigns = campaigns or {}
+    # The campaigns of the work that are not given (closed ones, or all on the completed-work pages).
+    missing = {a.campaign_response.campaign_id for a in submitted} - campaigns.keys()
+    of_work = {**campaigns, **(Campaign.objects.in_bulk(missing) if missing else {})}
+    completed = []
+    for a in submitted:
+        its_campaign = of_work.get(a.campaign_response.campaign_id)
+        submitters = order.get(a.campaign_response_id, [])
+        open_ = (
+            its_campaign is not None
+            and expert.pk in submitters
+            and discussion_cohort(campaign=its_campaign, position=submitters.index(expert.pk), submitted=len(submitters)) is not None
+        )
+        completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
+    return completed
+
+
+@dataclass
+class CompletedPage:
+    rows: list[CompletedWork]
+    total: int
+    next_after: str  # the cursor of the next page ("" on the last)
+
+
+def completed_page(expert: User, *, after: str = "", size: int | None = None) -> CompletedPage:
+    """A page of the expert's completed work, newest first, continuing after the cursor `after` (a keyset: any page costs the same).
+
+    A cursor that does not decode starts from the first page.
+    """
+    size = size or COMPLETED_PER_PAGE
+    rows = _submitted_newest_first(expert)
+    keyset = _decode_after(after)
+    if keyset is not None:
+        when, public_id = keyset
+        rows = rows.filter(Q(submitted_at__lt=when) | Q(submitted_at=when, public_id__gt=public_id))
+    found = list(rows[: size + 1])
+    shown = found[:size]
+    more = len(found) > size
+    last = shown[-1] if shown else None
+    return CompletedPage(
+        rows=_completed_work(expert, shown),
+        total=own_assignment_count(expert, "submitted"),
+        next_after=_encode_after(last.submitted_at, last.public_id) if more and last and last.submitted_at else "",
+    )
+
+
+def _encode_after(when: datetime, public_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{when.isoformat()}|{public_id}".encode()).decode().rstrip("=")
+
+
+def _decode_after(cursor: str) -> tuple[datetime, str] | None:
+    try:
+        when, public_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        return None
+    return (moment, public_id) if cursor and moment.tzinfo is not None else None
 
 
 def expert_home(
-    expert: User, *, completed_limit: int = 100, drafts_shown: int = DRAFTS_SHOWN, finished_shown: int = FINISHED_SHOWN
+    expert: User, *, completed_limit: int | None = None, drafts_shown: int = DRAFTS_SHOWN, finished_shown: int = FINISHED_SHOWN
 ) -> ExpertHome:
     """The expert's queue per open campaign, drafts to resume, calibrations to take, closed campaigns and their own completed work.
 
@@ -273,25 +363,6 @@ def expert_home(
     by_campaign: dict[int, list[Assignment]] = defaultdict(list)
     for a in drafts:
         by_campaign[a.campaign_response.campaign_id].append(a)
-    submitted = list(
-        Assignment.objects.filter(expert_id=expert.pk, status=Assignment.Status.SUBMITTED)
-        .select_related("campaign_response__item")
-        .only(
-            "public_id", "status", "reserved_at", "submitted_at", "campaign_response__campaign_id", "campaign_response__item__question_id"
-        )
-        .order_by("-submitted_at", "reserved_at", "public_id")[:completed_limit]
-    )
-    # Submitters of each response in submission order: a thread opens per cohort of k of them.
-    order: dict[int, list[int]] = defaultdict(list)
-    if submitted:
-        for cr_id, expert_id in (
-            Assignment.objects.filter(campaign_response_id__in=[a.campaign_response_id for a in submitted])
-            .submitted()
-            .order_by("campaign_response_id", "submitted_at", "id")
-            .values_list("campaign_response_id", "expert_id")
-        ):
-            order[cr_id].append(expert_id)
-
     queues: list[CampaignQueue] = []
     calibrations: list[CampaignQueue] = []
 
@@ -312,19 +383,7 @@ def expert_home(
             queue.on_hold = serving.hold_reason(campaign=campaign, profile=own_profile())
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 
-    # The campaigns of completed work that are not listed above (closed ones): what a discussion's cohort needs.
-    missing = {a.campaign_response.campaign_id for a in submitted} - campaigns.keys()
-    of_work = {**campaigns, **(Campaign.objects.in_bulk(missing) if missing else {})}
-    completed = []
-    for a in submitted:
-        its_campaign = of_work.get(a.campaign_response.campaign_id)
-        submitters = order.get(a.campaign_response_id, [])
-        open_ = (
-            its_campaign is not None
-            and expert.pk in submitters
-            and discussion_cohort(campaign=its_campaign, position=submitters.index(expert.pk), submitted=len(submitters)) is not None
-        )
-        completed.append(CompletedWork(assignment=a, question_id=a.campaign_response.item.question_id, discussion_open=open_))
+    completed = _completed_work(expert, _submitted_newest_first(expert)[: completed_limit or COMPLETED_SHOWN], campaigns)
     return ExpertHome(
         queues=queues,
         calibrations=calibrations,

@@ -6,6 +6,7 @@ from annotation.workspace import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("done/", views.completed, name="completed"),
     path("next/<int:campaign_id>/", views.next_response, name="next_response"),
     path("a/<str:public_id>/", views.judge, name="judge"),
     path("a/<str:public_id>/draft/", views.save_draft, name="judge_draft"),

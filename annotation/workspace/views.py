@@ -54,6 +54,18 @@ def home(request: SignedInRequest) -> HttpResponse:
     )
 
 
+@require_safe
+@expert_only
+def completed(request: SignedInRequest) -> HttpResponse:
+    """The expert's completed work, newest first, a page at a time (`?after=` continues where a page ended)."""
+    page = selectors.completed_page(request.user, after=request.GET.get("after", ""))
+    return render(
+        request,
+        "annotation/workspace/completed.html",
+        {"page": page, "first_page": not request.GET.get("after"), "work_prefix": reverse("annotation:judge", args=["x"])[: -len("x/")]},
+    )
+
+
 @require_POST
 @expert_only
 def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:

@@ -160,6 +160,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "rubrics-audit-detail": {"GET": STAFF},
     # The blind workspace (pages): an expert reaches only their own assignments.
     "annotation:home": {"GET": EXPERTS},
+    "annotation:completed": {"GET": EXPERTS},
     "annotation:next_response": {"POST": EXPERTS},
     "annotation:judge": {"GET": OWNER},
     "annotation:judge_draft": {"POST": OWNER},
