@@ -15,7 +15,6 @@ from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.paginator import Page, Paginator
-from django.db import connection
 from django.db.models import Case, Count, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 from django.utils.formats import number_format
@@ -216,24 +215,11 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
 def _pace(campaign: Campaign, now: datetime) -> tuple[float | None, str]:
     """Submissions of real responses per day over the last week (or since the first submission, if later); one query."""
     week_ago = now - PACE_WINDOW
-    if connection.vendor == "postgresql":
-        # The campaign's responses first, then their assignments by index: a join would hash every assignment of the
-        # installation (assignments have no campaign column), so the time would grow with the other campaigns.
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT MIN(submitted_at), COUNT(*), COUNT(*) FILTER (WHERE submitted_at >= %s) FROM annotation_assignment"
-                " WHERE status = %s AND campaign_response_id = ANY(ARRAY("
-                "SELECT id FROM annotation_campaignresponse WHERE campaign_id = %s AND NOT is_gold))",
-                [week_ago, Assignment.Status.SUBMITTED, campaign.pk],
-            )
-            first, total, week = cursor.fetchone()
-        seen = {"first": first, "all": total, "week": week}
-    else:
-        seen = (
-            Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=False)
-            .submitted()
-            .aggregate(first=Min("submitted_at"), all=Count("pk"), week=Count("pk", filter=Q(submitted_at__gte=week_ago)))
-        )
+    seen = (
+        Assignment.objects.of_campaign(campaign.pk, gold=False)
+        .submitted()
+        .aggregate(first=Min("submitted_at"), all=Count("pk"), week=Count("pk", filter=Q(submitted_at__gte=week_ago)))
+    )
     first = seen["first"]
     if first is None:
         return None, _("no submission yet, so no pace to project from")
@@ -347,7 +333,7 @@ def assignment_overview_page(
     comes from the experts' tallies unless the admin's blind scope hides some rows.
     """
     ids = scope.visible_responses(
-        Assignment.objects.filter(campaign_response__campaign=campaign).order_by("-reserved_at", "-id"), "campaign_response__response_id"
+        Assignment.objects.of_campaign(campaign.pk).order_by("-reserved_at", "-id"), "campaign_response__response_id"
     )
     if status:
         ids = ids.filter(status=status)
