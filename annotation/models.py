@@ -213,8 +213,8 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         assignments from the index on their response.
         """
         if connection.vendor != "postgresql":
-            which = {} if gold is None else {"campaign_response__is_gold": gold}
-            return self.filter(campaign_response__campaign_id=campaign_id, **which)
+            of_gold = {} if gold is None else {"campaign_response__is_gold": gold}
+            return self.filter(campaign_response__campaign_id=campaign_id, **of_gold)
         table = connection.ops.quote_name(self.model._meta.db_table)
         which = "" if gold is None else (" AND is_gold" if gold else " AND NOT is_gold")
         return self.filter(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -99,7 +99,7 @@ class ExpertHome:
     queues: list[CampaignQueue]
     calibrations: list[CampaignQueue]
     completed: list[CompletedWork]
-    finished: list[Campaign] = field(default_factory=list)  # the latest closed campaigns (annotated `my_submitted`)
+    finished: Sequence[Campaign] = field(default_factory=list)  # the latest closed campaigns (annotated `my_submitted`)
     finished_total: int = 0
 
     @property
@@ -237,7 +237,7 @@ def _submitted_newest_first(expert: User) -> QuerySet[Assignment]:
     )
 
 
-def _completed_work(expert: User, submitted: Iterable[Assignment], campaigns: dict[int, Campaign] | None = None) -> list[CompletedWork]:
+def _completed_work(expert: User, submitted: Iterable[Assignment], campaigns: Mapping[int, Campaign] | None = None) -> list[CompletedWork]:
     """Rows of completed work, each saying whether its discussion is open to the expert (two queries, three with closed campaigns)."""
     submitted = list(submitted)
     if not submitted:

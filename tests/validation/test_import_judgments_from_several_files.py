@@ -145,7 +145,8 @@ def test_the_tallies_count_every_imported_row(cast, demo, monkeypatch, without_r
     lines, (first, second) = halves(cast)
     import_judgments(source=first, dataset_name="demo", campaign_name="counted")
     assert tallies.tallies_as_counted() == tallies.tallies_from_rows()
-    outcome = import_judgments(source=second, dataset_name="demo", campaign_name="counted")  # into the campaign, some responses in it already
+    # Into the campaign, with some of its responses in it already.
+    outcome = import_judgments(source=second, dataset_name="demo", campaign_name="counted")
     assert tallies.tallies_as_counted() == tallies.tallies_from_rows()
     counted = tallies.tallies_as_counted()
     assert {(c, n) for c, n, _ in counted["campaigns"]} == {(outcome.campaign.pk, len(lines) // 3)}
@@ -154,7 +155,7 @@ def test_the_tallies_count_every_imported_row(cast, demo, monkeypatch, without_r
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY and per-row triggers are PostgreSQL's")
 def test_after_the_import_the_same_transaction_writes_through_every_trigger(cast, demo):
-    lines, files = halves(cast)
+    _, files = halves(cast)
     with transaction.atomic():
         import_judgments(source=files, dataset_name="demo", campaign_name="guarded")
         with connection.cursor() as cursor:
