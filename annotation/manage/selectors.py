@@ -169,19 +169,20 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
     held -= lapsed
     experts = [
         ExpertProgress(
-            t.expert_id,
-            t.expert.username,
-            t.submitted,
-            t.reserved - overdue_per_expert.get(t.expert_id, 0),
-            t.expired + overdue_per_expert.get(t.expert_id, 0),
-            t.released,
-            t.active_seconds,
+            expert_id,
+            username,
+            submitted,
+            reserved - overdue_per_expert.get(expert_id, 0),
+            expired + overdue_per_expert.get(expert_id, 0),
+            released,
+            active_seconds,
         )
-        for t in ExpertCampaignTally.objects.filter(campaign=campaign)
+        for expert_id, username, submitted, reserved, expired, released, active_seconds in ExpertCampaignTally.objects.filter(
+            campaign=campaign
+        )
         .filter(Q(reserved__gt=0) | Q(submitted__gt=0) | Q(expired__gt=0) | Q(released__gt=0))
-        .select_related("expert")
-        .only("expert_id", "expert__username", "submitted", "reserved", "expired", "released", "active_seconds")
         .order_by("expert__username")
+        .values_list("expert_id", "expert__username", "submitted", "reserved", "expired", "released", "active_seconds")
     ]
     target = real * k
     pace, pace_reason = _pace(campaign, now)

@@ -35,7 +35,7 @@ from annotation.services.campaigns import (
     update_campaign_settings,
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
-from annotation.services.payments import decide_held_pay, payment_csv, payment_lines, update_pay_policy
+from annotation.services.payments import decide_held_pay, payment_csv, payment_line_count, payment_lines, update_pay_policy
 from heartbench_core.blindness import blind_scope, refuse_campaign
 from heartbench_core.http import SignedInRequest
 from heartbench_core.models import User
@@ -181,14 +181,14 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     }
     if request.htmx:
         return render(request, "annotation/manage/partials/progress.html", context)
-    payments = payment_lines(campaign)
+    payments = payment_lines(campaign, limit=None if everyone else EXPERT_ROWS)
     context.update(
         models=list(campaign.language_models.order_by("name").values_list("name", flat=True)),
         results=CalibrationResult.objects.filter(campaign=campaign).select_related("expert")
         if campaign.kind == Campaign.Kind.CALIBRATION
         else None,
-        payments=shown(payments),
-        payments_total=len(payments),
+        payments=payments,
+        payments_total=len(payments) if everyone or len(payments) < EXPERT_ROWS else payment_line_count(campaign),
         statuses=Campaign.Status.choices,
     )
     return render(request, "annotation/manage/campaign_detail.html", context)

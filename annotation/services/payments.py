@@ -61,18 +61,26 @@ def _split(while_paused: int, submitted: int, policy: str, decision: PayDecision
     return (submitted, 0, 0) if decision.pay else (normal, 0, while_paused)
 
 
-def payment_lines(campaign: Campaign, policy: QualityPolicy | None = None) -> list[PaymentLine]:
-    """One line per expert with submitted work (gold checks included: they are work, and hidden); three queries, each of a few rows."""
+def payment_lines(campaign: Campaign, policy: QualityPolicy | None = None, *, limit: int | None = None) -> list[PaymentLine]:
+    """One line per expert with submitted work (gold checks included: they are work, and hidden), by name; the first `limit` when given.
+
+    Three queries, each of a few rows: the experts' tallies, then the certificates and pay
+    decisions of those experts only.
+    """
     policy = policy or QualityPolicy.current()
     # From the experts' tallies (one row each), not their assignments: the same figures whatever the campaign's size.
-    rows = (
+    tallies = (
         ExpertCampaignTally.objects.filter(campaign=campaign, submitted__gt=0)
         .annotate(while_paused=F("submitted_while_paused"), seconds=F("submitted_seconds"))
         .values("expert_id", "expert__username", "expert__email", "submitted", "while_paused", "seconds")
         .order_by("expert__username")
     )
-    certified = set(ExpertQuality.objects.filter(certified_at__isnull=False).values_list("profile__user_id", flat=True))
-    decisions = {d.expert_id: d for d in PayDecision.objects.filter(campaign=campaign).select_related("decided_by")}
+    rows = list(tallies if limit is None else tallies[:limit])
+    ids = [r["expert_id"] for r in rows]
+    certified = set(
+        ExpertQuality.objects.filter(certified_at__isnull=False, profile__user_id__in=ids).values_list("profile__user_id", flat=True)
+    )
+    decisions = {d.expert_id: d for d in PayDecision.objects.filter(campaign=campaign, expert_id__in=ids).select_related("decided_by")}
     rate = campaign.piece_rate
     lines = []
     for r in rows:
@@ -96,6 +104,11 @@ def payment_lines(campaign: Campaign, policy: QualityPolicy | None = None) -> li
             )
         )
     return lines
+
+
+def payment_line_count(campaign: Campaign) -> int:
+    """How many lines `payment_lines` gives: the experts with submitted work."""
+    return ExpertCampaignTally.objects.filter(campaign=campaign, submitted__gt=0).count()
 
 
 PAYMENT_CSV_HEADER = [
