@@ -43,10 +43,19 @@ def next_ids(model: type[Model], count: int) -> list[int]:
 
 
 def copy_lines(model: type[Model], columns: Sequence[str], lines: Iterable[str]) -> None:
-    """COPY rows (each a line of tab-separated fields ending in a newline) into the model's table, in chunks of about a megabyte."""
+    """COPY rows (each a line of tab-separated fields ending in a newline) into the model's table, in chunks of about a megabyte.
+
+    The chunks are sent by psycopg's writer thread (`QueuedLibpqWriter`), so this process formats
+    the next chunk while PostgreSQL takes the last one.
+    """
+    from psycopg.copy import QueuedLibpqWriter  # PostgreSQL only, as this function
+
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN", writer=QueuedLibpqWriter(cursor.cursor)) as copy,
+    ):
         chunk: list[str] = []
         size = 0
         for line in lines:

@@ -195,7 +195,7 @@ class _Planned:
     file_name: str
     model_name: str
     lines: list[_VerdictLine]
-    wanted: set[tuple[int, bool]]
+    verdicts: int  # one per criterion of each line's question
     new_responses: list[tuple[_VerdictLine, str]]
     responses: dict[str, int]  # the model's stored responses: question_id → response id
     outcome: JudgeImportOutcome | None = None  # set when the run exists with these very verdicts
@@ -277,9 +277,9 @@ def import_judge_runs(
         except InputFileError as exc:
             problems.extend(exc.errors)
             continue
-        wanted = {(pk, bool(h)) for line in lines for pk, h in zip(criteria[line.question_id], line.hits)}
-        plan = _Planned(file_name, model_name, lines, wanted, new_responses, responses=responses)
+        plan = _Planned(file_name, model_name, lines, sum(len(line.hits) for line in lines), new_responses, responses=responses)
         if model_name in existing:
+            wanted = {(pk, bool(h)) for line in lines for pk, h in zip(criteria[line.question_id], line.hits)}
             plan.outcome = _same_run_again(existing[model_name], wanted, len(criteria), version=version, model_name=model_name)
         plans.append(plan)
     if problems:
@@ -296,7 +296,7 @@ def import_judge_runs(
     return [
         plan.outcome
         or JudgeImportOutcome(
-            cast(JudgeRun, plan.run), True, len(plan.lines), len(plan.wanted), len(criteria) - len(plan.lines), len(plan.new_responses)
+            cast(JudgeRun, plan.run), True, len(plan.lines), plan.verdicts, len(criteria) - len(plan.lines), len(plan.new_responses)
         )
         for plan in plans
     ]
@@ -363,7 +363,7 @@ def _create_runs_and_responses(
             source=plan.file_name[:200],
             note=note,
             question_count=len(plan.lines),
-            verdict_count=len(plan.wanted),
+            verdict_count=plan.verdicts,
         )
         for plan in plans
     ]
