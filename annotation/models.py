@@ -7,13 +7,12 @@ hidden gold check, and none of that may reach expert-facing code.
 
 import uuid
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 # Imported under another name: inside `Campaign`, the reverse relation `settings` (CampaignSettings) hides a module named `settings`.
 from django.conf import settings as django_settings
 from django.db import connection, models
-from django.db.models import Exists, OuterRef, Q
-from django.db.models.expressions import RawSQL
+from django.db.models import Exists, F, Func, OuterRef, Q, Value
 from django.utils.translation import gettext_lazy as _
 
 from heartbench_core.models import (
@@ -179,6 +178,43 @@ class GoldLabel(models.Model):
         return f"{self.campaign_response_id}/{self.criterion_id}: {self.hit}"
 
 
+class _ResponseOfCampaign(Func):
+    """PostgreSQL: `campaign_response_id = ANY(ARRAY(<the campaign's response ids>))`, the column resolved as the query aliases it."""
+
+    output_field = models.BooleanField()
+
+    def __init__(self, campaign_id: int, gold: bool | None) -> None:
+        super().__init__(F("campaign_response_id"), Value(campaign_id))
+        self.which = "" if gold is None else (" AND is_gold" if gold else " AND NOT is_gold")
+
+    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, tuple[Any, ...]]:  # type: ignore[override]
+        column, column_params = compiler.compile(self.source_expressions[0])
+        campaign, campaign_params = compiler.compile(self.source_expressions[1])
+        sql = f"{column} = ANY(ARRAY(SELECT id FROM annotation_campaignresponse WHERE campaign_id = {campaign}{self.which}))"
+        return sql, (*column_params, *campaign_params)
+
+
+# A campaign whose responses are less than this share of the installation's reads its assignments by index.
+SMALL_SHARE = 0.1
+
+
+def campaign_has_small_share(campaign_id: int) -> bool:
+    """PostgreSQL: whether the campaign holds less than SMALL_SHARE of all campaign responses (its tally, the planner's row count).
+
+    Always False elsewhere: SQLite keeps the join.
+    """
+    if connection.vendor != "postgresql":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT responses FROM annotation_campaigntally WHERE campaign_id = %s),"
+            " (SELECT reltuples FROM pg_class WHERE oid = 'annotation_campaignresponse'::regclass)",
+            [campaign_id],
+        )
+        responses, everyone = cursor.fetchone()
+    return responses is not None and everyone is not None and everyone > 0 and responses < SMALL_SHARE * everyone
+
+
 class AssignmentQuerySet(models.QuerySet["Assignment"]):
     """The recurring filters on assignments, each defined once.
 
@@ -204,26 +240,24 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         """Submitted work."""
         return self.filter(status=Assignment.Status.SUBMITTED)
 
-    def of_campaign(self, campaign_id: int, *, gold: bool | None = None) -> Self:
-        """The campaign's assignments (only of its gold checks, or only of its real responses, when `gold` says), found from its responses.
+    def of_campaign(self, campaign_id: int, *, gold: bool | None = None, small_share: bool | None = None) -> Self:
+        """The campaign's assignments (only of its gold checks, or only of its real responses, when `gold` says).
 
-        Assignments have no campaign column. Joined to the campaign's responses, PostgreSQL hashes
-        every assignment of the installation to find a campaign's few thousand (the time grows
-        with the other campaigns); given the responses' ids as an array, it reads the campaign's
-        assignments from the index on their response.
+        Assignments have no campaign column, so they are found from the campaign's responses. On
+        PostgreSQL, for a campaign holding a small share of the installation's responses, their
+        ids go as an array read from the index on the assignments' response: joined instead,
+        PostgreSQL hashes every assignment of the installation, so the time would grow with the
+        other campaigns (53 ms for a page of a 1,652-response campaign among 100, 5 ms this way).
+        For a campaign holding much of the installation the join is faster (probing the index for
+        each of 165,000 responses takes 0.75 s, the join 0.2 s), so it is kept: one query of two
+        catalogue figures decides (`small_share`, which a caller that asks several times passes).
         """
-        if connection.vendor != "postgresql":
-            of_gold = {} if gold is None else {"campaign_response__is_gold": gold}
+        of_gold = {} if gold is None else {"campaign_response__is_gold": gold}
+        if small_share is None:
+            small_share = campaign_has_small_share(campaign_id)
+        if connection.vendor != "postgresql" or not small_share:
             return self.filter(campaign_response__campaign_id=campaign_id, **of_gold)
-        table = connection.ops.quote_name(self.model._meta.db_table)
-        which = "" if gold is None else (" AND is_gold" if gold else " AND NOT is_gold")
-        return self.filter(
-            RawSQL(
-                f"{table}.campaign_response_id = ANY(ARRAY(SELECT id FROM annotation_campaignresponse WHERE campaign_id = %s{which}))",
-                (campaign_id,),
-                output_field=models.BooleanField(),
-            )
-        )
+        return self.filter(_ResponseOfCampaign(campaign_id, gold))
 
     @staticmethod
     def open_q(now: datetime, through: str = "") -> Q:

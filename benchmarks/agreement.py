@@ -156,7 +156,7 @@ def clone_campaign(source_name, copies, name, seed=19):
     the source's assignments and judgments on them, the experts rotated by r; about 8% of the
     judge's verdicts and 5% of the experts' judgments are flipped per copy, so copies differ.
     Triggers and foreign-key checks are skipped while copying (a benchmark's copy of rows that
-    satisfied them). Returns the new campaign's id.
+    satisfied them); the tallies are recounted after. Returns the new campaign's id.
     """
     from django.db import connection, transaction
 
@@ -279,6 +279,9 @@ def clone_campaign(source_name, copies, name, seed=19):
             "annotation_judgment",
         ):
             c.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
+    from annotation.services.tallies import recount
+
+    recount(campaign_ids=[new])  # the triggers were skipped: count the copy's tallies as they would have
     with connection.cursor() as c:
         c.execute("ANALYZE")
     return new

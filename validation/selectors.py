@@ -33,6 +33,7 @@ from annotation.models import (
     DiscussionVote,
     Judgment,
     UnclearCriterionReport,
+    campaign_has_small_share,
 )
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
@@ -271,8 +272,9 @@ def load_campaign_arrays(
     criteria = _load_criteria(entries, items.ids)
     left_out = criteria.stale | (criteria.catastrophic if exclude_catastrophic else False)
     units = _build_units(responses, _index(responses.item_id, items.ids), criteria, left_out, n_items=len(items.ids))
-    assignments = _load_submitted_assignments(campaign)
-    rows = _load_blind_judgments(campaign)
+    small_share = campaign_has_small_share(campaign.pk)  # how its assignments are found, decided once
+    assignments = _load_submitted_assignments(campaign, small_share)
+    rows = _load_blind_judgments(campaign, small_share)
     revisions: dict = {}
     if post_discussion:
         rows, revisions = _apply_post_discussion_revisions(campaign, rows)
@@ -530,11 +532,9 @@ class _PlacedJudgments(NamedTuple):
     other_excluded: int  # other judgments on no unit (e.g. on catastrophic criteria when those are excluded)
 
 
-def _load_submitted_assignments(campaign: Campaign) -> _Assignments:
+def _load_submitted_assignments(campaign: Campaign, small_share: bool) -> _Assignments:
     """The campaign's (non-gold) submitted assignments (one query)."""
-    submitted = Assignment.objects.filter(
-        campaign_response__campaign=campaign, campaign_response__is_gold=False, status=Assignment.Status.SUBMITTED
-    ).order_by("id")
+    submitted = Assignment.objects.of_campaign(campaign.pk, gold=False, small_share=small_share).submitted().order_by("id")
     if connections[submitted.db].vendor == "postgresql":
         # Parsing thousands of timestamps in Python costs more than the query; PostgreSQL gives the
         # same POSIX seconds (microseconds exact, correctly rounded to a double, as timestamp() does).
@@ -558,13 +558,11 @@ def _load_submitted_assignments(campaign: Campaign) -> _Assignments:
     )
 
 
-def _load_blind_judgments(campaign: Campaign) -> _JudgmentRows:
+def _load_blind_judgments(campaign: Campaign, small_share: bool) -> _JudgmentRows:
     """The verdicts of the campaign's (non-gold) submitted assignments, as submitted (one query)."""
-    # A semi-join on the campaign's submitted assignments: PostgreSQL hashes those and scans the
-    # judgments once, instead of joining every judgment to its assignment before filtering.
-    submitted = Assignment.objects.filter(
-        campaign_response__campaign=campaign, campaign_response__is_gold=False, status=Assignment.Status.SUBMITTED
-    ).values("id")
+    # A semi-join on the campaign's submitted assignments (found as `of_campaign` finds them), not
+    # every judgment joined to its assignment before filtering.
+    submitted = Assignment.objects.of_campaign(campaign.pk, gold=False, small_share=small_share).submitted().values("id")
     rows = int_rows(
         Judgment.objects.filter(assignment_id__in=submitted, hit__isnull=False)
         .order_by()

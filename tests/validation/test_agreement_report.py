@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from annotation.models import Judgment
 from heartbench_core.lib import agreement as st
@@ -294,7 +295,8 @@ class TestStorage:
 
         campaign = blind_test(cast)
         runs = select_judge_runs(campaign)
-        with django_assert_max_num_queries(9):
+        # 9, and on PostgreSQL one more: how to find the campaign's assignments (by index or by join) is decided by its share.
+        with django_assert_max_num_queries(10 if connection.vendor == "postgresql" else 9):
             load_campaign_arrays(campaign, judge_runs=runs)
 
     def test_judgments_and_verdicts_on_a_criterion_whose_meaning_changed_are_counted_and_left_out(self, cast):
