@@ -134,9 +134,11 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     a report at 100× HeartBench; a stable sort of them (mostly in order already) costs
     milliseconds. For integers and NaN-free floats the result is the same array.
     """
-    s = np.sort(np.asarray(values).reshape(-1), kind="stable")
+    s = np.asarray(values).reshape(-1)
     if s.size < 2:
-        return s
+        return np.sort(s)
+    if not (s[1:] >= s[:-1]).all():  # already in order (the judgments come sorted by unit): no sort, no copy
+        s = np.sort(s, kind="stable")
     keep = np.empty(s.size, bool)
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
@@ -146,12 +148,15 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
 def sorted_unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`np.unique(values, return_inverse=True)` for a 1-d array of integers: (distinct values, index of each value among them)."""
     values = np.asarray(values).reshape(-1)
-    order = np.argsort(values, kind="stable")
-    s = values[order]
+    in_order = values.size < 2 or bool((values[1:] >= values[:-1]).all())
+    order = None if in_order else np.argsort(values, kind="stable")
+    s = values if order is None else values[order]
     new = np.empty(s.size, bool)
     if s.size:
         new[0] = True
         np.not_equal(s[1:], s[:-1], out=new[1:])
+    if order is None:  # already in order: each value's index is the count of distinct values up to it
+        return s[new], np.cumsum(new) - 1
     inverse = np.empty(s.size, np.intp)
     inverse[order] = np.cumsum(new) - 1
     return s[new], inverse

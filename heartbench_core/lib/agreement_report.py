@@ -1151,9 +1151,8 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     points = []
     for p, day in enumerate(days.tolist()):
         u, h = j_unit[bounds[p] : bounds[p + 1]], j_hit[bounds[p] : bounds[p + 1]]
-        changed = st.sorted_unique(u)
+        changed, at = st.sorted_unique_inverse(u)
         tally(changed, -1)
-        at = np.searchsorted(changed, u)
         hits[changed] += np.bincount(at, weights=h, minlength=changed.size)
         ratings[changed] += np.bincount(at, minlength=changed.size)
         label[changed] = golden_standard(hits[changed], ratings[changed], data.k, data.u_adjudicated[changed])[0]
