@@ -42,6 +42,20 @@ def next_ids(model: type[Model], count: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
+def pieces(lines: Iterable[str], size: int) -> Iterator[str]:
+    """Lines joined into pieces of about `size` characters (the last one shorter): few large writes, not one per line."""
+    buffer: list[str] = []
+    length = 0
+    for line in lines:
+        buffer.append(line)
+        length += len(line)
+        if length >= size:
+            yield "".join(buffer)
+            buffer, length = [], 0
+    if buffer:
+        yield "".join(buffer)
+
+
 def copy_lines(model: type[Model], columns: Sequence[str], lines: Iterable[str]) -> None:
     """COPY rows (each a line of tab-separated fields ending in a newline) into the model's table, in chunks of about a megabyte.
 
@@ -56,16 +70,8 @@ def copy_lines(model: type[Model], columns: Sequence[str], lines: Iterable[str])
         connection.cursor() as cursor,
         cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN", writer=QueuedLibpqWriter(cursor.cursor)) as copy,
     ):
-        chunk: list[str] = []
-        size = 0
-        for line in lines:
-            chunk.append(line)
-            size += len(line)
-            if size >= CHUNK_BYTES:
-                copy.write("".join(chunk).encode())
-                chunk, size = [], 0
-        if chunk:
-            copy.write("".join(chunk).encode())
+        for piece in pieces(lines, CHUNK_BYTES):
+            copy.write(piece.encode())
 
 
 def may_skip_row_triggers(tables: Sequence[str], replaced: frozenset[tuple[str, str]] = frozenset()) -> bool:

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, CampaignResponse, Judgment
 from heartbench_core.blindness import record_exposures
+from heartbench_core.bulk import pieces
 from heartbench_core.csvsafe import FORMULA_TRIGGERS, SafeWriter
 from heartbench_core.models import Criterion, Item, LanguageModel, ModelResponse, StaffExposure, User
 from validation.blindness import hidden_entry_ids
@@ -77,7 +78,7 @@ def export_chunks(user: User, campaign: Campaign, what: str, fmt: str) -> Iterat
     if fmt == "csv":
         if what == "judgments":
             return chunks(_judgment_csv_lines(campaign, batches))
-        return chunks(_csv_lines(export_rows(campaign, what, batches)))
+        return chunks(csv_lines(export_rows(campaign, what, batches)))
     rows = export_rows(campaign, what, batches)
     header = next(rows)
     return chunks(json.dumps(dict(zip(header, row)), ensure_ascii=False, default=str) + "\n" for row in rows)
@@ -288,7 +289,7 @@ def _judgment_csv_lines(campaign: Campaign, batches: Iterable[list[int]]) -> Ite
     What repeats is written once: the response and expert cells and the time per assignment, the
     criterion's cells per criterion; per judgment only the hit and the rationale.
     """
-    yield from _csv_lines([JUDGMENT_HEADER])
+    yield from csv_lines([JUDGMENT_HEADER])
     lookups = _Lookups(campaign)
     criteria: dict[int, str] = {}
     hits = {True: "True", False: "False", None: ""}
@@ -314,7 +315,7 @@ def _judgment_csv_lines(campaign: Campaign, batches: Iterable[list[int]]) -> Ite
 
 def python_judgment_csv(campaign: Campaign) -> str:
     """The judgments' CSV through csv.writer(SafeWriter), row by row (what the lines written here must equal)."""
-    return "".join(_csv_lines(export_rows(campaign, "judgments", entry_batches(campaign, set()))))
+    return "".join(csv_lines(export_rows(campaign, "judgments", entry_batches(campaign, set()))))
 
 
 def judgment_csv(campaign: Campaign) -> str:
@@ -328,20 +329,11 @@ def _table(model: type) -> str:
 
 def chunks(lines: Iterable[str], size: int | None = None) -> Iterator[str]:
     """Lines joined into pieces of about `size` (CHUNK_CHARS) characters (the last one shorter)."""
-    size = size or CHUNK_CHARS
-    buffer: list[str] = []
-    length = 0
-    for line in lines:
-        buffer.append(line)
-        length += len(line)
-        if length >= size:
-            yield "".join(buffer)
-            buffer, length = [], 0
-    if buffer:
-        yield "".join(buffer)
+    return pieces(lines, size or CHUNK_CHARS)
 
 
-def _csv_lines(rows: Iterable[Row]) -> Iterator[str]:
+def csv_lines(rows: Iterable[Row]) -> Iterator[str]:
+    """Each row as the line `csv.writer(SafeWriter)` writes (formula cells defused)."""
     buffer = io.StringIO()
     writer = SafeWriter(buffer)
     for row in rows:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, TypedDict, TypeVar
 from urllib.parse import urlencode
 
@@ -22,7 +21,6 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from annotation.knowledge.forms import CaseForm, apply_errors
 from annotation.models import Campaign, CampaignResponse, Case, Judgment
 from heartbench_core.blindness import blind_scope, refuse_response
-from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict
@@ -38,7 +36,7 @@ from validation.blindness import (
     visible_entries,
     without_model_names,
 )
-from validation.exports import export_chunks
+from validation.exports import csv_lines, export_chunks
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.selectors import (
@@ -424,18 +422,8 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
         return _attachment(
             StreamingHttpResponse(export_chunks(request.user, campaign, what, fmt), content_type=content_type), campaign, what, fmt
         )
-    response: HttpResponseBase = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
+    response: HttpResponseBase = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
     return _attachment(response, campaign, what, fmt)
-
-
-def _csv_lines(rows: Iterable[Row]) -> Iterator[str]:
-    buffer = io.StringIO()
-    writer = SafeWriter(buffer)
-    for row in rows:
-        writer.writerow(row)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
 
 
 def _attachment(response: HttpResponseBase, campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:

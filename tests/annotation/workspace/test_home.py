@@ -49,20 +49,11 @@ def test_the_home_page_query_count_does_not_grow_with_the_queue(workspace, cast,
 
 
 def _closed_campaigns(cast, names):
-    from annotation.services.campaigns import create_campaign, set_campaign_status
-
-    from .conftest import MODELS
+    from annotation.services.campaigns import set_campaign_status
+    from tests.annotation.manage.helpers import demo_campaign
 
     for name in names:
-        campaign = create_campaign(
-            name=name,
-            dataset_name="demo",
-            model_names=MODELS,
-            sample_fraction=1.0,
-            overlap=3,
-            expert_usernames=[e.username for e in cast.experts],
-            requires_qualification=False,
-        ).campaign
+        campaign = demo_campaign(cast, name=name, qualified=False, requires_qualification=False)
         set_campaign_status(campaign=campaign, status="closed", by=None)
 
 
