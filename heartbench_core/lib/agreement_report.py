@@ -1125,8 +1125,8 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     if days.size > MAX_TIME_POINTS:
         days = days[np.linspace(0, days.size - 1, MAX_TIME_POINTS).round().astype(int)]
     # The point from which on each judgment counts: the first whose day ends after it.
-    entry = np.searchsorted((days + 1) * 86400.0, data.j_time, side="right")
-    order = np.argsort(entry, kind="stable")
+    entry = np.searchsorted((days + 1) * 86400.0, data.j_time, side="right").astype(np.uint8)  # 0 … 30
+    order = np.argsort(entry, kind="stable")  # a radix sort, for 8-bit keys
     bounds = np.searchsorted(entry[order], np.arange(days.size + 1))
     j_unit, j_hit = data.j_unit[order], data.j_hit[order]
     n = data.n_units
@@ -1209,8 +1209,7 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
         "n_questions": n_clusters,
         "n_abilities": len(labels),
     }
-    by_judge = scoring.score_questions(hit=judge[use] == 1, **common)
-    by_gold = scoring.score_questions(hit=label[use] == 1, **common)
+    by_judge, by_gold = scoring.score_questions_each(hits=[judge[use] == 1, label[use] == 1], **common)
     n_models = len(data.model_names)
     responses = np.bincount(data.cr_model[eligible], minlength=n_models)
     overall_j = _overall_by_group(by_judge, data.cr_model, eligible, n_models)
@@ -1252,13 +1251,13 @@ def _overall_by_group(scores: scoring.QuestionScores, group: np.ndarray, selecte
     aggregate's column sum does, so every score is the same to the last bit.
     """
     n_abilities = scores.present.shape[1]
-    present = scores.present & selected[:, None]
-    g = np.asarray(group, np.intp)[selected]
-    counts = np.empty((n_groups, n_abilities), np.int64)
-    sums = np.empty((n_groups, n_abilities))
-    for a in range(n_abilities):
-        counts[:, a] = np.bincount(g, weights=present[selected, a], minlength=n_groups)
-        sums[:, a] = np.bincount(g, weights=np.where(present[selected, a], scores.norm[selected, a], 0.0), minlength=n_groups)
+    present = scores.present[selected]
+    # One (group, ability) cell per question and ability, row by row: each cell adds its questions in question order.
+    cell = (np.asarray(group, np.intp)[selected][:, None] * n_abilities + np.arange(n_abilities)).ravel()
+    size = n_groups * n_abilities
+    counts = np.bincount(cell, weights=present.ravel(), minlength=size).reshape(n_groups, n_abilities)
+    sums = np.bincount(cell, weights=np.where(present, scores.norm[selected], 0.0).ravel(), minlength=size)
+    sums = sums.reshape(n_groups, n_abilities)
     with np.errstate(invalid="ignore", divide="ignore"):
         ability_score = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
     scored = counts > 0

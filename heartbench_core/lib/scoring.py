@@ -73,12 +73,37 @@ def score_questions(
     question: question index of each criterion; ability: ability index (ignored for catastrophic
     criteria); weight: float, NaN for a null weight; hit: bool; catastrophic: bool.
     """
+    (scores,) = score_questions_each(
+        question=question,
+        ability=ability,
+        weight=weight,
+        hits=[hit],
+        catastrophic=catastrophic,
+        n_questions=n_questions,
+        n_abilities=n_abilities,
+        mode=mode,
+    )
+    return scores
+
+
+def score_questions_each(
+    *,
+    question: np.ndarray,
+    ability: np.ndarray,
+    weight: np.ndarray,
+    hits: list[np.ndarray],
+    catastrophic: np.ndarray,
+    n_questions: int,
+    n_abilities: int,
+    mode: str = "paper",
+) -> list[QuestionScores]:
+    """`score_questions` for several sets of verdicts on the same criteria (a judge's and the golden
+    standard's, say): the rubric's cells, their Min and Max are laid out once."""
     if mode not in CATASTROPHIC_MODES:
         raise ValueError(f"catastrophic mode must be one of {CATASTROPHIC_MODES}, not {mode!r}")
     question = np.asarray(question, dtype=np.intp)
     ability = np.asarray(ability, dtype=np.intp)
     weight = np.nan_to_num(np.asarray(weight, dtype=float), nan=0.0)
-    hit = np.asarray(hit, dtype=bool)
     catastrophic = np.asarray(catastrophic, dtype=bool)
 
     scored = ~catastrophic
@@ -86,25 +111,24 @@ def score_questions(
     flat = question[scored] * n_abilities + ability[scored]
     w = weight[scored]
     counts = np.bincount(flat, minlength=cells)
-    low = np.bincount(flat, weights=np.minimum(w, 0.0), minlength=cells)
-    high = np.bincount(flat, weights=np.maximum(w, 0.0), minlength=cells)
-    raw = np.bincount(flat, weights=w * hit[scored], minlength=cells)
-
-    fired = catastrophic & hit
-    if mode == "upstream":
-        fired &= weight > 0
-    zeroed = np.bincount(question[fired], minlength=n_questions) > 0
-
     shape = (n_questions, n_abilities)
+    low = np.bincount(flat, weights=np.minimum(w, 0.0), minlength=cells).reshape(shape)
+    high = np.bincount(flat, weights=np.maximum(w, 0.0), minlength=cells).reshape(shape)
     present = (counts > 0).reshape(shape)
-    raw = raw.reshape(shape)
-    norm = norm_scores(raw, low.reshape(shape), high.reshape(shape))
-    norm[zeroed] = 0.0
-    norm = np.where(present, norm, np.nan)
     n_present = present.sum(axis=1)
-    with np.errstate(invalid="ignore"):
-        question_score = np.where(n_present > 0, np.nansum(norm, axis=1) / np.maximum(n_present, 1), np.nan)
-    return QuestionScores(norm=norm, raw=raw, present=present, question_score=question_score, catastrophic=zeroed)
+    can_fire = catastrophic & (weight > 0) if mode == "upstream" else catastrophic
+    out = []
+    for hit in hits:
+        hit = np.asarray(hit, dtype=bool)
+        raw = np.bincount(flat, weights=w * hit[scored], minlength=cells).reshape(shape)
+        zeroed = np.bincount(question[can_fire & hit], minlength=n_questions) > 0
+        norm = norm_scores(raw, low, high)
+        norm[zeroed] = 0.0
+        norm = np.where(present, norm, np.nan)
+        with np.errstate(invalid="ignore"):
+            question_score = np.where(n_present > 0, np.nansum(norm, axis=1) / np.maximum(n_present, 1), np.nan)
+        out.append(QuestionScores(norm=norm, raw=raw, present=present, question_score=question_score, catastrophic=zeroed))
+    return out
 
 
 def aggregate(

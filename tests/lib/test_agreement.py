@@ -379,14 +379,18 @@ class TestRankings:
         assert st.ranks(np.array([50.0, 70.0, 50.0, np.nan])).tolist() == [2, 1, 2, 4]
 
 
-@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint16, np.float64])
 def test_sorted_unique_is_numpys_unique(dtype):
+    """In each of its ways: a narrow range marked, values in order, a wide range sorted."""
     rng = np.random.default_rng(3)
+    wide = 2**15 - 1 if dtype is np.uint16 else 10**9
     for values in (
-        rng.integers(-50, 50, 1000).astype(dtype),
+        rng.integers(0 if dtype is np.uint16 else -50, 50, 1000).astype(dtype),
         np.zeros(0, dtype),
         np.array([7], dtype),
         np.sort(rng.integers(0, 9, 99)).astype(dtype),
+        np.array([wide, 0, wide, 3], dtype) if dtype is np.uint16 else rng.integers(-wide, wide, 1000).astype(dtype),
+        np.sort(rng.integers(0, wide, 1000)).astype(dtype),
     ):
         assert np.array_equal(st.sorted_unique(values), np.unique(values))
         if dtype is not np.float64:
