@@ -13,6 +13,7 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 import numpy as np
+import psycopg
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connections
@@ -21,6 +22,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from numpy.typing import ArrayLike, DTypeLike
+from psycopg import pq
 from psycopg.abc import Buffer
 from psycopg.adapt import Loader
 
@@ -67,8 +69,8 @@ class CampaignArrays:
     # units
     u_cr: np.ndarray  # index into cr_*
     u_crit: np.ndarray  # index into crit_*
-    # judgments (only submitted, non-stale, with a hit value)
-    j_unit: np.ndarray
+    # judgments (only submitted, non-stale, with a hit value), in unit order
+    j_unit: np.ndarray  # index into u_*, ascending
     j_expert: np.ndarray  # index into expert_names
     j_hit: np.ndarray
     j_time: np.ndarray  # submitted_at as POSIX seconds
@@ -111,11 +113,23 @@ class CampaignArrays:
 
 
 def _index(values: ArrayLike, keys: ArrayLike) -> np.ndarray:
-    """Positions of `values` in the sorted unique array `keys` (−1 where absent)."""
+    """Positions of `values` in the sorted unique array `keys` (−1 where absent).
+
+    Keys spread over a range not much wider than their count (a campaign's assignment or
+    response ids, mostly) are looked up in a table as long as that range; others by binary
+    search, which for millions of values costs ten times more.
+    """
     keys = np.asarray(keys)
     values = np.asarray(values)
     if keys.size == 0:
         return np.full(values.shape, -1, dtype=np.int64)
+    low, high = int(keys[0]), int(keys[-1])
+    span = high - low + 1
+    if keys.dtype.kind in "iu" and values.dtype.kind in "iu" and values.size > keys.size and span <= 4 * keys.size + 65_536:
+        table = np.full(span + 1, -1, dtype=np.int64)  # the last entry answers every value out of range
+        table[keys - low] = np.arange(keys.size)
+        offset = values.astype(np.int64, copy=False) - low
+        return table[np.where((offset >= 0) & (offset < span), offset, span)]
     pos = np.searchsorted(keys, values)
     pos = np.clip(pos, 0, keys.size - 1)
     return np.where(keys[pos] == values, pos, -1)
@@ -125,7 +139,7 @@ def int_rows(queryset: QuerySet, columns: int, dtype: DTypeLike = np.int64) -> n
     """An integer `values_list` queryset as a (rows × columns) array, fetched in one go.
 
     On PostgreSQL an unordered queryset comes back as one array per column (`array_agg`), read
-    as text straight into NumPy: no Python object per value, where a campaign at 100× HeartBench
+    in binary straight into NumPy: no Python object per value, where a campaign at 100× HeartBench
     has five million judgments. Otherwise fetchall: iterating a queryset fetches 100 rows per
     round trip through the driver, which costs more than the query itself for tens of
     thousands of rows. Only for columns the driver returns as numbers (no converters run).
@@ -143,46 +157,57 @@ def int_rows(queryset: QuerySet, columns: int, dtype: DTypeLike = np.int64) -> n
     return np.fromiter(chain.from_iterable(rows), dtype=dtype, count=len(rows) * columns).reshape(-1, columns)
 
 
-class _ArrayText(Loader):
-    """A PostgreSQL array as the text PostgreSQL sent ("{1,2,3}"), for NumPy to parse."""
+class _ArrayBytes(Loader):
+    """A PostgreSQL array as the bytes of its binary form, for NumPy to read in place."""
+
+    format = pq.Format.BINARY
 
     def load(self, data: Buffer) -> bytes:
         return bytes(data)
 
 
-_NUMBER_ARRAYS = {1000: "bool", 1005: "int", 1007: "int", 1016: "int", 1021: "float", 1022: "float"}  # type oids
+# Array type oids → the big-endian element type of their binary form.
+_NUMBER_ARRAYS = {1000: ">u1", 1005: ">i2", 1007: ">i4", 1016: ">i8", 1021: ">f4", 1022: ">f8"}
 
 
 def _aggregated_rows(connection: Any, sql: str, params: Any, columns: int, dtype: DTypeLike) -> np.ndarray | None:
     """The rows of `sql` as a (rows × columns) array, fetched as one array per column in one row (PostgreSQL).
 
-    None when a column is not an integer, boolean or float column (a bare parameter, a decimal):
-    the caller fetches the rows instead.
+    The arrays come in PostgreSQL's binary form (a header, then each element's length and its
+    bytes), read by NumPy without a conversion on either side: printing and parsing five
+    million numbers as text cost more than the query. None when a column is not an integer,
+    boolean or float column (a bare parameter, a decimal): the caller fetches the rows instead.
     """
     names = ", ".join(f"c{i}" for i in range(columns))
     aggregates = ", ".join(f"array_agg(q.c{i})" for i in range(columns))
-    with connection.cursor() as cursor:
-        for oid in _NUMBER_ARRAYS:
-            cursor.cursor.adapters.register_loader(oid, _ArrayText)
+    connection.ensure_connection()
+    # Django's cursors bind parameters on the client, which allows no binary results: a cursor that
+    # binds them on the server, in the same transaction, wrapped as Django wraps its own (query
+    # logging and counting, execute wrappers).
+    raw = psycopg.Cursor(connection.connection)
+    raw.format = pq.Format.BINARY
+    for oid in _NUMBER_ARRAYS:
+        raw.adapters.register_loader(oid, _ArrayBytes)
+    wrapped = connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
+    with wrapped as cursor:
         cursor.execute(f"SELECT {aggregates} FROM ({sql}) AS q({names})", params)
-        kinds = [_NUMBER_ARRAYS.get(d.type_code) for d in cursor.description]
+        description = cursor.description or []
+        kinds = [_NUMBER_ARRAYS.get(d.type_code) for d in description]
         row = cursor.fetchone()
     if None in kinds:
         return None
-    if row[0] is None:  # no rows
+    if row is None or row[0] is None:  # no rows
         return np.zeros((0, columns), dtype)
     out = np.empty((0, 0), dtype)
-    for i, (kind, text) in enumerate(zip(kinds, row)):
-        if b"NULL" in text:
+    for i, (kind, data) in enumerate(zip(kinds, row)):
+        ndim, has_nulls = np.frombuffer(data, ">i4", count=2)
+        if has_nulls:
             raise TypeError(f"column {i} of the query has NULLs, which are not numbers: {sql[:200]}")
-        body = text[1:-1]  # within the braces; numbers and booleans need no quotes
-        if kind == "bool":
-            values = np.frombuffer(body, dtype="S1")[::2] == b"t"
-        else:
-            values = np.fromstring(body, dtype=np.int64 if kind == "int" else np.float64, sep=",")
+        # ndim, has_nulls, element oid, then (size, lower bound) per dimension: one dimension here.
+        elements = np.frombuffer(data, dtype=[("length", ">i4"), ("value", kind)], offset=12 + 8 * int(ndim))
         if i == 0:
-            out = np.empty((values.size, columns), dtype)
-        out[:, i] = values
+            out = np.empty((elements.size, columns), dtype)
+        out[:, i] = elements["value"]
     return out
 
 
@@ -447,55 +472,66 @@ def _load_criteria(entries: QuerySet[CampaignResponse], item_ids: np.ndarray) ->
 
 @dataclass(frozen=True)
 class _Units:
-    """The (response, criterion) units in (response, criterion) order, and how to find one by ids."""
+    """The (response, criterion) units in (response, criterion) order, and how to find one by ids.
+
+    A response's units are its item's criteria that are not left out, in criterion order, one
+    after the other: the unit of (response r, criterion c) is r's first unit plus c's place among
+    the kept criteria of its item, found by arithmetic rather than a search of every unit.
+    """
 
     cr: np.ndarray  # index into the campaign responses
     crit: np.ndarray  # index into the criteria
-    keys: np.ndarray  # cr × n_crit + crit, sorted
     cr_item: np.ndarray  # per campaign response, index into the items
+    cr_first: np.ndarray  # per campaign response, its first unit
+    crit_item: np.ndarray  # per criterion, index into the items
+    crit_place: np.ndarray  # per criterion, its place among its item's kept criteria (−1 when left out)
     cr_id: np.ndarray
     crit_id_sorted: np.ndarray
     crit_by_id: np.ndarray  # criterion indexes in id order
-    n_crit: int
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self.cr)
 
     def of(self, cr_ids: np.ndarray, criterion_ids: np.ndarray) -> np.ndarray:
         """Unit positions of (campaign response id, criterion id) pairs; −1 where the pair is not a unit."""
-        r = _index(cr_ids, self.cr_id)
+        return self.at(_index(cr_ids, self.cr_id), criterion_ids)
+
+    def at(self, r: np.ndarray, criterion_ids: np.ndarray) -> np.ndarray:
+        """Unit positions of (campaign response position, criterion id) pairs; −1 where r < 0 or the pair is not a unit."""
         c_pos = _index(criterion_ids, self.crit_id_sorted)
         c = np.where(c_pos >= 0, self.crit_by_id[np.maximum(c_pos, 0)], -1)
-        ok = (r >= 0) & (c >= 0)
-        out = np.full(r.shape, -1, dtype=np.int64)
-        out[ok] = _index(r[ok] * self.n_crit + c[ok], self.keys)
-        return out
+        r_safe, c_safe = np.maximum(r, 0), np.maximum(c, 0)
+        place = self.crit_place[c_safe]
+        ok = (r >= 0) & (c >= 0) & (place >= 0) & (self.crit_item[c_safe] == self.cr_item[r_safe])
+        return np.where(ok, self.cr_first[r_safe] + place, -1)
 
 
 def _build_units(responses: _CampaignResponses, cr_item: np.ndarray, criteria: _Criteria, left_out: np.ndarray, *, n_items: int) -> _Units:
     """Every criterion not `left_out` of every campaign response's item, as a unit."""
-    per_item = np.bincount(criteria.item, minlength=n_items)
-    starts = np.concatenate([[0], np.cumsum(per_item)[:-1]]) if n_items else np.zeros(0, np.int64)
+    kept = ~left_out if len(left_out) else np.zeros(0, bool)
+    # Criteria are in (item, position) order: an item's kept criteria are numbered in that order.
+    kept_before = np.cumsum(kept) - kept  # kept criteria before each criterion
+    item_start = np.searchsorted(criteria.item, np.arange(n_items))  # the item's first criterion
+    crit_place = np.where(kept, kept_before - kept_before[np.minimum(item_start[criteria.item], len(kept) - 1)], -1).astype(np.int64)
+    per_item = np.bincount(criteria.item[kept], minlength=n_items)
     counts = per_item[cr_item] if len(cr_item) else np.zeros(0, np.int64)
-    u_cr = np.repeat(np.arange(len(responses.id)), counts)
-    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    u_crit = np.repeat(starts[cr_item], counts) + offsets if len(cr_item) else np.zeros(0, np.int64)
-    keep = ~left_out[u_crit] if u_crit.size else np.zeros(0, bool)
-    u_cr, u_crit = u_cr[keep].astype(np.int64), u_crit[keep].astype(np.int64)
-    # Criterion positions are sorted by id within an item, so crit index order equals id order per response.
-    n_crit = max(len(criteria.id), 1)
-    keys = u_cr * n_crit + u_crit
-    order = np.argsort(keys, kind="stable")
+    cr_first = np.cumsum(counts) - counts
+    u_cr = np.repeat(np.arange(len(responses.id)), counts).astype(np.int64)
+    kept_ids = np.flatnonzero(kept)  # the kept criteria, item by item
+    kept_start = np.concatenate([[0], np.cumsum(per_item)[:-1]]) if n_items else np.zeros(0, np.int64)
+    offsets = np.arange(counts.sum()) - np.repeat(cr_first, counts)
+    u_crit = kept_ids[np.repeat(kept_start[cr_item], counts) + offsets].astype(np.int64) if u_cr.size else np.zeros(0, np.int64)
     crit_by_id = np.argsort(criteria.id)
     return _Units(
-        cr=u_cr[order],
-        crit=u_crit[order],
-        keys=keys[order],
+        cr=u_cr,
+        crit=u_crit,
         cr_item=cr_item,
+        cr_first=cr_first,
+        crit_item=np.asarray(criteria.item, np.int64),
+        crit_place=crit_place,
         cr_id=responses.id,
         crit_id_sorted=criteria.id[crit_by_id],
         crit_by_id=crit_by_id,
-        n_crit=n_crit,
     )
 
 
@@ -616,17 +652,22 @@ def _last_verdict_wins(blind: _JudgmentRows, revised: _JudgmentRows) -> tuple[_J
 def _place_judgments(rows: _JudgmentRows, assignments: _Assignments, units: _Units, criteria: _Criteria) -> _PlacedJudgments:
     """Put each judgment on its unit with its expert and time; count the ones on no unit (then one query for expert names)."""
     a_pos = _index(rows.assignment, assignments.id)
-    j_unit = units.of(assignments.cr[a_pos], rows.criterion) if len(rows.assignment) else np.zeros(0, np.int64)
+    a_cr = _index(assignments.cr, units.cr_id)  # each assignment's campaign response, found once per assignment
+    j_unit = units.at(a_cr[a_pos], rows.criterion) if len(rows.assignment) else np.zeros(0, np.int64)
     in_units = j_unit >= 0
     excluded = int((~in_units).sum())
     stale = int(np.isin(rows.criterion, criteria.id[criteria.stale]).sum()) if len(rows.assignment) else 0
-    kept = a_pos[in_units]
+    # In unit order (the database returns them in no particular order): each statistic that pairs
+    # the ratings of a unit reads them in place, and every load of the same judgments is laid out alike.
+    on_unit = np.flatnonzero(in_units)
+    on_unit = on_unit[np.argsort(j_unit[on_unit], kind="stable")]
+    kept = a_pos[on_unit]
     expert_ids = np.unique(assignments.expert)
     names = dict(get_user_model().objects.filter(id__in=expert_ids.tolist()).values_list("id", "username"))
     return _PlacedJudgments(
-        unit=j_unit[in_units],
+        unit=j_unit[on_unit],
         expert=_index(assignments.expert[kept], expert_ids),
-        hit=rows.hit[in_units].astype(bool),
+        hit=rows.hit[on_unit].astype(bool),
         time=assignments.time[kept],
         expert_ids=expert_ids.tolist(),
         expert_names=[names.get(e, str(e)) for e in expert_ids.tolist()],
@@ -674,8 +715,8 @@ def _judge_per_unit(
         rows, stale = _verdicts_by_lineage(verdicts, criteria)
     by_response = np.argsort(responses.response_id)
     r_pos = _index(rows.response, responses.response_id[by_response])
-    v_cr = np.where(r_pos >= 0, responses.id[by_response][np.maximum(r_pos, 0)], -1)
-    v_unit = units.of(v_cr, rows.criterion) if len(rows.response) else np.zeros(0, np.int64)
+    v_r = np.where(r_pos >= 0, by_response[np.maximum(r_pos, 0)], -1)  # the campaign response's position
+    v_unit = units.at(v_r, rows.criterion) if len(rows.response) else np.zeros(0, np.int64)
     ok = v_unit >= 0
     per_unit[v_unit[ok]] = rows.hit[ok]
     verdict[v_unit[ok]] = rows.id[ok]

@@ -1,8 +1,9 @@
-"""On PostgreSQL a campaign's columns come as arrays (`array_agg`), not rows: the same values, and no more queries."""
+"""On PostgreSQL a campaign's columns come as arrays (`array_agg`, in binary), not rows: the same values, and no more queries."""
 
 import numpy as np
 import pytest
-from django.db.models import FloatField, Value
+from django.db.models import F, FloatField, IntegerField, SmallIntegerField, Value
+from django.db.models.functions import Cast
 
 from annotation.models import Assignment, Judgment
 from heartbench_core.models import Criterion
@@ -43,7 +44,12 @@ def test_integer_boolean_and_float_columns_read_as_arrays_equal_the_fetched_rows
     thirds = Judgment.objects.order_by().annotate(third=Value(1 / 3, output_field=FloatField())).values_list("third")[:5]
     assert selectors.float_rows(thirds, 1).ravel().tolist() == [1 / 3] * 5  # a bare parameter: fetched as rows instead
     cast_thirds = Judgment.objects.order_by().annotate(third=Value(1 / 3, output_field=FloatField()) * 1.0).values_list("third")[:5]
-    assert selectors.float_rows(cast_thirds, 1).ravel().tolist() == [1 / 3] * 5  # exact through the text
+    assert selectors.float_rows(cast_thirds, 1).ravel().tolist() == [1 / 3] * 5  # exact, as PostgreSQL's binary form is
+    narrow = Judgment.objects.order_by().annotate(
+        small=Cast(F("criterion_id") % 1000, SmallIntegerField()), medium=Cast(F("assignment_id") * -1, IntegerField())
+    )
+    narrow = narrow.values_list("small", "medium", "hit")
+    assert np.array_equal(by_rows(selectors.int_rows(narrow, 3)), by_rows(fetched(narrow, 3)))  # int2, int4 (negative), bool
 
 
 @pytest.mark.django_db
