@@ -296,6 +296,8 @@ class JudgeVerdict(models.Model):
     class Meta:
         ordering = ["run", "criterion"]
         constraints = [
+            # On PostgreSQL its index also carries response, hit and id (migration 0009): a report
+            # reads the verdicts of a judge's runs from the index alone.
             models.UniqueConstraint(fields=["run", "criterion"], name="uniq_verdict_per_criterion"),
         ]
         indexes = [models.Index(fields=["response", "criterion"])]
