@@ -94,16 +94,10 @@ class CampaignArrays:
 
     def unit_index(self, cr_ids: np.ndarray, criterion_ids: np.ndarray) -> np.ndarray:
         """Unit positions of (campaign response id, criterion id) pairs; −1 where the pair is not a unit."""
-        r = _index(cr_ids, self.cr_id)
-        by_id = np.argsort(self.crit_id, kind="stable")
-        c_pos = _index(criterion_ids, self.crit_id[by_id])
-        c = np.where(c_pos >= 0, by_id[np.maximum(c_pos, 0)], -1)
-        n_crit = max(len(self.crit_id), 1)
-        out = np.full(np.shape(r), -1, dtype=np.int64)
-        ok = (r >= 0) & (c >= 0)
-        # Units are kept in (response, criterion) order, so their keys are sorted.
-        out[ok] = _index(r[ok] * n_crit + c[ok], self.u_cr * n_crit + self.u_crit)
-        return out
+        kept = np.zeros(len(self.crit_id), bool)
+        kept[self.u_crit] = True  # a criterion left out is on no unit
+        units = _Units.laid_out(self.cr_id, self.cr_item, self.crit_id, self.crit_item, kept, self.u_cr, self.u_crit)
+        return units.of(cr_ids, criterion_ids)
 
     def unit_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per unit: (expert hit votes, expert ratings)."""
@@ -489,6 +483,35 @@ class _Units:
     crit_id_sorted: np.ndarray
     crit_by_id: np.ndarray  # criterion indexes in id order
 
+    @classmethod
+    def laid_out(
+        cls,
+        cr_id: np.ndarray,
+        cr_item: np.ndarray,
+        crit_id: np.ndarray,
+        crit_item: np.ndarray,
+        kept: np.ndarray,
+        u_cr: np.ndarray,
+        u_crit: np.ndarray,
+    ) -> _Units:
+        """The lookup of units laid out as above: u_cr ascending, each response's kept criteria in criterion order."""
+        n_items = int(max(crit_item.max(initial=-1), cr_item.max(initial=-1))) + 1
+        kept_before = np.cumsum(kept) - kept  # kept criteria before each criterion
+        item_start = np.searchsorted(crit_item, np.arange(n_items))  # each item's first criterion
+        first_of_item = kept_before[np.minimum(item_start[crit_item], max(len(kept) - 1, 0))] if len(kept) else kept_before
+        crit_by_id = np.argsort(crit_id, kind="stable")
+        return cls(
+            cr=u_cr,
+            crit=u_crit,
+            cr_item=cr_item,
+            cr_first=np.searchsorted(u_cr, np.arange(len(cr_id))),
+            crit_item=crit_item,
+            crit_place=np.where(kept, kept_before - first_of_item, -1).astype(np.int64),
+            cr_id=cr_id,
+            crit_id_sorted=crit_id[crit_by_id],
+            crit_by_id=crit_by_id,
+        )
+
     def __len__(self) -> int:
         return len(self.cr)
 
@@ -509,30 +532,15 @@ class _Units:
 def _build_units(responses: _CampaignResponses, cr_item: np.ndarray, criteria: _Criteria, left_out: np.ndarray, *, n_items: int) -> _Units:
     """Every criterion not `left_out` of every campaign response's item, as a unit."""
     kept = ~left_out if len(left_out) else np.zeros(0, bool)
-    # Criteria are in (item, position) order: an item's kept criteria are numbered in that order.
-    kept_before = np.cumsum(kept) - kept  # kept criteria before each criterion
-    item_start = np.searchsorted(criteria.item, np.arange(n_items))  # the item's first criterion
-    crit_place = np.where(kept, kept_before - kept_before[np.minimum(item_start[criteria.item], len(kept) - 1)], -1).astype(np.int64)
     per_item = np.bincount(criteria.item[kept], minlength=n_items)
     counts = per_item[cr_item] if len(cr_item) else np.zeros(0, np.int64)
-    cr_first = np.cumsum(counts) - counts
     u_cr = np.repeat(np.arange(len(responses.id)), counts).astype(np.int64)
-    kept_ids = np.flatnonzero(kept)  # the kept criteria, item by item
+    # Criteria are in (item, position) order: the kept ones, item by item, and each response's in turn.
+    kept_ids = np.flatnonzero(kept)
     kept_start = np.concatenate([[0], np.cumsum(per_item)[:-1]]) if n_items else np.zeros(0, np.int64)
-    offsets = np.arange(counts.sum()) - np.repeat(cr_first, counts)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
     u_crit = kept_ids[np.repeat(kept_start[cr_item], counts) + offsets].astype(np.int64) if u_cr.size else np.zeros(0, np.int64)
-    crit_by_id = np.argsort(criteria.id)
-    return _Units(
-        cr=u_cr,
-        crit=u_crit,
-        cr_item=cr_item,
-        cr_first=cr_first,
-        crit_item=np.asarray(criteria.item, np.int64),
-        crit_place=crit_place,
-        cr_id=responses.id,
-        crit_id_sorted=criteria.id[crit_by_id],
-        crit_by_id=crit_by_id,
-    )
+    return _Units.laid_out(responses.id, cr_item, criteria.id, np.asarray(criteria.item, np.int64), kept, u_cr, u_crit)
 
 
 # --- expert judgments -----------------------------------------------------------------------------
