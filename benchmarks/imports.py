@@ -15,7 +15,7 @@ verdict. It writes, to a temporary directory, the files an operator would import
 - judge verdicts: one upstream-shaped file per model (296 lines, `detail` and `score_reason`)
   — at 10×, 140 files, ≈ 436,000 verdicts — all imported by one call.
 
-Each run copies the base (`createdb -T`), times the two service calls (one transaction each,
+Each run copies the base (`CREATE DATABASE … STRATEGY FILE_COPY`: the copy is checkpointed before, not WAL-logged into the import), times the two service calls (one transaction each,
 every line checked) in this process, and drops the copy. With --commands it also times the
 two management commands, start-up included, on a fresh copy. Prints medians and the machine's
 load average, and the CPU time spent by this process and by its PostgreSQL backend (on a busy
@@ -174,7 +174,7 @@ def main() -> None:
         judge_cpu: list[tuple[float, float]] = []
         for run in range(args.runs):
             copy = f"{args.prefix}_imports_run_{os.getpid()}"
-            psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}"')
+            psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}" STRATEGY FILE_COPY')
             try:
                 use_database(copy)
                 fast = may_skip_row_triggers(imports_module._WRITTEN_TABLES, imports_module._REPLACED_TRIGGERS)
@@ -213,7 +213,7 @@ def main() -> None:
 
 def time_commands(base: str, judgment_files: list[Path], judge_files: list[tuple[Path, str]], args: argparse.Namespace) -> None:
     copy = f"{args.prefix}_imports_cmd_{os.getpid()}"
-    psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}"')
+    psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}" STRATEGY FILE_COPY')
     env = {**os.environ, "DATABASE_URL": f"{SERVER}/{copy}"}
     python = str(ROOT / ".venv" / "bin" / "python")
     try:
