@@ -190,7 +190,8 @@ class _ResponseOfCampaign(Func):
     def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, tuple[Any, ...]]:  # type: ignore[override]
         column, column_params = compiler.compile(self.source_expressions[0])
         campaign, campaign_params = compiler.compile(self.source_expressions[1])
-        sql = f"{column} = ANY(ARRAY(SELECT id FROM annotation_campaignresponse WHERE campaign_id = {campaign}{self.which}))"
+        table = connection.ops.quote_name(CampaignResponse._meta.db_table)
+        sql = f"{column} = ANY(ARRAY(SELECT id FROM {table} WHERE campaign_id = {campaign}{self.which}))"
         return sql, (*column_params, *campaign_params)
 
 
@@ -207,11 +208,12 @@ def campaign_has_small_share(campaign_id: int) -> bool:
     """
     if connection.vendor != "postgresql":
         return False
+    tallies, responses_table = CampaignTally._meta.db_table, CampaignResponse._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT (SELECT responses FROM annotation_campaigntally WHERE campaign_id = %s),"
-            " (SELECT reltuples FROM pg_class WHERE oid = 'annotation_campaignresponse'::regclass)",
-            [campaign_id],
+            f"SELECT (SELECT responses FROM {connection.ops.quote_name(tallies)} WHERE campaign_id = %s),"
+            " (SELECT reltuples FROM pg_class WHERE oid = %s::regclass)",
+            [campaign_id, responses_table],
         )
         responses, everyone = cursor.fetchone()
     return responses is not None and everyone is not None and everyone > 0 and responses < SMALL_SHARE * everyone

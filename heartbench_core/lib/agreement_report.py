@@ -1125,8 +1125,9 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     if days.size > MAX_TIME_POINTS:
         days = days[np.linspace(0, days.size - 1, MAX_TIME_POINTS).round().astype(int)]
     # The point from which on each judgment counts: the first whose day ends after it.
-    entry = np.searchsorted((days + 1) * 86400.0, data.j_time, side="right").astype(np.uint8)  # 0 … 30
-    order = np.argsort(entry, kind="stable")  # a radix sort, for 8-bit keys
+    entry = np.searchsorted((days + 1) * 86400.0, data.j_time, side="right")
+    # Few points: their numbers fit 8 bits, which NumPy's stable sort orders by radix.
+    order = np.argsort(entry.astype(np.uint8) if days.size < 256 else entry, kind="stable")
     bounds = np.searchsorted(entry[order], np.arange(days.size + 1))
     j_unit, j_hit = data.j_unit[order], data.j_hit[order]
     n = data.n_units
