@@ -151,7 +151,7 @@ def gold_set_create(request: SignedInRequest) -> HttpResponse:
 
 
 # Rows of each per-expert table on a campaign's page, unless all are asked for.
-EXPERT_ROWS = 50
+EXPERT_ROWS = 20
 
 
 @require_safe
