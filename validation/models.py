@@ -80,8 +80,9 @@ class GoldenLabel(models.Model):
         MAJORITY = "majority", "Majority"
         ADJUDICATED = "adjudicated", "Adjudicated"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="golden_labels")
-    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="golden_labels")
+    # No index of their own: the index on (campaign, provenance) and the unique (campaign_response, criterion) start with them.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="golden_labels", db_index=False)
+    campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.CASCADE, related_name="golden_labels", db_index=False)
     criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="golden_labels")
     hit = models.BooleanField()
     provenance = models.CharField(max_length=12, choices=Provenance.choices)

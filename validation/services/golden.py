@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -15,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
-from heartbench_core.bulk import copy_lines, copy_time
+from heartbench_core.bulk import copy_lines, copy_time, lock_referenced, may_skip_row_triggers, skipped_row_triggers
 from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
@@ -93,7 +94,31 @@ _LABEL_COLUMNS = ("hit", "provenance", "expert_hits", "expert_ratings", "adjudic
 
 
 def _copy_new_labels(campaign: Campaign, data: CampaignArrays, units: np.ndarray, wanted: np.ndarray, now: datetime) -> None:
-    """PostgreSQL: COPY the new labels (a campaign at 100× HeartBench has 1.6 million the first time)."""
+    """PostgreSQL: COPY the new labels (a campaign at 100× HeartBench has 1.7 million the first time).
+
+    Where the role may, without the per-row foreign-key checks: they ran at COMMIT, three lookups
+    a label, and took 12 of a 26-second first refresh at 100×. Their work is done set-based
+    instead: the referenced responses, criteria and decisions are locked as the checks would lock
+    them (the campaign already is), and a reference that is gone stops the refresh.
+    """
+    if not units.size:
+        return
+    fast = may_skip_row_triggers([GoldenLabel._meta.db_table])
+    with skipped_row_triggers() if fast else nullcontext():
+        if fast:
+            decisions = wanted[units, 4]
+            referenced = (
+                (CampaignResponse, np.unique(data.cr_id[data.u_cr[units]]).tolist()),
+                (Criterion, np.unique(data.crit_id[data.u_crit[units]]).tolist()),
+                (Adjudication, np.unique(decisions[decisions >= 0]).tolist()),
+            )
+            for model, ids in referenced:
+                if lock_referenced(model, ids) != len(ids):
+                    raise ValidationError(_("the campaign's data changed during the refresh; nothing was written, try again"))
+        _copy_label_rows(campaign, data, units, wanted, now)
+
+
+def _copy_label_rows(campaign: Campaign, data: CampaignArrays, units: np.ndarray, wanted: np.ndarray, now: datetime) -> None:
     stamp = copy_time(now)
     head = f"{campaign.pk}\t"
     copy_lines(
