@@ -194,7 +194,7 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
     else:
         finish, finish_reason = (
             (now + timedelta(days=remaining / pace)).date(),
-            _("at %(pace)s submissions per day") % {"pace": number_format(pace, 1)},
+            _("at %(pace)s submissions per day") % {"pace": number_format(pace, 1, force_grouping=True)},
         )
     return CampaignProgress(
         k=k,

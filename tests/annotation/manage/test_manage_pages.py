@@ -131,6 +131,18 @@ def test_the_campaign_page_shows_progress_by_submitted_judgments_per_expert_time
     assert 'id="campaign-progress"' in partial and "<html" not in partial
 
 
+def test_a_pace_of_thousands_a_day_is_written_with_its_thousands_separated(cast, client_for):
+    campaign = demo_campaign(cast, overlap=3)
+    Assignment.objects.bulk_create(
+        Assignment(campaign_response=cr, expert=expert, status="submitted", submitted_at=timezone.now())
+        for i, cr in enumerate(campaign.responses.order_by("pk"))
+        for expert in cast.experts[1 if i == 0 else 0 :]
+    )
+    # 53 submissions, all in the last hour (the shortest span a pace is taken over): 1,272 a day, one still to come.
+    html = client_for(cast.admin).get(reverse("annotation:campaign", args=[campaign.pk])).content.decode()
+    assert '<div class="stat">1,272.0</div>' in html and "at 1,272.0 submissions per day" in html
+
+
 def test_the_per_expert_tables_show_the_first_experts_and_every_one_on_request(cast, client_for, monkeypatch):
     from annotation.manage import views
 
