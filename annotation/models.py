@@ -374,6 +374,24 @@ class CampaignTally(models.Model):
         return f"tally of campaign {self.campaign_id}"
 
 
+class SubmissionHour(models.Model):
+    """Submissions of a campaign's real responses (gold checks left out) in one hour (UTC); kept by database triggers (migration 0013).
+
+    A campaign's pace and its first submission's hour are read from these rows, not from every
+    submitted assignment. Admins only, like the other tallies.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", db_index=False)
+    hour = models.DateTimeField()
+    submitted = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "hour"], name="uniq_submission_hour")]
+
+    def __str__(self) -> str:
+        return f"submissions of campaign {self.campaign_id} in the hour from {self.hour:%Y-%m-%d %H:00}"
+
+
 class ResponseTally(models.Model):
     """One campaign response's assignments by status; kept by database triggers on every write (migration 0010). Admins only."""
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
@@ -37,6 +38,7 @@ from annotation.models import (
     Qualification,
     QualityPolicy,
     ResponseTally,
+    SubmissionHour,
 )
 from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
@@ -123,114 +125,187 @@ class CampaignProgress:
 def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> CampaignProgress:
     """Admin: the campaign's responses by number of submitted judgments (0…k), per-expert work and time, pace and projected finish.
 
-    From the tallies (per response and per expert, kept by triggers) and the few reservations past
-    their expiry that the sweep has not marked yet, so the queries read rows per response or
-    expert of this campaign, never per judgment. One expert's own progress, as the workspace shows
-    it to them, is `workspace.selectors.own_progress`.
+    `campaigns_progress` for one campaign, with its experts.
+    """
+    return campaigns_progress([campaign], now=now, with_experts=True)[campaign.pk]
+
+
+def campaigns_progress(
+    campaigns: Sequence[Campaign], *, now: datetime | None = None, with_experts: bool = False
+) -> dict[int, CampaignProgress]:
+    """Admin: `CampaignProgress` of each campaign, by id, in the same few queries however many campaigns are asked for.
+
+    From the tallies (per response, per expert and per hour of submissions, kept by triggers) and
+    the few reservations past their expiry that the sweep has not marked yet, so the queries read
+    rows per response, expert or hour of these campaigns, never per judgment or assignment. Without
+    `with_experts` (a list of campaigns) the per-expert rows are left out and only their time on
+    task is summed. One expert's own progress, as the workspace shows it to them, is
+    `workspace.selectors.own_progress`.
     """
     now = now or timezone.now()
-    k = campaign.overlap if campaign.kind == Campaign.Kind.BLIND_TEST else max(1, campaign.experts.count())
+    ids = [c.pk for c in campaigns]
+    if not ids:
+        return {}
+    calibration = [c.pk for c in campaigns if c.kind != Campaign.Kind.BLIND_TEST]
+    rosters = (
+        dict(Campaign.objects.filter(pk__in=calibration).annotate(n=Count("experts")).order_by().values_list("pk", "n"))
+        if calibration
+        else {}
+    )
+    k_of = {c.pk: c.overlap if c.kind == Campaign.Kind.BLIND_TEST else max(1, rosters.get(c.pk, 0)) for c in campaigns}
     # Reserved but past expiry: not open any more (the sweep will mark them expired), counted as expired meanwhile.
-    overdue = list(
-        Assignment.objects.filter(campaign_response__campaign=campaign, status=Assignment.Status.RESERVED, expires_at__lte=now).values_list(
-            "campaign_response_id", "expert_id", "campaign_response__is_gold"
-        )
-    )
     overdue_per_response: dict[int, int] = {}
-    overdue_per_expert: dict[int, int] = {}
-    for cr_id, expert_id, _gold in overdue:
+    overdue_per_expert: dict[tuple[int, int], int] = {}
+    for cr_id, campaign_id, expert_id in Assignment.objects.filter(
+        status=Assignment.Status.RESERVED, expires_at__lte=now, campaign_response__campaign_id__in=ids
+    ).values_list("campaign_response_id", "campaign_response__campaign_id", "expert_id"):
         overdue_per_response[cr_id] = overdue_per_response.get(cr_id, 0) + 1
-        overdue_per_expert[expert_id] = overdue_per_expert.get(expert_id, 0) + 1
+        overdue_per_expert[(campaign_id, expert_id)] = overdue_per_expert.get((campaign_id, expert_id), 0) + 1
     # Real responses whose every reservation is overdue hold no open one.
-    lapsed = sum(
-        1
-        for cr_id, reserved in ResponseTally.objects.filter(pk__in=list(overdue_per_response), is_gold=False).values_list(
-            "campaign_response_id", "reserved"
-        )
-        if reserved == overdue_per_response[cr_id]
-    )
-    histogram = [0] * (k + 1)
-    held = gold = real = submitted = 0
-    for is_gold, n_sub, reserving, n in (
-        ResponseTally.objects.filter(campaign=campaign)
+    lapsed: dict[int, int] = {}
+    if overdue_per_response:
+        for cr_id, campaign_id, reserved in ResponseTally.objects.filter(pk__in=list(overdue_per_response), is_gold=False).values_list(
+            "campaign_response_id", "campaign_id", "reserved"
+        ):
+            lapsed[campaign_id] = lapsed.get(campaign_id, 0) + (reserved == overdue_per_response[cr_id])
+    histograms = {pk: [0] * (k + 1) for pk, k in k_of.items()}
+    counts = {pk: {"held": 0, "gold": 0, "real": 0, "submitted": 0} for pk in ids}
+    for campaign_id, is_gold, n_sub, reserving, n in (
+        ResponseTally.objects.filter(campaign_id__in=ids)
         .annotate(reserving=Case(When(reserved__gt=0, then=Value(True)), default=Value(False)))
-        .values("is_gold", "submitted", "reserving")
+        .values("campaign_id", "is_gold", "submitted", "reserving")
         .annotate(n=Count("pk"))
         .order_by()
-        .values_list("is_gold", "submitted", "reserving", "n")
+        .values_list("campaign_id", "is_gold", "submitted", "reserving", "n")
     ):
+        c = counts[campaign_id]
         if is_gold:
-            gold += n
+            c["gold"] += n
             continue
-        real += n
-        histogram[min(n_sub, k)] += n
-        submitted += min(n_sub, k) * n
-        held += n if reserving else 0
-    held -= lapsed
-    experts = [
-        ExpertProgress(
-            expert_id,
-            username,
-            submitted,
-            reserved - overdue_per_expert.get(expert_id, 0),
-            expired + overdue_per_expert.get(expert_id, 0),
-            released,
-            active_seconds,
-        )
-        for expert_id, username, submitted, reserved, expired, released, active_seconds in ExpertCampaignTally.objects.filter(
-            campaign=campaign
-        )
-        .filter(Q(reserved__gt=0) | Q(submitted__gt=0) | Q(expired__gt=0) | Q(released__gt=0))
-        .order_by("expert__username")
-        .values_list("expert_id", "expert__username", "submitted", "reserved", "expired", "released", "active_seconds")
-    ]
-    target = real * k
-    pace, pace_reason = _pace(campaign, now)
-    remaining = target - submitted
-    if remaining <= 0 and target:
-        finish, finish_reason = now.date(), _("complete")
-    elif pace is None:
-        finish, finish_reason = None, pace_reason
+        k = k_of[campaign_id]
+        c["real"] += n
+        histograms[campaign_id][min(n_sub, k)] += n
+        c["submitted"] += min(n_sub, k) * n
+        c["held"] += n if reserving else 0
+    experts: dict[int, list[ExpertProgress]] = {pk: [] for pk in ids}
+    seconds: dict[int, int] = dict.fromkeys(ids, 0)
+    if with_experts:
+        for campaign_id, expert_id, username, submitted, reserved, expired, released, active_seconds in (
+            ExpertCampaignTally.objects.filter(campaign_id__in=ids)
+            .filter(Q(reserved__gt=0) | Q(submitted__gt=0) | Q(expired__gt=0) | Q(released__gt=0))
+            .order_by("campaign_id", "expert__username")
+            .values_list("campaign_id", "expert_id", "expert__username", "submitted", "reserved", "expired", "released", "active_seconds")
+        ):
+            late = overdue_per_expert.get((campaign_id, expert_id), 0)
+            experts[campaign_id].append(
+                ExpertProgress(expert_id, username, submitted, reserved - late, expired + late, released, active_seconds)
+            )
+            seconds[campaign_id] += active_seconds
     else:
-        finish, finish_reason = (
-            (now + timedelta(days=remaining / pace)).date(),
-            _("at %(pace)s submissions per day") % {"pace": number_format(pace, 1, force_grouping=True)},
+        seconds.update(
+            ExpertCampaignTally.objects.filter(campaign_id__in=ids)
+            .values("campaign_id")
+            .annotate(s=Sum("active_seconds"))
+            .order_by()
+            .values_list("campaign_id", "s")
         )
-    return CampaignProgress(
-        k=k,
-        responses=real,
-        gold_responses=gold,
-        histogram=histogram,
-        held=held,
-        submitted=submitted,
-        target=target,
-        active_seconds=sum(e.active_seconds for e in experts),
-        experts=experts,
-        pace_per_day=pace,
-        pace_reason=pace_reason,
-        projected_finish=finish,
-        projected_reason=finish_reason,
+    paces = campaign_paces(ids, now)
+    out = {}
+    for pk in ids:
+        c, k = counts[pk], k_of[pk]
+        target = c["real"] * k
+        pace, pace_reason = paces[pk]
+        remaining = target - c["submitted"]
+        if remaining <= 0 and target:
+            finish, finish_reason = now.date(), _("complete")
+        elif pace is None:
+            finish, finish_reason = None, pace_reason
+        else:
+            finish, finish_reason = (
+                (now + timedelta(days=remaining / pace)).date(),
+                _("at %(pace)s submissions per day") % {"pace": number_format(pace, 1, force_grouping=True)},
+            )
+        out[pk] = CampaignProgress(
+            k=k,
+            responses=c["real"],
+            gold_responses=c["gold"],
+            histogram=histograms[pk],
+            held=c["held"] - lapsed.get(pk, 0),
+            submitted=c["submitted"],
+            target=target,
+            active_seconds=int(seconds.get(pk) or 0),
+            experts=experts[pk],
+            pace_per_day=pace,
+            pace_reason=pace_reason,
+            projected_finish=finish,
+            projected_reason=finish_reason,
+        )
+    return out
+
+
+CAMPAIGNS_PER_PAGE = 25
+
+
+@dataclass(frozen=True)
+class CampaignListPage:
+    page: Page
+    rows: list[tuple[Campaign, CampaignProgress | None]]  # progress None: withheld from this viewer
+    status: str
+
+
+def campaign_list_page(*, number: str | int | None, scope: BlindScope, status: str = "", per_page: int | None = None) -> CampaignListPage:
+    """Admin: one page of campaigns, running ones first (active, paused), then drafts, then closed, newest first within each.
+
+    The page's progress is read for its campaigns together (`campaigns_progress`), so the page
+    costs the same whatever the number of campaigns; a campaign the viewer is an expert of has its
+    progress withheld. `status` narrows the list to one status ("" for all).
+    """
+    qs = Campaign.objects.select_related("version__dataset")
+    if status in Campaign.Status.values:
+        qs = qs.filter(status=status)
+    else:
+        status = ""
+    rank = Case(
+        *(
+            When(status=value, then=Value(i))
+            for i, value in enumerate((Campaign.Status.ACTIVE, Campaign.Status.PAUSED, Campaign.Status.DRAFT))
+        ),
+        default=Value(3),
     )
+    page = Paginator(qs.order_by(rank, "-created_at", "-pk"), per_page or CAMPAIGNS_PER_PAGE).get_page(number)
+    campaigns = list(page.object_list)
+    progress = campaigns_progress([c for c in campaigns if not scope.hides_campaign(c.pk)])
+    return CampaignListPage(page, [(c, progress.get(c.pk)) for c in campaigns], status)
 
 
-def _pace(campaign: Campaign, now: datetime) -> tuple[float | None, str]:
-    """Submissions of real responses per day over the last week (or since the first submission, if later); one query."""
+def campaign_paces(campaign_ids: Sequence[int], now: datetime) -> dict[int, tuple[float | None, str]]:
+    """Per campaign, submissions of real responses per day over the last week (or since the first submission, if later), and why none.
+
+    Counted by the hour (`SubmissionHour`, UTC): the week starts at the start of the hour it
+    falls in, and a first submission counts from the start of its hour. One query for all.
+    """
     week_ago = now - PACE_WINDOW
-    seen = (
-        Assignment.objects.of_campaign(campaign.pk, gold=False)
-        .submitted()
-        .aggregate(first=Min("submitted_at"), all=Count("pk"), week=Count("pk", filter=Q(submitted_at__gte=week_ago)))
-    )
-    first = seen["first"]
-    if first is None:
-        return None, _("no submission yet, so no pace to project from")
-    start = max(first, week_ago)
-    # Since the first submission when it is within the week: then every submission counts.
-    recent = seen["all"] if first >= week_ago else seen["week"]
-    days = max((now - start).total_seconds() / 86400, 1 / 24)  # at least an hour, so one submission is no infinite pace
-    if recent == 0:
-        return None, _("no submission in the last 7 days")
-    return recent / days, ""
+    since = week_ago.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    seen = {
+        row[0]: row[1:]
+        for row in SubmissionHour.objects.filter(campaign_id__in=list(campaign_ids), submitted__gt=0)
+        .values("campaign_id")
+        .annotate(first=Min("hour"), all=Sum("submitted"), week=Sum("submitted", filter=Q(hour__gte=since)))
+        .order_by()
+        .values_list("campaign_id", "first", "all", "week")
+    }
+    out: dict[int, tuple[float | None, str]] = {}
+    for pk in campaign_ids:
+        if pk not in seen:
+            out[pk] = (None, _("no submission yet, so no pace to project from"))
+            continue
+        first, everything, week = seen[pk]
+        start = max(first, week_ago)
+        # Since the first submission when it is within the week: then every submission counts.
+        recent = everything if first >= week_ago else (week or 0)
+        days = max((now - start).total_seconds() / 86400, 1 / 24)  # at least an hour, so one submission is no infinite pace
+        out[pk] = (recent / days, "") if recent else (None, _("no submission in the last 7 days"))
+    return out
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
-"""The summary rows of campaigns, responses and experts' work (`CampaignTally`, `ResponseTally`, `ExpertCampaignTally`).
+"""The summary rows of campaigns, responses and experts' work (`CampaignTally`, `ResponseTally`, `ExpertCampaignTally`, `SubmissionHour`).
 
-Database triggers keep them true on every write (`annotation/migrations/_tallies.py`): the
+Database triggers keep them true on every write (`annotation/migrations/_tallies.py`,
+`_submission_hours.py`): the
 services, COPY, imports, restores, deletes and raw SQL alike, so no code path has to remember
 them. `recount` rebuilds them from the rows themselves: a repair for a database whose triggers
 were lost (a table rebuilt by hand), and the reference the tests compare the triggers with.
@@ -9,27 +10,29 @@ were lost (a table rebuilt by hand), and the reference the tests compare the tri
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from importlib import import_module
 from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import QuerySet
 
-from annotation.models import Assignment, CampaignResponse, CampaignTally, ExpertCampaignTally, ResponseTally
+from annotation.models import Assignment, CampaignResponse, CampaignTally, ExpertCampaignTally, ResponseTally, SubmissionHour
 
 _sql = import_module("annotation.migrations._tallies")
+_hours = import_module("annotation.migrations._submission_hours")
 
 
 def recount(*, campaign_ids: Iterable[int] | None = None) -> None:
     """Rebuild the tallies from the assignments and campaign responses (of the given campaigns, or of all)."""
     ids = None if campaign_ids is None else ", ".join(str(int(pk)) for pk in campaign_ids) or "NULL"
     with transaction.atomic(), connection.cursor() as cursor:
-        for statement in _sql.recount_sql(ids):
+        for statement in [*_sql.recount_sql(ids), *_hours.recount_sql(ids, connection.vendor)]:
             cursor.execute(statement)
 
 
 # The triggers whose work `count_inserted` does for rows written without them.
-REPLACED_BY_COUNTING = _sql.POSTGRES_TRIGGERS
+REPLACED_BY_COUNTING = _sql.POSTGRES_TRIGGERS | _hours.POSTGRES_TRIGGERS
 
 
 def count_inserted(*, campaign_response_ids: list[int], assignment_ids: list[int]) -> None:
@@ -38,7 +41,7 @@ def count_inserted(*, campaign_response_ids: list[int], assignment_ids: list[int
     Set-based: each counter changes once, whatever the number of rows.
     """
     with connection.cursor() as cursor:
-        for statement in _sql.count_inserted_sql():
+        for statement in [*_sql.count_inserted_sql(), *_hours.count_inserted_sql()]:
             cursor.execute(statement, {"responses": campaign_response_ids, "assignments": assignment_ids})
 
 
@@ -72,6 +75,7 @@ def tallies_as_counted(*, campaign_ids: Iterable[int] | None = None) -> dict[str
             )
             if any(row[2:])
         },
+        "hours": {row for row in scoped(SubmissionHour.objects.all()).values_list("campaign_id", "hour", "submitted") if row[2]},
     }
 
 
@@ -87,7 +91,8 @@ def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str,
         per_campaign[campaign_id][1] += is_gold
         per_response[pk] = [campaign_id, is_gold, 0, 0]
     per_expert: dict[tuple[int, int], list[int]] = {}
-    for cr_id, campaign_id, expert_id, status, expires_at, seconds, paused in Assignment.objects.filter(
+    per_hour: dict[tuple[int, datetime], int] = {}
+    for cr_id, campaign_id, expert_id, status, expires_at, seconds, paused, submitted_at in Assignment.objects.filter(
         campaign_response_id__in=list(per_response)
     ).values_list(
         "campaign_response_id",
@@ -97,7 +102,11 @@ def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str,
         "expires_at",
         "active_seconds",
         "submitted_while_paused",
+        "submitted_at",
     ):
+        if status == Assignment.Status.SUBMITTED and submitted_at is not None and not per_response[cr_id][1]:
+            hour = submitted_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+            per_hour[(campaign_id, hour)] = per_hour.get((campaign_id, hour), 0) + 1
         per_response[cr_id][2] += status == Assignment.Status.SUBMITTED
         per_response[cr_id][3] += status == Assignment.Status.RESERVED
         counts = per_expert.setdefault((expert_id, campaign_id), [0] * 8)
@@ -113,4 +122,5 @@ def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str,
         "campaigns": {(c, n, g) for c, (n, g) in per_campaign.items()},
         "responses": {(pk, c, bool(g), s, r) for pk, (c, g, s, r) in per_response.items()},
         "experts": {(e, c, *counts) for (e, c), counts in per_expert.items() if any(counts)},
+        "hours": {(c, hour, n) for (c, hour), n in per_hour.items()},
     }

@@ -1,12 +1,13 @@
 """Campaign progress and payment lines read from the tallies give exactly what counting the assignments gave.
 
 The reference below is the counting the campaign page did before the tallies (kept here to
-compare with): the histogram, held responses, per-expert open/expired work and time, the pace,
-and each expert's paid work, on a campaign with every status, a gold check, reservations past
-their expiry that no sweep has marked yet, and work submitted while paused.
+compare with): the histogram, held responses, per-expert open/expired work and time, the pace
+(counted by the hour since the hour tallies), and each expert's paid work, on a campaign with
+every status, a gold check, reservations past their expiry that no sweep has marked yet, and work
+submitted while paused.
 """
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
@@ -50,10 +51,16 @@ def _counted(campaign, now):
         )
         .order_by("expert__username")
     ]
+
+    # The pace, counted by the hour (UTC): the first submission from the start of its hour, the week from the start of its first hour.
+    def hour(t):
+        return t.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
     real = Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=False).submitted()
-    first = real.order_by("submitted_at").values_list("submitted_at", flat=True).first()
-    start = max(first, now - timedelta(days=7))
-    recent = real.filter(submitted_at__gte=start).count()
+    first = hour(real.order_by("submitted_at").values_list("submitted_at", flat=True).first())
+    week_ago = now - timedelta(days=7)
+    start = max(first, week_ago)
+    recent = real.filter(submitted_at__gte=first if first >= week_ago else hour(week_ago)).count()
     pace = recent / max((now - start).total_seconds() / 86400, 1 / 24)
     paid = {
         r["expert_id"]: (r["submitted"], r["while_paused"], r["seconds"] or 0)

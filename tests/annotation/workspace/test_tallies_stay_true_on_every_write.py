@@ -6,7 +6,7 @@ stored tallies with a count made from scratch.
 """
 
 import threading
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from django.core.management import call_command
@@ -91,6 +91,40 @@ def test_deleting_assignments_and_responses_takes_their_counts_away(workspace, c
     assert not CampaignTally.objects.exists() and not ResponseTally.objects.exists()
 
 
+def test_submissions_are_counted_per_hour_without_gold_checks_as_their_times_and_flags_change(workspace, cast):
+    from annotation.models import SubmissionHour
+
+    first = judge_fully(workspace.reserve(cast.expert, "dm0001"))
+    second = judge_fully(workspace.reserve(cast.experts[1], "dm0001"))
+    gold = judge_fully(workspace.reserve(cast.expert, "dm0002"))
+    CampaignResponse.objects.filter(pk=gold.campaign_response_id).update(is_gold=True)  # its submission leaves the count
+    assert_true_tallies()
+    assert sum(SubmissionHour.objects.values_list("submitted", flat=True)) == 2
+    earlier = timezone.now() - timedelta(days=3, hours=5)
+    Assignment.objects.filter(pk=first.pk).update(submitted_at=earlier)  # moves to another hour
+    assert_true_tallies()
+    hour = earlier.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    assert SubmissionHour.objects.get(campaign=workspace.campaign, hour=hour).submitted == 1
+    CampaignResponse.objects.filter(pk=gold.campaign_response_id).update(is_gold=False)  # and back in
+    Assignment.objects.filter(pk=second.pk).update(status=Assignment.Status.RELEASED)  # out
+    assert_true_tallies()
+    assert sum(SubmissionHour.objects.values_list("submitted", flat=True)) == 2
+
+
+@postgres_only()
+def test_hours_are_utc_hours_whatever_the_sessions_time_zone(workspace, cast):
+    from annotation.models import SubmissionHour
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL TIME ZONE 'Asia/Kolkata'")  # half an hour off UTC: a local hour would cut elsewhere
+    a = judge_fully(workspace.reserve(cast.expert, "dm0001"))
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL TIME ZONE 'UTC'")
+    a.refresh_from_db()
+    assert list(SubmissionHour.objects.values_list("hour", flat=True)) == [a.submitted_at.replace(minute=0, second=0, microsecond=0)]
+    assert_true_tallies()
+
+
 def test_raw_sql_writes_are_counted_too(workspace, cast):
     cr = workspace.response_of("dm0001")
     with connection.cursor() as cursor:
@@ -126,6 +160,7 @@ def test_a_campaign_restored_from_its_archive_has_its_tallies(workspace, cast, t
     # Same primary keys, so the very same tallies (experts are restored with their ids looked up by name).
     after = tallies.tallies_as_counted()
     assert after["campaigns"] == before["campaigns"] and after["responses"] == before["responses"]
+    assert after["hours"] == before["hours"] and before["hours"]
     assert sorted(row[2:] for row in after["experts"]) == sorted(row[2:] for row in before["experts"])
 
 
