@@ -16,6 +16,7 @@ import numpy as np
 import psycopg
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.core.paginator import Page, Paginator
 from django.db import connections
 from django.db.models import Count, Exists, F, FloatField, Func, Max, OuterRef, Q, QuerySet, Value
 from django.db.models.fields.json import KeyTextTransform
@@ -788,13 +789,27 @@ def _adjudications_per_unit(campaign: Campaign, units: _Units) -> tuple[np.ndarr
 # --- pages -----------------------------------------------------------------------------------------
 
 
-def campaigns_with_reports() -> QuerySet[Campaign]:
-    """Blind-test campaigns with their newest report id and golden-label count."""
-    return (
-        Campaign.objects.select_related("version__dataset")
-        .annotate(report_count=Count("agreement_reports", distinct=True), last_report=Max("agreement_reports__id"))
-        .order_by("-created_at")
+CAMPAIGNS_PER_PAGE = 25
+
+
+def campaigns_with_reports(*, number: str | int | None = None, per_page: int | None = None) -> Page:
+    """One page of campaigns, newest first, each with its number of agreement reports and the newest one's id.
+
+    The page's campaigns are found first and only they are counted: counted before the page is
+    cut, every campaign's reports were (about ten times the time at a hundred blind tests).
+    """
+    page = Paginator(Campaign.objects.order_by("-created_at", "-pk").values_list("pk", flat=True), per_page or CAMPAIGNS_PER_PAGE).get_page(
+        number
     )
+    ids = list(page.object_list)
+    found = {
+        c.pk: c
+        for c in Campaign.objects.filter(pk__in=ids)
+        .select_related("version__dataset")
+        .annotate(report_count=Count("agreement_reports", distinct=True), last_report=Max("agreement_reports__id"))
+    }
+    page.object_list = [found[pk] for pk in ids if pk in found]  # type: ignore[misc]  # the page now holds its campaigns
+    return page
 
 
 def latest_report(campaign: Campaign) -> AgreementReport | None:
@@ -895,9 +910,18 @@ def subset_units(data: CampaignArrays, keep: np.ndarray) -> CampaignArrays:
 
 
 def latest_release_gate(version: DatasetVersion) -> ReleaseGate | None:
-    """The release decision of a dataset version: the gate of its newest official (non-exploratory) report."""
+    """The release decision of a dataset version: the gate of its newest official (non-exploratory) report.
+
+    Found first, then read with its report's counts: read while sorting, the counts were taken out
+    of the JSON of every report of the version (0.34 s for a hundred blind tests).
+    """
+    newest = (
+        ReleaseGate.objects.filter(version=version, report__exploratory=False).order_by("-created_at", "-id").values_list("pk", flat=True)
+    ).first()
+    if newest is None:
+        return None
     return (
-        ReleaseGate.objects.filter(version=version, report__exploratory=False)
+        ReleaseGate.objects.filter(pk=newest)
         .select_related("report", "campaign", "version__dataset")
         .defer("report__result", "report__inputs")  # the whole report can be large; only its counts are shown
         .annotate(

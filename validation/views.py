@@ -89,7 +89,8 @@ class QueueRow(TypedDict):
 @role_required(*ADMIN)
 def index(request: SignedInRequest) -> HttpResponse:
     closed = blind_scope(request.user).campaign_ids
-    return render(request, "validation/index.html", {"campaigns": campaigns_with_reports(), "closed_to_you": closed})
+    page = campaigns_with_reports(number=request.GET.get("page"))
+    return render(request, "validation/index.html", {"campaigns": page.object_list, "page": page, "closed_to_you": closed})
 
 
 @require_safe

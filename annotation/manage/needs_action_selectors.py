@@ -12,27 +12,26 @@ registered by those apps (`register_needs_action_section`), so no import points 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
-from django.db import transaction
 from django.db.models import F, Func, IntegerField, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.blindness import PROGRESS_WITHHELD
-from annotation.manage.selectors import CampaignProgress, campaign_progress
+from annotation.manage.selectors import CampaignProgress, campaigns_progress
 from annotation.models import (
     AdminAlert,
     Assignment,
     Campaign,
-    CampaignResponse,
     CorrectionRequest,
     ExpertProfile,
     ItemProblemReport,
+    ResponseTally,
     UnclearCriterionReport,
 )
 from annotation.services.assignment import (
@@ -200,17 +199,49 @@ def queue_counts(user: User) -> QueueCounts:
 # --- unfillable slots -----------------------------------------------------------------------------------
 
 
-def unfillable_slots(campaign: Campaign) -> list[UnfilledSlot]:
+def short_responses(campaigns: Sequence[Campaign], now: datetime) -> dict[int, dict[int, int]]:
+    """Per campaign, its real responses with fewer live assignments (submitted or open) than k, and the item of each.
+
+    From the response tallies of all the campaigns in one query, and the few reservations past
+    their expiry that the sweep has not marked yet (they hold no slot any more).
+    """
+    ids = [c.pk for c in campaigns]
+    if not ids:
+        return {}
+    overdue = Counter(
+        Assignment.objects.filter(
+            status=Assignment.Status.RESERVED, expires_at__lte=now, campaign_response__campaign_id__in=ids
+        ).values_list("campaign_response_id", flat=True)
+    )
+    k = {c.pk: c.overlap for c in campaigns}
+    live = F("submitted") + F("reserved")
+    rows = (
+        ResponseTally.objects.filter(campaign_id__in=ids, is_gold=False)
+        .annotate(live=live)
+        .filter(Q(*(Q(campaign_id=pk, live__lt=n) for pk, n in k.items()), _connector=Q.OR) | Q(campaign_response_id__in=list(overdue)))
+        .values_list("campaign_id", "campaign_response_id", "live", "campaign_response__item_id")
+    )
+    out: dict[int, dict[int, int]] = {}
+    for campaign_id, cr_id, n_live, item_id in rows:
+        if n_live - overdue.get(cr_id, 0) < k[campaign_id]:
+            out.setdefault(campaign_id, {})[cr_id] = item_id
+    return out
+
+
+def unfillable_slots(campaign: Campaign, short: dict[int, int] | None = None) -> list[UnfilledSlot]:
     """Open slots of the campaign's responses that no eligible expert could take even with room to spare, and why.
 
-    The bulk pre-assignment's own reasoning (`annotation.services.assignment`), read without assigning.
+    The bulk pre-assignment's own reasoning (`annotation.services.assignment`), read without
+    assigning, locking or writing; only the responses short of k (`short_responses`, or the given
+    ones: response id → item id) are looked at.
     """
     now = timezone.now()
-    with transaction.atomic():  # the eligible experts are read as the bulk assignment reads them, under its row locks
-        states = _expert_states(campaign, None, now)
+    responses = short_responses([campaign], now).get(campaign.pk, {}) if short is None else short
+    if not responses:
+        return []
+    states = _expert_states(campaign, None, now, lock=False)
     cfg = campaign_settings(campaign)
-    responses = dict(CampaignResponse.objects.filter(campaign=campaign, is_gold=False).values_list("pk", "item_id"))
-    work = Assignment.objects.filter(campaign_response_id__in=responses)
+    work = Assignment.objects.filter(campaign_response_id__in=list(responses))
     live = Counter(work.live(now).values_list("campaign_response_id", flat=True))
     taken: dict[int, set[int]] = defaultdict(set)
     exposed: dict[int, set[int]] = defaultdict(set)
@@ -218,15 +249,19 @@ def unfillable_slots(campaign: Campaign) -> list[UnfilledSlot]:
         taken[cr_id].add(expert_id)
     # A response a staff view showed an expert is never theirs to judge blind: they count as having it.
     eligible_ids = [s.user_id for s in states]
-    shown = StaffExposure.objects.filter(user_id__in=eligible_ids, response__campaign_entries__campaign=campaign)
+    shown = StaffExposure.objects.filter(
+        user_id__in=eligible_ids, response__campaign_entries__campaign=campaign, response__campaign_entries__in=list(responses)
+    )
     for user_id, cr_id in shown.values_list("user_id", "response__campaign_entries"):
         exposed[cr_id].add(user_id)
         taken[cr_id].add(user_id)
     info = _item_info(set(responses.values()))
-    short = []
+    short_slots = []
     able_n: dict[int, int] = {}
     for cr_id, item_id in sorted(responses.items()):
         need = campaign.overlap - live[cr_id]
+        if need <= 0:
+            continue
         hard, _abilities, dims, _scene = info[item_id]
         able = [
             s
@@ -236,14 +271,14 @@ def unfillable_slots(campaign: Campaign) -> list[UnfilledSlot]:
             and _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)
         ]
         if need > len(able):
-            short.append((cr_id, item_id, need - len(able)))
+            short_slots.append((cr_id, item_id, need - len(able)))
             able_n[cr_id] = len(able)
     # Capacity is no cause here (it frees up as experts submit): the bulk pass's "capacity" means too few experts at all.
     return [
         replace(s, reason="too_few", detail=_("only %(n)s eligible experts have not had it") % {"n": able_n[s.campaign_response_id]})
         if s.reason == "capacity"
         else s
-        for s in _unfilled_slots(campaign, states, short, taken, exposed, info, cfg)
+        for s in _unfilled_slots(campaign, states, short_slots, taken, exposed, info, cfg)
     ]
 
 
@@ -365,18 +400,17 @@ def needs_action_home(user: User) -> NeedsActionHome:
         .order_by("name")
     )
     unfillable = []
-    for c in running:
-        if c.status != Campaign.Status.ACTIVE:
-            continue
+    active = [c for c in running if c.status == Campaign.Status.ACTIVE]
+    # Campaigns with every response staffed to k (the usual case) cost nothing more than this one query.
+    short = short_responses([c for c in active if not scope.hides_campaign(c.pk)], timezone.now())
+    for c in active:
         if scope.hides_campaign(c.pk):
             unfillable.append(CampaignSlots(c, [], str(PROGRESS_WITHHELD)))
-        elif slots := unfillable_slots(c):
+        elif c.pk in short and (slots := unfillable_slots(c, short[c.pk])):
             unfillable.append(CampaignSlots(c, slots))
-    schedule = [
-        ScheduleRow(c, None, str(PROGRESS_WITHHELD)) if scope.hides_campaign(c.pk) else ScheduleRow(c, campaign_progress(c))
-        for c in running
-        if c.deadline is not None
-    ]
+    dated = [c for c in running if c.deadline is not None]
+    progress = campaigns_progress([c for c in dated if not scope.hides_campaign(c.pk)])
+    schedule = [ScheduleRow(c, progress[c.pk]) if c.pk in progress else ScheduleRow(c, None, str(PROGRESS_WITHHELD)) for c in dated]
     own = user.get_username() if scope else ""
     return NeedsActionHome(
         counts=queue_counts(user),

@@ -76,14 +76,18 @@ def _form_errors(form: django_forms.Form, exc: ValidationError) -> None:
 @require_safe
 @admin_only
 def campaigns(request: SignedInRequest) -> HttpResponse:
-    rows = Campaign.objects.select_related("version__dataset").order_by("-created_at")
-    scope = blind_scope(request.user)
-    # Withheld where the viewer is one of the campaign's experts: see campaign_detail.
-    progress = {c.pk: None if scope.hides_campaign(c.pk) else selectors.campaign_progress(c) for c in rows}
+    # Progress is withheld where the viewer is one of the campaign's experts: see campaign_detail.
+    listing = selectors.campaign_list_page(
+        number=request.GET.get("page"), scope=blind_scope(request.user), status=request.GET.get("status", "")
+    )
     return render(
         request,
         "annotation/manage/campaigns.html",
-        {"campaigns": [(c, progress[c.pk]) for c in rows], "alerts": visible_alerts(request.user, selectors.open_alerts())[:5]},
+        {
+            "listing": listing,
+            "statuses": Campaign.Status.choices,
+            "alerts": visible_alerts(request.user, selectors.open_alerts())[:5],
+        },
     )
 
 

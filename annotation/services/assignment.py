@@ -815,8 +815,12 @@ def _item_info(item_ids: set[int]) -> dict[int, ItemInfo]:
     return info
 
 
-def _expert_states(campaign: Campaign, experts: list[User] | None, now: datetime) -> list[ExpertState]:
-    """Eligible experts of the campaign (active, expert role, in the campaign, qualified if required), locked."""
+def _expert_states(campaign: Campaign, experts: list[User] | None, now: datetime, *, lock: bool = True) -> list[ExpertState]:
+    """Eligible experts of the campaign (active, expert role, in the campaign, qualified if required), locked.
+
+    Without `lock` (a page that only reads): no row locked, and an expert without a profile yet
+    counts with the default one instead of being given it.
+    """
     cfg = campaign_settings(campaign)
     users = User.objects.filter(is_active=True).filter(Q(groups__name=Role.EXPERT.value) | Q(is_superuser=True)).distinct()
     members = list(campaign.experts.values_list("pk", flat=True))
@@ -825,12 +829,20 @@ def _expert_states(campaign: Campaign, experts: list[User] | None, now: datetime
     if experts is not None:
         users = users.filter(pk__in=[u.pk for u in experts])
     user_ids = list(users.values_list("pk", flat=True))
-    ExpertProfile.objects.bulk_create([ExpertProfile(user_id=uid) for uid in user_ids], ignore_conflicts=True)
-    profiles = list(
-        ExpertProfile.objects.select_for_update(of=("self",))
-        .filter(user_id__in=user_ids, availability=ExpertProfile.Availability.ACTIVE)
-        .order_by("user_id")
-    )
+    if lock:
+        ExpertProfile.objects.bulk_create([ExpertProfile(user_id=uid) for uid in user_ids], ignore_conflicts=True)
+        profiles = list(
+            ExpertProfile.objects.select_for_update(of=("self",))
+            .filter(user_id__in=user_ids, availability=ExpertProfile.Availability.ACTIVE)
+            .order_by("user_id")
+        )
+    else:
+        found = {p.user_id: p for p in ExpertProfile.objects.filter(user_id__in=user_ids)}
+        profiles = [
+            p
+            for p in (found.get(uid) or ExpertProfile(user_id=uid) for uid in sorted(user_ids))
+            if p.availability == ExpertProfile.Availability.ACTIVE
+        ]
     open_counts = dict(
         Assignment.objects.filter(expert_id__in=user_ids)
         .open(now)
@@ -839,7 +851,7 @@ def _expert_states(campaign: Campaign, experts: list[User] | None, now: datetime
         .annotate(n=Count("pk"))
         .values_list("expert_id", "n")
     )
-    quality = {q.profile_id: q.measured for q in ExpertQuality.objects.filter(profile__in=profiles)}
+    quality = {q.profile_id: q.measured for q in ExpertQuality.objects.filter(profile__in=[p.pk for p in profiles if p.pk])}
     dims: dict[int, set[str]] = defaultdict(set)
     if cfg.requires_qualification:
         for uid, dim in Qualification.objects.filter(expert_id__in=user_ids).values_list("expert_id", "dimension"):
