@@ -111,13 +111,13 @@ def test_the_api_lists_severity_and_filters_by_ability(cast, client_for, work):
 def test_the_page_runs_a_fixed_number_of_queries(cast, client_for, work, django_assert_num_queries):
     client = client_for(cast.author)
     client.get("/rubrics/")  # computes and caches the signals
-    # session, user, roles, datasets; fingerprint (4) and cache read per dataset; flags and their criteria; unclear
-    # reports; drafts, awaiting publication (the author is not a reviewer); 15 since the list reads the causes of the
+    # session, user, roles, datasets; fingerprint (5) and cache read per dataset; flags and their criteria; unclear
+    # reports; drafts, awaiting publication (the author is not a reviewer); 16 since the list reads the causes of the
     # adjudication decisions (one query; one more, their place in the latest version, when a criterion has enough),
-    # filtered or not (the signal menu counts every signal).
-    with django_assert_num_queries(15):
+    # and the fingerprint reads accepted corrections, filtered or not (the signal menu counts every signal).
+    with django_assert_num_queries(16):
         assert client.get("/rubrics/").status_code == 200
-    with django_assert_num_queries(15):
+    with django_assert_num_queries(16):
         assert client.get("/rubrics/", {"signal": "flag", "page": 1}).status_code == 200
 
 
@@ -134,3 +134,25 @@ def test_a_dual_role_author_gets_signals_computed_without_their_campaigns_respon
     every = ModelResponse.objects.values_list("pk", flat=True)
     kinds = {w.kind for w in work_list(work.dataset, leave_out=every)}
     assert "ambiguous" not in kinds and "saturated" not in kinds and "ambiguous" in {w.kind for w in work_list(work.dataset)}
+
+
+def test_the_cached_signals_are_recomputed_after_a_submission_and_after_an_accepted_correction(cast, work):
+    from django.utils import timezone
+
+    from annotation.models import CorrectionRequest
+
+    before = selectors._signals_fingerprint(work.dataset, None)
+    assert selectors._signals_fingerprint(work.dataset, None) == before  # nothing changed, the cache holds
+    human_judgments(work, "dm0002", MODELS[0], cast.experts, [{0: True}, {0: True}, {0: False}])
+    submitted = selectors._signals_fingerprint(work.dataset, None)
+    assert submitted != before
+    # An accepted correction changes submitted judgments without a new submission.
+    CorrectionRequest.objects.create(
+        assignment=Assignment.objects.filter(status="submitted").first(),
+        reason="misread",
+        original=[],
+        proposed=[],
+        status=CorrectionRequest.Status.ACCEPTED,
+        decided_at=timezone.now(),
+    )
+    assert selectors._signals_fingerprint(work.dataset, None) != submitted
