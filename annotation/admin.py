@@ -33,6 +33,7 @@ from annotation.models import (
     Qualification,
     QualityPolicy,
     ResponseTally,
+    SubmissionHour,
     TierChange,
     UnclearCriterionReport,
 )
@@ -122,3 +123,4 @@ admin.site.register(PayDecision, ReadOnlyAdmin, list_display=["campaign", "exper
 admin.site.register(CampaignTally, ReadOnlyAdmin, list_display=["campaign", "responses", "gold_responses"])
 admin.site.register(ResponseTally, ReadOnlyAdmin, list_display=["campaign_response", "campaign", "submitted", "reserved"])
 admin.site.register(ExpertCampaignTally, ReadOnlyAdmin, list_display=["expert", "campaign", "reserved", "submitted", "expired"])
+admin.site.register(SubmissionHour, ReadOnlyAdmin, list_display=["campaign", "hour", "submitted"])
