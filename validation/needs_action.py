@@ -21,7 +21,7 @@ def release_gate_section(user: User) -> ExtraSection:
     for version in versions.order_by("dataset__name", "number"):
         label = f"{version.dataset.name}@{version.label}"
         url = reverse("validation:version-gate", args=[version.pk])
-        gate = latest_release_gate(version)
+        gate = latest_release_gate(version, with_counts=False)  # the section shows the decision, not the report's counts
         if gate is None:
             rows.append(SectionRow(label, _("no release decision yet"), _("no official agreement report on this version"), url))
             continue

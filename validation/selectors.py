@@ -909,29 +909,30 @@ def subset_units(data: CampaignArrays, keep: np.ndarray) -> CampaignArrays:
     )
 
 
-def latest_release_gate(version: DatasetVersion) -> ReleaseGate | None:
+def latest_release_gate(version: DatasetVersion, *, with_counts: bool = True) -> ReleaseGate | None:
     """The release decision of a dataset version: the gate of its newest official (non-exploratory) report.
 
-    Found first, then read with its report's counts: read while sorting, the counts were taken out
-    of the JSON of every report of the version (0.34 s for a hundred blind tests).
+    Found first, then read with its report's counts (`pairs`, `responses`, `items`; not without
+    `with_counts`): read while sorting, the counts were taken out of the JSON of every report of the
+    version (0.34 s for a hundred blind tests), and even one report's JSON takes milliseconds.
     """
     newest = (
         ReleaseGate.objects.filter(version=version, report__exploratory=False).order_by("-created_at", "-id").values_list("pk", flat=True)
     ).first()
     if newest is None:
         return None
-    return (
+    gates = (
         ReleaseGate.objects.filter(pk=newest)
         .select_related("report", "campaign", "version__dataset")
         .defer("report__result", "report__inputs")  # the whole report can be large; only its counts are shown
-        .annotate(
+    )
+    if with_counts:
+        gates = gates.annotate(
             pairs=KeyTextTransform("pairs", "report__result"),
             responses=KeyTextTransform("responses", "report__result"),
             items=KeyTextTransform("items", "report__result"),
         )
-        .order_by("-created_at", "-id")
-        .first()
-    )
+    return gates.first()
 
 
 # --- adjudication ----------------------------------------------------------------------------------

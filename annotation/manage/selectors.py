@@ -11,6 +11,7 @@ import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
@@ -455,7 +456,7 @@ def expert_profiles() -> QuerySet[ExpertProfile]:
 class ProfileHistory:
     calibrations: list[CalibrationResult]
     qualifications: list[Qualification]
-    campaigns: list[dict]
+    campaigns: list[dict[str, Any]]
     submitted: int
     active_seconds: int
     quality: ExpertQuality | None
@@ -464,25 +465,14 @@ class ProfileHistory:
 def profile_history(profile: ExpertProfile) -> ProfileHistory:
     """An expert's calibration results, qualifications and completed work per campaign (their own page shows it)."""
     user = profile.user
-    per_campaign = list(
-        # Gold checks are counted like any work: leaving them out would tell the expert how many there were.
-        Assignment.objects.filter(expert=user)
-        .values("campaign_response__campaign_id", "campaign_response__campaign__name", "campaign_response__campaign__kind")
-        .annotate(
-            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-            seconds=Sum("active_seconds", filter=Q(status=Assignment.Status.SUBMITTED)),
-        )
-        .order_by("campaign_response__campaign__name")
-    )
-    campaigns = [
-        {
-            "id": r["campaign_response__campaign_id"],
-            "name": r["campaign_response__campaign__name"],
-            "kind": r["campaign_response__campaign__kind"],
-            "submitted": r["submitted"],
-            "active_seconds": r["seconds"] or 0,
-        }
-        for r in per_campaign
+    # From the expert's tallies (one row per campaign they had work in), not from their assignments. Gold checks are
+    # counted like any work there: leaving them out would tell the expert how many there were.
+    campaigns: list[dict[str, Any]] = [
+        {"id": campaign_id, "name": name, "kind": kind, "submitted": submitted, "active_seconds": seconds}
+        for campaign_id, name, kind, submitted, seconds in ExpertCampaignTally.objects.filter(expert=user)
+        .filter(Q(reserved__gt=0) | Q(submitted__gt=0) | Q(expired__gt=0) | Q(released__gt=0))
+        .order_by("campaign__name")
+        .values_list("campaign_id", "campaign__name", "campaign__kind", "submitted", "submitted_seconds")
     ]
     quality = ExpertQuality.objects.filter(profile=profile).first()
     return ProfileHistory(

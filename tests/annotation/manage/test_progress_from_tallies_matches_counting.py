@@ -109,3 +109,33 @@ def test_progress_and_pay_read_from_tallies_equal_the_counted_ones(cast):
         expert: (n, paused, round(seconds / 3600, 2)) for expert, (n, paused, seconds) in paid.items()
     }
     assert [line.active_hours for line in lines] == [round(paid[line.expert_id][2] / 3600, 2) for line in lines]
+
+
+def test_an_experts_history_read_from_tallies_equals_their_counted_work(cast):
+    from annotation.manage.selectors import profile_history
+    from annotation.models import ExpertProfile
+
+    campaign = demo_campaign(cast, overlap=3)
+    crs = list(CampaignResponse.objects.filter(campaign=campaign).order_by("pk"))
+    CampaignResponse.objects.filter(pk=crs[0].pk).update(is_gold=True)  # counted like any work: the expert is not told
+    for n, cr in enumerate(crs[:6]):
+        for e, expert in enumerate(cast.experts):
+            a = Assignment.objects.create(campaign_response=cr, expert=expert)
+            if (n + e) % 3 == 0:
+                Assignment.objects.filter(pk=a.pk).update(status=Assignment.Status.RELEASED, active_seconds=5)
+            else:
+                judge_fully(a)
+                Assignment.objects.filter(pk=a.pk).update(active_seconds=30 + n)
+    for expert in cast.experts:
+        counted = [
+            (r["campaign_response__campaign_id"], r["submitted"], r["seconds"] or 0)
+            for r in Assignment.objects.filter(expert=expert)
+            .values("campaign_response__campaign_id")
+            .annotate(
+                submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+                seconds=Sum("active_seconds", filter=Q(status=Assignment.Status.SUBMITTED)),
+            )
+        ]
+        history = profile_history(ExpertProfile.objects.get_or_create(user=expert)[0])
+        assert [(c["id"], c["submitted"], c["active_seconds"]) for c in history.campaigns] == counted
+        assert counted[0][1] > 0 and history.submitted == counted[0][1]
