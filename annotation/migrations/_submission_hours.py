@@ -122,7 +122,13 @@ POSTGRES_BACKWARD = [
 
 def count_inserted_sql() -> list[str]:
     """PostgreSQL: what the insert trigger does, for assignments written without it (`%(assignments)s`: their ids)."""
-    return [_pg_assignment_statement("INSERT", "(SELECT * FROM annotation_assignment WHERE id = ANY(%(assignments)s))")]
+    # Joined to the ids, not filtered by `id = ANY(...)`: with tens of thousands of ids PostgreSQL may scan the table
+    # and compare each row with every id (2.4 s for the 49,560 assignments of a 10x import).
+    return [
+        _pg_assignment_statement(
+            "INSERT", "(SELECT a.* FROM unnest(%(assignments)s::bigint[]) AS i(id) JOIN annotation_assignment a ON a.id = i.id)"
+        )
+    ]
 
 
 # --- SQLite -------------------------------------------------------------------------------------

@@ -218,8 +218,9 @@ def count_inserted_sql() -> list[str]:
 
     Campaign responses first (their response tallies are created), then assignments.
     """
-    responses = "(SELECT * FROM annotation_campaignresponse WHERE id = ANY(%(responses)s))"
-    assignments = "(SELECT * FROM annotation_assignment WHERE id = ANY(%(assignments)s))"
+    # Joined to the ids rather than filtered by `id = ANY(...)`, which PostgreSQL may evaluate against every id for every row.
+    responses = "(SELECT r.* FROM unnest(%(responses)s::bigint[]) AS i(id) JOIN annotation_campaignresponse r ON r.id = i.id)"
+    assignments = "(SELECT a.* FROM unnest(%(assignments)s::bigint[]) AS i(id) JOIN annotation_assignment a ON a.id = i.id)"
     return [
         _pg_campaign_statement("INSERT", responses),
         _PG_NEW_RESPONSE_TALLIES.format(new_rows=responses),
