@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.paginator import Page, Paginator
-from django.db.models import Case, Count, Min, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, Count, Max, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
@@ -104,6 +104,11 @@ class CampaignProgress:
     @property
     def complete(self) -> int:
         return self.histogram[self.k] if self.histogram else 0
+
+    @property
+    def done(self) -> bool:
+        """Every real response has its k judgments (then `projected_finish` is the day of the last submission)."""
+        return bool(self.target) and self.submitted >= self.target
 
     @property
     def share_done(self) -> float | None:
@@ -215,10 +220,12 @@ def campaigns_progress(
     for pk in ids:
         c, k = counts[pk], k_of[pk]
         target = c["real"] * k
-        pace, pace_reason = paces[pk]
+        pace, pace_reason = paces[pk].per_day, paces[pk].reason
         remaining = target - c["submitted"]
         if remaining <= 0 and target:
-            finish, finish_reason = now.date(), _("complete")
+            # Finished: on the day of its last submission (not today, which every later view would say).
+            last = paces[pk].last_hour
+            finish, finish_reason = (timezone.localdate(last) if last else now.date()), _("complete")
         elif pace is None:
             finish, finish_reason = None, pace_reason
         else:
@@ -279,7 +286,14 @@ def campaign_list_page(*, number: str | int | None, scope: BlindScope, status: s
     return CampaignListPage(page, [(c, progress.get(c.pk)) for c in campaigns], status)
 
 
-def campaign_paces(campaign_ids: Sequence[int], now: datetime) -> dict[int, tuple[float | None, str]]:
+@dataclass(frozen=True)
+class Pace:
+    per_day: float | None  # submissions of real responses per day; None when undefined
+    reason: str  # why it is undefined ("" when defined)
+    last_hour: datetime | None  # the hour (UTC) of the latest submission
+
+
+def campaign_paces(campaign_ids: Sequence[int], now: datetime) -> dict[int, Pace]:
     """Per campaign, submissions of real responses per day over the last week (or since the first submission, if later), and why none.
 
     Counted by the hour (`SubmissionHour`, UTC): the week starts at the start of the hour it
@@ -291,21 +305,21 @@ def campaign_paces(campaign_ids: Sequence[int], now: datetime) -> dict[int, tupl
         row[0]: row[1:]
         for row in SubmissionHour.objects.filter(campaign_id__in=list(campaign_ids), submitted__gt=0)
         .values("campaign_id")
-        .annotate(first=Min("hour"), all=Sum("submitted"), week=Sum("submitted", filter=Q(hour__gte=since)))
+        .annotate(first=Min("hour"), last=Max("hour"), all=Sum("submitted"), week=Sum("submitted", filter=Q(hour__gte=since)))
         .order_by()
-        .values_list("campaign_id", "first", "all", "week")
+        .values_list("campaign_id", "first", "last", "all", "week")
     }
-    out: dict[int, tuple[float | None, str]] = {}
+    out: dict[int, Pace] = {}
     for pk in campaign_ids:
         if pk not in seen:
-            out[pk] = (None, _("no submission yet, so no pace to project from"))
+            out[pk] = Pace(None, _("no submission yet, so no pace to project from"), None)
             continue
-        first, everything, week = seen[pk]
+        first, last, everything, week = seen[pk]
         start = max(first, week_ago)
         # Since the first submission when it is within the week: then every submission counts.
         recent = everything if first >= week_ago else (week or 0)
         days = max((now - start).total_seconds() / 86400, 1 / 24)  # at least an hour, so one submission is no infinite pace
-        out[pk] = (recent / days, "") if recent else (None, _("no submission in the last 7 days"))
+        out[pk] = Pace(recent / days, "", last) if recent else Pace(None, _("no submission in the last 7 days"), last)
     return out
 
 

@@ -143,6 +143,26 @@ def test_a_pace_of_thousands_a_day_is_written_with_its_thousands_separated(cast,
     assert '<div class="stat">1,272.0</div>' in html and "at 1,272.0 submissions per day" in html
 
 
+def test_a_complete_campaign_finished_on_the_day_of_its_last_submission(cast, client_for):
+    from datetime import timedelta
+
+    campaign = demo_campaign(cast, overlap=3)
+    last = timezone.now() - timedelta(days=3)
+    Assignment.objects.bulk_create(
+        Assignment(campaign_response=cr, expert=expert, status="submitted", submitted_at=last - timedelta(hours=i))
+        for i, cr in enumerate(campaign.responses.order_by("pk"))
+        for expert in cast.experts
+    )
+    from django.utils.formats import date_format
+
+    from annotation.manage.selectors import campaign_progress
+
+    progress = campaign_progress(campaign)
+    assert progress.done and progress.projected_finish == timezone.localdate(last)  # not today, as every later view would say
+    listing = client_for(cast.admin).get(reverse("annotation:campaigns")).content.decode()
+    assert f'{date_format(timezone.localdate(last), "DATE_FORMAT")} <span class="muted">(complete)</span>' in listing
+
+
 def test_the_per_expert_tables_show_the_first_experts_and_every_one_on_request(cast, client_for, monkeypatch):
     from annotation.manage import views
 
