@@ -77,9 +77,14 @@ class CampaignAlignment:
 @dataclass
 class DatasetAlignment:
     dataset: Dataset
-    campaigns: list[CampaignAlignment] = field(default_factory=list)
+    campaigns: list[CampaignAlignment] = field(default_factory=list)  # the blind test shown (none when there is none)
     resamples: int = DEFAULTS.resamples
     seed: int = DEFAULTS.seed
+    blind_tests: list[Campaign] = field(default_factory=list)  # every one that can be shown, newest first
+
+    @property
+    def shown(self) -> Campaign | None:
+        return self.campaigns[0].campaign if self.campaigns else None
 
 
 def blind_tests_of(dataset: Dataset) -> list[Campaign]:
@@ -158,8 +163,17 @@ def campaign_alignment(campaign: Campaign, *, resamples: int = DEFAULTS.resample
     return CampaignAlignment(campaign, rows, abilities, gold_units)
 
 
-def dataset_alignment(dataset: Dataset, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed) -> DatasetAlignment:
-    """The alignment of every judge version with every blind test of the dataset."""
-    page = DatasetAlignment(dataset, resamples=resamples, seed=seed)
-    page.campaigns = [campaign_alignment(c, resamples=resamples, seed=seed) for c in blind_tests_of(dataset)]
+def dataset_alignment(
+    dataset: Dataset, *, campaign_id: int | str | None = None, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed
+) -> DatasetAlignment:
+    """The alignment of every judge version with one blind test of the dataset (`campaign_id`, else the newest), and the others to choose.
+
+    One at a time: each is compared with 1,000 resamples for every judge version, so all of them at
+    once cost in proportion to the dataset's history (5.7 s for a hundred blind tests).
+    """
+    tests = blind_tests_of(dataset)[::-1]
+    page = DatasetAlignment(dataset, resamples=resamples, seed=seed, blind_tests=tests)
+    chosen = next((c for c in tests if str(c.pk) == str(campaign_id)), None) if campaign_id not in (None, "") else None
+    shown = chosen or (tests[0] if tests else None)
+    page.campaigns = [campaign_alignment(shown, resamples=resamples, seed=seed)] if shown else []
     return page

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView, RetrieveAPIView
@@ -1011,20 +1011,37 @@ class CampaignAlignmentSerializer(serializers.Serializer):
     rows = AlignmentRowSerializer(many=True, help_text="Judge versions in the order they were made.")
 
 
+class BlindTestChoiceSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    name = serializers.CharField()
+
+
 class DatasetAlignmentSerializer(serializers.Serializer):
     dataset = serializers.CharField(source="dataset.name")
     resamples = serializers.IntegerField()
     seed = serializers.IntegerField()
-    campaigns = CampaignAlignmentSerializer(many=True)
+    campaigns = CampaignAlignmentSerializer(
+        many=True, help_text="The blind test asked for (`?campaign=<id>`), else the newest; empty when the dataset has none."
+    )
+    blind_tests = BlindTestChoiceSerializer(
+        many=True, help_text="Every blind test with a golden standard, newest first: ask for each by id."
+    )
 
 
 class AlignmentView(APIView):
-    """Every judge version of a dataset against each blind test's golden standard (the agreement report's figures)."""
+    """Every judge version of a dataset against one blind test's golden standard (the agreement report's figures).
+
+    One blind test a call (`?campaign=<id>`, by default the newest), with every blind test listed to
+    ask for next: each is computed with its resamples on request.
+    """
 
     permission_classes = [IsAdmin]
 
-    @extend_schema(responses=DatasetAlignmentSerializer)
+    @extend_schema(
+        responses=DatasetAlignmentSerializer,
+        parameters=[OpenApiParameter("campaign", int, description="The blind test to compare with (default: the newest).")],
+    )
     def get(self, request: Request, name: str) -> Response:
         dataset = get_object_or_404(Dataset, name=name)
         refuse_alignment(request.user, dataset.pk)
-        return Response(DatasetAlignmentSerializer(dataset_alignment(dataset)).data)
+        return Response(DatasetAlignmentSerializer(dataset_alignment(dataset, campaign_id=request.query_params.get("campaign"))).data)

@@ -454,7 +454,7 @@ def alignment(request: SignedInRequest, name: str) -> HttpResponse:
     """Every judge version of a dataset against each blind test's golden standard, and how it moved from the one before."""
     dataset = _dataset(name)
     refuse_alignment(request.user, dataset.pk)
-    page = dataset_alignment(dataset)
+    page = dataset_alignment(dataset, campaign_id=request.GET.get("campaign"))
     threshold = release_policy_of(dataset).threshold
     sections = [
         (

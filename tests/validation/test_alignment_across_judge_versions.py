@@ -124,3 +124,27 @@ def test_the_page_reads_in_a_bounded_number_of_queries(versions, cast, client_fo
     client = client_for(cast.admin)
     with django_assert_max_num_queries(60):  # 3 judge versions × (9 to load the campaign) + the page's own
         assert client.get("/validation/datasets/demo/alignment/").status_code == 200
+
+
+def test_one_blind_test_at_a_time_the_newest_first_whatever_their_number(versions, cast, client_for):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = client_for(cast.admin)
+
+    def shown(url):
+        with CaptureQueriesContext(connection) as captured:
+            body = client.get(url).json()
+        return [c["campaign"] for c in body["campaigns"]], [t["name"] for t in body["blind_tests"]], len(captured)
+
+    one, listed, queries = shown("/api/v1/validation/datasets/demo/alignment/")
+    assert one == ["blind-1"] and listed == ["blind-1"]
+    newer = blind_test(cast, campaign="blind-2", with_judge=False, seed=3)
+    two, listed, more_queries = shown("/api/v1/validation/datasets/demo/alignment/")
+    assert two == ["blind-2"] and listed == ["blind-2", "blind-1"]
+    assert more_queries == queries  # the other blind test is listed, not computed
+    assert shown(f"/api/v1/validation/datasets/demo/alignment/?campaign={versions.pk}")[0] == ["blind-1"]
+    assert shown("/api/v1/validation/datasets/demo/alignment/?campaign=nonsense")[0] == ["blind-2"]
+    page = client.get("/validation/datasets/demo/alignment/", {"campaign": versions.pk}).content.decode()
+    assert f'id="campaign-{versions.pk}"' in page and f'id="campaign-{newer.pk}"' not in page
+    assert f'<option value="{newer.pk}" translate="no">blind-2</option>' in page and "2 in all" in page
