@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.paginator import Page, Paginator
-from django.db.models import Case, Count, Max, Min, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, Count, IntegerField, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
@@ -260,6 +262,11 @@ class CampaignListPage:
     rows: list[tuple[Campaign, CampaignProgress | None]]  # progress None: withheld from this viewer
     status: str
 
+    @property
+    def query(self) -> str:
+        """The list's filter as the pages' links keep it."""
+        return urlencode({"status": self.status}) if self.status else ""
+
 
 def campaign_list_page(*, number: str | int | None, scope: BlindScope, status: str = "", per_page: int | None = None) -> CampaignListPage:
     """Admin: one page of campaigns, running ones first (active, paused), then drafts, then closed, newest first within each.
@@ -453,14 +460,45 @@ def assignment_overview_count(campaign: Campaign, *, status: str | None = None, 
     return sum(totals[c] or 0 for c in wanted)
 
 
+EXPERTS_PER_PAGE = 50
+
+
+def expert_profiles_page(*, number: str | int | None, per_page: int | None = None) -> Page:
+    """Admin: one page of expert profiles by username, the page's found first and only they annotated (`expert_profiles`)."""
+    page = Paginator(ExpertProfile.objects.order_by("user__username").values_list("pk", flat=True), per_page or EXPERTS_PER_PAGE).get_page(
+        number
+    )
+    ids = list(page.object_list)
+    found = {p.pk: p for p in expert_profiles().filter(pk__in=ids)}
+    page.object_list = [found[pk] for pk in ids if pk in found]  # type: ignore[misc]  # the page now holds its profiles
+    return page
+
+
 def expert_profiles() -> QuerySet[ExpertProfile]:
-    """Admin: every expert profile with measured quality and workload."""
+    """Admin: expert profiles with measured quality and workload (`open_n`, `submitted_n`).
+
+    The workload is summed from the expert's tallies (a row per campaign), less their reservations
+    past expiry that the sweep has not marked yet; counted from their assignments it took 0.34 s for
+    250 experts of a hundred blind tests.
+    """
     now = timezone.now()
+    tallies = ExpertCampaignTally.objects.filter(expert=OuterRef("user_id")).order_by().values("expert")
+    overdue = (
+        Assignment.objects.filter(expert=OuterRef("user_id"), status=Assignment.Status.RESERVED, expires_at__lte=now)
+        .order_by()
+        .values("expert")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+
+    def summed(column: str) -> Coalesce:
+        return Coalesce(Subquery(tallies.annotate(n=Sum(column)).values("n"), output_field=IntegerField()), 0)
+
     return (
         ExpertProfile.objects.select_related("user", "quality")
         .annotate(
-            open_n=Count("user__assignments", filter=AssignmentQuerySet.open_q(now, through="user__assignments")),
-            submitted_n=Count("user__assignments", filter=Q(user__assignments__status=Assignment.Status.SUBMITTED)),
+            open_n=summed("reserved") - Coalesce(Subquery(overdue, output_field=IntegerField()), 0),
+            submitted_n=summed("submitted"),
         )
         .order_by("user__username")
     )

@@ -442,7 +442,10 @@ def experts(request: SignedInRequest) -> HttpResponse:
     return render(
         request,
         "annotation/manage/experts.html",
-        {"profiles": selectors.expert_profiles(), "hide_quality_of": own_quality_hidden(request.user)},
+        {
+            "page": selectors.expert_profiles_page(number=request.GET.get("page")),
+            "hide_quality_of": own_quality_hidden(request.user),
+        },
     )
 
 

@@ -276,3 +276,33 @@ def test_alerts_are_listed_and_resolved(cast, client_for):
     alert.refresh_from_db()
     assert alert.resolved_by == cast.admin
     assert "erin was paused" not in c.get(reverse("annotation:alerts")).content.decode()
+
+
+def test_the_experts_page_lists_a_page_at_a_time_with_workload_from_the_tallies(cast, client_for, monkeypatch):
+    from datetime import timedelta
+
+    from annotation.manage import selectors
+
+    campaign = demo_campaign(cast, overlap=3)
+    crs = list(campaign.responses.order_by("pk"))
+    now = timezone.now()
+    expert = cast.experts[0]
+    Assignment.objects.create(campaign_response=crs[0], expert=expert, expires_at=now + timedelta(hours=1))  # open
+    Assignment.objects.create(campaign_response=crs[1], expert=expert, expires_at=now - timedelta(minutes=1))  # overdue: not open
+    Assignment.objects.create(campaign_response=crs[2], expert=expert, status="submitted", submitted_at=now)
+    Assignment.objects.create(campaign_response=crs[3], expert=cast.experts[1], expires_at=None)  # pre-assigned: open
+    counted = {
+        p.user_id: (
+            Assignment.objects.filter(expert_id=p.user_id).open(now).count(),
+            Assignment.objects.filter(expert_id=p.user_id).submitted().count(),
+        )
+        for p in ExpertProfile.objects.all()
+    }
+    assert {p.user_id: (p.open_n, p.submitted_n) for p in selectors.expert_profiles()} == counted
+    assert counted[expert.pk] == (1, 1)
+    monkeypatch.setattr(selectors, "EXPERTS_PER_PAGE", 2)
+    c = client_for(cast.admin)
+    first = c.get(reverse("annotation:experts")).content.decode()
+    usernames = sorted(ExpertProfile.objects.values_list("user__username", flat=True))
+    assert usernames[0] in first and usernames[2] not in first and f"Page 1 of {-(-len(usernames) // 2)}" in first
+    assert usernames[2] in c.get(reverse("annotation:experts"), {"page": 2}).content.decode()
