@@ -40,5 +40,6 @@ def item_with_rubric(version: DatasetVersion, question_id: str) -> tuple[Item, l
 
 
 def stale_q(criterion_path: str = "criterion") -> Q:
-    """Q for rows (judgments, verdicts) made against a criterion revision whose meaning has since changed."""
-    return Q(**{f"{criterion_path}__revision__lt": F(f"{criterion_path}__lineage__meaning_revision")})
+    """Q for rows (judgments, verdicts) made against a criterion revision whose meaning has since changed ("": for criteria)."""
+    at = f"{criterion_path}__" if criterion_path else ""
+    return Q(**{f"{at}revision__lt": F(f"{at}lineage__meaning_revision")})

@@ -223,9 +223,16 @@ def stale_rows(dataset: Dataset, *, question_id: str | None = None) -> list[Stal
     """Responses with judgments or verdicts made against an older meaning of a criterion, for re-checking."""
     from annotation.models import Assignment, Judgment
 
-    scope = Q(criterion__lineage__dataset=dataset) & stale_q("criterion")
+    # Staleness is a property of the criterion (its revision is older than its lineage's meaning): the stale
+    # criteria are found first, then only their judgments and verdicts are read, by the index on the criterion.
+    # Joined the other way round, every judgment of the dataset was read (0.53 s at 100× HeartBench, to find none).
+    criteria = Criterion.objects.filter(lineage__dataset=dataset).filter(stale_q(""))
     if question_id is not None:
-        scope &= Q(criterion__item__question_id=question_id)
+        criteria = criteria.filter(item__question_id=question_id)
+    stale_ids = list(criteria.values_list("pk", flat=True))
+    if not stale_ids:
+        return []
+    scope = Q(criterion_id__in=stale_ids)
     judgments = (
         Judgment.objects.filter(scope, assignment__status=Assignment.Status.SUBMITTED)
         .values("assignment__campaign_response__response__public_id", *_STALE_CRITERION_FIELDS)
