@@ -365,6 +365,25 @@ def quality_signals(
     return out
 
 
+def cached_quality_signals(
+    dataset: Dataset, keys: Collection[uuid.UUID], *, leave_out: Iterable[int] | None = None
+) -> dict[uuid.UUID, CriterionSignals]:
+    """`quality_signals` of these criteria, kept in the cache under the fingerprint of what they read (`_signals_fingerprint`).
+
+    The signals of an item's criteria read every judgment ever made on them: at 100× HeartBench, a
+    hundred blind tests' (35–200 ms an item). The editor shows them on every view; they are computed
+    again only after new submitted work, a correction, new verdicts or a change of meaning.
+    """
+    wanted = sorted(str(k) for k in keys)
+    digest = hashlib.sha256(repr(wanted).encode()).hexdigest()
+    key = f"rubrics:quality-signals:v1:{dataset.pk}:{digest}:{_signals_fingerprint(dataset, leave_out)}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = quality_signals(dataset, keys, leave_out=leave_out)
+        cache.set(key, cached, WORK_SIGNALS_TIMEOUT)
+    return cast("dict[uuid.UUID, CriterionSignals]", cached)
+
+
 # --- the authors' work list --------------------------------------------------------------
 
 # The kinds of entry, in the order a severity level lists them (see `WorkItem.sort_key`).

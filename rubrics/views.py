@@ -214,7 +214,7 @@ def editor(request: SignedInRequest, name: str, question_id: str) -> HttpRespons
     if found is None:
         raise Http404(gettext("No such item in the latest version."))
     item, rows, additions = found
-    signals = selectors.quality_signals(dataset, keys=[r.criterion.lineage_id for r in rows], leave_out=_hidden(request.user))
+    signals = selectors.cached_quality_signals(dataset, [r.criterion.lineage_id for r in rows], leave_out=_hidden(request.user))
     for row in rows:
         row.signals = signals.get(row.criterion.lineage_id)
     context = {
@@ -246,7 +246,7 @@ def _row_context(request: SignedInRequest, lineage: CriterionLineage) -> dict[st
     if not rows:
         raise Http404(gettext("This criterion is not in the latest version."))
     row = rows[0]
-    row.signals = selectors.quality_signals(lineage.dataset, keys=[lineage.key], leave_out=_hidden(request.user)).get(lineage.key)
+    row.signals = selectors.cached_quality_signals(lineage.dataset, [lineage.key], leave_out=_hidden(request.user)).get(lineage.key)
     return {"row": row, "dataset": lineage.dataset, "can_edit": _can_edit(request.user), "abilities": ability_choices(lineage.dataset)}
 
 

@@ -156,3 +156,16 @@ def test_the_cached_signals_are_recomputed_after_a_submission_and_after_an_accep
         decided_at=timezone.now(),
     )
     assert selectors._signals_fingerprint(work.dataset, None) != submitted
+
+
+def test_the_editors_signals_come_from_the_cache_until_what_they_read_changes(cast, work, django_assert_num_queries):
+    from heartbench_core.models import Criterion as C
+
+    keys = list(C.objects.filter(item__version=work, item__question_id="dm0001").values_list("lineage_id", flat=True))
+    first = selectors.cached_quality_signals(work.dataset, keys)
+    assert first == selectors.quality_signals(work.dataset, keys) and first
+    with django_assert_num_queries(5):  # the fingerprint and the cache read: no judgment or verdict is read again
+        assert selectors.cached_quality_signals(work.dataset, keys) == first
+    human_judgments(work, "dm0001", MODELS[2], cast.experts, [{0: False, 1: False}, {0: False, 1: False}, {0: False, 1: True}])
+    again = selectors.cached_quality_signals(work.dataset, keys)
+    assert again == selectors.quality_signals(work.dataset, keys) and again != first
