@@ -1,6 +1,6 @@
 """Every page in the navigation, as an admin and as an expert, side by side per installation: does any grow with its size?
 
-    .venv/bin/python benchmarks/every_page.py --db h19c_1x --db h19c_100x [--runs 7] [--json out.json]
+    .venv/bin/python benchmarks/every_page.py --db h19c_1x --db h19c_100x [--runs 7] [--depth 2] [--json out.json]
 
 Each --db is a migrated PostgreSQL database on 127.0.0.1:5432 built by benchmarks/workload.py (its
 users `bench_admin` and `bench_expert_NNN`); nothing is written to it but sessions and caches.
@@ -12,6 +12,12 @@ every installation has (the newest blind test's page, its assignments, its agree
 the dataset's leaderboard and release gate), views each page once untimed (what a first view
 computes and keeps), then --runs times, and prints the median and the number of queries per
 page, one column per database, and the growth of the last over the first.
+
+With --depth 2 it also follows the links of those pages one step further (pages of the same
+shape, ids and keys aside, counted once: the first found), so the table reaches the editors,
+lists and reports a person opens from the navigation. Downloads, exports and confirmation pages
+are left out. Pages are named by their shape there (ids as N, keys as K), as they differ between
+installations (`shape`).
 """
 
 from __future__ import annotations
@@ -27,7 +33,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def measure(runs: int) -> dict[str, dict[str, float]]:
+SKIPPED = ("/logout", "/admin/", "/static/", "/i18n/", "export", ".csv", ".jsonl", ".zip", "download", "confirm", "delete", "release")
+
+
+def shape(url: str) -> str:
+    """A page's URL with its ids as N and its keys (public ids, UUIDs, item keys) as K: the same page of another installation."""
+
+    def part(segment: str) -> str:
+        if segment.isdigit():
+            return "N"
+        if len(segment) >= 6 and (any(c.isdigit() for c in segment) or segment != segment.lower()):
+            return "K"
+        return segment
+
+    return "/".join(part(segment) for segment in url.split("/"))
+
+
+def measure(runs: int, depth: int = 1) -> dict[str, dict[str, float]]:
     """In this process (DATABASE_URL set): median milliseconds and queries of every page, as "who url"."""
     import statistics
     import time
@@ -67,7 +89,7 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
         landing = client.get("/", follow=True).content.decode()
         nav = " ".join(re.findall(r"<nav.*?</nav>", landing, re.S)) or landing
         for url in sorted(set(re.findall(r'href="(/[^"#?]*)"', nav))):
-            if not any(part in url for part in ("/logout", "/admin/", "/static/", "/i18n/")):
+            if not any(part in url for part in SKIPPED):
                 pages.append((who, url))
     if newest is not None:
         version = newest.version
@@ -78,12 +100,25 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
             ("admin", f"/datasets/{version.dataset.name}/v/{version.label}/leaderboard/"),
             ("admin", f"/validation/versions/{version.pk}/gate/"),
         ]
+    if depth > 1:
+        shapes = {(who, shape(url)) for who, url in pages}
+        for who, url in list(pages):
+            page = clients[who].get(url)
+            if page.status_code != 200 or "text/html" not in page.get("Content-Type", ""):
+                continue
+            for found in re.findall(r'href="(/[^"#]*)"', page.content.decode()):
+                found = found.replace("&amp;", "&").split("?")[0]
+                seen = (who, shape(found))
+                if seen not in shapes and not any(part in found for part in SKIPPED):
+                    shapes.add(seen)
+                    pages.append((who, found))
     out: dict[str, dict[str, float]] = {}
     for who, url in pages:
         client = clients[who]
+        name = url if depth == 1 else shape(url)
         first = client.get(url)
         if first.status_code != 200:
-            out[f"{who} {url}"] = {"status": first.status_code, "ms": 0.0, "queries": 0}
+            out[f"{who} {name}"] = {"status": first.status_code, "ms": 0.0, "queries": 0}
             continue
         times, counted = [], 0
         for _ in range(runs):
@@ -92,7 +127,7 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
                 client.get(url)
                 times.append((time.perf_counter() - start) * 1000)
             counted = len(captured)
-        out[f"{who} {url}"] = {"status": 200, "ms": statistics.median(times), "queries": counted}
+        out[f"{who} {name}"] = {"status": 200, "ms": statistics.median(times), "queries": counted}
     return out
 
 
@@ -100,18 +135,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", action="append", required=True)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--depth", type=int, default=1, choices=(1, 2), help="2: also the pages one link further")
     parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--json")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.runs)))
+        print(json.dumps(measure(args.runs, args.depth)))
         return
     results = {}
     for db in args.db:
         env = {**os.environ, "DATABASE_URL": f"{args.server}/{db}"}
         done = subprocess.run(
-            [sys.executable, __file__, "--measure", "--db", db, "--runs", str(args.runs)],
+            [sys.executable, __file__, "--measure", "--db", db, "--runs", str(args.runs), "--depth", str(args.depth)],
             env=env,
             cwd=ROOT,
             capture_output=True,
