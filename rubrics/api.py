@@ -453,7 +453,7 @@ class QualityView(APIView):
             version = selectors.latest_version(dataset)
             keys = list(Criterion.objects.filter(item__version=version, item__question_id=qid).values_list("lineage_id", flat=True))
         scope = blind_scope(request.user)  # an expert of an open campaign: its responses do not count
-        signals = selectors.quality_signals(dataset, keys=keys, leave_out=scope.response_ids if scope else None)
+        signals = selectors.cached_quality_signals(dataset, keys, leave_out=scope.response_ids if scope else None)
         rule = selectors.ambiguity_rule()
         return Response(
             RubricQualitySerializer(

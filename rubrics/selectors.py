@@ -366,7 +366,7 @@ def quality_signals(
 
 
 def cached_quality_signals(
-    dataset: Dataset, keys: Collection[uuid.UUID], *, leave_out: Iterable[int] | None = None
+    dataset: Dataset, keys: Collection[uuid.UUID] | None, *, leave_out: Iterable[int] | None = None
 ) -> dict[uuid.UUID, CriterionSignals]:
     """`quality_signals` of these criteria, kept in the cache under the fingerprint of what they read (`_signals_fingerprint`).
 
@@ -374,7 +374,7 @@ def cached_quality_signals(
     hundred blind tests' (35–200 ms an item). The editor shows them on every view; they are computed
     again only after new submitted work, a correction, new verdicts or a change of meaning.
     """
-    wanted = sorted(str(k) for k in keys)
+    wanted = None if keys is None else sorted(str(k) for k in keys)  # None: every criterion of the dataset
     digest = hashlib.sha256(repr(wanted).encode()).hexdigest()
     key = f"rubrics:quality-signals:v1:{dataset.pk}:{digest}:{_signals_fingerprint(dataset, leave_out)}"
     cached = cache.get(key)
