@@ -240,6 +240,10 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         """Work that counts toward a response's k: submitted, or open."""
         return self.filter(self.live_q(now))
 
+    def overdue(self, now: datetime) -> Self:
+        """Reserved past its expiry: open no more, though the sweep has not yet marked it expired (what the sweep marks)."""
+        return self.filter(status=Assignment.Status.RESERVED, expires_at__lte=now)
+
     def submitted(self) -> Self:
         """Submitted work."""
         return self.filter(status=Assignment.Status.SUBMITTED)

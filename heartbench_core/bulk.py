@@ -117,6 +117,19 @@ def skipped_row_triggers() -> Iterator[None]:
         cursor.execute("SET LOCAL session_replication_role = origin")
 
 
+def references_hold(referenced: Iterable[tuple[type[Model], Iterable[int]]]) -> bool:
+    """Lock every row of each (model, ids) as a foreign-key check would (`lock_referenced`); whether every one still exists.
+
+    What a writer that skips the per-row checks (`skipped_row_triggers`) does in their place, before
+    writing: when it is False, write nothing and tell the user the data changed meanwhile.
+    """
+    for model, ids in referenced:
+        wanted = set(ids)
+        if lock_referenced(model, wanted) != len(wanted):
+            return False
+    return True
+
+
 def lock_referenced(model: type[Model], ids: Iterable[int]) -> int:
     """Lock the rows a new row will reference (FOR KEY SHARE, as a foreign-key check does); return how many exist."""
     wanted = sorted(set(ids))

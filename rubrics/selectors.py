@@ -377,11 +377,10 @@ def cached_quality_signals(
     wanted = None if keys is None else sorted(str(k) for k in keys)  # None: every criterion of the dataset
     digest = hashlib.sha256(repr(wanted).encode()).hexdigest()
     key = f"rubrics:quality-signals:v1:{dataset.pk}:{digest}:{_signals_fingerprint(dataset, leave_out)}"
-    cached = cache.get(key)
-    if cached is None:
-        cached = quality_signals(dataset, keys, leave_out=leave_out)
-        cache.set(key, cached, WORK_SIGNALS_TIMEOUT)
-    return cast("dict[uuid.UUID, CriterionSignals]", cached)
+    return cast(
+        "dict[uuid.UUID, CriterionSignals]",
+        cache.get_or_set(key, lambda: quality_signals(dataset, keys, leave_out=leave_out), WORK_SIGNALS_TIMEOUT),
+    )
 
 
 # --- the authors' work list --------------------------------------------------------------
@@ -626,12 +625,12 @@ def _where(version: DatasetVersion | None, keys: Collection[str]) -> dict[str, t
 def work_signals(dataset: Dataset, version: DatasetVersion | None, *, leave_out: Iterable[int] | None = None) -> WorkSignals:
     """`compute_work_signals` with where each lineage is in `version` (the latest), cached under a fingerprint of what it reads."""
     key = f"rubrics:work-signals:v1:{dataset.pk}:{version.pk if version else 0}:{_signals_fingerprint(dataset, leave_out)}"
-    cached = cache.get(key)
-    if cached is None:
+
+    def compute() -> WorkSignals:
         signals = compute_work_signals(dataset, leave_out=leave_out)
-        cached = WorkSignals(signals, _where(version, {s.key for s in signals}))
-        cache.set(key, cached, WORK_SIGNALS_TIMEOUT)
-    return cast("WorkSignals", cached)
+        return WorkSignals(signals, _where(version, {s.key for s in signals}))
+
+    return cast("WorkSignals", cache.get_or_set(key, compute, WORK_SIGNALS_TIMEOUT))
 
 
 def work_list(

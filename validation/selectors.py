@@ -16,7 +16,7 @@ import numpy as np
 import psycopg
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.paginator import Page, Paginator
+from django.core.paginator import Page
 from django.db import connections
 from django.db.models import Count, Exists, F, FloatField, Func, Max, OuterRef, Q, QuerySet, Value
 from django.db.models.fields.json import KeyTextTransform
@@ -27,6 +27,7 @@ from psycopg import pq
 from psycopg.abc import Buffer
 from psycopg.adapt import Loader
 
+from annotation.manage.selectors import CAMPAIGNS_PER_PAGE  # the campaign lists have the same pages
 from annotation.models import (
     Assignment,
     Campaign,
@@ -39,6 +40,7 @@ from annotation.models import (
     campaign_has_small_share,
 )
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
+from heartbench_core.paging import page_of_ids
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
 
 
@@ -789,27 +791,22 @@ def _adjudications_per_unit(campaign: Campaign, units: _Units) -> tuple[np.ndarr
 # --- pages -----------------------------------------------------------------------------------------
 
 
-CAMPAIGNS_PER_PAGE = 25
-
-
 def campaigns_with_reports(*, number: str | int | None = None, per_page: int | None = None) -> Page:
     """One page of campaigns, newest first, each with its number of agreement reports and the newest one's id.
 
     The page's campaigns are found first and only they are counted: counted before the page is
     cut, every campaign's reports were (about ten times the time at a hundred blind tests).
     """
-    page = Paginator(Campaign.objects.order_by("-created_at", "-pk").values_list("pk", flat=True), per_page or CAMPAIGNS_PER_PAGE).get_page(
-        number
+    return page_of_ids(
+        Campaign.objects.order_by("-created_at", "-pk").values_list("pk", flat=True),
+        number=number,
+        per_page=per_page or CAMPAIGNS_PER_PAGE,
+        rows=lambda wanted: (
+            Campaign.objects.filter(pk__in=wanted)
+            .select_related("version__dataset")
+            .annotate(report_count=Count("agreement_reports", distinct=True), last_report=Max("agreement_reports__id"))
+        ),
     )
-    ids = list(page.object_list)
-    found = {
-        c.pk: c
-        for c in Campaign.objects.filter(pk__in=ids)
-        .select_related("version__dataset")
-        .annotate(report_count=Count("agreement_reports", distinct=True), last_report=Max("agreement_reports__id"))
-    }
-    page.object_list = [found[pk] for pk in ids if pk in found]  # type: ignore[misc]  # the page now holds its campaigns
-    return page
 
 
 def latest_report(campaign: Campaign) -> AgreementReport | None:

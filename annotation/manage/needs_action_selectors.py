@@ -209,9 +209,7 @@ def short_responses(campaigns: Sequence[Campaign], now: datetime) -> dict[int, d
     if not ids:
         return {}
     overdue = Counter(
-        Assignment.objects.filter(
-            status=Assignment.Status.RESERVED, expires_at__lte=now, campaign_response__campaign_id__in=ids
-        ).values_list("campaign_response_id", flat=True)
+        Assignment.objects.overdue(now).filter(campaign_response__campaign_id__in=ids).values_list("campaign_response_id", flat=True)
     )
     k = {c.pk: c.overlap for c in campaigns}
     live = F("submitted") + F("reserved")

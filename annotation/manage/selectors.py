@@ -45,6 +45,7 @@ from annotation.models import (
 )
 from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
+from heartbench_core.paging import page_of_ids
 
 PACE_WINDOW = timedelta(days=7)
 
@@ -164,9 +165,11 @@ def campaigns_progress(
     # Reserved but past expiry: not open any more (the sweep will mark them expired), counted as expired meanwhile.
     overdue_per_response: dict[int, int] = {}
     overdue_per_expert: dict[tuple[int, int], int] = {}
-    for cr_id, campaign_id, expert_id in Assignment.objects.filter(
-        status=Assignment.Status.RESERVED, expires_at__lte=now, campaign_response__campaign_id__in=ids
-    ).values_list("campaign_response_id", "campaign_response__campaign_id", "expert_id"):
+    for cr_id, campaign_id, expert_id in (
+        Assignment.objects.overdue(now)
+        .filter(campaign_response__campaign_id__in=ids)
+        .values_list("campaign_response_id", "campaign_response__campaign_id", "expert_id")
+    ):
         overdue_per_response[cr_id] = overdue_per_response.get(cr_id, 0) + 1
         overdue_per_expert[(campaign_id, expert_id)] = overdue_per_expert.get((campaign_id, expert_id), 0) + 1
     # Real responses whose every reservation is overdue hold no open one.
@@ -437,14 +440,13 @@ def assignment_overview_page(
         ids = ids.filter(status=status)
     if expert:
         ids = ids.filter(expert__username=expert)
-    paginator = Paginator(ids.values_list("pk", flat=True), per_page)
-    if not scope:
-        paginator.count = assignment_overview_count(campaign, status=status, expert=expert)  # a cached_property, set ahead
-    page = paginator.get_page(number)
-    wanted = list(page.object_list)
-    found = {a.pk: a for a in assignment_overview(campaign).filter(pk__in=wanted)}
-    page.object_list = [found[pk] for pk in wanted if pk in found]  # type: ignore[misc]  # the page now holds the rows of its ids
-    return page
+    return page_of_ids(
+        ids.values_list("pk", flat=True),
+        number=number,
+        per_page=per_page,
+        rows=lambda wanted: assignment_overview(campaign).filter(pk__in=wanted),
+        count=None if scope else assignment_overview_count(campaign, status=status, expert=expert),
+    )
 
 
 def assignment_overview_count(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> int:
@@ -465,13 +467,12 @@ EXPERTS_PER_PAGE = 50
 
 def expert_profiles_page(*, number: str | int | None, per_page: int | None = None) -> Page:
     """Admin: one page of expert profiles by username, the page's found first and only they annotated (`expert_profiles`)."""
-    page = Paginator(ExpertProfile.objects.order_by("user__username").values_list("pk", flat=True), per_page or EXPERTS_PER_PAGE).get_page(
-        number
+    return page_of_ids(
+        ExpertProfile.objects.order_by("user__username").values_list("pk", flat=True),
+        number=number,
+        per_page=per_page or EXPERTS_PER_PAGE,
+        rows=lambda wanted: expert_profiles().filter(pk__in=wanted),
     )
-    ids = list(page.object_list)
-    found = {p.pk: p for p in expert_profiles().filter(pk__in=ids)}
-    page.object_list = [found[pk] for pk in ids if pk in found]  # type: ignore[misc]  # the page now holds its profiles
-    return page
 
 
 def expert_profiles() -> QuerySet[ExpertProfile]:
@@ -484,11 +485,7 @@ def expert_profiles() -> QuerySet[ExpertProfile]:
     now = timezone.now()
     tallies = ExpertCampaignTally.objects.filter(expert=OuterRef("user_id")).order_by().values("expert")
     overdue = (
-        Assignment.objects.filter(expert=OuterRef("user_id"), status=Assignment.Status.RESERVED, expires_at__lte=now)
-        .order_by()
-        .values("expert")
-        .annotate(n=Count("pk"))
-        .values("n")
+        Assignment.objects.overdue(now).filter(expert=OuterRef("user_id")).order_by().values("expert").annotate(n=Count("pk")).values("n")
     )
 
     def summed(column: str) -> Coalesce:

@@ -14,6 +14,8 @@ assignments: `_tallies` refuses it).
 
 from django.db import migrations
 
+from annotation.migrations import _tallies
+
 SUBMITTED = "status = 'submitted' AND {row}.submitted_at IS NOT NULL"
 
 
@@ -26,19 +28,10 @@ def hour_of(column: str, vendor: str) -> str:
 
 # --- PostgreSQL ---------------------------------------------------------------------------------
 
-_COLUMNS = ("id", "campaign_response_id", "status", "submitted_at")
+# The statement's rows with a sign, as the other tallies read them (`_tallies._signed`): an update gives
+# the changed rows twice, as they were (-1) and as they are (+1).
+_COLUMNS = "id, campaign_response_id, status, submitted_at"
 _CHANGED = "o.status <> n.status OR o.submitted_at IS DISTINCT FROM n.submitted_at OR o.campaign_response_id <> n.campaign_response_id"
-
-
-def _signed(op: str, new_rows: str) -> str:
-    new = ", ".join(f"n.{c}" for c in _COLUMNS)
-    old = ", ".join(f"o.{c}" for c in _COLUMNS)
-    if op == "INSERT":
-        return f"SELECT 1 AS sign, {new} FROM {new_rows} n"
-    if op == "DELETE":
-        return f"SELECT -1 AS sign, {old} FROM old_rows o"
-    pairs = f"FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE {_CHANGED}"
-    return f"SELECT -1 AS sign, {old} {pairs} UNION ALL SELECT 1 AS sign, {new} {pairs}"
 
 
 def _pg_add(parts: str) -> str:
@@ -61,7 +54,7 @@ def _pg_assignment_statement(op: str, new_rows: str = "new_rows") -> str:
     """The statement's assignments' submissions, summed per campaign and hour, added to the hour rows."""
     return _pg_add(f"""
         SELECT cr.campaign_id, {hour_of("r.submitted_at", "postgresql")} AS hour, SUM(r.sign) AS submitted, BOOL_OR(r.sign > 0) AS adds
-        FROM ({_signed(op, new_rows)}) r JOIN annotation_campaignresponse cr ON cr.id = r.campaign_response_id
+        FROM ({_tallies._signed(op, _COLUMNS, _CHANGED, new_rows)}) r JOIN annotation_campaignresponse cr ON cr.id = r.campaign_response_id
         WHERE r.{SUBMITTED.format(row="r")} AND NOT cr.is_gold
         GROUP BY 1, 2
     """)
@@ -75,42 +68,21 @@ _PG_GOLD_FLAG_CHANGED = _pg_add(f"""
     GROUP BY 1, 2
 """)
 
-_TRANSITIONS = {"INSERT": "NEW TABLE AS new_rows", "DELETE": "OLD TABLE AS old_rows", "UPDATE": "OLD TABLE AS old_rows NEW TABLE AS new_rows"}
 _ASSIGNMENT_FUNCTION = "annotation_submission_hours"
 _RESPONSE_FUNCTION = "annotation_submission_hours_gold"
 
-
-def _pg_function(name: str, body: str) -> str:
-    return f"""
-    CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      {body}
-      RETURN NULL;
-    END $$;
-    """
-
-
-_PG_ASSIGNMENT_BODY = "\n      ELS".join(f"IF TG_OP = '{op}' THEN {_pg_assignment_statement(op)}" for op in _TRANSITIONS) + "\n      END IF;"
-
 POSTGRES_FORWARD = [
-    _pg_function(_ASSIGNMENT_FUNCTION, _PG_ASSIGNMENT_BODY),
-    *(
-        f"""
-        DROP TRIGGER IF EXISTS {_ASSIGNMENT_FUNCTION}_{op.lower()} ON annotation_assignment;
-        CREATE TRIGGER {_ASSIGNMENT_FUNCTION}_{op.lower()} AFTER {op} ON annotation_assignment REFERENCING {transitions}
-        FOR EACH STATEMENT EXECUTE FUNCTION {_ASSIGNMENT_FUNCTION}();
-        """
-        for op, transitions in _TRANSITIONS.items()
-    ),
-    _pg_function(_RESPONSE_FUNCTION, _PG_GOLD_FLAG_CHANGED),
+    _tallies._pg_function(_ASSIGNMENT_FUNCTION, {op: _pg_assignment_statement(op) for op in _tallies._TRANSITIONS}),
+    *_tallies._pg_triggers("annotation_assignment", _ASSIGNMENT_FUNCTION),
+    _tallies._pg_function(_RESPONSE_FUNCTION, {"UPDATE": _PG_GOLD_FLAG_CHANGED}),
     f"""
     DROP TRIGGER IF EXISTS {_RESPONSE_FUNCTION}_update ON annotation_campaignresponse;
-    CREATE TRIGGER {_RESPONSE_FUNCTION}_update AFTER UPDATE ON annotation_campaignresponse REFERENCING {_TRANSITIONS["UPDATE"]}
+    CREATE TRIGGER {_RESPONSE_FUNCTION}_update AFTER UPDATE ON annotation_campaignresponse REFERENCING {_tallies._TRANSITIONS["UPDATE"]}
     FOR EACH STATEMENT EXECUTE FUNCTION {_RESPONSE_FUNCTION}();
     """,
 ]
 POSTGRES_TRIGGERS = frozenset(
-    {("annotation_assignment", f"{_ASSIGNMENT_FUNCTION}_{op.lower()}") for op in _TRANSITIONS}
+    {("annotation_assignment", f"{_ASSIGNMENT_FUNCTION}_{op.lower()}") for op in _tallies._TRANSITIONS}
     | {("annotation_campaignresponse", f"{_RESPONSE_FUNCTION}_update")}
 )
 POSTGRES_BACKWARD = [

@@ -440,7 +440,7 @@ def expire_reservations(*, now: datetime | None = None, campaign: Campaign | Non
 
 
 def _expire(now: datetime, campaign: Campaign | None) -> int:
-    qs = Assignment.objects.filter(status=Assignment.Status.RESERVED, expires_at__lte=now)
+    qs = Assignment.objects.overdue(now)
     if campaign is not None:
         qs = qs.filter(campaign_response__campaign=campaign)
     # Rows another transaction holds (e.g. being submitted right now) are left for the next round.
@@ -816,10 +816,11 @@ def _item_info(item_ids: set[int]) -> dict[int, ItemInfo]:
 
 
 def _expert_states(campaign: Campaign, experts: list[User] | None, now: datetime, *, lock: bool = True) -> list[ExpertState]:
-    """Eligible experts of the campaign (active, expert role, in the campaign, qualified if required), locked.
+    """Eligible experts of the campaign (active, expert role, in the campaign, qualified if required).
 
-    Without `lock` (a page that only reads): no row locked, and an expert without a profile yet
-    counts with the default one instead of being given it.
+    With `lock` (assigning), each is given a profile if they have none and their profile is locked;
+    without (a page that only reads), nothing is locked or written, and an expert without a profile
+    yet counts with the default one.
     """
     cfg = campaign_settings(campaign)
     users = User.objects.filter(is_active=True).filter(Q(groups__name=Role.EXPERT.value) | Q(is_superuser=True)).distinct()

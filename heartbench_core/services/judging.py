@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext
 
-from heartbench_core.bulk import copy_lines, copy_text, lock_referenced, may_skip_row_triggers, skipped_row_triggers
+from heartbench_core.bulk import copy_lines, copy_text, may_skip_row_triggers, references_hold, skipped_row_triggers
 from heartbench_core.jsonl import ErrorCollector, InputFileError, type_name
 from heartbench_core.lib.jsonl import LineError, read_jsonl, source_name
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, User
@@ -505,9 +505,8 @@ def _create_verdicts(plans: list[_Planned], criteria: dict[str, list[int]]) -> N
     with skipped_row_triggers() if fast else nullcontext():
         if fast:
             used = {pk for p in plans for e in p.lines for pk in criteria[e.question_id]}
-            for model, wanted in ((ModelResponse, response_ids), (Criterion, used)):
-                if lock_referenced(model, wanted) != len(set(wanted)):
-                    raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
+            if not references_hold(((ModelResponse, response_ids), (Criterion, used))):
+                raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
         copy_lines(
             JudgeVerdict,
             ("run_id", "response_id", "criterion_id", "hit", "rationale", "raw"),

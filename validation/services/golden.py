@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
-from heartbench_core.bulk import copy_lines, copy_time, lock_referenced, may_skip_row_triggers, skipped_row_triggers
+from heartbench_core.bulk import copy_lines, copy_time, may_skip_row_triggers, references_hold, skipped_row_triggers
 from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
@@ -112,9 +112,8 @@ def _copy_new_labels(campaign: Campaign, data: CampaignArrays, units: np.ndarray
                 (Criterion, np.unique(data.crit_id[data.u_crit[units]]).tolist()),
                 (Adjudication, np.unique(decisions[decisions >= 0]).tolist()),
             )
-            for model, ids in referenced:
-                if lock_referenced(model, ids) != len(ids):
-                    raise ValidationError(_("the campaign's data changed during the refresh; nothing was written, try again"))
+            if not references_hold(referenced):
+                raise ValidationError(_("the campaign's data changed during the refresh; nothing was written, try again"))
         _copy_label_rows(campaign, data, units, wanted, now)
 
 

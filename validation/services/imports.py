@@ -24,7 +24,7 @@ from django.utils.translation import gettext
 
 from annotation.models import Assignment, Campaign, CampaignResponse, ExpertProfile, Judgment
 from annotation.services import tallies
-from heartbench_core.bulk import copy_lines, copy_text, copy_time, lock_referenced, may_skip_row_triggers, next_ids, skipped_row_triggers
+from heartbench_core.bulk import copy_lines, copy_text, copy_time, may_skip_row_triggers, next_ids, references_hold, skipped_row_triggers
 from heartbench_core.jsonl import ErrorCollector, InputFileError, type_name
 from heartbench_core.lib.jsonl import LineError, read_jsonl, source_name
 from heartbench_core.models import Criterion, DatasetVersion, Item, LanguageModel, ModelResponse, User, new_public_id
@@ -541,9 +541,8 @@ def _lock_references(campaign: Campaign, judged: _Judged, user_ids: list[int]) -
         (Criterion, criteria),
         (CampaignResponse, list(existing)),
     )
-    for model, wanted in referenced:
-        if lock_referenced(model, wanted) != len(set(wanted)):
-            raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
+    if not references_hold(referenced):
+        raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
 
 
 def _write_submitted_judgments(
