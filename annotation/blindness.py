@@ -73,7 +73,20 @@ def responses_of_campaigns(campaign_ids: frozenset[int]) -> QuerySet[CampaignRes
     return CampaignResponse.objects.filter(campaign_id__in=campaign_ids).values_list("response_id", flat=True)
 
 
-BLIND_SCOPE_SOURCE = BlindScopeSource(campaign_ids=open_campaign_ids_as_expert, response_ids=responses_of_campaigns)
+def datasets_of_campaigns(campaign_ids: frozenset[int]) -> frozenset[int]:
+    return frozenset(Campaign.objects.filter(pk__in=campaign_ids).order_by().values_list("version__dataset_id", flat=True).distinct())
+
+
+def campaigns_on_datasets(dataset_ids: frozenset[int]) -> frozenset[int]:
+    return frozenset(Campaign.objects.filter(version__dataset_id__in=dataset_ids).values_list("pk", flat=True))
+
+
+BLIND_SCOPE_SOURCE = BlindScopeSource(
+    campaign_ids=open_campaign_ids_as_expert,
+    dataset_ids=datasets_of_campaigns,
+    campaigns_on=campaigns_on_datasets,
+    response_ids=responses_of_campaigns,
+)
 
 
 # --- the admins' view of dual roles ------------------------------------------------------------

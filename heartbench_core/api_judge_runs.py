@@ -86,10 +86,8 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet[JudgeRun]):
 
     def get_queryset(self) -> QuerySet[JudgeRun]:
         qs = JudgeRun.objects.select_related("version__dataset", "model", "created_by").order_by("id")
-        if pairs := blind_scope(self.request.user).model_pairs:
-            # Runs of a model on a dataset whose responses an open campaign of yours judges: left out until it closes.
-            for dataset_id, model_id in pairs:
-                qs = qs.exclude(version__dataset_id=dataset_id, model_id=model_id)
+        # Runs on a dataset an open campaign of yours is on: left out whole until it closes.
+        qs = blind_scope(self.request.user).visible_on_datasets(qs, "version__dataset_id")
         params = self.request.query_params
         if dataset := params.get("dataset"):
             qs = qs.filter(version__dataset__name=dataset)

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from heartbench_core.api_judge_runs import IsScoringStaff
 from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
-from heartbench_core.models import Dataset, LanguageModel
+from heartbench_core.models import Dataset
 from heartbench_core.services.scoring import SUBSETS, score_model, score_models
 
 
@@ -81,12 +81,7 @@ class ScoresView(APIView):
         query.is_valid(raise_exception=True)
         q = query.validated_data
         scope = blind_scope(request.user)
-        if (
-            scope
-            and LanguageModel.objects.filter(
-                name=q["model"], responses__dataset__name=q["dataset"], responses__pk__in=scope.response_ids
-            ).exists()
-        ):
+        if scope and Dataset.objects.filter(name=q["dataset"], pk__in=sorted(scope.dataset_ids)).exists():
             raise PermissionDenied(CLOSED_MODEL)
         result, verdicts = score_model(
             dataset_name=q["dataset"],

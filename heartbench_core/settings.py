@@ -42,7 +42,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "t
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "heartbench_core.admin_apps.PlatformAdminConfig",  # django.contrib.admin on a blind site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -1,8 +1,8 @@
 """Blindness in the validation app's staff views: campaign-aware helpers over heartbench_core.blindness.
 
-A campaign the user is an expert of (open) is refused whole; in any other campaign, the entries whose
-response is also sampled into one of the user's open campaigns are left out. What is shown with
-other raters' judgments or the judge's verdict is recorded as a staff exposure.
+A campaign on the dataset of an open campaign the user is an expert of is refused whole (never
+filtered response by response: the hole would name what their campaign sampled). What is shown
+with other raters' judgments or the judge's verdict is recorded as a staff exposure.
 """
 
 from __future__ import annotations
@@ -33,11 +33,6 @@ __all__ = [
     "visible_entries",
 ]
 
-CLOSED_SHARED_REPORTS = _(
-    "You are an expert in an open campaign that shares responses with this one; "
-    "its agreement reports are closed to you until that campaign closes."
-)
-
 CLOSED_ALIGNMENT = _(
     "You are an expert in an open campaign on this dataset; its judge–expert alignment is closed to you until that campaign closes."
 )
@@ -48,9 +43,6 @@ RowT = TypeVar("RowT")
 def refuse_reports(user: AnyUser, campaign: Campaign) -> None:
     """Agreement reports break agreement down by criterion and model: closed while they count responses the user judges blind."""
     refuse_campaign(user, campaign.pk)
-    scope = blind_scope(user)
-    if scope and CampaignResponse.objects.filter(campaign=campaign, response_id__in=scope.response_ids).exists():
-        raise PermissionDenied(CLOSED_SHARED_REPORTS)
 
 
 def refuse_alignment(user: AnyUser, dataset_id: int) -> None:
@@ -61,12 +53,9 @@ def refuse_alignment(user: AnyUser, dataset_id: int) -> None:
 
 def hidden_entry_ids(user: AnyUser, campaign: Campaign) -> set[int]:
     """Ids of the campaign's entries (CampaignResponse) whose response the user must not see through staff views."""
-    scope = blind_scope(user)
-    if not scope:
+    if not blind_scope(user).hides_campaign(campaign.pk):
         return set()
-    if scope.hides_campaign(campaign.pk):
-        return set(CampaignResponse.objects.filter(campaign=campaign).values_list("pk", flat=True))
-    return set(CampaignResponse.objects.filter(campaign=campaign, response_id__in=scope.response_ids).values_list("pk", flat=True))
+    return set(CampaignResponse.objects.filter(campaign=campaign).values_list("pk", flat=True))
 
 
 def visible_entries(user: AnyUser, campaign: Campaign, rows: list[RowT], attribute: str = "campaign_response_id") -> list[RowT]:

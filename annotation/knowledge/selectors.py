@@ -60,13 +60,13 @@ def visible_cases(viewer: User, *, as_expert: bool) -> QuerySet[Case]:
     if as_expert or not reads_as_staff(viewer):
         real = Q(source_campaign__isnull=True) | Q(source_campaign__status=Campaign.Status.CLOSED)
         if scope:
-            real &= ~Q(source_response__in=scope.response_ids)
+            real &= ~Q(source_response__in=scope.sampled_response_ids)
         given = Assignment.objects.filter(expert_id=viewer.pk).values("campaign_response__response_id")
         invented = Q(invented=True) & ~Q(source_response__in=given)
         return Case.objects.published().filter(real | invented)
     qs = Case.objects.all()
     if scope:
-        qs = qs.exclude(source_campaign_id__in=scope.campaign_ids).exclude(source_response__in=scope.response_ids)
+        qs = qs.exclude(source_campaign_id__in=scope.closed_campaign_ids).exclude(source_response__in=scope.response_ids)
     return qs
 
 

@@ -49,15 +49,12 @@ from heartbench_core.models import StaffExposure, User
 
 
 def visible_alerts(user: User, alerts: QuerySet[AdminAlert] | None = None) -> QuerySet[AdminAlert]:
-    """Alerts the admin may read: none about a campaign they are an expert of, its models on its dataset, or their own quality."""
+    """Alerts the admin may read: none about a campaign on the dataset of an open campaign they are an expert of, or their own quality."""
     qs = AdminAlert.objects.all() if alerts is None else alerts
     scope = blind_scope(user)
     if not scope:
         return qs
-    qs = qs.exclude(campaign_id__in=scope.campaign_ids).exclude(expert_id=user.pk)
-    for dataset_id, model_id in scope.model_pairs:
-        qs = qs.exclude(language_model_id=model_id, campaign__version__dataset_id=dataset_id)
-    return qs
+    return scope.visible_on_datasets(qs.exclude(campaign_id__in=scope.campaign_ids).exclude(expert_id=user.pk), "campaign__version__dataset_id")
 
 
 def _pct(value: object) -> str:

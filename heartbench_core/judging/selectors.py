@@ -31,9 +31,7 @@ def visible_runs(user: User | AnonymousUser) -> QuerySet[EndpointRun]:
     qs = EndpointRun.objects.select_related(
         "version__dataset", "model", "endpoint", "template_revision__template", "judge_run", "requested_by"
     ).order_by("-created_at", "-id")
-    for dataset_id, model_id in blind_scope(user).model_pairs:
-        qs = qs.exclude(version__dataset_id=dataset_id, model_id=model_id)
-    return qs
+    return blind_scope(user).visible_on_datasets(qs, "version__dataset_id")
 
 
 def run_for(user: User | AnonymousUser, pk: int) -> EndpointRun:

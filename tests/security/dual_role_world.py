@@ -8,6 +8,10 @@
   aurora and borealis are the very responses of C (their rationale is OTHER_SECRET too), its
   cirrus responses are in no open campaign (rationale OPEN_RATIONALE).
 - Both have an agreement report, hence golden labels.
+- Campaign "E elsewhere" (closed) is on another dataset, "demo-elsewhere" (its cirrus responses
+  only), judged by the same two experts (OPEN_RATIONALE), with a report and, with platform runs,
+  a platform run: the staff views a dual-role user keeps while C is open. Everything on "demo",
+  D included, is closed to them whole: blindness is by dataset, never a hole in a list.
 """
 
 from dataclasses import dataclass, field
@@ -20,6 +24,7 @@ from tests.factories import demo_responses, demo_version
 
 C_MODELS = ("demo-model-aurora", "demo-model-borealis")
 OPEN_MODEL = "demo-model-cirrus"
+ELSEWHERE = "demo-elsewhere"  # another dataset: what a dual-role user still sees while C is open
 JUDGE = "demo-judge"
 JUDGE_SECRET = "JUDGE-RATIONALE-ON-C-5d1"
 OTHER_SECRET = "OTHER-RATER-RATIONALE-ON-C-8e2"
@@ -27,7 +32,7 @@ GOLD_SECRET = "GOLD-EXPLANATION-IN-C-2a7"
 OPEN_RATIONALE = "open rationale on a response of no open campaign"
 MINE = "My own blind rationale, long enough"
 CASE_SECRET = "CASE-OF-C-SECRET-6f3"  # cases of C's running work: from C, or on a response C holds
-LESSON_FROM_D = "Lesson from D, on a response of no open campaign"
+LESSON_FROM_E = "Lesson from E, on another dataset"
 
 # Every combination of an expert with staff roles, and a superuser the campaign lists.
 COMBINATIONS = {
@@ -52,6 +57,8 @@ class DualRoleWorld:
     queued: object = None  # an entry of C with a split verdict (queued for adjudication)
     d_queued_hidden: object = None  # an entry of D whose response is also in C
     d_queued_open: object = None  # an entry of D whose response is in no open campaign
+    elsewhere: object = None  # campaign E (closed) on the other dataset
+    e_queued: object = None  # an entry of E with a split verdict
     library: dict = field(default_factory=dict)  # the knowledge library's FAQ entry and cases (see _library)
 
     def c_response_ids(self) -> set[int]:
@@ -170,22 +177,63 @@ def build_dual_role_world(cast, *, platform_runs: bool = False) -> DualRoleWorld
             world.d_queued_open = entry
     create_agreement_report(campaign=c, resamples=20)
     create_agreement_report(campaign=d, resamples=20)
+    world.elsewhere, world.e_queued = _elsewhere(experts, other, third)
     if platform_runs:  # a second judge, after the reports (which would otherwise have to name one)
         _platform_runs(version, c_responses)
+        _platform_runs(world.elsewhere.version, set(), models=(OPEN_MODEL,))
     set_campaign_status(campaign=d, status="closed")
     d.refresh_from_db()
     world.library = _library(world)
     return world
 
 
-def _platform_runs(version, c_responses):
+def _elsewhere(experts, other, third):
+    """Campaign E on another dataset (cirrus answers only), judged by the two experts, reported, closed."""
+    from annotation.models import CampaignResponse
+    from annotation.services.campaigns import create_campaign, set_campaign_status
+    from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
+    from validation.services.agreement_reports import create_agreement_report
+
+    version = demo_version(ELSEWHERE)
+    demo_responses(ELSEWHERE, models=(OPEN_MODEL,))
+    e = create_campaign(
+        name="E elsewhere",
+        dataset_name=ELSEWHERE,
+        model_names=[OPEN_MODEL],
+        sample_fraction=1.0,
+        overlap=2,
+        expert_usernames=experts,
+        requires_qualification=False,
+    ).campaign
+    run = JudgeRun.objects.create(version=version, model=LanguageModel.objects.get(name=OPEN_MODEL), judge=JUDGE)
+    for response in ModelResponse.objects.filter(dataset=version.dataset):
+        item = version.items.get(question_id=response.question_id)
+        JudgeVerdict.objects.bulk_create(
+            [
+                JudgeVerdict(run=run, response=response, criterion=cr, hit=cr.position % 2 == 0, rationale="open verdict rationale")
+                for cr in item.criteria.all()
+            ]
+        )
+    entries = list(CampaignResponse.objects.filter(campaign=e).select_related("item").order_by("item__question_id")[:2])
+    for entry in entries:
+        _judge(entry, other, OPEN_RATIONALE, lambda cr: True)
+        _judge(entry, third, OPEN_RATIONALE, lambda cr: cr.position % 2 == 0)
+    create_agreement_report(campaign=e, resamples=20)
+    set_campaign_status(campaign=e, status="closed")
+    e.refresh_from_db()
+    return e, entries[0]
+
+
+def _platform_runs(version, c_responses, models=(C_MODELS[0], OPEN_MODEL)):
     """Runs made on the platform: a judge run of a C model (its reasons and raw answers are JUDGE_SECRET) and one of the open model."""
-    from heartbench_core.models import EndpointRun, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, RunQuestion
+    from heartbench_core.models import Endpoint, EndpointRun, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, RunQuestion
     from heartbench_core.services.endpoints import default_template, latest_revision, save_endpoint
 
-    endpoint = save_endpoint(name="dual-judge", base_url="http://127.0.0.1:9/v1", model="dual-judge-model").endpoint
+    endpoint = Endpoint.objects.filter(name="dual-judge").first() or (
+        save_endpoint(name="dual-judge", base_url="http://127.0.0.1:9/v1", model="dual-judge-model").endpoint
+    )
     revision = latest_revision(default_template())
-    for model in LanguageModel.objects.filter(name__in=[C_MODELS[0], OPEN_MODEL]):
+    for model in LanguageModel.objects.filter(name__in=models):
         judge_run = JudgeRun.objects.create(version=version, model=model, judge=endpoint.model, label="platform")
         run = EndpointRun.objects.create(
             kind="judge",
@@ -254,5 +302,5 @@ def _library(world: DualRoleWorld) -> dict:
             case(f"{CASE_SECRET} running", world.open_campaign, world.c_entries[0]),
             case(f"{CASE_SECRET} shared", world.closed_campaign, world.d_queued_hidden),
         ],
-        "visible": case(LESSON_FROM_D, world.closed_campaign, world.d_queued_open),
+        "visible": case(LESSON_FROM_E, world.elsewhere, world.e_queued),
     }

@@ -40,24 +40,25 @@ def _leaks(text: str, world) -> list[str]:
 def _crawl(world, user, extra=frozenset()) -> list[str]:
     client = Client()
     client.force_login(user)
-    c, d = world.open_campaign, world.closed_campaign
-    entries = [world.c_entries[0], world.d_queued_hidden, world.d_queued_open]
+    c, d, e = world.open_campaign, world.closed_campaign, world.elsewhere
+    entries = [world.c_entries[0], world.d_queued_hidden, world.d_queued_open, world.e_queued]
     criteria = [str(e.item.criteria.order_by("position").first().pk) for e in entries]
     values = {
-        "campaign_id": [str(c.pk), str(d.pk)],
+        "campaign_id": [str(c.pk), str(d.pk), str(e.pk)],
         "entry_id": [str(e.pk) for e in entries],
         "criterion_id": criteria,
         "report_id": [str(r) for r in c.agreement_reports.values_list("pk", flat=True)]
-        + [str(r) for r in d.agreement_reports.values_list("pk", flat=True)],
+        + [str(r) for r in d.agreement_reports.values_list("pk", flat=True)]
+        + [str(r) for r in e.agreement_reports.values_list("pk", flat=True)],
         "public_id": [a.public_id for a in Assignment.objects.filter(campaign_response__campaign=c)]
         + [e.response.public_id for e in world.c_entries[:2]],
         "correction_id": [str(pk) for pk in CorrectionRequest.objects.values_list("pk", flat=True)] or ["1"],
         "pk": [str(pk) for pk in JudgeRun.objects.values_list("pk", flat=True)]
-        + [str(c.pk), str(d.pk)]
+        + [str(c.pk), str(d.pk), str(e.pk)]
         + [str(r) for r in c.agreement_reports.values_list("pk", flat=True)]
         + [str(pk) for pk in EndpointRun.objects.values_list("pk", flat=True)],
-        "id": [str(c.pk), str(d.pk)],
-        "name": ["demo", "dual-judge", "heartbench-zh"],
+        "id": [str(c.pk), str(d.pk), str(e.pk)],
+        "name": ["demo", "demo-elsewhere", "dual-judge", "heartbench-zh"],
         "revision": ["1"],
         "label": [world.version.label],
         "question_id": sorted({e.item.question_id for e in world.c_entries})[:2],
@@ -105,11 +106,11 @@ def test_a_dual_role_user_crawling_everything_finds_nothing_of_the_campaign_they
     # The crawl really went through the staff pages and the user's own blind work, not only 403s.
     mine = world.mine[combination]
     assert f"/work/a/{mine.public_id}/" in reached
-    assert "/validation/" in reached and f"/validation/campaigns/{world.closed_campaign.pk}/adjudication/" in reached
+    assert "/validation/" in reached and f"/validation/campaigns/{world.elsewhere.pk}/adjudication/" in reached
     assert "/api/v1/responses/" in reached and "/work/manage/dual-roles/" in reached
-    assert any(u.startswith("/datasets/demo/") for u in reached)
-    # The judging pages were crawled: the open model's platform run is shown, the run of a model of C is not.
-    open_run = EndpointRun.objects.get(model__name="demo-model-cirrus")
+    assert any(u.startswith("/datasets/demo-elsewhere/") for u in reached)
+    # The judging pages were crawled: the run on the other dataset is shown, the runs on C's dataset are not.
+    open_run = EndpointRun.objects.get(version__dataset__name="demo-elsewhere")
     assert "/judging/" in reached and f"/judging/runs/{open_run.pk}/" in reached and "/api/v1/endpoint-runs/" in reached
     # The library: its lists and the case from D on a response of no open campaign, but none of C's.
     assert f"/work/library/cases/{world.library['visible'].pk}/" in reached and "/work/library/?kind=cases" in reached

@@ -1,7 +1,7 @@
 """The "needs action" home, the alerts and the reports give an admin who is also an expert nothing about their own campaign.
 
 Dana is an admin and an expert of the open campaign C. Alerts about C (its gold, agreement among its
-experts, its judge), about C's models on its dataset, or about Dana's own quality are left out of
+experts, its judge), about any campaign on C's dataset, or about Dana's own quality are left out of
 her home, the alerts page and the API; so are reports and corrections on C's responses, and C's
 progress (unfillable slots, schedule) is withheld. Her own "My reports" page names no model and
 says nothing of gold checks.
@@ -22,6 +22,7 @@ from heartbench_core.models import LanguageModel
 from heartbench_core.roles import Role
 from tests.annotation.manage.helpers import MODELS, demo_campaign, qualify
 from tests.conftest import make_user
+from tests.factories import demo_responses, demo_version
 
 pytestmark = pytest.mark.django_db
 
@@ -34,9 +35,19 @@ def world(cast):
     qualify(dana)
     c = demo_campaign(cast, name="C open", experts=[*cast.experts, dana])
     Campaign.objects.filter(pk=c.pk).update(deadline=timezone.now() + timedelta(days=2))
+    same_dataset = create_campaign(
+        name="D same dataset",
+        dataset_name="demo",
+        model_names=MODELS,
+        sample_fraction=1.0,
+        overlap=3,
+        expert_usernames=[e.username for e in cast.experts],
+    ).campaign
+    demo_version("demo-elsewhere")
+    demo_responses("demo-elsewhere", models=MODELS)
     other = create_campaign(
         name="E other",
-        dataset_name="demo",
+        dataset_name="demo-elsewhere",
         model_names=MODELS,
         sample_fraction=1.0,
         overlap=3,
@@ -46,7 +57,11 @@ def world(cast):
     AdminAlert.objects.create(kind=AdminAlert.Kind.CRITERION_LOW_ALPHA, campaign=c, key="c", message=f"{SECRET} alpha")
     AdminAlert.objects.create(kind=AdminAlert.Kind.EXPERT_DRIFT, expert=dana, key="dana", message=f"{SECRET} dana drifts")
     AdminAlert.objects.create(
-        kind=AdminAlert.Kind.JUDGE_DISAGREES_ON_MODEL, campaign=other, language_model=model, key="e-model", message=f"{SECRET} judge"
+        kind=AdminAlert.Kind.JUDGE_DISAGREES_ON_MODEL,
+        campaign=same_dataset,
+        language_model=model,
+        key="d-model",
+        message=f"{SECRET} judge",
     )
     AdminAlert.objects.create(kind=AdminAlert.Kind.CALIBRATION_FAILED, campaign=other, expert=cast.experts[1], message="visible to both")
     theirs = assign_next_response(expert=cast.experts[1], campaign=c)

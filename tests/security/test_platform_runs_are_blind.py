@@ -1,7 +1,7 @@
-"""Runs made on the platform and the alignment page, as a user who is expert *and* staff in an open campaign: the run of
-a model whose responses the campaign holds (its reasons, raw answers, counts) and the dataset's judge–expert alignment are
-refused with the reason, by page and API, whatever their roles; the open model's run stays reachable; both open once the
-campaign closes."""
+"""Runs made on the platform and the alignment page, as a user who is expert *and* staff in an open campaign: every run on
+the campaign's dataset (whatever its model: which models the campaign holds is not told by a gap) and the dataset's
+judge–expert alignment are refused with the reason, by page and API, whatever their roles; a run on another dataset stays
+reachable; both open once the campaign closes."""
 
 import pytest
 from django.test import Client
@@ -24,7 +24,10 @@ def world(cast):
 
 def _hidden_routes(world):
     run = EndpointRun.objects.get(model__name="demo-model-aurora")
+    other_model = EndpointRun.objects.get(version__dataset__name="demo", model__name="demo-model-cirrus")
     return [
+        ("GET", f"/judging/runs/{other_model.pk}/", None),
+        ("GET", f"/api/v1/endpoint-runs/{other_model.pk}/", None),
         ("GET", f"/judging/runs/{run.pk}/", None),
         ("POST", f"/judging/runs/{run.pk}/retry/", {}),
         ("POST", f"/judging/runs/{run.pk}/cancel/", {}),
@@ -59,10 +62,10 @@ def test_the_run_of_a_model_of_the_open_campaign_and_the_alignment_are_refused_w
         assert response.status_code == 403, f"{combination}: {method} {path} answered {response.status_code}"
         assert REASON in text.lower() and JUDGE_SECRET not in text, f"{combination}: {method} {path}"
     listed = client.get("/api/v1/endpoint-runs/").json()
-    assert [r["model"] for r in listed["results"]] == ["demo-model-cirrus"]
+    assert [(r["dataset"], r["model"]) for r in listed["results"]] == [("demo-elsewhere", "demo-model-cirrus")]
     page = client.get("/judging/").content.decode()
-    assert "demo-model-cirrus" in page and "demo-model-aurora" not in page
-    open_run = EndpointRun.objects.get(model__name="demo-model-cirrus")
+    assert "demo-elsewhere" in page and "demo-model-aurora" not in page
+    open_run = EndpointRun.objects.get(version__dataset__name="demo-elsewhere")
     assert client.get(f"/judging/runs/{open_run.pk}/").status_code == 200
 
 

@@ -11,6 +11,7 @@ from annotation.blindness import open_campaign_ids_as_expert
 from annotation.models import Assignment, Campaign, CampaignResponse
 from annotation.services.campaigns import create_campaign, set_campaign_status
 from heartbench_core.blindness import blind_scope
+from heartbench_core.models import LanguageModel, ModelResponse
 from heartbench_core.roles import Role
 from tests.conftest import make_user
 from tests.factories import demo_responses, demo_version
@@ -99,13 +100,20 @@ def test_a_gold_set_is_a_pool_nobody_judges_so_it_closes_nothing(campaigns):
     assert open_campaign_ids_as_expert(user) == frozenset()
 
 
-def test_the_scope_hides_every_response_of_the_campaign_and_its_models_on_the_dataset(campaigns):
+def test_the_scope_hides_the_whole_dataset_of_the_campaign_every_model_and_every_campaign_on_it(campaigns):
     user = make_user("dual", Role.EXPERT, Role.ADMIN)
     c = campaigns("c", [user.username])
+    other = campaigns("other on the same dataset", [])
+    set_campaign_status(campaign=other, status=Campaign.Status.CLOSED)
     scope = blind_scope(user)
-    ids = set(CampaignResponse.objects.filter(campaign=c).values_list("response_id", flat=True))
-    assert set(scope.response_ids) == ids and scope.hidden_among(ids) == ids
-    assert scope.model_pairs == {(c.version.dataset_id, c.language_models.get().pk)} and scope.hides_campaign(c.pk)
+    sampled = set(CampaignResponse.objects.filter(campaign=c).values_list("response_id", flat=True))
+    everything = set(ModelResponse.objects.filter(dataset=c.version.dataset).values_list("pk", flat=True))
+    assert sampled < everything  # C holds aurora's answers; borealis' and cirrus' are hidden alike
+    assert set(scope.response_ids) == everything and scope.hidden_among(everything) == everything
+    assert set(scope.sampled_response_ids) == sampled
+    for model in LanguageModel.objects.all():
+        assert scope.hides_model_on(c.version.dataset_id, model.pk)
+    assert scope.hides_campaign(c.pk) and scope.hides_campaign(other.pk)
 
 
 def test_the_scope_costs_one_query_per_request_for_staff_and_none_for_plain_staff(campaigns, cast, django_assert_num_queries):
@@ -117,5 +125,8 @@ def test_the_scope_costs_one_query_per_request_for_staff_and_none_for_plain_staf
     with django_assert_num_queries(1):
         blind_scope(user)
         blind_scope(user)
+    with django_assert_num_queries(2):  # its datasets, and the campaigns on them, once
+        blind_scope(user).hides_campaign(1)
+        blind_scope(user).hides_campaign(2)
     with django_assert_num_queries(0):
         blind_scope(cast.admin)
