@@ -20,9 +20,10 @@ from rest_framework.response import Response
 
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope
 from heartbench_core.judging import selectors
+from heartbench_core.lib import prompt_injection
 from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, LanguageModel, RunQuestion, User
 from heartbench_core.roles import Role, role_permission
-from heartbench_core.run_display import describe_problem
+from heartbench_core.run_display import describe_problem, describe_signal
 from heartbench_core.services import runs as run_services
 from heartbench_core.services.endpoints import add_template_revision, default_template, save_endpoint
 from heartbench_core.services.llm import ChatError, read_api_key
@@ -214,6 +215,9 @@ class EndpointRunSerializer(serializers.ModelSerializer):
     estimated_cost = serializers.SerializerMethodField(
         help_text="Tokens at the endpoint's per-million prices when the run was created; null without prices."
     )
+    suspected_injections = serializers.SerializerMethodField(
+        help_text="Questions whose judged response looked like prompt injection (GET …/questions/?suspected=true lists them)."
+    )
 
     class Meta:
         model = EndpointRun
@@ -240,6 +244,7 @@ class EndpointRunSerializer(serializers.ModelSerializer):
             "tokens_out",
             "estimated_cost",
             "currency",
+            "suspected_injections",
             "attempts",
             "last_error",
             "requested_by",
@@ -276,6 +281,9 @@ class EndpointRunSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.DecimalField(max_digits=20, decimal_places=4, allow_null=True))
     def get_estimated_cost(self, run: EndpointRun) -> Decimal | None:
         return self._row(run).cost
+
+    def get_suspected_injections(self, run: EndpointRun) -> int:
+        return self._row(run).suspected
 
 
 class RunRequestSerializer(serializers.Serializer):
@@ -319,8 +327,24 @@ class RunOutputSerializer(serializers.Serializer):
     problem = serializers.JSONField(allow_null=True, help_text="Why the answer was unusable: {code, ...}; null when it was used.")
 
 
+class InjectionSignalSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=prompt_injection.SIGNAL_CODES, help_text="header, fence, instruction or answer.")
+    text = serializers.CharField(help_text="The text of the response that matched (data).")
+    why = serializers.SerializerMethodField(help_text="What the response does, in the reader's language.")
+
+    def get_why(self, signal: dict[str, Any]) -> str:
+        return describe_signal(signal)
+
+
 class RunQuestionSerializer(serializers.ModelSerializer):
     question_id = serializers.CharField(source="item.question_id", read_only=True)
+    suspected_injection = serializers.SerializerMethodField(help_text="Whether the judged response looked like prompt injection.")
+    injection_signals = InjectionSignalSerializer(
+        many=True,
+        read_only=True,
+        allow_null=True,
+        help_text="What in the judged response looked like prompt injection; null: not looked at.",
+    )
     why = serializers.SerializerMethodField(help_text="Why it failed, in the reader's language.")
     outputs = RunOutputSerializer(many=True, read_only=True, help_text="Every raw answer, in order.")
     response = serializers.CharField(source="response.public_id", read_only=True, default=None, help_text="The answer stored (generation).")
@@ -339,10 +363,15 @@ class RunQuestionSerializer(serializers.ModelSerializer):
             "response",
             "duration_ms",
             "finished_at",
+            "suspected_injection",
+            "injection_signals",
         ]
 
     def get_why(self, q: RunQuestion) -> str:
         return describe_problem(q.problem)
+
+    def get_suspected_injection(self, q: RunQuestion) -> bool:
+        return bool(q.injection_signals)
 
 
 class MessageSerializer(serializers.Serializer):
@@ -441,16 +470,21 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         return Response(EndpointRunSerializer(self.get_object(), context=self.get_serializer_context()).data)
 
     @extend_schema(
-        parameters=[OpenApiParameter("status", str, enum=[*RunQuestion.Status.values])],
+        parameters=[
+            OpenApiParameter("status", str, enum=[*RunQuestion.Status.values]),
+            OpenApiParameter("suspected", bool, description="true: only the questions whose judged response looked like prompt injection."),
+        ],
         responses={200: RunQuestionSerializer(many=True)},
     )
     @action(detail=True, methods=["get"], pagination_class=None)  # one document: a run holds at most its version's questions
     def questions(self, request: Request, pk: str | None = None) -> Response:
-        """The run's questions in file order: status, requests, tokens, why a question failed, and every raw answer."""
+        """The run's questions in file order: status, requests, tokens, why one failed, every raw answer, signs of prompt injection."""
         run = self.get_object()
-        qs = run.questions.select_related("item", "response").order_by("item__position")
+        qs = RunQuestion.objects.filter(run=run).select_related("item", "response").order_by("item__position")
         if (wanted := request.query_params.get("status")) in RunQuestion.Status.values:
             qs = qs.filter(status=wanted)
+        if request.query_params.get("suspected") in ("true", "1"):
+            qs = qs.suspected_injection()
         return Response(RunQuestionSerializer(qs, many=True).data)
 
 

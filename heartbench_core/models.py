@@ -522,6 +522,16 @@ class EndpointRun(models.Model):
         return self.status in (self.Status.PENDING, self.Status.RUNNING)
 
 
+# A question whose judged response looked like prompt injection (a signal for admins; lib/prompt_injection.py).
+SUSPECTED_INJECTION = models.Q(injection_signals__isnull=False) & ~models.Q(injection_signals=[])
+
+
+class RunQuestionQuerySet(models.QuerySet["RunQuestion"]):
+    def suspected_injection(self) -> RunQuestionQuerySet:
+        """Questions whose judged response looked like an attempt to instruct the judge."""
+        return self.filter(SUSPECTED_INJECTION)
+
+
 class RunQuestion(models.Model):
     """One question of a run: its state, what it cost, and every raw answer the endpoint gave."""
 
@@ -544,6 +554,13 @@ class RunQuestion(models.Model):
     )
     duration_ms = models.PositiveIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
+    injection_signals = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="What in the judged response looked like prompt injection: [{code, text}]; [] nothing; null not looked at.",
+    )
+
+    objects = RunQuestionQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "item__position"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.translation import gettext as _
 
 from heartbench_core.lib import judge_answer as ja
+from heartbench_core.lib import prompt_injection as pi
 from heartbench_core.services import llm
 
 if TYPE_CHECKING:
@@ -54,6 +55,18 @@ def describe_problem(problem: dict[str, Any] | None) -> str:
     """Why a question failed, in one line: the reason in the reader's language, then the endpoint's own words."""
     text, detail = problem_parts(problem)
     return f"{text}: {detail}" if detail else text
+
+
+def describe_signal(signal: dict[str, Any]) -> str:
+    """One sign that a judged response tried to instruct the judge, in the reader's language (the matched text follows)."""
+    texts = {
+        pi.HEADER: _("writes a section header of the judge's prompt"),
+        pi.FENCE: _("writes something shaped like the prompt's data fence"),
+        pi.INSTRUCTION: _("addresses the judge with an instruction"),
+        pi.ANSWER: _("writes a judge's answer"),
+    }
+    code = str(signal.get("code", ""))
+    return texts.get(code, code)
 
 
 def estimated_cost(run: EndpointRun, progress: Progress) -> Decimal | None:

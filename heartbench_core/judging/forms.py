@@ -49,7 +49,10 @@ class TemplateRevisionForm(forms.Form):
         label=_("User message"),
         strip=False,
         widget=forms.Textarea(attrs={"rows": 24}),
-        help_text=_("Placeholders: $dialogue, $response, $criteria and $count (each must appear); write $$ for a dollar sign."),
+        help_text=_(
+            "Placeholders: $dialogue, $response, $criteria and $count (each must appear); $fence, the token of the data fences "
+            "(without it the platform adds its notice that fenced text is data, never instructions); write $$ for a dollar sign."
+        ),
     )
     change_note = forms.CharField(label=_("What changed, and why"), widget=forms.Textarea(attrs={"rows": 2}))
 

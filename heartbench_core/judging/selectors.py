@@ -16,8 +16,8 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope
-from heartbench_core.models import Endpoint, EndpointRun, JudgeTemplate, RunQuestion
-from heartbench_core.run_display import estimated_cost, problem_parts
+from heartbench_core.models import SUSPECTED_INJECTION, Endpoint, EndpointRun, JudgeTemplate, RunQuestion
+from heartbench_core.run_display import describe_signal, estimated_cost, problem_parts
 from heartbench_core.services.runs import Progress
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ class RunRow:
     run: EndpointRun
     progress: Progress
     cost: Decimal | None
+    suspected: int = 0  # questions whose judged response looked like prompt injection
 
     @property
     def percent_done(self) -> int:
@@ -77,6 +78,7 @@ def with_progress(runs: list[EndpointRun]) -> list[RunRow]:
             failed=Count("id", filter=Q(status=RunQuestion.Status.FAILED)),
             tokens_in=Sum("tokens_in"),
             tokens_out=Sum("tokens_out"),
+            suspected=Count("id", filter=SUSPECTED_INJECTION),
         )
         .order_by()
     }
@@ -85,7 +87,7 @@ def with_progress(runs: list[EndpointRun]) -> list[RunRow]:
         r = rows.get(run.pk, {})
         total, done, failed = r.get("total", 0), r.get("done", 0), r.get("failed", 0)
         progress = Progress(total, done, failed, total - done - failed, r.get("tokens_in") or 0, r.get("tokens_out") or 0)
-        out.append(RunRow(run, progress, estimated_cost(run, progress)))
+        out.append(RunRow(run, progress, estimated_cost(run, progress), r.get("suspected", 0)))
     return out
 
 
@@ -104,6 +106,20 @@ def questions_of(run: EndpointRun, *, status: str | None = None) -> list[Questio
     if status:
         qs = qs.filter(status=status)
     return [QuestionRow(q, *problem_parts(q.problem)) for q in qs]
+
+
+@dataclass(frozen=True)
+class SuspectRow:
+    """A question whose judged response looked like prompt injection, with each sign: (what, the text that matched)."""
+
+    question: RunQuestion
+    signals: list[tuple[str, str]]
+
+
+def suspected_injections(run: EndpointRun) -> list[SuspectRow]:
+    """The run's questions whose judged response looked like an attempt to instruct the judge, in file order (one query)."""
+    qs = RunQuestion.objects.filter(run=run).suspected_injection().select_related("item").order_by("item__position")
+    return [SuspectRow(q, [(describe_signal(s), str(s.get("text", ""))) for s in q.injection_signals or []]) for q in qs]
 
 
 def endpoints_with_counts() -> QuerySet[Endpoint]:

@@ -17,7 +17,14 @@ from heartbench_core.blindness import CLOSED_MODEL, blind_scope
 from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import selectors
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
-from heartbench_core.lib.judge_prompt import DEFAULT_TEMPLATE_NAME
+from heartbench_core.lib.judge_prompt import (
+    DEFAULT_TEMPLATE_NAME,
+    PromptTemplate,
+    explains_fence,
+    fence_close,
+    fence_notice,
+    fence_open,
+)
 from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, LanguageModel, RunQuestion
 from heartbench_core.roles import Role, role_required
 from heartbench_core.run_display import describe_selection
@@ -186,9 +193,16 @@ def template_revision(request: SignedInRequest, name: str, revision: int) -> Htt
     template = get_object_or_404(JudgeTemplate, name=name)
     shown = get_object_or_404(template.revisions.select_related("created_by"), revision=revision)
     previous = template.revisions.filter(revision__lt=revision).order_by("-revision").first()
-    return render(
-        request, "heartbench_core/judging/template_revision.html", {"template": template, "revision": shown, "previous": previous}
-    )
+    explained = explains_fence(PromptTemplate(shown.system, shown.user))
+    context = {
+        "template": template,
+        "revision": shown,
+        "previous": previous,
+        "notice": "" if explained else fence_notice("$fence"),
+        "fence_open": fence_open("$fence"),
+        "fence_close": fence_close("$fence"),
+    }
+    return render(request, "heartbench_core/judging/template_revision.html", context)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -256,6 +270,7 @@ def run_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     if request.htmx and request.GET.get("part") == "progress":
         return render(request, "heartbench_core/judging/partials/run_progress.html", context)
     context["failed"] = selectors.questions_of(run, status=RunQuestion.Status.FAILED)
+    context["suspected"] = selectors.suspected_injections(run)
     context["selection"] = describe_selection(run.selection)
     done = Paginator(selectors.questions_of(run, status=RunQuestion.Status.DONE), 50).get_page(request.GET.get("page"))
     context["done"] = done

@@ -46,7 +46,10 @@ from heartbench_core.lib.judge_prompt import (
     build_answer_messages,
     build_judge_messages,
     build_repair_messages,
+    new_fence_token,
+    section_headers,
 )
+from heartbench_core.lib.prompt_injection import injection_signals
 from heartbench_core.models import (
     Criterion,
     DatasetVersion,
@@ -550,6 +553,7 @@ class QuestionWork:
     messages: list[dict[str, str]]
     criteria: tuple[int, ...] = ()  # Criterion ids in rubric order (judging)
     response_id: int | None = None  # the judged response
+    injection: list[dict[str, str]] | None = None  # what in the judged response looked like prompt injection (judging)
 
 
 @dataclass
@@ -645,6 +649,7 @@ def _prepare(run: EndpointRun, questions: list[RunQuestion]) -> list[QuestionWor
     revision = run.template_revision
     assert revision is not None  # a judge run has one (a database constraint)
     template = PromptTemplate(revision.system, revision.user)
+    headers = section_headers(template)
     for q in questions:
         item_criteria = criteria.get(q.item_id, [])
         response = responses.get(q.item.question_id)
@@ -657,8 +662,10 @@ def _prepare(run: EndpointRun, questions: list[RunQuestion]) -> list[QuestionWor
             dialogue=q.item.dialogue,
             response=response.text,
             criteria=[PromptCriterion(c.text, c.ability, c.weight, c.catastrophic) for c in item_criteria],
+            draw_token=new_fence_token,
         )
-        out.append(QuestionWork(q.pk, q.item.question_id, messages, tuple(c.pk for c in item_criteria), response.pk))
+        signals = [s.as_dict() for s in injection_signals(response.text, headers=headers)]
+        out.append(QuestionWork(q.pk, q.item.question_id, messages, tuple(c.pk for c in item_criteria), response.pk, signals))
     return out
 
 
@@ -786,7 +793,18 @@ def execute_run(
     return outcome
 
 
-QUESTION_FIELDS = ["requests", "tokens_in", "tokens_out", "outputs", "duration_ms", "finished_at", "status", "problem", "response"]
+QUESTION_FIELDS = [
+    "requests",
+    "tokens_in",
+    "tokens_out",
+    "outputs",
+    "duration_ms",
+    "finished_at",
+    "status",
+    "problem",
+    "response",
+    "injection_signals",
+]
 
 
 def _record(run: EndpointRun, result: QuestionResult, holder: _Holder, outcome: RunOutcome) -> None:
@@ -827,6 +845,8 @@ def _record_many(run: EndpointRun, results: list[QuestionResult], holder: _Holde
                 q.tokens_out += result.tokens_out
                 q.outputs = [*q.outputs, *result.outputs]
                 q.duration_ms, q.finished_at = result.duration_ms, now
+                if result.work.injection is not None:
+                    q.injection_signals = result.work.injection
                 if result.ok:
                     if run.kind == EndpointRun.Kind.JUDGE:
                         verdicts += _verdicts_of(run, result)
