@@ -88,7 +88,7 @@ class QueueRow(TypedDict):
 @require_safe
 @role_required(*ADMIN)
 def index(request: SignedInRequest) -> HttpResponse:
-    closed = blind_scope(request.user).campaign_ids
+    closed = blind_scope(request.user).closed_campaign_ids
     page = campaigns_with_reports(number=request.GET.get("page"))
     return render(request, "validation/index.html", {"campaigns": page.object_list, "page": page, "closed_to_you": closed})
 
@@ -245,7 +245,7 @@ def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @role_required(*ADJUDICATORS)
 def adjudication_index(request: SignedInRequest) -> HttpResponse:
     """The campaigns with units to decide, with their counts, each linking to its queue (senior reviewers and admins)."""
-    closed = blind_scope(request.user).campaign_ids
+    closed = blind_scope(request.user).closed_campaign_ids
     rows: list[CampaignToAdjudicate] = []
     for campaign in campaigns_to_adjudicate():
         if campaign.pk in closed:  # named without figures: its judgments are closed to a rater of it

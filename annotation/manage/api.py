@@ -384,7 +384,7 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult])
             if campaign := self.request.query_params.get("campaign"):
                 qs = qs.filter(campaign_id=campaign) if campaign.isdecimal() else qs.filter(campaign__name=campaign)
             # Others' feedback is the answer key: closed to an admin who is an expert of the (open) calibration.
-            if closed := blind_scope(self.request.user).campaign_ids:
+            if closed := blind_scope(self.request.user).closed_campaign_ids:
                 qs = qs.exclude(Q(campaign_id__in=closed) & ~Q(expert=self.request.user))
             return qs
         return qs.filter(expert=signed_in(self.request))

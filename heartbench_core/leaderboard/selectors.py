@@ -107,7 +107,7 @@ class ChartDot(TypedDict):
     x: float
     y: float
     value: float  # the ability score
-    ability: str  # its English name
+    ability: str  # its label (Chinese); the page adds the English name in English
 
 
 class ChartSeries(TypedDict):
@@ -145,7 +145,7 @@ def ability_chart(rows: list[LeaderboardRow]) -> Chart:
             value = row.all.abilities.get(col["label"])
             if value is None:
                 continue
-            dots.append(ChartDot(x=col["x"], y=round(top + plot_h * (1 - value / 100), 1), value=value, ability=col["name"]))
+            dots.append(ChartDot(x=col["x"], y=round(top + plot_h * (1 - value / 100), 1), value=value, ability=col["label"]))
         series.append(
             ChartSeries(
                 colour=row.colour,

@@ -28,7 +28,7 @@ from django.test import Client
 from annotation.models import Campaign
 from tests.core.english_ui_text import english_on_page, english_runs, visible_texts
 from tests.security import test_dual_role_crawl as walk
-from tests.security.dual_role_world import OPEN_MODEL, build_dual_role_world
+from tests.security.dual_role_world import ELSEWHERE, OPEN_MODEL, build_dual_role_world
 from tests.validation.builders import as_file, judge_vectors, judgment_lines
 from validation.services.agreement_reports import create_agreement_report
 from validation.services.imports import import_judgments
@@ -56,9 +56,9 @@ def stored_strings() -> tuple[str, ...]:
 
 
 def report_campaign(cast) -> Campaign:
-    """A blind test of the cast's experts on the responses of the world's model that no open campaign holds."""
+    """A blind test of the cast's experts on the world's other dataset (a dual-role user sees none of the open campaign's)."""
     lines = judgment_lines([e.username for e in cast.experts], vectors={k: v for k, v in judge_vectors().items() if k[1] == OPEN_MODEL})
-    return import_judgments(source=as_file(lines), dataset_name="demo", campaign_name="E reported").campaign
+    return import_judgments(source=as_file(lines), dataset_name=ELSEWHERE, campaign_name="E reported").campaign
 
 
 class ChineseClient(Client):

@@ -60,7 +60,7 @@ def test_the_adjudication_queue_records_the_responses_it_lists(world, looker):
 def test_the_responses_api_records_the_page_it_answered_and_the_detail(world, looker):
     client = _client(looker)
     question = world.c_entries[0].item.question_id
-    listed = client.get(f"/api/v1/responses/?question_id={question}").json()["results"]
+    listed = client.get(f"/api/v1/responses/?question_id={question}&dataset=demo").json()["results"]
     ids = set(ModelResponse.objects.filter(public_id__in=[r["public_id"] for r in listed]).values_list("pk", flat=True))
     assert len(ids) == 3 and ids <= _exposed(looker, "api-responses")
     other = ModelResponse.objects.exclude(question_id=question).first()
