@@ -11,6 +11,12 @@ class AnnotationConfig(AppConfig):
 
         register_blind_scope_source(BLIND_SCOPE_SOURCE)
 
+        from annotation.archived_tables import CAMPAIGN_ARCHIVE, SOURCE
+        from heartbench_core.campaign_archive import register_archived_tables, register_campaign_source
+
+        register_archived_tables(self.label, CAMPAIGN_ARCHIVE)
+        register_campaign_source(SOURCE)
+
         from annotation.people_hooks import give_new_experts_a_profile, release_open_work
         from heartbench_core.people.signals import roles_changed, user_deactivated
 

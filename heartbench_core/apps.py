@@ -29,3 +29,8 @@ class HeartbenchCoreConfig(AppConfig):
         from heartbench_core.choice_labels import translate_choice_labels
 
         translate_choice_labels()
+
+        from heartbench_core.archived_tables import CAMPAIGN_ARCHIVE
+        from heartbench_core.campaign_archive import register_archived_tables
+
+        register_archived_tables(self.label, CAMPAIGN_ARCHIVE)

@@ -1,23 +1,31 @@
 """Back up one campaign to a single archive and restore it into an empty installation.
 
 The archive is a zip of JSON Lines, one member per table (one row per line, columns by name,
-users by username), plus `manifest.json` with each member's SHA-256, row count and columns.
-It holds the campaign's whole dataset (versions, items, criteria, lineages, models, responses,
-staff exposures, judge runs and verdicts), the rubric's history on it (revisions, reviews,
-comments, flags, audit log), the campaign with the gold set its gold checks came from and the
-dataset's calibration sets (settings, sampled responses, gold labels, assignments, judgments,
-reports, corrections, discussion, calibration results), the experts' profiles and
-qualifications, the validation app's adjudications, golden labels, agreement reports, release
-gates and the dataset's release policy with its history, and the users those rows name
-(username, e-mail, names, groups; never a password: restored users get an unusable password
-and a reset link).
+users by username), plus `manifest.json` with each member's SHA-256, row count and columns, and
+the manifest's signature. It holds the tables the apps declare for a campaign archive
+(`heartbench_core.campaign_archive`): the campaign's whole dataset, the rubric's history on it,
+the campaign with its gold set and the dataset's calibration sets, the experts' profiles and
+qualifications, and the validation app's adjudications, golden labels, reports and gates; and
+the users those rows name (username, e-mail, names; never a password, a token or a flag).
 
 Rows keep their primary keys, so a restored installation computes identical results. Both
-directions stream: export reads in chunks and writes members as it goes; import parses each
-line through the platform's JSONL reader (its nesting and NUL limits), checks every value
-against its column, and inserts in batches (COPY on PostgreSQL). Restoring is atomic and
-refuses to overwrite anything. This module spans the apps, so it reaches their models by
-label; the core never imports them at load time.
+directions stream: export reads in chunks and writes members as it goes; import reads each
+member a chunk at a time within the archive's bounds (`heartbench_core.archive_file`), parses
+each line through the platform's JSONL reader (its nesting and NUL limits), checks every value
+against its column, and inserts in batches (COPY on PostgreSQL).
+
+An archive comes from outside, so a restore trusts none of it:
+
+- it restores only the tables the apps declare, and only into an installation that holds none
+  of the archive's dataset, campaign or rows; atomic: any refusal writes nothing;
+- every link a row holds points to a row restored from the same archive, or to a user the
+  restore created or the operator mapped; never to a row that was already here;
+- each archive user becomes a new account with an unusable password (and a reset link), given
+  at most the expert role; a name already taken here is refused unless the operator maps it
+  onto that account (`map_users`); staff roles are never granted, the operator grants them;
+- the manifest must carry a valid HMAC-SHA256 signature under the operator's key, unless the
+  operator restores it as unverified (`trust_unsigned`), which also refuses mapping archive
+  users onto staff accounts.
 """
 
 from __future__ import annotations
@@ -25,15 +33,16 @@ from __future__ import annotations
 import datetime
 import decimal
 import hashlib
+import hmac
 import io
 import json
 import time
 import uuid
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn, Protocol
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
@@ -41,7 +50,7 @@ from django.contrib.auth.models import Group
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, models, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.db.models.fields.related import RelatedField
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime, parse_duration
@@ -51,38 +60,36 @@ from django.utils.formats import number_format
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
+from heartbench_core.archive_file import MANIFEST, SIGNATURE, ArchiveReader, Bounds, signature
+from heartbench_core.campaign_archive import ArchivedTable, ArchiveScope, HeldBack, archived_tables, campaign_source
 from heartbench_core.jsonl import ErrorCollector
-from heartbench_core.lib.jsonl import MAX_NESTING_DEPTH, read_jsonl, unstorable_part
+from heartbench_core.lib.jsonl import MAX_NESTING_DEPTH, MAX_REPORTED_ERRORS, read_jsonl, unstorable_part
+from heartbench_core.roles import STAFF_ROLES, Role
 
 if TYPE_CHECKING:
-    from heartbench_core.models import DatasetVersion, User
+    from heartbench_core.models import User
 
 FORMAT = "heartbench-campaign/2"
 USERS_FILE = "users.jsonl"
 BATCH = 5000
+BATCH_BYTES = 16 << 20  # a batch's lines, at most: long lines make short batches
+USER_TEXTS = ("email", "first_name", "last_name")
+# All users.jsonl may say of a person. "groups": the roles, as archives written before "roles" named them.
+USER_KEYS = frozenset({"username", *USER_TEXTS, "is_active", "roles", "groups"})
 
 # (what, rows done, rows in all): called often; `ProgressPrinter` decides what reaches the screen.
 Progress = Callable[[str, int, int], None]
 Row = tuple[Any, ...]
 
 
-class CampaignRow(Protocol):
-    """What a backup reads of a campaign (annotation's Campaign, which the core cannot import)."""
-
-    @property
-    def pk(self) -> int: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def version(self) -> DatasetVersion: ...
-
-
 @dataclass(frozen=True)
 class RestoredUser:
-    username: str
+    username: str  # the account here
     email: str
     created: bool
-    reset_url: str  # "" for a user who was already here and keeps their password
+    reset_url: str  # "" for an account that was already here and keeps its password
+    archive_username: str = ""  # the name in the archive, when the operator mapped it onto another account
+    roles_not_granted: tuple[str, ...] = ()  # staff roles the archive says they held: the operator decides
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,7 @@ class BackupOutcome:
     rows: dict[str, int]
     users: int
     restored_users: tuple[RestoredUser, ...] = field(default=())
+    signed: bool = False  # export: signed with the key; import: its signature verified
 
 
 class ProgressPrinter:
@@ -119,6 +127,9 @@ class _Table:
     model: type[models.Model]
     queryset: QuerySet[Any] | None = None  # what to export; None for a member being restored
     keep_pk: bool = True
+    held_back: HeldBack | None = None
+    soft_links: tuple[tuple[str, str], ...] = ()
+    person: str = ""
 
     @property
     def file_name(self) -> str:
@@ -148,120 +159,43 @@ def _plural(model: type[models.Model]) -> str:
     return plural
 
 
-def _campaigns_of(campaign: CampaignRow) -> list[int]:
-    """The campaign, the gold set its gold checks came from and the dataset's calibration sets, parents first."""
-    Campaign = apps.get_model("annotation", "Campaign")
-    settings_model = apps.get_model("annotation", "CampaignSettings")
-    ids = list(
-        Campaign.objects.filter(version__dataset_id=campaign.version.dataset_id, kind=Campaign.Kind.CALIBRATION)
-        .exclude(pk=campaign.pk)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-    gold_source = settings_model.objects.filter(campaign=campaign).values_list("gold_source_id", flat=True).first()
-    if gold_source and gold_source not in ids:
-        ids.append(gold_source)
-    return [*ids, campaign.pk]
-
-
-def _specs(campaign: CampaignRow) -> list[tuple[str, Q]]:
-    campaigns = _campaigns_of(campaign)
-    dataset = campaign.version.dataset
-    experts = Q(assignments__campaign_response__campaign__in=campaigns) | Q(eligible_campaigns__in=campaigns)
-    user_ids = list(_user_model().objects.filter(experts).values_list("pk", flat=True).distinct())
-    lineages = apps.get_model("heartbench_core", "CriterionLineage").objects.filter(dataset=dataset).values("key")
-    in_campaigns = Q(campaign_response__campaign__in=campaigns)
-    of_assignments = Q(assignment__campaign_response__campaign__in=campaigns)
-    return [
-        ("heartbench_core.Dataset", Q(pk=dataset.pk)),
-        ("heartbench_core.DatasetVersion", Q(dataset=dataset)),
-        ("heartbench_core.Item", Q(version__dataset=dataset)),
-        ("heartbench_core.CriterionLineage", Q(dataset=dataset)),
-        ("heartbench_core.Criterion", Q(item__version__dataset=dataset)),
-        ("heartbench_core.LanguageModel", Q(responses__dataset=dataset) | Q(campaigns__in=campaigns)),
-        ("heartbench_core.ModelResponse", Q(dataset=dataset)),
-        # Who saw which response unblinded: without it a restored installation would serve them blind again.
-        ("heartbench_core.StaffExposure", Q(response__dataset=dataset)),
-        ("heartbench_core.JudgeRun", Q(version__dataset=dataset)),
-        ("heartbench_core.JudgeVerdict", Q(run__version__dataset=dataset)),
-        # The rubric's history: which wording every judgment was made against, and why it changed.
-        ("rubrics.CriterionRevision", Q(dataset=dataset)),
-        ("rubrics.ReviewDecision", Q(revision__dataset=dataset)),
-        ("rubrics.RevisionComment", Q(revision__dataset=dataset)),
-        ("rubrics.CriterionFlag", Q(lineage__dataset=dataset)),
-        ("rubrics.AuditEntry", Q(dataset=dataset) | Q(criterion_key__in=lineages)),
-        ("annotation.ExpertProfile", Q(user__in=user_ids)),
-        ("annotation.ExpertQuality", Q(profile__user__in=user_ids)),
-        ("annotation.TierChange", Q(profile__user__in=user_ids)),
-        ("annotation.Campaign", Q(pk__in=campaigns)),
-        ("annotation.CampaignSettings", Q(campaign__in=campaigns)),
-        ("annotation.CampaignGuidelines", Q(campaign__in=campaigns)),
-        ("annotation.CampaignResponse", Q(campaign__in=campaigns)),
-        ("annotation.GoldLabel", in_campaigns),
-        ("annotation.Assignment", in_campaigns),
-        ("annotation.Judgment", of_assignments),
-        ("annotation.UnclearCriterionReport", of_assignments),
-        ("annotation.ItemProblemReport", of_assignments),
-        ("annotation.CorrectionRequest", of_assignments),
-        ("annotation.DiscussionComment", in_campaigns),
-        ("annotation.DiscussionVote", in_campaigns),
-        ("annotation.CalibrationResult", Q(campaign__in=campaigns)),
-        ("annotation.Qualification", Q(expert__in=user_ids)),
-        ("annotation.AdminAlert", Q(campaign__in=campaigns)),
-        ("annotation.PayDecision", Q(campaign__in=campaigns)),
-        ("validation.Adjudication", in_campaigns),
-        ("validation.GoldenLabel", Q(campaign__in=campaigns)),
-        ("validation.AgreementReport", Q(campaign__in=campaigns)),
-        ("validation.ReleaseGate", Q(campaign__in=campaigns)),
-        # The dataset's release policy decides which later reports set the gate: it travels with the dataset.
-        ("validation.ReleasePolicy", Q(dataset=dataset)),
-        ("validation.ReleasePolicyChange", Q(policy__dataset=dataset)),
-    ]
-
-
-def _campaign_querysets(campaign: CampaignRow) -> list[tuple[str, QuerySet[Any]]]:
-    """(model label, queryset) of everything the campaign's results depend on, parents first."""
-    out = []
-    for label, q in _specs(campaign):
-        rows = apps.get_model(label)._default_manager  # each of these models has only the one manager
+def _tables_of(declared: ArchivedTable, scope: ArchiveScope | None) -> list[_Table]:
+    """The declared table's member and those of its many-to-many fields; with their rows when a scope is given."""
+    model = declared.model
+    queryset = None
+    if scope is not None:
+        rows = model._default_manager  # each archived model has only the one manager
         # A filter across a to-many relation may repeat rows: select by primary key instead of DISTINCT.
-        ids = rows.filter(q).values("pk")
-        out.append((label, rows.filter(pk__in=ids).order_by("pk")))
-    return out
-
-
-def _tables(campaign: CampaignRow) -> list[_Table]:
-    tables = []
-    for label, qs in _campaign_querysets(campaign):
-        tables.append(_Table(label, qs.model, qs))
-        for m2m in qs.model._meta.many_to_many:
-            through = m2m.remote_field.through
-            if through._meta.auto_created:
-                source = m2m.m2m_field_name()
-                tables.append(
-                    _Table(
-                        f"{label}.{m2m.name}",
-                        through,
-                        through._default_manager.filter(**{f"{source}__in": qs.values("pk")}).order_by("pk"),
-                        keep_pk=False,
-                    )
-                )
+        queryset = rows.filter(pk__in=rows.filter(declared.rows(scope)).values("pk")).order_by("pk")
+    tables = [_Table(declared.label, model, queryset, held_back=declared.held_back, soft_links=declared.soft_links, person=declared.person)]
+    for name in declared.many_to_many:
+        m2m = model._meta.get_field(name)
+        assert isinstance(m2m, models.ManyToManyField), f"{declared.label}.{name}: a many-to-many field"
+        through = m2m.remote_field.through
+        assert through is not None and through._meta.auto_created, (
+            f"{declared.label}.{name}: its members are a table of their own, declared apart"
+        )
+        members = None
+        if queryset is not None:
+            members = through._default_manager.filter(**{f"{m2m.m2m_field_name()}__in": queryset.values("pk")}).order_by("pk")
+        tables.append(_Table(f"{declared.label}.{name}", through, members, keep_pk=False))
     return tables
 
 
-def _table_for_label(label: str) -> _Table | None:
-    parts = label.split(".")
-    try:
-        model = apps.get_model(".".join(parts[:2]))
-    except (LookupError, ValueError):
-        return None
-    if len(parts) == 2:
-        return _Table(label, model)
-    if len(parts) == 3:
-        m2m = next((f for f in model._meta.many_to_many if f.name == parts[2]), None)
-        if m2m is not None and m2m.remote_field.through._meta.auto_created:
-            return _Table(label, m2m.remote_field.through, keep_pk=False)
-    return None
+def _campaign_querysets(campaign_name: str) -> list[tuple[str, QuerySet[Any]]]:
+    """(model label, queryset) of everything the campaign's results depend on, parents first."""
+    scope = campaign_source().scope(campaign_name)
+    out = []
+    for declared in archived_tables():
+        queryset = _tables_of(declared, scope)[0].queryset
+        assert queryset is not None
+        out.append((declared.label, queryset))
+    return out
+
+
+def _archivable() -> dict[str, _Table]:
+    """Every member a campaign archive may hold, by label, parents first: the allow-list a restore keeps to."""
+    return {t.label: t for declared in archived_tables() for t in _tables_of(declared, None)}
 
 
 def _is_user_fk(f: models.Field[Any, Any]) -> bool:
@@ -301,13 +235,9 @@ def _as_json(f: models.Field[Any, Any], value: Any) -> Any:
     return value if encode is None or _is_user_fk(f) else encode(value)
 
 
-def export_campaign(*, campaign_name: str, path: str | Path, progress: Progress | None = None) -> BackupOutcome:
-    """Write the campaign and everything its results depend on to one zip archive, streaming."""
-    Campaign = apps.get_model("annotation", "Campaign")
-    campaign = Campaign.objects.select_related("version__dataset").filter(name=campaign_name).first()
-    if campaign is None:
-        known = ", ".join(Campaign.objects.order_by("name").values_list("name", flat=True)[:20]) or _("none")
-        raise ValidationError({"campaign": _("no campaign named %(name)r (known: %(known)s)") % {"name": campaign_name, "known": known}})
+def export_campaign(*, campaign_name: str, path: str | Path, key: bytes | None, progress: Progress | None = None) -> BackupOutcome:
+    """Write the campaign and everything its results depend on to one zip archive, streaming; signed when a key is given."""
+    scope = campaign_source().scope(campaign_name)
     path = Path(path)
     tmp = path.with_name(path.name + ".partial")
     files: dict[str, dict[str, Any]] = {}
@@ -322,24 +252,28 @@ def export_campaign(*, campaign_name: str, path: str | Path, progress: Progress 
                     cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             usernames = dict(_user_model().objects.values_list("pk", "username"))
             exported: dict[str, set[Any]] = {}
-            for table in _tables(campaign):
-                files[table.file_name] = _write_table(archive, table, usernames, exported, user_ids, progress)
-                counts[table.label] = files[table.file_name]["rows"]
+            for declared in archived_tables():
+                for table in _tables_of(declared, scope):
+                    files[table.file_name] = _write_table(archive, table, usernames, exported, user_ids, progress)
+                    counts[table.label] = files[table.file_name]["rows"]
             users = _user_records(user_ids)
             files[USERS_FILE] = _write_lines(archive, USERS_FILE, (json.dumps(u, ensure_ascii=False, sort_keys=True) for u in users))
             manifest = {
                 "format": FORMAT,
-                "campaign": campaign.name,
-                "dataset": campaign.version.dataset.name,
+                "campaign": scope.campaign_name,
+                "dataset": scope.dataset_name,
                 "order": list(counts),
                 "files": files,
             }
-            archive.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
+            manifest_bytes = json.dumps(manifest, indent=2, ensure_ascii=False).encode()
+            archive.writestr(MANIFEST, manifest_bytes)
+            if key is not None:
+                archive.writestr(SIGNATURE, signature(manifest_bytes, key))
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     tmp.replace(path)  # never a half-written archive under the final name
-    return BackupOutcome(campaign.name, counts, len(users))
+    return BackupOutcome(scope.campaign_name, counts, len(users), signed=key is not None)
 
 
 def _write_table(
@@ -356,12 +290,16 @@ def _write_table(
     names = [f.attname for f in columns]
     encoders = [_export_encoder(f, usernames) for f in columns]
     # A nullable link to a row the archive does not carry (e.g. a qualification earned in another
-    # dataset's calibration) is written as null, as deleting that row would leave it.
+    # dataset's calibration) is written as null, as deleting that row would leave it: a restore
+    # accepts only links to rows restored from the same archive.
     dangling: dict[int, set[Any]] = {}
+    soft = dict(table.soft_links)
     for i, f in enumerate(columns):
         target = _target_model(f)
-        if target is not None and f.null and not _is_user_fk(f) and target is not table.model and target._meta.label in exported:
-            dangling[i] = exported[target._meta.label]
+        if f.attname in soft:
+            dangling[i] = exported.get(soft[f.attname], set())
+        elif target is not None and f.null and not _is_user_fk(f) and target is not table.model:
+            dangling[i] = exported.get(target._meta.label, set())
     user_columns = [i for i, f in enumerate(columns) if _is_user_fk(f)]
     pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
     pks: set[Any] = set()
@@ -420,6 +358,8 @@ def _write_lines(archive: zipfile.ZipFile, name: str, lines: Iterable[str]) -> d
 
 
 def _user_records(user_ids: set[int]) -> list[dict[str, Any]]:
+    """Who the rows name: enough to recognise a person, never a password, a token or a flag."""
+    role_names = {r.value for r in Role}
     return [
         {
             "username": u.username,
@@ -427,7 +367,7 @@ def _user_records(user_ids: set[int]) -> list[dict[str, Any]]:
             "first_name": u.first_name,
             "last_name": u.last_name,
             "is_active": u.is_active,
-            "groups": sorted(g.name for g in u.groups.all()),
+            "roles": sorted(g.name for g in u.groups.all() if g.name in role_names),
         }
         for u in _user_model().objects.filter(pk__in=user_ids).prefetch_related("groups").order_by("username")
     ]
@@ -540,124 +480,342 @@ class _Member:
     rows: int
 
 
-def _open_archive(source: str | Path | IO[bytes]) -> tuple[zipfile.ZipFile, str]:
-    name = str(getattr(source, "name", source))
+@dataclass
+class _Restored:
+    """What the restore has put in so far: the ids other rows may point to, and the values held back."""
+
+    ids: dict[str, set[Any]] = field(default_factory=dict)  # model label -> ids restored, for the tables others point to
+    held_back: dict[str, list[Any]] = field(default_factory=dict)  # model label -> ids of rows whose value waits
+    mapped: set[int] = field(default_factory=set)  # accounts already here that archive users were mapped onto
+    left_out: dict[str, set[Any]] = field(default_factory=dict)  # model label -> ids of rows about a mapped person
+
+
+def _archive_name(source: str | Path | IO[bytes]) -> str:
+    return Path(str(getattr(source, "name", source))).name
+
+
+def _check_archive(
+    reader: ArchiveReader, archivable: dict[str, _Table], key: bytes | None, trust_unsigned: bool
+) -> tuple[dict[str, Any], list[_Member], bool]:
+    """The manifest, the members in restore order (every one's SHA-256 checked), and whether the signature verified."""
+    names = reader.member_names(lambda name: _member_refusal(name, archivable))
+    if MANIFEST not in names:
+        reader.refuse(_("missing or unreadable manifest.json (%(error)s)") % {"error": _("no such member")})
+    manifest_bytes = reader.read_small(MANIFEST)
+    verified = _verify_signature(reader, names, manifest_bytes, key, trust_unsigned)
+    manifest = _read_manifest(reader, manifest_bytes)
+    order = _checked_order(reader, manifest, archivable)
+    files: dict[str, Any] = manifest["files"]
+    unlisted = sorted(set(files) - {USERS_FILE, *(f"{label}.jsonl" for label in order)}) + sorted(
+        names - {MANIFEST, SIGNATURE} - set(files)
+    )
+    if unlisted:
+        reader.refuse(_("%(file)s is not a table the manifest's order restores") % {"file": unlisted[0]})
+    for file_name, meta in files.items():
+        if file_name not in names:
+            reader.refuse(_("%(file)s is listed in the manifest but missing") % {"file": file_name})
+        if not isinstance(meta, dict) or reader.sha256(file_name) != meta.get("sha256"):
+            reader.refuse(_("%(file)s does not match its SHA-256 in the manifest") % {"file": file_name})
+    members = []
+    for label, table in archivable.items():  # the allow-list's order, parents first, whatever the manifest's
+        if label in order:
+            rows = files[table.file_name].get("rows", 0)
+            if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+                reader.refuse(_("%(file)s: its row count in the manifest is not a whole number") % {"file": table.file_name})
+            members.append(_Member(table, table.file_name, rows))
+    return manifest, members, verified
+
+
+def _checked_order(reader: ArchiveReader, manifest: dict[str, Any], archivable: dict[str, _Table]) -> set[str]:
+    """The tables the manifest restores: each one a campaign archive may carry, named once, with its file listed."""
+    order = manifest["order"]
+    for label in order:
+        if not isinstance(label, str) or label not in archivable:
+            reader.refuse(_("%(label)s: a campaign archive may not carry this table") % {"label": label})
+        if f"{label}.jsonl" not in manifest["files"]:
+            reader.refuse(_("%(file)s is in the manifest's order but not in its files") % {"file": f"{label}.jsonl"})
+    if len(set(order)) != len(order):
+        reader.refuse(_("the manifest's order names a table twice"))
+    return set(order)
+
+
+def _member_refusal(name: str, archivable: dict[str, _Table]) -> str | None:
+    """Why an archive may not hold a member of this name; None when it may."""
+    if name in (MANIFEST, SIGNATURE, USERS_FILE) or (name.endswith(".jsonl") and name.removesuffix(".jsonl") in archivable):
+        return None
+    if name.endswith(".jsonl") and not any(c in name for c in "/\\:"):
+        return _("%(label)s: a campaign archive may not carry this table") % {"label": name.removesuffix(".jsonl")}
+    return _(
+        "unexpected member %(member)r: a campaign archive holds only its manifest, the manifest's signature, "
+        "users.jsonl and the tables a campaign archive may carry"
+    ) % {"member": name}
+
+
+def _verify_signature(reader: ArchiveReader, names: set[str], manifest: bytes, key: bytes | None, trust_unsigned: bool) -> bool:
+    """True when the manifest's signature verifies under the key; refuses an archive it cannot verify, unless trusted as unsigned."""
+    if trust_unsigned:
+        return False
+    if key is None:
+        reader.refuse(
+            _(
+                "no archive key to verify its signature with: set HEARTBENCH_ARCHIVE_KEY or pass --key-file "
+                "(the key the archive was exported with), or restore it unverified with --trust-unsigned"
+            )
+        )
+    if SIGNATURE not in names:
+        reader.refuse(
+            _(
+                "the archive is not signed, so nothing says who wrote it; restore it unverified with --trust-unsigned only if you know its origin"
+            )
+        )
+    found = reader.read_small(SIGNATURE).strip()
+    if not hmac.compare_digest(found, signature(manifest, key)):
+        reader.refuse(
+            _("its signature does not match the archive key: it was changed after export, or signed with another installation's key")
+        )
+    return True
+
+
+def _read_manifest(reader: ArchiveReader, manifest_bytes: bytes) -> dict[str, Any]:
     try:
-        return zipfile.ZipFile(source), Path(name).name
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ValidationError({"archive": _("%(name)s: not a campaign archive (%(error)s)") % {"name": name, "error": exc}}) from None
-
-
-def _check_archive(archive: zipfile.ZipFile, name: str) -> tuple[dict[str, Any], list[_Member]]:
-    """The manifest and the members in restore order, every member's SHA-256 checked."""
-
-    def refuse(message: str) -> NoReturn:
-        raise ValidationError({"archive": f"{name}: {message}"})
-
-    try:
-        manifest = json.loads(archive.read("manifest.json"))
-    except (KeyError, ValueError, RecursionError) as exc:
-        refuse(_("missing or unreadable manifest.json (%(error)s)") % {"error": exc})
+        manifest = json.loads(manifest_bytes)
+    except (ValueError, RecursionError) as exc:
+        reader.refuse(_("missing or unreadable manifest.json (%(error)s)") % {"error": exc})
     if isinstance(manifest, dict) and (problem := unstorable_part(manifest)) is not None:
-        refuse(_("manifest.json, field %(field)r: %(message)s") % {"field": problem[0], "message": problem[1]})
+        reader.refuse(_("manifest.json, field %(field)r: %(message)s") % {"field": problem[0], "message": problem[1]})
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else None
-        refuse(_("format %(found)r, expected %(expected)r") % {"found": found, "expected": FORMAT})
-    files = manifest.get("files")
+        reader.refuse(_("format %(found)r, expected %(expected)r") % {"found": found, "expected": FORMAT})
     for key in ("campaign", "dataset"):
         if not isinstance(manifest.get(key), str):
-            refuse(_("manifest.json, field %(field)r: expected a string") % {"field": key})
+            reader.refuse(_("manifest.json, field %(field)r: expected a string") % {"field": key})
     if not isinstance(manifest.get("order"), list):
-        refuse(_("manifest.json, field 'order': expected a list"))
+        reader.refuse(_("manifest.json, field 'order': expected a list"))
+    files = manifest.get("files")
     if not isinstance(files, dict) or USERS_FILE not in files:
-        refuse(_("the manifest lists no %(file)s") % {"file": USERS_FILE})
-    for file_name, meta in files.items():
-        digest = hashlib.sha256()
-        try:
-            with archive.open(file_name) as member:
-                while chunk := member.read(1 << 20):
-                    digest.update(chunk)
-        except KeyError:
-            refuse(_("%(file)s is listed in the manifest but missing") % {"file": file_name})
-        if not isinstance(meta, dict) or digest.hexdigest() != meta.get("sha256"):
-            refuse(_("%(file)s does not match its SHA-256 in the manifest") % {"file": file_name})
-    members = []
-    for label in manifest.get("order", []):
-        table = _table_for_label(str(label))
-        if table is None:
-            refuse(_("this installation has no model %(label)s") % {"label": label})
-        if table.file_name not in files:
-            refuse(_("%(file)s is in the manifest's order but not in its files") % {"file": table.file_name})
-        rows = files[table.file_name].get("rows", 0) if isinstance(files[table.file_name], dict) else None
-        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
-            refuse(_("%(file)s: its row count in the manifest is not a whole number") % {"file": table.file_name})
-        members.append(_Member(table, table.file_name, rows))
-    return manifest, members
+        reader.refuse(_("the manifest lists no %(file)s") % {"file": USERS_FILE})
+    return manifest
 
 
-def import_campaign(*, source: str | Path | IO[bytes], site_url: str = "", progress: Progress | None = None) -> BackupOutcome:
-    """Restore an archive written by export_campaign; atomic, and refuses to overwrite anything.
+def import_campaign(
+    *,
+    source: str | Path | IO[bytes],
+    key: bytes | None,
+    trust_unsigned: bool = False,
+    map_users: Mapping[str, str] | None = None,
+    site_url: str = "",
+    progress: Progress | None = None,
+) -> BackupOutcome:
+    """Restore an archive written by export_campaign; atomic, and refuses to overwrite or take over anything.
 
-    Users the installation does not know are created with an unusable password; each gets a
-    password-reset link (on `site_url`) for the admin to send.
+    The archive's signature must verify under `key` unless `trust_unsigned`. Archive users become
+    new accounts with an unusable password, each with a password-reset link (on `site_url`) for
+    the admin to send; an archive user whose name is taken here is refused unless `map_users`
+    maps it (archive name -> name here) onto that account.
     """
-    archive, name = _open_archive(source)
-    with archive:
-        manifest, members = _check_archive(archive, name)
+    name = _archive_name(source)
+    archivable = _archivable()
+    with ArchiveReader(source, name, Bounds.from_settings()) as reader:
+        manifest, members, verified = _check_archive(reader, archivable, key, trust_unsigned)
         counts: dict[str, int] = {}
+        pointed_to = {label for m in members for label in _link_targets(m.table)}
         try:
             with transaction.atomic():
-                users, user_ids = _restore_users(archive, name, site_url)
                 _refuse_existing(manifest, name)
-                submitted: list[int] = []
+                users, user_ids = _restore_users(reader, dict(map_users or {}), trust_unsigned, site_url)
+                restored = _Restored(mapped={user_ids[u.archive_username] for u in users if u.archive_username})
                 for member in members:
-                    counts[member.table.label] = _restore_table(archive, name, member, user_ids, submitted, progress)
-                # The judgment guard refuses judgments of a submitted assignment: they went in while it
-                # was still reserved, and the assignments become submitted now, as they were.
-                Assignment = apps.get_model("annotation", "Assignment")
-                for start in range(0, len(submitted), BATCH):
-                    Assignment.objects.filter(pk__in=submitted[start : start + BATCH]).update(status=Assignment.Status.SUBMITTED)
+                    counts[member.table.label] = _restore_table(reader, member, user_ids, restored, pointed_to, progress)
+                _release_held_back(members, restored)
+                _check_it_is_one_campaign(reader, manifest, counts)
                 _reset_sequences(members)
         except IntegrityError as exc:
             raise ValidationError({"archive": _("%(name)s: cannot restore: %(error)s") % {"name": name, "error": exc}}) from None
-    return BackupOutcome(str(manifest.get("campaign", "")), counts, len(users), tuple(users))
+    return BackupOutcome(str(manifest["campaign"]), counts, len(users), tuple(users), signed=verified)
 
 
-def _restore_users(archive: zipfile.ZipFile, name: str, site_url: str) -> tuple[list[RestoredUser], dict[str, int]]:
-    User = _user_model()
-    errors = ErrorCollector(f"{name}/{USERS_FILE}")
-    restored: list[RestoredUser] = []
-    ids: dict[str, int] = {}
-    with archive.open(USERS_FILE) as handle:
-        records = list(read_jsonl(handle, errors))
-    for line, record in records:
-        username = record.get("username")
-        if not isinstance(username, str) or not username:
-            errors.add(line, "username", _("expected a non-empty string"))
+def _link_targets(table: _Table) -> set[str]:
+    """The labels of the models the table's links (other than to users) point to."""
+    targets = (_target_model(f) for f in table.columns() if f.is_relation and not _is_user_fk(f))
+    return {t._meta.label for t in targets if t is not None} | {label for _column, label in table.soft_links}
+
+
+def _refuse_existing(manifest: dict[str, Any], name: str) -> None:
+    Dataset = apps.get_model("heartbench_core", "Dataset")
+    if Dataset.objects.filter(name=manifest["dataset"]).exists():
+        raise ValidationError(
+            {
+                "archive": _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation")
+                % {"name": name, "dataset": manifest["dataset"]}
+            }
+        )
+    if campaign_source().exists(manifest["campaign"]):
+        raise ValidationError(
+            {
+                "archive": _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation")
+                % {"name": name, "campaign": manifest["campaign"]}
+            }
+        )
+
+
+def _check_it_is_one_campaign(reader: ArchiveReader, manifest: dict[str, Any], counts: dict[str, int]) -> None:
+    """The archive held one dataset, the one its manifest names (absent before the restore), and the campaign it names."""
+    Dataset = apps.get_model("heartbench_core", "Dataset")
+    datasets = counts.get(Dataset._meta.label, 0)
+    if datasets != 1 or not Dataset.objects.filter(name=manifest["dataset"]).exists():
+        reader.refuse(
+            _("the manifest names dataset %(dataset)r, but the archive holds %(n)d datasets, not that one alone")
+            % {"dataset": manifest["dataset"], "n": datasets}
+        )
+    if not campaign_source().exists(manifest["campaign"]):
+        reader.refuse(_("the manifest names campaign %(campaign)r, but the archive does not hold it") % {"campaign": manifest["campaign"]})
+
+
+def _release_held_back(members: list[_Member], restored: _Restored) -> None:
+    """Give the rows held back their value, now that every table is in (e.g. assignments become submitted after their judgments)."""
+    for member in members:
+        held = member.table.held_back
+        ids = restored.held_back.get(member.table.label, [])
+        if held is None:
             continue
-        texts = {k: record.get(k, "") for k in ("email", "first_name", "last_name")}
-        bad = next((k for k, v in texts.items() if not isinstance(v, str)), None)
-        if bad:
-            errors.add(line, bad, _("expected a string"))
-            continue
-        user = User.objects.filter(username=username).first()
-        created = user is None
+        for start in range(0, len(ids), BATCH):
+            member.table.model._default_manager.filter(pk__in=ids[start : start + BATCH]).update(**{held.column: held.value})
+
+
+# --- users -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _UserRestore:
+    """Where each archive user goes: a new account, or the existing one the operator mapped it onto."""
+
+    reader: ArchiveReader
+    map_users: dict[str, str]
+    trust_unsigned: bool
+    site_url: str
+    errors: ErrorCollector
+    restored: list[RestoredUser] = field(default_factory=list)
+    ids: dict[str, int] = field(default_factory=dict)
+    taken: list[str] = field(default_factory=list)  # names already here that the operator did not map
+
+    def refuse(self, message: str) -> NoReturn:
+        self.reader.refuse(message)
+
+
+def _restore_users(
+    reader: ArchiveReader, map_users: dict[str, str], trust_unsigned: bool, site_url: str
+) -> tuple[list[RestoredUser], dict[str, int]]:
+    work = _UserRestore(reader, map_users, trust_unsigned, site_url, ErrorCollector(f"{reader.name}/{USERS_FILE}"))
+    targets = _mapping_targets(work)
+    for line, record, _size in _archive_records(reader.lines(USERS_FILE), work.errors):
+        username = _checked_user_record(work, line, record)
+        if username is None:
+            pass
+        elif username in work.ids:
+            work.errors.add(line, "username", _("%(name)r appears twice") % {"name": username})
+        elif username in targets:
+            _map_user(work, username, targets[username], record)
+        elif _user_model().objects.filter(username=username).exists():
+            work.taken.append(username)
+        else:
+            _create_user(work, line, username, record)
+        if len(work.errors.errors) > MAX_REPORTED_ERRORS:
+            break
+    work.errors.raise_if_any()
+    unknown = sorted(set(map_users) - set(work.ids))
+    if unknown:
+        work.refuse(_("--map-user %(name)s: the archive has no user of that name") % {"name": unknown[0]})
+    if work.taken:
+        work.refuse(
+            _(
+                "these users already have an account here: %(names)s. A restore never takes over an account: "
+                "confirm each with --map-user ARCHIVE_NAME=NAME_HERE (their rows then name that account), "
+                "or restore into an installation without them"
+            )
+            % {"names": ", ".join(work.taken[:20]) + (" …" if len(work.taken) > 20 else "")}
+        )
+    return work.restored, work.ids
+
+
+def _mapping_targets(work: _UserRestore) -> dict[str, User]:
+    """The accounts the operator mapped archive users onto: each exists, takes one archive user, and is no staff account when unverified."""
+    targets: dict[str, User] = {}
+    seen: dict[str, str] = {}
+    for archive_name, here in work.map_users.items():
+        user = _user_model().objects.filter(username=here).first()
         if user is None:
-            user = User(username=username, is_active=record.get("is_active") is not False, **texts)
-            user.set_unusable_password()
-            try:
-                user.full_clean(exclude=["password"])
-            except ValidationError as exc:
-                for field_name, messages in exc.message_dict.items():
-                    errors.add(line, field_name, "; ".join(messages))
-                continue
-            user.save()
-            groups = [g for g in record.get("groups", []) if isinstance(g, str)]
-            user.groups.set([Group.objects.get_or_create(name=g)[0] for g in groups])
-        ids[username] = user.pk
-        restored.append(RestoredUser(username, user.email, created, _reset_url(user, site_url) if created else ""))
-    errors.raise_if_any()
-    return restored, ids
+            work.refuse(_("--map-user %(archive)s=%(here)s: no account %(here)r here") % {"archive": archive_name, "here": here})
+        if here in seen:
+            work.refuse(
+                _("--map-user: %(first)s and %(second)s would both become %(here)s")
+                % {"first": seen[here], "second": archive_name, "here": here}
+            )
+        seen[here] = archive_name
+        if work.trust_unsigned and _is_staff(user):
+            work.refuse(
+                _("--map-user %(archive)s=%(here)s: an unverified archive (--trust-unsigned) may not put rows under a staff account")
+                % {"archive": archive_name, "here": here}
+            )
+        targets[archive_name] = user
+    return targets
+
+
+def _is_staff(user: User) -> bool:
+    staff = {r.value for r in STAFF_ROLES}
+    return user.is_superuser or user.is_staff or user.groups.filter(name__in=staff).exists()
+
+
+def _checked_user_record(work: _UserRestore, line: int, record: dict[str, Any]) -> str | None:
+    """The record's username, or None after recording what is wrong with it."""
+    unknown = sorted(k for k in record if k not in USER_KEYS)
+    if unknown:
+        work.errors.add(line, unknown[0], _("a campaign archive does not say this about a user"))
+        return None
+    username = record.get("username")
+    if not isinstance(username, str) or not username:
+        work.errors.add(line, "username", _("expected a non-empty string"))
+        return None
+    bad = next((k for k in USER_TEXTS if not isinstance(record.get(k, ""), str)), None)
+    if bad:
+        work.errors.add(line, bad, _("expected a string"))
+        return None
+    roles_key = "roles" if "roles" in record else "groups"
+    roles = record.get(roles_key, [])
+    if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
+        work.errors.add(line, roles_key, _("expected a list of role names"))
+        return None
+    if not isinstance(record.get("is_active", True), bool):
+        work.errors.add(line, "is_active", _("expected true or false, found %(value).40r") % {"value": record["is_active"]})
+        return None
+    return username
+
+
+def _roles_not_granted(record: dict[str, Any]) -> tuple[str, ...]:
+    roles = set(record.get("roles", record.get("groups", [])))
+    return tuple(r.value for r in STAFF_ROLES if r.value in roles)
+
+
+def _map_user(work: _UserRestore, username: str, user: User, record: dict[str, Any]) -> None:
+    work.ids[username] = user.pk
+    work.restored.append(RestoredUser(user.username, user.email, False, "", username, _roles_not_granted(record)))
+
+
+def _create_user(work: _UserRestore, line: int, username: str, record: dict[str, Any]) -> None:
+    """A new account: names and e-mail from the archive, no password, at most the expert role."""
+    texts = {k: record.get(k, "") for k in USER_TEXTS}
+    user = _user_model()(username=username, is_active=record.get("is_active") is not False, **texts)
+    user.set_unusable_password()
+    try:
+        user.full_clean(exclude=["password"])
+    except ValidationError as exc:
+        for field_name, messages in exc.message_dict.items():
+            work.errors.add(line, field_name, "; ".join(messages))
+        return
+    user.save()
+    if Role.EXPERT.value in record.get("roles", record.get("groups", [])):
+        user.groups.add(Group.objects.get_or_create(name=Role.EXPERT.value)[0])
+    work.ids[username] = user.pk
+    work.restored.append(RestoredUser(username, user.email, True, _reset_url(user, work.site_url), "", _roles_not_granted(record)))
 
 
 def _reset_url(user: User, site_url: str) -> str:
@@ -668,52 +826,93 @@ def _reset_url(user: User, site_url: str) -> str:
     return site_url.rstrip("/") + path
 
 
-def _refuse_existing(manifest: dict[str, Any], name: str) -> None:
-    Dataset = apps.get_model("heartbench_core", "Dataset")
-    Campaign = apps.get_model("annotation", "Campaign")
-    if Dataset.objects.filter(name=manifest.get("dataset")).exists():
-        raise ValidationError(
-            {
-                "archive": _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation")
-                % {"name": name, "dataset": manifest.get("dataset")}
-            }
-        )
-    if Campaign.objects.filter(name=manifest.get("campaign")).exists():
-        raise ValidationError(
-            {
-                "archive": _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation")
-                % {"name": name, "campaign": manifest.get("campaign")}
-            }
-        )
+# --- rows ------------------------------------------------------------------------------------
 
 
-def _archive_records(handle: IO[bytes], errors: ErrorCollector) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of each line, with exactly the platform JSONL reader's checks and messages.
+def _archive_records(lines: Iterable[tuple[int, bytes]], errors: ErrorCollector) -> Iterator[tuple[int, dict[str, Any], int]]:
+    """(line number, object, bytes) of each line, with exactly the platform JSONL reader's checks and messages.
 
     A line that cannot hold a NUL or a surrogate (no `\\u` escape: the exporter writes text as
     it is) and cannot nest past the limit (fewer brackets than MAX_NESTING_DEPTH) needs no walk
     through its values; every other line, and every line in error, goes through `read_jsonl`.
     """
-    for number, raw in enumerate(handle, start=1):
+    for number, raw in lines:
         if b"\\u" not in raw and raw.count(b"[") + raw.count(b"{") <= MAX_NESTING_DEPTH:
             try:
                 value = json.loads(raw)
             except (ValueError, RecursionError):
                 value = None
             if isinstance(value, dict) and b"NaN" not in raw and b"Infinity" not in raw:
-                yield number, value
+                yield number, value, len(raw)
                 continue
             if value is None and not raw.strip():
                 continue
         one_line = ErrorCollector(errors.file)
         for _line, value in read_jsonl(io.BytesIO(raw), one_line):
-            yield number, value
+            yield number, value, len(raw)
         for error in one_line.errors:
             errors.add(number, error.field, error.message)
 
 
+@dataclass
+class _Links:
+    """How one table's links are checked: each points to a row restored from this archive, or is null."""
+
+    label: str
+    checks: list[tuple[int, str, set[Any] | None, set[Any]]]  # (column, its name, ids it may point to (None: only null), ids left out)
+    own: list[tuple[int, str]]  # columns pointing into the table itself, checked once all its rows are read
+    pending: dict[Any, tuple[int, str]] = field(default_factory=dict)  # id -> (line, column) of a link into the table not yet seen
+
+    @classmethod
+    def of(cls, table: _Table, columns: list[models.Field[Any, Any]], restored: _Restored) -> _Links:
+        checks, own = [], []
+        soft = dict(table.soft_links)
+        for i, f in enumerate(columns):
+            target = _target_model(f)
+            label = soft.get(f.attname) or (target._meta.label if target is not None and not _is_user_fk(f) else None)
+            if label is None:
+                continue
+            if label == table.model._meta.label:
+                own.append((i, f.attname))
+            else:
+                checks.append((i, f.attname, restored.ids.get(label), restored.left_out.get(label, set())))
+        return cls(table.label, checks, own)
+
+    def leave_out(self, row: Row) -> bool:
+        """The row points to a row left out (a mapped person's profile): it is left out too."""
+        return any(row[i] is not None and row[i] in left_out for i, _name, _ids, left_out in self.checks if left_out)
+
+    def problem(self, row: Row, pks: set[Any], line: int) -> tuple[str, str] | None:
+        """(column, message) of the row's first link to a row this archive did not restore."""
+        for i, name, ids, _left_out in self.checks:
+            value = row[i]
+            if value is not None and (ids is None or value not in ids):
+                return name, _outside(value)
+        for i, name in self.own:
+            if row[i] is not None and row[i] not in pks:
+                self.pending.setdefault(row[i], (line, name))
+        return None
+
+    def unresolved(self, pks: set[Any]) -> Iterator[tuple[int, str, str]]:
+        """(line, column, message) of each link into the table to a row it does not hold."""
+        for value, (line, name) in self.pending.items():
+            if value not in pks:
+                yield line, name, _outside(value)
+
+
+def _outside(value: Any) -> str:
+    return _("points to row %(id)s, which this archive does not restore: a restored row may point only to rows of its own archive") % {
+        "id": value
+    }
+
+
 def _restore_table(
-    archive: zipfile.ZipFile, name: str, member: _Member, user_ids: dict[str, int], submitted: list[int], progress: Progress | None
+    reader: ArchiveReader,
+    member: _Member,
+    user_ids: dict[str, int],
+    restored: _Restored,
+    pointed_to: set[str],
+    progress: Progress | None,
 ) -> int:
     table = member.table
     columns = table.columns()
@@ -721,75 +920,101 @@ def _restore_table(
     decoders = [_import_decoder(f, user_ids) for f in columns]
     # A column the archive does not name (written before the column existed) takes its default.
     defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
-    # Assignments go in reserved, and those submitted become so after their judgments (see import_campaign).
-    is_assignment = table.model._meta.label == "annotation.Assignment"
-    status_index = next((i for i, f in enumerate(columns) if f.attname == "status"), None) if is_assignment else None
+    held = table.held_back
+    held_index = next((i for i, f in enumerate(columns) if held is not None and f.attname == held.column), None)
+    held_ids = restored.held_back.setdefault(table.label, [])
     pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
-    errors = ErrorCollector(f"{name}/{member.name}")
+    person_index = next((i for i, f in enumerate(columns) if table.person and f.attname == table.person), None)
+    left_out = restored.left_out.setdefault(table.model._meta.label, set())
+    links = _Links.of(table, columns, restored)
+    pks: set[Any] = set()
+    errors = ErrorCollector(f"{reader.name}/{member.name}")
     insert = _inserter(table.model, columns)
     batch: list[Row] = []
+    batch_bytes = 0
     done = 0
 
     # Restoring into an empty installation is the rule: look for clashing ids only where there are rows.
     occupied = pk_index is not None and table.model._default_manager.exists()
 
     def flush() -> None:
+        nonlocal batch_bytes
+        batch_bytes = 0
         if errors:  # nothing will be written: keep no rows in memory, only look for more errors
             batch.clear()
             return
         if occupied and pk_index is not None:
-            pks = [row[pk_index] for row in batch]
-            clash = table.model._default_manager.filter(pk__in=pks)
-            if clash.exists():
-                raise ValidationError(
-                    {
-                        "archive": _(
-                            "%(label)s: %(n)d of the archive's rows already exist here (e.g. id %(pk)s); restore into an empty installation"
-                        )
-                        % {"label": table.label, "n": clash.count(), "pk": clash.values_list("pk", flat=True).first()}
-                    }
-                )
+            _refuse_taken_ids(table, [row[pk_index] for row in batch])
         insert(batch)
         batch.clear()
 
     if progress:
         progress(table.what, 0, member.rows)
-    with archive.open(member.name) as handle:
-        for line, record in _archive_records(handle, errors):
-            unknown = next((k for k in record if k not in by_name), None)
-            if unknown is not None:
-                errors.add(line, unknown, _("%(model)s has no such field") % {"model": table.label})
-                continue
-            row: list[Any] = []
-            try:
-                for f, decode in zip(columns, decoders):
-                    if f.attname in record:
-                        value = record[f.attname]
-                    elif f.attname in defaults:
-                        value = defaults[f.attname]
-                    elif f.null:
-                        value = None
-                    else:
-                        raise _Reject(_("missing"))
-                    row.append(decode(value))
-            except _Reject as exc:
-                errors.add(line, f.attname, str(exc))
-                continue
-            if status_index is not None and pk_index is not None and row[status_index] == "submitted":
-                submitted.append(row[pk_index])
-                row[status_index] = "reserved"
-            batch.append(tuple(row))
-            done += 1
-            if len(batch) >= BATCH:
-                flush()
-            if progress and done % 1000 == 0:
-                progress(table.what, done, member.rows)
+    for line, record, size in _archive_records(reader.lines(member.name), errors):
+        if len(errors.errors) > MAX_REPORTED_ERRORS:
+            break
+        unknown = next((k for k in record if k not in by_name), None)
+        if unknown is not None:
+            errors.add(line, unknown, _("%(model)s has no such field") % {"model": table.label})
+            continue
+        row: list[Any] = []
+        try:
+            for f, decode in zip(columns, decoders):
+                if f.attname in record:
+                    value = record[f.attname]
+                elif f.attname in defaults:
+                    value = defaults[f.attname]
+                elif f.null:
+                    value = None
+                else:
+                    raise _Reject(_("missing"))
+                row.append(decode(value))
+        except _Reject as exc:
+            errors.add(line, f.attname, str(exc))
+            continue
+        if (person_index is not None and row[person_index] in restored.mapped) or links.leave_out(tuple(row)):
+            if pk_index is not None:
+                left_out.add(row[pk_index])
+            continue
+        if pk_index is not None:
+            pks.add(row[pk_index])
+        problem = links.problem(tuple(row), pks, line)
+        if problem is not None:
+            errors.add(line, *problem)
+            continue
+        if held is not None and held_index is not None and pk_index is not None and row[held_index] == held.value:
+            held_ids.append(row[pk_index])
+            row[held_index] = held.meanwhile
+        batch.append(tuple(row))
+        batch_bytes += size
+        done += 1
+        if len(batch) >= BATCH or batch_bytes >= BATCH_BYTES:
+            flush()
+        if progress and done % 1000 == 0:
+            progress(table.what, done, member.rows)
+    for line, name, message in links.unresolved(pks):
+        errors.add(line, name, message)
     errors.raise_if_any()
     if batch:
         flush()
+    if table.keep_pk and table.model._meta.label in pointed_to:
+        restored.ids[table.model._meta.label] = pks
     if progress:
         progress(table.what, done, member.rows)
     return done
+
+
+def _refuse_taken_ids(table: _Table, pks: list[Any]) -> None:
+    clash = table.model._default_manager.filter(pk__in=pks)
+    if clash.exists():
+        raise ValidationError(
+            {
+                "archive": _(
+                    "%(label)s: %(n)d of the archive's rows already exist here (e.g. id %(pk)s); restore into an empty installation"
+                )
+                % {"label": table.label, "n": clash.count(), "pk": clash.values_list("pk", flat=True).first()}
+            }
+        )
 
 
 def _inserter(model: type[models.Model], columns: list[models.Field[Any, Any]]) -> Callable[[list[Row]], None]:

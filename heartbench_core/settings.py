@@ -177,6 +177,14 @@ MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 20 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 
+# Campaign archives (export_campaign / import_campaign, docs/operations.md "Archive trust"): the key
+# that signs and verifies them (at least 32 characters; the same on both installations), and how
+# far an archive may unpack before it is refused, in bytes: one line, one member, all members.
+CAMPAIGN_ARCHIVE_KEY = env_str("HEARTBENCH_ARCHIVE_KEY", "")
+CAMPAIGN_ARCHIVE_MAX_LINE_BYTES = env_int("CAMPAIGN_ARCHIVE_MAX_LINE_BYTES", 1024 * 1024)
+CAMPAIGN_ARCHIVE_MAX_MEMBER_BYTES = env_int("CAMPAIGN_ARCHIVE_MAX_MEMBER_BYTES", 2 * 1024**3)
+CAMPAIGN_ARCHIVE_MAX_TOTAL_BYTES = env_int("CAMPAIGN_ARCHIVE_MAX_TOTAL_BYTES", 8 * 1024**3)
+
 # Where the released HeartBench files live (read-only input, never copied in).
 HEARTBENCH_DIR = Path(env_str("HEARTBENCH_DIR", str(BASE_DIR.parent / "shared" / "heartbench")))
 

@@ -10,3 +10,8 @@ class RubricsConfig(AppConfig):
         from rubrics import dbguard
 
         dbguard.connect()
+
+        from heartbench_core.campaign_archive import register_archived_tables
+        from rubrics.archived_tables import CAMPAIGN_ARCHIVE
+
+        register_archived_tables(self.label, CAMPAIGN_ARCHIVE)

@@ -69,6 +69,16 @@ class Cast:
         return [self.admin, self.author, self.author2, *self.reviewers, *self.experts, self.outsider]
 
 
+ARCHIVE_KEY = "an-archive-key-for-tests-only-0123456789"
+
+
+@pytest.fixture
+def archive_key(settings) -> str:
+    """The key both ends of a campaign archive share (HEARTBENCH_ARCHIVE_KEY): export signs with it, import verifies."""
+    settings.CAMPAIGN_ARCHIVE_KEY = ARCHIVE_KEY
+    return ARCHIVE_KEY
+
+
 @pytest.fixture
 def cast(db) -> Cast:
     return Cast()

@@ -6,6 +6,11 @@ class ValidationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from heartbench_core.campaign_archive import register_archived_tables
+        from validation.archived_tables import CAMPAIGN_ARCHIVE
+
+        register_archived_tables(self.label, CAMPAIGN_ARCHIVE)
+
         from heartbench_core.verdict_sources import register_verdict_source
         from validation.scoring_source import list_consensus, load_consensus
 

@@ -140,7 +140,7 @@ def snapshot(campaign_name: str) -> dict[str, list]:
             _sorted_many_to_many(qs.model, json.loads(json.dumps(r, default=str)))
             for r in serializers.serialize("python", qs, use_natural_foreign_keys=True)
         ]
-        for label, qs in _campaign_querysets(campaign)
+        for label, qs in _campaign_querysets(campaign.name)
     }
 
 

@@ -9,10 +9,12 @@ from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from heartbench_core.archive_file import signature
+from tests.conftest import ARCHIVE_KEY
 from tests.security.world import build_world
 
 # The archive is restored into an emptied database: `flush` cannot run inside a test's transaction on PostgreSQL.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("archive_key")]
 
 
 @pytest.fixture
@@ -25,7 +27,11 @@ def emptied_with_archive(cast, tmp_path):
 
 
 def rewrite(archive, member: str, change) -> None:
-    """Replace one member's first line by change(line), keeping the manifest's hashes true, as a careful forger would."""
+    """Replace one member's first line by change(line), keeping the manifest's hashes and signature true.
+
+    As a forger holding the archive key would: the signature says who wrote an archive, not that
+    its lines are sound, so every line is checked all the same.
+    """
     with zipfile.ZipFile(archive) as src:
         contents = {i.filename: src.read(i.filename) for i in src.infolist()}
     lines = contents[member].decode().splitlines()
@@ -34,6 +40,11 @@ def rewrite(archive, member: str, change) -> None:
     manifest = json.loads(contents["manifest.json"])
     manifest["files"][member]["sha256"] = hashlib.sha256(contents[member]).hexdigest()
     contents["manifest.json"] = json.dumps(manifest).encode()
+    write_signed(archive, contents)
+
+
+def write_signed(archive, contents: dict[str, bytes]) -> None:
+    contents["manifest.json.hmac-sha256"] = signature(contents["manifest.json"], ARCHIVE_KEY.encode())
     with zipfile.ZipFile(archive, "w") as dst:
         for name, data in contents.items():
             dst.writestr(name, data)
@@ -93,7 +104,7 @@ def test_an_unknown_field_is_named(emptied_with_archive):
 
 def test_a_link_to_a_row_the_archive_lacks_writes_nothing(emptied_with_archive):
     rewrite(emptied_with_archive, "validation.AgreementReport.jsonl", with_field("campaign_id", 987654))
-    restore_fails(emptied_with_archive, "cannot restore")
+    restore_fails(emptied_with_archive, "validation.AgreementReport.jsonl, line 1, field 'campaign_id'", "does not restore")
 
 
 def test_a_nul_in_the_manifest_is_named(emptied_with_archive):
@@ -102,9 +113,7 @@ def test_a_nul_in_the_manifest_is_named(emptied_with_archive):
     manifest = json.loads(contents["manifest.json"])
     manifest["campaign"] = "matrix\u0000"
     contents["manifest.json"] = json.dumps(manifest).encode()
-    with zipfile.ZipFile(emptied_with_archive, "w") as dst:
-        for name, data in contents.items():
-            dst.writestr(name, data)
+    write_signed(emptied_with_archive, contents)
     restore_fails(emptied_with_archive, "manifest.json, field 'campaign'", "NUL")
 
 
@@ -115,7 +124,5 @@ def test_a_row_count_that_is_not_a_number_is_named(emptied_with_archive):
     member = next(name for name in manifest["files"] if "Judgment" in name)
     manifest["files"][member]["rows"] = "many"
     contents["manifest.json"] = json.dumps(manifest).encode()
-    with zipfile.ZipFile(emptied_with_archive, "w") as dst:
-        for name, data in contents.items():
-            dst.writestr(name, data)
+    write_signed(emptied_with_archive, contents)
     restore_fails(emptied_with_archive, member, "row count")

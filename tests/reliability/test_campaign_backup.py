@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from tests.reliability.backup_world import snapshot
 from tests.security.world import build_world
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("archive_key")]
 
 
 @pytest.fixture
@@ -103,6 +103,8 @@ def test_rows_whose_ids_are_taken_are_refused_even_under_other_names(campaign_wo
     apps.get_model("heartbench_core", "Dataset").objects.update(name="renamed")
     apps.get_model("annotation", "Campaign").objects.update(name="renamed")
     counts = {m._meta.label: m.objects.count() for m in apps.get_models()}
+    with zipfile.ZipFile(archive) as z:
+        same_people = [f"--map-user={u['username']}={u['username']}" for u in map(json.loads, z.read("users.jsonl").splitlines())]
     with pytest.raises(CommandError, match=r"heartbench_core.Dataset: 1 of the archive's rows already exist here \(e.g. id \d+\)"):
-        call_command("import_campaign", str(archive), verbosity=0)
+        call_command("import_campaign", str(archive), *same_people, verbosity=0)
     assert counts == {m._meta.label: m.objects.count() for m in apps.get_models()}

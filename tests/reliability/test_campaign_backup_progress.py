@@ -20,11 +20,11 @@ def test_the_printer_writes_counts_with_thousands_separators():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_both_commands_report_every_table_to_the_end_and_print_a_few_lines_a_second(cast, tmp_path):
+def test_both_commands_report_every_table_to_the_end_and_print_a_few_lines_a_second(cast, tmp_path, archive_key):
     build_world(cast)
     archive = tmp_path / "matrix.zip"
     seen: list[tuple[str, int, int]] = []
-    export_campaign(campaign_name="matrix", path=archive, progress=lambda *a: seen.append(a))
+    export_campaign(campaign_name="matrix", path=archive, key=archive_key.encode(), progress=lambda *a: seen.append(a))
     assert ("judgments", 1, 1) in seen and ("criterion revisions", 1, 1) in seen
     # The test world's expert is certified (it reaches the certificate pages), so one quality row travels.
     assert ("campaign experts", 3, 3) in seen and ("expert qualities", 1, 1) in seen
@@ -40,7 +40,7 @@ def test_both_commands_report_every_table_to_the_end_and_print_a_few_lines_a_sec
 
     call_command("flush", interactive=False, verbosity=0)
     seen.clear()
-    import_campaign(source=archive, progress=lambda *a: seen.append(a))
+    import_campaign(source=archive, key=archive_key.encode(), progress=lambda *a: seen.append(a))
     assert ("judgments", 1, 1) in seen and ("criterion revisions", 1, 1) in seen
     call_command("flush", interactive=False, verbosity=0)
     err = io.StringIO()

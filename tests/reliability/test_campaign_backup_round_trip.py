@@ -7,7 +7,7 @@ from django.core.management import call_command
 from tests.reliability.backup_world import CAMPAIGN, build_real_campaign, report_without_times, snapshot
 
 # `flush` empties every table; on PostgreSQL that cannot happen inside the test's transaction.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("archive_key")]
 
 
 def test_a_real_campaign_restores_into_an_empty_database_with_identical_rows_and_agreement(tmp_path):

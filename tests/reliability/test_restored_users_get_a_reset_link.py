@@ -9,7 +9,7 @@ from django.core.management import call_command
 from heartbench_core.models import User
 from tests.security.world import build_world
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("archive_key")]
 
 
 @pytest.fixture
@@ -22,12 +22,21 @@ def restored(cast, tmp_path):
     out = io.StringIO()
     links = tmp_path / "links.csv"
     call_command(
-        "import_campaign", str(archive), "--site-url", "https://hb.example.org/", "--reset-links", str(links), stdout=out, verbosity=0
+        "import_campaign",
+        str(archive),
+        "--site-url",
+        "https://hb.example.org/",
+        "--reset-links",
+        str(links),
+        "--map-user",
+        "erin_expert2=erin_expert2",  # the operator confirms it is the same person
+        stdout=out,
+        verbosity=0,
     )
     return out.getvalue(), list(csv.DictReader(links.open(encoding="utf-8")))
 
 
-def test_new_users_get_an_unusable_password_and_existing_ones_keep_theirs(restored):
+def test_new_users_get_an_unusable_password_and_mapped_ones_keep_theirs(restored):
     assert not User.objects.get(username="erin_expert1").has_usable_password()
     assert User.objects.get(username="erin_expert2").check_password("kept-password-1")
 
@@ -39,7 +48,10 @@ def test_the_command_prints_and_writes_one_link_per_new_user(restored):
     for row in rows:
         assert row["reset_link"].startswith("https://hb.example.org/accounts/reset/")
         assert row["reset_link"] in printed
-    assert "Already here, password unchanged: erin_expert2" in printed
+    assert (
+        "Attached to existing accounts, as you confirmed (their password, roles and expert profile unchanged): erin_expert2 → erin_expert2"
+        in printed
+    )
 
 
 def test_a_link_sets_the_password_and_the_user_signs_in(restored, client):

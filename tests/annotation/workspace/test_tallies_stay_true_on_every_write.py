@@ -146,7 +146,7 @@ def test_recount_rebuilds_tallies_that_went_wrong(workspace, cast):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_campaign_restored_from_its_archive_has_its_tallies(workspace, cast, tmp_path):
+def test_a_campaign_restored_from_its_archive_has_its_tallies(workspace, cast, tmp_path, archive_key):
     judge_fully(workspace.reserve(cast.expert, "dm0001"))
     judge_fully(workspace.reserve(cast.experts[1], "dm0001"))
     workspace.reserve(cast.experts[2], "dm0002")
