@@ -544,6 +544,10 @@ class RunQuestion(models.Model):
     )
     duration_ms = models.PositiveIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="How often a process took it to ask the endpoint since it was last set to run; at the limit it fails.",
+    )
 
     class Meta:
         ordering = ["run", "item__position"]
