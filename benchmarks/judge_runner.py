@@ -70,6 +70,8 @@ def main():
     parser.add_argument("--path", default=None)
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_core.settings")
+    # The fake endpoint listens on 127.0.0.1, which endpoints may reach only when the operator allows it.
+    os.environ["ENDPOINT_ALLOWED_HOSTS"] = "127.0.0.1"
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/bench.sqlite3"
     import django

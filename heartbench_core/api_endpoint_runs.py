@@ -39,6 +39,10 @@ class EndpointSerializer(serializers.ModelSerializer):
     api_key_variable_set = serializers.SerializerMethodField(
         help_text="Whether the key's environment variable is set in the web process (null: the endpoint uses no key). The key is never shown."
     )
+    refusals = serializers.SerializerMethodField(
+        help_text="Why requests to the endpoint are refused (its key variable or address breaks the operator's rules); empty: usable, "
+        "as far as can be told without resolving its host."
+    )
 
     class Meta:
         model = Endpoint
@@ -48,6 +52,7 @@ class EndpointSerializer(serializers.ModelSerializer):
             "model",
             "api_key_env",
             "api_key_variable_set",
+            "refusals",
             "temperature",
             "max_tokens",
             "concurrency",
@@ -63,6 +68,10 @@ class EndpointSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
 
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_refusals(self, endpoint: Endpoint) -> list[str]:
+        return selectors.refusals_of(endpoint)
+
     def get_api_key_variable_set(self, endpoint: Endpoint) -> bool | None:
         if not endpoint.api_key_env:
             return None
@@ -77,10 +86,18 @@ class EndpointInputSerializer(serializers.Serializer):
     """An endpoint to create (name, base_url and model required) or the fields to change (PATCH)."""
 
     name = serializers.CharField(max_length=100, required=False)
-    base_url = serializers.CharField(max_length=500, required=False)
+    base_url = serializers.CharField(
+        max_length=500,
+        required=False,
+        help_text="http(s), without user name or password; a public address unless the operator allows the host (ENDPOINT_ALLOWED_HOSTS).",
+    )
     model = serializers.CharField(max_length=200, required=False)
     api_key_env = serializers.CharField(
-        max_length=100, required=False, allow_blank=True, help_text="The NAME of the environment variable holding the key, never the key."
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text="The NAME of the environment variable holding the key, never the key: one the operator designated "
+        "(starting with ENDPOINT_KEY_PREFIX, by default HEARTBENCH_KEY_, or listed in ENDPOINT_KEY_VARIABLES).",
     )
     temperature = serializers.FloatField(required=False)
     max_tokens = serializers.IntegerField(required=False)

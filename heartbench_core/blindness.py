@@ -47,8 +47,7 @@ CLOSED_RESPONSE = _(
     "You are an expert in an open campaign on this response's dataset; its staff views are closed to you until that campaign closes."
 )
 CLOSED_MODEL = _(
-    "You are an expert in an open campaign on this dataset; "
-    "its judge verdicts and scores are closed to you until that campaign closes."
+    "You are an expert in an open campaign on this dataset; its judge verdicts and scores are closed to you until that campaign closes."
 )
 CLOSED_DATASET = _("You are an expert in an open campaign on this dataset; its leaderboards are closed to you until that campaign closes.")
 

@@ -164,7 +164,7 @@ DEMO_ENDPOINT = "demo-offline-judge"
 DEMO_ENDPOINT_NOTE = (
     "Demo only: this endpoint points at nothing (127.0.0.1 port 9, the discard port), so every question of a run on it "
     "fails with 'cannot be reached' and no request leaves this machine. Point it at a real OpenAI-compatible service "
-    "(add_endpoint demo-offline-judge --base-url URL --model MODEL --api-key-env VAR) to judge for real."
+    "(add_endpoint demo-offline-judge --base-url URL --model MODEL --api-key-env HEARTBENCH_KEY_…) to judge for real."
 )
 
 
@@ -173,20 +173,28 @@ def _seed_judging(ctx: DemoContext) -> None:
 
     A worker takes the run and fails its two questions (the endpoint cannot be reached): the run's page
     shows what a failed question looks like and offers to ask it again. Nothing is sent over the network.
+    Endpoints reach this machine only when the operator allows it (ENDPOINT_ALLOWED_HOSTS=127.0.0.1, which
+    `scripts/start` sets for a demo served on loopback); otherwise the demo goes without its endpoint.
     """
+    from django.core.exceptions import ValidationError
+
     from heartbench_core.models import JudgeRun
     from heartbench_core.services.endpoints import default_template, save_endpoint
     from heartbench_core.services.runs import Selection, request_judge_run
 
-    endpoint = save_endpoint(
-        name=DEMO_ENDPOINT,
-        base_url="http://127.0.0.1:9/v1",
-        model=DEMO_ENDPOINT,
-        concurrency=2,
-        max_retries=0,
-        timeout_seconds=5,
-        note=DEMO_ENDPOINT_NOTE,
-    ).endpoint
+    try:
+        endpoint = save_endpoint(
+            name=DEMO_ENDPOINT,
+            base_url="http://127.0.0.1:9/v1",
+            model=DEMO_ENDPOINT,
+            concurrency=2,
+            max_retries=0,
+            timeout_seconds=5,
+            note=DEMO_ENDPOINT_NOTE,
+        ).endpoint
+    except ValidationError:
+        ctx.log.append(f"endpoint {DEMO_ENDPOINT} left out: endpoints may not reach 127.0.0.1 here (ENDPOINT_ALLOWED_HOSTS)")
+        return
     default_template()
     model = ctx.models[0]
     if not JudgeRun.objects.filter(version=ctx.version, model=model, judge=endpoint.model).exists():

@@ -7,6 +7,7 @@ typo in a deployment fails at start-up instead of silently falling back to a def
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -107,3 +108,42 @@ def env_email(name: str, default: str) -> str:
             f"{name}={raw!r} is not an e-mail address (e.g. noreply@example.org or 'HeartBench <noreply@example.org>')."
         ) from None
     return raw
+
+
+# The platform's own secrets: no endpoint may name one as its key variable, whatever the operator's rule says.
+PLATFORM_SECRETS = ("SECRET_KEY", "DATABASE_URL", "REDIS_URL", "EMAIL_HOST_PASSWORD")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def env_key_prefix(name: str, default: str) -> str:
+    """Return the prefix every endpoint key variable must start with (never one that covers a platform secret)."""
+    raw = os.environ.get(name, default).strip()
+    if not _ENV_NAME.match(raw):
+        raise ImproperlyConfigured(f"{name}={raw!r} must start a variable's name: letters, digits and underscores, e.g. HEARTBENCH_KEY_.")
+    covered = [secret for secret in PLATFORM_SECRETS if secret.startswith(raw)]
+    if covered:
+        raise ImproperlyConfigured(f"{name}={raw!r} would let an endpoint send the platform's {covered[0]}; choose a narrower prefix.")
+    return raw
+
+
+def env_key_variables(name: str) -> list[str]:
+    """Return the comma-separated extra variable names an endpoint may name for its key (never a platform secret)."""
+    names = env_list(name, [])
+    for variable in names:
+        if not _ENV_NAME.match(variable):
+            raise ImproperlyConfigured(f"{name}: {variable!r} is not an environment variable's name.")
+        if variable in PLATFORM_SECRETS:
+            raise ImproperlyConfigured(f"{name}: {variable} is the platform's own secret; an endpoint may never send it.")
+    return names
+
+
+def env_allowed_hosts(name: str) -> list[str]:
+    """Return the comma-separated host names, IP addresses and networks (CIDR) endpoints may reach beyond public addresses."""
+    from heartbench_core.lib.addresses import AllowedHosts
+
+    entries = env_list(name, [])
+    try:
+        AllowedHosts.parse(entries)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: {exc}.") from None
+    return entries

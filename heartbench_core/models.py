@@ -559,6 +559,10 @@ class RunQuestion(models.Model):
         blank=True,
         help_text="What in the judged response looked like prompt injection: [{code, text}]; [] nothing; null not looked at.",
     )
+    attempts = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="How often a process took it to ask the endpoint since it was last set to run; at the limit it fails.",
+    )
 
     objects = RunQuestionQuerySet.as_manager()
 

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
 
+from heartbench_core.endpoint_policy import EndpointRefused
 from heartbench_core.lib import judge_answer as ja
 from heartbench_core.lib import prompt_injection as pi
 from heartbench_core.services import llm
+from heartbench_core.services.runs import NOT_STORED
 
 if TYPE_CHECKING:
     from heartbench_core.models import EndpointRun
@@ -36,13 +38,21 @@ def problem_parts(problem: dict[str, Any] | None) -> tuple[str, str]:
         ja.BAD_INDEX: _("entry %(position)s has index %(found)s instead of %(expected)s"),
         ja.BAD_VALUE: _("verdict %(position)s is %(found)s, not 0 or 1"),
         ja.MISSING_REASON: _("criterion %(position)s has no reason"),
+        ja.UNSTORABLE_REASON: _("criterion %(position)s's reason holds a character that cannot be stored (NUL or a lone surrogate)"),
         llm.MISSING_KEY: _("the API key is missing"),
         llm.HTTP_ERROR: _("the endpoint answered with an error"),
         llm.TIMEOUT: _("the endpoint did not answer in time"),
         llm.CONNECTION: _("the endpoint cannot be reached"),
         llm.BAD_REPLY: _("the endpoint's reply cannot be used"),
         "no_response": _("the model has no response to this question"),
+        NOT_STORED: _(
+            "taken %(attempts)s times without its result being stored (the database refused it, or the process stopped; "
+            "the server's log says why)"
+        ),
     }
+    if code in llm.REFUSED:  # the endpoint's settings break a rule of endpoint_policy: nothing was sent
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            return EndpointRefused(str(code), {k: str(v) for k, v in p.items()}).text(), ""
     text = texts.get(code)
     if text is None:
         return str(code), str(p.get("message", ""))

@@ -9,7 +9,18 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from heartbench_core.env import env_bool, env_database, env_email, env_int, env_list, env_str, env_url
+from heartbench_core.env import (
+    env_allowed_hosts,
+    env_bool,
+    env_database,
+    env_email,
+    env_int,
+    env_key_prefix,
+    env_key_variables,
+    env_list,
+    env_str,
+    env_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -267,6 +278,14 @@ else:
 # How long a process holds an endpoint run without renewing its lease (it renews it every few seconds
 # while it works): after it, the run is taken again by a worker (docs/judge-runner.md).
 RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 60)
+
+# What an endpoint may make the server do (docs/operations.md, "Endpoint secrets and addresses"): the
+# environment variables it may name for its API key (sent to it as a bearer token) — those starting with
+# ENDPOINT_KEY_PREFIX, or listed in ENDPOINT_KEY_VARIABLES — and the hosts beyond public addresses it
+# may reach: names, addresses or networks in ENDPOINT_ALLOWED_HOSTS (a self-hosted model, e.g. 10.0.0.0/8).
+ENDPOINT_KEY_PREFIX = env_key_prefix("ENDPOINT_KEY_PREFIX", "HEARTBENCH_KEY_")
+ENDPOINT_KEY_VARIABLES = env_key_variables("ENDPOINT_KEY_VARIABLES")
+ENDPOINT_ALLOWED_HOSTS = env_allowed_hosts("ENDPOINT_ALLOWED_HOSTS")
 
 # Run background jobs inline (no worker) — used by tests and single-process demos.
 Q_SYNC = env_bool("Q_SYNC", False)

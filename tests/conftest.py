@@ -36,6 +36,13 @@ def _english_unless_a_test_says_otherwise():
     translation.activate(settings.LANGUAGE_CODE)
 
 
+@pytest.fixture(autouse=True)
+def _endpoints_may_reach_the_fake_chat_server(settings):
+    """The fake chat server (tests/fake_openai.py) listens on 127.0.0.1, which endpoints may reach only when the operator
+    allows it: the tests allow it explicitly, as an operator allows a self-hosted model. Tests of the rule set their own."""
+    settings.ENDPOINT_ALLOWED_HOSTS = ["127.0.0.1"]
+
+
 @pytest.fixture
 def heartbench_all() -> Path:
     return heartbench_file("question_all.jsonl")

@@ -9,7 +9,7 @@ first ask, 1 for the first retry or repair…) that returns a `Reply`.
 The built-in behaviours answer as a judge (`judge`, reading the number of criteria from the
 prompt) or as a model under test (`answerer`). `Reply` covers what a real endpoint does:
 a well-formed answer, any text, an HTTP error with headers (500, 429 with Retry-After), a delay
-longer than the client's timeout, a truncated answer (finish_reason "length").
+longer than the client's timeout, a truncated answer (finish_reason "length"), any "usage" numbers.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ class Reply:
     tokens_in: int = 100
     tokens_out: int = 20
     body: str | None = None  # a raw body instead of the chat-completion JSON
+    usage: dict | None = None  # a raw "usage" object instead of the one tokens_in and tokens_out make
 
 
 Behaviour = Callable[[dict, int], Reply]
@@ -209,7 +210,9 @@ class FakeChatServer:
                     "choices": [
                         {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": reply.finish_reason}
                     ],
-                    "usage": {
+                    "usage": reply.usage
+                    if reply.usage is not None
+                    else {
                         "prompt_tokens": reply.tokens_in,
                         "completion_tokens": reply.tokens_out,
                         "total_tokens": reply.tokens_in + reply.tokens_out,

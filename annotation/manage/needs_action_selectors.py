@@ -54,7 +54,9 @@ def visible_alerts(user: User, alerts: QuerySet[AdminAlert] | None = None) -> Qu
     scope = blind_scope(user)
     if not scope:
         return qs
-    return scope.visible_on_datasets(qs.exclude(campaign_id__in=scope.campaign_ids).exclude(expert_id=user.pk), "campaign__version__dataset_id")
+    return scope.visible_on_datasets(
+        qs.exclude(campaign_id__in=scope.campaign_ids).exclude(expert_id=user.pk), "campaign__version__dataset_id"
+    )
 
 
 def _pct(value: object) -> str:

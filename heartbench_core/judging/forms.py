@@ -13,7 +13,12 @@ from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate
 class EndpointForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=100)
     base_url = forms.CharField(
-        label=_("Base URL"), max_length=500, help_text=_("e.g. https://api.example.com/v1"), widget=forms.TextInput(attrs={"size": 60})
+        label=_("Base URL"),
+        max_length=500,
+        help_text=_(
+            "e.g. https://api.example.com/v1. Only public addresses, unless the operator allows the host in ENDPOINT_ALLOWED_HOSTS."
+        ),
+        widget=forms.TextInput(attrs={"size": 60}),
     )
     model = forms.CharField(
         label=_("Model"), max_length=200, help_text=_("The model name sent with each request; a judge's runs are named after it.")
@@ -22,7 +27,11 @@ class EndpointForm(forms.Form):
         label=_("API key variable"),
         max_length=100,
         required=False,
-        help_text=_("Name of the environment variable holding the API key, e.g. OPENAI_API_KEY. The key itself is never stored or shown."),
+        help_text=_(
+            "Name of the environment variable holding the API key: one the operator designated (starting with ENDPOINT_KEY_PREFIX, "
+            "by default HEARTBENCH_KEY_, e.g. HEARTBENCH_KEY_OPENAI, or listed in ENDPOINT_KEY_VARIABLES). "
+            "The key itself is never stored or shown."
+        ),
     )
     temperature = forms.FloatField(label=_("Temperature"), initial=0.0)
     max_tokens = forms.IntegerField(label=_("Max tokens"), initial=4096)

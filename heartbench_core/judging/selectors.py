@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
+from heartbench_core import endpoint_policy
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope
 from heartbench_core.models import SUSPECTED_INJECTION, Endpoint, EndpointRun, JudgeTemplate, RunQuestion
 from heartbench_core.run_display import describe_signal, estimated_cost, problem_parts
@@ -125,6 +126,24 @@ def suspected_injections(run: EndpointRun) -> list[SuspectRow]:
 def endpoints_with_counts() -> QuerySet[Endpoint]:
     """Every endpoint with how many runs it made and when the last one started."""
     return Endpoint.objects.annotate(run_count=Count("runs"), last_run=Max("runs__created_at")).order_by("name")
+
+
+@dataclass(frozen=True)
+class EndpointRow:
+    """An endpoint with why it cannot be used (endpoint_policy, in the reader's language; empty: usable as far as is known)."""
+
+    endpoint: Endpoint
+    refusals: list[str]
+
+
+def refusals_of(endpoint: Endpoint) -> list[str]:
+    """Why requests to the endpoint would be refused, as far as can be told without resolving its host."""
+    return [refused.text() for refused in endpoint_policy.refusals(endpoint)]
+
+
+def endpoint_rows() -> list[EndpointRow]:
+    """Every endpoint with its counts and refusals (one query)."""
+    return [EndpointRow(e, refusals_of(e)) for e in endpoints_with_counts()]
 
 
 def templates_with_revisions() -> QuerySet[JudgeTemplate]:

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope
+from heartbench_core.endpoint_policy import key_variable_allowed
 from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import selectors
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
@@ -48,8 +49,8 @@ def _errors_into(form: Form, exc: ValidationError) -> None:
 
 
 def _key_present(endpoint: Endpoint) -> bool | None:
-    """Whether the endpoint's key variable is set in this process (None: the endpoint needs no key). Never the value."""
-    if not endpoint.api_key_env:
+    """Whether the endpoint's key variable is set in this process (None: no key, or a variable it may not name). Never the value."""
+    if not endpoint.api_key_env or not key_variable_allowed(endpoint.api_key_env):
         return None
     try:
         read_api_key(endpoint.api_key_env)
@@ -64,7 +65,7 @@ def index(request: SignedInRequest) -> HttpResponse:
     default_template(by=request.user)
     page = Paginator(selectors.visible_runs(request.user), RUNS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
-        "endpoints": selectors.endpoints_with_counts(),
+        "endpoints": selectors.endpoint_rows(),
         "templates": selectors.templates_with_revisions(),
         "page": page,
         "rows": selectors.with_progress(list(page.object_list)),
@@ -112,7 +113,13 @@ def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
     else:
         form = EndpointForm.of(endpoint)
     runs = list(selectors.visible_runs(request.user).filter(endpoint=endpoint)[:20])
-    context = {"form": form, "endpoint": endpoint, "rows": selectors.with_progress(runs), "key_present": _key_present(endpoint)}
+    context = {
+        "form": form,
+        "endpoint": endpoint,
+        "rows": selectors.with_progress(runs),
+        "key_present": _key_present(endpoint),
+        "refusals": selectors.refusals_of(endpoint),
+    }
     return render(request, "heartbench_core/judging/endpoint.html", context, status=400 if form.errors else 200)
 
 

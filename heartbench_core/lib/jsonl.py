@@ -135,6 +135,17 @@ def _may_hold_unstorable(text: str) -> bool:
     return text.count("[") + text.count("{") > MAX_NESTING_DEPTH
 
 
+def unstorable_character(text: str) -> str | None:
+    """The first character of the text no database stores (NUL, a lone surrogate), or None."""
+    found = _UNSTORABLE_CHARACTER.search(text)
+    return found.group() if found else None
+
+
+def replace_unstorable(text: str) -> str:
+    """The text with every character no database stores replaced by U+FFFD (for messages quoted from outside)."""
+    return _UNSTORABLE_CHARACTER.sub("\ufffd", text)
+
+
 def _describe(character: str) -> str:
     if character == "\x00":
         return "a NUL character (\\u0000)"

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from heartbench_core.lib.jsonl import unstorable_character
+
 # Problem codes, with their parameters.
 EMPTY = "empty"  # the answer is empty
 TRUNCATED = "truncated"  # the endpoint stopped at its token limit (finish_reason "length")
@@ -32,8 +34,21 @@ NOT_AN_ENTRY = "not_an_entry"  # position: an element of "criteria" is not an ob
 BAD_INDEX = "bad_index"  # position, expected, found
 BAD_VALUE = "bad_value"  # position, found
 MISSING_REASON = "missing_reason"  # position (0 for the question's reason)
+UNSTORABLE_REASON = "unstorable_reason"  # position (0 for the question's reason): a NUL or lone surrogate no database stores
 
-PROBLEM_CODES = (EMPTY, TRUNCATED, NO_OBJECT, UNREADABLE, UNKNOWN_SHAPE, WRONG_LENGTH, NOT_AN_ENTRY, BAD_INDEX, BAD_VALUE, MISSING_REASON)
+PROBLEM_CODES = (
+    EMPTY,
+    TRUNCATED,
+    NO_OBJECT,
+    UNREADABLE,
+    UNKNOWN_SHAPE,
+    WRONG_LENGTH,
+    NOT_AN_ENTRY,
+    BAD_INDEX,
+    BAD_VALUE,
+    MISSING_REASON,
+    UNSTORABLE_REASON,
+)
 
 PLATFORM_SHAPE = "platform"
 RELEASED_SHAPE = "released"
@@ -157,6 +172,8 @@ def _read_platform(entries: list, count: int) -> Verdicts | Problem:
         reason = entry.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             return Problem(MISSING_REASON, {"position": position})
+        if unstorable_character(reason):  # a JSON escape (\u0000, \ud800) the raw text did not show
+            return Problem(UNSTORABLE_REASON, {"position": position})
         hits.append(hit)
         reasons.append(reason.strip())
     return Verdicts(tuple(hits), tuple(reasons), PLATFORM_SHAPE)
@@ -179,6 +196,8 @@ def _read_released(obj: dict, count: int) -> Verdicts | Problem:
         reason = ""
     if not isinstance(reason, str):
         return Problem(MISSING_REASON, {"position": 0})
+    if unstorable_character(reason):
+        return Problem(UNSTORABLE_REASON, {"position": 0})
     return Verdicts(tuple(detail), (reason.strip(),) * count, RELEASED_SHAPE)
 
 
@@ -202,5 +221,6 @@ def problem_in_chinese(problem: Problem) -> str:
         BAD_INDEX: "criteria 的第 {position} 个元素的 index 应为 {expected}，实际为 {found}",
         BAD_VALUE: "第 {position} 个判断是 {found}，判断只能是 0 或 1",
         MISSING_REASON: "第 {position} 项缺少理由（reason 应为非空字符串）",
+        UNSTORABLE_REASON: "理由中含有无法保存的字符（\\u0000 或单独的代理字符），请只用普通文字",
     }
     return texts.get(problem.code, problem.code).format(**p)

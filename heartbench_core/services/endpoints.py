@@ -7,16 +7,19 @@ new revision with a note saying what changed and why, as a rubric revision is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
+from heartbench_core import endpoint_policy as policy
 from heartbench_core.lib.judge_prompt import DEFAULT_TEMPLATE, DEFAULT_TEMPLATE_NAME, PromptTemplate, check_placeholders
 from heartbench_core.models import Endpoint, JudgeTemplate, JudgeTemplateRevision
 from heartbench_core.names import validate_model_name, validate_name
@@ -100,14 +103,18 @@ def _clean(field: str, raw: Any) -> Any:
             if not value:
                 raise ValidationError(_("a base URL is required"))
             URLValidator(schemes=["http", "https"], message=_("must be an http:// or https:// address"))(value)
+            _obey_policy(policy.check_base_url, value)
         elif field == "model":
             if not value:
                 raise ValidationError(_("a model name is required"))
             validate_model_name(value, field="model")
-        elif field == "api_key_env" and value and not valid_env_name(value):
-            raise ValidationError(
-                _("must be the NAME of an environment variable (letters, digits, underscores), e.g. OPENAI_API_KEY — not the key itself")
-            )
+        elif field == "api_key_env" and value:
+            if not valid_env_name(value):
+                raise ValidationError(
+                    _("must be the NAME of an environment variable (letters, digits, underscores), e.g. %(example)s — not the key itself")
+                    % {"example": f"{settings.ENDPOINT_KEY_PREFIX}OPENAI"}
+                )
+            _obey_policy(policy.check_key_variable, value)
         return value
     if field in PRICES:
         if raw is None or raw == "":
@@ -136,6 +143,14 @@ def _clean(field: str, raw: Any) -> Any:
     if checked is None or (low is not None and checked < low) or (high is not None and checked > high):
         raise ValidationError(_("must be a number from %(low)s to %(high)s") % {"low": low, "high": high})
     return checked
+
+
+def _obey_policy(check: Callable[[str], object], value: str) -> None:
+    """ValidationError saying the rule (endpoint_policy) the value breaks, if any."""
+    try:
+        check(value)
+    except policy.EndpointRefused as refused:
+        raise ValidationError(refused.text()) from None
 
 
 def default_template(*, by: User | None = None) -> JudgeTemplate:

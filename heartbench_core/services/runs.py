@@ -12,7 +12,9 @@ A run is durable like a background job (validation/services/jobs.py), whatever t
    concurrency); each answer is written by the holding process in a transaction of its own: the
    verdicts (or the answer) and the question's `done`, together. A question is taken only while
    pending, so no question is judged twice; a failed one keeps every raw answer and is retried
-   when the run is resumed.
+   when the run is resumed. Each taking of a question counts as an attempt: one whose result cannot
+   be stored (the database refuses it, or the process dies holding it) fails after
+   MAX_QUESTION_ATTEMPTS, like any other failure, instead of being asked forever.
 4. **Swept every minute.** `sweep_endpoint_runs` (a django-q2 schedule) hands a run whose lease
    expired (its process died) or whose message was lost to a worker again; it continues with the
    questions still pending. A worker works for at most 80% of django-q2's timeout, then hands the
@@ -39,6 +41,7 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from heartbench_core import endpoint_policy
 from heartbench_core.lib.judge_answer import EMPTY, TRUNCATED, Problem, Verdicts, parse_answer
 from heartbench_core.lib.judge_prompt import (
     PromptCriterion,
@@ -75,7 +78,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RUN_TASK = "heartbench_core.tasks.run_endpoint_run"
-MAX_STALLS = 3  # a run taken this often in a row without finishing a question is stopped, with the reason
+MAX_STALLS = 3  # a run taken this often in a row without writing a question is stopped, with the reason
+MAX_QUESTION_ATTEMPTS = 3  # a question taken this often without its result being stored fails, with the reason
+NOT_STORED = "not_stored"  # attempts: the question's result could not be stored that many times (the log says why)
 HEARTBEAT_SECONDS = 5.0
 DIFFICULTIES = ("hard", "normal")
 RECORD_BATCH = 32  # answers written in one transaction at most
@@ -162,10 +167,16 @@ class RunRequest:
 
 
 def _endpoint(name: str) -> Endpoint:
+    """The named endpoint, when it may be used (its key variable and address obey endpoint_policy, as far as is known unresolved)."""
     endpoint = Endpoint.objects.filter(name=name).first()
     if endpoint is None:
         known = ", ".join(Endpoint.objects.values_list("name", flat=True)[:20]) or _("none yet (add one with add_endpoint)")
         raise ValidationError({"endpoint": _("no endpoint named %(name)r; known: %(known)s") % {"name": name, "known": known}})
+    refused = endpoint_policy.refusals(endpoint)
+    if refused:
+        raise ValidationError(
+            {"endpoint": [_("endpoint %(name)s cannot be used: %(why)s") % {"name": name, "why": r.text()} for r in refused]}
+        )
     return endpoint
 
 
@@ -379,7 +390,7 @@ def _add_questions(run: EndpointRun, items: list[Item]) -> tuple[int, int]:
     held = set(run.questions.values_list("item_id", flat=True))
     new = [RunQuestion(run=run, item=i) for i in items if i.pk not in held]
     RunQuestion.objects.bulk_create(new, ignore_conflicts=True)
-    retried = run.questions.filter(status=RunQuestion.Status.FAILED).update(status=RunQuestion.Status.PENDING)
+    retried = run.questions.filter(status=RunQuestion.Status.FAILED).update(status=RunQuestion.Status.PENDING, attempts=0)
     return len(new), retried
 
 
@@ -503,7 +514,10 @@ def claim_run(*, run_id: int, holder: str) -> EndpointRun | None:
             _finish(
                 run,
                 EndpointRun.Status.FAILED,
-                _("Stopped: taken %(n)d times in a row without finishing a question (the process running it keeps dying).")
+                _(
+                    "Stopped: taken %(n)d times in a row without finishing a question "
+                    "(the process running it keeps dying or breaking off; the server's log says why)."
+                )
                 % {"n": run.stalls},
             )
             return None
@@ -575,6 +589,11 @@ class QuestionResult:
         return self.problem is None
 
 
+def _problem_of(error: ChatError) -> dict[str, Any]:
+    """A failed request as a question's problem: its kind, message, HTTP status and parameters."""
+    return {"code": error.kind, "message": error.message, **({"status": error.status} if error.status else {}), **error.params}
+
+
 def judge_question(client: ChatClient, work: QuestionWork) -> QuestionResult:
     """Ask the judge; an unusable answer gets a repair prompt saying what was wrong, up to the endpoint's retries."""
     started = time.monotonic()
@@ -586,7 +605,7 @@ def judge_question(client: ChatClient, work: QuestionWork) -> QuestionResult:
             reply = client.complete(messages)
         except ChatError as exc:
             result.requests += exc.requests
-            result.problem = {"code": exc.kind, "message": exc.message, **({"status": exc.status} if exc.status else {})}
+            result.problem = _problem_of(exc)
             break
         result.requests += reply.requests
         result.tokens_in += reply.tokens_in
@@ -612,7 +631,7 @@ def answer_question(client: ChatClient, work: QuestionWork) -> QuestionResult:
             reply = client.complete(work.messages)
         except ChatError as exc:
             result.requests += exc.requests
-            result.problem = {"code": exc.kind, "message": exc.message, **({"status": exc.status} if exc.status else {})}
+            result.problem = _problem_of(exc)
             break
         result.requests += reply.requests
         result.tokens_in += reply.tokens_in
@@ -756,7 +775,7 @@ def execute_run(
                     .order_by("item__position")[:ahead]
                 )
                 exhausted = not batch
-                for prepared in _prepare(run, batch):
+                for prepared in _take(run, batch):
                     if isinstance(prepared, QuestionResult):
                         attempted.add(prepared.work.question)
                         _record(run, prepared, holder, outcome)
@@ -776,8 +795,14 @@ def execute_run(
                 except queue.Empty:
                     break
             outstanding -= len(came)
-            # A question a thread skipped because the run was stopping was never asked: it stays pending for the next taking.
-            _record_many(run, [r for r in came if not (r.problem and r.problem.get("code") == SKIPPED)], holder, outcome)
+            # A question a thread skipped because the run was stopping was never asked: it stays pending for the next
+            # taking, and this taking was no attempt of it.
+            skipped = [r.work.question for r in came if r.problem and r.problem.get("code") == SKIPPED]
+            if skipped and not holder.lost:
+                RunQuestion.objects.filter(pk__in=skipped, status=RunQuestion.Status.PENDING, attempts__gt=0).update(
+                    attempts=F("attempts") - 1
+                )
+            _record_many(run, [r for r in came if r.work.question not in skipped], holder, outcome)
             if progress and (time.monotonic() - shown >= 0.25 or outstanding == 0):
                 shown = time.monotonic()
                 progress(run_progress(run))
@@ -791,6 +816,19 @@ def execute_run(
             chat.close()
         _release(run, holder, outcome)
     return outcome
+
+
+def _take(run: EndpointRun, questions: list[RunQuestion]) -> list[QuestionWork | QuestionResult]:
+    """The work of each question, counted as an attempt of it; a question out of attempts fails instead of being asked again."""
+    spent = [q for q in questions if q.attempts >= MAX_QUESTION_ATTEMPTS]
+    prepared = _prepare(run, [q for q in questions if q.attempts < MAX_QUESTION_ATTEMPTS])
+    asked = [p.question for p in prepared if isinstance(p, QuestionWork)]
+    if asked:  # committed before any request: a process that dies holding them has used an attempt
+        RunQuestion.objects.filter(pk__in=asked).update(attempts=F("attempts") + 1)
+    failed: list[QuestionWork | QuestionResult] = [
+        QuestionResult(QuestionWork(q.pk, q.item.question_id, []), problem={"code": NOT_STORED, "attempts": q.attempts}) for q in spent
+    ]
+    return failed + prepared
 
 
 QUESTION_FIELDS = [
@@ -824,8 +862,8 @@ def _record_many(run: EndpointRun, results: list[QuestionResult], holder: _Holde
     try:
         with transaction.atomic():
             held = EndpointRun.objects.filter(pk=run.pk, attempts=holder.attempt, status=EndpointRun.Status.RUNNING)
-            # The holder's check, and when an answer came the end of a stall, in one statement.
-            if not (held.update(stalls=0) if any(r.ok for r in results) else held.exists()):
+            # The holder's check, and the end of a stall (a question is written), in one statement.
+            if not held.update(stalls=0):
                 holder.lost = True
                 return
             questions = {
@@ -873,11 +911,48 @@ def _record_many(run: EndpointRun, results: list[QuestionResult], holder: _Holde
         # Its verdicts or answer were stored meanwhile by another process: the question is that one's, done.
         logger.warning("run %s: question %s was stored by another process", run.pk, results[0].work.question_id)
         return
+    except Exception as exc:  # the database refused a result (a number out of range, a character it cannot hold…)
+        if len(results) > 1:  # find the one it refused; the others are written
+            for result in results:
+                _record_many(run, [result], holder, outcome)
+            return
+        _record_unstorable(run, results[0], holder, outcome, exc)
+        return
     for result in written:
         if result.ok:
             outcome.finished += 1
         else:
             outcome.failed.append(result.work.question_id)
+
+
+def _record_unstorable(run: EndpointRun, result: QuestionResult, holder: _Holder, outcome: RunOutcome, error: Exception) -> None:
+    """A result the database refused: its requests are counted, and at MAX_QUESTION_ATTEMPTS the question fails with the reason.
+
+    Before the limit it stays pending, for the next taking of the run. What was refused goes to the log, not to the page.
+    """
+    logger.error("run %s: the result of question %s could not be stored", run.pk, result.work.question_id, exc_info=error)
+    try:
+        with transaction.atomic():
+            held = EndpointRun.objects.filter(pk=run.pk, attempts=holder.attempt, status=EndpointRun.Status.RUNNING)
+            if not held.exists():
+                holder.lost = True
+                return
+            q = RunQuestion.objects.select_for_update().filter(pk=result.work.question, status=RunQuestion.Status.PENDING).first()
+            if q is None:
+                return
+            q.requests += result.requests
+            fields = ["requests"]
+            if q.attempts >= MAX_QUESTION_ATTEMPTS:
+                q.status, q.problem = RunQuestion.Status.FAILED, {"code": NOT_STORED, "attempts": q.attempts}
+                q.duration_ms, q.finished_at = result.duration_ms, timezone.now()
+                fields += ["status", "problem", "duration_ms", "finished_at"]
+                held.update(stalls=0)
+            q.save(update_fields=fields)
+    except Exception:  # the database itself is failing: the question stays pending, its attempt counted
+        logger.exception("run %s: question %s could not be marked either", run.pk, result.work.question_id)
+        return
+    if q.status == RunQuestion.Status.FAILED:
+        outcome.failed.append(result.work.question_id)
 
 
 def _verdicts_of(run: EndpointRun, result: QuestionResult) -> list[JudgeVerdict]:
@@ -945,9 +1020,11 @@ def _release(run: EndpointRun, holder: _Holder, outcome: RunOutcome) -> None:
             _finish(current, EndpointRun.Status.CANCELLED)
         elif not pending:
             _finish(current, EndpointRun.Status.FINISHED)
-        else:  # the deadline of this taking: the next worker continues
-            current.status, current.locked_until, current.holder, current.stalls = EndpointRun.Status.PENDING, None, "", 0
-            current.save(update_fields=["status", "locked_until", "holder", "stalls"])
+        else:  # the deadline of this taking, or it broke off: the next worker continues
+            # Its stalls stay as they are: only a written question ends a stall, so a taking that keeps breaking
+            # off stops the run after MAX_STALLS instead of handing it out forever.
+            current.status, current.locked_until, current.holder = EndpointRun.Status.PENDING, None, ""
+            current.save(update_fields=["status", "locked_until", "holder"])
             enqueue(current)
         outcome.status = current.status
         outcome.run = current

@@ -85,6 +85,8 @@ def test_a_fenced_answer_wins_over_an_example_in_the_prose():
         ('{"criteria": [{"index": 1, "hit": 1}]}', 1, ja.MISSING_REASON, {"position": 1}),
         ('{"reason": "r", "detail": [1, 0.5]}', 2, ja.BAD_VALUE, {"position": 2, "found": "0.5"}),
         ('{"reason": 3, "detail": [1, 0]}', 2, ja.MISSING_REASON, {"position": 0}),
+        ('{"criteria": [{"index": 1, "reason": "a\\u0000b", "hit": 1}]}', 1, ja.UNSTORABLE_REASON, {"position": 1}),
+        ('{"reason": "a\\ud800", "detail": [1]}', 1, ja.UNSTORABLE_REASON, {"position": 0}),
     ],
 )
 def test_an_unusable_answer_is_a_problem_never_a_padded_or_truncated_verdict(text, count, code, params):

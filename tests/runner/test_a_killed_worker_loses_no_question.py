@@ -31,7 +31,8 @@ def test_a_worker_killed_mid_run_leaves_its_done_questions_and_another_worker_fi
     judge_endpoint.save()
     name = f"hbtest-{uuid.uuid4().hex[:12]}"
     own_broker(monkeypatch, name, None)  # the run's id goes to this test's queue, which its clusters read
-    env = {**cluster_env(name, None), "RUN_LEASE_SECONDS": "4"}
+    # The worker processes read their settings from the environment: they too must be allowed the fake server's address.
+    env = {**cluster_env(name, None), "RUN_LEASE_SECONDS": "4", "ENDPOINT_ALLOWED_HOSTS": "127.0.0.1"}
     run = request_judge_run(dataset_name="demo", model_name="demo-model-aurora", endpoint_name="judge-a", trigger="api").run
     log = tmp_path / "qcluster.log"  # read it when this test fails
 

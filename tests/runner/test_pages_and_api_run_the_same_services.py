@@ -19,7 +19,7 @@ def test_an_admin_adds_and_changes_an_endpoint_on_its_page(cast, client_for, fak
         "name": "judge-b",
         "base_url": fake.base_url,
         "model": "fake-judge-2",
-        "api_key_env": "HB_JUDGE_KEY",
+        "api_key_env": "HEARTBENCH_KEY_JUDGE",
         "temperature": "0",
         "max_tokens": "2048",
         "concurrency": "8",
@@ -31,9 +31,9 @@ def test_an_admin_adds_and_changes_an_endpoint_on_its_page(cast, client_for, fak
     response = client.post("/judging/endpoints/new/", form)
     assert response.status_code == 302 and response["Location"] == "/judging/endpoints/judge-b/"
     endpoint = Endpoint.objects.get(name="judge-b")
-    assert (endpoint.concurrency, endpoint.api_key_env, endpoint.created_by) == (8, "HB_JUDGE_KEY", cast.admin)
+    assert (endpoint.concurrency, endpoint.api_key_env, endpoint.created_by) == (8, "HEARTBENCH_KEY_JUDGE", cast.admin)
     page = client.get("/judging/endpoints/judge-b/").content.decode()
-    assert "HB_JUDGE_KEY" in page and "key missing" in page
+    assert "HEARTBENCH_KEY_JUDGE" in page and "key missing" in page
     bad = client.post("/judging/endpoints/judge-b/", {**form, "concurrency": "500", "api_key_env": "sk-live abc"})
     assert bad.status_code == 400
     text = bad.content.decode()
@@ -113,7 +113,7 @@ def test_the_api_creates_an_endpoint_a_revision_and_a_run_and_reports_its_questi
     client = client_for(cast.admin)
     created = client.post(
         "/api/v1/endpoints/",
-        {"name": "api-judge", "base_url": fake.base_url, "model": "m-1", "api_key_env": "NO_SUCH_VAR"},
+        {"name": "api-judge", "base_url": fake.base_url, "model": "m-1", "api_key_env": "HEARTBENCH_KEY_NO_SUCH_VAR"},
         content_type="application/json",
     )
     assert created.status_code == 201, created.content

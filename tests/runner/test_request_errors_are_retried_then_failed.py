@@ -90,8 +90,8 @@ def test_requests_per_minute_holds_across_threads(fake):
 
 
 def test_a_missing_key_variable_fails_before_any_request(fake, monkeypatch):
-    monkeypatch.delenv("HB_TEST_KEY", raising=False)
-    client = ChatClient(EndpointConfig(name="x", base_url=fake.base_url, model="m", api_key_env="HB_TEST_KEY"))
+    monkeypatch.delenv("HEARTBENCH_KEY_TEST", raising=False)
+    client = ChatClient(EndpointConfig(name="x", base_url=fake.base_url, model="m", api_key_env="HEARTBENCH_KEY_TEST"))
     with pytest.raises(ChatError) as caught:
         client.complete([{"role": "user", "content": "hi"}])
-    assert caught.value.kind == "missing_key" and "HB_TEST_KEY" in caught.value.message and fake.requests == []
+    assert caught.value.kind == "missing_key" and "HEARTBENCH_KEY_TEST" in caught.value.message and fake.requests == []

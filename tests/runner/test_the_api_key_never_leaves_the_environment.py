@@ -30,9 +30,14 @@ def _everything_stored() -> str:
 
 
 def test_the_key_is_used_but_never_stored_shown_logged_or_put_in_an_error(demo, fake, cast, client_for, monkeypatch, caplog):
-    monkeypatch.setenv("HB_TEST_JUDGE_KEY", SECRET)
+    monkeypatch.setenv("HEARTBENCH_KEY_TEST_JUDGE", SECRET)
     save_endpoint(
-        name="judge-a", base_url=fake.base_url, model="fake-judge", api_key_env="HB_TEST_JUDGE_KEY", max_retries=1, backoff_seconds=0.01
+        name="judge-a",
+        base_url=fake.base_url,
+        model="fake-judge",
+        api_key_env="HEARTBENCH_KEY_TEST_JUDGE",
+        max_retries=1,
+        backoff_seconds=0.01,
     )
 
     def echoing(n):  # a judge whose reasons quote the key back
@@ -64,7 +69,7 @@ def test_the_key_is_used_but_never_stored_shown_logged_or_put_in_an_error(demo, 
         assert response.status_code == 200, url
         shown.append(response.content.decode())
     shown.append(_everything_stored())
-    assert "HB_TEST_JUDGE_KEY" in shown[-1]  # the variable's name is stored…
+    assert "HEARTBENCH_KEY_TEST_JUDGE" in shown[-1]  # the variable's name is stored…
     assert all(SECRET not in text for text in shown)  # …its value nowhere
     assert "[redacted]" in shown[-1]
     questions = json.loads(client.get(f"/api/v1/endpoint-runs/{run.pk}/questions/").content)
@@ -73,12 +78,12 @@ def test_the_key_is_used_but_never_stored_shown_logged_or_put_in_an_error(demo, 
 
 
 def test_a_missing_key_variable_fails_each_question_naming_the_variable_not_sending_anything(demo, fake, monkeypatch, capsys):
-    monkeypatch.delenv("HB_TEST_JUDGE_KEY", raising=False)
-    save_endpoint(name="judge-a", base_url=fake.base_url, model="fake-judge", api_key_env="HB_TEST_JUDGE_KEY")
+    monkeypatch.delenv("HEARTBENCH_KEY_TEST_JUDGE", raising=False)
+    save_endpoint(name="judge-a", base_url=fake.base_url, model="fake-judge", api_key_env="HEARTBENCH_KEY_TEST_JUDGE")
     with pytest.raises(CommandError):
         call_command("judge", "--dataset", "demo", "--model", "demo-model-aurora", "--endpoint", "judge-a")
     out = capsys.readouterr().out
-    assert "failed: dm0001 — the API key is missing: the environment variable HB_TEST_JUDGE_KEY" in out
+    assert "failed: dm0001 — the API key is missing: the environment variable HEARTBENCH_KEY_TEST_JUDGE" in out
     assert fake.requests == []
 
 

@@ -15,10 +15,21 @@ class Command(ImportCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
-        parser.add_argument("--base-url", help=gettext("e.g. https://api.example.com/v1 (required for a new endpoint)."))
+        parser.add_argument(
+            "--base-url",
+            help=gettext(
+                "e.g. https://api.example.com/v1 (required for a new endpoint); a public address, "
+                "unless the operator allows the host in ENDPOINT_ALLOWED_HOSTS."
+            ),
+        )
         parser.add_argument("--model", help=gettext("The model name sent with each request (required for a new endpoint)."))
         parser.add_argument(
-            "--api-key-env", metavar="VAR", help=gettext("Name of the environment variable holding the API key; '' for none.")
+            "--api-key-env",
+            metavar="VAR",
+            help=gettext(
+                "Name of the environment variable holding the API key, one the operator designated "
+                "(ENDPOINT_KEY_PREFIX, by default HEARTBENCH_KEY_…, or ENDPOINT_KEY_VARIABLES); '' for none."
+            ),
         )
         parser.add_argument("--concurrency", type=int, metavar="N")
         parser.add_argument("--requests-per-minute", type=int, metavar="N", help=gettext("0 for no limit."))
