@@ -25,6 +25,7 @@ from annotation.models import (
     ExpertProfile,
     ExpertQuality,
     FaqEntry,
+    FingerprintedResponse,
     GoldLabel,
     ItemProblemReport,
     Judgment,
@@ -32,6 +33,7 @@ from annotation.models import (
     PayDecision,
     Qualification,
     QualityPolicy,
+    ResponseFingerprint,
     ResponseTally,
     SubmissionHour,
     TierChange,
@@ -117,6 +119,9 @@ admin.site.register(
     list_filter=["status", "source"],
 )
 admin.site.register(LibraryOpen, ReadOnlyAdmin, list_display=["user", "faq", "case", "campaign", "helped", "opened_at"])
+# The index of the quote check (annotation.services.quotes), derived from responses' texts.
+admin.site.register(FingerprintedResponse, ReadOnlyAdmin, list_display=["response"])
+admin.site.register(ResponseFingerprint, ReadOnlyAdmin, list_display=["response", "value"])
 admin.site.register(PayDecision, ReadOnlyAdmin, list_display=["campaign", "expert", "pay", "decided_by", "decided_at"])
 
 # Counts kept by database triggers (migration 0010): shown, never edited; `recount` rebuilds them.

@@ -992,3 +992,28 @@ class LibraryOpen(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} opened {'faq ' + str(self.faq_id) if self.faq_id else 'case ' + str(self.case_id)}"
+
+
+class FingerprintedResponse(models.Model):
+    """A model response whose fingerprints are in `ResponseFingerprint` (the library's quote check adds them on first need)."""
+
+    response = models.OneToOneField(ModelResponse, primary_key=True, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"response {self.response_id} fingerprinted"
+
+
+class ResponseFingerprint(models.Model):
+    """One fingerprint of a model response's text (heartbench_core.lib.quotes): how a library text quoting it is found.
+
+    Derived from the response's text (which never changes) and rebuilt on demand, so never backed up.
+    """
+
+    response = models.ForeignKey(ModelResponse, on_delete=models.CASCADE, related_name="+")
+    value = models.IntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["value", "response"], name="fingerprint_value_response")]
+
+    def __str__(self) -> str:
+        return f"{self.response_id}: {self.value}"

@@ -685,6 +685,7 @@ class LibraryImportedSerializer(serializers.Serializer):
     cases = serializers.IntegerField(help_text="Cases imported.")
     already_present = serializers.IntegerField(help_text="Records already here (same uid, same revision), left as they are.")
     lines = serializers.IntegerField()
+    to_review = serializers.IntegerField(help_text="FAQ entries published in the file: imported waiting for a review here.")
 
 
 @extend_schema_view(post=extend_schema(request=LibraryImportSerializer, responses={201: LibraryImportedSerializer}))

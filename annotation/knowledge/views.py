@@ -581,7 +581,7 @@ def export(request: SignedInRequest) -> HttpResponse:
 @role_required(Role.ADMIN)
 def import_file(request: SignedInRequest) -> HttpResponse:
     """Upload a library file: every line is checked first; a problem names its line and field and nothing is written."""
-    from annotation.services.knowledge_io import import_library
+    from annotation.services.knowledge_io import import_library, waiting_for_review
 
     errors: list[str] = []
     if request.method == "POST":
@@ -599,5 +599,7 @@ def import_file(request: SignedInRequest) -> HttpResponse:
                     _("%(guidelines)d guidelines revisions, %(faq)d FAQ entries and %(cases)d cases imported; %(present)d already here.")
                     % {"guidelines": outcome.guidelines, "faq": outcome.faq, "cases": outcome.cases, "present": outcome.already_present},
                 )
+                if outcome.to_review:
+                    messages.info(request, waiting_for_review(outcome.to_review))
                 return redirect("annotation:library")
     return render(request, "annotation/knowledge/import.html", {"errors": errors}, status=400 if errors else 200)

@@ -29,6 +29,7 @@ from annotation.models import (
     GoldLabel,
     Qualification,
 )
+from annotation.services.quotes import fingerprint_soon
 from heartbench_core.blindness import record_exposures
 from heartbench_core.jsonl import ErrorCollector
 from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
@@ -260,6 +261,7 @@ def create_campaign(
         for cr, (_resp, _item, gold) in zip(created[len(responses) :], gold_rows):
             labels += [GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl) for crit, hit, expl in gold]
         GoldLabel.objects.bulk_create(labels, batch_size=1000)
+        fingerprint_soon()  # the library's quote check reads them (annotation.services.quotes)
     return CampaignOutcome(campaign, len(responses), len(gold_rows), len(sampled_items), len(eligible))
 
 

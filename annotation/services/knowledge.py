@@ -7,8 +7,11 @@ Who writes what (docs/knowledge.md):
   `revise_faq_entry` starts a new draft that replaces it once published.
 - Cases: senior reviewers (and admins) write and publish them, from an adjudication decision or
   a discussion (`validation.services.cases`), from a calibration item (`case_from_calibration`)
-  or from scratch. Every write checks that the case carries no model's identity and no rater's
-  name, and that an "invented" excerpt shares no run of text with the real response.
+  or from scratch. Every write checks that the case carries no rater's name, and that an
+  "invented" excerpt shares no run of text with the real response.
+- Every text of both (`check_library_texts`) names no language model of the platform and quotes
+  no response of an open campaign (`annotation.services.quotes`), however it is written: pages,
+  API, demo or import (`knowledge_io` calls the same checks).
 
 Each write normalises `search_title`/`search_text` (heartbench_core.lib.search), which the
 search indexes read.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +31,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse, Case, FaqEntry, GoldLabel, LibraryOpen
+from annotation.services.quotes import open_campaign_quotes
+from heartbench_core.lib.quotes import RUN as QUOTE_RUN
+from heartbench_core.lib.quotes import quote_form, shared_run
 from heartbench_core.lib.search import normalise, pair_document, plain_text
 from heartbench_core.lib.taxonomy import english_name, is_known_label
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, LanguageModel, ModelResponse, User
@@ -117,13 +123,45 @@ def _abilities(dataset: Dataset, raw: Iterable[str] | str | None, errors: dict[s
     return labels
 
 
-def _names_a_model(texts: Sequence[str]) -> str | None:
-    """The name of a registered language model that one of the texts contains, if any."""
-    folded = normalise("\n".join(texts))
-    for name in LanguageModel.objects.values_list("name", flat=True):
-        if len(name) >= 3 and normalise(name) in folded:
-            return name
-    return None
+def model_names() -> list[str]:
+    """The names of the platform's language models that a library text may not contain (three characters or more)."""
+    return [name for name in LanguageModel.objects.values_list("name", flat=True) if len(name) >= 3]
+
+
+def _named_model(text: str, names: Sequence[str]) -> str | None:
+    """The first of these model names the text contains (compatibility form, any case), if any."""
+    folded = normalise(text)
+    return next((name for name in names if normalise(name) in folded), None)
+
+
+def check_library_texts(
+    texts: Mapping[str, str],
+    errors: dict[str, list[str]],
+    *,
+    exempt_response_id: int | None = None,
+    names: Sequence[str] | None = None,
+) -> None:
+    """The rules every text of a FAQ entry or a case obeys, however written: each field that breaks one gets an error.
+
+    A text names no language model of the platform, and quotes no response of an open campaign
+    (a run of QUOTE_RUN characters, whitespace aside; `annotation.services.quotes`) but
+    `exempt_response_id`. The error never says which campaign or response.
+    """
+    names = model_names() if names is None else names
+    for field, text in texts.items():
+        model = _named_model(text, names)
+        if model:
+            errors.setdefault(field, []).append(
+                _("This names the model %(model)s; nothing in the library carries a model's identity.") % {"model": model}
+            )
+    for field, run in open_campaign_quotes(texts, exempt_response_id=exempt_response_id).items():
+        errors.setdefault(field, []).append(
+            _(
+                "This quotes a response of a campaign that is still open (“%(run)s”, %(n)d characters or more alike, whitespace aside): "
+                "an expert rating it would recognise it. Say it in your own words."
+            )
+            % {"run": run, "n": QUOTE_RUN}
+        )
 
 
 def _names_a_rater(texts: Sequence[str], response_id: int | None) -> bool:
@@ -136,13 +174,11 @@ def _names_a_rater(texts: Sequence[str], response_id: int | None) -> bool:
 
 
 def _shares_a_run(excerpt: str, original: str, run: int = INVENTED_MAX_SHARED_RUN) -> bool:
-    """Whether the (normalised, whitespace-free) excerpt and original have `run` consecutive characters in common."""
-    a = re.sub(r"\s+", "", normalise(excerpt))
-    b = re.sub(r"\s+", "", normalise(original))
-    if len(a) < run or len(b) < run:
-        return bool(a) and a in b
-    seen = {b[i : i + run] for i in range(len(b) - run + 1)}
-    return any(a[i : i + run] in seen for i in range(len(a) - run + 1))
+    """Whether the excerpt and original have `run` consecutive characters in common (quote form), or the short excerpt is in it."""
+    a = quote_form(excerpt)
+    if len(a) < run:
+        return bool(a) and a in quote_form(original)
+    return shared_run(a, original, run=run) is not None
 
 
 # --- FAQ entries ------------------------------------------------------------------------------------
@@ -159,23 +195,32 @@ class FaqContent:
     criteria: Iterable[str | uuid.UUID] = ()  # lineage keys
 
 
-def _faq_checked(dataset: Dataset, content: FaqContent) -> tuple[dict, list[CriterionLineage]]:
+def _faq_texts(question: str, answer: str, tags: Sequence[str]) -> dict[str, str]:
+    return {"question": question, "answer": answer, "tags": "\n".join(tags)}
+
+
+def _faq_checked(
+    dataset: Dataset, content: FaqContent, *, names: Sequence[str] | None = None
+) -> tuple[dict[str, Any], list[CriterionLineage]]:
+    """The entry's fields, checked by every rule an entry obeys (however it is written: page, API, import)."""
     errors: dict[str, list[str]] = {}
-    fields = {
+    fields: dict[str, Any] = {
         "question": _text(content.question, "question", QUESTION_MAX_CHARS, errors),
         "answer": _text(content.answer, "answer", ANSWER_MAX_CHARS, errors),
         "tags": _tags(content.tags, errors),
         "abilities": _abilities(dataset, content.abilities, errors),
     }
     lineages = _lineages(dataset, content.criteria, errors)
+    check_library_texts(_faq_texts(fields["question"], fields["answer"], fields["tags"]), errors, names=names)
     if errors:
         raise ValidationError(errors)
     return fields, lineages
 
 
-def check_faq_content(dataset: Dataset, content: FaqContent) -> None:
-    """Raise the ValidationError a write of this content would raise, writing nothing (a form reports every error at once)."""
-    _faq_checked(dataset, content)
+def check_faq_content(dataset: Dataset, content: FaqContent, *, names: Sequence[str] | None = None) -> None:
+    """Raise the ValidationError a write of this content would raise, writing no entry (a form reports every error at once)."""
+    with transaction.atomic():
+        _faq_checked(dataset, content, names=names)
 
 
 def _faq_search(entry: FaqEntry) -> None:
@@ -190,8 +235,8 @@ def create_faq_entry(*, author: User, dataset: Dataset, content: FaqContent, rep
     """A draft entry (rubric authors and senior reviewers)."""
     if not can_write_faq(author):
         raise PermissionDenied(_("Only rubric authors and senior reviewers write FAQ entries."))
-    fields, lineages = _faq_checked(dataset, content)
     with transaction.atomic():
+        fields, lineages = _faq_checked(dataset, content)
         entry = FaqEntry(dataset=dataset, author=author, replaces=replaces, **fields)
         _faq_search(entry)
         entry.save()
@@ -244,6 +289,11 @@ def review_faq_entry(*, entry: FaqEntry, reviewer: User, approve: bool, note: st
             raise PermissionDenied(_("Someone other than its author reviews a FAQ entry."))
         if locked.status != FaqEntry.Status.IN_REVIEW:
             raise ValidationError(_("This entry is not waiting for review."))
+        if approve:  # a campaign opened since it was written may hold a response it quotes, a model added since one it names
+            errors: dict[str, list[str]] = {}
+            check_library_texts(_faq_texts(locked.question, locked.answer, locked.tags), errors)
+            if errors:
+                raise ValidationError(errors)
         now = timezone.now()
         if not approve:
             if not note:
@@ -316,7 +366,12 @@ class CaseSource:
     adjudication_id: int | None = None
 
 
-def _case_checked(content: CaseContent, source: CaseSource) -> dict[str, Any]:
+def _case_texts(title: str, excerpt: str, reasoning: str, tags: Sequence[str]) -> dict[str, str]:
+    return {"title": title, "excerpt": excerpt, "reasoning": reasoning, "tags": "\n".join(tags)}
+
+
+def _case_checked(content: CaseContent, source: CaseSource, *, names: Sequence[str] | None = None) -> dict[str, Any]:
+    """The case's fields, checked by every rule a case obeys (however it is written: page, API, adjudication, import)."""
     errors: dict[str, list[str]] = {}
     title = _text(content.title, "title", TITLE_MAX_CHARS, errors)
     excerpt = _text(content.excerpt, "excerpt", EXCERPT_MAX_CHARS, errors)
@@ -330,13 +385,18 @@ def _case_checked(content: CaseContent, source: CaseSource) -> dict[str, Any]:
         errors.setdefault("source", []).append(_("Choose one of %(sources)s.") % {"sources": ", ".join(Case.Source.values)})
     if source.kind != Case.Source.WRITTEN and (source.campaign is None or source.response is None):
         errors.setdefault("source", []).append(_("A case from a campaign names the campaign and the response it came from."))
-    texts = [title, excerpt, reasoning, " ".join(tags)]
-    model = _names_a_model(texts)
-    if model:
-        errors.setdefault("excerpt", []).append(
-            _("The case names the model %(model)s; a case never carries a model's identity.") % {"model": model}
-        )
-    if _names_a_rater(texts, source.response.pk if source.response else None):
+    elif (
+        source.campaign is not None
+        and source.response is not None
+        and not CampaignResponse.objects.filter(campaign=source.campaign, response=source.response).exists()
+    ):
+        errors.setdefault("source_response", []).append(_("This response was not sampled into the case's campaign."))
+    texts = _case_texts(title, excerpt, reasoning, tags)
+    # A case on a real response may quote it: the visibility rules keep it from whoever rates that response.
+    # An invented one may not (it reaches experts while its campaign runs), nor any case another response.
+    own = source.response.pk if source.response is not None and not content.invented else None
+    check_library_texts(texts, errors, exempt_response_id=own, names=names)
+    if _names_a_rater(list(texts.values()), source.response.pk if source.response else None):
         errors.setdefault("reasoning", []).append(_("The case names a rater of the response; write it without anyone's name."))
     if content.invented:
         if source.response is None:
@@ -378,9 +438,9 @@ def create_case(
     """A case on the criterion (the snapshot's lineage, revision and wording are kept); a draft unless `publish`."""
     if not can_write_cases(author):
         raise PermissionDenied(_("Only senior reviewers and admins write cases."))
-    fields = _case_checked(content, source)
     lineage = criterion.lineage
     with transaction.atomic():
+        fields = _case_checked(content, source)
         case = Case(
             dataset_id=lineage.dataset_id,
             lineage=lineage,

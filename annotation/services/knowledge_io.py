@@ -8,6 +8,12 @@ keys (the key is tried first, then the question id and wording, then the questio
 A case made from a campaign names it and its response's opaque id: an installation without that
 campaign (import it first with `import_campaign`) refuses the case, since its visibility depends
 on that campaign. What experts opened is not part of the library and is not exported.
+
+An imported entry or case obeys every rule a written one does, checked by the same functions as
+the pages and the API (`annotation.services.knowledge`): its author may write it here, its texts
+name no model and quote no response of an open campaign, a case names none of its raters. A
+review is not imported: a file's published entry arrives waiting for review here (its reviewer,
+review note and times dropped), so only someone here publishes it.
 """
 
 from __future__ import annotations
@@ -19,16 +25,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.knowledge.selectors import visible_cases
 from annotation.models import Campaign, Case, DatasetGuidelines, FaqEntry
-from annotation.services.knowledge import _case_search, _faq_search
+from annotation.services.knowledge import (
+    CaseContent,
+    CaseSource,
+    FaqContent,
+    _case_checked,
+    _case_search,
+    _faq_checked,
+    _faq_search,
+    can_write_cases,
+    can_write_faq,
+    model_names,
+)
 from heartbench_core.jsonl import ErrorCollector, type_name
 from heartbench_core.lib.jsonl import read_jsonl, source_name
-from heartbench_core.lib.taxonomy import is_known_label
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, ModelResponse, User
 
 FORMAT = 1
@@ -140,6 +159,15 @@ def export_lines(*, dataset: Dataset | None = None, viewer: User | None = None) 
         )
 
 
+def waiting_for_review(count: int) -> str:
+    """What an import says of the entries that were published in its file."""
+    return ngettext(
+        "%(n)d FAQ entry was published in the file: it waits for a review here.",
+        "%(n)d FAQ entries were published in the file: they wait for a review here.",
+        count,
+    ) % {"n": count}
+
+
 def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False) + "\n"
 
@@ -154,6 +182,7 @@ class LibraryImportOutcome:
     cases: int = 0
     already_present: int = 0
     lines: int = 0
+    to_review: int = 0  # FAQ entries published in the file: they wait for a reviewer here
 
 
 @dataclass
@@ -164,6 +193,7 @@ class _Plan:
     faq: list[tuple[FaqEntry, list[CriterionLineage], str | None]] = field(default_factory=list)  # entry, lineages, replaces uid
     cases: list[Case] = field(default_factory=list)
     already_present: int = 0
+    to_review: int = 0
     created_at: dict[int, Any] = field(default_factory=dict)  # id() of a planned row → its creation time in the file
 
 
@@ -175,6 +205,12 @@ class _Reader:
 
     def bad(self, name: str, message: str) -> None:
         self.errors.add(self.line, name, message)
+
+    def refused(self, exc: ValidationError) -> None:
+        """A service's refusal, each message under its field (the services name fields as the file does)."""
+        for name, messages in exc.message_dict.items():
+            for message in messages:
+                self.bad(name, message)
 
     def text(self, name: str, *, required: bool = True, limit: int = 50_000) -> str | None:
         value = self.record.get(name)
@@ -234,6 +270,7 @@ class _Lookups:
         self.users: dict[str, User | None] = {}
         self.latest: dict[int, DatasetVersion | None] = {}
         self.campaigns: dict[str, Campaign | None] = {}
+        self.model_names = model_names()
 
     def dataset(self, name: str) -> Dataset | None:
         if name not in self.datasets:
@@ -292,6 +329,11 @@ class _Lookups:
 
 def import_library(*, source: str | Path | IO, name: str | None = None) -> LibraryImportOutcome:
     """Import a library file (see the module docstring); every line is checked first and nothing is written on any error."""
+    with transaction.atomic():  # the checks may index responses (annotation.services.quotes): a refused file leaves nothing
+        return _import_library(source=source, name=name)
+
+
+def _import_library(*, source: str | Path | IO, name: str | None) -> LibraryImportOutcome:
     errors = ErrorCollector(name or source_name(source))
     lookups = _Lookups()
     plan = _Plan()
@@ -317,25 +359,25 @@ def import_library(*, source: str | Path | IO, name: str | None = None) -> Libra
         errors.add(None, None, _("the file holds no records"))
     errors.raise_if_any()
     outcome = LibraryImportOutcome(lines=lines, already_present=plan.already_present)
-    with transaction.atomic():
-        for g in plan.guidelines:
-            g.save()
-            _keep_created_at(g, plan)
-        outcome.guidelines = len(plan.guidelines)
-        by_uid = {str(u): pk for u, pk in FaqEntry.objects.values_list("uid", "pk")}
-        for entry, lineages, replaces in plan.faq:
-            entry.replaces_id = by_uid.get(replaces) if replaces else None
-            _faq_search(entry)
-            entry.save()
-            _keep_created_at(entry, plan)
-            entry.lineages.set(lineages)
-            by_uid[str(entry.uid)] = entry.pk
-        outcome.faq = len(plan.faq)
-        for case in plan.cases:
-            _case_search(case)
-            case.save()
-            _keep_created_at(case, plan)
-        outcome.cases = len(plan.cases)
+    for g in plan.guidelines:
+        g.save()
+        _keep_created_at(g, plan)
+    outcome.guidelines = len(plan.guidelines)
+    by_uid = {str(u): pk for u, pk in FaqEntry.objects.values_list("uid", "pk")}
+    for entry, lineages, replaces in plan.faq:
+        entry.replaces_id = by_uid.get(replaces) if replaces else None
+        _faq_search(entry)
+        entry.save()
+        _keep_created_at(entry, plan)
+        entry.lineages.set(lineages)
+        by_uid[str(entry.uid)] = entry.pk
+    outcome.faq = len(plan.faq)
+    outcome.to_review = plan.to_review
+    for case in plan.cases:
+        _case_search(case)
+        case.save()
+        _keep_created_at(case, plan)
+    outcome.cases = len(plan.cases)
     return outcome
 
 
@@ -382,13 +424,29 @@ def _check_guidelines(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan
     plan.created_at[id(g)] = created_at
 
 
+def _writer(reader: _Reader, lookups: _Lookups, name: str, *, faq: bool, required: bool) -> User | None:
+    """The user a field names, who must hold a role that writes this kind of record here (as on the pages)."""
+    user = _person(reader, lookups, name, required=required)
+    if user is None or (can_write_faq(user) if faq else can_write_cases(user)):
+        return user
+    if faq:
+        reader.bad(name, _("%(name)s does not write FAQ entries here (rubric authors and senior reviewers do)") % {"name": user.username})
+    else:
+        reader.bad(name, _("%(name)s does not write cases here (senior reviewers and admins do)") % {"name": user.username})
+    return None
+
+
+def _imported_status(status: str) -> str:
+    """A review is not imported: a published entry waits for review here; the other states are kept."""
+    return FaqEntry.Status.IN_REVIEW if status == FaqEntry.Status.PUBLISHED else status
+
+
 def _check_faq(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Plan, seen: set[str]) -> None:
     uid = reader.uid()
     question, answer = reader.text("question", limit=300), reader.text("answer")
     tags, abilities = reader.strings("tags"), reader.strings("abilities")
     status = reader.choice("status", list(FaqEntry.Status.values))
-    author = _person(reader, lookups, "author", required=True)
-    reviewer = _person(reader, lookups, "reviewer", required=False)
+    author = _writer(reader, lookups, "author", faq=True, required=True)
     refs = reader.record.get("criteria", [])
     lineages: list[CriterionLineage] = []
     if not isinstance(refs, list):
@@ -398,16 +456,11 @@ def _check_faq(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Plan
             found = lookups.lineage(dataset, ref, reader, f"criteria[{i}]")
             if found is not None:
                 lineages.append(found)
-    for label in abilities or []:
-        if not is_known_label(label, dataset.extra_labels or ()):
-            reader.bad("abilities", _("unknown ability label %(label)r") % {"label": label})
-    if status == FaqEntry.Status.PUBLISHED and (reviewer is None or (author is not None and reviewer.pk == author.pk)):
-        reader.bad("reviewer", _("a published entry names a reviewer other than its author"))
     replaces = reader.record.get("replaces")
     replaced = _uuid_or_none(replaces) if replaces is not None else None
     if replaces is not None and str(replaces) not in seen and (replaced is None or not FaqEntry.objects.filter(uid=replaced).exists()):
         reader.bad("replaces", _("the entry it replaces (%(uid)s) is neither earlier in the file nor here") % {"uid": replaces})
-    moments = {name: reader.moment(name) for name in ("created_at", "submitted_at", "published_at", "retired_at")}
+    moments = {name: reader.moment(name) for name in ("created_at", "submitted_at", "retired_at")}
     if uid is None or question is None or answer is None or tags is None or abilities is None or status is None or author is None:
         return
     if str(uid) in seen:
@@ -417,20 +470,24 @@ def _check_faq(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Plan
     if FaqEntry.objects.filter(uid=uid).exists():
         plan.already_present += 1
         return
+    content = FaqContent(question=question, answer=answer, tags=tags, abilities=abilities, criteria=[lin.key for lin in lineages])
+    try:
+        fields = _faq_checked(dataset, content, names=lookups.model_names)[0]
+    except ValidationError as exc:
+        reader.refused(exc)
+        return
+    imported = _imported_status(status)
+    if imported != status:
+        plan.to_review += 1
     entry = FaqEntry(
         uid=uid,
         dataset=dataset,
-        question=question,
-        answer=answer,
-        tags=tags,
-        abilities=abilities,
-        status=status,
+        status=imported,
         author=author,
-        reviewer=reviewer,
-        review_note=reader.record.get("review_note") or "",
-        submitted_at=moments["submitted_at"],
-        published_at=moments["published_at"],
-        retired_at=moments["retired_at"],
+        review_note=str(reader.record.get("review_note") or "") if imported == FaqEntry.Status.DRAFT else "",
+        submitted_at=(moments["submitted_at"] or timezone.now()) if imported == FaqEntry.Status.IN_REVIEW else None,
+        retired_at=moments["retired_at"] if imported == FaqEntry.Status.RETIRED else None,
+        **fields,
     )
     plan.faq.append((entry, lineages, str(replaces) if replaces else None))
     plan.created_at[id(entry)] = moments["created_at"]
@@ -453,8 +510,8 @@ def _check_case(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Pla
     kind = reader.choice("source", list(Case.Source.values))
     status = reader.choice("status", list(Case.Status.values))
     tags = reader.strings("tags")
-    author = _person(reader, lookups, "author", required=True)
-    published_by = _person(reader, lookups, "published_by", required=False)
+    author = _writer(reader, lookups, "author", faq=False, required=True)
+    published_by = _writer(reader, lookups, "published_by", faq=False, required=False)
     revision = reader.record.get("criterion_revision")
     if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
         reader.bad("criterion_revision", _("expected a positive integer, found %(found)s") % {"found": type_name(revision)})
@@ -496,6 +553,13 @@ def _check_case(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Pla
     if Case.objects.filter(uid=uid).exists() or any(c.uid == uid for c in plan.cases):
         plan.already_present += 1
         return
+    content = CaseContent(title=title, excerpt=excerpt, hit=hit, reasoning=reasoning, cause=cause, tags=tags, invented=invented)
+    try:
+        fields = _case_checked(content, CaseSource(kind, campaign, response, adjudication), names=lookups.model_names)
+    except ValidationError as exc:
+        reader.refused(exc)
+        return
+    published = status == Case.Status.PUBLISHED or (status == Case.Status.RETIRED and moments["published_at"] is not None)
     plan.cases.append(
         Case(
             uid=uid,
@@ -503,22 +567,17 @@ def _check_case(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Pla
             lineage=lineage,
             criterion_revision=revision,
             criterion_text=criterion_text,
-            title=title,
-            excerpt=excerpt,
-            hit=hit,
-            reasoning=reasoning,
-            cause=cause,
-            tags=tags,
             source=kind,
             source_campaign=campaign,
             source_response=response,
             source_adjudication_id=adjudication,
-            invented=invented,
             status=status,
             author=author,
-            published_by=published_by,
-            published_at=moments["published_at"],
-            retired_at=moments["retired_at"],
+            # Published by someone who publishes cases here: the file's publisher, else its author (as `create_case(publish=True)`).
+            published_by=(published_by or author) if published else None,
+            published_at=(moments["published_at"] or timezone.now()) if published else None,
+            retired_at=moments["retired_at"] if status == Case.Status.RETIRED else None,
+            **fields,
         )
     )
     plan.created_at[id(plan.cases[-1])] = moments["created_at"]

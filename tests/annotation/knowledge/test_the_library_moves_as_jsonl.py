@@ -73,9 +73,11 @@ def test_a_file_from_elsewhere_finds_its_criteria_by_wording_and_keeps_its_histo
         for ref in r.get("criteria", []) + ([r["criterion"]] if "criterion" in r else []):
             ref["key"] = "00000000-0000-0000-0000-000000000000"
     outcome = import_library(source=_file(json.dumps(r, ensure_ascii=False) + "\n" for r in records), name="elsewhere.jsonl")
-    assert (outcome.guidelines, outcome.faq, outcome.cases) == (1, 2, 2)
+    assert (outcome.guidelines, outcome.faq, outcome.cases, outcome.to_review) == (1, 2, 2, 1)
     old, new = FaqEntry.objects.order_by("id")
-    assert new.replaces == old and old.status == "retired" and new.reviewer == cast.reviewer
+    assert new.replaces == old and old.status == "retired"
+    assert new.status == "in_review" and new.reviewer is None  # a review is not imported: someone here publishes it
+    assert review_faq_entry(entry=new, reviewer=cast.reviewer, approve=True).status == "published"
     assert list(new.lineages.all()) == [filled.criterion().lineage]
     assert FaqEntry.objects.filter(search_text__contains="隐含的共情").count() == 2  # searchable at once
     assert old.created_at.isoformat() == records[1]["created_at"]
