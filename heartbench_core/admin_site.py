@@ -72,8 +72,8 @@ class PlatformAdminSite(admin.AdminSite):
         # An expert of an open campaign sees no admin page: they would show its responses with their models and verdicts.
         return super().has_permission(request) and not blind_scope(request.user)
 
-    def admin_view(self, view: Callable[..., HttpResponse], cacheable: bool = False) -> Callable[..., HttpResponse]:
-        wrapped = super().admin_view(view, cacheable)
+    def admin_view(self, view: Any, cacheable: bool = False) -> Any:
+        wrapped: Callable[..., HttpResponse] = super().admin_view(view, cacheable)
 
         @functools.wraps(wrapped)
         def recording(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:

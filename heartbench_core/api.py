@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
@@ -25,7 +24,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse as drf_reverse
 from rest_framework.views import APIView
 
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from heartbench_core.services.datasets import ImportOutcome, diff_versions, export_lines, import_heartbench
@@ -371,31 +370,17 @@ class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet[LanguageModel]):
 
 
 @extend_schema_view(list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("dataset", "model", "question_id")]))
-class ResponseViewSet(viewsets.ReadOnlyModelViewSet[ModelResponse]):
-    """Responses with their model. Responses of an open campaign you are an expert of are left out (list) or refused (detail);
-    whatever is shown is recorded as a staff exposure, never served to you blind."""
+class ResponseViewSet(ShowsResponses[ModelResponse], viewsets.ReadOnlyModelViewSet[ModelResponse]):
+    """Responses with their model. Responses of a dataset an open campaign of yours is on are left out (list) or refused
+    (detail); whatever is shown is recorded as a staff exposure, never served to you blind."""
 
     serializer_class = ResponseSerializer
     permission_classes = [IsStaff]
     lookup_field = "public_id"
-
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """DRF's list, recording the rows it serves as shown to the requester."""
-        queryset = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(queryset)
-        shown = page if page is not None else builtins.list(queryset)
-        data = self.get_serializer(shown, many=True).data
-        record_exposures(user=request.user, response_ids=[r.pk for r in shown], via="api-responses")
-        return self.get_paginated_response(data) if page is not None else Response(data)
-
-    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        instance = get_object_or_404(ModelResponse.objects.select_related("dataset", "model"), public_id=kwargs["public_id"])
-        refuse_response(request.user, instance.pk)
-        record_exposures(user=request.user, response_ids=[instance.pk], via="api-response")
-        return Response(self.get_serializer(instance).data)
+    exposure_via = "api-response"
 
     def get_queryset(self) -> QuerySet[ModelResponse]:
-        qs = blind_scope(self.request.user).visible_responses(ModelResponse.objects.select_related("dataset", "model").order_by("id"))
+        qs = ModelResponse.objects.select_related("dataset", "model").order_by("id")
         params = self.request.query_params
         if dataset := params.get("dataset"):
             qs = qs.filter(dataset__name=dataset)

@@ -59,6 +59,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines, update_pay_policy
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
+from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
@@ -971,12 +972,14 @@ class AssignmentSerializer(serializers.ModelSerializer):
         ]
     )
 )
-class AssignmentViewSet(viewsets.ReadOnlyModelViewSet[Assignment]):
-    """Admin: every assignment, filterable by ?campaign=ID&expert=USERNAME&status=..."""
+class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSet[Assignment]):
+    """Admin: every assignment, filterable by ?campaign=ID&expert=USERNAME&status=... Blind and recorded (ShowsResponses)."""
 
     permission_classes = [IsAdmin]
     serializer_class = AssignmentSerializer
     lookup_field = "public_id"
+    response_path = "campaign_response__response_id"
+    exposure_via = "api-assignments"
 
     def get_queryset(self) -> QuerySet[Assignment]:
         qs: QuerySet[Assignment] = Assignment.objects.select_related(
@@ -991,14 +994,11 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet[Assignment]):
             qs = qs.filter(expert__username=expert)
         if st := choice_param(self.request, "status", Assignment.Status.values):
             qs = qs.filter(status=st)
-        if self.action == "list":
-            # Model and gold flag of an open campaign's responses are closed to its experts (heartbench_core.blindness).
-            qs = blind_scope(self.request.user).visible_responses(qs, "campaign_response__response_id")
         return qs
 
     def get_object(self) -> Assignment:
         assignment = super().get_object()
-        refuse_response(self.request.user, assignment.campaign_response.response_id)
+        refuse_response(self.request.user, assignment.campaign_response.response_id)  # release too
         return assignment
 
     @extend_schema(request=None, responses={200: AssignmentSerializer})

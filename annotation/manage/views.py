@@ -36,7 +36,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
 from annotation.services.payments import decide_held_pay, payment_csv, payment_line_count, payment_lines, update_pay_policy
-from heartbench_core.blindness import blind_scope, refuse_campaign
+from heartbench_core.blindness import blind_scope, record_exposures, refuse_campaign
 from heartbench_core.http import SignedInRequest
 from heartbench_core.models import User
 from heartbench_core.roles import Role, role_required
@@ -399,6 +399,8 @@ def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResp
     page = selectors.assignment_overview_page(
         campaign, number=request.GET.get("page"), scope=blind_scope(request.user), status=status, expert=expert
     )
+    # Each row names a response by its item and model (and gold flag): shown, so never served to this admin blind.
+    record_exposures(user=request.user, response_ids=[a.campaign_response.response.pk for a in page.object_list], via="assignments")
     context = {
         "campaign": campaign,
         "page": page,

@@ -8,6 +8,7 @@ or gold) must be recorded for that user. Then the user becomes an expert of the 
 pulls until nothing is left: none of what they were shown is ever served to them blind.
 """
 
+import json
 import re
 
 import pytest
@@ -60,11 +61,51 @@ def _values(world) -> dict[str, list[str]]:
     }
 
 
+def _pieces(text: str) -> list[str]:
+    """A page's table rows and list items, or a JSON answer's objects, each as one lowered text."""
+    data = None
+    for line in text.split("\n"):  # the API renders its JSON on one line, after the headers
+        if line.startswith(("{", "[")):
+            try:
+                data = json.loads(line)
+            except ValueError:
+                continue
+    if data is None:
+        return [p.lower() for p in re.findall(r"<(?:tr|li)\b.*?</(?:tr|li)>", text, flags=re.S)]
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            found.append(json.dumps(value, ensure_ascii=False).lower())
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(data)
+    return found
+
+
+def _in(needle: str, haystack: str) -> bool:
+    return re.search(rf"(?<![a-z0-9_-]){re.escape(needle)}(?![a-z0-9_-])", haystack) is not None
+
+
 def _shown(text: str, entries: list[CampaignResponse], models: list[str]) -> set[int]:
-    """Ids of the responses a page showed with what unblinds them."""
+    """Ids of the responses a page showed with what unblinds them.
+
+    Shown: its staff public id; its text on a page naming a model, the judge or gold; or its
+    question and its model in one table row, list item or JSON object (as an assignment overview
+    shows them).
+    """
     lowered = text.lower()
-    unblinding = any(m in lowered for m in models) or re.search(r"(?<![a-z0-9])gold(?![a-z0-9])", lowered) or "judge" in lowered
     shown = set()
+    for piece in _pieces(text):
+        for entry in entries:
+            response = entry.response
+            if _in(response.model.name.lower(), piece) and _in(response.question_id.lower(), piece):
+                shown.add(response.pk)
+    unblinding = any(m in lowered for m in models) or re.search(r"(?<![a-z0-9])gold(?![a-z0-9])", lowered) or "judge" in lowered
     for entry in entries:
         response = entry.response
         if response.public_id.lower() in lowered or (unblinding and response.text.lower() in lowered):
@@ -78,7 +119,7 @@ def _shown(text: str, entries: list[CampaignResponse], models: list[str]) -> set
 def _look_everywhere(world, user) -> set[int]:
     client = Client()
     client.force_login(user)
-    entries = list(CampaignResponse.objects.select_related("response"))
+    entries = list(CampaignResponse.objects.select_related("response__model", "response__dataset"))
     models = [m.lower() for m in LanguageModel.objects.values_list("name", flat=True)]
     shown: set[int] = set()
 

@@ -62,7 +62,7 @@ def test_the_responses_api_records_the_page_it_answered_and_the_detail(world, lo
     question = world.c_entries[0].item.question_id
     listed = client.get(f"/api/v1/responses/?question_id={question}&dataset=demo").json()["results"]
     ids = set(ModelResponse.objects.filter(public_id__in=[r["public_id"] for r in listed]).values_list("pk", flat=True))
-    assert len(ids) == 3 and ids <= _exposed(looker, "api-responses")
+    assert len(ids) == 3 and ids <= _exposed(looker, "api-response-list")
     other = ModelResponse.objects.exclude(question_id=question).first()
     client.get(f"/api/v1/responses/{other.public_id}/")
     assert other.pk in _exposed(looker, "api-response")
@@ -123,4 +123,4 @@ def test_plain_staff_without_the_expert_role_are_recorded_too(cast):
         name="any", dataset_name="demo", model_names=["demo-model-aurora"], sample_fraction=1.0, overlap=1, requires_qualification=False
     )
     body = _client(cast.author).get("/api/v1/responses/?model=demo-model-aurora").json()
-    assert body["count"] and len(_exposed(cast.author, "api-responses")) == len(body["results"])
+    assert body["count"] and len(_exposed(cast.author, "api-response-list")) == len(body["results"])
