@@ -29,3 +29,5 @@ class HeartbenchCoreConfig(AppConfig):
         from heartbench_core.choice_labels import translate_choice_labels
 
         translate_choice_labels()
+        # Posts kept over a sign-in are handed back to their apps when someone signs in.
+        import heartbench_core.signed_out  # noqa: F401
