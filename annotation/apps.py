@@ -22,3 +22,9 @@ class AnnotationConfig(AppConfig):
 
         roles_changed.connect(give_new_experts_a_profile, dispatch_uid="annotation.give_new_experts_a_profile")
         user_deactivated.connect(release_open_work, dispatch_uid="annotation.release_open_work")
+
+        # A draft or submission posted while signed out goes into the draft when its expert signs in.
+        from annotation.workspace.sign_in import restore_posted_draft
+        from heartbench_core.signed_out import register_restorer
+
+        register_restorer("annotation:judge", restore_posted_draft)

@@ -303,6 +303,11 @@ class Assignment(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True, help_text="None: pre-assigned, does not expire.")
     submitted_at = models.DateTimeField(null=True, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
+    # Bumped by every draft save and by the submission; a save based on an older version is refused
+    # (another tab saved meanwhile). A database default too: the bulk pre-assignment writes with COPY.
+    draft_version = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="How many times the draft was saved (or submitted); what a save must be based on."
+    )
     active_seconds = models.PositiveIntegerField(default=0, help_text="Time on task with the page visible.")
     discussion_seen_at = models.DateTimeField(
         null=True, blank=True, help_text="When the expert first saw the response's discussion (other raters' stances)."

@@ -7,7 +7,7 @@ Views call services and let their exceptions propagate; the mapping lives here o
   `{file, line, field, message}` object per problem (with `more_errors` when some were left out);
 - a conflict, a `ValidationError` with code "conflict" (rubrics' `ConflictError`), is a 409 with
   its message as `detail` and, when it carries one, `head`: the revision now current, to base a
-  retry on;
+  retry on; or `current`: the state now current, to merge with (the workspace's `DraftConflict`);
 - `PermissionDenied` is a 403 and `Http404` a 404, both with their message (DRF's mapping);
 - `ObjectDoesNotExist` is a 404.
 
@@ -55,10 +55,12 @@ def validation_body(exc: DjangoValidationError, *, detail: str) -> dict[str, Any
 
 
 def conflict_body(exc: DjangoValidationError) -> dict[str, Any]:
-    """The body of a 409: the conflict in words and, when the error carries it, the current head."""
+    """The body of a 409: the conflict in words and, when the error carries it, the current head or state."""
     body: dict[str, Any] = {"detail": exc.messages[0]}
     if hasattr(exc, "head"):
         body["head"] = exc.head
+    if hasattr(exc, "current"):
+        body["current"] = exc.current
     return body
 
 

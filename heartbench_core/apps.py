@@ -34,3 +34,5 @@ class HeartbenchCoreConfig(AppConfig):
         from heartbench_core.campaign_archive import register_archived_tables
 
         register_archived_tables(self.label, CAMPAIGN_ARCHIVE)
+        # Posts kept over a sign-in are handed back to their apps when someone signs in.
+        import heartbench_core.signed_out  # noqa: F401

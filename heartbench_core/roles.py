@@ -11,10 +11,11 @@ from enum import StrEnum
 from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework.permissions import BasePermission
+
+from heartbench_core.signed_out import answer_signed_out
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
@@ -54,14 +55,20 @@ def has_role(user: User | AnonymousUser | None, *roles: Role) -> bool:
     return bool(roles_of(user) & set(roles))
 
 
-def role_required(*roles: Role) -> Callable[[ViewT], ViewT]:
-    """View decorator: anonymous users go to login; users without one of the roles get 403."""
+def role_required(*roles: Role, keep_post_for: str | None = None) -> Callable[[ViewT], ViewT]:
+    """View decorator: anonymous users go to login; users without one of the roles get 403.
+
+    A script's request (htmx, JSON) of an anonymous user answers 401 instead of a redirect. With
+    `keep_post_for` (the name of a page taking the view's URL arguments), a plain form posted once
+    the session has ended is kept over the sign-in, which returns to that page
+    (`heartbench_core.signed_out`).
+    """
 
     def decorator(view: ViewT) -> ViewT:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not request.user.is_authenticated:
-                return redirect_to_login(request.get_full_path())
+                return answer_signed_out(request, keep_post_for=keep_post_for, view_kwargs=kwargs)
             if not has_role(request.user, *roles):
                 raise PermissionDenied(gettext("You do not have access to this page."))
             return view(request, *args, **kwargs)

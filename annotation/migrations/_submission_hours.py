@@ -178,3 +178,22 @@ def create_triggers() -> migrations.RunPython:
         return apply
 
     return migrations.RunPython(run(True), run(False))
+
+
+def _on_sqlite(statements: list[str]):  # noqa: ANN202
+    def run(apps, schema_editor):  # noqa: ANN001, ANN202
+        if schema_editor.connection.vendor == "sqlite":
+            for sql in statements:
+                schema_editor.execute(sql)
+
+    return run
+
+
+def drop_on_sqlite() -> migrations.RunPython:
+    """Drop the SQLite triggers before a table rebuild (recreated afterwards by `create_on_sqlite`)."""
+    return migrations.RunPython(_on_sqlite(SQLITE_BACKWARD), _on_sqlite(SQLITE_FORWARD))
+
+
+def create_on_sqlite() -> migrations.RunPython:
+    """Recreate the SQLite triggers after a table rebuild, and recount what the rebuild may have missed."""
+    return migrations.RunPython(_on_sqlite([*SQLITE_FORWARD, *recount_sql(None, "sqlite")]), _on_sqlite(SQLITE_BACKWARD))

@@ -8,6 +8,7 @@ a verdict: they are shown to experts as they are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TypedDict
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -54,6 +55,34 @@ class DraftEntry:
     hit: bool | None = None
 
 
+class SavedJudgment(TypedDict):
+    """One criterion's judgment as the draft now holds it (what a refused save is told, to merge with)."""
+
+    criterion: int
+    rationale: str
+    hit: bool | None
+
+
+class DraftConflict(ValidationError):
+    """The draft moved on since the version a save or submission was based on (another tab or client saved); nothing was written.
+
+    Carries the draft as it now stands (`current`: version, saved_at, judgments), so a client
+    can merge and send again based on the current version; the API answers it with 409.
+    """
+
+    def __init__(self, *, based_on: int, version: int, saved_at: datetime | None, judgments: list[SavedJudgment]) -> None:
+        super().__init__(
+            _(
+                "The draft changed since version %(based_on)d (another tab or client saved version %(version)d): nothing was "
+                "written. Merge with the current judgments and send them again based on version %(version)d."
+            )
+            % {"based_on": based_on, "version": version},
+            code=CONFLICT_CODE,
+        )
+        self.version = version
+        self.current = {"version": version, "saved_at": saved_at, "judgments": judgments}
+
+
 class JudgmentRow(TypedDict):
     """One criterion's judgment as a correction request stores it (its `original` and `proposed` lists)."""
 
@@ -67,7 +96,13 @@ class JudgmentRow(TypedDict):
 
 
 def save_draft(
-    *, assignment: Assignment, expert: User, entries: list[DraftEntry], active_seconds: int = 0, cursor: int | None = None
+    *,
+    assignment: Assignment,
+    expert: User,
+    entries: list[DraftEntry],
+    active_seconds: int = 0,
+    cursor: int | None = None,
+    based_on: int | None = None,
 ) -> Assignment:
     """Upsert the given criteria's rationale and hit/miss on an open assignment of this expert.
 
@@ -76,6 +111,11 @@ def save_draft(
     reservation alive, and records `cursor` (the position, from 1, of the criterion the expert
     is on) when given, so a reload returns there. Runs a fixed number of queries whatever the
     number of criteria.
+
+    Every save moves the draft to its next version (`draft_version`). `based_on` is the version
+    the caller's copy was based on (the page and the API always send it): when the draft has moved
+    on meanwhile, nothing is written and `DraftConflict` says what it holds now. None saves
+    whatever the version (internal callers only).
     """
     if cursor is not None and not 1 <= cursor <= MAX_CURSOR:
         raise ValidationError({"cursor": _("cursor is the position of a criterion, from 1 to %(n)d.") % {"n": MAX_CURSOR}})
@@ -83,6 +123,16 @@ def save_draft(
         locked = _lock_open(assignment, expert)
         _check_entries(locked, entries)
         now = timezone.now()
+        # The row is locked, so its new values are known here: one UPDATE and no read-back.
+        locked.active_seconds = locked.active_seconds + _clip_seconds(active_seconds)
+        changes: dict[str, object] = {"draft_saved_at": now, "active_seconds": locked.active_seconds}
+        if cursor is not None:
+            changes["cursor"] = cursor
+        if locked.expires_at is not None:
+            changes["expires_at"] = now + locked.campaign_response.campaign.reservation_timeout
+        _claim_next_version(locked, based_on, changes, entries)
+        for field, value in changes.items():
+            setattr(locked, field, value)
         if entries:
             Judgment.objects.bulk_create(
                 [
@@ -93,16 +143,49 @@ def save_draft(
                 unique_fields=["assignment", "criterion"],
                 update_fields=["rationale", "hit", "updated_at"],
             )
-        # The row is locked, so its new values are known here: one UPDATE and no read-back.
-        locked.draft_saved_at = now
-        locked.active_seconds = locked.active_seconds + _clip_seconds(active_seconds)
-        changes: dict[str, object] = {"draft_saved_at": now, "active_seconds": locked.active_seconds}
-        if cursor is not None:
-            locked.cursor = changes["cursor"] = cursor
-        if locked.expires_at is not None:
-            locked.expires_at = changes["expires_at"] = now + locked.campaign_response.campaign.reservation_timeout
-        Assignment.objects.filter(pk=locked.pk).update(**changes)
         return locked
+
+
+def _claim_next_version(
+    locked: Assignment, based_on: int | None, changes: dict[str, object], entries: list[DraftEntry] | None = None
+) -> None:
+    """Write `changes` and the draft's next version, if the draft is still at `based_on` (else DraftConflict, nothing written).
+
+    One conditional UPDATE (`WHERE draft_version = <the version read under the lock>`), the
+    transaction's first write: of two saves based on the same version only one matches, on SQLite
+    as on PostgreSQL, whatever the row lock did. A save based on an older version that would write
+    exactly what the draft holds (a retry whose first answer was lost) overwrites nothing, so it
+    goes through; any other is refused.
+    """
+    if based_on is not None and based_on != locked.draft_version:
+        current = _saved_judgments(locked)
+        if not entries or not _writes_nothing(entries, current):
+            raise _conflict(locked, based_on, current)
+    if not Assignment.objects.filter(pk=locked.pk, draft_version=locked.draft_version).update(
+        draft_version=locked.draft_version + 1, **changes
+    ):
+        raise _conflict(locked, locked.draft_version, _saved_judgments(locked))
+    locked.draft_version += 1
+
+
+def _saved_judgments(locked: Assignment) -> list[SavedJudgment]:
+    return [
+        {"criterion": cid, "rationale": rationale, "hit": hit}
+        for cid, rationale, hit in Judgment.objects.filter(assignment_id=locked.pk)
+        .order_by("criterion_id")
+        .values_list("criterion_id", "rationale", "hit")
+    ]
+
+
+def _writes_nothing(entries: list[DraftEntry], saved: list[SavedJudgment]) -> bool:
+    held = {row["criterion"]: (row["rationale"], row["hit"]) for row in saved}
+    return all(held.get(e.criterion_id, ("", None)) == (e.rationale, e.hit) for e in entries)
+
+
+def _conflict(locked: Assignment, based_on: int, judgments: list[SavedJudgment]) -> DraftConflict:
+    """The refusal of a write based on an older version, with the draft as it stands now."""
+    now = Assignment.objects.filter(pk=locked.pk).values("draft_version", "draft_saved_at").get()
+    return DraftConflict(based_on=based_on, version=now["draft_version"], saved_at=now["draft_saved_at"], judgments=judgments)
 
 
 def record_active_time(*, assignment: Assignment, expert: User, seconds: int) -> int:
@@ -117,10 +200,16 @@ def record_active_time(*, assignment: Assignment, expert: User, seconds: int) ->
 # --- submission ------------------------------------------------------------------------------
 
 
-def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: int = 0) -> Assignment:
-    """Submit an assignment whose every criterion has a rationale and then a hit/miss; immutable afterwards."""
+def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: int = 0, based_on: int | None = None) -> Assignment:
+    """Submit an assignment whose every criterion has a rationale and then a hit/miss; immutable afterwards.
+
+    `based_on` is the draft version the caller saw, as for `save_draft`: a draft that moved on
+    since (another tab saved) is not submitted unseen (DraftConflict).
+    """
     with transaction.atomic():
         locked = _lock_open(assignment, expert)
+        if based_on is not None and based_on != locked.draft_version:
+            raise _conflict(locked, based_on, _saved_judgments(locked))
         campaign = locked.campaign_response.campaign
         if locked.expires_at is None:
             # Pre-assigned work of a paused or closed campaign, or of an expert paused or away, is on
@@ -148,7 +237,17 @@ def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: i
         in_force = guidelines_in_force(campaign)
         locked.guidelines_source = in_force.source if in_force else ""
         locked.guidelines_revision = in_force.revision if in_force else None
-        locked.save(update_fields=["status", "submitted_at", "active_seconds", "guidelines_source", "guidelines_revision"])
+        _claim_next_version(
+            locked,
+            based_on,
+            {
+                "status": locked.status,
+                "submitted_at": now,
+                "active_seconds": locked.active_seconds,
+                "guidelines_source": locked.guidelines_source,
+                "guidelines_revision": locked.guidelines_revision,
+            },
+        )
         _after_submit(locked)
         return locked
 

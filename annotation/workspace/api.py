@@ -58,6 +58,11 @@ def _entries(rows: list[dict[str, Any]]) -> list[services.DraftEntry]:
 
 
 class DraftInputSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        min_value=0,
+        help_text="The draft version this copy is based on: the assignment's `version`, or that of the last save's answer. "
+        "A draft that has moved on since (another tab or client saved) is not overwritten: 409 with the current draft.",
+    )
     judgments = JudgmentEntrySerializer(many=True, required=False, default=list)
     active_seconds = serializers.IntegerField(min_value=0, required=False, default=0)
     cursor = serializers.IntegerField(
@@ -229,6 +234,9 @@ class AssignmentDetailSerializer(serializers.Serializer):
         allow_null=True, help_text="The guidelines in force (the campaign's, else its dataset's); null when none."
     )
     cursor = serializers.IntegerField(help_text="Position (from 1) of the criterion the expert was on.")
+    version = serializers.IntegerField(
+        source="assignment.draft_version", help_text="The draft's version: what the next save or the submission is based on."
+    )
     lapsed = serializers.BooleanField(help_text="The reservation lapsed: read-only until taken back (POST reclaim/).")
     slot_open = serializers.BooleanField(help_text="For lapsed work: whether it can be taken back now.")
     on_hold = serializers.CharField(
@@ -261,10 +269,30 @@ class AssignmentDetailSerializer(serializers.Serializer):
 
 class DraftSavedSerializer(serializers.ModelSerializer):
     saved_at = serializers.DateTimeField(source="draft_saved_at")
+    version = serializers.IntegerField(source="draft_version", help_text="The draft's version now: base the next save on it.")
 
     class Meta:
         model = Assignment
-        fields = ["saved_at", "active_seconds", "expires_at", "cursor"]
+        fields = ["saved_at", "version", "active_seconds", "expires_at", "cursor"]
+
+
+class SavedJudgmentSerializer(serializers.Serializer):
+    criterion = serializers.IntegerField()
+    rationale = serializers.CharField(allow_blank=True)
+    hit = serializers.BooleanField(allow_null=True)
+
+
+class CurrentDraftSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The draft's version now: send the merged judgments based on it.")
+    saved_at = serializers.DateTimeField(allow_null=True)
+    judgments = SavedJudgmentSerializer(many=True, help_text="Every criterion the draft holds, as saved.")
+
+
+class DraftConflictSerializer(serializers.Serializer):
+    """A save or submission based on an older version of the draft: nothing was written."""
+
+    detail = serializers.CharField()
+    current = CurrentDraftSerializer()
 
 
 class ActiveTimeSerializer(serializers.Serializer):
@@ -560,9 +588,9 @@ class AssignmentDetailView(ExpertView):
 
 
 class DraftView(ExpertView):
-    """Autosave: upsert rationale and hit/miss of some criteria (and report time on task)."""
+    """Autosave: upsert rationale and hit/miss of some criteria (and report time on task), based on the draft's version."""
 
-    @extend_schema(request=DraftInputSerializer, responses=DraftSavedSerializer)
+    @extend_schema(request=DraftInputSerializer, responses={200: DraftSavedSerializer, 409: DraftConflictSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
         data = _valid(DraftInputSerializer, request)
@@ -572,6 +600,7 @@ class DraftView(ExpertView):
             entries=_entries(data["judgments"]),
             active_seconds=data["active_seconds"],
             cursor=data["cursor"],
+            based_on=data["version"],
         )
         return Response(DraftSavedSerializer(saved).data)
 
@@ -588,16 +617,19 @@ class TimeView(ExpertView):
 
 
 class SubmitView(ExpertView):
-    """Submit: every criterion needs a rationale and then hit/miss; immutable afterwards."""
+    """Submit: every criterion needs a rationale and then hit/miss; immutable afterwards (based on a version, as a draft save is)."""
 
-    @extend_schema(request=DraftInputSerializer, responses=SubmittedSerializer)
+    @extend_schema(request=DraftInputSerializer, responses={200: SubmittedSerializer, 409: DraftConflictSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
         data = _valid(DraftInputSerializer, request)
         expert = signed_in(request)
+        based_on = data["version"]
         if data["judgments"]:
-            services.save_draft(assignment=assignment, expert=expert, entries=_entries(data["judgments"]))
-        done = services.submit_assignment(assignment=assignment, expert=expert, active_seconds=data["active_seconds"])
+            based_on = services.save_draft(
+                assignment=assignment, expert=expert, entries=_entries(data["judgments"]), based_on=based_on
+            ).draft_version
+        done = services.submit_assignment(assignment=assignment, expert=expert, active_seconds=data["active_seconds"], based_on=based_on)
         return Response(SubmittedSerializer(done).data)
 
 

@@ -54,6 +54,14 @@ def cursor(data: QueryDict) -> int | None:
     return int(value) if value.isdecimal() and 1 <= int(value) <= MAX_CURSOR else None
 
 
+def based_on(data: QueryDict) -> int:
+    """The draft `version` the judging form was based on; a form without one is refused (it is older than versions)."""
+    value = data.get("version") or ""
+    if not value.isdecimal() or len(value) > 9:
+        raise ValidationError({"version": [_("This page does not say which version of the draft it shows: reload it.")]})
+    return int(value)
+
+
 class CommentForm(forms.Form):
     comment = forms.CharField(max_length=COMMENT_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 2}))
 

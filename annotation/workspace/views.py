@@ -11,18 +11,29 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.models import Assignment, Campaign, CorrectionRequest
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from annotation.workspace import forms, selectors
+from annotation.workspace import forms, selectors, sign_in
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import SignedInRequest
 from heartbench_core.roles import Role, role_required
 
+# The header of an autosave's answer that confirms the save, with the draft's new version (workspace.js reads it).
+DRAFT_VERSION_HEADER = "HB-Draft-Version"
+# The header of an autosave's 409 when the draft changed in another tab (the page keeps the text for its next load).
+DRAFT_CONFLICT_HEADER = "HB-Draft-Conflict"
 expert_only = role_required(Role.EXPERT)
+# A draft or submission posted once the session has ended is kept over the sign-in, which returns to the judging page.
+expert_keeping_text = role_required(Role.EXPERT, keep_post_for="annotation:judge")
 admin_only = role_required(Role.ADMIN)
+# What a tab whose draft changed in another tab is told: its text stays on the page, nothing is overwritten.
+CHANGED_ELSEWHERE = gettext_lazy(
+    "Changed in another tab — your text is kept here; reload to see the other version (or save again to keep yours)."
+)
 
 
 def _messages_of(exc: ValidationError) -> list[str]:
@@ -86,12 +97,21 @@ def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 
 
 def _render_judge(
-    request: SignedInRequest, assignment: Assignment, *, errors: dict[str, list[str]] | None = None, status: int = 200
+    request: SignedInRequest,
+    assignment: Assignment,
+    *,
+    errors: dict[str, list[str]] | None = None,
+    posted: list[services.DraftEntry] | None = None,
+    status: int = 200,
 ) -> HttpResponse:
+    """The judging page; `posted` puts text that was not saved back into its criteria, so nothing typed is lost."""
     page = selectors.judging_page(assignment, with_guidelines=True)
     _attach_unclear_urls(page)
+    kept = {e.criterion_id: e for e in posted or []}
     for row in page.rows:
         row.errors = (errors or {}).get(services.criterion_error_key(row.criterion.pk), [])
+        if row.criterion.pk in kept:
+            row.rationale, row.hit = kept[row.criterion.pk].rationale, kept[row.criterion.pk].hit
     return render(
         request,
         "annotation/workspace/judge.html",
@@ -139,6 +159,10 @@ def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
 def judge(request: SignedInRequest, public_id: str) -> HttpResponse:
     # The expert's own lapsed work opens too: their text stays readable, and they may take it back.
     assignment = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+    # Text posted while signed out that could not go into the draft at sign-in is shown once, here.
+    held = sign_in.take_held(request, public_id)
+    if held is not None:
+        return _render_judge(request, assignment, errors={"__all__": [held.reason]}, posted=held.entries)
     return _render_judge(request, assignment)
 
 
@@ -159,18 +183,35 @@ def reclaim(request: SignedInRequest, public_id: str) -> HttpResponse:
 
 
 @require_POST
-@expert_only
+@expert_keeping_text
 def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
-    """Autosave (htmx: the save-status partial) or the page's "Save draft" button (redirect)."""
+    """Autosave (htmx: the save-status partial) or the page's "Save draft" button (redirect).
+
+    Based on the form's `version`: a draft changed meanwhile in another tab is not overwritten
+    (409: htmx gets the conflict partial, a plain form the page again with the posted text). A
+    confirmed save, and only that, carries the `HB-Draft-Version` header the page's script reads.
+    """
     assignment = selectors.assignment_ref_for_expert(request.user, public_id)
+    posted: list[services.DraftEntry] = []
     try:
+        posted = forms.draft_entries(request.POST)
         saved = services.save_draft(
             assignment=assignment,
             expert=request.user,
-            entries=forms.draft_entries(request.POST),
+            entries=posted,
             active_seconds=forms.active_seconds(request.POST),
             cursor=forms.cursor(request.POST),
+            based_on=forms.based_on(request.POST),
         )
+    except services.DraftConflict:
+        if request.htmx:
+            response = render(
+                request, "annotation/workspace/partials/save_status.html", {"state": "conflict", "message": CHANGED_ELSEWHERE}, status=409
+            )
+            response[DRAFT_CONFLICT_HEADER] = "1"
+            return response
+        full = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+        return _render_judge(request, full, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
     except ValidationError as exc:
         if request.htmx:
             return render(
@@ -183,7 +224,13 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
             messages.error(request, message)
         return redirect("annotation:judge", public_id=public_id)
     if request.htmx:
-        return render(request, "annotation/workspace/partials/save_status.html", {"state": "saved", "saved_at": saved.draft_saved_at})
+        response = render(
+            request,
+            "annotation/workspace/partials/save_status.html",
+            {"state": "saved", "saved_at": saved.draft_saved_at, "version": saved.draft_version},
+        )
+        response[DRAFT_VERSION_HEADER] = str(saved.draft_version)
+        return response
     messages.success(request, _("Draft saved."))
     return redirect("annotation:judge", public_id=public_id)
 
@@ -206,19 +253,27 @@ def record_time(request: SignedInRequest, public_id: str) -> HttpResponse:
 
 
 @require_POST
-@expert_only
+@expert_keeping_text
 def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
     assignment = selectors.assignment_for_expert(request.user, public_id)
+    posted: list[services.DraftEntry] = []
     try:
-        entries = forms.draft_entries(request.POST)
-        if entries:
+        posted = forms.draft_entries(request.POST)
+        based_on = forms.based_on(request.POST)
+        if posted:
             # Saved on its own first, so a refused submission loses nothing of what was typed.
-            services.save_draft(assignment=assignment, expert=request.user, entries=entries)
-        services.submit_assignment(assignment=assignment, expert=request.user, active_seconds=forms.active_seconds(request.POST))
+            based_on = services.save_draft(assignment=assignment, expert=request.user, entries=posted, based_on=based_on).draft_version
+        services.submit_assignment(
+            assignment=assignment, expert=request.user, active_seconds=forms.active_seconds(request.POST), based_on=based_on
+        )
+    except services.DraftConflict:
+        # Changed in another tab: neither saved nor submitted; the posted text is shown again.
+        assignment.refresh_from_db()
+        return _render_judge(request, assignment, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
     except ValidationError as exc:
         assignment.refresh_from_db()
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
-        return _render_judge(request, assignment, errors=errors, status=400)
+        return _render_judge(request, assignment, errors=errors, posted=posted, status=400)
     campaign = assignment.campaign_response.campaign
     try:
         # Reserve the next response now, so moving on costs one redirect.

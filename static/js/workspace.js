@@ -2,6 +2,11 @@
  * the pinned context column (the response under test always in view), and the cursor (the criterion
  * the expert is on, saved with the draft so a reload returns there).
  *
+ * Nothing typed is lost: a save counts only when the server confirms it (the HB-Draft-Version header of
+ * a 200); anything else (signed out, changed in another tab, offline, a page that is not the answer)
+ * leaves the browser's copy in place and says why. Every save is based on the draft version the page
+ * holds; a copy based on an older version (another tab saved since) is never sent unseen but offered.
+ *
  * Everything degrades: without JavaScript the form still posts to "Save draft" and "Submit", and
  * the server re-validates every rule enforced here.
  */
@@ -18,6 +23,9 @@
   // browser kept of it stays kept, so a take-back restores it.
   var lapsed = form.dataset.lapsed === "1";
   var storeKey = "hb-draft:" + pid;
+  // Text the server refused because the draft had changed in another tab: offered back on the next load.
+  var heldKey = "hb-draft-held:" + pid;
+  var versionField = form.querySelector(".ws-version");
   var cards = Array.prototype.slice.call(form.querySelectorAll(".criterion-card"));
   var help = document.getElementById("kbd-help");
   var cursorField = form.querySelector(".ws-cursor");
@@ -53,6 +61,19 @@
   }
   function dropStore() {
     try { window.localStorage.removeItem(storeKey); } catch (e) { /* nothing to drop */ }
+  }
+  function readHeld() {
+    try { return JSON.parse(window.localStorage.getItem(heldKey) || "null"); } catch (e) { return null; }
+  }
+  function writeHeld(value) {
+    try { window.localStorage.setItem(heldKey, JSON.stringify(value)); } catch (e) { /* the tab still shows it */ }
+  }
+  function dropHeld() {
+    try { window.localStorage.removeItem(heldKey); } catch (e) { /* nothing to drop */ }
+  }
+  // The draft version this page's text is based on (the server's, then each confirmed save's).
+  function draftVersion() {
+    return versionField ? parseInt(versionField.value || "0", 10) || 0 : 0;
   }
 
   // --- help overlay and moving between criteria --------------------------------------------------
@@ -172,9 +193,31 @@
     el.className = "save-status state-" + state;
     el.textContent = text;
   }
+  function setSignedOut() {
+    // The session ended: the copy stays in this browser; signing in returns here, which restores and saves it.
+    setStatus("signed-out", gettext("Signed out — sign in to continue; nothing is lost.") + " ");
+    var el = document.getElementById("save-status");
+    if (!el || !form.dataset.loginUrl) return;
+    var link = document.createElement("a");
+    link.href = form.dataset.loginUrl;
+    link.textContent = gettext("Sign in");
+    el.appendChild(link);
+  }
+  // Whether a request was sent on to the sign-in page (a server that redirects scripts there).
+  function isLoginPage(xhr) {
+    var login = (form.dataset.loginUrl || "").split("?")[0];
+    try { return !!login && new URL(xhr.responseURL, window.location.href).pathname === login; } catch (e) { return false; }
+  }
+  // The draft version of a confirmed save, or null: a redirect to the login page, an error page or a
+  // refusal is never taken for a save.
+  function confirmedVersion(xhr) {
+    if (!xhr || xhr.status !== 200) return null;
+    var header = xhr.getResponseHeader("HB-Draft-Version");
+    return header && /^[0-9]+$/.test(header) ? parseInt(header, 10) : null;
+  }
 
   // --- local mirror and restore --------------------------------------------------------------------
-  var editVersion = 0;
+  var edits = 0;
   function entries() {
     var out = {};
     cards.forEach(function (card) {
@@ -183,18 +226,18 @@
     return out;
   }
   function mirror(dirty) {
-    writeStore({ t: Date.now(), dirty: dirty, entries: entries() });
+    writeStore({ t: Date.now(), dirty: dirty, v: draftVersion(), entries: entries() });
   }
-  function restore() {
-    var stored = readStore();
-    var serverSavedMs = (parseInt(form.dataset.savedAt || "0", 10) || 0) * 1000;
-    if (!stored || !stored.dirty || !stored.entries || stored.t <= serverSavedMs) {
-      dropStore();
-      return false;
-    }
+  function differs(kept) {
+    return cards.some(function (card) {
+      var e = kept[card.dataset.criterion];
+      return !!e && (rationaleOf(card).value !== e.r || verdictOf(card) !== e.h);
+    });
+  }
+  function apply(kept) {
     var changed = false;
     cards.forEach(function (card) {
-      var saved = stored.entries[card.dataset.criterion];
+      var saved = kept[card.dataset.criterion];
       if (!saved) return;
       var box = rationaleOf(card);
       if (box.value !== saved.r) { box.value = saved.r; changed = true; }
@@ -204,6 +247,24 @@
       });
     });
     return changed;
+  }
+  function restore() {
+    var stored = readStore();
+    if (!stored || !stored.dirty || !stored.entries) {
+      dropStore();
+      return false;
+    }
+    // A copy based on the version the server still holds is the newest text: restored and sent. (A copy
+    // from before versions compares times.)
+    var serverSavedMs = (parseInt(form.dataset.savedAt || "0", 10) || 0) * 1000;
+    var current = typeof stored.v === "number" ? stored.v === draftVersion() : stored.t > serverSavedMs;
+    if (!current) {
+      // The draft moved on since (another tab saved): never sent unseen; offered instead.
+      if (differs(stored.entries)) writeHeld({ t: stored.t, v: stored.v, entries: stored.entries });
+      dropStore();
+      return false;
+    }
+    return apply(stored.entries);
   }
 
   // --- time on task: seconds with the page visible and someone at it ------------------------------
@@ -236,7 +297,8 @@
       if (!navigator.sendBeacon(form.dataset.timeUrl, report.data)) unsentSeconds += report.seconds;
       return;
     }
-    fetch(form.dataset.timeUrl, { method: "POST", body: report.data, credentials: "same-origin" })
+    // Asked as JSON: signed out, the answer is a 401, not the login page (which would count as sent).
+    fetch(form.dataset.timeUrl, { method: "POST", body: report.data, credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) { if (!r.ok && r.status !== 409) unsentSeconds += report.seconds; })
       .catch(function () { unsentSeconds += report.seconds; });
   }
@@ -246,11 +308,12 @@
   var timer = null;
   var saving = false;
   var dirty = false;
-  var sentVersion = 0;
+  var sentEdits = 0;
   var sentSeconds = 0;
+  var basedOn = 0;
 
   function scheduleSave() {
-    editVersion += 1;
+    edits += 1;
     dirty = true;
     mirror(true);
     setStatus(navigator.onLine ? "saving" : "offline", navigator.onLine ? gettext("Saving…") : gettext("Offline — your changes are kept in this browser"));
@@ -263,7 +326,8 @@
     if (!navigator.onLine) { setStatus("offline", gettext("Offline — your changes are kept in this browser")); return; }
     if (saving) { timer = setTimeout(save, 400); return; }
     saving = true;
-    sentVersion = editVersion;
+    sentEdits = edits;
+    basedOn = draftVersion();
     sentSeconds = Math.floor(unsentSeconds);
     unsentSeconds -= sentSeconds;
     if (secondsField) secondsField.value = String(sentSeconds);
@@ -274,25 +338,49 @@
     if (e.detail.elt !== form) return;
     saving = false;
     if (secondsField) secondsField.value = "0";
-    if (e.detail.successful) {
-      if (editVersion === sentVersion) { dirty = false; mirror(false); }
+    var xhr = e.detail.xhr;
+    var version = confirmedVersion(xhr);
+    if (version !== null) {
+      if (versionField) versionField.value = String(version);
+      if (edits === sentEdits) { dirty = false; mirror(false); }
       else {
-        // Edits arrived while this save was in flight: the indicator must not claim "saved".
+        // Edits arrived while this save was in flight: the indicator must not claim "saved", and the
+        // copy is now based on the new version.
+        mirror(true);
         timer = setTimeout(save, 400);
         setTimeout(function () { if (dirty) setStatus("saving", gettext("Saving…")); }, 0);
       }
-    } else {
-      unsentSeconds += sentSeconds;
-      if (!e.detail.xhr || e.detail.xhr.status === 0) setStatus("offline", gettext("Offline — your changes are kept in this browser"));
+      return;
     }
+    // Not saved: the copy in this browser stays, and the indicator says why.
+    unsentSeconds += sentSeconds;
+    mirror(true);
+    var status = xhr ? xhr.status : 0;
+    if (status === 401 || status === 403) setSignedOut();
+    else if (status === 409 && xhr.getResponseHeader("HB-Draft-Conflict")) {
+      // Changed in another tab: the server's message is shown; this text is also kept for the next load.
+      writeHeld({ t: Date.now(), v: basedOn, entries: entries() });
+    } else if (status === 0) setStatus("offline", gettext("Offline — your changes are kept in this browser"));
+    else if (status === 200 && isLoginPage(xhr)) setSignedOut();
+    else if (status === 200) setStatus("error", gettext("Not saved: the answer was not a saved draft. Your changes are kept in this browser."));
   });
   form.addEventListener("htmx:sendError", function () {
     saving = false;
+    mirror(true);
     setStatus("offline", gettext("Offline — your changes are kept in this browser"));
   });
   document.body.addEventListener("htmx:beforeSwap", function (e) {
+    var xhr = e.detail.xhr;
+    var status = xhr && xhr.status;
+    if (e.detail.requestConfig && e.detail.requestConfig.elt === form) {
+      // Only the server's own indicator goes into the indicator: a confirmed save, or a refusal saying why
+      // (never a login page or any other page a redirect led to). Either way, the afterRequest handler decides what was saved.
+      var indicator = (status === 400 || status === 409) && /id="save-status"/.test(xhr.responseText || "");
+      e.detail.shouldSwap = confirmedVersion(xhr) !== null || indicator;
+      e.detail.isError = !e.detail.shouldSwap;
+      return;
+    }
     // Validation answers (400/409) carry a message for the user: show it.
-    var status = e.detail.xhr && e.detail.xhr.status;
     if (status === 400 || status === 409) { e.detail.shouldSwap = true; e.detail.isError = false; }
   });
   document.body.addEventListener("htmx:afterRequest", function (e) {
@@ -433,8 +521,31 @@
     e.preventDefault();
   });
 
+  // --- text another tab's save kept from the server: offered back, never applied unseen ---------------
+  var heldPanel = document.getElementById("ws-held");
+  function offerHeld() {
+    var held = readHeld();
+    if (!heldPanel || !held || !held.entries || !differs(held.entries)) { dropHeld(); return; }
+    heldPanel.hidden = false;
+    heldPanel.querySelector(".ws-held-restore").addEventListener("click", function () {
+      var kept = readHeld();
+      heldPanel.hidden = true;
+      if (!kept || !kept.entries) return;
+      apply(kept.entries);
+      cards.forEach(updateGate);
+      updateCount();
+      dropHeld();
+      scheduleSave();  // based on the version this page shows: a deliberate choice, so it is saved over the other
+    });
+    heldPanel.querySelector(".ws-held-discard").addEventListener("click", function () {
+      dropHeld();
+      heldPanel.hidden = true;
+    });
+  }
+
   // --- start ---------------------------------------------------------------------------------------
   var restored = restore();
+  offerHeld();
   cards.forEach(updateGate);
   updateCount();
   // Back where the expert was: the cursor's rationale, ready for typing.

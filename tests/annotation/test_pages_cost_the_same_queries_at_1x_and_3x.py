@@ -6,6 +6,7 @@ campaign's responses, assignments and judgments all triple. Each request is made
 what a process caches, then counted.
 """
 
+import itertools
 from datetime import timedelta
 from pathlib import Path
 
@@ -64,6 +65,8 @@ def _requests(cast, campaign, client_for) -> dict[str, int]:
     page, warm, by_form, by_api = reserved[:4]
     first = Criterion.objects.filter(item_id=page.campaign_response.item_id).order_by("position").first()
     draft = {f"rationale-{first.pk}": "An edited rationale", f"hit-{first.pk}": "hit", "active_seconds": "3"}
+    # Each autosave is based on the version the one before it saved.
+    versions = itertools.count(page.draft_version)
     as_expert = client_for(expert)
     listed = as_expert.get("/api/v1/annotation/assignments/").json()
     deep = listed["next"]
@@ -74,7 +77,9 @@ def _requests(cast, campaign, client_for) -> dict[str, int]:
     calls = {
         "expert home": lambda: as_expert.get("/work/"),
         "judging page": lambda: as_expert.get(f"/work/a/{page.public_id}/"),
-        "autosave": lambda: as_expert.post(f"/work/a/{page.public_id}/draft/", draft, headers={"HX-Request": "true"}),
+        "autosave": lambda: as_expert.post(
+            f"/work/a/{page.public_id}/draft/", {**draft, "version": str(next(versions))}, headers={"HX-Request": "true"}
+        ),
         "assignment list API": lambda: as_expert.get("/api/v1/annotation/assignments/"),
         "assignment list API, next page": lambda: as_expert.get(deep),
         "campaign detail": lambda: as_admin.get(f"/work/manage/campaigns/{campaign.pk}/"),
@@ -88,12 +93,17 @@ def _requests(cast, campaign, client_for) -> dict[str, int]:
         assert response.status_code < 400, (name, response.status_code)
         counts[name] = len(ctx)
     # Submitting happens once per response: one to warm up (the expert's first submission creates their profile and quality rows).
-    assert as_expert.post(f"/work/a/{warm.public_id}/submit/", {"active_seconds": "30"}).status_code == 302
+    assert as_expert.post(f"/work/a/{warm.public_id}/submit/", {"active_seconds": "30", "version": warm.draft_version}).status_code == 302
     with CaptureQueriesContext(connection) as ctx:
-        assert as_expert.post(f"/work/a/{by_form.public_id}/submit/", {"active_seconds": "30"}).status_code == 302
+        assert (
+            as_expert.post(f"/work/a/{by_form.public_id}/submit/", {"active_seconds": "30", "version": by_form.draft_version}).status_code
+            == 302
+        )
     counts["submit (page form)"] = len(ctx)
     with CaptureQueriesContext(connection) as ctx:
-        response = as_expert.post(f"/api/v1/annotation/assignments/{by_api.public_id}/submit/", {}, content_type="application/json")
+        response = as_expert.post(
+            f"/api/v1/annotation/assignments/{by_api.public_id}/submit/", {"version": by_api.draft_version}, content_type="application/json"
+        )
         assert response.status_code == 200, response.content
     counts["submit (API)"] = len(ctx)
     return counts

@@ -30,9 +30,12 @@ def schema():
     return schemathesis.openapi.from_dict(json.loads(json.dumps(SchemaGenerator().get_schema(request=None, public=True), default=str)))
 
 
-def conforms(schema, template: str, response, method: str = "GET") -> dict:
+def conforms(schema, template: str, response, method: str = "GET", *, status: int | None = None) -> dict:
     """Check the Django test response against the schema of `method template`; return its JSON body."""
-    assert response.status_code < 300, (template, response.status_code, response.content[:500])
+    if status is not None:
+        assert response.status_code == status, (template, response.status_code, response.content[:500])
+    else:
+        assert response.status_code < 300, (template, response.status_code, response.content[:500])
     prepared = requests.Request(method, f"http://testserver{template}").prepare()
     schema[template][method].validate_response(
         Response(
@@ -87,8 +90,16 @@ def test_an_experts_work_answers_as_declared(schema, cast, client_for, campaign,
 
     detail = conforms(schema, base, client.get(url))
     assert ("weight" in detail["criteria"][0]) is show_weights
-    draft = {"judgments": [{"criterion": criterion.pk, "rationale": "Too short?", "hit": None}], "active_seconds": 5}
+    draft = {
+        "version": detail["version"],
+        "judgments": [{"criterion": criterion.pk, "rationale": "Too short?", "hit": None}],
+        "active_seconds": 5,
+    }
     conforms(schema, base + "draft/", client.post(url + "draft/", draft, content_type="application/json"), "POST")
+    # The same version again, with other text: the draft has moved on, and the 409 says what it holds.
+    stale = {**draft, "judgments": [{"criterion": criterion.pk, "rationale": "Another tab's text", "hit": None}]}
+    conflict = conforms(schema, base + "draft/", client.post(url + "draft/", stale, content_type="application/json"), "POST", status=409)
+    assert conflict["current"]["judgments"] == [{"criterion": criterion.pk, "rationale": "Too short?", "hit": None}]
     assert conforms(schema, base, client.get(url))["judgments"] == [{"criterion": criterion.pk, "rationale": "Too short?", "hit": None}]
     conforms(schema, base + "time/", client.post(url + "time/", {"active_seconds": 7}, content_type="application/json"), "POST")
     unclear = {"criterion": criterion.pk, "comment": "Which turn does it mean?"}
@@ -101,12 +112,14 @@ def test_an_experts_work_answers_as_declared(schema, cast, client_for, campaign,
     )
     assert conforms(schema, base, client.get(url))["unclear_reported"] == [criterion.pk]
 
-    save_draft(
+    saved = save_draft(
         assignment=mine,
         expert=cast.expert,
         entries=[DraftEntry(c.pk, "A considered rationale", True) for c in mine.campaign_response.item.criteria.all()],
     )
-    submitted = conforms(schema, base + "submit/", client.post(url + "submit/", {}, content_type="application/json"), "POST")
+    submitted = conforms(
+        schema, base + "submit/", client.post(url + "submit/", {"version": saved.draft_version}, content_type="application/json"), "POST"
+    )
     assert submitted["status"] == "submitted"
     for other in cast.experts[1:]:
         judge_fully(reserve(campaign, other))

@@ -33,9 +33,10 @@ def test_the_api_answers_503_with_a_retry_hint_and_the_draft_survives(client_for
     assignment = world.objects["assignment"]
     sent = judgments_for(world)
     failure = FailOnSubmit()
+    body = {"version": assignment.draft_version, "judgments": sent}
     with connection.execute_wrapper(failure):
         response = client_for(cast.expert).post(
-            reverse("api-ws-submit", args=[assignment.public_id]), {"judgments": sent}, content_type="application/json"
+            reverse("api-ws-submit", args=[assignment.public_id]), body, content_type="application/json"
         )
     assert failure.fired == 1
     assert response.status_code == 503
@@ -46,10 +47,8 @@ def test_the_api_answers_503_with_a_retry_hint_and_the_draft_survives(client_for
     kept = {j.criterion_id: (j.hit, j.rationale) for j in Judgment.objects.filter(assignment=assignment)}
     assert kept == {e["criterion"]: (e["hit"], e["rationale"]) for e in sent}
 
-    # Once the database is back, the same submission goes through, exactly once.
-    response = client_for(cast.expert).post(
-        reverse("api-ws-submit", args=[assignment.public_id]), {"judgments": sent}, content_type="application/json"
-    )
+    # Once the database is back, the same submission goes through, exactly once (its draft, already saved, overwrites nothing).
+    response = client_for(cast.expert).post(reverse("api-ws-submit", args=[assignment.public_id]), body, content_type="application/json")
     assert response.status_code == 200
     assert Judgment.objects.filter(assignment=assignment).count() == len(sent)
 
@@ -58,7 +57,7 @@ def test_the_page_answers_503_with_a_message_and_the_draft_survives(client_for, 
     world = build_world(cast)
     assignment = world.objects["assignment"]
     sent = judgments_for(world)
-    form = {}
+    form = {"version": str(assignment.draft_version)}
     for e in sent:
         form[f"rationale-{e['criterion']}"] = e["rationale"]
         form[f"hit-{e['criterion']}"] = "hit" if e["hit"] else "miss"

@@ -102,8 +102,10 @@ def test_submitting_a_gold_check_answers_like_any_submission(client_for, cast, p
             DraftEntry(c.pk, f"Reasoning about criterion {c.position}", c.position % 2 == 0)
             for c in a.campaign_response.item.criteria.all()
         ]
-        save_draft(assignment=a, expert=cast.expert, entries=entries)
-        r = client.post(f"/api/v1/annotation/assignments/{a.public_id}/submit/", {}, content_type="application/json")
+        saved = save_draft(assignment=a, expert=cast.expert, entries=entries)
+        r = client.post(
+            f"/api/v1/annotation/assignments/{a.public_id}/submit/", {"version": saved.draft_version}, content_type="application/json"
+        )
         assert r.status_code == 200, r.content
         answers.append(_masked(r.content.decode(), a))
     assert answers[0] == answers[1]

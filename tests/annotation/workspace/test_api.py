@@ -14,14 +14,20 @@ def test_next_then_draft_then_submit_through_the_api(workspace, cast, client_for
     criteria = [c["id"] for c in detail["criteria"]]
     half = [{"criterion": c, "rationale": "A long enough rationale", "hit": True} for c in criteria[:2]]
     saved = client.post(
-        f"/api/v1/annotation/assignments/{pid}/draft/", {"judgments": half, "active_seconds": 20}, content_type="application/json"
+        f"/api/v1/annotation/assignments/{pid}/draft/",
+        {"version": detail["version"], "judgments": half, "active_seconds": 20},
+        content_type="application/json",
     )
     assert saved.status_code == 200 and saved.json()["active_seconds"] == 20
-    refused = client.post(f"/api/v1/annotation/assignments/{pid}/submit/", {}, content_type="application/json")
+    version = saved.json()["version"]
+    assert version == detail["version"] + 1
+    refused = client.post(f"/api/v1/annotation/assignments/{pid}/submit/", {"version": version}, content_type="application/json")
     assert refused.status_code == 400 and refused.json()["detail"] == "nothing was written"
     assert f"criterion_{criteria[2]}" in refused.json()["errors"]
     rest = [{"criterion": c, "rationale": "A long enough rationale", "hit": False} for c in criteria[2:]]
-    done = client.post(f"/api/v1/annotation/assignments/{pid}/submit/", {"judgments": rest}, content_type="application/json")
+    done = client.post(
+        f"/api/v1/annotation/assignments/{pid}/submit/", {"version": version, "judgments": rest}, content_type="application/json"
+    )
     assert done.status_code == 200 and done.json()["status"] == "submitted"
     assert Judgment.objects.filter(assignment__public_id=pid).count() == len(criteria)
     mine = client.get("/api/v1/annotation/assignments/?status=submitted").json()
@@ -33,7 +39,7 @@ def test_a_draft_for_a_foreign_criterion_names_the_field(workspace, cast, client
     foreign = workspace.response_of("dm0002").item.criteria.first()
     response = client_for(cast.expert).post(
         f"/api/v1/annotation/assignments/{assignment.public_id}/draft/",
-        {"judgments": [{"criterion": foreign.pk, "rationale": "x"}]},
+        {"version": 0, "judgments": [{"criterion": foreign.pk, "rationale": "x"}]},
         content_type="application/json",
     )
     assert response.status_code == 400 and "judgments[0].criterion" in response.json()["errors"]

@@ -78,7 +78,7 @@ def test_the_autosave_endpoint_answers_htmx_with_the_saved_indicator(workspace, 
     c = assignment.campaign_response.item.criteria.first()
     response = client_for(cast.expert).post(
         reverse("annotation:judge_draft", args=[assignment.public_id]),
-        {f"rationale-{c.pk}": "The response names the fatigue", f"hit-{c.pk}": "hit", "active_seconds": "12"},
+        {f"rationale-{c.pk}": "The response names the fatigue", f"hit-{c.pk}": "hit", "active_seconds": "12", "version": "0"},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
@@ -93,7 +93,9 @@ def test_the_autosave_endpoint_tells_htmx_why_it_did_not_save(workspace, cast, c
     assignment = judge_fully(workspace.reserve(cast.expert))
     c = assignment.campaign_response.item.criteria.first()
     response = client_for(cast.expert).post(
-        reverse("annotation:judge_draft", args=[assignment.public_id]), {f"rationale-{c.pk}": "changed"}, HTTP_HX_REQUEST="true"
+        reverse("annotation:judge_draft", args=[assignment.public_id]),
+        {f"rationale-{c.pk}": "changed", "version": str(assignment.draft_version)},
+        HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 409
     assert "Not saved" in response.content.decode()
@@ -118,6 +120,6 @@ def test_each_autosave_runs_the_same_number_of_queries_whatever_the_item_size(
     for c in assignment.campaign_response.item.criteria.all():
         data.update({f"rationale-{c.pk}": "some rationale text", f"hit-{c.pk}": "hit"})
     url = reverse("annotation:judge_draft", args=[assignment.public_id])
-    client.post(url, data, HTTP_HX_REQUEST="true")
+    client.post(url, {**data, "version": "0"}, HTTP_HX_REQUEST="true")
     with django_assert_num_queries(10):
-        assert client.post(url, data, HTTP_HX_REQUEST="true").status_code == 200
+        assert client.post(url, {**data, "version": "1"}, HTTP_HX_REQUEST="true").status_code == 200

@@ -15,7 +15,9 @@ pytestmark = pytest.mark.django_db
 def test_the_autosave_keeps_the_cursor_and_the_page_returns_there(workspace, cast, client_for):
     assignment = workspace.reserve(cast.expert, "dm0006")
     client = client_for(cast.expert)
-    response = client.post(reverse("annotation:judge_draft", args=[assignment.public_id]), {"cursor": "7"}, HTTP_HX_REQUEST="true")
+    response = client.post(
+        reverse("annotation:judge_draft", args=[assignment.public_id]), {"cursor": "7", "version": "0"}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200
     assignment.refresh_from_db()
     assert assignment.cursor == 7
@@ -26,7 +28,7 @@ def test_the_autosave_keeps_the_cursor_and_the_page_returns_there(workspace, cas
 def test_a_malformed_cursor_from_the_page_is_ignored_and_a_stale_one_is_clamped(workspace, cast, client_for):
     assignment = workspace.reserve(cast.expert, "dm0001")
     client = client_for(cast.expert)
-    client.post(reverse("annotation:judge_draft", args=[assignment.public_id]), {"cursor": "x"}, HTTP_HX_REQUEST="true")
+    client.post(reverse("annotation:judge_draft", args=[assignment.public_id]), {"cursor": "x", "version": "0"}, HTTP_HX_REQUEST="true")
     assignment.refresh_from_db()
     assert assignment.cursor is None
     Assignment.objects.filter(pk=assignment.pk).update(cursor=40)  # the item has 6 criteria
@@ -37,9 +39,9 @@ def test_the_api_saves_the_cursor_and_names_the_field_when_it_is_wrong(workspace
     assignment = workspace.reserve(cast.expert, "dm0001")
     client = client_for(cast.expert)
     url = reverse("api-ws-draft", args=[assignment.public_id])
-    ok = client.post(url, {"cursor": 3}, content_type="application/json")
+    ok = client.post(url, {"cursor": 3, "version": 0}, content_type="application/json")
     assert ok.status_code == 200 and ok.json()["cursor"] == 3
-    bad = client.post(url, {"cursor": 0}, content_type="application/json")
+    bad = client.post(url, {"cursor": 0, "version": 1}, content_type="application/json")
     assert bad.status_code == 400 and "cursor" in bad.content.decode()
     assert client.get(reverse("api-ws-assignment", args=[assignment.public_id])).json()["cursor"] == 3
 

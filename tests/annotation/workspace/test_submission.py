@@ -77,7 +77,7 @@ def test_the_page_re_validates_and_keeps_what_was_typed(workspace, cast, client_
     assignment = workspace.reserve(cast.expert)
     criteria = list(assignment.campaign_response.item.criteria.order_by("position"))
     data = {f"rationale-{c.pk}": "A long enough rationale" for c in criteria}
-    data.update({f"hit-{c.pk}": "hit" for c in criteria[:-1]})
+    data.update({f"hit-{c.pk}": "hit" for c in criteria[:-1]}, version="0")
     response = client_for(cast.expert).post(reverse("annotation:judge_submit", args=[assignment.public_id]), data)
     assert response.status_code == 400
     body = response.content.decode()
@@ -91,7 +91,7 @@ def test_the_page_submits_then_moves_on_to_the_next_response(workspace, cast, cl
     first = client.post(reverse("annotation:next_response", args=[workspace.campaign.pk]))
     public_id = first.url.rstrip("/").split("/")[-1]
     assignment = Assignment.objects.get(public_id=public_id)
-    data = {}
+    data = {"version": str(assignment.draft_version)}
     for c in assignment.campaign_response.item.criteria.all():
         data.update({f"rationale-{c.pk}": "A long enough rationale", f"hit-{c.pk}": "miss", "active_seconds": "30"})
     response = client.post(reverse("annotation:judge_submit", args=[public_id]), data)
@@ -120,7 +120,9 @@ def test_an_api_submit_runs_the_same_small_number_of_queries_whatever_the_item_s
     # submission records the guidelines in force (one query: the campaign's, else its dataset's).
     with django_assert_num_queries(23):
         response = client.post(
-            f"/api/v1/annotation/assignments/{assignment.public_id}/submit/", {"judgments": entries}, content_type="application/json"
+            f"/api/v1/annotation/assignments/{assignment.public_id}/submit/",
+            {"version": 0, "judgments": entries},
+            content_type="application/json",
         )
     assert response.status_code == 200
     assert Judgment.objects.filter(assignment=assignment).count() == len(entries)
