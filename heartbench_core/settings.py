@@ -65,8 +65,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "heartbench_core.middleware.RequestSizeLimitMiddleware",
-    "heartbench_core.errors.RefuseNulInUrlMiddleware",
-    "heartbench_core.errors.RefuseNulInFormMiddleware",
+    # A NUL or a lone surrogate in the URL, a header, a cookie or a page's form is a 400 (the API's bodies: its parsers).
+    "heartbench_core.input_text.RefuseUnstorableTextMiddleware",
     "heartbench_core.errors.ApiJsonErrorsMiddleware",
     "heartbench_core.middleware.OutOfRangeNumberMiddleware",
     "heartbench_core.middleware.DatabaseUnavailableMiddleware",
@@ -183,8 +183,8 @@ HEARTBENCH_DIR = Path(env_str("HEARTBENCH_DIR", str(BASE_DIR.parent / "shared" /
 REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [
         "heartbench_core.api_parsers.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "heartbench_core.api_parsers.CheckedFormParser",
+        "heartbench_core.api_parsers.CheckedMultiPartParser",
     ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "heartbench_core.api_session.SessionAuthenticationBeforeParsing",
