@@ -50,7 +50,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -122,6 +121,15 @@ LOGIN_FAILURES_PER_USER = env_int("LOGIN_FAILURES_PER_USER", 5)
 LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
 TOKEN_FAILURES_PER_ADDRESS = env_int("TOKEN_FAILURES_PER_ADDRESS", 20)
 LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 900)
+
+# API tokens (heartbench_core.services.api_tokens): the lifetime a new token gets unless its creator
+# chooses another, and the longest a creator may choose, in days.
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90)
+API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365)
+if not 1 <= API_TOKEN_DAYS <= API_TOKEN_MAX_DAYS:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"API_TOKEN_DAYS={API_TOKEN_DAYS} must be at least 1 and at most API_TOKEN_MAX_DAYS={API_TOKEN_MAX_DAYS}.")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -233,6 +241,7 @@ SPECTACULAR_SETTINGS = {
         "EndpointRunKindEnum": "heartbench_core.models.EndpointRun.Kind",
         "RunQuestionStatusEnum": "heartbench_core.models.RunQuestion.Status",
         "RunDifficultyEnum": "heartbench_core.services.runs.DIFFICULTIES",
+        "ApiTokenStateEnum": "heartbench_core.models.ApiToken.State",
     },
 }
 
