@@ -67,7 +67,7 @@ import django
 django.setup()
 from django.conf import settings
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
+from heartbench_core.services.api_tokens import issue_token
 from heartbench_core.models import User
 from heartbench_core.services.datasets import import_heartbench
 from heartbench_core.services.responses import import_responses
@@ -90,7 +90,7 @@ tokens = {}
 for i in range(experts):
     u = User.objects.create_user(username=f"load_expert{i:03d}", password=None)
     u.groups.add(group)
-    tokens[u.username] = Token.objects.create(user=u).key
+    tokens[u.username] = issue_token(user=u, name="load test").text
 campaign = create_campaign(
     name="load", dataset_name="load", model_names=models, sample_fraction=1.0, overlap=3,
     requires_qualification=False, expert_usernames=list(tokens),

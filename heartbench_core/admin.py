@@ -10,6 +10,7 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from heartbench_core.models import (
+    ApiToken,
     Criterion,
     CriterionLineage,
     Dataset,
@@ -220,3 +221,14 @@ class StoredScoresAdmin(ReadOnlyAdmin):
     list_filter = ("mode",)
     exclude = ("arrays",)  # binary NumPy arrays
     list_select_related = ("version__dataset",)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """API tokens are issued and revoked on their pages, the API and `issue_token` (the token is shown once); shown here, digest left out."""
+
+    list_display = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("prefix", "name", "user__username")
+    exclude = ("digest",)
+    list_select_related = ("user",)

@@ -14,7 +14,7 @@ from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
-from rest_framework import parsers, serializers, viewsets
+from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.generics import GenericAPIView
@@ -25,6 +25,7 @@ from rest_framework.reverse import reverse as drf_reverse
 from rest_framework.views import APIView
 
 from heartbench_core.api_blind import ShowsResponses
+from heartbench_core.api_parsers import CheckedMultiPartParser
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from heartbench_core.services.datasets import ImportOutcome, diff_versions, export_lines, import_heartbench
@@ -47,7 +48,7 @@ class FileImportView(APIView, Generic[OutcomeT]):
     """
 
     permission_classes = [IsAdmin]
-    parser_classes = [parsers.MultiPartParser]
+    parser_classes = [CheckedMultiPartParser]
     input_serializer: type[serializers.Serializer]
 
     def post(self, request: Request) -> Response:

@@ -139,7 +139,7 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(request=None, responses={200: DeactivatedPersonSerializer})
     @action(detail=True, methods=["post"])
     def deactivate(self, request: Request, user_id: str | None = None) -> Response:
-        """End their sessions and API token and release their open work; nobody deactivates themself."""
+        """End their sessions, revoke their API tokens and release their open work; nobody deactivates themself."""
         user = self.get_object()
         released = services.deactivate_user(user=user, by=signed_in(request))
         person = _person(user)

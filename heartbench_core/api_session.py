@@ -1,4 +1,10 @@
-"""Session authentication for the API that checks CSRF without parsing the body with the view's parsers."""
+"""Session authentication for the API that checks CSRF without parsing the body with the view's parsers.
+
+It comes first among the API's authentication classes, so it also decides how a refused
+authentication is answered: 401 with `WWW-Authenticate: Token` when the request presented
+credentials (a wrong, expired or revoked token: the body says which), 403 otherwise (a visitor
+who is not signed in is refused like one without the role).
+"""
 
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext as _
@@ -6,6 +12,8 @@ from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
+
+from heartbench_core.api_token_auth import HashedTokenAuthentication
 
 
 class SessionAuthenticationBeforeParsing(SessionAuthentication):
@@ -17,6 +25,11 @@ class SessionAuthenticationBeforeParsing(SessionAuthentication):
     Django's request reads only a form body for the token (else the X-CSRFToken header) and
     leaves the body to DRF once the permission check has passed.
     """
+
+    def authenticate_header(self, request: Request) -> str | None:
+        if request.META.get("HTTP_AUTHORIZATION"):
+            return HashedTokenAuthentication.keyword
+        return None
 
     def enforce_csrf(self, request: Request) -> None:
         try:

@@ -1,78 +1,120 @@
-"""API tokens for pipelines: an admin issues and revokes them, by API and on a small page.
+"""API tokens for pipelines, by API and on pages: admins issue, list and revoke them; everyone lists and revokes their own.
 
-A token authenticates as its user, with that user's roles. DRF keeps one token per user;
-issuing again replaces the old token, so a leaked token is revoked by reissuing or revoking.
-The key is shown once, when it is issued; lists show only its first characters.
+A user may hold several tokens, each with a name. The token itself is shown once, in the answer
+that issues it (page, API or the `issue_token` command), and never again: lists show its first
+characters, when it was created, when it expires, when it was last used and whether it was
+revoked. The writes are `heartbench_core.services.api_tokens`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django import forms
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from heartbench_core.models import User
+from heartbench_core.http import SignedInRequest, signed_in
+from heartbench_core.models import ApiToken, User
 from heartbench_core.roles import Role, role_permission, role_required
+from heartbench_core.services import api_tokens as services
 
-KEY_PREFIX_CHARS = 6
-
-
-def issue_token(*, user: User) -> Token:
-    """Create a new token for the user, replacing (revoking) any token the user had."""
-    if not user.is_active:
-        from django.core.exceptions import ValidationError
-
-        raise ValidationError({"username": _("user %(username)r is inactive") % {"username": user.get_username()}})
-    with transaction.atomic():
-        Token.objects.filter(user=user).delete()
-        return Token.objects.create(user=user)
+PAGE_SIZE = 50
+STATES = [s.value for s in ApiToken.State]
 
 
-def revoke_token(*, user: User) -> bool:
-    """Delete the user's token; True when there was one."""
-    with transaction.atomic():
-        deleted, _ = Token.objects.filter(user=user).delete()
-    return bool(deleted)
+# --- reads ---------------------------------------------------------------------------------------
 
 
-def tokens_with_users() -> QuerySet[Token]:
-    """Every issued token with its user, newest first."""
-    return Token.objects.select_related("user").order_by("-created")
+def tokens(*, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
+    """Tokens with their user and who created and revoked them, newest first; of one user, in one state, when asked."""
+    qs = ApiToken.objects.select_related("user", "created_by", "revoked_by").order_by("-created_at", "-pk")
+    if username:
+        qs = qs.filter(user__username=username)
+    now = timezone.now()
+    if state == ApiToken.State.ACTIVE:
+        qs = qs.usable(now)
+    elif state == ApiToken.State.EXPIRED:
+        qs = qs.filter(revoked_at__isnull=True, expires_at__lte=now)
+    elif state == ApiToken.State.REVOKED:
+        qs = qs.filter(revoked_at__isnull=False)
+    return qs
 
 
-class TokenSerializer(serializers.ModelSerializer):
+def tokens_of(user: User) -> QuerySet[ApiToken]:
+    """One user's tokens, newest first."""
+    return tokens().filter(user=user)
+
+
+# --- API -----------------------------------------------------------------------------------------
+
+
+class ApiTokenSerializer(serializers.ModelSerializer[ApiToken]):
     user_id = serializers.IntegerField(source="user.pk", read_only=True)
     username = serializers.CharField(source="user.username", read_only=True)
-    key_prefix = serializers.SerializerMethodField()
+    created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+    revoked_by = serializers.CharField(source="revoked_by.username", read_only=True, allow_null=True, default=None)
+    state = serializers.SerializerMethodField(help_text="active, expired or revoked, now.")
 
     class Meta:
-        model = Token
-        fields = ["user_id", "username", "key_prefix", "created"]
+        model = ApiToken
+        fields = [
+            "id",
+            "user_id",
+            "username",
+            "name",
+            "prefix",
+            "created_at",
+            "created_by",
+            "expires_at",
+            "last_used_at",
+            "revoked_at",
+            "revoked_by",
+            "state",
+        ]
+        read_only_fields = fields
 
-    def get_key_prefix(self, token: Token) -> str:
-        return token.key[:KEY_PREFIX_CHARS]
+    @extend_schema_field(serializers.ChoiceField(choices=ApiToken.State.choices))
+    def get_state(self, token: ApiToken) -> str:
+        return token.current_state.value
 
 
-class IssuedTokenSerializer(TokenSerializer):
-    key = serializers.CharField(read_only=True, help_text="Shown only once, now.")
+class IssuedTokenSerializer(ApiTokenSerializer):
+    """A token just issued, with the token itself (given in the context as `text`)."""
 
-    class Meta(TokenSerializer.Meta):
-        fields = [*TokenSerializer.Meta.fields, "key"]
+    token = serializers.SerializerMethodField(help_text="The token itself: shown only in this answer, never again.")
+
+    class Meta(ApiTokenSerializer.Meta):
+        fields = [*ApiTokenSerializer.Meta.fields, "token"]
+        read_only_fields = fields
+
+    def get_token(self, token: ApiToken) -> str:
+        return str(self.context["text"])
 
 
-class IssueTokenSerializer(serializers.Serializer):
+class IssueTokenSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(max_length=150)
+    name = serializers.CharField(max_length=services.NAME_MAX_CHARS, help_text="What the token is for, e.g. the pipeline using it.")
+    days = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=settings.API_TOKEN_MAX_DAYS,
+        help_text=f"Lifetime in days (default {settings.API_TOKEN_DAYS}, at most {settings.API_TOKEN_MAX_DAYS}).",
+    )
 
     def validate_username(self, value: str) -> User:
         user = User.objects.filter(username=value).first()
@@ -83,22 +125,28 @@ class IssueTokenSerializer(serializers.Serializer):
         return user
 
 
-class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[Token]):
-    """Admins list, issue (POST: replaces any earlier token of the user) and revoke API tokens."""
+class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[ApiToken]):
+    """Admins list every user's tokens, issue one for any active user (POST; the token is in this answer only) and revoke (DELETE)."""
 
-    serializer_class = TokenSerializer
+    serializer_class = ApiTokenSerializer
     permission_classes = [role_permission(Role.ADMIN)]
-    lookup_field = "user_id"
-    lookup_value_regex = r"\d+"
-    ordering_fields = ["created"]
+    ordering_fields = ["created_at", "expires_at", "last_used_at"]
 
-    def get_queryset(self) -> QuerySet[Token]:
-        qs = tokens_with_users()
-        if username := self.request.query_params.get("username"):
-            qs = qs.filter(user__username=username)
-        return qs
+    def get_queryset(self) -> QuerySet[ApiToken]:
+        params = self.request.query_params
+        state = params.get("state") or None
+        if state is not None and state not in STATES:
+            raise serializers.ValidationError(
+                {"state": [_("%(state)r is not one of %(states)s.") % {"state": state, "states": ", ".join(STATES)}]}
+            )
+        return tokens(username=params.get("username") or None, state=state)
 
-    @extend_schema(parameters=[OpenApiParameter("username", str, description="Only this user's token.")])
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("username", str, description="Only this user's tokens."),
+            OpenApiParameter("state", str, enum=STATES, description="Only tokens in this state now."),
+        ]
+    )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
@@ -106,44 +154,110 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Dest
     def create(self, request: Request) -> Response:
         form = IssueTokenSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        token = issue_token(user=form.validated_data["username"])
-        return Response(IssuedTokenSerializer(token).data, status=status.HTTP_201_CREATED)
+        data = form.validated_data
+        issued = services.issue_token(user=data["username"], name=data["name"], days=data.get("days"), by=signed_in(request))
+        return Response(IssuedTokenSerializer(issued.token, context={"text": issued.text}).data, status=status.HTTP_201_CREATED)
 
-    def perform_destroy(self, instance: Token) -> None:
-        revoke_token(user=instance.user)
+    @extend_schema(description="Revoke the token (it keeps its row, saying when and by whom); revoking it again changes nothing.")
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        services.revoke_token(token=self.get_object(), by=signed_in(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[ApiToken]):
+    """The caller's own tokens: list them and revoke one (a pipeline may revoke the token it uses); another's is a 404."""
+
+    serializer_class = ApiTokenSerializer
+    ordering_fields = ["created_at", "expires_at", "last_used_at"]
+
+    def get_queryset(self) -> QuerySet[ApiToken]:
+        return tokens_of(signed_in(self.request))
+
+    @extend_schema(description="Revoke one of your tokens; revoking it again changes nothing.")
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        services.revoke_token(token=self.get_object(), by=signed_in(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- pages ---------------------------------------------------------------------------------------
+
+
+class IssueTokenForm(forms.Form):
+    username = forms.ModelChoiceField(
+        queryset=User.objects.filter(is_active=True).order_by("username").only("id", "username"),
+        to_field_name="username",
+        label=gettext_lazy("User"),
+        error_messages={"invalid_choice": gettext_lazy("No active user by that name.")},
+    )
+    name = forms.CharField(max_length=services.NAME_MAX_CHARS, label=gettext_lazy("Name"), help_text=gettext_lazy("What it is for."))
+    days = forms.IntegerField(
+        min_value=1, max_value=settings.API_TOKEN_MAX_DAYS, initial=settings.API_TOKEN_DAYS, label=gettext_lazy("Days")
+    )
+
+
+def _admin_page(
+    request: HttpRequest, form: IssueTokenForm, *, issued: services.IssuedToken | None = None, status: int = 200
+) -> HttpResponse:
+    username = request.GET.get("user") or None
+    page = Paginator(tokens(username=username), PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "form": form,
+        "page": page,
+        "issued": issued,
+        "filtered_user": username,
+        "query": urlencode({"user": username}) if username else "",
+        "max_days": settings.API_TOKEN_MAX_DAYS,
+    }
+    return render(request, "registration/tokens.html", context, status=status)
 
 
 @require_safe
 @never_cache
 @role_required(Role.ADMIN)
-def token_list(request: HttpRequest) -> HttpResponse:
-    users = User.objects.filter(is_active=True).order_by("username").only("id", "username")
-    return render(request, "registration/tokens.html", {"tokens": tokens_with_users(), "users": users})
+def token_list(request: SignedInRequest) -> HttpResponse:
+    user = request.GET.get("user")
+    return _admin_page(request, IssueTokenForm(initial={"username": user} if user else None))
 
 
 @require_POST
 @never_cache
 @role_required(Role.ADMIN)
-def token_issue(request: HttpRequest) -> HttpResponse:
-    username = request.POST.get("username", "")
-    user = User.objects.filter(username=username, is_active=True).first()
-    users = User.objects.filter(is_active=True).order_by("username").only("id", "username")
-    if user is None:
-        context: dict[str, Any] = {
-            "tokens": tokens_with_users(),
-            "users": users,
-            "error": _("No active user named %(username)r.") % {"username": username},
-        }
-        return render(request, "registration/tokens.html", context, status=400)
-    token = issue_token(user=user)
-    # Rendered, not redirected: the key is shown this once and never stored in a URL or session.
-    context = {"tokens": tokens_with_users(), "users": users, "issued": token}
-    return render(request, "registration/tokens.html", context)
+def token_issue(request: SignedInRequest) -> HttpResponse:
+    form = IssueTokenForm(request.POST)
+    if not form.is_valid():
+        return _admin_page(request, form, status=400)
+    data = form.cleaned_data
+    try:
+        issued = services.issue_token(user=data["username"], name=data["name"], days=data["days"], by=request.user)
+    except ValidationError as exc:
+        for field, messages in exc.message_dict.items():
+            for message in messages:
+                form.add_error(field if field in form.fields else None, message)
+        return _admin_page(request, form, status=400)
+    # Rendered, not redirected: the token is shown this once and never stored in a URL or the session.
+    return _admin_page(request, IssueTokenForm(), issued=issued)
 
 
 @require_POST
 @role_required(Role.ADMIN)
-def token_revoke(request: HttpRequest, user_id: int) -> HttpResponse:
-    user = get_object_or_404(User, pk=user_id)
-    revoke_token(user=user)
+def token_revoke(request: SignedInRequest, pk: int) -> HttpResponse:
+    services.revoke_token(token=get_object_or_404(ApiToken, pk=pk), by=request.user)
+    back = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return redirect(back)
     return redirect("tokens")
+
+
+@require_safe
+@never_cache
+@role_required(*Role)
+def my_tokens(request: SignedInRequest) -> HttpResponse:
+    context = {"tokens": tokens_of(request.user)}
+    return render(request, "registration/my_tokens.html", context)
+
+
+@require_POST
+@role_required(*Role)
+def my_token_revoke(request: SignedInRequest, pk: int) -> HttpResponse:
+    services.revoke_token(token=get_object_or_404(ApiToken, pk=pk, user=request.user), by=request.user)
+    return redirect("my-tokens")

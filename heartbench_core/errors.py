@@ -11,15 +11,14 @@ line of a 4xx refusal but drops its traceback: a PermissionDenied is not a fault
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.core import signals
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.log import log_response
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext
 from django.views import defaults
 
 if TYPE_CHECKING:
@@ -40,63 +39,6 @@ def _server_error_body() -> dict[str, str]:
             "Server error: the request failed on our side and was logged. Nothing of it was saved unless it says otherwise; try again later."
         )
     }
-
-
-NUL_MESSAGE = gettext_noop("Must not contain a NUL character.")  # translated where it is answered
-
-
-class RefuseNulInUrlMiddleware:
-    """A NUL character in the URL path or a query parameter is a 400 naming where, before any view runs.
-
-    PostgreSQL cannot compare text with a NUL in it (psycopg refuses the query), so every
-    lookup or filter fed from the URL would answer 500; no real URL carries one.
-    """
-
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        where = "path" if "\x00" in request.path_info else None
-        if where is None:
-            where = next((key for key, values in request.GET.lists() if "\x00" in key or any("\x00" in v for v in values)), None)
-        if where is None:
-            return self.get_response(request)
-        name, message = where.replace("\x00", ""), gettext(NUL_MESSAGE)
-        if _is_api(request):
-            return JsonResponse({name: [message]}, status=400)
-        return HttpResponseBadRequest(f"{name}: {message}", content_type="text/plain; charset=utf-8")
-
-
-class RefuseNulInFormMiddleware:
-    """A NUL character in a field a page posts is a 400 naming the field, before the view runs.
-
-    PostgreSQL refuses NUL in text, so a rationale, comment, note or reason carrying one was a
-    500 (DataError) on every page that saves free text, while SQLite stored it. The API is left
-    to its serializers, whose character fields already refuse NUL with a 400 naming the field;
-    a view marked `refuses_nul_itself` (the judging page's autosave and submit, which show the
-    error on the criterion) is left to itself.
-    """
-
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
-    def process_view(
-        self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: tuple[Any, ...], view_kwargs: dict[str, Any]
-    ) -> HttpResponse | None:
-        if request.method != "POST" or _is_api(request) or getattr(view_func, "refuses_nul_itself", False):
-            return None
-        try:
-            fields = request.POST.lists()
-        except (MultiPartParserError, SuspiciousOperation):
-            return None  # the view answers these as before
-        where = next((key for key, values in fields if "\x00" in key or any("\x00" in v for v in values)), None)
-        if where is None:
-            return None
-        name = where.replace("\x00", "")
-        return HttpResponseBadRequest(f"{name}: {gettext(NUL_MESSAGE)}", content_type="text/plain; charset=utf-8")
 
 
 class ApiJsonErrorsMiddleware:

@@ -1,8 +1,9 @@
 """Request middleware: a bounded request body, and a clear answer instead of a 500 for numbers
 too large for the database and for a database that fails mid-request.
 
-The middleware that shapes error answers for the API (JSON bodies, NUL bytes) is in
-`heartbench_core.errors`; secrets are kept out of error reports and logs by
+The middleware that shapes error answers for the API (JSON bodies) is in
+`heartbench_core.errors`; the one that refuses text no database stores (NUL, lone surrogates)
+in `heartbench_core.input_text`; secrets are kept out of error reports and logs by
 `heartbench_core.redaction`.
 """
 

@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, english_name
@@ -47,6 +48,61 @@ class User(AbstractUser):
 
     class Meta:
         db_table = "hb_user"
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def usable(self, now: datetime) -> ApiTokenQuerySet:
+        """Tokens that still authenticate: neither revoked nor expired."""
+        return self.filter(revoked_at__isnull=True, expires_at__gt=now)
+
+
+class ApiToken(models.Model):
+    """An API token of a user, for pipelines: only its SHA-256 digest is stored, and a short prefix to recognise it by.
+
+    The token itself is shown once, when it is issued (heartbench_core.services.api_tokens). It
+    authenticates as its user until it expires or is revoked; revoking keeps the row, so lists
+    say when and by whom.
+    """
+
+    class State(models.TextChoices):
+        ACTIVE = "active", _("Active")
+        EXPIRED = "expired", _("Expired")
+        REVOKED = "revoked", _("Revoked")
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens", verbose_name=_("user"))
+    name = models.CharField(max_length=100, verbose_name=_("name"), help_text=_("What the token is for, e.g. the pipeline using it."))
+    prefix = models.CharField(max_length=16, verbose_name=_("starts with"), help_text=_("The token's first characters; not a secret."))
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the token, in hex.")
+    created_at = models.DateTimeField(verbose_name=_("created"))
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("created by"))
+    expires_at = models.DateTimeField(verbose_name=_("expires"))
+    last_used_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last used"))
+    revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked"))
+    revoked_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("revoked by"))
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-created_at"], name="api_token_user_created")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")), name="api_token_expires_after_created")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.name})"
+
+    def state(self, now: datetime) -> ApiToken.State:
+        """Active, expired or revoked at `now` (revoked wins: it was a decision)."""
+        if self.revoked_at is not None:
+            return ApiToken.State.REVOKED
+        if self.expires_at <= now:
+            return ApiToken.State.EXPIRED
+        return ApiToken.State.ACTIVE
+
+    @property
+    def current_state(self) -> ApiToken.State:
+        """The state now (for templates)."""
+        return self.state(timezone.now())
 
 
 class Dataset(models.Model):

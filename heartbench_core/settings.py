@@ -61,7 +61,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -76,8 +75,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "heartbench_core.middleware.RequestSizeLimitMiddleware",
-    "heartbench_core.errors.RefuseNulInUrlMiddleware",
-    "heartbench_core.errors.RefuseNulInFormMiddleware",
+    # A NUL or a lone surrogate in the URL, a header, a cookie or a page's form is a 400 (the API's bodies: its parsers).
+    "heartbench_core.input_text.RefuseUnstorableTextMiddleware",
     "heartbench_core.errors.ApiJsonErrorsMiddleware",
     "heartbench_core.middleware.OutOfRangeNumberMiddleware",
     "heartbench_core.middleware.DatabaseUnavailableMiddleware",
@@ -133,6 +132,15 @@ LOGIN_FAILURES_PER_USER = env_int("LOGIN_FAILURES_PER_USER", 5)
 LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
 TOKEN_FAILURES_PER_ADDRESS = env_int("TOKEN_FAILURES_PER_ADDRESS", 20)
 LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 900)
+
+# API tokens (heartbench_core.services.api_tokens): the lifetime a new token gets unless its creator
+# chooses another, and the longest a creator may choose, in days.
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90)
+API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365)
+if not 1 <= API_TOKEN_DAYS <= API_TOKEN_MAX_DAYS:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"API_TOKEN_DAYS={API_TOKEN_DAYS} must be at least 1 and at most API_TOKEN_MAX_DAYS={API_TOKEN_MAX_DAYS}.")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -202,8 +210,8 @@ HEARTBENCH_DIR = Path(env_str("HEARTBENCH_DIR", str(BASE_DIR.parent / "shared" /
 REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [
         "heartbench_core.api_parsers.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "heartbench_core.api_parsers.CheckedFormParser",
+        "heartbench_core.api_parsers.CheckedMultiPartParser",
     ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "heartbench_core.api_session.SessionAuthenticationBeforeParsing",
@@ -252,6 +260,7 @@ SPECTACULAR_SETTINGS = {
         "EndpointRunKindEnum": "heartbench_core.models.EndpointRun.Kind",
         "RunQuestionStatusEnum": "heartbench_core.models.RunQuestion.Status",
         "RunDifficultyEnum": "heartbench_core.services.runs.DIFFICULTIES",
+        "ApiTokenStateEnum": "heartbench_core.models.ApiToken.State",
     },
 }
 

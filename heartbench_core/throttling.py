@@ -24,16 +24,16 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.dispatch import receiver
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.throttling import UserRateThrottle
+
+from heartbench_core.api_token_auth import HashedTokenAuthentication
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
-    from rest_framework.authtoken.models import Token
     from rest_framework.request import Request
     from rest_framework.views import APIView
 
-    from heartbench_core.models import User
+    from heartbench_core.models import ApiToken, User
 
 # Set by the token authentication on the request, read by the rate throttle: (cache key, request history).
 _HISTORY_ATTRIBUTE = "hb_throttle_history"
@@ -145,15 +145,15 @@ class ThrottledLoginView(LoginView):
         return response
 
 
-class ThrottledTokenAuthentication(TokenAuthentication):
-    """DRF token authentication; a client address that sent too many wrong tokens gets 429.
+class ThrottledTokenAuthentication(HashedTokenAuthentication):
+    """Token authentication; a client address that sent too many wrong (or expired, or revoked) tokens gets 429.
 
     With a valid token, the address's failure count and the user's request history (for
     `PrefetchedUserRateThrottle`) are read in one cache round trip, so an authenticated API
     request costs two in all (this read and the throttle's write) instead of three.
     """
 
-    def authenticate(self, request: Request) -> tuple[User, Token] | None:
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             return super().authenticate(request)

@@ -585,7 +585,7 @@ def _audit_filters(params: QueryDict) -> AuditFilters:
     """The audit log's filters from a query string; a bad one is a ValidationError naming its parameter.
 
     The criterion is a lineage key (a UUID) or the start of one. A filter holding a NUL character
-    never gets here: RefuseNulInUrlMiddleware (heartbench_core.errors) answers it with a 400 first.
+    never gets here: RefuseUnstorableTextMiddleware (heartbench_core.input_text) answers it with a 400 first.
     """
     criterion = (params.get("criterion") or "").strip().lower() or None
     if criterion is not None:

@@ -236,7 +236,7 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
 
 
 # These two answer a NUL in a rationale themselves, as an error on its criterion card
-# (heartbench_core.errors.RefuseNulInFormMiddleware leaves them to it).
+# (heartbench_core.input_text.RefuseUnstorableTextMiddleware leaves a NUL to them).
 save_draft.refuses_nul_itself = True  # type: ignore[attr-defined]
 
 

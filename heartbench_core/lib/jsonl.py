@@ -114,8 +114,8 @@ def read_jsonl(
 
 
 # NUL (PostgreSQL refuses it in text and jsonb) and lone UTF-16 surrogates, which JSON's \\ud800
-# escapes can produce but no database can encode as UTF-8.
-_UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+# escapes (or a request's declared charset) can produce but no database can encode as UTF-8.
+UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 
 
 # What a line holding an unstorable part must contain: the character itself (a text source may hold a
@@ -130,26 +130,67 @@ def _may_hold_unstorable(text: str) -> bool:
     """
     if "\\u" in text and _UNSTORABLE_ESCAPE.search(text):
         return True
-    if _UNSTORABLE_CHARACTER.search(text):
+    if UNSTORABLE_CHARACTER.search(text):
         return True
     return text.count("[") + text.count("{") > MAX_NESTING_DEPTH
 
 
 def unstorable_character(text: str) -> str | None:
     """The first character of the text no database stores (NUL, a lone surrogate), or None."""
-    found = _UNSTORABLE_CHARACTER.search(text)
+    found = UNSTORABLE_CHARACTER.search(text)
     return found.group() if found else None
 
 
 def replace_unstorable(text: str) -> str:
     """The text with every character no database stores replaced by U+FFFD (for messages quoted from outside)."""
-    return _UNSTORABLE_CHARACTER.sub("\ufffd", text)
+    return UNSTORABLE_CHARACTER.sub("\ufffd", text)
 
 
 def _describe(character: str) -> str:
     if character == "\x00":
         return "a NUL character (\\u0000)"
-    return f"a lone surrogate (\\u{ord(character):04x}), not a Unicode character"
+    return f"a lone surrogate ({escaped(character)}), not a Unicode character"
+
+
+def escaped(text: str) -> str:
+    """The text with every unstorable character written as its \\u escape, so it can be shown and stored."""
+    return UNSTORABLE_CHARACTER.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+@dataclass(frozen=True)
+class Unstorable:
+    """Where a decoded JSON value holds what no database stores: the field's path, and the character (None: nested too deeply)."""
+
+    path: str | None
+    character: str | None
+    in_key: bool = False
+
+
+def find_unstorable(value: Any) -> Unstorable | None:
+    """The first part of a decoded JSON value no database may store (a NUL, a lone surrogate, nesting too deep), or None.
+
+    The walk is iterative, so it cannot overflow itself; paths read `dialogue[0].content`, with
+    unstorable characters of keys written as their escapes.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > MAX_NESTING_DEPTH:
+            return Unstorable(path or None, None)
+        if isinstance(node, str):
+            if found := UNSTORABLE_CHARACTER.search(node):
+                return Unstorable(path or None, found.group())
+        elif isinstance(node, dict):
+            for key, child in reversed(node.items()):
+                found = UNSTORABLE_CHARACTER.search(key)
+                child_path = f"{path}.{escaped(key)}" if path else escaped(key)
+                if found:
+                    return Unstorable(child_path, found.group(), in_key=True)
+                stack.append((child, child_path, depth + 1))
+        elif isinstance(node, list):
+            for index in range(len(node) - 1, -1, -1):
+                stack.append((node[index], f"{path}[{index}]", depth + 1))
+    return None
 
 
 def unstorable_part(value: Any) -> tuple[str | None, str] | None:
@@ -157,28 +198,16 @@ def unstorable_part(value: Any) -> tuple[str | None, str] | None:
 
     PostgreSQL refuses the NUL character in text and jsonb (SQLite would keep it, so both refuse
     it here), no database stores a lone surrogate, and nesting past MAX_NESTING_DEPTH would
-    overflow the recursive code that reads it. The walk is iterative, so it cannot overflow itself.
+    overflow the recursive code that reads it.
     """
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
-    while stack:
-        node, path, depth = stack.pop()
-        if depth > MAX_NESTING_DEPTH:
-            return path or None, f"nested more than {MAX_NESTING_DEPTH} levels deep"
-        if isinstance(node, str):
-            if found := _UNSTORABLE_CHARACTER.search(node):
-                return path or None, f"contains {_describe(found.group())}, which cannot be stored"
-        elif isinstance(node, dict):
-            for key, child in reversed(node.items()):
-                found = _UNSTORABLE_CHARACTER.search(key)
-                shown = _UNSTORABLE_CHARACTER.sub(lambda m: f"\\u{ord(m.group()):04x}", key)
-                child_path = f"{path}.{shown}" if path else shown
-                if found:
-                    return child_path, f"the key contains {_describe(found.group())}, which cannot be stored"
-                stack.append((child, child_path, depth + 1))
-        elif isinstance(node, list):
-            for index in range(len(node) - 1, -1, -1):
-                stack.append((node[index], f"{path}[{index}]", depth + 1))
-    return None
+    found = find_unstorable(value)
+    if found is None:
+        return None
+    if found.character is None:
+        return found.path, f"nested more than {MAX_NESTING_DEPTH} levels deep"
+    if found.in_key:
+        return found.path, f"the key contains {_describe(found.character)}, which cannot be stored"
+    return found.path, f"contains {_describe(found.character)}, which cannot be stored"
 
 
 def _reject_constant(name: str) -> Any:

@@ -26,7 +26,6 @@ from django.utils import timezone, translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
-from rest_framework.authtoken.models import Token
 
 from heartbench_core.language import supported
 from heartbench_core.models import User
@@ -34,6 +33,7 @@ from heartbench_core.people.labels import ROLE_LABELS
 from heartbench_core.people.signals import roles_changed, user_deactivated
 from heartbench_core.people.tokens import invite_token_generator
 from heartbench_core.roles import Role, has_role
+from heartbench_core.services.api_tokens import revoke_tokens_of
 
 # Change-log messages start with these, so the people selectors can find invitations (not shown translated: a log).
 INVITE_LOG_PREFIX = "people.invite"
@@ -178,7 +178,7 @@ def set_roles(*, user: User, roles: Iterable[str], by: User) -> User:
 
 
 def deactivate_user(*, user: User, by: User) -> int:
-    """Refuse the user from now on: end their sessions and API token, release their open work; return how much was released."""
+    """Refuse the user from now on: end their sessions, revoke their API tokens, release their open work; return how much was released."""
     _require_admin(by)
     if user.pk == by.pk:
         raise ValidationError({"user": _("You cannot deactivate yourself; ask another admin to do it.")})
@@ -190,12 +190,17 @@ def deactivate_user(*, user: User, by: User) -> int:
         if not locked.has_usable_password():
             locked.set_unusable_password()  # an unused invitation link dies for good, even after a reactivation
         locked.save(update_fields=["is_active", "password"])
-        Token.objects.filter(user=locked).delete()
+        tokens = revoke_tokens_of(user=locked, by=by)
         sessions = _end_sessions(locked)
         replies = user_deactivated.send(sender=User, user=locked, by=by)
         answers: list[object] = [r for _receiver, r in replies]  # the receivers return how many assignments they released
         released = sum(r for r in answers if isinstance(r, int))
-        _log(by=by, user=locked, flag=CHANGE, message=f"people.deactivate: {sessions} sessions ended, {released} open assignments released")
+        _log(
+            by=by,
+            user=locked,
+            flag=CHANGE,
+            message=f"people.deactivate: {sessions} sessions ended, {tokens} API tokens revoked, {released} open assignments released",
+        )
     return released
 
 

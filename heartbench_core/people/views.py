@@ -20,6 +20,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from heartbench_core.api_tokens import tokens_of
 from heartbench_core.http import SignedInRequest
 from heartbench_core.people import selectors, services
 from heartbench_core.people.forms import InviteForm, PeopleFilterForm, RolesForm
@@ -83,7 +84,13 @@ def people_list(request: SignedInRequest) -> HttpResponse:
 def person_detail(request: SignedInRequest, user_id: int) -> HttpResponse:
     person = _person_or_404(user_id)
     form = RolesForm(initial={"roles": [r.value for r in selectors.held_roles(person)]})
-    context = {"person": person, "form": form, "changes": selectors.changes_of(person.user), "me": person.user.pk == request.user.pk}
+    context = {
+        "person": person,
+        "form": form,
+        "changes": selectors.changes_of(person.user),
+        "tokens": tokens_of(person.user),
+        "me": person.user.pk == request.user.pk,
+    }
     return render(request, "heartbench_core/people_detail.html", context)
 
 
@@ -196,7 +203,7 @@ def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
             request,
             title=_("Deactivate %(username)s?") % {"username": person.user.username},
             lines=[
-                _("They can no longer sign in; their open sessions end and their API token is revoked."),
+                _("They can no longer sign in; their open sessions end and their API tokens are revoked."),
                 _("Their open (unsubmitted) work in campaigns is released, so other experts can take it; submitted work stays."),
                 _("You can reactivate them later, with the same roles."),
             ],

@@ -46,12 +46,17 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "set_language": {"POST": EVERYONE},
     # The scripts' translations (djangojs), loaded as a file by every page, the login page included.
     "javascript-catalog": {"GET": EVERYONE, "OPTIONS": EVERYONE},
-    # API tokens (admins issue and revoke).
+    # API tokens: admins issue, list and revoke any; everyone with a role lists and revokes their own
+    # (the world's token is the author's: another's is a 404).
     "tokens": {"GET": (ADMIN,)},
     "tokens-issue": {"POST": (ADMIN,)},
     "tokens-revoke": {"POST": (ADMIN,)},
+    "my-tokens": {"GET": WITH_A_ROLE},
+    "my-tokens-revoke": {"POST": (AUTHOR,)},
     "api-token-list": {"GET": (ADMIN,), "POST": (ADMIN,)},
     "api-token-detail": {"GET": (ADMIN,), "DELETE": (ADMIN,)},
+    "api-my-token-list": {"GET": WITH_A_ROLE},
+    "api-my-token-detail": {"GET": (AUTHOR,), "DELETE": (AUTHOR,)},
     # People (admins invite, change roles, deactivate); an invitee sets a password from their link.
     "invite_accept": {"GET": EVERYONE, "POST": EVERYONE},
     "people:list": {"GET": (ADMIN,)},

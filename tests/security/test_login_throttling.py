@@ -63,14 +63,14 @@ def test_the_admin_login_shares_the_lockout(client, cast):
 
 @override_settings(TOKEN_FAILURES_PER_ADDRESS=3)
 def test_guessing_api_tokens_is_throttled_per_address(client, cast):
-    from rest_framework.authtoken.models import Token
+    from heartbench_core.services.api_tokens import issue_token
 
-    good = Token.objects.create(user=cast.admin)
+    good = issue_token(user=cast.admin, name="pipeline").text
     url = reverse("dataset-list")
     for i in range(3):
         assert client.get(url, HTTP_AUTHORIZATION=f"Token {i:040d}", REMOTE_ADDR="10.1.1.1").status_code in (401, 403)
-    assert client.get(url, HTTP_AUTHORIZATION=f"Token {good.key}", REMOTE_ADDR="10.1.1.1").status_code == 429
-    assert client.get(url, HTTP_AUTHORIZATION=f"Token {good.key}", REMOTE_ADDR="10.1.1.2").status_code == 200
+    assert client.get(url, HTTP_AUTHORIZATION=f"Token {good}", REMOTE_ADDR="10.1.1.1").status_code == 429
+    assert client.get(url, HTTP_AUTHORIZATION=f"Token {good}", REMOTE_ADDR="10.1.1.2").status_code == 200
 
 
 def test_api_use_per_user_is_rate_limited(client, cast, monkeypatch):

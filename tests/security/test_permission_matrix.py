@@ -50,6 +50,10 @@ ARG_SOURCES = {
     ("annotation:report", "report_id"): "problem_report_pk",
     ("api-report-resolve", "kind"): "report_kind",
     ("api-report-resolve", "report_id"): "problem_report_pk",
+    ("tokens-revoke", "pk"): "api_token_pk",
+    ("my-tokens-revoke", "pk"): "api_token_pk",
+    ("api-token-", "pk"): "api_token_pk",
+    ("api-my-token-", "pk"): "api_token_pk",
 }
 
 # Query strings some endpoints need to name their subject.

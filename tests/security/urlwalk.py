@@ -2,8 +2,9 @@
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import unescape
+from html.parser import HTMLParser
 from http.cookies import SimpleCookie
 from itertools import product
 from urllib.parse import urljoin, urlparse
@@ -192,3 +193,44 @@ def crawl(client, start: set[str], leaks: Callable[[str], list[str]]) -> list[st
             if "html" in response.get("Content-Type", ""):
                 queue |= links_in(url, text) - seen
     return reached
+
+
+# --- the forms of a page: where they send what -------------------------------------------------
+
+
+@dataclass
+class Form:
+    action: str  # the path it is sent to
+    method: str  # "get" or "post"
+    fields: set[str] = field(default_factory=set)
+    files: set[str] = field(default_factory=set)
+
+
+class _FormParser(HTMLParser):
+    def __init__(self, page_url: str) -> None:
+        super().__init__()
+        self.page_url, self.forms, self.current = page_url, [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            method = (a.get("method") or ("post" if a.get("hx-post") else "get")).lower()
+            target = a.get("action") or a.get("hx-post") or a.get("hx-get") or self.page_url
+            self.current = Form(action=urlparse(urljoin(self.page_url, target)).path, method=method)
+            self.forms.append(self.current)
+        elif tag in ("input", "select", "textarea", "button") and self.current is not None and a.get("name"):
+            if a.get("type") == "file":
+                self.current.files.add(a["name"])
+            elif a["name"] != "csrfmiddlewaretoken":
+                self.current.fields.add(a["name"])
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self.current = None
+
+
+def forms_in(page_url: str, html: str) -> list[Form]:
+    """Every form of a page, with the path it is sent to and the names of its fields and file inputs."""
+    parser = _FormParser(page_url)
+    parser.feed(html)
+    return parser.forms

@@ -61,9 +61,9 @@ def build_world(cast) -> World:
     Assignment.objects.create(
         campaign_response=submitted.campaign_response, expert=cast.experts[1], expires_at=None, status=Assignment.Status.SUBMITTED
     )
-    from rest_framework.authtoken.models import Token
+    from heartbench_core.services.api_tokens import issue_token
 
-    Token.objects.create(user=cast.author)
+    api_token = issue_token(user=cast.author, name="matrix", by=cast.admin).token
     world.objects.update(version=version, campaign=campaign, assignment=assignment, entry=entry, criterion=criterion)
     world.values.update(
         name="demo",
@@ -80,6 +80,7 @@ def build_world(cast) -> World:
         key=str(criterion.lineage_id),
         correction_id=correction.pk,
         user_id=cast.author.pk,
+        api_token_pk=api_token.pk,
         uidb64="MQ",  # a password-reset link whose token is not valid: the page says so
         token="not-a-valid-token",
         response_public_id=ModelResponse.objects.order_by("pk").first().public_id,

@@ -1,14 +1,13 @@
-"""Deactivating a person: they cannot sign in, their sessions and token end, their open work goes back to the pool."""
+"""Deactivating a person: they cannot sign in, their sessions end and their tokens are revoked, their open work goes back to the pool."""
 
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.sessions.models import Session
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from annotation.models import Assignment
-from heartbench_core.api_tokens import issue_token
-from heartbench_core.models import User
+from heartbench_core.models import ApiToken, User
+from heartbench_core.services.api_tokens import issue_token
 from tests.conftest import PASSWORD
 
 from .helpers import campaign_with_open_work
@@ -28,7 +27,7 @@ def test_deactivating_releases_open_work_ends_sessions_and_the_token(client_for,
     _campaign, open_work, expired, others = campaign_with_open_work(cast)
     session = Client()
     assert session.login(username=cast.expert.username, password=PASSWORD)
-    issue_token(user=cast.expert)
+    issued = [issue_token(user=cast.expert, name=f"pipeline {n}") for n in (1, 2)]
     assert Session.objects.count() >= 1
 
     response = client_for(cast.admin).post(f"/people/{cast.expert.pk}/deactivate/", {"confirm": "1"}, follow=True)
@@ -41,11 +40,13 @@ def test_deactivating_releases_open_work_ends_sessions_and_the_token(client_for,
     others.refresh_from_db()
     assert expired.status == Assignment.Status.RESERVED  # past its expiry: already back in the pool, left to the sweep
     assert others.status == Assignment.Status.RESERVED  # another expert's work is untouched
-    assert not Token.objects.filter(user=cast.expert).exists()
+    assert not ApiToken.objects.filter(user=cast.expert, revoked_at__isnull=True).exists()
+    assert set(ApiToken.objects.filter(user=cast.expert).values_list("revoked_by", flat=True)) == {cast.admin.pk}
+    assert Client().get("/api/v1/datasets/", HTTP_AUTHORIZATION=f"Token {issued[0].text}").status_code == 401
     assert session.get("/work/").status_code == 302  # their session is gone: back to the login page
     assert not Client().login(username=cast.expert.username, password=PASSWORD)
     entry = LogEntry.objects.get(object_id=str(cast.expert.pk), change_message__startswith="people.deactivate")
-    assert entry.user == cast.admin and "2 open assignments released" in entry.change_message
+    assert entry.user == cast.admin and "2 API tokens revoked, 2 open assignments released" in entry.change_message
 
 
 def test_an_admin_cannot_deactivate_themself(client_for, cast):
