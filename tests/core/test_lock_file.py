@@ -41,7 +41,7 @@ def test_the_lock_is_readable_and_pins_every_package_with_its_hashes():
 def test_every_dependency_of_pyproject_is_locked():
     locked = locked_versions()
     missing = sorted(str(req) for req in declared_requirements() if canonicalize_name(req.name) not in locked)
-    assert not missing, f"requirements.lock lacks {missing}: relock as README.md, 'Dependencies', says"
+    assert not missing, f"requirements.lock lacks {missing}: relock as CONTRIBUTING.md, 'Dependencies and the lock file', says"
 
 
 def test_every_locked_version_satisfies_the_range_pyproject_asks_for():
