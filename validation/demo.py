@@ -103,6 +103,17 @@ DEMO_DECISIONS = (
 )
 
 
+def _excerpt(text: str) -> str:
+    """The opening of a response as a case's excerpt, short enough to quote no response of an open campaign.
+
+    The synthetic responses share their openings (they come from templates), and no library text may
+    share RUN characters with a response of an open campaign (annotation.services.quotes).
+    """
+    from heartbench_core.lib.quotes import RUN
+
+    return "".join(text.split())[: RUN - 1] + "…"
+
+
 def _seed_cases(context: DemoContext, campaign: Campaign) -> None:
     """Adjudicate three split units of the (closed) synthetic blind test as a senior reviewer and write a case from each."""
     from annotation.models import Case
@@ -127,7 +138,7 @@ def _seed_cases(context: DemoContext, campaign: Campaign) -> None:
             cause=cause,
             note=note,
         )
-        excerpt = invented_excerpt if invented else entry.response.text.strip()[:200]
+        excerpt = invented_excerpt if invented else _excerpt(entry.response.text)
         content = CaseContent(title=title, excerpt=excerpt, hit=None, reasoning=note, cause=cause, tags=["demo"], invented=invented)
         case_from_adjudication(author=reviewer, adjudication=decision, content=content, publish=True)
         made += 1

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import CommandError, CommandParser
+from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
 
 from heartbench_core import demo
@@ -46,15 +47,17 @@ class Command(ImportCommand):
             if User.objects.filter(username=demo.DEMO_USERS[0][0]).exists():
                 self._print_logins()
             return
-        ctx = self.run_service(demo.seed, heartbench=path)
-        for app in APPS_WITH_DEMO[1:]:
-            try:
-                module = importlib.import_module(f"{app}.demo")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{app}.demo":
-                    raise
-                continue
-            self.run_service(module.seed, context=ctx)
+        # All or nothing: a demo that failed half-way would be left as it is by every later start.
+        with transaction.atomic():
+            ctx = self.run_service(demo.seed, heartbench=path)
+            for app in APPS_WITH_DEMO[1:]:
+                try:
+                    module = importlib.import_module(f"{app}.demo")
+                except ModuleNotFoundError as exc:
+                    if exc.name != f"{app}.demo":
+                        raise
+                    continue
+                self.run_service(module.seed, context=ctx)
         for line in ctx.log:
             self.stdout.write(f"· {line}")
         self._print_logins()
