@@ -79,7 +79,7 @@ def campaigns_whose_seed_is_hidden(user: User | AnonymousUser | None) -> QuerySe
     The seed alone does not recompute the sample (that needs the server's sampling key), but it is
     shown only to staff outside the campaign all the same. Nobody signed in: every campaign.
     """
-    if user is None or not getattr(user, "is_authenticated", False):
+    if user is None or not isinstance(user, User) or not user.is_authenticated:
         return Campaign.objects.all()
     explicit = in_expert_group(user)
     if not explicit and not user.is_superuser:
