@@ -70,6 +70,8 @@ class CampaignSettingsInline(admin.StackedInline):
 class CampaignAdmin(admin.ModelAdmin):
     list_display = ["name", "kind", "status", "version", "overlap", "sample_fraction", "created_at"]
     list_filter = ["kind", "status"]
+    # The seed is shown on the campaign's page, to staff who are not its experts; the admin has no per-campaign rule.
+    exclude = ["seed"]
     inlines = [CampaignSettingsInline]
     filter_horizontal = ["experts", "language_models"]
 

@@ -81,6 +81,25 @@ def campaigns_on_datasets(dataset_ids: frozenset[int]) -> frozenset[int]:
     return frozenset(Campaign.objects.filter(version__dataset_id__in=dataset_ids).values_list("pk", flat=True))
 
 
+def campaigns_whose_seed_is_hidden(user: User | AnonymousUser | None) -> QuerySet[Campaign]:
+    """Campaigns whose stored seed the user may not read: every campaign they are an expert of, open or closed.
+
+    The seed alone does not recompute the sample (that needs the server's sampling key), but it is
+    shown only to staff outside the campaign all the same. Nobody signed in: every campaign.
+    """
+    if user is None or not isinstance(user, User) or not user.is_authenticated:
+        return Campaign.objects.all()
+    explicit = in_expert_group(user)
+    if not explicit and not user.is_superuser:
+        return Campaign.objects.none()
+    return Campaign.objects.taking_part(user, unrestricted=explicit)
+
+
+def may_read_seed(user: User | AnonymousUser | None, campaign: Campaign) -> bool:
+    """Whether the user may read the campaign's stored seed (one query)."""
+    return not campaigns_whose_seed_is_hidden(user).filter(pk=campaign.pk).exists()
+
+
 BLIND_SCOPE_SOURCE = BlindScopeSource(
     campaign_ids=open_campaign_ids_as_expert,
     dataset_ids=datasets_of_campaigns,

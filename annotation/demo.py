@@ -2,8 +2,8 @@
 
 The reference verdicts of the calibration and gold sets are synthetic (derived from each
 criterion's sign for the fictional models' canned answers) and say so in every explanation. The
-gold set is disjoint from the calibration set and holds every model's answer to its questions, so
-the blind test's hidden gold checks look like any other response. Idempotent.
+gold set is disjoint from the calibration set; the blind test places its hidden gold checks on
+sampled questions, in place of an answer, so they look like any other response. Idempotent.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CALIBRATION = "demo-calibration"
 GOLD_SET = "demo-gold-set"
 BLIND_TEST = "demo-blind-test"
 GOLD_RATE = 0.2
-# Questions whose answers become gold checks: on the demo items, those left out of the blind test's sample.
+# Questions whose answers may become gold checks (on the real data; on the demo items, all but the calibration's).
 GOLD_QUESTIONS_REAL = 12
 
 PROFILES = {
@@ -112,7 +112,7 @@ def seed(*, context: DemoContext) -> None:
             dataset_name=version.dataset.name,
             version_label=version.label,
             model_names=models,
-            # On the 6 demo items, 4 are sampled; the gold set's answers to the other questions are the gold checks.
+            # On the 6 demo items, 4 are sampled; some answers to them are the gold set's, held as gold checks.
             sample_fraction=0.4 if context.real_data else 0.67,
             overlap=3,
             seed=2025,
@@ -124,7 +124,7 @@ def seed(*, context: DemoContext) -> None:
         )
         context.log.append(
             f"annotation: campaign {BLIND_TEST!r} with {outcome.responses} responses and {outcome.gold} hidden gold checks "
-            f"(about {GOLD_RATE:.0%} of each queue, at random positions), k=3, "
+            f"(about {GOLD_RATE:.0%} of the responses, served like the rest), k=3, "
             f"{outcome.eligible_experts} eligible experts (expert4 must pass {CALIBRATION!r} first)"
         )
 

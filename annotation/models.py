@@ -15,6 +15,7 @@ from django.db import connection, models
 from django.db.models import Exists, F, Func, OuterRef, Q, Value
 from django.utils.translation import gettext_lazy as _
 
+from annotation.services.sampling import new_seed
 from heartbench_core.models import (
     Criterion,
     CriterionLineage,
@@ -120,7 +121,10 @@ class Campaign(models.Model):
     language_models = models.ManyToManyField(LanguageModel, blank=True, related_name="campaigns")
     sample_fraction = models.FloatField(default=0.4)
     overlap = models.PositiveSmallIntegerField(default=3, help_text="k: distinct experts per response.")
-    seed = models.IntegerField(default=0)
+    seed = models.BigIntegerField(
+        default=new_seed,
+        help_text="Stored seed of the sample; drawn with a key only the server holds, never shown to the campaign's experts.",
+    )
     reservation_timeout = models.DurationField(default=timedelta(hours=2))
     experts = models.ManyToManyField(django_settings.AUTH_USER_MODEL, blank=True, related_name="eligible_campaigns")
     rationale_min_chars = models.PositiveSmallIntegerField(default=10)

@@ -120,7 +120,6 @@ def main():
             prof = ExpertProfile.objects.get(user=last)
             qs = (
                 _eligible(big, prof, campaign_settings(big), {""})
-                .filter(is_gold=False)
                 .annotate(live_n=Count("assignments", filter=AssignmentQuerySet.live_q(timezone.now(), through="assignments")))
                 .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
             )

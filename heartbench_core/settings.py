@@ -49,6 +49,10 @@ if PRODUCTION:
 elif not SECRET_KEY:
     SECRET_KEY = DEVELOPMENT_SECRET_KEY
 
+# Keys the seeded choices of campaigns (sample, hidden gold checks, orders: annotation.services.sampling). Unset, it
+# is derived from SECRET_KEY; set it to keep samples reproducible across a SECRET_KEY rotation. Never shown to anyone.
+HEARTBENCH_SAMPLING_KEY = env_str("HEARTBENCH_SAMPLING_KEY", "")
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 

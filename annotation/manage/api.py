@@ -32,7 +32,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.blindness import PROGRESS_WITHHELD, dual_role_conflicts, own_quality_hidden
+from annotation.blindness import PROGRESS_WITHHELD, campaigns_whose_seed_is_hidden, dual_role_conflicts, own_quality_hidden
 from annotation.manage import selectors
 from annotation.manage.needs_action_selectors import alert_text, visible_alerts
 from annotation.manage.selectors import Certificate
@@ -58,6 +58,7 @@ from annotation.services.campaigns import (
     update_campaign_settings,
 )
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines, update_pay_policy
+from annotation.services.sampling import MAX_SEED
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
@@ -444,6 +445,9 @@ class CampaignSerializer(serializers.ModelSerializer):
     sitting_size = serializers.IntegerField(source="settings.sitting_size", read_only=True, allow_null=True, default=None)
     retake_cooldown = serializers.DurationField(source="settings.retake_cooldown", read_only=True, allow_null=True, default=None)
     certificate_name = serializers.CharField(source="settings.certificate_name", read_only=True, allow_null=True, default=None)
+    seed = serializers.SerializerMethodField(
+        help_text="The stored seed of the sample (drawn with the server's sampling key); null for a user who is an expert of the campaign."
+    )
 
     class Meta:
         model = Campaign
@@ -477,6 +481,17 @@ class CampaignSerializer(serializers.ModelSerializer):
             "created_at",
         ]
 
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, campaign: Campaign) -> int | None:
+        request = self.context.get("request")
+        if request is None:
+            return None
+        # Read once per answer, however many campaigns it lists (the context is shared by a list's rows).
+        hidden = self.context.get("seed_hidden")
+        if hidden is None:
+            hidden = self.context["seed_hidden"] = frozenset(campaigns_whose_seed_is_hidden(request.user).values_list("pk", flat=True))
+        return None if campaign.pk in hidden else campaign.seed
+
 
 @extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
 class CalibrationCreateView(FileImportView[CampaignOutcome]):
@@ -500,7 +515,7 @@ class CalibrationCreateView(FileImportView[CampaignOutcome]):
         )
 
     def respond(self, outcome: CampaignOutcome) -> Response:
-        return Response(CampaignSerializer(outcome.campaign).data, status=201)
+        return Response(CampaignSerializer(outcome.campaign, context={"request": self.request}).data, status=201)
 
 
 @extend_schema_view(post=extend_schema(request=GoldSetCreateSerializer, responses={201: CampaignSerializer}))
@@ -520,7 +535,7 @@ class GoldSetCreateView(FileImportView[CampaignOutcome]):
         )
 
     def respond(self, outcome: CampaignOutcome) -> Response:
-        return Response(CampaignSerializer(outcome.campaign).data, status=201)
+        return Response(CampaignSerializer(outcome.campaign, context={"request": self.request}).data, status=201)
 
 
 # --- campaigns -----------------------------------------------------------------------------------
@@ -553,7 +568,14 @@ class CampaignCreateSerializer(serializers.Serializer):
     models = serializers.ListField(child=serializers.CharField(), allow_empty=False)
     sample_fraction = serializers.FloatField(default=0.4)
     overlap = serializers.IntegerField(default=3)
-    seed = serializers.IntegerField(default=0)
+    seed = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=MAX_SEED,
+        help_text="Empty: a random seed. Give one only to draw the same sample again (with the server's sampling key).",
+    )
     reservation_timeout_minutes = serializers.IntegerField(default=120, min_value=1)
     experts = serializers.ListField(child=serializers.CharField(), required=False)
     requires_qualification = serializers.BooleanField(default=True)
@@ -775,7 +797,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             piece_rate=d["piece_rate"],
             created_by=signed_in(request),
         )
-        return Response(CreatedCampaignSerializer(outcome.campaign, context={"outcome": outcome}).data, status=201)
+        return Response(CreatedCampaignSerializer(outcome.campaign, context={"outcome": outcome, "request": request}).data, status=201)
 
     @extend_schema(request=CampaignSettingsUpdateSerializer, responses={200: CampaignSettingsResultSerializer})
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -789,7 +811,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             d["reservation_timeout"] = timedelta(minutes=d.pop("reservation_timeout_minutes"))
         changed = update_campaign_settings(campaign=campaign, by=signed_in(request), confirm=confirm, **d)
         fresh = self.get_queryset().get(pk=campaign.pk)
-        return Response(CampaignSettingsResultSerializer({"campaign": fresh, "changed": changed}).data)
+        return Response(CampaignSettingsResultSerializer({"campaign": fresh, "changed": changed}, context={"request": request}).data)
 
     @extend_schema(responses={200: SettingsHistorySerializer})
     @action(detail=True, methods=["get"], url_path="settings-history")
@@ -898,7 +920,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         campaign = set_campaign_status(
             campaign=self.get_object(), status=form.validated_data["status"], reason=form.validated_data["reason"], by=signed_in(request)
         )
-        return Response(CampaignSerializer(campaign).data)
+        return Response(CampaignSerializer(campaign, context={"request": request}).data)
 
     @extend_schema(responses={200: PaymentsSerializer})
     @action(detail=True, methods=["get"], url_path="payment-lines")

@@ -11,6 +11,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, ExpertProfile, QualityPolicy
+from annotation.services.sampling import MAX_SEED
 from heartbench_core.lib.taxonomy import DIMENSIONS
 from heartbench_core.models import Dataset, LanguageModel, User
 from heartbench_core.roles import Role
@@ -30,7 +31,16 @@ class CampaignForm(forms.Form):
         initial=0.4, label=_("Sample fraction"), help_text=_("Share of items, in (0, 1]; stratified by difficulty and scene.")
     )
     overlap = forms.IntegerField(initial=3, min_value=1, max_value=20, label=_("Overlap k"))
-    seed = forms.IntegerField(initial=0, label=_("Seed"))
+    seed = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=MAX_SEED,
+        label=_("Seed"),
+        help_text=_(
+            "Empty: a random seed (the usual choice). Give one only to draw the same sample again: the sample is drawn from it "
+            "with the server's sampling key, and it is never shown to the campaign's experts."
+        ),
+    )
     reservation_hours = forms.FloatField(initial=2.0, min_value=0.05, label=_("Reservation timeout (hours)"))
     experts = forms.ModelMultipleChoiceField(
         queryset=_experts(),

@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.blindness import PROGRESS_WITHHELD, own_quality_hidden
+from annotation.blindness import PROGRESS_WITHHELD, may_read_seed, own_quality_hidden
 from annotation.manage import forms, selectors
 from annotation.manage.needs_action_selectors import alert_rows, visible_alerts
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, QualityPolicy, TierChange
@@ -187,6 +187,8 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         return render(request, "annotation/manage/partials/progress.html", context)
     payments = payment_lines(campaign, limit=None if everyone else EXPERT_ROWS)
     context.update(
+        # Its experts never read the seed, even an admin among them.
+        show_seed=may_read_seed(request.user, campaign),
         models=list(campaign.language_models.order_by("name").values_list("name", flat=True)),
         results=CalibrationResult.objects.filter(campaign=campaign).select_related("expert")
         if campaign.kind == Campaign.Kind.CALIBRATION

@@ -2,7 +2,7 @@
 
 Invariants, held under concurrency on PostgreSQL:
 
-- a (non-gold) response of a blind test is held by at most k = `campaign.overlap` *live*
+- a response of a blind test (a hidden gold check too) is held by at most k = `campaign.overlap` *live*
   assignments (reserved and not expired, or submitted): every assignment is created while the
   `CampaignResponse` row is locked (`select_for_update(skip_locked=True)`) and the live count is
   taken again under that lock;
@@ -11,12 +11,13 @@ Invariants, held under concurrency on PostgreSQL:
 - an expert never holds more open assignments than their capacity: their `ExpertProfile` row is
   locked for the whole decision, so two requests of one expert run one after the other.
 
-Hidden gold checks (`is_gold`) sit outside k: each expert may take each one once. Whether a pull
-is a gold check is a keyed draw per (campaign, expert, pull number) compared with the campaign's
-`gold_rate`, so gold comes at that rate in expectation, at positions that differ between
-experts, reproducible, and the first pull is gold no more often than any other. Calibration
-campaigns have no k: each attempt is a sitting drawn per expert and attempt. Nobody is ever given
-work in a gold set: it is only the pool blind tests draw their gold checks from.
+Hidden gold checks (`is_gold`) are served exactly as ordinary work is: one ranking of every
+response, up to k live assignments each, so a gold check comes with its item at positions
+distributed like any other response's, and how often an expert meets an item says nothing (the
+campaign puts gold checks in place of ordinary answers: `campaigns.create_campaign`). The share of
+gold in each expert's work is the share of gold among the campaign's responses (`gold_rate`).
+Calibration campaigns have no k: each attempt is a sitting drawn per expert and attempt. Nobody is
+ever given work in a gold set: it is only the pool blind tests draw their gold checks from.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -49,6 +49,7 @@ from annotation.models import (
     ExpertQuality,
     Qualification,
 )
+from annotation.services.sampling import expert_order, keyed_seed
 from heartbench_core.blindness import exposed_response_ids
 from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS, abilities_of
 from heartbench_core.models import Criterion, StaffExposure, User, new_public_id
@@ -172,18 +173,10 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
                 "campaign_response_id", "campaign_response__item_id", "campaign_response__is_gold"
             )
         )
-        # A gold pull and an ordinary pull run the same queries in the same order (rank, then the
-        # gold candidates, then lock, recount and reserve): one that returned early would answer
-        # measurably faster and so mark itself. And gold is served only while ordinary work is
-        # left: a response served after the campaign's work ran out would be a gold check.
+        # Hidden gold checks are ranked with the ordinary work, by the same key: a gold pull and an
+        # ordinary pull are one code path (the same queries, in the same order), and a gold check
+        # comes when an ordinary response in its place would have come.
         ranked = _ranked_ids(campaign, profile, cfg, qualified, mine, now)
-        if campaign.gold_rate > 0:
-            gold = _gold_candidate(campaign, profile, cfg, qualified, mine, now)
-            if ranked and gold is not None and gold_draw(campaign.seed, campaign.pk, expert.pk, len(mine)) < campaign.gold_rate:
-                # Gold sits outside k: the recount under the lock is the same work an ordinary pull
-                # does, and cannot refuse it.
-                for cr in _recount_under_lock(_lock_candidates(CampaignResponse.objects.filter(pk=gold), 1), now, k=sys.maxsize):
-                    return _reserve(cr, expert, campaign, now)
         # Lock the best few; rows other requests hold are skipped, and the live count is taken again
         # under the lock, so k can never be passed.
         for batch_start in range(0, min(len(ranked), 3 * CANDIDATE_BATCH), CANDIDATE_BATCH):
@@ -236,29 +229,6 @@ def hold_reason(*, campaign: Campaign, profile: ExpertProfile | None) -> str:
     return f"{why} {detail}".strip()
 
 
-def _gold_candidate(
-    campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None, mine: HeldWork, now: datetime
-) -> int | None:
-    """The hidden gold check this expert would be served next, or None when they have had every one open to them.
-
-    Gold checks whose last cohort of k raters is short come first, in the expert's own shuffled
-    order: like an ordinary response nearer completion, so a gold check's discussion cohort fills
-    and opens as an ordinary response's does (see `discussion_cohort`).
-    """
-    taken = {cr for cr, _, _ in mine}
-    rows = (
-        _eligible(campaign, profile, cfg, qualified)
-        .filter(is_gold=True)
-        .exclude(pk__in=taken)
-        .annotate(n=Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments")))
-        .values_list("pk", "n")
-    )
-    k = max(campaign.overlap, 1)
-    seed, expert_id = campaign.seed, profile.user_id
-    best = min(rows, key=lambda r: (r[1] % k == 0, expert_order(seed, expert_id, r[0])), default=None)
-    return best[0] if best else None
-
-
 def _eligible(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None) -> QuerySet[CampaignResponse]:
     """The campaign's responses this expert may take blind: tier and qualification allow them, no staff view showed them.
 
@@ -273,14 +243,14 @@ def _eligible(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings,
 def _ranked_ids(
     campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None, mine: HeldWork, now: datetime
 ) -> list[int]:
-    """Open responses for this expert, best first: nearer completion, items not yet had, specialty coverage, seeded order.
+    """Open responses for this expert, hidden gold checks among them, best first: nearer completion, items not yet had,
+    specialty coverage, the expert's own keyed order.
 
     One grouped query for live counts and one for coverage, whatever the campaign size; the
     ranking itself is done here on compact rows.
     """
     rows = list(
         _eligible(campaign, profile, cfg, qualified)
-        .filter(is_gold=False)
         .annotate(live_n=Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments")))
         .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
     )
@@ -307,16 +277,6 @@ def _ranked_ids(
     return [r[0] for r in open_rows]
 
 
-def expert_order(seed: int, expert_id: int, campaign_response_id: int) -> int:
-    """A per-expert shuffle key: stable for one expert, different between experts.
-
-    No campaign-wide order (which would follow the order responses were sampled in, and so
-    the order of models) may decide what an expert sees next.
-    """
-    digest = hashlib.blake2b(f"{seed}:{expert_id}:{campaign_response_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
-
-
 @functools.lru_cache(maxsize=4)
 def _draw_key(secret: str) -> bytes:
     """The 32-byte BLAKE2 key derived from the installation's secret (derived once per secret, not per draw)."""
@@ -326,16 +286,11 @@ def _draw_key(secret: str) -> bytes:
 def keyed_uniform(*parts: object) -> float:
     """A uniform in [0, 1) from a BLAKE2 hash of the parts, keyed with the installation's secret.
 
-    Keyed, so an expert who knows the code, their own id and a campaign's seed still cannot
-    work out which of their pulls are gold checks or when a quality decision falls due.
+    Keyed, so an expert who knows the code and their own id still cannot work out when a quality
+    decision falls due or which responses a calibration sitting draws.
     """
     digest = hashlib.blake2b(":".join(map(str, parts)).encode(), key=_draw_key(settings.SECRET_KEY), digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2**64
-
-
-def gold_draw(seed: int, campaign_id: int, expert_id: int, pull: int) -> float:
-    """The draw deciding whether an expert's pull number `pull` (0-based) is a gold check: gold when below gold_rate."""
-    return keyed_uniform("gold", seed, campaign_id, expert_id, pull)
 
 
 def _lock_candidates(qs: QuerySet[CampaignResponse], limit: int) -> list[CampaignResponse]:
@@ -500,7 +455,7 @@ class BulkAssignment:
 
     made: int
     unfilled: list[UnfilledSlot]
-    open_slots: int = 0  # open slots of ordinary responses before the pass (gold checks sit outside k)
+    open_slots: int = 0  # open slots before the pass (hidden gold checks' among them: they are filled alike)
 
     @property
     def unfilled_slots(self) -> int:
@@ -535,10 +490,11 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
     Pre-assigned work never expires. Matching: qualification, tier for hard items and capacity
     are hard limits; the least-loaded experts (within a slack of two responses) come first,
     preferring those who have not had the item, whose specialties cover its abilities and whose
-    measured quality is higher (ties broken by a generator seeded with the campaign's seed); when
-    they are too few, any other eligible expert under capacity takes the slot, least loaded
-    first. Responses nearer completion are filled first, hard items first among them (fewer
-    experts may take them). The open slots nobody can take are returned with their reason.
+    measured quality is higher (ties broken by a generator seeded, with the server's key, from the
+    campaign's seed); when they are too few, any other eligible expert under capacity takes the
+    slot, least loaded first. Responses nearer completion are filled first, hard items first among
+    them (fewer experts may take them). Hidden gold checks are filled exactly like the rest: the
+    same rule as serving, one mechanism. The open slots nobody can take are returned with their reason.
     """
     if campaign.kind == Campaign.Kind.CALIBRATION:
         raise ValidationError({"campaign": _("calibrations are taken by each expert in turn; they are not pre-assigned")})
@@ -561,15 +517,13 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
             CampaignResponse.objects.filter(campaign=campaign)
             .select_for_update(of=("self",))
             .order_by("order_key", "id")
-            .values_list("pk", "item_id", "is_gold", "order_key")
+            .values_list("pk", "item_id", "order_key")
         )
         taken: dict[int, set[int]] = defaultdict(set)
         live_n: dict[int, int] = defaultdict(int)
         per_item: dict[tuple[int, int], int] = defaultdict(int)
         load: dict[int, int] = defaultdict(int)
-        gold_load: dict[int, int] = defaultdict(int)
-        item_of = {pk: item for pk, item, _, _ in responses}
-        gold_ids = {pk for pk, _, g, _ in responses if g}
+        item_of = {pk: item for pk, item, _ in responses}
         for cr_id, expert_id, is_live in (
             Assignment.objects.filter(campaign_response__campaign=campaign)
             .annotate(is_live=ExpressionWrapper(AssignmentQuerySet.live_q(now), output_field=BooleanField()))
@@ -578,8 +532,6 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
             taken[cr_id].add(expert_id)
             per_item[(expert_id, item_of[cr_id])] += 1
             load[expert_id] += 1
-            if cr_id in gold_ids:
-                gold_load[expert_id] += 1
             if is_live:
                 live_n[cr_id] += 1
         # A response a staff view showed an expert is never theirs to judge blind.
@@ -589,16 +541,15 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
         ).values_list("response__campaign_entries", "user_id"):
             taken[cr_id].add(user_id)
             exposed[cr_id].add(user_id)
-        item_info = _item_info({item for _, item, _, _ in responses})
-        open_slots = sum(max(0, campaign.overlap - live_n[pk]) for pk, _item, gold, _o in responses if not gold)
-        rng = random.Random(campaign.seed)
+        item_info = _item_info({item for _, item, _ in responses})
+        open_slots = sum(max(0, campaign.overlap - live_n[pk]) for pk, _item, _o in responses)
+        rng = random.Random(keyed_seed(campaign.seed, "bulk"))
         tiebreak = {s.user_id: rng.random() for s in states}
         k = campaign.overlap
         new: list[tuple[int, int]] = []
         short: list[tuple[int, int, int]] = []  # (response, item, slots left open)
-        real = [r for r in responses if not r[2]]
-        real.sort(key=lambda r: (-live_n[r[0]], not item_info[r[1]][0], r[3], r[0]))
-        for cr_id, item_id, _gold, _order in real:
+        responses.sort(key=lambda r: (-live_n[r[0]], not item_info[r[1]][0], r[2], r[0]))
+        for cr_id, item_id, _order in responses:
             need = k - live_n[cr_id]
             if need <= 0:
                 continue
@@ -638,10 +589,8 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
                 per_item[(s.user_id, item_id)] += 1
                 load[s.user_id] += 1
                 s.open_count += 1
-        if campaign.gold_rate > 0 and gold_ids:
-            new.extend(_mix_gold(campaign, states, responses, taken, load, gold_load, item_info, cfg))
         # An expert works through pre-assigned work in insertion order: shuffle it per expert, so
-        # neither the sampling order (models) nor the gold checks appended last show through.
+        # neither the sampling order (models) nor the filling order (nearer completion, hard items) shows through.
         new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
         _insert_preassigned(new, now)
     return BulkAssignment(
@@ -752,45 +701,6 @@ def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
     ):
         for cr, user in pairs:
             copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0, False))
-
-
-def _mix_gold(
-    campaign: Campaign,
-    states: list[ExpertState],
-    responses: list[tuple[int, int, bool, int]],
-    taken: dict[int, set[int]],
-    load: dict[int, int],
-    gold_load: dict[int, int],
-    item_info: dict[int, ItemInfo],
-    cfg: CampaignSettings,
-) -> list[tuple[int, int]]:
-    """Give each expert gold checks making up `gold_rate` of their queue in this campaign, in expectation.
-
-    The count is rounded up or down by a keyed draw per expert (so its mean is exact and it is not
-    a fixed function of the queue length); which gold responses is the expert's own shuffle.
-    """
-    rate = min(campaign.gold_rate, 0.95)
-    gold = [(pk, item) for pk, item, g, _ in responses if g]
-    new = []
-    for s in states:
-        real = load[s.user_id] - gold_load[s.user_id]
-        exact = rate / (1 - rate) * real
-        whole = int(exact)
-        total = whole + (keyed_uniform("bulk-gold", campaign.seed, campaign.pk, s.user_id, real) < exact - whole)
-        want = total - gold_load[s.user_id]
-        options = [
-            (pk, item)
-            for pk, item in gold
-            if s.user_id not in taken[pk]
-            and (not item_info[item][0] or s.tier >= campaign.min_tier_for_hard)
-            and _qualified_for(s.qualified_dims, item_info[item][2], cfg.qualification_per_dimension)
-        ]
-        options.sort(key=lambda o: expert_order(campaign.seed, s.user_id, o[0]))
-        for pk, _item in options[: max(0, min(want, s.capacity - s.open_count))]:
-            new.append((pk, s.user_id))
-            taken[pk].add(s.user_id)
-            s.open_count += 1
-    return new
 
 
 def _qualified_for(qualified: set[str] | None, dims: set[str], per_dimension: bool) -> bool:

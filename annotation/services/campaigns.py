@@ -3,11 +3,17 @@
 Gold sets and calibration sets are kept disjoint: an expert sees the gold verdict of every
 calibration response they missed, so a hidden gold check drawn from a calibration set would be
 recognised (same question, byte-identical text) and its whole gold vector known.
+
+A blind test's hidden gold checks sit in its sample, each in place of one chosen model's answer
+to its question: every sampled item carries one response per chosen model that answers it, gold
+or not. Neither membership of the sample (drawn with the server's key, `sampling`) nor how often
+an item comes round tells an expert which responses are gold.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -30,6 +36,7 @@ from annotation.models import (
     Qualification,
 )
 from annotation.services.quotes import fingerprint_soon
+from annotation.services.sampling import MAX_SEED, keyed_seed, new_seed
 from heartbench_core.blindness import record_exposures
 from heartbench_core.jsonl import ErrorCollector
 from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
@@ -46,20 +53,18 @@ GoldSource: TypeAlias = str | Path | IO[str] | IO[bytes]
 @dataclass(frozen=True)
 class CampaignOutcome:
     campaign: Campaign
-    responses: int
+    responses: int  # every response of the campaign, its hidden gold checks included
     gold: int
     items: int
     eligible_experts: int
 
 
-def stratified_sample(strata: dict[tuple, list[int]], fraction: float, seed: int) -> list[int]:
-    """Pick round(fraction × N) ids, allotted to strata by largest remainder, deterministic for a seed.
+def stratum_quotas(strata: dict[tuple, list[int]], fraction: float, seed: int) -> dict[tuple, int]:
+    """How many ids `stratified_sample` takes from each stratum for this fraction and seed."""
+    return _quotas(strata, fraction, np.random.default_rng(seed))
 
-    Every stratum gets floor(fraction × size); the remaining picks go to the strata with the
-    largest fractional parts (ties broken by the seeded generator), so each difficulty × scene
-    cell keeps its share of the whole.
-    """
-    rng = np.random.default_rng(seed)
+
+def _quotas(strata: dict[tuple, list[int]], fraction: float, rng: np.random.Generator) -> dict[tuple, int]:
     keys = sorted(strata, key=repr)
     sizes = np.array([len(strata[k]) for k in keys], dtype=float)
     total = round(fraction * sizes.sum())
@@ -71,11 +76,34 @@ def stratified_sample(strata: dict[tuple, list[int]], fraction: float, seed: int
         order = np.lexsort((rng.random(len(keys)), -remainders))
         for idx in order[:short]:
             quota[idx] += 1
+    return {key: int(n) for key, n in zip(keys, quota)}
+
+
+def stratified_sample(strata: dict[tuple, list[int]], fraction: float, seed: int, forced: Collection[int] = ()) -> list[int]:
+    """Pick round(fraction × N) ids, allotted to strata by largest remainder, deterministic for a seed.
+
+    Every stratum gets floor(fraction × size); the remaining picks go to the strata with the
+    largest fractional parts (ties broken by the seeded generator), so each difficulty × scene
+    cell keeps its share of the whole. The `forced` ids (the items of hidden gold checks) are
+    taken first and count in their stratum's allotment; the generator fills the rest of it. A
+    stratum given more forced ids than its allotment, or a forced id in no stratum, is a ValueError.
+    """
+    rng = np.random.default_rng(seed)
+    quota = _quotas(strata, fraction, rng)
+    must = set(forced)
     picked: list[int] = []
-    for key, n in zip(keys, quota):
+    for key, n in quota.items():
         ids = sorted(strata[key])
-        if n > 0:
-            picked.extend(int(i) for i in rng.choice(ids, size=min(n, len(ids)), replace=False))
+        fixed = [i for i in ids if i in must]
+        if len(fixed) > n:
+            raise ValueError(f"{len(fixed)} forced ids in stratum {key!r}, whose allotment is {n}")
+        must.difference_update(fixed)
+        picked.extend(fixed)
+        rest = [i for i in ids if i not in fixed] if fixed else ids
+        if n - len(fixed) > 0:
+            picked.extend(int(i) for i in rng.choice(rest, size=min(n - len(fixed), len(rest)), replace=False))
+    if must:
+        raise ValueError(f"forced ids in no stratum: {sorted(must)}")
     return sorted(picked)
 
 
@@ -138,7 +166,7 @@ def create_campaign(
     version_label: str | None = None,
     sample_fraction: float = 0.4,
     overlap: int = 3,
-    seed: int = 0,
+    seed: int | None = None,
     reservation_timeout: timedelta = timedelta(hours=2),
     expert_usernames: list[str] | None = None,
     requires_qualification: bool = True,
@@ -153,9 +181,16 @@ def create_campaign(
     certificate_name: str = "",
     created_by: User | None = None,
 ) -> CampaignOutcome:
-    """Create a blind-test campaign: a stratified sample of items × the chosen models' responses; atomic."""
+    """Create a blind-test campaign: a stratified sample of items × the chosen models' responses; atomic.
+
+    `seed` None draws a random one. The sample, the hidden gold checks and the order are drawn from
+    seeds derived from it with the server's sampling key (`annotation.services.sampling`).
+    """
     name = (name or "").strip()
     errors: dict[str, str] = {}
+    seed = new_seed() if seed is None else seed
+    if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed <= MAX_SEED):
+        errors["seed"] = _("must be a whole number from 0 to %(max)d, or empty for a random one") % {"max": MAX_SEED}
     if not name:
         errors["name"] = _("a campaign needs a name")
     elif Campaign.objects.filter(name=name).exists():
@@ -191,37 +226,43 @@ def create_campaign(
         )
     gold_rows = _gold_rows(gold_source, version) if gold_source is not None else []
     strata: dict[tuple, list[int]] = defaultdict(list)
-    items = {pk: qid for pk, qid, diff, scene in version.items.values_list("pk", "question_id", "difficulty", "primary_scene")}
-    for pk, _qid, diff, scene in version.items.values_list("pk", "question_id", "difficulty", "primary_scene"):
+    stratum_of: dict[int, tuple] = {}
+    for pk, diff, scene in version.items.values_list("pk", "difficulty", "primary_scene"):
         strata[(diff, scene)].append(pk)
-    sampled_items = stratified_sample(strata, sample_fraction, seed)
-    wanted = {items[pk]: pk for pk in sampled_items}
-    responses = [
-        (resp_id, wanted[qid])
-        for resp_id, qid in ModelResponse.objects.filter(dataset=version.dataset, model__in=models, question_id__in=wanted)
-        .order_by("question_id", "model__name")
-        .values_list("pk", "question_id")
-    ]
-    if not responses:
+        stratum_of[pk] = (diff, scene)
+    answers = _answers(version, models)
+    sample_seed = keyed_seed(seed, "sample")
+    quotas = stratum_quotas(strata, sample_fraction, sample_seed)
+    placed: dict[int, dict[int, GoldRow]] = {}
+    if gold_rate > 0 and gold_source is not None:
+        # The share of the campaign's responses that are gold is the share of gold in each expert's work:
+        # gold checks are served exactly like ordinary work, k experts each.
+        expected = sum(quotas[key] * sum(len(answers.get(i, [])) for i in ids) / len(ids) for key, ids in strata.items())
+        wanted = max(1, round(gold_rate * expected))
+        placed = _place_gold(gold_rows, answers, stratum_of, quotas, wanted=wanted, seed=keyed_seed(seed, "gold"))
+        if not placed:
+            raise ValidationError(
+                {
+                    "gold_source": _(
+                        "none of %(name)r's responses can be a hidden gold check: a gold check takes the place of one of the "
+                        "chosen models' answers to its question, so another chosen model must answer that question too"
+                    )
+                    % {"name": gold_source.name}
+                }
+            )
+    sampled_items = stratified_sample(strata, sample_fraction, sample_seed, forced=placed.keys())
+    # Every sampled item carries one response per chosen model that answers it; on a gold item some
+    # of them are gold checks in place of that model's answer, so neither whether an item is in the
+    # sample nor how often it comes round tells a gold check.
+    rows: list[tuple[int, int, GoldRow | None]] = []
+    for item in sampled_items:
+        instead = placed.get(item, {})
+        for resp in answers.get(item, []):
+            gold = instead.get(resp)
+            rows.append((gold[0], item, gold) if gold is not None else (resp, item, None))
+    if not rows:
         raise ValidationError({"models": _("the sample holds no response of the chosen models")})
-    sampled_ids = {r for r, _ in responses}
-    # A gold check must never repeat a response the expert may also get as ordinary work (same
-    # response, or the same text to the same question): seeing it twice would mark it.
-    sampled_texts = set(ModelResponse.objects.filter(pk__in=sampled_ids).values_list("question_id", "text")) if gold_rows else set()
-    gold_texts = {
-        pk: (qid, text)
-        for pk, qid, text in ModelResponse.objects.filter(pk__in=[g[0] for g in gold_rows]).values_list("pk", "question_id", "text")
-    }
-    gold_rows = [g for g in gold_rows if g[0] not in sampled_ids and gold_texts[g[0]] not in sampled_texts]
-    if gold_rate > 0 and gold_source is not None and not gold_rows:
-        raise ValidationError(
-            {
-                "gold_source": _("none of %(name)r's responses can be a hidden gold check: every one is also in the sample")
-                % {"name": gold_source.name}
-            }
-        )
-    rng = np.random.default_rng([seed, 1])
-    order = rng.permutation(len(responses) + len(gold_rows))
+    order = np.random.default_rng(keyed_seed(seed, "order")).permutation(len(rows))
     with transaction.atomic():
         campaign = Campaign.objects.create(
             name=name,
@@ -248,21 +289,89 @@ def create_campaign(
             gold_source=gold_source,
             certificate_name=certificate_name.strip(),
         )
-        rows = [
-            CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=False, order_key=int(order[i]))
-            for i, (resp, item) in enumerate(responses)
+        created = CampaignResponse.objects.bulk_create(
+            [
+                CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=gold is not None, order_key=int(order[i]))
+                for i, (resp, item, gold) in enumerate(rows)
+            ],
+            batch_size=1000,
+        )
+        labels = [
+            GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl)
+            for cr, (_resp, _item, gold) in zip(created, rows)
+            if gold is not None
+            for crit, hit, expl in gold[2]
         ]
-        rows += [
-            CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=True, order_key=int(order[len(responses) + i]))
-            for i, (resp, item, _labels) in enumerate(gold_rows)
-        ]
-        created = CampaignResponse.objects.bulk_create(rows, batch_size=1000)
-        labels = []
-        for cr, (_resp, _item, gold) in zip(created[len(responses) :], gold_rows):
-            labels += [GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl) for crit, hit, expl in gold]
         GoldLabel.objects.bulk_create(labels, batch_size=1000)
         fingerprint_soon()  # the library's quote check reads them (annotation.services.quotes)
-    return CampaignOutcome(campaign, len(responses), len(gold_rows), len(sampled_items), len(eligible))
+    gold_count = sum(gold is not None for _resp, _item, gold in rows)
+    return CampaignOutcome(campaign, len(rows), gold_count, len(sampled_items), len(eligible))
+
+
+def _answers(version: DatasetVersion, models: list[LanguageModel]) -> dict[int, list[int]]:
+    """Per item of the version, the chosen models' responses to it (by model name)."""
+    items = dict(version.items.values_list("question_id", "pk"))
+    out: dict[int, list[int]] = defaultdict(list)
+    for pk, qid in (
+        ModelResponse.objects.filter(dataset=version.dataset, model__in=models)
+        .order_by("question_id", "model__name")
+        .values_list("pk", "question_id")
+    ):
+        if qid in items:
+            out[items[qid]].append(pk)
+    return dict(out)
+
+
+def _place_gold(
+    gold_rows: list[GoldRow],
+    answers: dict[int, list[int]],
+    stratum_of: dict[int, tuple],
+    quotas: dict[tuple, int],
+    *,
+    wanted: int,
+    seed: int,
+) -> dict[int, dict[int, GoldRow]]:
+    """Up to `wanted` gold checks, each in place of one chosen model's answer to its item: {item: {answer replaced: gold row}}.
+
+    Gold responses are taken in a keyed order. A gold response that is itself one of the chosen
+    models' answers simply stays in its place, held as gold; another takes the place of an answer
+    with the same text if there is one (it must never sit beside a word-for-word copy of itself),
+    else of an answer drawn by the keyed generator. Each gold item keeps at least one ordinary
+    answer, and a stratum takes no more gold items than the sample's allotment for it.
+    """
+    rng = np.random.default_rng(seed)
+    gold_ids = {g[0] for g in gold_rows}
+    texts = dict(
+        ModelResponse.objects.filter(pk__in=gold_ids | {r for g in gold_rows for r in answers.get(g[1], [])}).values_list("pk", "text")
+    )
+    room = dict(quotas)
+    placed: dict[int, dict[int, GoldRow]] = defaultdict(dict)
+    count = 0
+    for idx in rng.permutation(len(gold_rows)):
+        if count >= wanted:
+            break
+        gold = gold_rows[int(idx)]
+        resp, item = gold[0], gold[1]
+        here = placed[item]
+        own = answers.get(item, [])
+        if len(here) >= len(own) - 1 or (not here and room.get(stratum_of.get(item, ()), 0) <= 0):
+            continue
+        if any(texts[g[0]] == texts[resp] for g in here.values()) or any(g[0] == resp for g in here.values()):
+            continue
+        free = [a for a in own if a not in here]
+        same = [a for a in free if a == resp or texts[a] == texts[resp]]
+        if len(same) > 1 or (resp in own and resp not in free):
+            continue  # two answers with its text, or its own place is taken: it would be seen twice
+        if same:
+            target = same[0]
+        else:
+            plain = [a for a in free if a not in gold_ids] or free
+            target = plain[int(rng.integers(len(plain)))]
+        if not here:
+            room[stratum_of[item]] -= 1
+        here[target] = gold
+        count += 1
+    return {item: here for item, here in placed.items() if here}
 
 
 def _gold_rows(source: Campaign, version: DatasetVersion) -> list[GoldRow]:

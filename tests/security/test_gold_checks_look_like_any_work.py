@@ -38,7 +38,8 @@ def pair(cast):
         expert_usernames=[e.username for e in cast.experts],
     ).campaign
     gold = CampaignResponse.objects.get(campaign=campaign, is_gold=True, response__question_id=ITEM)
-    plain = CampaignResponse.objects.get(campaign=campaign, is_gold=False, response__question_id=ITEM, response__model__name=MODELS[1])
+    # Aurora's answer took the place of one of the campaign models' answers to the item; the other is ordinary.
+    plain = CampaignResponse.objects.get(campaign=campaign, is_gold=False, response__question_id=ITEM)
     expert = cast.expert
     return (
         Assignment.objects.create(campaign_response=gold, expert=expert),

@@ -1,11 +1,13 @@
-"""Pulling a hidden gold check looks like pulling ordinary work: the same queries, never after the work ran out.
+"""Pulling a hidden gold check looks like pulling ordinary work: the same queries, and gold runs out as work does.
 
 A gold pull that skipped the ranking of ordinary work would answer measurably faster; one served
-once every ordinary response was taken would be gold by elimination. And a gold check's
-discussion cohorts fill like an ordinary response's, so no thread waits for ever.
+once every ordinary response was taken would be gold by elimination. Gold checks are ranked with
+the ordinary work and held by k experts like it, so they run out together, and a gold check
+whose raters are partly there comes first exactly as an ordinary response nearer completion does.
 """
 
 import re
+from collections import Counter
 
 import pytest
 from django.db import connection
@@ -13,7 +15,6 @@ from django.db.models import Count
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Assignment, Campaign
-from annotation.services import assignment as assignment_service
 from annotation.services.assignment import assign_next_response
 from annotation.services.campaigns import create_campaign
 from heartbench_core.models import User
@@ -61,37 +62,33 @@ def test_a_gold_pull_runs_the_same_queries_as_an_ordinary_pull(cast):
     assert shapes[True] == shapes[False]
 
 
-def test_no_gold_check_is_served_once_the_ordinary_work_is_taken(cast, monkeypatch):
-    campaign = _campaign(cast.experts)
-    expert = cast.expert
-    while (pulled := assign_next_response(expert=expert, campaign=campaign)) is not None:
-        judge(pulled)
-    ordinary_taken = Assignment.objects.filter(
-        expert=expert, campaign_response__campaign=campaign, campaign_response__is_gold=False
-    ).count()
-    assert ordinary_taken == campaign.responses.filter(is_gold=False).count()
-    # Every draw now says "gold", and gold checks this expert has not had remain: still nothing.
-    monkeypatch.setattr(assignment_service, "gold_draw", lambda *a: 0.0)
-    untaken_gold = campaign.responses.filter(is_gold=True).exclude(assignments__expert=expert)
-    if not untaken_gold.exists():
-        Assignment.objects.filter(expert=expert, campaign_response__is_gold=True).delete()
-    assert campaign.responses.filter(is_gold=True).exclude(assignments__expert=expert).exists()
-    assert assign_next_response(expert=expert, campaign=campaign) is None
-
-
-def test_a_gold_check_with_a_short_cohort_is_served_before_any_other(cast, monkeypatch):
-    experts = [*cast.experts, *more_experts(5)]
+def test_gold_checks_run_out_exactly_as_ordinary_work_does(cast):
+    experts = [*cast.experts, *more_experts(3)]
     campaign = _campaign(experts, overlap=2)
-    monkeypatch.setattr(assignment_service, "gold_draw", lambda *a: 0.0)
-    for expert in experts:
-        pulled = assign_next_response(expert=expert, campaign=campaign)
-        assert pulled.campaign_response.is_gold
+    active = list(experts)
+    while active:  # everyone pulls in turn until nothing is left for anybody
+        for expert in list(active):
+            pulled = assign_next_response(expert=expert, campaign=campaign)
+            if pulled is None:
+                active.remove(expert)
+            else:
+                judge(pulled)
+    takers = list(campaign.responses.annotate(n=Count("assignments")).values_list("is_gold", "n"))
+    assert any(gold for gold, _n in takers), "the campaign has gold checks"
+    # Nothing is left over for anyone once the work is done: every response, gold or not, has exactly its k raters,
+    # so no expert is ever offered only gold.
+    assert {n for _gold, n in takers} == {2}
+
+
+def test_a_gold_check_with_a_rater_already_comes_first_like_an_ordinary_response(cast):
+    campaign = _campaign(cast.experts, overlap=3)
+    first, second, _third = cast.experts
+    for gold in (True, False):
+        started = campaign.responses.filter(is_gold=gold).first()
+        Assignment.objects.create(campaign_response=started, expert=first)
+        pulled = assign_next_response(expert=second, campaign=campaign)
+        assert pulled.campaign_response == started, f"gold={gold}"
         judge(pulled)
-        # At most one gold check is ever waiting for the second rater of its cohort; choosing in each
-        # expert's own order alone would leave several short at once.
-        assert sum(n % 2 for n in _takers(campaign)) <= 1, _takers(campaign)
-    assert all(n % 2 == 0 for n in _takers(campaign))
-
-
-def _takers(campaign) -> list[int]:
-    return sorted(campaign.responses.filter(is_gold=True).annotate(n=Count("assignments")).values_list("n", flat=True))
+        Assignment.objects.filter(campaign_response=started, expert=first).delete()
+    held = Counter(Assignment.objects.filter(expert=second).values_list("campaign_response__is_gold", flat=True))
+    assert held == {True: 1, False: 1}

@@ -23,7 +23,12 @@ class Command(ImportCommand):
         parser.add_argument("--models", required=True, help=gettext("comma-separated model names"))
         parser.add_argument("--sample", type=float, default=0.4, help=gettext("fraction of items, in (0, 1] (default 0.4)"))
         parser.add_argument("--overlap", type=int, default=3, help=gettext("k distinct experts per response (default 3)"))
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=None,
+            help=gettext("default: a random seed; give one only to draw the same sample again (with the same sampling key)"),
+        )
         parser.add_argument("--experts", help=gettext("comma-separated usernames (default: every active expert)"))
         parser.add_argument("--timeout-hours", type=float, default=2.0, help=gettext("reservation timeout (default 2)"))
         parser.add_argument("--gold-from", help=gettext("gold set to draw hidden gold checks from (see create_gold_set)"))

@@ -1,3 +1,5 @@
+from collections import Counter
+
 import pytest
 
 from annotation.models import AdminAlert, Assignment, ExpertProfile, ExpertQuality, QualityPolicy
@@ -46,9 +48,10 @@ def take_all(expert, campaign, *, wrong_on_gold=0):
 
 
 def test_gold_checks_are_mixed_into_the_queue(cast, gold_campaign):
+    # Six items × two models: four of the twelve answers are aurora's gold checks, one per gold item, in place of one model's answer.
     assert gold_campaign.gold == 4 and gold_campaign.responses == 12
     kinds = take_all(cast.expert, gold_campaign.campaign)
-    assert 0 < kinds.count(True) <= 4 and kinds.count(False) == 12
+    assert kinds.count(True) == 4 and kinds.count(False) == 8
 
 
 def test_an_expert_below_the_gold_threshold_is_paused_and_an_admin_alert_is_raised(cast, gold_campaign):
@@ -74,18 +77,16 @@ def test_an_accurate_expert_is_not_paused(cast, gold_campaign):
     assert not AdminAlert.objects.exists()
 
 
-def test_gold_checks_sit_outside_k_and_progress(cast, gold_campaign):
+def test_bulk_pre_assignment_fills_gold_checks_up_to_k_like_any_response(cast, gold_campaign):
     ExpertProfile.objects.update(capacity=100)
     campaign = gold_campaign.campaign
-    bulk_assign(campaign=campaign)
-    real = Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=False)
+    result = bulk_assign(campaign=campaign)
+    assert result.open_slots == 12 * 2 and not result.unfilled
+    per_response = Counter(Assignment.objects.filter(campaign_response__campaign=campaign).values_list("campaign_response_id", flat=True))
+    assert sorted(per_response) == sorted(campaign.responses.values_list("pk", flat=True))
+    assert set(per_response.values()) == {2}, "every response, gold or not, is held by exactly k experts"
     gold = Assignment.objects.filter(campaign_response__campaign=campaign, campaign_response__is_gold=True)
-    assert real.count() == 12 * 2
-    assert gold.exists()
-    for expert in cast.experts:
-        mine_real = real.filter(expert=expert).count()
-        mine_gold = gold.filter(expert=expert).count()
-        assert mine_gold == min(4, mine_real)
+    assert gold.count() == 4 * 2
 
 
 def test_a_gold_rate_without_a_gold_source_is_refused(cast):

@@ -30,11 +30,10 @@ def campaign(cast):
     ).campaign
 
 
-def work(expert, campaign, n, *, wrong_on_gold=0):
-    """Submit n pulls; return (gold checks, criteria of gold checks) submitted."""
+def work(expert, campaign, *, wrong_on_gold=0):
+    """Submit every pull until nothing is left (the gold checks come among the rest); return (gold checks, their criteria) submitted."""
     checks = criteria = 0
-    for _ in range(n):
-        a = assign_next_response(expert=expert, campaign=campaign)
+    while (a := assign_next_response(expert=expert, campaign=campaign)) is not None:
         judged = judge(a, wrong=wrong_on_gold if a.campaign_response.is_gold else 0)
         if a.campaign_response.is_gold:
             checks += 1
@@ -43,8 +42,9 @@ def work(expert, campaign, n, *, wrong_on_gold=0):
 
 
 def test_each_expert_has_gold_accuracy_with_checks_criteria_and_agreement(cast, campaign):
-    good = work(cast.experts[0], campaign, 4)
-    poor = work(cast.experts[1], campaign, 4, wrong_on_gold=2)
+    good = work(cast.experts[0], campaign)
+    poor = work(cast.experts[1], campaign, wrong_on_gold=2)
+    assert good[0] == poor[0] == 2, "each met both gold checks"
     rows = {g.username: g for g in campaign_gold_accuracy(campaign)}
     assert set(rows) == {cast.experts[0].username, cast.experts[1].username}
     first, second = rows[cast.experts[0].username], rows[cast.experts[1].username]
@@ -55,7 +55,7 @@ def test_each_expert_has_gold_accuracy_with_checks_criteria_and_agreement(cast, 
 
 
 def test_the_campaign_page_and_its_api_show_gold_accuracy_to_admins(cast, client_for, campaign):
-    checks, criteria = work(cast.expert, campaign, 3)
+    checks, criteria = work(cast.expert, campaign)
     c = client_for(cast.admin)
     html = c.get(f"/work/manage/campaigns/{campaign.pk}/").content.decode()
     assert "Accuracy on hidden gold checks" in html and cast.expert.username in html

@@ -32,11 +32,11 @@ def version(cast):
 
 
 def blind(cast, pool, **kwargs):
-    """A blind test over borealis and cirrus drawing gold checks from `pool` (aurora's answers stay outside the sample)."""
+    """A blind test over borealis and cirrus drawing gold checks from `pool` (aurora's answers come in place of one of theirs)."""
     return create_campaign(
         name=kwargs.pop("name", "Blind"),
         dataset_name="demo",
-        model_names=MODELS[1:],
+        model_names=kwargs.pop("models", MODELS[1:]),
         sample_fraction=1.0,
         overlap=2,
         gold_source=pool,
@@ -152,33 +152,48 @@ def test_a_gold_set_never_shows_in_an_experts_campaign_lists(cast, client_for, v
     assert pool.name not in page
 
 
-def test_a_gold_response_repeating_a_sampled_answer_word_for_word_is_left_out(cast, version):
+def test_a_gold_response_repeating_a_sampled_answer_word_for_word_takes_that_answers_place(cast, version):
     sampled = ModelResponse.objects.get(question_id="dm0005", model__name="demo-model-borealis")
     copycat = LanguageModel.objects.create(name="copycat-model")
     ModelResponse.objects.create(dataset=sampled.dataset, question_id="dm0005", model=copycat, text=sampled.text, imported_for=version)
     pool = gold_set(version, picks=[("dm0005", "copycat-model"), ("dm0006", "demo-model-aurora")])
-    outcome = blind(cast, pool)
-    assert outcome.gold == 1
+    for seed in range(5):
+        campaign = blind(cast, pool, name=f"Blind {seed}", seed=seed).campaign
+        texts = list(campaign.responses.filter(item__question_id="dm0005").values_list("response__text", flat=True))
+        # Whichever of its two answers the gold checks replace, the expert never meets the same text twice.
+        assert len(texts) == 2 and len(set(texts)) == 2
+        gold = campaign.responses.filter(is_gold=True, item__question_id="dm0005").first()
+        if gold is not None:
+            assert gold.response.model == copycat and not campaign.responses.filter(response=sampled).exists()
 
 
 def test_a_gold_rate_with_no_usable_gold_check_is_refused(cast, version):
-    pool = gold_set(version, picks=[("dm0005", "demo-model-borealis")])  # borealis answers are all sampled
+    """A gold check takes the place of one model's answer and needs another: a one-model blind test has no room for one."""
+    pool = gold_set(version, picks=[("dm0005", "demo-model-borealis")])
     with pytest.raises(ValidationError) as exc:
-        blind(cast, pool)
-    assert "also in the sample" in exc.value.message_dict["gold_source"][0]
+        blind(cast, pool, models=MODELS[1:2])
+    assert "another chosen model must answer that question too" in exc.value.message_dict["gold_source"][0]
+    assert not Campaign.objects.filter(name="Blind").exists()
+
+
+def test_a_gold_response_of_a_chosen_model_is_that_models_answer_held_as_gold(cast, version):
+    pool = gold_set(version, picks=[("dm0005", "demo-model-borealis")])
+    campaign = blind(cast, pool).campaign
+    gold = campaign.responses.get(is_gold=True)
+    assert gold.response == ModelResponse.objects.get(question_id="dm0005", model__name="demo-model-borealis")
+    assert campaign.responses.filter(item__question_id="dm0005").count() == 2
 
 
 def test_a_gold_check_is_paid_like_any_work(cast, version):
     pool = gold_set(version)
     campaign = blind(cast, pool, gold_rate=0.9, piece_rate=2).campaign
     kinds = []
-    for _ in range(3):
-        a = assign_next_response(expert=cast.expert, campaign=campaign)
+    while (a := assign_next_response(expert=cast.expert, campaign=campaign)) is not None:
         kinds.append(a.campaign_response.is_gold)
         judge(a)
-    assert any(kinds)
+    assert any(kinds) and not all(kinds)
     (line,) = payment_lines(campaign)
-    assert line.submitted == 3 and line.amount == 6
+    assert line.submitted == len(kinds) and line.amount == 2 * len(kinds)
 
 
 def test_the_command_creates_a_gold_set_and_refuses_an_overlap(cast, version, tmp_path, capsys):

@@ -18,7 +18,8 @@ GOLD, ORDINARY = "demo-model-aurora", "demo-model-borealis"
 
 @pytest.fixture
 def pair_workspace(cast) -> Workspace:
-    """A k = 2 blind test whose dm0001 response by aurora is a hidden gold check (gold sits outside k)."""
+    """A k = 2 blind test whose dm0001 response by aurora is a hidden gold check, judged by more than k experts as campaigns
+    created while gold sat outside k could have it (cohorts hold for any response with more than k submitters)."""
     demo_version()
     demo_responses()
     campaign = create_campaign(

@@ -123,7 +123,7 @@ def test_lapsed_work_still_refuses_drafts_until_taken_back(workspace, cast, clie
 
 
 def test_taking_back_a_hidden_gold_check_follows_the_same_rule_as_any_response(cast, client_for):
-    """A gold check sits outside k for serving, but taking one back is refused exactly when an ordinary response's would be."""
+    """Taking back a gold check is refused exactly when an ordinary response's would be."""
     from django.contrib.auth.models import Group
 
     from annotation.services.campaigns import create_campaign
@@ -140,7 +140,7 @@ def test_taking_back_a_hidden_gold_check_follows_the_same_rule_as_any_response(c
     campaign = create_campaign(
         name="Blind C",
         dataset_name="demo",
-        model_names=["demo-model-borealis"],
+        model_names=["demo-model-borealis", "demo-model-cirrus"],
         sample_fraction=1.0,
         overlap=2,
         gold_source=gold_set(version, picks=[("dm0001", "demo-model-aurora")]),

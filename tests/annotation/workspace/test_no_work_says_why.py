@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Assignment, CalibrationResult, Campaign, CampaignResponse, CampaignSettings, ExpertProfile
+from annotation.services.assignment import assign_next_response
 from annotation.services.campaigns import create_campaign
 from annotation.workspace.selectors import NO_WORK_CODES, why_no_work
 from heartbench_core.roles import Role
@@ -144,7 +145,8 @@ def test_every_reason_code_is_declared():
 
 
 def test_a_reason_never_reveals_that_only_gold_checks_are_left(cast, client_for):
-    """Ordinary work all taken, gold checks this expert has not had remain: the reason is the ordinary one, word for word."""
+    """Gold checks are work like any other: all taken, the reason is the ordinary one, word for word; one left is offered like
+    an ordinary response left (never "nothing left" while a gold check waits, never a gold check once work ran out)."""
     version = demo_version()
     demo_responses()
     dual = cast.expert
@@ -154,7 +156,7 @@ def test_a_reason_never_reveals_that_only_gold_checks_are_left(cast, client_for)
     with_gold = create_campaign(
         name="Blind A",
         dataset_name="demo",
-        model_names=["demo-model-borealis"],
+        model_names=["demo-model-borealis", "demo-model-cirrus"],
         sample_fraction=1.0,
         overlap=1,
         gold_source=gold_set(version, picks=[("dm0001", "demo-model-aurora"), ("dm0002", "demo-model-aurora")]),
@@ -171,13 +173,23 @@ def test_a_reason_never_reveals_that_only_gold_checks_are_left(cast, client_for)
     ).campaign
     assert with_gold.responses.filter(is_gold=True).exists()
     for campaign in (with_gold, without_gold):
-        for cr in campaign.responses.filter(is_gold=False):
+        for cr in campaign.responses.all():
             Assignment.objects.create(
                 campaign_response=cr, expert=others[0], status=Assignment.Status.SUBMITTED, submitted_at=timezone.now()
             )
     gold_left, plain = why_no_work(dual, with_gold), why_no_work(dual, without_gold)
     assert gold_left.code == plain.code == "all_rated"
     assert gold_left.message == plain.message
+    freed = {}
+    for campaign, gold in ((with_gold, True), (without_gold, False)):
+        freed[gold] = campaign.responses.filter(is_gold=gold).first()
+        Assignment.objects.filter(campaign_response=freed[gold]).delete()
+        assert why_no_work(dual, campaign) is None
+        assert assign_next_response(expert=dual, campaign=campaign).campaign_response == freed[gold]
+        Assignment.objects.filter(campaign_response=freed[gold]).delete()
+        Assignment.objects.create(
+            campaign_response=freed[gold], expert=others[0], status=Assignment.Status.SUBMITTED, submitted_at=timezone.now()
+        )
     client = client_for(dual)
     for campaign in (with_gold, without_gold):
         text = next_then_home(client, campaign).lower()
