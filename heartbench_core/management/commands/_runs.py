@@ -54,7 +54,7 @@ def resume_command(run: EndpointRun) -> str:
     if run.kind == EndpointRun.Kind.JUDGE:
         assert run.judge_run is not None and run.template_revision is not None
         words = ["judge", *common, "--run", run.judge_run.label, "--template", run.template_revision.template.name]
-        options = ("difficulty", "scene", "ability", "questions", "changed_since")
+        options: tuple[str, ...] = ("difficulty", "scene", "ability", "questions", "changed_since")
     else:
         words = ["generate_answers", *common]
         options = ("difficulty", "scene", "questions")
