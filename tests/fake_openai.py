@@ -84,6 +84,11 @@ def released_answer(hits: list[int], reason: str = "整体理由") -> str:
     return json.dumps({"reason": reason, "detail": hits}, ensure_ascii=False)
 
 
+def released_prompt_answer(hits: list[int], reason: str = "回复接住了情绪，用「我明白」回应") -> str:
+    """The answer format the released judge prompt itself spells out: typed keys, the reason as bare text (not JSON)."""
+    return "{\n  'reason'（String）:" + reason + "\n  'detail'（array of Integer）:[" + ",".join(map(str, hits)) + "]\n}"
+
+
 def alternating(n: int) -> list[int]:
     """1, 0, 1, 0, … for n criteria."""
     return [1 - i % 2 for i in range(n)]

@@ -6,7 +6,10 @@ prompt template revision — over a rubric version (the dataset version the run 
 blind-test campaign of the dataset, each judge version that judged its models is compared with the
 campaign's golden standard with the agreement report's own functions (`judge_alignment`: same
 pairs, same item resampling), in the order the versions were made, each with its paired change
-from the one before (`agreement_change`).
+(`agreement_change`, on the units both judged) from the version before **of the same judge** — a
+template revision is compared with the judge's previous revision, never with another judge. A
+version with no unit of the blind test is left out (listed as such), and so never is the version
+before. Any two versions may be compared on request (`before`, `after`: their keys).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Exists, OuterRef
+from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
 from heartbench_core.lib.agreement_report import DEFAULTS, AgreementChange, GroupRow, JudgeAlignment, agreement_change, judge_alignment
@@ -50,18 +54,34 @@ class AlignmentRow:
 
     version: JudgeVersion
     alignment: JudgeAlignment | None  # None when it could not be compared: see `problem`
-    change: AgreementChange | None = None  # from the row before (None for the first compared)
-    previous: str | None = None  # the key of the row the change is from
+    change: AgreementChange | None = None  # from the same judge's version before (None for its first)
+    previous: str | None = None  # the key of the version the change is from
     runs: int = 0  # judge runs compared (one per model of the campaign)
     stale_verdicts: int = 0  # verdicts left out: their criterion changed meaning since
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """Two judge versions the admin chose, and the paired change in agreement from `before` to `after`."""
+
+    before: JudgeVersion
+    after: JudgeVersion
+    change: AgreementChange
+
+
+@dataclass(frozen=True)
 class CampaignAlignment:
     campaign: Campaign
-    rows: list[AlignmentRow]
+    rows: list[AlignmentRow]  # the versions with units of the campaign, in the order they were made
     abilities: list[tuple[str, str]]  # (key, label) of the ability columns, in taxonomy order
     gold_units: int  # units with a golden label
+    left_out: list[JudgeVersion] = field(default_factory=list)  # versions with no unit of the campaign: not compared
+    comparison: Comparison | None = None  # the two versions asked for (`before`, `after`)
+    comparison_errors: dict[str, str] = field(default_factory=dict)  # why the two asked for cannot be compared, by field
+
+    @property
+    def left_out_keys(self) -> list[str]:
+        return [v.key for v in self.left_out]
 
     def ability_table(self) -> list[tuple[AlignmentRow, list[GroupRow | None]]]:
         """Each compared row with its per-ability breakdown row under each ability column (None: no pairs there)."""
@@ -131,10 +151,20 @@ def judge_versions(campaign: Campaign) -> list[JudgeVersion]:
     return sorted(versions, key=lambda v: (v.made_at, v.key))
 
 
-def campaign_alignment(campaign: Campaign, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed) -> CampaignAlignment:
-    """Each judge version of the campaign against its golden standard, in the order they were made."""
+def campaign_alignment(
+    campaign: Campaign,
+    *,
+    before: str | None = None,
+    after: str | None = None,
+    resamples: int = DEFAULTS.resamples,
+    seed: int = DEFAULTS.seed,
+) -> CampaignAlignment:
+    """Each judge version of the campaign against its golden standard, in the order they were made, each with its change
+    from the same judge's version before; and the change from `before` to `after` (two versions' keys) when asked."""
     rows: list[AlignmentRow] = []
-    previous: tuple[str, CampaignArrays] | None = None
+    left_out: list[JudgeVersion] = []
+    last_of_judge: dict[str, tuple[str, CampaignArrays]] = {}  # judge → its newest version with units so far
+    chosen: dict[str, tuple[JudgeVersion, CampaignArrays]] = {}
     gold_units = 0
     abilities: list[tuple[str, str]] = []
     for version in judge_versions(campaign):
@@ -142,6 +172,10 @@ def campaign_alignment(campaign: Campaign, *, resamples: int = DEFAULTS.resample
         data = load_campaign_arrays(campaign, judge_runs=runs)
         alignment = judge_alignment(data, resamples=resamples, seed=seed)
         gold_units = alignment.units_with_gold
+        if not alignment.pairs:  # nothing of the blind test judged: nothing to compare, nor to compare with
+            left_out.append(version)
+            continue
+        previous = last_of_judge.get(version.judge)
         change = agreement_change(previous[1], data, resamples=resamples, seed=seed) if previous else None
         rows.append(
             AlignmentRow(
@@ -153,27 +187,66 @@ def campaign_alignment(campaign: Campaign, *, resamples: int = DEFAULTS.resample
                 stale_verdicts=int(data.excluded.get("stale_verdicts", 0)),
             )
         )
-        if alignment.pairs:
-            previous = (version.key, data)
+        last_of_judge[version.judge] = (version.key, data)
+        if version.key in (before, after):
+            chosen[version.key] = (version, data)
         for row in alignment.by_ability:
             if (row.key, row.label) not in abilities:
                 abilities.append((row.key, row.label))
     order = {label: i for i, label in enumerate([*ABILITY_LABELS, CATASTROPHIC_LABEL])}
     abilities.sort(key=lambda a: (order.get(a[0], len(order)), a[0]))
-    return CampaignAlignment(campaign, rows, abilities, gold_units)
+    comparison, errors = _comparison(campaign, before, after, chosen, resamples=resamples, seed=seed)
+    return CampaignAlignment(campaign, rows, abilities, gold_units, left_out, comparison, errors)
+
+
+def _comparison(
+    campaign: Campaign,
+    before: str | None,
+    after: str | None,
+    chosen: dict[str, tuple[JudgeVersion, CampaignArrays]],
+    *,
+    resamples: int,
+    seed: int,
+) -> tuple[Comparison | None, dict[str, str]]:
+    """The change from version `before` to version `after` (keys), or why they cannot be compared, by field."""
+    if not before and not after:
+        return None, {}
+    errors: dict[str, str] = {}
+    for name, key in (("before", before), ("after", after)):
+        if not key:
+            errors[name] = _("Choose a judge version.")
+        elif key not in chosen:
+            errors[name] = _("No judge version %(version)s with units of blind test %(campaign)s.") % {
+                "version": key,
+                "campaign": campaign.name,
+            }
+    if not errors and before == after:
+        errors["after"] = _("Choose two different judge versions.")
+    if errors or before is None or after is None:
+        return None, errors
+    (old, old_data), (new, new_data) = chosen[before], chosen[after]
+    return Comparison(old, new, agreement_change(old_data, new_data, resamples=resamples, seed=seed)), {}
 
 
 def dataset_alignment(
-    dataset: Dataset, *, campaign_id: int | str | None = None, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed
+    dataset: Dataset,
+    *,
+    campaign_id: int | str | None = None,
+    before: str | None = None,
+    after: str | None = None,
+    resamples: int = DEFAULTS.resamples,
+    seed: int = DEFAULTS.seed,
 ) -> DatasetAlignment:
     """The alignment of every judge version with one blind test of the dataset (`campaign_id`, else the newest), and the others to choose.
 
     One at a time: each is compared with 1,000 resamples for every judge version, so all of them at
-    once cost in proportion to the dataset's history (5.7 s for a hundred blind tests).
+    once cost in proportion to the dataset's history (5.7 s for a hundred blind tests). With `before`
+    and `after` (two versions' keys), the change from one to the other too; the page and the API
+    both read it here.
     """
     tests = blind_tests_of(dataset)[::-1]
     page = DatasetAlignment(dataset, resamples=resamples, seed=seed, blind_tests=tests)
     chosen = next((c for c in tests if str(c.pk) == str(campaign_id)), None) if campaign_id not in (None, "") else None
     shown = chosen or (tests[0] if tests else None)
-    page.campaigns = [campaign_alignment(shown, resamples=resamples, seed=seed)] if shown else []
+    page.campaigns = [campaign_alignment(shown, before=before, after=after, resamples=resamples, seed=seed)] if shown else []
     return page

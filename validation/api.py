@@ -3,7 +3,7 @@
 import builtins
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
@@ -965,7 +965,7 @@ class VersionGateView(APIView):
 
 
 class AlignmentChangeSerializer(serializers.Serializer):
-    """The paired change in agreement from the judge version before, on the units both judged (n), resampling items."""
+    """The paired change in agreement from one judge version to another, on the units both judged (n), resampling items."""
 
     difference = ReportFigureSerializer()
     ci95 = ReportIntervalSerializer()
@@ -999,8 +999,20 @@ class AlignmentRowSerializer(serializers.Serializer):
     runs = serializers.IntegerField(help_text="Judge runs compared (one per model of the campaign).")
     stale_verdicts = serializers.IntegerField(help_text="Verdicts left out: their criterion changed meaning since.")
     alignment = JudgeAlignmentSerializer(allow_null=True)
-    previous = serializers.CharField(allow_null=True, help_text="The judge version the change is from (judge/run@rubric version).")
-    change = AlignmentChangeSerializer(allow_null=True)
+    key = serializers.CharField(source="version.key", help_text="The judge version: judge/run@rubric version (for `before`, `after`).")
+    previous = serializers.CharField(
+        allow_null=True,
+        help_text="The same judge's version before, the change is from (judge/run@rubric version); null for the judge's first.",
+    )
+    change = AlignmentChangeSerializer(allow_null=True, help_text="From `previous`, on the units both judged; null without one.")
+
+
+class AlignmentComparisonSerializer(serializers.Serializer):
+    """The change in agreement from one chosen judge version to another (`?before=KEY&after=KEY`)."""
+
+    before = serializers.CharField(source="before.key")
+    after = serializers.CharField(source="after.key")
+    change = AlignmentChangeSerializer()
 
 
 class CampaignAlignmentSerializer(serializers.Serializer):
@@ -1008,7 +1020,13 @@ class CampaignAlignmentSerializer(serializers.Serializer):
     campaign_id = serializers.IntegerField(source="campaign.pk")
     version = serializers.CharField(source="campaign.version.label")
     gold_units = serializers.IntegerField()
-    rows = AlignmentRowSerializer(many=True, help_text="Judge versions in the order they were made.")
+    rows = AlignmentRowSerializer(many=True, help_text="Judge versions with units of the blind test, in the order they were made.")
+    left_out = serializers.ListField(
+        source="left_out_keys",
+        child=serializers.CharField(),
+        help_text="Judge versions with no unit of the blind test: not compared (judge/run@rubric version).",
+    )
+    comparison = AlignmentComparisonSerializer(allow_null=True, help_text="The two versions asked for, else null.")
 
 
 class BlindTestChoiceSerializer(serializers.Serializer):
@@ -1037,11 +1055,21 @@ class AlignmentView(APIView):
 
     permission_classes = [IsAdmin]
 
+    validation_error_detail = _("no comparison")
+
     @extend_schema(
         responses=DatasetAlignmentSerializer,
-        parameters=[OpenApiParameter("campaign", int, description="The blind test to compare with (default: the newest).")],
+        parameters=[
+            OpenApiParameter("campaign", int, description="The blind test to compare with (default: the newest)."),
+            OpenApiParameter("before", str, description="Compare two judge versions: the one the change is from (a row's `key`)."),
+            OpenApiParameter("after", str, description="… and the one it is to (a row's `key`); 400 naming the field when one is unknown."),
+        ],
     )
     def get(self, request: Request, name: str) -> Response:
         dataset = get_object_or_404(Dataset, name=name)
         refuse_alignment(request.user, dataset.pk)
-        return Response(DatasetAlignmentSerializer(dataset_alignment(dataset, campaign_id=request.query_params.get("campaign"))).data)
+        query = request.query_params
+        page = dataset_alignment(dataset, campaign_id=query.get("campaign"), before=query.get("before"), after=query.get("after"))
+        if page.campaigns and page.campaigns[0].comparison_errors:
+            raise ValidationError(page.campaigns[0].comparison_errors)
+        return Response(DatasetAlignmentSerializer(page).data)

@@ -454,7 +454,8 @@ def alignment(request: SignedInRequest, name: str) -> HttpResponse:
     """Every judge version of a dataset against each blind test's golden standard, and how it moved from the one before."""
     dataset = _dataset(name)
     refuse_alignment(request.user, dataset.pk)
-    page = dataset_alignment(dataset, campaign_id=request.GET.get("campaign"))
+    before, after = request.GET.get("before", ""), request.GET.get("after", "")
+    page = dataset_alignment(dataset, campaign_id=request.GET.get("campaign"), before=before, after=after)
     threshold = release_policy_of(dataset).threshold
     sections = [
         (
@@ -467,8 +468,10 @@ def alignment(request: SignedInRequest, name: str) -> HttpResponse:
         )
         for c in page.campaigns
     ]
-    context = {"dataset": dataset, "page": page, "sections": sections, "threshold": threshold}
-    return render(request, "validation/alignment.html", context)
+    context = {"dataset": dataset, "page": page, "sections": sections, "threshold": threshold, "before": before, "after": after}
+    # Two versions that cannot be compared: the page, with the reason beside the choice (a 400, as from the API).
+    status = 400 if any(c.comparison_errors for c in page.campaigns) else 200
+    return render(request, "validation/alignment.html", context, status=status)
 
 
 POLICY_FORM_FIELDS: dict[str, Callable[[str], float | int]] = {

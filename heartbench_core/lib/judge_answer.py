@@ -7,9 +7,12 @@ Two answer shapes are accepted:
 - the released benchmark's: `{"reason": "...", "detail": [0, 1, ...]}` (one reason for the question).
 
 Each as strict JSON, inside a Markdown code fence (```json), after or around prose, or as a Python
-literal (single quotes, True/None). Nothing is padded, truncated, reordered or guessed: a wrong
-length, a value other than 0/1, a missing reason or an unreadable answer is a `Problem`, which the
-runner turns into a repair prompt and, after its retries, into a failed question.
+literal (single quotes, True/None). The released shape is also read as the released judge prompt
+itself spells it out, which is neither JSON nor Python: each key followed by its type, the reason
+as bare text (`{'reason'（String）: 回复……「……」 'detail'（array of Integer）: [1, 0, 1]}`), so a team
+can judge with the upstream prompt unchanged. Nothing is padded, truncated, reordered or guessed: a
+wrong length, a value other than 0/1, a missing reason or an unreadable answer is a `Problem`, which
+the runner turns into a repair prompt and, after its retries, into a failed question.
 """
 
 from __future__ import annotations
@@ -55,6 +58,17 @@ RELEASED_SHAPE = "released"
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|python|py)?[ \t]*\n?(.*?)```", re.DOTALL)
 
+# The answer as the released judge prompt spells out its format: `{'reason'（String）: <bare text> 'detail'（array of
+# Integer）: [1,0,…]}` — quoted keys, each optionally followed by its type in parentheses (full- or half-width), a
+# colon (full- or half-width), the reason as text up to the detail key, the verdicts as one flat list, then the
+# closing brace (the prompt's own explanation in parentheses may follow the list).
+_ANNOTATION = r"(?:[ \t]*[（(][^（()）\n]*[）)])?"
+_RELEASED_PROMPT_ANSWER = re.compile(
+    r"\{\s*(?P<rq>['\"])reason(?P=rq)" + _ANNOTATION + r"\s*[:：]\s*(?P<reason>.*?)\s*"
+    r"(?P<dq>['\"])detail(?P=dq)" + _ANNOTATION + r"\s*[:：]\s*(?P<detail>\[[^\[\]{}]*\])" + _ANNOTATION + r"\s*,?\s*\}",
+    re.DOTALL,
+)
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -83,15 +97,18 @@ def parse_answer(text: str | None, count: int, *, truncated: bool = False) -> Ve
     if text is None or not text.strip():
         return Problem(EMPTY)
     candidates = list(_candidate_objects(text))
+    parsed = [obj for obj in (_load(c) for c in candidates) if isinstance(obj, dict)]
+    shaped = [obj for obj in parsed if _shape(obj) is not None]
+    if shaped:
+        return _read(shaped[0], count)
+    spelled = list(_released_prompt_answers(text))
+    if spelled:
+        return _read_released(spelled[0], count)
     if not candidates:
         return Problem(UNREADABLE) if "{" in text else Problem(NO_OBJECT)
-    parsed = [obj for obj in (_load(c) for c in candidates) if isinstance(obj, dict)]
     if not parsed:
         return Problem(UNREADABLE)
-    shaped = [obj for obj in parsed if _shape(obj) is not None]
-    if not shaped:
-        return Problem(UNKNOWN_SHAPE)
-    return _read(shaped[0], count)
+    return Problem(UNKNOWN_SHAPE)
 
 
 def _candidate_objects(text: str) -> Iterator[str]:
@@ -99,6 +116,25 @@ def _candidate_objects(text: str) -> Iterator[str]:
     for match in _FENCE.finditer(text):
         yield from _balanced_objects(match.group(1))
     yield from _balanced_objects(text)
+
+
+def _released_prompt_answers(text: str) -> Iterator[dict[str, Any]]:
+    """Answers written in the released prompt's own format (see _RELEASED_PROMPT_ANSWER), fenced ones first, as
+    `{"reason", "detail"}`; one whose verdicts are not a list (the prompt's `[1,0,1,....]` repeated) is skipped."""
+    bodies = [m.group(1) for m in _FENCE.finditer(text)]
+    for body in [*bodies, text]:
+        for match in _RELEASED_PROMPT_ANSWER.finditer(body):
+            detail = _load(match["detail"])
+            if isinstance(detail, list):
+                yield {"reason": _bare_reason(match["reason"]), "detail": detail}
+
+
+def _bare_reason(text: str) -> str:
+    """The reason as the judge wrote it, without the comma that may end it or the quotes that may surround it."""
+    reason = text.strip().removesuffix(",").removesuffix("，").strip()
+    if len(reason) >= 2 and reason[0] == reason[-1] and reason[0] in "'\"":
+        reason = reason[1:-1].strip()
+    return reason
 
 
 def _balanced_objects(text: str) -> Iterator[str]:

@@ -19,6 +19,10 @@ A run is durable like a background job (validation/services/jobs.py), whatever t
    expired (its process died) or whose message was lost to a worker again; it continues with the
    questions still pending. A worker works for at most 80% of django-q2's timeout, then hands the
    rest of the run to the next worker.
+5. **Let go.** A command interrupted with Ctrl-C leaves its run cancelled, never waiting for a
+   worker (`execute_run`'s `interrupt`). A holder is "kind host:pid" (`holder_name`): a run held by
+   a process of this host that is gone (`holder_is_gone`) is taken over at once by a rerun, Resume
+   or Cancel, whatever is left of its lease.
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import re
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -164,6 +169,7 @@ class RunRequest:
     added: int  # questions added to the run
     retried: int  # failed questions set to run again
     left_out: dict[str, int] = field(default_factory=dict)  # questions not taken, by reason
+    taken_over_from: str = ""  # the holder, known to be dead, whose lease the request took over
 
 
 def _endpoint(name: str) -> Endpoint:
@@ -187,6 +193,40 @@ def _lease() -> timedelta:
 def holder_name(kind: str = "worker") -> str:
     """Who holds a run: the kind of process, its host and pid."""
     return f"{kind} {socket.gethostname()}:{os.getpid()}"[:100]
+
+
+_HOLDER = re.compile(r"\S+ (?P<host>\S+):(?P<pid>\d{1,10})")
+
+
+def holder_is_gone(holder: str) -> bool:
+    """Whether the process a run's holder names (`holder_name`) is known to be dead: it ran on this host and its pid is gone.
+
+    Its lease is then dead too, whatever its time. A holder on another host, one whose process lives
+    (or is not ours to signal), and one not in that form keep their lease until it runs out.
+    """
+    match = _HOLDER.fullmatch(holder or "")
+    if match is None or match["host"] != socket.gethostname():
+        return False
+    pid = int(match["pid"])
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError, OSError):  # another user's process lives there; or no such pid can exist
+        return False
+    return False
+
+
+def _held_by_a_live_process(run: EndpointRun, now: datetime) -> bool:
+    """The run is running under a lease that has not run out, and its holder is not known to be dead."""
+    return (
+        run.status == EndpointRun.Status.RUNNING
+        and run.locked_until is not None
+        and run.locked_until > now
+        and not holder_is_gone(run.holder)
+    )
 
 
 def request_judge_run(
@@ -275,8 +315,8 @@ def request_judge_run(
             )
             added, retried = _add_questions(run, items)
             created = True
-        _start(run, hold_as)
-    return RunRequest(run, created, added, retried, left_out)
+        taken_over_from = _start(run, hold_as)
+    return RunRequest(run, created, added, retried, left_out, taken_over_from)
 
 
 def _resumable(existing: JudgeRun, endpoint: Endpoint, revision: JudgeTemplateRevision) -> EndpointRun:
@@ -356,8 +396,8 @@ def request_answers(
         if run is None:
             run = _new_run(EndpointRun.Kind.GENERATE, version, model, endpoint, selection, requested_by, trigger)
         added, retried = _add_questions(run, missing)
-        _start(run, hold_as)
-    return RunRequest(run, created, added, retried, left_out)
+        taken_over_from = _start(run, hold_as)
+    return RunRequest(run, created, added, retried, left_out, taken_over_from)
 
 
 def _new_run(
@@ -394,16 +434,22 @@ def _add_questions(run: EndpointRun, items: list[Item]) -> tuple[int, int]:
     return len(new), retried
 
 
-def _start(run: EndpointRun, hold_as: str | None) -> None:
-    """Make the run waiting (or held by the calling process) when it has questions to do, and hand it to a worker after commit."""
+def _start(run: EndpointRun, hold_as: str | None) -> str:
+    """Make the run waiting (or held by the calling process) when it has questions to do, and hand it to a worker after commit.
+
+    A run held by a process known to be dead (`holder_is_gone`: this host, its pid gone) is taken over at
+    once, whatever its lease; returns that holder ("" when none was taken over).
+    """
     pending = run.questions.filter(status=RunQuestion.Status.PENDING).exists()
     now = timezone.now()
+    live = _held_by_a_live_process(run, now)
+    dead = run.holder if run.status == EndpointRun.Status.RUNNING and not live and run.locked_until and run.locked_until > now else ""
     if not pending:
-        if run.status != EndpointRun.Status.RUNNING:
-            run.status, run.finished_at = EndpointRun.Status.FINISHED, run.finished_at or now
-            run.save(update_fields=["status", "finished_at"])
-        return
-    if run.status == EndpointRun.Status.RUNNING and run.locked_until and run.locked_until > now:
+        if not live:
+            run.status, run.finished_at, run.locked_until, run.holder = EndpointRun.Status.FINISHED, run.finished_at or now, None, ""
+            run.save(update_fields=["status", "finished_at", "locked_until", "holder"])
+        return dead
+    if live:
         if hold_as:
             raise ValidationError(
                 {
@@ -413,7 +459,7 @@ def _start(run: EndpointRun, hold_as: str | None) -> None:
                     % {"id": run.pk, "holder": run.holder or "?", "until": timezone.localtime(run.locked_until).strftime("%H:%M:%S")}
                 }
             )
-        return  # the holder re-reads the pending questions before it finishes
+        return ""  # the holder re-reads the pending questions before it finishes
     run.cancel_requested, run.last_error, run.stalls = False, "", 0
     if hold_as:
         run.status, run.locked_until, run.holder, run.attempts = EndpointRun.Status.RUNNING, now + _lease(), hold_as, run.attempts + 1
@@ -436,6 +482,7 @@ def _start(run: EndpointRun, hold_as: str | None) -> None:
     )
     if not hold_as:
         enqueue(run)
+    return dead
 
 
 def enqueue(run: EndpointRun) -> None:
@@ -466,7 +513,7 @@ def resume_run(*, run: EndpointRun, by: User | None = None) -> EndpointRun:
     """Hand a cancelled or stopped run to a worker again (its failed questions too)."""
     with transaction.atomic():
         run = EndpointRun.objects.select_for_update().get(pk=run.pk)
-        if run.status == EndpointRun.Status.RUNNING and run.locked_until and run.locked_until > timezone.now():
+        if _held_by_a_live_process(run, timezone.now()):
             raise ValidationError({"run": _("the run is running")})
         _add_questions(run, [])
         if not run.questions.filter(status=RunQuestion.Status.PENDING).exists():
@@ -482,7 +529,7 @@ def cancel_run(*, run: EndpointRun, by: User | None = None) -> EndpointRun:
         if not run.is_active:
             raise ValidationError({"run": _("the run is not running or waiting")})
         now = timezone.now()
-        if run.status == EndpointRun.Status.RUNNING and run.locked_until and run.locked_until > now:
+        if _held_by_a_live_process(run, now):
             run.cancel_requested = True
             run.save(update_fields=["cancel_requested"])
         else:
@@ -697,6 +744,7 @@ class RunOutcome:
     failed: list[str] = field(default_factory=list)  # question ids that failed in this taking
     status: str = ""
     lost: bool = False  # another process took the run (this one's lease expired)
+    interrupted: bool = False  # the person running it in the foreground pressed Ctrl-C: the run was cancelled
 
 
 class _Holder:
@@ -725,6 +773,8 @@ def execute_run(
     deadline: float | None = None,
     progress: Callable[[Progress], None] | None = None,
     client: ChatClient | None = None,
+    interrupt: threading.Event | None = None,
+    interrupt_reason: str = "",
 ) -> RunOutcome:
     """Work on a run this process holds (see `claim_run`) until no question is pending, it is cancelled, or `deadline` (monotonic) passes.
 
@@ -732,6 +782,11 @@ def execute_run(
     the questions ahead, writes each answer as it comes and renews the lease, so the endpoint is
     kept busy whatever the database's pace. Returns how it ended; the run is released (finished,
     cancelled, or waiting for the next worker).
+
+    `interrupt` is set by a command whose user pressed Ctrl-C (or a KeyboardInterrupt arrives): no
+    question is asked any more, the answers already come in are written, those still in flight are
+    not waited for (they stay to do, their attempt given back), and the run is left cancelled with
+    `interrupt_reason` — never handed to a worker.
     """
     run = EndpointRun.objects.select_related("endpoint", "version", "template_revision__template", "judge_run", "model").get(pk=run.pk)
     outcome = RunOutcome(run)
@@ -759,11 +814,28 @@ def execute_run(
     for thread in threads:
         thread.start()
     attempted: set[int] = set()
+    in_flight: set[int] = set()  # handed to a thread, no result back yet
     outstanding, exhausted, shown = 0, False, 0.0
     ahead = max(64, config.concurrency * 4)
+
+    def write(came: list[QuestionResult]) -> None:
+        # A question a thread skipped because the run was stopping was never asked: it stays pending for the next
+        # taking, and this taking was no attempt of it.
+        skipped = [r.work.question for r in came if r.problem and r.problem.get("code") == SKIPPED]
+        if skipped and not holder.lost:
+            RunQuestion.objects.filter(pk__in=skipped, status=RunQuestion.Status.PENDING, attempts__gt=0).update(attempts=F("attempts") - 1)
+        _record_many(run, [r for r in came if r.work.question not in skipped], holder, outcome)
+        in_flight.difference_update(r.work.question for r in came)
+
     try:
         while True:
             holder.beat()
+            if interrupt is not None and interrupt.is_set():
+                # Ctrl-C: stop spending at once. What has come in is written; what is in flight is not waited for.
+                outcome.interrupted = True
+                stop.set()
+                write(_drain(results))
+                break
             stopping = holder.cancelled or holder.lost or (deadline is not None and time.monotonic() >= deadline)
             if stopping:
                 stop.set()
@@ -781,6 +853,7 @@ def execute_run(
                         _record(run, prepared, holder, outcome)
                     else:
                         attempted.add(prepared.question)
+                        in_flight.add(prepared.question)
                         todo.put(prepared)
                         outstanding += 1
             if outstanding == 0 and (stopping or exhausted):
@@ -795,27 +868,34 @@ def execute_run(
                 except queue.Empty:
                     break
             outstanding -= len(came)
-            # A question a thread skipped because the run was stopping was never asked: it stays pending for the next
-            # taking, and this taking was no attempt of it.
-            skipped = [r.work.question for r in came if r.problem and r.problem.get("code") == SKIPPED]
-            if skipped and not holder.lost:
-                RunQuestion.objects.filter(pk__in=skipped, status=RunQuestion.Status.PENDING, attempts__gt=0).update(
-                    attempts=F("attempts") - 1
-                )
-            _record_many(run, [r for r in came if r.work.question not in skipped], holder, outcome)
+            write(came)
             if progress and (time.monotonic() - shown >= 0.25 or outstanding == 0):
                 shown = time.monotonic()
                 progress(run_progress(run))
+    except KeyboardInterrupt:  # a Ctrl-C the command did not turn into `interrupt` (a second one): the same, at once
+        outcome.interrupted = True
+        raise
     finally:
         stop.set()
         for _thread in threads:
             todo.put(None)
-        for thread in threads:
-            thread.join(timeout=config.timeout_seconds * (config.max_retries + 2))
+        if not outcome.interrupted:  # interrupted: the answers in flight are not waited for (the threads are daemons)
+            for thread in threads:
+                thread.join(timeout=config.timeout_seconds * (config.max_retries + 2))
         if own_client:
             chat.close()
-        _release(run, holder, outcome)
+        _release(run, holder, outcome, unanswered=in_flight, reason=interrupt_reason)
     return outcome
+
+
+def _drain(results: queue.Queue[QuestionResult]) -> list[QuestionResult]:
+    """The results already in the queue, without waiting for more."""
+    came: list[QuestionResult] = []
+    while True:
+        try:
+            came.append(results.get_nowait())
+        except queue.Empty:
+            return came
 
 
 def _take(run: EndpointRun, questions: list[RunQuestion]) -> list[QuestionWork | QuestionResult]:
@@ -1005,8 +1085,14 @@ def _store_answer(run: EndpointRun, q: RunQuestion, result: QuestionResult) -> M
     )
 
 
-def _release(run: EndpointRun, holder: _Holder, outcome: RunOutcome) -> None:
-    """Leave the run finished, cancelled, or waiting for the next worker (nothing when another process took it)."""
+def _release(
+    run: EndpointRun, holder: _Holder, outcome: RunOutcome, *, unanswered: set[int] | frozenset[int] = frozenset(), reason: str = ""
+) -> None:
+    """Leave the run finished, cancelled, or waiting for the next worker (nothing when another process took it).
+
+    An interrupted taking (Ctrl-C) leaves it cancelled with `reason`, and gives back the attempt of each question
+    it asked without waiting for the answer (`unanswered`): it was not a failure to store it.
+    """
     with transaction.atomic():
         current = (
             EndpointRun.objects.select_for_update().filter(pk=run.pk, attempts=holder.attempt, status=EndpointRun.Status.RUNNING).first()
@@ -1015,11 +1101,17 @@ def _release(run: EndpointRun, holder: _Holder, outcome: RunOutcome) -> None:
             outcome.lost = True
             outcome.status = EndpointRun.objects.filter(pk=run.pk).values_list("status", flat=True).first() or ""
             return
+        if outcome.interrupted and unanswered:
+            current.questions.filter(pk__in=unanswered, status=RunQuestion.Status.PENDING, attempts__gt=0).update(
+                attempts=F("attempts") - 1
+            )
         pending = current.questions.filter(status=RunQuestion.Status.PENDING).exists()
         if current.cancel_requested:
             _finish(current, EndpointRun.Status.CANCELLED)
         elif not pending:
             _finish(current, EndpointRun.Status.FINISHED)
+        elif outcome.interrupted:
+            _finish(current, EndpointRun.Status.CANCELLED, reason)
         else:  # the deadline of this taking, or it broke off: the next worker continues
             # Its stalls stay as they are: only a written question ends a stall, so a taking that keeps breaking
             # off stops the run after MAX_STALLS instead of handing it out forever.
@@ -1040,9 +1132,11 @@ def run_in_worker(*, run_id: int) -> RunOutcome | None:
 
 
 def release_held(*, run: EndpointRun, reason: str = "") -> None:
-    """A foreground command that is interrupted leaves its run cancelled (rerun the command to continue)."""
+    """A foreground command that is interrupted leaves the run it holds cancelled (rerun the command to continue)."""
     with transaction.atomic():
-        current = EndpointRun.objects.select_for_update().filter(pk=run.pk, status=EndpointRun.Status.RUNNING).first()
+        current = (
+            EndpointRun.objects.select_for_update().filter(pk=run.pk, attempts=run.attempts, status=EndpointRun.Status.RUNNING).first()
+        )
         if current is not None:
             _finish(current, EndpointRun.Status.CANCELLED, reason)
 

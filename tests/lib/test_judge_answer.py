@@ -120,3 +120,60 @@ def test_every_problem_reads_in_chinese_with_its_figures(code):
 def test_a_deeply_nested_answer_is_a_problem_not_a_crash():
     assert isinstance(parse_answer("{" * 5000 + "}" * 5000, 1), Problem)
     assert isinstance(parse_answer("[" * 100000, 1), Problem)
+
+
+# The answer format the released judge prompt asks for, spelled as the prompt spells it: quoted keys each followed by
+# its type, the reason as bare text (the prompt asks for 「」 instead of quotes inside it), no comma between the two.
+RELEASED_PROMPT_ANSWER = (
+    "{\n"
+    "  'reason'（String）:回复先接住了求助者的疲惫，用「我能理解」回应情绪，但没有追问原因，也没有给出具体建议。\n"
+    "  'detail'（array of Integer）:[1,0,1,0]\n"
+    "}"
+)
+RELEASED_PROMPT_REASON = "回复先接住了求助者的疲惫，用「我能理解」回应情绪，但没有追问原因，也没有给出具体建议。"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        RELEASED_PROMPT_ANSWER,
+        "```json\n" + RELEASED_PROMPT_ANSWER + "\n```",
+        "评分如下：\n" + RELEASED_PROMPT_ANSWER + "\n以上。",
+        RELEASED_PROMPT_ANSWER.replace("（String）", "(String)").replace("（array of Integer）:", "(array of Integer)："),
+        RELEASED_PROMPT_ANSWER.replace("[1,0,1,0]\n", "[1, 0, 1, 0](按顺序给出rubric命中情况)\n"),
+        RELEASED_PROMPT_ANSWER.replace("。\n", "。,\n"),
+        RELEASED_PROMPT_ANSWER.replace(":回复", ": '回复").replace("。\n", "。',\n"),
+        RELEASED_PROMPT_ANSWER.replace("'reason'（String）", '"reason"').replace("'detail'（array of Integer）", '"detail"'),
+    ],
+    ids=["as-asked", "fenced", "in-prose", "half-width", "prompt-note-after-list", "trailing-comma", "quoted-reason", "plain-keys"],
+)
+def test_it_reads_the_answer_format_the_released_prompt_itself_asks_for(text):
+    got = parse_answer(text, 4)
+    assert got == Verdicts((1, 0, 1, 0), (RELEASED_PROMPT_REASON,) * 4, ja.RELEASED_SHAPE)
+
+
+def test_the_prompt_s_own_example_repeated_before_the_answer_is_not_read_as_the_answer():
+    example = "{\n  'reason'（String）:（说出具体的评分过程）\n  'detail'（array of Integer）:[1,0,1,....](按顺序给出)\n}\n"
+    assert parse_answer(example + RELEASED_PROMPT_ANSWER, 4).hits == (1, 0, 1, 0)
+    assert parse_answer(example, 4) == Problem(ja.UNREADABLE)
+
+
+@pytest.mark.parametrize(
+    ("detail", "count", "problem"),
+    [
+        ("[1,0,1,0]", 5, Problem(ja.WRONG_LENGTH, {"found": 4, "expected": 5})),
+        ("[1,0,1,0]", 3, Problem(ja.WRONG_LENGTH, {"found": 4, "expected": 3})),
+        ("[1,0,2,0]", 4, Problem(ja.BAD_VALUE, {"position": 3, "found": "2"})),
+        ("[1,0,true,0]", 4, Problem(ja.BAD_VALUE, {"position": 3, "found": "True"})),
+        ("[1,0,'1',0]", 4, Problem(ja.BAD_VALUE, {"position": 3, "found": "'1'"})),
+        ("[1,0,0.5,0]", 4, Problem(ja.BAD_VALUE, {"position": 3, "found": "0.5"})),
+        ("[1,0,1,....]", 4, Problem(ja.UNREADABLE)),
+        ("[]", 4, Problem(ja.WRONG_LENGTH, {"found": 0, "expected": 4})),
+    ],
+)
+def test_the_released_prompt_s_format_is_read_strictly_same_length_and_0_or_1_only(detail, count, problem):
+    assert parse_answer(RELEASED_PROMPT_ANSWER.replace("[1,0,1,0]", detail), count) == problem
+
+
+def test_a_reason_of_the_released_prompt_s_format_holding_a_character_no_database_stores_is_a_problem():
+    assert parse_answer(RELEASED_PROMPT_ANSWER.replace("求助者", "求助\x00者"), 4) == Problem(ja.UNSTORABLE_REASON, {"position": 0})

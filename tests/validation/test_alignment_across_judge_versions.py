@@ -63,7 +63,7 @@ def test_every_judge_version_is_compared_in_order_with_the_report_s_own_figures(
     # The platform judge that follows the demo judge agrees as well as it; the alternating one less.
     assert r2.alignment.item_agreement.rate == imported.alignment.item_agreement.rate
     assert r1.alignment.item_agreement.rate.value < r2.alignment.item_agreement.rate.value
-    assert r1.change.difference.value < 0 and r2.change.difference.value > 0
+    assert r1.change is None and r2.change.difference.value > 0  # r1 is fake-judge's first version: nothing of its own before
     assert r2.previous == "fake-judge/heartbench-zh-r1@v1" and r2.change.ci95.low > 0  # better, beyond its interval
     assert r2.change.difference.n == r2.alignment.pairs
 
@@ -86,7 +86,8 @@ def test_the_page_and_the_api_show_them(versions, cast, client_for):
     rows = body["campaigns"][0]["rows"]
     assert [r["run"] for r in rows] == ["default", "heartbench-zh-r1", "heartbench-zh-r2"]
     assert rows[2]["template"] == "heartbench-zh r2" and rows[0]["endpoint"] is None
-    assert rows[2]["change"]["difference"]["value"] > 0 and rows[0]["change"] is None
+    assert rows[2]["change"]["difference"]["value"] > 0 and rows[0]["change"] is None and rows[1]["change"] is None
+    assert rows[2]["previous"] == rows[1]["key"] == "fake-judge/heartbench-zh-r1@v1"
     assert rows[1]["alignment"]["item_agreement"]["ci95"]["resampled"]["unit"] == "item"
     assert client.get("/validation/datasets/nope/alignment/").status_code == 404
 

@@ -62,4 +62,5 @@ class Command(RunCommand):
         )
         if request.left_out.get("answered"):
             self.stdout.write(gettext("%(n)d questions already answered: left as they are") % {"n": request.left_out["answered"]})
+        self.note_taken_over(request)
         self.run_held(run, verb="generate")

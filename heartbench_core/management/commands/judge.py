@@ -79,4 +79,5 @@ class Command(RunCommand):
             self.stdout.write(
                 gettext("%(n)d questions left out: the model has no response to them") % {"n": request.left_out["no_response"]}
             )
+        self.note_taken_over(request)
         self.run_held(run, verb="judge")
