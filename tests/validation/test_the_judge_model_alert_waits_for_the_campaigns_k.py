@@ -8,8 +8,8 @@ import pytest
 
 from annotation.models import AdminAlert, Campaign
 from annotation.services.risks import check_risks
-from tests.validation.builders import as_file, judge_vectors, judge_verdicts
 from tests.factories import demo_responses, demo_version
+from tests.validation.builders import as_file, judge_vectors, judge_verdicts
 from validation import risks
 from validation.services.imports import import_judgments
 
