@@ -7,8 +7,9 @@ of the report as a NumPy user would in a notebook: golden labels by strict major
 overriding), judge–gold agreement, Cohen's kappa, Gwet's AC1, hit rates, the confusion counts and
 the exact McNemar test; Krippendorff's alpha, Fleiss' kappa and pairwise agreement among the
 experts; the judge–expert baseline; the five breakdowns (ability, dimension, model, difficulty,
-scene) with their rates, kappas, AC1, hit rates, alpha and 95% intervals from 1,000 resamples of
-the items; every criterion's figures; every expert's agreement with the golden standard, on their
+scene) with their rates, kappas, AC1, hit rates, alpha and 95% intervals (from 1,000 resamples of
+the items, or below 50 items the Wilson interval on the design-effect sample); every criterion's
+figures and how often its experts split; every expert's agreement with the golden standard, on their
 latest quarter and with each other expert; agreement over time at up to 30 days; and both
 leaderboards (judge and golden standard) with Kendall's tau. Vectorised, but without the
 platform's typed figures, reasons, counts or stored JSON. The bootstrap draws the same
@@ -95,6 +96,21 @@ def percentile_ci(w, num, den):
     return np.quantile(ratios, [0.025, 0.975], axis=0)
 
 
+def wilson_design_effect_ci(num, den):
+    """95% Wilson intervals (t on items − 1 df) on each column's design-effect sample: the report's interval below 50 items."""
+    items = (den > 0).sum(0)
+    n = den.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = num.sum(0) / n
+        variance = items / (items - 1) * (((num - p * den) / n) ** 2).sum(0)
+        n_eff = np.minimum(p * (1 - p) / variance, n)
+        n_eff = np.where(variance > 0, n_eff, n * n / (den**2).sum(0))  # nothing varies: each item counts once
+        c = sps.t.ppf(0.975, np.maximum(items - 1, 1))
+        c2n = c * c / n_eff
+        centre, half = (p + c2n / 2) / (1 + c2n), c * np.sqrt(p * (1 - p) / n_eff + c2n / (4 * n_eff)) / (1 + c2n)
+    return np.stack([np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)])
+
+
 def group_figures(g, n_groups, jv, gv, h, m, g_units, w, item, n_items):
     out = two_rater(*(np.bincount(g, weights=x, minlength=n_groups) for x in (jv & gv, jv & ~gv, ~jv & gv, ~jv & ~gv)))
     out["alpha"] = alpha(h, m, g_units, n_groups)
@@ -102,8 +118,23 @@ def group_figures(g, n_groups, jv, gv, h, m, g_units, w, item, n_items):
         cell = item * n_groups + g
         num = np.bincount(cell, weights=jv == gv, minlength=n_items * n_groups).reshape(n_items, n_groups)
         den = np.bincount(cell, minlength=n_items * n_groups).reshape(n_items, n_groups)
-        out["ci"] = percentile_ci(w, num, den)
+        few = (den > 0).sum(0) < 50
+        ci = np.full((2, n_groups), np.nan)
+        ci[:, ~few] = percentile_ci(w, num[:, ~few], den[:, ~few])
+        ci[:, few] = wilson_design_effect_ci(num[:, few], den[:, few])
+        out["ci"] = ci
     return out
+
+
+def criterion_splits(h, m, crit, n_crit, k):
+    """Per criterion: responses the experts split on, and the one-sided binomial p against the other criteria's split rate."""
+    counted = m >= max(k, 2)
+    split = counted & (h > 0) & (h < m)
+    units = np.bincount(crit[counted], minlength=n_crit)
+    splits = np.bincount(crit[split], minlength=n_crit)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = (splits.sum() - splits) / (units.sum() - units)
+    return splits, units, sps.binom.sf(splits - 1, units, rate)
 
 
 def plain_statistics(d, resamples=1000, seed=0):
@@ -167,6 +198,7 @@ def plain_statistics(d, resamples=1000, seed=0):
         n_groups = int(g_units.max()) + 1
         out[name] = group_figures(g_units[both], n_groups, jv, gv, h, m, g_units, w, item, n_items)
     out["criterion"] = group_figures(d.u_crit[both], len(d.crit_id), jv, gv, h, m, d.u_crit, None, item, n_items)
+    out["splits"] = criterion_splits(h, m, d.u_crit, len(d.crit_id), d.k)
     out["experts"] = plain_experts(d, label)
     out["over_time"] = plain_over_time(d, label)
     out["score_impact"] = plain_score_impact(d, label)

@@ -97,6 +97,10 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             r"fewer than 2 (?P<units>items|responses) with pairs: no interval by resampling (?P=units)",
             gettext_lazy("fewer than 2 %(units)s with pairs: no interval by resampling %(units)s"),
         ),
+        (
+            "every item has the same mean difference: no spread between items to estimate an interval from",
+            gettext_lazy("every item has the same mean difference: no spread between items to estimate an interval from"),
+        ),
         ("no bootstrap resamples requested", gettext_lazy("no bootstrap resamples requested")),
         ("no units to resample", gettext_lazy("no units to resample")),
         ("no confidence interval was computed", gettext_lazy("no confidence interval was computed")),
@@ -145,6 +149,7 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
         # The risk alerts of an agreement report (their kinds, then their messages).
         ("expert_outlier", gettext_lazy("expert outlier")),
         ("expert_drift", gettext_lazy("expert drifting")),
+        ("split_criterion", gettext_lazy("criterion the experts split on")),
         ("low_alpha_criterion", gettext_lazy("criterion with low alpha")),
         ("judge_model_disagreement", gettext_lazy("judge disagrees on a model")),
         (
@@ -165,6 +170,18 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             gettext_lazy("criterion %(label)s (%(ability_en)s): alpha %(alpha)s over %(n)s responses"),
         ),
         (
+            r"criterion (?P<label>.+) \((?P<ability_en>[^)]+)\): the experts split on (?P<split>\d+) of (?P<n>\d+) responses, "
+            r"against (?P<rate>\d+%) of the other criteria's (?P<others>\d+) \(p = (?P<p>[\d.]+)\)",
+            gettext_lazy(
+                "criterion %(label)s (%(ability_en)s): the experts split on %(split)s of %(n)s responses, "
+                "against %(rate)s of the other criteria's %(others)s (p = %(p)s)"
+            ),
+        ),
+        (
+            r"… and (?P<n>\d+) more criteria the experts split on more often than on the others",
+            gettext_lazy("… and %(n)s more criteria the experts split on more often than on the others"),
+        ),
+        (
             r"… and (?P<n>\d+) more criteria with alpha below (?P<alpha>[\d.]+)",
             gettext_lazy("… and %(n)s more criteria with alpha below %(alpha)s"),
         ),
@@ -174,6 +191,14 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             gettext_lazy(
                 "the judge agrees with the experts on %(model)s only %(rate)s of %(pairs)s pairs on %(items)s items "
                 "(95%% CI up to %(high)s, resampling the items), below %(overall)s overall"
+            ),
+        ),
+        (
+            r"the judge agrees with the experts on (?P<model>.+) only (?P<rate>\d+%) of (?P<pairs>\d+) pairs on (?P<items>\d+) items "
+            r"\(95% CI over the items up to (?P<high>\d+%)\), below (?P<overall>\d+%) overall",
+            gettext_lazy(
+                "the judge agrees with the experts on %(model)s only %(rate)s of %(pairs)s pairs on %(items)s items "
+                "(95%% CI over the items up to %(high)s), below %(overall)s overall"
             ),
         ),
         # The majority rule's description, which a reason may carry (`rule` below).

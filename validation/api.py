@@ -71,9 +71,15 @@ class ReportResamplingSerializer(serializers.Serializer):
         help_text="What was resampled: 'item' (all of an item's responses together); 'response' in reports from before."
     )
     units = serializers.IntegerField(help_text="How many of them.")
-    resamples = serializers.IntegerField(help_text="Bootstrap resamples drawn (0: none).")
+    resamples = serializers.IntegerField(help_text="Bootstrap resamples drawn (0: none, for the t and Wilson intervals).")
     level = serializers.FloatField()
-    method = serializers.CharField()
+    method = serializers.CharField(
+        help_text="'percentile' (bootstrap, 50 items or more), 'wilson_design_effect' (Wilson on the design-effect sample: a rate "
+        "over fewer than 50 items, or whose items all have the same rate) or 't' (cluster-robust t: a difference over fewer than 50 items)."
+    )
+    effective_n = serializers.FloatField(
+        allow_null=True, help_text="The Wilson interval's design-effect sample size, in pairs; null for the other methods."
+    )
 
 
 class ReportIntervalSerializer(serializers.Serializer):

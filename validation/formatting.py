@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop
 
+from heartbench_core.lib.agreement import CLUSTER_T, WILSON_DESIGN_EFFECT
 from heartbench_core.lib.agreement_report import Figure, Interval, PostDiscussion, ReportResult, Resampling
 from heartbench_core.stat_reasons import reason_text
 from heartbench_core.taxonomy_display import group_value_display
@@ -52,6 +53,22 @@ def resampled_text(resampled: Resampling) -> str:
         "units": number_format(resampled.units, force_grouping=True),
         "unit": resampled.unit,
     }
+    if resampled.method == WILSON_DESIGN_EFFECT:
+        values["effective"] = number_format(resampled.effective_n or 0, decimal_pos=1, force_grouping=True)
+        return (
+            gettext(
+                "%(level)s CI: Wilson interval on a design-effect sample of %(effective)s pairs over the %(units)s items "
+                "(all of an item's responses together; used below 50 items, and where every item has the same rate)"
+            )
+            % values
+        )
+    if resampled.method == CLUSTER_T:
+        return (
+            gettext(
+                "%(level)s CI: cluster-robust t interval over the %(units)s items (all of an item's responses together; used below 50 items)"
+            )
+            % values
+        )
     if resampled.unit == "item":
         return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s items (all of an item's responses together)") % values
     return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s %(unit)ss") % values

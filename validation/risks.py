@@ -1,12 +1,13 @@
 """The risk checks on a running blind test's statistics, registered with annotation's scheduled check.
 
 Both read a campaign the way the golden standard does (`load_campaign_arrays`: blind verdicts, gold
-checks left out, stale criteria left out) and compute with the one agreement implementation
+checks left out, stale criteria left out), wait for the campaign's k ratings as its golden
+standard does (`MajorityRule(min_ratings=k)`), and compute with the one agreement implementation
 (`heartbench_core.lib.agreement`):
 
-- a criterion on which the experts agree little: Krippendorff's alpha (nominal) among the experts
-  of the campaign below `LOW_ALPHA`, over at least `ALPHA_MIN_UNITS` responses rated by two or
-  more experts;
+- a criterion the experts split on: more of its responses split than the campaign's other criteria
+  make likely (`agreement.criterion_splits`: at least 2 split, one-sided binomial p ≤ 0.05), which
+  works from 2 models on;
 - a model on which the judge disagrees with the experts' majority: the share of (response,
   criterion) units where the judge's verdict equals the experts' majority label below
   `JUDGE_MIN_AGREEMENT`, over at least `JUDGE_MIN_UNITS` units with both.
@@ -19,13 +20,10 @@ from django.core.exceptions import ValidationError
 
 from annotation.models import AdminAlert, Campaign
 from annotation.services.risks import RiskFinding, register_risk_check
-from heartbench_core.lib.agreement import binary_alpha_by_group, judge_majority_agreement
+from heartbench_core.lib.agreement import SPLIT_LEVEL, MajorityRule, criterion_splits, judge_majority_agreement
 from heartbench_core.models import LanguageModel
 from validation.selectors import CampaignArrays, load_campaign_arrays, select_judge_runs
 
-LOW_ALPHA = 0.4
-ALPHA_MIN_UNITS = 5  # responses of the criterion's item rated by two or more experts
-ALPHA_MIN_RATINGS = 10
 JUDGE_MIN_AGREEMENT = 0.7
 JUDGE_MIN_UNITS = 20  # (response, criterion) units with a judge verdict and a majority label
 
@@ -39,30 +37,36 @@ def running_blind_tests() -> list[Campaign]:
     )
 
 
-def criterion_alpha_findings(campaign: Campaign, data: CampaignArrays) -> list[RiskFinding]:
-    """Criteria of the campaign whose alpha among its experts is defined, counted on enough units, and low."""
+def criterion_split_findings(campaign: Campaign, data: CampaignArrays) -> list[RiskFinding]:
+    """Criteria of the campaign whose experts split on more of its responses than the other criteria make likely."""
     if not data.n_units:
         return []
     hits, ratings = data.unit_counts()
-    alpha, units, n_ratings = binary_alpha_by_group(hits, ratings, data.u_crit, len(data.crit_id))
+    splits = criterion_splits(hits, ratings, data.u_crit, len(data.crit_id), min_ratings=data.k)
     findings = []
-    for c in np.flatnonzero((units >= ALPHA_MIN_UNITS) & (n_ratings >= ALPHA_MIN_RATINGS) & ~np.isnan(alpha) & (alpha < LOW_ALPHA)):
+    for c in np.flatnonzero(splits.flagged).tolist():
         criterion_id = int(data.crit_id[c])
         question = data.item_question[int(data.crit_item[c])]
-        value = float(alpha[c])
+        split, units, others = int(splits.split[c]), int(splits.units[c]), float(splits.others_rate[c])
+        p_value = float(splits.p_value[c])
         findings.append(
             RiskFinding(
                 kind=AdminAlert.Kind.CRITERION_LOW_ALPHA,
                 key=f"criterion_low_alpha:{campaign.pk}:{criterion_id}",
                 message=(
-                    f"Experts of {campaign.name} agree little on criterion {int(data.crit_position[c]) + 1} of {question}: "
-                    f"Krippendorff's alpha {value:.2f} over {int(units[c])} responses ({int(n_ratings[c])} ratings), below {LOW_ALPHA:.2f}."
+                    f"Experts of {campaign.name} split on criterion {int(data.crit_position[c]) + 1} of {question}: "
+                    f"on {split} of {units} responses ({int(splits.ratings[c])} ratings), against {others:.0%} of the other "
+                    f"criteria's {int(splits.others_units[c])} (p = {p_value:.3f})."
                 ),
                 details={
-                    "value": value,
-                    "threshold": LOW_ALPHA,
-                    "units": int(units[c]),
-                    "ratings": int(n_ratings[c]),
+                    "signal": "split",
+                    "split": split,
+                    "units": units,
+                    "ratings": int(splits.ratings[c]),
+                    "others_rate": others,
+                    "others_units": int(splits.others_units[c]),
+                    "p_value": p_value,
+                    "threshold": SPLIT_LEVEL,
                     "question_id": question,
                     "position": int(data.crit_position[c]) + 1,
                     "campaign": campaign.name,
@@ -79,13 +83,14 @@ def judge_model_findings(campaign: Campaign, data: CampaignArrays) -> list[RiskF
     if not data.n_units or not data.judge_runs:
         return []
     hits, ratings = data.unit_counts()
+    rule = MajorityRule(min_ratings=max(data.k, 1))  # the campaign's k, as its golden standard and report
     judged = data.u_judge >= 0
     unit_model = data.cr_model[data.u_cr]
     ids = dict(LanguageModel.objects.filter(name__in=data.model_names).values_list("name", "pk"))
     findings = []
     for m, name in enumerate(data.model_names):
         mine = judged & (unit_model == m)
-        stat = judge_majority_agreement(data.u_judge[mine] == 1, hits[mine], ratings[mine])
+        stat = judge_majority_agreement(data.u_judge[mine] == 1, hits[mine], ratings[mine], rule)
         if stat.value is None or stat.n < JUDGE_MIN_UNITS or stat.value >= JUDGE_MIN_AGREEMENT:
             continue
         findings.append(
@@ -120,7 +125,7 @@ def campaign_statistics_findings() -> list[RiskFinding]:
         except ValidationError:
             runs = []  # several judges and none chosen: the judge check waits for a report to pick one
         data = load_campaign_arrays(campaign, judge_runs=runs)
-        findings += criterion_alpha_findings(campaign, data)
+        findings += criterion_split_findings(campaign, data)
         findings += judge_model_findings(campaign, data)
     return findings
 

@@ -82,7 +82,22 @@ def alert_text(alert: AdminAlert) -> str:
                 "previous_agreed": d["previous_agreed"],
                 "previous_compared": d["previous_compared"],
             }
-        if alert.kind == AdminAlert.Kind.CRITERION_LOW_ALPHA:
+        if alert.kind == AdminAlert.Kind.CRITERION_LOW_ALPHA and d.get("signal") == "split":
+            return _(
+                "Experts of %(campaign)s split on criterion %(position)s of %(question)s: on %(split)s of %(units)s responses "
+                "(%(ratings)s ratings), against %(others)s of the other criteria's %(others_units)s (p = %(p).3f)."
+            ) % {
+                "campaign": d["campaign"],
+                "position": d["position"],
+                "question": d["question_id"],
+                "split": d["split"],
+                "units": d["units"],
+                "ratings": d["ratings"],
+                "others": _pct(d["others_rate"]),
+                "others_units": d["others_units"],
+                "p": float(d["p_value"]),
+            }
+        if alert.kind == AdminAlert.Kind.CRITERION_LOW_ALPHA:  # alerts raised before the split signal
             return _(
                 "Experts of %(campaign)s agree little on criterion %(position)s of %(question)s: Krippendorff's alpha %(value).2f "
                 "over %(units)s responses (%(ratings)s ratings), below %(threshold).2f."

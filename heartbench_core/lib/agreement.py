@@ -194,6 +194,9 @@ def sorted_unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # --- confidence intervals by bootstrap over clusters (the report's cluster is the item) -----------
 
 PERCENTILE = "percentile"
+CLUSTER_T = "t"
+WILSON_DESIGN_EFFECT = "wilson_design_effect"
+MIN_CLUSTERS_FOR_BOOTSTRAP = 50  # below, the percentile bootstrap falls short of its level (docs/validation.md, "Few items")
 
 
 def _plural(unit: str) -> str:
@@ -282,14 +285,87 @@ def ci_pair(low: float, high: float) -> list[float] | None:
     return [_f(low), _f(high)]
 
 
-def resampling(unit: str, units: int, resamples: int, level: float = 0.95) -> dict[str, Any]:
-    """What an interval resampled, for the report: unit, how many of them, resamples, level, method."""
-    return {"unit": unit, "units": int(units), "resamples": int(resamples), "level": level, "method": PERCENTILE}
+def resampling(
+    unit: str, units: int, resamples: int, level: float = 0.95, method: str = PERCENTILE, effective_n: float | None = None
+) -> dict[str, Any]:
+    """What an interval resampled, for the report: unit, how many of them, resamples, level, method (and a Wilson's sample)."""
+    block: dict[str, Any] = {"unit": unit, "units": int(units), "resamples": int(resamples), "level": level, "method": method}
+    if effective_n is not None:
+        block["effective_n"] = round(float(effective_n), 3)  # pairs: three decimals say it, and hide rounding noise
+    return block
+
+
+def interval_method(clusters: int, *, proportion: bool = True) -> str:
+    """The interval a mean over `clusters` clusters gets when its clusters differ.
+
+    From 50 clusters on, the percentile bootstrap; below, where it falls short of its level, the
+    Wilson interval on the design-effect sample size for a proportion and the cluster-robust t
+    interval for other means (docs/validation.md, "Few items").
+    """
+    if clusters >= MIN_CLUSTERS_FOR_BOOTSTRAP:
+        return PERCENTILE
+    return WILSON_DESIGN_EFFECT if proportion else CLUSTER_T
+
+
+def cluster_t_interval(
+    estimate: np.ndarray, influence: np.ndarray, clusters: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(low, high, standard error) of an estimate per group from its clusters' influence (clusters × groups, summing to 0).
+
+    The cluster-robust (sandwich) variance with the small-sample factor G/(G − 1) and the t
+    quantile on G − 1 degrees of freedom, G the group's clusters: the usual interval when the
+    clusters are too few for the bootstrap to reach its level (Cameron and Miller 2015).
+    """
+    g = np.asarray(clusters, np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(g / (g - 1) * (np.asarray(influence, np.float64) ** 2).sum(axis=0))
+        t = sps.t.ppf(0.5 + level / 2, np.maximum(g - 1, 1))
+    return estimate - t * se, estimate + t * se, se
+
+
+def wilson_interval(p: np.ndarray, n: np.ndarray, level: float = 0.95, df: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of a proportion p observed on n (possibly effective, non-integer) trials.
+
+    With `df`, the normal quantile is replaced by Student's t on df degrees of freedom: Korn and
+    Graubard's correction for a design effect estimated from few clusters (df = clusters − 1).
+    """
+    p, n = np.asarray(p, np.float64), np.asarray(n, np.float64)
+    c = sps.norm.ppf(0.5 + level / 2) if df is None else sps.t.ppf(0.5 + level / 2, np.maximum(np.asarray(df, np.float64), 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c2n = c * c / n
+        centre = (p + c2n / 2) / (1 + c2n)
+        half = c * np.sqrt(p * (1 - p) / n + c2n / (4 * n)) / (1 + c2n)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def intra_cluster_correlation(num: np.ndarray, den: np.ndarray) -> float:
+    """ρ of a 0/1 outcome from its per-cluster sums, through Kish's design effect 1 + (m̃ − 1)ρ; 1 when it cannot be told.
+
+    The design effect is the cluster-robust variance of the mean over the binomial one; m̃ the
+    size-weighted mean cluster size Σn²/Σn. Clamped to [0, 1]; when every unit has the same value
+    (or every cluster holds one unit) the data say nothing of ρ, and 1, the most cautious, is taken.
+    """
+    num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
+    keep = den > 0
+    num, den = num[keep], den[keep]
+    clusters, total = den.size, float(den.sum())
+    if clusters < 2 or total <= 0:
+        return 1.0
+    p = float(num.sum()) / total
+    mean_size = float((den**2).sum()) / total
+    if p <= 0.0 or p >= 1.0 or mean_size <= 1.0:
+        return 1.0
+    variance = clusters / (clusters - 1) * float(((num - p * den) ** 2).sum()) / total**2
+    design_effect = variance / (p * (1 - p) / total)
+    return float(min(max((design_effect - 1) / (mean_size - 1), 0.0), 1.0))
+
+
+NO_SPREAD = "every {unit} has the same mean difference: no spread between {units} to estimate an interval from"
 
 
 @dataclass(frozen=True)
 class ClusteredIntervals:
-    """Percentile intervals of a per-group mean, every group from the same resamples of clusters."""
+    """Intervals of a per-group mean over clusters: each group's by its own method (see `clustered_mean_ci`)."""
 
     low: np.ndarray  # per group; NaN where undefined
     high: np.ndarray
@@ -299,6 +375,9 @@ class ClusteredIntervals:
     resamples: int
     level: float
     reason: str | None  # why no group has an interval, when none has
+    method: tuple[str, ...] = ()  # per group: PERCENTILE, CLUSTER_T or WILSON_DESIGN_EFFECT
+    effective_n: np.ndarray | None = None  # per group: the Wilson interval's effective sample (NaN for the others)
+    flat: np.ndarray | None = None  # per group: every cluster has the same mean (no spread to estimate from)
 
     def pair(self, g: int = 0) -> list[float] | None:
         """Group g's interval as [low, high], or None."""
@@ -310,12 +389,52 @@ class ClusteredIntervals:
             return None
         if self.reason:
             return self.reason
+        if self.flat is not None and self.flat[g] and self.clusters[g] >= 2:
+            return NO_SPREAD.format(unit=self.unit, units=_plural(self.unit))
         return f"fewer than 2 {_plural(self.unit)} with pairs: no interval by resampling {_plural(self.unit)}"
 
+    def group_method(self, g: int = 0) -> str:
+        """The method of group g's interval (what its item count selects when it has none)."""
+        return self.method[g] if self.method else PERCENTILE
+
     def resampled(self, g: int | None = None) -> dict[str, Any]:
-        """The `resampling` block of the whole set (g None) or of one group (its own cluster count)."""
+        """The `resampling` block of the whole set (g None: its first group) or of one group (its own cluster count)."""
         units = self.n_clusters if g is None else int(self.clusters[g])
-        return resampling(self.unit, units, self.resamples, self.level)
+        method = self.group_method(g or 0)
+        effective = None
+        if method == WILSON_DESIGN_EFFECT and self.effective_n is not None and not np.isnan(self.effective_n[g or 0]):
+            effective = float(self.effective_n[g or 0])
+        return resampling(self.unit, units, self.resamples if method == PERCENTILE else 0, self.level, method, effective)
+
+
+def _design_effect_sample(
+    num: np.ndarray,
+    den: np.ndarray,
+    wanted: np.ndarray,
+    flat: np.ndarray,
+    clusters: np.ndarray,
+    spread: np.ndarray,
+    mean: np.ndarray,
+    total: np.ndarray,
+) -> np.ndarray:
+    """The Wilson interval's effective sample of each wanted group: its pairs over their design effect.
+
+    Kish's design effect is the cluster-robust variance of the group's rate over the binomial
+    one, so n / deff = p(1 − p) / variance (at most n: clusters never count for more than their
+    pairs). A group whose clusters all have the same rate has no variance to read it from: its
+    design effect is 1 + (m̃ − 1)ρ, with ρ the intra-cluster correlation of every unit given
+    (`intra_cluster_correlation`) and m̃ the group's size-weighted mean cluster size.
+    """
+    n = total[wanted]
+    g = clusters[wanted].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = g / (g - 1) * spread[wanted]
+        own = np.minimum(mean[wanted] * (1 - mean[wanted]) / variance, n)
+    if flat[wanted].any():
+        rho = intra_cluster_correlation(num.sum(axis=1), den.sum(axis=1))
+        mean_size = (den[:, wanted] ** 2).sum(axis=0) / n
+        own = np.where(flat[wanted], n / (1 + (mean_size - 1) * rho), own)
+    return own
 
 
 def cluster_draws(n_clusters: int, resamples: int, seed: int) -> list[np.ndarray] | None:
@@ -336,37 +455,74 @@ def clustered_mean_ci(
     level: float = 0.95,
     weights: list[np.ndarray] | None = None,
     unit: str = "item",
+    proportion: bool = True,
 ) -> ClusteredIntervals:
-    """Percentile CI of the mean of `values` within each group, resampling whole clusters.
+    """CI of the mean of `values` within each group, treating whole clusters as the units sampled.
 
     values, cluster, group: one entry per unit (e.g. agreement 0/1, the unit's item, its model).
-    Every resample draws as many clusters as hold a unit, with replacement, and takes all units
-    of a drawn cluster together, in every group at once (a group's mean in a resample is a ratio
-    of sums over the drawn clusters). This is the interval of the agreement report: with the
-    item as cluster, units that share an item's or a criterion's effect move together. A group
-    needs units in 2 clusters for an interval. `weights` are draws of `cluster_draws` over the
-    same clusters (the distinct values of `cluster`, in sorted order), shared by several calls.
+    With the item as cluster, units that share an item's or a criterion's effect move together.
+    A group needs units in 2 clusters for an interval; its method depends on its clusters:
+
+    - 50 or more: percentile bootstrap. Every resample draws as many clusters as hold a unit,
+      with replacement, and takes all units of a drawn cluster together, in every group at once
+      (a group's mean in a resample is a ratio of sums over the drawn clusters). `weights` are
+      draws of `cluster_draws` over the same clusters (the distinct values of `cluster`, in
+      sorted order), shared by several calls.
+    - fewer than 50: the cluster-robust t interval (`cluster_t_interval`), which keeps its level
+      where the percentile bootstrap falls short (docs/validation.md, "Few items").
+    - every cluster at the same mean (all pairs agree, or none): both would collapse to a point
+      that excludes every other truth. A proportion (`proportion`, values 0/1) then gets the
+      Wilson interval on its design-effect sample size n / (1 + (m̃ − 1)ρ), ρ the
+      intra-cluster correlation of all units given (`intra_cluster_correlation`; 1 when it
+      cannot be told) and m̃ the group's size-weighted mean cluster size; other values
+      (differences) get no interval, with the reason.
     """
     values = np.asarray(values, np.float64)
     cluster = np.asarray(cluster, np.int64)
     group = np.zeros(cluster.size, np.int64) if group is None else np.asarray(group, np.int64)
     _, index = sorted_unique_inverse(cluster)
     n_clusters = int(index.max()) + 1 if index.size else 0
-    flat = index * n_groups + group
+    flat_index = index * n_groups + group
     size = n_clusters * n_groups
-    num = np.bincount(flat, weights=values, minlength=size).reshape(n_clusters, n_groups)
-    den = np.bincount(flat, minlength=size).reshape(n_clusters, n_groups).astype(np.float64)
+    num = np.bincount(flat_index, weights=values, minlength=size).reshape(n_clusters, n_groups)
+    den = np.bincount(flat_index, minlength=size).reshape(n_clusters, n_groups).astype(np.float64)
     per_group = (den > 0).sum(axis=0).astype(np.int64)
+    method = [interval_method(c, proportion=proportion) for c in per_group.tolist()]
+    low, high = np.full(n_groups, np.nan), np.full(n_groups, np.nan)
+    effective = np.full(n_groups, np.nan)
+    flat = np.zeros(n_groups, bool)
+    drawn = sum(len(w) for w in weights) if weights is not None else max(int(resamples), 0)
+    reason: str | None = None
     if n_clusters == 0:
-        low = high = np.full(n_groups, np.nan)
-        reason: str | None = "no units to resample"
+        reason = "no units to resample"
+    elif n_clusters < 2:
+        reason = f"fewer than 2 {_plural(unit)}: no interval by resampling {_plural(unit)}"
+    elif drawn < 1:
+        reason = "no bootstrap resamples requested"
     else:
-        low, high, reason = bootstrap_ratio_ci(num, den, resamples=resamples, seed=seed, level=level, weights=weights, unit=unit)
-        low, high = low.copy(), high.copy()
-        few = per_group < 2
-        low[few], high[few] = np.nan, np.nan
-    resamples = sum(len(w) for w in weights) if weights is not None else max(int(resamples), 0)
-    return ClusteredIntervals(low, high, per_group, n_clusters, unit, resamples, level, reason)
+        total = den.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = num.sum(axis=0) / total
+            influence = (num - mean * den) / total  # each cluster's share of the mean's error; absent clusters 0
+        spread = (influence**2).sum(axis=0)
+        ok = per_group >= 2
+        flat = ok & (spread <= 1e-24)
+        if proportion:
+            method = [WILSON_DESIGN_EFFECT if f else m for m, f in zip(method, flat.tolist())]
+        chosen = np.array(method)
+        boot = ok & ~flat & (chosen == PERCENTILE)
+        if boot.any():
+            b_low, b_high, _ = bootstrap_ratio_ci(num[:, boot], den[:, boot], resamples=resamples, seed=seed, level=level, weights=weights)
+            low[boot], high[boot] = b_low, b_high
+        t_groups = ok & ~flat & (chosen == CLUSTER_T)
+        if t_groups.any():
+            t_low, t_high, _ = cluster_t_interval(mean[t_groups], influence[:, t_groups], per_group[t_groups], level)
+            low[t_groups], high[t_groups] = np.clip(t_low, -1.0, 1.0), np.clip(t_high, -1.0, 1.0)
+        wilson = ok & (chosen == WILSON_DESIGN_EFFECT)
+        if wilson.any():
+            effective[wilson] = _design_effect_sample(num, den, wilson, flat, per_group, spread, mean, total)
+            low[wilson], high[wilson] = wilson_interval(mean[wilson], effective[wilson], level, df=per_group[wilson] - 1)
+    return ClusteredIntervals(low, high, per_group, n_clusters, unit, drawn, level, reason, tuple(method), effective, flat)
 
 
 # --- among the human experts -------------------------------------------------------------------
@@ -511,6 +667,48 @@ def pairwise_percent_agreement(hits: np.ndarray, ratings: np.ndarray) -> Stat:
     return Stat(_f(agree.sum() / total), units, extra={"pairs": int(total)})
 
 
+SPLIT_LEVEL = 0.05  # one-sided binomial p-value at or below which a criterion's splits stand out
+SPLIT_MIN = 2  # split responses a criterion needs before it can be flagged
+
+
+@dataclass(frozen=True)
+class CriterionSplits:
+    """Per group (a criterion): how often its experts split, against how often they split on the other groups.
+
+    A unit counts once it has the ratings the campaign waits for (at least 2); it is *split* when its
+    experts did not all give the same value. Under the hypothesis that the criterion is like the
+    others, its split count is binomial with the others' split rate (its own units left out); a
+    criterion is flagged when at least `SPLIT_MIN` of its units are split and that count or more
+    has probability at most `SPLIT_LEVEL`. With 2 models a criterion has 2 units: both split is
+    flagged when the others split on at most 22% of theirs.
+    """
+
+    units: np.ndarray  # units counted (complete)
+    split: np.ndarray  # of which split
+    ratings: np.ndarray  # ratings of the units counted
+    others_rate: np.ndarray  # split rate of every other group's counted units; NaN when they have none
+    others_units: np.ndarray
+    p_value: np.ndarray  # P(X ≥ split), X ~ Binomial(units, others_rate); NaN where undefined
+    flagged: np.ndarray
+
+
+def criterion_splits(hits: np.ndarray, ratings: np.ndarray, group: np.ndarray, n_groups: int, *, min_ratings: int) -> CriterionSplits:
+    """The experts' split rate of each group (criterion) and whether it stands out from the others' (`CriterionSplits`)."""
+    hits, ratings = np.asarray(hits, np.int64), np.asarray(ratings, np.int64)
+    group = np.asarray(group, np.intp)
+    counted = ratings >= max(int(min_ratings), 2)
+    split = counted & (hits > 0) & (hits < ratings)
+    units = np.bincount(group[counted], minlength=n_groups)
+    splits = np.bincount(group[split], minlength=n_groups)
+    n_ratings = np.bincount(group[counted], weights=ratings[counted], minlength=n_groups).astype(np.int64)
+    others_units = int(units.sum()) - units
+    with np.errstate(invalid="ignore", divide="ignore"):
+        others_rate = np.where(others_units > 0, (int(splits.sum()) - splits) / others_units, np.nan)
+        p_value = np.where((units > 0) & (others_units > 0), sps.binom.sf(splits - 1, units, others_rate), np.nan)
+    flagged = (splits >= SPLIT_MIN) & ~np.isnan(p_value) & (p_value <= SPLIT_LEVEL)
+    return CriterionSplits(units, splits, n_ratings, others_rate, others_units, p_value, flagged)
+
+
 def judge_expert_baseline(
     hits: np.ndarray,
     ratings: np.ndarray,
@@ -563,7 +761,16 @@ def judge_expert_baseline(
     diff_ci = None
     reason: str | None = None
     drawn = 0
-    if len(sums) >= 2 and resamples > 0:
+    method = interval_method(len(sums), proportion=False)
+    if len(sums) >= 2 and resamples > 0 and method == CLUSTER_T:
+        # Each item's share of the error of je − ee (the ratios linearised), for the t interval.
+        influence = (sums[:, 0] - je * sums[:, 1]) / sums[:, 1].sum() - (sums[:, 2] - ee * sums[:, 3]) / sums[:, 3].sum()
+        if float((influence**2).sum()) <= 1e-24:
+            reason = NO_SPREAD.format(unit=unit, units=_plural(unit))
+        else:
+            lo_t, hi_t, _ = cluster_t_interval(np.array([je - ee]), influence[:, None], np.array([len(sums)]))
+            diff_ci = [_f(max(lo_t[0], -1.0)), _f(min(hi_t[0], 1.0))]
+    elif len(sums) >= 2 and resamples > 0:
         diffs = np.empty(resamples)
         row = 0
         reuse = weights is not None and sum(len(w) for w in weights) == resamples and all(w.shape[1] == len(sums) for w in weights)
@@ -584,7 +791,7 @@ def judge_expert_baseline(
         "expert_expert": Stat(_f(ee), units, extra={"pairs": int(pairs_ee.sum())}).as_dict(),
         "difference": _f(je - ee),
         "difference_ci95": diff_ci,
-        "resampled": resampling(unit, len(sums), drawn),
+        "resampled": resampling(unit, len(sums), drawn, method=method),
     }
     if reason:
         out["reason"] = reason

@@ -30,8 +30,7 @@ PROVENANCE_NAMES = {PROVENANCE_UNANIMOUS: "unanimous", PROVENANCE_MAJORITY: "maj
 
 DRIFT_DROP = 0.10
 DRIFT_MIN_PAIRS = 30
-LOW_ALPHA = 0.4
-LOW_ALPHA_MIN_UNITS = 5
+MAX_CRITERION_ALERTS = 20
 MAX_TIME_POINTS = 30
 
 
@@ -142,9 +141,10 @@ class Resampling:
 
     unit: str
     units: int
-    resamples: int
+    resamples: int  # 0 for an interval that resamples nothing (the t and Wilson intervals)
     level: float = 0.95
-    method: str = st.PERCENTILE
+    method: str = st.PERCENTILE  # percentile (bootstrap), t (cluster-robust t) or wilson_design_effect
+    effective_n: float | None = None  # the Wilson interval's design-effect sample size (pairs); None for the others
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +372,8 @@ class Alert:
     message: str
 
 
-ALERT_KINDS = ("expert_outlier", "expert_drift", "low_alpha_criterion", "judge_model_disagreement")
+# low_alpha_criterion: reports from before the split signal (alpha below 0.4 over 5 or more responses).
+ALERT_KINDS = ("expert_outlier", "expert_drift", "split_criterion", "low_alpha_criterion", "judge_model_disagreement")
 
 
 @dataclass(frozen=True, slots=True)
@@ -760,7 +761,7 @@ def agreement_change(
     if not n:
         undefined = Figure(None, 0, NO_COMMON_PAIRS)
         return AgreementChange(undefined, Interval(None, None, Resampling("item", 0, resamples), NO_COMMON_PAIRS), undefined, undefined)
-    ci = st.clustered_mean_ci(after.astype(np.float64) - before, items, resamples=resamples, seed=seed)
+    ci = st.clustered_mean_ci(after.astype(np.float64) - before, items, resamples=resamples, seed=seed, proportion=False)
     pair = ci.pair()
     return AgreementChange(
         difference=Figure(_num(float(after.mean() - before.mean())), n),
@@ -863,7 +864,13 @@ def compute_report(
         over_time=_over_time(data, judge),
         score_impact=_score_impact(data, label, judge),
         gate=gate,
-        alerts=_alerts(item_agreement, by_expert=by_expert, by_criterion=by_criterion, by_model=rows["by_model"]),
+        alerts=_alerts(
+            item_agreement,
+            by_expert=by_expert,
+            by_criterion=by_criterion,
+            by_model=rows["by_model"],
+            splits=st.criterion_splits(hits, ratings, data.u_crit, len(data.crit_id), min_ratings=data.k),
+        ),
         parameters=Parameters(
             resamples=resamples,
             seed=seed,
@@ -884,7 +891,23 @@ def dimension_label(label: str) -> str:
 
 
 def _resampling(block: dict[str, Any]) -> Resampling:
-    return Resampling(block["unit"], int(block["units"]), int(block["resamples"]), block["level"], block["method"])
+    effective = block.get("effective_n")
+    return Resampling(
+        block["unit"],
+        int(block["units"]),
+        int(block["resamples"]),
+        block["level"],
+        block["method"],
+        None if effective is None else float(effective),
+    )
+
+
+def _resampling_dict(r: Resampling) -> dict[str, Any]:
+    """A stored `resampled` block: `effective_n` only on a Wilson interval, so the others keep their earlier form."""
+    block = asdict(r)
+    if block["effective_n"] is None:
+        del block["effective_n"]
+    return block
 
 
 def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
@@ -1300,8 +1323,36 @@ def _gate(
     return Gate(policy=policy, agreement_rate=item_agreement.rate, ci95=ci, passed=not reasons, reasons=tuple(reasons))
 
 
+def _split_alerts(by_criterion: tuple[GroupRow, ...], splits: st.CriterionSplits) -> list[Alert]:
+    """The criteria the experts split on more often than on the others, strongest evidence first (at most 20, then a count)."""
+    flagged = np.flatnonzero(splits.flagged)
+    flagged = flagged[np.lexsort((-splits.split[flagged], splits.p_value[flagged]))]
+    alerts = []
+    for c in flagged[:MAX_CRITERION_ALERTS].tolist():
+        row = by_criterion[c]
+        ability = row.ability if isinstance(row, CriterionRow) else row.key
+        alerts.append(
+            Alert(
+                "split_criterion",
+                row.key,
+                f"criterion {row.label} ({english_name(ability)}): the experts split on {int(splits.split[c])} of "
+                f"{int(splits.units[c])} responses, against {splits.others_rate[c]:.0%} of the other criteria's "
+                f"{int(splits.others_units[c])} (p = {splits.p_value[c]:.3f})",
+            )
+        )
+    if flagged.size > MAX_CRITERION_ALERTS:
+        more = flagged.size - MAX_CRITERION_ALERTS
+        alerts.append(Alert("split_criterion", "", f"… and {more} more criteria the experts split on more often than on the others"))
+    return alerts
+
+
 def _alerts(
-    item_agreement: ItemAgreement, *, by_expert: tuple[ExpertRow, ...], by_criterion: tuple[GroupRow, ...], by_model: tuple[GroupRow, ...]
+    item_agreement: ItemAgreement,
+    *,
+    by_expert: tuple[ExpertRow, ...],
+    by_criterion: tuple[GroupRow, ...],
+    by_model: tuple[GroupRow, ...],
+    splits: st.CriterionSplits | None = None,
 ) -> tuple[Alert, ...]:
     alerts = []
     experts = [r for r in by_expert if r.gold_agreement.value is not None and (r.gold_agreement.n or 0) >= DRIFT_MIN_PAIRS]
@@ -1327,25 +1378,8 @@ def _alerts(
                         f"{recent_pairs} judgments, against {gold:.0%} overall",
                     )
                 )
-    low = [
-        c
-        for c in by_criterion
-        if c.krippendorff_alpha.value is not None
-        and (c.krippendorff_alpha.n or 0) >= LOW_ALPHA_MIN_UNITS
-        and c.krippendorff_alpha.value < LOW_ALPHA
-    ]
-    low.sort(key=lambda c: c.krippendorff_alpha.value or 0.0)
-    for c in low[:20]:
-        ability = c.ability if isinstance(c, CriterionRow) else c.key
-        alerts.append(
-            Alert(
-                "low_alpha_criterion",
-                c.key,
-                f"criterion {c.label} ({english_name(ability)}): alpha {c.krippendorff_alpha.value:.2f} over {c.krippendorff_alpha.n} responses",
-            )
-        )
-    if len(low) > 20:
-        alerts.append(Alert("low_alpha_criterion", "", f"… and {len(low) - 20} more criteria with alpha below {LOW_ALPHA}"))
+    if splits is not None:
+        alerts += _split_alerts(by_criterion, splits)
     overall = item_agreement.rate.value
     if overall is not None:
         for m in by_model:
@@ -1356,7 +1390,7 @@ def _alerts(
                         "judge_model_disagreement",
                         m.key,
                         f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
-                        f"{m.pairs} pairs on {m.items} items (95% CI up to {ci.high:.0%}, resampling the items), "
+                        f"{m.pairs} pairs on {m.items} items (95% CI over the items up to {ci.high:.0%}), "
                         f"below {overall:.0%} overall",
                     )
                 )
@@ -1414,7 +1448,7 @@ def _row_to_dict(row: GroupRow) -> dict[str, Any]:
         out["item_agreement_ci95"] = ci.pair()
         if ci.reason:
             why["item_agreement_ci95"] = ci.reason
-        out["resampled"] = asdict(ci.resampled)
+        out["resampled"] = _resampling_dict(ci.resampled)
     if why:
         out["undefined"] = why
     return out
@@ -1479,7 +1513,7 @@ def _report_to_dict(r: ReportResult) -> dict[str, Any]:
         "items": r.items,
         "item_agreement_rate": r.item_agreement.rate.value,
         "item_agreement_ci95": r.item_agreement.ci95.pair(),
-        "resampled": asdict(r.resampled),
+        "resampled": _resampling_dict(r.resampled),
         "cohen_kappa": r.cohen_kappa.value,
         "gwet_ac1": r.gwet_ac1.value,
         "confusion": asdict(r.confusion),
@@ -1496,7 +1530,7 @@ def _report_to_dict(r: ReportResult) -> dict[str, Any]:
             "expert_expert": _stat_dict(b.expert_expert, **({"pairs": b.expert_expert_pairs} if b.expert_expert.defined else {})),
             "difference": b.difference.value,
             "difference_ci95": b.difference_ci95.pair(),
-            "resampled": asdict(b.difference_ci95.resampled),
+            "resampled": _resampling_dict(b.difference_ci95.resampled),
             **({"reason": reason} if (reason := b.difference.reason or b.difference_ci95.reason) else {}),
         },
         "gold_provenance": asdict(r.gold_provenance),

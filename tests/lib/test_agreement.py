@@ -209,8 +209,19 @@ class TestClusteredIntervals:
         group = np.tile([0, 1, 1, 1, 1], 12)
         group[cluster >= 9] = 1  # group 0 only in clusters 0–8
         ci = st.clustered_mean_ci(np.ones(60), cluster, group, 2, resamples=250, seed=0)
-        assert ci.resampled() == {"unit": "item", "units": 12, "resamples": 250, "level": 0.95, "method": "percentile"}
-        assert ci.resampled(0)["units"] == 9 and ci.resampled(1)["units"] == 12
+        # Every pair agrees: the Wilson interval on the design-effect sample (here ρ = 1: each item counts once).
+        assert ci.resampled(0) == {
+            "unit": "item",
+            "units": 9,
+            "resamples": 0,
+            "level": 0.95,
+            "method": "wilson_design_effect",
+            "effective_n": 9.0,
+        }
+        assert ci.resampled(1)["units"] == 12 and ci.resampled(1)["effective_n"] == pytest.approx(51 / (219 / 51), abs=1e-3)
+        many = np.repeat(np.arange(60), 3)
+        varied = st.clustered_mean_ci(many % 7 != 0, many, resamples=250, seed=0)
+        assert varied.resampled() == {"unit": "item", "units": 60, "resamples": 250, "level": 0.95, "method": "percentile"}
 
     def test_without_units_or_resamples_there_is_no_interval_and_a_reason(self):
         empty = st.clustered_mean_ci(np.array([]), np.array([], int))
@@ -299,7 +310,8 @@ class TestAmongExperts:
         assert out["difference"] == pytest.approx(-3 / 9)
         low, high = out["difference_ci95"]
         assert low <= -3 / 9 <= high
-        assert out["resampled"] == {"unit": "item", "units": 3, "resamples": 200, "level": 0.95, "method": "percentile"}
+        # Three items: fewer than 50, so the t interval of the linearised difference (nothing resampled).
+        assert out["resampled"] == {"unit": "item", "units": 3, "resamples": 0, "level": 0.95, "method": "t"}
 
     def test_the_baseline_gives_the_same_interval_with_the_report_s_shared_draws(self):
         rng = np.random.default_rng(4)

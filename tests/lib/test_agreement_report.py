@@ -140,7 +140,11 @@ class TestAlerts:
         overall = ItemAgreement(Figure(0.85, 1000), Interval(0.8, 0.9, ITEMS))
         model = model_row("m", rate=0.6, pairs=500, items=40, ci95=(0.5, 0.7))
         (alert,) = _alerts(overall, by_expert=(), by_criterion=(), by_model=(model,))
-        assert alert.kind == "judge_model_disagreement" and "on 40 items" in alert.message and "resampling the items" in alert.message
+        assert (
+            alert.kind == "judge_model_disagreement"
+            and "on 40 items" in alert.message
+            and "95% CI over the items up to 70%" in alert.message
+        )
 
 
 def _many_items(seed=3, n_items=30):
@@ -216,7 +220,9 @@ def test_the_change_between_two_judges_is_paired_on_common_units_and_resamples_i
     low, high = change.ci95.low, change.ci95.high
     assert low <= change.difference.value <= high and change.ci95.resampled.unit == "item"
     same = agreement_change(before, before, resamples=100)
-    assert same.difference.value == 0.0 and (same.ci95.low, same.ci95.high) == (0.0, 0.0)
+    # No item's difference differs from another's: an interval would be the point [0, 0], so there is none, with the reason.
+    assert same.difference.value == 0.0 and (same.ci95.low, same.ci95.high) == (None, None)
+    assert same.ci95.reason == "every item has the same mean difference: no spread between items to estimate an interval from"
 
 
 def test_no_common_pairs_leaves_the_change_undefined_with_the_reason():

@@ -90,6 +90,23 @@ def item_order(campaign) -> list[str]:
     return list(load_campaign_arrays(campaign, judge_runs=select_judge_runs(campaign)).item_question)
 
 
+def wilson_on_items(num, den) -> tuple[list[float], float]:
+    """The Wilson interval (t on items − 1 df) on the design-effect sample of a rate over items, through statsmodels."""
+    import statsmodels.api as sm
+    from scipy import stats as sps
+    from statsmodels.stats.proportion import proportion_confint
+
+    keep = den > 0
+    num, den = num[keep], den[keep]
+    values = np.concatenate([np.r_[np.ones(int(a)), np.zeros(int(n - a))] for a, n in zip(num, den)])
+    cluster = np.repeat(np.arange(num.size), den.astype(int))
+    fit = sm.OLS(values, np.ones((values.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": cluster}, use_t=True)
+    p = values.mean()
+    effective = min(p * (1 - p) / float(fit.bse[0]) ** 2, values.size)
+    alpha = 2 * sps.norm.sf(sps.t.ppf(0.975, num.size - 1))
+    return list(proportion_confint(p * effective, effective, alpha=alpha, method="wilson")), effective
+
+
 def percentile_interval(num, den, draws) -> list[float]:
     """The 2.5% and 97.5% quantiles of sum(num)/sum(den) over resamples of clusters (rows)."""
     w = np.concatenate(draws)
@@ -179,7 +196,8 @@ class TestUndefined:
 class TestIntervalsResampleItems:
     """Every model answers every item, so an item's responses go together in every resample."""
 
-    def test_the_headline_interval_resamples_items_with_all_their_responses(self, cast):
+    def test_the_headline_interval_takes_items_as_the_unit_with_all_their_responses(self, cast):
+        # Six demo items: fewer than 50, so the Wilson interval on the design-effect sample of the items.
         campaign = blind_test(cast, flip=0.25)
         r = create_agreement_report(campaign=campaign, resamples=400, seed=5).typed_result
         cells = pairs_by_question_and_model(campaign)
@@ -187,30 +205,46 @@ class TestIntervalsResampleItems:
         num = np.array([sum(v[0] for k, v in cells.items() if k[0] == q) for q in questions], float)
         den = np.array([sum(v[1] for k, v in cells.items() if k[0] == q) for q in questions], float)
         assert r.items == len(questions) >= 2 and r.responses == len(cells)
-        assert r.item_agreement.ci95.pair() == pytest.approx(percentile_interval(num, den, st.cluster_draws(len(questions), 400, 5)))
-        assert asdict(r.resampled) == {"unit": "item", "units": len(questions), "resamples": 400, "level": 0.95, "method": "percentile"}
+        expected, effective = wilson_on_items(num, den)
+        assert r.item_agreement.ci95.pair() == pytest.approx(expected)
+        assert asdict(r.resampled) == {
+            "unit": "item",
+            "units": len(questions),
+            "resamples": 0,
+            "level": 0.95,
+            "method": "wilson_design_effect",
+            "effective_n": pytest.approx(effective, abs=1e-3),
+        }
         assert r.to_dict()["n"]["item_agreement_ci95"] == len(questions)
 
-    def test_each_model_s_interval_uses_the_same_draws_of_items_and_says_how_many(self, cast):
+    def test_each_model_s_interval_takes_its_own_items_and_says_how_many(self, cast):
         campaign = blind_test(cast, flip=0.25)
         r = create_agreement_report(campaign=campaign, resamples=300, seed=2).typed_result
         cells = pairs_by_question_and_model(campaign)
         questions = [q for q in item_order(campaign) if any(k[0] == q for k in cells)]
-        draws = st.cluster_draws(len(questions), 300, 2)
         for row in r.by_model:
             num = np.array([cells.get((q, row.key), [0, 0])[0] for q in questions], float)
             den = np.array([cells.get((q, row.key), [0, 0])[1] for q in questions], float)
             assert row.items == int((den > 0).sum()) == row.item_agreement.ci95.resampled.units >= 2
-            assert row.item_agreement.ci95.pair() == pytest.approx(percentile_interval(num, den, draws))
+            rates = num[den > 0] / den[den > 0]
+            if np.ptp(rates) > 0:  # items that differ: the design effect is the row's own
+                assert row.item_agreement.ci95.pair() == pytest.approx(wilson_on_items(num, den)[0])
         for rows in (r.by_ability, r.by_dimension, r.by_difficulty, r.by_primary_scene):
             for row in rows:
-                resampled = asdict(row.item_agreement.ci95.resampled)
-                assert resampled == {"unit": "item", "units": row.items, "resamples": 300, "level": 0.95, "method": "percentile"}
+                resampled = row.item_agreement.ci95.resampled
+                assert (resampled.unit, resampled.units, resampled.resamples, resampled.method) == (
+                    "item",
+                    row.items,
+                    0,
+                    "wilson_design_effect",
+                )
                 assert (row.item_agreement.ci95.pair() is None) == (row.items < 2)
+                assert row.item_agreement.ci95.pair() is None or row.item_agreement.ci95.low < row.item_agreement.ci95.high
         # A criterion has no interval: nothing was resampled for it, and the stored row says nothing of one.
         assert all(row.item_agreement.ci95.resampled.resamples == 0 and row.items == 1 for row in r.by_criterion)
         assert all("resampled" not in row for row in r.to_dict()["by_criterion"])
-        assert r.judge_expert_baseline.difference_ci95.resampled.unit == "item"
+        baseline = r.judge_expert_baseline.difference_ci95.resampled
+        assert (baseline.unit, baseline.method, baseline.resamples) == ("item", "t", 0)
 
     def test_a_group_on_a_single_item_has_no_interval_and_says_why(self, cast):
         from heartbench_core.lib.agreement_report import compute_report
@@ -230,11 +264,13 @@ class TestIntervalsResampleItems:
         r = report.typed_result
         items = r.items
         page = client_for(cast.admin).get(f"/validation/campaigns/{campaign.pk}/").content.decode()
-        assert f"95% CI from 1,000 resamples of the {items} items (all of an item" in page
-        assert f"from 1,000 resamples of the {r.judge_expert_baseline.difference_ci95.resampled.units} items</div>" in page
+        effective = f"{r.resampled.effective_n:.1f}"
+        assert f"95% CI: Wilson interval on a design-effect sample of {effective} pairs over the {items} items (all of an item" in page
+        assert f"by the cluster-robust t interval over the {r.judge_expert_baseline.difference_ci95.resampled.units} items</div>" in page
+        assert 'class="ci-method" title="Wilson interval on a design-effect sample of' in page  # each breakdown row says its method
         out = io.StringIO()
         call_command("agreement_report", "--campaign", campaign.name, "--resamples", "1000", stdout=out)
-        assert f"95% CI from 1,000 resamples of the {items} items" in out.getvalue()
+        assert f"95% CI: Wilson interval on a design-effect sample of {effective} pairs over the {items} items" in out.getvalue()
         from validation.formatting import report_csv_rows
 
         rows = list(report_csv_rows(r))

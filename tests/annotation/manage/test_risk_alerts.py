@@ -105,48 +105,33 @@ def _running(campaign):
     return campaign
 
 
-def test_experts_judging_at_random_raise_low_agreement_and_judge_alerts(cast, monkeypatch):
-    # The demo set has three models, so each criterion has three responses: lower the minimum to reach them.
-    monkeypatch.setattr(campaign_risks, "ALPHA_MIN_UNITS", 3)
-    monkeypatch.setattr(campaign_risks, "ALPHA_MIN_RATINGS", 9)
+def test_experts_judging_at_random_raise_the_judge_alert(cast):
     campaign = _running(blind_test(cast, flip=0.5, seed=3))
     check_risks()
-    low = AdminAlert.objects.filter(kind=AdminAlert.Kind.CRITERION_LOW_ALPHA)
     judge_alerts = AdminAlert.objects.filter(kind=AdminAlert.Kind.JUDGE_DISAGREES_ON_MODEL)
-    assert low.exists() and judge_alerts.exists()
-    for alert in low:
-        d = alert.details
-        assert alert.campaign == campaign and alert.criterion_id is not None
-        assert d["value"] < d["threshold"] == campaign_risks.LOW_ALPHA and d["units"] >= 3 and d["ratings"] >= 9
+    assert judge_alerts.exists()
     for alert in judge_alerts:
         d = alert.details
         assert alert.language_model.name == d["model"] and d["units"] >= campaign_risks.JUDGE_MIN_UNITS and d["value"] < 0.7
+    # Experts splitting everywhere make no criterion stand out: a criterion alert needs more splits than the others'.
+    for alert in AdminAlert.objects.filter(kind=AdminAlert.Kind.CRITERION_LOW_ALPHA):
+        d = alert.details
+        assert alert.campaign == campaign and d["split"] >= 2 and d["p_value"] <= d["threshold"]
 
 
-def test_with_the_default_minimums_three_responses_per_criterion_are_too_few_for_alpha(cast):
-    _running(blind_test(cast, flip=0.5, seed=3))
-    check_risks()
-    assert not AdminAlert.objects.filter(kind=AdminAlert.Kind.CRITERION_LOW_ALPHA).exists()
-
-
-def test_experts_who_agree_with_the_judge_raise_nothing(cast, monkeypatch):
-    monkeypatch.setattr(campaign_risks, "ALPHA_MIN_UNITS", 3)
-    monkeypatch.setattr(campaign_risks, "ALPHA_MIN_RATINGS", 9)
+def test_experts_who_agree_with_the_judge_raise_nothing(cast):
     _running(blind_test(cast, flip=0.0))
     check_risks()
     assert not AdminAlert.objects.filter(kind__in=[AdminAlert.Kind.CRITERION_LOW_ALPHA, AdminAlert.Kind.JUDGE_DISAGREES_ON_MODEL]).exists()
 
 
-def test_undefined_alpha_is_not_an_alert(cast, monkeypatch):
-    monkeypatch.setattr(campaign_risks, "ALPHA_MIN_UNITS", 1)
-    monkeypatch.setattr(campaign_risks, "ALPHA_MIN_RATINGS", 1)
-    _running(blind_test(cast, constant=1, with_judge=False))  # every rating the same: alpha is 0/0
+def test_experts_who_never_split_raise_nothing(cast):
+    _running(blind_test(cast, constant=1, with_judge=False))  # every rating the same: alpha is 0/0, and nothing splits
     check_risks()
     assert not AdminAlert.objects.exists()
 
 
-def test_a_closed_campaign_is_not_checked(cast, monkeypatch):
-    monkeypatch.setattr(campaign_risks, "ALPHA_MIN_UNITS", 3)
+def test_a_closed_campaign_is_not_checked(cast):
     blind_test(cast, flip=0.5, seed=3)  # imported judgments: a closed campaign
     check_risks()
     assert not AdminAlert.objects.exists()

@@ -24,8 +24,6 @@ from heartbench_core.lib.agreement_report import (
     DEFAULTS,
     DRIFT_DROP,
     DRIFT_MIN_PAIRS,
-    LOW_ALPHA,
-    LOW_ALPHA_MIN_UNITS,
     MAX_TIME_POINTS,
     NO_CRITERION_INTERVAL,
     NO_RESAMPLES,
@@ -247,7 +245,7 @@ def agreement_change(
     if not n:
         undefined = Figure(None, 0, NO_COMMON_PAIRS)
         return AgreementChange(undefined, Interval(None, None, Resampling("item", 0, resamples), NO_COMMON_PAIRS), undefined, undefined)
-    ci = st.clustered_mean_ci(after.astype(np.float64) - before, items, resamples=resamples, seed=seed)
+    ci = st.clustered_mean_ci(after.astype(np.float64) - before, items, resamples=resamples, seed=seed, proportion=False)
     pair = ci.pair()
     return AgreementChange(
         difference=Figure(_num(float(after.mean() - before.mean())), n),
@@ -347,7 +345,7 @@ def compute_report(
         over_time=_over_time(data, judge),
         score_impact=_score_impact(data, label, judge),
         gate=gate,
-        alerts=_alerts(item_agreement, by_expert=by_expert, by_criterion=by_criterion, by_model=rows["by_model"]),
+        alerts=_alerts(item_agreement, by_expert=by_expert, by_criterion=by_criterion, by_model=rows["by_model"], data=data),
         parameters=Parameters(
             resamples=resamples,
             seed=seed,
@@ -368,7 +366,9 @@ def dimension_label(label: str) -> str:
 
 
 def _resampling(block: dict[str, Any]) -> Resampling:
-    return Resampling(block["unit"], int(block["units"]), int(block["resamples"]), block["level"], block["method"])
+    return Resampling(
+        block["unit"], int(block["units"]), int(block["resamples"]), block["level"], block["method"], block.get("effective_n")
+    )
 
 
 def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
@@ -709,8 +709,43 @@ def _gate(
     return Gate(policy=policy, agreement_rate=item_agreement.rate, ci95=ci, passed=not reasons, reasons=tuple(reasons))
 
 
+def _split_criteria(data: ReportData) -> list[tuple[float, int, int, int, float, int]]:
+    """(p, criterion, split, units, others' rate, others' units) of each criterion flagged, unit by unit, with scipy's binomtest.
+
+    Changed on purpose (issue 29, item 12): the alpha alert needed 5 responses per criterion, so it
+    never fired with fewer than 5 models; the split signal works from 2.
+    """
+    from scipy.stats import binomtest
+
+    hits, ratings = data.unit_counts()
+    counted = ratings >= max(data.k, 2)
+    per_crit: dict[int, list[int]] = {}
+    for u in range(data.n_units):
+        if counted[u]:
+            per_crit.setdefault(int(data.u_crit[u]), []).append(int(0 < hits[u] < ratings[u]))
+    all_units = sum(len(v) for v in per_crit.values())
+    all_split = sum(sum(v) for v in per_crit.values())
+    out = []
+    for c, marks in per_crit.items():
+        others = all_units - len(marks)
+        split = sum(marks)
+        if others == 0 or split < 2:
+            continue
+        rate = (all_split - split) / others
+        p = binomtest(split, len(marks), rate, alternative="greater").pvalue if 0 < rate < 1 else (0.0 if rate == 0 else 1.0)
+        if p <= 0.05:
+            out.append((p, c, split, len(marks), rate, others))
+    out.sort(key=lambda t: (t[0], -t[2], t[1]))
+    return out
+
+
 def _alerts(
-    item_agreement: ItemAgreement, *, by_expert: tuple[ExpertRow, ...], by_criterion: tuple[GroupRow, ...], by_model: tuple[GroupRow, ...]
+    item_agreement: ItemAgreement,
+    *,
+    by_expert: tuple[ExpertRow, ...],
+    by_criterion: tuple[GroupRow, ...],
+    by_model: tuple[GroupRow, ...],
+    data: ReportData,
 ) -> tuple[Alert, ...]:
     alerts = []
     experts = [r for r in by_expert if r.gold_agreement.value is not None and (r.gold_agreement.n or 0) >= DRIFT_MIN_PAIRS]
@@ -736,25 +771,22 @@ def _alerts(
                         f"{recent_pairs} judgments, against {gold:.0%} overall",
                     )
                 )
-    low = [
-        c
-        for c in by_criterion
-        if c.krippendorff_alpha.value is not None
-        and (c.krippendorff_alpha.n or 0) >= LOW_ALPHA_MIN_UNITS
-        and c.krippendorff_alpha.value < LOW_ALPHA
-    ]
-    low.sort(key=lambda c: c.krippendorff_alpha.value or 0.0)
-    for c in low[:20]:
-        ability = c.ability if isinstance(c, CriterionRow) else c.key
+    flagged = _split_criteria(data)
+    for p, c, split, units, rate, others in flagged[:20]:
+        row = by_criterion[c]
+        ability = row.ability if isinstance(row, CriterionRow) else row.key
         alerts.append(
             Alert(
-                "low_alpha_criterion",
-                c.key,
-                f"criterion {c.label} ({english_name(ability)}): alpha {c.krippendorff_alpha.value:.2f} over {c.krippendorff_alpha.n} responses",
+                "split_criterion",
+                row.key,
+                f"criterion {row.label} ({english_name(ability)}): the experts split on {split} of {units} responses, "
+                f"against {rate:.0%} of the other criteria's {others} (p = {p:.3f})",
             )
         )
-    if len(low) > 20:
-        alerts.append(Alert("low_alpha_criterion", "", f"… and {len(low) - 20} more criteria with alpha below {LOW_ALPHA}"))
+    if len(flagged) > 20:
+        alerts.append(
+            Alert("split_criterion", "", f"… and {len(flagged) - 20} more criteria the experts split on more often than on the others")
+        )
     overall = item_agreement.rate.value
     if overall is not None:
         for m in by_model:
@@ -765,7 +797,7 @@ def _alerts(
                         "judge_model_disagreement",
                         m.key,
                         f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
-                        f"{m.pairs} pairs on {m.items} items (95% CI up to {ci.high:.0%}, resampling the items), "
+                        f"{m.pairs} pairs on {m.items} items (95% CI over the items up to {ci.high:.0%}), "
                         f"below {overall:.0%} overall",
                     )
                 )
