@@ -5,9 +5,8 @@ import io
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from rest_framework.authtoken.models import Token
 
-from heartbench_core.models import User
+from heartbench_core.models import ApiToken, User
 from tests.conftest import PASSWORD
 from tests.reliability.crafted_archive import every_count, jsonl, read_members, records, rewrite, second_copy
 from tests.security.world import build_world
@@ -79,7 +78,8 @@ def test_a_user_record_that_claims_more_than_a_name_is_refused(original, tmp_pat
 def test_mapped_users_keep_their_account_roles_profile_and_token(original, tmp_path, cast):
     archive = second_copy(original, tmp_path / "copy.zip", same_people=True)
     names = [u["username"] for u in records(read_members(archive)["users.jsonl"])]
-    token = Token.objects.get(user=cast.author).key
+    tokens = set(ApiToken.objects.filter(user=cast.author).values_list("digest", flat=True))
+    count = ApiToken.objects.count()
     roles_before = {name: roles(name) for name in names}
     printed = restore(archive, *(f"--map-user={name}={name}" for name in names))
     from annotation.models import Assignment, Campaign, ExpertProfile
@@ -88,7 +88,7 @@ def test_mapped_users_keep_their_account_roles_profile_and_token(original, tmp_p
     assert set(Assignment.objects.filter(campaign_response__campaign=copy).values_list("expert__username", flat=True)) <= set(names)
     assert {name: roles(name) for name in names} == roles_before
     assert User.objects.get(username="alice_admin").check_password(PASSWORD)
-    assert Token.objects.get(user=cast.author).key == token and Token.objects.count() == 1
+    assert set(ApiToken.objects.filter(user=cast.author).values_list("digest", flat=True)) == tokens and ApiToken.objects.count() == count
     assert ExpertProfile.objects.filter(user__username="erin_expert1").count() == 1  # theirs, not the archive's
     assert "Attached to existing accounts, as you confirmed" in printed and "erin_expert1 → erin_expert1" in printed
 

@@ -2,7 +2,7 @@
 
 The archive that did it named `heartbench_core.User` (a superuser with a password of the
 attacker's choosing), `heartbench_core.User.groups` (an existing expert raised to admin),
-`authtoken.Token` (an API token the attacker chose) and `django_q.Schedule` (`os.system` in the
+`heartbench_core.ApiToken` (an API token the attacker chose; DRF's `authtoken.Token` before) and `django_q.Schedule` (`os.system` in the
 worker). Here it is refused even when signed with the operator's own key (who wrote an archive
 says nothing about what it may restore), and when restored unverified on purpose.
 """
@@ -12,9 +12,9 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django_q.models import Schedule
-from rest_framework.authtoken.models import Token
 
-from heartbench_core.models import User
+from heartbench_core.models import ApiToken, User
+from heartbench_core.services.api_tokens import digest_of
 from tests.conftest import ARCHIVE_KEY
 from tests.reliability.crafted_archive import every_count, jsonl, write
 
@@ -59,7 +59,19 @@ def takeover(expert: str, admin_group: int) -> dict[str, bytes]:
         "users.jsonl": jsonl([{"username": expert, "email": "", "first_name": "", "last_name": ""}]),
         "heartbench_core.User.jsonl": jsonl([superuser]),
         "heartbench_core.User.groups.jsonl": jsonl([{"user_id": expert, "group_id": admin_group}]),
-        "authtoken.Token.jsonl": jsonl([{"key": ATTACKER_TOKEN, "user_id": expert, "created": WHEN}]),
+        "heartbench_core.ApiToken.jsonl": jsonl(
+            [
+                {
+                    "id": 1,
+                    "user_id": expert,
+                    "name": "attacker",
+                    "prefix": ATTACKER_TOKEN[:10],
+                    "digest": digest_of(ATTACKER_TOKEN),
+                    "created_at": WHEN,
+                    "expires_at": "2099-01-01T00:00:00+00:00",
+                }
+            ]
+        ),
         "django_q.Schedule.jsonl": jsonl([schedule]),
     }
 
@@ -68,7 +80,7 @@ def assert_not_taken_over(expert: User) -> None:
     assert not User.objects.filter(username="root2").exists()
     assert not User.objects.filter(is_superuser=True).exists()
     assert set(expert.groups.values_list("name", flat=True)) == {"expert"}
-    assert not Token.objects.filter(key=ATTACKER_TOKEN).exists()
+    assert not ApiToken.objects.filter(digest=digest_of(ATTACKER_TOKEN)).exists()
     assert not Schedule.objects.filter(func="os.system").exists()
 
 
@@ -85,7 +97,7 @@ def test_the_issues_archive_is_refused_and_changes_nothing(cast, tmp_path, signe
     assert_not_taken_over(cast.expert)
 
 
-@pytest.mark.parametrize("member", ["heartbench_core.User.groups.jsonl", "authtoken.Token.jsonl", "django_q.Schedule.jsonl"])
+@pytest.mark.parametrize("member", ["heartbench_core.User.groups.jsonl", "heartbench_core.ApiToken.jsonl", "django_q.Schedule.jsonl"])
 def test_each_piece_of_the_takeover_is_refused_on_its_own(cast, tmp_path, member):
     members = takeover(cast.expert.username, Group.objects.get(name="admin").pk)
     archive = write(tmp_path / "campaign.zip", {"users.jsonl": members["users.jsonl"], member: members[member]})
@@ -107,6 +119,7 @@ def test_each_piece_of_the_takeover_is_refused_on_its_own(cast, tmp_path, member
         "auth.Permission",
         "contenttypes.ContentType",
         "authtoken.Token",
+        "heartbench_core.ApiToken",
         "sessions.Session",
         "admin.LogEntry",
         "django_q.Schedule",

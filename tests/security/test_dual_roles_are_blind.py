@@ -199,13 +199,14 @@ def test_a_campaign_on_another_dataset_stays_open(world):
     assert "demo-model-cirrus" in export
 
 
-def test_the_agreement_index_names_the_open_campaign_without_a_way_in(world):
+def test_the_agreement_index_names_the_campaigns_on_the_open_campaigns_dataset_without_a_way_in(world):
     client = Client()
     client.force_login(world.users["expert+admin"])
     html = client.get("/validation/").content.decode()
-    c = world.open_campaign
+    c, d = world.open_campaign, world.closed_campaign
     assert "C open" in html and f"/validation/campaigns/{c.pk}/" not in html
-    assert f"/validation/campaigns/{world.closed_campaign.pk}/" in html
+    assert "D closed" in html and f"/validation/campaigns/{d.pk}/" not in html
+    assert f"/validation/campaigns/{world.elsewhere.pk}/" in html
 
 
 @pytest.mark.parametrize("combination", ["expert+admin", "expert+all", "superuser"])
