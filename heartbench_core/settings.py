@@ -111,6 +111,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "heartbench_core.context_processors.roles",
+                "heartbench_core.navigation.navigation",
                 "annotation.context_processors.needs_action",
             ],
         },
