@@ -197,12 +197,12 @@ def _mail_flag(name: str, shown: str, value: str) -> bool:
 
 
 def _password_starred(url: str) -> str:
-    """The URL with the password of its user part replaced by stars (everything up to the last @ is the user part)."""
-    scheme, separator, rest = url.partition("://")
-    user_part, at, host_part = rest.rpartition("@")
-    if not (separator and at and ":" in user_part):
+    """The URL with the password of its user part starred out (everything before the last @ is the user part)."""
+    head, at, host_part = url.rpartition("@")
+    scheme, separator, user_part = head.partition("://") if "://" in head else ("", "", head)
+    if not (at and ":" in user_part):
         return url
-    return f"{scheme}://{user_part.split(':', 1)[0]}:***@{host_part}"
+    return f"{scheme}{separator}{user_part.split(':', 1)[0]}:***@{host_part}"
 
 
 # The platform's own secrets: no endpoint may name one as its key variable, whatever the operator's rule says.

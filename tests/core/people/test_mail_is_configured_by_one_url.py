@@ -88,6 +88,8 @@ def test_a_user_and_password_are_percent_decoded():
         ({"EMAIL_URL": "smtp+ssl://u:hunter2@mail.example.org?tls=1"}, "exclude each other"),
         ({"EMAIL_URL": "smtp://u:hunter2@mail.example.org?timeout=soon"}, "timeout='soon' is not a number of seconds"),
         ({"EMAIL_URL": "console://u:hunter2@mail.example.org"}, "is not a mail URL"),
+        ({"EMAIL_URL": "u:hunter2@mail.example.org"}, "EMAIL_URL='u:***@mail.example.org' is not a mail URL"),
+        ({"EMAIL_URL": "smtp://u:hunt/er2@mail.example.org"}, "EMAIL_URL='smtp://u:***@mail.example.org'"),
         ({"EMAIL_HOST": "smtp.example.org"}, "EMAIL_HOST is no longer read: set EMAIL_URL instead"),
         ({"EMAIL_HOST_PASSWORD": "hunter2"}, "EMAIL_HOST_PASSWORD is no longer read"),
         ({"DEFAULT_FROM_EMAIL": "HeartBench"}, "DEFAULT_FROM_EMAIL='HeartBench' is not an e-mail address"),
