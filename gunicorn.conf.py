@@ -27,10 +27,23 @@ keepalive = 75
 timeout = 60
 
 
-def post_worker_init(worker: object) -> None:
-    """Import every URL's view now (not on the first request), then keep all of it out of collections."""
+def _import_every_view() -> None:
     from django.urls import get_resolver
 
     _ = get_resolver().url_patterns  # resolving them imports every view
+
+
+def when_ready(server: object) -> None:
+    """With --preload (scripts/start), import every view in the main process, so the forked workers start with them loaded."""
+    if getattr(getattr(server, "cfg", None), "preload_app", False):
+        from django.db import connections
+
+        _import_every_view()
+        connections.close_all()  # a forked worker must never share the main process's connection
+
+
+def post_worker_init(worker: object) -> None:
+    """Import every URL's view now (not on the first request), then keep all of it out of collections."""
+    _import_every_view()
     gc.collect()
     gc.freeze()

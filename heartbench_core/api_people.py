@@ -49,6 +49,22 @@ class PersonSerializer(serializers.Serializer):
     date_joined = serializers.DateTimeField(source="user.date_joined")
 
 
+class InvitedPersonSerializer(PersonSerializer):
+    """The invitee, and the one-time link when no mail server carried it: in this answer only, never again."""
+
+    invite_link = serializers.CharField(
+        allow_blank=True,
+        help_text=(
+            "Empty when the invitation was e-mailed. When no mail server is configured (EMAIL_URL), the one-time link that sets "
+            "their password, for the caller to hand over: it is a credential, stored nowhere and never shown again."
+        ),
+    )
+
+
+def _invited(invitation: services.Invitation) -> dict[str, Any]:
+    return InvitedPersonSerializer({**_person(invitation.user).__dict__, "invite_link": invitation.link}).data
+
+
 class DeactivatedPersonSerializer(PersonSerializer):
     released = serializers.IntegerField(help_text="Open (unsubmitted) assignments released back to their campaigns.")
 
@@ -119,13 +135,13 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return Response(PersonSerializer(_person(self.get_object())).data)
 
-    @extend_schema(request=InviteSerializer, responses={201: PersonSerializer})
+    @extend_schema(request=InviteSerializer, responses={201: InvitedPersonSerializer})
     def create(self, request: Request) -> Response:
-        """Create a user without a password and e-mail them a one-time link to set one."""
+        """Create a user without a password and e-mail them a one-time link to set one (without a mail server: answer it)."""
         form = InviteSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        user = services.invite_user(**form.validated_data, by=signed_in(request), base_url=request.build_absolute_uri("/"))
-        return Response(PersonSerializer(_person(user)).data, status=status.HTTP_201_CREATED)
+        invitation = services.invite_user(**form.validated_data, by=signed_in(request), base_url=request.build_absolute_uri("/"))
+        return Response(_invited(invitation), status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})
 
     @extend_schema(request=RolesSerializer, responses={200: PersonSerializer})
     @action(detail=True, methods=["post"])
@@ -151,9 +167,9 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         user = services.reactivate_user(user=self.get_object(), by=signed_in(request))
         return Response(PersonSerializer(_person(user)).data)
 
-    @extend_schema(request=None, responses={200: PersonSerializer})
+    @extend_schema(request=None, responses={200: InvitedPersonSerializer})
     @action(detail=True, methods=["post"], url_path="resend-invite", url_name="resend-invite")
     def resend_invite(self, request: Request, user_id: str | None = None) -> Response:
-        """Send a new invitation link to a user who has not set a password; earlier links stop working."""
-        user = services.resend_invite(user=self.get_object(), by=signed_in(request), base_url=request.build_absolute_uri("/"))
-        return Response(PersonSerializer(_person(user)).data)
+        """Send a new invitation link to a user who has not set a password (without a mail server: answer it); earlier links stop working."""
+        invitation = services.resend_invite(user=self.get_object(), by=signed_in(request), base_url=request.build_absolute_uri("/"))
+        return Response(_invited(invitation), headers={"Cache-Control": "no-store"})

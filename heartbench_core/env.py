@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 
@@ -110,8 +111,102 @@ def env_email(name: str, default: str) -> str:
     return raw
 
 
+SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+CONSOLE_BACKEND = "django.core.mail.backends.console.EmailBackend"
+NO_MAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+# Read before EMAIL_URL existed: a deployment still setting one would otherwise lose its mail without a word.
+REPLACED_MAIL_VARIABLES = (
+    "EMAIL_BACKEND",
+    "EMAIL_HOST",
+    "EMAIL_PORT",
+    "EMAIL_HOST_USER",
+    "EMAIL_HOST_PASSWORD",
+    "EMAIL_USE_TLS",
+    "EMAIL_USE_SSL",
+    "EMAIL_TIMEOUT",
+)
+_MAIL_EXAMPLE = "smtp://USER:PASSWORD@HOST:587?tls=1, smtp+ssl://USER:PASSWORD@HOST, console:// or none"
+
+
+@dataclass(frozen=True)
+class MailSettings:
+    """Django's EMAIL_* connection settings, read from one URL."""
+
+    backend: str
+    host: str = ""
+    port: int = 25
+    user: str = ""
+    password: str = field(default="", repr=False)
+    use_tls: bool = False
+    use_ssl: bool = False
+    timeout: int = 30
+
+
+def env_mail(name: str) -> MailSettings:
+    """Return the mail settings of a URL: smtp://[USER:PASSWORD@]HOST[:PORT][?tls=1&timeout=S], smtp+tls://, smtp+ssl://, console:// or none.
+
+    Unset, empty or "none" sends nothing. Errors show the URL with its password starred out.
+    """
+    replaced = [variable for variable in REPLACED_MAIL_VARIABLES if variable in os.environ]
+    if replaced:
+        raise ImproperlyConfigured(f"{replaced[0]} is no longer read: set {name} instead ({_MAIL_EXAMPLE}).")
+    raw = os.environ.get(name, "").strip()
+    if raw.lower() in {"", "none"}:
+        return MailSettings(backend=NO_MAIL_BACKEND)
+    shown, parsed = _password_starred(raw), urlparse(raw)
+    scheme = parsed.scheme.lower()
+    if scheme == "console" and not (parsed.netloc or parsed.path.strip("/") or parsed.query):
+        return MailSettings(backend=CONSOLE_BACKEND)
+    if scheme not in {"smtp", "smtp+tls", "smtp+ssl"}:
+        raise ImproperlyConfigured(f"{name}={shown!r} is not a mail URL; use {_MAIL_EXAMPLE}.")
+    try:
+        port = parsed.port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={shown!r}: the port is not a number from 1 to 65535.") from None
+    if not parsed.hostname:
+        raise ImproperlyConfigured(f"{name}={shown!r} names no mail server.")
+    options = {key: values[-1] for key, values in parse_qs(parsed.query, keep_blank_values=True).items()}
+    unknown = sorted(set(options) - {"tls", "timeout"})
+    if unknown:
+        raise ImproperlyConfigured(f"{name}={shown!r}: unknown option {unknown[0]!r}; the options are tls and timeout.")
+    tls = scheme == "smtp+tls" or _mail_flag(name, shown, options.get("tls", "0"))
+    ssl = scheme == "smtp+ssl"
+    if tls and ssl:
+        raise ImproperlyConfigured(f"{name}={shown!r}: smtp+ssl:// and tls=1 exclude each other; choose one.")
+    timeout = options.get("timeout", "30")
+    if not timeout.isdigit() or int(timeout) == 0:
+        raise ImproperlyConfigured(f"{name}={shown!r}: timeout={timeout!r} is not a number of seconds.")
+    return MailSettings(
+        backend=SMTP_BACKEND,
+        host=parsed.hostname,
+        port=port or (465 if ssl else 587 if tls else 25),
+        user=unquote(parsed.username or ""),
+        password=unquote(parsed.password or ""),
+        use_tls=tls,
+        use_ssl=ssl,
+        timeout=int(timeout),
+    )
+
+
+def _mail_flag(name: str, shown: str, value: str) -> bool:
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={shown!r}: tls={value!r} is not a boolean; use 1 or 0.")
+
+
+def _password_starred(url: str) -> str:
+    """The URL with the password of its user part starred out (everything before the last @ is the user part)."""
+    head, at, host_part = url.rpartition("@")
+    scheme, separator, user_part = head.partition("://") if "://" in head else ("", "", head)
+    if not (at and ":" in user_part):
+        return url
+    return f"{scheme}{separator}{user_part.split(':', 1)[0]}:***@{host_part}"
+
+
 # The platform's own secrets: no endpoint may name one as its key variable, whatever the operator's rule says.
-PLATFORM_SECRETS = ("SECRET_KEY", "DATABASE_URL", "REDIS_URL", "EMAIL_HOST_PASSWORD")
+PLATFORM_SECRETS = ("SECRET_KEY", "DATABASE_URL", "REDIS_URL", "EMAIL_URL", "EMAIL_HOST_PASSWORD")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

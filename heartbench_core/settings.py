@@ -18,6 +18,7 @@ from heartbench_core.env import (
     env_key_prefix,
     env_key_variables,
     env_list,
+    env_mail,
     env_str,
     env_url,
 )
@@ -114,6 +115,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "heartbench_core.context_processors.roles",
+                "heartbench_core.navigation.navigation",
                 "annotation.context_processors.needs_action",
             ],
         },
@@ -179,17 +181,18 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-# E-mail (invitations, docs/operations.md "People"): printed on the console unless EMAIL_HOST names an SMTP server.
-EMAIL_HOST = env_str("EMAIL_HOST", "")
-EMAIL_BACKEND = env_str(
-    "EMAIL_BACKEND",
-    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend",
-)
-EMAIL_PORT = env_int("EMAIL_PORT", 587 if env_bool("EMAIL_USE_TLS", False) else 25)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
-EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+# E-mail (invitations, the admins' digest; docs/operations.md "E-mail"): one URL, EMAIL_URL. Unset or "none" sends
+# nothing (the People pages then hand each invitation link to the inviting admin); console:// prints messages.
+_mail = env_mail("EMAIL_URL")
+EMAIL_BACKEND = _mail.backend
+EMAIL_HOST = _mail.host
+EMAIL_PORT = _mail.port
+EMAIL_HOST_USER = _mail.user
+EMAIL_HOST_PASSWORD = _mail.password
+EMAIL_USE_TLS = _mail.use_tls
+EMAIL_USE_SSL = _mail.use_ssl
+EMAIL_TIMEOUT = _mail.timeout
+del _mail
 DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "HeartBench <noreply@localhost>")
 # How long an invitation link works (heartbench_core.people.tokens), and the site address links use outside a request.
 INVITE_LINK_TIMEOUT = env_int("INVITE_LINK_DAYS", 7) * 24 * 3600

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import smtplib
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
@@ -28,6 +29,7 @@ from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
 from heartbench_core.language import supported
+from heartbench_core.mail import mail_is_delivered
 from heartbench_core.models import User
 from heartbench_core.people.labels import ROLE_LABELS
 from heartbench_core.people.signals import roles_changed, user_deactivated
@@ -37,6 +39,17 @@ from heartbench_core.services.api_tokens import revoke_tokens_of
 
 # Change-log messages start with these, so the people selectors can find invitations (not shown translated: a log).
 INVITE_LOG_PREFIX = "people.invite"
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """An invitation made: the invitee, and the one-time link when no mail server carried it ("" when it was e-mailed).
+
+    The link is a credential: it is shown once, to whoever made the invitation, and stored nowhere.
+    """
+
+    user: User
+    link: str = ""
 
 
 def role_list(values: Iterable[str]) -> list[Role]:
@@ -82,8 +95,8 @@ def invite_user(
     language: str = "",
     first_name: str = "",
     last_name: str = "",
-) -> User:
-    """Create a user without a usable password holding `roles`, and e-mail them a link to set one."""
+) -> Invitation:
+    """Create a user without a usable password holding `roles`, and e-mail them a link to set one (or hand it to `by`)."""
     _require_admin(by)
     roles = list(roles)
     user = _new_user(username=username or email, email=email, roles=roles, language=language, first_name=first_name, last_name=last_name)
@@ -95,14 +108,14 @@ def invite_user(
             by=by,
             user=user,
             flag=ADDITION,
-            message=f"{INVITE_LOG_PREFIX}: {user.email}; roles: {_names(granted)}; language: {language or '-'}",
+            message=f"{INVITE_LOG_PREFIX}: {user.email}; roles: {_names(granted)}; language: {language or '-'}{_handed_over()}",
         )
-        _send_invitation(user, by=by, base_url=base_url, language=language or translation.get_language() or settings.LANGUAGE_CODE)
-    return user
+        link = _send_invitation(user, by=by, base_url=base_url, language=language or translation.get_language() or settings.LANGUAGE_CODE)
+    return Invitation(user=user, link=link)
 
 
-def resend_invite(*, user: User, by: User, base_url: str) -> User:
-    """Send a fresh invitation link; any earlier link stops working."""
+def resend_invite(*, user: User, by: User, base_url: str) -> Invitation:
+    """Send a fresh invitation link (or hand it to `by`); any earlier link stops working."""
     _require_admin(by)
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
@@ -114,9 +127,11 @@ def resend_invite(*, user: User, by: User, base_url: str) -> User:
             raise ValidationError({"email": _("%(username)s has no e-mail address to send the invitation to.") % _who(locked)})
         locked.set_unusable_password()  # a new hash: the earlier link no longer matches
         locked.save(update_fields=["password"])
-        _log(by=by, user=locked, flag=CHANGE, message=f"{INVITE_LOG_PREFIX}.resend: {locked.email}")
-        _send_invitation(locked, by=by, base_url=base_url, language=locked.language or translation.get_language() or settings.LANGUAGE_CODE)
-    return locked
+        _log(by=by, user=locked, flag=CHANGE, message=f"{INVITE_LOG_PREFIX}.resend: {locked.email}{_handed_over()}")
+        link = _send_invitation(
+            locked, by=by, base_url=base_url, language=locked.language or translation.get_language() or settings.LANGUAGE_CODE
+        )
+    return Invitation(user=locked, link=link)
 
 
 def create_user(
@@ -150,12 +165,13 @@ def create_user(
     return user
 
 
-def send_first_invitation(*, user: User, base_url: str, language: str = "") -> None:
-    """E-mail a user just created without a password (the command's --invite) their invitation."""
-    _log(by=user, user=user, flag=CHANGE, message=f"{INVITE_LOG_PREFIX}: {user.email}; from the command line")
-    _send_invitation(
+def send_first_invitation(*, user: User, base_url: str, language: str = "") -> Invitation:
+    """E-mail a user just created without a password (the command's --invite) their invitation (or hand the link back)."""
+    _log(by=user, user=user, flag=CHANGE, message=f"{INVITE_LOG_PREFIX}: {user.email}; from the command line{_handed_over('operator')}")
+    link = _send_invitation(
         user, by=None, base_url=base_url, language=language or user.language or translation.get_language() or settings.LANGUAGE_CODE
     )
+    return Invitation(user=user, link=link)
 
 
 def set_roles(*, user: User, roles: Iterable[str], by: User) -> User:
@@ -325,8 +341,17 @@ def _log(*, by: User, user: User, flag: int, message: str) -> None:
     )
 
 
-def _send_invitation(user: User, *, by: User | None, base_url: str, language: str) -> None:
-    """E-mail the invitation in `language`; a failure to send is an error naming the e-mail field (nothing is kept)."""
+def _handed_over(to: str = "inviter") -> str:
+    """What the change log adds to an invitation no mail server carried."""
+    return "" if mail_is_delivered() else f"; not e-mailed (no mail server): the link was shown to the {to}"
+
+
+def _send_invitation(user: User, *, by: User | None, base_url: str, language: str) -> str:
+    """E-mail the invitation in `language`; return the link when no mail server carries it ("" when one does).
+
+    A failure to send is an error naming the e-mail field (nothing is kept). Without a mail server the
+    message still goes to the configured backend (console:// prints it for development; none drops it).
+    """
     link = invite_link(user, base_url=base_url)
     with translation.override(language):
         context = {
@@ -345,3 +370,4 @@ def _send_invitation(user: User, *, by: User | None, base_url: str, language: st
         message.send()
     except (smtplib.SMTPException, OSError) as exc:
         raise ValidationError({"email": _("The invitation could not be sent (%(error)s); nothing was saved.") % {"error": exc}}) from None
+    return "" if mail_is_delivered() else link

@@ -17,11 +17,13 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from heartbench_core.api_tokens import tokens_of
 from heartbench_core.http import SignedInRequest
+from heartbench_core.mail import mail_is_delivered
 from heartbench_core.people import selectors, services
 from heartbench_core.people.forms import InviteForm, PeopleFilterForm, RolesForm
 from heartbench_core.people.tokens import invite_token_generator
@@ -82,7 +84,11 @@ def people_list(request: SignedInRequest) -> HttpResponse:
 @require_safe
 @admin_only
 def person_detail(request: SignedInRequest, user_id: int) -> HttpResponse:
-    person = _person_or_404(user_id)
+    return _detail_page(request, _person_or_404(user_id))
+
+
+def _detail_page(request: SignedInRequest, person: selectors.Person, *, invite_link: str = "") -> HttpResponse:
+    """A person's page; with `invite_link`, the one-time link no mail server carried, for the inviting admin to hand over."""
     form = RolesForm(initial={"roles": [r.value for r in selectors.held_roles(person)]})
     context = {
         "person": person,
@@ -90,8 +96,25 @@ def person_detail(request: SignedInRequest, user_id: int) -> HttpResponse:
         "changes": selectors.changes_of(person.user),
         "tokens": tokens_of(person.user),
         "me": person.user.pk == request.user.pk,
+        "mail_delivered": mail_is_delivered(),
+        "invite_link": invite_link,
+        "link_days": max(1, _link_days()),
     }
-    return render(request, "heartbench_core/people_detail.html", context)
+    response = render(request, "heartbench_core/people_detail.html", context)
+    if invite_link:
+        add_never_cache_headers(response)  # a credential: no cache, no back-button copy
+    return response
+
+
+def _invited(request: SignedInRequest, invitation: services.Invitation, *, sent: str) -> HttpResponse:
+    """After an invitation: e-mailed, say so on the person's page; else show its link there, this once.
+
+    The link is rendered into this answer, never redirected to: it is kept in no URL, session or message.
+    """
+    if invitation.link:
+        return _detail_page(request, _person_or_404(invitation.user.pk), invite_link=invitation.link)
+    messages.success(request, sent)
+    return redirect("people:person", user_id=invitation.user.pk)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -102,7 +125,7 @@ def invite(request: SignedInRequest) -> HttpResponse:
         d = form.cleaned_data
         if request.POST.get("confirm"):
             try:
-                user = services.invite_user(
+                invitation = services.invite_user(
                     email=d["email"],
                     username=d["username"],
                     first_name=d["first_name"],
@@ -115,12 +138,11 @@ def invite(request: SignedInRequest) -> HttpResponse:
             except ValidationError as exc:
                 _errors_into(form, exc)
             else:
-                messages.success(
-                    request,
-                    _("Invitation sent to %(email)s. %(username)s appears as invited until they set a password.")
-                    % {"email": user.email, "username": user.username},
-                )
-                return redirect("people:person", user_id=user.pk)
+                sent = _("Invitation sent to %(email)s. %(username)s appears as invited until they set a password.") % {
+                    "email": invitation.user.email,
+                    "username": invitation.user.username,
+                }
+                return _invited(request, invitation, sent=sent)
         else:
             roles = ", ".join(str(selectors.ROLE_LABELS[r]) for r in services.role_list(d["roles"])) or _("no role")
             fields = [(k, v) for k in ("email", "username", "first_name", "last_name", "language") if (v := d[k])]
@@ -131,16 +153,24 @@ def invite(request: SignedInRequest) -> HttpResponse:
                 lines=[
                     _("Username: %(username)s") % {"username": d["username"] or d["email"]},
                     _("Roles: %(roles)s") % {"roles": roles},
-                    _("An e-mail with a one-time link to set a password is sent now; the link works for %(days)d days.")
-                    % {"days": max(1, _link_days())},
+                    _invite_line(days=max(1, _link_days())),
                 ],
                 action=reverse("people:invite"),
                 fields=fields,
-                button=_("Send the invitation"),
+                button=_("Send the invitation") if mail_is_delivered() else _("Make the invitation"),
                 back=reverse("people:list"),
             )
     status = 400 if form.errors else 200
-    return render(request, "heartbench_core/people_invite.html", {"form": form}, status=status)
+    return render(request, "heartbench_core/people_invite.html", {"form": form, "mail_delivered": mail_is_delivered()}, status=status)
+
+
+def _invite_line(*, days: int) -> str:
+    if mail_is_delivered():
+        return _("An e-mail with a one-time link to set a password is sent now; the link works for %(days)d days.") % {"days": days}
+    return _(
+        "No mail server is configured, so no e-mail is sent: the next page shows the one-time link, once, "
+        "for you to give them; it works for %(days)d days."
+    ) % {"days": days}
 
 
 def _link_days() -> int:
@@ -259,23 +289,30 @@ def person_resend(request: SignedInRequest, user_id: int) -> HttpResponse:
     if not request.POST.get("confirm"):
         return _confirm(
             request,
-            title=_("Send a new invitation to %(username)s?") % {"username": person.user.username},
+            title=(
+                _("Send a new invitation to %(username)s?") if mail_is_delivered() else _("Make a new invitation link for %(username)s?")
+            )
+            % {"username": person.user.username},
             lines=[
-                _("A new one-time link goes to %(email)s; any earlier link stops working.") % {"email": person.user.email or "—"},
+                _("A new one-time link goes to %(email)s; any earlier link stops working.") % {"email": person.user.email or "—"}
+                if mail_is_delivered()
+                else _(
+                    "No mail server is configured: a new one-time link is made and shown to you on the next page, once; "
+                    "any earlier link stops working."
+                ),
             ],
             action=reverse("people:resend", args=[user_id]),
             fields=[],
-            button=_("Send a new invitation"),
+            button=_("Send a new invitation") if mail_is_delivered() else _("Make a new invitation link"),
             back=back,
         )
     try:
-        services.resend_invite(user=person.user, by=request.user, base_url=_base_url(request))
+        invitation = services.resend_invite(user=person.user, by=request.user, base_url=_base_url(request))
     except ValidationError as exc:
         for m in _messages_of(exc):
             messages.error(request, m)
-    else:
-        messages.success(request, _("A new invitation was sent to %(email)s.") % {"email": person.user.email})
-    return redirect(back)
+        return redirect(back)
+    return _invited(request, invitation, sent=_("A new invitation was sent to %(email)s.") % {"email": person.user.email})
 
 
 class InviteAcceptView(auth_views.PasswordResetConfirmView):

@@ -65,7 +65,12 @@ class Walk:
         self.page.screenshot(path=str(self.shots / f"{self.name}-{self.language}-{self.step}.png"), full_page=True)
 
     def nav(self, msgid: str) -> None:
-        self.page.get_by_role("navigation").get_by_role("link", name=say(self.language, msgid), exact=True).click()
+        """Follow a link of the main navigation, opening the menu that holds it first (an admin's links are grouped)."""
+        link = self.page.get_by_role("navigation").get_by_role("link", name=say(self.language, msgid), exact=True, include_hidden=True)
+        menu = link.locator("xpath=ancestor::details[1]")
+        if menu.count() and menu.get_attribute("open") is None:
+            menu.locator("summary").click()
+        link.click()
         self.page.wait_for_load_state()
 
 

@@ -4,6 +4,7 @@ import gc
 import runpy
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
@@ -28,3 +29,19 @@ def test_each_worker_loads_every_view_then_freezes_it_out_of_collections(monkeyp
         assert frozen > 50_000
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_preload_the_main_process_loads_every_view_and_keeps_no_connection_for_the_forked_workers():
+    from types import SimpleNamespace
+
+    from django.db import connection
+    from django.urls import get_resolver
+
+    conf = runpy.run_path(str(CONF))
+    connection.ensure_connection()
+    conf["when_ready"](SimpleNamespace(cfg=SimpleNamespace(preload_app=False)))
+    assert connection.connection is not None  # without --preload the main process loads nothing
+    conf["when_ready"](SimpleNamespace(cfg=SimpleNamespace(preload_app=True)))
+    assert "url_patterns" in get_resolver().__dict__  # resolved (cached) in the main process
+    assert connection.connection is None

@@ -72,8 +72,11 @@ def test_sigterm_stops_web_server_and_worker(tmp_path):
                 break
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.2)
+        assert status == 200, log.read_text()
+        # The address is printed just after the script's own first request succeeds, and the worker starts then.
+        while time.monotonic() < deadline and "Web server pid" not in log.read_text():
+            time.sleep(0.2)
         output = log.read_text()
-        assert status == 200, output
         assert f"http://127.0.0.1:{port}/" in output
         assert "PORT" in output and "HOST" in output
         match = re.search(r"Web server pid (\d+), worker pid (\d+)", output)

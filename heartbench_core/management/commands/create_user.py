@@ -18,7 +18,8 @@ from heartbench_core.roles import Role
 class Command(PlatformCommand):
     help = gettext_lazy(  # type: ignore[assignment]  # Django prints it lazily, in the active language
         "Create a user holding the given roles. --password-from-env VAR reads the password from that environment variable; "
-        "--invite e-mails a one-time link to set one instead (SITE_URL is the address in the link)."
+        "--invite e-mails a one-time link to set one instead, or prints it when no mail server is configured (SITE_URL is the address "
+        "in the link)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -54,17 +55,28 @@ class Command(PlatformCommand):
             password = os.environ.get(var)
             if not password:
                 raise CommandError(_("--password-from-env: the environment variable %(var)s is not set or is empty.") % {"var": var})
+        link = ""
         try:
             with transaction.atomic():
                 user = services.create_user(
                     username=opts["username"], email=opts["email"], roles=opts["roles"], password=password, language=opts["language"]
                 )
                 if opts["invite"]:
-                    services.send_first_invitation(user=user, base_url=opts["site_url"], language=opts["language"])
+                    link = services.send_first_invitation(user=user, base_url=opts["site_url"], language=opts["language"]).link
         except ValidationError as exc:
             raise CommandError(_("nothing was written: %(errors)s") % {"errors": "; ".join(_describe(exc))}) from None
         roles = ", ".join(r.value for r in Role if r.value in opts["roles"]) or _("no role")
-        if opts["invite"]:
+        if opts["invite"] and link:
+            # No mail server: the operator hands the link over (it is printed here once, and stored nowhere).
+            self.stdout.write(
+                _(
+                    "Created %(username)s (%(roles)s). No mail server is configured (EMAIL_URL), so no e-mail was sent: "
+                    "give them this one-time link yourself:"
+                )
+                % {"username": user.username, "roles": roles}
+            )
+            self.stdout.write(link)
+        elif opts["invite"]:
             self.stdout.write(
                 _("Created %(username)s (%(roles)s) and sent an invitation to %(email)s.")
                 % {"username": user.username, "roles": roles, "email": user.email}
