@@ -53,6 +53,7 @@ ALLOWED_WORDS = frozenset(
         "Kendall",
         "Kendall's",
         "Fleiss",
+        "Wilson",  # the Wilson score interval
         "OpenAPI",
         "OpenAI",  # "OpenAI-compatible" endpoints: the protocol's name
         "Swagger",
