@@ -35,6 +35,7 @@ from annotation.models import (
     QualityPolicy,
     ResponseFingerprint,
     ResponseTally,
+    Skip,
     SubmissionHour,
     TierChange,
     UnclearCriterionReport,
@@ -125,6 +126,7 @@ admin.site.register(LibraryOpen, ReadOnlyAdmin, list_display=["user", "faq", "ca
 admin.site.register(FingerprintedResponse, ReadOnlyAdmin, list_display=["response"])
 admin.site.register(ResponseFingerprint, ReadOnlyAdmin, list_display=["response", "value"])
 admin.site.register(PayDecision, ReadOnlyAdmin, list_display=["campaign", "expert", "pay", "decided_by", "decided_at"])
+admin.site.register(Skip, ReadOnlyAdmin, list_display=["campaign", "expert", "assignment", "reason", "created_at"], list_filter=["reason"])
 
 # Counts kept by database triggers (migration 0010): shown, never edited; `recount` rebuilds them.
 admin.site.register(CampaignTally, ReadOnlyAdmin, list_display=["campaign", "responses", "gold_responses"])

@@ -62,6 +62,7 @@ CAMPAIGN_ARCHIVE = (
     ArchivedTable("annotation.UnclearCriterionReport", _of_assignments),
     ArchivedTable("annotation.ItemProblemReport", _of_assignments),
     ArchivedTable("annotation.CorrectionRequest", _of_assignments),
+    ArchivedTable("annotation.Skip", _of_assignments),
     ArchivedTable("annotation.DiscussionComment", _in_campaigns),
     ArchivedTable("annotation.DiscussionVote", _in_campaigns),
     ArchivedTable("annotation.CalibrationResult", lambda s: Q(campaign__in=s.campaign_ids)),

@@ -373,6 +373,38 @@ class Judgment(models.Model):
         return f"{self.assignment_id}/{self.criterion_id}: {self.hit}"
 
 
+class Skip(models.Model):
+    """An expert's decision not to judge one response, with why: the assignment went back to the pool, never paid.
+
+    The expert's draft stays on the released assignment (its judgments are kept, not deleted), so
+    nothing typed is lost and admins can read it. Admins only: experts never learn of others' skips.
+    """
+
+    class Reason(models.TextChoices):
+        CONFLICT_OF_INTEREST = "conflict_of_interest", _("Conflict of interest")
+        DISTRESSING = "distressing", _("Distressing content")
+        UNREADABLE = "unreadable", _("Unreadable or broken")
+        OUTSIDE_EXPERTISE = "outside_expertise", _("Outside my expertise")
+        OTHER = "other", _("Other (say why)")
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="skip")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="skips", help_text="The assignment's campaign.")
+    expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reason = models.CharField(max_length=25, choices=Reason.choices)
+    note = models.TextField(blank=True, help_text="The expert's words; required when the reason is other.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["campaign", "reason"], name="annotation_skip_campaign")]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(reason="other") | ~models.Q(note=""), name="skip_other_says_why"),
+        ]
+
+    def __str__(self) -> str:
+        return f"skip of {self.assignment_id} ({self.reason})"
+
+
 class CampaignTally(models.Model):
     """How many responses a campaign holds (and how many are hidden gold checks); kept by database triggers (migration 0010).
 

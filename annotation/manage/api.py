@@ -6,6 +6,7 @@ tiers (which move with gold accuracy), models or other raters. Everything else i
 """
 
 import builtins
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -46,6 +47,7 @@ from annotation.models import (
     ExpertQuality,
     Qualification,
     QualityPolicy,
+    Skip,
 )
 from annotation.services import experts as expert_services
 from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, release_assignment
@@ -721,6 +723,42 @@ class ProgressSerializer(serializers.Serializer):
     gold_accuracy = GoldAccuracySerializer(many=True, help_text="Hidden gold checks, reported on their own.")
 
 
+class SkipCountSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="The reason's code, or the expert's username.")
+    text = serializers.CharField(source="label", help_text="The reason in the caller's language, or the username.")
+    count = serializers.IntegerField()
+
+
+class SkipRowSerializer(serializers.Serializer):
+    assignment = serializers.CharField(help_text="The skipped assignment's public id (its draft is kept on it).")
+    expert = serializers.CharField(source="username")
+    campaign_response = serializers.IntegerField(source="campaign_response_id")
+    question_id = serializers.CharField()
+    is_gold = serializers.BooleanField(help_text="A hidden gold check (skipped like any response; the expert was told nothing).")
+    reason = serializers.ChoiceField(choices=Skip.Reason.choices)
+    reason_label = serializers.CharField()
+    note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class StuckResponseSerializer(serializers.Serializer):
+    campaign_response = serializers.IntegerField(source="campaign_response_id")
+    question_id = serializers.CharField()
+    need = serializers.IntegerField(help_text="Slots still open: k minus its live assignments.")
+    left = serializers.IntegerField(help_text="Eligible experts who never had the response (fewer than need: it cannot reach k).")
+
+
+class CampaignSkipsSerializer(serializers.Serializer):
+    withheld = serializers.CharField(
+        allow_null=True, help_text="Why nothing is given: the caller is an expert of this open campaign. Null when the skips are given."
+    )
+    total = serializers.IntegerField(allow_null=True)
+    by_reason = SkipCountSerializer(many=True)
+    by_expert = SkipCountSerializer(many=True)
+    latest = SkipRowSerializer(many=True, help_text="The latest skips, newest first.")
+    stuck = StuckResponseSerializer(many=True, help_text="Skipped responses that can no longer reach k, and why.")
+
+
 class UnfilledSlotSerializer(serializers.Serializer):
     campaign_response = serializers.IntegerField(
         source="campaign_response_id", help_text="The campaign response (its id in this campaign)."
@@ -823,6 +861,20 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
                 {"guidelines": selectors.guidelines_history(campaign), "changes": list(selectors.campaign_changes(campaign))}
             ).data
         )
+
+    @extend_schema(responses={200: CampaignSkipsSerializer})
+    @action(detail=True, methods=["get"])
+    def skips(self, request: Request, pk: str | None = None) -> Response:
+        """Responses experts skipped: counts per reason and per expert, the latest skips, and responses that can no longer reach k."""
+        campaign = self.get_object()
+        if blind_scope(request.user).hides_campaign(campaign.pk):
+            return Response(
+                CampaignSkipsSerializer(
+                    {"withheld": str(PROGRESS_WITHHELD), "total": None, "by_reason": [], "by_expert": [], "latest": [], "stuck": []}
+                ).data
+            )
+        found = selectors.campaign_skips(campaign)
+        return Response(CampaignSkipsSerializer({"withheld": None, **dataclasses.asdict(found)}).data)
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])

@@ -41,8 +41,10 @@ from annotation.models import (
     Qualification,
     QualityPolicy,
     ResponseTally,
+    Skip,
     SubmissionHour,
 )
+from annotation.services.assignment import StuckResponse, stuck_responses
 from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
 from heartbench_core.paging import page_of_ids
@@ -656,4 +658,99 @@ def _issued(
         gold_checks=quality.gold_checks if show_exact_quality else 0,
         gold_criteria=quality.gold_criteria if show_exact_quality else 0,
         code=certificate_code(campaign.pk, expert.pk),
+    )
+
+
+# --- skips -----------------------------------------------------------------------------------
+
+# The latest skips a campaign's page lists (the counts cover all of them).
+SKIP_ROWS = 50
+
+
+@dataclass(frozen=True)
+class SkipCount:
+    """How many skips one reason, or one expert, accounts for."""
+
+    key: str  # the reason's code, or the expert's username
+    label: str  # the reason in the reader's language, or the username
+    count: int
+
+
+@dataclass(frozen=True)
+class SkipRow:
+    """One skip, for admins: who, which response, why, when."""
+
+    assignment: str  # the assignment's public id
+    username: str
+    campaign_response_id: int
+    question_id: str
+    is_gold: bool
+    reason: str
+    reason_label: str
+    note: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class CampaignSkips:
+    """A campaign's skips: counts per reason and per expert, the latest ones, and the responses they leave unable to finish."""
+
+    total: int
+    by_reason: list[SkipCount]
+    by_expert: list[SkipCount]
+    latest: list[SkipRow]
+    stuck: list[StuckResponse]
+
+
+def campaign_skips(campaign: Campaign) -> CampaignSkips:
+    """The campaign's skips (admins only: experts never learn of others' skips); a fixed number of queries."""
+    of_campaign = Skip.objects.filter(campaign=campaign)
+    labels = dict(Skip.Reason.choices)
+    by_reason = [
+        SkipCount(reason, str(labels.get(reason, reason)), n)
+        for reason, n in of_campaign.order_by().values("reason").annotate(n=Count("pk")).order_by("-n", "reason").values_list("reason", "n")
+    ]
+    total = sum(c.count for c in by_reason)
+    if not total:
+        return CampaignSkips(total=0, by_reason=[], by_expert=[], latest=[], stuck=[])
+    by_expert = [
+        SkipCount(username, username, n)
+        for username, n in of_campaign.order_by()
+        .values("expert__username")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "expert__username")
+        .values_list("expert__username", "n")
+    ]
+    latest = [
+        SkipRow(
+            assignment=public_id,
+            username=username,
+            campaign_response_id=cr_id,
+            question_id=question_id,
+            is_gold=is_gold,
+            reason=reason,
+            reason_label=str(labels.get(reason, reason)),
+            note=note,
+            created_at=created_at,
+        )
+        for public_id, username, cr_id, question_id, is_gold, reason, note, created_at in of_campaign.order_by(
+            "-created_at", "-id"
+        ).values_list(
+            "assignment__public_id",
+            "expert__username",
+            "assignment__campaign_response_id",
+            "assignment__campaign_response__item__question_id",
+            "assignment__campaign_response__is_gold",
+            "reason",
+            "note",
+            "created_at",
+        )[:SKIP_ROWS]
+    ]
+    skipped = list(of_campaign.order_by().values_list("assignment__campaign_response_id", flat=True).distinct())
+    return CampaignSkips(
+        total=total,
+        by_reason=by_reason,
+        by_expert=by_expert,
+        latest=latest,
+        stuck=stuck_responses(campaign=campaign, campaign_response_ids=skipped),
     )

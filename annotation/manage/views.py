@@ -195,6 +195,8 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         else None,
         payments=payments,
         payments_total=len(payments) if everyone or len(payments) < EXPERT_ROWS else payment_line_count(campaign),
+        # Admins only: an admin who is an expert of this open campaign does not learn of others' skips.
+        skips=selectors.campaign_skips(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST and not withheld else None,
         statuses=Campaign.Status.choices,
     )
     return render(request, "annotation/manage/campaign_detail.html", context)

@@ -680,6 +680,66 @@ def _unfilled_slots(
     return out
 
 
+@dataclass(frozen=True)
+class StuckResponse:
+    """A response that cannot reach k: fewer eligible experts who have not had it than the slots it still needs (admins only)."""
+
+    campaign_response_id: int
+    question_id: str
+    need: int  # slots still open: k minus its live assignments
+    left: int  # eligible experts (active, listed, qualified, of the tier) who never had it
+
+
+def stuck_responses(*, campaign: Campaign, campaign_response_ids: list[int]) -> list[StuckResponse]:
+    """Which of the given responses no longer have enough eligible experts to reach k, by the rules serving follows.
+
+    An expert who ever had a response (submitted it, let it lapse, released or skipped it) is
+    never served it again, so every skip takes one expert from its pool. Capacity is left out:
+    a full queue empties, a pool does not grow back. Reads only; a fixed number of queries.
+    """
+    if not campaign_response_ids or campaign.kind != Campaign.Kind.BLIND_TEST:
+        return []
+    from heartbench_core.models import Item
+
+    now = timezone.now()
+    rows = list(CampaignResponse.objects.filter(campaign=campaign, pk__in=campaign_response_ids).values_list("pk", "item_id"))
+    response_ids = [pk for pk, _item in rows]
+    items = {item for _pk, item in rows}
+    live_n = dict(
+        Assignment.objects.filter(campaign_response_id__in=response_ids)
+        .live(now)
+        .order_by()
+        .values("campaign_response_id")
+        .annotate(n=Count("pk"))
+        .values_list("campaign_response_id", "n")
+    )
+    had: dict[int, set[int]] = defaultdict(set)
+    for cr_id, expert_id in Assignment.objects.filter(campaign_response_id__in=response_ids).values_list(
+        "campaign_response_id", "expert_id"
+    ):
+        had[cr_id].add(expert_id)
+    states = _expert_states(campaign, None, now, lock=False)
+    info = _item_info(items)
+    cfg = campaign_settings(campaign)
+    question_ids = dict(Item.objects.filter(pk__in=items).values_list("pk", "question_id"))
+    out = []
+    for cr_id, item_id in sorted(rows):
+        need = campaign.overlap - live_n.get(cr_id, 0)
+        if need <= 0:
+            continue
+        hard, _abilities, dims, _scene = info[item_id]
+        left = sum(
+            1
+            for s in states
+            if s.user_id not in had[cr_id]
+            and (not hard or s.tier >= campaign.min_tier_for_hard)
+            and _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)
+        )
+        if left < need:
+            out.append(StuckResponse(campaign_response_id=cr_id, question_id=question_ids.get(item_id, ""), need=need, left=left))
+    return out
+
+
 def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
     """Insert pre-assigned (never expiring) assignments; on PostgreSQL with COPY, thousands in a few milliseconds."""
     if connection.vendor != "postgresql":

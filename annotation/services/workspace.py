@@ -27,6 +27,7 @@ from annotation.models import (
     ExpertProfile,
     ItemProblemReport,
     Judgment,
+    Skip,
     UnclearCriterionReport,
 )
 from annotation.services import assignment as serving
@@ -304,6 +305,8 @@ def reclaim_assignment(*, assignment: Assignment, expert: User) -> Assignment:
             raise ValidationError({"assignment": _("This response was already submitted.")})
         if own.status == Assignment.Status.RESERVED and (own.expires_at is None or own.expires_at > now):
             return own
+        if Skip.objects.filter(assignment_id=own.pk).exists():
+            raise ValidationError({"assignment": _("You skipped this response: it goes to other experts, not back to you.")})
         campaign = own.campaign_response.campaign
         if campaign.status != Campaign.Status.ACTIVE:
             raise ValidationError({"assignment": _("The campaign is not taking work at the moment.")})
@@ -324,6 +327,39 @@ def reclaim_assignment(*, assignment: Assignment, expert: User) -> Assignment:
         own.expires_at = now + campaign.reservation_timeout
         Assignment.objects.filter(pk=own.pk).update(status=own.status, expires_at=own.expires_at)
         return own
+
+
+# --- skipping a response the expert cannot judge --------------------------------------------
+
+
+def skip_assignment(*, assignment: Assignment, expert: User, reason: str, note: str = "") -> Skip:
+    """Give up an open response of a blind test with a reason; it goes back to the pool for another expert, never to this one.
+
+    The release is `assignment.release_assignment`'s; the expert is never served the response
+    again (an expert has one assignment per response, whatever became of it) nor may take it back
+    (`reclaim_assignment`). The draft stays on the released assignment: nothing typed is lost. A
+    skip is not work: it is neither counted as done nor paid. One rule for every response, so
+    neither the answer nor its cost tells a hidden gold check from an ordinary one.
+    """
+    if reason not in Skip.Reason.values:
+        raise ValidationError({"reason": _("Choose why you skip this response.")})
+    note = (note or "").strip()
+    if reason == Skip.Reason.OTHER and not note:
+        raise ValidationError({"note": _("Say why you skip this response.")})
+    if len(note) > COMMENT_MAX_CHARS:
+        raise ValidationError({"note": _("At most %(n)d characters.") % {"n": COMMENT_MAX_CHARS}})
+    if "\x00" in note:
+        raise ValidationError({"note": _("This note contains a NUL character, which cannot be stored: remove it.")})
+    with transaction.atomic():
+        locked = _lock_open(assignment, expert)
+        campaign = locked.campaign_response.campaign
+        if campaign.kind != Campaign.Kind.BLIND_TEST:
+            # A calibration sitting is fixed and scored as a whole: a skipped item would leave it unfinishable.
+            raise ValidationError({"assignment": _("Calibration items cannot be skipped: every expert judges the same sitting.")})
+        skip = Skip.objects.create(assignment=locked, campaign=campaign, expert=expert, reason=reason, note=note)
+        serving.release_assignment(assignment=locked, by=expert)
+    assignment.status = Assignment.Status.RELEASED
+    return skip
 
 
 # --- reports ---------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404
@@ -27,7 +29,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
-from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, UnclearCriterionReport
+from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, Skip, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
@@ -89,6 +91,13 @@ class CommentInputSerializer(serializers.Serializer):
 
 class UnclearInputSerializer(CommentInputSerializer):
     criterion = serializers.IntegerField()
+
+
+class SkipInputSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(choices=Skip.Reason.choices, help_text="Why the expert cannot judge the response.")
+    note = serializers.CharField(
+        max_length=services.COMMENT_MAX_CHARS, required=False, allow_blank=True, default="", help_text="Required when the reason is other."
+    )
 
 
 class CorrectionInputSerializer(serializers.Serializer):
@@ -239,6 +248,10 @@ class AssignmentDetailSerializer(serializers.Serializer):
     )
     lapsed = serializers.BooleanField(help_text="The reservation lapsed: read-only until taken back (POST reclaim/).")
     slot_open = serializers.BooleanField(help_text="For lapsed work: whether it can be taken back now.")
+    skipped = serializers.CharField(
+        help_text="The expert skipped this response: their reason, in the caller's language (empty when they did not). It is not "
+        "taken back."
+    )
     on_hold = serializers.CharField(
         help_text="Pre-assigned work of a paused or closed campaign, or of an expert paused or away: why it waits, in the "
         "caller's language (empty when it does not). Drafts still save; submission waits until the work resumes."
@@ -313,6 +326,20 @@ class UnclearReportSerializer(serializers.ModelSerializer):
     class Meta:
         model = UnclearCriterionReport
         fields = ["id", "criterion", "created_at"]
+
+
+class SkipSerializer(serializers.ModelSerializer):
+    """What the expert skipped and why: their own words only, nothing about the response."""
+
+    assignment = serializers.CharField(source="assignment.public_id")
+    next = serializers.SerializerMethodField(help_text="The expert's next open assignment in the campaign, if one was reserved.")
+
+    class Meta:
+        model = Skip
+        fields = ["assignment", "reason", "note", "created_at", "next"]
+
+    def get_next(self, skip: Skip) -> str | None:
+        return self.context.get("next")
 
 
 class ProblemReportSerializer(serializers.ModelSerializer):
@@ -655,6 +682,23 @@ class ProblemReportView(ExpertView):
         data = _valid(CommentInputSerializer, request)
         report = services.report_item_problem(assignment=assignment, expert=signed_in(request), comment=data["comment"])
         return Response(ProblemReportSerializer(report).data, status=201)
+
+
+class SkipView(ExpertView):
+    """Skip an open response the expert cannot judge, with a reason; it goes to another expert, and the next one is reserved."""
+
+    @extend_schema(request=SkipInputSerializer, responses={201: SkipSerializer})
+    def post(self, request: Request, public_id: str) -> Response:
+        expert = signed_in(request)
+        assignment = self.own_ref(request, public_id)
+        data = _valid(SkipInputSerializer, request)
+        skip = services.skip_assignment(assignment=assignment, expert=expert, reason=data["reason"], note=data["note"])
+        try:
+            following = assign_next_response(expert=expert, campaign=skip.campaign)
+        except (DjangoValidationError, PermissionDenied):
+            following = None
+        next_id = following.public_id if following is not None else None
+        return Response(SkipSerializer(skip, context={"next": next_id}).data, status=201)
 
 
 class CorrectionsView(ExpertView):

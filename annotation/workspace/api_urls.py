@@ -13,6 +13,7 @@ urlpatterns = [
     path("assignments/<str:public_id>/reclaim/", api.ReclaimView.as_view(), name="api-ws-reclaim"),
     path("assignments/<str:public_id>/time/", api.TimeView.as_view(), name="api-ws-time"),
     path("assignments/<str:public_id>/submit/", api.SubmitView.as_view(), name="api-ws-submit"),
+    path("assignments/<str:public_id>/skip/", api.SkipView.as_view(), name="api-ws-skip"),
     path("assignments/<str:public_id>/unclear/", api.UnclearReportView.as_view(), name="api-ws-unclear"),
     path("assignments/<str:public_id>/problem/", api.ProblemReportView.as_view(), name="api-ws-problem"),
     path("assignments/<str:public_id>/corrections/", api.CorrectionsView.as_view(), name="api-ws-corrections"),

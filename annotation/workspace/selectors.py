@@ -34,6 +34,7 @@ from annotation.models import (
     ExpertProfile,
     ItemProblemReport,
     Judgment,
+    Skip,
     UnclearCriterionReport,
 )
 from annotation.services import assignment as serving
@@ -156,9 +157,11 @@ class StrandedWork:
 
 
 def stranded_work(expert: User, *, limit: int = 50) -> list[StrandedWork]:
-    """The expert's expired or released work holding at least one rationale, newest first (one query)."""
+    """The expert's expired or released work holding at least one rationale and not skipped, newest first (one query)."""
     rows = (
         Assignment.objects.filter(expert_id=expert.pk, status__in=(Assignment.Status.EXPIRED, Assignment.Status.RELEASED))
+        # Work the expert skipped is not theirs to take back.
+        .filter(skip__isnull=True)
         .annotate(written=Count("judgments", filter=~Q(judgments__rationale="")))
         .filter(written__gt=0)
         .select_related("campaign_response__item", "campaign_response__campaign")
@@ -435,6 +438,8 @@ class JudgingPage:
     slot_open: bool = False
     # Pre-assigned work of a paused or closed campaign, or of an expert paused or away: why it waits ("" when it does not).
     on_hold: str = ""
+    # The expert skipped this response: their reason, in the reader's language ("" when they did not). Lapsed for good.
+    skipped: str = ""
 
     @property
     def guidelines_html(self) -> str:
@@ -497,6 +502,11 @@ def judging_page(assignment: Assignment, *, with_guidelines: bool = False) -> Ju
         for c in criteria
     ]
     submitted = assignment.status == Assignment.Status.SUBMITTED
+    # Only released work can have been skipped: open work costs no query for it.
+    skipped = ""
+    if assignment.status == Assignment.Status.RELEASED:
+        reason = Skip.objects.filter(assignment_id=assignment.pk).values_list("reason", flat=True).first()
+        skipped = str(Skip.Reason(reason).label) if reason else ""
     correction = None
     discussion_open = False
     if submitted:
@@ -524,8 +534,9 @@ def judging_page(assignment: Assignment, *, with_guidelines: bool = False) -> Ju
         discussion_open=discussion_open,
         guidelines=guidelines_in_force(campaign) if with_guidelines else None,
         lapsed=is_lapsed(assignment),
-        slot_open=is_lapsed(assignment) and slot_still_open(assignment),
+        slot_open=is_lapsed(assignment) and not skipped and slot_still_open(assignment),
         on_hold=_on_hold(assignment, campaign),
+        skipped=skipped,
     )
 
 

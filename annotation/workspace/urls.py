@@ -13,6 +13,7 @@ urlpatterns = [
     path("a/<str:public_id>/reclaim/", views.reclaim, name="judge_reclaim"),
     path("a/<str:public_id>/time/", views.record_time, name="judge_time"),
     path("a/<str:public_id>/submit/", views.submit, name="judge_submit"),
+    path("a/<str:public_id>/skip/", views.skip, name="judge_skip"),
     path("a/<str:public_id>/unclear/<int:criterion_id>/", views.report_unclear, name="judge_unclear"),
     path("a/<str:public_id>/problem/", views.report_problem, name="judge_problem"),
     path("a/<str:public_id>/correction/", views.correction, name="judge_correction"),

@@ -7,14 +7,14 @@ an id that does not exist.
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.models import Assignment, Campaign, CorrectionRequest
+from annotation.models import Assignment, Campaign, CorrectionRequest, Skip
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
 from annotation.workspace import forms, selectors, sign_in
@@ -30,6 +30,8 @@ expert_only = role_required(Role.EXPERT)
 # A draft or submission posted once the session has ended is kept over the sign-in, which returns to the judging page.
 expert_keeping_text = role_required(Role.EXPERT, keep_post_for="annotation:judge")
 admin_only = role_required(Role.ADMIN)
+# The skip form's fields, whose errors the skip card shows.
+SKIP_FIELDS = ("reason", "note")
 # What a tab whose draft changed in another tab is told: its text stays on the page, nothing is overwritten.
 CHANGED_ELSEWHERE = gettext_lazy(
     "Changed in another tab — your text is kept here; reload to see the other version (or save again to keep yours)."
@@ -103,6 +105,7 @@ def _render_judge(
     errors: dict[str, list[str]] | None = None,
     posted: list[services.DraftEntry] | None = None,
     status: int = 200,
+    skip_form: QueryDict | None = None,
 ) -> HttpResponse:
     """The judging page; `posted` puts text that was not saved back into its criteria, so nothing typed is lost."""
     page = selectors.judging_page(assignment, with_guidelines=True)
@@ -118,7 +121,11 @@ def _render_judge(
         {
             "page": page,
             "errors": errors or {},
-            "error_list": [m for msgs in (errors or {}).values() for m in msgs],
+            # The skip form's own fields say their errors beside them, not under "Not submitted yet".
+            "error_list": [m for key, msgs in (errors or {}).items() if skip_form is None or key not in SKIP_FIELDS for m in msgs],
+            # A refused skip opens its form again with the reason and note as they were posted.
+            "skip_form": skip_form,
+            "skip_reasons": Skip.Reason.choices,
             **_guidelines_news(request, page),
         },
         status=status,
@@ -292,6 +299,41 @@ def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
 
 
 submit.refuses_nul_itself = True  # type: ignore[attr-defined]
+
+
+@require_POST
+@expert_keeping_text
+def skip(request: SignedInRequest, public_id: str) -> HttpResponse:
+    """Skip a response the expert cannot judge, with a reason; the text on the page is saved with it first, then the next is served."""
+    assignment = selectors.assignment_for_expert(request.user, public_id)
+    posted: list[services.DraftEntry] = []
+    try:
+        posted = forms.draft_entries(request.POST)
+        if posted:
+            # The draft stays with the skipped work: what was typed since the last autosave is kept too.
+            services.save_draft(assignment=assignment, expert=request.user, entries=posted, based_on=forms.based_on(request.POST))
+        services.skip_assignment(
+            assignment=assignment, expert=request.user, reason=request.POST.get("reason", ""), note=request.POST.get("note", "")
+        )
+    except services.DraftConflict:
+        assignment.refresh_from_db()
+        return _render_judge(request, assignment, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
+    except ValidationError as exc:
+        assignment.refresh_from_db()
+        errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+        return _render_judge(request, assignment, errors=errors, posted=posted, status=400, skip_form=request.POST)
+    campaign = assignment.campaign_response.campaign
+    try:
+        following = assign_next_response(expert=request.user, campaign=campaign)
+    except (ValidationError, PermissionDenied):
+        following = None
+    messages.success(request, _("Skipped. The response goes to another expert; you will not be given it again. Your draft is kept."))
+    if following is not None:
+        return redirect("annotation:judge", public_id=following.public_id)
+    return redirect("annotation:home")
+
+
+skip.refuses_nul_itself = True  # type: ignore[attr-defined]
 
 
 @require_POST
