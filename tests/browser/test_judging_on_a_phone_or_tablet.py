@@ -14,7 +14,7 @@ from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SIZES = {"phone": (390, 844), "tablet": (768, 1024)}
+SIZES = {"phone": (390, 844), "tablet": (768, 1024), "desktop": (1440, 900)}
 MEASURE = """() => {
   const w = window.innerWidth;
   const past = [...document.querySelectorAll('main *')].filter(el => {
@@ -111,15 +111,16 @@ def test_the_judging_page_fits_the_screen_and_the_response_is_one_tap_away(brows
 
 
 def test_on_a_wide_screen_the_response_needs_no_jump(browser, live_server, cast):  # noqa: F811
-    # Beside the criteria the response is always in view (test_response_under_test_stays_in_view), so the control is not shown.
-    campaign_on(cast, "dm0001")
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("#id_username", cast.expert.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/work/")
-    page.click("button.ws-next")
-    page.wait_for_url(f"{live_server.url}/work/a/**")
-    assert page.locator(".ws-jump-response").is_hidden()
-    page.close()
+    # Beside the criteria the response is always in view (test_response_under_test_stays_in_view), so the controls are not shown.
+    context, page = judging_page(browser, live_server, cast, "desktop")
+    page.locator("textarea.rationale").first.fill("回应点出了依恋中的不安全感。")
+    page.wait_for_selector("#save-status.state-saved")
+    assert page.locator(".ws-jump-response").is_hidden() and page.locator(".ws-back-to-criterion").is_hidden()
+    measured = page.evaluate(MEASURE)
+    assert measured["scrollWidth"] <= SIZES["desktop"][0] and measured["statusLines"] <= 1
+    # The toolbar stays one row beside the title.
+    title, tools = page.locator(".ws-header h1").bounding_box(), page.locator(".ws-tools").bounding_box()
+    assert tools["y"] < title["y"] + title["height"] and tools["x"] > title["x"] + title["width"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "judging-page-desktop-zh.png"))
+    context.close()
