@@ -167,8 +167,9 @@ def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
 def judge(request: SignedInRequest, public_id: str) -> HttpResponse:
     # The expert's own lapsed work opens too: their text stays readable, and they may take it back.
     assignment = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
-    # Text posted while signed out that could not go into the draft at sign-in is shown once, here.
-    held = sign_in.take_held(request, public_id)
+    # Text posted while signed out that could not go into the draft at sign-in is shown once, here (a HEAD, a
+    # restored page asking for the state, shows nothing and leaves it for the page).
+    held = sign_in.take_held(request, public_id) if request.method != "HEAD" else None
     if held is not None:
         return _render_judge(request, assignment, errors={"__all__": [held.reason]}, posted=held.entries)
     return _render_judge(request, assignment)

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment
 from annotation.services.workspace import DraftEntry, save_draft, submit_assignment
+from annotation.workspace.sign_in import HELD_KEY
 
 from .conftest import complete_entries, judge_fully
 
@@ -68,3 +69,16 @@ def test_the_judging_page_tells_a_restored_page_its_state_and_draft_version(work
     # The page it reloads to is the read-only view: no form to post, nothing to autosave.
     page = client.get(url).content.decode()
     assert 'data-submitted="1"' in page and "hx-post" not in page.split('id="judging-form"')[1].split(">")[0]
+
+
+def test_asking_for_the_state_leaves_text_held_over_a_sign_in_for_the_page(workspace, cast, client_for):
+    # Text posted while signed out that could not be saved is shown once, on the page; a HEAD does not use it up.
+    assignment = workspace.reserve(cast.expert)
+    criterion = assignment.campaign_response.item.criteria.order_by("position").first()
+    client = client_for(cast.expert)
+    session = client.session
+    session[HELD_KEY] = {assignment.public_id: {"fields": {f"rationale-{criterion.pk}": ["Typed while signed out"]}, "reason": "Kept."}}
+    session.save()
+    url = reverse("annotation:judge", args=[assignment.public_id])
+    assert client.head(url)["HB-Work-State"] == "editable"
+    assert "Typed while signed out" in client.get(url).content.decode()
