@@ -1,6 +1,7 @@
 """Pages of the blind workspace (under /work/). An expert only ever sees assignment public ids."""
 
 from django.urls import path
+from django.views.decorators.cache import never_cache
 
 from annotation.workspace import views
 
@@ -23,3 +24,8 @@ urlpatterns = [
     path("corrections/", views.corrections, name="corrections"),
     path("corrections/<int:correction_id>/decide/", views.decide_correction, name="decide_correction"),
 ]
+
+# Every answer here shows or changes an expert's own, changing work: none is kept by a cache, so Back
+# after a submission asks the server again (and gets the submitted, read-only page), never the old form.
+for _pattern in urlpatterns:
+    _pattern.callback = never_cache(_pattern.callback)

@@ -26,6 +26,11 @@ from heartbench_core.roles import Role, role_required
 DRAFT_VERSION_HEADER = "HB-Draft-Version"
 # The header of an autosave's 409 when the draft changed in another tab (the page keeps the text for its next load).
 DRAFT_CONFLICT_HEADER = "HB-Draft-Conflict"
+# The judging page's state (editable, submitted, lapsed) and the draft version it shows: a page the browser
+# restored from its back/forward cache asks for them (a HEAD) to learn whether it is still current. (Not
+# HB-Draft-Version, which confirms a save and nothing else.)
+WORK_STATE_HEADER = "HB-Work-State"
+PAGE_VERSION_HEADER = "HB-Page-Draft-Version"
 expert_only = role_required(Role.EXPERT)
 # A draft or submission posted once the session has ended is kept over the sign-in, which returns to the judging page.
 expert_keeping_text = role_required(Role.EXPERT, keep_post_for="annotation:judge")
@@ -115,7 +120,7 @@ def _render_judge(
         row.errors = (errors or {}).get(services.criterion_error_key(row.criterion.pk), [])
         if row.criterion.pk in kept:
             row.rationale, row.hit = kept[row.criterion.pk].rationale, kept[row.criterion.pk].hit
-    return render(
+    response = render(
         request,
         "annotation/workspace/judge.html",
         {
@@ -130,6 +135,9 @@ def _render_judge(
         },
         status=status,
     )
+    response[WORK_STATE_HEADER] = "submitted" if page.submitted else "lapsed" if page.lapsed else "editable"
+    response[PAGE_VERSION_HEADER] = str(page.assignment.draft_version)
+    return response
 
 
 def _guidelines_news(request: SignedInRequest, page: selectors.JudgingPage) -> dict[str, bool]:
@@ -166,8 +174,9 @@ def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
 def judge(request: SignedInRequest, public_id: str) -> HttpResponse:
     # The expert's own lapsed work opens too: their text stays readable, and they may take it back.
     assignment = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
-    # Text posted while signed out that could not go into the draft at sign-in is shown once, here.
-    held = sign_in.take_held(request, public_id)
+    # Text posted while signed out that could not go into the draft at sign-in is shown once, here (a HEAD, a
+    # restored page asking for the state, shows nothing and leaves it for the page).
+    held = sign_in.take_held(request, public_id) if request.method != "HEAD" else None
     if held is not None:
         return _render_judge(request, assignment, errors={"__all__": [held.reason]}, posted=held.entries)
     return _render_judge(request, assignment)

@@ -76,6 +76,29 @@
     return versionField ? parseInt(versionField.value || "0", 10) || 0 : 0;
   }
 
+  // --- a page the browser restored (Back, Forward) asks the server whether it is still current -------
+  // The pages are sent with Cache-Control: no-store, so Back normally loads them anew; a browser may still
+  // restore one from its back/forward cache as it was. It then asks (a HEAD of the same address) for the
+  // response's state and draft version, and reloads when either moved on (submitted meanwhile, saved in
+  // another tab or by a save whose answer this page never got): the reload shows the read-only view, or
+  // the current draft with this browser's copy reconciled (below).
+  var workState = submitted ? "submitted" : lapsed ? "lapsed" : "editable";
+  var leaving = false;
+  var posting = false;  // the judging form itself is being posted: it carries the text, no draft save races it
+  window.addEventListener("pageshow", function (e) {
+    leaving = false;
+    posting = false;
+    if (!e.persisted || !window.fetch) return;
+    fetch(window.location.href, { method: "HEAD", cache: "no-store", credentials: "same-origin" })
+      .then(function (r) {
+        var state = r.headers.get("HB-Work-State");
+        if (!r.ok || !state) return;  // signed out or unreachable: this page and its local copy stay as they are
+        var version = r.headers.get("HB-Page-Draft-Version");
+        if (state !== workState || (state === "editable" && version !== String(draftVersion()))) window.location.reload();
+      })
+      .catch(function () { /* offline: the page stays, its copy is kept in this browser */ });
+  });
+
   // --- help overlay and moving between criteria --------------------------------------------------
   function toggleHelp() {
     if (!help) return;
@@ -146,6 +169,20 @@
   });
   setCurrent((parseInt(form.dataset.cursor || "1", 10) || 1) - 1, false);
 
+  // --- narrow screens: the response (above the criteria) and the criterion the expert is on, one tap apart ---
+  // Scrolled to without changing the address (a plain link's #fragment would bring a reload back there).
+  function jumpTo(el) { if (el) el.scrollIntoView({ block: "start", behavior: "auto" }); }
+  var jumpResponse = form.querySelector(".ws-jump-response");
+  if (jumpResponse) jumpResponse.addEventListener("click", function (e) {
+    e.preventDefault();
+    jumpTo(document.getElementById("response-under-test"));
+  });
+  var backToCriterion = document.querySelector(".ws-back-to-criterion");
+  if (backToCriterion) backToCriterion.addEventListener("click", function (e) {
+    e.preventDefault();
+    jumpTo(cards[current] || document.getElementById("rubric-h"));
+  });
+
   function rationaleOf(card) { return card.querySelector("textarea.rationale"); }
   function radiosOf(card) { return card.querySelectorAll("input[type=radio]"); }
   function verdictOf(card) {
@@ -204,16 +241,17 @@
     el.appendChild(link);
   }
   // Whether a request was sent on to the sign-in page (a server that redirects scripts there).
-  function isLoginPage(xhr) {
+  function isLoginUrl(url) {
     var login = (form.dataset.loginUrl || "").split("?")[0];
-    try { return !!login && new URL(xhr.responseURL, window.location.href).pathname === login; } catch (e) { return false; }
+    try { return !!login && new URL(url, window.location.href).pathname === login; } catch (e) { return false; }
   }
   // The draft version of a confirmed save, or null: a redirect to the login page, an error page or a
   // refusal is never taken for a save.
+  function versionOf(status, header) {
+    return status === 200 && header && /^[0-9]+$/.test(header) ? parseInt(header, 10) : null;
+  }
   function confirmedVersion(xhr) {
-    if (!xhr || xhr.status !== 200) return null;
-    var header = xhr.getResponseHeader("HB-Draft-Version");
-    return header && /^[0-9]+$/.test(header) ? parseInt(header, 10) : null;
+    return xhr ? versionOf(xhr.status, xhr.getResponseHeader("HB-Draft-Version")) : null;
   }
 
   // --- local mirror and restore --------------------------------------------------------------------
@@ -225,8 +263,12 @@
     });
     return out;
   }
+  // What the save in flight sent (its base version and text), kept with the local copy: when the page is
+  // left before the answer comes, the next load recognises the draft it wrote (one version on, exactly its
+  // text) as this browser's own, and the later text as based on it.
+  var sending = null;
   function mirror(dirty) {
-    writeStore({ t: Date.now(), dirty: dirty, v: draftVersion(), entries: entries() });
+    writeStore({ t: Date.now(), dirty: dirty, v: draftVersion(), entries: entries(), sending: sending });
   }
   function differs(kept) {
     return cards.some(function (card) {
@@ -258,13 +300,19 @@
     // from before versions compares times.)
     var serverSavedMs = (parseInt(form.dataset.savedAt || "0", 10) || 0) * 1000;
     var current = typeof stored.v === "number" ? stored.v === draftVersion() : stored.t > serverSavedMs;
-    if (!current) {
+    // The last save this browser sent landed, but the page was gone before its answer came: the draft is
+    // exactly what it sent, one version on, so nothing else was written since and the copy goes on from it.
+    var sent = stored.sending;
+    var own = !!sent && typeof sent.v === "number" && sent.v + 1 === draftVersion() && !!sent.entries && !differs(sent.entries);
+    if (!current && !own) {
       // The draft moved on since (another tab saved): never sent unseen; offered instead.
       if (differs(stored.entries)) writeHeld({ t: stored.t, v: stored.v, entries: stored.entries });
       dropStore();
       return false;
     }
-    return apply(stored.entries);
+    var changed = apply(stored.entries);
+    if (!changed) dropStore();  // the server already holds it
+    return changed;
   }
 
   // --- time on task: seconds with the page visible and someone at it ------------------------------
@@ -320,27 +368,59 @@
     clearTimeout(timer);
     timer = setTimeout(save, 700);
   }
-  function save() {
-    clearTimeout(timer);
-    if (!dirty) return;
-    if (!navigator.onLine) { setStatus("offline", gettext("Offline — your changes are kept in this browser")); return; }
-    if (saving) { timer = setTimeout(save, 400); return; }
+  function startSave(seconds) {
     saving = true;
     sentEdits = edits;
     basedOn = draftVersion();
-    sentSeconds = Math.floor(unsentSeconds);
+    sentSeconds = seconds;
     unsentSeconds -= sentSeconds;
     if (secondsField) secondsField.value = String(sentSeconds);
+    sending = { v: basedOn, entries: entries() };
+    mirror(true);
     setStatus("saving", gettext("Saving…"));
+  }
+  function save() {
+    clearTimeout(timer);
+    if (!dirty || leaving || posting) return;
+    if (!navigator.onLine) { setStatus("offline", gettext("Offline — your changes are kept in this browser")); return; }
+    if (saving) { timer = setTimeout(save, 400); return; }
+    startSave(Math.floor(unsentSeconds));
     window.htmx.trigger(form, "hb:autosave");
+  }
+  // The same save as a fetch that outlives the page (keepalive), for leaving it: answered like an autosave
+  // while the page is still there. An autosave already in flight is not doubled (the next load reconciles it).
+  function saveNow(keepalive) {
+    clearTimeout(timer);
+    if (!dirty || saving || posting || !window.fetch || !navigator.onLine) return Promise.resolve();
+    startSave(0);
+    var data = new FormData(form);
+    var request;
+    try {
+      request = fetch(form.getAttribute("hx-post"), {
+        method: "POST", body: data, credentials: "same-origin", keepalive: !!keepalive, headers: { "HX-Request": "true" },
+      });
+    } catch (err) { request = Promise.reject(err); }
+    return request.then(function (r) {
+      return r.text().then(function (html) {
+        var swap = versionOf(r.status, r.headers.get("HB-Draft-Version")) !== null || ((r.status === 400 || r.status === 409) && /id="save-status"/.test(html));
+        var el = document.getElementById("save-status");
+        if (swap && el) el.outerHTML = html;
+        settle(r.status, function (name) { return r.headers.get(name); }, isLoginUrl(r.url));
+      });
+    }, function () { settle(0, function () { return null; }, false); });
   }
   form.addEventListener("htmx:afterRequest", function (e) {
     if (e.detail.elt !== form) return;
+    var xhr = e.detail.xhr;
+    settle(xhr ? xhr.status : 0, function (name) { return xhr ? xhr.getResponseHeader(name) : null; }, !!xhr && isLoginUrl(xhr.responseURL));
+  });
+  // A save's answer (an autosave's or a fetch's): a save counts only when the server confirms it.
+  function settle(status, header, loginPage) {
     saving = false;
     if (secondsField) secondsField.value = "0";
-    var xhr = e.detail.xhr;
-    var version = confirmedVersion(xhr);
+    var version = versionOf(status, header("HB-Draft-Version"));
     if (version !== null) {
+      sending = null;
       if (versionField) versionField.value = String(version);
       if (edits === sentEdits) { dirty = false; mirror(false); }
       else {
@@ -352,18 +432,19 @@
       }
       return;
     }
-    // Not saved: the copy in this browser stays, and the indicator says why.
+    // Not saved: the copy in this browser stays, and the indicator says why. Only an unanswered save (status 0)
+    // may still have been written.
     unsentSeconds += sentSeconds;
+    if (status !== 0) sending = null;
     mirror(true);
-    var status = xhr ? xhr.status : 0;
     if (status === 401 || status === 403) setSignedOut();
-    else if (status === 409 && xhr.getResponseHeader("HB-Draft-Conflict")) {
+    else if (status === 409 && header("HB-Draft-Conflict")) {
       // Changed in another tab: the server's message is shown; this text is also kept for the next load.
       writeHeld({ t: Date.now(), v: basedOn, entries: entries() });
     } else if (status === 0) setStatus("offline", gettext("Offline — your changes are kept in this browser"));
-    else if (status === 200 && isLoginPage(xhr)) setSignedOut();
+    else if (status === 200 && loginPage) setSignedOut();
     else if (status === 200) setStatus("error", gettext("Not saved: the answer was not a saved draft. Your changes are kept in this browser."));
-  });
+  }
   form.addEventListener("htmx:sendError", function () {
     saving = false;
     mirror(true);
@@ -389,13 +470,59 @@
   });
   window.addEventListener("online", function () { if (dirty) save(); });
   window.addEventListener("offline", function () { setStatus("offline", gettext("Offline — your changes are kept in this browser")); });
+  // --- leaving the page: the pending draft is saved first -------------------------------------------
+  // Hidden (another tab, the phone's home screen) or gone (closed, Back, a typed address): a save that
+  // outlives the page. A link or a form of this page (the language switch, the header's links): the
+  // navigation waits, briefly, for the save in flight and for the pending one, so the page it leads to
+  // (often this one, in another language) shows the text just typed.
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "hidden") {
-      if (dirty) save();
+      if (dirty) saveNow(true);
       flushTime(true);
     }
   });
-  window.addEventListener("pagehide", function () { flushTime(true); });
+  window.addEventListener("pagehide", function () {
+    if (dirty) saveNow(true);
+    leaving = true;
+    flushTime(true);
+  });
+  var LEAVE_WAIT_MS = 3000;
+  function settled(ms) {
+    return new Promise(function (resolve) {
+      var end = Date.now() + ms;
+      (function check() { if (!saving || Date.now() > end) resolve(); else setTimeout(check, 40); })();
+    });
+  }
+  function savedBeforeLeaving() {
+    var end = Date.now() + LEAVE_WAIT_MS;
+    return settled(LEAVE_WAIT_MS).then(function () {
+      if (saving || !dirty) return null;
+      return Promise.race([saveNow(false), settled(Math.max(0, end - Date.now()))]);
+    });
+  }
+  var proceeding = false;
+  document.addEventListener("click", function (e) {
+    if (proceeding || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    var link = e.target.closest ? e.target.closest("a[href]") : null;
+    if (!link || (link.target && link.target !== "_self") || link.hasAttribute("download")) return;
+    var to;
+    try { to = new URL(link.href, window.location.href); } catch (err) { return; }
+    if (to.hash && to.pathname === window.location.pathname && to.search === window.location.search) return;  // this page
+    if (!dirty && !saving) return;
+    e.preventDefault();
+    savedBeforeLeaving().then(function () { proceeding = true; window.location.assign(link.href); });
+  });
+  document.addEventListener("submit", function (e) {
+    var other = e.target;
+    if (proceeding || e.defaultPrevented || other === form || !(dirty || saving)) return;
+    if (other.hasAttribute("hx-post") || other.hasAttribute("hx-get") || (other.getAttribute("method") || "").toLowerCase() === "dialog") return;
+    e.preventDefault();
+    var submitter = e.submitter;
+    savedBeforeLeaving().then(function () {
+      proceeding = true;
+      if (other.requestSubmit) other.requestSubmit(submitter || undefined); else other.submit();
+    });
+  });
 
   form.addEventListener("input", function (e) {
     var card = e.target.closest(".criterion-card");
@@ -419,7 +546,7 @@
   }
   form.addEventListener("submit", function (e) {
     var submitter = e.submitter;
-    if (submitter && submitter.getAttribute("formaction")) return; // "Save draft" without JavaScript's help
+    if (submitter && submitter.getAttribute("formaction")) { posting = true; return; } // "Save draft" without JavaScript's help
     var missing = firstIncomplete();
     if (missing >= 0) {
       e.preventDefault();
@@ -428,6 +555,16 @@
       return;
     }
     clearTimeout(timer);
+    if (saving && !proceeding) {
+      // An autosave is in flight: submitting now would be based on the version before it (and refused).
+      e.preventDefault();
+      settled(LEAVE_WAIT_MS).then(function () {
+        proceeding = true;
+        if (form.requestSubmit) form.requestSubmit(submitter || undefined); else form.submit();
+      });
+      return;
+    }
+    posting = true;
     if (secondsField) secondsField.value = String(Math.floor(unsentSeconds));
     unsentSeconds = 0;
   });
