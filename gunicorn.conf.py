@@ -25,6 +25,9 @@ threads = int(os.environ.get("WEB_THREADS", "3"))
 # idle keep-alive connections just as browsers reuse them.
 keepalive = 75
 timeout = 60
+# No control socket: gunicorn's default one (~/.gunicorn/gunicorn.ctl) is shared by every
+# installation the same user runs, and the one that stops removes the other's.
+control_socket_disable = True
 
 
 def _import_every_view() -> None:

@@ -18,6 +18,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.blindness import CLOSED_MODEL, blind_scope
 from heartbench_core.judging import selectors
 from heartbench_core.lib import prompt_injection
@@ -82,7 +83,7 @@ class EndpointSerializer(serializers.ModelSerializer):
         return True
 
 
-class EndpointInputSerializer(serializers.Serializer):
+class EndpointInputSerializer(RefusesUnknownFields):
     """An endpoint to create (name, base_url and model required) or the fields to change (PATCH)."""
 
     name = serializers.CharField(max_length=100, required=False)
@@ -136,7 +137,8 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def partial_update(self, request: Request, name: str | None = None) -> Response:
         endpoint = self.get_object()
         data = _valid(EndpointInputSerializer, request.data, partial=True)
-        data.pop("name", None)
+        if data.pop("name", endpoint.name) != endpoint.name:
+            raise ValidationError({"name": "an endpoint keeps its name; create a new one under the other name"})
         outcome = save_endpoint(name=endpoint.name, by=_me(request), **data)
         return Response(EndpointSerializer(outcome.endpoint).data)
 

@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework.permissions import BasePermission
 
-from heartbench_core.signed_out import answer_signed_out
+from heartbench_core.signed_out import answer_signed_out, is_api_client, refused_as_json, sign_in_with_token
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
@@ -55,24 +55,36 @@ def has_role(user: User | AnonymousUser | None, *roles: Role) -> bool:
     return bool(roles_of(user) & set(roles))
 
 
-def role_required(*roles: Role, keep_post_for: str | None = None) -> Callable[[ViewT], ViewT]:
+def role_required(*roles: Role, keep_post_for: str | None = None, accepts_tokens: bool = False) -> Callable[[ViewT], ViewT]:
     """View decorator: anonymous users go to login; users without one of the roles get 403.
 
-    A script's request (htmx, JSON) of an anonymous user answers 401 instead of a redirect. With
-    `keep_post_for` (the name of a page taking the view's URL arguments), a plain form posted once
-    the session has ended is kept over the sign-in, which returns to that page
-    (`heartbench_core.signed_out`).
+    A script's request (htmx, JSON, or sent with an `Authorization` header) of an anonymous user
+    answers 401 instead of a redirect. With `keep_post_for` (the name of a page taking the view's
+    URL arguments), a plain form posted once the session has ended is kept over the sign-in, which
+    returns to that page (`heartbench_core.signed_out`). With `accepts_tokens` (every export), an
+    API token in `Authorization: Token <token>` signs the request in as the API would, and an API
+    client's 401 and 403 are JSON.
     """
 
     def decorator(view: ViewT) -> ViewT:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            if accepts_tokens and "Authorization" in request.headers and (refusal := sign_in_with_token(request)) is not None:
+                return refusal
             if not request.user.is_authenticated:
                 return answer_signed_out(request, keep_post_for=keep_post_for, view_kwargs=kwargs)
             if not has_role(request.user, *roles):
+                if accepts_tokens and is_api_client(request):
+                    return refused_as_json(gettext("You do not have access to this page."), status=403)
                 raise PermissionDenied(gettext("You do not have access to this page."))
-            return view(request, *args, **kwargs)
+            if not accepts_tokens or not is_api_client(request):
+                return view(request, *args, **kwargs)
+            try:
+                return view(request, *args, **kwargs)
+            except PermissionDenied as exc:  # e.g. a campaign the caller may not see
+                return refused_as_json(str(exc) or gettext("You do not have access to this page."), status=403)
 
+        wrapped.accepts_tokens = accepts_tokens  # type: ignore[attr-defined]  # read by the test that lists every export
         return cast("ViewT", wrapped)  # same signature as the view: it only refuses before calling it
 
     return decorator

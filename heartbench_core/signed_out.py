@@ -10,6 +10,9 @@
   app that owns the page restores it then (`register_restorer`), only for the user it belongs to.
   The sign-in page then returns to that page.
 - Anything else goes to the sign-in page and back, as before.
+
+A request sent with an `Authorization` header is a script too. Views that serve files a pipeline
+fetches (every export) also take an API token there, as the API does (`sign_in_with_token`).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ def register_restorer(url_name: str, restorer: Restorer) -> None:
 
 def wants_a_status(request: HttpRequest) -> bool:
     """Whether the caller is a script that must get a status code, never a redirect to the login page."""
-    if request.headers.get("HX-Request") == "true" or request.path.startswith("/api/"):
+    if request.headers.get("HX-Request") == "true" or request.path.startswith("/api/") or "Authorization" in request.headers:
         return True
     return "application/json" in request.headers.get("Accept", "")
 
@@ -66,6 +69,44 @@ def answer_signed_out(request: HttpRequest, *, keep_post_for: str | None = None,
         _stash(request, page=page, url_name=keep_post_for, kwargs=view_kwargs or {})
         return redirect_to_login(page)
     return redirect_to_login(request.get_full_path())
+
+
+def is_api_client(request: HttpRequest) -> bool:
+    """Whether the caller sent credentials or asked for JSON: its refusals are JSON, never a page."""
+    return "Authorization" in request.headers or "application/json" in request.headers.get("Accept", "")
+
+
+def refused_as_json(message: str, *, status: int, headers: dict[str, str] | None = None) -> JsonResponse:
+    """A refusal an API client reads: `{"detail": ...}` with its status, as the API answers."""
+    response = JsonResponse({"detail": message}, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def sign_in_with_token(request: HttpRequest) -> HttpResponse | None:
+    """Sign the request in, for itself only, with its `Authorization: Token <token>`; the refusal (401/429 JSON), else None.
+
+    The API's own token authentication checks it: hashed tokens, expiry, revocation, inactive
+    users, and the lockout of an address that sent too many wrong tokens.
+    """
+    from rest_framework import exceptions
+    from rest_framework.request import Request
+
+    from heartbench_core.throttling import ThrottledTokenAuthentication
+
+    authentication = ThrottledTokenAuthentication()
+    try:
+        found = authentication.authenticate(Request(request))
+    except exceptions.Throttled as exc:
+        return refused_as_json(str(exc.detail), status=429, headers={"Retry-After": str(int(getattr(exc, "wait", 0) or 0))})
+    except exceptions.AuthenticationFailed as exc:
+        return refused_as_json(str(exc.detail), status=401, headers={"WWW-Authenticate": authentication.keyword})
+    if found is None:
+        message = gettext("Send an API token as “Authorization: Token <token>”.")
+        return refused_as_json(message, status=401, headers={"WWW-Authenticate": authentication.keyword})
+    request.user = found[0]
+    return None
 
 
 def sign_in_url(next_path: str) -> str:

@@ -622,7 +622,7 @@ def _is_date(value: str | None) -> bool:
 
 
 @require_safe
-@role_required(*STAFF_ROLES)
+@role_required(*STAFF_ROLES, accepts_tokens=True)
 def audit_log(request: SignedInRequest) -> HttpResponseBase:
     filters: dict[str, object]
     try:

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from annotation.knowledge.api import CaseContentSerializer, CaseSerializer
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals, choice_param, enum_param, valid_query
+from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
@@ -859,7 +860,7 @@ class ReleasePolicySerializer(serializers.Serializer):
         return PolicyChangeSerializer(policy_history(policy.dataset), many=True).data
 
 
-class ReleasePolicyChangeSerializer(serializers.Serializer):
+class ReleasePolicyChangeSerializer(RefusesUnknownFields):
     threshold = serializers.FloatField(required=False, min_value=0, max_value=1)
     min_pairs_per_dimension = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)
     min_pairs_per_ability = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)

@@ -402,7 +402,7 @@ def unit_case(request: SignedInRequest, campaign_id: int, entry_id: int, criteri
 
 
 @require_safe
-@role_required(*ADMIN)
+@role_required(*ADMIN, accepts_tokens=True)
 def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> HttpResponseBase:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)

@@ -26,6 +26,7 @@ from annotation.models import CampaignResponse, Case, DatasetGuidelines, FaqEntr
 from annotation.services import knowledge as services
 from annotation.services.guidelines import current_dataset_guidelines, publish_dataset_guidelines, render_guidelines
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, uuid_param
+from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import Criterion, Dataset
@@ -105,8 +106,7 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
         return [str(lineage.key) for lineage in entry.lineages.all()]
 
 
-class FaqInputSerializer(serializers.Serializer):
-    dataset = serializers.CharField(required=False, help_text="The dataset's name (on creation).")
+class FaqContentSerializer(RefusesUnknownFields):
     question = serializers.CharField(allow_blank=True, max_length=1000)
     answer = serializers.CharField(allow_blank=True, max_length=50_000, help_text="Markdown.")
     tags = serializers.ListField(child=serializers.CharField(max_length=100), required=False, default=list, max_length=100)
@@ -118,6 +118,10 @@ class FaqInputSerializer(serializers.Serializer):
     def content(self) -> services.FaqContent:
         data = self.validated_data
         return services.FaqContent(data["question"], data["answer"], data["tags"], data["abilities"], data["criteria"])
+
+
+class FaqInputSerializer(FaqContentSerializer):
+    dataset = serializers.CharField(required=False, help_text="The dataset's name (on creation).")
 
 
 class FaqReviewSerializer(serializers.Serializer):
@@ -190,7 +194,7 @@ class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
         return str(render_guidelines(case.reasoning))
 
 
-class CaseContentSerializer(serializers.Serializer):
+class CaseContentSerializer(RefusesUnknownFields):
     title = serializers.CharField(allow_blank=True, max_length=1000)
     excerpt = serializers.CharField(allow_blank=True, max_length=5000)
     hit = serializers.BooleanField(
@@ -338,12 +342,12 @@ class FaqDetailView(APIView):
             services.record_open(user=signed_in(request), faq=entry)
         return Response(FaqEntrySerializer(entry, context={"as_expert": as_expert}).data)
 
-    @extend_schema(request=FaqInputSerializer, responses=FaqEntrySerializer)
+    @extend_schema(request=FaqContentSerializer, responses=FaqEntrySerializer)
     def patch(self, request: Request, pk: int) -> Response:
         entry = selectors.faq_entry(signed_in(request), pk, as_expert=False)
         if entry.author_id != signed_in(request).pk:
             raise PermissionDenied(gettext("Only its author edits a FAQ entry."))
-        form = FaqInputSerializer(data=request.data)
+        form = FaqContentSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         return Response(FaqEntrySerializer(services.edit_faq_entry(entry=entry, editor=signed_in(request), content=form.content())).data)
 

@@ -566,7 +566,7 @@ def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpRespon
 
 
 @require_safe
-@role_required(*STAFF_ROLES)
+@role_required(*STAFF_ROLES, accepts_tokens=True)
 def export(request: SignedInRequest) -> HttpResponse:
     """The library as `export_library` writes it (`?dataset=`), without the cases of a campaign the viewer rates in."""
     from annotation.services.knowledge_io import export_lines

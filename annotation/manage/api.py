@@ -63,6 +63,7 @@ from annotation.services.payments import PaymentLine, decide_held_pay, payment_c
 from annotation.services.sampling import MAX_SEED
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.api_blind import ShowsResponses
+from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
@@ -275,6 +276,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
                 reason=availability.validated_data["reason"],
             )
             return Response(OwnProfileSerializer(profile).data)
+        if errors := unchangeable_field_errors(request.data, list(expert_services.ADMIN_FIELDS)):
+            raise serializers.ValidationError(errors)
         form = AdminProfileSerializer(profile, data=request.data, partial=True)
         form.is_valid(raise_exception=True)
         changes = {k: v for k, v in form.validated_data.items() if k in expert_services.ADMIN_FIELDS}
@@ -600,7 +603,7 @@ class StatusSerializer(serializers.Serializer):
         return attrs
 
 
-class CampaignSettingsUpdateSerializer(serializers.Serializer):
+class CampaignSettingsUpdateSerializer(RefusesUnknownFields):
     """What may change while a campaign runs; every field optional (PATCH)."""
 
     rationale_min_chars = serializers.IntegerField(required=False, min_value=0, max_value=2000)
@@ -1164,7 +1167,7 @@ class DualRoleConflictsView(ComputedListView):
 # --- the pay policy ------------------------------------------------------------------------------
 
 
-class PayPolicySerializer(serializers.Serializer):
+class PayPolicySerializer(RefusesUnknownFields):
     paused_work_pay = serializers.ChoiceField(
         choices=QualityPolicy.PausedWorkPay.choices, help_text="Work submitted while paused or away: full, none, or review (held)."
     )

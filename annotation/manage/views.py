@@ -320,7 +320,7 @@ def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_safe
-@admin_only
+@role_required(Role.ADMIN, accepts_tokens=True)
 def campaign_payments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")

@@ -45,3 +45,15 @@ def test_with_preload_the_main_process_loads_every_view_and_keeps_no_connection_
     conf["when_ready"](SimpleNamespace(cfg=SimpleNamespace(preload_app=True)))
     assert "url_patterns" in get_resolver().__dict__  # resolved (cached) in the main process
     assert connection.connection is None
+
+
+def test_it_opens_no_control_socket_that_another_installation_of_the_same_user_would_share():
+    from gunicorn.app.base import Application
+    from gunicorn.config import Config
+
+    app = Application.__new__(Application)  # only its config loader: no WSGI app, no server
+    app.cfg = Config()
+    assert app.cfg.control_socket_disable is False  # gunicorn's default: ~/.gunicorn/gunicorn.ctl
+    app.load_config_from_file(str(CONF))
+    assert app.cfg.control_socket_disable is True
+    assert app.cfg.worker_class_str == "gthread"  # the rest of the file is read by gunicorn as well

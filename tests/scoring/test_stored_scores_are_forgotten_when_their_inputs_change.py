@@ -70,7 +70,7 @@ def test_a_golden_refresh_that_changes_labels_forgets_the_consensus_scores(campa
     before = stored("consensus")
     assert StoredScores.objects.filter(campaign_id=campaign.pk).count() == 1
     label = GoldenLabel.objects.filter(campaign=campaign, campaign_response__response__model__name=MODEL, provenance="majority").first()
-    GoldenLabel.objects.filter(pk=label.pk).update(hit=not label.hit)  # out of line with the judgments
+    GoldenLabel.objects.filter(pk=label.pk).delete()  # out of line with the judgments
     refresh_golden_labels(campaign=campaign)  # puts it back, and forgets
     assert not StoredScores.objects.filter(campaign_id=campaign.pk).exists()
     assert stored("consensus") == before == fresh("consensus")

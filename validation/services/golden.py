@@ -21,6 +21,7 @@ from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standa
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.stored_scores import forget_scores
+from validation import dbguard
 from validation.models import Adjudication, GoldenLabel
 from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
 from validation.services.queue_summary import queue_changed
@@ -38,6 +39,8 @@ class RefreshOutcome:
 
 
 LABELS_PER_SLICE = 50_000
+# The label table's guard fires on UPDATE only: the COPY of new labels (INSERT) has nothing of it to skip.
+REPLACED_TRIGGERS = frozenset({(GoldenLabel._meta.db_table, dbguard.trigger_name(GoldenLabel._meta.db_table))})
 
 
 def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = None) -> RefreshOutcome:
@@ -103,7 +106,7 @@ def _copy_new_labels(campaign: Campaign, data: CampaignArrays, units: np.ndarray
     """
     if not units.size:
         return
-    fast = may_skip_row_triggers([GoldenLabel._meta.db_table])
+    fast = may_skip_row_triggers([GoldenLabel._meta.db_table], REPLACED_TRIGGERS)
     with skipped_row_triggers() if fast else nullcontext():
         if fast:
             decisions = wanted[units, 4]
