@@ -81,6 +81,7 @@ class CampaignQueue:
     # A calibration whose latest attempt is finished (none under way): that attempt, and whether a retake may start now.
     finished_attempt: CalibrationResult | None = None
     retake_open: bool = False
+    retake_at: datetime | None = None  # a failed attempt with attempts left: when the retake opens
 
     @property
     def deadline_passed(self) -> bool:
@@ -399,12 +400,9 @@ def expert_home(
             # A retake removes the finished attempt's work: with nothing reserved, no attempt is under way.
             cfg = serving.campaign_settings(campaign)
             queue.finished_attempt = attempt
-            queue.retake_open = (
-                not attempt.passed
-                and attempt.attempt < cfg.max_attempts
-                and now >= attempt.completed_at + cfg.retake_cooldown
-                and queue.can_take_more
-            )
+            if not attempt.passed and attempt.attempt < cfg.max_attempts:
+                queue.retake_at = attempt.completed_at + cfg.retake_cooldown
+            queue.retake_open = queue.retake_at is not None and now >= queue.retake_at and queue.can_take_more
             queue.can_take_more = queue.retake_open
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 

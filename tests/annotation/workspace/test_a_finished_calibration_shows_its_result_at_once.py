@@ -61,6 +61,7 @@ def test_the_home_page_links_to_the_finished_attempt_instead_of_offering_the_cal
     home = client.get(reverse("annotation:home")).content.decode()
     assert reverse("annotation:calibration_feedback", args=[result.pk]) in home
     assert "Attempt 1: 54%, pass mark 80%." in home
+    assert "retake from" in home
     assert "Take calibration" not in home
     assert reverse("annotation:next_response", args=[calibration.pk]) not in home
 
