@@ -43,6 +43,7 @@ from annotation.services.workspace import JudgmentRow, discussion_cohort, discus
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
 from heartbench_core.roles import Role, has_role
+from heartbench_core.taxonomy_display import dimension_display
 
 
 @dataclass
@@ -791,6 +792,7 @@ NO_WORK_CODES = (
     "calibration_passed",
     "retake_later",
     "no_attempts_left",
+    "dimension_not_qualified",
     "all_rated",
 )
 
@@ -932,6 +934,16 @@ def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None
     )
     if serving._ranked_ids(campaign, profile, cfg, qualified, mine, now):
         return None
+    if qualified is not None and "" not in qualified and serving._ranked_ids(campaign, profile, cfg, None, mine, now):
+        # A per-dimension campaign whose open work all lies in dimensions the expert is not qualified in.
+        return reason(
+            "dimension_not_qualified",
+            _(
+                "The responses still open here need a qualification in a dimension you do not hold (you hold: %(held)s). "
+                "A passed calibration qualifies in every dimension; an administrator may also grant one."
+            )
+            % {"held": ", ".join(dimension_display(d) for d in sorted(qualified))},
+        )
     return reason(
         "all_rated",
         ngettext(

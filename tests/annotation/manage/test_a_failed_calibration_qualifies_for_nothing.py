@@ -127,3 +127,24 @@ def test_the_data_migration_withdraws_what_failed_attempts_granted(cast, failed)
     migration = importlib.import_module("annotation.migrations.0017_withdraw_qualifications_of_failed_attempts")
     migration.withdraw(apps, None)
     assert list(Qualification.objects.filter(expert=cast.expert).values_list("dimension", flat=True)) == ["Emotion"]
+
+
+def test_in_a_per_dimension_campaign_an_expert_is_told_the_open_work_needs_a_dimension_they_lack(cast, failed):
+    blind = create_campaign(
+        name="Per dimension",
+        dataset_name="demo",
+        model_names=MODELS,
+        sample_fraction=1.0,
+        overlap=1,
+        expert_usernames=[cast.expert.username],
+        requires_qualification=False,
+        qualification_per_dimension=True,
+    ).campaign
+    blind.settings.requires_qualification = True
+    blind.settings.save()
+    # Every demo rubric has abilities outside Emotion: work is left, none of it in the one dimension held.
+    Qualification.objects.create(expert=cast.expert, dimension="Emotion", source="admin", reason="a known clinician")
+    reason = why_no_work(cast.expert, blind)
+    assert reason.code == "dimension_not_qualified"
+    assert "need a qualification in a dimension you do not hold (you hold: Emotion)" in reason.message
+    assert "has its 1 rater" not in reason.message
