@@ -36,6 +36,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
 from annotation.services.payments import decide_held_pay, payment_csv, payment_line_count, payment_lines, update_pay_policy
+from annotation.workspace import selectors as workspace_selectors
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_campaign
 from heartbench_core.http import SignedInRequest
 from heartbench_core.models import User
@@ -595,8 +596,7 @@ def certificate_verify(request: HttpRequest, code: str) -> HttpResponse:
 @require_safe
 @role_required(Role.EXPERT)
 def calibration_feedback(request: SignedInRequest, result_id: int) -> HttpResponse:
-    """Feedback on each miss of one of the expert's own finished calibration attempts."""
+    """One of the expert's own finished calibration attempts: score against the pass mark, feedback on each miss, what follows."""
     # Another expert's result answers 404, like one that does not exist.
-    result = get_object_or_404(CalibrationResult.objects.select_related("campaign"), pk=result_id, expert=request.user)
-    misses = [r for r in result.feedback if not r["agreed"]]
-    return render(request, "annotation/profile_calibration.html", {"result": result, "misses": misses})
+    outcome = workspace_selectors.calibration_outcome(request.user, result_id)
+    return render(request, "annotation/profile_calibration.html", {"outcome": outcome, "result": outcome.result})

@@ -123,6 +123,11 @@ def _qualified_dimensions(expert_id: int, requires: bool) -> set[str] | None:
     return set(Qualification.objects.filter(expert_id=expert_id).values_list("dimension", flat=True))
 
 
+def admits(qualified: set[str] | None, *, per_dimension: bool) -> bool:
+    """Whether qualifications let an expert take any of a campaign's work: the general one, or (a per-dimension campaign) any dimension's."""
+    return qualified is None or "" in qualified or (per_dimension and bool(qualified))
+
+
 def _qualification_filter(qs: QuerySet[CampaignResponse], qualified: set[str] | None, per_dimension: bool) -> QuerySet[CampaignResponse]:
     """Restrict candidate responses to those the expert is qualified for (None → no filter)."""
     if qualified is None:
@@ -166,7 +171,7 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
             return _next_calibration(expert=expert, campaign=campaign, now=now)
         cfg = campaign_settings(campaign)
         qualified = _qualified_dimensions(expert.pk, cfg.requires_qualification)
-        if qualified is not None and not qualified:
+        if not admits(qualified, per_dimension=cfg.qualification_per_dimension):
             return None
         mine = list(
             Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list(
@@ -830,7 +835,7 @@ def _expert_states(campaign: Campaign, experts: list[User] | None, now: datetime
     states = []
     for p in profiles:
         qualified = dims.get(p.user_id, set()) if cfg.requires_qualification else None
-        if qualified is not None and not qualified:
+        if not admits(qualified, per_dimension=cfg.qualification_per_dimension):
             continue
         abilities, scenes = covered_abilities(p.specialties)
         states.append(

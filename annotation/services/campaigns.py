@@ -35,6 +35,7 @@ from annotation.models import (
     GoldLabel,
     Qualification,
 )
+from annotation.services.assignment import admits
 from annotation.services.quotes import fingerprint_soon
 from annotation.services.sampling import MAX_SEED, keyed_seed, new_seed
 from heartbench_core.blindness import record_exposures
@@ -107,8 +108,12 @@ def stratified_sample(strata: dict[tuple, list[int]], fraction: float, seed: int
     return sorted(picked)
 
 
-def eligible_experts(pool: list[User], *, requires_qualification: bool) -> list[User]:
-    """Experts of the pool who can take work now: expert role, active account and availability, qualified if required."""
+def eligible_experts(pool: list[User], *, requires_qualification: bool, per_dimension: bool = False) -> list[User]:
+    """Experts of the pool who can take work now: expert role, active account and availability, qualified if required.
+
+    Qualified as serving decides (`assignment.admits`): the general qualification, or, when the campaign
+    qualifies per dimension, one of a dimension.
+    """
     ids = [u.pk for u in pool if u.is_active and has_role(u, Role.EXPERT)]
     inactive = set(
         ExpertProfile.objects.filter(user_id__in=ids)
@@ -117,8 +122,10 @@ def eligible_experts(pool: list[User], *, requires_qualification: bool) -> list[
     )
     ids = [i for i in ids if i not in inactive]
     if requires_qualification:
-        qualified = set(Qualification.objects.filter(expert_id__in=ids).values_list("expert_id", flat=True))
-        ids = [i for i in ids if i in qualified]
+        held: dict[int, set[str]] = defaultdict(set)
+        for expert_id, dimension in Qualification.objects.filter(expert_id__in=ids).values_list("expert_id", "dimension"):
+            held[expert_id].add(dimension)
+        ids = [i for i in ids if admits(held[i], per_dimension=per_dimension)]
     return [u for u in pool if u.pk in set(ids)]
 
 
@@ -213,7 +220,7 @@ def create_campaign(
     pool = resolve_expert_pool(expert_usernames)
     if not pool:
         raise ValidationError({"experts": _("the expert pool is empty: no active user holds the expert role")})
-    eligible = eligible_experts(pool, requires_qualification=requires_qualification)
+    eligible = eligible_experts(pool, requires_qualification=requires_qualification, per_dimension=qualification_per_dimension)
     if overlap > len(eligible):
         why = _("active and qualified") if requires_qualification else _("active")
         raise ValidationError(

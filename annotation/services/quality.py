@@ -201,7 +201,13 @@ def _maybe_finish_calibration(*, expert: User, campaign: Campaign, quality: Expe
 def score_calibration(
     *, expert: User, campaign: Campaign, assignment_ids: list[int], attempt: int, campaign_responses: list[int] | None = None
 ) -> CalibrationResult:
-    """Score one finished attempt against gold, per dimension too, and grant the qualifications it earns."""
+    """Score one finished attempt against gold, per dimension too, and grant the qualifications it earns.
+
+    Only a passed attempt (overall score at the pass mark) qualifies: the general qualification and
+    one for each dimension at the pass mark. A failed attempt grants nothing, not even a dimension it
+    scored well in: the pass mark is set for the whole sitting, and a dimension is judged on a few of
+    its criteria only.
+    """
     totals, rows = compare_with_gold(assignment_ids)
     threshold = campaign.pass_threshold
     per_dim: dict[str, dict] = {}
@@ -229,7 +235,7 @@ def score_calibration(
         feedback=rows,
         campaign_responses=campaign_responses or [],
     )
-    grants = ([""] if passed else []) + [dim for dim, d in per_dim.items() if d["passed"]]
+    grants = ["", *(dim for dim, d in per_dim.items() if d["passed"])] if passed else []
     for dim in grants:
         Qualification.objects.update_or_create(
             expert=expert,

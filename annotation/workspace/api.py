@@ -314,10 +314,17 @@ class ActiveTimeSerializer(serializers.Serializer):
 
 class SubmittedSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="public_id")
+    calibration_result = serializers.SerializerMethodField(
+        help_text="The calibration attempt this submission finished (read it at calibration-results/<id>/), else null."
+    )
 
     class Meta:
         model = Assignment
-        fields = ["id", "status", "submitted_at"]
+        fields = ["id", "status", "submitted_at", "calibration_result"]
+
+    def get_calibration_result(self, assignment: Assignment) -> int | None:
+        finished = selectors.attempt_finished_by(assignment)
+        return None if finished is None else finished.pk
 
 
 class UnclearReportSerializer(serializers.ModelSerializer):

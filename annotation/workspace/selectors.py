@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -25,6 +25,7 @@ from django.utils.translation import ngettext
 
 from annotation.models import (
     Assignment,
+    CalibrationResult,
     Campaign,
     CampaignTally,
     CorrectionRequest,
@@ -43,6 +44,7 @@ from annotation.services.workspace import JudgmentRow, discussion_cohort, discus
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
 from heartbench_core.roles import Role, has_role
+from heartbench_core.taxonomy_display import dimension_display
 
 
 @dataclass
@@ -78,6 +80,10 @@ class CampaignQueue:
     no_work: NoWork | None = None
     # Why the expert's pre-assigned work here is on hold ("" when it is not, or when they hold none).
     on_hold: str = ""
+    # A calibration whose latest attempt is finished (none under way): that attempt, and whether a retake may start now.
+    finished_attempt: CalibrationResult | None = None
+    retake_open: bool = False
+    retake_at: datetime | None = None  # a failed attempt with attempts left: when the retake opens
 
     @property
     def deadline_passed(self) -> bool:
@@ -373,6 +379,15 @@ def expert_home(
     def own_profile() -> ExpertProfile | None:  # read once, only when pre-assigned work may be on hold
         return ExpertProfile.objects.filter(user_id=expert.pk).first()
 
+    latest_attempt: dict[int, CalibrationResult] = {}
+    if any(c.kind == Campaign.Kind.CALIBRATION for c in campaigns.values()):
+        # Ascending, so each calibration keeps its latest attempt.
+        for result in CalibrationResult.objects.filter(
+            expert_id=expert.pk, campaign_id__in=[pk for pk, c in campaigns.items() if c.kind == Campaign.Kind.CALIBRATION]
+        ).order_by("campaign_id", "attempt"):
+            latest_attempt[result.campaign_id] = result
+    now = timezone.now()
+
     for campaign in sorted(campaigns.values(), key=lambda c: (c.name.lower(), c.pk)):
         done, reserved = campaign.my_submitted, campaign.my_reserved  # annotated above
         queue = CampaignQueue(
@@ -384,6 +399,15 @@ def expert_home(
         )
         if campaign.my_preassigned:
             queue.on_hold = serving.hold_reason(campaign=campaign, profile=own_profile())
+        attempt = latest_attempt.get(campaign.pk)
+        if attempt is not None and not reserved:
+            # A retake removes the finished attempt's work: with nothing reserved, no attempt is under way.
+            cfg = serving.campaign_settings(campaign)
+            queue.finished_attempt = attempt
+            if not attempt.passed and attempt.attempt < cfg.max_attempts:
+                queue.retake_at = attempt.completed_at + cfg.retake_cooldown
+            queue.retake_open = queue.retake_at is not None and now >= queue.retake_at and queue.can_take_more
+            queue.can_take_more = queue.retake_open
         (calibrations if campaign.kind == Campaign.Kind.CALIBRATION else queues).append(queue)
 
     completed = _completed_work(expert, _submitted_newest_first(expert)[: completed_limit or COMPLETED_SHOWN], campaigns)
@@ -679,6 +703,71 @@ def pending_corrections() -> list[CorrectionRequest]:
     return pending
 
 
+# --- the result of a calibration attempt ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CalibrationOutcome:
+    """One finished calibration attempt as its expert reads it: the score against the pass mark, where they differed
+    from the reference, and what follows.
+
+    Only the calibration's own reference verdicts and explanations appear (the feedback a calibration is for);
+    nothing of a blind campaign.
+    """
+
+    result: CalibrationResult
+    misses: list[dict[str, Any]]
+    later_attempt: CalibrationResult | None  # a later attempt at the same calibration, when there is one
+    in_progress: bool  # the next attempt is under way
+    attempts_left: int
+    max_attempts: int
+    retake_at: datetime | None  # when a retake opens; None once passed or with no attempt left
+    retake_open: bool  # a retake may start now
+    open_campaigns: list[Campaign]  # passed: the blind tests that offer the expert work now
+
+
+def calibration_outcome(expert: User, result_id: int, *, now: datetime | None = None) -> CalibrationOutcome:
+    """The expert's own finished attempt with that id, and what follows it; another's or an unknown id is a 404."""
+    now = now or timezone.now()
+    result = CalibrationResult.objects.select_related("campaign").filter(pk=result_id, expert_id=expert.pk).first()
+    if result is None:
+        raise Http404("No such calibration result.")
+    later = CalibrationResult.objects.filter(campaign_id=result.campaign_id, expert_id=expert.pk, attempt__gt=result.attempt)
+    state = serving.calibration_state(expert=expert, campaign=result.campaign)
+    open_campaigns: list[Campaign] = []
+    if result.passed:
+        running = campaigns_for_expert(expert).filter(kind=Campaign.Kind.BLIND_TEST, status=Campaign.Status.ACTIVE).order_by("name", "pk")
+        open_campaigns = [c for c in running if why_no_work(expert, c, now=now) is None]
+    retake_at = None if result.passed or later.exists() else state.retake_at
+    return CalibrationOutcome(
+        result=result,
+        misses=[row for row in result.feedback if not row["agreed"]],
+        later_attempt=later.order_by("-attempt").first(),
+        in_progress=state.in_progress,
+        attempts_left=state.attempts_left,
+        max_attempts=state.max_attempts,
+        retake_at=retake_at,
+        retake_open=retake_at is not None and now >= retake_at and result.campaign.status == Campaign.Status.ACTIVE,
+        open_campaigns=open_campaigns,
+    )
+
+
+def attempt_finished_by(assignment: Assignment) -> CalibrationResult | None:
+    """The calibration attempt the submission of this assignment completed, if it completed one."""
+    campaign = assignment.campaign_response.campaign
+    if campaign.kind != Campaign.Kind.CALIBRATION:
+        return None
+    latest = CalibrationResult.objects.filter(campaign_id=campaign.pk, expert_id=assignment.expert_id).order_by("-attempt").first()
+    # The attempt under way is the one scored after this work was reserved (a retake may draw the same response again).
+    if (
+        latest is None
+        or assignment.campaign_response_id not in (latest.campaign_responses or [])
+        or latest.completed_at < assignment.reserved_at
+    ):
+        return None
+    return latest
+
+
 # --- why the queue is empty --------------------------------------------------------------------
 
 
@@ -714,8 +803,71 @@ NO_WORK_CODES = (
     "calibration_passed",
     "retake_later",
     "no_attempts_left",
+    "dimension_not_qualified",
     "all_rated",
 )
+
+
+def _calibration_required(expert: User, now: datetime, reason: Callable[..., NoWork]) -> NoWork:
+    """The expert holds no qualification for the campaign: the calibration to take, or how their last attempt went and what follows."""
+    calibrations = list(
+        campaigns_for_expert(expert).filter(kind=Campaign.Kind.CALIBRATION, status=Campaign.Status.ACTIVE).order_by("name", "pk")
+    )
+    if not calibrations:
+        return reason("calibration_required", _("Calibration required before this campaign; an admin will open one for you."))
+    latest = (
+        CalibrationResult.objects.filter(expert_id=expert.pk, campaign__in=calibrations)
+        .select_related("campaign")
+        .order_by("-completed_at")
+        .first()
+    )
+    calibration = latest.campaign if latest is not None else calibrations[0]
+    state = serving.calibration_state(expert=expert, campaign=calibration)
+    if state.passed:
+        return reason(
+            "calibration_required",
+            _("You passed “%(name)s”, but your qualification was withdrawn; an administrator decides what follows.")
+            % {"name": calibration.name},
+        )
+    if latest is None or state.in_progress:
+        return reason(
+            "calibration_required",
+            _("Calibration required: pass “%(name)s” to take part.") % {"name": calibration.name},
+            calibration=calibration,
+            action_label=_("Continue the calibration") if state.in_progress else _("Start the calibration"),
+        )
+    failed = _("You did not pass “%(name)s”: you scored %(score)s, the pass mark is %(threshold)s.") % {
+        "name": calibration.name,
+        "score": _percent(latest.score),
+        "threshold": _percent(latest.threshold),
+    }
+    result_url = reverse("annotation:calibration_feedback", args=[latest.pk])
+    if state.retake_at is None:
+        return reason(
+            "no_attempts_left",
+            failed + " " + _("No attempt is left; an administrator decides what follows."),
+            action_url=result_url,
+            action_label=_("See your result"),
+        )
+    if now < state.retake_at:
+        when = formats.date_format(timezone.localtime(state.retake_at), "DATETIME_FORMAT")
+        return reason(
+            "retake_later",
+            failed + " " + _("A retake is possible from %(when)s.") % {"when": when},
+            action_url=result_url,
+            action_label=_("See your result"),
+            available_from=state.retake_at,
+        )
+    return reason(
+        "calibration_required",
+        failed + " " + _("A retake is open now."),
+        calibration=calibration,
+        action_label=_("Retake the calibration"),
+    )
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f}%"
 
 
 def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None) -> NoWork | None:
@@ -784,21 +936,8 @@ def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None
         return None
     cfg = serving.campaign_settings(campaign)
     qualified = serving._qualified_dimensions(expert.pk, cfg.requires_qualification)
-    if qualified is not None and not qualified:
-        calibration = (
-            campaigns_for_expert(expert)
-            .filter(kind=Campaign.Kind.CALIBRATION, status=Campaign.Status.ACTIVE)
-            .order_by("name", "pk")
-            .first()
-        )
-        if calibration is None:
-            return reason("calibration_required", _("Calibration required before this campaign; an admin will open one for you."))
-        return reason(
-            "calibration_required",
-            _("Calibration required: pass “%(name)s” to take part.") % {"name": calibration.name},
-            calibration=calibration,
-            action_label=_("Start the calibration"),
-        )
+    if not serving.admits(qualified, per_dimension=cfg.qualification_per_dimension):
+        return _calibration_required(expert, now, reason)
     mine = list(
         Assignment.objects.filter(expert_id=expert.pk, campaign_response__campaign_id=campaign.pk).values_list(
             "campaign_response_id", "campaign_response__item_id", "campaign_response__is_gold"
@@ -806,6 +945,16 @@ def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None
     )
     if serving._ranked_ids(campaign, profile, cfg, qualified, mine, now):
         return None
+    if qualified is not None and "" not in qualified and serving._ranked_ids(campaign, profile, cfg, None, mine, now):
+        # A per-dimension campaign whose open work all lies in dimensions the expert is not qualified in.
+        return reason(
+            "dimension_not_qualified",
+            _(
+                "The responses still open here need a qualification in a dimension you do not hold (you hold: %(held)s). "
+                "A passed calibration qualifies in every dimension; an administrator may also grant one."
+            )
+            % {"held": ", ".join(dimension_display(d) for d in sorted(qualified))},
+        )
     return reason(
         "all_rated",
         ngettext(

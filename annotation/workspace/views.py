@@ -304,6 +304,9 @@ def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
     )
     if following is not None:
         return redirect("annotation:judge", public_id=following.public_id)
+    if (finished := selectors.attempt_finished_by(assignment)) is not None:
+        # The last response of a calibration attempt: its result at once, with what follows.
+        return redirect("annotation:calibration_feedback", result_id=finished.pk)
     return redirect("annotation:home")
 
 
