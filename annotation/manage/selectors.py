@@ -397,10 +397,12 @@ def assignment_overview(campaign: Campaign, *, status: str | None = None, expert
     """
     qs = (
         Assignment.objects.filter(campaign_response__campaign=campaign)
-        .select_related("expert", "campaign_response__item", "campaign_response__response__model")
+        # The skip, if any, in the same query: a released assignment its expert skipped says so, with the reason.
+        .select_related("expert", "campaign_response__item", "campaign_response__response__model", "skip")
         .only(
             "public_id",
             "status",
+            "skip__reason",
             "reserved_at",
             "expires_at",
             "submitted_at",

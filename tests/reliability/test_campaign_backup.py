@@ -24,6 +24,17 @@ def campaign_world(cast):
     from validation.services.release import change_release_policy
 
     change_release_policy(dataset=world.objects["version"].dataset, admin=cast.admin, reason="pilot", min_pairs_per_ability=2)
+    # A skipped response travels with its skip (and the draft kept on the released assignment).
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import Assignment
+    from annotation.services.workspace import skip_assignment
+
+    skipper = next(e for e in cast.experts if not Assignment.objects.filter(campaign_response=entry, expert=e).exists())
+    skipped = Assignment.objects.create(campaign_response=entry, expert=skipper, expires_at=timezone.now() + timedelta(hours=1))
+    skip_assignment(assignment=skipped, expert=skipper, reason="other", note="I wrote part of this dialogue")
     return world
 
 
@@ -38,7 +49,7 @@ def test_export_flush_import_gives_back_identical_rows_and_the_same_agreement(ca
     archive = tmp_path / "matrix.zip"
     call_command("export_campaign", "matrix", "-o", str(archive))
     assert before["annotation.Judgment"] and before["annotation.GoldLabel"] and before["validation.AgreementReport"]
-    assert before["validation.ReleasePolicy"] and before["validation.ReleasePolicyChange"]
+    assert before["validation.ReleasePolicy"] and before["validation.ReleasePolicyChange"] and before["annotation.Skip"]
 
     call_command("flush", interactive=False, verbosity=0)
     assert not apps.get_model("annotation", "Campaign").objects.exists()

@@ -82,3 +82,8 @@ def test_a_gold_checks_skip_is_listed_as_gold_for_admins_only(workspace, cast, c
     CampaignResponse.objects.filter(pk=stuck_one.pk).update(is_gold=True)
     body = client_for(cast.admin).get(f"/api/v1/annotation/manage/campaigns/{workspace.campaign.pk}/skips/").json()
     assert sorted(r["is_gold"] for r in body["latest"]) == [False, True, True]
+
+
+def test_the_assignment_overview_marks_skipped_work_with_its_reason(workspace, cast, client_for, skipped):
+    page = client_for(cast.admin).get(reverse("annotation:campaign_assignments", args=[workspace.campaign.pk])).content.decode()
+    assert page.count("skipped: Distressing content") == 2 and page.count("skipped: Other (say why)") == 1
