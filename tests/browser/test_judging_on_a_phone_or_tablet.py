@@ -86,6 +86,16 @@ def test_the_judging_page_fits_the_screen_and_the_response_is_one_tap_away(brows
     assert measured["statusLines"] <= 1 and measured["statusWidth"] >= 80, f"{size}: the save status is squeezed: {measured}"
     help_button = measured["help"]
     assert help_button["left"] >= 0 and help_button["right"] <= width and help_button["width"] >= 32, f"{size}: {help_button}"
+    # A long state (offline) wraps as a sentence and pushes nothing off the screen.
+    context.set_offline(True)
+    page.locator("textarea.rationale").first.press_sequentially("再补一句。")
+    page.wait_for_selector("#save-status.state-offline")
+    page.evaluate("window.scrollTo(0, 0)")
+    offline = page.evaluate(MEASURE)
+    page.screenshot(path=str(ARTIFACTS / f"judging-page-{size}-offline-zh.png"))
+    assert offline["scrollWidth"] <= width and not offline["past"], f"{size}, offline: {offline}"
+    context.set_offline(False)
+    page.wait_for_selector("#save-status.state-saved")
     page.locator(".ws-help-button").tap()
     assert page.locator("#kbd-help").is_visible()
     page.keyboard.press("Escape")
