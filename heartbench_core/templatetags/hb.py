@@ -2,7 +2,10 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from heartbench_core import taxonomy_display
+from heartbench_core.durations import ago_text, duration_text
 from heartbench_core.lib.textdiff import char_diff_html
+from heartbench_core.people.labels import ROLE_LABELS
+from heartbench_core.roles import Role
 from heartbench_core.stat_reasons import reason_text
 
 register = template.Library()
@@ -89,3 +92,24 @@ def marked(segments: object) -> SafeString:
         text = conditional_escape(segment.text)
         parts.append(f"<mark>{text}</mark>" if segment.marked else str(text))
     return mark_safe("".join(parts))  # every piece escaped above
+
+
+@register.filter
+def duration(value: object) -> str:
+    """{{ campaign.reservation_timeout|duration }}: "2 hours" / "2小时", never "2:00:00" (heartbench_core.durations)."""
+    return duration_text(value)  # type: ignore[arg-type]
+
+
+@register.filter
+def ago(moment: object) -> str:
+    """{{ a.last_seen_at|ago }}: "27 minutes ago" / "27分钟前"."""
+    return ago_text(moment)  # type: ignore[arg-type]
+
+
+@register.filter
+def role_label(code: str) -> str:
+    """A role's name in the reader's language ("rubric_author" → 评分标准作者); an unknown code stays as it is."""
+    try:
+        return str(ROLE_LABELS[Role(code)])
+    except ValueError:
+        return code
