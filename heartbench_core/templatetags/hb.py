@@ -1,5 +1,6 @@
 from django import template
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import pgettext_lazy
 
 from heartbench_core import taxonomy_display
 from heartbench_core.durations import ago_text, duration_text
@@ -7,6 +8,22 @@ from heartbench_core.lib.textdiff import char_diff_html
 from heartbench_core.people.labels import ROLE_LABELS
 from heartbench_core.roles import Role
 from heartbench_core.stat_reasons import reason_text
+
+_FIGURE = "a figure of an agreement report"
+# The report-wide figures by their stored names (heartbench_core.lib.agreement_report.ReportResult.figures).
+FIGURE_NAMES = {
+    "item_agreement_rate": pgettext_lazy(_FIGURE, "Item agreement rate"),
+    "item_agreement_ci95": pgettext_lazy(_FIGURE, "95% CI of the item agreement rate"),
+    "cohen_kappa": pgettext_lazy(_FIGURE, "Cohen's κ"),
+    "gwet_ac1": pgettext_lazy(_FIGURE, "Gwet's AC1"),
+    "judge_hit_rate": pgettext_lazy(_FIGURE, "Judge hit rate"),
+    "human_hit_rate": pgettext_lazy(_FIGURE, "Expert hit rate"),
+    "mcnemar_p": pgettext_lazy(_FIGURE, "McNemar exact p"),
+    "krippendorff_alpha": pgettext_lazy(_FIGURE, "Krippendorff's α"),
+    "fleiss_kappa": pgettext_lazy(_FIGURE, "Fleiss' κ"),
+    "pairwise_percent_agreement": pgettext_lazy(_FIGURE, "Pairwise percent agreement"),
+    "judge": pgettext_lazy(_FIGURE, "Judge"),
+}
 
 register = template.Library()
 
@@ -113,3 +130,9 @@ def role_label(code: str) -> str:
         return str(ROLE_LABELS[Role(code)])
     except ValueError:
         return code
+
+
+@register.filter
+def figure_name(key: str) -> str:
+    """A report figure's name in the reader's language ("cohen_kappa" → Cohen's κ); an unknown key stays as it is."""
+    return str(FIGURE_NAMES.get(key, key))
