@@ -25,13 +25,15 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from annotation.knowledge import selectors as knowledge_selectors
 from annotation.models import Case
 from heartbench_core.blindness import blind_scope
+from heartbench_core.change_sentences import change_sentences
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
-from heartbench_core.lib.textdiff import field_changes, word_diff_html
+from heartbench_core.lib.textdiff import word_diff_html
 from heartbench_core.models import CriterionLineage, Dataset, User
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.selectors import items_of
 from rubrics import feedback, selectors, services
+from rubrics.audit_text import AUDIT_VOCABULARY, reason_text
 from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
 
@@ -641,7 +643,8 @@ def audit_log(request: SignedInRequest) -> HttpResponseBase:
     query.pop("page", None)
     context = {
         "page": page,
-        "rows": [(e, shown_changes(e.before, e.after)) for e in page.object_list],
+        # Each change a sentence in the reader's language; the stored states stay as data (the CSV export has them as JSON).
+        "rows": [(e, reason_text(e.reason), change_sentences(e.before, e.after, AUDIT_VOCABULARY)) for e in page.object_list],
         "filters": filters,
         "filter_errors": filter_errors,
         "actions": AuditEntry.Action.choices,
@@ -650,30 +653,6 @@ def audit_log(request: SignedInRequest) -> HttpResponseBase:
     }
     template = "rubrics/partials/audit_table.html" if request.htmx else "rubrics/audit.html"
     return render(request, template, context, status=400 if filter_errors and not request.htmx else 200)
-
-
-class ShownChange(TypedDict):
-    """A changed field as a page shows it: "field: before → after", or a diff of old and new text."""
-
-    field: str
-    before: str
-    after: str
-    status: str
-    diff: SafeString | None
-
-
-def shown_changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[ShownChange]:
-    """The fields that differ between two stored states, with word diffs (per character in Chinese) of long text."""
-    return [
-        {
-            "field": c.field,
-            "before": c.before,
-            "after": c.after,
-            "status": c.status,
-            "diff": mark_safe(c.diff_html) if c.diff_html else None,  # escaped by textdiff
-        }
-        for c in field_changes(before, after)
-    ]
 
 
 class _Echo:

@@ -39,6 +39,7 @@ from validation.blindness import (
 from validation.exports import csv_lines, export_chunks
 from validation.formatting import report_csv_rows
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
+from validation.policy_text import policy_change_sentences, policy_field_label
 from validation.selectors import (
     QueueCounts,
     QueueEntry,
@@ -512,10 +513,11 @@ def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
     context = {
         "dataset": dataset,
         "policy": release_policy_of(dataset),
-        "history": policy_history(dataset),
+        "history": [(change, policy_change_sentences(change)) for change in policy_history(dataset)],
         "clears": ReleasePolicy.Clears.choices,
         "can_edit": has_role(request.user, Role.ADMIN),
-        "errors": errors,
+        # Each error under the field's label, not its stored name.
+        "errors": {(policy_field_label(field) if field != "__all__" else ""): msgs for field, msgs in errors.items()},
         "post": request.POST,
     }
     return render(request, "validation/release_policy.html", context, status=400 if errors else 200)

@@ -34,6 +34,7 @@ from annotation.models import (
     ResponseTally,
     UnclearCriterionReport,
 )
+from annotation.quality_text import gold_pause_text, pause_reason_text
 from annotation.services.assignment import (
     UnfilledSlot,
     _expert_states,
@@ -67,6 +68,31 @@ def alert_text(alert: AdminAlert) -> str:
     """The alert in the reader's language, from its kind and figures; the stored English message when they are missing."""
     d = alert.details or {}
     try:
+        if alert.kind == AdminAlert.Kind.GOLD_ACCURACY:
+            if not d:  # raised before the alert kept its figures: its message has the one form the platform writes
+                return pause_reason_text(alert.message)
+            return gold_pause_text(
+                expert=d["username"],
+                checks=d["checks"],
+                value=_pct(d["value"]),
+                agreed=d["agreed"],
+                compared=d["compared"],
+                threshold=_pct(d["threshold"]),
+            )
+        if alert.kind == AdminAlert.Kind.CALIBRATION_FAILED:
+            return _(
+                "%(expert)s scored %(value)s on calibration %(campaign)s (%(agreed)s of %(compared)s criteria agreed with gold; "
+                "pass mark %(threshold)s; attempt %(attempt)s of %(max_attempts)s)."
+            ) % {
+                "expert": d["username"],
+                "value": _pct(d["value"]),
+                "campaign": d["campaign"],
+                "agreed": d["agreed"],
+                "compared": d["compared"],
+                "threshold": _pct(d["threshold"]),
+                "attempt": d["attempt"],
+                "max_attempts": d["max_attempts"],
+            }
         if alert.kind == AdminAlert.Kind.EXPERT_DRIFT:
             return _(
                 "%(expert)s is drifting from gold: %(value)s on the last %(checks)s gold checks (%(agreed)s of %(compared)s criteria), "

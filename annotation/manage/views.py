@@ -87,7 +87,8 @@ def campaigns(request: SignedInRequest) -> HttpResponse:
         {
             "listing": listing,
             "statuses": Campaign.Status.choices,
-            "alerts": visible_alerts(request.user, selectors.open_alerts())[:5],
+            # Their text in the reader's language from their figures, not the English stored with them.
+            "alerts": alert_rows(visible_alerts(request.user, selectors.open_alerts())[:5]),
         },
     )
 
@@ -506,7 +507,7 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
         "form": form,
         "tier_form": tier_form,
         "qual_form": qual_form,
-        "alerts": AdminAlert.objects.filter(expert=user).order_by("-created_at")[:10],
+        "alerts": alert_rows(AdminAlert.objects.filter(expert=user).order_by("-created_at")[:10]),
         "hide_quality_of": own_quality_hidden(request.user),
     }
     bad = any(f.is_bound and f.errors for f in (form, tier_form, qual_form))

@@ -34,6 +34,7 @@ from annotation.models import (
     QualityPolicy,
     TierChange,
 )
+from annotation.quality_text import AUTO_PAUSE_PREFIX, AUTO_PAUSE_REASON
 from annotation.services.assignment import calibration_sitting, calibration_state, keyed_uniform, work_stopped
 from heartbench_core.lib.taxonomy import dimension_of, english_name
 from heartbench_core.models import User
@@ -195,6 +196,17 @@ def _maybe_finish_calibration(*, expert: User, campaign: Campaign, quality: Expe
             message=f"{expert.get_username()} scored {_pct(result.score)} on calibration {campaign.name} "
             f"({result.agreed} of {result.compared} criteria agreed with gold; pass mark {_pct(result.threshold)}; "
             f"attempt {result.attempt} of {state.max_attempts}).",
+            # The figures, so pages write the alert in the reader's language (needs_action_selectors.alert_text).
+            details={
+                "username": expert.get_username(),
+                "campaign": campaign.name,
+                "value": result.score,
+                "agreed": result.agreed,
+                "compared": result.compared,
+                "threshold": result.threshold,
+                "attempt": result.attempt,
+                "max_attempts": state.max_attempts,
+            },
         )
 
 
@@ -268,9 +280,13 @@ def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, pol
         and totals.score < policy.gold_pause_below
         and profile.availability == ExpertProfile.Availability.ACTIVE
     ):
-        reason = (
-            f"Paused automatically: accuracy on the last {len(recent)} quality checks was {_pct(totals.score)} "
-            f"({totals.agreed} of {totals.compared} criteria), below {_pct(policy.gold_pause_below)}."
+        # Stored in English, in the one form annotation.quality_text writes again in the reader's language.
+        reason = AUTO_PAUSE_REASON.format(
+            checks=len(recent),
+            value=_pct(totals.score),
+            agreed=totals.agreed,
+            compared=totals.compared,
+            threshold=_pct(policy.gold_pause_below),
         )
         ExpertProfile.objects.filter(pk=profile.pk).update(availability=ExpertProfile.Availability.PAUSED, availability_reason=reason)
         profile.availability = ExpertProfile.Availability.PAUSED
@@ -279,7 +295,15 @@ def _update_gold_accuracy(*, profile: ExpertProfile, quality: ExpertQuality, pol
             kind=AdminAlert.Kind.GOLD_ACCURACY,
             expert=profile.user,
             campaign_id=recent[0][1],
-            message=f"{profile.user.get_username()} was paused: {reason[len('Paused automatically: ') :]}",
+            message=f"{profile.user.get_username()} was paused: {reason[len(AUTO_PAUSE_PREFIX) :]}",
+            details={
+                "username": profile.user.get_username(),
+                "checks": len(recent),
+                "value": totals.score,
+                "agreed": totals.agreed,
+                "compared": totals.compared,
+                "threshold": policy.gold_pause_below,
+            },
         )
 
 

@@ -7,6 +7,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from annotation.services.workspace import COMMENT_MAX_CHARS, MAX_CURSOR, DraftEntry, criterion_error_key
 
@@ -70,20 +71,25 @@ class CorrectionReasonForm(forms.Form):
     reason = forms.CharField(
         max_length=COMMENT_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Why the submitted judgments should change. An admin accepts or refuses; both versions are kept.",
+        help_text=gettext_lazy("Why the submitted judgments should change. An admin accepts or refuses; both versions are kept."),
     )
 
 
 class DiscussionCommentForm(forms.Form):
-    body = forms.CharField(label="Comment", max_length=COMMENT_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3}))
+    body = forms.CharField(label=gettext_lazy("Comment"), max_length=COMMENT_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3}))
     criterion = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
 
 class DiscussionVoteForm(forms.Form):
     criterion = forms.IntegerField()
-    stance = forms.ChoiceField(choices=[("hit", "Hit"), ("miss", "Miss")])
+    stance = forms.ChoiceField(choices=[("hit", pgettext_lazy("verdict", "Hit")), ("miss", pgettext_lazy("verdict", "Miss"))])
 
 
 class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=[("accept", "Accept"), ("refuse", "Refuse")])
+    decision = forms.ChoiceField(
+        choices=[
+            ("accept", pgettext_lazy("verb: accept a correction request", "Accept")),
+            ("refuse", pgettext_lazy("verb: refuse a correction request", "Refuse")),
+        ]
+    )
     note = forms.CharField(required=False, max_length=COMMENT_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 2}))

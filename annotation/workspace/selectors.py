@@ -21,7 +21,7 @@ from django.http import Http404
 from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from annotation.models import (
     Assignment,
@@ -38,6 +38,7 @@ from annotation.models import (
     Skip,
     UnclearCriterionReport,
 )
+from annotation.quality_text import pause_reason_text
 from annotation.services import assignment as serving
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
 from annotation.services.workspace import JudgmentRow, discussion_cohort, discussion_open_for
@@ -652,11 +653,14 @@ def discussion(assignment: Assignment) -> Discussion:
         raise Http404(_("No such discussion."))
     judges = submitters[cohort]
     # Pseudonyms follow submission order within the cohort, so they are stable and reveal no username.
-    labels = {expert_id: f"Expert {i}" for i, expert_id in enumerate(judges, start=1)}
+    labels = {
+        expert_id: pgettext("pseudonym in a discussion", "Expert %(number)s") % {"number": i} for i, expert_id in enumerate(judges, start=1)
+    }
+    you, someone = pgettext("the reader, in a discussion", "You"), _("A participant")
     numbers = {r.criterion.pk: r.number for r in page.rows}
     comments = [
         DiscussionEntry(
-            author_label="You" if c.author_id == assignment.expert_id else labels.get(c.author_id, "A participant"),
+            author_label=you if c.author_id == assignment.expert_id else labels.get(c.author_id, someone),
             is_own=c.author_id == assignment.expert_id,
             criterion_number=numbers.get(c.criterion_id) if c.criterion_id is not None else None,
             body=c.body,
@@ -895,7 +899,7 @@ def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None
     # An expert without a profile yet is served with the defaults (serving creates it on the first pull).
     profile = ExpertProfile.objects.filter(user_id=expert.pk).first() or ExpertProfile(user=expert)
     if profile.availability == ExpertProfile.Availability.PAUSED:
-        why = profile.availability_reason.strip()
+        why = pause_reason_text(profile.availability_reason)
         text = _("Your work is paused by an admin: %(reason)s") % {"reason": why} if why else _("Your work is paused by an admin.")
         return reason("expert_paused", text + " " + _("They will contact you to resume it."))
     if profile.availability == ExpertProfile.Availability.AWAY:

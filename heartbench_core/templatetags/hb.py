@@ -1,9 +1,29 @@
 from django import template
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import pgettext_lazy
 
 from heartbench_core import taxonomy_display
+from heartbench_core.durations import ago_text, duration_text
 from heartbench_core.lib.textdiff import char_diff_html
+from heartbench_core.people.labels import ROLE_LABELS
+from heartbench_core.roles import Role
 from heartbench_core.stat_reasons import reason_text
+
+_FIGURE = "a figure of an agreement report"
+# The report-wide figures by their stored names (heartbench_core.lib.agreement_report.ReportResult.figures).
+FIGURE_NAMES = {
+    "item_agreement_rate": pgettext_lazy(_FIGURE, "Item agreement rate"),
+    "item_agreement_ci95": pgettext_lazy(_FIGURE, "95% CI of the item agreement rate"),
+    "cohen_kappa": pgettext_lazy(_FIGURE, "Cohen's κ"),
+    "gwet_ac1": pgettext_lazy(_FIGURE, "Gwet's AC1"),
+    "judge_hit_rate": pgettext_lazy(_FIGURE, "Judge hit rate"),
+    "human_hit_rate": pgettext_lazy(_FIGURE, "Expert hit rate"),
+    "mcnemar_p": pgettext_lazy(_FIGURE, "McNemar exact p"),
+    "krippendorff_alpha": pgettext_lazy(_FIGURE, "Krippendorff's α"),
+    "fleiss_kappa": pgettext_lazy(_FIGURE, "Fleiss' κ"),
+    "pairwise_percent_agreement": pgettext_lazy(_FIGURE, "Pairwise percent agreement"),
+    "judge": pgettext_lazy(_FIGURE, "Judge"),
+}
 
 register = template.Library()
 
@@ -89,3 +109,30 @@ def marked(segments: object) -> SafeString:
         text = conditional_escape(segment.text)
         parts.append(f"<mark>{text}</mark>" if segment.marked else str(text))
     return mark_safe("".join(parts))  # every piece escaped above
+
+
+@register.filter
+def duration(value: object) -> str:
+    """{{ campaign.reservation_timeout|duration }}: "2 hours" / "2小时", never "2:00:00" (heartbench_core.durations)."""
+    return duration_text(value)  # type: ignore[arg-type]
+
+
+@register.filter
+def ago(moment: object) -> str:
+    """{{ a.last_seen_at|ago }}: "27 minutes ago" / "27分钟前"."""
+    return ago_text(moment)  # type: ignore[arg-type]
+
+
+@register.filter
+def role_label(code: str) -> str:
+    """A role's name in the reader's language ("rubric_author" → 评分标准作者); an unknown code stays as it is."""
+    try:
+        return str(ROLE_LABELS[Role(code)])
+    except ValueError:
+        return code
+
+
+@register.filter
+def figure_name(key: str) -> str:
+    """A report figure's name in the reader's language ("cohen_kappa" → Cohen's κ); an unknown key stays as it is."""
+    return str(FIGURE_NAMES.get(key, key))

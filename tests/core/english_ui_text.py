@@ -18,6 +18,12 @@ on principle, not by a list of pages:
 
 What remains is a run of English words: a string some template or Python code shows without
 `{% translate %}`/`gettext`, or one whose catalogue entry is still missing.
+
+Some untranslated text has no English word in it, or only words the rules above leave out, so
+`raw_values_on_page` looks for those shapes on their own (`RAW_VALUE_SHAPES`): a Python timedelta
+("1 day, 0:00:00", "2:00:00"), a stored change shown as "field: before → after" (the field name
+inside `<code>` or not), a code with an underscore shown as text (a role, a field, a choice's value),
+and a space between a Chinese duration and 前 ("27 分钟 前").
 """
 
 from __future__ import annotations
@@ -187,4 +193,54 @@ def english_on_page(html: str, data: tuple[str, ...] = ()) -> list[str]:
     for text in visible_texts(html):
         for run in english_runs(text, data):
             found.setdefault(run, None)
+    return list(found)
+
+
+# Shapes of a stored value shown as it is stored; each a name and a pattern over the page's visible text.
+_IDENTIFIER = r"[a-z]+(?:[_.][a-z]+)*"
+RAW_VALUE_SHAPES: dict[str, re.Pattern[str]] = {
+    # in one text node
+    "a timedelta": re.compile(r"\b\d+ days?, \d{1,2}:\d\d:\d\d\b|^\d{1,2}:\d\d:\d\d(?:\.\d+)?$"),
+    "a code shown as text": re.compile(r"(?<![\w./@-])[a-z]+(?:_[a-z]+)+(?![\w./@-])"),
+    # in one block (a cell, a line, a paragraph), `<code>` included
+    "a raw change": re.compile(rf"^{_IDENTIFIER} ?: \S|(?:^|[\s(]){_IDENTIFIER} ?: [^:→]{{0,80}}? → "),
+    "a space before 前": re.compile(r"[\u4e00-\u9fff] 前"),
+}
+_IN_A_NODE = ("a timedelta", "a code shown as text")
+_BLOCKS = frozenset({"div", "p", "li", "td", "th", "tr", "h1", "h2", "h3", "h4", "section", "ul", "ol", "table", "dd", "dt", "br", "label"})
+
+
+class _Blocks(_VisibleText):
+    """The visible text block by block, `<code>` kept: a field name in `<code>` still makes a raw change."""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _BLOCKS:
+            self.texts.append("\n")
+        super().handle_starttag("span" if tag == "code" else tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _BLOCKS:
+            self.texts.append("\n")
+        super().handle_endtag("span" if tag == "code" else tag)
+
+
+def _without(text: str, data: tuple[str, ...]) -> str:
+    for value in data:
+        if value and value in text:
+            text = text.replace(value, " ")
+    return text
+
+
+def raw_values_on_page(html: str, data: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """Every (shape, text) of a stored value shown as it is stored, each once, in page order; the world's data left out."""
+    parser = _Blocks()
+    parser.feed(html)
+    parser.close()
+    blocks = [" ".join(b.split()) for b in "".join(t if t == "\n" else f" {t} " for t in parser.texts).split("\n")]
+    nodes = visible_texts(html)
+    found: dict[tuple[str, str], None] = {}
+    for name, pattern in RAW_VALUE_SHAPES.items():
+        for text in nodes if name in _IN_A_NODE else blocks:
+            for match in pattern.finditer(_without(text, data).strip()):
+                found.setdefault((name, match.group(0).strip()), None)
     return list(found)

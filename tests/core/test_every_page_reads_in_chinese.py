@@ -8,7 +8,13 @@ every link (the walk of tests/security/test_dual_role_crawl.py), the browser ask
 - on each HTML page the visible text and the attributes read out are searched for runs of
   English words (tests/core/english_ui_text.py says what is left out as data: `translate="no"`
   elements, the world's stored strings, codes, names of the field). A failure lists each run with
-  the pages it was found on, for the translation pass.
+  the pages it was found on, for the translation pass;
+- and for stored values shown as they are stored, which have no English word to find: a Python
+  timedelta, a "field: before → after" diff, a code with an underscore (a role, a field name), a
+  stray space before 前 (`raw_values_on_page`).
+
+The crawl goes as every role: each staff role alone, an expert alone, an expert holding every
+staff role, and a superuser.
 
 The world's campaigns are closed to its dual-role users (they rate in them, or in one sharing
 their responses), so the crawl also gets a blind test of its own to read, with an official and an
@@ -26,7 +32,7 @@ from django.db import models
 from django.test import Client
 
 from annotation.models import Campaign
-from tests.core.english_ui_text import english_on_page, english_runs, visible_texts
+from tests.core.english_ui_text import english_on_page, english_runs, raw_values_on_page, visible_texts
 from tests.security import test_dual_role_crawl as walk
 from tests.security.dual_role_world import ELSEWHERE, OPEN_MODEL, build_dual_role_world
 from tests.validation.builders import as_file, judge_vectors, judgment_lines
@@ -95,7 +101,29 @@ def test_the_detector_finds_english_interface_text_and_leaves_data_alone():
     assert english_runs("第 3 条 not translated yet 的") == ["not translated yet"]
 
 
-@pytest.mark.parametrize("combination", ["expert+all", "superuser"])
+def test_the_detector_finds_stored_values_shown_as_they_are_stored():
+    page = (
+        '<html lang="zh-hans"><body><td>2:00:00</td><td>1 day, 0:00:00</td>'
+        "<div><code>status</code>: <del>draft</del> → <ins>submitted</ins></div><div>threshold: 0.75</div>"
+        '<span class="tag">rubric_author</span><p>27 分钟 前</p>'
+        "<p>状态由“草稿”改为“已提交审核”。</p><p>修订 1 → 2</p><p>27分钟前 · 2小时30分钟</p><code>import_heartbench</code>"
+        '<p>Ms Data: 进行中 → 已暂停</p><td>ms_data_name</td><a href="/a_b/">链接</a></body></html>'
+    )
+    assert [shape for shape, _text in raw_values_on_page(page, data=("Ms Data", "ms_data_name"))] == [
+        "a timedelta",
+        "a timedelta",
+        "a code shown as text",
+        "a raw change",
+        "a raw change",
+        "a space before 前",
+    ]
+
+
+# The cast's users holding one role each, beside the world's dual-role users.
+SINGLE_ROLES = {"admin": "admin", "rubric author": "author", "senior reviewer": "reviewer", "expert": "expert"}
+
+
+@pytest.mark.parametrize("combination", ["expert+all", "superuser", *SINGLE_ROLES])
 def test_every_page_renders_in_chinese_and_shows_no_english_interface_text(combination, cast, monkeypatch):
     world = build_dual_role_world(cast, platform_runs=True)
     # A stored agreement report for every blind test with submitted work: the dashboard shows its figures, charts and alerts.
@@ -105,7 +133,7 @@ def test_every_page_renders_in_chinese_and_shows_no_english_interface_text(combi
     own = report_campaign(cast)
     create_agreement_report(campaign=own, judge="demo-judge")
     create_agreement_report(campaign=own, judge="demo-judge", resamples=20, seed=3, threshold=0.9, exclude_catastrophic=True)
-    user = world.users[combination]
+    user = getattr(cast, SINGLE_ROLES[combination]) if combination in SINGLE_ROLES else world.users[combination]
     clients: list[ChineseClient] = []
 
     def chinese_client() -> ChineseClient:
@@ -115,18 +143,25 @@ def test_every_page_renders_in_chinese_and_shows_no_english_interface_text(combi
     monkeypatch.setattr(walk, "Client", chinese_client)
     monkeypatch.setattr(walk, "_leaks", lambda text, world: [])  # blindness is test_dual_role_crawl's; here, language
     reached = walk._crawl(world, user)
-    assert "/validation/" in reached and "/rubrics/" in " ".join(reached)
     pages = {url: body for client in clients for url, body in client.pages.items()}
-    assert len(pages) > 20 and f"/validation/campaigns/{own.pk}/" in pages, sorted(pages)
+    if combination in ("expert+all", "superuser", "admin"):
+        assert "/validation/" in reached and "/rubrics/" in " ".join(reached)
+        assert len(pages) > 20 and f"/validation/campaigns/{own.pk}/" in pages, sorted(pages)
+    else:  # each role reached its own pages
+        assert len(pages) > 5, sorted(pages)
+        home = {"rubric author": "/rubrics/", "senior reviewer": "/validation/adjudication/", "expert": "/work/"}[combination]
+        assert home in pages, sorted(pages)
 
     not_chinese = [url for url, body in pages.items() if 'lang="zh-hans"' not in body]
     assert not not_chinese, not_chinese[:5]
-    assert sum("评测任务" in b or "评分项" in b for b in pages.values()) > len(pages) // 2
+    assert sum("评测任务" in b or "评分项" in b or "评分" in b for b in pages.values()) > len(pages) // 2
 
     data = (*stored_strings(), user.username)
     where: dict[str, list[str]] = defaultdict(list)
     for url, body in sorted(pages.items()):
         for run in english_on_page(body, data):
             where[run].append(url)
+        for shape, text in raw_values_on_page(body, data):
+            where[f"{shape}: {text}"].append(url)
     report = "\n".join(f"  {run!r} on {', '.join(urls[:3])}{' …' if len(urls) > 3 else ''}" for run, urls in sorted(where.items()))
-    assert not where, f"{len(where)} English interface strings on zh-Hans pages (as {combination}):\n{report}"
+    assert not where, f"{len(where)} English interface strings or raw values on zh-Hans pages (as {combination}):\n{report}"

@@ -1,4 +1,4 @@
-"""The audit log and the version comparison show changes as "field: before → after" and reworded text as a diff, never a dict."""
+"""The audit log says each change as a sentence (reworded text with a diff); the version comparison shows "field: before → after"; never a dict."""
 
 import dataclasses
 import re
@@ -24,11 +24,11 @@ def test_the_audit_log_shows_a_reworded_criterion_as_a_character_diff_and_fields
     # "AI识别出用户的疲惫、倦怠或无力感" → reworded, and its weight changed.
     edit(cast, criterion, text="AI识别出用户的疲惫或倦怠", weight=2, reason="narrower")
     page = client_for(cast.author).get("/rubrics/audit/").content.decode()
-    (cell,) = [c for c in cell_of_changes(page) if "<code>text</code>" in c]
+    (cell,) = [c for c in cell_of_changes(page) if 'data-field="text"' in c]
     # Per character: only "、" and "或无力感"/"或" differ, no space-separated words to find in Chinese.
     assert f"AI识别出用户的疲惫{DEL}、{INS}" not in cell
     assert f"{DEL}" in cell and f"{INS}" in cell and "AI识别出用户的疲惫" in cell
-    assert f"<code>weight</code>: {DEL}3</del> → {INS}2</ins>" in cell
+    assert "Criterion text changed:" in cell and "Weight changed from “+3” to “+2”." in cell
     assert "{&#x27;" not in page and "{'" not in page and "&#x27;text&#x27;:" not in page
 
 
@@ -37,7 +37,7 @@ def test_a_submission_reads_as_a_status_change(cast, client_for, criterion):
     services.submit_revision(revision=revision, user=cast.author)
     page = client_for(cast.author).get("/rubrics/audit/", {"action": "submitted"}).content.decode()
     (cell,) = cell_of_changes(page)
-    assert f"<code>status</code>: {DEL}draft</del> → {INS}submitted</ins>" in cell
+    assert "Status changed from “Draft” to “Submitted for review”." in cell and "→" not in cell
 
 
 def test_the_version_comparison_shows_the_reworded_text_as_a_diff_of_old_and_new(cast, client_for, version, criterion):
