@@ -1,6 +1,7 @@
 """REST API of the validation app: reports, golden labels, adjudication and the judgment import."""
 
 import builtins
+from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -20,7 +21,7 @@ from rest_framework.views import APIView
 from annotation.knowledge.api import CaseContentSerializer, CaseSerializer
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals, choice_param, enum_param, valid_query
-from heartbench_core.blindness import refuse_response
+from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
@@ -34,10 +35,12 @@ from validation.blindness import (
     refuse_reports,
     visible_entries,
 )
+from validation.gold_builder import BuilderFilters, candidate_list
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.selectors import QueueEntry, adjudication_units, judge_reasons, latest_release_gate, queue_counts, unit_discussion
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
+from validation.services.gold_builder import BuiltSet, create_set_from_settled_verdicts
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
@@ -1079,3 +1082,121 @@ class AlignmentView(APIView):
         if page.campaigns and page.campaigns[0].comparison_errors:
             raise ValidationError(page.campaigns[0].comparison_errors)
         return Response(DatasetAlignmentSerializer(page).data)
+
+
+# --- the gold-set builder -------------------------------------------------------------------------
+
+
+class CandidateQuerySerializer(serializers.Serializer):
+    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all(), help_text="The dataset version to build from.")
+    question_id = serializers.CharField(required=False, default="", allow_blank=True)
+    ability = serializers.CharField(required=False, default="", allow_blank=True, help_text="Items with a criterion of this ability.")
+    difficulty = serializers.ChoiceField(
+        choices=["hard", "normal", "unspecified"], required=False, allow_null=True, default=None, help_text="Any when absent."
+    )
+    model = serializers.CharField(required=False, default="", allow_blank=True)
+    free = serializers.BooleanField(required=False, default=False, help_text="Only responses no gold or calibration set holds.")
+    page = serializers.IntegerField(required=False, default=1, min_value=1)
+
+
+class HolderSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Campaign.Kind.choices, help_text="gold_set, calibration, or blind_test (a hidden gold check).")
+    name = serializers.CharField()
+
+
+class CandidateSerializer(serializers.Serializer):
+    response_id = serializers.IntegerField()
+    question_id = serializers.CharField()
+    difficulty = serializers.CharField()
+    abilities = serializers.ListField(child=serializers.CharField())
+    model = serializers.CharField()
+    excerpt = serializers.CharField()
+    free = serializers.BooleanField(help_text="No gold set, hidden gold check or calibration set holds it (nor its text).")
+    held_by = HolderSerializer(many=True)
+    criteria = serializers.IntegerField()
+    settled = serializers.IntegerField(help_text="Criteria with a verdict a closed blind test settled (unanimous or adjudicated).")
+    missing_positions = serializers.ListField(child=serializers.IntegerField(), help_text="1-based positions without one.")
+    pickable = serializers.BooleanField()
+
+
+class CandidatePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    results = CandidateSerializer(many=True)
+
+
+class GoldBuilderCandidatesView(APIView):
+    """The gold-set builder's list: a version's responses, each free or not, with its settled verdicts (admins)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(parameters=[CandidateQuerySerializer], responses=CandidatePageSerializer)
+    def get(self, request: Request) -> Response:
+        query = valid_query(CandidateQuerySerializer, request)
+        version = query["version"]
+        if blind_scope(request.user).hides_dataset(version.dataset_id):
+            raise PermissionDenied(CLOSED_RESPONSE)
+        difficulty = query["difficulty"]
+        filters = BuilderFilters(
+            question_id=query["question_id"],
+            ability=query["ability"],
+            difficulty=None if difficulty is None else ("" if difficulty == "unspecified" else difficulty),
+            model=query["model"],
+            free_only=query["free"],
+        )
+        listing = candidate_list(user=signed_in(request), version=version, filters=filters, page_number=query["page"])
+        assert listing.page is not None
+        return Response(
+            CandidatePageSerializer(
+                {
+                    "count": listing.page.paginator.count,
+                    "page": listing.page.number,
+                    "pages": listing.page.paginator.num_pages,
+                    "results": listing.rows,
+                }
+            ).data
+        )
+
+
+class GoldBuilderCreateSerializer(serializers.Serializer):
+    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all())
+    kind = serializers.ChoiceField(choices=[Campaign.Kind.GOLD_SET, Campaign.Kind.CALIBRATION])
+    name = serializers.CharField(max_length=200)
+    responses = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, help_text="ModelResponse ids, each free.")
+    pass_threshold = serializers.FloatField(default=0.8, min_value=0.01, max_value=1, help_text="Calibration sets only.")
+    max_attempts = serializers.IntegerField(default=2, min_value=1, max_value=20, help_text="Calibration sets only.")
+    cooldown_days = serializers.FloatField(default=1, min_value=0, help_text="Calibration sets only.")
+    sitting_size = serializers.IntegerField(default=None, allow_null=True, min_value=1, help_text="Calibration sets only; null: all.")
+
+
+class GoldBuilderOutcomeSerializer(serializers.Serializer):
+    campaign = serializers.IntegerField(source="campaign.pk")
+    name = serializers.CharField(source="campaign.name")
+    kind = serializers.CharField(source="campaign.kind")
+    responses = serializers.IntegerField()
+    items = serializers.IntegerField()
+
+
+class GoldBuilderCreateView(APIView):
+    """Create a gold set or calibration set from free responses and their settled verdicts (the page's service)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=GoldBuilderCreateSerializer, responses={201: GoldBuilderOutcomeSerializer})
+    def post(self, request: Request) -> Response:
+        data = GoldBuilderCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        spec = BuiltSet(
+            kind=d["kind"],
+            name=d["name"],
+            pass_threshold=d["pass_threshold"],
+            max_attempts=d["max_attempts"],
+            retake_cooldown=timedelta(days=d["cooldown_days"]),
+            sitting_size=d["sitting_size"],
+        )
+        outcome = create_set_from_settled_verdicts(
+            version=d["version"], response_ids=d["responses"], spec=spec, created_by=signed_in(request)
+        )
+        return Response(GoldBuilderOutcomeSerializer(outcome).data, status=status.HTTP_201_CREATED)

@@ -18,6 +18,8 @@ urlpatterns = [
     path(
         "campaigns/<int:campaign_id>/units/<int:entry_id>/<int:criterion_id>/case/", api.UnitCaseView.as_view(), name="validation-unit-case"
     ),
+    path("gold-builder/", api.GoldBuilderCreateView.as_view(), name="validation-gold-builder"),
+    path("gold-builder/candidates/", api.GoldBuilderCandidatesView.as_view(), name="validation-gold-builder-candidates"),
     path("judgments/import/", api.ImportJudgmentsView.as_view(), name="validation-import-judgments"),
     path("datasets/<name:name>/release-policy/", api.ReleasePolicyView.as_view(), name="validation-release-policy"),
     path("datasets/<name:name>/alignment/", api.AlignmentView.as_view(), name="validation-alignment"),

@@ -7,6 +7,7 @@ app_name = "validation"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("gold-builder/", views.gold_builder, name="gold-builder"),
     path("adjudication/", views.adjudication_index, name="adjudication-index"),
     path("campaigns/<int:campaign_id>/", views.dashboard, name="dashboard"),
     path("campaigns/<int:campaign_id>/reports/<int:report_id>/", views.dashboard, name="report"),

@@ -38,6 +38,8 @@ from validation.blindness import (
 )
 from validation.exports import csv_lines, export_chunks
 from validation.formatting import report_csv_rows
+from validation.forms import BuilderFilterForm, GoldBuilderForm
+from validation.gold_builder import builder_versions, candidate_list
 from validation.models import Adjudication, AgreementReport, ReleasePolicy
 from validation.selectors import (
     QueueCounts,
@@ -53,6 +55,7 @@ from validation.selectors import (
 )
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
+from validation.services.gold_builder import create_set_from_settled_verdicts
 from validation.services.golden import adjudicate
 from validation.services.queue_summary import head_entries, queue_summary
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
@@ -565,3 +568,44 @@ def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRo
             }
         )
     return out
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*ADMIN)
+def gold_builder(request: SignedInRequest) -> HttpResponse:
+    """Build a gold set or calibration set from free responses and the verdicts closed blind tests settled (admins)."""
+    versions = builder_versions(request.user)
+    version = versions.filter(pk=request.GET.get("version") or request.POST.get("version") or 0).first() or versions.first()
+    filter_form = BuilderFilterForm(request.GET)
+    form = GoldBuilderForm(request.POST or None)
+    # The posted version is looked up among all: the service refuses one the admin is blind to, saying why.
+    target = DatasetVersion.objects.filter(pk=request.POST.get("version") or 0).first() or version
+    if request.method == "POST" and form.is_valid() and target is None:
+        form.add_error(None, _("There is no dataset version to build from."))
+    if request.method == "POST" and form.is_valid() and target is not None:
+        try:
+            outcome = create_set_from_settled_verdicts(
+                version=target, response_ids=form.cleaned_data["responses"], spec=form.spec(), created_by=request.user
+            )
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
+            return redirect("annotation:campaign", outcome.campaign.pk)
+    listing = candidate_list(user=request.user, version=version, filters=filter_form.filters(), page_number=request.GET.get("page"))
+    # Ticks survive a change of filter or page: the list's requests carry them (hx-include), and so does a refused POST.
+    ticked = request.POST.getlist("responses") if request.method == "POST" else request.GET.getlist("responses")
+    picked = {int(v) for v in ticked if v.isdigit()}
+    query = urlencode([(k, v) for k in ("version", *BuilderFilterForm.base_fields) for v in request.GET.getlist(k) if v])
+    context = {
+        "versions": versions,
+        "version": version,
+        "filter_form": filter_form,
+        "form": form,
+        "listing": listing,
+        "picked": picked,
+        "query": query,
+        "picked_elsewhere": sorted(picked - {row.response_id for row in listing.rows}),
+    }
+    template = "validation/partials/gold_builder_list.html" if request.htmx and request.method == "GET" else "validation/gold_builder.html"
+    return render(request, template, context, status=400 if form.errors else 200)

@@ -1,0 +1,146 @@
+"""The gold-set builder's list: the responses of imported models on a version, each with whether it is free and its settled verdicts.
+
+One read model, rendered by the page and serialised by the API. The viewer's blind scope applies:
+a dataset an open campaign of theirs is on lists nothing (and is not offered).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
+
+from annotation.services.campaigns import labelled_holders
+from heartbench_core.blindness import blind_scope, record_exposures
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+from validation.services.gold_builder import settled_verdicts
+
+PER_PAGE = 50
+EXCERPT = 240
+
+
+@dataclass(frozen=True)
+class BuilderFilters:
+    question_id: str = ""
+    ability: str = ""
+    difficulty: str | None = None  # None: any; "" is the "unspecified" difficulty
+    model: str = ""
+    free_only: bool = False
+
+
+@dataclass(frozen=True)
+class Holder:
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class CandidateRow:
+    """One response as the builder lists it."""
+
+    response_id: int
+    question_id: str
+    difficulty: str
+    abilities: list[str]
+    model: str
+    excerpt: str
+    held_by: list[Holder]
+    criteria: int
+    missing_positions: list[int]  # 1-based positions of criteria without a settled verdict
+
+    @property
+    def free(self) -> bool:
+        return not self.held_by
+
+    @property
+    def settled(self) -> int:
+        return self.criteria - len(self.missing_positions)
+
+    @property
+    def pickable(self) -> bool:
+        return self.free and not self.missing_positions
+
+
+@dataclass
+class CandidateList:
+    version: DatasetVersion | None
+    page: Page | None
+    rows: list[CandidateRow] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    abilities: list[str] = field(default_factory=list)
+
+
+def builder_versions(user: User) -> QuerySet[DatasetVersion]:
+    """Versions the viewer may build from: every version of a dataset their blind scope leaves open."""
+    visible = blind_scope(user).visible_on_datasets(Dataset.objects.all(), "pk")
+    return DatasetVersion.objects.filter(dataset__in=visible).select_related("dataset").order_by("dataset__name", "-created_at")
+
+
+def candidate_list(
+    *, user: User, version: DatasetVersion | None, filters: BuilderFilters, page_number: str | int | None = 1
+) -> CandidateList:
+    """The version's responses matching the filters, a page at a time, with holders and verdict coverage (a fixed number of queries)."""
+    scope = blind_scope(user)
+    if version is None or scope.hides_dataset(version.dataset_id):
+        return CandidateList(version=None, page=None)
+    items = Item.objects.filter(version=version)
+    if filters.question_id:
+        items = items.filter(question_id=filters.question_id)
+    if filters.difficulty is not None:
+        items = items.filter(difficulty=filters.difficulty)
+    if filters.ability:
+        items = items.filter(criteria__ability=filters.ability)
+    responses = scope.visible_responses(
+        ModelResponse.objects.filter(dataset_id=version.dataset_id, question_id__in=items.values("question_id"))
+    ).select_related("model")
+    if filters.model:
+        responses = responses.filter(model__name=filters.model)
+    if filters.free_only:
+        held = labelled_holders(list(responses.values_list("pk", flat=True)), dataset_id=version.dataset_id)
+        responses = responses.exclude(pk__in=list(held))
+    page = Paginator(responses.order_by("question_id", "model__name", "pk"), PER_PAGE).get_page(page_number)
+    shown: list[ModelResponse] = list(page.object_list)
+    ids = [r.pk for r in shown]
+    item_of = {
+        qid: (pk, difficulty)
+        for pk, qid, difficulty in version.items.filter(question_id__in={r.question_id for r in shown}).values_list(
+            "pk", "question_id", "difficulty"
+        )
+    }
+    criteria: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for item_id, position, pk, ability in (
+        Criterion.objects.filter(item_id__in=[pk for pk, _d in item_of.values()])
+        .order_by("position")
+        .values_list("item_id", "position", "pk", "ability")
+    ):
+        criteria[item_id].append((position, pk, ability))
+    held_by = labelled_holders(ids, dataset_id=version.dataset_id)
+    verdicts = settled_verdicts(version=version, response_ids=ids)
+    rows = []
+    for r in shown:
+        item_id, difficulty = item_of[r.question_id]
+        mine = verdicts.get(r.pk, {})
+        rows.append(
+            CandidateRow(
+                response_id=r.pk,
+                question_id=r.question_id,
+                difficulty=difficulty,
+                abilities=sorted({a for _p, _c, a in criteria[item_id]}),
+                model=r.model.name,
+                excerpt=r.text[:EXCERPT],
+                held_by=[Holder(kind, name) for kind, name in held_by.get(r.pk, [])],
+                criteria=len(criteria[item_id]),
+                missing_positions=[p + 1 for p, c, _a in criteria[item_id] if c not in mine],
+            )
+        )
+    # A staff view showing responses with their model and settled verdicts: none of them may reach this user blind.
+    record_exposures(user=user, response_ids=ids, via="gold_builder")
+    return CandidateList(
+        version=version,
+        page=page,
+        rows=rows,
+        models=sorted(LanguageModel.objects.filter(responses__dataset_id=version.dataset_id).distinct().values_list("name", flat=True)),
+        abilities=sorted(set(Criterion.objects.filter(item__version=version).values_list("ability", flat=True))),
+    )
