@@ -268,6 +268,7 @@ SPECTACULAR_SETTINGS = {
         "RunQuestionStatusEnum": "heartbench_core.models.RunQuestion.Status",
         "RunDifficultyEnum": "heartbench_core.services.runs.DIFFICULTIES",
         "ApiTokenStateEnum": "heartbench_core.models.ApiToken.State",
+        "BuiltSetKindEnum": "validation.api.SET_KINDS",
     },
 }
 

@@ -63,8 +63,12 @@ class BuilderFilterForm(forms.Form):
         )
 
 
+SETTLED = "settled"
+REVIEWERS_WRITE = "reviewers"
+
+
 class GoldBuilderForm(forms.Form):
-    """What the builder creates from the ticked responses."""
+    """What the builder creates from the ticked responses, and where their verdicts come from."""
 
     responses = ResponseIdsField(label=_("Chosen responses"), error_messages={"required": _("tick at least one free response")})
     kind = forms.ChoiceField(
@@ -72,11 +76,24 @@ class GoldBuilderForm(forms.Form):
         choices=[(Campaign.Kind.GOLD_SET, _("a gold set")), (Campaign.Kind.CALIBRATION, _("a calibration set"))],
         initial=Campaign.Kind.GOLD_SET,
     )
+    source = forms.ChoiceField(
+        label=_("Verdicts"),
+        choices=[
+            (SETTLED, _("settled in closed blind tests (unanimous or adjudicated)")),
+            (REVIEWERS_WRITE, _("written by senior reviewers on a draft")),
+        ],
+        initial=SETTLED,
+        required=False,
+        widget=forms.RadioSelect,
+    )
     name = forms.CharField(max_length=200, label=_("Name"))
     pass_threshold = forms.FloatField(initial=0.8, min_value=0.01, max_value=1, label=_("Pass threshold"))
     max_attempts = forms.IntegerField(initial=2, min_value=1, max_value=20, label=_("Attempts allowed"))
     cooldown_days = forms.FloatField(initial=1, min_value=0, label=_("Retake cooldown (days)"))
     sitting_size = forms.IntegerField(required=False, min_value=1, label=_("Responses per attempt"))
+
+    def clean_source(self) -> str:
+        return self.cleaned_data.get("source") or SETTLED
 
     def spec(self) -> BuiltSet:
         d = self.cleaned_data

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from annotation.services.campaigns import labelled_holders
-from heartbench_core.blindness import blind_scope, record_exposures
+from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, record_exposures
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+from validation.models import GoldDraft
 from validation.services.gold_builder import settled_verdicts
 
 PER_PAGE = 50
@@ -144,3 +147,101 @@ def candidate_list(
         models=sorted(LanguageModel.objects.filter(responses__dataset_id=version.dataset_id).distinct().values_list("name", flat=True)),
         abilities=sorted(set(Criterion.objects.filter(item__version=version).values_list("ability", flat=True))),
     )
+
+
+# --- drafts whose verdicts senior reviewers write --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DraftLine:
+    """A draft with how far its verdicts are written."""
+
+    draft: GoldDraft
+    responses: int
+    needed: int  # criteria over all its responses
+    written: int
+
+
+def open_drafts(user: User) -> list[DraftLine]:
+    """Drafts not yet finalised, on datasets the viewer's blind scope leaves open (a fixed number of queries)."""
+    drafts = list(
+        blind_scope(user)
+        .visible_on_datasets(GoldDraft.objects.filter(campaign__isnull=True), "version__dataset_id")
+        .select_related("version__dataset")
+        .annotate(n_responses=Count("responses", distinct=True), n_written=Count("verdicts", distinct=True))
+    )
+    through = GoldDraft.responses.through.objects.filter(golddraft_id__in=[d.pk for d in drafts])
+    questions = list(through.values_list("golddraft_id", "golddraft__version_id", "modelresponse__question_id"))
+    sizes = {
+        (version, question): n
+        for version, question, n in Item.objects.filter(
+            version_id__in={v for _d, v, _q in questions}, question_id__in={q for _d, _v, q in questions}
+        )
+        .annotate(n=Count("criteria"))
+        .values_list("version_id", "question_id", "n")
+    }
+    needed: dict[int, int] = defaultdict(int)
+    for draft_id, version, question in questions:
+        needed[draft_id] += sizes.get((version, question), 0)
+    return [DraftLine(d, d.n_responses, needed[d.pk], d.n_written) for d in drafts]
+
+
+@dataclass
+class CriterionSheet:
+    pk: int
+    position: int
+    ability: str
+    weight: int | None
+    text: str
+    hit: bool | None
+    explanation: str
+
+
+@dataclass
+class ResponseSheet:
+    """One response of a draft as senior reviewers write its verdicts: no model name."""
+
+    response_id: int
+    number: int
+    question_id: str
+    dialogue: list
+    text: str
+    criteria: list[CriterionSheet]
+
+    @property
+    def written(self) -> int:
+        return sum(c.hit is not None for c in self.criteria)
+
+
+def draft_sheets(*, draft: GoldDraft, user: User, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
+    """Every response of the draft with its criteria and the verdicts written so far (or, for `posted`, what was just typed)."""
+    if blind_scope(user).hides_dataset(draft.version.dataset_id):
+        raise PermissionDenied(CLOSED_RESPONSE)
+    responses = list(draft.responses.order_by("question_id", "pk").values_list("pk", "question_id", "text"))
+    items = {
+        qid: (pk, dialogue)
+        for pk, qid, dialogue in draft.version.items.filter(question_id__in={q for _r, q, _t in responses}).values_list(
+            "pk", "question_id", "dialogue"
+        )
+    }
+    criteria: dict[int, list[tuple[int, int, str, int | None, str]]] = defaultdict(list)
+    for item_id, pk, position, ability, weight, text in (
+        Criterion.objects.filter(item_id__in=[pk for pk, _d in items.values()])
+        .order_by("position")
+        .values_list("item_id", "pk", "position", "ability", "weight", "text")
+    ):
+        criteria[item_id].append((pk, position, ability, weight, text))
+    written = {(r, c): (hit, expl) for r, c, hit, expl in draft.verdicts.values_list("response_id", "criterion_id", "hit", "explanation")}
+    sheets = []
+    for number, (pk, qid, text) in enumerate(responses, start=1):
+        item_id, dialogue = items.get(qid, (0, []))
+        lines = []
+        for cpk, position, ability, weight, ctext in criteria[item_id]:
+            hit, explanation = written.get((pk, cpk), (None, ""))
+            if posted is not None and posted[0] == pk:
+                typed = posted[1].get(f"hit_{cpk}")
+                hit = True if typed == "1" else False if typed == "0" else hit
+                explanation = posted[1].get(f"explanation_{cpk}", explanation)
+            lines.append(CriterionSheet(cpk, position, ability, weight, ctext, hit, explanation))
+        sheets.append(ResponseSheet(pk, number, qid, dialogue, text, lines))
+    return sheets

@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
 from annotation.services.campaigns import CampaignOutcome, GoldRow, create_calibration, create_gold_set, labelled_holders
 from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, record_exposures
 from heartbench_core.models import Criterion, DatasetVersion, ModelResponse, User
-from validation.models import GoldenLabel
+from heartbench_core.roles import Role, has_role
+from validation.models import GoldDraft, GoldDraftVerdict, GoldenLabel
 
 SETTLED = (GoldenLabel.Provenance.UNANIMOUS, GoldenLabel.Provenance.ADJUDICATED)
 
@@ -75,17 +77,19 @@ class BuiltSet:
     sitting_size: int | None = None
 
 
-def create_set_from_settled_verdicts(
-    *, version: DatasetVersion, response_ids: list[int], spec: BuiltSet, created_by: User
-) -> CampaignOutcome:
-    """Create a gold set or calibration set of free picked responses, each criterion labelled with its settled verdict.
+@dataclass(frozen=True)
+class _Pick:
+    response: int
+    label: str  # question_id/model, to name it in an error
+    item: int
+    criteria: list[tuple[int, int]]  # (position, criterion) in rubric order
 
-    Refused, naming the question and model, while a pick is not free or a criterion of it has no
-    settled verdict; refused whole for an admin blind to the version's dataset.
-    """
+
+def _free_picks(*, version: DatasetVersion, response_ids: list[int], spec: BuiltSet, user: User) -> list[_Pick]:
+    """The picked responses with their items and criteria; refused unless every pick is free and on the version."""
     if spec.kind not in (Campaign.Kind.GOLD_SET, Campaign.Kind.CALIBRATION):
         raise ValidationError({"kind": _("must be a gold set or a calibration set")})
-    if blind_scope(created_by).hides_dataset(version.dataset_id):
+    if blind_scope(user).hides_dataset(version.dataset_id):
         raise PermissionDenied(CLOSED_RESPONSE)
     ids = sorted(set(response_ids))
     if not ids:
@@ -106,47 +110,159 @@ def create_set_from_settled_verdicts(
     ):
         criteria[item_id].append((position, pk))
     held = labelled_holders(ids, dataset_id=version.dataset_id)
-    verdicts = settled_verdicts(version=version, response_ids=ids)
     problems: list[str] = []
-    rows: list[GoldRow] = []
+    out: list[_Pick] = []
     for pk in ids:
         qid, model = picked[pk]
         where = f"{qid}/{model}"
         if qid not in items:
             problems.append(_("%(response)s: the question is not in %(version)s") % {"response": where, "version": version})
-            continue
-        if pk in held:
+        elif pk in held:
             names = ", ".join(name for _kind, name in held[pk])
             problems.append(_("%(response)s is not free: %(sets)s holds it") % {"response": where, "sets": names})
-            continue
-        mine = verdicts.get(pk, {})
-        missing = [position for position, criterion in criteria[items[qid]] if criterion not in mine]
-        if missing:
-            problems.append(
-                _("%(response)s has no settled verdict on criteria %(positions)s")
-                % {"response": where, "positions": ", ".join(f"#{p + 1}" for p in missing)}
-            )
-            continue
-        rows.append(
-            (pk, items[qid], [(c, mine[c].hit, mine[c].explanation) for _p, c in criteria[items[qid]]]),
-        )
+        else:
+            out.append(_Pick(response=pk, label=where, item=items[qid], criteria=criteria[items[qid]]))
     if problems:
         raise ValidationError({"responses": problems})
+    return out
+
+
+def _rows(picks: list[_Pick], verdicts: dict[int, dict[int, tuple[bool, str]]], missing_message: str) -> list[GoldRow]:
+    """Gold rows of the picks, each criterion with its verdict; refused, naming every criterion without one."""
+    problems: list[str] = []
+    rows: list[GoldRow] = []
+    for pick in picks:
+        mine = verdicts.get(pick.response, {})
+        missing = [position for position, criterion in pick.criteria if criterion not in mine]
+        if missing:
+            problems.append(missing_message % {"response": pick.label, "positions": ", ".join(f"#{p + 1}" for p in missing)})
+        else:
+            rows.append((pick.response, pick.item, [(c, *mine[c]) for _p, c in pick.criteria]))
+    if problems:
+        raise ValidationError({"responses": problems})
+    return rows
+
+
+def _create(*, version: DatasetVersion, rows: list[GoldRow], spec: BuiltSet, created_by: User) -> CampaignOutcome:
+    """Write the set through the services a file goes through."""
     dataset, label = version.dataset.name, version.label
     if spec.kind == Campaign.Kind.GOLD_SET:
-        outcome = create_gold_set(name=spec.name, dataset_name=dataset, version_label=label, labels=rows, created_by=created_by)
-    else:
-        outcome = create_calibration(
-            name=spec.name,
-            dataset_name=dataset,
-            version_label=label,
-            labels=rows,
+        return create_gold_set(name=spec.name, dataset_name=dataset, version_label=label, labels=rows, created_by=created_by)
+    outcome = create_calibration(
+        name=spec.name,
+        dataset_name=dataset,
+        version_label=label,
+        labels=rows,
+        pass_threshold=spec.pass_threshold,
+        max_attempts=spec.max_attempts,
+        retake_cooldown=spec.retake_cooldown,
+        sitting_size=spec.sitting_size,
+        created_by=created_by,
+    )
+    # The builder showed the admin these responses' verdicts: none of them may reach the admin blind.
+    record_exposures(user=created_by, response_ids=[r[0] for r in rows], via="calibration_builder")
+    return outcome
+
+
+def create_set_from_settled_verdicts(
+    *, version: DatasetVersion, response_ids: list[int], spec: BuiltSet, created_by: User
+) -> CampaignOutcome:
+    """Create a gold set or calibration set of free picked responses, each criterion labelled with its settled verdict.
+
+    Refused, naming the question and model, while a pick is not free or a criterion of it has no
+    settled verdict; refused whole for an admin blind to the version's dataset.
+    """
+    picks = _free_picks(version=version, response_ids=response_ids, spec=spec, user=created_by)
+    settled = settled_verdicts(version=version, response_ids=[p.response for p in picks])
+    verdicts = {r: {c: (v.hit, v.explanation) for c, v in by.items()} for r, by in settled.items()}
+    rows = _rows(picks, verdicts, _("%(response)s has no settled verdict on criteria %(positions)s"))
+    return _create(version=version, rows=rows, spec=spec, created_by=created_by)
+
+
+# --- drafts whose verdicts senior reviewers write --------------------------------------------------
+
+
+def start_gold_draft(*, version: DatasetVersion, response_ids: list[int], spec: BuiltSet, created_by: User) -> GoldDraft:
+    """A draft of free picked responses, for senior reviewers to write every criterion's verdict and explanation."""
+    picks = _free_picks(version=version, response_ids=response_ids, spec=spec, user=created_by)
+    name = (spec.name or "").strip()
+    if not name:
+        raise ValidationError({"name": _("a gold set needs a name")})
+    if Campaign.objects.filter(name=name).exists() or GoldDraft.objects.filter(name=name, campaign__isnull=True).exists():
+        raise ValidationError({"name": _("a campaign named %(name)r already exists") % {"name": name}})
+    with transaction.atomic():
+        draft = GoldDraft.objects.create(
+            name=name,
+            kind=spec.kind,
+            version=version,
             pass_threshold=spec.pass_threshold,
             max_attempts=spec.max_attempts,
             retake_cooldown=spec.retake_cooldown,
             sitting_size=spec.sitting_size,
             created_by=created_by,
         )
-        # The builder showed the admin these responses' verdicts: none of them may reach the admin blind.
-        record_exposures(user=created_by, response_ids=ids, via="calibration_builder")
+        draft.responses.set([p.response for p in picks])
+    return draft
+
+
+def _refuse_draft_viewer(draft: GoldDraft, user: User) -> None:
+    if not has_role(user, Role.SENIOR_REVIEWER, Role.ADMIN):
+        raise PermissionDenied(_("Only a senior reviewer or an admin writes the verdicts of a gold set."))
+    if blind_scope(user).hides_dataset(draft.version.dataset_id):
+        raise PermissionDenied(CLOSED_RESPONSE)
+
+
+def write_draft_verdicts(*, draft: GoldDraft, response_id: int, verdicts: list[tuple[int, bool, str]], by: User) -> int:
+    """Save a senior reviewer's verdicts (criterion, hit, explanation) on one response of an open draft; returns how many."""
+    _refuse_draft_viewer(draft, by)
+    if draft.campaign_id is not None:
+        raise ValidationError({"draft": _("this draft is finalised: its verdicts no longer change")})
+    if not draft.responses.filter(pk=response_id).exists():
+        raise ValidationError({"response": _("response %(id)d is not in this draft") % {"id": response_id}})
+    question = ModelResponse.objects.values_list("question_id", flat=True).get(pk=response_id)
+    criteria = set(Criterion.objects.filter(item__version=draft.version, item__question_id=question).values_list("pk", flat=True))
+    errors: dict[str, str] = {}
+    for criterion, _hit, explanation in verdicts:
+        if criterion not in criteria:
+            errors[f"criterion_{criterion}"] = _("not a criterion of %(question)s") % {"question": question}
+        elif not (explanation or "").strip():
+            errors[f"explanation_{criterion}"] = _("write the explanation experts read when they miss this criterion")
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        for criterion, hit, explanation in verdicts:
+            GoldDraftVerdict.objects.update_or_create(
+                draft=draft,
+                response_id=response_id,
+                criterion_id=criterion,
+                defaults={"hit": hit, "explanation": explanation.strip(), "written_by": by},
+            )
+        # Whoever writes a gold verdict knows it: the response may never reach them blind.
+        record_exposures(user=by, response_ids=[response_id], via="gold_draft")
+    return len(verdicts)
+
+
+def finalise_gold_draft(*, draft: GoldDraft, by: User) -> CampaignOutcome:
+    """Create the draft's gold set or calibration set once every criterion of every response has a written verdict."""
+    if not has_role(by, Role.ADMIN):
+        raise PermissionDenied(_("Only an admin finalises a gold set."))
+    if draft.campaign_id is not None:
+        raise ValidationError({"draft": _("this draft is finalised already")})
+    spec = BuiltSet(
+        kind=draft.kind,
+        name=draft.name,
+        pass_threshold=draft.pass_threshold,
+        max_attempts=draft.max_attempts,
+        retake_cooldown=draft.retake_cooldown,
+        sitting_size=draft.sitting_size,
+    )
+    picks = _free_picks(version=draft.version, response_ids=list(draft.responses.values_list("pk", flat=True)), spec=spec, user=by)
+    written: dict[int, dict[int, tuple[bool, str]]] = defaultdict(dict)
+    for response, criterion, hit, explanation in draft.verdicts.values_list("response_id", "criterion_id", "hit", "explanation"):
+        written[response][criterion] = (hit, explanation)
+    rows = _rows(picks, written, _("%(response)s has no written verdict on criteria %(positions)s"))
+    with transaction.atomic():
+        outcome = _create(version=draft.version, rows=rows, spec=spec, created_by=by)
+        draft.campaign = outcome.campaign
+        draft.save(update_fields=["campaign"])
     return outcome
