@@ -232,6 +232,8 @@ def draft_sheets(*, draft: GoldDraft, user: User, posted: tuple[int, Any] | None
     ):
         criteria[item_id].append((pk, position, ability, weight, text))
     written = {(r, c): (hit, expl) for r, c, hit, expl in draft.verdicts.values_list("response_id", "criterion_id", "hit", "explanation")}
+    # The page shows these responses as gold to be: none of them may reach this viewer blind.
+    record_exposures(user=user, response_ids=[pk for pk, _q, _t in responses], via="gold_draft")
     sheets = []
     for number, (pk, qid, text) in enumerate(responses, start=1):
         item_id, dialogue = items.get(qid, (0, []))
