@@ -269,6 +269,7 @@ SPECTACULAR_SETTINGS = {
         "RunDifficultyEnum": "heartbench_core.services.runs.DIFFICULTIES",
         "ApiTokenStateEnum": "heartbench_core.models.ApiToken.State",
         "SkipReasonEnum": "annotation.models.Skip.Reason",
+        "BuiltSetKindEnum": "validation.api.SET_KINDS",
     },
 }
 

@@ -1,6 +1,7 @@
 """REST API of the validation app: reports, golden labels, adjudication and the judgment import."""
 
 import builtins
+from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -21,7 +22,7 @@ from annotation.knowledge.api import CaseContentSerializer, CaseSerializer
 from annotation.models import Campaign, CampaignResponse, Judgment
 from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals, choice_param, enum_param, valid_query
 from heartbench_core.api_changes import RefusesUnknownFields
-from heartbench_core.blindness import refuse_response
+from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
@@ -35,10 +36,18 @@ from validation.blindness import (
     refuse_reports,
     visible_entries,
 )
-from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
+from validation.gold_builder import BuilderFilters, candidate_list, draft_sheets
+from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldDraft, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.selectors import QueueEntry, adjudication_units, judge_reasons, latest_release_gate, queue_counts, unit_discussion
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
+from validation.services.gold_builder import (
+    BuiltSet,
+    create_set_from_settled_verdicts,
+    finalise_gold_draft,
+    start_gold_draft,
+    write_draft_verdicts,
+)
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
@@ -1080,3 +1089,236 @@ class AlignmentView(APIView):
         if page.campaigns and page.campaigns[0].comparison_errors:
             raise ValidationError(page.campaigns[0].comparison_errors)
         return Response(DatasetAlignmentSerializer(page).data)
+
+
+# --- the gold-set builder -------------------------------------------------------------------------
+
+
+class CandidateQuerySerializer(serializers.Serializer):
+    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all(), help_text="The dataset version to build from.")
+    question_id = serializers.CharField(required=False, default="", allow_blank=True)
+    ability = serializers.CharField(required=False, default="", allow_blank=True, help_text="Items with a criterion of this ability.")
+    difficulty = serializers.ChoiceField(
+        choices=["hard", "normal", "unspecified"], required=False, allow_null=True, default=None, help_text="Any when absent."
+    )
+    model = serializers.CharField(required=False, default="", allow_blank=True)
+    free = serializers.BooleanField(required=False, default=False, help_text="Only responses no gold or calibration set holds.")
+    page = serializers.IntegerField(required=False, default=1, min_value=1)
+
+
+class HolderSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Campaign.Kind.choices, help_text="gold_set, calibration, or blind_test (a hidden gold check).")
+    name = serializers.CharField()
+
+
+class CandidateSerializer(serializers.Serializer):
+    response_id = serializers.IntegerField()
+    question_id = serializers.CharField()
+    difficulty = serializers.CharField()
+    abilities = serializers.ListField(child=serializers.CharField())
+    model = serializers.CharField()
+    excerpt = serializers.CharField()
+    free = serializers.BooleanField(help_text="No gold set, hidden gold check or calibration set holds it (nor its text).")
+    held_by = HolderSerializer(many=True)
+    criteria = serializers.IntegerField()
+    settled = serializers.IntegerField(help_text="Criteria with a verdict a closed blind test settled (unanimous or adjudicated).")
+    missing_positions = serializers.ListField(child=serializers.IntegerField(), help_text="1-based positions without one.")
+    pickable = serializers.BooleanField()
+
+
+class CandidatePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    results = CandidateSerializer(many=True)
+
+
+class GoldBuilderCandidatesView(APIView):
+    """The gold-set builder's list: a version's responses, each free or not, with its settled verdicts (admins)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(parameters=[CandidateQuerySerializer], responses=CandidatePageSerializer)
+    def get(self, request: Request) -> Response:
+        query = valid_query(CandidateQuerySerializer, request)
+        version = query["version"]
+        if blind_scope(request.user).hides_dataset(version.dataset_id):
+            raise PermissionDenied(CLOSED_RESPONSE)
+        difficulty = query["difficulty"]
+        filters = BuilderFilters(
+            question_id=query["question_id"],
+            ability=query["ability"],
+            difficulty=None if difficulty is None else ("" if difficulty == "unspecified" else difficulty),
+            model=query["model"],
+            free_only=query["free"],
+        )
+        listing = candidate_list(user=signed_in(request), version=version, filters=filters, page_number=query["page"])
+        assert listing.page is not None
+        return Response(
+            CandidatePageSerializer(
+                {
+                    "count": listing.page.paginator.count,
+                    "page": listing.page.number,
+                    "pages": listing.page.paginator.num_pages,
+                    "results": listing.rows,
+                }
+            ).data
+        )
+
+
+# What the builder creates (named in the schema as BuiltSetKindEnum).
+SET_KINDS = [Campaign.Kind.GOLD_SET.value, Campaign.Kind.CALIBRATION.value]
+
+
+class GoldBuilderCreateSerializer(serializers.Serializer):
+    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all())
+    kind = serializers.ChoiceField(choices=SET_KINDS)
+    name = serializers.CharField(max_length=200)
+    responses = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, help_text="ModelResponse ids, each free.")
+    pass_threshold = serializers.FloatField(default=0.8, min_value=0.01, max_value=1, help_text="Calibration sets only.")
+    max_attempts = serializers.IntegerField(default=2, min_value=1, max_value=20, help_text="Calibration sets only.")
+    cooldown_days = serializers.FloatField(default=1, min_value=0, help_text="Calibration sets only.")
+    sitting_size = serializers.IntegerField(default=None, allow_null=True, min_value=1, help_text="Calibration sets only; null: all.")
+
+
+class GoldBuilderOutcomeSerializer(serializers.Serializer):
+    campaign = serializers.IntegerField(source="campaign.pk")
+    name = serializers.CharField(source="campaign.name")
+    kind = serializers.CharField(source="campaign.kind")
+    responses = serializers.IntegerField()
+    items = serializers.IntegerField()
+
+
+def _built_set(d: dict[str, Any]) -> BuiltSet:
+    return BuiltSet(
+        kind=d["kind"],
+        name=d["name"],
+        pass_threshold=d["pass_threshold"],
+        max_attempts=d["max_attempts"],
+        retake_cooldown=timedelta(days=d["cooldown_days"]),
+        sitting_size=d["sitting_size"],
+    )
+
+
+class GoldBuilderCreateView(APIView):
+    """Create a gold set or calibration set from free responses and their settled verdicts (the page's service)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=GoldBuilderCreateSerializer, responses={201: GoldBuilderOutcomeSerializer})
+    def post(self, request: Request) -> Response:
+        data = GoldBuilderCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        spec = _built_set(d)
+        outcome = create_set_from_settled_verdicts(
+            version=d["version"], response_ids=d["responses"], spec=spec, created_by=signed_in(request)
+        )
+        return Response(GoldBuilderOutcomeSerializer(outcome).data, status=status.HTTP_201_CREATED)
+
+
+class GoldDraftCreateSerializer(GoldBuilderCreateSerializer):
+    pass
+
+
+class GoldDraftSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    version = serializers.IntegerField(source="version_id")
+    campaign = serializers.IntegerField(source="campaign_id", allow_null=True, help_text="The set it became; null until finalised.")
+
+
+class DraftCriterionSerializer(serializers.Serializer):
+    pk = serializers.IntegerField()
+    position = serializers.IntegerField()
+    ability = serializers.CharField()
+    weight = serializers.IntegerField(allow_null=True)
+    text = serializers.CharField()
+    hit = serializers.BooleanField(allow_null=True, help_text="Null until a verdict is written.")
+    explanation = serializers.CharField(allow_blank=True)
+
+
+class DraftResponseSerializer(serializers.Serializer):
+    response_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    question_id = serializers.CharField()
+    text = serializers.CharField()
+    criteria = DraftCriterionSerializer(many=True)
+
+
+class GoldDraftDetailSerializer(serializers.Serializer):
+    draft = GoldDraftSerializer()
+    responses = DraftResponseSerializer(many=True, help_text="No model names: the reviewers judge the text.")
+
+
+class DraftVerdictInputSerializer(serializers.Serializer):
+    criterion = serializers.IntegerField()
+    hit = serializers.BooleanField()
+    explanation = serializers.CharField(allow_blank=True, help_text="Shown to experts as calibration feedback on a miss; required.")
+
+
+class DraftVerdictsSerializer(serializers.Serializer):
+    response = serializers.IntegerField()
+    verdicts = DraftVerdictInputSerializer(many=True, allow_empty=False)
+
+
+class DraftVerdictsSavedSerializer(serializers.Serializer):
+    saved = serializers.IntegerField()
+
+
+def _draft(draft_id: int) -> GoldDraft:
+    return get_object_or_404(GoldDraft.objects.select_related("version__dataset"), pk=draft_id)
+
+
+class GoldDraftCreateView(APIView):
+    """Start a draft of free responses whose verdicts senior reviewers write (admins)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=GoldDraftCreateSerializer, responses={201: GoldDraftSerializer})
+    def post(self, request: Request) -> Response:
+        data = GoldDraftCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        draft = start_gold_draft(version=d["version"], response_ids=d["responses"], spec=_built_set(d), created_by=signed_in(request))
+        return Response(GoldDraftSerializer(draft).data, status=status.HTTP_201_CREATED)
+
+
+class GoldDraftDetailView(APIView):
+    """A draft's responses and criteria with the verdicts written so far (senior reviewers and admins)."""
+
+    permission_classes = [IsAdjudicator]
+
+    @extend_schema(responses=GoldDraftDetailSerializer)
+    def get(self, request: Request, draft_id: int) -> Response:
+        draft = _draft(draft_id)
+        sheets = draft_sheets(draft=draft, user=signed_in(request))
+        return Response(GoldDraftDetailSerializer({"draft": draft, "responses": sheets}).data)
+
+
+class GoldDraftVerdictsView(APIView):
+    """Write verdicts with their explanations on one response of a draft (senior reviewers and admins)."""
+
+    permission_classes = [IsAdjudicator]
+
+    @extend_schema(request=DraftVerdictsSerializer, responses={200: DraftVerdictsSavedSerializer})
+    def post(self, request: Request, draft_id: int) -> Response:
+        draft = _draft(draft_id)
+        data = DraftVerdictsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        verdicts = [(v["criterion"], v["hit"], v["explanation"]) for v in d["verdicts"]]
+        saved = write_draft_verdicts(draft=draft, response_id=d["response"], verdicts=verdicts, by=signed_in(request))
+        return Response(DraftVerdictsSavedSerializer({"saved": saved}).data)
+
+
+class GoldDraftFinaliseView(APIView):
+    """Create the draft's set once every criterion has a written verdict (admins)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=None, responses={201: GoldBuilderOutcomeSerializer})
+    def post(self, request: Request, draft_id: int) -> Response:
+        outcome = finalise_gold_draft(draft=_draft(draft_id), by=signed_in(request))
+        return Response(GoldBuilderOutcomeSerializer(outcome).data, status=status.HTTP_201_CREATED)

@@ -18,6 +18,12 @@ urlpatterns = [
     path(
         "campaigns/<int:campaign_id>/units/<int:entry_id>/<int:criterion_id>/case/", api.UnitCaseView.as_view(), name="validation-unit-case"
     ),
+    path("gold-builder/", api.GoldBuilderCreateView.as_view(), name="validation-gold-builder"),
+    path("gold-builder/candidates/", api.GoldBuilderCandidatesView.as_view(), name="validation-gold-builder-candidates"),
+    path("gold-drafts/", api.GoldDraftCreateView.as_view(), name="validation-gold-drafts"),
+    path("gold-drafts/<int:draft_id>/", api.GoldDraftDetailView.as_view(), name="validation-gold-draft"),
+    path("gold-drafts/<int:draft_id>/verdicts/", api.GoldDraftVerdictsView.as_view(), name="validation-gold-draft-verdicts"),
+    path("gold-drafts/<int:draft_id>/finalise/", api.GoldDraftFinaliseView.as_view(), name="validation-gold-draft-finalise"),
     path("judgments/import/", api.ImportJudgmentsView.as_view(), name="validation-import-judgments"),
     path("datasets/<name:name>/release-policy/", api.ReleasePolicyView.as_view(), name="validation-release-policy"),
     path("datasets/<name:name>/alignment/", api.AlignmentView.as_view(), name="validation-alignment"),

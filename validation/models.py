@@ -27,7 +27,7 @@ from heartbench_core.lib.agreement_report import (
     StoredReportError,
     stored_agreement_rate,
 )
-from heartbench_core.models import Criterion, Dataset, DatasetVersion
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, ModelResponse
 
 
 class Adjudication(models.Model):
@@ -344,3 +344,47 @@ class BackgroundJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.pk} of {self.campaign_id}: {self.status}"
+
+
+class GoldDraft(models.Model):
+    """A gold set or calibration set whose verdicts senior reviewers write on a page before an admin finalises it."""
+
+    name = models.CharField(max_length=200)
+    kind = models.CharField(
+        max_length=20, choices=[(Campaign.Kind.GOLD_SET.value, "Gold set"), (Campaign.Kind.CALIBRATION.value, "Calibration set")]
+    )
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="+")
+    responses = models.ManyToManyField(ModelResponse, related_name="+")
+    pass_threshold = models.FloatField(default=0.8)
+    max_attempts = models.PositiveSmallIntegerField(default=2)
+    retake_cooldown = models.DurationField()
+    sitting_size = models.PositiveIntegerField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    campaign = models.OneToOneField(
+        Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The set it became once finalised."
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class GoldDraftVerdict(models.Model):
+    """A senior reviewer's verdict on one criterion of a draft's response, with the explanation experts read as feedback."""
+
+    draft = models.ForeignKey(GoldDraft, on_delete=models.CASCADE, related_name="verdicts")
+    response = models.ForeignKey(ModelResponse, on_delete=models.CASCADE, related_name="+")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="+")
+    hit = models.BooleanField()
+    explanation = models.TextField()
+    written_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    written_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["draft", "response", "criterion"], name="uniq_gold_draft_verdict")]
+
+    def __str__(self) -> str:
+        return f"{self.draft_id}/{self.response_id}/{self.criterion_id}: {self.hit}"

@@ -7,6 +7,11 @@ app_name = "validation"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("gold-builder/", views.gold_builder, name="gold-builder"),
+    path("gold-drafts/", views.gold_drafts, name="gold-drafts"),
+    path("gold-drafts/<int:draft_id>/", views.gold_draft, name="gold-draft"),
+    path("gold-drafts/<int:draft_id>/responses/<int:response_id>/", views.gold_draft_write, name="gold-draft-write"),
+    path("gold-drafts/<int:draft_id>/finalise/", views.gold_draft_finalise, name="gold-draft-finalise"),
     path("adjudication/", views.adjudication_index, name="adjudication-index"),
     path("campaigns/<int:campaign_id>/", views.dashboard, name="dashboard"),
     path("campaigns/<int:campaign_id>/reports/<int:report_id>/", views.dashboard, name="report"),

@@ -38,7 +38,9 @@ from validation.blindness import (
 )
 from validation.exports import csv_lines, export_chunks
 from validation.formatting import report_csv_rows
-from validation.models import Adjudication, AgreementReport, ReleasePolicy
+from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm
+from validation.gold_builder import builder_versions, candidate_list, draft_sheets, open_drafts
+from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
 from validation.policy_text import policy_change_sentences, policy_field_label
 from validation.selectors import (
     QueueCounts,
@@ -54,6 +56,12 @@ from validation.selectors import (
 )
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
+from validation.services.gold_builder import (
+    create_set_from_settled_verdicts,
+    finalise_gold_draft,
+    start_gold_draft,
+    write_draft_verdicts,
+)
 from validation.services.golden import adjudicate
 from validation.services.queue_summary import head_entries, queue_summary
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
@@ -567,3 +575,104 @@ def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRo
             }
         )
     return out
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@role_required(*ADMIN)
+def gold_builder(request: SignedInRequest) -> HttpResponse:
+    """Build a gold set or calibration set from free responses and the verdicts closed blind tests settled (admins)."""
+    versions = builder_versions(request.user)
+    version = versions.filter(pk=request.GET.get("version") or request.POST.get("version") or 0).first() or versions.first()
+    filter_form = BuilderFilterForm(request.GET)
+    form = GoldBuilderForm(request.POST or None)
+    # The posted version is looked up among all: the service refuses one the admin is blind to, saying why.
+    target = DatasetVersion.objects.filter(pk=request.POST.get("version") or 0).first() or version
+    if request.method == "POST" and form.is_valid() and target is None:
+        form.add_error(None, _("There is no dataset version to build from."))
+    if request.method == "POST" and form.is_valid() and target is not None:
+        try:
+            if form.cleaned_data["source"] == REVIEWERS_WRITE:
+                draft = start_gold_draft(
+                    version=target, response_ids=form.cleaned_data["responses"], spec=form.spec(), created_by=request.user
+                )
+                messages.success(request, _("Draft %(name)s started: senior reviewers write its verdicts.") % {"name": draft.name})
+                return redirect("validation:gold-draft", draft.pk)
+            outcome = create_set_from_settled_verdicts(
+                version=target, response_ids=form.cleaned_data["responses"], spec=form.spec(), created_by=request.user
+            )
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
+            return redirect("annotation:campaign", outcome.campaign.pk)
+    listing = candidate_list(user=request.user, version=version, filters=filter_form.filters(), page_number=request.GET.get("page"))
+    # Ticks survive a change of filter or page: the list's requests carry them (hx-include), and so does a refused POST.
+    ticked = request.POST.getlist("responses") if request.method == "POST" else request.GET.getlist("responses")
+    picked = {int(v) for v in ticked if v.isdigit()}
+    query = urlencode([(k, v) for k in ("version", *BuilderFilterForm.base_fields) for v in request.GET.getlist(k) if v])
+    context = {
+        "versions": versions,
+        "version": version,
+        "filter_form": filter_form,
+        "form": form,
+        "listing": listing,
+        "picked": picked,
+        "query": query,
+        "picked_elsewhere": sorted(picked - {row.response_id for row in listing.rows}),
+    }
+    template = "validation/partials/gold_builder_list.html" if request.htmx and request.method == "GET" else "validation/gold_builder.html"
+    return render(request, template, context, status=400 if form.errors else 200)
+
+
+@require_safe
+@role_required(*ADJUDICATORS)
+def gold_drafts(request: SignedInRequest) -> HttpResponse:
+    """Drafts of gold sets and calibration sets waiting for their verdicts (senior reviewers and admins)."""
+    return render(request, "validation/gold_drafts.html", {"drafts": open_drafts(request.user)})
+
+
+@require_safe
+@role_required(*ADJUDICATORS)
+def gold_draft(request: SignedInRequest, draft_id: int) -> HttpResponse:
+    """One draft: each response with its dialogue, and a verdict and explanation to write per criterion."""
+    draft = get_object_or_404(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
+    return _draft_page(request, draft)
+
+
+def _draft_page(request: SignedInRequest, draft: GoldDraft, *, posted: int | None = None, errors: dict | None = None) -> HttpResponse:
+    sheets = draft_sheets(draft=draft, user=request.user, posted=(posted, request.POST) if posted else None)
+    context = {"draft": draft, "sheets": sheets, "posted": posted, "errors": errors or {}}
+    return render(request, "validation/gold_draft.html", context, status=400 if errors else 200)
+
+
+@require_POST
+@role_required(*ADJUDICATORS)
+def gold_draft_write(request: SignedInRequest, draft_id: int, response_id: int) -> HttpResponse:
+    """Save the verdicts written for one response of a draft; a refusal keeps what was typed."""
+    draft = get_object_or_404(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
+    verdicts = []
+    for key, value in request.POST.items():
+        if key.startswith("hit_") and key[4:].isdigit() and value in ("1", "0"):
+            criterion = int(key[4:])
+            verdicts.append((criterion, value == "1", request.POST.get(f"explanation_{criterion}", "")))
+    try:
+        if not verdicts:
+            raise ValidationError({"response": _("choose hit or miss for at least one criterion")})
+        written = write_draft_verdicts(draft=draft, response_id=response_id, verdicts=verdicts, by=request.user)
+    except ValidationError as exc:
+        return _draft_page(request, draft, posted=response_id, errors=exc.message_dict)
+    messages.success(request, _("%(n)d verdicts saved.") % {"n": written})
+    return redirect(reverse("validation:gold-draft", args=[draft.pk]) + f"#response-{response_id}")
+
+
+@require_POST
+@role_required(*ADMIN)
+def gold_draft_finalise(request: SignedInRequest, draft_id: int) -> HttpResponse:
+    """Create the draft's set once every criterion has a written verdict (admins)."""
+    draft = get_object_or_404(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
+    try:
+        outcome = finalise_gold_draft(draft=draft, by=request.user)
+    except ValidationError as exc:
+        return _draft_page(request, draft, errors=exc.message_dict)
+    messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
+    return redirect("annotation:campaign", outcome.campaign.pk)

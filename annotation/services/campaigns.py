@@ -423,21 +423,53 @@ def gold_overlap(response_ids: list[int], *, version: DatasetVersion, other: str
     ModelResponse, or byte-identical text to the same question (a re-imported or duplicated
     answer is recognised as easily as the original).
     """
-    mine = list(ModelResponse.objects.filter(pk__in=response_ids).values_list("pk", "question_id", "text"))
-    if not mine:
-        return {}
-    ids = {pk for pk, _, _ in mine}
-    texts = {(qid, text) for _, qid, text in mine}
-    scope = Q(campaign__kind=Campaign.Kind.CALIBRATION) if other == Campaign.Kind.CALIBRATION else Q(is_gold=True)
     shared: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    for _response, key, holder in _labelled_matches(response_ids, dataset_id=version.dataset_id, kinds=(other,)):
+        shared[holder].add(key)
+    return {key: len(v) for key, v in sorted(shared.items())}
+
+
+def labelled_holders(response_ids: Collection[int], *, dataset_id: int) -> dict[int, list[tuple[str, str]]]:
+    """Which gold sets, hidden gold checks and calibration sets hold each response: {response: [(kind, name)]}.
+
+    A response none of them holds (by the same ModelResponse or the same text to the same question)
+    is free: it may go into a new gold set or calibration set.
+    """
+    holders: dict[int, set[tuple[str, str]]] = defaultdict(set)
+    for response, _key, holder in _labelled_matches(
+        response_ids, dataset_id=dataset_id, kinds=(Campaign.Kind.CALIBRATION, Campaign.Kind.GOLD_SET)
+    ):
+        holders[response].add(holder)
+    return {response: sorted(h) for response, h in holders.items()}
+
+
+def _labelled_matches(
+    response_ids: Collection[int], *, dataset_id: int, kinds: Collection[str]
+) -> list[tuple[int, tuple[str, str], tuple[str, str]]]:
+    """(response given, its (question, text), (kind, name) of the campaign holding it) for every labelled match on the dataset."""
+    mine = list(ModelResponse.objects.filter(pk__in=list(response_ids)).values_list("pk", "question_id", "text"))
+    if not mine:
+        return []
+    by_id = {pk: (qid, text) for pk, qid, text in mine}
+    by_text: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for pk, qid, text in mine:
+        by_text[(qid, text)].append(pk)
+    scope = Q(pk__in=[])
+    if Campaign.Kind.CALIBRATION in kinds:
+        scope |= Q(campaign__kind=Campaign.Kind.CALIBRATION)
+    if Campaign.Kind.GOLD_SET in kinds:
+        scope |= Q(is_gold=True)
+    out: list[tuple[int, tuple[str, str], tuple[str, str]]] = []
     for kind, name, resp, qid, text in (
-        CampaignResponse.objects.filter(scope, campaign__version__dataset_id=version.dataset_id)
-        .filter(Q(response_id__in=ids) | Q(response__question_id__in={q for q, _text in texts}))
+        CampaignResponse.objects.filter(scope, campaign__version__dataset_id=dataset_id)
+        .filter(Q(response_id__in=list(by_id)) | Q(response__question_id__in={q for q, _text in by_id.values()}))
         .values_list("campaign__kind", "campaign__name", "response_id", "response__question_id", "response__text")
     ):
-        if resp in ids or (qid, text) in texts:
-            shared[(kind, name)].add((qid, text))
-    return {key: len(v) for key, v in sorted(shared.items())}
+        matched = set(by_text.get((qid, text), ()))
+        if resp in by_id:
+            matched.add(resp)
+        out.extend((pk, by_id[pk], (kind, name)) for pk in matched)
+    return out
 
 
 def _refuse_overlap(response_ids: list[int], *, version: DatasetVersion, other: str, field: str, what: str) -> None:
@@ -539,7 +571,8 @@ def create_calibration(
     *,
     name: str,
     dataset_name: str,
-    source: GoldSource,
+    source: GoldSource | None = None,
+    labels: list[GoldRow] | None = None,
     version_label: str | None = None,
     pass_threshold: float = 0.8,
     retake_cooldown: timedelta = timedelta(days=1),
@@ -549,9 +582,9 @@ def create_calibration(
     file_name: str | None = None,
     created_by: User | None = None,
 ) -> CampaignOutcome:
-    """Create a calibration set from a gold-label file: each attempt is a sitting of `sitting_size` responses (None: all).
+    """Create a calibration set from a gold-label file or from `labels` built on a page: each attempt is a sitting of `sitting_size` responses.
 
-    An expert may make `max_attempts` attempts, each after `retake_cooldown` from the last;
+    `sitting_size` None: all. An expert may make `max_attempts` attempts, each after `retake_cooldown` from the last;
     a file sharing a response with a gold set is refused (calibration feedback shows gold verdicts).
     """
     name = (name or "").strip()
@@ -571,12 +604,13 @@ def create_calibration(
     if errors:
         raise ValidationError(errors)
     version = get_version(dataset_name, version_label)
-    gold = parse_gold_file(source, version=version, name=file_name)
+    gold = _gold_of(source, labels, version=version, file_name=file_name)
     if sitting_size is not None and sitting_size > len(gold):
         raise ValidationError(
             {"sitting_size": _("a sitting of %(size)d is larger than the set's %(n)d responses") % {"size": sitting_size, "n": len(gold)}}
         )
-    _refuse_overlap([g[0] for g in gold], version=version, other=Campaign.Kind.GOLD_SET, field="source", what=_("The calibration file"))
+    what = _("The calibration file") if labels is None else _("The chosen responses")
+    _refuse_overlap([g[0] for g in gold], version=version, other=Campaign.Kind.GOLD_SET, field="source", what=what)
     pool = resolve_expert_pool(expert_usernames)
     if not pool:
         raise ValidationError({"experts": _("the expert pool is empty: no active user holds the expert role")})
@@ -599,14 +633,15 @@ def create_gold_set(
     *,
     name: str,
     dataset_name: str,
-    source: GoldSource,
+    source: GoldSource | None = None,
+    labels: list[GoldRow] | None = None,
     version_label: str | None = None,
     file_name: str | None = None,
     created_by: User | None = None,
 ) -> CampaignOutcome:
     """Create a gold set (responses with known verdicts) that blind tests draw hidden gold checks from; nobody works in it.
 
-    Same file format as a calibration set; a file sharing a response with a calibration set is refused.
+    Same file format as a calibration set, or `labels` built on a page; responses shared with a calibration set are refused.
     """
     name = (name or "").strip()
     if not name:
@@ -614,8 +649,9 @@ def create_gold_set(
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError({"name": _("a campaign named %(name)r already exists") % {"name": name}})
     version = get_version(dataset_name, version_label)
-    gold = parse_gold_file(source, version=version, name=file_name)
-    _refuse_overlap([g[0] for g in gold], version=version, other=Campaign.Kind.CALIBRATION, field="source", what=_("The gold file"))
+    gold = _gold_of(source, labels, version=version, file_name=file_name)
+    what = _("The gold file") if labels is None else _("The chosen responses")
+    _refuse_overlap([g[0] for g in gold], version=version, other=Campaign.Kind.CALIBRATION, field="source", what=what)
     with transaction.atomic():
         campaign = _labelled_set(name=name, kind=Campaign.Kind.GOLD_SET, version=version, gold=gold, created_by=created_by)
         CampaignSettings.objects.create(campaign=campaign, requires_qualification=False)
@@ -623,6 +659,42 @@ def create_gold_set(
             # Whoever imports a gold set knows its answers: none of its checks may ever reach them blind.
             record_exposures(user=created_by, response_ids=[g[0] for g in gold], via="gold_set_import")
     return CampaignOutcome(campaign, len(gold), len(gold), len({g[1] for g in gold}), 0)
+
+
+def _gold_of(source: GoldSource | None, labels: list[GoldRow] | None, *, version: DatasetVersion, file_name: str | None) -> list[GoldRow]:
+    """The gold rows of a file, or the given rows checked against the version: one of the two, never both."""
+    if (source is None) == (labels is None):
+        raise ValidationError({"source": _("give either a gold file or chosen responses with their verdicts, not both or neither")})
+    if source is not None:
+        return parse_gold_file(source, version=version, name=file_name)
+    assert labels is not None
+    if not labels:
+        raise ValidationError({"responses": _("choose at least one response")})
+    responses = dict(
+        ModelResponse.objects.filter(dataset_id=version.dataset_id, pk__in=[g[0] for g in labels]).values_list("pk", "question_id")
+    )
+    items = dict(version.items.filter(pk__in=[g[1] for g in labels]).values_list("pk", "question_id"))
+    criteria: dict[int, set[int]] = defaultdict(set)
+    for item_id, pk in Criterion.objects.filter(item_id__in=list(items)).values_list("item_id", "pk"):
+        criteria[item_id].add(pk)
+    seen: set[int] = set()
+    for resp, item, rows in labels:
+        if resp in seen:
+            raise ValidationError({"responses": _("response %(id)d is chosen twice") % {"id": resp}})
+        seen.add(resp)
+        if item not in items or responses.get(resp) != items[item]:
+            raise ValidationError(
+                {"responses": _("response %(id)d does not answer a question of %(version)s") % {"id": resp, "version": version}}
+            )
+        labelled = [c for c, _hit, _expl in rows]
+        if not rows or len(set(labelled)) != len(labelled) or not set(labelled) <= criteria[item]:
+            raise ValidationError(
+                {
+                    "labels": _("the verdicts of response %(id)d are not one per criterion of %(question)s")
+                    % {"id": resp, "question": items[item]}
+                }
+            )
+    return labels
 
 
 def _labelled_set(

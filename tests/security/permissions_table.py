@@ -310,6 +310,12 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation:adjudicate": {"GET": GOLD, "POST": GOLD},
     "validation:unit-case": {"GET": GOLD, "POST": GOLD},
     "validation:export": {"GET": (ADMIN,)},
+    # The gold-set builder (admins) and the drafts whose verdicts senior reviewers write (admins finalise).
+    "validation:gold-builder": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "validation:gold-drafts": {"GET": GOLD},
+    "validation:gold-draft": {"GET": GOLD},
+    "validation:gold-draft-write": {"POST": GOLD},
+    "validation:gold-draft-finalise": {"POST": (ADMIN,)},
     # The release policy of a dataset (staff read it, admins change it) and the release decision of a version.
     "validation:release-policy": {"GET": STAFF, "POST": (ADMIN,)},
     "validation:version-gate": {"GET": STAFF},
@@ -328,4 +334,10 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-release-policy": {"GET": STAFF, "PUT": (ADMIN,)},
     "validation-version-gate": {"GET": STAFF},
     "validation-alignment": {"GET": (ADMIN,)},
+    "validation-gold-builder": {"POST": (ADMIN,)},
+    "validation-gold-builder-candidates": {"GET": (ADMIN,)},
+    "validation-gold-drafts": {"POST": (ADMIN,)},
+    "validation-gold-draft": {"GET": GOLD},
+    "validation-gold-draft-verdicts": {"POST": GOLD},
+    "validation-gold-draft-finalise": {"POST": (ADMIN,)},
 }

@@ -154,6 +154,20 @@ def _validation_pieces(world: World) -> None:
         kind=BackgroundJob.Kind.AGREEMENT_REPORT, campaign=world.objects["campaign"], status="done", report=report
     )
     world.values.update(report_id=report.pk, report_pk=report.pk, job_pk=job.pk, version_id=world.objects["version"].pk)
+    # A gold-set draft waiting for its verdicts, on a response no campaign holds as gold.
+    from datetime import timedelta
+
+    from validation.models import GoldDraft
+
+    draft = GoldDraft.objects.create(
+        name="matrix draft",
+        kind="gold_set",
+        version=world.objects["version"],
+        retake_cooldown=timedelta(days=1),
+        created_by=world.cast.admin,
+    )
+    draft.responses.add(world.objects["entry"].response_id)
+    world.values.update(draft_id=draft.pk, response_id=world.objects["entry"].response_id)
 
 
 def _campaign_management_pieces(world: World) -> None:
