@@ -1,0 +1,257 @@
+"""Can the judge replace an expert? The alternative annotator test, from a campaign's arrays: pure, no Django.
+
+The test is that of Calderon, Reichart & Dror, "The Alternative Annotator Test for LLM-as-a-Judge"
+(ACL 2025, arXiv 2501.10970), on this platform's data:
+
+- **Instance**: a campaign response. Its criteria are rated together, in one assignment, so they
+  are one annotation of the response rather than independent instances.
+- **Leave one expert out**: for expert e and each response i that e rated, take every unit
+  (response i, criterion c) that e rated and the judge gave a verdict on, and every *other* expert r
+  who rated the same unit. e's score on i is the share of these (unit, r) pairs where e agrees with
+  r; the judge's score is the share of the same pairs where the judge agrees with r.
+- **Who wins a response**: the judge wins it (W_judge = 1) when its score is at least e's; e wins
+  it (W_expert = 1) when e's score is at least the judge's; a tie is a win for both.
+- **Per expert**: a one-sided one-sample t-test of d = W_expert − W_judge over e's responses,
+  H0: mean(d) ≥ ε against H1: mean(d) < ε. ε is the cost–benefit margin of the dataset's release
+  policy: how much worse than an expert the judge may be and still be preferred, for being cheap.
+  Experts with fewer than `min_responses` such responses are left out (and counted).
+- **Over the experts**: the Benjamini–Yekutieli procedure at level q over the tested experts' p
+  values; the judge *beats* an expert whose hypothesis is rejected. The **winning rate** ω is the
+  share of tested experts the judge beats; the judge can replace an expert when ω ≥ 0.5. The
+  **advantage probability** ρ is the mean over tested experts of the share of their responses
+  the judge wins.
+
+Per ability and per dimension, the same test on that group's criteria only. A figure is
+undefined (None, with its reason, never 0) when no expert has enough responses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+DEFAULT_EPSILON = 0.2  # the paper's rule of thumb when the annotators are experts
+DEFAULT_Q = 0.05
+MIN_RESPONSES = 30  # responses an expert must share with the judge and another expert to be tested
+PASSING_WINNING_RATE = 0.5
+
+NO_JUDGE = "no judge verdict to compare with the experts"
+NO_OVERLAP = "no unit has a judge verdict and ratings of two or more experts"
+TOO_FEW_RESPONSES = "no expert rated %d or more responses that the judge and another expert also rated"
+
+
+def too_few_responses(min_responses: int) -> str:
+    """Why the test is undefined when every expert has fewer than `min_responses` responses."""
+    return TOO_FEW_RESPONSES % min_responses
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertTest:
+    """One left-out expert: their responses, how often the judge and they win one, the test and its verdict."""
+
+    expert: int  # index into the report's experts
+    responses: int
+    judge_wins: float  # share of the responses where the judge did at least as well as the expert
+    expert_wins: float  # share of the responses where the expert did at least as well as the judge
+    p: float  # one-sided t-test of mean(W_expert − W_judge) < ε
+    p_adjusted: float  # Benjamini–Yekutieli
+    judge_beats: bool  # the hypothesis that the expert is better by ε or more was rejected at q
+
+
+@dataclass(frozen=True, slots=True)
+class AltTestResult:
+    """The alternative annotator test over a campaign's (or a group's) experts, with its counts and settings."""
+
+    winning_rate: float | None  # share of tested experts the judge beats; None when no expert was tested
+    advantage_probability: float | None  # mean over tested experts of the share of responses the judge wins
+    reason: str | None  # why the figures are undefined
+    epsilon: float
+    q: float
+    min_responses: int
+    experts_tested: int
+    experts_left_out: int  # experts who share some response with the judge and another expert, but too few
+    responses: int  # responses on which some expert was compared with the judge
+    experts: tuple[ExpertTest, ...]  # the tested experts, in the order of the report's experts
+
+    @property
+    def passed(self) -> bool | None:
+        """The judge can replace an expert (winning rate ≥ 0.5); None when undefined."""
+        return None if self.winning_rate is None else self.winning_rate >= PASSING_WINNING_RATE
+
+
+def benjamini_yekutieli(p: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """(adjusted p values, rejected at level q) of the Benjamini–Yekutieli procedure, which holds under any dependence."""
+    p = np.asarray(p, np.float64)
+    if not p.size:
+        return p.copy(), np.zeros(0, bool)
+    adjusted = stats.false_discovery_control(p, method="by")
+    return adjusted, adjusted <= q
+
+
+def _pairs_on_units(j_unit: np.ndarray, j_expert: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair (a, b) of judgments on one unit by two different experts (`j_unit` ascending)."""
+    n = j_unit.size
+    if not n:
+        empty = np.zeros(0, np.intp)
+        return empty, empty
+    starts = np.flatnonzero(np.r_[True, j_unit[1:] != j_unit[:-1]])
+    counts = np.diff(np.r_[starts, n])
+    per_judgment = np.repeat(counts, counts)  # the size of each judgment's unit
+    first = np.repeat(starts, counts)  # where each judgment's unit starts
+    a = np.repeat(np.arange(n), per_judgment)
+    # b runs over the judgments of a's unit: first[a], first[a] + 1, …
+    offset = np.arange(a.size) - np.repeat(np.cumsum(per_judgment) - per_judgment, per_judgment)
+    b = first[a] + offset
+    keep = j_expert[a] != j_expert[b]
+    return a[keep], b[keep]
+
+
+def alt_tests(
+    *,
+    j_unit: np.ndarray,
+    j_expert: np.ndarray,
+    j_hit: np.ndarray,
+    u_judge: np.ndarray,
+    u_cr: np.ndarray,
+    n_experts: int,
+    u_group: np.ndarray | None = None,
+    n_groups: int = 1,
+    epsilon: float = DEFAULT_EPSILON,
+    q: float = DEFAULT_Q,
+    min_responses: int = MIN_RESPONSES,
+) -> tuple[AltTestResult, ...]:
+    """The test per group of units (`u_group`: its group per unit, −1 in none; None: one group of every unit).
+
+    `j_*` are the experts' judgments in ascending unit order, `u_judge` the judge's verdict per unit
+    (−1 none, 0 miss, 1 hit), `u_cr` each unit's response.
+    """
+    if not 0 <= epsilon < 1:
+        raise ValueError(f"epsilon must be at least 0 and below 1, got {epsilon!r}")
+    if min_responses < 2:
+        raise ValueError(f"min_responses must be at least 2 (a t-test needs two responses), got {min_responses!r}")
+    j_unit = np.asarray(j_unit, np.intp)
+    j_expert = np.asarray(j_expert, np.intp)
+    j_hit = np.asarray(j_hit).astype(bool)
+    u_judge = np.asarray(u_judge)
+    u_cr = np.asarray(u_cr, np.intp)
+    groups = np.zeros(u_cr.size, np.intp) if u_group is None else np.asarray(u_group, np.intp)
+    if np.any(j_unit[1:] < j_unit[:-1]):
+        order = np.argsort(j_unit, kind="stable")
+        j_unit, j_expert, j_hit = j_unit[order], j_expert[order], j_hit[order]
+
+    # Only judgments on units the judge gave a verdict on, and in a group, take part.
+    on = (u_judge[j_unit] >= 0) & (groups[j_unit] >= 0) if j_unit.size else np.zeros(0, bool)
+    unit, expert, hit = j_unit[on], j_expert[on], j_hit[on]
+    a, b = _pairs_on_units(unit, expert)
+    ua = unit[a]
+    expert_agrees = hit[a] == hit[b]
+    judge_agrees = (u_judge[ua] == 1) == hit[b]
+
+    # One instance per (group, left-out expert, response): sums over its (unit, other expert) pairs.
+    n_responses = int(u_cr.max()) + 1 if u_cr.size else 1
+    key = (groups[ua].astype(np.int64) * n_experts + expert[a]) * n_responses + u_cr[ua]
+    instances, inverse = np.unique(key, return_inverse=True)
+    expert_score = np.bincount(inverse, weights=expert_agrees, minlength=instances.size)
+    judge_score = np.bincount(inverse, weights=judge_agrees, minlength=instances.size)
+    # Both scores share their denominator (the pairs of the instance): compare the counts, exactly.
+    judge_wins = judge_score >= expert_score
+    expert_wins = expert_score >= judge_score
+    d = expert_wins.astype(np.int64) - judge_wins
+
+    # Per (group, expert): number of responses, sums for the t-test and the win shares.
+    cell, cell_of_instance = np.unique(instances // n_responses, return_inverse=True)
+    n = np.bincount(cell_of_instance, minlength=cell.size)
+    s1 = np.bincount(cell_of_instance, weights=d, minlength=cell.size)
+    s2 = np.bincount(cell_of_instance, weights=d * d, minlength=cell.size)
+    wins_j = np.bincount(cell_of_instance, weights=judge_wins, minlength=cell.size)
+    wins_e = np.bincount(cell_of_instance, weights=expert_wins, minlength=cell.size)
+    p = _t_test_less(n, s1, s2, epsilon)
+    cell_group = cell // n_experts
+    cell_expert = cell % n_experts
+    group_response = np.unique(instances // (n_experts * n_responses) * n_responses + instances % n_responses)
+    responses_per_group = np.bincount(group_response // n_responses, minlength=n_groups)
+
+    results = []
+    judged_any = bool((u_judge >= 0).any())
+    for g in range(n_groups):
+        mine = np.flatnonzero(cell_group == g)
+        tested = mine[n[mine] >= min_responses]
+        adjusted, rejected = benjamini_yekutieli(p[tested], q)
+        experts = tuple(
+            ExpertTest(
+                expert=int(cell_expert[c]),
+                responses=int(n[c]),
+                judge_wins=float(wins_j[c] / n[c]),
+                expert_wins=float(wins_e[c] / n[c]),
+                p=float(p[c]),
+                p_adjusted=float(adjusted[i]),
+                judge_beats=bool(rejected[i]),
+            )
+            for i, c in enumerate(tested.tolist())
+        )
+        if experts:
+            winning, advantage, reason = float(rejected.mean()), float(np.mean(wins_j[tested] / n[tested])), None
+        else:
+            winning = advantage = None
+            reason = NO_JUDGE if not judged_any else NO_OVERLAP if not mine.size else too_few_responses(min_responses)
+        results.append(
+            AltTestResult(
+                winning_rate=winning,
+                advantage_probability=advantage,
+                reason=reason,
+                epsilon=float(epsilon),
+                q=float(q),
+                min_responses=int(min_responses),
+                experts_tested=len(experts),
+                experts_left_out=int(mine.size - tested.size),
+                responses=int(responses_per_group[g]),
+                experts=experts,
+            )
+        )
+    return tuple(results)
+
+
+def alt_test(
+    *,
+    j_unit: np.ndarray,
+    j_expert: np.ndarray,
+    j_hit: np.ndarray,
+    u_judge: np.ndarray,
+    u_cr: np.ndarray,
+    n_experts: int,
+    epsilon: float = DEFAULT_EPSILON,
+    q: float = DEFAULT_Q,
+    min_responses: int = MIN_RESPONSES,
+) -> AltTestResult:
+    """The test over every unit of a campaign."""
+    return alt_tests(
+        j_unit=j_unit,
+        j_expert=j_expert,
+        j_hit=j_hit,
+        u_judge=u_judge,
+        u_cr=u_cr,
+        n_experts=n_experts,
+        epsilon=epsilon,
+        q=q,
+        min_responses=min_responses,
+    )[0]
+
+
+def _t_test_less(n: np.ndarray, s1: np.ndarray, s2: np.ndarray, epsilon: float) -> np.ndarray:
+    """One-sided one-sample t-test p values, H1: mean < ε, from counts, sums and sums of squares (integers).
+
+    With no spread the mean is known exactly: p is 0 below ε and 1 at or above it (SciPy gives NaN
+    for a mean exactly at ε, which no procedure can reject either).
+    """
+    n = n.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s1 / n
+        # The sums are integers, so n·s2 − s1² is exact: no spread is exactly 0.
+        variance = (n * s2 - s1 * s1) / (n * (n - 1))
+        t = (mean - epsilon) / np.sqrt(variance / n)
+        p = stats.t.cdf(t, n - 1)
+    # n < 2 (never tested: `min_responses` is at least 2) is read as no spread.
+    flat = (n < 2) | (variance <= 0)
+    return np.where(flat, np.where(mean < epsilon, 0.0, 1.0), p)
