@@ -25,6 +25,7 @@ from heartbench_core.lib.agreement_report import DEFAULTS, AgreementChange, Grou
 from heartbench_core.lib.taxonomy import ABILITY_LABELS, CATASTROPHIC_LABEL
 from heartbench_core.models import Dataset, EndpointRun, JudgeRun
 from validation.selectors import CampaignArrays, load_campaign_arrays
+from validation.services.release import release_policy_of
 
 
 @dataclass(frozen=True)
@@ -167,10 +168,11 @@ def campaign_alignment(
     chosen: dict[str, tuple[JudgeVersion, CampaignArrays]] = {}
     gold_units = 0
     abilities: list[tuple[str, str]] = []
+    epsilon = release_policy_of(campaign.version.dataset).alt_test_epsilon
     for version in judge_versions(campaign):
         runs = list(version.runs)
         data = load_campaign_arrays(campaign, judge_runs=runs)
-        alignment = judge_alignment(data, resamples=resamples, seed=seed)
+        alignment = judge_alignment(data, resamples=resamples, seed=seed, alt_test_epsilon=epsilon)
         gold_units = alignment.units_with_gold
         if not alignment.pairs:  # nothing of the blind test judged: nothing to compare, nor to compare with
             left_out.append(version)

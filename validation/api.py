@@ -40,7 +40,13 @@ from validation.services.agreement_reports import create_agreement_report, reque
 from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
-from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
+from validation.services.release import (
+    change_release_policy,
+    policy_differs_from,
+    policy_history,
+    policy_snapshot,
+    release_policy_of,
+)
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -838,6 +844,7 @@ class ReleasePolicySerializer(serializers.Serializer):
     min_pairs_per_dimension = serializers.IntegerField()
     min_pairs_per_ability = serializers.IntegerField()
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
+    alt_test_epsilon = serializers.FloatField(help_text="Cost–benefit margin ε of the alternative annotator test (0 ≤ ε < 1).")
     is_default = serializers.SerializerMethodField(help_text="True when no admin has set the policy: the defaults apply.")
     updated_by = serializers.SerializerMethodField()
     updated_at = serializers.SerializerMethodField()
@@ -864,6 +871,9 @@ class ReleasePolicyChangeSerializer(serializers.Serializer):
     min_pairs_per_dimension = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)
     min_pairs_per_ability = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices, required=False)
+    alt_test_epsilon = serializers.FloatField(
+        required=False, min_value=0, help_text="Cost–benefit margin ε of the alternative annotator test, from 0 up to (not including) 1."
+    )
     reason = serializers.CharField(help_text="Why the policy changes: kept in its history.")
 
 
@@ -962,7 +972,7 @@ class VersionGateView(APIView):
             "version": version,
             "gate": gate,
             "current_policy": policy,
-            "policy_changed_since": gate is not None and gate.policy != policy,
+            "policy_changed_since": gate is not None and policy_differs_from(gate.policy, policy),
         }
         return Response(VersionGateSerializer(data, context={"request": request}).data)
 

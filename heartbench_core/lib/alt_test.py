@@ -38,7 +38,7 @@ MIN_RESPONSES = 30  # responses an expert must share with the judge and another 
 PASSING_WINNING_RATE = 0.5
 
 NO_JUDGE = "no judge verdict to compare with the experts"
-NO_OVERLAP = "no unit has a judge verdict and ratings of two or more experts"
+NO_OVERLAP = "no unit has a judge verdict and two or more expert ratings"
 TOO_FEW_RESPONSES = "no expert rated %d or more responses that the judge and another expert also rated"
 
 
@@ -90,24 +90,6 @@ def benjamini_yekutieli(p: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray
     return adjusted, adjusted <= q
 
 
-def _pairs_on_units(j_unit: np.ndarray, j_expert: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every ordered pair (a, b) of judgments on one unit by two different experts (`j_unit` ascending)."""
-    n = j_unit.size
-    if not n:
-        empty = np.zeros(0, np.intp)
-        return empty, empty
-    starts = np.flatnonzero(np.r_[True, j_unit[1:] != j_unit[:-1]])
-    counts = np.diff(np.r_[starts, n])
-    per_judgment = np.repeat(counts, counts)  # the size of each judgment's unit
-    first = np.repeat(starts, counts)  # where each judgment's unit starts
-    a = np.repeat(np.arange(n), per_judgment)
-    # b runs over the judgments of a's unit: first[a], first[a] + 1, …
-    offset = np.arange(a.size) - np.repeat(np.cumsum(per_judgment) - per_judgment, per_judgment)
-    b = first[a] + offset
-    keep = j_expert[a] != j_expert[b]
-    return a[keep], b[keep]
-
-
 def alt_tests(
     *,
     j_unit: np.ndarray,
@@ -124,7 +106,7 @@ def alt_tests(
 ) -> tuple[AltTestResult, ...]:
     """The test per group of units (`u_group`: its group per unit, −1 in none; None: one group of every unit).
 
-    `j_*` are the experts' judgments in ascending unit order, `u_judge` the judge's verdict per unit
+    `j_*` are the experts' judgments (one per expert and unit, in any order), `u_judge` the judge's verdict per unit
     (−1 none, 0 miss, 1 hit), `u_cr` each unit's response.
     """
     if not 0 <= epsilon < 1:
@@ -137,21 +119,23 @@ def alt_tests(
     u_judge = np.asarray(u_judge)
     u_cr = np.asarray(u_cr, np.intp)
     groups = np.zeros(u_cr.size, np.intp) if u_group is None else np.asarray(u_group, np.intp)
-    if np.any(j_unit[1:] < j_unit[:-1]):
-        order = np.argsort(j_unit, kind="stable")
-        j_unit, j_expert, j_hit = j_unit[order], j_expert[order], j_hit[order]
-
     # Only judgments on units the judge gave a verdict on, and in a group, take part.
     on = (u_judge[j_unit] >= 0) & (groups[j_unit] >= 0) if j_unit.size else np.zeros(0, bool)
     unit, expert, hit = j_unit[on], j_expert[on], j_hit[on]
-    a, b = _pairs_on_units(unit, expert)
-    ua = unit[a]
-    expert_agrees = hit[a] == hit[b]
-    judge_agrees = (u_judge[ua] == 1) == hit[b]
+    # Each judgment meets every other expert's rating of its unit (an expert rates a unit once: one
+    # assignment per response). Count, per judgment, how many of those the expert and the judge agree with.
+    ratings = np.bincount(unit, minlength=u_cr.size)[unit]
+    hits = np.bincount(unit, weights=hit, minlength=u_cr.size).astype(np.int64)[unit]
+    others = ratings - 1
+    others_hit = hits - hit
+    expert_agrees = np.where(hit, others_hit, others - others_hit)
+    judge_agrees = np.where(u_judge[unit] == 1, others_hit, others - others_hit)
+    met = others > 0
+    unit, expert, expert_agrees, judge_agrees = unit[met], expert[met], expert_agrees[met], judge_agrees[met]
 
     # One instance per (group, left-out expert, response): sums over its (unit, other expert) pairs.
     n_responses = int(u_cr.max()) + 1 if u_cr.size else 1
-    key = (groups[ua].astype(np.int64) * n_experts + expert[a]) * n_responses + u_cr[ua]
+    key = (groups[unit].astype(np.int64) * n_experts + expert) * n_responses + u_cr[unit]
     instances, inverse = np.unique(key, return_inverse=True)
     expert_score = np.bincount(inverse, weights=expert_agrees, minlength=instances.size)
     judge_score = np.bincount(inverse, weights=judge_agrees, minlength=instances.size)
@@ -191,10 +175,12 @@ def alt_tests(
             )
             for i, c in enumerate(tested.tolist())
         )
+        winning: float | None = None
+        advantage: float | None = None
+        reason: str | None = None
         if experts:
-            winning, advantage, reason = float(rejected.mean()), float(np.mean(wins_j[tested] / n[tested])), None
+            winning, advantage = float(rejected.mean()), float(np.mean(wins_j[tested] / n[tested]))
         else:
-            winning = advantage = None
             reason = NO_JUDGE if not judged_any else NO_OVERLAP if not mine.size else too_few_responses(min_responses)
         results.append(
             AltTestResult(

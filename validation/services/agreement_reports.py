@@ -88,6 +88,8 @@ def clean_parameters(
         "exclude_catastrophic": bool(exclude_catastrophic),
         # Post-discussion revisions replace the blind verdicts: an exploratory view, never the default.
         "post_discussion": bool(post_discussion),
+        # The alternative annotator test's margin is the release policy's, always: not a request option.
+        "alt_test_epsilon": None,
     }
 
 
