@@ -355,6 +355,7 @@ class AltTest:
 
     winning_rate: Figure  # share of the tested experts the judge beats
     advantage_probability: Figure  # mean over the tested experts of the share of their responses the judge wins
+    passed: bool | None  # the judge can replace an expert (winning rate ≥ 0.5); None when undefined
     epsilon: float
     q: float
     min_responses: int
@@ -363,11 +364,14 @@ class AltTest:
     responses: int
     experts: tuple[AltTestExpert, ...]
 
-    @property
-    def passed(self) -> bool | None:
-        """The judge can replace an expert (winning rate ≥ 0.5); None when undefined."""
-        value = self.winning_rate.value
-        return None if value is None else value >= alt.PASSING_WINNING_RATE
+    def __post_init__(self) -> None:
+        if self.passed != passes(self.winning_rate.value):
+            raise ValueError(f"passed must say whether the winning rate {self.winning_rate.value!r} is at least 0.5")
+
+
+def passes(winning_rate: float | None) -> bool | None:
+    """Whether a winning rate lets the judge replace an expert (None: undefined)."""
+    return None if winning_rate is None else winning_rate >= alt.PASSING_WINNING_RATE
 
 
 @dataclass(frozen=True, slots=True)
@@ -767,6 +771,7 @@ def alt_test_block(data: ReportData, *, epsilon: float = alt.DEFAULT_EPSILON) ->
         return AltTest(
             winning_rate=Figure(_num(r.winning_rate), n, r.reason),
             advantage_probability=Figure(_num(r.advantage_probability), n, r.reason),
+            passed=passes(_num(r.winning_rate)),
             epsilon=r.epsilon,
             q=r.q,
             min_responses=r.min_responses,
@@ -1744,6 +1749,7 @@ def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
     return AltTest(
         winning_rate=Figure.stored(t["winning_rate"], tested, reason),
         advantage_probability=Figure.stored(t["advantage_probability"], tested, reason),
+        passed=passes(t["winning_rate"]),
         epsilon=float(t["epsilon"]),
         q=float(t["q"]),
         min_responses=int(t["min_responses"]),
