@@ -133,34 +133,46 @@ def alt_tests(
     met = others > 0
     unit, expert, expert_agrees, judge_agrees = unit[met], expert[met], expert_agrees[met], judge_agrees[met]
 
-    # One instance per (group, left-out expert, response): sums over its (unit, other expert) pairs.
-    n_responses = int(u_cr.max()) + 1 if u_cr.size else 1
-    key = (groups[unit].astype(np.int64) * n_experts + expert) * n_responses + u_cr[unit]
-    instances, inverse = np.unique(key, return_inverse=True)
-    expert_score = np.bincount(inverse, weights=expert_agrees, minlength=instances.size)
-    judge_score = np.bincount(inverse, weights=judge_agrees, minlength=instances.size)
+    # One instance per (response, left-out expert, group): sums over its (unit, other expert) pairs.
+    # Judgments come in unit order, and a response's units lie together, so the keys are sorted
+    # but for short runs within a response: a stable sort (timsort) orders them almost for free,
+    # where a hash of every key would cost ten times more.
+    group = groups[unit]
+    key = (u_cr[unit].astype(np.int64) * n_experts + expert) * n_groups + group
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.intp)
+    expert_score = np.add.reduceat(expert_agrees[order], starts) if starts.size else np.zeros(0, np.int64)
+    judge_score = np.add.reduceat(judge_agrees[order], starts) if starts.size else np.zeros(0, np.int64)
+    instance = key[starts]
+    instance_group = instance % n_groups
+    instance_response = instance // (n_experts * n_groups)
     # Both scores share their denominator (the pairs of the instance): compare the counts, exactly.
     judge_wins = judge_score >= expert_score
     expert_wins = expert_score >= judge_score
     d = expert_wins.astype(np.int64) - judge_wins
 
-    # Per (group, expert): number of responses, sums for the t-test and the win shares.
-    cell, cell_of_instance = np.unique(instances // n_responses, return_inverse=True)
-    n = np.bincount(cell_of_instance, minlength=cell.size)
-    s1 = np.bincount(cell_of_instance, weights=d, minlength=cell.size)
-    s2 = np.bincount(cell_of_instance, weights=d * d, minlength=cell.size)
-    wins_j = np.bincount(cell_of_instance, weights=judge_wins, minlength=cell.size)
-    wins_e = np.bincount(cell_of_instance, weights=expert_wins, minlength=cell.size)
+    # Per (group, expert), a small table: number of responses, sums for the t-test and the win shares.
+    cells = n_groups * n_experts
+    cell_of_instance = instance_group * n_experts + (instance // n_groups) % n_experts
+    n = np.bincount(cell_of_instance, minlength=cells)
+    s1 = np.bincount(cell_of_instance, weights=d, minlength=cells)
+    s2 = np.bincount(cell_of_instance, weights=d * d, minlength=cells)
+    wins_j = np.bincount(cell_of_instance, weights=judge_wins, minlength=cells)
+    wins_e = np.bincount(cell_of_instance, weights=expert_wins, minlength=cells)
     p = _t_test_less(n, s1, s2, epsilon)
-    cell_group = cell // n_experts
-    cell_expert = cell % n_experts
-    group_response = np.unique(instances // (n_experts * n_responses) * n_responses + instances % n_responses)
-    responses_per_group = np.bincount(group_response // n_responses, minlength=n_groups)
+    cell_group = np.arange(cells) // n_experts
+    cell_expert = np.arange(cells) % n_experts
+    # Responses compared per group: instances are in response order, so a (response, group) is new where it changes.
+    by_group = np.lexsort((instance_response, instance_group))
+    g_sorted, r_sorted = instance_group[by_group], instance_response[by_group]
+    first = np.r_[True, (g_sorted[1:] != g_sorted[:-1]) | (r_sorted[1:] != r_sorted[:-1])] if by_group.size else np.zeros(0, bool)
+    responses_per_group = np.bincount(g_sorted[first], minlength=n_groups)
 
     results = []
     judged_any = bool((u_judge >= 0).any())
     for g in range(n_groups):
-        mine = np.flatnonzero(cell_group == g)
+        mine = np.flatnonzero((cell_group == g) & (n > 0))
         tested = mine[n[mine] >= min_responses]
         adjusted, rejected = benjamini_yekutieli(p[tested], q)
         experts = tuple(
