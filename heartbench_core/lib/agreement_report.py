@@ -792,24 +792,21 @@ def alt_test_block(data: ReportData, *, epsilon: float = alt.DEFAULT_EPSILON) ->
             ),
         )
 
-    def tests(u_group: np.ndarray | None = None, n_groups: int = 1) -> tuple[alt.AltTestResult, ...]:
-        return alt.alt_tests(
-            j_unit=data.j_unit,
-            j_expert=data.j_expert,
-            j_hit=data.j_hit,
-            u_judge=data.u_judge,
-            u_cr=data.u_cr,
-            n_experts=len(names),
-            u_group=u_group,
-            n_groups=n_groups,
-            epsilon=epsilon,
-        )
-
-    (overall,) = tests()
-    rows: dict[str, tuple[AltTestRow, ...]] = {}
-    for name, groups in (("by_dimension", _dimension_groups(data)), ("by_ability", _ability_groups(data))):
-        results = tests(groups.codes, len(groups.names))
-        rows[name] = tuple(AltTestRow(key, label, typed(r)) for key, label, r in zip(groups.names, groups.labels, results))
+    dimensions, abilities = _dimension_groups(data), _ability_groups(data)
+    (overall,), by_dimension, by_ability = alt.alt_tests_by(
+        j_unit=data.j_unit,
+        j_expert=data.j_expert,
+        j_hit=data.j_hit,
+        u_judge=data.u_judge,
+        u_cr=data.u_cr,
+        n_experts=len(names),
+        groupings=[(None, 1), (dimensions.codes, len(dimensions.names)), (abilities.codes, len(abilities.names))],
+        epsilon=epsilon,
+    )
+    rows: dict[str, tuple[AltTestRow, ...]] = {
+        name: tuple(AltTestRow(key, label, typed(r)) for key, label, r in zip(groups.names, groups.labels, results))
+        for name, groups, results in (("by_dimension", dimensions, by_dimension), ("by_ability", abilities, by_ability))
+    }
     return AltTestBlock(overall=typed(overall), by_dimension=rows["by_dimension"], by_ability=rows["by_ability"])
 
 

@@ -27,6 +27,7 @@ undefined (None, with its reason, never 0) when no expert has enough responses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,6 +110,35 @@ def alt_tests(
     `j_*` are the experts' judgments (one per expert and unit, in any order), `u_judge` the judge's verdict per unit
     (−1 none, 0 miss, 1 hit), `u_cr` each unit's response.
     """
+    (results,) = alt_tests_by(
+        j_unit=j_unit,
+        j_expert=j_expert,
+        j_hit=j_hit,
+        u_judge=u_judge,
+        u_cr=u_cr,
+        n_experts=n_experts,
+        groupings=[(u_group, n_groups)],
+        epsilon=epsilon,
+        q=q,
+        min_responses=min_responses,
+    )
+    return results
+
+
+def alt_tests_by(
+    *,
+    j_unit: np.ndarray,
+    j_expert: np.ndarray,
+    j_hit: np.ndarray,
+    u_judge: np.ndarray,
+    u_cr: np.ndarray,
+    n_experts: int,
+    groupings: Sequence[tuple[np.ndarray | None, int]],
+    epsilon: float = DEFAULT_EPSILON,
+    q: float = DEFAULT_Q,
+    min_responses: int = MIN_RESPONSES,
+) -> tuple[tuple[AltTestResult, ...], ...]:
+    """`alt_tests` under several groupings of the units at once (each `(u_group, n_groups)`), sharing the per-judgment work."""
     if not 0 <= epsilon < 1:
         raise ValueError(f"epsilon must be at least 0 and below 1, got {epsilon!r}")
     if min_responses < 2:
@@ -118,9 +148,8 @@ def alt_tests(
     j_hit = np.asarray(j_hit).astype(bool)
     u_judge = np.asarray(u_judge)
     u_cr = np.asarray(u_cr, np.intp)
-    groups = np.zeros(u_cr.size, np.intp) if u_group is None else np.asarray(u_group, np.intp)
-    # Only judgments on units the judge gave a verdict on, and in a group, take part.
-    on = (u_judge[j_unit] >= 0) & (groups[j_unit] >= 0) if j_unit.size else np.zeros(0, bool)
+    # Only judgments on units the judge gave a verdict on take part.
+    on = u_judge[j_unit] >= 0 if j_unit.size else np.zeros(0, bool)
     unit, expert, hit = j_unit[on], j_expert[on], j_hit[on]
     # Each judgment meets every other expert's rating of its unit (an expert rates a unit once: one
     # assignment per response). Count, per judgment, how many of those the expert and the judge agree with.
@@ -132,13 +161,54 @@ def alt_tests(
     judge_agrees = np.where(u_judge[unit] == 1, others_hit, others - others_hit)
     met = others > 0
     unit, expert, expert_agrees, judge_agrees = unit[met], expert[met], expert_agrees[met], judge_agrees[met]
+    response = u_cr[unit].astype(np.int64)
+    judged_any = bool((u_judge >= 0).any())
+    out = []
+    for u_group, n_groups in groupings:
+        if u_group is None:
+            group, keep = np.zeros(unit.size, np.int64), slice(None)
+        else:
+            group = np.asarray(u_group, np.int64)[unit]
+            keep = group >= 0
+            group = group[keep]
+        out.append(
+            _grouped(
+                response[keep],
+                expert[keep],
+                group,
+                expert_agrees[keep],
+                judge_agrees[keep],
+                n_experts=n_experts,
+                n_groups=n_groups,
+                judged_any=judged_any,
+                epsilon=epsilon,
+                q=q,
+                min_responses=min_responses,
+            )
+        )
+    return tuple(out)
 
+
+def _grouped(
+    response: np.ndarray,
+    expert: np.ndarray,
+    group: np.ndarray,
+    expert_agrees: np.ndarray,
+    judge_agrees: np.ndarray,
+    *,
+    n_experts: int,
+    n_groups: int,
+    judged_any: bool,
+    epsilon: float,
+    q: float,
+    min_responses: int,
+) -> tuple[AltTestResult, ...]:
+    """The tests of one grouping, from each judgment's response, expert, group and agreement counts."""
     # One instance per (response, left-out expert, group): sums over its (unit, other expert) pairs.
     # Judgments come in unit order, and a response's units lie together, so the keys are sorted
     # but for short runs within a response: a stable sort (timsort) orders them almost for free,
     # where a hash of every key would cost ten times more.
-    group = groups[unit]
-    key = (u_cr[unit].astype(np.int64) * n_experts + expert) * n_groups + group
+    key = (response * n_experts + expert) * n_groups + group
     order = np.argsort(key, kind="stable")
     key = key[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.intp)
@@ -170,7 +240,6 @@ def alt_tests(
     responses_per_group = np.bincount(g_sorted[first], minlength=n_groups)
 
     results = []
-    judged_any = bool((u_judge >= 0).any())
     for g in range(n_groups):
         mine = np.flatnonzero((cell_group == g) & (n > 0))
         tested = mine[n[mine] >= min_responses]
