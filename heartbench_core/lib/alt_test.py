@@ -233,7 +233,7 @@ def _grouped(
     p = _t_test_less(n, s1, s2, epsilon)
     cell_group = np.arange(cells) // n_experts
     cell_expert = np.arange(cells) % n_experts
-    # Responses compared per group: instances are in response order, so a (response, group) is new where it changes.
+    # Responses compared per group: the distinct (group, response) pairs of the instances.
     by_group = np.lexsort((instance_response, instance_group))
     g_sorted, r_sorted = instance_group[by_group], instance_response[by_group]
     first = np.r_[True, (g_sorted[1:] != g_sorted[:-1]) | (r_sorted[1:] != r_sorted[:-1])] if by_group.size else np.zeros(0, bool)
