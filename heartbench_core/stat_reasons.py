@@ -68,6 +68,11 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             gettext_lazy("no unit has both a judge verdict and a majority label (%(rule)s)"),
         ),
         ("fewer than 2 models have both scores", gettext_lazy("fewer than 2 models have both scores")),
+        ("no judge verdict to compare with the experts", gettext_lazy("no judge verdict to compare with the experts")),
+        (
+            r"no expert rated (?P<n>\d+) or more responses that the judge and another expert also rated",
+            gettext_lazy("no expert rated %(n)s or more responses that the judge and another expert also rated"),
+        ),
         (
             "one ranking gives every model the same score: tau is 0/0",
             gettext_lazy("one ranking gives every model the same score: tau is 0/0"),

@@ -21,10 +21,19 @@ from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
-from heartbench_core.lib.agreement_report import DEFAULTS, AgreementChange, GroupRow, JudgeAlignment, agreement_change, judge_alignment
+from heartbench_core.lib.agreement_report import (
+    DEFAULTS,
+    AgreementChange,
+    AltTest,
+    GroupRow,
+    JudgeAlignment,
+    agreement_change,
+    judge_alignment,
+)
 from heartbench_core.lib.taxonomy import ABILITY_LABELS, CATASTROPHIC_LABEL
 from heartbench_core.models import Dataset, EndpointRun, JudgeRun
 from validation.selectors import CampaignArrays, load_campaign_arrays
+from validation.services.release import release_policy_of
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,7 @@ class CampaignAlignment:
     left_out: list[JudgeVersion] = field(default_factory=list)  # versions with no unit of the campaign: not compared
     comparison: Comparison | None = None  # the two versions asked for (`before`, `after`)
     comparison_errors: dict[str, str] = field(default_factory=dict)  # why the two asked for cannot be compared, by field
+    alt_test_epsilon: float = 0.2  # the release policy's margin of the alternative annotator test
 
     @property
     def left_out_keys(self) -> list[str]:
@@ -91,6 +101,30 @@ class CampaignAlignment:
                 continue
             by_key = {r.key: r for r in row.alignment.by_ability}
             table.append((row, [by_key.get(key) for key, _label in self.abilities]))
+        return table
+
+    @property
+    def alt_test_dimensions(self) -> list[str]:
+        """The dimensions of the alternative annotator test's columns, in the report's order."""
+        keys: list[str] = []
+        for row in self.rows:
+            block = row.alignment.alt_test if row.alignment else None
+            keys += [r.key for r in (block.by_dimension if block else ()) if r.key not in keys]
+        return keys
+
+    def alt_test_table(self) -> list[tuple[AlignmentRow, AltTest, list[AltTest | None], list[AltTest | None]]]:
+        """Each compared row's alternative annotator test: overall, then under each dimension and each ability column."""
+        table = []
+        dimensions = self.alt_test_dimensions
+        for row in self.rows:
+            block = row.alignment.alt_test if row.alignment else None
+            if block is None:
+                continue
+            by_dimension = {r.key: r.test for r in block.by_dimension}
+            by_ability = {r.key: r.test for r in block.by_ability}
+            table.append(
+                (row, block.overall, [by_dimension.get(k) for k in dimensions], [by_ability.get(k) for k, _label in self.abilities])
+            )
         return table
 
 
@@ -167,10 +201,11 @@ def campaign_alignment(
     chosen: dict[str, tuple[JudgeVersion, CampaignArrays]] = {}
     gold_units = 0
     abilities: list[tuple[str, str]] = []
+    epsilon = release_policy_of(campaign.version.dataset).alt_test_epsilon
     for version in judge_versions(campaign):
         runs = list(version.runs)
         data = load_campaign_arrays(campaign, judge_runs=runs)
-        alignment = judge_alignment(data, resamples=resamples, seed=seed)
+        alignment = judge_alignment(data, resamples=resamples, seed=seed, alt_test_epsilon=epsilon)
         gold_units = alignment.units_with_gold
         if not alignment.pairs:  # nothing of the blind test judged: nothing to compare, nor to compare with
             left_out.append(version)
@@ -196,7 +231,7 @@ def campaign_alignment(
     order = {label: i for i, label in enumerate([*ABILITY_LABELS, CATASTROPHIC_LABEL])}
     abilities.sort(key=lambda a: (order.get(a[0], len(order)), a[0]))
     comparison, errors = _comparison(campaign, before, after, chosen, resamples=resamples, seed=seed)
-    return CampaignAlignment(campaign, rows, abilities, gold_units, left_out, comparison, errors)
+    return CampaignAlignment(campaign, rows, abilities, gold_units, left_out, comparison, errors, alt_test_epsilon=epsilon)
 
 
 def _comparison(

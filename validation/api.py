@@ -50,7 +50,13 @@ from validation.services.gold_builder import (
 )
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
-from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
+from validation.services.release import (
+    change_release_policy,
+    policy_differs_from,
+    policy_history,
+    policy_snapshot,
+    release_policy_of,
+)
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -231,6 +237,7 @@ class ReportGatePolicySerializer(serializers.Serializer):
     min_pairs_per_dimension = serializers.IntegerField()
     min_pairs_per_ability = serializers.IntegerField()
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
+    alt_test_epsilon = serializers.FloatField(help_text="The alternative annotator test's margin ε (it decides no gate).")
 
 
 class ReportGateSerializer(serializers.Serializer):
@@ -258,6 +265,52 @@ class ReportParametersSerializer(serializers.Serializer):
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
     exclude_catastrophic = serializers.BooleanField()
     post_discussion = serializers.BooleanField()
+    alt_test_epsilon = serializers.FloatField(help_text="The alternative annotator test's margin ε, from the release policy.")
+
+
+class ReportAltTestExpertSerializer(serializers.Serializer):
+    """One left-out expert of the alternative annotator test."""
+
+    expert = serializers.CharField()
+    responses = serializers.IntegerField(help_text="Responses the expert, the judge and another expert all rated.")
+    judge_wins = serializers.FloatField(help_text="Share of those responses where the judge matched the other experts at least as well.")
+    expert_wins = serializers.FloatField(help_text="Share where the expert matched the other experts at least as well as the judge.")
+    p = serializers.FloatField(help_text="One-sided t-test, H1: mean(W_expert − W_judge) < ε.")
+    p_adjusted = serializers.FloatField(help_text="Benjamini–Yekutieli adjusted over the tested experts.")
+    judge_beats = serializers.BooleanField(help_text="The adjusted p is at most q: the judge is as good as this expert, up to ε.")
+
+
+class ReportAltTestSerializer(serializers.Serializer):
+    """Can the judge replace an expert? The alternative annotator test (Calderon, Reichart & Dror, ACL 2025)."""
+
+    winning_rate = ReportFigureSerializer(help_text="Share of the tested experts the judge beats (n: experts tested).")
+    advantage_probability = ReportFigureSerializer(
+        help_text="Mean over the tested experts of the share of their responses the judge wins (n: experts tested)."
+    )
+    passed = serializers.BooleanField(
+        allow_null=True, help_text="Winning rate ≥ 0.5: the judge can replace an expert; null when undefined."
+    )
+    epsilon = serializers.FloatField(help_text="The cost–benefit margin ε of the release policy.")
+    q = serializers.FloatField(help_text="The false discovery rate of the Benjamini–Yekutieli procedure.")
+    min_responses = serializers.IntegerField(help_text="Responses an expert needs to be tested.")
+    experts_tested = serializers.IntegerField()
+    experts_left_out = serializers.IntegerField(help_text="Experts with fewer than min_responses responses to compare.")
+    responses = serializers.IntegerField(help_text="Responses on which some expert was compared with the judge.")
+    experts = ReportAltTestExpertSerializer(many=True)
+
+
+class ReportAltTestRowSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
+    test = ReportAltTestSerializer()
+
+
+class ReportAltTestBlockSerializer(serializers.Serializer):
+    """The alternative annotator test on every criterion, per dimension and per ability."""
+
+    overall = ReportAltTestSerializer()
+    by_dimension = ReportAltTestRowSerializer(many=True)
+    by_ability = ReportAltTestRowSerializer(many=True)
 
 
 class ReportPostDiscussionSerializer(serializers.Serializer):
@@ -313,6 +366,9 @@ class ReportResultSerializer(serializers.Serializer):
     exploratory = serializers.BooleanField()
     exploratory_reasons = serializers.ListField(child=serializers.CharField())
     post_discussion = ReportPostDiscussionSerializer(allow_null=True)
+    alt_test = ReportAltTestBlockSerializer(
+        allow_null=True, help_text="Can the judge replace an expert; null in a report computed before the test existed."
+    )
 
 
 class ReportInputsCampaignSerializer(serializers.Serializer):
@@ -848,6 +904,7 @@ class ReleasePolicySerializer(serializers.Serializer):
     min_pairs_per_dimension = serializers.IntegerField()
     min_pairs_per_ability = serializers.IntegerField()
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
+    alt_test_epsilon = serializers.FloatField(help_text="Cost–benefit margin ε of the alternative annotator test (0 ≤ ε < 1).")
     is_default = serializers.SerializerMethodField(help_text="True when no admin has set the policy: the defaults apply.")
     updated_by = serializers.SerializerMethodField()
     updated_at = serializers.SerializerMethodField()
@@ -874,6 +931,9 @@ class ReleasePolicyChangeSerializer(RefusesUnknownFields):
     min_pairs_per_dimension = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)
     min_pairs_per_ability = serializers.IntegerField(required=False, min_value=0, max_value=1_000_000)
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices, required=False)
+    alt_test_epsilon = serializers.FloatField(
+        required=False, min_value=0, help_text="Cost–benefit margin ε of the alternative annotator test, from 0 up to (not including) 1."
+    )
     reason = serializers.CharField(help_text="Why the policy changes: kept in its history.")
 
 
@@ -972,7 +1032,7 @@ class VersionGateView(APIView):
             "version": version,
             "gate": gate,
             "current_policy": policy,
-            "policy_changed_since": gate is not None and gate.policy != policy,
+            "policy_changed_since": gate is not None and policy_differs_from(gate.policy, policy),
         }
         return Response(VersionGateSerializer(data, context={"request": request}).data)
 
@@ -1001,6 +1061,7 @@ class JudgeAlignmentSerializer(serializers.Serializer):
     judge_hit_rate = ReportFigureSerializer()
     human_hit_rate = ReportFigureSerializer()
     by_ability = ReportGroupRowSerializer(many=True)
+    alt_test = ReportAltTestBlockSerializer(allow_null=True)
 
 
 class AlignmentRowSerializer(serializers.Serializer):
@@ -1043,6 +1104,7 @@ class CampaignAlignmentSerializer(serializers.Serializer):
         help_text="Judge versions with no unit of the blind test: not compared (judge/run@rubric version).",
     )
     comparison = AlignmentComparisonSerializer(allow_null=True, help_text="The two versions asked for, else null.")
+    alt_test_epsilon = serializers.FloatField(help_text="The release policy's margin ε of every row's alternative annotator test.")
 
 
 class BlindTestChoiceSerializer(serializers.Serializer):

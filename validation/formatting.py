@@ -11,7 +11,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop
 
 from heartbench_core.lib.agreement import CLUSTER_T, WILSON_DESIGN_EFFECT
-from heartbench_core.lib.agreement_report import Figure, Interval, PostDiscussion, ReportResult, Resampling
+from heartbench_core.lib.agreement_report import AltTest, AltTestBlock, Figure, Interval, PostDiscussion, ReportResult, Resampling
 from heartbench_core.stat_reasons import reason_text
 from heartbench_core.taxonomy_display import group_value_display
 
@@ -226,11 +226,44 @@ def report_table(report: AgreementReport) -> str:
                 "gold_rank": m.gold_rank,
             }
         )
+    lines += _alt_test_lines(r.alt_test)
     if r.undefined:
         lines += ["", gettext("Undefined")] + [f"  {k}: {reason_text(v)}" for k, v in r.undefined.items()]
     if r.alerts:
         lines += ["", gettext("Alerts")] + [f"  [{reason_text(a.kind)}] {reason_text(a.message)}" for a in r.alerts]
     return "\n".join(lines)
+
+
+def _alt_test_lines(block: AltTestBlock | None) -> list[str]:
+    """The alternative annotator test as the command prints it."""
+    if block is None:
+        return ["", gettext("Can the judge replace an expert? Not computed in this report (it predates the alternative annotator test).")]
+    t = block.overall
+    lines = [
+        "",
+        gettext("Can the judge replace an expert? Alternative annotator test, ε = %(epsilon)s, q = %(q)s")
+        % {"epsilon": t.epsilon, "q": t.q},
+    ]
+
+    def line(label: str, t: AltTest) -> str:
+        if t.winning_rate.value is None:
+            not_available = gettext("n/a")
+            return f"  {_left(label, 26)} {not_available}: {reason_text(t.winning_rate.reason or '')}"
+        verdict = gettext("can replace an expert") if t.passed else gettext("cannot replace an expert")
+        return f"  {_left(label, 26)} " + gettext(
+            "winning rate %(omega)s, advantage probability %(rho)s: %(verdict)s (%(tested)s experts tested, %(left_out)s left out, %(responses)s responses)"
+        ) % {
+            "omega": fmt(t.winning_rate),
+            "rho": fmt(t.advantage_probability),
+            "verdict": verdict,
+            "tested": t.experts_tested,
+            "left_out": t.experts_left_out,
+            "responses": t.responses,
+        }
+
+    lines.append(line(gettext("all criteria"), t))
+    lines += [line(group_value_display("dimension", row.key), row.test) for row in block.by_dimension]
+    return lines
 
 
 def report_csv_rows(result: ReportResult) -> Iterator[tuple[Any, ...]]:
@@ -266,6 +299,28 @@ def report_csv_rows(result: ReportResult) -> Iterator[tuple[Any, ...]]:
     yield ("gate", "", "exploratory", result.exploratory, "")
     yield ("gate", "", "passed", result.gate.passed, result.pairs)
     yield ("gate", "", "ci_low", _cell(result.gate.ci_low), ci_n)
+    if result.alt_test is not None:
+        yield from _alt_test_csv_rows(result.alt_test)
+
+
+def _alt_test_csv_rows(block: AltTestBlock) -> Iterator[tuple[Any, ...]]:
+    """The alternative annotator test's rows: n of ω and ρ is the experts tested, of an expert's figures their responses."""
+    groups = (("alt_test", "", block.overall), *(("alt_test_by_dimension", r.key, r.test) for r in block.by_dimension))
+    for section, group, t in (*groups, *(("alt_test_by_ability", r.key, r.test) for r in block.by_ability)):
+        yield (section, group, "winning_rate", _cell(t.winning_rate.value), t.experts_tested)
+        yield (section, group, "advantage_probability", _cell(t.advantage_probability.value), t.experts_tested)
+        yield (section, group, "can_replace_an_expert", _cell(t.passed), t.experts_tested)
+        if t.winning_rate.reason:
+            yield (section, group, "undefined_reason", t.winning_rate.reason, "")
+        yield (section, group, "epsilon", t.epsilon, "")
+        yield (section, group, "q", t.q, "")
+        yield (section, group, "min_responses", t.min_responses, "")
+        yield (section, group, "experts_left_out", t.experts_left_out, "")
+        yield (section, group, "responses", t.responses, "")
+    for e in block.overall.experts:
+        yield ("alt_test_by_expert", e.expert, "judge_wins", e.judge_wins, e.responses)
+        yield ("alt_test_by_expert", e.expert, "p_adjusted", e.p_adjusted, e.responses)
+        yield ("alt_test_by_expert", e.expert, "judge_beats", e.judge_beats, e.responses)
 
 
 def _cell(value: Any) -> Any:

@@ -221,6 +221,10 @@ class ReleasePolicy(models.Model):
     min_pairs_per_dimension = models.PositiveIntegerField(default=30)
     min_pairs_per_ability = models.PositiveIntegerField(default=10)
     must_clear = models.CharField(max_length=12, choices=Clears.choices, default=Clears.POINT)
+    alt_test_epsilon = models.FloatField(
+        default=0.2,
+        help_text="Cost–benefit margin ε of the alternative annotator test: how much worse than an expert the judge may be.",
+    )
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -228,6 +232,9 @@ class ReleasePolicy(models.Model):
         verbose_name_plural = "release policies"
         constraints = [
             models.CheckConstraint(condition=models.Q(threshold__gte=0, threshold__lte=1), name="release_threshold_in_unit"),
+            models.CheckConstraint(
+                condition=models.Q(alt_test_epsilon__gte=0, alt_test_epsilon__lt=1), name="release_alt_test_epsilon_in_unit"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -64,7 +64,13 @@ from validation.services.gold_builder import (
 )
 from validation.services.golden import adjudicate
 from validation.services.queue_summary import head_entries, queue_summary
-from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
+from validation.services.release import (
+    change_release_policy,
+    policy_differs_from,
+    policy_history,
+    policy_snapshot,
+    release_policy_of,
+)
 
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -487,6 +493,7 @@ POLICY_FORM_FIELDS: dict[str, Callable[[str], float | int]] = {
     "threshold": float,
     "min_pairs_per_dimension": int,
     "min_pairs_per_ability": int,
+    "alt_test_epsilon": float,
 }
 
 
@@ -549,7 +556,7 @@ def version_gate(request: SignedInRequest, version_id: int) -> HttpResponse:
         "gate": gate,
         "closed": closed,
         "policy": policy,
-        "policy_changed": gate is not None and gate.policy != policy,
+        "policy_changed": gate is not None and policy_differs_from(gate.policy, policy),
         "can_see_report": has_role(request.user, Role.ADMIN),
     }
     template = "validation/partials/version_gate.html" if request.htmx else "validation/version_gate.html"

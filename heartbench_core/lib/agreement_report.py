@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from heartbench_core.lib import agreement as st
+from heartbench_core.lib import alt_test as alt
 from heartbench_core.lib import scoring
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
 
@@ -78,6 +79,7 @@ class GatePolicy:
     min_pairs_per_dimension: int = 30
     min_pairs_per_ability: int = 10
     must_clear: str = "point"  # "point": the agreement rate; "lower_bound": the lower end of its 95% CI
+    alt_test_epsilon: float = alt.DEFAULT_EPSILON  # the alternative annotator test's margin (shown with it; it decides no gate)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,7 +104,7 @@ DEFAULTS = ReportDefaults()
 # `AgreementReport` (its keys are those reports have always been stored with, plus
 # `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
 
-SCHEMA_VERSION = 2  # 2: schema_version itself, and an over-time point's alpha_units
+SCHEMA_VERSION = 3  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test
 NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
 NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
 NO_RESAMPLES = "no bootstrap resamples requested"
@@ -332,6 +334,65 @@ class ScoreImpact:
 
 
 @dataclass(frozen=True, slots=True)
+class AltTestExpert:
+    """One left-out expert of the alternative annotator test: the responses compared, the win shares, the test."""
+
+    expert: str
+    responses: int
+    judge_wins: float  # share of the expert's responses where the judge did at least as well as the expert
+    expert_wins: float  # share where the expert did at least as well as the judge
+    p: float  # one-sided t-test of mean(W_expert − W_judge) < ε
+    p_adjusted: float  # Benjamini–Yekutieli over the tested experts
+    judge_beats: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AltTest:
+    """Can the judge replace an expert? The alternative annotator test (Calderon, Reichart & Dror, ACL 2025).
+
+    n of both figures: the experts tested. Undefined (with the reason) when no expert could be tested.
+    """
+
+    winning_rate: Figure  # share of the tested experts the judge beats
+    advantage_probability: Figure  # mean over the tested experts of the share of their responses the judge wins
+    passed: bool | None  # the judge can replace an expert (winning rate ≥ 0.5); None when undefined
+    epsilon: float
+    q: float
+    min_responses: int
+    experts_tested: int
+    experts_left_out: int  # experts with some compared response, but fewer than min_responses
+    responses: int
+    experts: tuple[AltTestExpert, ...]
+
+    def __post_init__(self) -> None:
+        if self.passed != passes(self.winning_rate.value):
+            raise ValueError(f"passed must say whether the winning rate {self.winning_rate.value!r} is at least 0.5")
+
+
+def passes(winning_rate: float | None) -> bool | None:
+    """Whether a winning rate lets the judge replace an expert (None: undefined)."""
+    return None if winning_rate is None else winning_rate >= alt.PASSING_WINNING_RATE
+
+
+@dataclass(frozen=True, slots=True)
+class AltTestRow:
+    """The alternative annotator test on one ability's or dimension's criteria."""
+
+    key: str
+    label: str
+    test: AltTest
+
+
+@dataclass(frozen=True, slots=True)
+class AltTestBlock:
+    """The alternative annotator test on every criterion, and per dimension and per ability."""
+
+    overall: AltTest
+    by_dimension: tuple[AltTestRow, ...]
+    by_ability: tuple[AltTestRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Gate:
     """The release decision under a policy, with the agreement and interval it was decided on and why it failed."""
 
@@ -388,10 +449,11 @@ class Parameters:
     must_clear: str = "point"
     exclude_catastrophic: bool = False
     post_discussion: bool = False
+    alt_test_epsilon: float = alt.DEFAULT_EPSILON  # reports from before the alternative annotator test carry the default
 
     @property
     def gate_policy(self) -> GatePolicy:
-        return GatePolicy(self.threshold, self.min_pairs_per_dimension, self.min_pairs_per_ability, self.must_clear)
+        return GatePolicy(self.threshold, self.min_pairs_per_dimension, self.min_pairs_per_ability, self.must_clear, self.alt_test_epsilon)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, gate: dict[str, Any] | None = None) -> Parameters:
@@ -411,6 +473,11 @@ class Parameters:
                 must_clear=str(data.get("must_clear") or "point"),
                 exclude_catastrophic=bool(data.get("exclude_catastrophic", False)),
                 post_discussion=bool(data.get("post_discussion", False)),
+                alt_test_epsilon=float(
+                    data["alt_test_epsilon"]
+                    if data.get("alt_test_epsilon") is not None
+                    else gate.get("alt_test_epsilon", alt.DEFAULT_EPSILON)
+                ),
             )
 
 
@@ -470,6 +537,7 @@ class ReportResult:
     exploratory: bool = False
     exploratory_reasons: tuple[str, ...] = ()
     post_discussion: PostDiscussion | None = None
+    alt_test: AltTestBlock | None = None  # None in reports from before the alternative annotator test
 
     @property
     def resampled(self) -> Resampling:
@@ -689,6 +757,59 @@ def _ability_groups(data: ReportData) -> _Groups:
     return _Groups.from_values(list(data.crit_ability), data.u_crit, order=[*ABILITY_LABELS, CATASTROPHIC_LABEL], label=english_name)
 
 
+def _dimension_groups(data: ReportData) -> _Groups:
+    crit_dim = [dimension_label(a) for a in data.crit_ability]
+    return _Groups.from_values(crit_dim, data.u_crit, order=[*DIMENSIONS, "Catastrophic"])
+
+
+def alt_test_block(data: ReportData, *, epsilon: float = alt.DEFAULT_EPSILON) -> AltTestBlock:
+    """The alternative annotator test of the judge on a campaign: on every criterion, per dimension and per ability."""
+    names = list(data.expert_names)
+
+    def typed(r: alt.AltTestResult) -> AltTest:
+        n = r.experts_tested
+        return AltTest(
+            winning_rate=Figure(_num(r.winning_rate), n, r.reason),
+            advantage_probability=Figure(_num(r.advantage_probability), n, r.reason),
+            passed=passes(_num(r.winning_rate)),
+            epsilon=r.epsilon,
+            q=r.q,
+            min_responses=r.min_responses,
+            experts_tested=n,
+            experts_left_out=r.experts_left_out,
+            responses=r.responses,
+            experts=tuple(
+                AltTestExpert(
+                    expert=names[e.expert],
+                    responses=e.responses,
+                    judge_wins=round(e.judge_wins, 12),
+                    expert_wins=round(e.expert_wins, 12),
+                    p=round(e.p, 12),
+                    p_adjusted=round(e.p_adjusted, 12),
+                    judge_beats=e.judge_beats,
+                )
+                for e in r.experts
+            ),
+        )
+
+    dimensions, abilities = _dimension_groups(data), _ability_groups(data)
+    (overall,), by_dimension, by_ability = alt.alt_tests_by(
+        j_unit=data.j_unit,
+        j_expert=data.j_expert,
+        j_hit=data.j_hit,
+        u_judge=data.u_judge,
+        u_cr=data.u_cr,
+        n_experts=len(names),
+        groupings=[(None, 1), (dimensions.codes, len(dimensions.names)), (abilities.codes, len(abilities.names))],
+        epsilon=epsilon,
+    )
+    rows: dict[str, tuple[AltTestRow, ...]] = {
+        name: tuple(AltTestRow(key, label, typed(r)) for key, label, r in zip(groups.names, groups.labels, results))
+        for name, groups, results in (("by_dimension", dimensions, by_dimension), ("by_ability", abilities, by_ability))
+    }
+    return AltTestBlock(overall=typed(overall), by_dimension=rows["by_dimension"], by_ability=rows["by_ability"])
+
+
 @dataclass(frozen=True)
 class JudgeAlignment:
     """One judge's agreement with a campaign's golden standard: the figures the alignment page compares across judge versions.
@@ -707,10 +828,13 @@ class JudgeAlignment:
     judge_hit_rate: Figure
     human_hit_rate: Figure
     by_ability: tuple[GroupRow, ...]
+    alt_test: AltTestBlock | None = None  # can the judge replace an expert, overall, per dimension and per ability
 
 
-def judge_alignment(data: ReportData, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed) -> JudgeAlignment:
-    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items)."""
+def judge_alignment(
+    data: ReportData, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed, alt_test_epsilon: float = alt.DEFAULT_EPSILON
+) -> JudgeAlignment:
+    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items), and its alt-test."""
     c = _compared(data, resamples=resamples, seed=seed)
     by_ability = _breakdown(
         _ability_groups(data), c.both, c.jv, c.gv, c.hits, c.ratings, data.u_cr, c.items, resamples=resamples, seed=seed, draws=c.draws
@@ -728,6 +852,7 @@ def judge_alignment(data: ReportData, *, resamples: int = DEFAULTS.resamples, se
         judge_hit_rate=Figure.of(st.hit_rate(c.jv) if c.jv.size else no_pairs),
         human_hit_rate=Figure.of(st.hit_rate(c.gv) if c.gv.size else no_pairs),
         by_ability=by_ability,
+        alt_test=alt_test_block(data, epsilon=alt_test_epsilon),
     )
 
 
@@ -800,10 +925,9 @@ def compute_report(
     complete = ratings >= max(data.k, 1)
 
     # Breakdowns.
-    crit_dim = [dimension_label(a) for a in data.crit_ability]
     groups = {
         "by_ability": _ability_groups(data),
-        "by_dimension": _Groups.from_values(crit_dim, data.u_crit, order=[*DIMENSIONS, "Catastrophic"]),
+        "by_dimension": _dimension_groups(data),
         "by_model": _Groups(data.cr_model[data.u_cr], list(data.model_names)),
         "by_difficulty": _Groups.from_values(list(data.item_difficulty), item_of_unit, order=["hard", "normal"]),
         "by_primary_scene": _Groups.from_values(list(data.item_scene), item_of_unit),
@@ -878,7 +1002,9 @@ def compute_report(
             min_pairs_per_dimension=policy.min_pairs_per_dimension,
             min_pairs_per_ability=policy.min_pairs_per_ability,
             must_clear=policy.must_clear,
+            alt_test_epsilon=policy.alt_test_epsilon,
         ),
+        alt_test=alt_test_block(data, epsilon=policy.alt_test_epsilon),
     )
 
 
@@ -1582,7 +1708,72 @@ def _report_to_dict(r: ReportResult) -> dict[str, Any]:
     }
     if r.post_discussion is not None:
         out["post_discussion"] = asdict(r.post_discussion)
+    if r.alt_test is not None:
+        out["alt_test"] = _alt_test_block_to_dict(r.alt_test)
     return out
+
+
+def _alt_test_to_dict(t: AltTest) -> dict[str, Any]:
+    return {
+        "winning_rate": t.winning_rate.value,
+        "advantage_probability": t.advantage_probability.value,
+        "passed": t.passed,
+        "reason": t.winning_rate.reason,
+        "epsilon": t.epsilon,
+        "q": t.q,
+        "min_responses": t.min_responses,
+        "experts_tested": t.experts_tested,
+        "experts_left_out": t.experts_left_out,
+        "responses": t.responses,
+        "experts": [asdict(e) for e in t.experts],
+    }
+
+
+def _alt_test_block_to_dict(b: AltTestBlock) -> dict[str, Any]:
+    """The stored alternative annotator test: the overall test, and one per dimension and per ability with its key and label."""
+    return {
+        "overall": _alt_test_to_dict(b.overall),
+        **{
+            name: [{"key": row.key, "label": row.label, **_alt_test_to_dict(row.test)} for row in rows]
+            for name, rows in (("by_dimension", b.by_dimension), ("by_ability", b.by_ability))
+        },
+    }
+
+
+def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
+    tested = int(t["experts_tested"])
+    reason = t.get("reason")
+    return AltTest(
+        winning_rate=Figure.stored(t["winning_rate"], tested, reason),
+        advantage_probability=Figure.stored(t["advantage_probability"], tested, reason),
+        passed=passes(t["winning_rate"]),
+        epsilon=float(t["epsilon"]),
+        q=float(t["q"]),
+        min_responses=int(t["min_responses"]),
+        experts_tested=tested,
+        experts_left_out=int(t["experts_left_out"]),
+        responses=int(t["responses"]),
+        experts=tuple(
+            AltTestExpert(
+                expert=str(e["expert"]),
+                responses=int(e["responses"]),
+                judge_wins=float(e["judge_wins"]),
+                expert_wins=float(e["expert_wins"]),
+                p=float(e["p"]),
+                p_adjusted=float(e["p_adjusted"]),
+                judge_beats=bool(e["judge_beats"]),
+            )
+            for e in t.get("experts", [])
+        ),
+    )
+
+
+def _alt_test_block_from_dict(b: dict[str, Any]) -> AltTestBlock:
+    rows = {
+        name: tuple(AltTestRow(str(row["key"]), str(row["label"]), _alt_test_from_dict(row)) for row in b.get(name, []))
+        for name in ("by_dimension", "by_ability")
+    }
+    return AltTestBlock(overall=_alt_test_from_dict(b["overall"]), by_dimension=rows["by_dimension"], by_ability=rows["by_ability"])
 
 
 def _score_impact_to_dict(s: ScoreImpact) -> dict[str, Any]:
@@ -1672,8 +1863,11 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
             min_pairs_per_dimension=int(g["min_pairs_per_dimension"]),
             min_pairs_per_ability=int(g.get("min_pairs_per_ability") or 0),
             must_clear=str(g.get("must_clear") or "point"),
+            alt_test_epsilon=float(g.get("alt_test_epsilon", alt.DEFAULT_EPSILON)),
         )
         gate = Gate(policy, item_agreement.rate, ci95, bool(g["passed"]), tuple(str(x) for x in g.get("reasons", [])))
+    with _reading("alt_test"):
+        alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
     with _reading("top level"):
         post = d.get("post_discussion")
         return ReportResult(
@@ -1723,6 +1917,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
                 judgments=int(post.get("judgments", 0)),
                 changed_verdicts=int(post.get("changed_verdicts", 0)),
             ),
+            alt_test=alt_block,
         )
 
 

@@ -60,6 +60,8 @@ ALLOWED_WORDS = frozenset(
         "Kendall's",
         "Fleiss",
         "Wilson",  # the Wilson score interval
+        "Benjamini",  # the Benjamini–Yekutieli procedure
+        "Yekutieli",
         "OpenAPI",
         "OpenAI",  # "OpenAI-compatible" endpoints: the protocol's name
         "Swagger",

@@ -74,7 +74,7 @@ class TestExploratoryReruns:
         set_policy(cast, campaign, **LENIENT)
         report = create_agreement_report(campaign=campaign)
         gate = ReleaseGate.objects.get(report=report)
-        assert gate.passed and gate.policy == {**LENIENT, "must_clear": "point"}
+        assert gate.passed and gate.policy == {**LENIENT, "must_clear": "point", "alt_test_epsilon": 0.2}
         assert gate.ci_low == report.typed_result.item_agreement.ci95.low < gate.agreement_rate
 
 
@@ -119,7 +119,7 @@ class TestShownOnTheVersion:
         headline = passed.typed_result.item_agreement
         assert gate["ci_low"] == headline.ci95.low and gate["agreement_rate"] == headline.rate.value
         assert gate["ci_items"] == passed.typed_result.items
-        assert gate["policy"] == {**LENIENT, "must_clear": "point"} and body["policy_changed_since"] is False
+        assert gate["policy"] == {**LENIENT, "must_clear": "point", "alt_test_epsilon": 0.2} and body["policy_changed_since"] is False
 
     def test_the_api_says_so_when_the_policy_changed_since_the_decision(self, cast, campaign, decided, client_for):
         set_policy(cast, campaign, threshold=0.9)

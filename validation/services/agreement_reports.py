@@ -98,6 +98,7 @@ def apply_release_policy(params: dict[str, Any], policy: ReleasePolicy) -> tuple
     in each reader's language through `heartbench_core.stat_reasons.reason_text`.
     """
     rules = policy_snapshot(policy)
+    # A rule the request left unset (None) or cannot set (the alternative annotator test's margin) is the policy's.
     params = {**params, **{k: v for k, v in rules.items() if params.get(k) is None}}
     reasons = [f"{name} {params[name]} instead of the release policy's {value}" for name, value in rules.items() if params[name] != value]
     # A different seed or resample count could be tried until the lower bound clears.

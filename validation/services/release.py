@@ -20,7 +20,7 @@ from validation.models import ReleasePolicy, ReleasePolicyChange
 if TYPE_CHECKING:
     from heartbench_core.models import User
 
-POLICY_FIELDS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear")
+POLICY_FIELDS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear", "alt_test_epsilon")
 
 
 def release_policy_of(dataset: Dataset) -> ReleasePolicy:
@@ -36,7 +36,13 @@ def policy_snapshot(policy: ReleasePolicy) -> dict[str, Any]:
         "min_pairs_per_dimension": int(policy.min_pairs_per_dimension),
         "min_pairs_per_ability": int(policy.min_pairs_per_ability),
         "must_clear": str(policy.must_clear),
+        "alt_test_epsilon": float(policy.alt_test_epsilon),
     }
+
+
+def policy_differs_from(recorded: dict[str, Any], current: dict[str, Any]) -> bool:
+    """Whether the policy differs from one a gate recorded (a gate from before a rule existed had its default)."""
+    return {**policy_snapshot(ReleasePolicy()), **recorded} != current
 
 
 def clean_policy_fields(fields: dict[str, Any]) -> dict[str, Any]:
@@ -59,6 +65,12 @@ def clean_policy_fields(fields: dict[str, Any]) -> dict[str, Any]:
                 errors[name] = _("must be a whole number from 0 to 1,000,000")
             else:
                 clean[name] = value
+    if "alt_test_epsilon" in fields:
+        value = fields["alt_test_epsilon"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+            errors["alt_test_epsilon"] = _("must be a number from 0 up to, but not including, 1")
+        else:
+            clean["alt_test_epsilon"] = float(value)
     if "must_clear" in fields:
         if fields["must_clear"] not in ReleasePolicy.Clears.values:
             errors["must_clear"] = _("choose one of: %(choices)s") % {"choices": ", ".join(ReleasePolicy.Clears.values)}

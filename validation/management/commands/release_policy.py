@@ -9,7 +9,7 @@ from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.models import Dataset
 from validation.services.release import change_release_policy, policy_history, policy_snapshot, release_policy_of
 
-CHANGE_FLAGS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear")
+CHANGE_FLAGS = ("threshold", "min_pairs_per_dimension", "min_pairs_per_ability", "must_clear", "alt_test_epsilon")
 
 
 class Command(ImportCommand):
@@ -26,6 +26,11 @@ class Command(ImportCommand):
             "--must-clear",
             choices=["point", "lower_bound"],
             help=gettext("What must clear the threshold: the point estimate or its 95%% CI's lower bound."),
+        )
+        parser.add_argument(
+            "--alt-test-epsilon",
+            type=float,
+            help=gettext("Margin ε of the alternative annotator test (0 up to, not including, 1)."),
         )
         parser.add_argument("--reason", help=gettext("Why the policy changes (required with a change; kept in its history)."))
         parser.add_argument("--as", dest="username", metavar="USER", help=gettext("The admin making the change."))
@@ -70,6 +75,7 @@ class Command(ImportCommand):
             (gettext("must clear it"), clears),
             (gettext("min pairs per dimension"), rules["min_pairs_per_dimension"]),
             (gettext("min pairs per ability"), rules["min_pairs_per_ability"]),
+            (gettext("alt-test margin ε"), rules["alt_test_epsilon"]),
         )
         for label, value in rows:
             self.stdout.write(f"  {label:<26}{value}")
