@@ -14,7 +14,7 @@ def test_each_version_has_the_report_s_test_under_the_policy_s_margin(cast, clie
     report = create_agreement_report(campaign=campaign, resamples=50).typed_result
     assert section.alt_test_epsilon == 0.3
     assert row.alignment.alt_test == report.alt_test and row.alignment.alt_test.overall.epsilon == 0.3
-    [(table_row, overall, dimensions, abilities)] = section.alt_test_table()
+    [(_table_row, overall, dimensions, abilities)] = section.alt_test_table()
     assert overall == report.alt_test.overall and len(dimensions) == len(section.alt_test_dimensions) > 0
     assert len(abilities) == len(section.abilities)
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("heartbench_core", "0013_hash_drf_tokens"),
-        ("validation", "0006_drop_golden_label_indexes_covered_by_others"),
+        ("validation", "0008_add_gold_drafts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
