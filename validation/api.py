@@ -1,7 +1,6 @@
 """REST API of the validation app: reports, golden labels, adjudication and the judgment import."""
 
 import builtins
-from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -1251,17 +1250,6 @@ class GoldBuilderOutcomeSerializer(serializers.Serializer):
     items = serializers.IntegerField()
 
 
-def _built_set(d: dict[str, Any]) -> BuiltSet:
-    return BuiltSet(
-        kind=d["kind"],
-        name=d["name"],
-        pass_threshold=d["pass_threshold"],
-        max_attempts=d["max_attempts"],
-        retake_cooldown=timedelta(days=d["cooldown_days"]),
-        sitting_size=d["sitting_size"],
-    )
-
-
 class GoldBuilderCreateView(APIView):
     """Create a gold set or calibration set from free responses and their settled verdicts (the page's service)."""
 
@@ -1272,7 +1260,7 @@ class GoldBuilderCreateView(APIView):
         data = GoldBuilderCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        spec = _built_set(d)
+        spec = BuiltSet.from_input(d)
         outcome = create_set_from_settled_verdicts(
             version=d["version"], response_ids=d["responses"], spec=spec, created_by=signed_in(request)
         )
@@ -1343,7 +1331,9 @@ class GoldDraftCreateView(APIView):
         data = GoldDraftCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        draft = start_gold_draft(version=d["version"], response_ids=d["responses"], spec=_built_set(d), created_by=signed_in(request))
+        draft = start_gold_draft(
+            version=d["version"], response_ids=d["responses"], spec=BuiltSet.from_input(d), created_by=signed_in(request)
+        )
         return Response(GoldDraftSerializer(draft).data, status=status.HTTP_201_CREATED)
 
 

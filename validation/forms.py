@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django import forms
@@ -96,12 +95,4 @@ class GoldBuilderForm(forms.Form):
         return self.cleaned_data.get("source") or SETTLED
 
     def spec(self) -> BuiltSet:
-        d = self.cleaned_data
-        return BuiltSet(
-            kind=d["kind"],
-            name=d["name"],
-            pass_threshold=d["pass_threshold"],
-            max_attempts=d["max_attempts"],
-            retake_cooldown=timedelta(days=d["cooldown_days"]),
-            sitting_size=d["sitting_size"],
-        )
+        return BuiltSet.from_input(self.cleaned_data)

@@ -10,8 +10,10 @@ then written by the same services as an imported file (`create_gold_set`, `creat
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -75,6 +77,18 @@ class BuiltSet:
     max_attempts: int = 2
     retake_cooldown: timedelta = timedelta(days=1)
     sitting_size: int | None = None
+
+    @classmethod
+    def from_input(cls, d: Mapping[str, Any]) -> BuiltSet:
+        """The spec from a form's or a serializer's cleaned data (retake cool-down given in days)."""
+        return cls(
+            kind=d["kind"],
+            name=d["name"],
+            pass_threshold=d["pass_threshold"],
+            max_attempts=d["max_attempts"],
+            retake_cooldown=timedelta(days=d["cooldown_days"]),
+            sitting_size=d["sitting_size"],
+        )
 
 
 @dataclass(frozen=True)
