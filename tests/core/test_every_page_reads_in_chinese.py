@@ -119,8 +119,9 @@ def test_the_detector_finds_stored_values_shown_as_they_are_stored():
     ]
 
 
-# The cast's users holding one role each, beside the world's dual-role users.
-SINGLE_ROLES = {"admin": "admin", "rubric author": "author", "senior reviewer": "reviewer", "expert": "expert"}
+# The cast's users holding one role each, beside the world's dual-role users. An admin alone reads a subset of
+# what the superuser and expert+all crawls read (the same pages, fewer of them), so it is not crawled a third time.
+SINGLE_ROLES = {"rubric author": "author", "senior reviewer": "reviewer", "expert": "expert"}
 
 
 @pytest.mark.parametrize("combination", ["expert+all", "superuser", *SINGLE_ROLES])
@@ -144,7 +145,7 @@ def test_every_page_renders_in_chinese_and_shows_no_english_interface_text(combi
     monkeypatch.setattr(walk, "_leaks", lambda text, world: [])  # blindness is test_dual_role_crawl's; here, language
     reached = walk._crawl(world, user)
     pages = {url: body for client in clients for url, body in client.pages.items()}
-    if combination in ("expert+all", "superuser", "admin"):
+    if combination in ("expert+all", "superuser"):
         assert "/validation/" in reached and "/rubrics/" in " ".join(reached)
         assert len(pages) > 20 and f"/validation/campaigns/{own.pk}/" in pages, sorted(pages)
     else:  # each role reached its own pages
