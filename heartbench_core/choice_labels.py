@@ -142,12 +142,23 @@ CHOICE_LABELS: dict[str, dict[str, Promise]] = {
         "judge_error": pgettext_lazy("adjudication cause", "Judge error"),
         "other": pgettext_lazy("adjudication cause", "Other"),
     },
+    "annotation.Skip.reason": {
+        "conflict_of_interest": pgettext_lazy("reason for a skip", "Conflict of interest"),
+        "distressing": pgettext_lazy("reason for a skip", "Distressing content"),
+        "unreadable": pgettext_lazy("reason for a skip", "Unreadable or broken"),
+        "outside_expertise": pgettext_lazy("reason for a skip", "Outside my expertise"),
+        "other": pgettext_lazy("reason for a skip", "Other (say why)"),
+    },
     "validation.Adjudication.cause": {
         "ambiguous_criterion": pgettext_lazy("adjudication cause", "Ambiguous criterion"),
         "guideline_gap": pgettext_lazy("adjudication cause", "Guideline gap"),
         "rater_error": pgettext_lazy("adjudication cause", "Rater error"),
         "judge_error": pgettext_lazy("adjudication cause", "Judge error"),
         "other": pgettext_lazy("adjudication cause", "Other"),
+    },
+    "validation.GoldDraft.kind": {
+        "gold_set": pgettext_lazy("campaign kind", "Gold set"),
+        "calibration": pgettext_lazy("kind of set built from verdicts", "Calibration set"),
     },
     "validation.GoldenLabel.provenance": {
         "unanimous": pgettext_lazy("golden label provenance", "Unanimous"),

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -14,7 +14,7 @@ from heartbench_core.throttling import ThrottledLoginView
 urlpatterns = [
     path("", views.home, name="home"),
     # Browsers ask for /favicon.ico whatever the page links: the icon base.html links, served by WhiteNoise.
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    path("favicon.ico", require_safe(RedirectView.as_view(url=static("favicon.svg"), permanent=True))),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Users restored from a campaign archive have no password: import_campaign lists a link here for each.

@@ -7,6 +7,8 @@ from validation.models import (
     Adjudication,
     AgreementReport,
     BackgroundJob,
+    GoldDraft,
+    GoldDraftVerdict,
     GoldenLabel,
     QueueSummary,
     ReleaseGate,
@@ -68,3 +70,17 @@ class QueueSummaryAdmin(ReadOnlyAdmin):
     list_display = ("campaign", "needs_decision", "compared", "stale", "computed_at")
     exclude = ("head",)
     list_select_related = ("campaign",)
+
+
+@admin.register(GoldDraft)
+class GoldDraftAdmin(ReadOnlyAdmin):
+    list_display = ("name", "kind", "version", "created_by", "created_at", "campaign")
+    list_filter = ("kind",)
+    list_select_related = ("version", "created_by", "campaign")
+
+
+@admin.register(GoldDraftVerdict)
+class GoldDraftVerdictAdmin(ReadOnlyAdmin):
+    list_display = ("draft", "response", "criterion", "hit", "written_by", "written_at")
+    list_filter = ("draft", "hit")
+    list_select_related = ("draft", "response", "criterion", "written_by")

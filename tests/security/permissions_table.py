@@ -36,6 +36,7 @@ SKIP_PREFIXES = ("admin/",)
 TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     # Entry points: home routes each role to its pages; outsiders see only "ask for access".
     "home": {"GET": EVERYONE},
+    "favicon.ico": {"GET": EVERYONE},  # a redirect to the static icon
     # Django's FormView treats PUT as POST; its class views answer OPTIONS with their Allow header only.
     "login": {"GET": EVERYONE, "POST": EVERYONE, "PUT": EVERYONE, "OPTIONS": EVERYONE},
     "logout": {"POST": EVERYONE, "OPTIONS": EVERYONE},
