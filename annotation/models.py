@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 from django.conf import settings as django_settings
 from django.db import connection, models
 from django.db.models import Exists, F, Func, OuterRef, Q, Value
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from annotation.services.sampling import new_seed
 from heartbench_core.models import (
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
 class ExpertProfile(models.Model):
     class Availability(models.TextChoices):
-        ACTIVE = "active", "Active"
-        PAUSED = "paused", "Paused"
-        AWAY = "away", "Away"
+        ACTIVE = "active", pgettext_lazy("expert availability", "Active")
+        PAUSED = "paused", pgettext_lazy("expert availability", "Paused")
+        AWAY = "away", pgettext_lazy("expert availability", "Away")
 
     user = models.OneToOneField(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert_profile")
     degree = models.CharField(max_length=200, blank=True)
@@ -104,15 +104,15 @@ class CampaignQuerySet(models.QuerySet["Campaign"]):
 
 class Campaign(models.Model):
     class Kind(models.TextChoices):
-        BLIND_TEST = "blind_test", "Blind test"
-        CALIBRATION = "calibration", "Calibration"
-        GOLD_SET = "gold_set", "Gold set"
+        BLIND_TEST = "blind_test", pgettext_lazy("campaign kind", "Blind test")
+        CALIBRATION = "calibration", pgettext_lazy("campaign kind", "Calibration")
+        GOLD_SET = "gold_set", pgettext_lazy("campaign kind", "Gold set")
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        ACTIVE = "active", "Active"
-        PAUSED = "paused", "Paused"
-        CLOSED = "closed", "Closed"
+        DRAFT = "draft", pgettext_lazy("campaign status", "Draft")
+        ACTIVE = "active", pgettext_lazy("campaign status", "Active")
+        PAUSED = "paused", pgettext_lazy("campaign status", "Paused")
+        CLOSED = "closed", pgettext_lazy("campaign status", "Closed")
 
     name = models.CharField(max_length=200, unique=True)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.BLIND_TEST)
@@ -290,10 +290,10 @@ class Assignment(models.Model):
     """One expert's work on one campaign response: reserved, then submitted (or expired/released)."""
 
     class Status(models.TextChoices):
-        RESERVED = "reserved", "Reserved"
-        SUBMITTED = "submitted", "Submitted"
-        EXPIRED = "expired", "Expired"
-        RELEASED = "released", "Released"
+        RESERVED = "reserved", pgettext_lazy("assignment status", "Reserved")
+        SUBMITTED = "submitted", pgettext_lazy("assignment status", "Submitted")
+        EXPIRED = "expired", pgettext_lazy("assignment status", "Expired")
+        RELEASED = "released", pgettext_lazy("assignment status", "Released")
 
     # Work still the expert's, whatever its expiry; expired and released work is no longer theirs.
     HELD_STATUSES = (Status.RESERVED, Status.SUBMITTED)
@@ -381,11 +381,11 @@ class Skip(models.Model):
     """
 
     class Reason(models.TextChoices):
-        CONFLICT_OF_INTEREST = "conflict_of_interest", _("Conflict of interest")
-        DISTRESSING = "distressing", _("Distressing content")
-        UNREADABLE = "unreadable", _("Unreadable or broken")
-        OUTSIDE_EXPERTISE = "outside_expertise", _("Outside my expertise")
-        OTHER = "other", _("Other (say why)")
+        CONFLICT_OF_INTEREST = "conflict_of_interest", pgettext_lazy("reason for a skip", "Conflict of interest")
+        DISTRESSING = "distressing", pgettext_lazy("reason for a skip", "Distressing content")
+        UNREADABLE = "unreadable", pgettext_lazy("reason for a skip", "Unreadable or broken")
+        OUTSIDE_EXPERTISE = "outside_expertise", pgettext_lazy("reason for a skip", "Outside my expertise")
+        OTHER = "other", pgettext_lazy("reason for a skip", "Other (say why)")
 
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="skip")
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="skips", help_text="The assignment's campaign.")
@@ -530,10 +530,13 @@ class CorrectionRequest(models.Model):
     """
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        APPLYING = "applying", "Being applied"  # transient, inside the accepting transaction only
-        ACCEPTED = "accepted", "Accepted"
-        REFUSED = "refused", "Refused"
+        PENDING = "pending", pgettext_lazy("correction request status", "Pending")
+        APPLYING = (
+            "applying",
+            pgettext_lazy("correction request status", "Being applied"),
+        )  # transient, inside the accepting transaction only
+        ACCEPTED = "accepted", pgettext_lazy("correction request status", "Accepted")
+        REFUSED = "refused", pgettext_lazy("correction request status", "Refused")
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="correction_requests")
     reason = models.TextField()
@@ -607,9 +610,9 @@ class QualityPolicy(models.Model):
     """Platform-wide thresholds of quality control; one row (`QualityPolicy.current()`), edited by admins."""
 
     class PausedWorkPay(models.TextChoices):
-        FULL = "full", _("Paid in full")
-        NONE = "none", _("Not paid")
-        REVIEW = "review", _("Held for an admin's decision")
+        FULL = "full", pgettext_lazy("pay for work submitted while paused", "Paid in full")
+        NONE = "none", pgettext_lazy("pay for work submitted while paused", "Not paid")
+        REVIEW = "review", pgettext_lazy("pay for work submitted while paused", "Held for an admin's decision")
 
     gold_window = models.PositiveSmallIntegerField(default=10, help_text="Rolling gold accuracy: the last N gold checks.")
     gold_min_checks = models.PositiveSmallIntegerField(default=3, help_text="Gold checks needed before an expert can be paused.")
@@ -720,8 +723,8 @@ class Qualification(models.Model):
     """An expert is qualified in general (dimension "") or for one dimension of the taxonomy."""
 
     class Source(models.TextChoices):
-        CALIBRATION = "calibration", "Calibration"
-        ADMIN = "admin", "Granted by an admin"
+        CALIBRATION = "calibration", pgettext_lazy("qualification source", "Calibration")
+        ADMIN = "admin", pgettext_lazy("qualification source", "Granted by an admin")
 
     expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualifications")
     dimension = models.CharField(max_length=40, blank=True, help_text='"" = qualified in general.')
@@ -761,11 +764,11 @@ class AdminAlert(models.Model):
     """Something an admin must look at (e.g. an expert paused for low gold accuracy)."""
 
     class Kind(models.TextChoices):
-        GOLD_ACCURACY = "gold_accuracy", "Low gold accuracy"
-        CALIBRATION_FAILED = "calibration_failed", "Calibration failed"
-        EXPERT_DRIFT = "expert_drift", "Expert drifting from gold"
-        CRITERION_LOW_ALPHA = "criterion_low_alpha", "Criterion with low agreement"
-        JUDGE_DISAGREES_ON_MODEL = "judge_model", "Judge disagrees with the experts on a model"
+        GOLD_ACCURACY = "gold_accuracy", pgettext_lazy("admin alert kind", "Low gold accuracy")
+        CALIBRATION_FAILED = "calibration_failed", pgettext_lazy("admin alert kind", "Calibration failed")
+        EXPERT_DRIFT = "expert_drift", pgettext_lazy("admin alert kind", "Expert drifting from gold")
+        CRITERION_LOW_ALPHA = "criterion_low_alpha", pgettext_lazy("admin alert kind", "Criterion with low agreement")
+        JUDGE_DISAGREES_ON_MODEL = "judge_model", pgettext_lazy("admin alert kind", "Judge disagrees with the experts on a model")
 
     kind = models.CharField(max_length=30, choices=Kind.choices)
     expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
@@ -866,10 +869,10 @@ class FaqEntry(models.Model):
     """
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        IN_REVIEW = "in_review", "In review"
-        PUBLISHED = "published", "Published"
-        RETIRED = "retired", "Retired"
+        DRAFT = "draft", pgettext_lazy("FAQ entry status", "Draft")
+        IN_REVIEW = "in_review", pgettext_lazy("FAQ entry status", "In review")
+        PUBLISHED = "published", pgettext_lazy("FAQ entry status", "Published")
+        RETIRED = "retired", pgettext_lazy("FAQ entry status", "Retired")
 
     uid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False, help_text="Identity across exports and imports.")
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="faq_entries")
@@ -934,23 +937,23 @@ class Case(models.Model):
     """
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        PUBLISHED = "published", "Published"
-        RETIRED = "retired", "Retired"
+        DRAFT = "draft", pgettext_lazy("case status", "Draft")
+        PUBLISHED = "published", pgettext_lazy("case status", "Published")
+        RETIRED = "retired", pgettext_lazy("case status", "Retired")
 
     class Source(models.TextChoices):
-        ADJUDICATION = "adjudication", "Adjudication decision"
-        DISCUSSION = "discussion", "Experts' discussion"
-        CALIBRATION = "calibration", "Calibration item"
-        WRITTEN = "written", "Written from scratch"
+        ADJUDICATION = "adjudication", pgettext_lazy("where a case came from", "Adjudication decision")
+        DISCUSSION = "discussion", pgettext_lazy("where a case came from", "Experts' discussion")
+        CALIBRATION = "calibration", pgettext_lazy("where a case came from", "Calibration item")
+        WRITTEN = "written", pgettext_lazy("where a case came from", "Written from scratch")
 
     # The causes of an adjudication decision (validation.Adjudication.Cause has the same values).
     class Cause(models.TextChoices):
-        AMBIGUOUS_CRITERION = "ambiguous_criterion", "Ambiguous criterion"
-        GUIDELINE_GAP = "guideline_gap", "Guideline gap"
-        RATER_ERROR = "rater_error", "Rater error"
-        JUDGE_ERROR = "judge_error", "Judge error"
-        OTHER = "other", "Other"
+        AMBIGUOUS_CRITERION = "ambiguous_criterion", pgettext_lazy("adjudication cause", "Ambiguous criterion")
+        GUIDELINE_GAP = "guideline_gap", pgettext_lazy("adjudication cause", "Guideline gap")
+        RATER_ERROR = "rater_error", pgettext_lazy("adjudication cause", "Rater error")
+        JUDGE_ERROR = "judge_error", pgettext_lazy("adjudication cause", "Judge error")
+        OTHER = "other", pgettext_lazy("adjudication cause", "Other")
 
     uid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False, help_text="Identity across exports and imports.")
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="cases")

@@ -25,11 +25,6 @@ class HeartbenchCoreConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="heartbench_core.create_cache_table")
-        # Every model is loaded by now: the coded choices get their labels in the reader's language.
-        from heartbench_core.choice_labels import translate_choice_labels
-
-        translate_choice_labels()
-
         from heartbench_core.archived_tables import CAMPAIGN_ARCHIVE
         from heartbench_core.campaign_archive import register_archived_tables
 

@@ -19,6 +19,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, english_name
 
@@ -157,9 +158,9 @@ class DatasetVersion(models.Model):
 
 class Item(models.Model):
     class Difficulty(models.TextChoices):
-        HARD = "hard", "Hard"
-        NORMAL = "normal", "Normal"
-        UNSPECIFIED = "", "Unspecified"
+        HARD = "hard", pgettext_lazy("item difficulty label", "Hard")
+        NORMAL = "normal", pgettext_lazy("item difficulty label", "Normal")
+        UNSPECIFIED = "", pgettext_lazy("item difficulty label", "Unspecified")
 
     version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="items")
     question_id = models.CharField(max_length=64)
@@ -512,15 +513,15 @@ class EndpointRun(models.Model):
     """
 
     class Kind(models.TextChoices):
-        JUDGE = "judge", _("Judge")
-        GENERATE = "generate", _("Answer generation")
+        JUDGE = "judge", pgettext_lazy("endpoint run kind", "Judge")
+        GENERATE = "generate", pgettext_lazy("endpoint run kind", "Answer generation")
 
     class Status(models.TextChoices):
-        PENDING = "pending", _("Waiting")
-        RUNNING = "running", _("Running")
-        FINISHED = "finished", _("Finished")
-        CANCELLED = "cancelled", _("Cancelled")
-        FAILED = "failed", _("Stopped")
+        PENDING = "pending", pgettext_lazy("endpoint run status", "Waiting")
+        RUNNING = "running", pgettext_lazy("endpoint run status", "Running")
+        FINISHED = "finished", pgettext_lazy("endpoint run status", "Finished")
+        CANCELLED = "cancelled", pgettext_lazy("endpoint run status", "Cancelled")
+        FAILED = "failed", pgettext_lazy("endpoint run status", "Stopped")
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="endpoint_runs")
@@ -592,9 +593,9 @@ class RunQuestion(models.Model):
     """One question of a run: its state, what it cost, and every raw answer the endpoint gave."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", _("Remaining")
-        DONE = "done", _("Done")
-        FAILED = "failed", _("Failed")
+        PENDING = "pending", pgettext_lazy("question of a run, status", "Remaining")
+        DONE = "done", pgettext_lazy("question of a run, status", "Done")
+        FAILED = "failed", pgettext_lazy("question of a run, status", "Failed")
 
     run = models.ForeignKey(EndpointRun, on_delete=models.CASCADE, related_name="questions")
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="+")

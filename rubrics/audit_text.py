@@ -14,8 +14,8 @@ from collections.abc import Callable
 from django.utils.translation import gettext, pgettext_lazy
 
 from heartbench_core.change_sentences import Vocabulary
-from heartbench_core.choice_labels import CHOICE_LABELS
 from heartbench_core.taxonomy_display import ability_display
+from rubrics.models import CriterionRevision, ReviewDecision
 
 
 def _signed(value: object) -> str:
@@ -51,9 +51,9 @@ AUDIT_VOCABULARY = Vocabulary(
         "resolved": pgettext_lazy(_CONTEXT, "Resolved"),
     },
     choices={
-        "kind": CHOICE_LABELS["rubrics.CriterionRevision.change_kind"],
-        "status": CHOICE_LABELS["rubrics.CriterionRevision.status"],
-        "verdict": CHOICE_LABELS["rubrics.ReviewDecision.verdict"],
+        "kind": dict(CriterionRevision.Kind.choices),
+        "status": dict(CriterionRevision.Status.choices),
+        "verdict": dict(ReviewDecision.Verdict.choices),
     },
     formatters={"ability": lambda v: ability_display(str(v)), "weight": _signed},
 )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Self
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import pgettext_lazy
 
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion
@@ -55,17 +56,17 @@ class RevisionQuerySet(models.QuerySet["CriterionRevision"]):
 
 class CriterionRevision(models.Model):
     class Kind(models.TextChoices):
-        ADDITION = "addition", "Addition"
-        WORDING = "wording", "Wording (same meaning)"
-        SEMANTIC = "semantic", "Semantic (meaning changed)"
-        RETIREMENT = "retirement", "Retirement"
+        ADDITION = "addition", pgettext_lazy("criterion revision kind", "Addition")
+        WORDING = "wording", pgettext_lazy("criterion revision kind", "Wording (same meaning)")
+        SEMANTIC = "semantic", pgettext_lazy("criterion revision kind", "Semantic (meaning changed)")
+        RETIREMENT = "retirement", pgettext_lazy("criterion revision kind", "Retirement")
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        SUBMITTED = "submitted", "Submitted for review"
-        APPROVED = "approved", "Approved"
-        REJECTED = "rejected", "Rejected"
-        SUPERSEDED = "superseded", "Superseded"
+        DRAFT = "draft", pgettext_lazy("criterion revision status", "Draft")
+        SUBMITTED = "submitted", pgettext_lazy("criterion revision status", "Submitted for review")
+        APPROVED = "approved", pgettext_lazy("criterion revision status", "Approved")
+        REJECTED = "rejected", pgettext_lazy("criterion revision status", "Rejected")
+        SUPERSEDED = "superseded", pgettext_lazy("criterion revision status", "Superseded")
 
     OPEN_STATUSES = (Status.DRAFT, Status.SUBMITTED)
 
@@ -144,8 +145,8 @@ class ReviewDecision(models.Model):
     """One senior reviewer's approve/reject of one revision (append-only)."""
 
     class Verdict(models.TextChoices):
-        APPROVE = "approve", "Approve"
-        REJECT = "reject", "Reject"
+        APPROVE = "approve", pgettext_lazy("review verdict", "Approve")
+        REJECT = "reject", pgettext_lazy("review verdict", "Reject")
 
     revision = models.ForeignKey(CriterionRevision, on_delete=models.PROTECT, related_name="decisions")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -199,18 +200,18 @@ class AuditEntry(models.Model):
     """One rubric action: who, what, when, why, before and after. Append-only (database triggers refuse changes)."""
 
     class Action(models.TextChoices):
-        CREATED = "created", "Created"
-        EDITED = "edited", "Edited"
-        RETIRED = "retired", "Retired"
-        SUBMITTED = "submitted", "Submitted"
-        REVIEWED = "reviewed", "Panel decision"
-        APPROVED = "approved", "Approved"
-        REJECTED = "rejected", "Rejected"
-        SUPERSEDED = "superseded", "Superseded"
-        COMMENTED = "commented", "Commented"
-        PUBLISHED = "published", "Published"
-        FLAGGED = "flagged", "Flagged"
-        RESOLVED = "resolved", "Resolved"
+        CREATED = "created", pgettext_lazy("audit action", "Created")
+        EDITED = "edited", pgettext_lazy("audit action", "Edited")
+        RETIRED = "retired", pgettext_lazy("audit action", "Retired")
+        SUBMITTED = "submitted", pgettext_lazy("audit action", "Submitted")
+        REVIEWED = "reviewed", pgettext_lazy("audit action", "Panel decision")
+        APPROVED = "approved", pgettext_lazy("audit action", "Approved")
+        REJECTED = "rejected", pgettext_lazy("audit action", "Rejected")
+        SUPERSEDED = "superseded", pgettext_lazy("audit action", "Superseded")
+        COMMENTED = "commented", pgettext_lazy("audit action", "Commented")
+        PUBLISHED = "published", pgettext_lazy("audit action", "Published")
+        FLAGGED = "flagged", pgettext_lazy("audit action", "Flagged")
+        RESOLVED = "resolved", pgettext_lazy("audit action", "Resolved")
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     actor_name = models.CharField(max_length=150, blank=True, help_text="Username at the time (kept if renamed).")

@@ -34,11 +34,11 @@ class Adjudication(models.Model):
     """A senior reviewer's decision on one (campaign response, criterion); the newest decision wins."""
 
     class Cause(models.TextChoices):
-        AMBIGUOUS_CRITERION = "ambiguous_criterion", "Ambiguous criterion"
-        GUIDELINE_GAP = "guideline_gap", "Guideline gap"
-        RATER_ERROR = "rater_error", "Rater error"
-        JUDGE_ERROR = "judge_error", "Judge error"
-        OTHER = "other", "Other"
+        AMBIGUOUS_CRITERION = "ambiguous_criterion", pgettext_lazy("adjudication cause", "Ambiguous criterion")
+        GUIDELINE_GAP = "guideline_gap", pgettext_lazy("adjudication cause", "Guideline gap")
+        RATER_ERROR = "rater_error", pgettext_lazy("adjudication cause", "Rater error")
+        JUDGE_ERROR = "judge_error", pgettext_lazy("adjudication cause", "Judge error")
+        OTHER = "other", pgettext_lazy("adjudication cause", "Other")
 
     class Trigger(models.TextChoices):
         TIE = "tie", pgettext_lazy("why a unit is in the adjudication queue", "Experts tied")
@@ -76,9 +76,9 @@ class Adjudication(models.Model):
 
 class GoldenLabel(models.Model):
     class Provenance(models.TextChoices):
-        UNANIMOUS = "unanimous", "Unanimous"
-        MAJORITY = "majority", "Majority"
-        ADJUDICATED = "adjudicated", "Adjudicated"
+        UNANIMOUS = "unanimous", pgettext_lazy("golden label provenance", "Unanimous")
+        MAJORITY = "majority", pgettext_lazy("golden label provenance", "Majority")
+        ADJUDICATED = "adjudicated", pgettext_lazy("golden label provenance", "Adjudicated")
 
     # No index of their own: the index on (campaign, provenance) and the unique (campaign_response, criterion) start with them.
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="golden_labels", db_index=False)
@@ -213,8 +213,8 @@ class ReleasePolicy(models.Model):
     """How a dataset's release is decided; fixed before the reports, changed only by an admin with a reason."""
 
     class Clears(models.TextChoices):
-        POINT = "point", "The point estimate"
-        LOWER_BOUND = "lower_bound", "The lower bound of the 95% CI"
+        POINT = "point", pgettext_lazy("release policy: what must clear the threshold", "The point estimate")
+        LOWER_BOUND = "lower_bound", pgettext_lazy("release policy: what must clear the threshold", "The lower bound of the 95% CI")
 
     dataset = models.OneToOneField(Dataset, on_delete=models.CASCADE, related_name="release_policy")
     threshold = models.FloatField(default=0.75, help_text="Rubric-item agreement the judge must reach.")
@@ -302,14 +302,14 @@ class BackgroundJob(models.Model):
     """
 
     class Kind(models.TextChoices):
-        AGREEMENT_REPORT = "agreement_report", "Agreement report"
-        GOLDEN_REFRESH = "golden_refresh", "Golden-label refresh"
+        AGREEMENT_REPORT = "agreement_report", pgettext_lazy("background job kind", "Agreement report")
+        GOLDEN_REFRESH = "golden_refresh", pgettext_lazy("background job kind", "Golden-label refresh")
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+        PENDING = "pending", pgettext_lazy("background job status", "Pending")
+        RUNNING = "running", pgettext_lazy("background job status", "Running")
+        DONE = "done", pgettext_lazy("background job status", "Done")
+        FAILED = "failed", pgettext_lazy("background job status", "Failed")
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="background_jobs")
@@ -358,7 +358,11 @@ class GoldDraft(models.Model):
 
     name = models.CharField(max_length=200)
     kind = models.CharField(
-        max_length=20, choices=[(Campaign.Kind.GOLD_SET.value, "Gold set"), (Campaign.Kind.CALIBRATION.value, "Calibration set")]
+        max_length=20,
+        choices=[
+            (Campaign.Kind.GOLD_SET.value, pgettext_lazy("campaign kind", "Gold set")),
+            (Campaign.Kind.CALIBRATION.value, pgettext_lazy("kind of set built from verdicts", "Calibration set")),
+        ],
     )
     version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="+")
     responses = models.ManyToManyField(ModelResponse, related_name="+")

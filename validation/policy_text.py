@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.utils.translation import pgettext_lazy
 
 from heartbench_core.change_sentences import ChangeSentence, Vocabulary, change_sentences, field_label
-from heartbench_core.choice_labels import CHOICE_LABELS
-from validation.models import ReleasePolicyChange
+from validation.models import ReleasePolicy, ReleasePolicyChange
 
 _CONTEXT = "a field of the release policy"
 POLICY_VOCABULARY = Vocabulary(
@@ -16,7 +15,7 @@ POLICY_VOCABULARY = Vocabulary(
         "min_pairs_per_dimension": pgettext_lazy(_CONTEXT, "Minimum compared pairs per dimension"),
         "min_pairs_per_ability": pgettext_lazy(_CONTEXT, "Minimum compared pairs per ability"),
     },
-    choices={"must_clear": CHOICE_LABELS["validation.ReleasePolicy.must_clear"]},
+    choices={"must_clear": dict(ReleasePolicy.Clears.choices)},
 )
 
 
