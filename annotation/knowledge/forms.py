@@ -105,7 +105,7 @@ def hit_choices() -> list[tuple[str, StrOrPromise]]:
     return [("hit", pgettext_lazy("verdict", "Hit")), ("miss", pgettext_lazy("verdict", "Miss"))]
 
 
-def _causes() -> list[tuple[str, str]]:
+def _causes() -> list[tuple[str, StrOrPromise]]:
     return list(Case.Cause.choices)
 
 
