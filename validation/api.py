@@ -1374,3 +1374,97 @@ class GoldDraftFinaliseView(APIView):
     def post(self, request: Request, draft_id: int) -> Response:
         outcome = finalise_gold_draft(draft=_draft(draft_id), by=signed_in(request))
         return Response(GoldBuilderOutcomeSerializer(outcome).data, status=status.HTTP_201_CREATED)
+
+
+class PlanRequestSerializer(serializers.Serializer):
+    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.select_related("dataset"))
+    models = serializers.IntegerField(min_value=1, max_value=5000)
+    pilot = serializers.PrimaryKeyRelatedField(
+        queryset=Campaign.objects.select_related("version__dataset"),
+        required=False,
+        allow_null=True,
+        help_text="An earlier blind test on the same dataset; null: assumptions.",
+    )
+    shares = serializers.ListField(
+        child=serializers.FloatField(min_value=1e-9, max_value=1), min_length=1, max_length=20, default=[0.1, 0.2, 0.3, 0.4, 0.5]
+    )
+    raters = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=20), min_length=1, max_length=10, default=[3, 5])
+    pool = serializers.IntegerField(min_value=2, max_value=10000, required=False, allow_null=True)
+    piece_rate = serializers.FloatField(min_value=0, default=0.0)
+    target_agreement = serializers.FloatField(
+        min_value=0.0001, max_value=0.5, required=False, allow_null=True, help_text="Half-width as a share (0.015 = ±1.5 points)."
+    )
+    target_difference = serializers.FloatField(
+        min_value=0.01, max_value=100, required=False, allow_null=True, help_text="Half-width in score points."
+    )
+    judge_agreement = serializers.FloatField(min_value=0.5, max_value=1, default=0.87)
+    leniency_sd = serializers.FloatField(min_value=0, max_value=5, default=0.5)
+    seconds_per_criterion = serializers.FloatField(min_value=1, max_value=3600, default=20.0)
+    simulations = serializers.IntegerField(min_value=10, max_value=5000, default=1000)
+    seed = serializers.IntegerField(min_value=0, default=0)
+
+
+class PlannedDesignSerializer(serializers.Serializer):
+    share = serializers.FloatField()
+    raters = serializers.IntegerField()
+    items = serializers.IntegerField()
+    responses = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    expert_hours = serializers.FloatField()
+    money = serializers.FloatField()
+    agreement_half_width = serializers.FloatField(allow_null=True, help_text="Expected 95% half-width of the agreement (a share).")
+    difference_half_width = serializers.FloatField(
+        allow_null=True, help_text="Expected 95% half-width of a model difference (score points); null when undefined."
+    )
+
+
+class PlanSerializer(serializers.Serializer):
+    pilot = serializers.CharField(allow_null=True)
+    assumed = serializers.BooleanField(help_text="True when no pilot was given: the figures are assumptions.")
+    pilot_text = serializers.CharField()
+    pool = serializers.IntegerField()
+    seconds_per_criterion = serializers.FloatField()
+    seconds_measured_on = serializers.IntegerField(help_text="Submitted assignments the time was measured on; 0: assumed.")
+    dataset_items = serializers.IntegerField()
+    simulations = serializers.IntegerField()
+    reduced = serializers.BooleanField(help_text="Fewer simulations than asked, to answer in time.")
+    precision = serializers.FloatField(help_text="Relative Monte-Carlo error of each half-width.")
+    difference_reason = serializers.CharField(allow_blank=True)
+    designs = PlannedDesignSerializer(many=True)
+    recommended = PlannedDesignSerializer(allow_null=True)
+    target_met = serializers.BooleanField()
+
+
+class PlannerView(APIView):
+    """Plan a blind test from a pilot or assumptions: expected half-widths and costs of a grid of designs (nothing is written)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=PlanRequestSerializer, responses={200: PlanSerializer})
+    def post(self, request: Request) -> Response:
+        from validation.planner import Assumptions, PlanRequest, make_plan, plan_json
+
+        data = PlanRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        view = make_plan(
+            PlanRequest(
+                version=d["version"],
+                models=d["models"],
+                pilot=d.get("pilot"),
+                shares=tuple(sorted(set(d["shares"]))),
+                raters=tuple(sorted(set(d["raters"]))),
+                pool=d.get("pool"),
+                piece_rate=d["piece_rate"],
+                target_agreement=d.get("target_agreement"),
+                target_difference=d.get("target_difference"),
+                assumptions=Assumptions(
+                    judge_agreement=d["judge_agreement"], leniency_sd=d["leniency_sd"], seconds_per_criterion=d["seconds_per_criterion"]
+                ),
+                simulations=d["simulations"],
+                seed=d["seed"],
+            ),
+            user=signed_in(request),
+        )
+        return Response(PlanSerializer(plan_json(view)).data)

@@ -19,6 +19,7 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/units/<int:entry_id>/<int:criterion_id>/case/", api.UnitCaseView.as_view(), name="validation-unit-case"
     ),
     path("gold-builder/", api.GoldBuilderCreateView.as_view(), name="validation-gold-builder"),
+    path("planner/", api.PlannerView.as_view(), name="validation-planner"),
     path("gold-builder/candidates/", api.GoldBuilderCandidatesView.as_view(), name="validation-gold-builder-candidates"),
     path("gold-drafts/", api.GoldDraftCreateView.as_view(), name="validation-gold-drafts"),
     path("gold-drafts/<int:draft_id>/", api.GoldDraftDetailView.as_view(), name="validation-gold-draft"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -10,8 +10,12 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from annotation.models import Campaign
+from heartbench_core.models import DatasetVersion
 from validation.gold_builder import BuilderFilters
 from validation.services.gold_builder import BuiltSet
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 class ResponseIdsField(forms.Field):
@@ -96,3 +100,56 @@ class GoldBuilderForm(forms.Form):
 
     def spec(self) -> BuiltSet:
         return BuiltSet.from_input(self.cleaned_data)
+
+
+def _number_list(text: str, kind: type, low: float, high: float, message: StrOrPromise) -> tuple:
+    try:
+        values = tuple(sorted({kind(v) for v in text.replace("，", ",").split(",") if v.strip()}))
+    except ValueError:
+        raise ValidationError(message) from None
+    if not values or any(not low <= v <= high for v in values):
+        raise ValidationError(message)
+    return values
+
+
+class PlannerForm(forms.Form):
+    """The blind-test planner's question: a version, how many models, a pilot (or assumptions), the grid and the targets."""
+
+    version: forms.ModelChoiceField = forms.ModelChoiceField(
+        queryset=DatasetVersion.objects.none(), label=_("Dataset version"), empty_label=None
+    )
+    models = forms.IntegerField(min_value=1, max_value=5000, initial=14, label=_("Models in the blind test"))
+    pilot: forms.ModelChoiceField = forms.ModelChoiceField(
+        queryset=Campaign.objects.none(),  # set per viewer
+        required=False,
+        label=_("Pilot"),
+        empty_label=_("None: use the assumptions below"),
+        help_text=_("An earlier blind test on the same dataset: its items, experts and timings are simulated."),
+    )
+    shares = forms.CharField(initial="0.1, 0.2, 0.3, 0.4, 0.5", label=_("Shares of items"), help_text=_("Comma-separated, each in (0, 1]."))
+    raters = forms.CharField(initial="3, 5", label=_("Raters per response"), help_text=_("Comma-separated whole numbers."))
+    pool = forms.IntegerField(min_value=2, max_value=10000, required=False, label=_("Experts available"))
+    piece_rate = forms.DecimalField(
+        min_value=0, max_digits=8, decimal_places=2, initial=0, required=False, label=_("Piece rate (¥ per response)")
+    )
+    target_agreement = forms.FloatField(
+        min_value=0.01, max_value=50, required=False, label=_("Wanted ± on the agreement (points)"), help_text=_("1.5 means ±1.5 points.")
+    )
+    target_difference = forms.FloatField(
+        min_value=0.01, max_value=100, required=False, label=_("Wanted ± on a model difference (score points)")
+    )
+    judge_agreement = forms.FloatField(min_value=0.5, max_value=1, initial=0.87, label=_("Assumed agreement of the judge"))
+    leniency_sd = forms.FloatField(min_value=0, max_value=5, initial=0.5, label=_("Assumed spread of experts' leniency (log-odds)"))
+    seconds_per_criterion = forms.FloatField(min_value=1, max_value=3600, initial=20, label=_("Assumed seconds per criterion"))
+
+    def __init__(self, *args: Any, versions: Any, pilots: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["version"].queryset = versions  # type: ignore[attr-defined]
+        self.fields["pilot"].queryset = pilots  # type: ignore[attr-defined]
+        self.fields["version"].label_from_instance = lambda v: f"{v.dataset.name} {v.label}"  # type: ignore[attr-defined]
+
+    def clean_shares(self) -> tuple[float, ...]:
+        return _number_list(self.cleaned_data["shares"], float, 1e-9, 1, _("Give shares between 0 and 1, separated by commas."))
+
+    def clean_raters(self) -> tuple[int, ...]:
+        return _number_list(self.cleaned_data["raters"], int, 1, 20, _("Give whole numbers of raters from 1 to 20, separated by commas."))

@@ -8,6 +8,7 @@ app_name = "validation"
 urlpatterns = [
     path("", views.index, name="index"),
     path("gold-builder/", views.gold_builder, name="gold-builder"),
+    path("planner/", views.planner, name="planner"),
     path("gold-drafts/", views.gold_drafts, name="gold-drafts"),
     path("gold-drafts/<int:draft_id>/", views.gold_draft, name="gold-draft"),
     path("gold-drafts/<int:draft_id>/responses/<int:response_id>/", views.gold_draft_write, name="gold-draft-write"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, TypedDict, TypeVar
 from urllib.parse import urlencode
@@ -38,9 +39,10 @@ from validation.blindness import (
 )
 from validation.exports import csv_lines, export_chunks
 from validation.formatting import report_csv_rows
-from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm
+from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm, PlannerForm
 from validation.gold_builder import builder_versions, candidate_list, draft_sheets, open_drafts
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
+from validation.planner import Assumptions, PlanRequest, design_sentence, make_plan, pilot_campaigns, pilot_sentence, plannable_versions
 from validation.policy_text import policy_change_sentences, policy_field_label
 from validation.selectors import (
     QueueCounts,
@@ -683,3 +685,51 @@ def gold_draft_finalise(request: SignedInRequest, draft_id: int) -> HttpResponse
         return _draft_page(request, draft, errors=exc.message_dict)
     messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
     return redirect("annotation:campaign", outcome.campaign.pk)
+
+
+@require_http_methods(["GET", "HEAD"])
+@role_required(*ADMIN)
+def planner(request: SignedInRequest) -> HttpResponse:
+    """Plan a blind test: what interval each design buys and what it costs (admins; nothing is written)."""
+    versions = plannable_versions(request.user)
+    asked = "version" in request.GET
+    form = PlannerForm(request.GET if asked else None, versions=versions, pilots=pilot_campaigns(request.user))
+    view = None
+    if asked and form.is_valid():
+        d = form.cleaned_data
+        target = d["target_agreement"]
+        plan_request = PlanRequest(
+            version=d["version"],
+            models=d["models"],
+            pilot=d["pilot"],
+            shares=d["shares"],
+            raters=d["raters"],
+            pool=d["pool"],
+            piece_rate=float(d["piece_rate"] or 0),
+            target_agreement=target / 100 if target is not None else None,
+            target_difference=d["target_difference"],
+            assumptions=Assumptions(
+                judge_agreement=d["judge_agreement"], leniency_sd=d["leniency_sd"], seconds_per_criterion=d["seconds_per_criterion"]
+            ),
+        )
+        try:
+            view = make_plan(plan_request, user=request.user)
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+    rows = []
+    if view is not None:
+        for design in view.plan.designs:
+            fill = {"dataset": view.request.version.dataset.name, "version": view.request.version.label}
+            fill |= {"sample_fraction": f"{design.share:g}", "overlap": str(design.raters), "piece_rate": f"{view.request.piece_rate:g}"}
+            rows.append(
+                {
+                    "design": design,
+                    "agreement_points": design.agreement_half_width * 100,
+                    "difference_defined": math.isfinite(design.difference_half_width),
+                    "sentence": design_sentence(view, design),
+                    "create": reverse("annotation:campaign_create") + "?" + urlencode(fill),
+                }
+            )
+    context = {"form": form, "view": view, "rows": rows, "pilot_text": pilot_sentence(view) if view else ""}
+    return render(request, "validation/planner.html", context, status=400 if form.errors else 200)

@@ -96,7 +96,9 @@ def campaigns(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def campaign_create(request: SignedInRequest) -> HttpResponse:
-    form = forms.CampaignForm(request.POST or None)
+    # A design chosen on the blind-test planner arrives in the address and fills the form (nothing is created by a GET).
+    planned = {k: request.GET[k] for k in ("dataset", "version", "sample_fraction", "overlap", "piece_rate") if request.GET.get(k)}
+    form = forms.CampaignForm(request.POST or None, initial=planned)
     if request.method == "POST" and form.is_valid():
         try:
             outcome = create_campaign(**form.service_kwargs(), created_by=request.user)

@@ -313,6 +313,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation:export": {"GET": (ADMIN,)},
     # The gold-set builder (admins) and the drafts whose verdicts senior reviewers write (admins finalise).
     "validation:gold-builder": {"GET": (ADMIN,), "POST": (ADMIN,)},
+    "validation:planner": {"GET": (ADMIN,)},
     "validation:gold-drafts": {"GET": GOLD},
     "validation:gold-draft": {"GET": GOLD},
     "validation:gold-draft-write": {"POST": GOLD},
@@ -336,6 +337,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-version-gate": {"GET": STAFF},
     "validation-alignment": {"GET": (ADMIN,)},
     "validation-gold-builder": {"POST": (ADMIN,)},
+    "validation-planner": {"POST": (ADMIN,)},
     "validation-gold-builder-candidates": {"GET": (ADMIN,)},
     "validation-gold-drafts": {"POST": (ADMIN,)},
     "validation-gold-draft": {"GET": GOLD},
