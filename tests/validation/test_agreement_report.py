@@ -214,6 +214,7 @@ class TestIntervalsResampleItems:
             "level": 0.95,
             "method": "wilson_design_effect",
             "effective_n": pytest.approx(effective, abs=1e-3),
+            "experts": r.units.experts,  # resampled with the items: here every expert rated every item alike
         }
         assert r.to_dict()["n"]["item_agreement_ci95"] == len(questions)
 
