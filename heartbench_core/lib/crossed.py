@@ -145,7 +145,7 @@ def leave_one_out(
 
 
 def rater_variance(
-    z: np.ndarray, expert: np.ndarray, item: np.ndarray, group: np.ndarray | None, n_groups: int, n_experts: int
+    z: np.ndarray, expert: np.ndarray, item: np.ndarray, group: np.ndarray | None, n_groups: int, n_experts: int, level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """(δ, rater variance) per group from the change z that leaving out each vote makes (experts × groups, groups).
 
@@ -158,8 +158,11 @@ def rater_variance(
     Part of Zₑ is chance: each vote has its own noise, and the units of one item move together;
     the item bootstrap sees both already. What it cannot see is the part of an expert's influence
     that repeats across the different items the expert rated: Σₑ Σᵢ≠ᵢ' Sₑᵢ·Sₑᵢ' =
-    Σₑ (Zₑ² − Σᵢ Sₑᵢ²), the rater variance (0 when negative). δₑ is −Zₑ scaled so that Σₑ δₑ² is
-    the rater variance: a resample's experts' part Σₑ (vₑ − 1)·δₑ then varies by it.
+    Σₑ (Zₑ² − Σᵢ Sₑᵢ²) (0 when negative). It is read from the E experts of the group: the rater
+    variance is that sum times E/(E − 1) (the mean change took one degree of freedom) and
+    (t/z)², t the Student quantile of the level on E − 1 degrees of freedom and z the normal one
+    (a variance estimated from 25 experts is itself uncertain). δₑ is −Zₑ scaled so that Σₑ δₑ² is
+    the rater variance: a resample's experts' part Σₑ (vₑ − 1)·δₑ then varies by it (Σₑ δₑ = 0).
     """
     z = np.asarray(z, np.float64)
     expert = np.asarray(expert, np.int64)
@@ -169,12 +172,24 @@ def rater_variance(
     z = z - mean[g]
     zeg = np.bincount(expert * n_groups + g, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
     it = np.asarray(item, np.int64)
-    cell = (expert * (int(it.max(initial=0)) + 1) + it) * n_groups + g
-    cells, at = st.sorted_unique_inverse(cell)
-    s = np.bincount(at, weights=z, minlength=cells.size)
-    within = np.bincount(cells % n_groups, weights=s**2, minlength=n_groups)
+    n_items = int(it.max(initial=0)) + 1
+    cell = (expert * n_items + it) * n_groups + g
+    span = n_experts * n_items * n_groups
+    if span <= 4 * z.size + 1_000_000:  # every (expert, item, group) cell in one array: two linear passes
+        s = np.bincount(cell, weights=z, minlength=span)
+        within = (s.reshape(-1, n_groups) ** 2).sum(axis=0)
+    else:
+        cells, at = st.sorted_unique_inverse(cell)
+        s = np.bincount(at, weights=z, minlength=cells.size)
+        within = np.bincount(cells % n_groups, weights=s**2, minlength=n_groups)
     total = (zeg**2).sum(axis=0)
-    variance = np.maximum(total - within, 0.0)
+    experts = np.count_nonzero(np.bincount(expert * n_groups + g, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
+    e = np.maximum(experts, 2).astype(np.float64)
+    # Satterthwaite's degrees of freedom of a sum of the experts' squares: E − 1 when they weigh alike, fewer when a few dominate.
+    fourth = (zeg**4).sum(axis=0)
+    df = np.clip(np.divide(total**2, fourth, out=np.ones(n_groups), where=fourth > 0), 1.0, e - 1)
+    student = (sps.t.ppf(0.5 + level / 2, df) / sps.norm.ppf(0.5 + level / 2)) ** 2
+    variance = np.where(experts >= 2, np.maximum(total - within, 0.0) * e / (e - 1) * student, 0.0)
     scale = np.sqrt(np.divide(variance, total, out=np.zeros(n_groups), where=total > 0))
     return -zeg * scale, variance
 
