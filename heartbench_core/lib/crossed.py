@@ -3,31 +3,30 @@
 Each expert of a blind test rates many items and each item is rated by a few experts: the two are
 *crossed*. A lenient or harsh expert moves the golden labels of every unit they rated at once, so
 the agreement a report measures depends on which experts happened to be in the pool; resampling
-items alone treats those experts as fixed and gives intervals that are too narrow
-(docs/validation.md, "Items and experts").
+items alone treats those experts as the only ones there are and gives intervals that are too
+narrow (docs/validation.md, "Items and experts").
 
-The bootstrap is Owen's (2007) pigeonhole bootstrap for crossed random effects: each resample
-draws item multiplicities and, independently, expert multiplicities (`crossed_draws`). A mean
-over the (item, expert) cells would weight each cell by the product of the two; a golden label,
-though, is the majority of a unit's three votes, and drawing three experts' multiplicities
-directly leaves a third of them at zero: in a resample most units would lose a vote and one in
-twenty every vote, so the resampled labels would be noisier than the real ones and every
-resample would sit below the estimate (a simulation of the HeartBench design puts the whole
-interval below the truth). The experts therefore enter through each expert's influence, the
-pigeonhole bootstrap taken to first order in the experts:
+The bootstrap follows Owen's (2007) pigeonhole bootstrap for crossed random effects: each
+resample draws item multiplicities and, independently, expert multiplicities (`crossed_draws`).
+A golden label, though, is the majority of a unit's three votes, and recounting it from drawn
+experts directly leaves a third of them at zero: most units lose a vote and one in twenty every
+vote, so the resampled labels are noisier than the real ones and the whole interval sits below
+the estimate (tests/lib/test_intervals_over_items_and_experts_cover_the_truth_when_some_experts_are_more_lenient.py).
+The experts therefore enter to first order, through how far each one's votes move the figure:
 
-- the item part is the item bootstrap of `agreement`: every group's agreement recomputed on the
-  drawn items (all of an item's units together, each as often as its item is drawn);
-- the expert part is Σₑ (vₑ − 1)·δₑ, vₑ how often expert e is drawn and δₑ how much expert e's
-  votes move the figure: √((E − 1)/E)·(T̄ − T₋ₑ), T₋ₑ the figure with e's votes left out (the
-  delete-one-expert jackknife; T̄ their mean over the E experts who rated compared units). Its
-  variance over resamples is the jackknife variance of the figure over experts.
+- the item part is the item bootstrap of `agreement`: every group's agreement on the drawn
+  items (all of an item's units together, each as often as its item is drawn);
+- the expert part is Σₑ (vₑ − 1)·δₑ, vₑ how often expert e is drawn and δₑ expert e's influence
+  (`rater_variance`): how far the figure moves when e's votes are left out, against an average
+  vote's, keeping only what repeats across the different items e rated (the noise of single
+  votes and what the units of one item share are the item bootstrap's already), scaled so its
+  variance over resamples is the rater variance.
 
 With e's vote left out of a unit of three, the other two decide; if they split, the unit counts
 half a hit and half a miss (what a coin toss gives on average); a unit that e alone rated has no
-label without e and is left out of T₋ₑ. An adjudicated unit keeps its adjudicated label. The
-percentile interval of the sum is the crossed interval; the intervals for few items (the
-cluster-robust t and the Wilson interval) add the experts' jackknife variance to the items'.
+label without e and is left out. An adjudicated unit keeps its adjudicated label: no vote moves it.
+The percentile interval of the sum is the interval over items and experts; the intervals for few
+items (the cluster-robust t and the Wilson interval) add the rater variance to their own.
 """
 
 from __future__ import annotations
@@ -160,8 +159,10 @@ def rater_variance(
     that repeats across the different items the expert rated: Σₑ Σᵢ≠ᵢ' Sₑᵢ·Sₑᵢ' =
     Σₑ (Zₑ² − Σᵢ Sₑᵢ²) (0 when negative). It is read from the E experts of the group: the rater
     variance is that sum times E/(E − 1) (the mean change took one degree of freedom) and
-    (t/z)², t the Student quantile of the level on E − 1 degrees of freedom and z the normal one
-    (a variance estimated from 25 experts is itself uncertain). δₑ is −Zₑ scaled so that Σₑ δₑ² is
+    (t/z)², t the Student quantile of the level and z the normal one: a variance read from a few
+    dozen experts is itself uncertain, the more so when a few of them weigh most. Its degrees of
+    freedom are the experts' effective number, Kish's (Σₑ Zₑ²)²/Σₑ Zₑ⁴ (E when every expert
+    weighs alike, fewer when a few dominate), at most E − 1. δₑ is −Zₑ scaled so that Σₑ δₑ² is
     the rater variance: a resample's experts' part Σₑ (vₑ − 1)·δₑ then varies by it (Σₑ δₑ = 0).
     """
     z = np.asarray(z, np.float64)
@@ -185,7 +186,7 @@ def rater_variance(
     total = (zeg**2).sum(axis=0)
     experts = np.count_nonzero(np.bincount(expert * n_groups + g, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
     e = np.maximum(experts, 2).astype(np.float64)
-    # Satterthwaite's degrees of freedom of a sum of the experts' squares: E − 1 when they weigh alike, fewer when a few dominate.
+    # The experts' effective number (Kish) as degrees of freedom: E − 1 at most, fewer when a few experts dominate.
     fourth = (zeg**4).sum(axis=0)
     df = np.clip(np.divide(total**2, fourth, out=np.ones(n_groups), where=fourth > 0), 1.0, e - 1)
     student = (sps.t.ppf(0.5 + level / 2, df) / sps.norm.ppf(0.5 + level / 2)) ** 2
