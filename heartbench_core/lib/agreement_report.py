@@ -1613,12 +1613,13 @@ def _alerts(
         for m in by_model:
             ci = m.item_agreement.ci95
             if ci.high is not None and ci.high < overall and m.item_agreement.rate.value is not None:
+                over = "the items" if ci.resampled.experts is None else f"the items and the {ci.resampled.experts} experts"
                 alerts.append(
                     Alert(
                         "judge_model_disagreement",
                         m.key,
                         f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
-                        f"{m.pairs} pairs on {m.items} items (95% CI over the items up to {ci.high:.0%}), "
+                        f"{m.pairs} pairs on {m.items} items (95% CI over {over} up to {ci.high:.0%}), "
                         f"below {overall:.0%} overall",
                     )
                 )
