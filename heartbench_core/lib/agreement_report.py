@@ -755,11 +755,21 @@ def _compared(data: ReportData, *, resamples: int, seed: int, resample_experts: 
     draws = st.cluster_draws(n_items, resamples, seed)
     _, item_index = st.sorted_unique_inverse(items)
     n_experts = len(data.expert_ids)
-    compared_units = np.flatnonzero(both)
-    left_out = cx.leave_one_out(
-        compared_units, jv == gv, jv, data.u_adjudicated[both] >= 0, hits, ratings, data.j_unit, data.j_expert, data.j_hit, n_experts
-    )
     crossed_draws = cx.crossed_draws(n_items, n_experts, resamples, seed, item_draws=draws) if resample_experts else None
+    # What leaving out each vote changes; with nothing to resample, no vote is looked at.
+    compared_units = np.flatnonzero(both) if crossed_draws is not None else np.zeros(0, np.int64)
+    left_out = cx.leave_one_out(
+        compared_units,
+        (jv == gv)[: compared_units.size],
+        jv[: compared_units.size],
+        (data.u_adjudicated[both] >= 0)[: compared_units.size],
+        hits,
+        ratings,
+        data.j_unit,
+        data.j_expert,
+        data.j_hit,
+        n_experts,
+    )
     headline = cx.with_experts(
         st.clustered_mean_ci(jv == gv, items, resamples=resamples, seed=seed, weights=draws),
         jv == gv,
