@@ -99,6 +99,11 @@ class LeftOut:
     def experts_rated(self) -> int:
         return int(self.experts.sum())
 
+    @property
+    def loses_units(self) -> bool:
+        """Some unit has no vote left once one is left out (a unit with a single vote)."""
+        return bool(self.d_den.any())
+
 
 def leave_one_out(
     unit: np.ndarray,
@@ -171,7 +176,8 @@ def rater_variance(
     per_group = np.bincount(g, minlength=n_groups).astype(np.float64)
     mean = np.bincount(g, weights=z, minlength=n_groups) / np.maximum(per_group, 1.0)
     z = z - mean[g]
-    zeg = np.bincount(expert * n_groups + g, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
+    eg = expert * n_groups + g
+    zeg = np.bincount(eg, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
     it = np.asarray(item, np.int64)
     n_items = int(it.max(initial=0)) + 1
     cell = (expert * n_items + it) * n_groups + g
@@ -184,7 +190,7 @@ def rater_variance(
         s = np.bincount(at, weights=z, minlength=cells.size)
         within = np.bincount(cells % n_groups, weights=s**2, minlength=n_groups)
     total = (zeg**2).sum(axis=0)
-    experts = np.count_nonzero(np.bincount(expert * n_groups + g, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
+    experts = np.count_nonzero(np.bincount(eg, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
     e = np.maximum(experts, 2).astype(np.float64)
     # The experts' effective number (Kish) as degrees of freedom: E − 1 at most, fewer when a few experts dominate.
     fourth = (zeg**4).sum(axis=0)
@@ -206,8 +212,8 @@ def expert_influence(
     """
     g = np.zeros(lo.unit.size, np.intp) if group is None else np.asarray(group, np.intp)[lo.unit]
     t = np.divide(num, den, out=np.zeros(n_groups), where=den > 0)
-    d = den[g]
-    z = np.divide(lo.d_num - t[g] * lo.d_den, d, out=np.zeros(d.size), where=d > 0)
+    # A vote's group holds its unit, so its den is at least 1; a unit loses its count only when its one vote goes.
+    z = (lo.d_num - t[g] * lo.d_den if lo.loses_units else lo.d_num) / den[g]
     return rater_variance(z, lo.expert, np.asarray(item)[lo.unit], g, n_groups, lo.n_experts)
 
 
