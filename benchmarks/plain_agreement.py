@@ -8,7 +8,8 @@ overriding), judge–gold agreement, Cohen's kappa, Gwet's AC1, hit rates, the c
 the exact McNemar test; Krippendorff's alpha, Fleiss' kappa and pairwise agreement among the
 experts; the judge–expert baseline; the five breakdowns (ability, dimension, model, difficulty,
 scene) with their rates, kappas, AC1, hit rates, alpha and 95% intervals (from 1,000 resamples of
-the items, or below 50 items the Wilson interval on the design-effect sample); every criterion's
+the items and the experts, or below 50 items the Wilson interval on the design-effect sample with
+the variance between experts added); every criterion's
 figures and how often its experts split; every expert's agreement with the golden standard, on their
 latest quarter and with each other expert; agreement over time at up to 30 days; and both
 leaderboards (judge and golden standard) with Kendall's tau. Vectorised, but without the
@@ -87,16 +88,43 @@ def alpha(h, m, group, n_groups):
         return 1 - (n_all - 1) * o01 / ((n_all - n1) * n1)
 
 
-def percentile_ci(w, num, den):
-    """95% percentile intervals of sum(num)/sum(den) per column over the resamples `w` (resamples × clusters)."""
+def rater_shift(v, z, expert, item, g, n_groups, n_experts):
+    """The experts' part of every resample per group, and the rater variance (heartbench_core/lib/crossed.py, in plain NumPy).
+
+    z: per vote, the change of its group's figure when the vote is left out; v: expert draws (resamples × experts).
+    """
+    per = np.bincount(g, minlength=n_groups)
+    z = z - (np.bincount(g, weights=z, minlength=n_groups) / np.maximum(per, 1))[g]
+    big_z = np.bincount(expert * n_groups + g, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
+    n_items = int(item.max()) + 1
+    s = np.bincount((expert * n_items + item) * n_groups + g, weights=z, minlength=n_experts * n_items * n_groups)
+    total = (big_z**2).sum(0)
+    within = (s.reshape(-1, n_groups) ** 2).sum(0)
+    e = (np.bincount(expert * n_groups + g, minlength=n_experts * n_groups).reshape(n_experts, n_groups) > 0).sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = (w @ num) / (w @ den)
-    if np.isnan(ratios).any():
-        return np.nanquantile(ratios, [0.025, 0.975], axis=0)
-    return np.quantile(ratios, [0.025, 0.975], axis=0)
+        df = np.clip(total**2 / (big_z**4).sum(0), 1, np.maximum(e, 2) - 1)
+        factor = e / (e - 1) * (sps.t.ppf(0.975, df) / sps.norm.ppf(0.975)) ** 2
+        variance = np.where(e >= 2, np.maximum(total - within, 0) * factor, 0.0)
+        delta = np.nan_to_num(-big_z * np.sqrt(variance / total))
+    return (v - 1) @ delta, variance
 
 
-def wilson_design_effect_ci(num, den):
+def left_out_votes(d, both, jv, gv, h, m):
+    """Per vote on a compared, not adjudicated unit: (its unit's position among the compared, expert, change of agreement, of count)."""
+    position = np.full(both.size, -1)
+    position[both] = np.arange(int(both.sum()))
+    pos = position[d.j_unit]
+    keep = pos >= 0
+    keep[keep] = d.u_adjudicated[both][pos[keep]] < 0
+    pos, expert, hit = pos[keep], d.j_expert[keep], d.j_hit[keep]
+    u = np.flatnonzero(both)[pos]
+    hh, mm = h[u] - hit, m[u] - 1
+    credit = np.where(2 * hh > mm, 1.0, np.where(2 * hh == mm, 0.5, 0.0))
+    new = np.where(mm > 0, np.where(jv[pos], credit, 1 - credit), 0.0)
+    return pos, expert, new - (jv == gv)[pos], np.where(mm > 0, 0.0, -1.0)
+
+
+def wilson_design_effect_ci(num, den, rater_variance=None):
     """95% Wilson intervals (t on items − 1 df) on each column's design-effect sample: the report's interval below 50 items."""
     items = (den > 0).sum(0)
     n = den.sum(0)
@@ -105,13 +133,16 @@ def wilson_design_effect_ci(num, den):
         variance = items / (items - 1) * (((num - p * den) / n) ** 2).sum(0)
         n_eff = np.minimum(p * (1 - p) / variance, n)
         n_eff = np.where(variance > 0, n_eff, n * n / (den**2).sum(0))  # nothing varies: each item counts once
+        if rater_variance is not None:
+            pq = p * (1 - p)
+            n_eff = np.where(pq > 0, pq / (pq / n_eff + rater_variance), n_eff)
         c = sps.t.ppf(0.975, np.maximum(items - 1, 1))
         c2n = c * c / n_eff
         centre, half = (p + c2n / 2) / (1 + c2n), c * np.sqrt(p * (1 - p) / n_eff + c2n / (4 * n_eff)) / (1 + c2n)
     return np.stack([np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)])
 
 
-def group_figures(g, n_groups, jv, gv, h, m, g_units, w, item, n_items):
+def group_figures(g, n_groups, jv, gv, h, m, g_units, w, item, n_items, votes=None):
     out = two_rater(*(np.bincount(g, weights=x, minlength=n_groups) for x in (jv & gv, jv & ~gv, ~jv & gv, ~jv & ~gv)))
     out["alpha"] = alpha(h, m, g_units, n_groups)
     if w is not None:
@@ -120,8 +151,17 @@ def group_figures(g, n_groups, jv, gv, h, m, g_units, w, item, n_items):
         den = np.bincount(cell, minlength=n_items * n_groups).reshape(n_items, n_groups)
         few = (den > 0).sum(0) < 50
         ci = np.full((2, n_groups), np.nan)
-        ci[:, ~few] = percentile_ci(w, num[:, ~few], den[:, ~few])
-        ci[:, few] = wilson_design_effect_ci(num[:, few], den[:, few])
+        shift, rater = 0.0, np.zeros(n_groups)
+        if votes is not None:  # the experts resampled with the items
+            v, pos, expert, d_num, d_den, n_experts = votes
+            gv_ = g[pos]
+            t = num.sum(0) / np.maximum(den.sum(0), 1)
+            z = (d_num - t[gv_] * d_den) / den.sum(0)[gv_]
+            shift, rater = rater_shift(v, z, expert, item[pos], gv_, n_groups, n_experts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios = (w @ num[:, ~few]) / (w @ den[:, ~few]) + (shift[:, ~few] if votes is not None else 0.0)
+        ci[:, ~few] = np.clip(np.nanquantile(ratios, [0.025, 0.975], axis=0), 0, 1)
+        ci[:, few] = wilson_design_effect_ci(num[:, few], den[:, few], rater[few] if votes is not None else None)
         out["ci"] = ci
     return out
 
@@ -159,8 +199,14 @@ def plain_statistics(d, resamples=1000, seed=0):
     draws = rng.integers(0, n_items, size=(resamples, n_items))
     w = np.zeros((resamples, n_items))
     np.add.at(w, (np.repeat(np.arange(resamples), n_items), draws.ravel()), 1)
-    agree = (jv == gv).astype(np.float64)
-    out["ci"] = percentile_ci(w, np.bincount(item, weights=agree)[:, None], np.bincount(item).astype(np.float64)[:, None])
+    # The experts drawn alongside, from their own stream of the seed (heartbench_core/lib/crossed.py).
+    n_experts = len(d.expert_ids)
+    e_draws = np.random.default_rng([seed, 0x45585054]).integers(0, n_experts, size=(resamples, n_experts))
+    v = np.zeros((resamples, n_experts))
+    np.add.at(v, (np.repeat(np.arange(resamples), n_experts), e_draws.ravel()), 1)
+    pos, expert, d_num, d_den = left_out_votes(d, both, jv, gv, h, m)
+    votes = (v, pos, expert, d_num, d_den, n_experts)
+    out["ci"] = group_figures(np.zeros(jv.size, np.intp), 1, jv, gv, h, m, np.zeros(n, np.intp), w, item, n_items, votes)["ci"]
     # Among the experts.
     out["alpha"] = alpha(h, m, np.zeros(n, np.intp), 1)[0]
     exact = m == d.k
@@ -177,10 +223,13 @@ def plain_statistics(d, resamples=1000, seed=0):
     )
     sums = sums[sums[:, 1] > 0]
     s = w @ sums if len(sums) == n_items else sums.sum(0)[None]
-    out["baseline"] = (
-        agree_je[ok].sum() / m[ok].sum() - agree_ee[ok].sum() / pairs_ee[ok].sum(),
-        np.quantile(s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3], [0.025, 0.975]),
-    )
+    je, ee = agree_je[ok].sum() / m[ok].sum(), agree_ee[ok].sum() / pairs_ee[ok].sum()
+    mine = ok[d.j_unit]
+    u, hit = d.j_unit[mine], d.j_hit[mine]
+    same = np.where(hit, h[u] - 1, m[u] - h[u] - 1)
+    z = (je - (hit == (d.u_judge[u] == 1))) / m[ok].sum() - (ee * (m[u] - 1) - same) / pairs_ee[ok].sum()
+    baseline_shift, _ = rater_shift(v, z, d.j_expert[mine], item_of_unit[u], np.zeros(u.size, np.intp), 1, n_experts)
+    out["baseline"] = (je - ee, np.quantile(s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3] + baseline_shift[:, 0], [0.025, 0.975]))
     # Breakdowns, with intervals, and every criterion without.
     crit_ability, _ = codes(d.crit_ability)
     dimension = [ABILITY_DIMENSION.get(a, "Catastrophic" if a == "其他" else "Other") for a in d.crit_ability]
@@ -196,7 +245,7 @@ def plain_statistics(d, resamples=1000, seed=0):
     }
     for name, g_units in per_unit.items():
         n_groups = int(g_units.max()) + 1
-        out[name] = group_figures(g_units[both], n_groups, jv, gv, h, m, g_units, w, item, n_items)
+        out[name] = group_figures(g_units[both], n_groups, jv, gv, h, m, g_units, w, item, n_items, votes)
     out["criterion"] = group_figures(d.u_crit[both], len(d.crit_id), jv, gv, h, m, d.u_crit, None, item, n_items)
     out["splits"] = criterion_splits(h, m, d.u_crit, len(d.crit_id), d.k)
     out["experts"] = plain_experts(d, label)

@@ -206,6 +206,14 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
                 "(95%% CI over the items up to %(high)s), below %(overall)s overall"
             ),
         ),
+        (
+            r"the judge agrees with the experts on (?P<model>.+) only (?P<rate>\d+%) of (?P<pairs>\d+) pairs on (?P<items>\d+) items "
+            r"\(95% CI over the items and the (?P<experts>\d+) experts up to (?P<high>\d+%)\), below (?P<overall>\d+%) overall",
+            gettext_lazy(
+                "the judge agrees with the experts on %(model)s only %(rate)s of %(pairs)s pairs on %(items)s items "
+                "(95%% CI over the items and the %(experts)s experts up to %(high)s), below %(overall)s overall"
+            ),
+        ),
         # The majority rule's description, which a reason may carry (`rule` below).
         (
             r"at least (?P<n>\d+) expert ratings, more than half of them agreeing",

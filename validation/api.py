@@ -95,6 +95,11 @@ class ReportResamplingSerializer(serializers.Serializer):
     effective_n = serializers.FloatField(
         allow_null=True, help_text="The Wilson interval's design-effect sample size, in pairs; null for the other methods."
     )
+    experts = serializers.IntegerField(
+        allow_null=True,
+        help_text="Experts resampled with the items (all of an expert's votes together; the t and Wilson intervals add the "
+        "variance between them); null when the items alone were resampled, as in reports from before.",
+    )
 
 
 class ReportIntervalSerializer(serializers.Serializer):
@@ -982,6 +987,11 @@ class GateSerializer(serializers.ModelSerializer):
     ci_items = serializers.IntegerField(
         source="items", allow_null=True, default=None, help_text="Items the CI resampled (all of an item's responses together)."
     )
+    ci_experts = serializers.IntegerField(
+        allow_null=True,
+        default=None,
+        help_text="Experts the CI resampled with the items (all of an expert's votes together); null when it resampled items alone.",
+    )
 
     class Meta:
         model = ReleaseGate
@@ -990,6 +1000,7 @@ class GateSerializer(serializers.ModelSerializer):
             "agreement_rate",
             "ci_low",
             "ci_items",
+            "ci_experts",
             "threshold",
             "must_clear",
             "min_pairs_per_dimension",

@@ -53,6 +53,9 @@ def resampled_text(resampled: Resampling) -> str:
         "units": number_format(resampled.units, force_grouping=True),
         "unit": resampled.unit,
     }
+    if resampled.experts is not None:
+        values["experts"] = number_format(resampled.experts, force_grouping=True)
+        return _with_experts_text(resampled, values)
     if resampled.method == WILSON_DESIGN_EFFECT:
         values["effective"] = number_format(resampled.effective_n or 0, decimal_pos=1, force_grouping=True)
         return (
@@ -72,6 +75,34 @@ def resampled_text(resampled: Resampling) -> str:
     if resampled.unit == "item":
         return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s items (all of an item's responses together)") % values
     return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s %(unit)ss") % values
+
+
+def _with_experts_text(resampled: Resampling, values: dict[str, str]) -> str:
+    """`resampled_text` of an interval that resampled the experts with the items."""
+    if resampled.method == WILSON_DESIGN_EFFECT:
+        values["effective"] = number_format(resampled.effective_n or 0, decimal_pos=1, force_grouping=True)
+        return (
+            gettext(
+                "%(level)s CI: Wilson interval on a design-effect sample of %(effective)s pairs over the %(units)s items, "
+                "with the variance between the %(experts)s experts added (used below 50 items, and where every item has the same rate)"
+            )
+            % values
+        )
+    if resampled.method == CLUSTER_T:
+        return (
+            gettext(
+                "%(level)s CI: cluster-robust t interval over the %(units)s items, with the variance between the %(experts)s experts "
+                "added (used below 50 items)"
+            )
+            % values
+        )
+    return (
+        gettext(
+            "%(level)s CI from %(resamples)s resamples of the %(units)s items and the %(experts)s experts "
+            "(all of an item's responses together, and all of an expert's votes)"
+        )
+        % values
+    )
 
 
 def post_discussion_text(post: PostDiscussion) -> str:

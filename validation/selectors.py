@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Page
 from django.db import connections
 from django.db.models import Count, Exists, F, FloatField, Func, Max, OuterRef, Q, QuerySet, Value
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from numpy.typing import ArrayLike, DTypeLike
@@ -928,6 +928,7 @@ def latest_release_gate(version: DatasetVersion, *, with_counts: bool = True) ->
             pairs=KeyTextTransform("pairs", "report__result"),
             responses=KeyTextTransform("responses", "report__result"),
             items=KeyTextTransform("items", "report__result"),
+            ci_experts=KeyTextTransform("experts", KeyTransform("resampled", "report__result")),
         )
     return gates.first()
 

@@ -286,12 +286,23 @@ def ci_pair(low: float, high: float) -> list[float] | None:
 
 
 def resampling(
-    unit: str, units: int, resamples: int, level: float = 0.95, method: str = PERCENTILE, effective_n: float | None = None
+    unit: str,
+    units: int,
+    resamples: int,
+    level: float = 0.95,
+    method: str = PERCENTILE,
+    effective_n: float | None = None,
+    experts: int | None = None,
 ) -> dict[str, Any]:
-    """What an interval resampled, for the report: unit, how many of them, resamples, level, method (and a Wilson's sample)."""
+    """What an interval resampled, for the report: unit, how many of them, resamples, level, method (and a Wilson's sample).
+
+    `experts`: the experts resampled with the items (`heartbench_core.lib.crossed`); absent when only items were.
+    """
     block: dict[str, Any] = {"unit": unit, "units": int(units), "resamples": int(resamples), "level": level, "method": method}
     if effective_n is not None:
         block["effective_n"] = round(float(effective_n), 3)  # pairs: three decimals say it, and hide rounding noise
+    if experts is not None:
+        block["experts"] = int(experts)
     return block
 
 
@@ -378,6 +389,7 @@ class ClusteredIntervals:
     method: tuple[str, ...] = ()  # per group: PERCENTILE, CLUSTER_T or WILSON_DESIGN_EFFECT
     effective_n: np.ndarray | None = None  # per group: the Wilson interval's effective sample (NaN for the others)
     flat: np.ndarray | None = None  # per group: every cluster has the same mean (no spread to estimate from)
+    experts: np.ndarray | None = None  # per group: experts resampled with the items (0: none); None: items only
 
     def pair(self, g: int = 0) -> list[float] | None:
         """Group g's interval as [low, high], or None."""
@@ -404,7 +416,8 @@ class ClusteredIntervals:
         effective = None
         if method == WILSON_DESIGN_EFFECT and self.effective_n is not None and not np.isnan(self.effective_n[g or 0]):
             effective = float(self.effective_n[g or 0])
-        return resampling(self.unit, units, self.resamples if method == PERCENTILE else 0, self.level, method, effective)
+        experts = None if self.experts is None or not self.experts[g or 0] else int(self.experts[g or 0])
+        return resampling(self.unit, units, self.resamples if method == PERCENTILE else 0, self.level, method, effective, experts)
 
 
 def _design_effect_sample(
@@ -719,6 +732,7 @@ def judge_expert_baseline(
     seed: int = 0,
     weights: list[np.ndarray] | None = None,
     unit: str = "item",
+    expert_part: tuple[np.ndarray, float, int] | None = None,
 ) -> dict[str, Any]:
     """Does the judge agree with the experts as often as an expert agrees with the other experts?
 
@@ -730,6 +744,9 @@ def judge_expert_baseline(
     A difference whose interval covers 0 means the judge is indistinguishable from an expert.
     `weights` (draws of `resample_weights` with the same seed) are reused when they cover as
     many clusters as the baseline has; they are then exactly the draws it would make itself.
+    `expert_part` (the experts' part of each resample, their rater variance and how many were
+    resampled: `crossed.baseline_expert_part`) resamples the experts as well: it is added to
+    each resample's difference, and its variance to the t interval's.
     """
     hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.float64)
     judge = np.asarray(judge, bool)
@@ -768,7 +785,11 @@ def judge_expert_baseline(
         if float((influence**2).sum()) <= 1e-24:
             reason = NO_SPREAD.format(unit=unit, units=_plural(unit))
         else:
-            lo_t, hi_t, _ = cluster_t_interval(np.array([je - ee]), influence[:, None], np.array([len(sums)]))
+            lo_t, hi_t, se = cluster_t_interval(np.array([je - ee]), influence[:, None], np.array([len(sums)]))
+            if expert_part is not None and expert_part[1] > 0:
+                t = (hi_t - lo_t) / (2 * se)
+                half = t * np.sqrt(se**2 + expert_part[1])
+                lo_t, hi_t = (je - ee) - half, (je - ee) + half
             diff_ci = [_f(max(lo_t[0], -1.0)), _f(min(hi_t[0], 1.0))]
     elif len(sums) >= 2 and resamples > 0:
         diffs = np.empty(resamples)
@@ -778,6 +799,8 @@ def judge_expert_baseline(
             s = w @ sums
             diffs[row : row + len(w)] = s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3]
             row += len(w)
+        if expert_part is not None:
+            diffs += expert_part[0]
         lo, hi = np.quantile(diffs, [0.025, 0.975])
         diff_ci = [_f(lo), _f(hi)]
         drawn = resamples
@@ -791,7 +814,7 @@ def judge_expert_baseline(
         "expert_expert": Stat(_f(ee), units, extra={"pairs": int(pairs_ee.sum())}).as_dict(),
         "difference": _f(je - ee),
         "difference_ci95": diff_ci,
-        "resampled": resampling(unit, len(sums), drawn, method=method),
+        "resampled": resampling(unit, len(sums), drawn, method=method, experts=expert_part[2] if expert_part and diff_ci else None),
     }
     if reason:
         out["reason"] = reason

@@ -23,6 +23,7 @@ import numpy as np
 
 from heartbench_core.lib import agreement as st
 from heartbench_core.lib import alt_test as alt
+from heartbench_core.lib import crossed as cx
 from heartbench_core.lib import scoring
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
 
@@ -147,6 +148,7 @@ class Resampling:
     level: float = 0.95
     method: str = st.PERCENTILE  # percentile (bootstrap), t (cluster-robust t) or wilson_design_effect
     effective_n: float | None = None  # the Wilson interval's design-effect sample size (pairs); None for the others
+    experts: int | None = None  # experts resampled with the items; None: the items alone (and every report from before)
 
 
 @dataclass(frozen=True, slots=True)
@@ -724,10 +726,17 @@ class _Compared:
     draws: list[np.ndarray] | None
     rate: Figure
     ci95: Interval
+    item_index: np.ndarray  # per compared unit, its item among the drawn ones (0 … n_items − 1)
+    left_out: cx.LeftOut  # what leaving out each expert's vote changes, for the intervals over items and experts
+    crossed_draws: list[cx.CrossedDraw] | None  # the item draws with the experts' drawn alongside
+
+    def with_experts(self, ci: st.ClusteredIntervals, group: np.ndarray | None = None, n_groups: int = 1) -> st.ClusteredIntervals:
+        """An interval of agreement over the compared units' items (per group), resampling the experts as well."""
+        return cx.with_experts(ci, self.jv == self.gv, self.item_index, group, n_groups, self.left_out, self.crossed_draws)
 
 
-def _compared(data: ReportData, *, resamples: int, seed: int) -> _Compared:
-    """Golden labels, judge verdicts, their pairs, and the headline agreement with its interval over items."""
+def _compared(data: ReportData, *, resamples: int, seed: int, resample_experts: bool = True) -> _Compared:
+    """Golden labels, judge verdicts, their pairs, and the headline agreement with its interval over items (and experts)."""
     hits, ratings = data.unit_counts()
     label, provenance, tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
     judge = data.u_judge
@@ -741,16 +750,62 @@ def _compared(data: ReportData, *, resamples: int, seed: int) -> _Compared:
     items = item_of_unit[both]
     n_items = int(st.sorted_unique(items).size)
     rate = Figure.of(st.item_agreement_rate(jv, gv))
-    # One set of draws over the items serves the headline, every breakdown and the baseline.
+    # One set of draws over the items serves the headline, every breakdown and the baseline; the
+    # experts are drawn alongside (docs/validation.md, "Items and experts").
     draws = st.cluster_draws(n_items, resamples, seed)
-    headline = st.clustered_mean_ci(jv == gv, items, resamples=resamples, seed=seed, weights=draws)
+    _, item_index = st.sorted_unique_inverse(items)
+    n_experts = len(data.expert_ids)
+    crossed_draws = cx.crossed_draws(n_items, n_experts, resamples, seed, item_draws=draws) if resample_experts else None
+    # What leaving out each vote changes; with nothing to resample, no vote is looked at.
+    compared_units = np.flatnonzero(both) if crossed_draws is not None else np.zeros(0, np.int64)
+    left_out = cx.leave_one_out(
+        compared_units,
+        (jv == gv)[: compared_units.size],
+        jv[: compared_units.size],
+        (data.u_adjudicated[both] >= 0)[: compared_units.size],
+        hits,
+        ratings,
+        data.j_unit,
+        data.j_expert,
+        data.j_hit,
+        n_experts,
+    )
+    headline = cx.with_experts(
+        st.clustered_mean_ci(jv == gv, items, resamples=resamples, seed=seed, weights=draws),
+        jv == gv,
+        item_index,
+        None,
+        1,
+        left_out,
+        crossed_draws,
+    )
     pair = headline.pair()
     ci95 = Interval.from_pair(
         pair,
         resampled=_resampling(headline.resampled()),
         reason=None if pair else (st.NO_PAIRS if not both.any() else headline.group_reason()),
     )
-    return _Compared(hits, ratings, label, provenance, tie, judge, both, jv, gv, clusters, item_of_unit, items, n_items, draws, rate, ci95)
+    return _Compared(
+        hits,
+        ratings,
+        label,
+        provenance,
+        tie,
+        judge,
+        both,
+        jv,
+        gv,
+        clusters,
+        item_of_unit,
+        items,
+        n_items,
+        draws,
+        rate,
+        ci95,
+        item_index,
+        left_out,
+        crossed_draws,
+    )
 
 
 def _ability_groups(data: ReportData) -> _Groups:
@@ -832,12 +887,28 @@ class JudgeAlignment:
 
 
 def judge_alignment(
-    data: ReportData, *, resamples: int = DEFAULTS.resamples, seed: int = DEFAULTS.seed, alt_test_epsilon: float = alt.DEFAULT_EPSILON
+    data: ReportData,
+    *,
+    resamples: int = DEFAULTS.resamples,
+    seed: int = DEFAULTS.seed,
+    alt_test_epsilon: float = alt.DEFAULT_EPSILON,
+    resample_experts: bool = True,
 ) -> JudgeAlignment:
-    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items), and its alt-test."""
-    c = _compared(data, resamples=resamples, seed=seed)
+    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items and experts), and its alt-test."""
+    c = _compared(data, resamples=resamples, seed=seed, resample_experts=resample_experts)
     by_ability = _breakdown(
-        _ability_groups(data), c.both, c.jv, c.gv, c.hits, c.ratings, data.u_cr, c.items, resamples=resamples, seed=seed, draws=c.draws
+        _ability_groups(data),
+        c.both,
+        c.jv,
+        c.gv,
+        c.hits,
+        c.ratings,
+        data.u_cr,
+        c.items,
+        resamples=resamples,
+        seed=seed,
+        draws=c.draws,
+        compared=c,
     )
     no_pairs = st.Stat.undefined(0, st.NO_PAIRS)
     return JudgeAlignment(
@@ -904,9 +975,14 @@ def compute_report(
     threshold: float = DEFAULTS.threshold,
     min_pairs_per_dimension: int = DEFAULTS.min_pairs_per_dimension,
     gate_policy: GatePolicy | None = None,
+    resample_experts: bool = True,
 ) -> ReportResult:
-    """Every statistic of the agreement report for one campaign (and judge)."""
-    c = _compared(data, resamples=resamples, seed=seed)
+    """Every statistic of the agreement report for one campaign (and judge).
+
+    Its intervals resample items and experts (`resample_experts`; False: the items alone, as
+    reports did before).
+    """
+    c = _compared(data, resamples=resamples, seed=seed, resample_experts=resample_experts)
     hits, ratings, label, provenance, tie, judge = c.hits, c.ratings, c.label, c.provenance, c.tie, c.judge
     both, jv, gv, clusters, item_of_unit, items, n_items, draws = (
         c.both,
@@ -934,7 +1010,9 @@ def compute_report(
     }
     terms = st.alpha_terms(hits, ratings)  # shared by every breakdown
     rows = {
-        name: _breakdown(g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws, alpha_terms=terms)
+        name: _breakdown(
+            g, both, jv, gv, hits, ratings, data.u_cr, items, resamples=resamples, seed=seed, draws=draws, alpha_terms=terms, compared=c
+        )
         for name, g in groups.items()
     }
     crit_groups = _Groups(data.u_crit, [str(i) for i in range(len(data.crit_id))])
@@ -961,7 +1039,14 @@ def compute_report(
         pairwise_percent_agreement=Figure.of(st.pairwise_percent_agreement(hits, ratings)),
         judge_expert_baseline=_baseline(
             st.judge_expert_baseline(
-                hits[judged], ratings[judged], judge[judged] == 1, item_of_unit[judged], resamples=resamples, seed=seed, weights=draws
+                hits[judged],
+                ratings[judged],
+                judge[judged] == 1,
+                item_of_unit[judged],
+                resamples=resamples,
+                seed=seed,
+                weights=draws,
+                expert_part=_baseline_expert_part(data, c, hits, ratings),
             )
         ),
         gold_provenance=GoldProvenance(**{name: int((provenance == code).sum()) for code, name in PROVENANCE_NAMES.items()}),
@@ -1008,6 +1093,25 @@ def compute_report(
     )
 
 
+def _baseline_expert_part(data: ReportData, c: _Compared, hits: np.ndarray, ratings: np.ndarray) -> tuple[np.ndarray, float, int] | None:
+    """The experts' part of the judge–expert baseline's resamples (None when fewer than 2 experts or nothing is resampled)."""
+    units = np.flatnonzero((c.judge >= 0) & (ratings >= 2))
+    if c.crossed_draws is None or c.left_out.experts_rated < 2 or not units.size:
+        return None
+    return cx.baseline_expert_part(
+        units,
+        c.judge[units] == 1,
+        c.item_of_unit[units],
+        hits,
+        ratings,
+        data.j_unit,
+        data.j_expert,
+        data.j_hit,
+        len(data.expert_ids),
+        c.crossed_draws,
+    )
+
+
 def dimension_label(label: str) -> str:
     """The dimension a criterion's label belongs to: "Catastrophic" for 其他, "Other" outside the taxonomy."""
     if label == CATASTROPHIC_LABEL:
@@ -1018,6 +1122,7 @@ def dimension_label(label: str) -> str:
 
 def _resampling(block: dict[str, Any]) -> Resampling:
     effective = block.get("effective_n")
+    experts = block.get("experts")
     return Resampling(
         block["unit"],
         int(block["units"]),
@@ -1025,14 +1130,16 @@ def _resampling(block: dict[str, Any]) -> Resampling:
         block["level"],
         block["method"],
         None if effective is None else float(effective),
+        None if experts is None else int(experts),
     )
 
 
 def _resampling_dict(r: Resampling) -> dict[str, Any]:
     """A stored `resampled` block: `effective_n` only on a Wilson interval, so the others keep their earlier form."""
     block = asdict(r)
-    if block["effective_n"] is None:
-        del block["effective_n"]
+    for optional in ("effective_n", "experts"):
+        if block[optional] is None:
+            del block[optional]
     return block
 
 
@@ -1079,8 +1186,11 @@ def _breakdown(
     draws: list[np.ndarray] | None = None,
     criteria: ReportData | None = None,
     alpha_terms: st.AlphaTerms | None = None,
+    compared: _Compared | None = None,
 ) -> tuple[GroupRow, ...]:
     """One row per group; its interval resamples items (`items`: the item of each compared unit) with the report's draws.
+
+    With `compared` (the report's pairs), the experts are resampled with the items.
 
     With `criteria` (the report's data), the groups are its criteria and the rows `CriterionRow`s, without intervals.
     """
@@ -1102,6 +1212,8 @@ def _breakdown(
     ci = None
     if resamples > 0 and pairs.sum() > 0:
         ci = st.clustered_mean_ci(jv == gv, items, g, n_groups, resamples=resamples, seed=seed, weights=draws)
+        if compared is not None:
+            ci = compared.with_experts(ci, g, n_groups)
         low, high = ci.low, ci.high
     else:
         low = high = np.full(n_groups, np.nan)
@@ -1511,12 +1623,13 @@ def _alerts(
         for m in by_model:
             ci = m.item_agreement.ci95
             if ci.high is not None and ci.high < overall and m.item_agreement.rate.value is not None:
+                over = "the items" if ci.resampled.experts is None else f"the items and the {ci.resampled.experts} experts"
                 alerts.append(
                     Alert(
                         "judge_model_disagreement",
                         m.key,
                         f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
-                        f"{m.pairs} pairs on {m.items} items (95% CI over the items up to {ci.high:.0%}), "
+                        f"{m.pairs} pairs on {m.items} items (95% CI over {over} up to {ci.high:.0%}), "
                         f"below {overall:.0%} overall",
                     )
                 )

@@ -214,6 +214,7 @@ class TestIntervalsResampleItems:
             "level": 0.95,
             "method": "wilson_design_effect",
             "effective_n": pytest.approx(effective, abs=1e-3),
+            "experts": r.units.experts,  # resampled with the items: here every expert rated every item alike
         }
         assert r.to_dict()["n"]["item_agreement_ci95"] == len(questions)
 
@@ -265,12 +266,18 @@ class TestIntervalsResampleItems:
         items = r.items
         page = client_for(cast.admin).get(f"/validation/campaigns/{campaign.pk}/").content.decode()
         effective = f"{r.resampled.effective_n:.1f}"
-        assert f"95% CI: Wilson interval on a design-effect sample of {effective} pairs over the {items} items (all of an item" in page
-        assert f"by the cluster-robust t interval over the {r.judge_expert_baseline.difference_ci95.resampled.units} items</div>" in page
+        experts = r.resampled.experts  # resampled with the items: the few-items intervals add their variance
+        wilson = f"95% CI: Wilson interval on a design-effect sample of {effective} pairs over the {items} items, with the variance between the {experts} experts added"
+        assert wilson in page
+        baseline = r.judge_expert_baseline.difference_ci95.resampled
+        assert (
+            f"by the cluster-robust t interval over the {baseline.units} items, with the variance between the {baseline.experts} experts added</div>"
+            in page
+        )
         assert 'class="ci-method" title="Wilson interval on a design-effect sample of' in page  # each breakdown row says its method
         out = io.StringIO()
         call_command("agreement_report", "--campaign", campaign.name, "--resamples", "1000", stdout=out)
-        assert f"95% CI: Wilson interval on a design-effect sample of {effective} pairs over the {items} items" in out.getvalue()
+        assert wilson in out.getvalue()
         from validation.formatting import report_csv_rows
 
         rows = list(report_csv_rows(r))

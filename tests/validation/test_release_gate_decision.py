@@ -119,6 +119,7 @@ class TestShownOnTheVersion:
         headline = passed.typed_result.item_agreement
         assert gate["ci_low"] == headline.ci95.low and gate["agreement_rate"] == headline.rate.value
         assert gate["ci_items"] == passed.typed_result.items
+        assert gate["ci_experts"] == passed.typed_result.resampled.experts >= 2  # the CI resampled the experts as well
         assert gate["policy"] == {**LENIENT, "must_clear": "point", "alt_test_epsilon": 0.2} and body["policy_changed_since"] is False
 
     def test_the_api_says_so_when_the_policy_changed_since_the_decision(self, cast, campaign, decided, client_for):
@@ -149,7 +150,8 @@ class TestShownOnTheVersion:
         assert passed.get_absolute_url() in body and exploratory.get_absolute_url() not in body
         assert "threshold 0.5" in body
         assert f"{passed.typed_result.pairs} pairs, {passed.typed_result.responses} responses" in body
-        assert f"resampling the {passed.typed_result.items} items" in body
+        experts = passed.typed_result.resampled.experts
+        assert f"resampling the {passed.typed_result.items} items and the {experts} experts" in body
 
     def test_a_failed_decision_lists_its_reasons(self, cast, campaign, client_for):
         failed = create_agreement_report(campaign=campaign)
