@@ -86,6 +86,15 @@ class Design:
 
 
 @dataclass(frozen=True)
+class Extension:
+    """Extra raters where the verdicts split: a response whose k verdicts split by one vote on at least `min_share`
+    of its criteria is offered to two more experts (most split first), up to `budget_share` of the responses."""
+
+    min_share: float = 0.5
+    budget_share: float = 0.1
+
+
+@dataclass(frozen=True)
 class Costs:
     seconds_per_criterion: float  # median active time an expert spends per criterion judged
     criteria_per_item: float  # mean criteria per item of the version
@@ -104,6 +113,8 @@ class PlannedDesign:
     money: float
     agreement_half_width: float  # NaN when undefined
     difference_half_width: float  # NaN when undefined (the reason is on the plan)
+    extended: bool = False  # with extra raters where the verdicts split
+    extended_responses: int = 0  # expected responses given two more raters
 
 
 @dataclass(frozen=True)
@@ -240,6 +251,7 @@ class _Draws:
 
     agree: np.ndarray  # (T, n_responses)
     gold_score: np.ndarray  # (T, n_responses), NaN where a response has no scored ability
+    extended_share: float = 0.0  # mean share of responses given two more raters
 
 
 def _plausible_chances(fitted: FittedPilot, rng: np.random.Generator, accuracy: float | None = None) -> np.ndarray:
@@ -294,22 +306,44 @@ def match_judge_accuracy(fitted: FittedPilot, rng: np.random.Generator) -> Fitte
     return replace(fitted, judge_accuracy=(low + high) / 2)
 
 
-def _panel_draws(fitted: FittedPilot, *, raters: int, pool: int, panels: int, rng: np.random.Generator) -> _Draws:
+def _panel_draws(
+    fitted: FittedPilot, *, raters: int, pool: int, panels: int, rng: np.random.Generator, extension: Extension | None = None
+) -> _Draws:
     units = fitted.units
     n_resp = units.response_item.size
     n_units = units.unit_response.size
     agree = np.empty((panels, n_resp))
     hits_each = []
     k = min(raters, pool)
+    extend = extension is not None and k + 2 <= pool
+    extended_total = 0.0
     for t in range(panels):
         base = _logit(_plausible_chances(fitted, rng))  # a plausible world the pilot's votes came from
         lenient = rng.choice(fitted.leniency, size=pool, replace=True)
         # k distinct experts of the pool per response, each expert rating many responses.
-        chosen = np.argsort(rng.random((n_resp, pool)), axis=1)[:, :k]
+        order = np.argsort(rng.random((n_resp, pool)), axis=1)
+        chosen = order[:, :k]
         shift = lenient[chosen][units.unit_response]  # (n_units, k)
         p = 1.0 / (1.0 + np.exp(-(base[:, None] + shift)))
         votes = (rng.random((n_units, k)) < p).sum(axis=1)
         gold = votes * 2 > k  # k even: a tie is a miss (the platform's rule waits for a strict majority)
+        if extend and extension is not None:
+            # Split by one vote (a tie when k is even), never by what the judge said.
+            split = np.abs(votes * 2 - k) <= 1
+            share = np.bincount(units.unit_response, weights=split, minlength=n_resp) / np.maximum(
+                np.bincount(units.unit_response, minlength=n_resp), 1
+            )
+            eligible = np.flatnonzero(share >= extension.min_share)
+            budget = int(extension.budget_share * n_resp)
+            picked = eligible[np.argsort(-share[eligible], kind="stable")][:budget]
+            if picked.size:
+                more = np.isin(units.unit_response, picked)
+                extra_shift = lenient[order[:, k : k + 2]][units.unit_response[more]]
+                extra_p = 1.0 / (1.0 + np.exp(-(base[more][:, None] + extra_shift)))
+                total = votes[more] + (rng.random((int(more.sum()), 2)) < extra_p).sum(axis=1)
+                gold = gold.copy()
+                gold[more] = total * 2 > k + 2
+            extended_total += picked.size / max(n_resp, 1)
         agree[t] = np.bincount(units.unit_response, weights=(gold == units.unit_judge), minlength=n_resp)
         hits_each.append(gold)
     scores = scoring.score_questions_each(
@@ -321,7 +355,7 @@ def _panel_draws(fitted: FittedPilot, *, raters: int, pool: int, panels: int, rn
         n_questions=n_resp,
         n_abilities=units.n_abilities,
     )
-    return _Draws(agree=agree, gold_score=np.stack([s.question_score for s in scores]))
+    return _Draws(agree=agree, gold_score=np.stack([s.question_score for s in scores]), extended_share=extended_total / max(panels, 1))
 
 
 def _item_responses(units: PilotUnits) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -423,6 +457,7 @@ def plan(
     panels: int = 60,
     budget_cells: float = 4e8,
     seed: int = 0,
+    extension: Extension | None = None,
 ) -> Plan:
     """The grid of designs with their expected half-widths and costs."""
     if dataset_items < 1 or models < 1:
@@ -433,6 +468,8 @@ def plan(
         raise PlanError("every share of items must be in (0, 1]")
     if not raters or any(k < 1 for k in raters):
         raise PlanError("raters per response must be at least 1")
+    if extension is not None and not (0 < extension.min_share <= 1 and 0 < extension.budget_share <= 1):
+        raise PlanError("extra raters: the split share and the budget share must be in (0, 1]")
     if any(k > pool for k in raters):
         raise PlanError(f"{max(raters)} raters per response need at least as many experts in the pool ({pool})")
     rng = np.random.default_rng(seed)
@@ -440,20 +477,24 @@ def plan(
     units_per_response = np.bincount(units.unit_response, minlength=units.response_item.size)
     _items, counts, table = _item_responses(units)
     # Degrade rather than time out: the sampled cells (simulations × items × models per design) fit a budget.
-    largest = max(max(1, round(s * dataset_items)) for s in shares) * models * len(shares) * len(raters)
+    largest = max(max(1, round(s * dataset_items)) for s in shares) * models * len(shares) * len(raters) * (2 if extension else 1)
     sims = int(min(simulations, max(100, budget_cells // max(largest, 1))))
     reduced = sims < simulations
     out = []
     difference_reason = ""
-    for k in sorted(set(raters)):
-        draws = _panel_draws(fitted, raters=k, pool=pool, panels=panels, rng=rng)
+    variants = [(k, None) for k in sorted(set(raters))]
+    if extension is not None:
+        variants += [(k, extension) for k in sorted(set(raters)) if k + 2 <= pool]
+    for k, ext in variants:
+        draws = _panel_draws(fitted, raters=k, pool=pool, panels=panels, rng=rng, extension=ext)
         variances = _difference_variances(fitted, draws)
         if variances is None:
             difference_reason = "the pilot has fewer than two models with scored responses to the same items"
         for share in shares:
             n_items = max(1, round(share * dataset_items))
             responses = n_items * models
-            assignments = responses * k
+            extended = round(draws.extended_share * responses)
+            assignments = responses * k + 2 * extended
             judgments = round(assignments * costs.criteria_per_item)
             half = _agreement_half_width(draws, units_per_response, counts, table, items=n_items, models=models, sims=sims, rng=rng)
             diff = ppi_difference_half_width(*variances, labelled=n_items, total=dataset_items) if variances is not None else float("nan")
@@ -469,9 +510,11 @@ def plan(
                     money=assignments * costs.piece_rate,
                     agreement_half_width=half,
                     difference_half_width=diff,
+                    extended=ext is not None,
+                    extended_responses=extended,
                 )
             )
-    out.sort(key=lambda d: (d.share, d.raters))
+    out.sort(key=lambda d: (d.share, d.raters, d.extended))
     return Plan(
         designs=tuple(out),
         simulations=sims,

@@ -109,3 +109,36 @@ def test_a_pilot_too_small_or_an_impossible_design_is_refused_with_a_reason():
         planner.plan(fitted, dataset_items=ITEMS, models=MODELS, shares=(0.3,), raters=(30,), pool=POOL, costs=COSTS)
     with pytest.raises(planner.PlanError, match="share"):
         planner.plan(fitted, dataset_items=ITEMS, models=MODELS, shares=(1.5,), raters=(3,), pool=POOL, costs=COSTS)
+
+
+def test_extra_raters_where_verdicts_split_add_two_assignments_per_extended_response_within_the_budget():
+    rng, abilities, weights = _world(11)
+    _agreement, pilot = _campaign(rng, share=0.3, raters=3, world_abilities=abilities, world_weights=weights)
+    extension = planner.Extension(min_share=0.2, budget_share=0.1)
+    result = planner.plan(
+        planner.fit_pilot(pilot),
+        dataset_items=ITEMS,
+        models=MODELS,
+        shares=(0.3,),
+        raters=(3,),
+        pool=POOL,
+        costs=COSTS,
+        seed=3,
+        extension=extension,
+    )
+    plain, extended = result.designs
+    assert not plain.extended and extended.extended and plain.responses == extended.responses
+    assert 0 < extended.extended_responses <= 0.1 * extended.responses + 1
+    assert extended.assignments == plain.assignments + 2 * extended.extended_responses
+    assert extended.expert_hours > plain.expert_hours
+    with pytest.raises(planner.PlanError, match="split share"):
+        planner.plan(
+            planner.fit_pilot(pilot),
+            dataset_items=ITEMS,
+            models=MODELS,
+            shares=(0.3,),
+            raters=(3,),
+            pool=POOL,
+            costs=COSTS,
+            extension=planner.Extension(min_share=0, budget_share=0.1),
+        )
