@@ -51,6 +51,7 @@ TOO_FEW_LABELLED = "fewer than 2 of this model's responses have a golden label o
 NO_SCORED = "no item of this model was scored by the judge"
 NO_ABILITY = "no scored item holds this ability"
 NO_DIMENSION_ABILITY = "no ability of this dimension was scored"
+NO_LABELLED_ABILITY = "an ability it averages is held by no labelled response of this model"
 NO_DRAWS = "no resamples requested"
 TOO_FEW_DRAWS = "fewer than half of the resamples held a labelled item of every stratum"
 
@@ -230,37 +231,103 @@ def stratified_draws(stratum: np.ndarray, sampled: np.ndarray, resamples: int, s
     return out
 
 
-def score_draws(
-    *,
-    f: np.ndarray,
-    y: np.ndarray,
-    scored: np.ndarray,
-    labelled: np.ndarray,
-    stratum: np.ndarray,
-    weights: np.ndarray,
-    lam: np.ndarray,
-    draws: np.ndarray,
-) -> np.ndarray:
-    """(resamples, E) corrected estimates under item weights `draws` (resamples × items), λ fixed; NaN where a stratum lost its labelled items.
+@dataclass(frozen=True, slots=True)
+class ModelDomains:
+    """One model's ability means: the judge's on every scored item, the sample's stratum-weighted ratio means, their strata.
 
-    f, y: (items, E) contributions (y read only where labelled); stratum: code per item (as `collapse_strata`).
+    The labelled means are combined ratio estimates: per ability a, Σ_h W_h mean_{L_h}(p·v) / Σ_h W_h mean_{L_h}(p),
+    p the ability's presence, so an ability held by few items of a stratum needs no labelled item there.
     """
-    items, e = f.shape
-    h = np.asarray(weights).size
-    one_hot = np.zeros((items, h))
-    one_hot[np.arange(items), stratum] = 1.0
-    su, sl = one_hot * scored[:, None], one_hot * (labelled & scored)[:, None]
-    resid = np.where((labelled & scored)[:, None], np.nan_to_num(y) - lam * f, 0.0)
-    fu = np.where(scored[:, None], f, 0.0)
-    d = np.asarray(draws, float)
-    nu, nl = d @ su, d @ sl  # (B, H)
-    sum_f = (d @ (su[:, :, None] * fu[:, None, :]).reshape(items, h * e)).reshape(-1, h, e)
-    sum_r = (d @ (sl[:, :, None] * resid[:, None, :]).reshape(items, h * e)).reshape(-1, h, e)
-    w = np.asarray(weights, float)
-    active = w > 0
+
+    scored: np.ndarray  # (Q,) bool
+    labelled: np.ndarray  # (Q,) bool, within scored
+    cells: np.ndarray  # (Q, A) the ability is present and the item scored
+    codes: np.ndarray  # (Q,) stratum after pooling
+    weights: np.ndarray  # (H,) each stratum's share of the scored items
+    judge: np.ndarray  # (A,) the judge's mean on every scored item holding the ability (the scorer's ability score)
+    share: np.ndarray  # (A,) the estimated share of items holding the ability, from the labelled ones
+    gold: np.ndarray  # (A,) the golden labels' ratio mean (NaN where no labelled item holds the ability)
+    judge_on_labelled: np.ndarray  # (A,) the judge's ratio mean on the labelled items
+
+
+def model_domains(
+    f: np.ndarray, y: np.ndarray, *, scored: np.ndarray, labelled: np.ndarray, present: np.ndarray, stratum: np.ndarray
+) -> ModelDomains:
+    """The ability means of one model from its (Q, A) judge norms f and golden norms y."""
+    cells = present & scored[:, None]
+    labelled = labelled & scored
+    codes = collapse_strata(stratum, scored, labelled)
+    h = int(codes.max()) + 1 if codes.size else 1
+    total = max(int(scored.sum()), 1)
+    weights = np.bincount(codes[scored], minlength=h) / total
+    f0, y0 = np.where(cells, np.nan_to_num(f), 0.0), np.where(cells & labelled[:, None], np.nan_to_num(y), 0.0)
+    n_a = cells.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        per = lam * sum_f / nu[:, :, None] + sum_r / nl[:, :, None]
-        return (w[None, active, None] * per[:, active, :]).sum(axis=1)
+        judge = np.where(n_a > 0, f0.sum(axis=0) / np.maximum(n_a, 1), np.nan)
+        n_h = np.bincount(codes[labelled], minlength=h).astype(float)[:, None]
+        lc = cells & labelled[:, None]
+
+        def ratio(v: np.ndarray) -> np.ndarray:
+            per = _per_stratum(np.where(lc, v, 0.0)[labelled], codes[labelled], h) / n_h
+            return (weights[:, None] * np.nan_to_num(per)).sum(axis=0)
+
+        share = ratio(np.ones_like(f0))
+        gold = np.where(share > 0, ratio(y0) / np.where(share > 0, share, 1), np.nan)
+        judge_on_labelled = np.where(share > 0, ratio(f0) / np.where(share > 0, share, 1), np.nan)
+    return ModelDomains(scored, labelled, cells, codes, weights, judge, share, gold, judge_on_labelled)
+
+
+def influence(d: ModelDomains, f: np.ndarray, y: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-item linearised terms of every estimand (rows of `coef` over abilities): (judge on scored, gold and judge on labelled).
+
+    Each item's abilities are summed (the item is the cluster), each centred on its ability's mean, so
+    that which abilities an item holds adds no variance of its own.
+    """
+    n_a = d.cells.sum(axis=0)
+    total = int(d.scored.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale_u = np.where(n_a > 0, total / np.maximum(n_a, 1), 0.0)
+        scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0)
+    lc = d.cells & d.labelled[:, None]
+    u = np.where(d.cells, np.nan_to_num(f) - np.nan_to_num(d.judge), 0.0) * scale_u @ coef.T
+    ry = np.where(lc, np.nan_to_num(y) - np.nan_to_num(d.gold), 0.0) * scale_l @ coef.T
+    rf = np.where(lc, np.nan_to_num(f) - np.nan_to_num(d.judge_on_labelled), 0.0) * scale_l @ coef.T
+    return u[d.scored], ry[d.labelled], rf[d.labelled]
+
+
+def score_draws(d: ModelDomains, f: np.ndarray, y: np.ndarray, *, coef: np.ndarray, lam: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """(resamples, E) corrected estimates under item weights `draws` (resamples × items), λ fixed; NaN where a draw lost an ability.
+
+    Any weights over items will do: the bootstrap of `stratified_draws`, or a resampling of items and experts.
+    """
+    q, a = d.cells.shape
+    h = d.weights.size
+    w = np.asarray(draws, float)
+    lc = d.cells & d.labelled[:, None]
+    f0, y0 = np.where(d.cells, np.nan_to_num(f), 0.0), np.where(lc, np.nan_to_num(y), 0.0)
+    one_hot = np.zeros((q, h))
+    one_hot[np.arange(q), d.codes] = 1.0
+    lab = one_hot * d.labelled[:, None]
+    n_h = w @ lab  # (B, H)
+
+    def stratum_means(v: np.ndarray) -> np.ndarray:  # (Q, A) → (B, A): Σ_h W_h weighted mean over L_h
+        sums = (w @ (lab[:, :, None] * v[:, None, :]).reshape(q, h * a)).reshape(-1, h, a)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per = sums / n_h[:, :, None]
+        return (d.weights[None, :, None] * per).sum(axis=1)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        judge = (w @ f0) / (w @ d.cells.astype(float))
+        share = stratum_means(lc.astype(float))
+        gold = stratum_means(y0) / share
+        judge_l = stratum_means(np.where(lc, f0, 0.0)) / share
+    used = coef.any(axis=0)
+    out = np.zeros((w.shape[0], coef.shape[0]))
+    for e in range(coef.shape[0]):
+        mine = (coef[e] != 0) & used
+        c = coef[e, mine]
+        out[:, e] = (lam[e] * judge[:, mine] + gold[:, mine] - lam[e] * judge_l[:, mine]) @ c
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +338,8 @@ class Calibration:
     """
 
     judge: np.ndarray
+    judge_low: np.ndarray  # the naive interval: the judge's verdicts taken for the experts'
+    judge_high: np.ndarray
     experts: np.ndarray
     experts_low: np.ndarray
     experts_high: np.ndarray
@@ -307,6 +376,25 @@ def estimand_matrix(ability_dimension: np.ndarray, n_dimensions: int, scored: np
     return rows
 
 
+def _reasons(total: int, labelled: int, coef: np.ndarray, missing: np.ndarray, n_dimensions: int) -> list[str | None]:
+    """Why each estimand of one model is undefined (None: defined)."""
+    out: list[str | None] = []
+    for e in range(coef.shape[0]):
+        if total == 0:
+            out.append(NO_SCORED)
+        elif not coef[e].any():
+            out.append(NO_DIMENSION_ABILITY if 0 < e <= n_dimensions else NO_ABILITY)
+        elif labelled == 0:
+            out.append(NO_LABELLED)
+        elif labelled < MIN_LABELLED_PER_STRATUM:
+            out.append(TOO_FEW_LABELLED)
+        elif (coef[e] != 0)[missing].any():
+            out.append(NO_LABELLED_ABILITY)
+        else:
+            out.append(None)
+    return out
+
+
 def calibrate(
     *,
     judge_norm: np.ndarray,
@@ -336,71 +424,51 @@ def calibrate(
     labelled = np.asarray(labelled, bool) & scored
     e_count = 1 + n_dimensions + a_count
     shape = (m_count, e_count)
-    judge, experts, experts_low, experts_high, corrected, low, high, lam = (np.full(shape, np.nan) for _ in range(8))
-    reason: list[list[str | None]] = [[None] * e_count for _ in range(m_count)]
+    judge, judge_low, judge_high, experts, experts_low, experts_high, corrected, low, high, lam = (
+        np.full(shape, np.nan) for _ in range(10)
+    )
+    reason: list[list[str | None]] = []
     strata_used = np.zeros(m_count, np.int64)
     z = z_value(level)
     if draws is None:
         draws = stratified_draws(stratum, sampled, resamples, seed) if resamples > 0 else np.zeros((0, q_count))
     overall_draws = np.full((draws.shape[0], m_count), np.nan)
     for m in range(m_count):
-        cells = present & scored[m][:, None]
-        n_a = cells.sum(axis=0)
-        coef = estimand_matrix(ability_dimension, n_dimensions, n_a > 0)
-        total = int(scored[m].sum())
-        scale = np.where(n_a > 0, total / np.maximum(n_a, 1), 0.0)
-        f_c = np.where(cells, np.nan_to_num(judge_norm[m]), 0.0) * scale @ coef.T
-        y_c = np.where(cells, np.nan_to_num(gold_norm[m]), 0.0) * scale @ coef.T
-        empty = ~coef.any(axis=1)
-        why: str | None = None
-        if total == 0:
-            why = NO_SCORED
-        elif labelled[m].sum() == 0:
-            why = NO_LABELLED
-        elif labelled[m].sum() < MIN_LABELLED_PER_STRATUM:
-            why = TOO_FEW_LABELLED
-        if total:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                judge[m] = np.where(empty, np.nan, f_c[scored[m]].sum(axis=0) / total)
-        for e in range(e_count):
-            if total and empty[e]:
-                reason[m][e] = NO_ABILITY if e == 0 or e > n_dimensions else NO_DIMENSION_ABILITY
-            elif why:
-                reason[m][e] = why if total else NO_SCORED
-        if why:
+        d = model_domains(judge_norm[m], gold_norm[m], scored=scored[m], labelled=labelled[m], present=present, stratum=stratum)
+        coef = estimand_matrix(ability_dimension, n_dimensions, d.cells.any(axis=0))
+        missing = d.cells.any(axis=0) & ~(d.share > 0)
+        total, n_lab = int(scored[m].sum()), int(labelled[m].sum())
+        why = _reasons(total, n_lab, coef, missing, n_dimensions)
+        reason.append(why)
+        defined = np.array([w is None for w in why])
+        has_coef = coef.any(axis=1)
+        judge[m] = np.where(has_coef & (total > 0), coef @ np.nan_to_num(d.judge), np.nan)
+        if not defined.any():
             continue
-        codes = collapse_strata(stratum, scored[m], labelled[m])
-        h = int(codes.max()) + 1
-        weights = np.bincount(codes[scored[m]], minlength=h) / total
-        strata_used[m] = int((weights > 0).sum())
+        strata_used[m] = int((d.weights > 0).sum())
+        u, ry, rf = influence(d, judge_norm[m], gold_norm[m], coef)
         r = stratified_ppi(
-            f_unlabelled=f_c[scored[m]],
-            stratum_unlabelled=codes[scored[m]],
-            y=y_c[labelled[m]],
-            f_labelled=f_c[labelled[m]],
-            stratum_labelled=codes[labelled[m]],
-            shared=np.ones(int(labelled[m].sum()), bool),
-            weights=weights,
+            f_unlabelled=u,
+            stratum_unlabelled=d.codes[scored[m]],
+            y=ry,
+            f_labelled=rf,
+            stratum_labelled=d.codes[labelled[m]],
+            shared=np.ones(n_lab, bool),
+            weights=d.weights,
         )
-        keep = ~empty
-        experts[m] = np.where(keep, r.experts, np.nan)
-        experts_low[m] = np.where(keep, r.experts - z * r.experts_se, np.nan)
-        experts_high[m] = np.where(keep, r.experts + z * r.experts_se, np.nan)
-        corrected[m] = np.where(keep, r.estimate, np.nan)
-        low[m] = np.where(keep, r.estimate - z * r.se, np.nan)
-        high[m] = np.where(keep, r.estimate + z * r.se, np.nan)
-        lam[m] = np.where(keep, r.lam, np.nan)
-        if draws.shape[0] and keep[0]:
-            overall_draws[:, m] = score_draws(
-                f=f_c[:, :1],
-                y=y_c[:, :1],
-                scored=scored[m],
-                labelled=labelled[m],
-                stratum=codes,
-                weights=weights,
-                lam=r.lam[:1],
-                draws=draws,
-            )[:, 0]
+        gold_c, judge_l_c = coef @ np.nan_to_num(d.gold), coef @ np.nan_to_num(d.judge_on_labelled)
+        estimate = r.lam * judge[m] + gold_c - r.lam * judge_l_c
+        for target, value in ((corrected, estimate), (experts, gold_c), (lam, r.lam)):
+            target[m] = np.where(defined, value, np.nan)
+        for lo_, hi_, centre, se in (
+            (low, high, estimate, r.se),
+            (experts_low, experts_high, gold_c, r.experts_se),
+            (judge_low, judge_high, judge[m], r.judge_se),
+        ):
+            lo_[m] = np.where(defined, centre - z * se, np.nan)
+            hi_[m] = np.where(defined, centre + z * se, np.nan)
+        if draws.shape[0] and defined[0]:
+            overall_draws[:, m] = score_draws(d, judge_norm[m], gold_norm[m], coef=coef[:1], lam=r.lam[:1], draws=draws)[:, 0]
     difference = corrected[:, :1] - corrected[:, 0][None, :]
     difference_low, difference_high = np.full((m_count, m_count), np.nan), np.full((m_count, m_count), np.nan)
     difference_reason: str | None = None
@@ -408,8 +476,7 @@ def calibrate(
         difference_reason = NO_DRAWS
     else:
         diffs = overall_draws[:, :, None] - overall_draws[:, None, :]
-        ok = np.isfinite(diffs)
-        enough = ok.sum(axis=0) >= draws.shape[0] / 2
+        enough = np.isfinite(diffs).sum(axis=0) >= draws.shape[0] / 2
         alpha = 1 - level
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a pair with no usable draw: all-NaN, left undefined below
@@ -421,6 +488,8 @@ def calibrate(
             difference_reason = TOO_FEW_DRAWS
     return Calibration(
         judge=judge,
+        judge_low=judge_low,
+        judge_high=judge_high,
         experts=experts,
         experts_low=experts_low,
         experts_high=experts_high,
