@@ -435,7 +435,7 @@ def calibrate(
     overall_draws = np.full((draws.shape[0], m_count), np.nan)
     for m in range(m_count):
         d = model_domains(judge_norm[m], gold_norm[m], scored=scored[m], labelled=labelled[m], present=present, stratum=stratum)
-        coef = estimand_matrix(ability_dimension, n_dimensions, d.cells.any(axis=0))
+        coef = estimand_matrix(ability_dimension, n_dimensions, np.asarray(d.cells.any(axis=0)))
         missing = d.cells.any(axis=0) & ~(d.share > 0)
         total, n_lab = int(scored[m].sum()), int(labelled[m].sum())
         why = _reasons(total, n_lab, coef, missing, n_dimensions)
