@@ -53,7 +53,7 @@ NO_ABILITY = "no scored item holds this ability"
 NO_DIMENSION_ABILITY = "no ability of this dimension was scored"
 NO_LABELLED_ABILITY = "an ability it averages is held by no labelled response of this model"
 NO_DRAWS = "no resamples requested"
-TOO_FEW_DRAWS = "fewer than half of the resamples held a labelled item of every stratum"
+TOO_FEW_DRAWS = "fewer than half of the resamples held a labelled response of every ability the two scores average"
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,7 +431,10 @@ def calibrate(
     strata_used = np.zeros(m_count, np.int64)
     z = z_value(level)
     if draws is None:
-        draws = stratified_draws(stratum, sampled, resamples, seed) if resamples > 0 else np.zeros((0, q_count))
+        # Strata too small to resample are pooled as the estimates pool them, so that every draw varies.
+        anyone = scored.any(axis=0)
+        pooled = collapse_strata(stratum, anyone, np.asarray(sampled, bool) & anyone)
+        draws = stratified_draws(pooled, sampled, resamples, seed) if resamples > 0 else np.zeros((0, q_count))
     overall_draws = np.full((draws.shape[0], m_count), np.nan)
     for m in range(m_count):
         d = model_domains(judge_norm[m], gold_norm[m], scored=scored[m], labelled=labelled[m], present=present, stratum=stratum)
