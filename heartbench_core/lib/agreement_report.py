@@ -2007,7 +2007,8 @@ def _calibrated_to_dict(c: CalibratedScores) -> dict[str, Any]:
     }
 
 
-def _calibrated_from_dict(d: dict[str, Any]) -> CalibratedScores:
+def calibrated_scores_from_dict(d: dict[str, Any]) -> CalibratedScores:
+    """The stored human-calibrated scores of a report (its `calibrated_scores` key)."""
     return CalibratedScores(
         items=int(d["items"]),
         sampled_items=int(d["sampled_items"]),
@@ -2191,7 +2192,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
     with _reading("alt_test"):
         alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
     with _reading("calibrated_scores"):
-        calibrated = None if d.get("calibrated_scores") is None else _calibrated_from_dict(d["calibrated_scores"])
+        calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"])
     with _reading("top level"):
         post = d.get("post_discussion")
         return ReportResult(

@@ -93,7 +93,13 @@ def test_the_exports_carry_them(report, cast, client_for):
     )
     mine = [r for r in rows if r[0] == "calibrated_scores"]
     first = report.typed_result.calibrated_scores.models[0]
-    assert ["calibrated_scores", f"{first.model}/overall", "corrected", str(first.overall.corrected.value), str(first.labelled_items)] in mine
+    assert [
+        "calibrated_scores",
+        f"{first.model}/overall",
+        "corrected",
+        str(first.overall.corrected.value),
+        str(first.labelled_items),
+    ] in mine
     assert any(r[2] == "corrected_ci95_low" for r in mine) and any(r[0] == "calibrated_difference" for r in rows)
     line = json.loads(client.get(f"/validation/campaigns/{campaign.pk}/export/report.jsonl").content)
     assert line["calibrated_scores"]["models"][0]["overall"]["corrected"]["n"] == first.labelled_items
