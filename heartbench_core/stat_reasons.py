@@ -189,6 +189,18 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             "the judge's runs score another version than the campaign's",
             gettext_lazy("the judge's runs score another version than the campaign's"),
         ),
+        (
+            "no official agreement report of this judge on this version has human-calibrated scores yet",
+            gettext_lazy("no official agreement report of this judge on this version has human-calibrated scores yet"),
+        ),
+        (
+            "the report compared no response of this model from this run",
+            gettext_lazy("the report compared no response of this model from this run"),
+        ),
+        (
+            "the calibrated scores are computed on all questions under the paper's catastrophic rule",
+            gettext_lazy("the calibrated scores are computed on all questions under the paper's catastrophic rule"),
+        ),
         # Why a report is exploratory (validation.services.agreement_reports.apply_release_policy).
         (
             r"(?P<parameter>\w+) (?P<value>\S+) instead of the release policy's (?P<policy>\S+)",
