@@ -170,10 +170,6 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             gettext_lazy("no resamples requested"),
         ),
         (
-            "fewer than half of the resamples held a labelled response of every ability the two scores average",
-            gettext_lazy("fewer than half of the resamples held a labelled response of every ability the two scores average"),
-        ),
-        (
             "no model of the campaign has judge scores on the campaign's version",
             gettext_lazy("no model of the campaign has judge scores on the campaign's version"),
         ),

@@ -429,7 +429,7 @@ class CalibratedModel:
 
 @dataclass(frozen=True, slots=True)
 class ModelDifference:
-    """The corrected overall of one model minus another's, with its interval over the same item draws."""
+    """The corrected overall of one model minus the next one's in the corrected ranking, with its interval over the same item draws."""
 
     model: str
     other: str
@@ -1589,22 +1589,18 @@ def calibrated_scores_block(
         for m, name in enumerate(models)
     ]
     boot = Resampling("item", n_q, r.resamples, CALIBRATED_LEVEL)
-    both = np.stack([population.scored[m] for m in models])
     differences = []
-    for i in range(len(models)):
-        for j in range(i + 1, len(models)):
-            value = _num(r.difference[i, j])
-            why_d = r.reason[i][0] or r.reason[j][0]
-            low, high = _num(r.difference_low[i, j]), _num(r.difference_high[i, j])
-            ci_reason = why_d or (None if low is not None and high is not None else (r.difference_reason or cal.TOO_FEW_DRAWS))
-            differences.append(
-                ModelDifference(
-                    model=models[i],
-                    other=models[j],
-                    difference=Figure(value if why_d is None else None, int((both[i] & both[j]).sum()), why_d),
-                    ci95=Interval(None, None, boot, ci_reason) if ci_reason else Interval(low, high, boot, None),
-                )
+    for (i, j), value, low, high in zip(r.pairs.tolist(), r.difference, r.difference_low, r.difference_high):
+        n_both = int((population.scored[models[i]] & population.scored[models[j]]).sum())
+        ci_reason = r.difference_reason
+        differences.append(
+            ModelDifference(
+                model=models[i],
+                other=models[j],
+                difference=Figure(_num(value), n_both, None),
+                ci95=Interval(None, None, boot, ci_reason) if ci_reason else Interval(_num(low), _num(high), boot, None),
             )
+        )
     rows.sort(key=lambda row: (row.corrected_rank, row.judge_rank, row.model))
     return CalibratedScores(
         items=n_q,

@@ -35,7 +35,7 @@ few). A figure that cannot be computed is NaN with its reason, never 0.
 
 from __future__ import annotations
 
-import warnings
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +53,6 @@ NO_ABILITY = "no scored item holds this ability"
 NO_DIMENSION_ABILITY = "no ability of this dimension was scored"
 NO_LABELLED_ABILITY = "an ability it averages is held by no labelled response of this model"
 NO_DRAWS = "no resamples requested"
-TOO_FEW_DRAWS = "fewer than half of the resamples held a labelled response of every ability the two scores average"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +87,9 @@ def z_value(level: float = LEVEL) -> float:
 
 def _per_stratum(values: np.ndarray, stratum: np.ndarray, n_strata: int) -> np.ndarray:
     """Column sums per stratum: (n, E) → (H, E)."""
-    out = np.zeros((n_strata, values.shape[1]))
-    np.add.at(out, stratum, values)
-    return out
+    one_hot = np.zeros((n_strata, values.shape[0]))
+    one_hot[stratum, np.arange(values.shape[0])] = 1.0
+    return one_hot @ values
 
 
 def stratified_ppi(
@@ -295,39 +294,38 @@ def influence(d: ModelDomains, f: np.ndarray, y: np.ndarray, coef: np.ndarray) -
     return u[d.scored], ry[d.labelled], rf[d.labelled]
 
 
-def score_draws(d: ModelDomains, f: np.ndarray, y: np.ndarray, *, coef: np.ndarray, lam: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """(resamples, E) corrected estimates under item weights `draws` (resamples × items), λ fixed; NaN where a draw lost an ability.
+def item_influence(
+    d: ModelDomains,
+    u: np.ndarray,
+    ry: np.ndarray,
+    rf: np.ndarray,
+    *,
+    lam: np.ndarray,
+    stratum_scored: np.ndarray,
+    stratum_labelled: np.ndarray,
+) -> np.ndarray:
+    """(Q, E) each item's share of the corrected estimates' error: θ̂ − θ ≈ Σ_q ψ_q, the judge's term and the correction's summed.
 
-    Any weights over items will do: the bootstrap of `stratified_draws`, or a resampling of items and experts.
+    An item both scored and labelled carries both terms, which is how the covariance they share enters a resampling.
     """
-    q, a = d.cells.shape
+    q = d.scored.size
     h = d.weights.size
-    w = np.asarray(draws, float)
-    lc = d.cells & d.labelled[:, None]
-    f0, y0 = np.where(d.cells, np.nan_to_num(f), 0.0), np.where(lc, np.nan_to_num(y), 0.0)
-    one_hot = np.zeros((q, h))
-    one_hot[np.arange(q), d.codes] = 1.0
-    lab = one_hot * d.labelled[:, None]
-    n_h = w @ lab  # (B, H)
-
-    def stratum_means(v: np.ndarray) -> np.ndarray:  # (Q, A) → (B, A): Σ_h W_h weighted mean over L_h
-        sums = (w @ (lab[:, :, None] * v[:, None, :]).reshape(q, h * a)).reshape(-1, h, a)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            per = sums / n_h[:, :, None]
-        return (d.weights[None, :, None] * per).sum(axis=1)
-
+    big_n = np.bincount(stratum_scored, minlength=h).astype(float)
+    n = np.bincount(stratum_labelled, minlength=h).astype(float)
+    psi = np.zeros((q, u.shape[1]))
     with np.errstate(invalid="ignore", divide="ignore"):
-        judge = (w @ f0) / (w @ d.cells.astype(float))
-        share = stratum_means(lc.astype(float))
-        gold = stratum_means(y0) / share
-        judge_l = stratum_means(np.where(lc, f0, 0.0)) / share
-    used = coef.any(axis=0)
-    out = np.zeros((w.shape[0], coef.shape[0]))
-    for e in range(coef.shape[0]):
-        mine = (coef[e] != 0) & used
-        c = coef[e, mine]
-        out[:, e] = (lam[e] * judge[:, mine] + gold[:, mine] - lam[e] * judge_l[:, mine]) @ c
-    return out
+        psi[d.scored] += lam * (d.weights / big_n)[stratum_scored][:, None] * u
+        psi[d.labelled] += (d.weights / n)[stratum_labelled][:, None] * (ry - lam * rf)
+    return psi
+
+
+def score_draws(estimate: np.ndarray, psi: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """(resamples, E) estimates under item weights `draws` (resamples × items), by each item's influence ψ (a linear bootstrap).
+
+    Any weights over items will do: the bootstrap of `stratified_draws`, or a resampling of items and experts
+    (whose golden labels then change with the experts drawn: pass ψ computed on each draw's labels).
+    """
+    return estimate + (np.asarray(draws, float) - 1.0) @ psi
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,8 +349,9 @@ class Calibration:
     scored_items: np.ndarray  # (M,) items the judge scored
     labelled_items: np.ndarray  # (M,) of them, with a golden label on every criterion
     strata: np.ndarray  # (M,) strata the estimate was weighted over, after pooling small ones
-    difference: np.ndarray  # (M, M) corrected overall of row minus column
-    difference_low: np.ndarray  # (M, M) percentile interval over `resamples` item draws
+    pairs: np.ndarray  # (P, 2) model indices: each model and the next in the corrected ranking
+    difference: np.ndarray  # (P,) corrected overall of the first minus the second
+    difference_low: np.ndarray  # (P,) percentile interval over `resamples` item draws
     difference_high: np.ndarray
     difference_reason: str | None
     resamples: int
@@ -435,7 +434,7 @@ def calibrate(
         anyone = scored.any(axis=0)
         pooled = collapse_strata(stratum, anyone, np.asarray(sampled, bool) & anyone)
         draws = stratified_draws(pooled, sampled, resamples, seed) if resamples > 0 else np.zeros((0, q_count))
-    overall_draws = np.full((draws.shape[0], m_count), np.nan)
+    psi = np.zeros((q_count, m_count))  # each item's influence on each model's corrected overall
     for m in range(m_count):
         d = model_domains(judge_norm[m], gold_norm[m], scored=scored[m], labelled=labelled[m], present=present, stratum=stratum)
         coef = estimand_matrix(ability_dimension, n_dimensions, np.asarray(d.cells.any(axis=0)))
@@ -470,25 +469,29 @@ def calibrate(
         ):
             lo_[m] = np.where(defined, centre - z * se, np.nan)
             hi_[m] = np.where(defined, centre + z * se, np.nan)
-        if draws.shape[0] and defined[0]:
-            overall_draws[:, m] = score_draws(d, judge_norm[m], gold_norm[m], coef=coef[:1], lam=r.lam[:1], draws=draws)[:, 0]
-    difference = corrected[:, :1] - corrected[:, 0][None, :]
-    difference_low, difference_high = np.full((m_count, m_count), np.nan), np.full((m_count, m_count), np.nan)
+        if defined[0]:
+            psi[:, m] = item_influence(
+                d,
+                u[:, :1],
+                ry[:, :1],
+                rf[:, :1],
+                lam=r.lam[:1],
+                stratum_scored=d.codes[scored[m]],
+                stratum_labelled=d.codes[labelled[m]],
+            )[:, 0]
+    # Each model against the next in the corrected ranking: whether the ranking's every step is supported.
+    ranked = [m for m in np.argsort(-np.nan_to_num(corrected[:, 0], nan=-np.inf), kind="stable") if np.isfinite(corrected[m, 0])]
+    pairs = np.array(list(itertools.pairwise(ranked)), dtype=np.intp).reshape(-1, 2)
+    difference = corrected[pairs[:, 0], 0] - corrected[pairs[:, 1], 0]
+    difference_low, difference_high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     difference_reason: str | None = None
     if draws.shape[0] == 0:
         difference_reason = NO_DRAWS
-    else:
-        diffs = overall_draws[:, :, None] - overall_draws[:, None, :]
-        enough = np.isfinite(diffs).sum(axis=0) >= draws.shape[0] / 2
+    elif len(pairs):
+        contrast = psi[:, pairs[:, 0]] - psi[:, pairs[:, 1]]
+        diffs = score_draws(difference, contrast, draws)
         alpha = 1 - level
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a pair with no usable draw: all-NaN, left undefined below
-            lo = np.nanquantile(diffs, alpha / 2, axis=0)
-            hi = np.nanquantile(diffs, 1 - alpha / 2, axis=0)
-        difference_low = np.where(enough, lo, np.nan)
-        difference_high = np.where(enough, hi, np.nan)
-        if not enough[np.isfinite(difference)].all():
-            difference_reason = TOO_FEW_DRAWS
+        difference_low, difference_high = np.quantile(diffs, [alpha / 2, 1 - alpha / 2], axis=0)
     return Calibration(
         judge=judge,
         judge_low=judge_low,
@@ -504,6 +507,7 @@ def calibrate(
         scored_items=scored.sum(axis=1),
         labelled_items=labelled.sum(axis=1),
         strata=strata_used,
+        pairs=pairs,
         difference=difference,
         difference_low=difference_low,
         difference_high=difference_high,
