@@ -276,11 +276,14 @@ def model_domains(
     return ModelDomains(scored, labelled, cells, codes, weights, judge, share, gold, judge_on_labelled)
 
 
-def influence(d: ModelDomains, f: np.ndarray, y: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def influence(
+    d: ModelDomains, f: np.ndarray, y: np.ndarray, coef: np.ndarray, *, models: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-item linearised terms of every estimand (rows of `coef` over abilities): (judge on scored, gold and judge on labelled).
 
     Each item's abilities are summed (the item is the cluster), each centred on its ability's mean, so
-    that which abilities an item holds adds no variance of its own.
+    that which abilities an item holds adds no variance of its own. With `models` side by side the
+    columns are model-major (model, ability) in, (model, estimand) out.
     """
     n_a = d.cells.sum(axis=0)
     total = int(d.scored.sum())
@@ -288,9 +291,14 @@ def influence(d: ModelDomains, f: np.ndarray, y: np.ndarray, coef: np.ndarray) -
         scale_u = np.where(n_a > 0, total / np.maximum(n_a, 1), 0.0)
         scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0)
     lc = d.cells & d.labelled[:, None]
-    u = np.where(d.cells, np.nan_to_num(f) - np.nan_to_num(d.judge), 0.0) * scale_u @ coef.T
-    ry = np.where(lc, np.nan_to_num(y) - np.nan_to_num(d.gold), 0.0) * scale_l @ coef.T
-    rf = np.where(lc, np.nan_to_num(f) - np.nan_to_num(d.judge_on_labelled), 0.0) * scale_l @ coef.T
+
+    def by_estimand(x: np.ndarray) -> np.ndarray:
+        q = x.shape[0]
+        return (x.reshape(q * models, -1) @ coef.T).reshape(q, -1)
+
+    u = by_estimand(np.where(d.cells, np.nan_to_num(f) - np.nan_to_num(d.judge), 0.0) * scale_u)
+    ry = by_estimand(np.where(lc, np.nan_to_num(y) - np.nan_to_num(d.gold), 0.0) * scale_l)
+    rf = by_estimand(np.where(lc, np.nan_to_num(f) - np.nan_to_num(d.judge_on_labelled), 0.0) * scale_l)
     return u[d.scored], ry[d.labelled], rf[d.labelled]
 
 
@@ -426,7 +434,7 @@ def calibrate(
     judge, judge_low, judge_high, experts, experts_low, experts_high, corrected, low, high, lam = (
         np.full(shape, np.nan) for _ in range(10)
     )
-    reason: list[list[str | None]] = []
+    reasons_of: dict[int, list[str | None]] = {}
     strata_used = np.zeros(m_count, np.int64)
     z = z_value(level)
     if draws is None:
@@ -435,50 +443,64 @@ def calibrate(
         pooled = collapse_strata(stratum, anyone, np.asarray(sampled, bool) & anyone)
         draws = stratified_draws(pooled, sampled, resamples, seed) if resamples > 0 else np.zeros((0, q_count))
     psi = np.zeros((q_count, m_count))  # each item's influence on each model's corrected overall
+    # Models whose responses were scored and labelled on the same items share every weight: computed side by side.
+    groups: dict[bytes, list[int]] = {}
     for m in range(m_count):
-        d = model_domains(judge_norm[m], gold_norm[m], scored=scored[m], labelled=labelled[m], present=present, stratum=stratum)
-        coef = estimand_matrix(ability_dimension, n_dimensions, np.asarray(d.cells.any(axis=0)))
-        missing = d.cells.any(axis=0) & ~(d.share > 0)
-        total, n_lab = int(scored[m].sum()), int(labelled[m].sum())
+        groups.setdefault(scored[m].tobytes() + labelled[m].tobytes(), []).append(m)
+    for members in groups.values():
+        g, m0 = len(members), members[0]
+        side = np.asarray(members)
+
+        f, y = (x[side].transpose(1, 0, 2).reshape(q_count, g * a_count) for x in (judge_norm, gold_norm))
+        d = model_domains(f, y, scored=scored[m0], labelled=labelled[m0], present=np.tile(present, (1, g)), stratum=stratum)
+        coef = estimand_matrix(ability_dimension, n_dimensions, np.asarray(d.cells[:, :a_count].any(axis=0)))
+        missing = d.cells[:, :a_count].any(axis=0) & ~(d.share[:a_count] > 0)
+        total, n_lab = int(scored[m0].sum()), int(labelled[m0].sum())
         why = _reasons(total, n_lab, coef, missing, n_dimensions)
-        reason.append(why)
+        for m in members:
+            reasons_of[m] = list(why)
         defined = np.array([w is None for w in why])
         has_coef = coef.any(axis=1)
-        judge[m] = np.where(has_coef & (total > 0), coef @ np.nan_to_num(d.judge), np.nan)
+        judge_g = np.nan_to_num(d.judge).reshape(g, a_count) @ coef.T
+        judge[side] = np.where(has_coef & (total > 0), judge_g, np.nan)
         if not defined.any():
             continue
-        strata_used[m] = int((d.weights > 0).sum())
-        u, ry, rf = influence(d, judge_norm[m], gold_norm[m], coef)
+        strata_used[side] = int((d.weights > 0).sum())
+        u, ry, rf = influence(d, f, y, coef, models=g)
         r = stratified_ppi(
             f_unlabelled=u,
-            stratum_unlabelled=d.codes[scored[m]],
+            stratum_unlabelled=d.codes[scored[m0]],
             y=ry,
             f_labelled=rf,
-            stratum_labelled=d.codes[labelled[m]],
+            stratum_labelled=d.codes[labelled[m0]],
             shared=np.ones(n_lab, bool),
             weights=d.weights,
         )
-        gold_c, judge_l_c = coef @ np.nan_to_num(d.gold), coef @ np.nan_to_num(d.judge_on_labelled)
-        estimate = r.lam * judge[m] + gold_c - r.lam * judge_l_c
-        for target, value in ((corrected, estimate), (experts, gold_c), (lam, r.lam)):
-            target[m] = np.where(defined, value, np.nan)
+        gold_c = np.nan_to_num(d.gold).reshape(g, a_count) @ coef.T
+        judge_l_c = np.nan_to_num(d.judge_on_labelled).reshape(g, a_count) @ coef.T
+        lam_g = r.lam.reshape(g, -1)
+        estimate = lam_g * judge_g + gold_c - lam_g * judge_l_c
+        for target, value in ((corrected, estimate), (experts, gold_c), (lam, lam_g)):
+            target[side] = np.where(defined, value, np.nan)
         for lo_, hi_, centre, se in (
             (low, high, estimate, r.se),
             (experts_low, experts_high, gold_c, r.experts_se),
-            (judge_low, judge_high, judge[m], r.judge_se),
+            (judge_low, judge_high, judge_g, r.judge_se),
         ):
-            lo_[m] = np.where(defined, centre - z * se, np.nan)
-            hi_[m] = np.where(defined, centre + z * se, np.nan)
+            lo_[side] = np.where(defined, centre - z * se.reshape(g, -1), np.nan)
+            hi_[side] = np.where(defined, centre + z * se.reshape(g, -1), np.nan)
         if defined[0]:
-            psi[:, m] = item_influence(
+            overall = np.arange(g) * e_count  # each model's first estimand
+            psi[:, side] = item_influence(
                 d,
-                u[:, :1],
-                ry[:, :1],
-                rf[:, :1],
-                lam=r.lam[:1],
-                stratum_scored=d.codes[scored[m]],
-                stratum_labelled=d.codes[labelled[m]],
-            )[:, 0]
+                u[:, overall],
+                ry[:, overall],
+                rf[:, overall],
+                lam=r.lam[overall],
+                stratum_scored=d.codes[scored[m0]],
+                stratum_labelled=d.codes[labelled[m0]],
+            )
+    reason = [reasons_of[m] for m in range(m_count)]
     # Each model against the next in the corrected ranking: whether the ranking's every step is supported.
     ranked = [m for m in np.argsort(-np.nan_to_num(corrected[:, 0], nan=-np.inf), kind="stable") if np.isfinite(corrected[m, 0])]
     pairs = np.array(list(itertools.pairwise(ranked)), dtype=np.intp).reshape(-1, 2)

@@ -3,6 +3,7 @@ its page, API and exports show them with their counts, and a report stored befor
 
 import csv
 import io
+import itertools
 import json
 
 import pytest
@@ -114,6 +115,6 @@ def test_the_page_reads_in_chinese(report, cast, client_for):
 def test_each_model_is_compared_with_the_next_in_the_corrected_ranking(report):
     block = report.typed_result.calibrated_scores
     order = [m.model for m in sorted(block.models, key=lambda m: m.corrected_rank)]
-    assert [(d.model, d.other) for d in block.differences] == list(zip(order, order[1:]))
+    assert [(d.model, d.other) for d in block.differences] == list(itertools.pairwise(order))
     for d in block.differences:
         assert d.difference.value >= 0 and d.ci95.defined and d.ci95.resampled.resamples == 50
