@@ -439,7 +439,7 @@ def calibrate(
     z = z_value(level)
     if draws is None:
         # Strata too small to resample are pooled as the estimates pool them, so that every draw varies.
-        anyone = scored.any(axis=0)
+        anyone = np.asarray(scored.any(axis=0))
         pooled = collapse_strata(stratum, anyone, np.asarray(sampled, bool) & anyone)
         draws = stratified_draws(pooled, sampled, resamples, seed) if resamples > 0 else np.zeros((0, q_count))
     psi = np.zeros((q_count, m_count))  # each item's influence on each model's corrected overall
