@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from heartbench_core.api_judge_runs import IsScoringStaff
 from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
-from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_IN_REPORT, ONLY_ALL_PAPER, calibrated_boards
+from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_A_JUDGE, NOT_IN_REPORT, ONLY_ALL_PAPER, calibrated_boards
 from heartbench_core.lib.agreement_report import Figure, Interval
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.models import Dataset
@@ -203,9 +203,10 @@ class LeaderboardView(APIView):
             scene=q.get("scene"),
             mode=q["catastrophic"],
         )
-        calibrated = _calibrated(
-            rows, whole=q["source"] == "judge" and q["subset"] == "all" and not q.get("scene") and q["catastrophic"] == "paper"
-        )
+        if q["source"] == "judge":
+            calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q.get("scene") and q["catastrophic"] == "paper")
+        else:
+            calibrated = [{"calibrated": None, "calibrated_reason": NOT_A_JUDGE}] * len(rows)
         body = {
             "dataset": q["dataset"],
             "version": rows[0].result.version if rows else None,

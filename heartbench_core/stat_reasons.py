@@ -197,6 +197,10 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             "the calibrated scores are computed on all questions under the paper's catastrophic rule",
             gettext_lazy("the calibrated scores are computed on all questions under the paper's catastrophic rule"),
         ),
+        (
+            "the calibrated scores correct a judge's scores, and this source is not a judge",
+            gettext_lazy("the calibrated scores correct a judge's scores, and this source is not a judge"),
+        ),
         # Why a report is exploratory (validation.services.agreement_reports.apply_release_policy).
         (
             r"(?P<parameter>\w+) (?P<value>\S+) instead of the release policy's (?P<policy>\S+)",

@@ -317,7 +317,7 @@ class ReportCalibratedScoreSerializer(serializers.Serializer):
     """One score of a model three ways: the judge's, the experts' sample's, the judge's corrected by the experts' (PPI++)."""
 
     key = serializers.CharField(help_text="'overall', a dimension's name or an ability's label.")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
     judge = ReportFigureSerializer(help_text="The judge alone on every item it scored (the leaderboard's score); n: items scored.")
     experts = ReportFigureSerializer(
         help_text="The golden labels alone, on the sampled items, each difficulty × scene stratum weighted by its share; n: labelled items."

@@ -14,6 +14,7 @@ from heartbench_core.models import DatasetVersion
 
 NO_REPORT = "no official agreement report of this judge on this version has human-calibrated scores yet"
 NOT_IN_REPORT = "the report compared no response of this model from this run"
+NOT_A_JUDGE = "the calibrated scores correct a judge's scores, and this source is not a judge"
 ONLY_ALL_PAPER = "the calibrated scores are computed on all questions under the paper's catastrophic rule"
 
 

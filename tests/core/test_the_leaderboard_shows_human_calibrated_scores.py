@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from heartbench_core.leaderboard.calibrated import NO_REPORT, ONLY_ALL_PAPER
+from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_A_JUDGE, ONLY_ALL_PAPER
 from tests.validation.builders import MODELS, blind_test
 from validation.services.agreement_reports import create_agreement_report
 
@@ -74,3 +74,8 @@ def test_an_exploratory_report_is_not_shown(cast, client_for):
     create_agreement_report(campaign=blind_test(cast), resamples=10)  # other resamples than the default: exploratory
     body = client_for(cast.admin).get("/api/v1/scores/leaderboard/?dataset=demo").json()
     assert all(m["calibrated_reason"] == NO_REPORT for m in body["models"])
+
+
+def test_the_experts_own_scores_say_they_are_no_judge_to_correct(report, cast, client_for):
+    body = client_for(cast.admin).get("/api/v1/scores/leaderboard/?dataset=demo&source=consensus").json()
+    assert body["models"] and all(m["calibrated"] is None and m["calibrated_reason"] == NOT_A_JUDGE for m in body["models"])
