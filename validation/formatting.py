@@ -236,11 +236,43 @@ def report_table(report: AgreementReport) -> str:
             }
         )
     lines += _alt_test_lines(r.alt_test)
+    lines += _calibrated_lines(r.calibrated_scores)
     if r.undefined:
         lines += ["", gettext("Undefined")] + [f"  {k}: {reason_text(v)}" for k, v in r.undefined.items()]
     if r.alerts:
         lines += ["", gettext("Alerts")] + [f"  [{reason_text(a.kind)}] {reason_text(a.message)}" for a in r.alerts]
     return "\n".join(lines)
+
+
+def _calibrated_lines(block: CalibratedScores | None) -> list[str]:
+    """The human-calibrated overall scores as the command prints them."""
+    if block is None:
+        return ["", gettext("Human-calibrated scores: not computed in this report (it predates them, or has no judge).")]
+    if block.reason:
+        return ["", gettext("Human-calibrated scores: undefined (%(why)s)") % {"why": reason_text(block.reason)}]
+    lines = [
+        "",
+        gettext("Human-calibrated scores (PPI++) on %(items)s items, %(sampled)s sampled: Kendall's tau with the judge's ranking %(tau)s")
+        % {"items": block.items, "sampled": block.sampled_items, "tau": fmt(block.kendall_tau)},
+    ]
+    for m in block.models:
+        o = m.overall
+        lines.append(
+            "  "
+            + _left(m.model, 30)
+            + " "
+            + gettext("judge %(judge)s (#%(judge_rank)s)  experts %(experts)s %(experts_ci)s  corrected %(corrected)s %(ci)s (#%(rank)s)")
+            % {
+                "judge": fmt(o.judge),
+                "judge_rank": m.judge_rank,
+                "experts": fmt(o.experts),
+                "experts_ci": fmt(o.experts_ci95),
+                "corrected": fmt(o.corrected),
+                "ci": fmt(o.corrected_ci95),
+                "rank": m.corrected_rank,
+            }
+        )
+    return lines
 
 
 def _alt_test_lines(block: AltTestBlock | None) -> list[str]:

@@ -7,6 +7,7 @@ import itertools
 import json
 
 import pytest
+from django.core.management import call_command
 
 from tests.validation.builders import MODELS, blind_test
 from validation.models import AgreementReport
@@ -118,3 +119,11 @@ def test_each_model_is_compared_with_the_next_in_the_corrected_ranking(report):
     assert [(d.model, d.other) for d in block.differences] == list(itertools.pairwise(order))
     for d in block.differences:
         assert d.difference.value >= 0 and d.ci95.defined and d.ci95.resampled.resamples == 50
+
+
+def test_the_command_prints_them(report):
+    out = io.StringIO()
+    call_command("agreement_report", "--campaign", report.campaign.name, "--resamples", "0", stdout=out)
+    text = out.getvalue()
+    assert "Human-calibrated scores (PPI++) on 6 items, 6 sampled" in text
+    assert all(f"  {model}" in text for model in MODELS) and "corrected" in text
