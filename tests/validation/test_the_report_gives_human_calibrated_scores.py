@@ -8,6 +8,7 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from tests.validation.builders import MODELS, blind_test
 from validation.models import AgreementReport
@@ -56,7 +57,8 @@ def test_without_a_judge_there_is_no_block(cast):
 
 def test_the_page_shows_each_model_three_ways_with_what_each_score_is(report, cast, client_for, django_assert_max_num_queries):
     client = client_for(cast.admin)
-    with django_assert_max_num_queries(31):  # the block is read from the stored report: no query of its own
+    # The block is read from the stored report: no query of its own (PostgreSQL's page makes one more, as before it).
+    with django_assert_max_num_queries(32 if connection.vendor == "postgresql" else 31):
         page = client.get(report.get_absolute_url()).content.decode()
     assert 'id="calibrated-models"' in page and 'id="calibrated-sentences"' in page
     assert "What would each model score if the experts had judged everything?" in page
