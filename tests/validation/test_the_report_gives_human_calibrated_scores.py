@@ -57,7 +57,7 @@ def test_without_a_judge_there_is_no_block(cast):
 
 def test_the_page_shows_each_model_three_ways_with_what_each_score_is(report, cast, client_for, django_assert_max_num_queries):
     client = client_for(cast.admin)
-    # The block is read from the stored report: no query of its own (PostgreSQL's page makes one more, as before it).
+    # The block is read from the stored report and adds no query; PostgreSQL counts one more for the page.
     with django_assert_max_num_queries(32 if connection.vendor == "postgresql" else 31):
         page = client.get(report.get_absolute_url()).content.decode()
     assert 'id="calibrated-models"' in page and 'id="calibrated-sentences"' in page
