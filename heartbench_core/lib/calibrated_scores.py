@@ -9,9 +9,10 @@ power tuning (PPI++: Angelopoulos, Duchi & Zrnic, 2024), on this platform's data
 - **Values**: the per-(question, ability) normalised scores of `heartbench_core.lib.scoring`,
   computed once from the judge's verdicts (``f``, on every item the judge scored) and once from
   the golden labels (``y``, on the sampled items whose response has a golden label on every
-  criterion). Every score (overall, dimension, ability) is a fixed linear combination of the
-  ability means, so it is the mean over items of one value per item ("contribution"): an ability's
-  norm scaled by N / N_a, the items scored over the items holding the ability.
+  criterion). Every score (overall, dimension, ability) is a fixed combination of ability means;
+  each ability mean is a ratio over the items holding the ability, linearised item by item (an
+  item's norm centred on its ability's mean, summed over its abilities with the score's
+  coefficients), so which abilities an item holds adds no variance of its own.
 - **Estimate**, per stratum h with weight W_h = N_h / N (the stratum's share of the items, that is
   its inverse sampling fraction times its sampled share):
   ``θ = Σ_h W_h [λ · mean_{U_h}(f) + mean_{L_h}(y − λ f)]``, U_h the stratum's scored items and
@@ -24,10 +25,13 @@ power tuning (PPI++: Angelopoulos, Duchi & Zrnic, 2024), on this platform's data
   ``ppi_mean_ci``, λ included; the last term is the covariance the shared items add.
 - **Never less precise than the experts alone**: when the tuned λ's estimated variance is above
   λ = 0's, λ = 0 is used, so the corrected interval is never wider than the experts-only one.
-- **Differences between two models**: the same resampling weights over items for every model
-  (paired by item), within each stratum and apart for sampled and unsampled items so that each
-  stratum keeps its number of labelled items; λ stays at the point estimate's. `score_draws` takes
-  any (resamples × items) weight matrix, so a resampling of items and experts can be plugged in.
+- **Differences between models**: each model against the next in the corrected ranking, with a
+  percentile interval over resamples of the items — the same weights for every model (paired by
+  item), within each stratum and apart for sampled and unsampled items so that each stratum keeps
+  its number of labelled items — applied to each item's influence on the estimate (a linear
+  bootstrap, λ at the point estimate's). `score_draws` takes any (resamples × items) weight matrix,
+  so a resampling of items and experts can be plugged in; the analytic interval of each score is
+  the one to replace by such draws when the experts too are resampled.
 
 Strata with fewer than two labelled items are pooled together (and with the rest when still too
 few). A figure that cannot be computed is NaN with its reason, never 0.
