@@ -1,5 +1,7 @@
 """REST API of scores: one model's scores from a verdict source, as `score --format json` gives them, or every model's at once (admins and rubric authors only)."""
 
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
@@ -11,9 +13,11 @@ from rest_framework.views import APIView
 
 from heartbench_core.api_judge_runs import IsScoringStaff
 from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
+from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_A_JUDGE, NOT_IN_REPORT, ONLY_ALL_PAPER, calibrated_boards
+from heartbench_core.lib.agreement_report import Figure, Interval
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.models import Dataset
-from heartbench_core.services.scoring import SUBSETS, score_model, score_models
+from heartbench_core.services.scoring import SUBSETS, ModelScores, score_model, score_models
 
 
 class ScoresQuerySerializer(serializers.Serializer):
@@ -109,12 +113,49 @@ class LeaderboardQuerySerializer(serializers.Serializer):
     catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
 
 
+class CalibratedFigureSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True, help_text="Null when undefined (see reason), never 0.")
+    n = serializers.IntegerField(allow_null=True, help_text="Items it rests on: scored by the judge, or labelled by the experts.")
+    reason = serializers.CharField(allow_null=True)
+
+
+class CalibratedIntervalSerializer(serializers.Serializer):
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    reason = serializers.CharField(allow_null=True)
+
+
+class LeaderboardCalibratedSerializer(serializers.Serializer):
+    """The overall score three ways, from the judge's latest official agreement report on the version (all questions, paper rule)."""
+
+    report = serializers.IntegerField(help_text="The agreement report they come from.")
+    campaign = serializers.CharField()
+    judge_only = CalibratedFigureSerializer(
+        help_text="The judge's verdicts on every item (the leaderboard's score, as the report computed it)."
+    )
+    experts = CalibratedFigureSerializer(help_text="The experts' golden labels on the sampled items alone, strata weighted by their share.")
+    experts_ci95 = CalibratedIntervalSerializer()
+    corrected = CalibratedFigureSerializer(
+        help_text="The judge's score corrected by its error on the labelled items (prediction-powered inference, PPI++)."
+    )
+    corrected_ci95 = CalibratedIntervalSerializer(help_text="95%, analytic over items; never wider than the experts-only one.")
+    lam = serializers.FloatField(allow_null=True, help_text="Power-tuning λ: 0 is the experts alone, 1 plain PPI.")
+    judge_rank = serializers.IntegerField()
+    corrected_rank = serializers.IntegerField()
+    rank_change = serializers.IntegerField(help_text="Positive: the corrected score ranks the model higher than the judge's.")
+    kendall_tau = CalibratedFigureSerializer(help_text="Between the report's judge-only and corrected rankings; n: models.")
+
+
 class ModelScoresSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, help_text="By overall score; null when nothing was scored.")
     model = serializers.CharField()
     judge = serializers.CharField(allow_null=True, help_text="The judge of the run scored (judge source).")
     run = serializers.CharField(allow_null=True, help_text="The run label (judge source) or the campaign (consensus).")
     scores = ScoreSerializer(help_text="What `GET scores/` gives for this model (without per-question scores).")
+    calibrated = LeaderboardCalibratedSerializer(
+        allow_null=True, help_text="Human-calibrated overall scores (judge source, all questions, paper rule); null with a reason."
+    )
+    calibrated_reason = serializers.CharField(allow_null=True, help_text="Why there are no calibrated scores; null when there are.")
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -162,6 +203,10 @@ class LeaderboardView(APIView):
             scene=q.get("scene"),
             mode=q["catastrophic"],
         )
+        if q["source"] == "judge":
+            calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q.get("scene") and q["catastrophic"] == "paper")
+        else:
+            calibrated = [{"calibrated": None, "calibrated_reason": NOT_A_JUDGE}] * len(rows)
         body = {
             "dataset": q["dataset"],
             "version": rows[0].result.version if rows else None,
@@ -176,8 +221,49 @@ class LeaderboardView(APIView):
                     "judge": row.verdicts.meta.get("judge"),
                     "run": row.verdicts.meta.get("run") or row.verdicts.meta.get("campaign"),
                     "scores": {**row.result.as_json(), "source": row.verdicts.description},
+                    **cells,
                 }
-                for row in rows
+                for row, cells in zip(rows, calibrated)
             ],
         }
         return Response(LeaderboardSerializer(body).data)
+
+
+def _calibrated(rows: list[ModelScores], *, whole: bool) -> list[dict[str, Any]]:
+    """Each row's `calibrated` and `calibrated_reason`, from its judge's latest report (one query)."""
+    if not rows:
+        return []
+    if not whole:
+        return [{"calibrated": None, "calibrated_reason": ONLY_ALL_PAPER}] * len(rows)
+    boards = calibrated_boards(rows[0].verdicts.version)
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        board = boards.get(str(row.verdicts.meta.get("judge")))
+        m = board.model(row.model, str(row.verdicts.meta.get("run") or "")) if board else None
+        if board is None or m is None:
+            out.append({"calibrated": None, "calibrated_reason": NOT_IN_REPORT if board else NO_REPORT})
+            continue
+
+        def figure(f: Figure) -> dict[str, Any]:
+            return {"value": f.value, "n": f.n, "reason": f.reason}
+
+        def interval(i: Interval) -> dict[str, Any]:
+            return {"low": i.low, "high": i.high, "reason": i.reason}
+
+        o = m.overall
+        cell = {
+            "report": board.report_id,
+            "campaign": board.campaign,
+            "judge_only": figure(o.judge),
+            "experts": figure(o.experts),
+            "experts_ci95": interval(o.experts_ci95),
+            "corrected": figure(o.corrected),
+            "corrected_ci95": interval(o.corrected_ci95),
+            "lam": o.lam,
+            "judge_rank": m.judge_rank,
+            "corrected_rank": m.corrected_rank,
+            "rank_change": m.rank_change,
+            "kendall_tau": figure(board.scores.kendall_tau),
+        }
+        out.append({"calibrated": cell, "calibrated_reason": None})
+    return out

@@ -140,6 +140,67 @@ _REASONS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
             r"undefined in the stored report, which does not say why \(it was computed before reasons were stored\)",
             gettext_lazy("undefined in the stored report, which does not say why (it was computed before reasons were stored)"),
         ),
+        # Why a human-calibrated score is undefined (heartbench_core.lib.calibrated_scores, validation.scoring_population).
+        (
+            "no response of this model to a sampled item has a golden label on every criterion",
+            gettext_lazy("no response of this model to a sampled item has a golden label on every criterion"),
+        ),
+        (
+            "fewer than 2 of this model's responses have a golden label on every criterion",
+            gettext_lazy("fewer than 2 of this model's responses have a golden label on every criterion"),
+        ),
+        (
+            "no item of this model was scored by the judge",
+            gettext_lazy("no item of this model was scored by the judge"),
+        ),
+        (
+            "no scored item holds this ability",
+            gettext_lazy("no scored item holds this ability"),
+        ),
+        (
+            "no ability of this dimension was scored",
+            gettext_lazy("no ability of this dimension was scored"),
+        ),
+        (
+            "an ability it averages is held by no labelled response of this model",
+            gettext_lazy("an ability it averages is held by no labelled response of this model"),
+        ),
+        (
+            "no resamples requested",
+            gettext_lazy("no resamples requested"),
+        ),
+        (
+            "no model of the campaign has judge scores on the campaign's version",
+            gettext_lazy("no model of the campaign has judge scores on the campaign's version"),
+        ),
+        (
+            "only a blind test samples the version's items for the experts",
+            gettext_lazy("only a blind test samples the version's items for the experts"),
+        ),
+        (
+            "the catastrophic criteria are left out of this report, and the benchmark's score counts them",
+            gettext_lazy("the catastrophic criteria are left out of this report, and the benchmark's score counts them"),
+        ),
+        (
+            "the judge's runs score another version than the campaign's",
+            gettext_lazy("the judge's runs score another version than the campaign's"),
+        ),
+        (
+            "no official agreement report of this judge on this version has human-calibrated scores yet",
+            gettext_lazy("no official agreement report of this judge on this version has human-calibrated scores yet"),
+        ),
+        (
+            "the report compared no response of this model from this run",
+            gettext_lazy("the report compared no response of this model from this run"),
+        ),
+        (
+            "the calibrated scores are computed on all questions under the paper's catastrophic rule",
+            gettext_lazy("the calibrated scores are computed on all questions under the paper's catastrophic rule"),
+        ),
+        (
+            "the calibrated scores correct a judge's scores, and this source is not a judge",
+            gettext_lazy("the calibrated scores correct a judge's scores, and this source is not a judge"),
+        ),
         # Why a report is exploratory (validation.services.agreement_reports.apply_release_policy).
         (
             r"(?P<parameter>\w+) (?P<value>\S+) instead of the release policy's (?P<policy>\S+)",

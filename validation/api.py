@@ -90,7 +90,8 @@ class ReportResamplingSerializer(serializers.Serializer):
     level = serializers.FloatField()
     method = serializers.CharField(
         help_text="'percentile' (bootstrap, 50 items or more), 'wilson_design_effect' (Wilson on the design-effect sample: a rate "
-        "over fewer than 50 items, or whose items all have the same rate) or 't' (cluster-robust t: a difference over fewer than 50 items)."
+        "over fewer than 50 items, or whose items all have the same rate), 't' (cluster-robust t: a difference over fewer than 50 items) "
+        "or 'ppi_clt' (the analytic PPI++ interval of a human-calibrated score)."
     )
     effective_n = serializers.FloatField(
         allow_null=True, help_text="The Wilson interval's design-effect sample size, in pairs; null for the other methods."
@@ -317,6 +318,54 @@ class ReportAltTestBlockSerializer(serializers.Serializer):
     by_ability = ReportAltTestRowSerializer(many=True)
 
 
+class ReportCalibratedScoreSerializer(serializers.Serializer):
+    """One score of a model three ways: the judge's, the experts' sample's, the judge's corrected by the experts' (PPI++)."""
+
+    key = serializers.CharField(help_text="'overall', a dimension's name or an ability's label.")
+    label = serializers.CharField()  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
+    judge = ReportFigureSerializer(help_text="The judge alone on every item it scored (the leaderboard's score); n: items scored.")
+    experts = ReportFigureSerializer(
+        help_text="The golden labels alone, on the sampled items, each difficulty × scene stratum weighted by its share; n: labelled items."
+    )
+    experts_ci95 = ReportIntervalSerializer()
+    corrected = ReportFigureSerializer(
+        help_text="The judge's score on every item corrected by its error on the labelled ones (PPI++); n: labelled items."
+    )
+    corrected_ci95 = ReportIntervalSerializer(help_text="Analytic PPI++ interval over items, stratified; never wider than the experts'.")
+    lam = serializers.FloatField(allow_null=True, help_text="The power-tuning λ used: 0 is the experts alone, 1 plain PPI.")
+
+
+class ReportCalibratedModelSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    scored_items = serializers.IntegerField()
+    labelled_items = serializers.IntegerField()
+    strata = serializers.IntegerField(help_text="Difficulty × scene strata weighted, after pooling those with fewer than 2 labelled items.")
+    judge_rank = serializers.IntegerField()
+    corrected_rank = serializers.IntegerField()
+    rank_change = serializers.IntegerField(help_text="Positive: the corrected score ranks the model higher than the judge's.")
+    overall = ReportCalibratedScoreSerializer()
+    by_dimension = ReportCalibratedScoreSerializer(many=True)
+    by_ability = ReportCalibratedScoreSerializer(many=True)
+
+
+class ReportModelDifferenceSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    other = serializers.CharField()
+    difference = ReportFigureSerializer(help_text="Corrected overall of `model` minus `other`'s; n: items both were scored on.")
+    ci95 = ReportIntervalSerializer(help_text="Percentile interval over the same resamples of items for both models.")
+
+
+class ReportCalibratedScoresSerializer(serializers.Serializer):
+    """Every model's human-calibrated scores (prediction-powered inference with power tuning, PPI++)."""
+
+    items = serializers.IntegerField(help_text="Items of the version.")
+    sampled_items = serializers.IntegerField(help_text="Of them, in the campaign's sample.")
+    models = ReportCalibratedModelSerializer(many=True)
+    differences = ReportModelDifferenceSerializer(many=True)
+    kendall_tau = ReportFigureSerializer(help_text="Kendall's tau between the judge-only and the corrected overall; n: models.")
+    reason = serializers.CharField(allow_null=True, help_text="Why no model could be calibrated; null when some could.")
+
+
 class ReportPostDiscussionSerializer(serializers.Serializer):
     note = serializers.CharField()
     assignments = serializers.IntegerField()
@@ -372,6 +421,9 @@ class ReportResultSerializer(serializers.Serializer):
     post_discussion = ReportPostDiscussionSerializer(allow_null=True)
     alt_test = ReportAltTestBlockSerializer(
         allow_null=True, help_text="Can the judge replace an expert; null in a report computed before the test existed."
+    )
+    calibrated_scores = ReportCalibratedScoresSerializer(
+        allow_null=True, help_text="Human-calibrated model scores; null in a report computed before them, or without a judge."
     )
 
 

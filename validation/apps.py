@@ -53,6 +53,12 @@ class ValidationConfig(AppConfig):
         post_save.connect(queue.on_judge_run, sender=JudgeRun, dispatch_uid="validation.queue.JudgeRun.save")
         post_save.connect(queue.on_report, sender=AgreementReport, dispatch_uid="validation.queue.AgreementReport.save")
 
+        # The leaderboard shows each judge's human-calibrated scores beside its own (the core cannot point at reports).
+        from heartbench_core.leaderboard.calibrated import register_calibrated_source
+        from validation.leaderboard_source import calibrated_boards
+
+        register_calibrated_source(calibrated_boards)
+
         # The rubric authors see the causes decided against each criterion (and many "ambiguous criterion" raise it).
         from rubrics.feedback import register_adjudication_causes
         from validation.selectors import adjudication_causes

@@ -11,7 +11,16 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop
 
 from heartbench_core.lib.agreement import CLUSTER_T, WILSON_DESIGN_EFFECT
-from heartbench_core.lib.agreement_report import AltTest, AltTestBlock, Figure, Interval, PostDiscussion, ReportResult, Resampling
+from heartbench_core.lib.agreement_report import (
+    AltTest,
+    AltTestBlock,
+    CalibratedScores,
+    Figure,
+    Interval,
+    PostDiscussion,
+    ReportResult,
+    Resampling,
+)
 from heartbench_core.stat_reasons import reason_text
 from heartbench_core.taxonomy_display import group_value_display
 
@@ -258,11 +267,43 @@ def report_table(report: AgreementReport) -> str:
             }
         )
     lines += _alt_test_lines(r.alt_test)
+    lines += _calibrated_lines(r.calibrated_scores)
     if r.undefined:
         lines += ["", gettext("Undefined")] + [f"  {k}: {reason_text(v)}" for k, v in r.undefined.items()]
     if r.alerts:
         lines += ["", gettext("Alerts")] + [f"  [{reason_text(a.kind)}] {reason_text(a.message)}" for a in r.alerts]
     return "\n".join(lines)
+
+
+def _calibrated_lines(block: CalibratedScores | None) -> list[str]:
+    """The human-calibrated overall scores as the command prints them."""
+    if block is None:
+        return ["", gettext("Human-calibrated scores: not computed in this report (it predates them, or has no judge).")]
+    if block.reason:
+        return ["", gettext("Human-calibrated scores: undefined (%(why)s)") % {"why": reason_text(block.reason)}]
+    lines = [
+        "",
+        gettext("Human-calibrated scores (PPI++) on %(items)s items, %(sampled)s sampled: Kendall's tau with the judge's ranking %(tau)s")
+        % {"items": block.items, "sampled": block.sampled_items, "tau": fmt(block.kendall_tau)},
+    ]
+    for m in block.models:
+        o = m.overall
+        lines.append(
+            "  "
+            + _left(m.model, 30)
+            + " "
+            + gettext("judge %(judge)s (#%(judge_rank)s)  experts %(experts)s %(experts_ci)s  corrected %(corrected)s %(ci)s (#%(rank)s)")
+            % {
+                "judge": fmt(o.judge),
+                "judge_rank": m.judge_rank,
+                "experts": fmt(o.experts),
+                "experts_ci": fmt(o.experts_ci95),
+                "corrected": fmt(o.corrected),
+                "ci": fmt(o.corrected_ci95),
+                "rank": m.corrected_rank,
+            }
+        )
+    return lines
 
 
 def _alt_test_lines(block: AltTestBlock | None) -> list[str]:
@@ -332,6 +373,38 @@ def report_csv_rows(result: ReportResult) -> Iterator[tuple[Any, ...]]:
     yield ("gate", "", "ci_low", _cell(result.gate.ci_low), ci_n)
     if result.alt_test is not None:
         yield from _alt_test_csv_rows(result.alt_test)
+    if result.calibrated_scores is not None:
+        yield from _calibrated_csv_rows(result.calibrated_scores)
+
+
+def _calibrated_csv_rows(block: CalibratedScores) -> Iterator[tuple[Any, ...]]:
+    """The human-calibrated scores' rows, group "model/score": n of the judge's figure is items scored, of the others items labelled."""
+    if block.reason:
+        yield ("calibrated_scores", "", "undefined_reason", block.reason, "")
+    yield ("calibrated_scores", "", "items", block.items, "")
+    yield ("calibrated_scores", "", "sampled_items", block.sampled_items, "")
+    yield ("calibrated_scores", "", "kendall_tau", _cell(block.kendall_tau.value), _cell(block.kendall_tau.n))
+    for m in block.models:
+        yield ("calibrated_scores", m.model, "judge_rank", m.judge_rank, "")
+        yield ("calibrated_scores", m.model, "corrected_rank", m.corrected_rank, "")
+        yield ("calibrated_scores", m.model, "strata", m.strata, "")
+        for score in (m.overall, *m.by_dimension, *m.by_ability):
+            group = f"{m.model}/{score.key}"
+            yield ("calibrated_scores", group, "judge", _cell(score.judge.value), score.judge.n)
+            for name, figure, ci in (("experts", score.experts, score.experts_ci95), ("corrected", score.corrected, score.corrected_ci95)):
+                yield ("calibrated_scores", group, name, _cell(figure.value), figure.n)
+                yield ("calibrated_scores", group, f"{name}_ci95_low", _cell(ci.low), figure.n)
+                yield ("calibrated_scores", group, f"{name}_ci95_high", _cell(ci.high), figure.n)
+            yield ("calibrated_scores", group, "lambda", _cell(score.lam), "")
+            if score.corrected.reason:
+                yield ("calibrated_scores", group, "undefined_reason", score.corrected.reason, "")
+    for d in block.differences:
+        group = f"{d.model} − {d.other}"
+        yield ("calibrated_difference", group, "difference", _cell(d.difference.value), d.difference.n)
+        yield ("calibrated_difference", group, "ci95_low", _cell(d.ci95.low), d.ci95.resampled.units)
+        yield ("calibrated_difference", group, "ci95_high", _cell(d.ci95.high), d.ci95.resampled.units)
+        if d.ci95.reason:
+            yield ("calibrated_difference", group, "undefined_reason", d.ci95.reason, "")
 
 
 def _alt_test_csv_rows(block: AltTestBlock) -> Iterator[tuple[Any, ...]]:

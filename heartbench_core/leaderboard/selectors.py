@@ -1,8 +1,10 @@
 """Reads for the leaderboard: every judge run of a version scored on all, hard and normal questions."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypedDict
 
+from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_IN_REPORT, ONLY_ALL_PAPER, CalibratedBoard, calibrated_boards
+from heartbench_core.lib.agreement_report import CalibratedModel
 from heartbench_core.lib.scoring import decay_percent
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import DatasetVersion, JudgeRun
@@ -36,6 +38,9 @@ class LeaderboardRow:
     hard: ScoreResult
     normal: ScoreResult
     colour: str
+    calibrated: CalibratedModel | None = None  # the judge's score corrected by the experts' golden labels
+    calibrated_reason: str | None = None  # why there is none
+    board: CalibratedBoard | None = field(default=None, repr=False)
 
     @property
     def decay(self) -> float | None:
@@ -89,7 +94,24 @@ def leaderboard(
         if row.all.overall is not None:
             rank += 1
             row.rank = rank
+    _add_calibrated(version, rows, whole=scene is None and mode == "paper")
     return rows
+
+
+def _add_calibrated(version: DatasetVersion, rows: list[LeaderboardRow], *, whole: bool) -> None:
+    """Each row's human-calibrated scores from its judge's latest report (one query), or why there are none."""
+    if not rows:
+        return
+    if not whole:
+        for row in rows:
+            row.calibrated_reason = ONLY_ALL_PAPER
+        return
+    boards = calibrated_boards(version)
+    for row in rows:
+        row.board = boards.get(row.run.judge)
+        row.calibrated = row.board.model(row.run.model.name, row.run.label) if row.board else None
+        if row.calibrated is None:
+            row.calibrated_reason = NOT_IN_REPORT if row.board else NO_REPORT
 
 
 class ChartColumn(TypedDict):
@@ -165,3 +187,62 @@ def ability_chart(rows: list[LeaderboardRow]) -> Chart:
         gridlines=gridlines,
         series=series,
     )
+
+
+def leaderboard_csv_rows(rows: list[LeaderboardRow]) -> list[list[object]]:
+    """The leaderboard as CSV rows: the judge-only scores, then the experts-only and corrected overall with their intervals and counts."""
+    header: list[object] = [
+        "rank",
+        "model",
+        "judge",
+        "run",
+        "judge_only_all",
+        "hard",
+        "normal",
+        "questions_scored",
+        *(f"dimension_{d}" for d in DIMENSIONS),
+        "experts_only",
+        "experts_only_ci95_low",
+        "experts_only_ci95_high",
+        "corrected",
+        "corrected_ci95_low",
+        "corrected_ci95_high",
+        "labelled_items",
+        "corrected_rank",
+        "rank_change",
+        "calibrated_reason",
+        "calibrated_report",
+    ]
+    out = [header]
+    for row in rows:
+        c = row.calibrated
+        o = c.overall if c else None
+        out.append(
+            [
+                "" if row.rank is None else row.rank,
+                row.run.model.name,
+                row.run.judge,
+                row.run.label,
+                _blank(row.all.overall),
+                _blank(row.hard.overall),
+                _blank(row.normal.overall),
+                row.all.questions_scored,
+                *(_blank(v) for v in row.dimension_cells),
+                _blank(o.experts.value if o else None),
+                _blank(o.experts_ci95.low if o else None),
+                _blank(o.experts_ci95.high if o else None),
+                _blank(o.corrected.value if o else None),
+                _blank(o.corrected_ci95.low if o else None),
+                _blank(o.corrected_ci95.high if o else None),
+                c.labelled_items if c else "",
+                c.corrected_rank if c else "",
+                c.rank_change if c else "",
+                (o.corrected.reason or "") if o else (row.calibrated_reason or ""),
+                row.board.report_id if row.board and c else "",
+            ]
+        )
+    return out
+
+
+def _blank(value: float | None) -> object:
+    return "" if value is None else value

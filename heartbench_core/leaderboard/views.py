@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from heartbench_core import selectors
 from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
+from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import HtmxHttpRequest
 from heartbench_core.leaderboard import selectors as leaderboard_selectors
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
@@ -41,6 +42,11 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
     scene = request.GET.get("scene") or None
     mode = _mode(request)
     rows = leaderboard_selectors.leaderboard(version, judge=judge, mode=mode, scene=scene)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="leaderboard-{version.dataset.name}-{version.label}.csv"'
+        SafeWriter(response).writerows(leaderboard_selectors.leaderboard_csv_rows(rows))
+        return response
     context = {
         "version": version,
         "dataset": version.dataset,

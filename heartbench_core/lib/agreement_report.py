@@ -23,6 +23,7 @@ import numpy as np
 
 from heartbench_core.lib import agreement as st
 from heartbench_core.lib import alt_test as alt
+from heartbench_core.lib import calibrated_scores as cal
 from heartbench_core.lib import crossed as cx
 from heartbench_core.lib import scoring
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
@@ -105,7 +106,8 @@ DEFAULTS = ReportDefaults()
 # `AgreementReport` (its keys are those reports have always been stored with, plus
 # `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
 
-SCHEMA_VERSION = 3  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test
+SCHEMA_VERSION = 4  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
+# 4: the human-calibrated scores
 NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
 NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
 NO_RESAMPLES = "no bootstrap resamples requested"
@@ -394,6 +396,61 @@ class AltTestBlock:
     by_ability: tuple[AltTestRow, ...]
 
 
+PPI_CLT = "ppi_clt"  # the analytic PPI++ interval (no resamples), stratified by difficulty and scene
+
+
+@dataclass(frozen=True, slots=True)
+class CalibratedScore:
+    """One score of a model three ways: the judge's, the experts' sample's, and the judge's corrected by the experts' (PPI++)."""
+
+    key: str  # "overall", a dimension's name, an ability's label
+    label: str
+    judge: Figure  # n: items the judge scored
+    experts: Figure  # n: labelled items (responses with a golden label on every criterion)
+    experts_ci95: Interval
+    corrected: Figure  # n: labelled items
+    corrected_ci95: Interval
+    lam: float | None  # the power-tuning λ used: 0 is the experts alone, 1 plain PPI
+
+
+@dataclass(frozen=True, slots=True)
+class CalibratedModel:
+    """A model's human-calibrated scores, its ranks by the judge alone and corrected, and the counts they rest on."""
+
+    model: str
+    scored_items: int
+    labelled_items: int
+    strata: int  # difficulty × scene strata weighted, after pooling those with fewer than 2 labelled items
+    judge_rank: int
+    corrected_rank: int
+    rank_change: int  # positive: the corrected score ranks the model higher than the judge's
+    overall: CalibratedScore
+    by_dimension: tuple[CalibratedScore, ...]
+    by_ability: tuple[CalibratedScore, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDifference:
+    """The corrected overall of one model minus the next one's in the corrected ranking, with its interval over the same item draws."""
+
+    model: str
+    other: str
+    difference: Figure  # n: items both models' responses were scored on
+    ci95: Interval
+
+
+@dataclass(frozen=True, slots=True)
+class CalibratedScores:
+    """Every model's human-calibrated scores (prediction-powered inference, PPI++) and how they reorder the judge's leaderboard."""
+
+    items: int  # the version's items
+    sampled_items: int  # of them, in the campaign's sample
+    models: tuple[CalibratedModel, ...]
+    differences: tuple[ModelDifference, ...]
+    kendall_tau: Figure  # judge-only against corrected overall; n: models ranked by both
+    reason: str | None = None  # why no model could be calibrated (then `models` is empty)
+
+
 @dataclass(frozen=True, slots=True)
 class Gate:
     """The release decision under a policy, with the agreement and interval it was decided on and why it failed."""
@@ -540,6 +597,7 @@ class ReportResult:
     exploratory_reasons: tuple[str, ...] = ()
     post_discussion: PostDiscussion | None = None
     alt_test: AltTestBlock | None = None  # None in reports from before the alternative annotator test
+    calibrated_scores: CalibratedScores | None = None  # None in reports from before the human-calibrated scores
 
     @property
     def resampled(self) -> Resampling:
@@ -976,11 +1034,13 @@ def compute_report(
     min_pairs_per_dimension: int = DEFAULTS.min_pairs_per_dimension,
     gate_policy: GatePolicy | None = None,
     resample_experts: bool = True,
+    population: ScoringPopulation | None = None,
 ) -> ReportResult:
     """Every statistic of the agreement report for one campaign (and judge).
 
     Its intervals resample items and experts (`resample_experts`; False: the items alone, as
-    reports did before).
+    reports did before). population: the judge's scores on every item of the version; without it
+    the report has no calibrated scores.
     """
     c = _compared(data, resamples=resamples, seed=seed, resample_experts=resample_experts)
     hits, ratings, label, provenance, tie, judge = c.hits, c.ratings, c.label, c.provenance, c.tie, c.judge
@@ -1090,6 +1150,7 @@ def compute_report(
             alt_test_epsilon=policy.alt_test_epsilon,
         ),
         alt_test=alt_test_block(data, epsilon=policy.alt_test_epsilon),
+        calibrated_scores=None if population is None else calibrated_scores_block(data, label, population, resamples=resamples, seed=seed),
     )
 
 
@@ -1506,6 +1567,160 @@ def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> Sco
     )
 
 
+@dataclass(frozen=True)
+class ScoringPopulation:
+    """The judge's per-question scores of the campaign's models on every item of its version: what the calibrated scores correct.
+
+    Built by the validation app from the judge runs' stored scores (the leaderboard's), in the version's question order.
+    """
+
+    question_ids: tuple[str, ...]
+    stratum: np.ndarray  # (Q,) code of the item's (difficulty, primary scene)
+    abilities: tuple[str, ...]  # ability labels of the norm columns
+    present: np.ndarray  # (Q, A) the question's rubric holds the ability
+    criteria: np.ndarray  # (Q,) criteria of the question's rubric, the catastrophic ones included
+    judge_norm: dict[str, np.ndarray]  # model name → (Q, A) the judge's per-(question, ability) norm
+    scored: dict[str, np.ndarray]  # model name → (Q,) the judge gave a verdict on every criterion of the response
+    reason: str | None = None  # why the scores cannot be calibrated (then the rest may be empty)
+
+
+NO_POPULATION_MODEL = "no model of the campaign has judge scores on the campaign's version"
+CALIBRATED_LEVEL = 0.95
+
+
+def _ability_dimension(abilities: tuple[str, ...]) -> np.ndarray:
+    index = {d: i for i, d in enumerate(DIMENSIONS)}
+    return np.array([index[ABILITY_BY_LABEL[a].dimension] if a in ABILITY_BY_LABEL else -1 for a in abilities], dtype=np.intp)
+
+
+def _undefined_calibration(items: int, sampled: int, reason: str) -> CalibratedScores:
+    return CalibratedScores(
+        items=items, sampled_items=sampled, models=(), differences=(), kendall_tau=Figure(None, 0, reason), reason=reason
+    )
+
+
+def calibrated_scores_block(
+    data: ReportData, label: np.ndarray, population: ScoringPopulation, *, resamples: int, seed: int
+) -> CalibratedScores:
+    """Every model's HeartBench scores from the judge's verdicts on all items corrected by the golden labels of the sampled ones.
+
+    Hidden gold checks never enter (the campaign's arrays hold none); a response counts as labelled
+    when every criterion of its question has a golden label.
+    """
+    n_q = len(population.question_ids)
+    q_index = {qid: i for i, qid in enumerate(population.question_ids)}
+    item_q = np.array([q_index.get(qid, -1) for qid in data.item_question], dtype=np.intp)
+    sampled = np.zeros(n_q, bool)
+    sampled[item_q[item_q >= 0]] = True
+    if population.reason:
+        return _undefined_calibration(n_q, int(sampled.sum()), population.reason)
+    models = [m for m in data.model_names if m in population.judge_norm]
+    if not models:
+        return _undefined_calibration(n_q, int(sampled.sum()), NO_POPULATION_MODEL)
+    n_a = len(population.abilities)
+    a_index = {a: i for i, a in enumerate(population.abilities)}
+    crit_ab = np.array([a_index.get(a, -1) for a in data.crit_ability], dtype=np.intp)
+    n_cr = len(data.cr_id)
+    cr_q = item_q[data.cr_item] if n_cr else np.zeros(0, np.intp)
+    unknown = np.bincount(data.u_cr[(crit_ab[data.u_crit] < 0) & ~data.crit_catastrophic[data.u_crit]], minlength=n_cr) > 0
+    units_per = np.bincount(data.u_cr, minlength=n_cr)
+    gold_per = np.bincount(data.u_cr[label >= 0], minlength=n_cr)
+    expected = np.where(cr_q >= 0, population.criteria[np.maximum(cr_q, 0)], -1)
+    complete = (units_per > 0) & (gold_per == units_per) & (units_per == expected) & ~unknown
+    use = complete[data.u_cr]
+    uc = data.u_crit[use]
+    gold_scores = scoring.score_questions(
+        question=data.u_cr[use],
+        ability=np.maximum(crit_ab[uc], 0),
+        weight=data.crit_weight[uc],
+        hit=label[use] == 1,
+        catastrophic=data.crit_catastrophic[uc],
+        n_questions=n_cr,
+        n_abilities=n_a,
+    )
+    m_index = {name: i for i, name in enumerate(models)}
+    cr_m = np.array([m_index.get(data.model_names[m], -1) for m in data.cr_model.tolist()], dtype=np.intp)
+    gold = np.full((len(models), n_q, n_a), np.nan)
+    labelled = np.zeros((len(models), n_q), bool)
+    keep = complete & (cr_m >= 0)
+    gold[cr_m[keep], cr_q[keep]] = gold_scores.norm[keep]
+    labelled[cr_m[keep], cr_q[keep]] = True
+    r = cal.calibrate(
+        judge_norm=np.stack([population.judge_norm[m] for m in models]),
+        gold_norm=gold,
+        scored=np.stack([population.scored[m] for m in models]),
+        labelled=labelled,
+        present=population.present,
+        stratum=population.stratum,
+        sampled=sampled,
+        ability_dimension=_ability_dimension(population.abilities),
+        n_dimensions=len(DIMENSIONS),
+        resamples=resamples,
+        seed=seed,
+        level=CALIBRATED_LEVEL,
+    )
+    n_scored = [int(x) for x in r.scored_items]
+    n_lab = [int(x) for x in r.labelled_items]
+    keys = [("overall", "Overall"), *((d, d) for d in DIMENSIONS), *((a, english_name(a)) for a in population.abilities)]
+
+    def score(m: int, e: int) -> CalibratedScore:
+        why = r.reason[m][e]
+        clt = Resampling("item", n_lab[m], 0, CALIBRATED_LEVEL, PPI_CLT)
+
+        def interval(low: float, high: float) -> Interval:
+            return Interval(_num(low), _num(high), clt, None) if why is None else Interval(None, None, clt, why)
+
+        judge_value = _num(r.judge[m, e])
+        return CalibratedScore(
+            key=keys[e][0],
+            label=keys[e][1],
+            judge=Figure(judge_value, n_scored[m], None if judge_value is not None else (why or cal.NO_SCORED)),
+            experts=Figure(_num(r.experts[m, e]) if why is None else None, n_lab[m], why),
+            experts_ci95=interval(r.experts_low[m, e], r.experts_high[m, e]),
+            corrected=Figure(_num(r.corrected[m, e]) if why is None else None, n_lab[m], why),
+            corrected_ci95=interval(r.low[m, e], r.high[m, e]),
+            lam=_num(r.lam[m, e]) if why is None else None,
+        )
+
+    d_count = len(DIMENSIONS)
+    rows = [
+        CalibratedModel(
+            model=name,
+            scored_items=n_scored[m],
+            labelled_items=n_lab[m],
+            strata=int(r.strata[m]),
+            judge_rank=int(r.judge_rank[m]),
+            corrected_rank=int(r.corrected_rank[m]),
+            rank_change=int(r.judge_rank[m] - r.corrected_rank[m]),
+            overall=score(m, 0),
+            by_dimension=tuple(score(m, 1 + d) for d in range(d_count)),
+            by_ability=tuple(score(m, 1 + d_count + a) for a in range(n_a) if population.present[:, a].any()),
+        )
+        for m, name in enumerate(models)
+    ]
+    boot = Resampling("item", n_q, r.resamples, CALIBRATED_LEVEL)
+    differences = []
+    for (i, j), value, low, high in zip(r.pairs.tolist(), r.difference, r.difference_low, r.difference_high):
+        n_both = int((population.scored[models[i]] & population.scored[models[j]]).sum())
+        ci_reason = r.difference_reason
+        differences.append(
+            ModelDifference(
+                model=models[i],
+                other=models[j],
+                difference=Figure(_num(value), n_both, None),
+                ci95=Interval(None, None, boot, ci_reason) if ci_reason else Interval(_num(low), _num(high), boot, None),
+            )
+        )
+    rows.sort(key=lambda row: (row.corrected_rank, row.judge_rank, row.model))
+    return CalibratedScores(
+        items=n_q,
+        sampled_items=int(sampled.sum()),
+        models=tuple(rows),
+        differences=tuple(differences),
+        kendall_tau=Figure.of(r.kendall_tau),
+    )
+
+
 def _overall_by_group(scores: scoring.QuestionScores, group: np.ndarray, selected: np.ndarray, n_groups: int) -> np.ndarray:
     """`scoring.aggregate(scores, selected=selected & (group == g)).overall` for every group g, in one pass over the questions.
 
@@ -1823,7 +2038,109 @@ def _report_to_dict(r: ReportResult) -> dict[str, Any]:
         out["post_discussion"] = asdict(r.post_discussion)
     if r.alt_test is not None:
         out["alt_test"] = _alt_test_block_to_dict(r.alt_test)
+    if r.calibrated_scores is not None:
+        out["calibrated_scores"] = _calibrated_to_dict(r.calibrated_scores)
     return out
+
+
+def _figure_dict(f: Figure) -> dict[str, Any]:
+    return {"value": f.value, "n": f.n, "reason": f.reason}
+
+
+def _figure_from(d: dict[str, Any]) -> Figure:
+    return Figure.stored(d.get("value"), None if d.get("n") is None else int(d["n"]), d.get("reason"))
+
+
+def _interval_dict(i: Interval) -> dict[str, Any]:
+    return {"ci95": i.pair(), "reason": i.reason, "resampled": _resampling_dict(i.resampled)}
+
+
+def _interval_from(d: dict[str, Any]) -> Interval:
+    pair = d.get("ci95")
+    return Interval.from_pair(pair, _resampling(d["resampled"]), None if pair else (d.get("reason") or NOT_RECORDED))
+
+
+def _calibrated_score_dict(c: CalibratedScore) -> dict[str, Any]:
+    return {
+        "key": c.key,
+        "label": c.label,
+        "judge": _figure_dict(c.judge),
+        "experts": _figure_dict(c.experts),
+        "experts_ci95": _interval_dict(c.experts_ci95),
+        "corrected": _figure_dict(c.corrected),
+        "corrected_ci95": _interval_dict(c.corrected_ci95),
+        "lam": c.lam,
+    }
+
+
+def _calibrated_score_from(d: dict[str, Any]) -> CalibratedScore:
+    return CalibratedScore(
+        key=str(d["key"]),
+        label=str(d["label"]),
+        judge=_figure_from(d["judge"]),
+        experts=_figure_from(d["experts"]),
+        experts_ci95=_interval_from(d["experts_ci95"]),
+        corrected=_figure_from(d["corrected"]),
+        corrected_ci95=_interval_from(d["corrected_ci95"]),
+        lam=_num(d.get("lam")),
+    )
+
+
+def _calibrated_to_dict(c: CalibratedScores) -> dict[str, Any]:
+    return {
+        "items": c.items,
+        "sampled_items": c.sampled_items,
+        "reason": c.reason,
+        "kendall_tau": _figure_dict(c.kendall_tau),
+        "models": [
+            {
+                "model": m.model,
+                "scored_items": m.scored_items,
+                "labelled_items": m.labelled_items,
+                "strata": m.strata,
+                "judge_rank": m.judge_rank,
+                "corrected_rank": m.corrected_rank,
+                "rank_change": m.rank_change,
+                "overall": _calibrated_score_dict(m.overall),
+                "by_dimension": [_calibrated_score_dict(x) for x in m.by_dimension],
+                "by_ability": [_calibrated_score_dict(x) for x in m.by_ability],
+            }
+            for m in c.models
+        ],
+        "differences": [
+            {"model": x.model, "other": x.other, "difference": _figure_dict(x.difference), "ci95": _interval_dict(x.ci95)}
+            for x in c.differences
+        ],
+    }
+
+
+def calibrated_scores_from_dict(d: dict[str, Any]) -> CalibratedScores:
+    """The stored human-calibrated scores of a report (its `calibrated_scores` key)."""
+    return CalibratedScores(
+        items=int(d["items"]),
+        sampled_items=int(d["sampled_items"]),
+        reason=d.get("reason"),
+        kendall_tau=_figure_from(d["kendall_tau"]),
+        models=tuple(
+            CalibratedModel(
+                model=str(m["model"]),
+                scored_items=int(m["scored_items"]),
+                labelled_items=int(m["labelled_items"]),
+                strata=int(m["strata"]),
+                judge_rank=int(m["judge_rank"]),
+                corrected_rank=int(m["corrected_rank"]),
+                rank_change=int(m["rank_change"]),
+                overall=_calibrated_score_from(m["overall"]),
+                by_dimension=tuple(_calibrated_score_from(x) for x in m["by_dimension"]),
+                by_ability=tuple(_calibrated_score_from(x) for x in m["by_ability"]),
+            )
+            for m in d["models"]
+        ),
+        differences=tuple(
+            ModelDifference(str(x["model"]), str(x["other"]), _figure_from(x["difference"]), _interval_from(x["ci95"]))
+            for x in d["differences"]
+        ),
+    )
 
 
 def _alt_test_to_dict(t: AltTest) -> dict[str, Any]:
@@ -1981,6 +2298,8 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
         gate = Gate(policy, item_agreement.rate, ci95, bool(g["passed"]), tuple(str(x) for x in g.get("reasons", [])))
     with _reading("alt_test"):
         alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
+    with _reading("calibrated_scores"):
+        calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"])
     with _reading("top level"):
         post = d.get("post_discussion")
         return ReportResult(
@@ -2031,6 +2350,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
                 changed_verdicts=int(post.get("changed_verdicts", 0)),
             ),
             alt_test=alt_block,
+            calibrated_scores=calibrated,
         )
 
 

@@ -482,7 +482,7 @@ def plan(
     reduced = sims < simulations
     out = []
     difference_reason = ""
-    variants = [(k, None) for k in sorted(set(raters))]
+    variants: list[tuple[int, Extension | None]] = [(k, None) for k in sorted(set(raters))]
     if extension is not None:
         variants += [(k, extension) for k in sorted(set(raters)) if k + 2 <= pool]
     for k, ext in variants:

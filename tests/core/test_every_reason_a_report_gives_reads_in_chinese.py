@@ -19,10 +19,13 @@ import numpy as np
 import pytest
 from django.utils import translation
 
+from heartbench_core.leaderboard import calibrated as calibrated_board
 from heartbench_core.lib import agreement_report as ar
+from heartbench_core.lib import calibrated_scores as cal
 from heartbench_core.lib.agreement_report import GatePolicy, compute_report
 from heartbench_core.stat_reasons import reason_text
 from tests.lib.test_agreement_report import Arrays
+from validation import scoring_population as population
 from validation.models import ReleasePolicy
 from validation.services.agreement_reports import apply_release_policy
 
@@ -85,6 +88,13 @@ def collected_reasons() -> set[str]:
     }
     found.update(apply_release_policy(params, policy)[1])
     found.add("no judge verdicts exist for the models of this campaign")
+    # Why a human-calibrated score is undefined: the estimator's, the report's population's and the leaderboard's.
+    for module in (cal, population, calibrated_board):
+        found.update(
+            v
+            for k, v in vars(module).items()
+            if k.startswith(("NO_", "TOO_FEW_", "NOT_", "OTHER_", "ONLY_", "CATASTROPHIC_")) and isinstance(v, str) and " " in v
+        )
     return found
 
 

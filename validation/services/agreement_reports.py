@@ -28,6 +28,7 @@ from heartbench_core.lib.agreement_report import (
     compute_report,
 )
 from validation.models import AgreementReport, BackgroundJob, ReleaseGate, ReleasePolicy
+from validation.scoring_population import scoring_population
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
 from validation.services.golden import refresh_golden_labels
 from validation.services.release import policy_snapshot, release_policy_of
@@ -142,6 +143,7 @@ def create_agreement_report(
             resamples=params["resamples"],
             seed=params["seed"],
             gate_policy=GatePolicy(**{k: params[k] for k in policy_snapshot(policy)}),
+            population=scoring_population(campaign, runs, exclude_catastrophic=params["exclude_catastrophic"]),
         ),
         campaign=campaign.name,
         dataset=campaign.version.dataset.name,

@@ -1,0 +1,51 @@
+"""Human-calibrated scores beside the judge's leaderboard, from the validation app's latest official report per judge.
+
+The core cannot point at the validation app, so the app registers where the scores are read
+(`register_calibrated_source`, from its AppConfig.ready); without it the leaderboard shows none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from heartbench_core.lib.agreement_report import CalibratedModel, CalibratedScores
+from heartbench_core.models import DatasetVersion
+
+NO_REPORT = "no official agreement report of this judge on this version has human-calibrated scores yet"
+NOT_IN_REPORT = "the report compared no response of this model from this run"
+NOT_A_JUDGE = "the calibrated scores correct a judge's scores, and this source is not a judge"
+ONLY_ALL_PAPER = "the calibrated scores are computed on all questions under the paper's catastrophic rule"
+
+
+@dataclass(frozen=True)
+class CalibratedBoard:
+    """One judge's human-calibrated scores on a version, from one stored report."""
+
+    report_id: int
+    report_url: str
+    campaign: str
+    runs: tuple[str, ...]  # the judge's run labels the report compared
+    scores: CalibratedScores
+
+    def model(self, name: str, run: str) -> CalibratedModel | None:
+        """The model's calibrated scores when the report compared this run of it."""
+        if self.runs and run not in self.runs:
+            return None
+        return next((m for m in self.scores.models if m.model == name), None)
+
+
+Source = Callable[[DatasetVersion], dict[str, CalibratedBoard]]  # judge → its board
+
+_source: Source | None = None
+
+
+def register_calibrated_source(source: Source) -> None:
+    """Called once, from the validation app's AppConfig.ready."""
+    global _source
+    _source = source
+
+
+def calibrated_boards(version: DatasetVersion) -> dict[str, CalibratedBoard]:
+    """Each judge's latest human-calibrated scores on the version (empty without a source or a report)."""
+    return _source(version) if _source is not None else {}

@@ -1,0 +1,545 @@
+"""Human-calibrated model scores: the judge's scores corrected by the experts' sample (PPI++); pure NumPy, no Django.
+
+Prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Science 2023) with
+power tuning (PPI++: Angelopoulos, Duchi & Zrnic, 2024), on this platform's data:
+
+- **Unit**: a benchmark item (question). A campaign samples items, stratified by difficulty and
+  scene, and every chosen model's response to a sampled item is labelled together, so the item is
+  what was drawn; its abilities are one cluster and are summed into one value per item.
+- **Values**: the per-(question, ability) normalised scores of `heartbench_core.lib.scoring`,
+  computed once from the judge's verdicts (``f``, on every item the judge scored) and once from
+  the golden labels (``y``, on the sampled items whose response has a golden label on every
+  criterion). Every score (overall, dimension, ability) is a fixed combination of ability means;
+  each ability mean is a ratio over the items holding the ability, linearised item by item (an
+  item's norm centred on its ability's mean, summed over its abilities with the score's
+  coefficients), so which abilities an item holds adds no variance of its own.
+- **Estimate**, per stratum h with weight W_h = N_h / N (the stratum's share of the items, that is
+  its inverse sampling fraction times its sampled share):
+  ``θ = Σ_h W_h [λ · mean_{U_h}(f) + mean_{L_h}(y − λ f)]``, U_h the stratum's scored items and
+  L_h its labelled ones. λ = 0 is the experts' sample alone, λ = 1 plain PPI; PPI++ picks the λ
+  that minimises the estimated variance (power tuning), clipped to [0, 1] as ppi-python does.
+- **Variance** (items drawn from a population of items, as the report's other intervals):
+  ``Σ_h W_h² [λ² s²(f)/N_h + s²(y − λ f)/n_h + 2λ k_h/(N_h n_h) · cov(f, y − λ f)]``, k_h the
+  labelled items that are also among the scored ones (all of them here: the judge scored every
+  item). With k = 0 (labelled and unlabelled items apart) and one stratum this is ppi-python's
+  ``ppi_mean_ci``, λ included; the last term is the covariance the shared items add.
+- **Never less precise than the experts alone**: when the tuned λ's estimated variance is above
+  λ = 0's, λ = 0 is used, so the corrected interval is never wider than the experts-only one.
+- **Differences between models**: each model against the next in the corrected ranking, with a
+  percentile interval over resamples of the items — the same weights for every model (paired by
+  item), within each stratum and apart for sampled and unsampled items so that each stratum keeps
+  its number of labelled items — applied to each item's influence on the estimate (a linear
+  bootstrap, λ at the point estimate's). `score_draws` takes any (resamples × items) weight matrix,
+  so a resampling of items and experts can be plugged in; the analytic interval of each score is
+  the one to replace by such draws when the experts too are resampled.
+
+Strata with fewer than two labelled items are pooled together (and with the rest when still too
+few). A figure that cannot be computed is NaN with its reason, never 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from heartbench_core.lib import agreement as st
+
+LEVEL = 0.95
+MIN_LABELLED_PER_STRATUM = 2
+
+NO_LABELLED = "no response of this model to a sampled item has a golden label on every criterion"
+TOO_FEW_LABELLED = "fewer than 2 of this model's responses have a golden label on every criterion"
+NO_SCORED = "no item of this model was scored by the judge"
+NO_ABILITY = "no scored item holds this ability"
+NO_DIMENSION_ABILITY = "no ability of this dimension was scored"
+NO_LABELLED_ABILITY = "an ability it averages is held by no labelled response of this model"
+NO_DRAWS = "no resamples requested"
+
+
+@dataclass(frozen=True, slots=True)
+class PPIMean:
+    """A PPI++ mean: the estimate, its standard error and interval, the λ used, the counts."""
+
+    estimate: float
+    se: float
+    low: float
+    high: float
+    lam: float
+    labelled: int
+    unlabelled: int
+
+
+@dataclass(frozen=True, slots=True)
+class StratifiedPPI:
+    """Stratified PPI++ of E estimands at once: each array has one entry per estimand."""
+
+    estimate: np.ndarray  # the corrected estimate
+    se: np.ndarray
+    lam: np.ndarray  # the λ used (0: the experts' sample alone was more precise)
+    experts: np.ndarray  # λ = 0: the labelled items alone, stratum-weighted
+    experts_se: np.ndarray
+    judge: np.ndarray  # the judge alone on the unlabelled set, stratum-weighted
+    judge_se: np.ndarray  # the judge alone as if it were the experts (the naive interval)
+
+
+def z_value(level: float = LEVEL) -> float:
+    return float(stats.norm.ppf(1 - (1 - level) / 2))
+
+
+def _per_stratum(values: np.ndarray, stratum: np.ndarray, n_strata: int) -> np.ndarray:
+    """Column sums per stratum: (n, E) → (H, E)."""
+    one_hot = np.zeros((n_strata, values.shape[0]))
+    one_hot[stratum, np.arange(values.shape[0])] = 1.0
+    return one_hot @ values
+
+
+def stratified_ppi(
+    *,
+    f_unlabelled: np.ndarray,
+    stratum_unlabelled: np.ndarray,
+    y: np.ndarray,
+    f_labelled: np.ndarray,
+    stratum_labelled: np.ndarray,
+    shared: np.ndarray,
+    weights: np.ndarray,
+    lam: np.ndarray | float | None = None,
+    ddof: int = 1,
+    guard: bool = True,
+) -> StratifiedPPI:
+    """PPI++ estimates of E means over strata, the labelled items (y, f) correcting the judge's (f) on the unlabelled set.
+
+    f_unlabelled: (N, E); y, f_labelled: (n, E); stratum_*: stratum index per row; shared: (n,)
+    whether a labelled row is also one of the unlabelled rows (the covariance it adds is counted);
+    weights: (H,) each stratum's share of the population. lam None: power-tuned per estimand.
+    ddof 0 is ppi-python's plug-in variance; 1 the unbiased one, for strata of a handful of items.
+    guard: fall back to λ = 0 where the tuned λ's variance is larger (ppi-python does not).
+    Every stratum with a weight needs at least one unlabelled and one labelled row (ddof + 1 for the variances).
+    """
+    f_u = np.asarray(f_unlabelled, float)
+    y, f_l = np.asarray(y, float), np.asarray(f_labelled, float)
+    if f_u.ndim == 1:
+        f_u, y, f_l = f_u[:, None], y[:, None], f_l[:, None]
+    s_u, s_l = np.asarray(stratum_unlabelled, np.intp), np.asarray(stratum_labelled, np.intp)
+    shared = np.asarray(shared, bool)
+    w = np.asarray(weights, float)
+    h = w.size
+    big_n = np.bincount(s_u, minlength=h).astype(float)[:, None]
+    n = np.bincount(s_l, minlength=h).astype(float)[:, None]
+    k = np.bincount(s_l[shared], minlength=h).astype(float)[:, None]
+    w2 = (w**2)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mf_u = _per_stratum(f_u, s_u, h) / big_n
+        my, mf_l = _per_stratum(y, s_l, h) / n, _per_stratum(f_l, s_l, h) / n
+        du, dy, dl = f_u - mf_u[s_u], y - my[s_l], f_l - mf_l[s_l]
+        vf_u = _per_stratum(du**2, s_u, h) / np.maximum(big_n - ddof, 1)
+        vy = _per_stratum(dy**2, s_l, h) / np.maximum(n - ddof, 1)
+        vf_l = _per_stratum(dl**2, s_l, h) / np.maximum(n - ddof, 1)
+        c = _per_stratum(dy * dl, s_l, h) / np.maximum(n - ddof, 1)
+        # ppi-python tunes λ with the variance of f over every row once (labelled and unlabelled, ddof 1).
+        union_f = np.concatenate([f_u, f_l[~shared]])
+        union_s = np.concatenate([s_u, s_l[~shared]])
+        union_n = np.bincount(union_s, minlength=h).astype(float)[:, None]
+        mu = _per_stratum(union_f, union_s, h) / union_n
+        pooled = _per_stratum((union_f - mu[union_s]) ** 2, union_s, h) / np.maximum(union_n - 1, 1)
+        used = w > 0
+        wu = w2[used]
+
+        def variance(lam_: np.ndarray) -> np.ndarray:
+            ve = vy - 2 * lam_ * c + lam_**2 * vf_l
+            cfe = c - lam_ * vf_l
+            terms = lam_**2 * vf_u / big_n + ve / n + 2 * lam_ * k / (big_n * n) * cfe
+            return (wu * terms[used]).sum(axis=0)
+
+        if lam is None:
+            num = (wu * (c / n * (1 - k / big_n))[used]).sum(axis=0)
+            den = (wu * (pooled * (1 / big_n + 1 / n - 2 * k / (big_n * n)))[used]).sum(axis=0)
+            tuned = np.clip(np.where(den > 0, num / np.where(den > 0, den, 1), 0.0), 0.0, 1.0)
+            # Power tuning promises no loss against the experts alone; a noisy λ keeps that promise by falling back to 0.
+            lam_arr = tuned
+            if guard:
+                lam_arr = np.where(variance(tuned[None, :]) <= variance(np.zeros_like(tuned)[None, :]), tuned, 0.0)
+        else:
+            lam_arr = np.broadcast_to(np.asarray(lam, float), (f_u.shape[1],)).copy()
+        wl = w[:, None]
+        estimate = (wl * (lam_arr * mf_u + my - lam_arr * mf_l))[used].sum(axis=0)
+        experts = (wl * my)[used].sum(axis=0)
+        judge = (wl * mf_u)[used].sum(axis=0)
+        se = np.sqrt(variance(lam_arr[None, :]))
+        experts_se = np.sqrt((wu * (vy / n)[used]).sum(axis=0))
+        judge_se = np.sqrt((wu * (vf_u / big_n)[used]).sum(axis=0))
+    return StratifiedPPI(estimate, se, lam_arr, experts, experts_se, judge, judge_se)
+
+
+def ppi_mean_ci(
+    y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, level: float = LEVEL, lam: float | None = None, ddof: int = 0
+) -> PPIMean:
+    """The PPI++ mean and its CLT interval, labelled and unlabelled samples apart: ppi-python's `ppi_mean_ci` with ddof 0.
+
+    lam None: power-tuned (ppi-python's `lhat=None`); a number: that λ (1 is plain PPI).
+    """
+    y, yhat, yu = (np.asarray(a, float).ravel() for a in (y, yhat, yhat_unlabelled))
+    r = stratified_ppi(
+        f_unlabelled=yu,
+        stratum_unlabelled=np.zeros(yu.size, np.intp),
+        y=y,
+        f_labelled=yhat,
+        stratum_labelled=np.zeros(y.size, np.intp),
+        shared=np.zeros(y.size, bool),
+        weights=np.ones(1),
+        lam=lam,
+        ddof=ddof,
+        guard=False,  # ppi-python keeps its tuned λ even where it loses to λ = 0
+    )
+    z = z_value(level)
+    est, se = float(r.estimate[0]), float(r.se[0])
+    return PPIMean(est, se, est - z * se, est + z * se, float(r.lam[0]), int(y.size), int(yu.size))
+
+
+def collapse_strata(stratum: np.ndarray, scored: np.ndarray, labelled: np.ndarray, minimum: int = MIN_LABELLED_PER_STRATUM) -> np.ndarray:
+    """Stratum codes 0..H'−1 where every stratum with scored items holds at least `minimum` labelled ones.
+
+    Strata short of labelled items are pooled into one; if that one is still short, everything is one stratum.
+    """
+    stratum = np.asarray(stratum, np.intp)
+    codes, inverse = np.unique(stratum, return_inverse=True)
+    n_l = np.bincount(inverse[labelled & scored], minlength=codes.size)
+    n_u = np.bincount(inverse[scored], minlength=codes.size)
+    short = (n_u > 0) & (n_l < minimum)
+    if not short.any():
+        return inverse
+    kept = np.flatnonzero(~short)
+    remap = np.full(codes.size, kept.size, np.intp)
+    remap[kept] = np.arange(kept.size)
+    out = remap[inverse]
+    if n_l[short].sum() < minimum:
+        return np.zeros_like(inverse)
+    return out
+
+
+def stratified_draws(stratum: np.ndarray, sampled: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """(resamples, items) bootstrap weights: items drawn with replacement within each stratum, sampled and unsampled apart."""
+    stratum = np.asarray(stratum, np.intp)
+    cell = stratum * 2 + np.asarray(sampled, bool)
+    rng = np.random.default_rng(seed)
+    out = np.zeros((resamples, stratum.size))
+    for c in np.unique(cell):
+        members = np.flatnonzero(cell == c)
+        picks = rng.integers(0, members.size, size=(resamples, members.size))
+        counts = np.zeros((resamples, members.size))
+        np.add.at(counts, (np.arange(resamples)[:, None], picks), 1.0)
+        out[:, members] = counts
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDomains:
+    """One model's ability means: the judge's on every scored item, the sample's stratum-weighted ratio means, their strata.
+
+    The labelled means are combined ratio estimates: per ability a, Σ_h W_h mean_{L_h}(p·v) / Σ_h W_h mean_{L_h}(p),
+    p the ability's presence, so an ability held by few items of a stratum needs no labelled item there.
+    """
+
+    scored: np.ndarray  # (Q,) bool
+    labelled: np.ndarray  # (Q,) bool, within scored
+    cells: np.ndarray  # (Q, A) the ability is present and the item scored
+    codes: np.ndarray  # (Q,) stratum after pooling
+    weights: np.ndarray  # (H,) each stratum's share of the scored items
+    judge: np.ndarray  # (A,) the judge's mean on every scored item holding the ability (the scorer's ability score)
+    share: np.ndarray  # (A,) the estimated share of items holding the ability, from the labelled ones
+    gold: np.ndarray  # (A,) the golden labels' ratio mean (NaN where no labelled item holds the ability)
+    judge_on_labelled: np.ndarray  # (A,) the judge's ratio mean on the labelled items
+
+
+def model_domains(
+    f: np.ndarray, y: np.ndarray, *, scored: np.ndarray, labelled: np.ndarray, present: np.ndarray, stratum: np.ndarray
+) -> ModelDomains:
+    """The ability means of one model from its (Q, A) judge norms f and golden norms y."""
+    cells = present & scored[:, None]
+    labelled = labelled & scored
+    codes = collapse_strata(stratum, scored, labelled)
+    h = int(codes.max()) + 1 if codes.size else 1
+    total = max(int(scored.sum()), 1)
+    weights = np.bincount(codes[scored], minlength=h) / total
+    f0, y0 = np.where(cells, np.nan_to_num(f), 0.0), np.where(cells & labelled[:, None], np.nan_to_num(y), 0.0)
+    n_a = cells.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        judge = np.where(n_a > 0, f0.sum(axis=0) / np.maximum(n_a, 1), np.nan)
+        n_h = np.bincount(codes[labelled], minlength=h).astype(float)[:, None]
+        lc = cells & labelled[:, None]
+
+        def ratio(v: np.ndarray) -> np.ndarray:
+            per = _per_stratum(np.where(lc, v, 0.0)[labelled], codes[labelled], h) / n_h
+            return (weights[:, None] * np.nan_to_num(per)).sum(axis=0)
+
+        share = ratio(np.ones_like(f0))
+        gold = np.where(share > 0, ratio(y0) / np.where(share > 0, share, 1), np.nan)
+        judge_on_labelled = np.where(share > 0, ratio(f0) / np.where(share > 0, share, 1), np.nan)
+    return ModelDomains(scored, labelled, cells, codes, weights, judge, share, gold, judge_on_labelled)
+
+
+def influence(
+    d: ModelDomains, f: np.ndarray, y: np.ndarray, coef: np.ndarray, *, models: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-item linearised terms of every estimand (rows of `coef` over abilities): (judge on scored, gold and judge on labelled).
+
+    Each item's abilities are summed (the item is the cluster), each centred on its ability's mean, so
+    that which abilities an item holds adds no variance of its own. With `models` side by side the
+    columns are model-major (model, ability) in, (model, estimand) out.
+    """
+    n_a = d.cells.sum(axis=0)
+    total = int(d.scored.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale_u = np.where(n_a > 0, total / np.maximum(n_a, 1), 0.0)
+        scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0)
+    lc = d.cells & d.labelled[:, None]
+
+    def by_estimand(x: np.ndarray) -> np.ndarray:
+        q = x.shape[0]
+        return (x.reshape(q * models, -1) @ coef.T).reshape(q, -1)
+
+    u = by_estimand(np.where(d.cells, np.nan_to_num(f) - np.nan_to_num(d.judge), 0.0) * scale_u)
+    ry = by_estimand(np.where(lc, np.nan_to_num(y) - np.nan_to_num(d.gold), 0.0) * scale_l)
+    rf = by_estimand(np.where(lc, np.nan_to_num(f) - np.nan_to_num(d.judge_on_labelled), 0.0) * scale_l)
+    return u[d.scored], ry[d.labelled], rf[d.labelled]
+
+
+def item_influence(
+    d: ModelDomains,
+    u: np.ndarray,
+    ry: np.ndarray,
+    rf: np.ndarray,
+    *,
+    lam: np.ndarray,
+    stratum_scored: np.ndarray,
+    stratum_labelled: np.ndarray,
+) -> np.ndarray:
+    """(Q, E) each item's share of the corrected estimates' error: θ̂ − θ ≈ Σ_q ψ_q, the judge's term and the correction's summed.
+
+    An item both scored and labelled carries both terms, which is how the covariance they share enters a resampling.
+    """
+    q = d.scored.size
+    h = d.weights.size
+    big_n = np.bincount(stratum_scored, minlength=h).astype(float)
+    n = np.bincount(stratum_labelled, minlength=h).astype(float)
+    psi = np.zeros((q, u.shape[1]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        psi[d.scored] += lam * (d.weights / big_n)[stratum_scored][:, None] * u
+        psi[d.labelled] += (d.weights / n)[stratum_labelled][:, None] * (ry - lam * rf)
+    return psi
+
+
+def score_draws(estimate: np.ndarray, psi: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """(resamples, E) estimates under item weights `draws` (resamples × items), by each item's influence ψ (a linear bootstrap).
+
+    Any weights over items will do: the bootstrap of `stratified_draws`, or a resampling of items and experts
+    (whose golden labels then change with the experts drawn: pass ψ computed on each draw's labels).
+    """
+    return estimate + (np.asarray(draws, float) - 1.0) @ psi
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Judge-only, experts-only and corrected scores of M models on E estimands, with intervals and counts.
+
+    Arrays are (M, E) unless said; NaN where undefined, `reason[m][e]` then says why.
+    """
+
+    judge: np.ndarray
+    judge_low: np.ndarray  # the naive interval: the judge's verdicts taken for the experts'
+    judge_high: np.ndarray
+    experts: np.ndarray
+    experts_low: np.ndarray
+    experts_high: np.ndarray
+    corrected: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    lam: np.ndarray
+    reason: list[list[str | None]]
+    scored_items: np.ndarray  # (M,) items the judge scored
+    labelled_items: np.ndarray  # (M,) of them, with a golden label on every criterion
+    strata: np.ndarray  # (M,) strata the estimate was weighted over, after pooling small ones
+    pairs: np.ndarray  # (P, 2) model indices: each model and the next in the corrected ranking
+    difference: np.ndarray  # (P,) corrected overall of the first minus the second
+    difference_low: np.ndarray  # (P,) percentile interval over `resamples` item draws
+    difference_high: np.ndarray
+    difference_reason: str | None
+    resamples: int
+    judge_rank: np.ndarray  # (M,) by the judge-only overall
+    corrected_rank: np.ndarray  # (M,) by the corrected overall
+    kendall_tau: st.Stat  # judge-only against corrected overall, across models
+
+
+def estimand_matrix(ability_dimension: np.ndarray, n_dimensions: int, scored: np.ndarray) -> np.ndarray:
+    """(1 + D + A, A) coefficients: overall = mean of scored abilities, dimension = mean of its scored abilities, ability = itself."""
+    a = scored.size
+    ad = np.asarray(ability_dimension, np.intp)
+    rows = np.zeros((1 + n_dimensions + a, a))
+    if scored.any():
+        rows[0, scored] = 1.0 / scored.sum()
+    for d in range(n_dimensions):
+        mine = scored & (ad == d)
+        if mine.any():
+            rows[1 + d, mine] = 1.0 / mine.sum()
+    rows[1 + n_dimensions + np.arange(a), np.arange(a)] = scored.astype(float)
+    return rows
+
+
+def _reasons(total: int, labelled: int, coef: np.ndarray, missing: np.ndarray, n_dimensions: int) -> list[str | None]:
+    """Why each estimand of one model is undefined (None: defined)."""
+    out: list[str | None] = []
+    for e in range(coef.shape[0]):
+        if total == 0:
+            out.append(NO_SCORED)
+        elif not coef[e].any():
+            out.append(NO_DIMENSION_ABILITY if 0 < e <= n_dimensions else NO_ABILITY)
+        elif labelled == 0:
+            out.append(NO_LABELLED)
+        elif labelled < MIN_LABELLED_PER_STRATUM:
+            out.append(TOO_FEW_LABELLED)
+        elif (coef[e] != 0)[missing].any():
+            out.append(NO_LABELLED_ABILITY)
+        else:
+            out.append(None)
+    return out
+
+
+def calibrate(
+    *,
+    judge_norm: np.ndarray,
+    gold_norm: np.ndarray,
+    scored: np.ndarray,
+    labelled: np.ndarray,
+    present: np.ndarray,
+    stratum: np.ndarray,
+    sampled: np.ndarray,
+    ability_dimension: np.ndarray,
+    n_dimensions: int,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = LEVEL,
+    draws: np.ndarray | None = None,
+) -> Calibration:
+    """Corrected HeartBench scores of every model, estimands ordered overall, dimensions, abilities.
+
+    judge_norm, gold_norm: (M, Q, A) per-(question, ability) norms (gold read where labelled);
+    scored: (M, Q) the judge scored the model's response to q; labelled: (M, Q) its golden labels
+    cover every criterion; present: (Q, A); stratum: (Q,) code; sampled: (Q,) the item is in the
+    campaign's sample. draws: (B, Q) item weights for the differences (default: `stratified_draws`).
+    """
+    judge_norm, gold_norm = np.asarray(judge_norm, float), np.asarray(gold_norm, float)
+    m_count, q_count, a_count = judge_norm.shape
+    scored, present = np.asarray(scored, bool), np.asarray(present, bool)
+    labelled = np.asarray(labelled, bool) & scored
+    e_count = 1 + n_dimensions + a_count
+    shape = (m_count, e_count)
+    judge, judge_low, judge_high, experts, experts_low, experts_high, corrected, low, high, lam = (
+        np.full(shape, np.nan) for _ in range(10)
+    )
+    reasons_of: dict[int, list[str | None]] = {}
+    strata_used = np.zeros(m_count, np.int64)
+    z = z_value(level)
+    if draws is None:
+        # Strata too small to resample are pooled as the estimates pool them, so that every draw varies.
+        anyone = np.asarray(scored.any(axis=0))
+        pooled = collapse_strata(stratum, anyone, np.asarray(sampled, bool) & anyone)
+        draws = stratified_draws(pooled, sampled, resamples, seed) if resamples > 0 else np.zeros((0, q_count))
+    psi = np.zeros((q_count, m_count))  # each item's influence on each model's corrected overall
+    # Models whose responses were scored and labelled on the same items share every weight: computed side by side.
+    groups: dict[bytes, list[int]] = {}
+    for m in range(m_count):
+        groups.setdefault(scored[m].tobytes() + labelled[m].tobytes(), []).append(m)
+    for members in groups.values():
+        g, m0 = len(members), members[0]
+        side = np.asarray(members)
+
+        f, y = (x[side].transpose(1, 0, 2).reshape(q_count, g * a_count) for x in (judge_norm, gold_norm))
+        d = model_domains(f, y, scored=scored[m0], labelled=labelled[m0], present=np.tile(present, (1, g)), stratum=stratum)
+        coef = estimand_matrix(ability_dimension, n_dimensions, np.asarray(d.cells[:, :a_count].any(axis=0)))
+        missing = d.cells[:, :a_count].any(axis=0) & ~(d.share[:a_count] > 0)
+        total, n_lab = int(scored[m0].sum()), int(labelled[m0].sum())
+        why = _reasons(total, n_lab, coef, missing, n_dimensions)
+        for m in members:
+            reasons_of[m] = list(why)
+        defined = np.array([w is None for w in why])
+        has_coef = coef.any(axis=1)
+        judge_g = np.nan_to_num(d.judge).reshape(g, a_count) @ coef.T
+        judge[side] = np.where(has_coef & (total > 0), judge_g, np.nan)
+        if not defined.any():
+            continue
+        strata_used[side] = int((d.weights > 0).sum())
+        u, ry, rf = influence(d, f, y, coef, models=g)
+        r = stratified_ppi(
+            f_unlabelled=u,
+            stratum_unlabelled=d.codes[scored[m0]],
+            y=ry,
+            f_labelled=rf,
+            stratum_labelled=d.codes[labelled[m0]],
+            shared=np.ones(n_lab, bool),
+            weights=d.weights,
+        )
+        gold_c = np.nan_to_num(d.gold).reshape(g, a_count) @ coef.T
+        judge_l_c = np.nan_to_num(d.judge_on_labelled).reshape(g, a_count) @ coef.T
+        lam_g = r.lam.reshape(g, -1)
+        estimate = lam_g * judge_g + gold_c - lam_g * judge_l_c
+        for target, value in ((corrected, estimate), (experts, gold_c), (lam, lam_g)):
+            target[side] = np.where(defined, value, np.nan)
+        for lo_, hi_, centre, se in (
+            (low, high, estimate, r.se),
+            (experts_low, experts_high, gold_c, r.experts_se),
+            (judge_low, judge_high, judge_g, r.judge_se),
+        ):
+            lo_[side] = np.where(defined, centre - z * se.reshape(g, -1), np.nan)
+            hi_[side] = np.where(defined, centre + z * se.reshape(g, -1), np.nan)
+        if defined[0]:
+            overall = np.arange(g) * e_count  # each model's first estimand
+            psi[:, side] = item_influence(
+                d,
+                u[:, overall],
+                ry[:, overall],
+                rf[:, overall],
+                lam=r.lam[overall],
+                stratum_scored=d.codes[scored[m0]],
+                stratum_labelled=d.codes[labelled[m0]],
+            )
+    reason = [reasons_of[m] for m in range(m_count)]
+    # Each model against the next in the corrected ranking: whether the ranking's every step is supported.
+    ranked = [m for m in np.argsort(-np.nan_to_num(corrected[:, 0], nan=-np.inf), kind="stable") if np.isfinite(corrected[m, 0])]
+    pairs = np.array(list(itertools.pairwise(ranked)), dtype=np.intp).reshape(-1, 2)
+    difference = corrected[pairs[:, 0], 0] - corrected[pairs[:, 1], 0]
+    difference_low, difference_high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
+    difference_reason: str | None = None
+    if draws.shape[0] == 0:
+        difference_reason = NO_DRAWS
+    elif len(pairs):
+        contrast = psi[:, pairs[:, 0]] - psi[:, pairs[:, 1]]
+        diffs = score_draws(difference, contrast, draws)
+        alpha = 1 - level
+        difference_low, difference_high = np.quantile(diffs, [alpha / 2, 1 - alpha / 2], axis=0)
+    return Calibration(
+        judge=judge,
+        judge_low=judge_low,
+        judge_high=judge_high,
+        experts=experts,
+        experts_low=experts_low,
+        experts_high=experts_high,
+        corrected=corrected,
+        low=low,
+        high=high,
+        lam=lam,
+        reason=reason,
+        scored_items=scored.sum(axis=1),
+        labelled_items=labelled.sum(axis=1),
+        strata=strata_used,
+        pairs=pairs,
+        difference=difference,
+        difference_low=difference_low,
+        difference_high=difference_high,
+        difference_reason=difference_reason,
+        resamples=int(draws.shape[0]),
+        judge_rank=st.ranks(judge[:, 0]),
+        corrected_rank=st.ranks(corrected[:, 0]),
+        kendall_tau=st.kendall_tau(judge[:, 0], corrected[:, 0]),
+    )
