@@ -25,7 +25,8 @@ from typing import Any
 
 import krippendorff
 import numpy as np
-from scipy import stats as sps
+
+from heartbench_core.lib.lazy_scipy import stats as sps
 
 NO_PAIRS = "no (response, criterion) pair has both a judge verdict and a golden label"
 

@@ -31,7 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
+from heartbench_core.lib.lazy_scipy import stats
 
 DEFAULT_EPSILON = 0.2  # the paper's rule of thumb when the annotators are experts
 DEFAULT_Q = 0.05

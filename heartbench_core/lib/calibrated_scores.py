@@ -43,9 +43,9 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from heartbench_core.lib import agreement as st
+from heartbench_core.lib.lazy_scipy import stats
 
 LEVEL = 0.95
 MIN_LABELLED_PER_STRATUM = 2

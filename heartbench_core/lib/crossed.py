@@ -34,9 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats as sps
 
 from heartbench_core.lib import agreement as st
+from heartbench_core.lib.lazy_scipy import stats as sps
 
 EXPERT_STREAM = 0x45585054  # mixed into the seed of the expert draws: independent of the item draws of the same seed
 

@@ -22,7 +22,13 @@ class PlatformCommand(BaseCommand):
 
     A command speaks the language of the shell that runs it (`command_line_language`): with
     `LANG=zh_CN.UTF-8`, or `HEARTBENCH_LANGUAGE=zh-hans`, its messages, tables and errors are Chinese.
+
+    It skips Django's system checks: they import every view and API module to check the URLs (about a
+    second and a half of a command's start), which the web server, `migrate` and `manage.py check
+    --deploy` check anyway; a data command reads and writes the database, which the checks do not test.
     """
+
+    requires_system_checks: list[str] = []  # noqa: RUF012 - Django's own attribute, read as a list
 
     def run_from_argv(self, argv: list[str]) -> None:
         # The parser is built and `--help` printed before `execute`: its help texts too.
