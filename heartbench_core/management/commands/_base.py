@@ -28,7 +28,7 @@ class PlatformCommand(BaseCommand):
     --deploy` check anyway; a data command reads and writes the database, which the checks do not test.
     """
 
-    requires_system_checks: list[str] = []  # noqa: RUF012 - Django's own attribute, read as a list
+    requires_system_checks: list[str] = []
 
     def run_from_argv(self, argv: list[str]) -> None:
         # The parser is built and `--help` printed before `execute`: its help texts too.
