@@ -1460,6 +1460,11 @@ class PlanRequestSerializer(serializers.Serializer):
     target_difference = serializers.FloatField(
         min_value=0.01, max_value=100, required=False, allow_null=True, help_text="Half-width in score points."
     )
+    extension = serializers.BooleanField(default=False, help_text="Also plan each design with extra raters where the verdicts split.")
+    extension_min_share = serializers.FloatField(min_value=0.01, max_value=1, default=0.5)
+    extension_budget_share = serializers.FloatField(
+        min_value=0.01, max_value=1, default=0.1, help_text="Most responses extended, a share of the responses."
+    )
     judge_agreement = serializers.FloatField(min_value=0.5, max_value=1, default=0.87)
     leniency_sd = serializers.FloatField(min_value=0, max_value=5, default=0.5)
     seconds_per_criterion = serializers.FloatField(min_value=1, max_value=3600, default=20.0)
@@ -1477,6 +1482,8 @@ class PlannedDesignSerializer(serializers.Serializer):
     expert_hours = serializers.FloatField()
     money = serializers.FloatField()
     agreement_half_width = serializers.FloatField(allow_null=True, help_text="Expected 95% half-width of the agreement (a share).")
+    extended = serializers.BooleanField(help_text="With extra raters where the verdicts split.")
+    extended_responses = serializers.IntegerField(help_text="Expected responses given two more raters.")
     difference_half_width = serializers.FloatField(
         allow_null=True, help_text="Expected 95% half-width of a model difference (score points); null when undefined."
     )
@@ -1506,6 +1513,7 @@ class PlannerView(APIView):
 
     @extend_schema(request=PlanRequestSerializer, responses={200: PlanSerializer})
     def post(self, request: Request) -> Response:
+        from heartbench_core.lib.planner import Extension
         from validation.planner import Assumptions, PlanRequest, make_plan, plan_json
 
         data = PlanRequestSerializer(data=request.data)
@@ -1527,6 +1535,9 @@ class PlannerView(APIView):
                 ),
                 simulations=d["simulations"],
                 seed=d["seed"],
+                extension=Extension(min_share=d["extension_min_share"], budget_share=d["extension_budget_share"])
+                if d["extension"]
+                else None,
             ),
             user=signed_in(request),
         )

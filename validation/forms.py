@@ -138,6 +138,17 @@ class PlannerForm(forms.Form):
     target_difference = forms.FloatField(
         min_value=0.01, max_value=100, required=False, label=_("Wanted ± on a model difference (score points)")
     )
+    extension = forms.BooleanField(required=False, label=_("Also plan extra raters where the verdicts split"))
+    extension_min_share = forms.FloatField(
+        min_value=0.01,
+        max_value=1,
+        initial=0.5,
+        required=False,
+        label=_("Share of a response's criteria split by one vote that extends it"),
+    )
+    extension_budget_share = forms.FloatField(
+        min_value=0.01, max_value=1, initial=0.1, required=False, label=_("Most responses extended (a share of the responses)")
+    )
     judge_agreement = forms.FloatField(min_value=0.5, max_value=1, initial=0.87, label=_("Assumed agreement of the judge"))
     leniency_sd = forms.FloatField(min_value=0, max_value=5, initial=0.5, label=_("Assumed spread of experts' leniency (log-odds)"))
     seconds_per_criterion = forms.FloatField(min_value=1, max_value=3600, initial=20, label=_("Assumed seconds per criterion"))

@@ -57,6 +57,7 @@ class PlanRequest:
     target_agreement: float | None = None  # half-width, as a share (0.02 = ±2 points)
     target_difference: float | None = None  # half-width, in score points
     assumptions: Assumptions = Assumptions()
+    extension: lib.Extension | None = None  # also plan each design with extra raters where the verdicts split
     simulations: int = 1000
     seed: int = 0
 
@@ -213,6 +214,7 @@ def make_plan(request: PlanRequest, *, user: User | None = None) -> PlanView:
             costs=costs,
             simulations=request.simulations,
             seed=request.seed,
+            extension=request.extension,
         )
     except lib.PlanError as exc:
         raise ValidationError({"raters" if "raters" in str(exc) or "pool" in str(exc) else "shares": str(exc)}) from exc
@@ -248,6 +250,8 @@ def design_sentence(view: PlanView, design: lib.PlannedDesign) -> str:
         )
         % values
     )
+    if design.extended:
+        text += " " + _("With two more raters on about %(n)d responses whose verdicts split.") % {"n": design.extended_responses}
     if np.isfinite(design.difference_half_width):
         text += " " + _("A difference between two models' calibrated scores is known to ±%(diff).1f points.") % {
             "diff": design.difference_half_width

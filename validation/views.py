@@ -24,6 +24,7 @@ from annotation.models import Campaign, CampaignResponse, Case, Judgment
 from heartbench_core.blindness import blind_scope, refuse_response
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
+from heartbench_core.lib.planner import Extension
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
@@ -711,6 +712,9 @@ def planner(request: SignedInRequest) -> HttpResponse:
             assumptions=Assumptions(
                 judge_agreement=d["judge_agreement"], leniency_sd=d["leniency_sd"], seconds_per_criterion=d["seconds_per_criterion"]
             ),
+            extension=Extension(min_share=d["extension_min_share"] or 0.5, budget_share=d["extension_budget_share"] or 0.1)
+            if d["extension"]
+            else None,
         )
         try:
             view = make_plan(plan_request, user=request.user)
@@ -722,6 +726,12 @@ def planner(request: SignedInRequest) -> HttpResponse:
         for design in view.plan.designs:
             fill = {"dataset": view.request.version.dataset.name, "version": view.request.version.label}
             fill |= {"sample_fraction": f"{design.share:g}", "overlap": str(design.raters), "piece_rate": f"{view.request.piece_rate:g}"}
+            if design.extended and view.request.extension is not None:
+                fill |= {
+                    "split_extension": "on",
+                    "split_extension_budget": str(2 * design.extended_responses),
+                    "split_extension_min_share": f"{view.request.extension.min_share:g}",
+                }
             rows.append(
                 {
                     "design": design,

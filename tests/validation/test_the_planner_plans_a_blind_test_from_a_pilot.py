@@ -157,3 +157,40 @@ def test_the_command_prints_the_grid_and_refuses_bad_input(cast, small_pilots):
         call_command("plan_blind_test", dataset="demo", models=3, pilot="nope")
     with pytest.raises(CommandError, match="--shares"):
         call_command("plan_blind_test", dataset="demo", models=3, shares="a,b")
+
+
+def test_the_plan_can_include_extra_raters_where_the_verdicts_split_and_the_design_fills_the_option(cast, client_for, small_pilots):
+    pilot = blind_test(cast)
+    body = {
+        "version": pilot.version_id,
+        "models": 3,
+        "pilot": pilot.pk,
+        "shares": [1.0],
+        "raters": [3],
+        "simulations": 50,
+        "extension": True,
+        "extension_min_share": 0.01,
+        "extension_budget_share": 0.5,
+        "pool": 5,
+    }
+    payload = client_for(cast.admin).post("/api/v1/validation/planner/", body, content_type="application/json").json()
+    assert len(payload["designs"]) == 2, payload
+    plain, extended = sorted(payload["designs"], key=lambda d: d["extended"])
+    assert not plain["extended"] and extended["extended"]
+    assert extended["assignments"] == plain["assignments"] + 2 * extended["extended_responses"]
+    out = StringIO()
+    call_command(
+        "plan_blind_test",
+        dataset="demo",
+        models=3,
+        pilot=pilot.name,
+        shares="1",
+        raters="3",
+        simulations=50,
+        extra_raters="0.01,0.5",
+        pool=5,
+        stdout=out,
+    )
+    assert "extra" in out.getvalue()
+    with pytest.raises(CommandError, match="two numbers"):
+        call_command("plan_blind_test", dataset="demo", models=3, extra_raters="0.5")

@@ -5,6 +5,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import Campaign
+from heartbench_core.lib.planner import Extension
 from heartbench_core.management.commands._base import ImportCommand
 from heartbench_core.services.datasets import get_version
 from validation.planner import Assumptions, PlanRequest, design_sentence, make_plan, pilot_sentence, plan_json
@@ -40,6 +41,13 @@ class Command(ImportCommand):
         parser.add_argument("--piece-rate", type=float, default=0.0, help=gettext("Paid per submitted response."))
         parser.add_argument("--target-agreement", type=float, help=gettext("Wanted half-width of the agreement, in points (1.5 = ±1.5)."))
         parser.add_argument("--target-difference", type=float, help=gettext("Wanted half-width of a model difference, in score points."))
+        parser.add_argument(
+            "--extra-raters",
+            metavar="MIN_SHARE,BUDGET_SHARE",
+            help=gettext(
+                "Also plan extra raters where the verdicts split: e.g. 0.5,0.1 (split share that extends, most responses extended)."
+            ),
+        )
         parser.add_argument("--simulations", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--format", choices=["json", "table"], default="table")
@@ -53,6 +61,12 @@ class Command(ImportCommand):
                 raise CommandError(gettext("no campaign named %(campaign)r") % {"campaign": opts["pilot"]})
         if opts["simulations"] < 10:
             raise CommandError(gettext("--simulations: at least 10"))
+        extension = None
+        if opts["extra_raters"]:
+            values = _numbers(opts["extra_raters"], float, "--extra-raters")
+            if len(values) != 2:
+                raise CommandError(gettext("--extra-raters: two numbers, the split share and the budget share"))
+            extension = Extension(min_share=values[0], budget_share=values[1])
         target = opts["target_agreement"]
         request = PlanRequest(
             version=version,
@@ -67,18 +81,20 @@ class Command(ImportCommand):
             assumptions=Assumptions(),
             simulations=opts["simulations"],
             seed=opts["seed"],
+            extension=extension,
         )
         view = self.run_service(make_plan, request)
         if opts["format"] == "json":
             self.stdout.write(json.dumps(plan_json(view), ensure_ascii=False, indent=2))
             return
         self.stdout.write(pilot_sentence(view))
-        header = ("share", "k", "responses", "judgments", "hours", "money", "±agreement", "±difference")
+        header = ("share", "k", "extra", "responses", "judgments", "hours", "money", "±agreement", "±difference")
         self.stdout.write("  ".join(f"{h:>11}" for h in header))
         for d in view.plan.designs:
             cells = (
                 f"{d.share:.0%}",
                 d.raters,
+                d.extended_responses if d.extended else "-",
                 d.responses,
                 d.judgments,
                 f"{d.expert_hours:.0f}",
