@@ -18,6 +18,7 @@ from validation.services.agreement_reports import create_agreement_report
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.imports import import_judgments
 from validation.services.jobs import run_background_job
+from validation.services.queue_summary import store_queue_summary
 
 
 def build(name, *, raters, reports, seed=0):
@@ -85,7 +86,7 @@ def test_a_report_stored_before_the_columns_still_shows_its_figure(world):
     assert report.agreement_rate.value == report.typed_result.item_agreement.rate.value
 
 
-def test_an_adjudication_marks_the_figures_stale_and_the_refresh_brings_them_up_to_date(world, cast, client_for):
+def test_an_adjudication_takes_its_unit_out_of_the_stored_queue_at_once(world, cast, client_for):
     campaign = build("one", raters=2, reports=1)
     client = client_for(cast.admin)
     client.get(f"/validation/campaigns/{campaign.pk}/")
@@ -101,12 +102,14 @@ def test_an_adjudication_marks_the_figures_stale_and_the_refresh_brings_them_up_
         cause=Adjudication.Cause.RATER_ERROR,
         note="a tie, decided",
     )
-    assert QueueSummary.objects.get(campaign=campaign).stale
-    assert "being recomputed" in client.get(f"/validation/campaigns/{campaign.pk}/").content.decode()
-    job = BackgroundJob.objects.get(campaign=campaign, kind=BackgroundJob.Kind.GOLDEN_REFRESH, status="pending")
-    run_background_job(job_id=job.pk)
     summary = QueueSummary.objects.get(campaign=campaign)
     assert not summary.stale and summary.needs_decision == before - 1 == len(adjudication_queue(campaign))
+    stored = summary.units.get(campaign_response_id=entry.campaign_response_id, criterion_id=entry.criterion_id)
+    assert stored.decided and not stored.needs_decision
+    # What the decision wrote is what computing the whole queue again finds.
+    recomputed = store_queue_summary(campaign=campaign)
+    assert recomputed.needs_decision == summary.needs_decision and recomputed.counts == summary.counts
+    assert recomputed.units.get(campaign_response_id=entry.campaign_response_id, criterion_id=entry.criterion_id).decided
 
 
 def test_writes_of_other_apps_that_change_the_queue_mark_it_stale_after_commit(world, cast, client_for, django_capture_on_commit_callbacks):
