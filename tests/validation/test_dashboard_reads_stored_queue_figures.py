@@ -134,3 +134,26 @@ def test_a_new_report_brings_the_figures_to_its_moment(world, cast, client_for, 
         create_agreement_report(campaign=campaign, resamples=10)
     assert QueueSummary.objects.get(campaign=campaign).stale
     assert BackgroundJob.objects.filter(campaign=campaign, kind=BackgroundJob.Kind.GOLDEN_REFRESH, status="pending").exists()
+
+
+def test_the_stored_queue_lists_what_computing_it_lists_in_every_view(world, cast):
+    from validation.selectors import adjudication_units
+    from validation.services.queue_summary import stored_queue
+
+    campaign = build("one", raters=2, reports=0)
+    rater = Assignment.objects.filter(campaign_response__campaign=campaign).first().expert
+    # A reviewer who rated some responses sees the queue without them: take a third of the rater's work off them.
+    theirs = Assignment.objects.filter(campaign_response__campaign=campaign, expert=rater).order_by("pk")
+    Assignment.objects.filter(pk__in=list(theirs.values_list("pk", flat=True))[::3]).update(expert=cast.reviewer)
+    store_queue_summary(campaign=campaign)
+    assert 0 < len(adjudication_units(campaign, reviewer=cast.reviewer)) < len(adjudication_units(campaign))
+    for reviewer in (None, cast.reviewer):
+        live = adjudication_units(campaign, reviewer=reviewer)
+        for show in ("all", "needs_decision"):
+            for trigger in ("", "tie", "split", "judge_contradicts"):
+                expected = [e for e in live if (show == "all" or e.needs_decision) and (not trigger or trigger in e.triggers)]
+                stored = stored_queue(campaign, viewer=cast.admin, reviewer=reviewer, show=show, trigger=trigger)
+                assert len(stored) == len(expected), (reviewer, show, trigger)
+                assert stored[0 : len(expected) + 5] == expected
+                assert stored[7:19] == expected[7:19]
+            assert stored.counts() == (sum(e.needs_decision for e in live), len(live))

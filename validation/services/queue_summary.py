@@ -242,7 +242,15 @@ class StoredQueue:
         units = self._listed.order_by("position")
         if isinstance(index, int):
             return _entry(units[index])
+        if self._contiguous() and index.step is None:
+            # Every compared unit, nothing left out: the i-th is at position i, so a deep page is a range, not an OFFSET.
+            start, stop = index.start or 0, index.stop
+            units = units.filter(position__gte=start, **({"position__lt": stop} if stop is not None else {}))
+            return [_entry(u) for u in units]
         return [_entry(u) for u in units[index]]
+
+    def _contiguous(self) -> bool:
+        return self.show == "all" and not self.trigger and self.criterion is None and not self._own_tally()
 
 
 def stored_queue(

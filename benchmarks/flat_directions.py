@@ -1,0 +1,174 @@
+"""Time the pages that must stay flat when a blind test has more models, an expert's history grows and a campaign grows.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python benchmarks/flat_directions.py \
+        [--scale 10] [--runs 15] [--json benchmarks/results/flat_directions.json]
+
+It builds a throw-away database (Django's test database of DATABASE_URL: `test_<name>`, dropped at
+the end) with the demo version, a blind test of 3 models' responses judged by three experts (as the
+query-count tests build it: `tests/annotation/test_pages_cost_the_same_queries_at_1x_and_3x.py`),
+one judge run per model, and the first expert taken off the roster (they take part through the work
+they hold). It times each request in-process (Django's test client: middleware, session, view,
+template or serializer), grows the installation by `--scale` times the models (each with its
+responses judged by the three experts and a judge run: the blind test, the expert's history, the
+campaign's assignments and the leaderboard all grow by that factor), stores the queue again as the
+background refresh does, and times the same requests. It prints medians at 1× and N×, their ratio
+(N× ÷ 1×), and the machine's load average (compare runs taken at similar load).
+
+Requests: the adjudication queue (page, every compared unit on its last page, API), the expert home
+and completed-work page, the leaderboard (page and API), the campaign's assignments page on its
+last page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _median_ms(call, runs: int, warm: int = 2) -> float:
+    for _ in range(warm):
+        call()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        response = call()
+        samples.append((time.perf_counter() - started) * 1000)
+        assert response.status_code < 400, (response.status_code, response.content[:300])
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--scale", type=int, default=10, help="how many times the models the grown installation holds (default 10)")
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_core.settings")
+    os.environ.setdefault("HEARTBENCH_LANGUAGE", "en")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+
+    settings.ALLOWED_HOSTS = ["testserver"]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    setup_test_environment()
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        report = _run(args, Client)
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+
+
+def _run(args: argparse.Namespace, client_class) -> dict[str, object]:
+    from annotation.models import Assignment
+    from annotation.services.campaigns import create_campaign
+    from heartbench_core.roles import Role
+    from heartbench_core.services.judging import import_judge_verdicts
+    from tests.annotation.test_pages_cost_the_same_queries_at_1x_and_3x import BASE_MODELS, _add_models, _judge
+    from tests.conftest import make_user
+    from tests.factories import FIXTURES, demo_responses, demo_version
+    from validation.models import QueueSummary
+    from validation.services.queue_summary import store_queue_summary
+
+    cast = SimpleNamespace(
+        admin=make_user("bench_admin", Role.ADMIN),
+        reviewer=make_user("bench_reviewer", Role.SENIOR_REVIEWER),
+        experts=[make_user(f"bench_expert{i}", Role.EXPERT) for i in range(1, 4)],
+    )
+    expert = cast.experts[0]
+    demo_version()
+    demo_responses()
+    campaign = create_campaign(
+        name="Growing",
+        dataset_name="demo",
+        model_names=BASE_MODELS,
+        sample_fraction=1.0,
+        overlap=3,
+        expert_usernames=[e.username for e in cast.experts],
+        requires_qualification=False,
+        rationale_min_chars=10,
+    ).campaign
+
+    def judged(models: list[str]) -> None:
+        _judge(cast, campaign, models)
+        for n, model in enumerate(models):
+            source = FIXTURES / "verdicts" / f"{BASE_MODELS[n % 3]}.jsonl"
+            import_judge_verdicts(source=source, dataset_name="demo", model_name=model, judge="bench-judge")
+
+    judged(BASE_MODELS)
+    campaign.experts.remove(expert)  # the expert takes part through the work they hold
+
+    as_admin, as_reviewer, as_expert = client_class(), client_class(), client_class()
+    as_admin.force_login(cast.admin)
+    as_reviewer.force_login(cast.reviewer)
+    as_expert.force_login(expert)
+
+    def measure() -> tuple[dict[str, float], dict[str, int]]:
+        store_queue_summary(campaign=campaign)
+        assignments = Assignment.objects.filter(campaign_response__campaign=campaign).count()
+        last = max(1, -(-assignments // 50))
+        units = QueueSummary.objects.get(campaign=campaign).compared
+        c = campaign.pk
+        calls = {
+            "adjudication queue page": lambda: as_reviewer.get(f"/validation/campaigns/{c}/adjudication/"),
+            "adjudication queue, every compared unit, last page": lambda: as_reviewer.get(
+                f"/validation/campaigns/{c}/adjudication/", {"show": "all", "page": max(1, -(-units // 50))}
+            ),
+            "adjudication queue API (every compared unit)": lambda: as_reviewer.get(
+                f"/api/v1/validation/campaigns/{c}/queue/", {"show": "all"}
+            ),
+            "expert home (history in a campaign not listing them)": lambda: as_expert.get("/work/"),
+            "expert's completed work": lambda: as_expert.get("/work/done/"),
+            "leaderboard page": lambda: as_admin.get("/datasets/demo/v/v1/leaderboard/"),
+            "leaderboard API": lambda: as_admin.get("/api/v1/scores/leaderboard/", {"dataset": "demo"}),
+            "campaign assignments, last page": lambda: as_admin.get(f"/work/manage/campaigns/{c}/assignments/", {"page": last}),
+        }
+        sizes = {
+            "models": len(models),
+            "assignments": assignments,
+            "expert's assignments": Assignment.objects.filter(expert=expert).count(),
+            "compared units": units,
+        }
+        return {name: _median_ms(call, args.runs) for name, call in calls.items()}, sizes
+
+    models = list(BASE_MODELS)
+    one, one_size = measure()
+    load_one = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        grown = _add_models(Path(tmp), 3, 3 * (args.scale - 1))
+    judged(grown)
+    models += grown
+    many, many_size = measure()
+    load_many = os.getloadavg()[0]
+    print(f"1×: {one_size} (load {load_one:.2f}) · {args.scale}×: {many_size} (load {load_many:.2f})")
+    print(f"{'request':55} {'1× ms':>8} {f'{args.scale}× ms':>8} {'ratio':>6}")
+    for name in one:
+        print(f"{name:55} {one[name]:8.1f} {many[name]:8.1f} {many[name] / one[name]:6.2f}")
+    return {
+        "scale": args.scale,
+        "sizes": {"1": one_size, str(args.scale): many_size},
+        "load": [load_one, load_many],
+        "one": one,
+        "many": many,
+    }
+
+
+if __name__ == "__main__":
+    main()
