@@ -70,3 +70,25 @@ def test_the_page_links_carry_cursors_and_old_urls_and_bad_cursors_still_answer(
     assert "Page 2 of 2" in second and "&after=" not in second and "?page=1&status=submitted" in second
     assert client.get(url, {"page": 2}).status_code == 200  # an old link
     assert client.get(url, {"page": 2, "after": "not-a-cursor"}).status_code == 200  # starts over at that page number
+
+
+def test_the_api_next_links_continue_by_keyset_and_meet_the_offset_pages(cast, client_for, campaign, monkeypatch):
+    from rest_framework.pagination import PageNumberPagination
+
+    monkeypatch.setattr(PageNumberPagination, "page_size", 7)
+    client = client_for(cast.admin)
+    url = f"/api/v1/annotation/manage/assignments/?campaign={campaign.pk}"
+    by_number = [[r["public_id"] for r in client.get(url, {"page": n}).json()["results"]] for n in range(1, 9)]
+    answer = client.get(url).json()
+    walked, previous = [[r["public_id"] for r in answer["results"]]], []
+    while answer["next"]:
+        assert "after=" in answer["next"]
+        answer = client.get(answer["next"]).json()
+        assert answer["count"] == 54
+        walked.append([r["public_id"] for r in answer["results"]])
+        previous.append(answer["previous"])
+    assert walked == by_number
+    assert [r["public_id"] for r in client.get(previous[-1]).json()["results"]] == by_number[-2]
+    assert client.get(url, {"after": "not-a-cursor"}).status_code == 404
+    ordered = client.get(url, {"ordering": "status"}).json()  # an ordering of the caller's: pages by offset
+    assert ordered["next"] and "after=" not in ordered["next"]
