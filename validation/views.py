@@ -284,7 +284,7 @@ def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     # A page of the stored queue (its units written by the last computation, decisions applied at once), never the whole queue.
     entries = stored_queue(campaign, viewer=request.user, reviewer=request.user, show=show, trigger=trigger)
     counts = QueueCounts(*entries.counts())
-    page = Paginator(entries, 50).get_page(request.GET.get("page"))  # type: ignore[arg-type]  # a sequence with len() and slices
+    page = Paginator(entries, 50).get_page(request.GET.get("page"))
     record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in page.object_list}, via="adjudication-queue")
     context = {
         "campaign": campaign,

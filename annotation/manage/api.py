@@ -1057,6 +1057,7 @@ class AssignmentPagination(PageNumberPagination):
         self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
     ) -> list[Assignment] | None:
         after = request.query_params.get(self.after_query_param)
+        self.here = request.build_absolute_uri()
         self.keyset = "ordering" not in request.query_params
         if after is None or not self.keyset:
             rows = super().paginate_queryset(queryset, request, view)
@@ -1073,7 +1074,7 @@ class AssignmentPagination(PageNumberPagination):
         self.count = queryset.count()
         found = builtins.list(queryset.filter(Q(reserved_at__lt=when) | Q(reserved_at=when, pk__lt=pk))[: size + 1])
         self.more, self.rows = len(found) > size, found[:size]
-        self.page = None  # type: ignore[assignment]  # read by the links below instead
+        self.page = None  # read by the links below instead
         return self.rows
 
     def get_paginated_response(self, data: Any) -> Response:
@@ -1090,13 +1091,13 @@ class AssignmentPagination(PageNumberPagination):
             return None
         number = self.page.next_page_number() if self.page is not None else self.number + 1
         last = self.rows[-1]
-        url = replace_query_param(self.request.build_absolute_uri(), self.page_query_param, number)
+        url = replace_query_param(self.here, self.page_query_param, number)
         return replace_query_param(url, self.after_query_param, encode_keyset(last.reserved_at, last.pk))
 
     def get_previous_link(self) -> str | None:
         if self.page is not None:
             return super().get_previous_link()
-        url = remove_query_param(self.request.build_absolute_uri(), self.after_query_param)
+        url = remove_query_param(self.here, self.after_query_param)
         if self.number == 2:
             return remove_query_param(url, self.page_query_param)
         return replace_query_param(url, self.page_query_param, self.number - 1)

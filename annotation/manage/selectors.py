@@ -475,7 +475,7 @@ def assignment_overview_page(
         paginator = Paginator(ids.values_list("pk", flat=True), per_page)
         if count is not None:
             paginator.count = count  # a cached_property, set ahead
-        shown = int(number) if str(number or "").isdecimal() else 1
+        shown = int(str(number)) if str(number or "").isdecimal() else 1
         by_pk = {row.pk: row for row in rows(found)}
         page = KeysetPage(
             [by_pk[p] for p in found if p in by_pk],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -90,11 +90,11 @@ def _rows(summary_id: int, order: QueueOrder) -> Iterator[tuple[Any, ...]]:
 
 def _write_units(summary_id: int, order: QueueOrder) -> None:
     """Replace the summary's stored units (COPY on PostgreSQL: a blind test of 1.7 million units writes in seconds)."""
-    QueueUnit.objects.filter(summary_id=summary_id)._raw_delete(connection.alias)  # type: ignore[attr-defined]  # no signals, no cascade to follow
+    QueueUnit.objects.filter(summary_id=summary_id)._raw_delete(connection.alias)  # no signals, no cascade to follow
     table = QueueUnit._meta.db_table
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY {table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:  # type: ignore[attr-defined]
+            with cursor.cursor.copy(f"COPY {table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
                 for row in _rows(summary_id, order):
                     copy.write_row(row)
         else:
@@ -158,7 +158,7 @@ def head_entries(summary: QueueSummary, n: int = HEAD) -> list[QueueEntry]:
     return [_entry(u) for u in units]
 
 
-class StoredQueue:
+class StoredQueue(Sequence[QueueEntry]):
     """A campaign's stored queue as a sequence the paginators read: its length from the stored counts, a page per query.
 
     `show` is "needs_decision" or "all"; `trigger` and `criterion` narrow it; the responses the
@@ -226,9 +226,6 @@ class StoredQueue:
             else:
                 self._length = self._stored_count(self.show, self.trigger)
         return self._length
-
-    def count(self) -> int:
-        return len(self)
 
     @overload
     def __getitem__(self, index: int) -> QueueEntry: ...
