@@ -14,9 +14,10 @@ campaign's assignments and the leaderboard all grow by that factor), stores the 
 background refresh does, and times the same requests. It prints medians at 1× and N×, their ratio
 (N× ÷ 1×), and the machine's load average (compare runs taken at similar load).
 
-Requests: the adjudication queue (page, every compared unit on its last page, API), the expert home
-and completed-work page, the leaderboard (page and API), the campaign's assignments page on its
-last page.
+Requests: the adjudication queue (page, every compared unit on its deepest full page, API), the expert home
+and completed-work page, the leaderboard (page, a search showing one model, API), the campaign's
+assignments: the deepest page that is full at both sizes, asked by number (`?page=N`, an offset) and
+through the Next link of the page before (a keyset).
 """
 
 from __future__ import annotations
@@ -77,8 +78,10 @@ def main() -> None:
 
 
 def _run(args: argparse.Namespace, client_class) -> dict[str, object]:
+    from annotation.manage.selectors import assignment_overview_page
     from annotation.models import Assignment
     from annotation.services.campaigns import create_campaign
+    from heartbench_core.blindness import blind_scope
     from heartbench_core.roles import Role
     from heartbench_core.services.judging import import_judge_verdicts
     from tests.annotation.test_pages_cost_the_same_queries_at_1x_and_3x import BASE_MODELS, _add_models, _judge
@@ -123,13 +126,18 @@ def _run(args: argparse.Namespace, client_class) -> dict[str, object]:
     def measure() -> tuple[dict[str, float], dict[str, int]]:
         store_queue_summary(campaign=campaign)
         assignments = Assignment.objects.filter(campaign_response__campaign=campaign).count()
-        last = max(1, -(-assignments // 50))
         units = QueueSummary.objects.get(campaign=campaign).compared
+        # The deepest full page (pages that hold as many rows at both sizes), by number and by the cursor a reader following
+        # Next links carries there (a keyset: no OFFSET).
+        deep = max(1, assignments // 50)
+        keyset = {"page": deep}
+        if deep > 1:
+            keyset["after"] = assignment_overview_page(campaign, number=deep - 1, scope=blind_scope(cast.admin)).next_after
         c = campaign.pk
         calls = {
             "adjudication queue page": lambda: as_reviewer.get(f"/validation/campaigns/{c}/adjudication/"),
-            "adjudication queue, every compared unit, last page": lambda: as_reviewer.get(
-                f"/validation/campaigns/{c}/adjudication/", {"show": "all", "page": max(1, -(-units // 50))}
+            "adjudication queue, every compared unit, deepest full page": lambda: as_reviewer.get(
+                f"/validation/campaigns/{c}/adjudication/", {"show": "all", "page": max(1, units // 50)}
             ),
             "adjudication queue API (every compared unit)": lambda: as_reviewer.get(
                 f"/api/v1/validation/campaigns/{c}/queue/", {"show": "all"}
@@ -137,8 +145,14 @@ def _run(args: argparse.Namespace, client_class) -> dict[str, object]:
             "expert home (history in a campaign not listing them)": lambda: as_expert.get("/work/"),
             "expert's completed work": lambda: as_expert.get("/work/done/"),
             "leaderboard page": lambda: as_admin.get("/datasets/demo/v/v1/leaderboard/"),
+            "leaderboard page, a search showing one model": lambda: as_admin.get("/datasets/demo/v/v1/leaderboard/", {"q": "aurora"}),
             "leaderboard API": lambda: as_admin.get("/api/v1/scores/leaderboard/", {"dataset": "demo"}),
-            "campaign assignments, last page": lambda: as_admin.get(f"/work/manage/campaigns/{c}/assignments/", {"page": last}),
+            "campaign assignments, deepest full page (?page=N, offset)": lambda: as_admin.get(
+                f"/work/manage/campaigns/{c}/assignments/", {"page": deep}
+            ),
+            "campaign assignments, deepest full page (Next link, keyset)": lambda: as_admin.get(
+                f"/work/manage/campaigns/{c}/assignments/", keyset
+            ),
         }
         sizes = {
             "models": len(models),
