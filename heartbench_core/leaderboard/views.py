@@ -50,6 +50,7 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
     found = [r for r in rows if search.casefold() in r.run.model.name.casefold()] if search else rows
     page = Paginator(found, leaderboard_selectors.ROWS_PER_PAGE).get_page(request.GET.get("page"))
     shown = list(page.object_list)
+    charted = shown[: leaderboard_selectors.CHART_SERIES]  # the chart and its table of numbers
     context = {
         "version": version,
         "dataset": version.dataset,
@@ -57,7 +58,8 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
         "page": page,
         "total": len(rows),
         "page_query": urlencode({k: v for k, v in (("judge", judge), ("scene", scene), ("catastrophic", mode), ("q", search)) if v}),
-        "chart": leaderboard_selectors.ability_chart(shown[: leaderboard_selectors.CHART_SERIES]),
+        "chart": leaderboard_selectors.ability_chart(charted),
+        "charted": charted,
         "chart_partial": len(shown) > leaderboard_selectors.CHART_SERIES,
         "abilities": ABILITIES,
         "dimensions": DIMENSIONS,
