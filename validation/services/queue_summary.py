@@ -152,10 +152,9 @@ def _entry(unit: QueueUnit) -> QueueEntry:
     )
 
 
-def head_entries(summary: QueueSummary, n: int = HEAD) -> list[QueueEntry]:
-    """The first entries of the queue that need a decision, read from the stored units (one query)."""
-    units = QueueUnit.objects.filter(summary=summary, needs_decision=True).order_by("position")[:n]
-    return [_entry(u) for u in units]
+def head_entries(summary: QueueSummary) -> list[QueueEntry]:
+    """The stored first entries of the queue that need a decision, as the selectors give them (no query)."""
+    return [QueueEntry(**{**e, "triggers": tuple(e["triggers"])}) for e in summary.head]
 
 
 class StoredQueue(Sequence[QueueEntry]):
