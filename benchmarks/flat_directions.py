@@ -4,15 +4,15 @@
         [--scale 10] [--runs 15] [--json benchmarks/results/flat_directions.json]
 
 It builds a throw-away database (Django's test database of DATABASE_URL: `test_<name>`, dropped at
-the end) with the demo version, a blind test of 3 models' responses judged by three experts (as the
-query-count tests build it: `tests/annotation/test_pages_cost_the_same_queries_at_1x_and_3x.py`),
-one judge run per model, and the first expert taken off the roster (they take part through the work
-they hold). It times each request in-process (Django's test client: middleware, session, view,
-template or serializer), grows the installation by `--scale` times the models (each with its
-responses judged by the three experts and a judge run: the blind test, the expert's history, the
-campaign's assignments and the leaderboard all grow by that factor), stores the queue again as the
-background refresh does, and times the same requests. It prints medians at 1× and N×, their ratio
-(N× ÷ 1×), and the machine's load average (compare runs taken at similar load).
+the end) holding both sizes side by side on the demo version, as the query-count tests build them
+(`tests/annotation/test_pages_cost_the_same_queries_at_1x_and_3x.py`): a blind test of 3 models'
+responses judged by three experts, and another of `--scale` times the models judged by three other
+experts; one judge run per model under the judge `bench-1x`, and `--scale` times the runs under
+`bench-Nx`; in each blind test the first expert is taken off the roster (they take part through the
+work they hold, and their history is the blind test's size). The queue of each is stored as the
+background refresh does. Each request is timed in-process (Django's test client: middleware,
+session, view, template or serializer) at 1× and at N× in turn, so that the load of a shared machine
+weighs on both alike; it prints medians at 1× and N×, their ratio (N× ÷ 1×) and the load average.
 
 Requests: the adjudication queue (page, every compared unit on its deepest full page, API), the expert home
 and completed-work page, the leaderboard (page, a search showing one model, API), the campaign's
@@ -34,18 +34,6 @@ from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def _median_ms(call, runs: int, warm: int = 2) -> float:
-    for _ in range(warm):
-        call()
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        response = call()
-        samples.append((time.perf_counter() - started) * 1000)
-        assert response.status_code < 400, (response.status_code, response.content[:300])
-    return statistics.median(samples)
 
 
 def main() -> None:
@@ -90,50 +78,46 @@ def _run(args: argparse.Namespace, client_class) -> dict[str, object]:
     from validation.models import QueueSummary
     from validation.services.queue_summary import store_queue_summary
 
-    cast = SimpleNamespace(
-        admin=make_user("bench_admin", Role.ADMIN),
-        reviewer=make_user("bench_reviewer", Role.SENIOR_REVIEWER),
-        experts=[make_user(f"bench_expert{i}", Role.EXPERT) for i in range(1, 4)],
-    )
-    expert = cast.experts[0]
+    admin = make_user("bench_admin", Role.ADMIN)
+    reviewer = make_user("bench_reviewer", Role.SENIOR_REVIEWER)
     demo_version()
     demo_responses()
-    campaign = create_campaign(
-        name="Growing",
-        dataset_name="demo",
-        model_names=BASE_MODELS,
-        sample_fraction=1.0,
-        overlap=3,
-        expert_usernames=[e.username for e in cast.experts],
-        requires_qualification=False,
-        rationale_min_chars=10,
-    ).campaign
+    with tempfile.TemporaryDirectory() as tmp:
+        grown = _add_models(Path(tmp), 3, 3 * (args.scale - 1))
+    sizes = {"1": list(BASE_MODELS), "N": [*BASE_MODELS, *grown]}
 
-    def judged(models: list[str]) -> None:
+    def build(size: str) -> dict[str, object]:
+        models = sizes[size]
+        cast = SimpleNamespace(experts=[make_user(f"bench_expert_{size}{i}", Role.EXPERT) for i in range(1, 4)])
+        campaign = create_campaign(
+            name=f"Blind test {size}x",
+            dataset_name="demo",
+            model_names=BASE_MODELS,
+            sample_fraction=1.0,
+            overlap=3,
+            expert_usernames=[e.username for e in cast.experts],
+            requires_qualification=False,
+            rationale_min_chars=10,
+        ).campaign
         _judge(cast, campaign, models)
         for n, model in enumerate(models):
             source = FIXTURES / "verdicts" / f"{BASE_MODELS[n % 3]}.jsonl"
-            import_judge_verdicts(source=source, dataset_name="demo", model_name=model, judge="bench-judge")
-
-    judged(BASE_MODELS)
-    campaign.experts.remove(expert)  # the expert takes part through the work they hold
-
-    as_admin, as_reviewer, as_expert = client_class(), client_class(), client_class()
-    as_admin.force_login(cast.admin)
-    as_reviewer.force_login(cast.reviewer)
-    as_expert.force_login(expert)
-
-    def measure() -> tuple[dict[str, float], dict[str, int]]:
+            import_judge_verdicts(source=source, dataset_name="demo", model_name=model, judge=f"bench-{size}x")
+        expert = cast.experts[0]
+        campaign.experts.remove(expert)  # the expert takes part through the work they hold
         store_queue_summary(campaign=campaign)
         assignments = Assignment.objects.filter(campaign_response__campaign=campaign).count()
         units = QueueSummary.objects.get(campaign=campaign).compared
-        # The deepest full page (pages that hold as many rows at both sizes), by number and by the cursor a reader following
-        # Next links carries there (a keyset: no OFFSET).
+        # The deepest page full at both sizes, by number and by the cursor a reader following Next links carries there.
         deep = max(1, assignments // 50)
-        keyset = {"page": deep}
+        keyset: dict[str, object] = {"page": deep}
         if deep > 1:
-            keyset["after"] = assignment_overview_page(campaign, number=deep - 1, scope=blind_scope(cast.admin)).next_after
-        c = campaign.pk
+            keyset["after"] = assignment_overview_page(campaign, number=deep - 1, scope=blind_scope(admin)).next_after
+        as_admin, as_reviewer, as_expert = client_class(), client_class(), client_class()
+        as_admin.force_login(admin)
+        as_reviewer.force_login(reviewer)
+        as_expert.force_login(expert)
+        c, judge = campaign.pk, f"bench-{size}x"
         calls = {
             "adjudication queue page": lambda: as_reviewer.get(f"/validation/campaigns/{c}/adjudication/"),
             "adjudication queue, every compared unit, deepest full page": lambda: as_reviewer.get(
@@ -144,9 +128,11 @@ def _run(args: argparse.Namespace, client_class) -> dict[str, object]:
             ),
             "expert home (history in a campaign not listing them)": lambda: as_expert.get("/work/"),
             "expert's completed work": lambda: as_expert.get("/work/done/"),
-            "leaderboard page": lambda: as_admin.get("/datasets/demo/v/v1/leaderboard/"),
-            "leaderboard page, a search showing one model": lambda: as_admin.get("/datasets/demo/v/v1/leaderboard/", {"q": "aurora"}),
-            "leaderboard API": lambda: as_admin.get("/api/v1/scores/leaderboard/", {"dataset": "demo"}),
+            "leaderboard page": lambda: as_admin.get("/datasets/demo/v/v1/leaderboard/", {"judge": judge}),
+            "leaderboard page, a search showing one model": lambda: as_admin.get(
+                "/datasets/demo/v/v1/leaderboard/", {"judge": judge, "q": "aurora"}
+            ),
+            "leaderboard API": lambda: as_admin.get("/api/v1/scores/leaderboard/", {"dataset": "demo", "judge": judge}),
             "campaign assignments, deepest full page (?page=N, offset)": lambda: as_admin.get(
                 f"/work/manage/campaigns/{c}/assignments/", {"page": deep}
             ),
@@ -154,34 +140,36 @@ def _run(args: argparse.Namespace, client_class) -> dict[str, object]:
                 f"/work/manage/campaigns/{c}/assignments/", keyset
             ),
         }
-        sizes = {
+        size_of = {
             "models": len(models),
             "assignments": assignments,
             "expert's assignments": Assignment.objects.filter(expert=expert).count(),
             "compared units": units,
         }
-        return {name: _median_ms(call, args.runs) for name, call in calls.items()}, sizes
+        return {"calls": calls, "size": size_of}
 
-    models = list(BASE_MODELS)
-    one, one_size = measure()
-    load_one = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
-        grown = _add_models(Path(tmp), 3, 3 * (args.scale - 1))
-    judged(grown)
-    models += grown
-    many, many_size = measure()
-    load_many = os.getloadavg()[0]
-    print(f"1×: {one_size} (load {load_one:.2f}) · {args.scale}×: {many_size} (load {load_many:.2f})")
-    print(f"{'request':55} {'1× ms':>8} {f'{args.scale}× ms':>8} {'ratio':>6}")
-    for name in one:
-        print(f"{name:55} {one[name]:8.1f} {many[name]:8.1f} {many[name] / one[name]:6.2f}")
-    return {
-        "scale": args.scale,
-        "sizes": {"1": one_size, str(args.scale): many_size},
-        "load": [load_one, load_many],
-        "one": one,
-        "many": many,
-    }
+    one, many = build("1"), build("N")
+    loads = [os.getloadavg()[0]]
+    timings: dict[str, dict[str, float]] = {}
+    for name, call_one in one["calls"].items():  # type: ignore[attr-defined]
+        call_many = many["calls"][name]  # type: ignore[index]
+        for call in (call_one, call_many):  # warm both
+            for _ in range(2):
+                assert call().status_code < 400, name
+        samples: dict[str, list[float]] = {"1": [], "N": []}
+        for _ in range(args.runs):  # in turn, so that the machine's load weighs on both sizes alike
+            for key, call in (("1", call_one), ("N", call_many)):
+                started = time.perf_counter()
+                response = call()
+                samples[key].append((time.perf_counter() - started) * 1000)
+                assert response.status_code < 400, (name, response.status_code)
+        timings[name] = {key: statistics.median(values) for key, values in samples.items()}
+        loads.append(os.getloadavg()[0])
+    print(f"1×: {one['size']} · {args.scale}×: {many['size']} · load {min(loads):.2f}–{max(loads):.2f}")
+    print(f"{'request':62} {'1× ms':>8} {f'{args.scale}× ms':>8} {'ratio':>6}")
+    for name, t in timings.items():
+        print(f"{name:62} {t['1']:8.1f} {t['N']:8.1f} {t['N'] / t['1']:6.2f}")
+    return {"scale": args.scale, "sizes": {"1": one["size"], str(args.scale): many["size"]}, "load": loads, "ms": timings}
 
 
 if __name__ == "__main__":
