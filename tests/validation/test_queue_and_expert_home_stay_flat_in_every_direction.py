@@ -1,5 +1,6 @@
 """The adjudication queue (page and API) and the expert home run as many queries when a blind test has three times the
-models, and when an expert's history is three times as long, as at one.
+models, and when an expert's history is three times as long, as at one; the admin's assignment pages (page and API,
+continued by keyset) as many in a campaign three times the size.
 
 The campaign and the work are built as `tests/annotation/test_pages_cost_the_same_queries_at_1x_and_3x.py` builds
 them (3 models' responses, then 9, each judged by the three experts). The queue is stored again after each growth, as
@@ -76,3 +77,33 @@ def test_the_expert_home_costs_the_same_with_three_times_the_history_in_a_campai
     three = {"home": _counted(expert, "/work/"), "completed": _counted(expert, "/work/done/")}
     assert three == one
     assert "Growing" in expert.get("/work/").content.decode()
+
+
+def test_the_admins_assignment_pages_cost_the_same_in_a_campaign_three_times_the_size(cast, client_for, tmp_path, monkeypatch):
+    from rest_framework.pagination import PageNumberPagination
+
+    from annotation.manage.selectors import assignment_overview_page
+    from heartbench_core.blindness import blind_scope
+
+    monkeypatch.setattr(PageNumberPagination, "page_size", 5)
+    campaign = _campaign(cast)
+    admin = client_for(cast.admin)
+    page_url = f"/work/manage/campaigns/{campaign.pk}/assignments/"
+    api_url = f"/api/v1/annotation/manage/assignments/?campaign={campaign.pk}"
+
+    def counts() -> dict[str, int]:
+        total = Assignment.objects.filter(campaign_response__campaign=campaign).count()
+        deep = total // 50  # the deepest full page, reached by the Next link of the page before
+        after = assignment_overview_page(campaign, number=deep - 1, scope=blind_scope(cast.admin)).next_after
+        api_next = admin.get(api_url).json()["next"]
+        return {
+            "assignments page by its Next link": _counted(admin, page_url, {"page": deep, "after": after}),
+            "assignment API by its next link": _counted(admin, api_next),
+        }
+
+    _judge(cast, campaign, BASE_MODELS)
+    _judge(cast, campaign, _add_models(tmp_path, 3, 3))  # 108 assignments: a full second page
+    one = counts()
+    _judge(cast, campaign, _add_models(tmp_path, 6, 12))
+    assert Assignment.objects.filter(campaign_response__campaign=campaign).count() == 324
+    assert counts() == one
