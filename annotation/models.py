@@ -99,7 +99,11 @@ class CampaignQuerySet(models.QuerySet["Campaign"]):
 
     @staticmethod
     def _holds_work_of(user: User) -> Q:
-        return Q(Exists(Assignment.objects.filter(campaign_response__campaign_id=OuterRef("pk"), expert_id=user.pk)))
+        # Read from the expert's tally row of the campaign (one index probe), not their assignments: an EXISTS over those
+        # scanned the expert's whole history for each campaign whose list does not name them. The row counts every
+        # assignment by status (kept by triggers), so some count above zero is exactly "holds an assignment".
+        held = Q(reserved__gt=0) | Q(submitted__gt=0) | Q(expired__gt=0) | Q(released__gt=0)
+        return Q(Exists(ExpertCampaignTally.objects.filter(held, campaign_id=OuterRef("pk"), expert_id=user.pk)))
 
 
 class Campaign(models.Model):
@@ -497,6 +501,8 @@ class UnclearCriterionReport(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # The unread-replies count reads the replies since the expert last looked, not all their reports.
+        indexes = [models.Index(fields=["resolved_at"], condition=models.Q(resolved_at__isnull=False), name="unclear_report_replied")]
 
     def __str__(self) -> str:
         return f"unclear {self.criterion_id} on {self.assignment_id}"
@@ -514,6 +520,8 @@ class ItemProblemReport(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # The unread-replies count reads the replies since the expert last looked, not all their reports.
+        indexes = [models.Index(fields=["resolved_at"], condition=models.Q(resolved_at__isnull=False), name="problem_report_replied")]
 
     def __str__(self) -> str:
         return f"problem on {self.assignment_id}"

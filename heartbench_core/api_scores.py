@@ -111,6 +111,10 @@ class LeaderboardQuerySerializer(serializers.Serializer):
     subset = serializers.ChoiceField(choices=SUBSETS, default="all")
     scene = serializers.CharField(required=False)
     catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
+    q = serializers.CharField(required=False, help_text="Only models whose name contains this (any case); ranks stay those of all.")
+    top = serializers.IntegerField(
+        required=False, min_value=1, max_value=10000, help_text="Only the first N models listed (after `q`), in rank order."
+    )
 
 
 class CalibratedFigureSerializer(serializers.Serializer):
@@ -167,6 +171,7 @@ class LeaderboardSerializer(serializers.Serializer):
     subset = serializers.ChoiceField(choices=SUBSETS)
     scene = serializers.CharField(allow_null=True)
     catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES)
+    ranked = serializers.IntegerField(help_text="Models ranked, before `q` and `top` kept some of them.")
     models = ModelScoresSerializer(many=True)
 
 
@@ -182,8 +187,9 @@ class LeaderboardView(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter(name, OpenApiTypes.STR, required=name == "dataset")
-            for name in ("dataset", "source", "judge", "run", "version", "subset", "scene", "catastrophic")
-        ],
+            for name in ("dataset", "source", "judge", "run", "version", "subset", "scene", "catastrophic", "q")
+        ]
+        + [OpenApiParameter("top", OpenApiTypes.INT, description="Only the first N models listed (after `q`), in rank order.")],
         responses={200: LeaderboardSerializer},
     )
     def get(self, request: Request) -> Response:
@@ -203,11 +209,17 @@ class LeaderboardView(APIView):
             scene=q.get("scene"),
             mode=q["catastrophic"],
         )
+        ranked = len(rows)
+        if search := (q.get("q") or "").strip().casefold():
+            rows = [row for row in rows if search in row.model.casefold()]
+        if (top := q.get("top")) is not None:
+            rows = rows[:top]
         if q["source"] == "judge":
             calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q.get("scene") and q["catastrophic"] == "paper")
         else:
             calibrated = [{"calibrated": None, "calibrated_reason": NOT_A_JUDGE}] * len(rows)
         body = {
+            "ranked": ranked,
             "dataset": q["dataset"],
             "version": rows[0].result.version if rows else None,
             "source": q["source"],

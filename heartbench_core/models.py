@@ -46,6 +46,11 @@ class User(AbstractUser):
         verbose_name=_("language"),
         help_text=_("Language of the pages for this user; blank follows the browser's."),
     )
+    # Kept by `annotation.services.reports.resolve_report`: the navigation's unread-replies count reads nothing more while
+    # no reply came after the expert last opened their reports page (the user row is read for the request anyway).
+    report_reply_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When an admin last replied to one of this user's reports."
+    )
 
     class Meta:
         db_table = "hb_user"

@@ -6,7 +6,9 @@ list; sorting ids and reading only the page's rows costs in proportion to the pa
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -34,3 +36,44 @@ def page_of_ids(
     found = {row.pk: row for row in rows(wanted)}
     page.object_list = [found[pk] for pk in wanted if pk in found]  # the page now holds its rows
     return page
+
+
+def encode_keyset(when: datetime, pk: int) -> str:
+    """A row's place in a list sorted by (time, id), as an opaque cursor for a link."""
+    return base64.urlsafe_b64encode(f"{when.isoformat()}|{pk}".encode()).decode().rstrip("=")
+
+
+def decode_keyset(cursor: str) -> tuple[datetime, int] | None:
+    """The (time, id) of `encode_keyset`, or None for a cursor that does not decode (the caller starts over)."""
+    try:
+        when, pk = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
+        moment = datetime.fromisoformat(when)
+    except ValueError:  # bad base64 (binascii.Error), bad UTF-8, no separator, no date
+        return None
+    if not cursor or moment.tzinfo is None or not pk.isdecimal() or len(pk) > 19:
+        return None
+    return moment, int(pk)
+
+
+class KeysetPage(Page):
+    """A page reached from a cursor: it knows whether rows come before and after it, and the cursors that lead there.
+
+    Its number is the one the link carried (shown only, clamped to the list's pages); what it holds
+    comes from the cursor, read by an index range instead of skipping every row before it.
+    """
+
+    def __init__(self, object_list: Any, number: int, paginator: Paginator, *, more_before: bool, more_after: bool) -> None:
+        super().__init__(object_list, number, paginator)
+        self.more_before, self.more_after = more_before, more_after
+
+    def has_next(self) -> bool:
+        return self.more_after
+
+    def has_previous(self) -> bool:
+        return self.more_before
+
+    def next_page_number(self) -> int:
+        return min(self.number + 1, max(self.paginator.num_pages, self.number + 1))
+
+    def previous_page_number(self) -> int:
+        return max(1, self.number - 1)

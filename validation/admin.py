@@ -11,6 +11,7 @@ from validation.models import (
     GoldDraftVerdict,
     GoldenLabel,
     QueueSummary,
+    QueueUnit,
     ReleaseGate,
     ReleasePolicy,
     ReleasePolicyChange,
@@ -68,8 +69,14 @@ class BackgroundJobAdmin(ReadOnlyAdmin):
 @admin.register(QueueSummary)
 class QueueSummaryAdmin(ReadOnlyAdmin):
     list_display = ("campaign", "needs_decision", "compared", "stale", "computed_at")
-    exclude = ("head",)
+    exclude = ("head", "counts")
     list_select_related = ("campaign",)
+
+
+@admin.register(QueueUnit)
+class QueueUnitAdmin(ReadOnlyAdmin):
+    list_display = ("summary", "position", "campaign_response_id", "criterion_id", "needs_decision", "decided", "triggers")
+    list_select_related = ("summary",)
 
 
 @admin.register(GoldDraft)

@@ -33,11 +33,10 @@ from validation.blindness import (
     refuse_alignment,
     refuse_campaign,
     refuse_reports,
-    visible_entries,
 )
 from validation.gold_builder import BuilderFilters, candidate_list, draft_sheets
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldDraft, GoldenLabel, ReleaseGate, ReleasePolicy
-from validation.selectors import QueueEntry, adjudication_units, judge_reasons, latest_release_gate, queue_counts, unit_discussion
+from validation.selectors import QueueCounts, QueueEntry, judge_reasons, latest_release_gate, unit_discussion
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.gold_builder import (
@@ -49,6 +48,7 @@ from validation.services.gold_builder import (
 )
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
+from validation.services.queue_summary import stored_queue
 from validation.services.release import (
     change_release_policy,
     policy_differs_from,
@@ -764,13 +764,16 @@ class QueueView(ComputedListView):
         campaign = get_object_or_404(Campaign, pk=campaign_id)
         refuse_campaign(request.user, campaign.pk)
         query = valid_query(QueueQuerySerializer, request, campaign=campaign)
-        units = visible_entries(request.user, campaign, adjudication_units(campaign, reviewer=signed_in(request)))
-        counts = queue_counts(units)
-        entries = units if query["show"] == "all" else [e for e in units if e.needs_decision]
-        if trigger := query.get("trigger"):
-            entries = [e for e in entries if trigger in e.triggers]
-        if (criterion := query.get("criterion")) is not None:
-            entries = [e for e in entries if e.criterion_id == criterion]
+        # A page of the stored queue (see `validation.services.queue_summary`), never the whole queue.
+        entries = stored_queue(
+            campaign,
+            viewer=request.user,
+            reviewer=signed_in(request),
+            show=query["show"],
+            trigger=query.get("trigger") or "",
+            criterion=query.get("criterion"),
+        )
+        counts = QueueCounts(*entries.counts())
         response = self.paginated(entries, totals=counts._asdict())
         record_entry_exposures(
             user=request.user, entry_ids={r["campaign_response_id"] for r in response.data["results"]}, via="api-adjudication-queue"

@@ -199,6 +199,11 @@ class QueueSummary(models.Model):
     needs_decision = models.PositiveIntegerField(help_text="Units that need a senior reviewer's decision.")
     compared = models.PositiveIntegerField(help_text="Units compared.")
     head = models.JSONField(default=list, help_text="The first entries that need a decision, in queue order.")
+    counts = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Units listed per view (`all`, `needs_decision`) and trigger ('' for any), for the queue's pages.",
+    )
     stale = models.BooleanField(default=False, help_text="Something the queue depends on changed since it was computed.")
     computed_at = models.DateTimeField()
 
@@ -207,6 +212,41 @@ class QueueSummary(models.Model):
 
     def __str__(self) -> str:
         return f"queue of {self.campaign_id}: {self.needs_decision} of {self.compared}"
+
+
+class QueueUnit(models.Model):
+    """One compared unit of a campaign's adjudication queue, as its last computation left it, in queue order.
+
+    The queue page and API read a page of these rows (and the counts stored on `QueueSummary`)
+    instead of computing the queue, which reads every judgment of the campaign: one row per
+    compared unit, written whole by `validation.services.queue_summary.store_queue_summary`, and
+    brought up to date on the spot by a decision (`decided`, `needs_decision`).
+    """
+
+    summary = models.ForeignKey(QueueSummary, on_delete=models.CASCADE, related_name="units")
+    position = models.PositiveIntegerField(help_text="Place in the queue's order over every compared unit (0 first).")
+    campaign_response_id = models.BigIntegerField(help_text="The CampaignResponse (kept without a foreign key: rewritten whole).")
+    criterion_id = models.BigIntegerField()
+    expert_hits = models.PositiveSmallIntegerField()
+    expert_ratings = models.PositiveSmallIntegerField()
+    judge_hit = models.BooleanField(null=True)
+    agreement = models.FloatField()
+    triggers = models.CharField(max_length=100, blank=True, help_text="Why it is queued: trigger codes joined by commas.")
+    needs_decision = models.BooleanField()
+    decided = models.BooleanField()
+    judge_verdict_id = models.BigIntegerField(null=True)
+    discussion_changed = models.BooleanField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["summary", "position"], name="queue_unit_position_unique")]
+        indexes = [
+            models.Index(fields=["summary", "position"], condition=models.Q(needs_decision=True), name="queue_unit_needs_decision"),
+            models.Index(fields=["summary", "campaign_response_id"], name="queue_unit_response"),
+            models.Index(fields=["summary", "criterion_id", "position"], name="queue_unit_criterion"),
+        ]
+
+    def __str__(self) -> str:
+        return f"unit {self.campaign_response_id}/{self.criterion_id} at {self.position}"
 
 
 class ReleasePolicy(models.Model):

@@ -969,13 +969,64 @@ def queue_arrays(campaign: Campaign) -> CampaignArrays:
     return load_campaign_arrays(campaign, judge_runs=runs)
 
 
-def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: CampaignArrays | None = None) -> list[QueueEntry]:
-    """Every compared unit (see `heartbench_core.lib.adjudication`), lowest expert agreement first.
+@dataclass(frozen=True)
+class QueueOrder:
+    """Every compared unit of a campaign in queue order, as arrays (one entry per listed unit, in order)."""
 
-    Judge contradictions come first among equals. Each entry says whether it needs a decision
-    (`needs_decision`) and whether one was made (`decided`). For a given reviewer, the responses
-    they rated themselves are left out.
-    """
+    cr_id: np.ndarray
+    criterion_id: np.ndarray
+    expert_hits: np.ndarray
+    expert_ratings: np.ndarray
+    judge: np.ndarray  # -1: no verdict, else 0/1
+    agreement: np.ndarray
+    tie: np.ndarray
+    split: np.ndarray
+    contradicts: np.ndarray
+    ambiguous: np.ndarray
+    discussion_changed: np.ndarray
+    needs_decision: np.ndarray
+    decided: np.ndarray
+    judge_verdict_id: np.ndarray  # -1: none
+
+    def __len__(self) -> int:
+        return len(self.cr_id)
+
+    def triggers(self, i: int) -> tuple[str, ...]:
+        """Why the i-th unit is listed, as trigger codes in the queue's order of reasons."""
+        trigger = Adjudication.Trigger
+        out = []
+        if self.tie[i]:
+            out.append(trigger.TIE.value)
+        elif self.split[i]:
+            out.append(trigger.SPLIT.value)
+        if self.contradicts[i]:
+            out.append(trigger.JUDGE_CONTRADICTS.value)
+        if self.ambiguous[i]:
+            out.append(trigger.AMBIGUOUS.value)
+        if self.discussion_changed[i]:
+            out.append(trigger.DISCUSSION_CHANGED.value)
+        return tuple(out)
+
+    def entry(self, i: int) -> QueueEntry:
+        judge = int(self.judge[i])
+        verdict_id = int(self.judge_verdict_id[i])
+        return QueueEntry(
+            campaign_response_id=int(self.cr_id[i]),
+            criterion_id=int(self.criterion_id[i]),
+            expert_hits=int(self.expert_hits[i]),
+            expert_ratings=int(self.expert_ratings[i]),
+            judge_hit=None if judge < 0 else bool(judge),
+            agreement=float(self.agreement[i]),
+            triggers=self.triggers(i),
+            needs_decision=bool(self.needs_decision[i]),
+            decided=bool(self.decided[i]),
+            judge_verdict_id=verdict_id if verdict_id >= 0 else None,
+            discussion_changed=bool(self.discussion_changed[i]),
+        )
+
+
+def queue_order(campaign: Campaign, *, reviewer: Any = None, data: CampaignArrays | None = None) -> QueueOrder:
+    """Every compared unit (see `heartbench_core.lib.adjudication`) in queue order, as arrays; see `adjudication_units`."""
     from heartbench_core.lib.adjudication import triage_units
 
     data = data if data is not None else queue_arrays(campaign)
@@ -1001,38 +1052,36 @@ def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: Campai
     idx = np.flatnonzero(shown)
     # A discussion that changed the majority raises its unit to the top; then lowest agreement, judge contradictions first among equals.
     order = np.lexsort((data.u_crit[idx], data.u_cr[idx], ~t.contradicts[idx], t.agreement[idx], ~t.discussion_changed[idx]))
-    trigger = Adjudication.Trigger
-    entries = []
-    for u in idx[order].tolist():
-        triggers = []
-        if t.tie[u]:
-            triggers.append(trigger.TIE.value)
-        elif t.split[u]:
-            triggers.append(trigger.SPLIT.value)
-        if t.contradicts[u]:
-            triggers.append(trigger.JUDGE_CONTRADICTS.value)
-        if t.ambiguous[u]:
-            triggers.append(trigger.AMBIGUOUS.value)
-        if t.discussion_changed[u]:
-            triggers.append(trigger.DISCUSSION_CHANGED.value)
-        judge = int(data.u_judge[u])
-        verdict_id = int(data.u_judge_verdict[u]) if data.u_judge_verdict.size else -1
-        entries.append(
-            QueueEntry(
-                campaign_response_id=int(data.cr_id[data.u_cr[u]]),
-                criterion_id=int(data.crit_id[data.u_crit[u]]),
-                expert_hits=int(hits[u]),
-                expert_ratings=int(ratings[u]),
-                judge_hit=None if judge < 0 else bool(judge),
-                agreement=float(t.agreement[u]),
-                triggers=tuple(triggers),
-                needs_decision=bool(t.needs_decision[u]),
-                decided=bool(t.decided[u]),
-                judge_verdict_id=verdict_id if verdict_id >= 0 else None,
-                discussion_changed=bool(t.discussion_changed[u]),
-            )
-        )
-    return entries
+    u = idx[order]
+    verdicts = data.u_judge_verdict[u] if data.u_judge_verdict.size else np.full(len(u), -1, dtype=np.int64)
+    return QueueOrder(
+        cr_id=data.cr_id[data.u_cr[u]],
+        criterion_id=data.crit_id[data.u_crit[u]],
+        expert_hits=np.asarray(hits)[u],
+        expert_ratings=np.asarray(ratings)[u],
+        judge=np.asarray(data.u_judge)[u],
+        agreement=t.agreement[u],
+        tie=t.tie[u],
+        split=t.split[u],
+        contradicts=t.contradicts[u],
+        ambiguous=t.ambiguous[u],
+        discussion_changed=t.discussion_changed[u],
+        needs_decision=t.needs_decision[u],
+        decided=t.decided[u],
+        judge_verdict_id=verdicts,
+    )
+
+
+def adjudication_units(campaign: Campaign, *, reviewer: Any = None, data: CampaignArrays | None = None) -> list[QueueEntry]:
+    """Every compared unit (see `heartbench_core.lib.adjudication`), lowest expert agreement first.
+
+    Judge contradictions come first among equals. Each entry says whether it needs a decision
+    (`needs_decision`) and whether one was made (`decided`). For a given reviewer, the responses
+    they rated themselves are left out. Computed from every judgment of the campaign: pages read
+    the stored queue instead (`validation.services.queue_summary.stored_queue`).
+    """
+    ordered = queue_order(campaign, reviewer=reviewer, data=data)
+    return [ordered.entry(i) for i in range(len(ordered))]
 
 
 def post_discussion_hits(campaign: Campaign, data: CampaignArrays, hits: np.ndarray) -> np.ndarray | None:

@@ -48,13 +48,11 @@ from validation.policy_text import policy_change_sentences, policy_field_label
 from validation.selectors import (
     QueueCounts,
     QueueEntry,
-    adjudication_units,
     campaigns_to_adjudicate,
     campaigns_with_reports,
     judge_reasons,
     latest_release_gate,
     latest_report,
-    queue_counts,
     unit_discussion,
 )
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
@@ -66,7 +64,7 @@ from validation.services.gold_builder import (
     write_draft_verdicts,
 )
 from validation.services.golden import adjudicate
-from validation.services.queue_summary import head_entries, queue_summary
+from validation.services.queue_summary import head_entries, queue_summary, stored_queue
 from validation.services.release import (
     change_release_policy,
     policy_differs_from,
@@ -269,8 +267,9 @@ def adjudication_index(request: SignedInRequest) -> HttpResponse:
         if campaign.pk in closed:  # named without figures: its judgments are closed to a rater of it
             rows.append({"campaign": campaign, "counts": None})
             continue
-        entries = visible_entries(request.user, campaign, adjudication_units(campaign, reviewer=request.user))
-        rows.append({"campaign": campaign, "counts": queue_counts(entries)})
+        # The stored queue's figures, less the responses the reviewer rated (their units only are read).
+        stored = stored_queue(campaign, viewer=request.user, reviewer=request.user)
+        rows.append({"campaign": campaign, "counts": QueueCounts(*stored.counts())})
     rows.sort(key=lambda r: -(r["counts"].needs_decision if r["counts"] else -1))
     return render(request, "validation/adjudication_index.html", {"rows": rows})
 
@@ -280,16 +279,14 @@ def adjudication_index(request: SignedInRequest) -> HttpResponse:
 def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     refuse_campaign(request.user, campaign.pk)
-    units = visible_entries(request.user, campaign, adjudication_units(campaign, reviewer=request.user))
-    counts = queue_counts(units)
     show = request.GET.get("show", "")
     show = show if show in QUEUE_SHOW else QUEUE_SHOW[0]
-    entries = units if show == "all" else [e for e in units if e.needs_decision]
     trigger = request.GET.get("trigger", "")
-    if trigger in Adjudication.Trigger.values:
-        entries = [e for e in entries if trigger in e.triggers]
-    else:
+    if trigger not in Adjudication.Trigger.values:
         trigger = ""
+    # A page of the stored queue (its units written by the last computation, decisions applied at once), never the whole queue.
+    entries = stored_queue(campaign, viewer=request.user, reviewer=request.user, show=show, trigger=trigger)
+    counts = QueueCounts(*entries.counts())
     page = Paginator(entries, 50).get_page(request.GET.get("page"))
     record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in page.object_list}, via="adjudication-queue")
     context = {
@@ -298,6 +295,7 @@ def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         "rows": _queue_rows(page.object_list, campaign.pk),
         "total": len(entries),
         "counts": counts,
+        "summary": entries.summary,
         "show": show,
         "trigger": trigger,
         "triggers": Adjudication.Trigger.choices,

@@ -28,9 +28,11 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.pagination import CursorPagination, PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from annotation.blindness import PROGRESS_WITHHELD, campaigns_whose_seed_is_hidden, dual_role_conflicts, own_quality_hidden
@@ -67,6 +69,7 @@ from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
+from heartbench_core.paging import decode_keyset, encode_keyset
 from heartbench_core.roles import Role, has_role, role_permission
 
 IsAdmin = role_permission(Role.ADMIN)
@@ -1040,6 +1043,78 @@ class AssignmentSerializer(serializers.ModelSerializer):
         ]
 
 
+class AssignmentPagination(PageNumberPagination):
+    """The API's default pages (`count`, `next`, `previous`, `results`); `next` continues by keyset.
+
+    `next` carries where its page ended (`after`, an opaque cursor), so a deep page reads from
+    there instead of sorting and skipping every row before it; `page` alone still works (by
+    offset, as before). Under an `ordering` of the caller's choice, pages go by offset only.
+    """
+
+    after_query_param = "after"
+
+    def paginate_queryset(  # type: ignore[override]  # pages assignments only
+        self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
+    ) -> list[Assignment] | None:
+        after = request.query_params.get(self.after_query_param)
+        self.here = request.build_absolute_uri()
+        self.keyset = "ordering" not in request.query_params
+        if after is None or not self.keyset:
+            rows = super().paginate_queryset(queryset, request, view)
+            self.rows = builtins.list(rows or [])
+            return rows
+        place = decode_keyset(after)
+        if place is None:
+            raise NotFound(CursorPagination.invalid_cursor_message)
+        when, pk = place
+        self.request = request
+        size = self.get_page_size(request) or 50
+        raw = request.query_params.get(self.page_query_param, "2")
+        self.number = int(raw) if raw.isdecimal() and int(raw) > 1 else 2
+        self.count = queryset.count()
+        found = builtins.list(queryset.filter(Q(reserved_at__lt=when) | Q(reserved_at=when, pk__lt=pk))[: size + 1])
+        self.more, self.rows = len(found) > size, found[:size]
+        self.page = None  # read by the links below instead
+        return self.rows
+
+    def get_paginated_response(self, data: Any) -> Response:
+        if self.page is not None:
+            return super().get_paginated_response(data)
+        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+
+    def get_next_link(self) -> str | None:
+        if self.page is not None:
+            link = super().get_next_link()
+            if link is None or not self.keyset or not self.rows:
+                return link
+        elif not self.more or not self.rows:
+            return None
+        number = self.page.next_page_number() if self.page is not None else self.number + 1
+        last = self.rows[-1]
+        url = replace_query_param(self.here, self.page_query_param, number)
+        return replace_query_param(url, self.after_query_param, encode_keyset(last.reserved_at, last.pk))
+
+    def get_previous_link(self) -> str | None:
+        if self.page is not None:
+            return super().get_previous_link()
+        url = remove_query_param(self.here, self.after_query_param)
+        if self.number == 2:
+            return remove_query_param(url, self.page_query_param)
+        return replace_query_param(url, self.page_query_param, self.number - 1)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            *super().get_schema_operation_parameters(view),
+            {
+                "name": self.after_query_param,
+                "required": False,
+                "in": "query",
+                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
+                "schema": {"type": "string"},
+            },
+        ]
+
+
 @extend_schema_view(
     list=extend_schema(
         parameters=[
@@ -1054,6 +1129,7 @@ class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSe
 
     permission_classes = [IsAdmin]
     serializer_class = AssignmentSerializer
+    pagination_class = AssignmentPagination
     lookup_field = "public_id"
     response_path = "campaign_response__response_id"
     exposure_via = "api-assignments"

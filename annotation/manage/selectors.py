@@ -47,7 +47,7 @@ from annotation.models import (
 from annotation.services.assignment import StuckResponse, stuck_responses
 from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
-from heartbench_core.paging import page_of_ids
+from heartbench_core.paging import KeysetPage, decode_keyset, encode_keyset, page_of_ids
 
 PACE_WINDOW = timedelta(days=7)
 
@@ -430,12 +430,18 @@ def assignment_overview_page(
     status: str | None = None,
     expert: str | None = None,
     per_page: int = 50,
+    after: str = "",
+    before: str = "",
 ) -> Page:
     """Admin: one page of `assignment_overview`, read in two steps so that only the page's rows are joined and loaded.
 
     The campaign's assignments are sorted as ids and reservation times only (no expert, item,
     model or text joined to every one of them), then the page's rows are read by id. The count
     comes from the experts' tallies unless the admin's blind scope hides some rows.
+
+    `after` / `before` (the page's `next_after` / `previous_before` cursors, which its links carry)
+    continue from a row by keyset: a deep page reads its rows from where the last one ended instead
+    of sorting and skipping every row before it (OFFSET); `page=N` alone still works as before.
     """
     ids = scope.visible_responses(
         Assignment.objects.of_campaign(campaign.pk).order_by("-reserved_at", "-id"), "campaign_response__response_id"
@@ -444,13 +450,44 @@ def assignment_overview_page(
         ids = ids.filter(status=status)
     if expert:
         ids = ids.filter(expert__username=expert)
-    return page_of_ids(
-        ids.values_list("pk", flat=True),
-        number=number,
-        per_page=per_page,
-        rows=lambda wanted: assignment_overview(campaign).filter(pk__in=wanted),
-        count=None if scope else assignment_overview_count(campaign, status=status, expert=expert),
-    )
+    count = None if scope else assignment_overview_count(campaign, status=status, expert=expert)
+
+    def rows(wanted: list[Any]) -> QuerySet[Assignment]:
+        return assignment_overview(campaign).filter(pk__in=wanted)
+
+    keyset = decode_keyset(after or before) if (after or before) else None
+    if keyset is None:
+        page = page_of_ids(ids.values_list("pk", flat=True), number=number, per_page=per_page, rows=rows, count=count)
+    else:
+        when, pk = keyset
+        if after:
+            found = list(ids.filter(Q(reserved_at__lt=when) | Q(reserved_at=when, pk__lt=pk)).values_list("pk", flat=True)[: per_page + 1])
+            more_before, more_after = True, len(found) > per_page
+            found = found[:per_page]
+        else:
+            found = list(
+                ids.filter(Q(reserved_at__gt=when) | Q(reserved_at=when, pk__gt=pk))
+                .order_by("reserved_at", "id")
+                .values_list("pk", flat=True)[: per_page + 1]
+            )
+            more_before, more_after = len(found) > per_page, True
+            found = found[:per_page][::-1]
+        paginator = Paginator(ids.values_list("pk", flat=True), per_page)
+        if count is not None:
+            paginator.count = count  # a cached_property, set ahead
+        shown = int(str(number)) if str(number or "").isdecimal() else 1
+        by_pk = {row.pk: row for row in rows(found)}
+        page = KeysetPage(
+            [by_pk[p] for p in found if p in by_pk],
+            max(1, min(shown, paginator.num_pages)),
+            paginator,
+            more_before=more_before,
+            more_after=more_after,
+        )
+    listed = list(page.object_list)
+    page.next_after = encode_keyset(listed[-1].reserved_at, listed[-1].pk) if listed else ""  # type: ignore[attr-defined]
+    page.previous_before = encode_keyset(listed[0].reserved_at, listed[0].pk) if listed else ""  # type: ignore[attr-defined]
+    return page
 
 
 def assignment_overview_count(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> int:

@@ -405,7 +405,13 @@ def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResp
     status = request.GET.get("status") or None
     expert = request.GET.get("expert") or None
     page = selectors.assignment_overview_page(
-        campaign, number=request.GET.get("page"), scope=blind_scope(request.user), status=status, expert=expert
+        campaign,
+        number=request.GET.get("page"),
+        scope=blind_scope(request.user),
+        status=status,
+        expert=expert,
+        after=request.GET.get("after", ""),
+        before=request.GET.get("before", ""),
     )
     # Each row names a response by its item and model (and gold flag): shown, so never served to this admin blind.
     record_exposures(user=request.user, response_ids=[a.campaign_response.response.pk for a in page.object_list], via="assignments")

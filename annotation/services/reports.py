@@ -44,6 +44,7 @@ def resolve_report(*, report: Report, by: User, reply: str) -> Report:
         locked.resolved_at = timezone.now()
         locked.resolved_by = by
         locked.save(update_fields=["reply", "resolved_at", "resolved_by"])
+        User.objects.filter(pk=locked.assignment.expert_id).update(report_reply_at=locked.resolved_at)
     return locked
 
 
@@ -60,7 +61,14 @@ def own_unclear_reports(expert: User) -> QuerySet[UnclearCriterionReport]:
 
 
 def unread_replies(expert: User, *, seen_at: datetime | None) -> int:
-    """Replies to the expert's reports written after they last opened their reports page (two queries)."""
+    """Replies to the expert's reports written after they last opened their reports page.
+
+    No query while no reply came since then (the user row says when the latest came); else two,
+    each reading the replies since `seen_at` from the index on `resolved_at`.
+    """
+    latest = expert.report_reply_at
+    if latest is None or (seen_at is not None and latest <= seen_at):
+        return 0
     counts = 0
     for qs in (own_problem_reports(expert), own_unclear_reports(expert)):
         answered = qs.exclude(reply="").filter(resolved_at__isnull=False)

@@ -1,15 +1,18 @@
 """Reads for the leaderboard: every judge run of a version scored on all, hard and normal questions."""
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import TypedDict
+
+from django.core.cache import cache
 
 from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_IN_REPORT, ONLY_ALL_PAPER, CalibratedBoard, calibrated_boards
 from heartbench_core.lib.agreement_report import CalibratedModel
 from heartbench_core.lib.scoring import decay_percent
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
-from heartbench_core.models import DatasetVersion, JudgeRun
+from heartbench_core.models import DatasetVersion, JudgeRun, StoredScores
 from heartbench_core.services.scoring import ScoreResult
-from heartbench_core.services.stored_scores import scored_runs
+from heartbench_core.services.stored_scores import run_key, scored_runs
 
 # Distinguishable on white, and in the order a legend reads them.
 PALETTE = (
@@ -75,18 +78,8 @@ def leaderboard(
 ) -> list[LeaderboardRow]:
     """Rows ranked by overall score (all questions); runs with nothing scored come last, unranked. From stored scores."""
     runs = judge_runs_of(version, judge=judge, run=run)
-    scored = scored_runs(runs, mode=mode)
-    rows = [
-        LeaderboardRow(
-            rank=None,
-            run=r,
-            all=scored[r.pk].result(subset="all", scene=scene, with_questions=False),
-            hard=scored[r.pk].result(subset="hard", scene=scene, with_questions=False),
-            normal=scored[r.pk].result(subset="normal", scene=scene, with_questions=False),
-            colour="",
-        )
-        for r in runs
-    ]
+    figures = _figures(runs, mode=mode, scene=scene)
+    rows = [LeaderboardRow(rank=None, run=r, all=a, hard=h, normal=n, colour="") for r in runs for a, h, n in [figures[r.pk]]]
     rows.sort(key=lambda row: (row.all.overall is None, -(row.all.overall or 0.0), row.run.model.name, row.run.judge))
     rank = 0
     for n, row in enumerate(rows):
@@ -112,6 +105,45 @@ def _add_calibrated(version: DatasetVersion, rows: list[LeaderboardRow], *, whol
         row.calibrated = row.board.model(row.run.model.name, row.run.label) if row.board else None
         if row.calibrated is None:
             row.calibrated_reason = NOT_IN_REPORT if row.board else NO_REPORT
+
+
+# Part of the cache key of the leaderboard's figures: change it when what a ScoreResult holds or how it is computed changes.
+FIGURES_VERSION = "leaderboard-figures-1"
+FIGURES_SECONDS = 24 * 3600
+
+
+def _figures(runs: list[JudgeRun], *, mode: str, scene: str | None) -> dict[int, tuple[ScoreResult, ScoreResult, ScoreResult]]:
+    """Each run's scores on all, hard and normal questions (without per-question rows), from the cache when the runs are unchanged.
+
+    Scoring a run from its stored arrays is milliseconds, so a version judged for hundreds of
+    models took seconds; the figures of all of them are kept under a key naming every run with its
+    verdict count (what makes its stored scores usable), creation time and stored-score rows, so a
+    new or re-imported run, or scores forgotten, compute them again, and a key that outlives a test
+    database meets no other runs.
+    """
+    if not runs:
+        return {}
+    # The stored rows' ids too: scores forgotten (a rubric or verdict change) are stored again under new ids.
+    stored = sorted(StoredScores.objects.filter(key__in=[run_key(r.pk) for r in runs], mode=mode).values_list("pk", flat=True))
+    digest = hashlib.sha256(
+        repr((FIGURES_VERSION, mode, scene, [(r.pk, r.verdict_count, r.created_at.timestamp()) for r in runs], stored)).encode()
+    ).hexdigest()
+    key = f"leaderboard:{runs[0].version_id}:{digest}"
+    found = cache.get(key)
+    if isinstance(found, dict) and found.keys() == {r.pk for r in runs}:
+        return found
+    scored = scored_runs(runs, mode=mode)
+    figures = {
+        r.pk: tuple(scored[r.pk].result(subset=subset, scene=scene, with_questions=False) for subset in ("all", "hard", "normal"))
+        for r in runs
+    }
+    cache.set(key, figures, FIGURES_SECONDS)
+    return figures  # type: ignore[return-value]  # three subsets each
+
+
+# Rows of the leaderboard page, and series the chart draws (one colour each, told apart).
+ROWS_PER_PAGE = 50
+CHART_SERIES = len(PALETTE)
 
 
 class ChartColumn(TypedDict):

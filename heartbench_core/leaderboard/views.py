@@ -3,7 +3,10 @@ nor does staff while an expert of an open campaign on the dataset (heartbench_co
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
@@ -47,16 +50,28 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
         response["Content-Disposition"] = f'attachment; filename="leaderboard-{version.dataset.name}-{version.label}.csv"'
         SafeWriter(response).writerows(leaderboard_selectors.leaderboard_csv_rows(rows))
         return response
+    # Ranked over every run, then searched and cut to a page: a version judged for thousands of models shows 50 rows
+    # and draws the first of them that the chart tells apart.
+    search = (request.GET.get("q") or "").strip()
+    found = [r for r in rows if search.casefold() in r.run.model.name.casefold()] if search else rows
+    page = Paginator(found, leaderboard_selectors.ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    shown = list(page.object_list)
+    charted = shown[: leaderboard_selectors.CHART_SERIES]  # the chart and its table of numbers
     context = {
         "version": version,
         "dataset": version.dataset,
-        "rows": rows,
-        "chart": leaderboard_selectors.ability_chart(rows),
+        "rows": shown,
+        "page": page,
+        "total": len(rows),
+        "page_query": urlencode({k: v for k, v in (("judge", judge), ("scene", scene), ("catastrophic", mode), ("q", search)) if v}),
+        "chart": leaderboard_selectors.ability_chart(charted),
+        "charted": charted,
+        "chart_partial": len(shown) > leaderboard_selectors.CHART_SERIES,
         "abilities": ABILITIES,
         "dimensions": DIMENSIONS,
         "judges": leaderboard_selectors.judges_of(version),
         "scenes": selectors.scenes_of(version),
-        "filters": {"judge": judge or "", "scene": scene or "", "catastrophic": mode},
+        "filters": {"judge": judge or "", "scene": scene or "", "catastrophic": mode, "q": search},
         "modes": CATASTROPHIC_MODES,
     }
     template = "heartbench_core/partials/leaderboard_body.html" if request.htmx else "heartbench_core/leaderboard.html"

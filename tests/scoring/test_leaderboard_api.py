@@ -65,3 +65,15 @@ def test_anonymous_callers_are_refused(judged_demo, client):
 
 # An expert of an open campaign on the dataset, whatever their staff roles, is refused with the reason, and served
 # once the campaign closes: the route is in tests/security/test_dual_roles_are_blind.py.
+
+
+def test_the_leaderboard_api_keeps_the_top_models_or_those_a_search_finds(judged_demo, cast, client_for):
+    client = client_for(cast.admin)
+    everyone = client.get("/api/v1/scores/leaderboard/", {"dataset": "demo"}).json()
+    assert everyone["ranked"] == len(everyone["models"]) == 3
+    top = client.get("/api/v1/scores/leaderboard/", {"dataset": "demo", "top": 2}).json()
+    assert top["ranked"] == 3 and top["models"] == everyone["models"][:2]
+    found = client.get("/api/v1/scores/leaderboard/", {"dataset": "demo", "q": "BOREAL"}).json()
+    assert [m["model"] for m in found["models"]] == ["demo-model-borealis"]
+    assert found["models"][0]["rank"] == next(m["rank"] for m in everyone["models"] if m["model"] == "demo-model-borealis")
+    assert client.get("/api/v1/scores/leaderboard/", {"dataset": "demo", "top": 0}).status_code == 400

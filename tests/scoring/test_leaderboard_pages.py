@@ -73,3 +73,20 @@ def test_the_leaderboard_query_count_does_not_grow_with_runs(judged_demo, cast, 
     with django_assert_max_num_queries(12):
         html = client.get(URL).content.decode()
     assert html.count("second-judge") >= 2
+
+
+def test_the_ranking_is_paged_and_searched_by_model_name(judged_demo, cast, client_for, monkeypatch):
+    from heartbench_core.leaderboard import selectors
+
+    monkeypatch.setattr(selectors, "ROWS_PER_PAGE", 2)
+    monkeypatch.setattr(selectors, "CHART_SERIES", 1)
+    client = client_for(cast.admin)
+    first = client.get(URL).content.decode()
+    assert "demo-model-aurora" in first and "demo-model-cirrus" in first and "demo-model-borealis" not in first
+    assert "page 1 of 2 · 3 runs listed" in first and "The chart draws the first model of this page" in first
+    second = client.get(URL, {"page": 2}).content.decode()
+    assert "demo-model-borealis" in second and "demo-model-aurora" not in second
+    assert '<td class="num">3</td>' in second  # ranked over every run, not over the page
+    found = client.get(URL, {"q": "BOREAL"}).content.decode()
+    assert "demo-model-borealis" in found and "demo-model-cirrus" not in found and "page 1 of" not in found
+    assert "No model name contains “nothing-like-it”." in client.get(URL, {"q": "nothing-like-it"}).content.decode()

@@ -18,6 +18,7 @@ from validation.services.agreement_reports import create_agreement_report
 from validation.services.golden import adjudicate, adjudication_queue
 from validation.services.imports import import_judgments
 from validation.services.jobs import run_background_job
+from validation.services.queue_summary import store_queue_summary
 
 
 def build(name, *, raters, reports, seed=0):
@@ -85,7 +86,7 @@ def test_a_report_stored_before_the_columns_still_shows_its_figure(world):
     assert report.agreement_rate.value == report.typed_result.item_agreement.rate.value
 
 
-def test_an_adjudication_marks_the_figures_stale_and_the_refresh_brings_them_up_to_date(world, cast, client_for):
+def test_an_adjudication_takes_its_unit_out_of_the_stored_queue_at_once(world, cast, client_for):
     campaign = build("one", raters=2, reports=1)
     client = client_for(cast.admin)
     client.get(f"/validation/campaigns/{campaign.pk}/")
@@ -101,12 +102,14 @@ def test_an_adjudication_marks_the_figures_stale_and_the_refresh_brings_them_up_
         cause=Adjudication.Cause.RATER_ERROR,
         note="a tie, decided",
     )
-    assert QueueSummary.objects.get(campaign=campaign).stale
-    assert "being recomputed" in client.get(f"/validation/campaigns/{campaign.pk}/").content.decode()
-    job = BackgroundJob.objects.get(campaign=campaign, kind=BackgroundJob.Kind.GOLDEN_REFRESH, status="pending")
-    run_background_job(job_id=job.pk)
     summary = QueueSummary.objects.get(campaign=campaign)
     assert not summary.stale and summary.needs_decision == before - 1 == len(adjudication_queue(campaign))
+    stored = summary.units.get(campaign_response_id=entry.campaign_response_id, criterion_id=entry.criterion_id)
+    assert stored.decided and not stored.needs_decision
+    # What the decision wrote is what computing the whole queue again finds.
+    recomputed = store_queue_summary(campaign=campaign)
+    assert recomputed.needs_decision == summary.needs_decision and recomputed.counts == summary.counts
+    assert recomputed.units.get(campaign_response_id=entry.campaign_response_id, criterion_id=entry.criterion_id).decided
 
 
 def test_writes_of_other_apps_that_change_the_queue_mark_it_stale_after_commit(world, cast, client_for, django_capture_on_commit_callbacks):
@@ -131,3 +134,26 @@ def test_a_new_report_brings_the_figures_to_its_moment(world, cast, client_for, 
         create_agreement_report(campaign=campaign, resamples=10)
     assert QueueSummary.objects.get(campaign=campaign).stale
     assert BackgroundJob.objects.filter(campaign=campaign, kind=BackgroundJob.Kind.GOLDEN_REFRESH, status="pending").exists()
+
+
+def test_the_stored_queue_lists_what_computing_it_lists_in_every_view(world, cast):
+    from validation.selectors import adjudication_units
+    from validation.services.queue_summary import stored_queue
+
+    campaign = build("one", raters=2, reports=0)
+    rater = Assignment.objects.filter(campaign_response__campaign=campaign).first().expert
+    # A reviewer who rated some responses sees the queue without them: take a third of the rater's work off them.
+    theirs = Assignment.objects.filter(campaign_response__campaign=campaign, expert=rater).order_by("pk")
+    Assignment.objects.filter(pk__in=list(theirs.values_list("pk", flat=True))[::3]).update(expert=cast.reviewer)
+    store_queue_summary(campaign=campaign)
+    assert 0 < len(adjudication_units(campaign, reviewer=cast.reviewer)) < len(adjudication_units(campaign))
+    for reviewer in (None, cast.reviewer):
+        live = adjudication_units(campaign, reviewer=reviewer)
+        for show in ("all", "needs_decision"):
+            for trigger in ("", "tie", "split", "judge_contradicts"):
+                expected = [e for e in live if (show == "all" or e.needs_decision) and (not trigger or trigger in e.triggers)]
+                stored = stored_queue(campaign, viewer=cast.admin, reviewer=reviewer, show=show, trigger=trigger)
+                assert len(stored) == len(expected), (reviewer, show, trigger)
+                assert stored[0 : len(expected) + 5] == expected
+                assert stored[7:19] == expected[7:19]
+            assert stored.counts() == (sum(e.needs_decision for e in live), len(live))

@@ -22,9 +22,9 @@ from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.stored_scores import forget_scores
 from validation import dbguard
-from validation.models import Adjudication, GoldenLabel
+from validation.models import Adjudication, GoldenLabel, QueueUnit
 from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
-from validation.services.queue_summary import queue_changed
+from validation.services.queue_summary import record_decision
 
 if TYPE_CHECKING:
     from heartbench_core.models import User
@@ -251,21 +251,33 @@ def adjudicate(
     if Assignment.objects.filter(campaign_response=campaign_response, expert=reviewer).exists():
         raise PermissionDenied(_("You rated this response yourself; another senior reviewer must adjudicate it."))
     campaign = campaign_response.campaign
-    data = queue_arrays(campaign)
-    entry = next(
-        (
-            e
-            for e in adjudication_units(campaign, data=data)
-            if e.campaign_response_id == campaign_response.pk and e.criterion_id == criterion.pk
-        ),
-        None,
+    stored = (
+        QueueUnit.objects.filter(
+            summary__campaign=campaign, summary__stale=False, campaign_response_id=campaign_response.pk, criterion_id=criterion.pk
+        )
+        .values_list("triggers", "expert_hits", "expert_ratings", "judge_hit")
+        .first()
     )
-    hits, ratings = data.unit_counts()
-    unit = np.flatnonzero((data.cr_id[data.u_cr] == campaign_response.pk) & (data.crit_id[data.u_crit] == criterion.pk))
-    if unit.size == 0:
-        raise ValidationError({"criterion": _("this criterion is stale or not part of the campaign's rubric")})
-    u = int(unit[0])
-    judge_hit = None if data.u_judge[u] < 0 else bool(data.u_judge[u])
+    if stored is not None:  # the stored queue is up to date: its unit says what computing the queue would (one query)
+        codes, expert_hits, expert_ratings, judge_hit = stored
+        triggers = [t for t in codes.split(",") if t]
+    else:
+        data = queue_arrays(campaign)
+        entry = next(
+            (
+                e
+                for e in adjudication_units(campaign, data=data)
+                if e.campaign_response_id == campaign_response.pk and e.criterion_id == criterion.pk
+            ),
+            None,
+        )
+        hits, ratings = data.unit_counts()
+        unit = np.flatnonzero((data.cr_id[data.u_cr] == campaign_response.pk) & (data.crit_id[data.u_crit] == criterion.pk))
+        if unit.size == 0:
+            raise ValidationError({"criterion": _("this criterion is stale or not part of the campaign's rubric")})
+        u = int(unit[0])
+        judge_hit = None if data.u_judge[u] < 0 else bool(data.u_judge[u])
+        triggers, expert_hits, expert_ratings = list(entry.triggers) if entry else [], int(hits[u]), int(ratings[u])
     with transaction.atomic():
         decision = Adjudication.objects.create(
             campaign_response=campaign_response,
@@ -273,9 +285,9 @@ def adjudicate(
             hit=bool(hit),
             cause=cause,
             note=note.strip(),
-            triggers=list(entry.triggers) if entry else [],
-            expert_hits=int(hits[u]),
-            expert_ratings=int(ratings[u]),
+            triggers=triggers,
+            expert_hits=expert_hits,
+            expert_ratings=expert_ratings,
             judge_hit=judge_hit,
             flagged_for_authors=bool(flag_for_authors),
             decided_by=reviewer,
@@ -287,13 +299,14 @@ def adjudicate(
                 "campaign": campaign,
                 "hit": bool(hit),
                 "provenance": GoldenLabel.Provenance.ADJUDICATED,
-                "expert_hits": int(hits[u]),
-                "expert_ratings": int(ratings[u]),
+                "expert_hits": expert_hits,
+                "expert_ratings": expert_ratings,
                 "adjudication": decision,
             },
         )
         forget_scores(campaigns=[campaign.pk])  # the decision changed a golden label
-        queue_changed(campaign_ids=[campaign.pk], trigger="adjudication")
+        # The stored queue takes the decision now (the unit leaves the queue at once), without recomputing the campaign.
+        record_decision(campaign_id=campaign.pk, campaign_response_id=campaign_response.pk, criterion_id=criterion.pk)
         if flag_for_authors:
             flag_for_rubric_authors(decision)
     return decision
