@@ -24,6 +24,7 @@ import numpy as np
 from heartbench_core.lib import agreement as st
 from heartbench_core.lib import alt_test as alt
 from heartbench_core.lib import scoring
+from heartbench_core.lib.split_extension import GoldChange, first_k_counts, gold_change
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
 
 PROVENANCE_NONE, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY, PROVENANCE_ADJUDICATED = 0, 1, 2, 3
@@ -104,6 +105,7 @@ DEFAULTS = ReportDefaults()
 # `AgreementReport` (its keys are those reports have always been stored with, plus
 # `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
 
+GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
 SCHEMA_VERSION = 3  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test
 NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
 NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
@@ -538,6 +540,7 @@ class ReportResult:
     exploratory_reasons: tuple[str, ...] = ()
     post_discussion: PostDiscussion | None = None
     alt_test: AltTestBlock | None = None  # None in reports from before the alternative annotator test
+    split_extension: GoldChange | None = None  # None when no response was given extra raters (and in older reports)
 
     @property
     def resampled(self) -> Resampling:
@@ -646,9 +649,21 @@ class ReportInputs:
             )
 
 
-def golden_standard(hits: np.ndarray, ratings: np.ndarray, k: int, adjudicated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(label −1/0/1, provenance code, tie) per unit: the strict majority of k ratings, overridden by adjudication."""
-    label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=k))
+def golden_standard(
+    hits: np.ndarray, ratings: np.ndarray, k: int | np.ndarray, adjudicated: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(label −1/0/1, provenance code, tie) per unit: the strict majority of all its ratings once it has k, overridden by adjudication.
+
+    `k` is one number, or one per unit (`required_ratings`: k + 2 on a response given extra raters
+    because its verdicts split, which waits for all of them).
+    """
+    if np.ndim(k) == 0:
+        label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=int(k)))
+    else:
+        label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=1))
+        waiting = np.asarray(ratings, np.int64) < np.maximum(np.asarray(k, np.int64), 1)
+        label = np.where(waiting, st.NO_LABEL, label).astype(np.int8)
+        unanimous, tie = unanimous & ~waiting, tie & ~waiting
     provenance = np.where(label >= 0, np.where(unanimous, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY), PROVENANCE_NONE)
     adjudicated = np.asarray(adjudicated)
     decided = adjudicated >= 0
@@ -726,10 +741,30 @@ class _Compared:
     ci95: Interval
 
 
+def _split_extension(data: ReportData, hits: np.ndarray, ratings: np.ndarray) -> GoldChange | None:
+    """On the responses given extra raters: the majority of their first k ratings against the majority of all (None: none was)."""
+    need = required_ratings(data)
+    if np.ndim(need) == 0:
+        return None
+    first_hits, first_ratings = first_k_counts(data.j_unit, data.j_hit, data.j_time, data.n_units, data.k)
+    none = np.full(data.n_units, -1)
+    before = golden_standard(first_hits, first_ratings, data.k, none)[0]
+    after = golden_standard(hits, ratings, need, none)[0]
+    return gold_change(data.u_cr, np.asarray(getattr(data, "cr_extra", None)), before, after, ratings, need)
+
+
+def required_ratings(data: ReportData) -> int | np.ndarray:
+    """The ratings each unit's golden label waits for: k, or per unit k plus its response's extra raters when any were granted."""
+    extra = getattr(data, "cr_extra", None)  # absent from data of campaigns before extra raters
+    if extra is None or not np.size(extra) or not np.any(extra):
+        return data.k
+    return data.k + np.asarray(extra, np.int64)[data.u_cr]
+
+
 def _compared(data: ReportData, *, resamples: int, seed: int) -> _Compared:
     """Golden labels, judge verdicts, their pairs, and the headline agreement with its interval over items."""
     hits, ratings = data.unit_counts()
-    label, provenance, tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
+    label, provenance, tie = golden_standard(hits, ratings, required_ratings(data), data.u_adjudicated)
     judge = data.u_judge
     both = (label >= 0) & (judge >= 0)
     jv, gv = judge[both] == 1, label[both] == 1
@@ -876,7 +911,7 @@ def agreement_change(
     if previous.n_units != current.n_units or not np.array_equal(previous.u_crit, current.u_crit):
         raise ValueError("both judges must be compared on the same campaign's units")
     hits, ratings = previous.unit_counts()
-    label, _provenance, _tie = golden_standard(hits, ratings, previous.k, previous.u_adjudicated)
+    label, _provenance, _tie = golden_standard(hits, ratings, required_ratings(previous), previous.u_adjudicated)
     common = (label >= 0) & (previous.u_judge >= 0) & (current.u_judge >= 0)
     gold = label[common] == 1
     before = (previous.u_judge[common] == 1) == gold
@@ -922,7 +957,7 @@ def compute_report(
     confusion = st.confusion(jv, gv)
     mcnemar = st.mcnemar_exact(jv, gv)
     judged = judge >= 0
-    complete = ratings >= max(data.k, 1)
+    complete = ratings >= np.maximum(required_ratings(data), 1)
 
     # Breakdowns.
     groups = {
@@ -1005,6 +1040,7 @@ def compute_report(
             alt_test_epsilon=policy.alt_test_epsilon,
         ),
         alt_test=alt_test_block(data, epsilon=policy.alt_test_epsilon),
+        split_extension=_split_extension(data, hits, ratings),
     )
 
 
@@ -1281,7 +1317,8 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     j_unit, j_hit = data.j_unit[order], data.j_hit[order]
     n = data.n_units
     hits, ratings = np.zeros(n), np.zeros(n, np.int64)
-    label = golden_standard(hits, ratings, data.k, data.u_adjudicated)[0]  # adjudicated units have a label before any judgment
+    need = required_ratings(data)
+    label = golden_standard(hits, ratings, need, data.u_adjudicated)[0]  # adjudicated units have a label before any judgment
     disagreement = np.zeros(n)  # h(m − h)/(m − 1) of each unit rated twice or more, 0 otherwise
     zeros = np.zeros(n, np.intp)
     judged, judge_hit = judge >= 0, judge == 1
@@ -1305,7 +1342,9 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
         tally(changed, -1)
         hits[changed] += np.bincount(at, weights=h, minlength=changed.size)
         ratings[changed] += np.bincount(at, minlength=changed.size)
-        label[changed] = golden_standard(hits[changed], ratings[changed], data.k, data.u_adjudicated[changed])[0]
+        label[changed] = golden_standard(
+            hits[changed], ratings[changed], need[changed] if np.ndim(need) else need, data.u_adjudicated[changed]
+        )[0]
         ok = st.alpha_terms(hits[changed], ratings[changed])
         disagreement[changed[ok.pairable]] = ok.disagreement
         tally(changed, 1)
@@ -1710,6 +1749,8 @@ def _report_to_dict(r: ReportResult) -> dict[str, Any]:
         out["post_discussion"] = asdict(r.post_discussion)
     if r.alt_test is not None:
         out["alt_test"] = _alt_test_block_to_dict(r.alt_test)
+    if r.split_extension is not None:
+        out["split_extension"] = asdict(r.split_extension)
     return out
 
 
@@ -1868,6 +1909,10 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
         gate = Gate(policy, item_agreement.rate, ci95, bool(g["passed"]), tuple(str(x) for x in g.get("reasons", [])))
     with _reading("alt_test"):
         alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
+    with _reading("split_extension"):
+        extension = (
+            None if d.get("split_extension") is None else GoldChange(**{f: int(d["split_extension"][f]) for f in GOLD_CHANGE_FIELDS})
+        )
     with _reading("top level"):
         post = d.get("post_discussion")
         return ReportResult(
@@ -1918,6 +1963,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
                 changed_verdicts=int(post.get("changed_verdicts", 0)),
             ),
             alt_test=alt_block,
+            split_extension=extension,
         )
 
 
