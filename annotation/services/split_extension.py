@@ -28,12 +28,12 @@ from typing import Any
 import numpy as np
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Count, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse, CampaignSettings, Judgment
-from annotation.services.assignment import keyed_uniform
+from annotation.services.assignment import campaign_settings, keyed_uniform
 from heartbench_core.lib.split_extension import EXTRA_RATERS, SplitShare, extension_order, split_share
 from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role
@@ -62,13 +62,13 @@ def option_errors(*, enabled: Any, budget: Any, min_share: Any) -> dict[str, str
 
 
 def set_split_extension(
-    *, campaign: Campaign, by: User, enabled: bool, budget: int, min_share: float = DEFAULT_MIN_SHARE
+    *, campaign: Campaign, enabled: bool, budget: int, min_share: float = DEFAULT_MIN_SHARE, by: User | None = None
 ) -> CampaignSettings:
-    """Turn the option on or off, or change its budget or threshold (admins; blind tests only).
+    """Turn the option on or off, or change its budget or threshold (admins, or the command line with `by` None; blind tests only).
 
     A budget below what was already granted is refused: granted extra raters are not taken back.
     """
-    if not has_role(by, Role.ADMIN):
+    if by is not None and not has_role(by, Role.ADMIN):
         raise PermissionDenied(_("Only admins change a campaign's settings."))
     if errors := option_errors(enabled=enabled, budget=budget, min_share=min_share):
         raise ValidationError(errors)
@@ -88,6 +88,36 @@ def set_split_extension(
         cfg.split_extension, cfg.split_extension_budget, cfg.split_extension_min_share = enabled, budget, float(min_share)
         cfg.save(update_fields=["split_extension", "split_extension_budget", "split_extension_min_share"])
     return cfg
+
+
+@dataclass(frozen=True)
+class SplitExtensionState:
+    """The option as set, and (when asked) what it has granted so far."""
+
+    enabled: bool
+    budget: int
+    min_share: float
+    spent: int | None  # extra assignments granted; None when not counted
+    extended: int | None  # responses extended; None when not counted
+
+
+def split_extension_state(campaign: Campaign, *, counts: bool = True) -> SplitExtensionState:
+    """The campaign's option (defaults when it has no settings); with `counts`, one aggregate query for what was granted."""
+    cfg = campaign_settings(campaign)  # the campaign's own row, read once per instance
+    enabled = cfg.split_extension
+    spent = extended = None
+    if counts and enabled:
+        row = CampaignResponse.objects.filter(campaign_id=campaign.pk, extra_raters__gt=0).aggregate(
+            n=Count("pk"), spent=Sum("extra_raters")
+        )
+        spent, extended = int(row["spent"] or 0), int(row["n"])
+    return SplitExtensionState(
+        enabled=enabled,
+        budget=cfg.split_extension_budget,
+        min_share=cfg.split_extension_min_share,
+        spent=spent,
+        extended=extended,
+    )
 
 
 def granted(campaign_id: int) -> int:
