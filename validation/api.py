@@ -319,6 +319,16 @@ class ReportPostDiscussionSerializer(serializers.Serializer):
     changed_verdicts = serializers.IntegerField()
 
 
+class ReportSplitExtensionSerializer(serializers.Serializer):
+    """`heartbench_core.lib.split_extension.GoldChange`: the gold of the responses given extra raters, before and after them."""
+
+    extended_responses = serializers.IntegerField(help_text="Responses given two more experts because their k verdicts split.")
+    completed_responses = serializers.IntegerField(help_text="Of them, those whose every extra rating is in.")
+    criteria = serializers.IntegerField(help_text="Criteria of the completed ones with a majority both on the first k ratings and on all.")
+    flipped = serializers.IntegerField(help_text="Of those criteria, how many had their majority label changed by the extra ratings.")
+    responses_changed = serializers.IntegerField(help_text="Completed responses with at least one criterion flipped.")
+
+
 class ReportResultSerializer(serializers.Serializer):
     """Every figure of one agreement report (`heartbench_core.lib.agreement_report.ReportResult`)."""
 
@@ -367,6 +377,9 @@ class ReportResultSerializer(serializers.Serializer):
     post_discussion = ReportPostDiscussionSerializer(allow_null=True)
     alt_test = ReportAltTestBlockSerializer(
         allow_null=True, help_text="Can the judge replace an expert; null in a report computed before the test existed."
+    )
+    split_extension = ReportSplitExtensionSerializer(
+        allow_null=True, help_text="Extra raters where the verdicts split: what they did to the gold; null when no response was extended."
     )
 
 

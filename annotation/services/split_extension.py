@@ -164,10 +164,10 @@ def after_submit(*, assignment: Assignment) -> bool:
     """
     cr = assignment.campaign_response
     campaign = cr.campaign
-    if campaign.kind != Campaign.Kind.BLIND_TEST or cr.is_gold or cr.extra_raters:
+    if campaign.kind != Campaign.Kind.BLIND_TEST or cr.is_gold or cr.extra_raters or not campaign_settings(campaign).split_extension:
         return False
     cfg = CampaignSettings.objects.filter(campaign_id=campaign.pk, split_extension=True).select_for_update().first()
-    if cfg is None:
+    if cfg is None:  # turned off meanwhile
         return False
     # Settings first, then the response: every path locks them in this order.
     locked = CampaignResponse.objects.select_for_update(no_key=True, of=("self",)).get(pk=cr.pk)

@@ -595,7 +595,8 @@ def _open_discussion(assignment: Assignment, expert: User) -> Assignment:
 
 
 def _own(assignment: Assignment, expert: User, *, lock: bool = False) -> Assignment:
-    qs = Assignment.objects.select_related("campaign_response__campaign")
+    # The campaign's settings ride along (a join, not a query): submission reads its extra-raters option.
+    qs = Assignment.objects.select_related("campaign_response__campaign__settings")
     if lock:
         qs = qs.select_for_update(of=("self",))
     own = qs.filter(pk=assignment.pk, expert_id=expert.pk).first()
