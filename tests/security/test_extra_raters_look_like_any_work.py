@@ -90,5 +90,5 @@ def test_the_home_page_lists_both_alike(client_for, pair):
         masked = masked.replace(a.public_id, "<ID>")
     # Both rows read the same once their ids are masked: nothing marks the extended one.
     # The rows of the list (the page also prefetches the next one, whichever is older).
-    rows = Counter(line.strip() for line in masked.splitlines() if "<ID>" in line and line.strip().startswith("<li"))
+    rows = Counter(line.strip() for line in masked.splitlines() if "<ID>" in line and line.strip().startswith("<li>"))
     assert rows and all(n % 2 == 0 for n in rows.values()), rows
