@@ -1023,7 +1023,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             min_share=d["split_extension_min_share"],
         )
         done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
-        state = split_extension_state(campaign)
+        state = split_extension_state(Campaign.objects.get(pk=campaign.pk))  # as now stored, not as the view read it
         return Response(
             SplitExtensionResultSerializer(
                 {
