@@ -239,7 +239,7 @@ def campaign_split_extension(request: SignedInRequest, campaign_id: int) -> Http
     if not form.is_valid():
         for field, errors in form.errors.items():
             for m in errors:
-                messages.error(request, f"{form.fields[field].label}: {m}" if field in form.fields else m)
+                messages.error(request, f"{form.fields[field].label}: {m}" if field in form.fields else str(m))
         return redirect("annotation:campaign", campaign.pk)
     d = form.cleaned_data
     try:

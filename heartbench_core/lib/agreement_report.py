@@ -744,7 +744,7 @@ class _Compared:
 def _split_extension(data: ReportData, hits: np.ndarray, ratings: np.ndarray) -> GoldChange | None:
     """On the responses given extra raters: the majority of their first k ratings against the majority of all (None: none was)."""
     need = required_ratings(data)
-    if np.ndim(need) == 0:
+    if not isinstance(need, np.ndarray):
         return None
     first_hits, first_ratings = first_k_counts(data.j_unit, data.j_hit, data.j_time, data.n_units, data.k)
     none = np.full(data.n_units, -1)
@@ -1343,7 +1343,7 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
         hits[changed] += np.bincount(at, weights=h, minlength=changed.size)
         ratings[changed] += np.bincount(at, minlength=changed.size)
         label[changed] = golden_standard(
-            hits[changed], ratings[changed], need[changed] if np.ndim(need) else need, data.u_adjudicated[changed]
+            hits[changed], ratings[changed], need[changed] if isinstance(need, np.ndarray) else need, data.u_adjudicated[changed]
         )[0]
         ok = st.alpha_terms(hits[changed], ratings[changed])
         disagreement[changed[ok.pairable]] = ok.disagreement
