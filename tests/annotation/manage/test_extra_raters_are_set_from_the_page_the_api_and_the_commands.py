@@ -185,3 +185,19 @@ def test_the_extend_command_turns_the_option_on_and_extends_the_waiting(cast):
         call_command("extend_split_responses", campaign.name, "--budget", "2", stdout=StringIO())
     call_command("extend_split_responses", campaign.name, "--off", stdout=StringIO())
     assert not CampaignSettings.objects.get(campaign=campaign).split_extension
+
+
+def test_an_admin_who_is_one_of_its_experts_reads_the_option_but_not_what_it_granted(cast, client_for):
+    from heartbench_core.roles import Role
+    from tests.conftest import make_user
+
+    dual = make_user("dana_dual", Role.ADMIN, Role.EXPERT)
+    campaign, experts = split_campaign(cast, budget=4)
+    campaign.experts.add(dual)
+    cr = responses(campaign)[0]
+    for expert, hits in zip(experts[:3], split_verdicts(len(criteria_of(cr)), len(criteria_of(cr))), strict=True):
+        submit(expert, cr, hits)
+    url = reverse("annotation:campaign", args=[campaign.pk])
+    assert "1 response extended" in client_for(cast.admin).get(url).content.decode()
+    page = client_for(dual).get(url).content.decode()
+    assert "within 4 extra assignments" in page and "extended" not in page.split('id="split-extension"')[1].split("</tr>")[0]
