@@ -13,7 +13,8 @@ the judge disagrees with the experts would move the gold toward the judge (the s
 `tests/lib/test_split_extension.py`). Hidden gold checks are never extended (their labels are known).
 
 Concurrency: the campaign's settings row is locked before the response's row (every path takes
-them in that order), so the budget is read and spent by one transaction at a time and two
+them in that order; the backlog pass takes the campaign's row before both, as the bulk
+pre-assignment does before the responses'), so the budget is read and spent by one transaction at a time and two
 submissions of one response never both grant, nor both miss, its extension; the grant is a
 conditional UPDATE (`extra_raters = 0`), so a response is extended at most once.
 """
@@ -217,6 +218,9 @@ def extend_split_responses(*, campaign: Campaign) -> ExtensionPass:
         raise ValidationError({"campaign": _("extra raters are an option of blind tests only")})
     k = max(campaign.overlap, 1)
     with transaction.atomic():
+        # The campaign first, as the bulk pre-assignment takes it before the responses' rows: the two
+        # run one after the other instead of locking rows in two orders.
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         cfg = CampaignSettings.objects.filter(campaign_id=campaign.pk).select_for_update().first()
         if cfg is None or not cfg.split_extension:
             raise ValidationError({"split_extension": _("extra raters are off for this campaign: turn them on with a budget first")})
