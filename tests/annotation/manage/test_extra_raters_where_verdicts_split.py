@@ -181,3 +181,21 @@ def test_the_budget_cannot_go_below_what_was_granted(cast):
     assert "split_extension_budget" in caught.value.message_dict
     cfg = CampaignSettings.objects.get(campaign=campaign)
     assert cfg.split_extension_budget == 4
+
+
+def test_an_extended_response_comes_in_the_order_any_response_with_two_open_slots_would(cast):
+    campaign, experts = split_campaign(cast, extra_experts=4)
+    extended, one_left, two_left = responses(campaign)[:3]
+    _rate(experts, extended, len(criteria_of(extended)))  # three verdicts in, five wanted: two slots open
+    for expert in experts[3:5]:
+        Assignment.objects.create(campaign_response=one_left, expert=expert)  # two held, one slot open
+    Assignment.objects.create(campaign_response=two_left, expert=experts[3])  # one held, two slots open
+    newcomer = experts[6]
+    served = []
+    for _ in range(3):
+        a = assign_next_response(expert=newcomer, campaign=campaign)
+        served.append(a.campaign_response_id)
+        submit(newcomer, a.campaign_response, assignment=a)
+    # Nearer completion first, counted in open slots: its three verdicts do not put the extended response ahead.
+    assert served[0] == one_left.pk
+    assert set(served[1:]) == {extended.pk, two_left.pk}
