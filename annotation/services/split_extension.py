@@ -40,6 +40,7 @@ from heartbench_core.models import User
 from heartbench_core.roles import Role, has_role
 
 DEFAULT_MIN_SHARE = 0.5
+MAX_BUDGET = 1_000_000  # far beyond any campaign (HeartBench's whole blind test is 12,000 assignments); keeps the column's range
 
 
 def option_errors(*, enabled: Any, budget: Any, min_share: Any) -> dict[str, str]:
@@ -51,6 +52,11 @@ def option_errors(*, enabled: Any, budget: Any, min_share: Any) -> dict[str, str
         errors["split_extension_budget"] = _("must be a whole number of extra assignments, not %(value)r") % {"value": budget}
     elif budget < 0:
         errors["split_extension_budget"] = _("must not be negative, not %(value)d") % {"value": budget}
+    elif budget > MAX_BUDGET:
+        errors["split_extension_budget"] = _("must be at most %(max)d extra assignments, not %(value)d") % {
+            "max": MAX_BUDGET,
+            "value": budget,
+        }
     elif enabled is True and budget < EXTRA_RATERS:
         errors["split_extension_budget"] = _(
             "with extra raters on, the budget must be at least %(n)d extra assignments (each extended response takes two), not %(value)d"

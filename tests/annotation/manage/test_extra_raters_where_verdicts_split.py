@@ -161,6 +161,7 @@ def test_gold_checks_are_never_extended(cast):
         (True, 0, 0.5, "split_extension_budget"),
         (True, 1, 0.5, "split_extension_budget"),
         (False, -2, 0.5, "split_extension_budget"),
+        (True, 2**40, 0.5, "split_extension_budget"),
         (True, 4, 0.0, "split_extension_min_share"),
         (True, 4, 1.5, "split_extension_min_share"),
         (True, 4, float("nan"), "split_extension_min_share"),
