@@ -161,6 +161,12 @@ class CampaignResponse(models.Model):
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="campaign_entries")
     is_gold = models.BooleanField(default=False, help_text="A hidden gold check; never revealed to experts.")
     order_key = models.PositiveIntegerField(default=0, help_text="Random, so no order reveals the model.")
+    # Raters beyond the campaign's k this response is offered to, because its k blind verdicts split
+    # (`annotation.services.split_extension`); admins only, never shown to experts.
+    extra_raters = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="Experts beyond k this response is offered to (its k verdicts split); 0 or 2."
+    )
+    extended_at = models.DateTimeField(null=True, blank=True, help_text="When the extra raters were granted.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -698,6 +704,28 @@ class CampaignSettings(models.Model):
         null=True, blank=True, help_text="Calibration: responses per attempt (None: all); retakes draw responses not yet seen first."
     )
     certificate_name = models.CharField(max_length=200, blank=True)
+    # Extra raters where the verdicts split (`annotation.services.split_extension`): off by default.
+    split_extension = models.BooleanField(
+        default=False, help_text="Offer a response whose k verdicts split to two more experts, within the budget."
+    )
+    split_extension_budget = models.PositiveIntegerField(
+        default=0, help_text="Most extra assignments the campaign may grant (two per extended response)."
+    )
+    split_extension_min_share = models.FloatField(
+        default=0.5, help_text="Share of a response's criteria split by one vote (a tie when k is even) that extends it, in (0, 1]."
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(split_extension_min_share__gt=0) & Q(split_extension_min_share__lte=1),
+                name="split_extension_share_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(split_extension=False) | Q(split_extension_budget__gte=2),
+                name="split_extension_needs_budget",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"settings of {self.campaign_id}"

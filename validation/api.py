@@ -373,6 +373,16 @@ class ReportPostDiscussionSerializer(serializers.Serializer):
     changed_verdicts = serializers.IntegerField()
 
 
+class ReportSplitExtensionSerializer(serializers.Serializer):
+    """`heartbench_core.lib.split_extension.GoldChange`: the gold of the responses given extra raters, before and after them."""
+
+    extended_responses = serializers.IntegerField(help_text="Responses given two more experts because their k verdicts split.")
+    completed_responses = serializers.IntegerField(help_text="Of them, those whose every extra rating is in.")
+    criteria = serializers.IntegerField(help_text="Criteria of the completed ones with a majority both on the first k ratings and on all.")
+    flipped = serializers.IntegerField(help_text="Of those criteria, how many had their majority label changed by the extra ratings.")
+    responses_changed = serializers.IntegerField(help_text="Completed responses with at least one criterion flipped.")
+
+
 class ReportResultSerializer(serializers.Serializer):
     """Every figure of one agreement report (`heartbench_core.lib.agreement_report.ReportResult`)."""
 
@@ -424,6 +434,9 @@ class ReportResultSerializer(serializers.Serializer):
     )
     calibrated_scores = ReportCalibratedScoresSerializer(
         allow_null=True, help_text="Human-calibrated model scores; null in a report computed before them, or without a judge."
+    )
+    split_extension = ReportSplitExtensionSerializer(
+        allow_null=True, help_text="Extra raters where the verdicts split: what they did to the gold; null when no response was extended."
     )
 
 

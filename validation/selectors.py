@@ -39,6 +39,7 @@ from annotation.models import (
     UnclearCriterionReport,
     campaign_has_small_share,
 )
+from heartbench_core.lib.agreement_report import required_ratings
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel
 from heartbench_core.paging import page_of_ids
 from validation.models import Adjudication, AgreementReport, GoldenLabel, ReleaseGate
@@ -90,6 +91,8 @@ class CampaignArrays:
     u_judge_verdict: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     # Post-discussion view only: how many accepted revisions replaced blind verdicts (empty: blind verdicts).
     revisions: dict = field(default_factory=dict)
+    # Per campaign response: extra raters granted where its k verdicts split (empty: none anywhere).
+    cr_extra: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def n_units(self) -> int:
@@ -334,6 +337,7 @@ def _assemble(
         campaign_id=campaign.pk,
         k=int(campaign.overlap),
         cr_id=responses.id,
+        cr_extra=responses.extra,
         cr_model=_index(responses.model_id, models.ids),
         cr_item=units.cr_item,
         model_names=models.names,
@@ -378,6 +382,7 @@ class _CampaignResponses(NamedTuple):
     response_id: np.ndarray
     item_id: np.ndarray
     model_id: np.ndarray
+    extra: np.ndarray  # extra raters granted where the verdicts split (0 for most)
 
 
 class _Models(NamedTuple):
@@ -413,8 +418,8 @@ class _Criteria:
 
 
 def _load_campaign_responses(entries: QuerySet[CampaignResponse]) -> _CampaignResponses:
-    """The campaign responses' ids, response ids, item ids and model ids (one query)."""
-    rows = int_rows(entries.order_by("id").values_list("id", "response_id", "item_id", "response__model_id"), 4)
+    """The campaign responses' ids, response ids, item ids, model ids and extra raters (one query)."""
+    rows = int_rows(entries.order_by("id").values_list("id", "response_id", "item_id", "response__model_id", "extra_raters"), 5)
     return _CampaignResponses(*rows.T)
 
 
@@ -1036,7 +1041,7 @@ def queue_order(campaign: Campaign, *, reviewer: Any = None, data: CampaignArray
     t = triage_units(
         hits,
         ratings,
-        k=data.k,
+        k=required_ratings(data),
         adjudicated=data.u_adjudicated,
         judge=data.u_judge,
         ambiguous_criterion=amb_crit[data.u_crit] if amb_crit.size else np.zeros(data.n_units, bool),

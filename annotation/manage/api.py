@@ -63,6 +63,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
+from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
 from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
@@ -453,6 +454,18 @@ class CampaignSerializer(serializers.ModelSerializer):
     sitting_size = serializers.IntegerField(source="settings.sitting_size", read_only=True, allow_null=True, default=None)
     retake_cooldown = serializers.DurationField(source="settings.retake_cooldown", read_only=True, allow_null=True, default=None)
     certificate_name = serializers.CharField(source="settings.certificate_name", read_only=True, allow_null=True, default=None)
+    split_extension = serializers.BooleanField(
+        source="settings.split_extension", read_only=True, default=False, help_text="Extra raters where the verdicts split: on or off."
+    )
+    split_extension_budget = serializers.IntegerField(
+        source="settings.split_extension_budget", read_only=True, default=0, help_text="Most extra assignments (two per extended response)."
+    )
+    split_extension_min_share = serializers.FloatField(
+        source="settings.split_extension_min_share",
+        read_only=True,
+        default=0.5,
+        help_text="Share of a response's criteria split by one vote that extends it.",
+    )
     seed = serializers.SerializerMethodField(
         help_text="The stored seed of the sample (drawn with the server's sampling key); null for a user who is an expert of the campaign."
     )
@@ -485,6 +498,9 @@ class CampaignSerializer(serializers.ModelSerializer):
             "retake_cooldown",
             "rationale_min_chars",
             "show_weights",
+            "split_extension",
+            "split_extension_budget",
+            "split_extension_min_share",
             "responses",
             "created_at",
         ]
@@ -592,6 +608,28 @@ class CampaignCreateSerializer(serializers.Serializer):
     gold_rate = serializers.FloatField(default=0.0)
     min_tier_for_hard = serializers.IntegerField(default=1, min_value=1)
     piece_rate = serializers.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
+    split_extension = serializers.BooleanField(
+        default=False, help_text="Offer a response whose k verdicts split to two more experts (k + 2), within the budget."
+    )
+    split_extension_budget = serializers.IntegerField(default=0, help_text="Extra assignments; at least 2 with the option on.")
+    split_extension_min_share = serializers.FloatField(
+        default=0.5, help_text="In (0, 1]: the share of a response's criteria split by one vote (a tie when k is even) that extends it."
+    )
+
+
+class SplitExtensionInputSerializer(serializers.Serializer):
+    split_extension = serializers.BooleanField(help_text="On or off.")
+    split_extension_budget = serializers.IntegerField(help_text="Extra assignments; at least 2 with the option on.")
+    split_extension_min_share = serializers.FloatField(default=0.5, help_text="In (0, 1].")
+
+
+class SplitExtensionResultSerializer(serializers.Serializer):
+    split_extension = serializers.BooleanField(source="enabled")
+    split_extension_budget = serializers.IntegerField(source="budget")
+    split_extension_min_share = serializers.FloatField(source="min_share")
+    spent = serializers.IntegerField(help_text="Extra assignments granted so far.")
+    extended = serializers.IntegerField(help_text="Responses extended so far.")
+    extended_now = serializers.IntegerField(help_text="Waiting responses this request extended (most split first).")
 
 
 class StatusSerializer(serializers.Serializer):
@@ -839,6 +877,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             gold_rate=d["gold_rate"],
             min_tier_for_hard=d["min_tier_for_hard"],
             piece_rate=d["piece_rate"],
+            split_extension=d["split_extension"],
+            split_extension_budget=d["split_extension_budget"],
+            split_extension_min_share=d["split_extension_min_share"],
             created_by=signed_in(request),
         )
         return Response(CreatedCampaignSerializer(outcome.campaign, context={"outcome": outcome, "request": request}).data, status=201)
@@ -968,6 +1009,36 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         if blind_scope(request.user).hides_campaign(campaign.pk):
             data["unfilled"] = []  # which responses other experts hold: not for one of its experts
         return Response(data)
+
+    @extend_schema(request=SplitExtensionInputSerializer, responses={200: SplitExtensionResultSerializer})
+    @action(detail=True, methods=["post"], url_path="split-extension", url_name="split-extension")
+    def split_extension(self, request: Request, pk: str | None = None) -> Response:
+        """Turn extra raters where the verdicts split on or off, or change the budget; on, the waiting responses are extended."""
+        campaign = self.get_object()
+        form = SplitExtensionInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        d = form.validated_data
+        set_split_extension(
+            campaign=campaign,
+            by=signed_in(request),
+            enabled=d["split_extension"],
+            budget=d["split_extension_budget"],
+            min_share=d["split_extension_min_share"],
+        )
+        done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
+        state = split_extension_state(Campaign.objects.get(pk=campaign.pk))  # as now stored, not as the view read it
+        return Response(
+            SplitExtensionResultSerializer(
+                {
+                    "enabled": state.enabled,
+                    "budget": state.budget,
+                    "min_share": state.min_share,
+                    "spent": state.spent or 0,
+                    "extended": state.extended or 0,
+                    "extended_now": done.extended if done else 0,
+                }
+            ).data
+        )
 
     @extend_schema(request=StatusSerializer, responses={200: CampaignSerializer})
     @action(detail=True, methods=["post"])

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, ExpertProfile, QualityPolicy
 from annotation.services.sampling import MAX_SEED
+from annotation.services.split_extension import option_errors as split_extension_errors
 from heartbench_core.lib.taxonomy import DIMENSIONS
 from heartbench_core.models import Dataset, LanguageModel, User
 from heartbench_core.roles import Role
@@ -60,10 +61,36 @@ class CampaignForm(forms.Form):
     gold_rate = forms.FloatField(initial=0.0, min_value=0, max_value=0.9, label=_("Gold-check rate"))
     min_tier_for_hard = forms.IntegerField(initial=1, min_value=1, max_value=5, label=_("Tier needed for hard items"))
     piece_rate = forms.DecimalField(initial=Decimal("0"), min_value=0, max_digits=8, decimal_places=2, label=_("Piece rate"))
+    split_extension = forms.BooleanField(
+        required=False,
+        label=_("Extra raters where the verdicts split"),
+        help_text=_(
+            "Off by default. A response whose k verdicts split by one vote on at least the share below of its criteria is "
+            "offered to two more experts (k + 2), most split first, within the budget. Never decided by the judge's verdicts."
+        ),
+    )
+    split_extension_budget = forms.IntegerField(
+        required=False,
+        initial=0,
+        label=_("Extra raters: budget (extra assignments)"),
+        help_text=_("Two per extended response; at least 2 when the option is on."),
+    )
+    split_extension_min_share = forms.FloatField(
+        required=False,
+        initial=0.5,
+        label=_("Extra raters: share of split criteria"),
+        help_text=_("In (0, 1]: the share of a response's criteria split by one vote (a tie when k is even) that extends it."),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        return _clean_split_extension(self, super().clean() or {})
 
     def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
         return {
+            "split_extension": d["split_extension"],
+            "split_extension_budget": d["split_extension_budget"],
+            "split_extension_min_share": d["split_extension_min_share"],
             "name": d["name"],
             "dataset_name": d["dataset"].name,
             "version_label": d["version"] or None,
@@ -80,6 +107,31 @@ class CampaignForm(forms.Form):
             "min_tier_for_hard": d["min_tier_for_hard"],
             "piece_rate": d["piece_rate"],
         }
+
+
+def _clean_split_extension(form: forms.Form, d: dict[str, Any]) -> dict[str, Any]:
+    """Empty budget and share read as their defaults; the service's rule checks them (one message per field)."""
+    fields = ("split_extension_budget", "split_extension_min_share")
+    if any(f in form.errors for f in fields):
+        return d
+    d["split_extension_budget"] = 0 if d.get("split_extension_budget") is None else d["split_extension_budget"]
+    d["split_extension_min_share"] = 0.5 if d.get("split_extension_min_share") is None else d["split_extension_min_share"]
+    for field, message in split_extension_errors(
+        enabled=bool(d.get("split_extension")), budget=d["split_extension_budget"], min_share=d["split_extension_min_share"]
+    ).items():
+        form.add_error(field, message)
+    return d
+
+
+class SplitExtensionForm(forms.Form):
+    """Extra raters where the verdicts split, changed on a running blind test (`services.split_extension`)."""
+
+    split_extension = CampaignForm.base_fields["split_extension"]
+    split_extension_budget = CampaignForm.base_fields["split_extension_budget"]
+    split_extension_min_share = CampaignForm.base_fields["split_extension_min_share"]
+
+    def clean(self) -> dict[str, Any]:
+        return _clean_split_extension(self, super().clean() or {})
 
 
 class GoldSetForm(forms.Form):

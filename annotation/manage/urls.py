@@ -16,6 +16,7 @@ urlpatterns = [
     path("manage/campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign"),
     path("manage/campaigns/<int:campaign_id>/assign/", views.campaign_bulk_assign, name="campaign_bulk_assign"),
     path("manage/campaigns/<int:campaign_id>/status/", views.campaign_status, name="campaign_status"),
+    path("manage/campaigns/<int:campaign_id>/extra-raters/", views.campaign_split_extension, name="campaign_split_extension"),
     path("manage/campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path("manage/campaigns/<int:campaign_id>/payments/", views.campaign_payments_page, name="campaign_payments_page"),
     path("manage/campaigns/<int:campaign_id>/payments/<str:username>/decision/", views.pay_decision, name="pay_decision"),

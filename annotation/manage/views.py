@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.blindness import PROGRESS_WITHHELD, may_read_seed, own_quality_hidden
@@ -36,6 +37,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
 from annotation.services.payments import decide_held_pay, payment_csv, payment_line_count, payment_lines, update_pay_policy
+from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
 from annotation.workspace import selectors as workspace_selectors
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_campaign
 from heartbench_core.http import SignedInRequest
@@ -165,7 +167,7 @@ EXPERT_ROWS = 20
 @require_safe
 @admin_only
 def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign.objects.select_related("version__dataset", "created_by"), pk=campaign_id)
+    campaign = get_object_or_404(Campaign.objects.select_related("version__dataset", "created_by", "settings"), pk=campaign_id)
     # An admin who is also an expert of this open campaign sees its settings but not its figures:
     # the totals leave gold checks out, so a submission of theirs that did not move them was gold.
     withheld = blind_scope(request.user).hides_campaign(campaign.pk)
@@ -179,6 +181,8 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 
     gold = ([] if withheld else selectors.campaign_gold_accuracy(campaign)) if campaign.kind == Campaign.Kind.BLIND_TEST else None
     context: dict[str, Any] = {
+        # The option and what it granted; the counts are figures of the campaign, withheld like its progress.
+        "split_extension": split_extension_state(campaign, counts=not withheld) if campaign.kind == Campaign.Kind.BLIND_TEST else None,
         "campaign": campaign,
         "progress": progress,
         "progress_withheld": PROGRESS_WITHHELD if withheld else "",
@@ -226,6 +230,45 @@ def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResp
         for message in unfilled_messages(result, show_items=not blind_scope(request.user).hides_campaign(campaign.pk)):
             messages.warning(request, message)
     return redirect("annotation:campaign_assignments", campaign.pk)
+
+
+@require_POST
+@admin_only
+def campaign_split_extension(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    """Turn extra raters where the verdicts split on or off, or change their budget; then extend the waiting responses."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    form = forms.SplitExtensionForm(request.POST)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            for m in errors:
+                messages.error(request, f"{form.fields[field].label}: {m}" if field in form.fields else str(m))
+        return redirect("annotation:campaign", campaign.pk)
+    d = form.cleaned_data
+    try:
+        set_split_extension(
+            campaign=campaign,
+            by=request.user,
+            enabled=d["split_extension"],
+            budget=d["split_extension_budget"],
+            min_share=d["split_extension_min_share"],
+        )
+        done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
+    except ValidationError as exc:
+        for m in _messages_of(exc):
+            messages.error(request, m)
+    else:
+        messages.success(request, _("Extra raters where the verdicts split: saved."))
+        if done is not None and done.extended:
+            messages.success(
+                request,
+                ngettext(
+                    "%(n)d waiting response was extended to two more experts.",
+                    "%(n)d waiting responses were extended to two more experts each.",
+                    done.extended,
+                )
+                % {"n": done.extended},
+            )
+    return redirect("annotation:campaign", campaign.pk)
 
 
 UNFILLED_LISTED = 10

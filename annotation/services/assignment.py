@@ -3,7 +3,8 @@
 Invariants, held under concurrency on PostgreSQL:
 
 - a response of a blind test (a hidden gold check too) is held by at most k = `campaign.overlap` *live*
-  assignments (reserved and not expired, or submitted): every assignment is created while the
+  assignments (reserved and not expired, or submitted), plus the extra raters its split verdicts
+  earned (`CampaignResponse.extra_raters`, `split_extension`): every assignment is created while the
   `CampaignResponse` row is locked (`select_for_update(skip_locked=True)`) and the live count is
   taken again under that lock;
 - an expert never gets the same response twice: the `one_assignment_per_expert_response`
@@ -257,7 +258,7 @@ def _ranked_ids(
     rows = list(
         _eligible(campaign, profile, cfg, qualified)
         .annotate(live_n=Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments")))
-        .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene")
+        .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene", "extra_raters")
     )
     taken = {cr for cr, _, _ in mine}
     had_item: dict[int, int] = defaultdict(int)
@@ -274,10 +275,12 @@ def _ranked_ids(
             .values_list("item_id", "n")
         )
     k = campaign.overlap
-    open_rows = [r for r in rows if r[3] < k and r[0] not in taken]
+    # A response's target is k plus its extra raters (`split_extension`); nearer completion means
+    # fewer open slots, so a response extended to k + 2 ranks as one with two slots left, like any.
+    open_rows = [r for r in rows if r[3] < k + r[5] and r[0] not in taken]
     seed, expert_id = campaign.seed, profile.user_id
     open_rows.sort(
-        key=lambda r: (-r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), expert_order(seed, expert_id, r[0]))
+        key=lambda r: (r[5] - r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), expert_order(seed, expert_id, r[0]))
     )
     return [r[0] for r in open_rows]
 
@@ -303,7 +306,7 @@ def _lock_candidates(qs: QuerySet[CampaignResponse], limit: int) -> list[Campaig
 
 
 def _recount_under_lock(locked: list[CampaignResponse], now: datetime, k: int) -> list[CampaignResponse]:
-    """Keep the locked candidates whose live count is still below k (counted again, under the lock)."""
+    """Keep the locked candidates whose live count is still below their target, k plus any extra raters (counted again, under the lock)."""
     if not locked:
         return []
     live = dict(
@@ -314,7 +317,7 @@ def _recount_under_lock(locked: list[CampaignResponse], now: datetime, k: int) -
         .annotate(n=Count("pk"))
         .values_list("campaign_response", "n")
     )
-    return [cr for cr in locked if live.get(cr.pk, 0) < k]
+    return [cr for cr in locked if live.get(cr.pk, 0) < k + cr.extra_raters]
 
 
 def _reserve(cr: CampaignResponse, expert: User, campaign: Campaign, now: datetime) -> Assignment:
@@ -522,13 +525,15 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
             CampaignResponse.objects.filter(campaign=campaign)
             .select_for_update(of=("self",))
             .order_by("order_key", "id")
-            .values_list("pk", "item_id", "order_key")
+            .values_list("pk", "item_id", "order_key", "extra_raters")
         )
         taken: dict[int, set[int]] = defaultdict(set)
         live_n: dict[int, int] = defaultdict(int)
         per_item: dict[tuple[int, int], int] = defaultdict(int)
         load: dict[int, int] = defaultdict(int)
-        item_of = {pk: item for pk, item, _ in responses}
+        item_of = {pk: item for pk, item, _o, _e in responses}
+        # Each response's target: k plus the extra raters its split verdicts earned (`split_extension`).
+        target = {pk: campaign.overlap + extra for pk, _i, _o, extra in responses}
         for cr_id, expert_id, is_live in (
             Assignment.objects.filter(campaign_response__campaign=campaign)
             .annotate(is_live=ExpressionWrapper(AssignmentQuerySet.live_q(now), output_field=BooleanField()))
@@ -546,16 +551,15 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
         ).values_list("response__campaign_entries", "user_id"):
             taken[cr_id].add(user_id)
             exposed[cr_id].add(user_id)
-        item_info = _item_info({item for _, item, _ in responses})
-        open_slots = sum(max(0, campaign.overlap - live_n[pk]) for pk, _item, _o in responses)
+        item_info = _item_info({item for _, item, _o, _e in responses})
+        open_slots = sum(max(0, target[pk] - live_n[pk]) for pk, _item, _o, _e in responses)
         rng = random.Random(keyed_seed(campaign.seed, "bulk"))
         tiebreak = {s.user_id: rng.random() for s in states}
-        k = campaign.overlap
         new: list[tuple[int, int]] = []
         short: list[tuple[int, int, int]] = []  # (response, item, slots left open)
-        responses.sort(key=lambda r: (-live_n[r[0]], not item_info[r[1]][0], r[2], r[0]))
-        for cr_id, item_id, _order in responses:
-            need = k - live_n[cr_id]
+        responses.sort(key=lambda r: (target[r[0]] - live_n[r[0]], not item_info[r[1]][0], r[2], r[0]))
+        for cr_id, item_id, _order, _extra in responses:
+            need = target[cr_id] - live_n[cr_id]
             if need <= 0:
                 continue
             hard, abilities, dims, scene = item_info[item_id]
@@ -707,9 +711,11 @@ def stuck_responses(*, campaign: Campaign, campaign_response_ids: list[int]) -> 
     from heartbench_core.models import Item
 
     now = timezone.now()
-    rows = list(CampaignResponse.objects.filter(campaign=campaign, pk__in=campaign_response_ids).values_list("pk", "item_id"))
-    response_ids = [pk for pk, _item in rows]
-    items = {item for _pk, item in rows}
+    rows = list(
+        CampaignResponse.objects.filter(campaign=campaign, pk__in=campaign_response_ids).values_list("pk", "item_id", "extra_raters")
+    )
+    response_ids = [pk for pk, _item, _extra in rows]
+    items = {item for _pk, item, _extra in rows}
     live_n = dict(
         Assignment.objects.filter(campaign_response_id__in=response_ids)
         .live(now)
@@ -728,8 +734,8 @@ def stuck_responses(*, campaign: Campaign, campaign_response_ids: list[int]) -> 
     cfg = campaign_settings(campaign)
     question_ids = dict(Item.objects.filter(pk__in=items).values_list("pk", "question_id"))
     out = []
-    for cr_id, item_id in sorted(rows):
-        need = campaign.overlap - live_n.get(cr_id, 0)
+    for cr_id, item_id, extra in sorted(rows):
+        need = campaign.overlap + extra - live_n.get(cr_id, 0)
         if need <= 0:
             continue
         hard, _abilities, dims, _scene = info[item_id]

@@ -38,6 +38,7 @@ from annotation.models import (
 from annotation.services.assignment import admits
 from annotation.services.quotes import fingerprint_soon
 from annotation.services.sampling import MAX_SEED, keyed_seed, new_seed
+from annotation.services.split_extension import option_errors
 from heartbench_core.blindness import record_exposures
 from heartbench_core.jsonl import ErrorCollector
 from heartbench_core.lib.jsonl import read_jsonl, source_name, type_name
@@ -186,9 +187,16 @@ def create_campaign(
     show_weights: bool = False,
     deadline: datetime | None = None,
     certificate_name: str = "",
+    split_extension: bool = False,
+    split_extension_budget: int = 0,
+    split_extension_min_share: float = 0.5,
     created_by: User | None = None,
 ) -> CampaignOutcome:
     """Create a blind-test campaign: a stratified sample of items × the chosen models' responses; atomic.
+
+    `split_extension` (off by default) offers a response whose k verdicts split on at least
+    `split_extension_min_share` of its criteria to two more experts, within `split_extension_budget`
+    extra assignments (`annotation.services.split_extension`).
 
     `seed` None draws a random one. The sample, the hidden gold checks and the order are drawn from
     seeds derived from it with the server's sampling key (`annotation.services.sampling`).
@@ -213,6 +221,7 @@ def create_campaign(
     if gold_rate > 0 and gold_source is None:
         errors["gold_source"] = _("a gold rate needs a gold set to draw hidden gold checks from")
     errors.update(_settings_errors({"deadline": deadline, "certificate_name": certificate_name}))
+    errors.update(option_errors(enabled=split_extension, budget=split_extension_budget, min_share=split_extension_min_share))
     if errors:
         raise ValidationError(errors)
     version = get_version(dataset_name, version_label)
@@ -295,6 +304,9 @@ def create_campaign(
             qualification_per_dimension=qualification_per_dimension,
             gold_source=gold_source,
             certificate_name=certificate_name.strip(),
+            split_extension=split_extension,
+            split_extension_budget=split_extension_budget,
+            split_extension_min_share=float(split_extension_min_share),
         )
         created = CampaignResponse.objects.bulk_create(
             [

@@ -31,7 +31,7 @@ from annotation.models import (
     UnclearCriterionReport,
 )
 from annotation.services import assignment as serving
-from annotation.services import quality
+from annotation.services import quality, split_extension
 from annotation.services.guidelines import guidelines_in_force
 from annotation.signals import assignment_submitted
 from heartbench_core.api_errors import CONFLICT_CODE
@@ -256,6 +256,8 @@ def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: i
 def _after_submit(assignment: Assignment) -> None:
     # Calibration scoring and continuous gold checks belong to the quality service.
     quality.after_submit(assignment=assignment)
+    # A response whose k verdicts split may be offered to two more experts (the campaign's option).
+    split_extension.after_submit(assignment=assignment)
     # Apps above this one (the golden standard) react once the submission is durable.
     transaction.on_commit(lambda: assignment_submitted.send(sender=Assignment, assignment=assignment))
 
@@ -321,7 +323,7 @@ def reclaim_assignment(*, assignment: Assignment, expert: User) -> Assignment:
         response = CampaignResponse.objects.select_for_update(no_key=True, of=("self",)).get(pk=own.campaign_response_id)
         exposed = StaffExposure.objects.filter(user_id=expert.pk, response_id=response.response_id).exists()
         live = Assignment.objects.filter(campaign_response_id=response.pk).live(now).exclude(pk=own.pk).count()
-        if exposed or live >= max(campaign.overlap, 1):
+        if exposed or live >= max(campaign.overlap, 1) + response.extra_raters:
             raise ValidationError(_("This response went to other experts meanwhile."), code=RECLAIM_TAKEN)
         own.status = Assignment.Status.RESERVED
         own.expires_at = now + campaign.reservation_timeout
@@ -593,7 +595,8 @@ def _open_discussion(assignment: Assignment, expert: User) -> Assignment:
 
 
 def _own(assignment: Assignment, expert: User, *, lock: bool = False) -> Assignment:
-    qs = Assignment.objects.select_related("campaign_response__campaign")
+    # The campaign's settings ride along (a join, not a query): submission reads its extra-raters option.
+    qs = Assignment.objects.select_related("campaign_response__campaign__settings")
     if lock:
         qs = qs.select_for_update(of=("self",))
     own = qs.filter(pk=assignment.pk, expert_id=expert.pk).first()

@@ -589,7 +589,7 @@ def slot_still_open(assignment: Assignment) -> bool:
     if campaign.status != Campaign.Status.ACTIVE:
         return False
     live = Assignment.objects.filter(campaign_response_id=assignment.campaign_response_id).live(timezone.now()).exclude(pk=assignment.pk)
-    return live.count() < max(campaign.overlap, 1)
+    return live.count() < max(campaign.overlap, 1) + assignment.campaign_response.extra_raters
 
 
 def own_progress(expert_id: int, campaign: Campaign) -> OwnProgress:

@@ -51,7 +51,7 @@ def triage_units(
     hits: np.ndarray,
     ratings: np.ndarray,
     *,
-    k: int,
+    k: int | np.ndarray,
     adjudicated: np.ndarray,
     judge: np.ndarray,
     ambiguous_criterion: np.ndarray,
@@ -62,9 +62,12 @@ def triage_units(
     hits = np.asarray(hits, np.int64)
     ratings = np.asarray(ratings, np.int64)
     judge = np.asarray(judge, np.int64)
-    rule = MajorityRule(min_ratings=max(k, 1))
+    # k is one number, or one per unit (k + 2 where a response was given extra raters: it waits for them all).
+    rule = MajorityRule(min_ratings=1)
+    complete = (ratings >= np.maximum(np.asarray(k, np.int64), 1)) & (ratings > 0)
     label, unanimous, _tie = majority_labels(hits, ratings, rule)
-    complete = rule.complete(ratings)
+    label = np.where(complete, label, -1)
+    unanimous = unanimous & complete
     tie = complete & (label < 0)
     split = complete & ~unanimous
     contradicts = unanimous & (judge >= 0) & ((judge == 1) != (hits == ratings))

@@ -26,6 +26,7 @@ from heartbench_core.lib import alt_test as alt
 from heartbench_core.lib import calibrated_scores as cal
 from heartbench_core.lib import crossed as cx
 from heartbench_core.lib import scoring
+from heartbench_core.lib.split_extension import GoldChange, first_k_counts, gold_change
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
 
 PROVENANCE_NONE, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY, PROVENANCE_ADJUDICATED = 0, 1, 2, 3
@@ -106,6 +107,7 @@ DEFAULTS = ReportDefaults()
 # `AgreementReport` (its keys are those reports have always been stored with, plus
 # `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
 
+GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
 SCHEMA_VERSION = 4  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
 # 4: the human-calibrated scores
 NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
@@ -598,6 +600,7 @@ class ReportResult:
     post_discussion: PostDiscussion | None = None
     alt_test: AltTestBlock | None = None  # None in reports from before the alternative annotator test
     calibrated_scores: CalibratedScores | None = None  # None in reports from before the human-calibrated scores
+    split_extension: GoldChange | None = None  # None when no response was given extra raters (and in older reports)
 
     @property
     def resampled(self) -> Resampling:
@@ -706,9 +709,21 @@ class ReportInputs:
             )
 
 
-def golden_standard(hits: np.ndarray, ratings: np.ndarray, k: int, adjudicated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(label −1/0/1, provenance code, tie) per unit: the strict majority of k ratings, overridden by adjudication."""
-    label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=k))
+def golden_standard(
+    hits: np.ndarray, ratings: np.ndarray, k: int | np.ndarray, adjudicated: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(label −1/0/1, provenance code, tie) per unit: the strict majority of all its ratings once it has k, overridden by adjudication.
+
+    `k` is one number, or one per unit (`required_ratings`: k + 2 on a response given extra raters
+    because its verdicts split, which waits for all of them).
+    """
+    if np.ndim(k) == 0:
+        label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=int(k)))
+    else:
+        label, unanimous, tie = st.majority_labels(hits, ratings, st.MajorityRule(min_ratings=1))
+        waiting = np.asarray(ratings, np.int64) < np.maximum(np.asarray(k, np.int64), 1)
+        label = np.where(waiting, st.NO_LABEL, label).astype(np.int8)
+        unanimous, tie = unanimous & ~waiting, tie & ~waiting
     provenance = np.where(label >= 0, np.where(unanimous, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY), PROVENANCE_NONE)
     adjudicated = np.asarray(adjudicated)
     decided = adjudicated >= 0
@@ -793,10 +808,30 @@ class _Compared:
         return cx.with_experts(ci, self.jv == self.gv, self.item_index, group, n_groups, self.left_out, self.crossed_draws)
 
 
+def _split_extension(data: ReportData, hits: np.ndarray, ratings: np.ndarray) -> GoldChange | None:
+    """On the responses given extra raters: the majority of their first k ratings against the majority of all (None: none was)."""
+    need = required_ratings(data)
+    if not isinstance(need, np.ndarray):
+        return None
+    first_hits, first_ratings = first_k_counts(data.j_unit, data.j_hit, data.j_time, data.n_units, data.k)
+    none = np.full(data.n_units, -1)
+    before = golden_standard(first_hits, first_ratings, data.k, none)[0]
+    after = golden_standard(hits, ratings, need, none)[0]
+    return gold_change(data.u_cr, np.asarray(getattr(data, "cr_extra", None)), before, after, ratings, need)
+
+
+def required_ratings(data: ReportData) -> int | np.ndarray:
+    """The ratings each unit's golden label waits for: k, or per unit k plus its response's extra raters when any were granted."""
+    extra = getattr(data, "cr_extra", None)  # absent from data of campaigns before extra raters
+    if extra is None or not np.size(extra) or not np.any(extra):
+        return data.k
+    return data.k + np.asarray(extra, np.int64)[data.u_cr]
+
+
 def _compared(data: ReportData, *, resamples: int, seed: int, resample_experts: bool = True) -> _Compared:
     """Golden labels, judge verdicts, their pairs, and the headline agreement with its interval over items (and experts)."""
     hits, ratings = data.unit_counts()
-    label, provenance, tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
+    label, provenance, tie = golden_standard(hits, ratings, required_ratings(data), data.u_adjudicated)
     judge = data.u_judge
     both = (label >= 0) & (judge >= 0)
     jv, gv = judge[both] == 1, label[both] == 1
@@ -1005,7 +1040,7 @@ def agreement_change(
     if previous.n_units != current.n_units or not np.array_equal(previous.u_crit, current.u_crit):
         raise ValueError("both judges must be compared on the same campaign's units")
     hits, ratings = previous.unit_counts()
-    label, _provenance, _tie = golden_standard(hits, ratings, previous.k, previous.u_adjudicated)
+    label, _provenance, _tie = golden_standard(hits, ratings, required_ratings(previous), previous.u_adjudicated)
     common = (label >= 0) & (previous.u_judge >= 0) & (current.u_judge >= 0)
     gold = label[common] == 1
     before = (previous.u_judge[common] == 1) == gold
@@ -1058,7 +1093,7 @@ def compute_report(
     confusion = st.confusion(jv, gv)
     mcnemar = st.mcnemar_exact(jv, gv)
     judged = judge >= 0
-    complete = ratings >= max(data.k, 1)
+    complete = ratings >= np.maximum(required_ratings(data), 1)
 
     # Breakdowns.
     groups = {
@@ -1150,6 +1185,7 @@ def compute_report(
             alt_test_epsilon=policy.alt_test_epsilon,
         ),
         alt_test=alt_test_block(data, epsilon=policy.alt_test_epsilon),
+        split_extension=_split_extension(data, hits, ratings),
         calibrated_scores=None if population is None else calibrated_scores_block(data, label, population, resamples=resamples, seed=seed),
     )
 
@@ -1454,7 +1490,8 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     j_unit, j_hit = data.j_unit[order], data.j_hit[order]
     n = data.n_units
     hits, ratings = np.zeros(n), np.zeros(n, np.int64)
-    label = golden_standard(hits, ratings, data.k, data.u_adjudicated)[0]  # adjudicated units have a label before any judgment
+    need = required_ratings(data)
+    label = golden_standard(hits, ratings, need, data.u_adjudicated)[0]  # adjudicated units have a label before any judgment
     disagreement = np.zeros(n)  # h(m − h)/(m − 1) of each unit rated twice or more, 0 otherwise
     zeros = np.zeros(n, np.intp)
     judged, judge_hit = judge >= 0, judge == 1
@@ -1478,7 +1515,9 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
         tally(changed, -1)
         hits[changed] += np.bincount(at, weights=h, minlength=changed.size)
         ratings[changed] += np.bincount(at, minlength=changed.size)
-        label[changed] = golden_standard(hits[changed], ratings[changed], data.k, data.u_adjudicated[changed])[0]
+        label[changed] = golden_standard(
+            hits[changed], ratings[changed], need[changed] if isinstance(need, np.ndarray) else need, data.u_adjudicated[changed]
+        )[0]
         ok = st.alpha_terms(hits[changed], ratings[changed])
         disagreement[changed[ok.pairable]] = ok.disagreement
         tally(changed, 1)
@@ -2040,6 +2079,8 @@ def _report_to_dict(r: ReportResult) -> dict[str, Any]:
         out["alt_test"] = _alt_test_block_to_dict(r.alt_test)
     if r.calibrated_scores is not None:
         out["calibrated_scores"] = _calibrated_to_dict(r.calibrated_scores)
+    if r.split_extension is not None:
+        out["split_extension"] = asdict(r.split_extension)
     return out
 
 
@@ -2300,6 +2341,10 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
         alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
     with _reading("calibrated_scores"):
         calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"])
+    with _reading("split_extension"):
+        extension = (
+            None if d.get("split_extension") is None else GoldChange(**{f: int(d["split_extension"][f]) for f in GOLD_CHANGE_FIELDS})
+        )
     with _reading("top level"):
         post = d.get("post_discussion")
         return ReportResult(
@@ -2351,6 +2396,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
             ),
             alt_test=alt_block,
             calibrated_scores=calibrated,
+            split_extension=extension,
         )
 
 

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
 from heartbench_core.bulk import copy_lines, copy_time, may_skip_row_triggers, references_hold, skipped_row_triggers
-from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard
+from heartbench_core.lib.agreement_report import PROVENANCE_NAMES, golden_standard, required_ratings
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role, has_role
 from heartbench_core.services.stored_scores import forget_scores
@@ -48,7 +48,8 @@ def refresh_golden_labels(*, campaign: Campaign, data: CampaignArrays | None = N
     if data is None:
         data = load_campaign_arrays(campaign)
     hits, ratings = data.unit_counts()
-    label, provenance, _tie = golden_standard(hits, ratings, data.k, data.u_adjudicated)
+    # Every blind verdict counts: a response given extra raters waits for k + 2 (`required_ratings`).
+    label, provenance, _tie = golden_standard(hits, ratings, required_ratings(data), data.u_adjudicated)
     has = label >= 0
     # Per unit, the stored row as it should be: hit, provenance code, expert hits, ratings, decision (−1: none).
     wanted = np.stack([label, provenance, hits, ratings, data.u_adjudication_id], axis=1).astype(np.int64)

@@ -41,6 +41,21 @@ class Command(ImportCommand):
             "--deadline", help=gettext("when the work is due (ISO 8601, e.g. 2026-12-31T18:00+08:00; without a zone: the site's)")
         )
         parser.add_argument(
+            "--extra-raters-budget",
+            type=int,
+            default=None,
+            metavar="N",
+            help=gettext(
+                "turn on extra raters where the verdicts split: at most N extra assignments (two per extended response); default off"
+            ),
+        )
+        parser.add_argument(
+            "--extra-raters-share",
+            type=float,
+            default=0.5,
+            help=gettext("share of a response's criteria split by one vote that extends it, in (0, 1] (default 0.5)"),
+        )
+        parser.add_argument(
             "--certificate-name", default="", help=gettext('title of the experts\' certificate (default "AI Evaluation Expert")')
         )
 
@@ -83,6 +98,9 @@ class Command(ImportCommand):
             piece_rate=piece_rate,
             deadline=deadline,
             certificate_name=o["certificate_name"],
+            split_extension=o["extra_raters_budget"] is not None,
+            split_extension_budget=o["extra_raters_budget"] or 0,
+            split_extension_min_share=o["extra_raters_share"],
         )
         if o["verbosity"] > 1:
             self.stderr.write(

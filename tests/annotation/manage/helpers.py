@@ -24,7 +24,7 @@ def more_experts(n: int, prefix: str = "ext_expert"):
     return users
 
 
-def demo_campaign(cast, *, name="Blind test 1", sample=1.0, overlap=3, experts=None, qualified=True, **kwargs):
+def demo_campaign(cast, *, name="Blind test 1", sample=1.0, overlap=3, experts=None, qualified=True, models=None, **kwargs):
     """A blind test over all 6 demo items × 3 fictional models (18 responses) among the cast's experts."""
     demo_version()
     demo_responses()
@@ -34,7 +34,7 @@ def demo_campaign(cast, *, name="Blind test 1", sample=1.0, overlap=3, experts=N
     return create_campaign(
         name=name,
         dataset_name="demo",
-        model_names=MODELS,
+        model_names=models or MODELS,
         sample_fraction=sample,
         overlap=overlap,
         expert_usernames=[e.username for e in experts],
