@@ -167,7 +167,8 @@ def english_runs(text: str, data: tuple[str, ...] = ()) -> list[str]:
     """The runs of English words in one string, after the world's data, URLs, JSON and codes are taken out."""
     for value in data:
         if value and value in text:
-            text = text.replace(value, " ")
+            # Whole words only: a stored code such as "tie" is not taken out of "Yekutieli".
+            text = re.sub(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", " ", text)
     text = _JSON.sub(" ", _URL.sub(" ", text))
     runs: list[str] = []
     current: list[str] = []
@@ -229,7 +230,8 @@ class _Blocks(_VisibleText):
 def _without(text: str, data: tuple[str, ...]) -> str:
     for value in data:
         if value and value in text:
-            text = text.replace(value, " ")
+            # Whole words only: a stored code such as "tie" is not taken out of "Yekutieli".
+            text = re.sub(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", " ", text)
     return text
 
 
