@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from heartbench_core.lib import scoring
+from heartbench_core.lib.split_extension import extension_order, split_units
 
 Z95 = 1.959963984540054
 MIN_PILOT_ITEMS = 10  # below, resampling the pilot's items says little about the dataset's
@@ -329,13 +330,13 @@ def _panel_draws(
         gold = votes * 2 > k  # k even: a tie is a miss (the platform's rule waits for a strict majority)
         if extend and extension is not None:
             # Split by one vote (a tie when k is even), never by what the judge said.
-            split = np.abs(votes * 2 - k) <= 1
+            split = split_units(votes, np.full(n_units, k))
             share = np.bincount(units.unit_response, weights=split, minlength=n_resp) / np.maximum(
                 np.bincount(units.unit_response, minlength=n_resp), 1
             )
             eligible = np.flatnonzero(share >= extension.min_share)
             budget = int(extension.budget_share * n_resp)
-            picked = eligible[np.argsort(-share[eligible], kind="stable")][:budget]
+            picked = eligible[extension_order(share[eligible], rng.random(eligible.size))][:budget]
             if picked.size:
                 more = np.isin(units.unit_response, picked)
                 extra_shift = lenient[order[:, k : k + 2]][units.unit_response[more]]
