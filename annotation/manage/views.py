@@ -99,7 +99,10 @@ def campaigns(request: SignedInRequest) -> HttpResponse:
 @admin_only
 def campaign_create(request: SignedInRequest) -> HttpResponse:
     # A design chosen on the blind-test planner arrives in the address and fills the form (nothing is created by a GET).
-    planned = {k: request.GET[k] for k in ("dataset", "version", "sample_fraction", "overlap", "piece_rate") if request.GET.get(k)}
+    fields = ("dataset", "version", "sample_fraction", "overlap", "piece_rate", "split_extension_budget", "split_extension_min_share")
+    planned: dict[str, object] = {k: request.GET[k] for k in fields if request.GET.get(k)}
+    if request.GET.get("split_extension"):
+        planned["split_extension"] = True
     form = forms.CampaignForm(request.POST or None, initial=planned)
     if request.method == "POST" and form.is_valid():
         try:

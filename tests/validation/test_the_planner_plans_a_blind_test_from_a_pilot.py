@@ -3,6 +3,7 @@ assumptions, a grid of designs with their expected half-widths and costs; bad in
 and a person blind to the dataset cannot read a pilot's figures through it."""
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -194,3 +195,21 @@ def test_the_plan_can_include_extra_raters_where_the_verdicts_split_and_the_desi
     assert "extra" in out.getvalue()
     with pytest.raises(CommandError, match="two numbers"):
         call_command("plan_blind_test", dataset="demo", models=3, extra_raters="0.5")
+
+
+def test_a_design_with_extra_raters_fills_the_campaigns_option(cast, client_for, small_pilots):
+    blind_test(cast)
+    client = client_for(cast.admin)
+    form = client.get(
+        "/work/manage/campaigns/new/",
+        {
+            "sample_fraction": "0.5",
+            "overlap": "3",
+            "split_extension": "on",
+            "split_extension_budget": "12",
+            "split_extension_min_share": "0.4",
+        },
+    ).content.decode()
+    (box,) = re.findall(r'<input[^>]*name="split_extension"[^>]*>', form)
+    assert "checked" in box
+    assert 'value="12"' in form and 'value="0.4"' in form
