@@ -51,10 +51,26 @@ def timed(fn, runs, warm=5):
     return samples[0], statistics.median(samples), samples[int(0.95 * (len(samples) - 1))]
 
 
+def explain(connection, expert, query, dataset):
+    """EXPLAIN (ANALYZE, BUFFERS) of the FAQ and case searches of a query, as the selector runs them."""
+    from annotation.knowledge import search as sql_search
+    from annotation.knowledge.selectors import visible_cases, visible_faq
+    from heartbench_core.lib import search as lib
+
+    terms = lib.parse_query(query)
+    for name, qs in (("FAQ", visible_faq(expert, as_expert=True)), ("cases", visible_cases(expert, as_expert=True))):
+        sql, params = sql_search.ranked(qs.filter(dataset_id=dataset.pk), terms)[:20].query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", params)
+            print(f"--- {query} / {name}")
+            print("\n".join(row[0] for row in cursor.fetchall()))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--entries", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--explain", action="store_true", help="Print PostgreSQL's plan (EXPLAIN ANALYZE) of each query's two searches.")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_core.settings")
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
@@ -173,6 +189,8 @@ def main():
                 lambda query=query: client.get("/api/v1/annotation/library/search/", {"q": query, "dataset": "bench"}), args.runs
             )
             medians.append(a_med)
+            if args.explain and connection.vendor == "postgresql":
+                explain(connection, expert, query, dataset)
             print(
                 f"{query:<14}{results.faq_total:>6}{results.case_total:>7}   {s_min:6.1f} {s_med:6.1f} {s_p95:6.1f}"
                 f"                {a_min:6.1f} {a_med:6.1f} {a_p95:6.1f}"
