@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
@@ -459,49 +459,53 @@ def _sql_isoformat(column: str) -> str:
 
 
 def _copy_statement(only: JudgmentFilter) -> tuple[str, list[Any]]:
-    """The COPY of one batch's judgments (its entry ids the first parameter) in the export's order, and its other parameters."""
-    cells = ", ".join(
-        [
-            _sql_text_cell("r.public_id"),
-            _sql_text_cell("i.question_id"),
-            _sql_text_cell("m.name"),
-            _sql_text_cell("u.username"),
-            "c.position",
-            "c.lineage_id::text",
-            "c.revision",
-            "CASE WHEN j.hit THEN 'True' WHEN NOT j.hit THEN 'False' END",
-            _sql_text_cell("j.rationale"),
-            _sql_isoformat("a.submitted_at"),
-        ]
-    )
-    where, params = ["a.campaign_response_id = ANY(%s)", "a.status = %s"], [Assignment.Status.SUBMITTED.value]
+    """The COPY of one batch's judgments (its entry ids the first parameter) in the export's order, and its other parameters.
+
+    The cells of an entry are written once per entry and those of an assignment once per assignment
+    (`OFFSET 0` keeps each subquery whole); per judgment only the criterion's, the hit and the rationale.
+    """
+    window, params = ["a.status = %s"], [Assignment.Status.SUBMITTED.value]
     if only.since is not None:
-        where.append("a.submitted_at >= %s")
+        window.append("a.submitted_at >= %s")
         params.append(only.since)
     if only.until is not None:
-        where.append("a.submitted_at < %s")
+        window.append("a.submitted_at < %s")
         params.append(only.until)
+    entries = (
+        f"SELECT e.id, {_sql_text_cell('r.public_id')} AS response, {_sql_text_cell('i.question_id')} AS question,"
+        f" {_sql_text_cell('m.name')} AS model"
+        f" FROM {_table(CampaignResponse)} e JOIN {_table(ModelResponse)} r ON r.id = e.response_id"
+        f" JOIN {_table(LanguageModel)} m ON m.id = r.model_id JOIN {_table(Item)} i ON i.id = e.item_id"
+        " WHERE e.id = ANY(%s) OFFSET 0"
+    )
+    assignments = (
+        f"SELECT a.id, u.username, {_sql_text_cell('u.username')} AS expert, {_sql_isoformat('a.submitted_at')} AS submitted"
+        f" FROM {_table(Assignment)} a JOIN {_table(User)} u ON u.id = a.expert_id"
+        f" WHERE a.campaign_response_id = e.id AND {' AND '.join(window)} OFFSET 0"
+    )
     # The order of `_judgment_batches`: entry, criterion position, expert (by code point, as Python sorts names).
     query = (
-        f"SELECT {cells} FROM {_table(Assignment)} a"
-        f" JOIN {_table(Judgment)} j ON j.assignment_id = a.id"
-        f" JOIN {_table(CampaignResponse)} e ON e.id = a.campaign_response_id"
-        f" JOIN {_table(ModelResponse)} r ON r.id = e.response_id"
-        f" JOIN {_table(LanguageModel)} m ON m.id = r.model_id"
-        f" JOIN {_table(Item)} i ON i.id = e.item_id"
-        f" JOIN {_table(Criterion)} c ON c.id = j.criterion_id"
-        f" JOIN {_table(User)} u ON u.id = a.expert_id"
-        f" WHERE {' AND '.join(where)}"
-        ' ORDER BY e.id, c.position, u.username COLLATE "C", j.id'
+        "SELECT e.response, e.question, e.model, a.expert, c.position, c.lineage_id::text, c.revision,"
+        f" CASE WHEN j.hit THEN 'True' WHEN NOT j.hit THEN 'False' END, {_sql_text_cell('j.rationale')}, a.submitted"
+        f" FROM ({entries}) e CROSS JOIN LATERAL ({assignments}) a"
+        f" JOIN {_table(Judgment)} j ON j.assignment_id = a.id JOIN {_table(Criterion)} c ON c.id = j.criterion_id"
+        ' ORDER BY e.id, c.position, a.username COLLATE "C", j.id'
     )
     return f"COPY ({query}) TO STDOUT (FORMAT csv)", params
+
+
+# A batch is a few thousand rows found through indexes: nested loops over them, in one process, give the
+# first rows at once and cost the same whatever the campaign's size (a hash join would read whole tables).
+_COPY_PLAN = "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off"
 
 
 def copied_judgment_csv(batches: Iterable[list[int]], only: JudgmentFilter = NO_FILTER) -> Iterator[bytes]:
     """The judgments' CSV (header first) in chunks of about CHUNK_CHARS bytes, one COPY per batch of entries.
 
     psycopg hands over one row per read (PostgreSQL sends a row per message), so each row's LF is
-    replaced by CRLF without looking inside it (a line break in a rationale stays as it was).
+    replaced by CRLF without looking inside it (a line break in a rationale stays as it was). Each
+    COPY runs in a short transaction of its own (for its planner settings); a download cut short
+    cancels it and rolls that back.
     """
     statement, params = _copy_statement(only)
     yield "".join(csv_lines([JUDGMENT_HEADER])).encode()
@@ -509,14 +513,16 @@ def copied_judgment_csv(batches: Iterable[list[int]], only: JudgmentFilter = NO_
     for batch in batches:
         rows: list[memoryview] = []
         size = 0
-        # psycopg's own cursor: Django's debug wrapper of `copy` takes no parameters (they are merged client-side here).
-        with connection.cursor() as cursor, cursor.cursor.copy(statement, [batch, *params]) as copy:
-            for row in copy:
-                rows.append(row[:-1])
-                size += len(row)
-                if size >= limit:
-                    yield crlf.join(rows) + crlf
-                    rows, size = [], 0
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(_COPY_PLAN)
+            # psycopg's own cursor: Django's debug wrapper of `copy` takes no parameters (they are merged client-side here).
+            with cursor.cursor.copy(statement, [batch, *params]) as copy:
+                for row in copy:
+                    rows.append(row[:-1])
+                    size += len(row)
+                    if size >= limit:
+                        yield crlf.join(rows) + crlf
+                        rows, size = [], 0
         if rows:
             yield crlf.join(rows) + crlf
 
