@@ -191,11 +191,20 @@ def measure(db: str, campaign_name: str, runs: int, code: Path = ROOT) -> dict:
 
 
 DIRECT = r"""
-import json, sys, time
+import json, os, sys, time
 import django
 django.setup()
+from django.db import connection
 from annotation.models import Campaign
 from validation import exports
+
+def cpu(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+with connection.cursor() as cursor:
+    cursor.execute("SELECT pg_backend_pid()")
+    backend = cursor.fetchone()[0]
 
 campaign = Campaign.objects.get(name=sys.argv[1])
 out = {}
@@ -204,13 +213,16 @@ paths = {
     "python": lambda: exports.chunks(exports._judgment_csv_lines(campaign, exports.entry_batches(campaign, set()))),
 }
 for name, chunks in paths.items():
-    start = time.perf_counter()
+    start, pg, me = time.perf_counter(), cpu(backend), time.process_time()
     size, first = 0, None
     for piece in chunks():
         size += len(piece if isinstance(piece, bytes) else piece.encode())
         if first is None:
             first = time.perf_counter() - start
-    out[name] = {"bytes": size, "s": time.perf_counter() - start, "first_ms": first * 1000}
+    out[name] = {
+        "bytes": size, "s": time.perf_counter() - start, "first_ms": first * 1000,
+        "pg_cpu": cpu(backend) - pg, "py_cpu": time.process_time() - me,
+    }
 print(json.dumps(out))
 """
 
@@ -235,7 +247,11 @@ def main() -> None:
         default=ROOT,
         help="Serve from another checkout (e.g. `git archive <commit>` unpacked), to compare before and after.",
     )
-    parser.add_argument("--direct", action="store_true", help="Also time the COPY and Python paths in one process, without HTTP.")
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="Also time the COPY and Python paths in one process, without HTTP, with the CPU time of this process and of its PostgreSQL backend.",
+    )
     args = parser.parse_args()
     big = f"{args.prefix}_exports_{args.scale}x"
     if args.rebuild or not exists(big):
@@ -261,7 +277,9 @@ def main() -> None:
                 for path, figures in direct(db, campaign).items():
                     print(
                         f"  in one process, {path} path: {figures['bytes'] / 1e6:.1f} MB in {figures['s']:.2f} s = "
-                        f"{figures['bytes'] / 1e6 / figures['s']:.1f} MB/s, first chunk {figures['first_ms']:.0f} ms, "
+                        f"{figures['bytes'] / 1e6 / figures['s']:.1f} MB/s, first chunk {figures['first_ms']:.0f} ms; "
+                        f"CPU: PostgreSQL {figures['pg_cpu']:.2f} s + Python {figures['py_cpu']:.2f} s = "
+                        f"{figures['bytes'] / 1e6 / (figures['pg_cpu'] + figures['py_cpu']):.1f} MB per CPU second, "
                         f"load {os.getloadavg()[0]:.1f}",
                         flush=True,
                     )

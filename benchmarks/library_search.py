@@ -59,7 +59,9 @@ def explain(connection, expert, query, dataset):
 
     terms = lib.parse_query(query)
     for name, qs in (("FAQ", visible_faq(expert, as_expert=True)), ("cases", visible_cases(expert, as_expert=True))):
-        sql, params = sql_search.ranked(qs.filter(dataset_id=dataset.pk), terms)[:20].query.sql_with_params()
+        sql, params = (
+            sql_search.ranked(qs.filter(dataset_id=dataset.pk), terms).values_list("pk", "score", "total")[:20].query.sql_with_params()
+        )
         with connection.cursor() as cursor:
             cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", params)
             print(f"--- {query} / {name}")
