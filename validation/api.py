@@ -1425,6 +1425,8 @@ class JudgmentsExportView(APIView):
         except BadFilter as exc:
             raise serializers.ValidationError({"detail": str(exc)}) from exc
         content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-        response = StreamingHttpResponse(export_chunks(request.user, campaign, "judgments", fmt, only=only), content_type=content_type)
+        response = StreamingHttpResponse(
+            export_chunks(signed_in(request), campaign, "judgments", fmt, only=only), content_type=content_type
+        )
         response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
         return response

@@ -464,7 +464,8 @@ def _copy_statement(only: JudgmentFilter) -> tuple[str, list[Any]]:
     The cells of an entry are written once per entry and those of an assignment once per assignment
     (`OFFSET 0` keeps each subquery whole); per judgment only the criterion's, the hit and the rationale.
     """
-    window, params = ["a.status = %s"], [Assignment.Status.SUBMITTED.value]
+    window = ["a.status = %s"]
+    params: list[Any] = [Assignment.Status.SUBMITTED.value]
     if only.since is not None:
         window.append("a.submitted_at >= %s")
         params.append(only.since)

@@ -177,7 +177,7 @@ def _page(visible: QuerySet[M], ranked: QuerySet[M], limit: int) -> tuple[list[M
     its sort and count hold narrow rows whatever the number of matches; then the page's rows are
     read whole, by id, from the same visible rows.
     """
-    top = list(ranked.values_list("pk", "score", "total")[:limit])
+    top = list(ranked.values_list("pk", "score", "total")[:limit])  # type: ignore[misc]  # annotations of `ranked`
     if not top:
         return [], 0
     found = {row.pk: row for row in visible.filter(pk__in=[row[0] for row in top]).select_related("dataset")}
