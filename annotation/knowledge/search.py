@@ -24,12 +24,12 @@ from __future__ import annotations
 from functools import reduce
 from itertools import combinations
 from operator import and_, or_
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import connections
-from django.db.models import Case, Count, Exists, F, FloatField, Model, Q, QuerySet, Value, When, Window
+from django.db.models import Case, Count, Exists, F, FloatField, Func, IntegerField, Model, Q, QuerySet, Value, When, Window
 from django.db.models.expressions import CombinedExpression, RawSQL
-from django.db.models.functions import Cast, Least, Length, Replace
+from django.db.models.functions import Cast, Least, Replace
 
 from heartbench_core.lib import search as lib
 
@@ -94,9 +94,20 @@ def _flag(condition: Q | Exists) -> Case:
     return Case(When(condition, then=Value(1.0)), default=Value(0.0), output_field=FloatField())
 
 
+class _Bytes(Func):
+    """The length of a text in bytes: read from the value's header, where counting characters walks the text."""
+
+    function = "OCTET_LENGTH"
+    output_field = IntegerField()
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, template="LENGTH(CAST(%(expressions)s AS BLOB))", **extra)
+
+
 def _occurrences(needle: str) -> Least:
-    removed = Length("search_text") - Length(Replace("search_text", Value(needle), Value("")))
-    return Least(Cast(removed, FloatField()) / Value(float(len(needle))), Value(float(lib.OCCURRENCE_CAP)))
+    """How often the text holds the needle, at most OCCURRENCE_CAP: the bytes its removal takes away, over its own bytes."""
+    removed = _Bytes("search_text") - _Bytes(Replace("search_text", Value(needle), Value("")))
+    return Least(Cast(removed, FloatField()) / Value(float(len(needle.encode()))), Value(float(lib.OCCURRENCE_CAP)))
 
 
 def ranked(queryset: QuerySet[M], terms: list[lib.Term], *, focus: Q | Exists | None = None) -> QuerySet[M]:
@@ -115,7 +126,8 @@ def ranked(queryset: QuerySet[M], terms: list[lib.Term], *, focus: Q | Exists | 
         score = (
             score
             + Value(lib.TITLE_WEIGHT) * _flag(Q(search_title__contains=term.text))
-            + Value(lib.TEXT_WEIGHT) * _flag(_has(term.text))
+            # A term without pairs only matches a text that holds it: its text flag is 1 on every row kept.
+            + Value(lib.TEXT_WEIGHT) * (_flag(_has(term.text)) if term.cjk or term.grams else Value(1.0))
             + _occurrences(term.text)
         )
     if focus is not None:
