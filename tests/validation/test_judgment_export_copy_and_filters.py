@@ -229,3 +229,12 @@ def test_the_export_reads_a_bounded_number_of_queries(cast, client_for, campaign
     with django_assert_max_num_queries(14):
         response = client.get(reverse("validation:export", args=[campaign.pk, "judgments", "csv"]), only)
         assert body(response).count("\r\n") > 1
+
+
+def test_a_bad_filter_says_why_in_chinese_too(campaign):
+    from django.utils import translation
+
+    with translation.override("zh-hans"), pytest.raises(exports.BadFilter, match="没有这个模型：nope"):
+        exports.judgment_filter({"model": "nope"})
+    with translation.override("zh-hans"), pytest.raises(exports.BadFilter, match="until 必须晚于 since"):
+        exports.judgment_filter({"since": "2026-01-02", "until": "2026-01-01"})
