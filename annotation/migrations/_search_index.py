@@ -3,7 +3,7 @@
 Both serve substring search (LIKE '%term%') over the `search_text` column of FAQ entries and
 cases, which is what Chinese needs (no spaces, so no words to index); on PostgreSQL a second GIN
 index on `search_pairs` serves the two-character lookups (LIKE '% 共情 %'). On SQLite the FTS5 tables
-mirror `search_text` through triggers; a SQLite without FTS5's trigram tokenizer (before 3.34)
+mirror `search_text` (0009) and `search_pairs` (0019) through triggers; a SQLite without FTS5's trigram tokenizer (before 3.34)
 gets none, and search falls back to LIKE (annotation.knowledge.search checks). A later migration
 that rebuilds these tables on SQLite drops the triggers and must recreate them.
 """
