@@ -36,7 +36,7 @@ from validation.blindness import (
     visible_entries,
     without_model_names,
 )
-from validation.exports import BadFilter, csv_lines, export_chunks, judgment_filter
+from validation.exports import FILTER_PARAMETERS, BadFilter, csv_lines, export_chunks, judgment_filter
 from validation.formatting import report_csv_rows
 from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm
 from validation.gold_builder import builder_versions, candidate_list, draft_sheets, open_drafts
@@ -423,6 +423,8 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
     refuse_campaign(request.user, campaign.pk)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
+    if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):
+        return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
     if what == "report":
         refuse_reports(request.user, campaign)
         report = latest_report(campaign)
@@ -438,8 +440,6 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
             only = judgment_filter(request.GET)
         except BadFilter as exc:
             return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-        if only and what != "judgments":
-            return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
         content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
         chunks = export_chunks(request.user, campaign, what, fmt, only=only)
         return _attachment(StreamingHttpResponse(chunks, content_type=content_type), campaign, what, fmt)

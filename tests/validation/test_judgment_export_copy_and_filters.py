@@ -185,8 +185,9 @@ def test_a_filter_that_cannot_be_read_is_a_clear_400(cast, client_for, campaign,
 
 
 def test_filters_belong_to_the_judgments_export(cast, client_for, campaign):
-    response = client_for(cast.admin).get(reverse("validation:export", args=[campaign.pk, "golden", "csv"]), {"model": MODELS[0]})
-    assert response.status_code == 400
+    for what in ("golden", "report"):
+        response = client_for(cast.admin).get(reverse("validation:export", args=[campaign.pk, what, "csv"]), {"model": MODELS[0]})
+        assert response.status_code == 400 and "judgments export only" in response.content.decode()
 
 
 def test_an_offset_sent_unencoded_still_reads(campaign):
