@@ -15,7 +15,10 @@ For each database it starts gunicorn with the project's gunicorn.conf.py (PRODUC
 one worker, so its memory is the export's), signs the admin `bench_admin` in through a session
 made in the database, and downloads `/validation/campaigns/<id>/export/judgments.csv` --runs times:
 time to the first byte of the body, time to the last, bytes, the worker's CPU time for the export
-and its peak resident memory (VmHWM) before and after. Prints medians and the load average.
+and its peak resident memory (VmHWM) before and after. Prints medians, MB/s and the load average.
+On PostgreSQL the file comes from COPY (validation/exports.py); --direct also times, in one
+process without HTTP, the COPY path and the Python writer (the path SQLite takes) on the same
+campaign, so the two can be compared on one machine at one load.
 """
 
 from __future__ import annotations
@@ -187,6 +190,50 @@ def measure(db: str, campaign_name: str, runs: int, code: Path = ROOT) -> dict:
     }
 
 
+DIRECT = r"""
+import json, os, sys, time
+import django
+django.setup()
+from django.db import connection
+from annotation.models import Campaign
+from validation import exports
+
+def cpu(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+with connection.cursor() as cursor:
+    cursor.execute("SELECT pg_backend_pid()")
+    backend = cursor.fetchone()[0]
+
+campaign = Campaign.objects.get(name=sys.argv[1])
+out = {}
+paths = {
+    "copy": lambda: exports.copied_judgment_csv(exports.entry_batches(campaign, set(), size=exports.COPY_ENTRIES_PER_BATCH)),
+    "python": lambda: exports.chunks(exports._judgment_csv_lines(campaign, exports.entry_batches(campaign, set()))),
+}
+for name, chunks in paths.items():
+    start, pg, me = time.perf_counter(), cpu(backend), time.process_time()
+    size, first = 0, None
+    for piece in chunks():
+        size += len(piece if isinstance(piece, bytes) else piece.encode())
+        if first is None:
+            first = time.perf_counter() - start
+    out[name] = {
+        "bytes": size, "s": time.perf_counter() - start, "first_ms": first * 1000,
+        "pg_cpu": cpu(backend) - pg, "py_cpu": time.process_time() - me,
+    }
+print(json.dumps(out))
+"""
+
+
+def direct(db: str, campaign_name: str) -> dict:
+    """Both paths of the judgments' CSV in one process, without HTTP: COPY and the Python writer, bytes and seconds."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "heartbench_core.settings", "DATABASE_URL": f"{SERVER}/{db}", "DEBUG": "0"}
+    done = subprocess.run([PYTHON, "-c", DIRECT, campaign_name], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--prefix", default="bench")
@@ -199,6 +246,11 @@ def main() -> None:
         type=Path,
         default=ROOT,
         help="Serve from another checkout (e.g. `git archive <commit>` unpacked), to compare before and after.",
+    )
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="Also time the COPY and Python paths in one process, without HTTP, with the CPU time of this process and of its PostgreSQL backend.",
     )
     args = parser.parse_args()
     big = f"{args.prefix}_exports_{args.scale}x"
@@ -215,11 +267,22 @@ def main() -> None:
             result = measure(db, campaign, args.runs, args.code)
             print(
                 f"{db} / {campaign}: judgments.csv {result['bytes'] / 1e6:.1f} MB, first byte {result['first_byte_ms']:.0f} ms, "
-                f"whole file {result['total_s']:.2f} s (median of {args.runs}: {result['all_total_s']}; worker CPU {result['worker_cpu_s']:.2f} s), "
+                f"whole file {result['total_s']:.2f} s = {result['bytes'] / 1e6 / result['total_s']:.1f} MB/s "
+                f"(median of {args.runs}: {result['all_total_s']}; worker CPU {result['worker_cpu_s']:.2f} s), "
                 f"worker peak memory {result['worker_peak_mb_before']:.0f} → {result['worker_peak_mb_after']:.0f} MB, "
                 f"load {result['load']:.1f}",
                 flush=True,
             )
+            if args.direct:
+                for path, figures in direct(db, campaign).items():
+                    print(
+                        f"  in one process, {path} path: {figures['bytes'] / 1e6:.1f} MB in {figures['s']:.2f} s = "
+                        f"{figures['bytes'] / 1e6 / figures['s']:.1f} MB/s, first chunk {figures['first_ms']:.0f} ms; "
+                        f"CPU: PostgreSQL {figures['pg_cpu']:.2f} s + Python {figures['py_cpu']:.2f} s = "
+                        f"{figures['bytes'] / 1e6 / (figures['pg_cpu'] + figures['py_cpu']):.1f} MB per CPU second, "
+                        f"load {os.getloadavg()[0]:.1f}",
+                        flush=True,
+                    )
     finally:
         for db, _, temporary in targets:
             if temporary:

@@ -13,7 +13,10 @@ running campaign (hidden from the expert unless rewritten on an invented respons
 are written from scratch. Every search goes through the visibility rules, the ranking and the
 snippets (`annotation.knowledge.selectors.search`), and through the full API request
 (`/api/v1/annotation/library/search/`, test client: middleware, session, serializers). The first
-runs warm caches and are not counted. Prints min / median / p95 ms per query.
+runs warm caches and are not counted. Prints min / median / p95 ms per query, and the CPU time a
+query costs this process and its PostgreSQL backend (on a busy machine the wall time is mostly
+waiting for a core; the CPU time is what a quiet machine approaches). --entries 50000 for the
+large library.
 """
 
 import argparse
@@ -39,22 +42,55 @@ PROSE = [
 ]
 
 
+BACKEND = {"pid": None}
+
+
+def backend_cpu():
+    """CPU seconds of this connection's PostgreSQL backend so far (0 on SQLite, whose work is this process's)."""
+    pid = BACKEND["pid"]
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(fn, runs, warm=5):
+    """min / median / p95 wall ms, and the mean CPU ms per run (this process + the database backend): what a quiet machine approaches."""
     for _ in range(warm):
         fn()
     samples = []
+    cpu_start, db_start = time.process_time(), backend_cpu()
     for _ in range(runs):
         start = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - start) * 1000)
+    cpu = (time.process_time() - cpu_start + backend_cpu() - db_start) * 1000 / runs
     samples.sort()
-    return samples[0], statistics.median(samples), samples[int(0.95 * (len(samples) - 1))]
+    return samples[0], statistics.median(samples), samples[int(0.95 * (len(samples) - 1))], cpu
+
+
+def explain(connection, expert, query, dataset):
+    """EXPLAIN (ANALYZE, BUFFERS) of the FAQ and case searches of a query, as the selector runs them."""
+    from annotation.knowledge import search as sql_search
+    from annotation.knowledge.selectors import visible_cases, visible_faq
+    from heartbench_core.lib import search as lib
+
+    terms = lib.parse_query(query)
+    for name, qs in (("FAQ", visible_faq(expert, as_expert=True)), ("cases", visible_cases(expert, as_expert=True))):
+        sql, params = (
+            sql_search.ranked(qs.filter(dataset_id=dataset.pk), terms).values_list("pk", "score", "total")[:20].query.sql_with_params()
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", params)
+            print(f"--- {query} / {name}")
+            print("\n".join(row[0] for row in cursor.fetchall()))
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--entries", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--explain", action="store_true", help="Print PostgreSQL's plan (EXPLAIN ANALYZE) of each query's two searches.")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_core.settings")
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
@@ -159,8 +195,14 @@ def main():
         print(f"{connection.vendor}: {FaqEntry.objects.count()} FAQ entries + {Case.objects.count()} cases = {args.entries} entries")
         client = Client()
         client.force_login(expert)
-        print(f"{'query':<14}{'FAQ':>6}{'cases':>7}   selector ms (min/median/p95)   API request ms (min/median/p95)")
-        medians = []
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                BACKEND["pid"] = cursor.fetchone()[0]
+        print(
+            f"{'query':<14}{'FAQ':>6}{'cases':>7}   selector ms (min/median/p95)   API request ms (min/median/p95)   CPU ms (selector, API)"
+        )
+        medians, cpus = [], []
         for query in QUERIES:
 
             def direct(query=query):
@@ -168,16 +210,20 @@ def main():
                 return selectors.search(user, query, as_expert=True, dataset=dataset)
 
             results = direct()
-            s_min, s_med, s_p95 = timed(direct, args.runs)
-            a_min, a_med, a_p95 = timed(
+            s_min, s_med, s_p95, s_cpu = timed(direct, args.runs)
+            a_min, a_med, a_p95, a_cpu = timed(
                 lambda query=query: client.get("/api/v1/annotation/library/search/", {"q": query, "dataset": "bench"}), args.runs
             )
             medians.append(a_med)
+            if args.explain and connection.vendor == "postgresql":
+                explain(connection, expert, query, dataset)
             print(
                 f"{query:<14}{results.faq_total:>6}{results.case_total:>7}   {s_min:6.1f} {s_med:6.1f} {s_p95:6.1f}"
-                f"                {a_min:6.1f} {a_med:6.1f} {a_p95:6.1f}"
+                f"                {a_min:6.1f} {a_med:6.1f} {a_p95:6.1f}      {s_cpu:6.1f} {a_cpu:6.1f}"
             )
+            cpus.append(a_cpu)
         print(f"median of the API medians: {statistics.median(medians):.1f} ms; slowest median {max(medians):.1f} ms")
+        print(f"CPU per API request (this process + the database): median {statistics.median(cpus):.1f} ms, most {max(cpus):.1f} ms")
         print(f"load average: {os.getloadavg()[0]:.1f}")
     finally:
         teardown_databases(old, verbosity=0)

@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
@@ -34,6 +35,7 @@ from validation.blindness import (
     refuse_campaign,
     refuse_reports,
 )
+from validation.exports import BadFilter, export_chunks, judgment_filter
 from validation.gold_builder import BuilderFilters, candidate_list, draft_sheets
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldDraft, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.selectors import QueueCounts, QueueEntry, judge_reasons, latest_release_gate, unit_discussion
@@ -1558,3 +1560,57 @@ class PlannerView(APIView):
             user=signed_in(request),
         )
         return Response(PlanSerializer(plan_json(view)).data)
+
+
+# --- the judgments' export, filtered or incremental -----------------------------------------------------
+
+_EXPORT_PARAMETERS = [
+    OpenApiParameter(
+        "since",
+        OpenApiTypes.DATETIME,
+        description="Only judgments of assignments submitted at or after this time (ISO 8601; a date means its midnight; "
+        "no offset means UTC). An incremental export passes the time of the previous one.",
+    ),
+    OpenApiParameter("until", OpenApiTypes.DATETIME, description="Only judgments of assignments submitted before this time."),
+    OpenApiParameter("model", str, many=True, explode=True, description="Only responses of this model (by name; repeat for several)."),
+]
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=["csv", "jsonl"], description="The file's format."),
+        *_EXPORT_PARAMETERS,
+    ],
+    responses={
+        (200, "text/csv"): OpenApiTypes.STR,
+        (200, "application/x-ndjson"): OpenApiTypes.STR,
+        400: OpenApiTypes.OBJECT,
+    },
+)
+class JudgmentsExportView(APIView):
+    """A campaign's submitted judgments as CSV or JSON Lines, streamed: all of them, or those a filter keeps.
+
+    The same file, columns and rules as the page's export (`/validation/campaigns/<id>/export/judgments.csv`):
+    admins only, nothing from a campaign the caller is blind to, each response recorded as shown.
+    """
+
+    permission_classes = [IsAdmin]
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        return super().perform_content_negotiation(request, force=True)  # the body is a file, whatever Accept says
+
+    def get(self, request: Request, campaign_id: int, fmt: str) -> StreamingHttpResponse:
+        if fmt not in ("csv", "jsonl"):
+            raise NotFound(_("The judgments export is judgments.csv or judgments.jsonl."))
+        campaign = get_object_or_404(Campaign, pk=campaign_id)
+        refuse_campaign(request.user, campaign.pk)
+        try:
+            only = judgment_filter(request.query_params)
+        except BadFilter as exc:
+            raise serializers.ValidationError({"detail": str(exc)}) from exc
+        content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
+        response = StreamingHttpResponse(
+            export_chunks(signed_in(request), campaign, "judgments", fmt, only=only), content_type=content_type
+        )
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
+        return response

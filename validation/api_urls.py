@@ -7,6 +7,7 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/reports/", api.CampaignReportsView.as_view(), name="validation-reports"),
     path("reports/<int:pk>/", api.ReportDetailView.as_view(), name="validation-report"),
     path("jobs/<int:pk>/", api.BackgroundJobView.as_view(), name="validation-job"),
+    path("campaigns/<int:campaign_id>/export/judgments.<str:fmt>", api.JudgmentsExportView.as_view(), name="validation-judgments-export"),
     path("campaigns/<int:campaign_id>/golden-labels/", api.GoldenLabelsView.as_view(), name="validation-golden-labels"),
     path("campaigns/<int:campaign_id>/queue/", api.QueueView.as_view(), name="validation-queue"),
     path("adjudications/", api.AdjudicateView.as_view(), name="validation-adjudicate"),

@@ -38,7 +38,7 @@ from validation.blindness import (
     visible_entries,
     without_model_names,
 )
-from validation.exports import csv_lines, export_chunks
+from validation.exports import FILTER_PARAMETERS, BadFilter, csv_lines, export_chunks, judgment_filter
 from validation.formatting import report_csv_rows
 from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm, PlannerForm
 from validation.gold_builder import builder_versions, candidate_list, draft_sheets, open_drafts
@@ -424,6 +424,8 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
     refuse_campaign(request.user, campaign.pk)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
+    if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):
+        return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
     if what == "report":
         refuse_reports(request.user, campaign)
         report = latest_report(campaign)
@@ -435,10 +437,13 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
             return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
         rows: Iterable[Row] = report_csv_rows(report.typed_result)
     else:
+        try:
+            only = judgment_filter(request.GET)
+        except BadFilter as exc:
+            return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
         content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-        return _attachment(
-            StreamingHttpResponse(export_chunks(request.user, campaign, what, fmt), content_type=content_type), campaign, what, fmt
-        )
+        chunks = export_chunks(request.user, campaign, what, fmt, only=only)
+        return _attachment(StreamingHttpResponse(chunks, content_type=content_type), campaign, what, fmt)
     response: HttpResponseBase = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
     return _attachment(response, campaign, what, fmt)
 

@@ -22,7 +22,7 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
@@ -37,6 +37,8 @@ from heartbench_core.roles import STAFF_ROLES, has_role
 
 if TYPE_CHECKING:
     from annotation.services.guidelines import GuidelinesInForce
+
+M = TypeVar("M", FaqEntry, Case)
 
 RESULTS_PER_KIND = 20
 SNIPPET_CHARS = 140
@@ -141,7 +143,8 @@ def search(
     """FAQ entries and cases the viewer may read that match every term, best first; guidelines sections too.
 
     `lineage_key` (the criterion in focus) ranks entries linked to it higher; `guidelines` are
-    (label, Markdown) documents searched section by section. Two queries (a page of each kind, with its total).
+    (label, Markdown) documents searched section by section. Four queries (per kind, the ranked ids with the
+    total, then the page's rows).
     """
     terms = lib.parse_query(query)
     results = SearchResults(query=query, terms=terms)
@@ -155,11 +158,8 @@ def search(
     if lineage_key is not None:
         faq_focus = Exists(FaqEntry.lineages.through.objects.filter(faqentry_id=OuterRef("pk"), criterionlineage_id=lineage_key))
         cases_focus = Q(lineage_id=lineage_key)
-    faq_page = list(sql_search.ranked(faq, terms, focus=faq_focus).select_related("dataset")[:limit])
-    case_page = list(sql_search.ranked(cases, terms, focus=cases_focus).select_related("dataset")[:limit])
-    # Each row carries how many match in all (a window count): one query per kind for the page and its total.
-    results.faq_total = faq_page[0].total if faq_page else 0  # type: ignore[attr-defined]
-    results.case_total = case_page[0].total if case_page else 0  # type: ignore[attr-defined]
+    faq_page, results.faq_total = _page(faq, sql_search.ranked(faq, terms, focus=faq_focus), limit)
+    case_page, results.case_total = _page(cases, sql_search.ranked(cases, terms, focus=cases_focus), limit)
     for entry in faq_page:
         snippet = _snippet([lib.plain_text(entry.answer), " · ".join(entry.tags)], terms)
         results.faq.append(Hit("faq", lib.highlight(entry.question, terms), snippet, entry.score, faq=entry))  # type: ignore[attr-defined]
@@ -168,6 +168,25 @@ def search(
         results.cases.append(Hit("case", lib.highlight(found.title, terms), snippet, found.score, case=found))  # type: ignore[attr-defined]
     results.guidelines = guidelines_hits(guidelines or [], terms, limit=limit)
     return results
+
+
+def _page(visible: QuerySet[M], ranked: QuerySet[M], limit: int) -> tuple[list[M], int]:
+    """The best `limit` rows of a ranked search, with their scores, and how many match in all (two queries).
+
+    The ranking reads only ids, scores and dates (each row carries the total as a window count), so
+    its sort and count hold narrow rows whatever the number of matches; then the page's rows are
+    read whole, by id, from the same visible rows.
+    """
+    top = list(ranked.values_list("pk", "score", "total")[:limit])  # type: ignore[misc]  # annotations of `ranked`
+    if not top:
+        return [], 0
+    found = {row.pk: row for row in visible.filter(pk__in=[row[0] for row in top]).select_related("dataset")}
+    page = []
+    for pk, score, _total in top:
+        if pk in found:
+            found[pk].score = score  # type: ignore[attr-defined]
+            page.append(found[pk])
+    return page, top[0][2]
 
 
 def _snippet(texts: list[str], terms: list[lib.Term]) -> list[lib.Segment]:

@@ -10,6 +10,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 # Not paginated on purpose (bounded by construction, or one document rather than a list).
 NOT_PAGINATED = {
+    "/api/v1/validation/campaigns/{campaign_id}/export/judgments.{fmt}": "a file (CSV or JSON Lines) streamed in chunks, narrowed by since, until and model",
     "/api/v1/annotation/manage/campaigns/{id}/skips/": "one campaign's skips: counts per reason and expert, the latest 50, one document",
     "/api/v1/validation/gold-builder/candidates/": "one page of the builder's candidates (50 a page, its own page parameter) with the filters' choices, one document",
     "/api/v1/annotation/assignments/{public_id}/corrections/": "the corrections of one assignment (a handful)",

@@ -330,6 +330,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
     "validation-job": {"GET": (ADMIN,)},
     "validation-report": {"GET": (ADMIN,)},
     "validation-golden-labels": {"GET": (ADMIN,)},
+    "validation-judgments-export": {"GET": (ADMIN,)},
     "validation-queue": {"GET": GOLD},
     "validation-adjudicate": {"POST": GOLD},
     "validation-unit-discussion": {"GET": GOLD},
