@@ -21,8 +21,9 @@ FIELDS = [
     "EMAIL_USE_SSL",
     "EMAIL_TIMEOUT",
 ]
+# The settings alone (what EMAIL_URL configures): reading one loads the settings module, not the apps.
 SNIPPET = (
-    "import django; django.setup(); from django.conf import settings as s; "
+    "from django.conf import settings as s; "
     f"print(*[getattr(s, n) for n in {FIELDS!r}], s.DEFAULT_FROM_EMAIL, s.INVITE_LINK_TIMEOUT, sep='|')"
 )
 SMTP = "django.core.mail.backends.smtp.EmailBackend"
