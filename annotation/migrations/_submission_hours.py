@@ -107,7 +107,18 @@ def count_inserted_sql() -> list[str]:
 
 
 def _sq_change(row: str, sign: str) -> str:
-    """Add (sign "+") or take away ("-") one assignment row's submission (`NEW` or `OLD`)."""
+    """Add (sign "+") or take away ("-") one assignment row's submission (`NEW` or `OLD`).
+
+    Taking away only lowers a row that is there (its submission made it), as on PostgreSQL: a row
+    inserted while a campaign is being deleted (its hour rows gone first, its assignments after,
+    as Django's flush may order them) would name a campaign that no longer exists.
+    """
+    if sign == "-":
+        return f"""
+      UPDATE annotation_submissionhour SET submitted = submitted - 1
+      WHERE {row}.{SUBMITTED.format(row=row)} AND hour = {hour_of(f"{row}.submitted_at", "sqlite")}
+        AND campaign_id = (SELECT cr.campaign_id FROM annotation_campaignresponse cr WHERE cr.id = {row}.campaign_response_id AND NOT cr.is_gold);
+    """
     return f"""
       INSERT INTO annotation_submissionhour (campaign_id, hour, submitted)
       SELECT cr.campaign_id, {hour_of(f"{row}.submitted_at", "sqlite")}, {sign}1 FROM annotation_campaignresponse cr
