@@ -10,6 +10,7 @@ import pytest
 from django.db import connection, transaction
 
 from annotation.models import Assignment, Campaign, SubmissionHour
+
 from .conftest import judge_fully
 
 pytestmark = pytest.mark.django_db(transaction=True)
