@@ -1507,6 +1507,12 @@ class PlannedDesignSerializer(serializers.Serializer):
     )
 
 
+class TierTimeSerializer(serializers.Serializer):
+    tier = serializers.IntegerField()
+    seconds_per_criterion = serializers.FloatField()
+    assignments = serializers.IntegerField()
+
+
 class PlanSerializer(serializers.Serializer):
     pilot = serializers.CharField(allow_null=True)
     assumed = serializers.BooleanField(help_text="True when no pilot was given: the figures are assumptions.")
@@ -1514,6 +1520,7 @@ class PlanSerializer(serializers.Serializer):
     pool = serializers.IntegerField()
     seconds_per_criterion = serializers.FloatField()
     seconds_measured_on = serializers.IntegerField(help_text="Submitted assignments the time was measured on; 0: assumed.")
+    seconds_by_tier = TierTimeSerializer(many=True, help_text="The measured median per expert tier (the hours use the measured mix).")
     dataset_items = serializers.IntegerField()
     simulations = serializers.IntegerField()
     reduced = serializers.BooleanField(help_text="Fewer simulations than asked, to answer in time.")

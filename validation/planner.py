@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db.models import Count, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign
@@ -69,6 +70,7 @@ class PlanView:
     pool: int
     seconds_per_criterion: float
     seconds_measured_on: int  # submitted assignments the time was measured on (0: assumed)
+    seconds_by_tier: dict[int, tuple[float, int]]  # expert tier → (median seconds per criterion, assignments)
     criteria_per_item: float
     dataset_items: int
     recommended: lib.PlannedDesign | None
@@ -124,16 +126,35 @@ def pilot_units(campaign: Campaign) -> lib.PilotUnits:
     )
 
 
-def _seconds_per_criterion(campaign: Campaign | None) -> tuple[float | None, int]:
-    """Median active seconds per criterion judged, over submitted assignments (the pilot's, else all); None when none."""
+@dataclass(frozen=True)
+class MeasuredTime:
+    """Median active seconds per criterion judged, over submitted assignments, overall and per expert tier."""
+
+    seconds: float | None  # None: nothing measured
+    assignments: int
+    by_tier: dict[int, tuple[float, int]]  # tier → (median seconds per criterion, assignments)
+
+
+def _seconds_per_criterion(campaign: Campaign | None) -> MeasuredTime:
+    """What the platform measured (the pilot's assignments, else every campaign's), the newest 20,000 at most."""
     qs = Assignment.objects.filter(status=Assignment.Status.SUBMITTED, active_seconds__gt=0, campaign_response__is_gold=False)
     if campaign is not None:
         qs = qs.filter(campaign_response__campaign=campaign)
     rows = list(
-        qs.annotate(criteria=Count("campaign_response__item__criteria")).values_list("active_seconds", "criteria").order_by("-pk")[:20000]
+        qs.annotate(
+            criteria=Count("campaign_response__item__criteria"),
+            tier=Coalesce("expert__expert_profile__tier_override", "expert__expert_profile__tier"),
+        )
+        .values_list("active_seconds", "criteria", "tier")
+        .order_by("-pk")[:20000]
     )
-    per = [seconds / criteria for seconds, criteria in rows if criteria]
-    return (median(per), len(per)) if per else (None, 0)
+    per = [(seconds / criteria, tier) for seconds, criteria, tier in rows if criteria]
+    tiers: dict[int, list[float]] = {}
+    for value, tier in per:
+        if tier is not None:
+            tiers.setdefault(int(tier), []).append(value)
+    by_tier = {tier: (median(values), len(values)) for tier, values in sorted(tiers.items())}
+    return MeasuredTime(median(v for v, _t in per) if per else None, len(per), by_tier)
 
 
 def _version_shape(version: DatasetVersion) -> tuple[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
@@ -198,10 +219,10 @@ def make_plan(request: PlanRequest, *, user: User | None = None) -> PlanView:
     except lib.PlanError as exc:
         raise ValidationError({"pilot" if pilot is not None else "assumptions": str(exc)}) from exc
     pool = request.pool or (int(fitted.leniency.size) if pilot is not None else max(_active_experts(), 25))
-    measured, measured_on = _seconds_per_criterion(pilot)
-    if measured is None and pilot is not None:
-        measured, measured_on = _seconds_per_criterion(None)
-    seconds = measured if measured is not None else assumptions.seconds_per_criterion
+    measured = _seconds_per_criterion(pilot)
+    if measured.seconds is None and pilot is not None:
+        measured = _seconds_per_criterion(None)
+    seconds = measured.seconds if measured.seconds is not None else assumptions.seconds_per_criterion
     costs = lib.Costs(seconds_per_criterion=seconds, criteria_per_item=criteria_per_item, piece_rate=request.piece_rate)
     try:
         plan = lib.plan(
@@ -225,7 +246,8 @@ def make_plan(request: PlanRequest, *, user: User | None = None) -> PlanView:
         plan=plan,
         pool=pool,
         seconds_per_criterion=seconds,
-        seconds_measured_on=measured_on,
+        seconds_measured_on=measured.assignments,
+        seconds_by_tier=measured.by_tier,
         criteria_per_item=criteria_per_item,
         dataset_items=dataset_items,
         recommended=recommended,
@@ -291,6 +313,7 @@ def plan_json(view: PlanView) -> dict[str, Any]:
             "pool": view.pool,
             "seconds_per_criterion": view.seconds_per_criterion,
             "seconds_measured_on": view.seconds_measured_on,
+            "seconds_by_tier": [{"tier": t, "seconds_per_criterion": s, "assignments": n} for t, (s, n) in view.seconds_by_tier.items()],
             "dataset_items": view.dataset_items,
             "simulations": view.plan.simulations,
             "reduced": view.plan.reduced,

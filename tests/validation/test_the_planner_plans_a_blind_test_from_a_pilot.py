@@ -213,3 +213,21 @@ def test_a_design_with_extra_raters_fills_the_campaigns_option(cast, client_for,
     (box,) = re.findall(r'<input[^>]*name="split_extension"[^>]*>', form)
     assert "checked" in box
     assert 'value="12"' in form and 'value="0.4"' in form
+
+
+def test_expert_hours_come_from_the_time_measured_on_the_pilot_also_per_tier(cast, client_for, small_pilots):
+    from annotation.models import Assignment, ExpertProfile
+
+    pilot = blind_test(cast)
+    for n, expert in enumerate(cast.experts):
+        ExpertProfile.objects.update_or_create(user=expert, defaults={"tier": 1 if n < 2 else 2})
+        # 10 s per criterion for tier 1, 30 s for tier 2.
+        for assignment in Assignment.objects.filter(expert=expert, status="submitted").select_related("campaign_response__item"):
+            criteria = assignment.campaign_response.item.criteria.count()
+            Assignment.objects.filter(pk=assignment.pk).update(active_seconds=criteria * (10 if n < 2 else 30))
+    body = {"version": pilot.version_id, "models": 3, "pilot": pilot.pk, "shares": [1.0], "raters": [3], "simulations": 50}
+    payload = client_for(cast.admin).post("/api/v1/validation/planner/", body, content_type="application/json").json()
+    assert payload["seconds_measured_on"] > 0 and payload["seconds_per_criterion"] == pytest.approx(10.0)
+    assert [(t["tier"], t["seconds_per_criterion"]) for t in payload["seconds_by_tier"]] == [(1, 10.0), (2, 30.0)]
+    design = payload["designs"][0]
+    assert design["expert_hours"] == pytest.approx(design["judgments"] * 10.0 / 3600)

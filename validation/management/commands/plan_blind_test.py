@@ -88,6 +88,10 @@ class Command(ImportCommand):
             self.stdout.write(json.dumps(plan_json(view), ensure_ascii=False, indent=2))
             return
         self.stdout.write(pilot_sentence(view))
+        for tier, (seconds, n) in view.seconds_by_tier.items():
+            self.stdout.write(
+                gettext("tier %(tier)d: %(seconds).1f s per criterion (%(n)d assignments)") % {"tier": tier, "seconds": seconds, "n": n}
+            )
         header = ("share", "k", "extra", "responses", "judgments", "hours", "money", "±agreement", "±difference")
         self.stdout.write("  ".join(f"{h:>11}" for h in header))
         for d in view.plan.designs:
