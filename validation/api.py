@@ -1591,7 +1591,6 @@ _EXPORT_PARAMETERS = [
     responses={
         (200, "text/csv"): OpenApiTypes.STR,
         (200, "application/x-ndjson"): OpenApiTypes.STR,
-        400: OpenApiTypes.OBJECT,
     },
 )
 class JudgmentsExportView(APIView):
