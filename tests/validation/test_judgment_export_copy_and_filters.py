@@ -16,6 +16,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment, Judgment
+from heartbench_core.csvsafe import safe_cell
 from heartbench_core.models import StaffExposure
 from heartbench_core.roles import Role
 from heartbench_core.services.api_tokens import issue_token
@@ -135,7 +136,8 @@ def expected_keys(campaign, only: JudgmentFilter) -> set[tuple[str, str, str]]:
     if only.models:
         judgments = judgments.filter(assignment__campaign_response__response__model__name__in=only.models)
     return {
-        (public_id, expert, str(position))
+        # As the file writes them: a public id that happens to begin with "-" or "=" is guarded like any cell.
+        (safe_cell(public_id), expert, str(position))
         for public_id, expert, position in judgments.values_list(
             "assignment__campaign_response__response__public_id", "assignment__expert__username", "criterion__position"
         )
