@@ -1538,34 +1538,11 @@ class PlannerView(APIView):
 
     @extend_schema(request=PlanRequestSerializer, responses={200: PlanSerializer})
     def post(self, request: Request) -> Response:
-        from heartbench_core.lib.planner import Extension
-        from validation.planner import Assumptions, PlanRequest, make_plan, plan_json
+        from validation.planner import make_plan, plan_json, plan_request
 
         data = PlanRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        d = data.validated_data
-        view = make_plan(
-            PlanRequest(
-                version=d["version"],
-                models=d["models"],
-                pilot=d.get("pilot"),
-                shares=tuple(sorted(set(d["shares"]))),
-                raters=tuple(sorted(set(d["raters"]))),
-                pool=d.get("pool"),
-                piece_rate=d["piece_rate"],
-                target_agreement=d.get("target_agreement"),
-                target_difference=d.get("target_difference"),
-                assumptions=Assumptions(
-                    judge_agreement=d["judge_agreement"], leniency_sd=d["leniency_sd"], seconds_per_criterion=d["seconds_per_criterion"]
-                ),
-                simulations=d["simulations"],
-                seed=d["seed"],
-                extension=Extension(min_share=d["extension_min_share"], budget_share=d["extension_budget_share"])
-                if d["extension"]
-                else None,
-            ),
-            user=signed_in(request),
-        )
+        view = make_plan(plan_request(data.validated_data, agreement_in_points=False), user=signed_in(request))
         return Response(PlanSerializer(plan_json(view)).data)
 
 

@@ -63,6 +63,33 @@ class PlanRequest:
     seed: int = 0
 
 
+def plan_request(d: dict[str, Any], *, agreement_in_points: bool) -> PlanRequest:
+    """A request from the page's or the API's cleaned input (the page asks the agreement's ± in points, the API as a share)."""
+    target = d.get("target_agreement")
+    if target is not None and agreement_in_points:
+        target = target / 100
+    extension = None
+    if d.get("extension"):
+        extension = lib.Extension(min_share=d.get("extension_min_share") or 0.5, budget_share=d.get("extension_budget_share") or 0.1)
+    return PlanRequest(
+        version=d["version"],
+        models=d["models"],
+        pilot=d.get("pilot"),
+        shares=tuple(sorted(set(d["shares"]))),
+        raters=tuple(sorted(set(d["raters"]))),
+        pool=d.get("pool"),
+        piece_rate=float(d.get("piece_rate") or 0),
+        target_agreement=target,
+        target_difference=d.get("target_difference"),
+        assumptions=Assumptions(
+            judge_agreement=d["judge_agreement"], leniency_sd=d["leniency_sd"], seconds_per_criterion=d["seconds_per_criterion"]
+        ),
+        extension=extension,
+        simulations=d.get("simulations") or 1000,
+        seed=d.get("seed") or 0,
+    )
+
+
 @dataclass(frozen=True)
 class PlanView:
     request: PlanRequest

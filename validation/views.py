@@ -24,7 +24,6 @@ from annotation.models import Campaign, CampaignResponse, Case, Judgment
 from heartbench_core.blindness import blind_scope, refuse_response
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
-from heartbench_core.lib.planner import Extension
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
@@ -43,7 +42,7 @@ from validation.formatting import report_csv_rows
 from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm, PlannerForm
 from validation.gold_builder import builder_versions, candidate_list, draft_sheets, open_drafts
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
-from validation.planner import Assumptions, PlanRequest, design_sentence, make_plan, pilot_campaigns, pilot_sentence, plannable_versions
+from validation.planner import design_sentence, make_plan, pilot_campaigns, pilot_sentence, plan_request, plannable_versions
 from validation.policy_text import policy_change_sentences, policy_field_label
 from validation.selectors import (
     QueueCounts,
@@ -701,26 +700,8 @@ def planner(request: SignedInRequest) -> HttpResponse:
     view = None
     if asked and form.is_valid():
         d = form.cleaned_data
-        target = d["target_agreement"]
-        plan_request = PlanRequest(
-            version=d["version"],
-            models=d["models"],
-            pilot=d["pilot"],
-            shares=d["shares"],
-            raters=d["raters"],
-            pool=d["pool"],
-            piece_rate=float(d["piece_rate"] or 0),
-            target_agreement=target / 100 if target is not None else None,
-            target_difference=d["target_difference"],
-            assumptions=Assumptions(
-                judge_agreement=d["judge_agreement"], leniency_sd=d["leniency_sd"], seconds_per_criterion=d["seconds_per_criterion"]
-            ),
-            extension=Extension(min_share=d["extension_min_share"] or 0.5, budget_share=d["extension_budget_share"] or 0.1)
-            if d["extension"]
-            else None,
-        )
         try:
-            view = make_plan(plan_request, user=request.user)
+            view = make_plan(plan_request(d, agreement_in_points=True), user=request.user)
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)
