@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
 
@@ -75,8 +76,6 @@ class Viewer:
     def refuse_dataset(self, dataset_id: int, reason: str | None = None) -> None:
         """PermissionDenied (with `reason`, by default the leaderboards') when the dataset is closed to the viewer."""
         if self.scope.hides_dataset(dataset_id):
-            from django.core.exceptions import PermissionDenied
-
             raise PermissionDenied(reason or blindness.CLOSED_DATASET)
 
     # --- lists: closed datasets left out whole ---------------------------------------------------
@@ -111,5 +110,5 @@ def one(qs: QuerySet[ModelT], **lookup: Any) -> ModelT:
     """The row of `qs` matching `lookup`, or 404 (a read model's get_object_or_404)."""
     try:
         return qs.get(**lookup)
-    except (qs.model.DoesNotExist, ValueError, TypeError) as exc:
+    except (ObjectDoesNotExist, ValueError, TypeError) as exc:
         raise Http404 from exc
