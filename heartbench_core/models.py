@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -24,10 +24,15 @@ from django.utils.translation import pgettext_lazy
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, english_name
 
 if TYPE_CHECKING:
-    from datetime import datetime
+    from datetime import datetime, timedelta
 
     from heartbench_core.blindness import BlindScope
     from heartbench_core.roles import Role
+
+
+LeasedT = TypeVar("LeasedT", bound=models.Model)
+# The statuses every leased row shares (heartbench_core/services/leases.py): waiting for a worker, held by one.
+LEASE_PENDING, LEASE_RUNNING = "pending", "running"
 
 
 class User(AbstractUser):
@@ -503,10 +508,25 @@ class JudgeTemplateRevision(models.Model):
         return f"{self.template.name} r{self.revision}"
 
 
-class EndpointRunQuerySet(models.QuerySet["EndpointRun"]):
-    def claimable(self, now: datetime) -> EndpointRunQuerySet:
-        """Runs a worker may take now: waiting, or running under a lease that expired (its worker died)."""
-        return self.filter(models.Q(status=EndpointRun.Status.PENDING) | models.Q(status=EndpointRun.Status.RUNNING, locked_until__lt=now))
+class LeasedQuerySet(models.QuerySet[LeasedT]):
+    """Rows of durable background work (heartbench_core/services/leases.py): a status, a lease and when the broker was last told.
+
+    Its model has `status` ("pending" waiting, "running" held), `locked_until` (the holder's lease)
+    and `enqueued_at` (when its id was last handed to the broker).
+    """
+
+    def claimable(self, now: datetime) -> Self:
+        """Rows a worker may take now: waiting, or running under a lease that expired (its worker died)."""
+        return self.filter(models.Q(status=LEASE_PENDING) | models.Q(status=LEASE_RUNNING, locked_until__lt=now))
+
+    def due(self, now: datetime, lease: timedelta) -> Self:
+        """Rows to send to the broker again: waiting and never sent (or sent longer than a lease ago), or held under a dead lease."""
+        never_sent = models.Q(enqueued_at__isnull=True) | models.Q(enqueued_at__lt=now - lease)
+        return self.filter(models.Q(status=LEASE_PENDING) & never_sent | models.Q(status=LEASE_RUNNING, locked_until__lt=now))
+
+
+class EndpointRunQuerySet(LeasedQuerySet["EndpointRun"]):
+    pass
 
 
 class EndpointRun(models.Model):

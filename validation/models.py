@@ -8,7 +8,6 @@ adjudications are decisions, kept as an append-only log (`Adjudication`) that al
 
 from __future__ import annotations
 
-from datetime import datetime
 from functools import cached_property
 from typing import Any
 
@@ -27,7 +26,7 @@ from heartbench_core.lib.agreement_report import (
     StoredReportError,
     stored_agreement_rate,
 )
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, ModelResponse
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, LeasedQuerySet, ModelResponse
 
 
 class Adjudication(models.Model):
@@ -320,13 +319,7 @@ class ReleaseGate(models.Model):
         return f"{self.version}: {'passed' if self.passed else 'failed'} ({self.campaign})"
 
 
-class BackgroundJobQuerySet(models.QuerySet["BackgroundJob"]):
-    def claimable(self, now: datetime) -> BackgroundJobQuerySet:
-        """Jobs a worker may take now: waiting, or running under a lease that expired (its worker died)."""
-        return self.filter(
-            models.Q(status=BackgroundJob.Status.PENDING) | models.Q(status=BackgroundJob.Status.RUNNING, locked_until__lt=now)
-        )
-
+class BackgroundJobQuerySet(LeasedQuerySet["BackgroundJob"]):
     def unfinished_reports(self) -> BackgroundJobQuerySet:
         """Requested reports not yet stored: pending, running or failed, newest first."""
         return (

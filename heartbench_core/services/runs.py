@@ -1,11 +1,11 @@
 """Runs of an endpoint over a dataset version: judging a model's responses, or generating a model's answers.
 
-A run is durable like a background job (validation/services/jobs.py), whatever the broker:
+A run is durable by the platform's one mechanism for background work (heartbench_core/services/leases.py):
 
 1. **Recorded.** The run and one `RunQuestion` per question are rows, written in one transaction.
    A page or API request hands the run's id to the broker after commit; a command runs it in the
    foreground, holding it from the moment it is created.
-2. **Held under a lease.** A process takes a run (`select_for_update(skip_locked=True)`) when it is
+2. **Held under a lease.** A process takes a run (`leases.take`, a row lock that skips locked rows) when it is
    waiting, or running under a lease that expired; it counts the attempt and writes a lease of
    `RUN_LEASE_SECONDS`, renewed every few seconds while it works.
 3. **One question, one commit.** The endpoint is called from a thread pool (the endpoint's
@@ -72,6 +72,7 @@ from heartbench_core.models import (
     RunQuestion,
 )
 from heartbench_core.names import validate_model_name
+from heartbench_core.services import leases
 from heartbench_core.services.datasets import get_version
 from heartbench_core.services.endpoints import resolve_template
 from heartbench_core.services.llm import ChatClient, ChatError, EndpointConfig
@@ -487,15 +488,7 @@ def _start(run: EndpointRun, hold_as: str | None) -> str:
 
 def enqueue(run: EndpointRun) -> None:
     """Hand the run's id to the broker once the current transaction commits (the sweep retries if this is lost)."""
-    from django_q.tasks import async_task
-
-    run_id = run.pk
-
-    def send() -> None:
-        EndpointRun.objects.filter(pk=run_id).update(enqueued_at=timezone.now())
-        async_task(RUN_TASK, run_id, task_name=f"endpoint-run-{run_id}")
-
-    transaction.on_commit(send, robust=True)
+    leases.send_after_commit(EndpointRun.objects.all(), run.pk, task=RUN_TASK, task_name=f"endpoint-run-{run.pk}")
 
 
 def retry_failed(*, run: EndpointRun, by: User | None = None) -> int:
@@ -551,7 +544,7 @@ def claim_run(*, run_id: int, holder: str) -> EndpointRun | None:
     """Take a waiting run, or one whose lease expired, for this process; None when done, cancelled or held by a live process."""
     now = timezone.now()
     with transaction.atomic():
-        run = EndpointRun.objects.select_for_update(skip_locked=True).claimable(now).filter(pk=run_id).first()
+        run = leases.take(EndpointRun.objects.all(), run_id, now)
         if run is None:
             return None
         if run.cancel_requested:
@@ -1143,15 +1136,4 @@ def release_held(*, run: EndpointRun, reason: str = "") -> None:
 
 def sweep_endpoint_runs() -> int:
     """Hand again to the broker every run a worker should be running but is not; returns how many."""
-    from django_q.tasks import async_task
-
-    now = timezone.now()
-    due = EndpointRun.objects.filter(
-        Q(status=EndpointRun.Status.PENDING) & (Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - _lease()))
-        | Q(status=EndpointRun.Status.RUNNING, locked_until__lt=now)
-    )
-    ids = list(due.values_list("pk", flat=True).order_by("pk"))
-    EndpointRun.objects.filter(pk__in=ids).update(enqueued_at=now)
-    for run_id in ids:
-        async_task(RUN_TASK, run_id, task_name=f"swept-endpoint-run-{run_id}")
-    return len(ids)
+    return len(leases.sweep(EndpointRun.objects.all(), task=RUN_TASK, lease=_lease(), task_name=lambda pk: f"swept-endpoint-run-{pk}"))

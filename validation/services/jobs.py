@@ -1,12 +1,10 @@
-"""Background work that survives a killed worker, whatever django-q2's broker.
+"""Background work of the validation app: agreement reports and golden-label refreshes.
 
-A job is a database row first (`BackgroundJob`); the broker only carries its id, after commit,
-so the work starts at once. A worker takes a job by locking its row and writing a lease
-(`locked_until`, longer than django-q2's task timeout) and keeps the row locked until the result
-and the job's completion are committed together. A worker killed mid-job leaves its job
-"running" under a lease that expires; the sweep (a django-q2 schedule, every minute) hands such
-jobs, and pending ones whose message was lost, to the broker again. A job already done is
-skipped, so a report is stored once however often its id is delivered.
+Each is a `BackgroundJob` row, durable by the platform's one mechanism for background work
+(heartbench_core/services/leases.py): recorded in the request's transaction and sent to the broker
+after commit, taken under a lease (longer than django-q2's task timeout), finished once, swept every
+minute. A worker keeps the row locked until the result and the job's completion are committed
+together, so a report is stored once however often its id is delivered.
 """
 
 from __future__ import annotations
@@ -19,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
+from heartbench_core.services import leases
 from validation.models import BackgroundJob
 
 if TYPE_CHECKING:
@@ -46,14 +44,7 @@ def lease() -> timedelta:
 
 def enqueue(job: BackgroundJob) -> None:
     """Hand the job's id to the broker once the current transaction commits (the sweep retries if this is lost)."""
-    from django_q.tasks import async_task
-
-    def send() -> None:
-        BackgroundJob.objects.filter(pk=job.pk).update(enqueued_at=timezone.now())
-        async_task(RUN_TASK, job.pk, task_name=f"{job.kind}-{job.campaign_id}-{job.pk}")
-
-    # robust: a broker that is down must not turn a committed request into an error page; the row waits for the sweep.
-    transaction.on_commit(send, robust=True)
+    leases.send_after_commit(BackgroundJob.objects.all(), job.pk, task=RUN_TASK, task_name=f"{job.kind}-{job.campaign_id}-{job.pk}")
 
 
 def record_job(
@@ -117,7 +108,7 @@ def claim_job(*, job_id: int) -> BackgroundJob | None:
     """Take a pending job, or one whose worker's lease expired, under a new lease; None if done or held by a live worker."""
     now = timezone.now()
     with transaction.atomic():
-        job = BackgroundJob.objects.select_for_update(skip_locked=True).claimable(now).filter(pk=job_id).first()
+        job = leases.take(BackgroundJob.objects.all(), job_id, now)
         if job is None:
             return None
         if job.attempts >= MAX_ATTEMPTS:
@@ -169,18 +160,8 @@ def run_background_job(*, job_id: int) -> BackgroundJob | None:
 
 def sweep_background_jobs() -> int:
     """Queue again every job a worker should be running but is not; returns how many were queued."""
-    from django_q.tasks import async_task
-
-    now = timezone.now()
-    due = BackgroundJob.objects.filter(
-        Q(status=BackgroundJob.Status.PENDING) & (Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - lease()))
-        | Q(status=BackgroundJob.Status.RUNNING, locked_until__lt=now)
-    )
-    ids = list(due.values_list("pk", flat=True).order_by("pk"))
-    BackgroundJob.objects.filter(pk__in=ids).update(enqueued_at=now)
-    for job_id in ids:
-        async_task(RUN_TASK, job_id, task_name=f"swept-job-{job_id}")
+    ids = leases.sweep(BackgroundJob.objects.all(), task=RUN_TASK, lease=lease(), task_name=lambda pk: f"swept-job-{pk}")
     BackgroundJob.objects.filter(
-        kind=BackgroundJob.Kind.GOLDEN_REFRESH, status=BackgroundJob.Status.DONE, finished_at__lt=now - KEEP_FINISHED_REFRESHES
+        kind=BackgroundJob.Kind.GOLDEN_REFRESH, status=BackgroundJob.Status.DONE, finished_at__lt=timezone.now() - KEEP_FINISHED_REFRESHES
     ).delete()
     return len(ids)
