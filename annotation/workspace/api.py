@@ -34,8 +34,8 @@ from annotation.services.assignment import assign_next_response
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
-from heartbench_core.api import choice_param, enum_param, valid_query
 from heartbench_core.http import signed_in
+from heartbench_core.query_params import choice_param, enum_param, valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 

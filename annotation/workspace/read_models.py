@@ -53,7 +53,7 @@ def found(qs: QuerySet[M], **lookup: object) -> M:
         raise Http404(f"No {qs.model._meta.object_name} matches the given query.") from None
 
 
-def _owned(viewer: Viewer, assignment: Assignment) -> Assignment:
+def owned(viewer: Viewer, assignment: Assignment) -> Assignment:
     """The assignment, when it is the viewer's own (checked on the row in hand: no query)."""
     if assignment.expert_id != viewer.user_id:
         raise Http404(_("No such work."))
@@ -157,7 +157,7 @@ def own_work_ref(viewer: Viewer, public_id: str) -> Assignment:
 @read_model
 def judging_page(viewer: Viewer, assignment: Assignment, *, with_guidelines: bool = True, reread: bool = False) -> selectors.JudgingPage:
     """The judging page of one of the expert's assignments; `reread` first reloads the row (after a refused write)."""
-    _owned(viewer, assignment)
+    owned(viewer, assignment)
     if reread:
         assignment.refresh_from_db()
     return selectors.judging_page(assignment, with_guidelines=with_guidelines)
@@ -172,19 +172,19 @@ def judging_screen(viewer: Viewer, public_id: str, *, lapsed_too: bool = True) -
 @read_model
 def attempt_finished_by(viewer: Viewer, assignment: Assignment) -> CalibrationResult | None:
     """The calibration attempt the submission of the expert's assignment completed, if it completed one."""
-    return selectors.attempt_finished_by(_owned(viewer, assignment))
+    return selectors.attempt_finished_by(owned(viewer, assignment))
 
 
 @read_model
 def discussion(viewer: Viewer, assignment: Assignment) -> selectors.Discussion:
     """The thread of the expert's own response, pseudonymous; 404 while it is closed to them."""
-    return selectors.discussion(_owned(viewer, assignment))
+    return selectors.discussion(owned(viewer, assignment))
 
 
 @read_model
 def own_corrections(viewer: Viewer, assignment: Assignment) -> list[CorrectionRequest]:
     """The expert's correction requests on their own assignment, newest first."""
-    return list(_owned(viewer, assignment).correction_requests.order_by("-created_at"))
+    return list(owned(viewer, assignment).correction_requests.order_by("-created_at"))
 
 
 # --- admins: corrections --------------------------------------------------------------------------------
