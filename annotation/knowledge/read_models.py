@@ -26,7 +26,7 @@ from annotation.models import Assignment, CampaignResponse, Case, DatasetGuideli
 from annotation.services import knowledge as services
 from annotation.services.guidelines import GuidelinesInForce, current_dataset_guidelines, guidelines_in_force
 from annotation.workspace.read_models import found, own_work, owned
-from heartbench_core.models import Criterion, Dataset, User
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, User
 from heartbench_core.read_models import Viewer, read_model
 
 PAGE_SIZE = 50
@@ -330,6 +330,12 @@ def calibration_item(viewer: Viewer, entry_id: int, criterion_id: int) -> tuple[
     entry = found(CampaignResponse.objects.select_related("campaign", "item", "response"), pk=entry_id)
     viewer.refuse_response(entry.response_id)
     return entry, found(Criterion.objects.select_related("lineage"), pk=criterion_id, item_id=entry.item_id)
+
+
+@read_model
+def lineage_knowledge(viewer: Viewer, lineage: CriterionLineage) -> selectors.LineageKnowledge:
+    """Every FAQ entry and case on a criterion lineage the viewer may read, with their open counts (its rubric page, staff)."""
+    return selectors.lineage_knowledge(_user(viewer), lineage)
 
 
 # --- dataset guidelines ------------------------------------------------------------------------------

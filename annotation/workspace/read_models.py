@@ -176,6 +176,12 @@ def attempt_finished_by(viewer: Viewer, assignment: Assignment) -> CalibrationRe
 
 
 @read_model
+def calibration_outcome(viewer: Viewer, result_id: int) -> selectors.CalibrationOutcome:
+    """One of the expert's own finished calibration attempts and what follows it; another's or an unknown id answers 404."""
+    return selectors.calibration_outcome(_expert(viewer), result_id)
+
+
+@read_model
 def discussion(viewer: Viewer, assignment: Assignment) -> selectors.Discussion:
     """The thread of the expert's own response, pseudonymous; 404 while it is closed to them."""
     return selectors.discussion(owned(viewer, assignment))
