@@ -956,6 +956,11 @@ class FaqEntry(models.Model):
     def __str__(self) -> str:
         return f"FAQ {self.pk}: {self.question[:40]}"
 
+    @property
+    def criterion_keys(self) -> list[str]:
+        """Lineage keys of its criteria: the read models that show an entry read `lineages` with it, so this reads no row."""
+        return [str(lineage.key) for lineage in self.lineages.all()]
+
 
 class CaseQuerySet(models.QuerySet["Case"]):
     def published(self) -> Self:

@@ -1,6 +1,6 @@
 """API of the knowledge library (under /api/v1/annotation/library/): list, search, create, review and publish.
 
-The same services and visibility rules as the pages (`annotation.knowledge.selectors`): experts
+The same services and read models as the pages (`annotation.knowledge.read_models`): experts
 read published FAQ entries and the cases allowed them, without any staff field (status, author,
 source, cause); staff read everything except the cases of a campaign they rate in while it runs.
 """
@@ -9,11 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
-from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
@@ -21,15 +17,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.knowledge import selectors
-from annotation.models import CampaignResponse, Case, DatasetGuidelines, FaqEntry
+from annotation.knowledge import read_models
+from annotation.models import Case, DatasetGuidelines, FaqEntry
 from annotation.services import knowledge as services
-from annotation.services.guidelines import current_dataset_guidelines, publish_dataset_guidelines, render_guidelines
-from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, uuid_param
+from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
+from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_changes import RefusesUnknownFields
-from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import Criterion, Dataset
+from heartbench_core.query_params import choice_param, enum_param, uuid_param
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 
 CanRead = role_permission(*STAFF_ROLES, Role.EXPERT)
@@ -40,7 +37,12 @@ CanPublishGuidelines = role_permission(Role.ADMIN, Role.RUBRIC_AUTHOR)
 
 
 def _as_expert(request: Request) -> bool:
-    return not selectors.reads_as_staff(signed_in(request))
+    return not read_models.reads_as_staff(Viewer.of(request))
+
+
+def _faq(request: Request, entry: FaqEntry) -> dict[str, Any]:
+    """A FAQ entry a write returned, as the staff's answer shows it (its criteria read with it)."""
+    return FaqEntrySerializer(read_models.with_criteria(Viewer.of(request), [entry])[0]).data
 
 
 # --- serializers ------------------------------------------------------------------------------------
@@ -65,8 +67,11 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
     staff_fields = ("status", "author", "reviewer", "review_note", "replaces", "created_at", "updated_at", "submitted_at", "retired_at")
     dataset = serializers.CharField(source="dataset.name")
     html = serializers.SerializerMethodField(help_text="The answer rendered and sanitised (Markdown).")
-    criteria = serializers.SerializerMethodField(
-        help_text="Lineage keys of the criteria it is about (they follow a criterion across versions)."
+    criteria = serializers.ListField(
+        child=serializers.CharField(),
+        source="criterion_keys",
+        read_only=True,
+        help_text="Lineage keys of the criteria it is about (they follow a criterion across versions).",
     )
     author = serializers.CharField(source="author.username", required=False)
     reviewer = serializers.CharField(source="reviewer.username", allow_null=True, default=None, required=False)
@@ -101,9 +106,6 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
 
     def get_html(self, entry: FaqEntry) -> str:
         return str(render_guidelines(entry.answer))
-
-    def get_criteria(self, entry: FaqEntry) -> list[str]:
-        return [str(lineage.key) for lineage in entry.lineages.all()]
 
 
 class FaqContentSerializer(RefusesUnknownFields):
@@ -254,7 +256,7 @@ class HitSerializer(serializers.Serializer):
     score = serializers.FloatField(help_text="Relevance (docs/knowledge.md, Search): larger is better.")
     heading = serializers.CharField(help_text="For a guidelines section: which guidelines.")
 
-    def get_id(self, hit: selectors.Hit) -> int | None:
+    def get_id(self, hit: read_models.Hit) -> int | None:
         found = hit.faq or hit.case
         return found.pk if found is not None else None
 
@@ -268,23 +270,15 @@ class SearchResultsSerializer(serializers.Serializer):
     faq = HitSerializer(many=True)
     cases = HitSerializer(many=True)
 
-    def get_terms(self, results: selectors.SearchResults) -> list[str]:
+    def get_terms(self, results: read_models.SearchResults) -> list[str]:
         return [t.text for t in results.terms]
 
 
 # --- views -------------------------------------------------------------------------------------------
 
 
-def _dataset(name: str | None) -> Dataset | None:
-    return get_object_or_404(Dataset, name=name) if name else None
-
-
-def _as_expert_lists(rows: QuerySet[Any], dataset: Dataset | None, lineage_lookup: str, key: Any) -> QuerySet[Any]:
-    """What an expert's list shows of the entries visible to them: one dataset's, one criterion's, newest published first."""
-    rows = rows.select_related("dataset")
-    rows = rows.filter(dataset=dataset) if dataset else rows
-    rows = rows.filter(**{lineage_lookup: key}) if key else rows
-    return rows.order_by("-published_at", "-id")
+def _dataset(request: Request, name: str | None) -> Dataset | None:
+    return read_models.dataset_named(Viewer.of(request), name) if name else None
 
 
 LIST_PARAMETERS = [
@@ -308,24 +302,20 @@ class FaqListView(ComputedListView):
         parameters=[*LIST_PARAMETERS, enum_param("status", FaqEntry.Status.values, "Staff only.")], responses=FaqEntrySerializer(many=True)
     )
     def get(self, request: Request) -> Response:
-        user = signed_in(request)
         status = choice_param(request, "status", FaqEntry.Status.values) or ""
-        key, dataset = uuid_param(request, "key"), _dataset(request.query_params.get("dataset"))
-        if _as_expert(request):
-            rows: QuerySet[FaqEntry] = _as_expert_lists(selectors.visible_faq(user, as_expert=True), dataset, "lineages", key)
-        else:
-            rows = selectors.faq_list(user, dataset=dataset, status=status, lineage_key=key)
-        return self.paginated(rows.prefetch_related("lineages"))  # type: ignore[arg-type]
+        key, dataset = uuid_param(request, "key"), _dataset(request, request.query_params.get("dataset"))
+        rows = read_models.faq_rows(Viewer.of(request), dataset=dataset, status=status, lineage_key=key, with_criteria=True)
+        return self.paginated(rows)  # type: ignore[arg-type]
 
     @extend_schema(request=FaqInputSerializer, responses={201: FaqEntrySerializer})
     def post(self, request: Request) -> Response:
         form = FaqInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        dataset = _dataset(form.validated_data.get("dataset"))
+        dataset = _dataset(request, form.validated_data.get("dataset"))
         if dataset is None:
             raise serializers.ValidationError({"dataset": ["This field is required."]})
         entry = services.create_faq_entry(author=signed_in(request), dataset=dataset, content=form.content())
-        return Response(FaqEntrySerializer(entry).data, status=201)
+        return Response(_faq(request, entry), status=201)
 
 
 class FaqDetailView(APIView):
@@ -337,26 +327,24 @@ class FaqDetailView(APIView):
     @extend_schema(responses=FaqEntrySerializer)
     def get(self, request: Request, pk: int) -> Response:
         as_expert = _as_expert(request)
-        entry = selectors.faq_entry(signed_in(request), pk, as_expert=as_expert)
+        entry = read_models.faq_entry(Viewer.of(request), pk, as_expert=as_expert)
         if as_expert:
             services.record_open(user=signed_in(request), faq=entry)
         return Response(FaqEntrySerializer(entry, context={"as_expert": as_expert}).data)
 
     @extend_schema(request=FaqContentSerializer, responses=FaqEntrySerializer)
     def patch(self, request: Request, pk: int) -> Response:
-        entry = selectors.faq_entry(signed_in(request), pk, as_expert=False)
-        if entry.author_id != signed_in(request).pk:
-            raise PermissionDenied(gettext("Only its author edits a FAQ entry."))
+        entry = read_models.faq_entry(Viewer.of(request), pk, as_expert=False, must_be="author")
         form = FaqContentSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        return Response(FaqEntrySerializer(services.edit_faq_entry(entry=entry, editor=signed_in(request), content=form.content())).data)
+        return Response(_faq(request, services.edit_faq_entry(entry=entry, editor=signed_in(request), content=form.content())))
 
 
 class _FaqAction(APIView):
     permission_classes = [CanWriteFaq]
 
-    def entry(self, request: Request, pk: int) -> FaqEntry:
-        return selectors.faq_entry(signed_in(request), pk, as_expert=False)
+    def entry(self, request: Request, pk: int, *, must_be: read_models.Who | None = None) -> FaqEntry:
+        return read_models.faq_entry(Viewer.of(request), pk, as_expert=False, must_be=must_be)
 
 
 class FaqSubmitView(_FaqAction):
@@ -364,7 +352,7 @@ class FaqSubmitView(_FaqAction):
 
     @extend_schema(request=None, responses=FaqEntrySerializer)
     def post(self, request: Request, pk: int) -> Response:
-        return Response(FaqEntrySerializer(services.submit_faq_entry(entry=self.entry(request, pk), author=signed_in(request))).data)
+        return Response(_faq(request, services.submit_faq_entry(entry=self.entry(request, pk), author=signed_in(request))))
 
 
 class FaqReviewView(_FaqAction):
@@ -372,9 +360,7 @@ class FaqReviewView(_FaqAction):
 
     @extend_schema(request=FaqReviewSerializer, responses=FaqEntrySerializer)
     def post(self, request: Request, pk: int) -> Response:
-        entry = self.entry(request, pk)
-        if entry.author_id == signed_in(request).pk:
-            raise PermissionDenied(gettext("Someone other than its author reviews a FAQ entry."))
+        self.entry(request, pk, must_be="reviewer")
         form = FaqReviewSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         entry = services.review_faq_entry(
@@ -383,7 +369,7 @@ class FaqReviewView(_FaqAction):
             approve=form.validated_data["publish"],
             note=form.validated_data["note"],
         )
-        return Response(FaqEntrySerializer(entry).data)
+        return Response(_faq(request, entry))
 
 
 class FaqRetireView(_FaqAction):
@@ -391,7 +377,7 @@ class FaqRetireView(_FaqAction):
 
     @extend_schema(request=None, responses=FaqEntrySerializer)
     def post(self, request: Request, pk: int) -> Response:
-        return Response(FaqEntrySerializer(services.retire_faq_entry(entry=self.entry(request, pk), by=signed_in(request))).data)
+        return Response(_faq(request, services.retire_faq_entry(entry=self.entry(request, pk), by=signed_in(request))))
 
 
 class FaqReviseView(_FaqAction):
@@ -400,7 +386,7 @@ class FaqReviseView(_FaqAction):
     @extend_schema(request=None, responses={201: FaqEntrySerializer})
     def post(self, request: Request, pk: int) -> Response:
         draft = services.revise_faq_entry(entry=self.entry(request, pk), author=signed_in(request))
-        return Response(FaqEntrySerializer(draft).data, status=201)
+        return Response(_faq(request, draft), status=201)
 
 
 class CaseListView(ComputedListView):
@@ -418,15 +404,9 @@ class CaseListView(ComputedListView):
         parameters=[*LIST_PARAMETERS, enum_param("status", Case.Status.values, "Staff only.")], responses=CaseSerializer(many=True)
     )
     def get(self, request: Request) -> Response:
-        user = signed_in(request)
         status = choice_param(request, "status", Case.Status.values) or ""
-        key, dataset = uuid_param(request, "key"), _dataset(request.query_params.get("dataset"))
-        if _as_expert(request):
-            rows: QuerySet[Case] = _as_expert_lists(selectors.visible_cases(user, as_expert=True), dataset, "lineage_id", key)
-        else:
-            rows = selectors.case_list(user, dataset=dataset, status=status, lineage_key=key).select_related(
-                "source_response", "published_by"
-            )
+        key, dataset = uuid_param(request, "key"), _dataset(request, request.query_params.get("dataset"))
+        rows = read_models.case_rows(Viewer.of(request), dataset=dataset, status=status, lineage_key=key, with_sources=True)
         return self.paginated(rows)  # type: ignore[arg-type]
 
     @extend_schema(request=CaseInputSerializer, responses={201: CaseSerializer})
@@ -436,16 +416,12 @@ class CaseListView(ComputedListView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         if data.get("criterion") is not None:
-            criterion = selectors.latest_snapshots([data["criterion"]]).get(str(data["criterion"]))
+            criterion = read_models.criterion_snapshot(Viewer.of(request), data["criterion"])
             if criterion is None:
                 raise serializers.ValidationError({"criterion": ["No criterion has this key."]})
             case = services.create_case(author=user, criterion=criterion, content=form.content(), publish=data["publish"])
         else:
-            entry = get_object_or_404(CampaignResponse.objects.select_related("campaign", "response"), pk=data["calibration_entry"])
-            refuse_response(user, entry.response_id)
-            criterion = get_object_or_404(
-                Criterion.objects.select_related("lineage"), pk=data["calibration_criterion"], item_id=entry.item_id
-            )
+            entry, criterion = read_models.calibration_item(Viewer.of(request), data["calibration_entry"], data["calibration_criterion"])
             case = services.case_from_calibration(
                 author=user, campaign_response=entry, criterion=criterion, content=form.content(), publish=data["publish"]
             )
@@ -461,14 +437,14 @@ class CaseDetailView(APIView):
     @extend_schema(responses=CaseSerializer)
     def get(self, request: Request, pk: int) -> Response:
         as_expert = _as_expert(request)
-        found = selectors.case(signed_in(request), pk, as_expert=as_expert)
+        found = read_models.case(Viewer.of(request), pk, as_expert=as_expert)
         if as_expert:
             services.record_open(user=signed_in(request), case=found)
         return Response(CaseSerializer(found, context={"as_expert": as_expert}).data)
 
     @extend_schema(request=CaseContentSerializer, responses=CaseSerializer)
     def patch(self, request: Request, pk: int) -> Response:
-        found = selectors.case(signed_in(request), pk, as_expert=False)
+        found = read_models.case(Viewer.of(request), pk, as_expert=False)
         form = CaseContentSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         return Response(CaseSerializer(services.edit_case(case=found, editor=signed_in(request), content=form.content())).data)
@@ -481,7 +457,7 @@ class CasePublishView(APIView):
 
     @extend_schema(request=None, responses=CaseSerializer)
     def post(self, request: Request, pk: int) -> Response:
-        found = selectors.case(signed_in(request), pk, as_expert=False)
+        found = read_models.case(Viewer.of(request), pk, as_expert=False)
         return Response(CaseSerializer(services.publish_case(case=found, by=signed_in(request))).data)
 
 
@@ -492,7 +468,7 @@ class CaseRetireView(APIView):
 
     @extend_schema(request=None, responses=CaseSerializer)
     def post(self, request: Request, pk: int) -> Response:
-        found = selectors.case(signed_in(request), pk, as_expert=False)
+        found = read_models.case(Viewer.of(request), pk, as_expert=False)
         return Response(CaseSerializer(services.retire_case(case=found, by=signed_in(request))).data)
 
 
@@ -511,19 +487,9 @@ class SearchView(APIView):
     def get(self, request: Request) -> Response:
         form = SearchQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
-        dataset = _dataset(form.validated_data.get("dataset"))
-        documents = []
-        for d in [dataset] if dataset else Dataset.objects.order_by("name"):
-            current = current_dataset_guidelines(d)
-            if current is not None:
-                documents.append((d.name, current.body))
-        results = selectors.search(
-            signed_in(request),
-            form.validated_data["q"],
-            as_expert=_as_expert(request),
-            dataset=dataset,
-            lineage_key=form.validated_data.get("key"),
-            guidelines=documents,
+        dataset = _dataset(request, form.validated_data.get("dataset"))
+        results = read_models.search(
+            Viewer.of(request), form.validated_data["q"], dataset=dataset, lineage_key=form.validated_data.get("key")
         )
         return Response(SearchResultsSerializer(results).data)
 
@@ -536,12 +502,12 @@ class DatasetGuidelinesView(APIView):
 
     @extend_schema(responses=DatasetGuidelinesRevisionSerializer(many=True))
     def get(self, request: Request, name: str) -> Response:
-        dataset = get_object_or_404(Dataset, name=name)
-        return Response(DatasetGuidelinesRevisionSerializer(selectors.dataset_guidelines_history(dataset), many=True).data)
+        history = read_models.dataset_guidelines(Viewer.of(request), name).history
+        return Response(DatasetGuidelinesRevisionSerializer(history, many=True).data)
 
     @extend_schema(request=GuidelinesInputSerializer, responses={201: DatasetGuidelinesRevisionSerializer})
     def post(self, request: Request, name: str) -> Response:
-        dataset = get_object_or_404(Dataset, name=name)
+        dataset = read_models.dataset_named(Viewer.of(request), name)
         form = GuidelinesInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         published = publish_dataset_guidelines(
@@ -589,14 +555,10 @@ class _OwnAssignment(APIView):
     permission_classes = [role_permission(Role.EXPERT)]
 
     def own(self, request: Request, public_id: str) -> Any:
-        from annotation.workspace import selectors as workspace_selectors
+        return read_models.panel_assignment(Viewer.of(request), public_id)
 
-        return workspace_selectors.lapsed_or_held_assignment_for_expert(signed_in(request), public_id)
-
-    def focus(self, assignment: Any, criterion_id: int | None) -> Criterion | None:
-        if criterion_id is None:
-            return None
-        return get_object_or_404(Criterion.objects.select_related("lineage"), pk=criterion_id, item_id=assignment.campaign_response.item_id)
+    def focus(self, request: Request, assignment: Any, criterion_id: int | None) -> Criterion | None:
+        return read_models.criterion_in_focus(Viewer.of(request), assignment, criterion_id)
 
 
 class PanelView(_OwnAssignment):
@@ -604,33 +566,20 @@ class PanelView(_OwnAssignment):
 
     @extend_schema(parameters=[PanelQuerySerializer], responses=PanelSerializer)
     def get(self, request: Request, public_id: str) -> Response:
-        from annotation.services.guidelines import guidelines_in_force
-
         assignment = self.own(request, public_id)
         form = PanelQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
-        criterion = self.focus(assignment, form.validated_data.get("criterion"))
-        user, campaign = signed_in(request), assignment.campaign_response.campaign
-        knowledge = selectors.for_criterion(user, criterion, as_expert=True) if criterion else None
+        viewer = Viewer.of(request)
+        criterion = self.focus(request, assignment, form.validated_data.get("criterion"))
         query = (form.validated_data.get("q") or "").strip()
-        results = (
-            selectors.search(
-                user,
-                query,
-                as_expert=True,
-                dataset=campaign.version.dataset,
-                lineage_key=criterion.lineage_id if criterion else None,
-                guidelines=selectors.guidelines_documents(guidelines_in_force(campaign)),
-            )
-            if query
-            else None
-        )
+        panel = read_models.panel(viewer, assignment, criterion, query=query, with_guidelines=False)
+        knowledge = panel.knowledge
         body = {
             "criterion": criterion.pk if criterion else None,
-            "faq": knowledge.faq if knowledge else [],
-            "ability_faq": knowledge.ability_faq if knowledge else [],
+            "faq": read_models.with_criteria(viewer, knowledge.faq) if knowledge else [],
+            "ability_faq": read_models.with_criteria(viewer, knowledge.ability_faq) if knowledge else [],
             "cases": knowledge.cases if knowledge else [],
-            "search": results,
+            "search": panel.results,
         }
         return Response(PanelSerializer(body, context={"as_expert": True}).data)
 
@@ -644,9 +593,8 @@ class PanelOpenView(_OwnAssignment):
         form = OpenInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data, user = form.validated_data, signed_in(request)
-        criterion = self.focus(assignment, data.get("criterion"))
-        faq = selectors.faq_entry(user, data["faq"], as_expert=True) if data.get("faq") is not None else None
-        case = selectors.case(user, data["case"], as_expert=True) if data.get("case") is not None else None
+        criterion = self.focus(request, assignment, data.get("criterion"))
+        faq, case = read_models.panel_entry(Viewer.of(request), faq_id=data.get("faq"), case_id=data.get("case"))
         campaign = assignment.campaign_response.campaign
         if data["helped"] is None:
             row = services.record_open(
@@ -671,7 +619,7 @@ class ExportView(APIView):
     def get(self, request: Request) -> HttpResponse:
         from annotation.services.knowledge_io import export_lines
 
-        dataset = _dataset(request.query_params.get("dataset"))
+        dataset = _dataset(request, request.query_params.get("dataset"))
         response = HttpResponse(
             "".join(export_lines(dataset=dataset, viewer=signed_in(request))), content_type="application/x-ndjson; charset=utf-8"
         )

@@ -1,6 +1,7 @@
 """Pages of the knowledge library (under /work/library/): browse and search, FAQ entries and their review, cases, dataset guidelines.
 
-Experts read (published entries, the cases `selectors.visible_cases` allows them); rubric authors
+Experts read (published entries, the cases `selectors.visible_cases` allows them: every read goes
+through `annotation.knowledge.read_models`, which apply those rules); rubric authors
 and senior reviewers write and review FAQ entries; senior reviewers and admins write cases;
 admins and rubric authors publish a dataset's guidelines. Services raise, pages show: a refused
 write re-renders its form with the errors under their fields (400), a refused action comes back
@@ -14,26 +15,23 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.knowledge import forms, selectors
+from annotation.knowledge import forms, read_models
 from annotation.models import CampaignResponse, Case, FaqEntry
 from annotation.services import knowledge as services
-from annotation.services.guidelines import current_dataset_guidelines, guidelines_in_force, publish_dataset_guidelines, render_guidelines
-from annotation.workspace import selectors as workspace_selectors
-from heartbench_core.blindness import refuse_response
+from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
 from heartbench_core.http import SignedInRequest
-from heartbench_core.models import Criterion, Dataset
+from heartbench_core.models import Criterion
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 
 WITH_A_ROLE = (*STAFF_ROLES, Role.EXPERT)
-PAGE_SIZE = 50
-KINDS = ("faq", "cases")
+KINDS = read_models.KINDS
 
 
 def _messages_of(exc: ValidationError) -> list[str]:
@@ -53,59 +51,33 @@ def _key(raw: str | None) -> uuid.UUID | None:
 @role_required(*WITH_A_ROLE)
 def index(request: SignedInRequest) -> HttpResponse:
     """Search, or browse FAQ entries or cases; staff filter by dataset, status and criterion and see drafts."""
-    user = request.user
-    staff = selectors.reads_as_staff(user)
-    datasets = list(Dataset.objects.order_by("name"))
     params = request.GET
-    dataset = next((d for d in datasets if d.name == params.get("dataset")), None)
-    kind = params.get("kind") if params.get("kind") in KINDS else KINDS[0]
-    key = _key(params.get("criterion"))
-    query = (params.get("q") or "").strip()
-    statuses = FaqEntry.Status.choices if kind == "faq" else Case.Status.choices
-    status = params.get("status", "") if staff and params.get("status") in dict(statuses) else ""
+    kind = params.get("kind", "")
+    index = read_models.library_index(
+        Viewer.of(request),
+        dataset_name=params.get("dataset"),
+        kind=kind if kind in KINDS else KINDS[0],
+        key=_key(params.get("criterion")),
+        query=(params.get("q") or "").strip(),
+        status=params.get("status", ""),
+        page=params.get("page"),
+    )
     context: dict[str, Any] = {
-        "staff": staff,
-        "datasets": datasets,
-        "dataset": dataset,
-        "kind": kind,
-        "key": key,
-        "query": query,
-        "status": status,
-        "statuses": statuses,
-        "can_write_faq": services.can_write_faq(user),
-        "can_write_cases": services.can_write_cases(user),
+        "staff": index.staff,
+        "datasets": index.datasets,
+        "dataset": index.dataset,
+        "kind": index.kind,
+        "key": index.key,
+        "query": index.query,
+        "status": index.status,
+        "statuses": index.statuses,
+        "can_write_faq": index.can_write_faq,
+        "can_write_cases": index.can_write_cases,
     }
-    if query:
-        documents = []
-        for d in [dataset] if dataset else datasets:
-            current = current_dataset_guidelines(d)
-            if current is not None:
-                documents.append((_("Guidelines of %(dataset)s") % {"dataset": d.name}, current.body))
-        context["results"] = selectors.search(user, query, as_expert=not staff, dataset=dataset, lineage_key=key, guidelines=documents)
-    elif kind == "faq":
-        rows = selectors.faq_list(user, dataset=dataset, status=status, lineage_key=key) if staff else _expert_faq(user, dataset, key)
-        context["page"] = Paginator(rows, PAGE_SIZE).get_page(params.get("page"))
-    else:
-        rows = selectors.case_list(user, dataset=dataset, status=status, lineage_key=key) if staff else _expert_cases(user, dataset, key)
-        context["page"] = Paginator(rows, PAGE_SIZE).get_page(params.get("page"))
-    if staff:
-        context["waiting"] = selectors.waiting_for_review(user)
-    if key is not None:
-        context["focus"] = selectors.latest_snapshots([key]).get(str(key))
+    optional = {"results": index.results, "page": index.page, "waiting": index.waiting, "focus": index.focus}
+    context.update({name: value for name, value in optional.items() if value is not None})
     template = "annotation/knowledge/partials/results.html" if request.htmx else "annotation/knowledge/index.html"
     return render(request, template, context)
-
-
-def _expert_faq(user: Any, dataset: Dataset | None, key: uuid.UUID | None) -> Any:
-    rows = selectors.visible_faq(user, as_expert=True).select_related("dataset")
-    rows = rows.filter(dataset=dataset) if dataset else rows
-    return (rows.filter(lineages=key) if key else rows).order_by("-published_at", "-id")
-
-
-def _expert_cases(user: Any, dataset: Dataset | None, key: uuid.UUID | None) -> Any:
-    rows = selectors.visible_cases(user, as_expert=True).select_related("dataset")
-    rows = rows.filter(dataset=dataset) if dataset else rows
-    return (rows.filter(lineage_id=key) if key else rows).order_by("-published_at", "-id")
 
 
 # --- FAQ entries -----------------------------------------------------------------------------------
@@ -114,32 +86,29 @@ def _expert_cases(user: Any, dataset: Dataset | None, key: uuid.UUID | None) -> 
 @require_safe
 @role_required(*WITH_A_ROLE)
 def faq_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    staff = selectors.reads_as_staff(request.user)
-    entry = selectors.faq_entry(request.user, pk, as_expert=not staff)
-    if not staff:
-        services.record_open(user=request.user, faq=entry)
-    user = request.user
-    keys = [lineage.key for lineage in entry.lineages.all()]
+    page = read_models.faq_page(Viewer.of(request), pk)
+    if not page.staff:
+        services.record_open(user=request.user, faq=page.entry)
     context = {
-        "entry": entry,
-        "staff": staff,
-        "html": render_guidelines(entry.answer),
-        "criteria": list(selectors.latest_snapshots(keys).values()),
-        "counts": selectors.open_counts(user, faq_ids=[entry.pk]).get(("faq", entry.pk)) if staff else None,
-        "can_edit": entry.status == FaqEntry.Status.DRAFT and entry.author_id == user.pk,
-        "can_submit": entry.status == FaqEntry.Status.DRAFT and entry.author_id == user.pk,
-        "can_review": entry.status == FaqEntry.Status.IN_REVIEW and entry.author_id != user.pk and services.can_write_faq(user),
-        "can_revise": entry.status == FaqEntry.Status.PUBLISHED and services.can_write_faq(user),
-        "can_retire": entry.status != FaqEntry.Status.RETIRED and services.can_write_faq(user),
+        "entry": page.entry,
+        "staff": page.staff,
+        "html": render_guidelines(page.entry.answer),
+        "criteria": page.criteria,
+        "counts": page.counts,
+        "can_edit": page.can_edit,
+        "can_submit": page.can_edit,
+        "can_review": page.can_review,
+        "can_revise": page.can_revise,
+        "can_retire": page.can_retire,
         "review_form": forms.FaqReviewForm(),
     }
     return render(request, "annotation/knowledge/faq_detail.html", context)
 
 
-def _faq_initial(entry: FaqEntry | None, dataset: Dataset, key: uuid.UUID | None) -> dict[str, Any]:
+def _faq_initial(request: SignedInRequest, entry: FaqEntry | None, key: uuid.UUID | None) -> dict[str, Any]:
     if entry is None:
         return {"criteria": str(key) if key else ""}
-    keys = [str(k) for k in entry.lineages.values_list("key", flat=True)]
+    keys = read_models.faq_criterion_keys(Viewer.of(request), entry)
     return {
         "question": entry.question,
         "answer": entry.answer,
@@ -150,7 +119,7 @@ def _faq_initial(entry: FaqEntry | None, dataset: Dataset, key: uuid.UUID | None
 
 
 def _render_faq_form(request: SignedInRequest, form: forms.FaqForm, entry: FaqEntry | None, status: int = 200) -> HttpResponse:
-    context = {"form": form, "entry": entry, "dataset": form.dataset, "datasets": Dataset.objects.order_by("name")}
+    context = {"form": form, "entry": entry, "dataset": form.dataset, "datasets": read_models.datasets(Viewer.of(request))}
     return render(request, "annotation/knowledge/faq_form.html", context, status=status)
 
 
@@ -158,11 +127,11 @@ def _render_faq_form(request: SignedInRequest, form: forms.FaqForm, entry: FaqEn
 @role_required(*services.FAQ_WRITERS)
 def faq_create(request: SignedInRequest) -> HttpResponse:
     source = request.POST if request.method == "POST" else request.GET
-    dataset = Dataset.objects.filter(name=source.get("dataset")).first() or Dataset.objects.order_by("name").first()
+    dataset = read_models.dataset_to_write_in(Viewer.of(request), source.get("dataset"))
     if dataset is None:
         raise Http404(_("No dataset yet: import one first."))
     if request.method != "POST":
-        form = forms.FaqForm(initial=_faq_initial(None, dataset, _key(request.GET.get("criterion"))), dataset=dataset)
+        form = forms.FaqForm(initial=_faq_initial(request, None, _key(request.GET.get("criterion"))), dataset=dataset)
         return _render_faq_form(request, form, None)
     form = forms.FaqForm(request.POST, dataset=dataset)
     if form.is_valid():
@@ -182,11 +151,9 @@ def faq_create(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*services.FAQ_WRITERS)
 def faq_edit(request: SignedInRequest, pk: int) -> HttpResponse:
-    entry = get_object_or_404(FaqEntry.objects.select_related("dataset"), pk=pk)
-    if entry.author_id != request.user.pk:
-        raise PermissionDenied(_("Only its author edits a FAQ entry."))
+    entry = read_models.faq_to_write(Viewer.of(request), pk, must_be="author")
     if request.method != "POST":
-        return _render_faq_form(request, forms.FaqForm(initial=_faq_initial(entry, entry.dataset, None), dataset=entry.dataset), entry)
+        return _render_faq_form(request, forms.FaqForm(initial=_faq_initial(request, entry, None), dataset=entry.dataset), entry)
     form = forms.FaqForm(request.POST, dataset=entry.dataset)
     if form.is_valid():
         try:
@@ -203,7 +170,7 @@ def faq_edit(request: SignedInRequest, pk: int) -> HttpResponse:
 
 
 def _faq_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
-    entry = get_object_or_404(FaqEntry, pk=pk)
+    entry = read_models.faq_to_write(Viewer.of(request), pk)
     try:
         result = action(entry)
     except ValidationError as exc:
@@ -225,8 +192,7 @@ def faq_submit(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 @role_required(*services.FAQ_WRITERS)
 def faq_review(request: SignedInRequest, pk: int) -> HttpResponse:
-    if get_object_or_404(FaqEntry, pk=pk).author_id == request.user.pk:
-        raise PermissionDenied(_("Someone other than its author reviews a FAQ entry."))
+    read_models.faq_to_write(Viewer.of(request), pk, must_be="reviewer")
     form = forms.FaqReviewForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose publish or send back."))
@@ -261,7 +227,7 @@ def faq_revise(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_safe
 @role_required(*services.FAQ_WRITERS)
 def review_queue(request: SignedInRequest) -> HttpResponse:
-    return render(request, "annotation/knowledge/review_queue.html", {"queue": list(selectors.review_queue(request.user))})
+    return render(request, "annotation/knowledge/review_queue.html", {"queue": read_models.review_queue(Viewer.of(request))})
 
 
 # --- cases ---------------------------------------------------------------------------------------------
@@ -270,19 +236,17 @@ def review_queue(request: SignedInRequest) -> HttpResponse:
 @require_safe
 @role_required(*WITH_A_ROLE)
 def case_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    staff = selectors.reads_as_staff(request.user)
-    found = selectors.case(request.user, pk, as_expert=not staff)
-    if not staff:
-        services.record_open(user=request.user, case=found)
-    snapshot = selectors.latest_snapshots([found.lineage_id]).get(str(found.lineage_id))
+    page = read_models.case_page(Viewer.of(request), pk)
+    if not page.staff:
+        services.record_open(user=request.user, case=page.case)
     context = {
-        "case": found,
-        "staff": staff,
-        "html": render_guidelines(found.reasoning),
-        "snapshot": snapshot,
-        "reworded": snapshot is not None and snapshot.text != found.criterion_text,
-        "counts": selectors.open_counts(request.user, case_ids=[found.pk]).get(("case", found.pk)) if staff else None,
-        "can_write": services.can_write_cases(request.user),
+        "case": page.case,
+        "staff": page.staff,
+        "html": render_guidelines(page.case.reasoning),
+        "snapshot": page.snapshot,
+        "reworded": page.reworded,
+        "counts": page.counts,
+        "can_write": page.can_write,
     }
     return render(request, "annotation/knowledge/case_detail.html", context)
 
@@ -301,18 +265,14 @@ def case_create(request: SignedInRequest) -> HttpResponse:
     criterion: Criterion | None = None
     initial: dict[str, Any] = {}
     if entry_id.isdecimal() and criterion_id.isdecimal():
-        calibration = get_object_or_404(CampaignResponse.objects.select_related("campaign", "item", "response"), pk=int(entry_id))
-        refuse_response(request.user, calibration.response_id)
-        criterion = get_object_or_404(Criterion.objects.select_related("lineage"), pk=int(criterion_id), item_id=calibration.item_id)
+        calibration, criterion = read_models.calibration_item(Viewer.of(request), int(entry_id), int(criterion_id))
         try:
             _source, gold = services.calibration_source(campaign_response=calibration, criterion=criterion)
         except ValidationError as exc:
             raise Http404(" ".join(_messages_of(exc))) from None
         initial = {"hit": "hit" if gold.hit else "miss", "reasoning": gold.explanation, "cause": Case.Cause.OTHER}
     else:
-        key = _key(source.get("criterion"))
-        snapshot = selectors.latest_snapshots([key]).get(str(key)) if key else None
-        criterion = snapshot
+        criterion = read_models.criterion_snapshot(Viewer.of(request), _key(source.get("criterion")))
     context: dict[str, Any] = {"criterion": criterion, "calibration": calibration, "criterion_ref": source.get("criterion", "")}
     if request.method != "POST":
         context["form"] = forms.CaseForm(initial=initial)
@@ -346,7 +306,7 @@ def case_create(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*services.CASE_WRITERS)
 def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
-    found = selectors.case(request.user, pk, as_expert=False)
+    found = read_models.case(Viewer.of(request), pk, as_expert=False)
     context: dict[str, Any] = {"case": found, "criterion": None}
     if request.method != "POST":
         initial = {
@@ -376,7 +336,7 @@ def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
 
 
 def _case_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
-    found = selectors.case(request.user, pk, as_expert=False)
+    found = read_models.case(Viewer.of(request), pk, as_expert=False)
     try:
         action(found)
     except ValidationError as exc:
@@ -406,9 +366,9 @@ def case_retire(request: SignedInRequest, pk: int) -> HttpResponse:
 @role_required(*STAFF_ROLES)
 def dataset_guidelines(request: SignedInRequest, name: str) -> HttpResponse:
     """A dataset's guidelines: the current revision, every earlier one, and (admins, rubric authors) a new revision."""
-    dataset = get_object_or_404(Dataset, name=name)
+    guidelines = read_models.dataset_guidelines(Viewer.of(request), name)
+    dataset, history = guidelines.dataset, guidelines.history
     can_publish = has_role(request.user, Role.ADMIN, Role.RUBRIC_AUTHOR)
-    history = selectors.dataset_guidelines_history(dataset)
     form = forms.GuidelinesForm(request.POST or None, initial={"body": history[0].body if history else ""})
     status = 200
     if request.method == "POST":
@@ -440,7 +400,7 @@ def dataset_guidelines(request: SignedInRequest, name: str) -> HttpResponse:
 
 def _panel_assignment(request: SignedInRequest, public_id: str) -> Any:
     # The expert's own work only (lapsed work too: its page opens): another's id answers 404 like an unknown one.
-    return workspace_selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+    return read_models.panel_assignment(Viewer.of(request), public_id)
 
 
 def _focus(request: SignedInRequest, assignment: Any) -> Criterion | None:
@@ -449,7 +409,7 @@ def _focus(request: SignedInRequest, assignment: Any) -> Criterion | None:
         return None
     if not raw.isdecimal():
         raise Http404(_("No such criterion."))
-    return get_object_or_404(Criterion.objects.select_related("lineage"), pk=int(raw), item_id=assignment.campaign_response.item_id)
+    return read_models.criterion_in_focus(Viewer.of(request), assignment, int(raw))
 
 
 @require_safe
@@ -458,7 +418,6 @@ def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
     """The library beside the judging page: FAQ entries and cases on the criterion in focus, and search (as an expert, whatever else the user is)."""
     assignment = _panel_assignment(request, public_id)
     criterion = _focus(request, assignment)
-    campaign = assignment.campaign_response.campaign
     query = (request.GET.get("q") or "").strip()
     base = reverse("annotation:judge_library", args=[public_id])
     entry_url = reverse("annotation:judge_library_entry", args=[public_id])
@@ -471,21 +430,15 @@ def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
         "open_qs": f"&criterion={criterion.pk}" if criterion else "",
         "staff": False,
     }
-    in_force = guidelines_in_force(campaign)
+    panel = read_models.panel(Viewer.of(request), assignment, criterion, query=query, with_guidelines=True)
+    in_force = panel.guidelines
     if request.GET.get("part") != "results":  # the whole panel: the guidelines in force head it (collapsed)
         context.update(guidelines=in_force, guidelines_html=render_guidelines(in_force.body) if in_force else "")
     if criterion is not None:
         context["number"] = criterion.position + 1
-        context["knowledge"] = selectors.for_criterion(request.user, criterion, as_expert=True)
+        context["knowledge"] = panel.knowledge
     if query:
-        context["results"] = selectors.search(
-            request.user,
-            query,
-            as_expert=True,
-            dataset=campaign.version.dataset,
-            lineage_key=criterion.lineage_id if criterion else None,
-            guidelines=selectors.guidelines_documents(in_force),
-        )
+        context["results"] = panel.results
     if request.htmx:
         template = (
             "annotation/knowledge/partials/panel_results.html"
@@ -504,11 +457,11 @@ class _NoEntryNamed(Exception):
 def _panel_entry(request: SignedInRequest, data: Any) -> tuple[FaqEntry | None, Case | None]:
     """The FAQ entry (`faq=<id>`) or case (`case=<id>`) the request names, as an expert may read it (404 otherwise, as for an unknown id)."""
     faq_id, case_id = str(data.get("faq", "")), str(data.get("case", ""))
-    if faq_id.isdecimal():
-        return selectors.faq_entry(request.user, int(faq_id), as_expert=True), None
-    if case_id.isdecimal():
-        return None, selectors.case(request.user, int(case_id), as_expert=True)
-    raise _NoEntryNamed
+    if not faq_id.isdecimal() and not case_id.isdecimal():
+        raise _NoEntryNamed
+    return read_models.panel_entry(
+        Viewer.of(request), faq_id=int(faq_id) if faq_id.isdecimal() else None, case_id=int(case_id) if case_id.isdecimal() else None
+    )
 
 
 def _no_entry_named() -> HttpResponse:
@@ -533,7 +486,7 @@ def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpRespons
     if entry is not None:
         context["html"] = render_guidelines(entry.answer)
     elif found is not None:
-        snapshot = selectors.latest_snapshots([found.lineage_id]).get(str(found.lineage_id))
+        snapshot = read_models.criterion_snapshot(Viewer.of(request), found.lineage_id)
         context.update(
             html=render_guidelines(found.reasoning),
             snapshot=snapshot,
@@ -571,7 +524,7 @@ def export(request: SignedInRequest) -> HttpResponse:
     """The library as `export_library` writes it (`?dataset=`), without the cases of a campaign the viewer rates in."""
     from annotation.services.knowledge_io import export_lines
 
-    dataset = get_object_or_404(Dataset, name=request.GET["dataset"]) if request.GET.get("dataset") else None
+    dataset = read_models.dataset_named(Viewer.of(request), request.GET["dataset"]) if request.GET.get("dataset") else None
     response = HttpResponse("".join(export_lines(dataset=dataset, viewer=request.user)), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="library.jsonl"'
     return response

@@ -1,4 +1,4 @@
-"""REST API of the blind workspace: the same services and selectors as the pages.
+"""REST API of the blind workspace: the same services and read models as the pages.
 
 Experts see only their own work, addressed by assignment public id; another expert's id
 answers 404 like an id that does not exist. Serializers here are blind by construction: they
@@ -16,7 +16,6 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -32,11 +31,12 @@ from rest_framework.views import APIView
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, Skip, UnclearCriterionReport
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
-from annotation.workspace import selectors
-from heartbench_core.api import choice_param, enum_param, valid_query
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from annotation.services.guidelines import GuidelinesInForce, render_guidelines
+from annotation.workspace import read_models
+from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
 from heartbench_core.http import signed_in
+from heartbench_core.query_params import choice_param, enum_param, valid_query
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 
 IsExpert = role_permission(Role.EXPERT)
@@ -158,7 +158,7 @@ class WorkspaceCriterionSerializer(serializers.Serializer):
         source="criterion.weight", required=False, allow_null=True, help_text="Present only when the campaign shows weights."
     )
 
-    def to_representation(self, row: selectors.CriterionRow) -> dict[str, Any]:
+    def to_representation(self, row: read_models.CriterionRow) -> dict[str, Any]:
         body = super().to_representation(row)
         if not self.context.get("show_weights"):
             del body["weight"]
@@ -185,7 +185,7 @@ class GuidelinesSerializer(serializers.Serializer):
 class NoWorkSerializer(serializers.Serializer):
     """Why a campaign gives the expert no new work, and what to do about it."""
 
-    code = serializers.ChoiceField(choices=selectors.NO_WORK_CODES)
+    code = serializers.ChoiceField(choices=read_models.NO_WORK_CODES)
     message = serializers.CharField(help_text="The reason in words, in the expert's language.")
     action_url = serializers.CharField(allow_blank=True, help_text="A page that helps (an open draft, the profile), or empty.")
     calibration = serializers.IntegerField(
@@ -265,18 +265,18 @@ class AssignmentDetailSerializer(serializers.Serializer):
     unclear_reported = serializers.SerializerMethodField(help_text="Criteria (ids) the expert reported as unclear.")
     problem_reported = serializers.BooleanField()
 
-    def get_url(self, page: selectors.JudgingPage) -> str:
+    def get_url(self, page: read_models.JudgingPage) -> str:
         return reverse("annotation:judge", args=[page.assignment.public_id])
 
     @extend_schema_field(WorkspaceCriterionSerializer(many=True))
-    def get_criteria(self, page: selectors.JudgingPage) -> list[Any]:
+    def get_criteria(self, page: read_models.JudgingPage) -> list[Any]:
         return WorkspaceCriterionSerializer(page.rows, many=True, context={"show_weights": page.campaign.show_weights}).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
     @extend_schema_field(OwnJudgmentSerializer(many=True))
-    def get_judgments(self, page: selectors.JudgingPage) -> list[Any]:
+    def get_judgments(self, page: read_models.JudgingPage) -> list[Any]:
         return OwnJudgmentSerializer([r for r in page.rows if r.rationale or r.hit is not None], many=True).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
-    def get_unclear_reported(self, page: selectors.JudgingPage) -> list[int]:
+    def get_unclear_reported(self, page: read_models.JudgingPage) -> list[int]:
         return [r.criterion.pk for r in page.rows if r.reported_unclear]
 
 
@@ -323,8 +323,7 @@ class SubmittedSerializer(serializers.ModelSerializer):
         fields = ["id", "status", "submitted_at", "calibration_result"]
 
     def get_calibration_result(self, assignment: Assignment) -> int | None:
-        finished = selectors.attempt_finished_by(assignment)
-        return None if finished is None else finished.pk
+        return self.context.get("calibration_result")
 
 
 class UnclearReportSerializer(serializers.ModelSerializer):
@@ -378,7 +377,7 @@ class DiscussionSerializer(serializers.Serializer):
     stances = serializers.SerializerMethodField()
 
     @extend_schema_field(StanceSerializer(many=True))
-    def get_stances(self, thread: selectors.Discussion) -> list[Any]:
+    def get_stances(self, thread: read_models.Discussion) -> list[Any]:
         rows = [
             {"criterion": row.criterion.pk, "number": row.number, "hit": tally["hit"], "miss": tally["miss"], "mine": tally["mine"]}
             for row, tally in thread.stances
@@ -431,24 +430,6 @@ class AdminCorrectionSerializer(CorrectionSerializer):
         fields = [*CorrectionSerializer.Meta.fields, "expert", "campaign", "question_id"]
 
 
-class AdminCorrectionsQuerySerializer(serializers.Serializer):
-    # "applying" only exists inside the accepting transaction: never listed.
-    status = serializers.ChoiceField(
-        choices=[*(s for s in CorrectionRequest.Status.values if s != CorrectionRequest.Status.APPLYING), "all"],
-        default=CorrectionRequest.Status.PENDING.value,
-        help_text="Pending unless asked otherwise.",
-    )
-    campaign = serializers.CharField(required=False, help_text="Only this campaign: its name or its id.")
-
-    def validate_campaign(self, value: str) -> Campaign:
-        found = Campaign.objects.filter(name=value).first()
-        if found is None and value.isdecimal():
-            found = Campaign.objects.filter(pk=int(value)).first()
-        if found is None:
-            raise serializers.ValidationError(_("no campaign named %(name)r or with that id") % {"name": value})
-        return found
-
-
 # --- views -----------------------------------------------------------------------------------
 
 
@@ -456,7 +437,7 @@ class ExpertView(APIView):
     permission_classes = [IsExpert]
 
     def own(self, request: Request, public_id: str) -> Assignment:
-        return selectors.assignment_for_expert(signed_in(request), public_id)
+        return read_models.own_work(Viewer.of(request), public_id)
 
     def own_open_discussion(self, request: Request, public_id: str) -> Assignment:
         """`own`, and 404 while the response's discussion is closed (before the input is looked at)."""
@@ -467,7 +448,7 @@ class ExpertView(APIView):
 
     def own_ref(self, request: Request, public_id: str) -> Assignment:
         """`own` for writes whose service locks and re-reads the row: the same 404, a lighter read."""
-        return selectors.assignment_ref_for_expert(signed_in(request), public_id)
+        return read_models.own_work_ref(Viewer.of(request), public_id)
 
 
 class OwnAssignmentsPagination(PageNumberPagination):
@@ -494,7 +475,7 @@ class OwnAssignmentsPagination(PageNumberPagination):
         after = request.query_params.get(self.after_query_param)
         if after is not None:
             reserved_at, public_id = self._decode(after)
-            rows = list(selectors.own_assignments_after(queryset, reserved_at, public_id)[: size + 1])
+            rows = list(view.rows_after(reserved_at, public_id)[: size + 1]) if isinstance(view, MyAssignmentsView) else []
         else:
             offset = (self.number - 1) * size
             if self.number > 1 and offset >= self.count:
@@ -561,14 +542,18 @@ class MyAssignmentsView(ListAPIView[Assignment]):
     filter_backends: list = []
 
     def get_queryset(self) -> QuerySet[Assignment]:
-        qs = selectors.own_assignments(signed_in(self.request))
-        if wanted := choice_param(self.request, "status", Assignment.HELD_STATUSES):
-            qs = qs.filter(status=wanted)
-        return qs
+        return read_models.own_assignments(Viewer.of(self.request), status=self.status())
+
+    def rows_after(self, reserved_at: datetime, public_id: str) -> QuerySet[Assignment]:
+        """The list past the row (reserved_at, public_id): where a page given by `after` continues."""
+        return read_models.own_assignments(Viewer.of(self.request), status=self.status(), after=(reserved_at, public_id))
+
+    def status(self) -> str | None:
+        return choice_param(self.request, "status", Assignment.HELD_STATUSES)
 
     def count_all(self) -> int:
         """The list's length, from the expert's tallies."""
-        return selectors.own_assignment_count(signed_in(self.request), choice_param(self.request, "status", Assignment.HELD_STATUSES))
+        return read_models.own_assignment_count(Viewer.of(self.request), self.status())
 
     @extend_schema(parameters=[enum_param("status", Assignment.HELD_STATUSES)])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -580,14 +565,13 @@ class NextResponseView(ExpertView):
 
     @extend_schema(request=NextInputSerializer, responses={200: AssignmentDetailSerializer, 204: None})
     def post(self, request: Request) -> Response:
-        expert = signed_in(request)
+        expert, viewer = signed_in(request), Viewer.of(request)
         data = _valid(NextInputSerializer, request)
-        campaign = get_object_or_404(selectors.campaigns_for_expert(expert).select_related("settings"), pk=data["campaign"])
+        campaign = read_models.expert_campaign(viewer, data["campaign"])
         assignment = assign_next_response(expert=expert, campaign=campaign)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        assignment = selectors.assignment_for_expert(expert, assignment.public_id)
-        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment, with_guidelines=True)).data)
+        return Response(AssignmentDetailSerializer(read_models.judging_screen(viewer, assignment.public_id, lapsed_too=False)).data)
 
 
 class ExpertCampaignView(ExpertView):
@@ -595,10 +579,7 @@ class ExpertCampaignView(ExpertView):
 
     @extend_schema(responses=ExpertCampaignSerializer)
     def get(self, request: Request, campaign_id: int) -> Response:
-        expert = signed_in(request)
-        campaign = get_object_or_404(selectors.campaigns_for_expert(expert).select_related("settings"), pk=campaign_id)
-        body = {"campaign": campaign, "guidelines": guidelines_in_force(campaign), "no_work": selectors.why_no_work(expert, campaign)}
-        return Response(ExpertCampaignSerializer(body).data)
+        return Response(ExpertCampaignSerializer(read_models.campaign_card(Viewer.of(request), campaign_id)).data)
 
 
 class ReclaimView(ExpertView):
@@ -606,10 +587,9 @@ class ReclaimView(ExpertView):
 
     @extend_schema(request=None, responses=AssignmentDetailSerializer)
     def post(self, request: Request, public_id: str) -> Response:
-        expert = signed_in(request)
-        services.reclaim_assignment(assignment=selectors.lapsed_or_held_assignment_for_expert(expert, public_id), expert=expert)
-        assignment = selectors.assignment_for_expert(expert, public_id)
-        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment, with_guidelines=True)).data)
+        expert, viewer = signed_in(request), Viewer.of(request)
+        services.reclaim_assignment(assignment=read_models.own_work(viewer, public_id, lapsed_too=True), expert=expert)
+        return Response(AssignmentDetailSerializer(read_models.judging_screen(viewer, public_id, lapsed_too=False)).data)
 
 
 class AssignmentDetailView(ExpertView):
@@ -617,8 +597,7 @@ class AssignmentDetailView(ExpertView):
 
     @extend_schema(responses=AssignmentDetailSerializer)
     def get(self, request: Request, public_id: str) -> Response:
-        assignment = selectors.lapsed_or_held_assignment_for_expert(signed_in(request), public_id)
-        return Response(AssignmentDetailSerializer(selectors.judging_page(assignment, with_guidelines=True)).data)
+        return Response(AssignmentDetailSerializer(read_models.judging_screen(Viewer.of(request), public_id)).data)
 
 
 class DraftView(ExpertView):
@@ -664,7 +643,8 @@ class SubmitView(ExpertView):
                 assignment=assignment, expert=expert, entries=_entries(data["judgments"]), based_on=based_on
             ).draft_version
         done = services.submit_assignment(assignment=assignment, expert=expert, active_seconds=data["active_seconds"], based_on=based_on)
-        return Response(SubmittedSerializer(done).data)
+        finished = read_models.attempt_finished_by(Viewer.of(request), done)
+        return Response(SubmittedSerializer(done, context={"calibration_result": None if finished is None else finished.pk}).data)
 
 
 class UnclearReportView(ExpertView):
@@ -713,8 +693,8 @@ class CorrectionsView(ExpertView):
 
     @extend_schema(responses=CorrectionSerializer(many=True))
     def get(self, request: Request, public_id: str) -> Response:
-        assignment = self.own(request, public_id)
-        return Response(CorrectionSerializer(assignment.correction_requests.order_by("-created_at"), many=True).data)
+        own = read_models.own_corrections(Viewer.of(request), self.own(request, public_id))
+        return Response(CorrectionSerializer(own, many=True).data)
 
     @extend_schema(request=CorrectionInputSerializer, responses={201: CorrectionSerializer})
     def post(self, request: Request, public_id: str) -> Response:
@@ -732,7 +712,7 @@ class DiscussionView(ExpertView):
     @extend_schema(responses=DiscussionSerializer)
     def get(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
-        thread = selectors.discussion(assignment)
+        thread = read_models.discussion(Viewer.of(request), assignment)
         # The thread shows other raters' stances: a correction requested from now on is a post-discussion revision.
         services.mark_discussion_seen(assignment=assignment, expert=signed_in(request))
         return Response(DiscussionSerializer(thread).data)
@@ -742,7 +722,7 @@ class DiscussionView(ExpertView):
         assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionCommentInputSerializer, request)
         services.post_comment(assignment=assignment, expert=signed_in(request), body=data["body"], criterion_id=data["criterion"])
-        return Response(DiscussionSerializer(selectors.discussion(assignment)).data, status=201)
+        return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data, status=201)
 
 
 class DiscussionVoteView(ExpertView):
@@ -753,7 +733,7 @@ class DiscussionVoteView(ExpertView):
         assignment = self.own_open_discussion(request, public_id)
         data = _valid(DiscussionVoteInputSerializer, request)
         services.cast_vote(assignment=assignment, expert=signed_in(request), criterion_id=data["criterion"], hit=data["hit"])
-        return Response(DiscussionSerializer(selectors.discussion(assignment)).data)
+        return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data)
 
 
 class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
@@ -766,15 +746,8 @@ class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
 
     def get_queryset(self) -> QuerySet[CorrectionRequest]:
         query = valid_query(AdminCorrectionsQuerySerializer, self.request)
-        qs = CorrectionRequest.objects.select_related(
-            "assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item"
-        )
-        if query["status"] != "all":
-            qs = qs.filter(status=query["status"])
-        if campaign := query.get("campaign"):
-            qs = qs.filter(assignment__campaign_response__campaign=campaign)
         # An admin who is an expert of an open campaign does not see its raters' judgments (heartbench_core.blindness).
-        return blind_scope(self.request.user).visible_responses(qs, "assignment__campaign_response__response_id")
+        return read_models.corrections(Viewer.of(self.request), status=query["status"], campaign=query.get("campaign"))
 
     @extend_schema(parameters=[AdminCorrectionsQuerySerializer])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -786,7 +759,7 @@ class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
         page = self.paginate_queryset(queryset)
         shown = page if page is not None else builtins.list(queryset)
         data = self.get_serializer(shown, many=True).data
-        record_exposures(user=request.user, response_ids=[c.assignment.campaign_response.response_id for c in shown], via="api-corrections")
+        read_models.corrections_shown(Viewer.of(request), shown)
         return self.get_paginated_response(data) if page is not None else Response(data)
 
 
@@ -802,8 +775,7 @@ class DecideCorrectionView(APIView):
 
     @extend_schema(request=CorrectionDecisionInputSerializer, responses=AdminCorrectionSerializer)
     def post(self, request: Request, correction_id: int) -> Response:
-        correction = get_object_or_404(CorrectionRequest.objects.select_related("assignment__campaign_response"), pk=correction_id)
-        refuse_response(request.user, correction.assignment.campaign_response.response_id)
+        correction = read_models.correction_to_decide(Viewer.of(request), correction_id)
         data = _valid(CorrectionDecisionInputSerializer, request)
         decided = services.decide_correction(correction=correction, admin=signed_in(request), accept=data["accept"], note=data["note"])
         return Response(AdminCorrectionSerializer(decided).data)

@@ -1,25 +1,27 @@
 """Pages of the blind workspace: the expert's home, the judging page, reports, corrections, discussion.
 
-An expert reaches only their own work: every lookup goes through
-`workspace.selectors.assignment_for_expert`, so another expert's id answers 404, exactly like
-an id that does not exist.
+An expert reaches only their own work: every read goes through `workspace.read_models`, which
+finds an assignment by public id and owner, so another expert's id answers 404, exactly like an
+id that does not exist.
 """
+
+from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse, QueryDict
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.models import Assignment, Campaign, CorrectionRequest, Skip
+from annotation.models import Assignment, Campaign, Skip
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from annotation.workspace import forms, selectors, sign_in
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from annotation.workspace import forms, read_models, sign_in
 from heartbench_core.http import SignedInRequest
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 
 # The header of an autosave's answer that confirms the save, with the draft's new version (workspace.js reads it).
@@ -52,20 +54,15 @@ def _messages_of(exc: ValidationError) -> list[str]:
 @require_safe
 @expert_only
 def home(request: SignedInRequest) -> HttpResponse:
-    data = selectors.expert_home(request.user)
-    prefetch = next((q.drafts[0].public_id for q in data.queues + data.calibrations if q.drafts), None)
     # After "Next response" found nothing, the campaign's card says why and what to do (`?why=<campaign id>`).
-    why_id = request.GET.get("why", "")
-    for queue in data.queues + data.calibrations:
-        if why_id.isdecimal() and int(why_id) == queue.campaign.pk:
-            queue.no_work = selectors.why_no_work(request.user, queue.campaign)
+    screen = read_models.expert_home(Viewer.of(request), why=request.GET.get("why", ""))
     return render(
         request,
         "annotation/workspace/home.html",
         {
-            "home": data,
-            "prefetch": prefetch,
-            "stranded": selectors.stranded_work(request.user),
+            "home": screen.home,
+            "prefetch": screen.prefetch,
+            "stranded": screen.stranded,
             # One reverse() for the page instead of one per row: the judging page of work `x` is `<prefix>x/`.
             "work_prefix": reverse("annotation:judge", args=["x"])[: -len("x/")],
         },
@@ -76,7 +73,7 @@ def home(request: SignedInRequest) -> HttpResponse:
 @expert_only
 def completed(request: SignedInRequest) -> HttpResponse:
     """The expert's completed work, newest first, a page at a time (`?after=` continues where a page ended)."""
-    page = selectors.completed_page(request.user, after=request.GET.get("after", ""))
+    page = read_models.completed_work(Viewer.of(request), after=request.GET.get("after", ""))
     return render(
         request,
         "annotation/workspace/completed.html",
@@ -87,7 +84,7 @@ def completed(request: SignedInRequest) -> HttpResponse:
 @require_POST
 @expert_only
 def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(selectors.campaigns_for_expert(request.user), pk=campaign_id)
+    campaign = read_models.expert_campaign(Viewer.of(request), campaign_id)
     if campaign.status != Campaign.Status.ACTIVE:
         messages.info(request, _("“%(name)s” is not taking work at the moment.") % {"name": campaign.name})
         return redirect("annotation:home")
@@ -105,7 +102,7 @@ def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 
 def _render_judge(
     request: SignedInRequest,
-    assignment: Assignment,
+    page: read_models.JudgingPage,
     *,
     errors: dict[str, list[str]] | None = None,
     posted: list[services.DraftEntry] | None = None,
@@ -113,7 +110,6 @@ def _render_judge(
     skip_form: QueryDict | None = None,
 ) -> HttpResponse:
     """The judging page; `posted` puts text that was not saved back into its criteria, so nothing typed is lost."""
-    page = selectors.judging_page(assignment, with_guidelines=True)
     _attach_unclear_urls(page)
     kept = {e.criterion_id: e for e in posted or []}
     for row in page.rows:
@@ -140,7 +136,7 @@ def _render_judge(
     return response
 
 
-def _guidelines_news(request: SignedInRequest, page: selectors.JudgingPage) -> dict[str, bool]:
+def _guidelines_news(request: SignedInRequest, page: read_models.JudgingPage) -> dict[str, bool]:
     """Whether the guidelines are new to this expert (never shown, or changed since they last had them on a judging page).
 
     Remembered in their session: the panel opens the first time and after a change, and says
@@ -162,7 +158,7 @@ def _guidelines_news(request: SignedInRequest, page: selectors.JudgingPage) -> d
     }
 
 
-def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
+def _attach_unclear_urls(page: read_models.JudgingPage) -> None:
     # One reverse() for the page instead of one per criterion.
     prefix = reverse("annotation:judge_unclear", args=[page.assignment.public_id, 0])[: -len("0/")]
     for row in page.rows:
@@ -173,20 +169,20 @@ def _attach_unclear_urls(page: selectors.JudgingPage) -> None:
 @expert_only
 def judge(request: SignedInRequest, public_id: str) -> HttpResponse:
     # The expert's own lapsed work opens too: their text stays readable, and they may take it back.
-    assignment = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+    page = read_models.judging_screen(Viewer.of(request), public_id)
     # Text posted while signed out that could not go into the draft at sign-in is shown once, here (a HEAD, a
     # restored page asking for the state, shows nothing and leaves it for the page).
     held = sign_in.take_held(request, public_id) if request.method != "HEAD" else None
     if held is not None:
-        return _render_judge(request, assignment, errors={"__all__": [held.reason]}, posted=held.entries)
-    return _render_judge(request, assignment)
+        return _render_judge(request, page, errors={"__all__": [held.reason]}, posted=held.entries)
+    return _render_judge(request, page)
 
 
 @require_POST
 @expert_only
 def reclaim(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Take back a response whose reservation lapsed, with the draft, if its slot is still open."""
-    assignment = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id, lapsed_too=True)
     try:
         services.reclaim_assignment(assignment=assignment, expert=request.user)
     except ValidationError as exc:
@@ -207,7 +203,7 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
     (409: htmx gets the conflict partial, a plain form the page again with the posted text). A
     confirmed save, and only that, carries the `HB-Draft-Version` header the page's script reads.
     """
-    assignment = selectors.assignment_ref_for_expert(request.user, public_id)
+    assignment = read_models.own_work_ref(Viewer.of(request), public_id)
     posted: list[services.DraftEntry] = []
     try:
         posted = forms.draft_entries(request.POST)
@@ -226,7 +222,7 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
             )
             response[DRAFT_CONFLICT_HEADER] = "1"
             return response
-        full = selectors.lapsed_or_held_assignment_for_expert(request.user, public_id)
+        full = read_models.judging_screen(Viewer.of(request), public_id)
         return _render_judge(request, full, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
     except ValidationError as exc:
         if request.htmx:
@@ -260,7 +256,7 @@ save_draft.refuses_nul_itself = True  # type: ignore[attr-defined]
 @expert_only
 def record_time(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Time on task reported by the page (also by navigator.sendBeacon when the tab is hidden)."""
-    assignment = selectors.assignment_ref_for_expert(request.user, public_id)
+    assignment = read_models.own_work_ref(Viewer.of(request), public_id)
     try:
         services.record_active_time(assignment=assignment, expert=request.user, seconds=forms.active_seconds(request.POST))
     except ValidationError:
@@ -271,7 +267,7 @@ def record_time(request: SignedInRequest, public_id: str) -> HttpResponse:
 @require_POST
 @expert_keeping_text
 def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     posted: list[services.DraftEntry] = []
     try:
         posted = forms.draft_entries(request.POST)
@@ -284,19 +280,19 @@ def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
         )
     except services.DraftConflict:
         # Changed in another tab: neither saved nor submitted; the posted text is shown again.
-        assignment.refresh_from_db()
-        return _render_judge(request, assignment, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
+        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
+        return _render_judge(request, page, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
     except ValidationError as exc:
-        assignment.refresh_from_db()
+        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
-        return _render_judge(request, assignment, errors=errors, posted=posted, status=400)
+        return _render_judge(request, page, errors=errors, posted=posted, status=400)
     campaign = assignment.campaign_response.campaign
     try:
         # Reserve the next response now, so moving on costs one redirect.
         following = assign_next_response(expert=request.user, campaign=campaign)
     except (ValidationError, PermissionDenied):
         following = None
-    progress = selectors.own_progress(request.user.pk, campaign)
+    progress = read_models.own_progress(Viewer.of(request), campaign)
     messages.success(
         request,
         _("Submitted. %(done)d of %(assigned)d done in “%(name)s”.")
@@ -304,7 +300,7 @@ def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
     )
     if following is not None:
         return redirect("annotation:judge", public_id=following.public_id)
-    if (finished := selectors.attempt_finished_by(assignment)) is not None:
+    if (finished := read_models.attempt_finished_by(Viewer.of(request), assignment)) is not None:
         # The last response of a calibration attempt: its result at once, with what follows.
         return redirect("annotation:calibration_feedback", result_id=finished.pk)
     return redirect("annotation:home")
@@ -317,7 +313,7 @@ submit.refuses_nul_itself = True  # type: ignore[attr-defined]
 @expert_keeping_text
 def skip(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Skip a response the expert cannot judge, with a reason; the text on the page is saved with it first, then the next is served."""
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     posted: list[services.DraftEntry] = []
     try:
         posted = forms.draft_entries(request.POST)
@@ -328,12 +324,12 @@ def skip(request: SignedInRequest, public_id: str) -> HttpResponse:
             assignment=assignment, expert=request.user, reason=request.POST.get("reason", ""), note=request.POST.get("note", "")
         )
     except services.DraftConflict:
-        assignment.refresh_from_db()
-        return _render_judge(request, assignment, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
+        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
+        return _render_judge(request, page, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
     except ValidationError as exc:
-        assignment.refresh_from_db()
+        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
-        return _render_judge(request, assignment, errors=errors, posted=posted, status=400, skip_form=request.POST)
+        return _render_judge(request, page, errors=errors, posted=posted, status=400, skip_form=request.POST)
     campaign = assignment.campaign_response.campaign
     try:
         following = assign_next_response(expert=request.user, campaign=campaign)
@@ -351,7 +347,7 @@ skip.refuses_nul_itself = True  # type: ignore[attr-defined]
 @require_POST
 @expert_only
 def report_unclear(request: SignedInRequest, public_id: str, criterion_id: int) -> HttpResponse:
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     form = forms.CommentForm(request.POST)
     try:
         if not form.is_valid():
@@ -367,7 +363,7 @@ def report_unclear(request: SignedInRequest, public_id: str, criterion_id: int) 
 @require_POST
 @expert_only
 def report_problem(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     form = forms.CommentForm(request.POST)
     try:
         if not form.is_valid():
@@ -391,7 +387,7 @@ def _report_outcome(request: SignedInRequest, public_id: str, *, ok: bool, messa
 @expert_only
 def correction(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Request a correction of submitted judgments: the form starts from the submitted version."""
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     if assignment.status != assignment.Status.SUBMITTED:
         return redirect("annotation:judge", public_id=public_id)
     form = forms.CorrectionReasonForm(request.POST or None)
@@ -418,7 +414,7 @@ def correction(request: SignedInRequest, public_id: str) -> HttpResponse:
             else:
                 messages.success(request, _("Correction requested. An admin will accept or refuse it; your submitted version is kept."))
             return redirect("annotation:judge", public_id=public_id)
-    page = selectors.judging_page(assignment)
+    page = read_models.judging_page(Viewer.of(request), assignment, with_guidelines=False)
     post_discussion = services.is_post_discussion(assignment)
     revision = services.standing_revision(assignment) if post_discussion else None
     if revision is not None:
@@ -447,9 +443,9 @@ def correction(request: SignedInRequest, public_id: str) -> HttpResponse:
     )
 
 
-def _seen_thread(request: SignedInRequest, assignment: Assignment) -> selectors.Discussion:
+def _seen_thread(request: SignedInRequest, assignment: Assignment) -> read_models.Discussion:
     """The expert's thread, recorded as seen (it shows other raters' stances); 404 while it is closed."""
-    thread = selectors.discussion(assignment)
+    thread = read_models.discussion(Viewer.of(request), assignment)
     services.mark_discussion_seen(assignment=assignment, expert=request.user)
     return thread
 
@@ -457,7 +453,7 @@ def _seen_thread(request: SignedInRequest, assignment: Assignment) -> selectors.
 @require_safe
 @expert_only
 def discussion(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     thread = _seen_thread(request, assignment)
     template = "annotation/workspace/partials/discussion_thread.html" if request.htmx else "annotation/workspace/discussion.html"
     return render(request, template, {"thread": thread, "page": thread.page, "form": forms.DiscussionCommentForm()})
@@ -466,7 +462,7 @@ def discussion(request: SignedInRequest, public_id: str) -> HttpResponse:
 @require_POST
 @expert_only
 def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     form = forms.DiscussionCommentForm(request.POST)
     try:
         if not form.is_valid():
@@ -485,7 +481,7 @@ def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse
 @require_POST
 @expert_only
 def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = selectors.assignment_for_expert(request.user, public_id)
+    assignment = read_models.own_work(Viewer.of(request), public_id)
     form = forms.DiscussionVoteForm(request.POST)
     try:
         if not form.is_valid():
@@ -521,19 +517,15 @@ def _back_to_thread(request: SignedInRequest, assignment: Assignment, public_id:
 @require_safe
 @admin_only
 def corrections(request: SignedInRequest) -> HttpResponse:
-    pending = list(selectors.pending_corrections())
     # An admin who is an expert of an open campaign does not see its raters' judgments (heartbench_core.blindness).
-    hidden = blind_scope(request.user).hidden_among(c.assignment.campaign_response.response_id for c in pending)
-    pending = [c for c in pending if c.assignment.campaign_response.response_id not in hidden]
-    record_exposures(user=request.user, response_ids=[c.assignment.campaign_response.response_id for c in pending], via="corrections")
+    pending = read_models.pending_corrections(Viewer.of(request))
     return render(request, "annotation/workspace/corrections.html", {"pending": pending, "form": forms.DecisionForm()})
 
 
 @require_POST
 @admin_only
 def decide_correction(request: SignedInRequest, correction_id: int) -> HttpResponse:
-    correction = get_object_or_404(CorrectionRequest.objects.select_related("assignment__campaign_response"), pk=correction_id)
-    refuse_response(request.user, correction.assignment.campaign_response.response_id)
+    correction = read_models.correction_to_decide(Viewer.of(request), correction_id)
     form = forms.DecisionForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose accept or refuse."))
