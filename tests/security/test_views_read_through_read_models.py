@@ -64,7 +64,6 @@ PENDING: dict[str, int] = {
     "rubrics.api": 43,
     "rubrics.views": 48,
     "validation.api": 89,
-    "validation.views": 100,
 }
 
 
