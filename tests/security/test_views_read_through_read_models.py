@@ -63,7 +63,6 @@ PENDING: dict[str, int] = {
     "annotation.workspace.views": 7,
     "rubrics.api": 43,
     "rubrics.views": 48,
-    "validation.api": 89,
 }
 
 
