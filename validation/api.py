@@ -1,7 +1,7 @@
 """REST API of the validation app: reports, golden labels, adjudication and the judgment import."""
 
 import builtins
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
@@ -50,9 +50,6 @@ from validation.services.gold_builder import (
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy
-
-if TYPE_CHECKING:
-    from validation.selectors import QueueEntry
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -684,7 +681,7 @@ class QueueEntrySerializer(serializers.Serializer):
     decided = serializers.BooleanField(help_text="A senior reviewer decided this unit.")
     judge_reason = serializers.SerializerMethodField(help_text="The judge's reason for its verdict on this unit; null without one.")
 
-    def get_judge_reason(self, entry: "QueueEntry") -> str | None:
+    def get_judge_reason(self, entry: read.QueueEntry) -> str | None:
         """From the reasons the read model gave for the page (`judge_reasons` in the context): no query here."""
         if entry.judge_verdict_id is None:
             return None
