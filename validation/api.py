@@ -682,7 +682,7 @@ class QueueEntrySerializer(serializers.Serializer):
     judge_reason = serializers.SerializerMethodField(help_text="The judge's reason for its verdict on this unit; null without one.")
 
     def get_judge_reason(self, entry: read.QueueEntry) -> str | None:
-        """From the reasons the read model gave for the page (`judge_reasons` in the context): no query here."""
+        # From the reasons the read model gave for the page (`judge_reasons` in the context): no query here.
         if entry.judge_verdict_id is None:
             return None
         return self.context.get("judge_reasons", {}).get(entry.judge_verdict_id) or None
