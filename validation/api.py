@@ -661,9 +661,12 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
         return page
 
     def get_queryset(self) -> QuerySet[GoldenLabel]:
-        provenance = ProvenanceQuerySerializer(data=self.request.query_params)
-        provenance.is_valid(raise_exception=True)
-        return read.golden_labels(Viewer.of(self.request), self.kwargs["campaign_id"], provenance=provenance.validated_data["provenance"])
+        # The refusal comes first (a closed campaign is a 403 whatever is asked), then the filter is checked.
+        labels = read.golden_labels(
+            Viewer.of(self.request), self.kwargs["campaign_id"], provenance=self.request.query_params.get("provenance") or None
+        )
+        ProvenanceQuerySerializer(data=self.request.query_params).is_valid(raise_exception=True)
+        return labels
 
 
 class QueueEntrySerializer(serializers.Serializer):
