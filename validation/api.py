@@ -6,7 +6,6 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
@@ -19,26 +18,26 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from annotation.knowledge.api import CaseContentSerializer, CaseSerializer
-from annotation.models import Campaign, CampaignResponse, Judgment
-from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals, choice_param, enum_param, valid_query
+from annotation.models import Campaign
+from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals
 from heartbench_core.api_changes import RefusesUnknownFields
-from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, User
-from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_permission
-from validation.alignment import dataset_alignment
-from validation.blindness import (
-    hidden_entry_ids,
-    record_entry_exposures,
-    refuse_alignment,
-    refuse_campaign,
-    refuse_reports,
+from heartbench_core.models import User
+from heartbench_core.read_models import Viewer
+from heartbench_core.roles import STAFF_ROLES, Role, role_permission
+from validation import read_models as read
+from validation.exports import BadFilter
+from validation.gold_builder import BuilderFilters
+from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
+from validation.serializers import (
+    SET_KINDS,  # noqa: F401 - the schema's BuiltSetKindEnum names it here (SPECTACULAR_SETTINGS)
+    CandidateQuerySerializer,
+    GoldBuilderCreateSerializer,
+    PlanRequestSerializer,
+    ProvenanceQuerySerializer,
+    QueueQuerySerializer,
 )
-from validation.exports import BadFilter, export_chunks, judgment_filter
-from validation.gold_builder import BuilderFilters, candidate_list, draft_sheets
-from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldDraft, GoldenLabel, ReleaseGate, ReleasePolicy
-from validation.selectors import QueueCounts, QueueEntry, judge_reasons, latest_release_gate, unit_discussion
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.gold_builder import (
@@ -50,14 +49,7 @@ from validation.services.gold_builder import (
 )
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
-from validation.services.queue_summary import stored_queue
-from validation.services.release import (
-    change_release_policy,
-    policy_differs_from,
-    policy_history,
-    policy_snapshot,
-    release_policy_of,
-)
+from validation.services.release import change_release_policy
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -547,22 +539,12 @@ class CampaignReportsView(ListAPIView[AgreementReport]):
     permission_classes = [IsAdmin]
     serializer_class = ReportSummarySerializer
 
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        if (campaign := Campaign.objects.filter(pk=kwargs["campaign_id"]).first()) is not None:
-            refuse_reports(request.user, campaign)
-        return super().get(request, *args, **kwargs)
-
     def get_queryset(self) -> QuerySet[AgreementReport]:
-        return (
-            AgreementReport.objects.filter(campaign_id=self.kwargs["campaign_id"])
-            .select_related("campaign", "gate")
-            .order_by("-created_at", "-id")
-        )
+        return read.campaign_reports(Viewer.of(self.request), self.kwargs["campaign_id"])
 
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: QueuedReportSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
-        campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
-        refuse_reports(request.user, campaign)
+        campaign = read.report_campaign(Viewer.of(request), campaign_id)
         form = ComputeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
@@ -617,12 +599,9 @@ class BackgroundJobView(RetrieveAPIView[BackgroundJob]):
 
     permission_classes = [IsAdmin]
     serializer_class = BackgroundJobSerializer
-    queryset = BackgroundJob.objects.select_related("campaign", "requested_by")
 
     def get_object(self) -> BackgroundJob:
-        job = super().get_object()
-        refuse_reports(self.request.user, job.campaign)
-        return job
+        return read.background_job(Viewer.of(self.request), self.kwargs["pk"])
 
 
 class ReportDetailView(RetrieveAPIView[AgreementReport]):
@@ -630,12 +609,9 @@ class ReportDetailView(RetrieveAPIView[AgreementReport]):
 
     permission_classes = [IsAdmin]
     serializer_class = ReportSerializer
-    queryset = AgreementReport.objects.select_related("campaign", "gate")
 
     def get_object(self) -> AgreementReport:
-        report = super().get_object()
-        refuse_reports(self.request.user, report.campaign)
-        return report
+        return read.report(Viewer.of(self.request), self.kwargs["pk"])
 
 
 class GoldenLabelSerializer(serializers.ModelSerializer):
@@ -666,7 +642,7 @@ class GoldenLabelSerializer(serializers.ModelSerializer):
         ]
 
 
-@extend_schema_view(get=extend_schema(parameters=[enum_param("provenance", GoldenLabel.Provenance.values)]))
+@extend_schema_view(get=extend_schema(parameters=[OpenApiParameter("provenance", str, enum=GoldenLabel.Provenance.values, description="")]))
 class GoldenLabelsView(ListAPIView[GoldenLabel]):
     """The stored golden standard of a campaign (refreshed by every report and adjudication)."""
 
@@ -675,9 +651,8 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
     _shown: set[int]  # the entries of the page served, set by paginate_queryset
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        refuse_campaign(request.user, kwargs["campaign_id"])
         response = super().list(request, *args, **kwargs)
-        record_entry_exposures(user=request.user, entry_ids=self._shown, via="api-golden-labels")
+        read.entries_shown(Viewer.of(request), self._shown, via="api-golden-labels")
         return response
 
     def paginate_queryset(self, queryset: QuerySet[GoldenLabel, Any]) -> builtins.list[Any] | None:  # `list` here is the view's method
@@ -686,26 +661,12 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
         return page
 
     def get_queryset(self) -> QuerySet[GoldenLabel]:
-        qs = (
-            GoldenLabel.objects.filter(campaign_id=self.kwargs["campaign_id"])
-            .select_related("campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by")
-            .order_by("campaign_response_id", "criterion__position")
+        # The refusal comes first (a closed campaign is a 403 whatever is asked), then the filter is checked.
+        labels = read.golden_labels(
+            Viewer.of(self.request), self.kwargs["campaign_id"], provenance=self.request.query_params.get("provenance") or None
         )
-        if provenance := choice_param(self.request, "provenance", GoldenLabel.Provenance.values):
-            qs = qs.filter(provenance=provenance)
-        campaign = Campaign.objects.filter(pk=self.kwargs["campaign_id"]).first()
-        if campaign is not None and (hidden := hidden_entry_ids(self.request.user, campaign)):
-            qs = qs.exclude(campaign_response_id__in=hidden)
-        return qs
-
-
-class QueueEntryListSerializer(serializers.ListSerializer):
-    """A page of queue entries: the judge's reasons for the page are read in one query."""
-
-    def to_representation(self, data: Any) -> list[Any]:
-        entries = list(data)
-        self.context["judge_reasons"] = judge_reasons(entries)
-        return super().to_representation(entries)
+        ProvenanceQuerySerializer(data=self.request.query_params).is_valid(raise_exception=True)
+        return labels
 
 
 class QueueEntrySerializer(serializers.Serializer):
@@ -723,37 +684,11 @@ class QueueEntrySerializer(serializers.Serializer):
     decided = serializers.BooleanField(help_text="A senior reviewer decided this unit.")
     judge_reason = serializers.SerializerMethodField(help_text="The judge's reason for its verdict on this unit; null without one.")
 
-    class Meta:
-        list_serializer_class = QueueEntryListSerializer
-
-    def get_judge_reason(self, entry: QueueEntry) -> str | None:
+    def get_judge_reason(self, entry: read.QueueEntry) -> str | None:
+        # From the reasons the read model gave for the page (`judge_reasons` in the context): no query here.
         if entry.judge_verdict_id is None:
             return None
-        reasons = self.context.get("judge_reasons")
-        if reasons is None:
-            reasons = judge_reasons([entry])
-        return reasons.get(entry.judge_verdict_id) or None
-
-
-class QueueQuerySerializer(serializers.Serializer):
-    show = serializers.ChoiceField(
-        choices=[("needs_decision", "needs_decision"), ("all", "all")],
-        required=False,
-        default="needs_decision",
-        help_text="`needs_decision` (default): the units that need a decision; `all`: every compared unit.",
-    )
-    trigger = serializers.ChoiceField(
-        choices=Adjudication.Trigger.choices, required=False, help_text="Only entries queued for this reason."
-    )
-    criterion = serializers.IntegerField(required=False, help_text="Only entries of this criterion (its id, as in `criterion_id`).")
-
-    def validate_criterion(self, value: int) -> int:
-        campaign = self.context["campaign"]
-        if not Criterion.objects.filter(pk=value, item__version_id=campaign.version_id).exists():
-            raise serializers.ValidationError(
-                _("no criterion %(criterion)s in the version of campaign %(campaign)r") % {"criterion": value, "campaign": campaign.name}
-            )
-        return value
+        return self.context.get("judge_reasons", {}).get(entry.judge_verdict_id) or None
 
 
 class QueuePagination(PageWithTotals):
@@ -774,26 +709,28 @@ class QueueView(ComputedListView):
     serializer_class = QueueEntrySerializer
     pagination_class = QueuePagination
 
+    _reasons: dict[int, str]  # the judge's reasons behind the page's verdicts, set by paginate_queryset
+
     @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
     def get(self, request: Request, campaign_id: int) -> Response:
-        campaign = get_object_or_404(Campaign, pk=campaign_id)
-        refuse_campaign(request.user, campaign.pk)
-        query = valid_query(QueueQuerySerializer, request, campaign=campaign)
+        viewer = Viewer.of(request)
+        campaign = read.queue_campaign(viewer, campaign_id)
+        form = QueueQuerySerializer(data=request.query_params, context={"campaign": campaign})
+        form.is_valid(raise_exception=True)
+        query = form.validated_data
         # A page of the stored queue (see `validation.services.queue_summary`), never the whole queue.
-        entries = stored_queue(
-            campaign,
-            viewer=request.user,
-            reviewer=signed_in(request),
-            show=query["show"],
-            trigger=query.get("trigger") or "",
-            criterion=query.get("criterion"),
+        found = read.adjudication_queue(
+            viewer, campaign, show=query["show"], trigger=query.get("trigger") or "", criterion=query.get("criterion")
         )
-        counts = QueueCounts(*entries.counts())
-        response = self.paginated(entries, totals=counts._asdict())
-        record_entry_exposures(
-            user=request.user, entry_ids={r["campaign_response_id"] for r in response.data["results"]}, via="api-adjudication-queue"
-        )
-        return response
+        return self.paginated(found.entries, totals=found.counts._asdict())
+
+    def paginate_queryset(self, queryset: Any) -> builtins.list[Any] | None:
+        page = super().paginate_queryset(queryset)
+        self._reasons = read.shown_queue_entries(Viewer.of(self.request), page or [], via="api-adjudication-queue")
+        return page
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), "judge_reasons": getattr(self, "_reasons", {})}
 
 
 class AdjudicationSerializer(serializers.Serializer):
@@ -821,10 +758,7 @@ class AdjudicateView(APIView):
         form = AdjudicationSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        entry = get_object_or_404(CampaignResponse, pk=data["campaign_response_id"])
-        refuse_campaign(request.user, entry.campaign_id)
-        refuse_response(request.user, entry.response_id)
-        criterion = get_object_or_404(Criterion, pk=data["criterion_id"])
+        entry, criterion = read.decision_unit(Viewer.of(request), data["campaign_response_id"], data["criterion_id"])
         decision = adjudicate(
             reviewer=signed_in(request),
             campaign_response=entry,
@@ -862,18 +796,6 @@ class UnitDiscussionSerializer(serializers.Serializer):
     post_hits = serializers.IntegerField(help_text="Hit stances after the discussion: each rater's vote, else their blind verdict.")
 
 
-def _unit(request: Request, campaign_id: int, entry_id: int, criterion_id: int) -> tuple[Campaign, CampaignResponse, Criterion]:
-    """A unit the caller may adjudicate (not of a campaign they rate in, nor a response they rated), else 403/404."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)
-    entry = get_object_or_404(CampaignResponse.objects.select_related("response", "campaign"), pk=entry_id, campaign=campaign)
-    refuse_response(request.user, entry.response_id)
-    criterion = get_object_or_404(Criterion.objects.select_related("lineage"), pk=criterion_id, item_id=entry.item_id)
-    if entry.assignments.filter(expert=signed_in(request)).exists():
-        raise PermissionDenied(_("You rated this response yourself; another senior reviewer must adjudicate it."))
-    return campaign, entry, criterion
-
-
 class UnitDiscussionView(APIView):
     """The discussion of one unit after independence, for its adjudicator (raters numbered as on the adjudication page)."""
 
@@ -881,14 +803,9 @@ class UnitDiscussionView(APIView):
 
     @extend_schema(responses=UnitDiscussionSerializer)
     def get(self, request: Request, campaign_id: int, entry_id: int, criterion_id: int) -> Response:
-        _campaign, entry, criterion = _unit(request, campaign_id, entry_id, criterion_id)
-        raters = list(
-            Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
-            .order_by("assignment__expert__username")
-            .values_list("assignment__expert_id", "hit")
-        )
-        record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="api-unit-discussion")
-        return Response(UnitDiscussionSerializer(unit_discussion(entry, criterion, raters)).data)
+        viewer = Viewer.of(request)
+        discussion = read.unit_discussion(viewer, read.adjudication_unit(viewer, campaign_id, entry_id, criterion_id))
+        return Response(UnitDiscussionSerializer(discussion).data)
 
 
 class UnitCaseInputSerializer(CaseContentSerializer):
@@ -908,12 +825,13 @@ class UnitCaseView(APIView):
 
     @extend_schema(request=UnitCaseInputSerializer, responses={201: CaseSerializer})
     def post(self, request: Request, campaign_id: int, entry_id: int, criterion_id: int) -> Response:
-        _campaign, entry, criterion = _unit(request, campaign_id, entry_id, criterion_id)
+        viewer = Viewer.of(request)
+        found = read.unit_case(viewer, campaign_id, entry_id, criterion_id)
+        entry, criterion, decision = found.unit.entry, found.unit.criterion, found.decision
         form = UnitCaseInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data, user = form.validated_data, signed_in(request)
         if data["source"] == "decision":
-            decision = Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("criterion").first()
             if decision is None:
                 raise NotFound(_("This unit has no decision yet: decide it first, or write the case from its discussion."))
             case = case_from_adjudication(author=user, adjudication=decision, content=form.content(), publish=data["publish"])
@@ -921,7 +839,7 @@ class UnitCaseView(APIView):
             case = case_from_discussion(
                 author=user, campaign_response=entry, criterion=criterion, content=form.content(), publish=data["publish"]
             )
-        record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="api-case-writing")
+        read.entries_shown(viewer, [entry.pk], via="api-case-writing")
         return Response(CaseSerializer(case).data, status=201)
 
 
@@ -997,7 +915,8 @@ class ReleasePolicySerializer(serializers.Serializer):
 
     @extend_schema_field(PolicyChangeSerializer(many=True))
     def get_history(self, policy: ReleasePolicy) -> Any:
-        return PolicyChangeSerializer(policy_history(policy.dataset), many=True).data
+        """From the history the read model gave (`history` in the context): no query here."""
+        return PolicyChangeSerializer(self.context["history"], many=True).data
 
 
 class ReleasePolicyChangeSerializer(RefusesUnknownFields):
@@ -1011,16 +930,6 @@ class ReleasePolicyChangeSerializer(RefusesUnknownFields):
     reason = serializers.CharField(help_text="Why the policy changes: kept in its history.")
 
 
-def _dataset(ref: str) -> Dataset:
-    """A dataset by name, or by id when no dataset has that name."""
-    dataset = Dataset.objects.filter(name=ref).first()
-    if dataset is None and ref.isdecimal():
-        dataset = Dataset.objects.filter(pk=int(ref)).first()
-    if dataset is None:
-        raise NotFound(_("No such dataset."))
-    return dataset
-
-
 class ReleasePolicyView(APIView):
     """A dataset's release policy and its history (staff, GET); an admin changes it with a reason (PUT).
 
@@ -1032,19 +941,21 @@ class ReleasePolicyView(APIView):
 
     @extend_schema(responses=ReleasePolicySerializer)
     def get(self, request: Request, name: str) -> Response:
-        return Response(ReleasePolicySerializer(release_policy_of(_dataset(name))).data)
+        viewer = Viewer.of(request)
+        screen = read.release_policy(viewer, read.policy_dataset(viewer, name))
+        return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
 
     @extend_schema(request=ReleasePolicyChangeSerializer, responses=ReleasePolicySerializer)
     def put(self, request: Request, name: str) -> Response:
-        if not has_role(request.user, Role.ADMIN):
-            raise PermissionDenied(_("Only an admin changes a release policy."))
-        dataset = _dataset(name)
+        viewer = Viewer.of(request)
+        dataset = read.policy_dataset(viewer, name, to_change=True)
         form = ReleasePolicyChangeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)
         reason = fields.pop("reason")
         policy = change_release_policy(dataset=dataset, admin=signed_in(request), reason=reason, **fields)
-        return Response(ReleasePolicySerializer(policy).data)
+        screen = read.release_policy(viewer, dataset, policy=policy)
+        return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
 
 
 class GateSerializer(serializers.ModelSerializer):
@@ -1103,16 +1014,14 @@ class VersionGateView(APIView):
 
     @extend_schema(responses=VersionGateSerializer)
     def get(self, request: Request, version_id: int) -> Response:
-        version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
-        gate = latest_release_gate(version)
-        if gate is not None:  # the decision summarises a report: closed while it counts responses the caller judges blind
-            refuse_reports(request.user, gate.campaign)
-        policy = policy_snapshot(release_policy_of(version.dataset))
+        found = read.version_gate(Viewer.of(request), version_id)
+        if found.closed:  # the decision summarises a report: closed while it counts responses the caller judges blind
+            raise PermissionDenied(found.closed)
         data = {
-            "version": version,
-            "gate": gate,
-            "current_policy": policy,
-            "policy_changed_since": gate is not None and policy_differs_from(gate.policy, policy),
+            "version": found.version,
+            "gate": found.gate,
+            "current_policy": found.policy,
+            "policy_changed_since": found.policy_changed,
         }
         return Response(VersionGateSerializer(data, context={"request": request}).data)
 
@@ -1224,28 +1133,23 @@ class AlignmentView(APIView):
         ],
     )
     def get(self, request: Request, name: str) -> Response:
-        dataset = get_object_or_404(Dataset, name=name)
-        refuse_alignment(request.user, dataset.pk)
         query = request.query_params
-        page = dataset_alignment(dataset, campaign_id=query.get("campaign"), before=query.get("before"), after=query.get("after"))
+        found = read.alignment(
+            Viewer.of(request),
+            name,
+            campaign_id=query.get("campaign"),
+            before=query.get("before"),
+            after=query.get("after"),
+            or_id=False,
+            with_threshold=False,
+        )
+        page = found.page
         if page.campaigns and page.campaigns[0].comparison_errors:
             raise ValidationError(page.campaigns[0].comparison_errors)
         return Response(DatasetAlignmentSerializer(page).data)
 
 
 # --- the gold-set builder -------------------------------------------------------------------------
-
-
-class CandidateQuerySerializer(serializers.Serializer):
-    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all(), help_text="The dataset version to build from.")
-    question_id = serializers.CharField(required=False, default="", allow_blank=True)
-    ability = serializers.CharField(required=False, default="", allow_blank=True, help_text="Items with a criterion of this ability.")
-    difficulty = serializers.ChoiceField(
-        choices=["hard", "normal", "unspecified"], required=False, allow_null=True, default=None, help_text="Any when absent."
-    )
-    model = serializers.CharField(required=False, default="", allow_blank=True)
-    free = serializers.BooleanField(required=False, default=False, help_text="Only responses no gold or calibration set holds.")
-    page = serializers.IntegerField(required=False, default=1, min_value=1)
 
 
 class HolderSerializer(serializers.Serializer):
@@ -1282,10 +1186,9 @@ class GoldBuilderCandidatesView(APIView):
 
     @extend_schema(parameters=[CandidateQuerySerializer], responses=CandidatePageSerializer)
     def get(self, request: Request) -> Response:
-        query = valid_query(CandidateQuerySerializer, request)
-        version = query["version"]
-        if blind_scope(request.user).hides_dataset(version.dataset_id):
-            raise PermissionDenied(CLOSED_RESPONSE)
+        form = CandidateQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        query = form.validated_data
         difficulty = query["difficulty"]
         filters = BuilderFilters(
             question_id=query["question_id"],
@@ -1294,7 +1197,7 @@ class GoldBuilderCandidatesView(APIView):
             model=query["model"],
             free_only=query["free"],
         )
-        listing = candidate_list(user=signed_in(request), version=version, filters=filters, page_number=query["page"])
+        listing = read.gold_candidates(Viewer.of(request), query["version"], filters, query["page"])
         assert listing.page is not None
         return Response(
             CandidatePageSerializer(
@@ -1306,21 +1209,6 @@ class GoldBuilderCandidatesView(APIView):
                 }
             ).data
         )
-
-
-# What the builder creates (named in the schema as BuiltSetKindEnum).
-SET_KINDS = [Campaign.Kind.GOLD_SET.value, Campaign.Kind.CALIBRATION.value]
-
-
-class GoldBuilderCreateSerializer(serializers.Serializer):
-    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all())
-    kind = serializers.ChoiceField(choices=SET_KINDS)
-    name = serializers.CharField(max_length=200)
-    responses = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, help_text="ModelResponse ids, each free.")
-    pass_threshold = serializers.FloatField(default=0.8, min_value=0.01, max_value=1, help_text="Calibration sets only.")
-    max_attempts = serializers.IntegerField(default=2, min_value=1, max_value=20, help_text="Calibration sets only.")
-    cooldown_days = serializers.FloatField(default=1, min_value=0, help_text="Calibration sets only.")
-    sitting_size = serializers.IntegerField(default=None, allow_null=True, min_value=1, help_text="Calibration sets only; null: all.")
 
 
 class GoldBuilderOutcomeSerializer(serializers.Serializer):
@@ -1398,10 +1286,6 @@ class DraftVerdictsSavedSerializer(serializers.Serializer):
     saved = serializers.IntegerField()
 
 
-def _draft(draft_id: int) -> GoldDraft:
-    return get_object_or_404(GoldDraft.objects.select_related("version__dataset"), pk=draft_id)
-
-
 class GoldDraftCreateView(APIView):
     """Start a draft of free responses whose verdicts senior reviewers write (admins)."""
 
@@ -1425,8 +1309,9 @@ class GoldDraftDetailView(APIView):
 
     @extend_schema(responses=GoldDraftDetailSerializer)
     def get(self, request: Request, draft_id: int) -> Response:
-        draft = _draft(draft_id)
-        sheets = draft_sheets(draft=draft, user=signed_in(request))
+        viewer = Viewer.of(request)
+        draft = read.gold_draft(viewer, draft_id)
+        sheets = read.gold_draft_sheets(viewer, draft)
         return Response(GoldDraftDetailSerializer({"draft": draft, "responses": sheets}).data)
 
 
@@ -1437,7 +1322,7 @@ class GoldDraftVerdictsView(APIView):
 
     @extend_schema(request=DraftVerdictsSerializer, responses={200: DraftVerdictsSavedSerializer})
     def post(self, request: Request, draft_id: int) -> Response:
-        draft = _draft(draft_id)
+        draft = read.gold_draft(Viewer.of(request), draft_id)
         data = DraftVerdictsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
@@ -1453,41 +1338,8 @@ class GoldDraftFinaliseView(APIView):
 
     @extend_schema(request=None, responses={201: GoldBuilderOutcomeSerializer})
     def post(self, request: Request, draft_id: int) -> Response:
-        outcome = finalise_gold_draft(draft=_draft(draft_id), by=signed_in(request))
+        outcome = finalise_gold_draft(draft=read.gold_draft(Viewer.of(request), draft_id), by=signed_in(request))
         return Response(GoldBuilderOutcomeSerializer(outcome).data, status=status.HTTP_201_CREATED)
-
-
-class PlanRequestSerializer(serializers.Serializer):
-    version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.select_related("dataset"))
-    models = serializers.IntegerField(min_value=1, max_value=5000)
-    pilot = serializers.PrimaryKeyRelatedField(
-        queryset=Campaign.objects.select_related("version__dataset"),
-        required=False,
-        allow_null=True,
-        help_text="An earlier blind test on the same dataset; null: assumptions.",
-    )
-    shares = serializers.ListField(
-        child=serializers.FloatField(min_value=1e-9, max_value=1), min_length=1, max_length=20, default=[0.1, 0.2, 0.3, 0.4, 0.5]
-    )
-    raters = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=20), min_length=1, max_length=10, default=[3, 5])
-    pool = serializers.IntegerField(min_value=2, max_value=10000, required=False, allow_null=True)
-    piece_rate = serializers.FloatField(min_value=0, default=0.0)
-    target_agreement = serializers.FloatField(
-        min_value=0.0001, max_value=0.5, required=False, allow_null=True, help_text="Half-width as a share (0.015 = ±1.5 points)."
-    )
-    target_difference = serializers.FloatField(
-        min_value=0.01, max_value=100, required=False, allow_null=True, help_text="Half-width in score points."
-    )
-    extension = serializers.BooleanField(default=False, help_text="Also plan each design with extra raters where the verdicts split.")
-    extension_min_share = serializers.FloatField(min_value=0.01, max_value=1, default=0.5)
-    extension_budget_share = serializers.FloatField(
-        min_value=0.01, max_value=1, default=0.1, help_text="Most responses extended, a share of the responses."
-    )
-    judge_agreement = serializers.FloatField(min_value=0.5, max_value=1, default=0.87)
-    leniency_sd = serializers.FloatField(min_value=0, max_value=5, default=0.5)
-    seconds_per_criterion = serializers.FloatField(min_value=1, max_value=3600, default=20.0)
-    simulations = serializers.IntegerField(min_value=10, max_value=5000, default=1000)
-    seed = serializers.IntegerField(min_value=0, default=0)
 
 
 class PlannedDesignSerializer(serializers.Serializer):
@@ -1538,12 +1390,10 @@ class PlannerView(APIView):
 
     @extend_schema(request=PlanRequestSerializer, responses={200: PlanSerializer})
     def post(self, request: Request) -> Response:
-        from validation.planner import make_plan, plan_json, plan_request
-
         data = PlanRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        view = make_plan(plan_request(data.validated_data, agreement_in_points=False), user=signed_in(request))
-        return Response(PlanSerializer(plan_json(view)).data)
+        plan = read.blind_test_plan(Viewer.of(request), data.validated_data, agreement_in_points=False)
+        return Response(PlanSerializer(plan.json).data)
 
 
 # --- the judgments' export, filtered or incremental -----------------------------------------------------
@@ -1585,15 +1435,13 @@ class JudgmentsExportView(APIView):
     def get(self, request: Request, campaign_id: int, fmt: str) -> StreamingHttpResponse:
         if fmt not in ("csv", "jsonl"):
             raise NotFound(_("The judgments export is judgments.csv or judgments.jsonl."))
-        campaign = get_object_or_404(Campaign, pk=campaign_id)
-        refuse_campaign(request.user, campaign.pk)
+        viewer = Viewer.of(request)
+        campaign = read.exported_campaign(viewer, campaign_id)
         try:
-            only = judgment_filter(request.query_params)
+            chunks = read.export_stream(viewer, campaign, "judgments", fmt, request.query_params)
         except BadFilter as exc:
             raise serializers.ValidationError({"detail": str(exc)}) from exc
         content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-        response = StreamingHttpResponse(
-            export_chunks(signed_in(request), campaign, "judgments", fmt, only=only), content_type=content_type
-        )
+        response = StreamingHttpResponse(chunks, content_type=content_type)
         response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
         return response

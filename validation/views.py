@@ -2,58 +2,34 @@
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable, Iterable
-from typing import Any, TypedDict, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject, cached_property
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.knowledge.forms import CaseForm, apply_errors
-from annotation.models import Campaign, CampaignResponse, Case, Judgment
-from heartbench_core.blindness import blind_scope, refuse_response
+from annotation.models import Case
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
-from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
 from validation import charts
-from validation.alignment import dataset_alignment
-from validation.blindness import (
-    record_entry_exposures,
-    refuse_alignment,
-    refuse_campaign,
-    refuse_reports,
-    visible_entries,
-    without_model_names,
-)
-from validation.exports import FILTER_PARAMETERS, BadFilter, csv_lines, export_chunks, judgment_filter
-from validation.formatting import report_csv_rows
+from validation import read_models as read
+from validation.exports import FILTER_PARAMETERS, BadFilter
 from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm, PlannerForm
-from validation.gold_builder import builder_versions, candidate_list, draft_sheets, open_drafts
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
-from validation.planner import design_sentence, make_plan, pilot_campaigns, pilot_sentence, plan_request, plannable_versions
 from validation.policy_text import policy_change_sentences, policy_field_label
-from validation.selectors import (
-    QueueCounts,
-    QueueEntry,
-    campaigns_to_adjudicate,
-    campaigns_with_reports,
-    judge_reasons,
-    latest_release_gate,
-    latest_report,
-    unit_discussion,
-)
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.gold_builder import (
@@ -63,14 +39,10 @@ from validation.services.gold_builder import (
     write_draft_verdicts,
 )
 from validation.services.golden import adjudicate
-from validation.services.queue_summary import head_entries, queue_summary, stored_queue
-from validation.services.release import (
-    change_release_policy,
-    policy_differs_from,
-    policy_history,
-    policy_snapshot,
-    release_policy_of,
-)
+from validation.services.release import change_release_policy
+
+if TYPE_CHECKING:
+    from annotation.models import Campaign
 
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -83,50 +55,29 @@ Row = tuple[Any, ...]
 QUEUE_SHOW = ("needs_decision", "all")
 
 
-class CampaignToAdjudicate(TypedDict):
-    """A line of the senior reviewers' adjudication page: a campaign, and its counts unless it is closed to the viewer."""
-
-    campaign: Campaign
-    counts: QueueCounts | None
-
-
-class QueueRow(TypedDict):
-    """An adjudication-queue entry as a page lists it: the entry, its criterion and where to decide it."""
-
-    entry: QueueEntry
-    criterion: Criterion | None
-    url: str
-    triggers: list[tuple[str, str]]  # (code, label in the reader's language) of why the unit is listed
-    judge_reason: str  # the judge's reason for its verdict ('' when it gave none)
-
-
 @require_safe
 @role_required(*ADMIN)
 def index(request: SignedInRequest) -> HttpResponse:
-    closed = blind_scope(request.user).closed_campaign_ids
-    page = campaigns_with_reports(number=request.GET.get("page"))
-    return render(request, "validation/index.html", {"campaigns": page.object_list, "page": page, "closed_to_you": closed})
+    found = read.report_index(Viewer.of(request), request.GET.get("page"))
+    context = {"campaigns": found.page.object_list, "page": found.page, "closed_to_you": found.closed_to_you}
+    return render(request, "validation/index.html", context)
 
 
 @require_safe
 @role_required(*ADMIN)
 def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
-    campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
-    refuse_reports(request.user, campaign)
     # The polled partials need neither the report's figures, the charts nor the adjudication queue (nor record its exposures).
-    # The figures are read only when the report's section is not in the cache: its JSON (1.5 MB for a campaign of 250
-    # experts) is loaded then, on first use, not decoded on every view.
     part = request.GET.get("part") if request.htmx else None
-    reports = campaign.agreement_reports.defer(*AgreementReport.LARGE)
-    report = get_object_or_404(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
-    context: dict[str, Any] = {"campaign": campaign, "report": report}
+    page = read.dashboard(Viewer.of(request), campaign_id, report_id, part=part)
+    report = page.report
+    context: dict[str, Any] = {"campaign": page.campaign, "report": report}
     if part == "jobs":
-        context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
+        context["report_jobs"] = page.report_jobs
         return render(request, "validation/partials/report_jobs.html", context)
     if part == "history":
-        context["history"] = _history(campaign)
+        context["history"] = page.history
         return render(request, "validation/partials/history.html", context)
-    context.update(defaults=DEFAULTS, policy=release_policy_of(campaign.version.dataset), history=_history(campaign))
+    context.update(defaults=DEFAULTS, policy=page.policy, history=page.history)
     if report is not None:
         # A report is immutable: its section of the page is rendered once per language and kept in the cache
         # (the template's {% cache %}); these are decoded and drawn only when the section is rendered.
@@ -142,13 +93,8 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
             chart_experts=SimpleLazyObject(lambda: figures.chart("experts")),
             chart_time=SimpleLazyObject(lambda: figures.chart("time")),
         )
-    # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
-    summary = queue_summary(campaign)
-    # refuse_reports above closed the campaign to anyone it hides an entry from; left out here all the same.
-    head = visible_entries(request.user, campaign, head_entries(summary))[:10]
-    context.update(queue_total=summary.needs_decision, queue_summary=summary, queue=_queue_rows(head, campaign.pk))
-    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in head}, via="adjudication-queue")
-    context["report_jobs"] = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
+    assert page.summary is not None
+    context.update(queue_total=page.summary.needs_decision, queue_summary=page.summary, queue=page.queue, report_jobs=page.report_jobs)
     return render(request, "validation/dashboard.html", context)
 
 
@@ -199,18 +145,10 @@ class _ReportFigures:
         return charts.line_over_time(r.over_time, title=_("Agreement as judgments arrived"))
 
 
-def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
-    """The last 20 reports, from their listed columns (the stored agreement figure): no report's JSON is read."""
-    return (
-        campaign.agreement_reports.defer(*AgreementReport.LARGE).select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
-    )
-
-
 @require_POST
 @role_required(*ADMIN)
 def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_reports(request.user, campaign)
+    campaign = read.report_campaign(Viewer.of(request), campaign_id)
     text: str
     level: int
     try:
@@ -260,41 +198,30 @@ def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @role_required(*ADJUDICATORS)
 def adjudication_index(request: SignedInRequest) -> HttpResponse:
     """The campaigns with units to decide, with their counts, each linking to its queue (senior reviewers and admins)."""
-    closed = blind_scope(request.user).closed_campaign_ids
-    rows: list[CampaignToAdjudicate] = []
-    for campaign in campaigns_to_adjudicate():
-        if campaign.pk in closed:  # named without figures: its judgments are closed to a rater of it
-            rows.append({"campaign": campaign, "counts": None})
-            continue
-        # The stored queue's figures, less the responses the reviewer rated (their units only are read).
-        stored = stored_queue(campaign, viewer=request.user, reviewer=request.user)
-        rows.append({"campaign": campaign, "counts": QueueCounts(*stored.counts())})
-    rows.sort(key=lambda r: -(r["counts"].needs_decision if r["counts"] else -1))
+    rows = read.campaigns_to_adjudicate(Viewer.of(request))
     return render(request, "validation/adjudication_index.html", {"rows": rows})
 
 
 @require_safe
 @role_required(*ADJUDICATORS)
 def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)
+    viewer = Viewer.of(request)
+    campaign = read.queue_campaign(viewer, campaign_id)
     show = request.GET.get("show", "")
     show = show if show in QUEUE_SHOW else QUEUE_SHOW[0]
     trigger = request.GET.get("trigger", "")
     if trigger not in Adjudication.Trigger.values:
         trigger = ""
     # A page of the stored queue (its units written by the last computation, decisions applied at once), never the whole queue.
-    entries = stored_queue(campaign, viewer=request.user, reviewer=request.user, show=show, trigger=trigger)
-    counts = QueueCounts(*entries.counts())
-    page = Paginator(entries, 50).get_page(request.GET.get("page"))
-    record_entry_exposures(user=request.user, entry_ids={e.campaign_response_id for e in page.object_list}, via="adjudication-queue")
+    found = read.adjudication_queue(viewer, campaign, show=show, trigger=trigger)
+    page = Paginator(found.entries, 50).get_page(request.GET.get("page"))
     context = {
         "campaign": campaign,
         "page": page,
-        "rows": _queue_rows(page.object_list, campaign.pk),
-        "total": len(entries),
-        "counts": counts,
-        "summary": entries.summary,
+        "rows": read.queue_rows(viewer, campaign.pk, page.object_list, via="adjudication-queue"),
+        "total": len(found.entries),
+        "counts": found.counts,
+        "summary": found.entries.summary,
         "show": show,
         "trigger": trigger,
         "triggers": Adjudication.Trigger.choices,
@@ -307,13 +234,9 @@ def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*ADJUDICATORS)
 def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, criterion_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)
-    entry = get_object_or_404(CampaignResponse.objects.select_related("response", "item"), pk=entry_id, campaign=campaign)
-    refuse_response(request.user, entry.response_id)
-    criterion = get_object_or_404(Criterion, pk=criterion_id, item_id=entry.item_id)
-    if entry.assignments.filter(expert=request.user).exists():
-        raise PermissionDenied(_("You rated this response yourself; another senior reviewer must adjudicate it."))
+    viewer = Viewer.of(request)
+    unit = read.adjudication_unit(viewer, campaign_id, entry_id, criterion_id)
+    campaign, entry, criterion = unit.campaign, unit.entry, unit.criterion
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         try:
@@ -333,35 +256,19 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
         else:
             messages.success(request, _("Decision recorded as the golden label."))
             return redirect("validation:queue", campaign_id=campaign.pk)
-    judgments = list(
-        Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
-        .select_related("assignment__expert")
-        .order_by("assignment__expert__username")
-    )
-    verdicts = list(
-        JudgeVerdict.objects.filter(response_id=entry.response_id, criterion__lineage_id=criterion.lineage_id)
-        .select_related("run__version", "criterion__lineage", "run__endpoint_run__template_revision__template")
-        .order_by("-run__created_at", "-run_id")
-    )
-    reasons = without_model_names({v.pk: v.rationale for v in verdicts})
-    for v in verdicts:
-        v.rationale = reasons[v.pk]
-    verdict = next((v for v in verdicts if v.criterion_id == criterion.pk), verdicts[0] if verdicts else None)
-    # The experts' discussion after independence, with their names as on this page (Rater 1, 2, …).
-    discussion = unit_discussion(entry, criterion, [(j.assignment.expert_id, j.hit) for j in judgments])
-    record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="adjudication")
+    shown = read.unit_page(viewer, unit)
     context = {
         "campaign": campaign,
         "entry": entry,
         "criterion": criterion,
-        "judgments": judgments,
-        "verdict": verdict,
-        "verdicts": verdicts,
+        "judgments": shown.judgments,
+        "verdict": shown.verdict,
+        "verdicts": shown.verdicts,
         "causes": Adjudication.Cause.choices,
         "errors": errors,
         "post": request.POST,
-        "history": Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("decided_by"),
-        "discussion": discussion,
+        "history": shown.history,
+        "discussion": shown.discussion,
     }
     return render(request, "validation/adjudicate.html", context, status=400 if errors else 200)
 
@@ -370,16 +277,11 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
 @role_required(*ADJUDICATORS)
 def unit_case(request: SignedInRequest, campaign_id: int, entry_id: int, criterion_id: int) -> HttpResponse:
     """Write a case from a unit's newest decision (`?from=decision`, the default) or from the experts' discussion of it."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)
-    entry = get_object_or_404(CampaignResponse.objects.select_related("response", "item", "campaign"), pk=entry_id, campaign=campaign)
-    refuse_response(request.user, entry.response_id)
-    criterion = get_object_or_404(Criterion.objects.select_related("lineage", "item"), pk=criterion_id, item_id=entry.item_id)
-    if entry.assignments.filter(expert=request.user).exists():
-        raise PermissionDenied(_("You rated this response yourself; another senior reviewer writes its case."))
+    viewer = Viewer.of(request)
+    found = read.unit_case(viewer, campaign_id, entry_id, criterion_id, rated_it="case")
+    entry, criterion, decision = found.unit.entry, found.unit.criterion, found.decision
     data = request.POST if request.method == "POST" else request.GET
     origin = "discussion" if data.get("from") == "discussion" else "decision"
-    decision = Adjudication.objects.filter(campaign_response=entry, criterion=criterion).select_related("criterion").first()
     if origin == "decision" and decision is None:
         raise Http404(_("This unit has no decision yet: decide it first, or write the case from its discussion."))
     initial = (
@@ -405,7 +307,7 @@ def unit_case(request: SignedInRequest, campaign_id: int, entry_id: int, criteri
             else:
                 messages.success(request, _("Case published.") if case.status == Case.Status.PUBLISHED else _("Case saved as a draft."))
                 return redirect("annotation:case", pk=case.pk)
-    record_entry_exposures(user=request.user, entry_ids=[entry.pk], via="case-writing")
+    read.entries_shown(viewer, [entry.pk], via="case-writing")
     context = {
         "form": form,
         "criterion": criterion,
@@ -419,32 +321,25 @@ def unit_case(request: SignedInRequest, campaign_id: int, entry_id: int, criteri
 @require_safe
 @role_required(*ADMIN, accepts_tokens=True)
 def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> HttpResponseBase:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)
+    viewer = Viewer.of(request)
+    campaign = read.exported_campaign(viewer, campaign_id)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
     if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):
         return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
     if what == "report":
-        refuse_reports(request.user, campaign)
-        report = latest_report(campaign)
-        if report is None:
+        body = read.report_export(viewer, campaign, fmt)
+        if body is None:
             return HttpResponse(_("no report has been computed for this campaign yet"), status=404, content_type="text/plain")
-        if fmt == "jsonl":
-            stored = {"report_id": report.pk, "inputs": report.typed_inputs.to_dict(), **report.typed_result.to_dict()}
-            body = json.dumps(stored, ensure_ascii=False) + "\n"
+        if isinstance(body, str):
             return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
-        rows: Iterable[Row] = report_csv_rows(report.typed_result)
-    else:
-        try:
-            only = judgment_filter(request.GET)
-        except BadFilter as exc:
-            return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-        content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-        chunks = export_chunks(request.user, campaign, what, fmt, only=only)
-        return _attachment(StreamingHttpResponse(chunks, content_type=content_type), campaign, what, fmt)
-    response: HttpResponseBase = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
-    return _attachment(response, campaign, what, fmt)
+        return _attachment(StreamingHttpResponse(body, content_type="text/csv; charset=utf-8"), campaign, what, fmt)
+    try:
+        chunks = read.export_stream(viewer, campaign, what, fmt, request.GET)
+    except BadFilter as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
+    return _attachment(StreamingHttpResponse(chunks, content_type=content_type), campaign, what, fmt)
 
 
 def _attachment(response: HttpResponseBase, campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
@@ -458,25 +353,13 @@ def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
     return kind(text) if text else None
 
 
-def _dataset(ref: str) -> Dataset:
-    """A dataset by name, or by id when no dataset has that name."""
-    dataset = Dataset.objects.filter(name=ref).first()
-    if dataset is None and ref.isdecimal():
-        dataset = Dataset.objects.filter(pk=int(ref)).first()
-    if dataset is None:
-        raise Http404(_("No such dataset."))
-    return dataset
-
-
 @require_safe
 @role_required(*ADMIN)
 def alignment(request: SignedInRequest, name: str) -> HttpResponse:
     """Every judge version of a dataset against each blind test's golden standard, and how it moved from the one before."""
-    dataset = _dataset(name)
-    refuse_alignment(request.user, dataset.pk)
     before, after = request.GET.get("before", ""), request.GET.get("after", "")
-    page = dataset_alignment(dataset, campaign_id=request.GET.get("campaign"), before=before, after=after)
-    threshold = release_policy_of(dataset).threshold
+    found = read.alignment(Viewer.of(request), name, campaign_id=request.GET.get("campaign"), before=before, after=after)
+    dataset, page, threshold = found.dataset, found.page, found.threshold
     sections = [
         (
             c,
@@ -506,7 +389,8 @@ POLICY_FORM_FIELDS: dict[str, Callable[[str], float | int]] = {
 @role_required(*STAFF_ROLES)
 def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
     """A dataset's release policy and its history (staff); admins change it with a reason."""
-    dataset = _dataset(name)
+    viewer = Viewer.of(request)
+    dataset = read.policy_dataset(viewer, name)
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         if not has_role(request.user, Role.ADMIN):
@@ -530,12 +414,13 @@ def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
             else:
                 messages.success(request, _("Release policy changed; the change and its reason are in the history."))
                 return redirect("validation:release-policy", name=dataset.name)
+    screen = read.release_policy(viewer, dataset)
     context = {
         "dataset": dataset,
-        "policy": release_policy_of(dataset),
-        "history": [(change, policy_change_sentences(change)) for change in policy_history(dataset)],
+        "policy": screen.policy,
+        "history": [(change, policy_change_sentences(change)) for change in screen.history],
         "clears": ReleasePolicy.Clears.choices,
-        "can_edit": has_role(request.user, Role.ADMIN),
+        "can_edit": screen.can_edit,
         # Each error under the field's label, not its stored name.
         "errors": {(policy_field_label(field) if field != "__all__" else ""): msgs for field, msgs in errors.items()},
         "post": request.POST,
@@ -547,58 +432,29 @@ def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
 @role_required(*STAFF_ROLES)
 def version_gate(request: SignedInRequest, version_id: int) -> HttpResponse:
     """The release decision of a dataset version (a partial for the version page when htmx asks)."""
-    version = get_object_or_404(DatasetVersion.objects.select_related("dataset"), pk=version_id)
-    gate = latest_release_gate(version)
-    policy = policy_snapshot(release_policy_of(version.dataset))
-    closed = None
-    if gate is not None:
-        try:  # the decision summarises a report: closed while that report counts responses the viewer judges blind
-            refuse_reports(request.user, gate.campaign)
-        except PermissionDenied as exc:
-            closed, gate = str(exc), None
+    found = read.version_gate(Viewer.of(request), version_id)
     context = {
-        "version": version,
-        "gate": gate,
-        "closed": closed,
-        "policy": policy,
-        "policy_changed": gate is not None and policy_differs_from(gate.policy, policy),
-        "can_see_report": has_role(request.user, Role.ADMIN),
+        "version": found.version,
+        "gate": found.gate,
+        "closed": found.closed,
+        "policy": found.policy,
+        "policy_changed": found.policy_changed,
+        "can_see_report": found.can_see_report,
     }
     template = "validation/partials/version_gate.html" if request.htmx else "validation/version_gate.html"
     return render(request, template, context)
-
-
-def _queue_rows(entries: Iterable[QueueEntry], campaign_id: int) -> list[QueueRow]:
-    """Queue entries with their criterion, question and the judge's reason for display (three queries)."""
-    entries = list(entries)
-    crit = {c.pk: c for c in Criterion.objects.filter(pk__in={e.criterion_id for e in entries}).select_related("item")}
-    reasons = judge_reasons(entries)
-    labels = {value: str(label) for value, label in Adjudication.Trigger.choices}
-    out: list[QueueRow] = []
-    for e in entries:
-        c = crit.get(e.criterion_id)
-        out.append(
-            {
-                "entry": e,
-                "criterion": c,
-                "url": reverse("validation:adjudicate", args=[campaign_id, e.campaign_response_id, e.criterion_id]),
-                "triggers": [(t, labels.get(t, t)) for t in e.triggers],
-                "judge_reason": reasons.get(e.judge_verdict_id, "") if e.judge_verdict_id is not None else "",
-            }
-        )
-    return out
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(*ADMIN)
 def gold_builder(request: SignedInRequest) -> HttpResponse:
     """Build a gold set or calibration set from free responses and the verdicts closed blind tests settled (admins)."""
-    versions = builder_versions(request.user)
-    version = versions.filter(pk=request.GET.get("version") or request.POST.get("version") or 0).first() or versions.first()
+    viewer = Viewer.of(request)
+    # The posted version is looked up among all: the service refuses one the admin is blind to, saying why.
+    choice = read.gold_builder_versions(viewer, request.GET.get("version") or request.POST.get("version"), request.POST.get("version"))
+    versions, version, target = choice.versions, choice.version, choice.target
     filter_form = BuilderFilterForm(request.GET)
     form = GoldBuilderForm(request.POST or None)
-    # The posted version is looked up among all: the service refuses one the admin is blind to, saying why.
-    target = DatasetVersion.objects.filter(pk=request.POST.get("version") or 0).first() or version
     if request.method == "POST" and form.is_valid() and target is None:
         form.add_error(None, _("There is no dataset version to build from."))
     if request.method == "POST" and form.is_valid() and target is not None:
@@ -617,7 +473,7 @@ def gold_builder(request: SignedInRequest) -> HttpResponse:
         else:
             messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
             return redirect("annotation:campaign", outcome.campaign.pk)
-    listing = candidate_list(user=request.user, version=version, filters=filter_form.filters(), page_number=request.GET.get("page"))
+    listing = read.gold_candidates(viewer, version, filter_form.filters(), request.GET.get("page"))
     # Ticks survive a change of filter or page: the list's requests carry them (hx-include), and so does a refused POST.
     ticked = request.POST.getlist("responses") if request.method == "POST" else request.GET.getlist("responses")
     picked = {int(v) for v in ticked if v.isdigit()}
@@ -640,19 +496,19 @@ def gold_builder(request: SignedInRequest) -> HttpResponse:
 @role_required(*ADJUDICATORS)
 def gold_drafts(request: SignedInRequest) -> HttpResponse:
     """Drafts of gold sets and calibration sets waiting for their verdicts (senior reviewers and admins)."""
-    return render(request, "validation/gold_drafts.html", {"drafts": open_drafts(request.user)})
+    return render(request, "validation/gold_drafts.html", {"drafts": read.gold_drafts(Viewer.of(request))})
 
 
 @require_safe
 @role_required(*ADJUDICATORS)
 def gold_draft(request: SignedInRequest, draft_id: int) -> HttpResponse:
     """One draft: each response with its dialogue, and a verdict and explanation to write per criterion."""
-    draft = get_object_or_404(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
+    draft = read.gold_draft(Viewer.of(request), draft_id)
     return _draft_page(request, draft)
 
 
 def _draft_page(request: SignedInRequest, draft: GoldDraft, *, posted: int | None = None, errors: dict | None = None) -> HttpResponse:
-    sheets = draft_sheets(draft=draft, user=request.user, posted=(posted, request.POST) if posted else None)
+    sheets = read.gold_draft_sheets(Viewer.of(request), draft, posted=(posted, request.POST) if posted else None)
     context = {"draft": draft, "sheets": sheets, "posted": posted, "errors": errors or {}}
     return render(request, "validation/gold_draft.html", context, status=400 if errors else 200)
 
@@ -661,7 +517,7 @@ def _draft_page(request: SignedInRequest, draft: GoldDraft, *, posted: int | Non
 @role_required(*ADJUDICATORS)
 def gold_draft_write(request: SignedInRequest, draft_id: int, response_id: int) -> HttpResponse:
     """Save the verdicts written for one response of a draft; a refusal keeps what was typed."""
-    draft = get_object_or_404(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
+    draft = read.gold_draft(Viewer.of(request), draft_id)
     verdicts = []
     for key, value in request.POST.items():
         if key.startswith("hit_") and key[4:].isdigit() and value in ("1", "0"):
@@ -681,7 +537,7 @@ def gold_draft_write(request: SignedInRequest, draft_id: int, response_id: int) 
 @role_required(*ADMIN)
 def gold_draft_finalise(request: SignedInRequest, draft_id: int) -> HttpResponse:
     """Create the draft's set once every criterion has a written verdict (admins)."""
-    draft = get_object_or_404(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
+    draft = read.gold_draft(Viewer.of(request), draft_id)
     try:
         outcome = finalise_gold_draft(draft=draft, by=request.user)
     except ValidationError as exc:
@@ -694,20 +550,21 @@ def gold_draft_finalise(request: SignedInRequest, draft_id: int) -> HttpResponse
 @role_required(*ADMIN)
 def planner(request: SignedInRequest) -> HttpResponse:
     """Plan a blind test: what interval each design buys and what it costs (admins; nothing is written)."""
-    versions = plannable_versions(request.user)
+    viewer = Viewer.of(request)
+    choices = read.planner_choices(viewer)
     asked = "version" in request.GET
-    form = PlannerForm(request.GET if asked else None, versions=versions, pilots=pilot_campaigns(request.user))
-    view = None
+    form = PlannerForm(request.GET if asked else None, versions=choices.versions, pilots=choices.pilots)
+    plan = None
     if asked and form.is_valid():
-        d = form.cleaned_data
         try:
-            view = make_plan(plan_request(d, agreement_in_points=True), user=request.user)
+            plan = read.blind_test_plan(viewer, form.cleaned_data, agreement_in_points=True)
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)
     rows = []
-    if view is not None:
-        for design in view.plan.designs:
+    view = plan.view if plan is not None else None
+    if plan is not None and view is not None:
+        for design, sentence in zip(view.plan.designs, plan.sentences, strict=True):
             fill = {"dataset": view.request.version.dataset.name, "version": view.request.version.label}
             fill |= {"sample_fraction": f"{design.share:g}", "overlap": str(design.raters), "piece_rate": f"{view.request.piece_rate:g}"}
             if design.extended and view.request.extension is not None:
@@ -721,9 +578,9 @@ def planner(request: SignedInRequest) -> HttpResponse:
                     "design": design,
                     "agreement_points": design.agreement_half_width * 100,
                     "difference_defined": math.isfinite(design.difference_half_width),
-                    "sentence": design_sentence(view, design),
+                    "sentence": sentence,
                     "create": reverse("annotation:campaign_create") + "?" + urlencode(fill),
                 }
             )
-    context = {"form": form, "view": view, "rows": rows, "pilot_text": pilot_sentence(view) if view else ""}
+    context = {"form": form, "view": view, "rows": rows, "pilot_text": plan.pilot_text if plan else ""}
     return render(request, "validation/planner.html", context, status=400 if form.errors else 200)

@@ -59,8 +59,6 @@ PENDING: dict[str, int] = {
     "annotation.manage.views": 52,
     "rubrics.api": 43,
     "rubrics.views": 48,
-    "validation.api": 89,
-    "validation.views": 100,
 }
 
 
