@@ -1,0 +1,227 @@
+"""One line of an input file checked by a serializer: its problems recorded under the file's own field paths.
+
+An importer describes a line declaratively, as a DRF serializer made of the strict JSON fields
+here, and a `LineCheck` runs it on each line, recording every problem in the file's
+`ErrorCollector` under the path the file itself uses (`rubric[1].score`). The fields take a JSON
+value as it is and never coerce it (`"3"` is no integer, `3` no string, `true` no number), and
+each says its problem in the importer's own words (`found a list`), which is why DRF's stock
+fields, which convert and word their messages their own way, are not used.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_lazy
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.fields import empty
+from rest_framework.settings import api_settings
+
+from heartbench_core.jsonl import type_name
+from heartbench_core.lib.jsonl import ErrorCollector
+
+MISSING = gettext_lazy("missing key")
+NOT_AN_OBJECT = gettext_lazy("must be an object, found %(found)s")
+
+
+def refuse(message: Any, **params: Any) -> ValidationError:
+    """The refusal of a value: MESSAGE (lazy or not) with its parameters, in the reader's language."""
+    return ValidationError(str(message) % params if params else str(message))
+
+
+class JsonField(serializers.Field):
+    """A JSON value checked as it is by `to_internal_value` (null included, unless `allow_null`).
+
+    A missing key is the MISSING problem when the field is required, its default (or nothing)
+    when it is not, or reads as null when `missing=None` (the file may leave out a null).
+    """
+
+    def __init__(self, *, missing: Any = MISSING, **kwargs: Any) -> None:
+        self.missing = missing
+        super().__init__(**kwargs)
+
+    def run_validation(self, data: Any = empty) -> Any:
+        if data is empty:
+            if not self.required:
+                return self.get_default()  # SkipField when there is no default: the key stays absent
+            if self.missing is not None:
+                raise refuse(self.missing)
+            data = None
+        if data is None and self.allow_null:
+            return None
+        value = self.to_internal_value(data)
+        self.run_validators(value)
+        return value
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class Text(JsonField):
+    """A string; a blank one is refused unless `blank`, a longer one than `max_length` characters by `too_long`."""
+
+    def __init__(self, message: Any, *, blank: bool = False, max_length: int | None = None, too_long: Any = None, **kwargs: Any) -> None:
+        self.message, self.blank, self.max_length, self.too_long = message, blank, max_length, too_long
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str) or (not self.blank and not data.strip()):
+            raise refuse(self.message, found=type_name(data))
+        if self.max_length is not None and len(data) > self.max_length:
+            raise refuse(self.too_long, limit=self.max_length, n=self.max_length, length=len(data))
+        return data
+
+
+class Integer(JsonField):
+    """An integer (a boolean is not one) no smaller than `minimum`; the message says what was found."""
+
+    def __init__(self, message: Any, *, minimum: int | None = None, **kwargs: Any) -> None:
+        self.message, self.minimum = message, minimum
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, bool) or not isinstance(data, int) or (self.minimum is not None and data < self.minimum):
+            raise refuse(self.message, found=type_name(data))
+        return data
+
+
+class Boolean(JsonField):
+    """true or false."""
+
+    def __init__(self, message: Any, **kwargs: Any) -> None:
+        self.message = message
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, bool):
+            raise refuse(self.message, found=type_name(data))
+        return data
+
+
+class Choice(JsonField):
+    """One of `choices` (compared as the JSON value is); the message gets the choices and the value found."""
+
+    def __init__(self, choices: Sequence[str], message: Any, **kwargs: Any) -> None:
+        self.choices, self.message = list(choices), message
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str) or data not in self.choices:
+            raise refuse(self.message, choices=", ".join(self.choices), value=data, found=data)
+        return data
+
+
+class Strings(JsonField):
+    """A list of strings."""
+
+    def __init__(self, message: Any, **kwargs: Any) -> None:
+        self.message = message
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, list) or not all(isinstance(v, str) for v in data):
+            raise refuse(self.message, found=type_name(data))
+        return data
+
+
+class Moment(JsonField):
+    """An ISO 8601 date and time, or null."""
+
+    def __init__(self, message: Any, **kwargs: Any) -> None:
+        self.message = message
+        super().__init__(allow_null=True, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        parsed = parse_datetime(data) if isinstance(data, str) else None
+        if parsed is None:
+            raise refuse(self.message, value=data)
+        return parsed
+
+
+class Uuid(JsonField):
+    """A UUID written as text (any value whose text is one)."""
+
+    def __init__(self, message: Any, **kwargs: Any) -> None:
+        self.message = message
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return uuid.UUID(str(data))
+        except ValueError:
+            raise refuse(self.message, value=data) from None
+
+
+class Items(JsonField, serializers.ListField):
+    """A list whose every element the `child` checks (a problem is named `field[i]…`); an empty one is refused unless `allow_empty`."""
+
+    def __init__(self, child: serializers.Field, message: Any, *, allow_empty: bool = False, **kwargs: Any) -> None:
+        self.message = message
+        super().__init__(child=child, allow_empty=allow_empty, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, list) or (not data and not self.allow_empty):
+            raise refuse(self.message, found=type_name(data))
+        return self.run_child_validation(data)
+
+
+class Line(serializers.Serializer):
+    """A JSON object checked field by field (the keys it does not declare pass unchecked); not an object is `not_an_object`."""
+
+    not_an_object: Any = NOT_AN_OBJECT
+
+    def run_validation(self, data: Any = empty) -> Any:
+        if data is empty:
+            raise refuse(MISSING)
+        if not isinstance(data, Mapping):
+            raise refuse(self.not_an_object, found=type_name(data))
+        return super().run_validation(data)
+
+    def create(self, validated_data: Any) -> Any:
+        raise NotImplementedError("a line is checked, not saved")
+
+    def update(self, instance: Any, validated_data: Any) -> Any:
+        raise NotImplementedError("a line is checked, not saved")
+
+
+ReportError = Callable[[str | None, str], None]
+
+
+class LineCheck:
+    """Checks the lines of one file with one serializer (made once: a few hundred lines take a fraction of a second)."""
+
+    def __init__(self, serializer: type[Line], errors: ErrorCollector, **context: Any) -> None:
+        self.serializer, self.errors = serializer(context=context), errors
+
+    def __call__(self, record: dict[str, Any], line: int) -> Any:
+        """The line's checked values, or None after recording each of its problems under its field path."""
+        try:
+            return self.serializer.run_validation(record)
+        except ValidationError as exc:
+            report_detail(exc.detail, "", partial(self.errors.add, line))
+            return None
+
+
+def report_detail(detail: Any, path: str, report: ReportError) -> None:
+    """Each message of a serializer's errors, with the path of its field (`rubric[1].score`; the line itself: None)."""
+    if isinstance(detail, Mapping):
+        for key, value in detail.items():
+            report_detail(value, _join(path, key), report)
+    elif isinstance(detail, list):
+        for value in detail:
+            report_detail(value, path, report)
+    else:
+        report(path or None, str(detail))
+
+
+def _join(path: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key == api_settings.NON_FIELD_ERRORS_KEY:
+        return path
+    return f"{path}.{key}" if path else str(key)
