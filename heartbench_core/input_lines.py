@@ -78,16 +78,19 @@ class Text(JsonField):
 
 
 class Integer(JsonField):
-    """An integer (a boolean is not one) no smaller than `minimum`; the message says what was found."""
+    """An integer (a boolean is not one) from `minimum` to `maximum`; the message says what was found."""
 
-    def __init__(self, message: Any, *, minimum: int | None = None, **kwargs: Any) -> None:
-        self.message, self.minimum = message, minimum
+    def __init__(self, message: Any, *, minimum: int | None = None, maximum: int | None = None, **kwargs: Any) -> None:
+        self.message, self.minimum, self.maximum = message, minimum, maximum
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, bool) or not isinstance(data, int) or (self.minimum is not None and data < self.minimum):
+        if isinstance(data, bool) or not isinstance(data, int) or not self._in_range(data):
             raise refuse(self.message, found=type_name(data))
         return data
+
+    def _in_range(self, value: int) -> bool:
+        return (self.minimum is None or value >= self.minimum) and (self.maximum is None or value <= self.maximum)
 
 
 class Boolean(JsonField):
@@ -196,10 +199,15 @@ class LineCheck:
     """Checks the lines of one file with one serializer (made once: a few hundred lines take a fraction of a second)."""
 
     def __init__(self, serializer: type[Line], errors: ErrorCollector, **context: Any) -> None:
-        self.serializer, self.errors = serializer(context=context), errors
+        self.context, self.errors = context, errors
+        self.serializer = serializer(context=context)
 
-    def __call__(self, record: dict[str, Any], line: int) -> Any:
-        """The line's checked values, or None after recording each of its problems under its field path."""
+    def __call__(self, record: dict[str, Any], line: int, **line_context: Any) -> Any:
+        """The line's checked values, or None after recording each of its problems under its field path.
+
+        `line_context` is what this line's checks need besides the file's (the dataset an earlier check found it names).
+        """
+        self.context.update(line_context)
         try:
             return self.serializer.run_validation(record)
         except ValidationError as exc:
