@@ -39,10 +39,11 @@ class JsonField(serializers.Field):
 
     A missing key is the MISSING problem when the field is required, its default (or nothing)
     when it is not, or reads as null when `missing=None` (the file may leave out a null).
+    `message` says what the value must be (with `found`, the type found, or `value`, the value).
     """
 
-    def __init__(self, *, missing: Any = MISSING, **kwargs: Any) -> None:
-        self.missing = missing
+    def __init__(self, message: Any = None, *, missing: Any = MISSING, **kwargs: Any) -> None:
+        self.message, self.missing = message, missing
         super().__init__(**kwargs)
 
     def run_validation(self, data: Any = empty) -> Any:
@@ -66,8 +67,8 @@ class Text(JsonField):
     """A string; a blank one is refused unless `blank`, a longer one than `max_length` characters by `too_long`."""
 
     def __init__(self, message: Any, *, blank: bool = False, max_length: int | None = None, too_long: Any = None, **kwargs: Any) -> None:
-        self.message, self.blank, self.max_length, self.too_long = message, blank, max_length, too_long
-        super().__init__(**kwargs)
+        self.blank, self.max_length, self.too_long = blank, max_length, too_long
+        super().__init__(message, **kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, str) or (not self.blank and not data.strip()):
@@ -81,8 +82,8 @@ class Integer(JsonField):
     """An integer (a boolean is not one) from `minimum` to `maximum`; the message says what was found."""
 
     def __init__(self, message: Any, *, minimum: int | None = None, maximum: int | None = None, **kwargs: Any) -> None:
-        self.message, self.minimum, self.maximum = message, minimum, maximum
-        super().__init__(**kwargs)
+        self.minimum, self.maximum = minimum, maximum
+        super().__init__(message, **kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, bool) or not isinstance(data, int) or not self._in_range(data):
@@ -96,10 +97,6 @@ class Integer(JsonField):
 class Boolean(JsonField):
     """true or false."""
 
-    def __init__(self, message: Any, **kwargs: Any) -> None:
-        self.message = message
-        super().__init__(**kwargs)
-
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, bool):
             raise refuse(self.message, found=type_name(data))
@@ -110,8 +107,8 @@ class Choice(JsonField):
     """One of `choices` (compared as the JSON value is); the message gets the choices and the value found."""
 
     def __init__(self, choices: Sequence[str], message: Any, **kwargs: Any) -> None:
-        self.choices, self.message = list(choices), message
-        super().__init__(**kwargs)
+        self.choices = list(choices)
+        super().__init__(message, **kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, str) or data not in self.choices:
@@ -121,10 +118,6 @@ class Choice(JsonField):
 
 class Strings(JsonField):
     """A list of strings."""
-
-    def __init__(self, message: Any, **kwargs: Any) -> None:
-        self.message = message
-        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, list) or not all(isinstance(v, str) for v in data):
@@ -136,8 +129,7 @@ class Moment(JsonField):
     """An ISO 8601 date and time, or null."""
 
     def __init__(self, message: Any, **kwargs: Any) -> None:
-        self.message = message
-        super().__init__(allow_null=True, **kwargs)
+        super().__init__(message, allow_null=True, **kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         parsed = parse_datetime(data) if isinstance(data, str) else None
@@ -148,10 +140,6 @@ class Moment(JsonField):
 
 class Uuid(JsonField):
     """A UUID written as text (any value whose text is one)."""
-
-    def __init__(self, message: Any, **kwargs: Any) -> None:
-        self.message = message
-        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         try:
@@ -164,8 +152,7 @@ class Items(JsonField, serializers.ListField):
     """A list whose every element the `child` checks (a problem is named `field[i]…`); an empty one is refused unless `allow_empty`."""
 
     def __init__(self, child: serializers.Field, message: Any, *, allow_empty: bool = False, **kwargs: Any) -> None:
-        self.message = message
-        super().__init__(child=child, allow_empty=allow_empty, **kwargs)
+        super().__init__(message, child=child, allow_empty=allow_empty, **kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, list) or (not data and not self.allow_empty):
@@ -184,12 +171,6 @@ class Line(serializers.Serializer):
         if not isinstance(data, Mapping):
             raise refuse(self.not_an_object, found=type_name(data))
         return super().run_validation(data)
-
-    def create(self, validated_data: Any) -> Any:
-        raise NotImplementedError("a line is checked, not saved")
-
-    def update(self, instance: Any, validated_data: Any) -> Any:
-        raise NotImplementedError("a line is checked, not saved")
 
 
 ReportError = Callable[[str | None, str], None]

@@ -235,26 +235,16 @@ class _Lookups:
     """What the lines name, looked up once per value."""
 
     def __init__(self) -> None:
-        self.datasets: dict[str, Dataset | None] = {}
-        self.users: dict[str, User | None] = {}
+        self.found: dict[tuple[type, str], Any] = {}
         self.latest: dict[int, DatasetVersion | None] = {}
-        self.campaigns: dict[str, Campaign | None] = {}
         self.model_names = model_names()
 
-    def dataset(self, name: str) -> Dataset | None:
-        if name not in self.datasets:
-            self.datasets[name] = Dataset.objects.filter(name=name).first()
-        return self.datasets[name]
-
-    def user(self, username: str) -> User | None:
-        if username not in self.users:
-            self.users[username] = User.objects.filter(username=username).first()
-        return self.users[username]
-
-    def campaign(self, name: str) -> Campaign | None:
-        if name not in self.campaigns:
-            self.campaigns[name] = Campaign.objects.filter(name=name).first()
-        return self.campaigns[name]
+    def named(self, model: type[Dataset | User | Campaign], name: str) -> Any:
+        """The dataset, user (by username) or campaign of that name here, or None."""
+        if (model, name) not in self.found:
+            field = "username" if model is User else "name"
+            self.found[(model, name)] = model._default_manager.filter(**{field: name}).first()
+        return self.found[(model, name)]
 
     def lineage(self, dataset: Dataset, ref: dict[str, Any]) -> CriterionLineage | None:
         """The dataset's lineage a criterion reference names: by key, else by question id and wording, else by question id and number."""
@@ -287,12 +277,9 @@ class _Named(Text):
 
     def to_internal_value(self, data: Any) -> Any:
         name = super().to_internal_value(data)
-        if self.kind == "dataset":
-            found = self.context["lookups"].dataset(name)
-            if found is None:
-                raise refuse(gettext_lazy("no dataset named %(name)r"), name=name)
-            return found
-        found = self.context["lookups"].user(name)
+        found = self.context["lookups"].named(Dataset if self.kind == "dataset" else User, name)
+        if found is None and self.kind == "dataset":
+            raise refuse(gettext_lazy("no dataset named %(name)r"), name=name)
         if found is None:
             raise refuse(gettext_lazy("no user named %(name)r in this installation"), name=name)
         return found
@@ -341,13 +328,6 @@ class _Replaces(JsonField):
         return str(data)
 
 
-class _Value(JsonField):
-    """Any value, checked with the line's other values (`validate`)."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        return data
-
-
 class _Header(Line):
     type = _choice(["guidelines", "faq", "case"])
     dataset = _Named("dataset")
@@ -391,8 +371,8 @@ class _CaseLine(Line):
     author = _Writer(faq=False)
     published_by = _Writer(faq=False, allow_null=True, blank=True)
     criterion_revision = Integer(_POSITIVE, minimum=1, maximum=_MAX_ID, missing=None)
-    source_campaign = _Value(allow_null=True, missing=None)
-    source_response = _Value(allow_null=True, missing=None)
+    source_campaign = serializers.JSONField(required=False, allow_null=True, default=None)  # checked by `validate`
+    source_response = serializers.JSONField(required=False, allow_null=True, default=None)
     source_adjudication = Integer(
         gettext_lazy("expected an integer or null, found %(found)s"), minimum=0, maximum=2**63 - 1, allow_null=True, missing=None
     )
@@ -407,7 +387,7 @@ class _CaseLine(Line):
         if attrs["source"] == Case.Source.WRITTEN and name is None:
             return attrs
         dataset, problems = self.context["dataset"], {}
-        attrs["source_campaign"] = self.context["lookups"].campaign(name) if isinstance(name, str) else None
+        attrs["source_campaign"] = self.context["lookups"].named(Campaign, name) if isinstance(name, str) else None
         if attrs["source_campaign"] is None:
             message = _("campaign %(name)r is not in this installation: import it first (its cases' visibility depends on it)")
             problems["source_campaign"] = message % {"name": name}

@@ -200,12 +200,6 @@ class EndpointSettings(serializers.Serializer):
     price_input = _Price()
     price_output = _Price()
 
-    def create(self, validated_data: Any) -> Any:
-        raise NotImplementedError("settings are saved by save_endpoint")
-
-    def update(self, instance: Any, validated_data: Any) -> Any:
-        raise NotImplementedError("settings are saved by save_endpoint")
-
 
 FIELDS = tuple(EndpointSettings().fields)
 
