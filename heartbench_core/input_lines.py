@@ -126,13 +126,16 @@ class Strings(JsonField):
 
 
 class Moment(JsonField):
-    """An ISO 8601 date and time, or null."""
+    """An ISO 8601 date and time, or null (a well-formed impossible one, the 31st of February, is refused too)."""
 
     def __init__(self, message: Any, **kwargs: Any) -> None:
         super().__init__(message, allow_null=True, **kwargs)
 
     def to_internal_value(self, data: Any) -> Any:
-        parsed = parse_datetime(data) if isinstance(data, str) else None
+        try:
+            parsed = parse_datetime(data) if isinstance(data, str) else None
+        except ValueError:
+            parsed = None
         if parsed is None:
             raise refuse(self.message, value=data)
         return parsed

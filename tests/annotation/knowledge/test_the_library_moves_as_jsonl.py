@@ -169,12 +169,14 @@ def test_any_value_in_any_field_is_imported_or_refused_naming_its_line_never_a_c
         assert row_counts() == before
 
 
-def test_a_number_no_row_can_hold_is_refused_naming_its_field(cast, filled):
+def test_a_number_or_a_date_no_row_can_hold_is_refused_naming_its_field(cast, filled):
     records = [json.loads(line) for line in export_lines()]
     _empty_library()
     records[3]["criterion_revision"] = 2**70
     records[4]["criterion"] = {"question_id": "dm0001", "number": 2**70}
+    records[4]["created_at"] = "2025-02-31T10:00:00+00:00"  # well formed, but no such day
     with pytest.raises(InputFileError) as refused:
         import_library(source=_file(json.dumps(r, ensure_ascii=False) + "\n" for r in records), name="big.jsonl")
     text = "\n".join(refused.value.messages)
     assert "big.jsonl, line 4, field 'criterion_revision'" in text and "big.jsonl, line 5, field 'criterion'" in text
+    assert "big.jsonl, line 5, field 'created_at'" in text
