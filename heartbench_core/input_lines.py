@@ -164,15 +164,13 @@ class Items(JsonField, serializers.ListField):
 
 
 class Line(serializers.Serializer):
-    """A JSON object checked field by field (the keys it does not declare pass unchecked); not an object is `not_an_object`."""
-
-    not_an_object: Any = NOT_AN_OBJECT
+    """A JSON object checked field by field (the keys it does not declare pass unchecked)."""
 
     def run_validation(self, data: Any = empty) -> Any:
         if data is empty:
             raise refuse(MISSING)
         if not isinstance(data, Mapping):
-            raise refuse(self.not_an_object, found=type_name(data))
+            raise refuse(NOT_AN_OBJECT, found=type_name(data))
         return super().run_validation(data)
 
 
