@@ -914,94 +914,126 @@ def _restore_table(
     pointed_to: set[str],
     progress: Progress | None,
 ) -> int:
-    table = member.table
-    columns = table.columns()
-    by_name = {f.attname: f for f in columns}
-    decoders = [_import_decoder(f, user_ids) for f in columns]
-    # A column the archive does not name (written before the column existed) takes its default.
-    defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
-    held = table.held_back
-    held_index = next((i for i, f in enumerate(columns) if held is not None and f.attname == held.column), None)
-    held_ids = restored.held_back.setdefault(table.label, [])
-    pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
-    person_index = next((i for i, f in enumerate(columns) if table.person and f.attname == table.person), None)
-    left_out = restored.left_out.setdefault(table.model._meta.label, set())
-    links = _Links.of(table, columns, restored)
-    pks: set[Any] = set()
-    errors = ErrorCollector(f"{reader.name}/{member.name}")
-    insert = _inserter(table.model, columns)
-    batch: list[Row] = []
-    batch_bytes = 0
-    done = 0
-
-    # Restoring into an empty installation is the rule: look for clashing ids only where there are rows.
-    occupied = pk_index is not None and table.model._default_manager.exists()
-
-    def flush() -> None:
-        nonlocal batch_bytes
-        batch_bytes = 0
-        if errors:  # nothing will be written: keep no rows in memory, only look for more errors
-            batch.clear()
-            return
-        if occupied and pk_index is not None:
-            _refuse_taken_ids(table, [row[pk_index] for row in batch])
-        insert(batch)
-        batch.clear()
-
+    """Restore one member's rows (every line checked; nothing written of a table with a bad line); the number restored."""
+    table = _TableRestore(reader, member, user_ids, restored)
     if progress:
-        progress(table.what, 0, member.rows)
-    for line, record, size in _archive_records(reader.lines(member.name), errors):
-        if len(errors.errors) > MAX_REPORTED_ERRORS:
+        progress(member.table.what, 0, member.rows)
+    for line, record, size in _archive_records(reader.lines(member.name), table.errors):
+        if len(table.errors.errors) > MAX_REPORTED_ERRORS:
             break
-        unknown = next((k for k in record if k not in by_name), None)
-        if unknown is not None:
-            errors.add(line, unknown, _("%(model)s has no such field") % {"model": table.label})
-            continue
-        row: list[Any] = []
-        try:
-            for f, decode in zip(columns, decoders):
-                if f.attname in record:
-                    value = record[f.attname]
-                elif f.attname in defaults:
-                    value = defaults[f.attname]
-                elif f.null:
-                    value = None
-                else:
-                    raise _Reject(_("missing"))
-                row.append(decode(value))
-        except _Reject as exc:
-            errors.add(line, f.attname, str(exc))
-            continue
-        if (person_index is not None and row[person_index] in restored.mapped) or links.leave_out(tuple(row)):
-            if pk_index is not None:
-                left_out.add(row[pk_index])
-            continue
-        if pk_index is not None:
-            pks.add(row[pk_index])
-        problem = links.problem(tuple(row), pks, line)
-        if problem is not None:
-            errors.add(line, *problem)
-            continue
-        if held is not None and held_index is not None and pk_index is not None and row[held_index] == held.value:
-            held_ids.append(row[pk_index])
-            row[held_index] = held.meanwhile
-        batch.append(tuple(row))
-        batch_bytes += size
-        done += 1
-        if len(batch) >= BATCH or batch_bytes >= BATCH_BYTES:
-            flush()
-        if progress and done % 1000 == 0:
-            progress(table.what, done, member.rows)
-    for line, name, message in links.unresolved(pks):
-        errors.add(line, name, message)
-    errors.raise_if_any()
-    if batch:
-        flush()
-    if table.keep_pk and table.model._meta.label in pointed_to:
-        restored.ids[table.model._meta.label] = pks
+        row = table.decode(line, record)
+        if row is not None and table.accept(row, line, size) and progress and table.done % 1000 == 0:
+            progress(member.table.what, table.done, member.rows)
+    table.finish()
+    if member.table.keep_pk and member.table.model._meta.label in pointed_to:
+        restored.ids[member.table.model._meta.label] = table.pks
     if progress:
-        progress(table.what, done, member.rows)
-    return done
+        progress(member.table.what, table.done, member.rows)
+    return table.done
+
+
+class _TableRestore:
+    """One table being restored: its lines decoded into rows, checked, and inserted in batches."""
+
+    def __init__(self, reader: ArchiveReader, member: _Member, user_ids: dict[str, int], restored: _Restored) -> None:
+        table = self.table = member.table
+        self.columns = columns = table.columns()
+        self.by_name = {f.attname: f for f in columns}
+        self.decoders = [_import_decoder(f, user_ids) for f in columns]
+        # A column the archive does not name (written before the column existed) takes its default.
+        self.defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
+        self.held_index = next(
+            (i for i, f in enumerate(columns) if table.held_back is not None and f.attname == table.held_back.column), None
+        )
+        self.held_ids = restored.held_back.setdefault(table.label, [])
+        self.pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
+        self.person_index = next((i for i, f in enumerate(columns) if table.person and f.attname == table.person), None)
+        self.restored = restored
+        self.left_out = restored.left_out.setdefault(table.model._meta.label, set())
+        self.links = _Links.of(table, columns, restored)
+        self.pks: set[Any] = set()
+        self.errors = ErrorCollector(f"{reader.name}/{member.name}")
+        self.insert = _inserter(table.model, columns)
+        self.batch: list[Row] = []
+        self.batch_bytes = 0
+        self.done = 0
+        # Restoring into an empty installation is the rule: look for clashing ids only where there are rows.
+        self.occupied = self.pk_index is not None and table.model._default_manager.exists()
+
+    def decode(self, line: int, record: dict[str, Any]) -> list[Any] | None:
+        """The line's row, each value decoded for its column; None after recording the line's problem."""
+        unknown = next((k for k in record if k not in self.by_name), None)
+        if unknown is not None:
+            self.errors.add(line, unknown, _("%(model)s has no such field") % {"model": self.table.label})
+            return None
+        row: list[Any] = []
+        for f, decode in zip(self.columns, self.decoders):
+            try:
+                row.append(decode(self._value(f, record)))
+            except _Reject as exc:
+                self.errors.add(line, f.attname, str(exc))
+                return None
+        return row
+
+    def _value(self, f: models.Field[Any, Any], record: dict[str, Any]) -> Any:
+        """The archive's value of the column, else its default, else null when it may be null."""
+        if f.attname in record:
+            return record[f.attname]
+        if f.attname in self.defaults:
+            return self.defaults[f.attname]
+        if f.null:
+            return None
+        raise _Reject(_("missing"))
+
+    def accept(self, row: list[Any], line: int, size: int) -> bool:
+        """Take a decoded row into the batch unless it is left out or links outside the archive; True when it was taken."""
+        pk = row[self.pk_index] if self.pk_index is not None else None
+        if self._left_out(row):
+            if self.pk_index is not None:
+                self.left_out.add(pk)
+            return False
+        if self.pk_index is not None:
+            self.pks.add(pk)
+        problem = self.links.problem(tuple(row), self.pks, line)
+        if problem is not None:
+            self.errors.add(line, *problem)
+            return False
+        self._hold_back(row, pk)
+        self.batch.append(tuple(row))
+        self.batch_bytes += size
+        self.done += 1
+        if len(self.batch) >= BATCH or self.batch_bytes >= BATCH_BYTES:
+            self.flush()
+        return True
+
+    def _left_out(self, row: list[Any]) -> bool:
+        """A mapped person's row, or one pointing to a row left out, is not restored."""
+        return (self.person_index is not None and row[self.person_index] in self.restored.mapped) or self.links.leave_out(tuple(row))
+
+    def _hold_back(self, row: list[Any], pk: Any) -> None:
+        """A held-back value is written as its stand-in for now (the restore sets it once every table is in)."""
+        held = self.table.held_back
+        if held is not None and self.held_index is not None and self.pk_index is not None and row[self.held_index] == held.value:
+            self.held_ids.append(pk)
+            row[self.held_index] = held.meanwhile
+
+    def flush(self) -> None:
+        self.batch_bytes = 0
+        if self.errors:  # nothing will be written: keep no rows in memory, only look for more errors
+            self.batch.clear()
+            return
+        if self.occupied and self.pk_index is not None:
+            _refuse_taken_ids(self.table, [row[self.pk_index] for row in self.batch])
+        self.insert(self.batch)
+        self.batch.clear()
+
+    def finish(self) -> None:
+        """Name each link into the table that nothing restored, raise every problem found, else write the last batch."""
+        for line, name, message in self.links.unresolved(self.pks):
+            self.errors.add(line, name, message)
+        self.errors.raise_if_any()
+        if self.batch:
+            self.flush()
 
 
 def _refuse_taken_ids(table: _Table, pks: list[Any]) -> None:

@@ -1,7 +1,8 @@
 """HeartBench records: validation of the upstream JSONL schema and canonical content.
 
-No ORM (messages go through gettext): a record is parsed into `ItemContent`, which is also what the exporter
-writes back and what version diffs compare.
+No ORM: a record is checked by the serializer `_Record` (`heartbench_core.input_lines`), which names the
+field of each problem, and parsed into `ItemContent`, which is also what the exporter writes back and what
+version diffs compare.
 """
 
 import hashlib
@@ -10,23 +11,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from heartbench_core.jsonl import type_name
+from heartbench_core.input_lines import Choice, Integer, Items, Line, LineCheck, Text, refuse
 from heartbench_core.lib.jsonl import ErrorCollector
 from heartbench_core.lib.taxonomy import CATASTROPHIC_LABEL, is_known_label
 
 RECORD_KEYS = ("question_id", "rubric", "dialogue", "difficulty", "primary_scene", "secondary_scene")
-REQUIRED_KEYS = ("question_id", "rubric", "dialogue")
 CRITERION_KEYS = ("dimension", "score", "content")
 DIFFICULTIES = ("hard", "normal")
 ROLES = ("A", "B")
 MIN_WEIGHT, MAX_WEIGHT = -10, 10
 # The lengths of the Item columns these are stored in: PostgreSQL refuses longer text mid-import.
 MAX_LENGTHS = {"question_id": 64, "primary_scene": 100, "secondary_scene": 100}
-
-# Records one error of the current line: (field, message).
-ReportError = Callable[[str, str], None]
 
 
 @dataclass(frozen=True)
@@ -101,114 +98,85 @@ def upstream_line(item: ItemContent) -> str:
     return json.dumps(item.as_upstream(), ensure_ascii=False)
 
 
-def parse_item(
-    record: dict,
-    line: int,
-    errors: ErrorCollector,
-    *,
-    declared_labels: tuple[str, ...] = (),
-    difficulty: str | None = None,
-) -> ItemContent | None:
-    """Validate one upstream record; return its content, or None after recording errors."""
-    before = len(errors.errors)
+class _Turn(Line):
+    role = Choice(ROLES, gettext_lazy("must be 'A' or 'B', found %(found)r"), missing=None)
+    content = Text(gettext_lazy("must be a string, found %(found)s"), blank=True, missing=None)
 
-    def err(field_name: str, message: str) -> None:
-        errors.add(line, field_name, message)
 
-    for key in REQUIRED_KEYS:
-        if key not in record:
-            err(key, _("missing key"))
-    question_id = record.get("question_id")
-    if "question_id" in record and (not isinstance(question_id, str) or not question_id.strip()):
-        err("question_id", _("must be a non-empty string, found %(found)s") % {"found": type_name(question_id)})
+class _Criterion(Line):
+    dimension = Text(gettext_lazy("must be a string, found %(found)s"), blank=True)
+    score = Integer(gettext_lazy("must be an integer or null, found %(found)s"), allow_null=True)
+    content = Text(gettext_lazy("must be a non-empty string, found %(found)s"))
 
-    dialogue = record.get("dialogue")
-    if "dialogue" in record:
-        if not isinstance(dialogue, list) or not dialogue:
-            err("dialogue", _("must be a non-empty list of turns, found %(found)s") % {"found": type_name(dialogue)})
-        else:
-            for i, turn in enumerate(dialogue):
-                path = f"dialogue[{i}]"
-                if not isinstance(turn, dict):
-                    err(path, _("must be an object, found %(found)s") % {"found": type_name(turn)})
-                    continue
-                if turn.get("role") not in ROLES:
-                    err(f"{path}.role", _("must be 'A' or 'B', found %(found)r") % {"found": turn.get("role")})
-                if not isinstance(turn.get("content"), str):
-                    err(f"{path}.content", _("must be a string, found %(found)s") % {"found": type_name(turn.get("content"))})
+    def validate_dimension(self, label: str) -> str:
+        if not is_known_label(label, self.context["declared_labels"]):
+            raise refuse(gettext_lazy("unknown ability label %(label)r (not in the HeartBench taxonomy)"), label=label)
+        return label
 
-    rubric_items: list[CriterionContent] = []
-    rubric = record.get("rubric")
-    if "rubric" in record:
-        if not isinstance(rubric, list) or not rubric:
-            err("rubric", _("must be a non-empty list of criteria, found %(found)s") % {"found": type_name(rubric)})
-        else:
-            for i, entry in enumerate(rubric):
-                parsed = _parse_criterion(entry, f"rubric[{i}]", err, declared_labels)
-                if parsed is not None:
-                    rubric_items.append(parsed)
+    def validate_score(self, weight: int | None) -> int | None:
+        if weight is not None and (not (MIN_WEIGHT <= weight <= MAX_WEIGHT) or weight == 0):
+            raise refuse(gettext_lazy("weight %(weight)d is outside -10..10 or zero"), weight=weight)
+        return weight
 
-    record_difficulty = record.get("difficulty")
-    if "difficulty" in record and record_difficulty not in DIFFICULTIES:
-        err("difficulty", _("must be 'hard' or 'normal', found %(found)r") % {"found": record_difficulty})
-    elif "difficulty" in record and difficulty and record_difficulty != difficulty:
-        err(
-            "difficulty",
-            _("the record says %(record)r but --difficulty is %(option)r") % {"record": record_difficulty, "option": difficulty},
-        )
-    for key in ("primary_scene", "secondary_scene"):
-        if key in record and not isinstance(record[key], str):
-            err(key, _("must be a string, found %(found)s") % {"found": type_name(record[key])})
-    for key, limit in MAX_LENGTHS.items():
-        if isinstance(record.get(key), str) and len(record[key]) > limit:
-            err(key, _("is longer than %(limit)d characters (%(length)d)") % {"limit": limit, "length": len(record[key])})
 
-    if len(errors.errors) > before or not isinstance(question_id, str) or not isinstance(dialogue, list):
-        return None  # the type checks hold whenever no error was recorded; they say so to the type checker
-    return ItemContent(
-        question_id=question_id,
-        dialogue=dialogue,
-        rubric=tuple(rubric_items),
-        difficulty=record.get("difficulty", difficulty or ""),
-        primary_scene=record.get("primary_scene", ""),
-        secondary_scene=record.get("secondary_scene", ""),
-        extra={k: v for k, v in record.items() if k not in RECORD_KEYS},
-        key_order=tuple(record.keys()),
+def _scene() -> Text:
+    too_long = gettext_lazy("is longer than %(limit)d characters (%(length)d)")
+    return Text(
+        gettext_lazy("must be a string, found %(found)s"),
+        blank=True,
+        required=False,
+        max_length=MAX_LENGTHS["primary_scene"],
+        too_long=too_long,
     )
 
 
-def _parse_criterion(entry: Any, path: str, err: ReportError, declared_labels: tuple[str, ...]) -> CriterionContent | None:
-    if not isinstance(entry, dict):
-        err(path, _("must be an object, found %(found)s") % {"found": type_name(entry)})
-        return None
-    ok = True
-    for key in CRITERION_KEYS:
-        if key not in entry:
-            err(f"{path}.{key}", _("missing key"))
-            ok = False
-    label = entry.get("dimension")
-    if "dimension" in entry:
-        if not isinstance(label, str):
-            err(f"{path}.dimension", _("must be a string, found %(found)s") % {"found": type_name(label)})
-            ok = False
-        elif not is_known_label(label, declared_labels):
-            err(f"{path}.dimension", _("unknown ability label %(label)r (not in the HeartBench taxonomy)") % {"label": label})
-            ok = False
-    weight = entry.get("score")
-    if "score" in entry and weight is not None:
-        if isinstance(weight, bool) or not isinstance(weight, int):
-            err(f"{path}.score", _("must be an integer or null, found %(found)s") % {"found": type_name(weight)})
-            ok = False
-        elif not (MIN_WEIGHT <= weight <= MAX_WEIGHT) or weight == 0:
-            err(f"{path}.score", _("weight %(weight)d is outside -10..10 or zero") % {"weight": weight})
-            ok = False
-    text = entry.get("content")
-    if "content" in entry and (not isinstance(text, str) or not text.strip()):
-        err(f"{path}.content", _("must be a non-empty string, found %(found)s") % {"found": type_name(text)})
-        ok = False
-    if not ok or not isinstance(label, str) or not isinstance(text, str):
-        return None  # the type checks hold whenever ok; they say so to the type checker
+class _Record(Line):
+    """One upstream record; the context gives the dataset's `declared_labels` and the import's `difficulty` option."""
+
+    question_id = Text(
+        gettext_lazy("must be a non-empty string, found %(found)s"),
+        max_length=MAX_LENGTHS["question_id"],
+        too_long=gettext_lazy("is longer than %(limit)d characters (%(length)d)"),
+    )
+    dialogue = Items(_Turn(), gettext_lazy("must be a non-empty list of turns, found %(found)s"))
+    rubric = Items(_Criterion(), gettext_lazy("must be a non-empty list of criteria, found %(found)s"))
+    difficulty = Choice(DIFFICULTIES, gettext_lazy("must be 'hard' or 'normal', found %(found)r"), required=False)
+    primary_scene = _scene()
+    secondary_scene = _scene()
+
+    def validate_difficulty(self, value: str) -> str:
+        option = self.context["difficulty"]
+        if option and value != option:
+            raise refuse(gettext_lazy("the record says %(record)r but --difficulty is %(option)r"), record=value, option=option)
+        return value
+
+
+def item_parser(
+    errors: ErrorCollector, *, declared_labels: tuple[str, ...] = (), difficulty: str | None = None
+) -> Callable[[dict, int], ItemContent | None]:
+    """What checks one file's records: given a record and its line, its content, or None after recording its problems."""
+    check = LineCheck(_Record, errors, declared_labels=declared_labels, difficulty=difficulty)
+
+    def parse_item(record: dict, line: int) -> ItemContent | None:
+        if check(record, line) is None:
+            return None
+        return ItemContent(
+            question_id=record["question_id"],
+            dialogue=record["dialogue"],
+            rubric=tuple(_criterion(entry) for entry in record["rubric"]),
+            difficulty=record.get("difficulty", difficulty or ""),
+            primary_scene=record.get("primary_scene", ""),
+            secondary_scene=record.get("secondary_scene", ""),
+            extra={k: v for k, v in record.items() if k not in RECORD_KEYS},
+            key_order=tuple(record.keys()),
+        )
+
+    return parse_item
+
+
+def _criterion(entry: dict) -> CriterionContent:
+    """A checked rubric entry's content; the keys it has beyond the three, and their order, are kept as they are."""
     extra = None
     if tuple(entry.keys()) != CRITERION_KEYS:
         extra = {"keys": list(entry.keys()), "values": {k: v for k, v in entry.items() if k not in CRITERION_KEYS}}
-    return CriterionContent(ability=label, weight=weight, text=text, extra=extra)
+    return CriterionContent(ability=entry["dimension"], weight=entry["score"], text=entry["content"], extra=extra)

@@ -504,14 +504,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
     them (fewer experts may take them). Hidden gold checks are filled exactly like the rest: the
     same rule as serving, one mechanism. The open slots nobody can take are returned with their reason.
     """
-    if campaign.kind == Campaign.Kind.CALIBRATION:
-        raise ValidationError({"campaign": _("calibrations are taken by each expert in turn; they are not pre-assigned")})
-    if campaign.kind == Campaign.Kind.GOLD_SET:
-        raise ValidationError(
-            {"campaign": _("a gold set is only a pool of hidden gold checks for blind tests; nobody is assigned work in it")}
-        )
-    if campaign.status != Campaign.Status.ACTIVE:
-        raise ValidationError({"campaign": _("the campaign is %(status)s, not active") % {"status": campaign.get_status_display().lower()}})
+    _refuse_bulk(campaign)
     now = timezone.now()
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
@@ -527,84 +520,120 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
             .order_by("order_key", "id")
             .values_list("pk", "item_id", "order_key", "extra_raters")
         )
-        taken: dict[int, set[int]] = defaultdict(set)
-        live_n: dict[int, int] = defaultdict(int)
-        per_item: dict[tuple[int, int], int] = defaultdict(int)
-        load: dict[int, int] = defaultdict(int)
+        board = _Board.of(campaign, responses, states, now)
+        item_info = _item_info({item for _, item, _o, _e in responses})
+        open_slots = sum(max(0, board.need(pk)) for pk, _item, _o, _e in responses)
+        rng = random.Random(keyed_seed(campaign.seed, "bulk"))
+        tiebreak = {s.user_id: rng.random() for s in states}
+        new: list[tuple[int, int]] = []
+        short: list[tuple[int, int, int]] = []  # (response, item, slots left open)
+        responses.sort(key=lambda r: (board.need(r[0]), not item_info[r[1]][0], r[2], r[0]))
+        for cr_id, item_id, _order, _extra in responses:
+            need = board.need(cr_id)
+            if need <= 0:
+                continue
+            pool = [s for s in states if _may_take(s, board.taken[cr_id], item_info[item_id], campaign, cfg)]
+            if len(pool) < need:
+                short.append((cr_id, item_id, need - len(pool)))
+            for s in _ranked(pool, board, item_id, item_info[item_id], tiebreak)[:need]:
+                new.append((cr_id, s.user_id))
+                board.give(cr_id, item_id, s)
+        # An expert works through pre-assigned work in insertion order: shuffle it per expert, so
+        # neither the sampling order (models) nor the filling order (nearer completion, hard items) shows through.
+        new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
+        _insert_preassigned(new, now)
+    unfilled = _unfilled_slots(campaign, states, short, board.taken, board.exposed, item_info, cfg)
+    return BulkAssignment(made=len(new), unfilled=unfilled, open_slots=open_slots)
+
+
+def _refuse_bulk(campaign: Campaign) -> None:
+    """Only an active campaign of ordinary work is pre-assigned."""
+    if campaign.kind == Campaign.Kind.CALIBRATION:
+        raise ValidationError({"campaign": _("calibrations are taken by each expert in turn; they are not pre-assigned")})
+    if campaign.kind == Campaign.Kind.GOLD_SET:
+        raise ValidationError(
+            {"campaign": _("a gold set is only a pool of hidden gold checks for blind tests; nobody is assigned work in it")}
+        )
+    if campaign.status != Campaign.Status.ACTIVE:
+        raise ValidationError({"campaign": _("the campaign is %(status)s, not active") % {"status": campaign.get_status_display().lower()}})
+
+
+@dataclass
+class _Board:
+    """Who holds what of a campaign while a bulk pass fills it."""
+
+    target: dict[int, int]  # each response's k plus the extra raters its split verdicts earned (`split_extension`)
+    taken: defaultdict[int, set[int]] = field(default_factory=lambda: defaultdict(set))  # response → who may not take it
+    exposed: defaultdict[int, set[int]] = field(default_factory=lambda: defaultdict(set))  # response → who a staff view showed it
+    live_n: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))  # response → live assignments
+    per_item: defaultdict[tuple[int, int], int] = field(default_factory=lambda: defaultdict(int))  # (expert, item) → assignments
+    load: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))  # expert → assignments
+
+    @classmethod
+    def of(cls, campaign: Campaign, responses: list[tuple[int, int, int, int]], states: list[ExpertState], now: datetime) -> _Board:
+        board = cls(target={pk: campaign.overlap + extra for pk, _i, _o, extra in responses})
         item_of = {pk: item for pk, item, _o, _e in responses}
-        # Each response's target: k plus the extra raters its split verdicts earned (`split_extension`).
-        target = {pk: campaign.overlap + extra for pk, _i, _o, extra in responses}
         for cr_id, expert_id, is_live in (
             Assignment.objects.filter(campaign_response__campaign=campaign)
             .annotate(is_live=ExpressionWrapper(AssignmentQuerySet.live_q(now), output_field=BooleanField()))
             .values_list("campaign_response_id", "expert_id", "is_live")
         ):
-            taken[cr_id].add(expert_id)
-            per_item[(expert_id, item_of[cr_id])] += 1
-            load[expert_id] += 1
+            board.taken[cr_id].add(expert_id)
+            board.per_item[(expert_id, item_of[cr_id])] += 1
+            board.load[expert_id] += 1
             if is_live:
-                live_n[cr_id] += 1
+                board.live_n[cr_id] += 1
         # A response a staff view showed an expert is never theirs to judge blind.
-        exposed: dict[int, set[int]] = defaultdict(set)
         for cr_id, user_id in StaffExposure.objects.filter(
             user_id__in=[s.user_id for s in states], response__campaign_entries__campaign=campaign
         ).values_list("response__campaign_entries", "user_id"):
-            taken[cr_id].add(user_id)
-            exposed[cr_id].add(user_id)
-        item_info = _item_info({item for _, item, _o, _e in responses})
-        open_slots = sum(max(0, target[pk] - live_n[pk]) for pk, _item, _o, _e in responses)
-        rng = random.Random(keyed_seed(campaign.seed, "bulk"))
-        tiebreak = {s.user_id: rng.random() for s in states}
-        new: list[tuple[int, int]] = []
-        short: list[tuple[int, int, int]] = []  # (response, item, slots left open)
-        responses.sort(key=lambda r: (target[r[0]] - live_n[r[0]], not item_info[r[1]][0], r[2], r[0]))
-        for cr_id, item_id, _order, _extra in responses:
-            need = target[cr_id] - live_n[cr_id]
-            if need <= 0:
-                continue
-            hard, abilities, dims, scene = item_info[item_id]
-            pool = [
-                s
-                for s in states
-                if s.open_count < s.capacity
-                and s.user_id not in taken[cr_id]
-                and (not hard or s.tier >= campaign.min_tier_for_hard)
-                and _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)
-            ]
-            if len(pool) < need:
-                short.append((cr_id, item_id, need - len(pool)))
-            if not pool:
-                continue
+            board.taken[cr_id].add(user_id)
+            board.exposed[cr_id].add(user_id)
+        return board
 
-            # Each expert's rank for this response, read before this response's picks change their load.
-            preference = {
-                s.user_id: (
-                    per_item[(s.user_id, item_id)],
-                    -(len(abilities & s.abilities) + (scene in s.scenes)),
-                    -(s.quality if s.quality is not None else 0.0),
-                    load[s.user_id],
-                    tiebreak[s.user_id],
-                )
-                for s in pool
-            }
-            floor = min(load[s.user_id] for s in pool)
-            near = sorted((s for s in pool if load[s.user_id] <= floor + 2), key=lambda s: preference[s.user_id])
-            if len(near) < need:
-                # Too few within the slack: the rest of the pool, least loaded first, fills what is left.
-                near += sorted((s for s in pool if load[s.user_id] > floor + 2), key=lambda s: (load[s.user_id], *preference[s.user_id]))
-            for s in near[:need]:
-                new.append((cr_id, s.user_id))
-                taken[cr_id].add(s.user_id)
-                per_item[(s.user_id, item_id)] += 1
-                load[s.user_id] += 1
-                s.open_count += 1
-        # An expert works through pre-assigned work in insertion order: shuffle it per expert, so
-        # neither the sampling order (models) nor the filling order (nearer completion, hard items) shows through.
-        new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
-        _insert_preassigned(new, now)
-    return BulkAssignment(
-        made=len(new), unfilled=_unfilled_slots(campaign, states, short, taken, exposed, item_info, cfg), open_slots=open_slots
+    def need(self, cr_id: int) -> int:
+        """The response's slots still open."""
+        return self.target[cr_id] - self.live_n[cr_id]
+
+    def give(self, cr_id: int, item_id: int, s: ExpertState) -> None:
+        self.taken[cr_id].add(s.user_id)
+        self.per_item[(s.user_id, item_id)] += 1
+        self.load[s.user_id] += 1
+        s.open_count += 1
+
+
+def _may_take(s: ExpertState, taken: set[int], info: ItemInfo, campaign: Campaign, cfg: CampaignSettings) -> bool:
+    """The hard limits: capacity, not had (nor shown) the response, the tier for a hard item, the qualification."""
+    hard, _abilities, dims, _scene = info
+    return (
+        s.open_count < s.capacity
+        and s.user_id not in taken
+        and (not hard or s.tier >= campaign.min_tier_for_hard)
+        and _qualified_for(s.qualified_dims, dims, cfg.qualification_per_dimension)
     )
+
+
+def _ranked(pool: list[ExpertState], board: _Board, item_id: int, info: ItemInfo, tiebreak: dict[int, float]) -> list[ExpertState]:
+    """The pool in the order it fills a response: the least loaded (within a slack of two) by preference, then the rest by load."""
+    if not pool:
+        return []
+    _hard, abilities, _dims, scene = info
+    load = board.load
+    # Each expert's rank for this response, read before this response's picks change their load.
+    preference = {
+        s.user_id: (
+            board.per_item[(s.user_id, item_id)],
+            -(len(abilities & s.abilities) + (scene in s.scenes)),
+            -(s.quality if s.quality is not None else 0.0),
+            load[s.user_id],
+            tiebreak[s.user_id],
+        )
+        for s in pool
+    }
+    floor = min(load[s.user_id] for s in pool)
+    near = sorted((s for s in pool if load[s.user_id] <= floor + 2), key=lambda s: preference[s.user_id])
+    # Too few within the slack: the rest of the pool, least loaded first, fills what is left.
+    return near + sorted((s for s in pool if load[s.user_id] > floor + 2), key=lambda s: (load[s.user_id], *preference[s.user_id]))
 
 
 def unknown_specialties(specialties: list[str], scenes: set[str]) -> list[str]:

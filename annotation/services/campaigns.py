@@ -202,82 +202,16 @@ def create_campaign(
     seeds derived from it with the server's sampling key (`annotation.services.sampling`).
     """
     name = (name or "").strip()
-    errors: dict[str, str] = {}
     seed = new_seed() if seed is None else seed
-    if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed <= MAX_SEED):
-        errors["seed"] = _("must be a whole number from 0 to %(max)d, or empty for a random one") % {"max": MAX_SEED}
-    if not name:
-        errors["name"] = _("a campaign needs a name")
-    elif Campaign.objects.filter(name=name).exists():
-        errors["name"] = _("a campaign named %(name)r already exists") % {"name": name}
-    if not (0 < sample_fraction <= 1):
-        errors["sample_fraction"] = _("must be in (0, 1], not %(value)s") % {"value": sample_fraction}
-    if overlap < 1:
-        errors["overlap"] = _("k must be at least 1, not %(value)s") % {"value": overlap}
-    if not (0 <= gold_rate < 1):
-        errors["gold_rate"] = _("must be in [0, 1), not %(value)s") % {"value": gold_rate}
-    if reservation_timeout <= timedelta(0):
-        errors["reservation_timeout"] = _("must be positive")
-    if gold_rate > 0 and gold_source is None:
-        errors["gold_source"] = _("a gold rate needs a gold set to draw hidden gold checks from")
+    errors = _creation_errors(name, seed, sample_fraction, overlap, gold_rate, reservation_timeout, gold_source)
     errors.update(_settings_errors({"deadline": deadline, "certificate_name": certificate_name}))
     errors.update(option_errors(enabled=split_extension, budget=split_extension_budget, min_share=split_extension_min_share))
     if errors:
         raise ValidationError(errors)
     version = get_version(dataset_name, version_label)
     models = _resolve_models(version, model_names)
-    pool = resolve_expert_pool(expert_usernames)
-    if not pool:
-        raise ValidationError({"experts": _("the expert pool is empty: no active user holds the expert role")})
-    eligible = eligible_experts(pool, requires_qualification=requires_qualification, per_dimension=qualification_per_dimension)
-    if overlap > len(eligible):
-        why = _("active and qualified") if requires_qualification else _("active")
-        raise ValidationError(
-            {
-                "overlap": _(
-                    "k=%(overlap)d is larger than the number of eligible experts: %(eligible)d of the %(pool)d in the pool are %(why)s"
-                )
-                % {"overlap": overlap, "eligible": len(eligible), "pool": len(pool), "why": why}
-            }
-        )
-    gold_rows = _gold_rows(gold_source, version) if gold_source is not None else []
-    strata: dict[tuple, list[int]] = defaultdict(list)
-    stratum_of: dict[int, tuple] = {}
-    for pk, diff, scene in version.items.values_list("pk", "difficulty", "primary_scene"):
-        strata[(diff, scene)].append(pk)
-        stratum_of[pk] = (diff, scene)
-    answers = _answers(version, models)
-    sample_seed = keyed_seed(seed, "sample")
-    quotas = stratum_quotas(strata, sample_fraction, sample_seed)
-    placed: dict[int, dict[int, GoldRow]] = {}
-    if gold_rate > 0 and gold_source is not None:
-        # The share of the campaign's responses that are gold is the share of gold in each expert's work:
-        # gold checks are served exactly like ordinary work, k experts each.
-        expected = sum(quotas[key] * sum(len(answers.get(i, [])) for i in ids) / len(ids) for key, ids in strata.items())
-        wanted = max(1, round(gold_rate * expected))
-        placed = _place_gold(gold_rows, answers, stratum_of, quotas, wanted=wanted, seed=keyed_seed(seed, "gold"))
-        if not placed:
-            raise ValidationError(
-                {
-                    "gold_source": _(
-                        "none of %(name)r's responses can be a hidden gold check: a gold check takes the place of one of the "
-                        "chosen models' answers to its question, so another chosen model must answer that question too"
-                    )
-                    % {"name": gold_source.name}
-                }
-            )
-    sampled_items = stratified_sample(strata, sample_fraction, sample_seed, forced=placed.keys())
-    # Every sampled item carries one response per chosen model that answers it; on a gold item some
-    # of them are gold checks in place of that model's answer, so neither whether an item is in the
-    # sample nor how often it comes round tells a gold check.
-    rows: list[tuple[int, int, GoldRow | None]] = []
-    for item in sampled_items:
-        instead = placed.get(item, {})
-        for resp in answers.get(item, []):
-            gold = instead.get(resp)
-            rows.append((gold[0], item, gold) if gold is not None else (resp, item, None))
-    if not rows:
-        raise ValidationError({"models": _("the sample holds no response of the chosen models")})
+    pool, eligible = _pool_for(expert_usernames, overlap, requires_qualification, qualification_per_dimension)
+    rows, sampled = _sample(version, models, seed=seed, fraction=sample_fraction, gold_rate=gold_rate, gold_source=gold_source)
     order = np.random.default_rng(keyed_seed(seed, "order")).permutation(len(rows))
     with transaction.atomic():
         campaign = Campaign.objects.create(
@@ -308,23 +242,130 @@ def create_campaign(
             split_extension_budget=split_extension_budget,
             split_extension_min_share=float(split_extension_min_share),
         )
-        created = CampaignResponse.objects.bulk_create(
-            [
-                CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=gold is not None, order_key=int(order[i]))
-                for i, (resp, item, gold) in enumerate(rows)
-            ],
-            batch_size=1000,
-        )
-        labels = [
-            GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl)
-            for cr, (_resp, _item, gold) in zip(created, rows)
-            if gold is not None
-            for crit, hit, expl in gold[2]
-        ]
-        GoldLabel.objects.bulk_create(labels, batch_size=1000)
-        fingerprint_soon()  # the library's quote check reads them (annotation.services.quotes)
+        _write_sample(campaign, rows, order)
     gold_count = sum(gold is not None for _resp, _item, gold in rows)
-    return CampaignOutcome(campaign, len(rows), gold_count, len(sampled_items), len(eligible))
+    return CampaignOutcome(campaign, len(rows), gold_count, len(sampled), len(eligible))
+
+
+def _creation_errors(
+    name: str,
+    seed: Any,
+    sample_fraction: float,
+    overlap: int,
+    gold_rate: float,
+    reservation_timeout: timedelta,
+    gold_source: Campaign | None,
+) -> dict[str, str]:
+    """What is wrong with a new campaign's own settings, per field."""
+    errors: dict[str, str] = {}
+    if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed <= MAX_SEED):
+        errors["seed"] = _("must be a whole number from 0 to %(max)d, or empty for a random one") % {"max": MAX_SEED}
+    if not name:
+        errors["name"] = _("a campaign needs a name")
+    elif Campaign.objects.filter(name=name).exists():
+        errors["name"] = _("a campaign named %(name)r already exists") % {"name": name}
+    if not (0 < sample_fraction <= 1):
+        errors["sample_fraction"] = _("must be in (0, 1], not %(value)s") % {"value": sample_fraction}
+    if overlap < 1:
+        errors["overlap"] = _("k must be at least 1, not %(value)s") % {"value": overlap}
+    if not (0 <= gold_rate < 1):
+        errors["gold_rate"] = _("must be in [0, 1), not %(value)s") % {"value": gold_rate}
+    if reservation_timeout <= timedelta(0):
+        errors["reservation_timeout"] = _("must be positive")
+    if gold_rate > 0 and gold_source is None:
+        errors["gold_source"] = _("a gold rate needs a gold set to draw hidden gold checks from")
+    return errors
+
+
+def _pool_for(
+    usernames: list[str] | None, overlap: int, requires_qualification: bool, per_dimension: bool
+) -> tuple[list[User], list[User]]:
+    """The campaign's expert pool and those of it eligible to work; ValidationError when they are fewer than k."""
+    pool = resolve_expert_pool(usernames)
+    if not pool:
+        raise ValidationError({"experts": _("the expert pool is empty: no active user holds the expert role")})
+    eligible = eligible_experts(pool, requires_qualification=requires_qualification, per_dimension=per_dimension)
+    if overlap > len(eligible):
+        why = _("active and qualified") if requires_qualification else _("active")
+        raise ValidationError(
+            {
+                "overlap": _(
+                    "k=%(overlap)d is larger than the number of eligible experts: %(eligible)d of the %(pool)d in the pool are %(why)s"
+                )
+                % {"overlap": overlap, "eligible": len(eligible), "pool": len(pool), "why": why}
+            }
+        )
+    return pool, eligible
+
+
+def _sample(
+    version: DatasetVersion,
+    models: list[LanguageModel],
+    *,
+    seed: int,
+    fraction: float,
+    gold_rate: float,
+    gold_source: Campaign | None,
+) -> tuple[list[tuple[int, int, GoldRow | None]], list[int]]:
+    """The campaign's rows (response, item, gold row or None) and its sampled items: a stratified sample, gold checks placed in it."""
+    gold_rows = _gold_rows(gold_source, version) if gold_source is not None else []
+    strata: dict[tuple, list[int]] = defaultdict(list)
+    stratum_of: dict[int, tuple] = {}
+    for pk, diff, scene in version.items.values_list("pk", "difficulty", "primary_scene"):
+        strata[(diff, scene)].append(pk)
+        stratum_of[pk] = (diff, scene)
+    answers = _answers(version, models)
+    sample_seed = keyed_seed(seed, "sample")
+    quotas = stratum_quotas(strata, fraction, sample_seed)
+    placed: dict[int, dict[int, GoldRow]] = {}
+    if gold_rate > 0 and gold_source is not None:
+        # The share of the campaign's responses that are gold is the share of gold in each expert's work:
+        # gold checks are served exactly like ordinary work, k experts each.
+        expected = sum(quotas[key] * sum(len(answers.get(i, [])) for i in ids) / len(ids) for key, ids in strata.items())
+        wanted = max(1, round(gold_rate * expected))
+        placed = _place_gold(gold_rows, answers, stratum_of, quotas, wanted=wanted, seed=keyed_seed(seed, "gold"))
+        if not placed:
+            raise ValidationError(
+                {
+                    "gold_source": _(
+                        "none of %(name)r's responses can be a hidden gold check: a gold check takes the place of one of the "
+                        "chosen models' answers to its question, so another chosen model must answer that question too"
+                    )
+                    % {"name": gold_source.name}
+                }
+            )
+    sampled_items = stratified_sample(strata, fraction, sample_seed, forced=placed.keys())
+    # Every sampled item carries one response per chosen model that answers it; on a gold item some
+    # of them are gold checks in place of that model's answer, so neither whether an item is in the
+    # sample nor how often it comes round tells a gold check.
+    rows: list[tuple[int, int, GoldRow | None]] = []
+    for item in sampled_items:
+        instead = placed.get(item, {})
+        for resp in answers.get(item, []):
+            gold = instead.get(resp)
+            rows.append((gold[0], item, gold) if gold is not None else (resp, item, None))
+    if not rows:
+        raise ValidationError({"models": _("the sample holds no response of the chosen models")})
+    return rows, sampled_items
+
+
+def _write_sample(campaign: Campaign, rows: list[tuple[int, int, GoldRow | None]], order: Any) -> None:
+    """The campaign's responses in their drawn order, and the gold labels of its hidden gold checks."""
+    created = CampaignResponse.objects.bulk_create(
+        [
+            CampaignResponse(campaign=campaign, response_id=resp, item_id=item, is_gold=gold is not None, order_key=int(order[i]))
+            for i, (resp, item, gold) in enumerate(rows)
+        ],
+        batch_size=1000,
+    )
+    labels = [
+        GoldLabel(campaign_response=cr, criterion_id=crit, hit=hit, explanation=expl)
+        for cr, (_resp, _item, gold) in zip(created, rows)
+        if gold is not None
+        for crit, hit, expl in gold[2]
+    ]
+    GoldLabel.objects.bulk_create(labels, batch_size=1000)
+    fingerprint_soon()  # the library's quote check reads them (annotation.services.quotes)
 
 
 def _answers(version: DatasetVersion, models: list[LanguageModel]) -> dict[int, list[int]]:
@@ -884,50 +925,16 @@ def update_campaign_settings(*, campaign: Campaign, by: User, confirm: bool = Fa
     if errors := _settings_errors(changes):
         raise ValidationError(errors)
     change_note = str(changes.pop("change_note", "") or "").strip()
-    from annotation.services.guidelines import current_guidelines, publish_guidelines
+    from annotation.services.guidelines import current_guidelines
 
     with transaction.atomic():
         locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
         cfg = CampaignSettings.objects.get_or_create(campaign=locked, defaults={"requires_qualification": False})[0]
         current = current_guidelines(locked)
-        before = {
-            "rationale_min_chars": locked.rationale_min_chars,
-            "deadline": locked.deadline,
-            "show_weights": locked.show_weights,
-            "reservation_timeout": locked.reservation_timeout,
-            "piece_rate": locked.piece_rate,
-            "certificate_name": cfg.certificate_name,
-            "guidelines": current.body if current is not None else "",
-        }
-        if "piece_rate" in changes:
-            changes["piece_rate"] = Decimal(str(changes["piece_rate"])).quantize(Decimal("0.01"))
-        if "certificate_name" in changes:
-            changes["certificate_name"] = changes["certificate_name"].strip()
-        if "guidelines" in changes:
-            changes["guidelines"] = changes["guidelines"].replace("\r\n", "\n").strip()
+        changes = _normalised(changes)
         started = locked.kind == Campaign.Kind.BLIND_TEST and has_started(locked)
-        changed = [
-            SettingsChange(
-                field=name,
-                before=_shown(before[name]) if name != "guidelines" else _revision_name(current.revision if current else None),
-                after=_shown(value) if name != "guidelines" else _revision_name(current.revision + 1 if current else 1),
-                bias_risk=started and name in BIAS_RISK_FIELDS,
-            )
-            for name, value in changes.items()
-            if value != before[name]
-        ]
-        risky = [c.field for c in changed if c.bias_risk]
-        if risky and not confirm:
-            raise ValidationError(
-                {
-                    "confirm": _(
-                        "Experts have already submitted work in this campaign: changing %(fields)s now means work before and after "
-                        "the change was done under different conditions. Confirm to change it anyway; the change is recorded."
-                    )
-                    % {"fields": ", ".join(str(FIELD_LABELS[f]) for f in risky)}
-                },
-                code="needs_confirmation",
-            )
+        changed = _setting_changes(changes, _settings_now(locked, cfg, current), current, started=started)
+        _refuse_unconfirmed(changed, confirm)
         if not changed:
             return []
         campaign_fields = [c.field for c in changed if c.field not in ("certificate_name", "guidelines")]
@@ -939,22 +946,83 @@ def update_campaign_settings(*, campaign: Campaign, by: User, confirm: bool = Fa
             cfg.certificate_name = changes["certificate_name"]
             cfg.save(update_fields=["certificate_name"])
         if any(c.field == "guidelines" for c in changed):
-            try:
-                publish_guidelines(campaign=locked, body=changes["guidelines"], change_note=change_note, author=by)
-            except ValidationError as exc:
-                # The form calls the body "guidelines".
-                raise ValidationError({"guidelines" if k == "body" else k: v for k, v in exc.message_dict.items()}) from None
-        _record(
-            campaign=locked,
-            by=by,
-            message="; ".join(
-                f"{c.field}: {c.before} → {c.after}" + (" " + _("(confirmed: experts had submitted work)") if c.bias_risk else "")
-                for c in changed
-            ),
-        )
+            _publish(locked, changes["guidelines"], change_note, by)
+        _record(campaign=locked, by=by, message="; ".join(_said(c) for c in changed))
     for name in campaign_fields:
         setattr(campaign, name, changes[name])
     return changed
+
+
+def _settings_now(campaign: Campaign, cfg: CampaignSettings, current: Any) -> dict[str, Any]:
+    """Each editable setting's value before the change."""
+    return {
+        "rationale_min_chars": campaign.rationale_min_chars,
+        "deadline": campaign.deadline,
+        "show_weights": campaign.show_weights,
+        "reservation_timeout": campaign.reservation_timeout,
+        "piece_rate": campaign.piece_rate,
+        "certificate_name": cfg.certificate_name,
+        "guidelines": current.body if current is not None else "",
+    }
+
+
+def _normalised(changes: dict[str, Any]) -> dict[str, Any]:
+    """The checked changes as they are stored: a rate to the cent, a stripped name, guidelines with plain line ends."""
+    if "piece_rate" in changes:
+        changes["piece_rate"] = Decimal(str(changes["piece_rate"])).quantize(Decimal("0.01"))
+    if "certificate_name" in changes:
+        changes["certificate_name"] = changes["certificate_name"].strip()
+    if "guidelines" in changes:
+        changes["guidelines"] = changes["guidelines"].replace("\r\n", "\n").strip()
+    return changes
+
+
+def _setting_changes(changes: dict[str, Any], before: dict[str, Any], current: Any, *, started: bool) -> list[SettingsChange]:
+    """The changes that change something, each with its before and after (guidelines: their revisions) and its bias risk."""
+    revision = current.revision if current else None
+    return [
+        SettingsChange(
+            field=name,
+            before=_shown(before[name]) if name != "guidelines" else _revision_name(revision),
+            after=_shown(value) if name != "guidelines" else _revision_name(revision + 1 if revision is not None else 1),
+            bias_risk=started and name in BIAS_RISK_FIELDS,
+        )
+        for name, value in changes.items()
+        if value != before[name]
+    ]
+
+
+def _refuse_unconfirmed(changed: list[SettingsChange], confirm: bool) -> None:
+    """A change that risks biasing work already submitted needs confirming."""
+    risky = [c.field for c in changed if c.bias_risk]
+    if risky and not confirm:
+        raise ValidationError(
+            {
+                "confirm": _(
+                    "Experts have already submitted work in this campaign: changing %(fields)s now means work before and after "
+                    "the change was done under different conditions. Confirm to change it anyway; the change is recorded."
+                )
+                % {"fields": ", ".join(str(FIELD_LABELS[f]) for f in risky)}
+            },
+            code="needs_confirmation",
+        )
+
+
+def _publish(campaign: Campaign, body: str, change_note: str, by: User) -> None:
+    """New guidelines as the campaign's next revision."""
+    from annotation.services.guidelines import publish_guidelines
+
+    try:
+        publish_guidelines(campaign=campaign, body=body, change_note=change_note, author=by)
+    except ValidationError as exc:
+        # The form calls the body "guidelines".
+        raise ValidationError({"guidelines" if k == "body" else k: v for k, v in exc.message_dict.items()}) from None
+
+
+def _said(change: SettingsChange) -> str:
+    """A change as the campaign's log records it."""
+    confirmed = " " + _("(confirmed: experts had submitted work)") if change.bias_risk else ""
+    return f"{change.field}: {change.before} → {change.after}{confirmed}"
 
 
 def _record(*, campaign: Campaign, by: User, message: str) -> None:

@@ -20,17 +20,18 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
+from rest_framework import serializers
 
 from annotation.knowledge.selectors import visible_cases
 from annotation.models import Campaign, Case, DatasetGuidelines, FaqEntry
@@ -46,6 +47,7 @@ from annotation.services.knowledge import (
     can_write_faq,
     model_names,
 )
+from heartbench_core.input_lines import Boolean, Choice, Integer, Items, JsonField, Line, LineCheck, Moment, Strings, Text, Uuid, refuse
 from heartbench_core.jsonl import ErrorCollector, type_name
 from heartbench_core.lib.jsonl import read_jsonl, source_name
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, ModelResponse, User
@@ -197,134 +199,205 @@ class _Plan:
     created_at: dict[int, Any] = field(default_factory=dict)  # id() of a planned row → its creation time in the file
 
 
-class _Reader:
-    """Checks one line's fields, recording each problem under its field; returns None for a bad value."""
+# What a line's fields must be, as the file's readers are told (the lines' serializers below use them).
+_TEXT = gettext_lazy("expected a non-empty string, found %(found)s")
+_TOO_LONG = gettext_lazy("at most %(n)d characters")
+_MOMENT = gettext_lazy("expected an ISO 8601 date and time, found %(value)r")
+_POSITIVE = gettext_lazy("expected a positive integer, found %(found)s")
+_MAX_ID = 2**31 - 1  # beyond it, no revision or row here: refused before any query
 
-    def __init__(self, errors: ErrorCollector, line: int, record: dict[str, Any]) -> None:
-        self.errors, self.line, self.record = errors, line, record
 
-    def bad(self, name: str, message: str) -> None:
-        self.errors.add(self.line, name, message)
+def _text(limit: int = 50_000) -> Text:
+    return Text(_TEXT, max_length=limit, too_long=_TOO_LONG, missing=None)
 
-    def refused(self, exc: ValidationError) -> None:
-        """A service's refusal, each message under its field (the services name fields as the file does)."""
-        for name, messages in exc.message_dict.items():
-            for message in messages:
-                self.bad(name, message)
 
-    def text(self, name: str, *, required: bool = True, limit: int = 50_000) -> str | None:
-        value = self.record.get(name)
-        if value is None and not required:
-            return None
-        if not isinstance(value, str) or (required and not value.strip()):
-            self.bad(name, _("expected a non-empty string, found %(found)s") % {"found": type_name(value)})
-            return None
-        if len(value) > limit:
-            self.bad(name, _("at most %(n)d characters") % {"n": limit})
-            return None
-        return value
+def _choice(choices: list[str]) -> Choice:
+    return Choice(choices, gettext_lazy("expected one of %(choices)s, found %(value)r"), missing=None)
 
-    def strings(self, name: str) -> list[str] | None:
-        value = self.record.get(name, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.bad(name, _("expected a list of strings, found %(found)s") % {"found": type_name(value)})
-            return None
-        return value
 
-    def boolean(self, name: str) -> bool | None:
-        value = self.record.get(name)
-        if not isinstance(value, bool):
-            self.bad(name, _("expected true or false, found %(found)s") % {"found": type_name(value)})
-            return None
-        return value
+def _strings() -> Strings:
+    return Strings(gettext_lazy("expected a list of strings, found %(found)s"), required=False, default=list)
 
-    def choice(self, name: str, choices: list[str]) -> str | None:
-        value = self.record.get(name)
-        if value not in choices:
-            self.bad(name, _("expected one of %(choices)s, found %(value)r") % {"choices": ", ".join(choices), "value": value})
-            return None
-        return value
 
-    def moment(self, name: str) -> Any:
-        value = self.record.get(name)
-        if value is None:
-            return None
-        parsed = parse_datetime(value) if isinstance(value, str) else None
-        if parsed is None:
-            self.bad(name, _("expected an ISO 8601 date and time, found %(value)r") % {"value": value})
-        return parsed
+def _boolean() -> Boolean:
+    return Boolean(gettext_lazy("expected true or false, found %(found)s"), missing=None)
 
-    def uid(self) -> uuid.UUID | None:
-        try:
-            return uuid.UUID(str(self.record.get("uid")))
-        except ValueError:
-            self.bad("uid", _("expected a UUID, found %(value)r") % {"value": self.record.get("uid")})
-            return None
+
+def _moment() -> Moment:
+    return Moment(_MOMENT, missing=None)
+
+
+def _uid() -> Uuid:
+    return Uuid(gettext_lazy("expected a UUID, found %(value)r"), missing=None)
 
 
 class _Lookups:
     """What the lines name, looked up once per value."""
 
     def __init__(self) -> None:
-        self.datasets: dict[str, Dataset | None] = {}
-        self.users: dict[str, User | None] = {}
+        self.found: dict[tuple[type, str], Any] = {}
         self.latest: dict[int, DatasetVersion | None] = {}
-        self.campaigns: dict[str, Campaign | None] = {}
         self.model_names = model_names()
 
-    def dataset(self, name: str) -> Dataset | None:
-        if name not in self.datasets:
-            self.datasets[name] = Dataset.objects.filter(name=name).first()
-        return self.datasets[name]
+    def named(self, model: type[Dataset | User | Campaign], name: str) -> Any:
+        """The dataset, user (by username) or campaign of that name here, or None."""
+        if (model, name) not in self.found:
+            field = "username" if model is User else "name"
+            self.found[(model, name)] = model._default_manager.filter(**{field: name}).first()
+        return self.found[(model, name)]
 
-    def user(self, username: str) -> User | None:
-        if username not in self.users:
-            self.users[username] = User.objects.filter(username=username).first()
-        return self.users[username]
-
-    def campaign(self, name: str) -> Campaign | None:
-        if name not in self.campaigns:
-            self.campaigns[name] = Campaign.objects.filter(name=name).first()
-        return self.campaigns[name]
-
-    def lineage(self, dataset: Dataset, ref: Any, reader: _Reader, name: str) -> CriterionLineage | None:
+    def lineage(self, dataset: Dataset, ref: dict[str, Any]) -> CriterionLineage | None:
         """The dataset's lineage a criterion reference names: by key, else by question id and wording, else by question id and number."""
-        if not isinstance(ref, dict):
-            reader.bad(name, _("expected an object {key, question_id, number, text}, found %(found)s") % {"found": type_name(ref)})
-            return None
-        try:
-            key = uuid.UUID(str(ref.get("key")))
-        except ValueError:
-            key = None
-        if key is not None:
-            found = CriterionLineage.objects.filter(key=key, dataset=dataset).first()
-            if found is not None:
-                return found
+        return self._by_key(dataset, ref.get("key")) or self._by_question(dataset, ref)
+
+    @staticmethod
+    def _by_key(dataset: Dataset, key: Any) -> CriterionLineage | None:
+        uid = _uuid_or_none(key)
+        return CriterionLineage.objects.filter(key=uid, dataset=dataset).first() if uid is not None else None
+
+    def _by_question(self, dataset: Dataset, ref: dict[str, Any]) -> CriterionLineage | None:
         if dataset.pk not in self.latest:
             self.latest[dataset.pk] = dataset.versions.order_by("-number").first()
-        latest, qid = self.latest[dataset.pk], ref.get("question_id")
-        if latest is not None and isinstance(qid, str):
-            snapshot = None
-            if isinstance(ref.get("text"), str):
-                snapshot = (
-                    Criterion.objects.filter(item__version=latest, item__question_id=qid, text=ref["text"])
-                    .select_related("lineage")
-                    .first()
-                )
-            if snapshot is None and isinstance(ref.get("number"), int):
-                snapshot = (
-                    Criterion.objects.filter(item__version=latest, item__question_id=qid, position=ref["number"] - 1)
-                    .select_related("lineage")
-                    .first()
-                )
-            if snapshot is not None:
-                return snapshot.lineage
-        reader.bad(
-            name,
-            _("no criterion of dataset %(dataset)s matches %(ref)s")
-            % {"dataset": dataset.name, "ref": json.dumps(ref, ensure_ascii=False)},
-        )
-        return None
+        latest, qid, text, number = self.latest[dataset.pk], ref.get("question_id"), ref.get("text"), ref.get("number")
+        if latest is None or not isinstance(qid, str):
+            return None
+        snapshots = Criterion.objects.filter(item__version=latest, item__question_id=qid).select_related("lineage")
+        snapshot = snapshots.filter(text=text).first() if isinstance(text, str) else None
+        if snapshot is None and isinstance(number, int) and 0 < number <= _MAX_ID:
+            snapshot = snapshots.filter(position=number - 1).first()
+        return snapshot.lineage if snapshot is not None else None
+
+
+class _Named(Text):
+    """A dataset (`kind="dataset"`) or a user of this installation, named by its name."""
+
+    def __init__(self, kind: str, **kwargs: Any) -> None:
+        self.kind = kind
+        super().__init__(_TEXT, max_length=100 if kind == "dataset" else 150, too_long=_TOO_LONG, missing=None, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        name = super().to_internal_value(data)
+        found = self.context["lookups"].named(Dataset if self.kind == "dataset" else User, name)
+        if found is None and self.kind == "dataset":
+            raise refuse(gettext_lazy("no dataset named %(name)r"), name=name)
+        if found is None:
+            raise refuse(gettext_lazy("no user named %(name)r in this installation"), name=name)
+        return found
+
+
+class _Writer(_Named):
+    """The user a field names, who must hold a role that writes this kind of record here (as on the pages)."""
+
+    def __init__(self, *, faq: bool, **kwargs: Any) -> None:
+        self.faq = faq
+        super().__init__("user", **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        user = super().to_internal_value(data)
+        if self.faq and not can_write_faq(user):
+            raise refuse(
+                gettext_lazy("%(name)s does not write FAQ entries here (rubric authors and senior reviewers do)"), name=user.username
+            )
+        if not self.faq and not can_write_cases(user):
+            raise refuse(gettext_lazy("%(name)s does not write cases here (senior reviewers and admins do)"), name=user.username)
+        return user
+
+
+class _CriterionRef(JsonField):
+    """A criterion of the line's dataset, as the export writes it (see `_Lookups.lineage`)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise refuse(gettext_lazy("expected an object {key, question_id, number, text}, found %(found)s"), found=type_name(data))
+        dataset = self.context["dataset"]
+        found = self.context["lookups"].lineage(dataset, data)
+        if found is None:
+            message = gettext_lazy("no criterion of dataset %(dataset)s matches %(ref)s")
+            raise refuse(message, dataset=dataset.name, ref=json.dumps(data, ensure_ascii=False))
+        return found
+
+
+class _Replaces(JsonField):
+    """The uid of the entry an entry replaces: earlier in the file, or here."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if str(data) not in self.context["faq_uids"]:
+            uid = _uuid_or_none(data)
+            if uid is None or not FaqEntry.objects.filter(uid=uid).exists():
+                raise refuse(gettext_lazy("the entry it replaces (%(uid)s) is neither earlier in the file nor here"), uid=data)
+        return str(data)
+
+
+class _Header(Line):
+    type = _choice(["guidelines", "faq", "case"])
+    dataset = _Named("dataset")
+
+
+class _GuidelinesLine(Line):
+    revision = Integer(_POSITIVE, minimum=1, maximum=_MAX_ID, missing=None)
+    body = _text()
+    author = _Named("user", allow_null=True, blank=True)
+    created_at = _moment()
+
+
+class _FaqLine(Line):
+    uid = _uid()
+    question = _text(300)
+    answer = _text()
+    tags = _strings()
+    abilities = _strings()
+    status = _choice(list(FaqEntry.Status.values))
+    author = _Writer(faq=True)
+    criteria = Items(_CriterionRef(), gettext_lazy("expected a list, found %(found)s"), allow_empty=True, required=False, default=list)
+    replaces = _Replaces(allow_null=True, missing=None)
+    created_at = _moment()
+    submitted_at = _moment()
+    retired_at = _moment()
+
+
+class _CaseLine(Line):
+    uid = _uid()
+    criterion = _CriterionRef(missing=None)
+    title = _text(200)
+    excerpt = _text(600)
+    reasoning = _text()
+    criterion_text = _text()
+    hit = _boolean()
+    invented = _boolean()
+    cause = _choice(list(Case.Cause.values))
+    source = _choice(list(Case.Source.values))  # type: ignore[assignment]  # the file's field, not DRF's attribute (the serializer takes it out of the class)
+    status = _choice(list(Case.Status.values))
+    tags = _strings()
+    author = _Writer(faq=False)
+    published_by = _Writer(faq=False, allow_null=True, blank=True)
+    criterion_revision = Integer(_POSITIVE, minimum=1, maximum=_MAX_ID, missing=None)
+    source_campaign = serializers.JSONField(required=False, allow_null=True, default=None)  # checked by `validate`
+    source_response = serializers.JSONField(required=False, allow_null=True, default=None)
+    source_adjudication = Integer(
+        gettext_lazy("expected an integer or null, found %(found)s"), minimum=0, maximum=2**63 - 1, allow_null=True, missing=None
+    )
+    created_at = _moment()
+    published_at = _moment()
+    retired_at = _moment()
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """A case written from a campaign names a campaign here and one of its dataset's responses."""
+        name, public_id = attrs["source_campaign"], attrs["source_response"]
+        attrs["source_campaign"] = attrs["source_response"] = None
+        if attrs["source"] == Case.Source.WRITTEN and name is None:
+            return attrs
+        dataset, problems = self.context["dataset"], {}
+        attrs["source_campaign"] = self.context["lookups"].named(Campaign, name) if isinstance(name, str) else None
+        if attrs["source_campaign"] is None:
+            message = _("campaign %(name)r is not in this installation: import it first (its cases' visibility depends on it)")
+            problems["source_campaign"] = message % {"name": name}
+        if isinstance(public_id, str):
+            attrs["source_response"] = ModelResponse.objects.filter(public_id=public_id, dataset=dataset).first()
+        if attrs["source_response"] is None:
+            problems["source_response"] = _("no response %(id)r of dataset %(dataset)s") % {"id": public_id, "dataset": dataset.name}
+        if problems:
+            raise serializers.ValidationError(problems)
+        return attrs
 
 
 def import_library(*, source: str | Path | IO, name: str | None = None) -> LibraryImportOutcome:
@@ -335,34 +408,34 @@ def import_library(*, source: str | Path | IO, name: str | None = None) -> Libra
 
 def _import_library(*, source: str | Path | IO, name: str | None) -> LibraryImportOutcome:
     errors = ErrorCollector(name or source_name(source))
-    lookups = _Lookups()
-    plan = _Plan()
-    faq_uids: set[str] = set()
+    lookups, plan, faq_uids = _Lookups(), _Plan(), set[str]()
+    header = LineCheck(_Header, errors, lookups=lookups)
+    planners = {
+        "guidelines": (LineCheck(_GuidelinesLine, errors, lookups=lookups), _plan_guidelines),
+        "faq": (LineCheck(_FaqLine, errors, lookups=lookups, faq_uids=faq_uids), _plan_faq),
+        "case": (LineCheck(_CaseLine, errors, lookups=lookups), _plan_case),
+    }
     lines = 0
     for number, record in read_jsonl(source, errors):
         lines += 1
-        reader = _Reader(errors, number, record)
-        kind = reader.choice("type", ["guidelines", "faq", "case"])
-        dataset_name = reader.text("dataset", limit=100)
-        dataset = lookups.dataset(dataset_name) if dataset_name else None
-        if dataset_name and dataset is None:
-            reader.bad("dataset", _("no dataset named %(name)r") % {"name": dataset_name})
-        if kind is None or dataset is None:
+        head = header(record, number)
+        if head is None:
             continue
-        if kind == "guidelines":
-            _check_guidelines(reader, dataset, lookups, plan)
-        elif kind == "faq":
-            _check_faq(reader, dataset, lookups, plan, faq_uids)
-        else:
-            _check_case(reader, dataset, lookups, plan)
+        check, planner = planners[head["type"]]
+        data = check(record, number, dataset=head["dataset"])
+        if data is not None:
+            planner(_Planned(head["dataset"], data, record, lookups, plan, faq_uids, partial(errors.add, number)))
     if not lines and not errors:
         errors.add(None, None, _("the file holds no records"))
     errors.raise_if_any()
-    outcome = LibraryImportOutcome(lines=lines, already_present=plan.already_present)
+    return _write(plan, lines)
+
+
+def _write(plan: _Plan, lines: int) -> LibraryImportOutcome:
+    """Write a checked file's plan, in order: guidelines, entries (each after the one it replaces), cases."""
     for g in plan.guidelines:
         g.save()
         _keep_created_at(g, plan)
-    outcome.guidelines = len(plan.guidelines)
     by_uid = {str(u): pk for u, pk in FaqEntry.objects.values_list("uid", "pk")}
     for entry, lineages, replaces in plan.faq:
         entry.replaces_id = by_uid.get(replaces) if replaces else None
@@ -371,14 +444,18 @@ def _import_library(*, source: str | Path | IO, name: str | None) -> LibraryImpo
         _keep_created_at(entry, plan)
         entry.lineages.set(lineages)
         by_uid[str(entry.uid)] = entry.pk
-    outcome.faq = len(plan.faq)
-    outcome.to_review = plan.to_review
     for case in plan.cases:
         _case_search(case)
         case.save()
         _keep_created_at(case, plan)
-    outcome.cases = len(plan.cases)
-    return outcome
+    return LibraryImportOutcome(
+        guidelines=len(plan.guidelines),
+        faq=len(plan.faq),
+        cases=len(plan.cases),
+        already_present=plan.already_present,
+        lines=lines,
+        to_review=plan.to_review,
+    )
 
 
 def _keep_created_at(row: DatasetGuidelines | FaqEntry | Case, plan: _Plan) -> None:
@@ -388,52 +465,41 @@ def _keep_created_at(row: DatasetGuidelines | FaqEntry | Case, plan: _Plan) -> N
         type(row).objects.filter(pk=row.pk).update(created_at=when)
 
 
-def _person(reader: _Reader, lookups: _Lookups, name: str, *, required: bool) -> User | None:
-    username = reader.text(name, required=required, limit=150)
-    if username is None:
-        return None
-    user = lookups.user(username)
-    if user is None:
-        reader.bad(name, _("no user named %(name)r in this installation") % {"name": username})
-    return user
+@dataclass(frozen=True)
+class _Planned:
+    """A checked line on its way into the plan: its dataset, checked values and raw record, and where its problems go."""
+
+    dataset: Dataset
+    data: dict[str, Any]
+    record: dict[str, Any]
+    lookups: _Lookups
+    plan: _Plan
+    faq_uids: set[str]
+    report: Callable[[str | None, str], None]
+
+    def refused(self, exc: ValidationError) -> None:
+        """A service's refusal, each message under its field (the services name fields as the file does)."""
+        for name, messages in exc.message_dict.items():
+            for message in messages:
+                self.report(name, message)
 
 
-def _check_guidelines(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Plan) -> None:
-    revision, body = reader.record.get("revision"), reader.text("body")
-    if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
-        reader.bad("revision", _("expected a positive integer, found %(found)s") % {"found": type_name(revision)})
-        return
-    author = _person(reader, lookups, "author", required=False)
-    created_at = reader.moment("created_at")
-    if body is None:
-        return
+def _plan_guidelines(line: _Planned) -> None:
+    dataset, revision, body, plan = line.dataset, line.data["revision"], line.data["body"], line.plan
     existing = DatasetGuidelines.objects.filter(dataset=dataset, revision=revision).first()
     if existing is not None:
         if existing.body != body:
-            reader.bad("body", _("revision %(n)d of %(dataset)s exists here with another text") % {"n": revision, "dataset": dataset.name})
+            line.report("body", _("revision %(n)d of %(dataset)s exists here with another text") % {"n": revision, "dataset": dataset.name})
         else:
             plan.already_present += 1
         return
     if any(g.dataset_id == dataset.pk and g.revision == revision for g in plan.guidelines):
-        reader.bad("revision", _("revision %(n)d of %(dataset)s is twice in the file") % {"n": revision, "dataset": dataset.name})
+        line.report("revision", _("revision %(n)d of %(dataset)s is twice in the file") % {"n": revision, "dataset": dataset.name})
         return
-    g = DatasetGuidelines(
-        dataset=dataset, revision=revision, body=body, change_note=str(reader.record.get("change_note") or "")[:300], author=author
-    )
+    change_note = str(line.record.get("change_note") or "")[:300]
+    g = DatasetGuidelines(dataset=dataset, revision=revision, body=body, change_note=change_note, author=line.data["author"])
     plan.guidelines.append(g)
-    plan.created_at[id(g)] = created_at
-
-
-def _writer(reader: _Reader, lookups: _Lookups, name: str, *, faq: bool, required: bool) -> User | None:
-    """The user a field names, who must hold a role that writes this kind of record here (as on the pages)."""
-    user = _person(reader, lookups, name, required=required)
-    if user is None or (can_write_faq(user) if faq else can_write_cases(user)):
-        return user
-    if faq:
-        reader.bad(name, _("%(name)s does not write FAQ entries here (rubric authors and senior reviewers do)") % {"name": user.username})
-    else:
-        reader.bad(name, _("%(name)s does not write cases here (senior reviewers and admins do)") % {"name": user.username})
-    return None
+    plan.created_at[id(g)] = line.data["created_at"]
 
 
 def _imported_status(status: str) -> str:
@@ -441,56 +507,37 @@ def _imported_status(status: str) -> str:
     return FaqEntry.Status.IN_REVIEW if status == FaqEntry.Status.PUBLISHED else status
 
 
-def _check_faq(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Plan, seen: set[str]) -> None:
-    uid = reader.uid()
-    question, answer = reader.text("question", limit=300), reader.text("answer")
-    tags, abilities = reader.strings("tags"), reader.strings("abilities")
-    status = reader.choice("status", list(FaqEntry.Status.values))
-    author = _writer(reader, lookups, "author", faq=True, required=True)
-    refs = reader.record.get("criteria", [])
-    lineages: list[CriterionLineage] = []
-    if not isinstance(refs, list):
-        reader.bad("criteria", _("expected a list, found %(found)s") % {"found": type_name(refs)})
-    else:
-        for i, ref in enumerate(refs):
-            found = lookups.lineage(dataset, ref, reader, f"criteria[{i}]")
-            if found is not None:
-                lineages.append(found)
-    replaces = reader.record.get("replaces")
-    replaced = _uuid_or_none(replaces) if replaces is not None else None
-    if replaces is not None and str(replaces) not in seen and (replaced is None or not FaqEntry.objects.filter(uid=replaced).exists()):
-        reader.bad("replaces", _("the entry it replaces (%(uid)s) is neither earlier in the file nor here") % {"uid": replaces})
-    moments = {name: reader.moment(name) for name in ("created_at", "submitted_at", "retired_at")}
-    if uid is None or question is None or answer is None or tags is None or abilities is None or status is None or author is None:
+def _plan_faq(line: _Planned) -> None:
+    data, plan = line.data, line.plan
+    if str(data["uid"]) in line.faq_uids:
+        line.report("uid", _("this entry is twice in the file"))
         return
-    if str(uid) in seen:
-        reader.bad("uid", _("this entry is twice in the file"))
-        return
-    seen.add(str(uid))
-    if FaqEntry.objects.filter(uid=uid).exists():
+    line.faq_uids.add(str(data["uid"]))
+    if FaqEntry.objects.filter(uid=data["uid"]).exists():
         plan.already_present += 1
         return
-    content = FaqContent(question=question, answer=answer, tags=tags, abilities=abilities, criteria=[lin.key for lin in lineages])
+    lineages = data["criteria"]
+    keys = [lin.key for lin in lineages]
+    content = FaqContent(question=data["question"], answer=data["answer"], tags=data["tags"], abilities=data["abilities"], criteria=keys)
     try:
-        fields = _faq_checked(dataset, content, names=lookups.model_names)[0]
+        fields = _faq_checked(line.dataset, content, names=line.lookups.model_names)[0]
     except ValidationError as exc:
-        reader.refused(exc)
+        line.refused(exc)
         return
-    imported = _imported_status(status)
-    if imported != status:
-        plan.to_review += 1
+    status = _imported_status(data["status"])
+    plan.to_review += status != data["status"]
     entry = FaqEntry(
-        uid=uid,
-        dataset=dataset,
-        status=imported,
-        author=author,
-        review_note=str(reader.record.get("review_note") or "") if imported == FaqEntry.Status.DRAFT else "",
-        submitted_at=(moments["submitted_at"] or timezone.now()) if imported == FaqEntry.Status.IN_REVIEW else None,
-        retired_at=moments["retired_at"] if imported == FaqEntry.Status.RETIRED else None,
+        uid=data["uid"],
+        dataset=line.dataset,
+        status=status,
+        author=data["author"],
+        review_note=str(line.record.get("review_note") or "") if status == FaqEntry.Status.DRAFT else "",
+        submitted_at=(data["submitted_at"] or timezone.now()) if status == FaqEntry.Status.IN_REVIEW else None,
+        retired_at=data["retired_at"] if status == FaqEntry.Status.RETIRED else None,
         **fields,
     )
-    plan.faq.append((entry, lineages, str(replaces) if replaces else None))
-    plan.created_at[id(entry)] = moments["created_at"]
+    plan.faq.append((entry, lineages, data["replaces"]))
+    plan.created_at[id(entry)] = data["created_at"]
 
 
 def _uuid_or_none(value: Any) -> uuid.UUID | None:
@@ -500,84 +547,45 @@ def _uuid_or_none(value: Any) -> uuid.UUID | None:
         return None
 
 
-def _check_case(reader: _Reader, dataset: Dataset, lookups: _Lookups, plan: _Plan) -> None:
-    uid = reader.uid()
-    lineage = lookups.lineage(dataset, reader.record.get("criterion"), reader, "criterion")
-    title, excerpt, reasoning = reader.text("title", limit=200), reader.text("excerpt", limit=600), reader.text("reasoning")
-    criterion_text = reader.text("criterion_text")
-    hit, invented = reader.boolean("hit"), reader.boolean("invented")
-    cause = reader.choice("cause", list(Case.Cause.values))
-    kind = reader.choice("source", list(Case.Source.values))
-    status = reader.choice("status", list(Case.Status.values))
-    tags = reader.strings("tags")
-    author = _writer(reader, lookups, "author", faq=False, required=True)
-    published_by = _writer(reader, lookups, "published_by", faq=False, required=False)
-    revision = reader.record.get("criterion_revision")
-    if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
-        reader.bad("criterion_revision", _("expected a positive integer, found %(found)s") % {"found": type_name(revision)})
-    campaign, response = None, None
-    campaign_name, public_id = reader.record.get("source_campaign"), reader.record.get("source_response")
-    if (kind is not None and kind != Case.Source.WRITTEN) or campaign_name is not None:
-        campaign = lookups.campaign(str(campaign_name)) if isinstance(campaign_name, str) else None
-        if campaign is None:
-            reader.bad(
-                "source_campaign",
-                _("campaign %(name)r is not in this installation: import it first (its cases' visibility depends on it)")
-                % {"name": campaign_name},
-            )
-        response = ModelResponse.objects.filter(public_id=public_id, dataset=dataset).first() if isinstance(public_id, str) else None
-        if response is None:
-            reader.bad("source_response", _("no response %(id)r of dataset %(dataset)s") % {"id": public_id, "dataset": dataset.name})
-    adjudication = reader.record.get("source_adjudication")
-    if adjudication is not None and (not isinstance(adjudication, int) or isinstance(adjudication, bool)):
-        reader.bad("source_adjudication", _("expected an integer or null, found %(found)s") % {"found": type_name(adjudication)})
-        adjudication = None
-    moments = {name: reader.moment(name) for name in ("created_at", "published_at", "retired_at")}
-    if (
-        uid is None
-        or lineage is None
-        or title is None
-        or excerpt is None
-        or reasoning is None
-        or criterion_text is None
-        or hit is None
-        or invented is None
-        or cause is None
-        or kind is None
-        or status is None
-        or tags is None
-        or author is None
-        or not isinstance(revision, int)
-    ):
-        return  # its problems are recorded; the import will write nothing
-    if Case.objects.filter(uid=uid).exists() or any(c.uid == uid for c in plan.cases):
+def _plan_case(line: _Planned) -> None:
+    data, plan = line.data, line.plan
+    if Case.objects.filter(uid=data["uid"]).exists() or any(c.uid == data["uid"] for c in plan.cases):
         plan.already_present += 1
         return
-    content = CaseContent(title=title, excerpt=excerpt, hit=hit, reasoning=reasoning, cause=cause, tags=tags, invented=invented)
-    try:
-        fields = _case_checked(content, CaseSource(kind, campaign, response, adjudication), names=lookups.model_names)
-    except ValidationError as exc:
-        reader.refused(exc)
-        return
-    published = status == Case.Status.PUBLISHED or (status == Case.Status.RETIRED and moments["published_at"] is not None)
-    plan.cases.append(
-        Case(
-            uid=uid,
-            dataset=dataset,
-            lineage=lineage,
-            criterion_revision=revision,
-            criterion_text=criterion_text,
-            source=kind,
-            source_campaign=campaign,
-            source_response=response,
-            source_adjudication_id=adjudication,
-            status=status,
-            author=author,
-            # Published by someone who publishes cases here: the file's publisher, else its author (as `create_case(publish=True)`).
-            published_by=(published_by or author) if published else None,
-            published_at=(moments["published_at"] or timezone.now()) if published else None,
-            retired_at=moments["retired_at"] if status == Case.Status.RETIRED else None,
-            **fields,
-        )
+    content = CaseContent(
+        title=data["title"],
+        excerpt=data["excerpt"],
+        hit=data["hit"],
+        reasoning=data["reasoning"],
+        cause=data["cause"],
+        tags=data["tags"],
+        invented=data["invented"],
     )
-    plan.created_at[id(plan.cases[-1])] = moments["created_at"]
+    origin = CaseSource(data["source"], data["source_campaign"], data["source_response"], data["source_adjudication"])
+    try:
+        fields = _case_checked(content, origin, names=line.lookups.model_names)
+    except ValidationError as exc:
+        line.refused(exc)
+        return
+    status, published_at = data["status"], data["published_at"]
+    published = status == Case.Status.PUBLISHED or (status == Case.Status.RETIRED and published_at is not None)
+    case = Case(
+        uid=data["uid"],
+        dataset=line.dataset,
+        lineage=data["criterion"],
+        criterion_revision=data["criterion_revision"],
+        criterion_text=data["criterion_text"],
+        source=data["source"],
+        source_campaign=data["source_campaign"],
+        source_response=data["source_response"],
+        source_adjudication_id=data["source_adjudication"],
+        status=status,
+        author=data["author"],
+        # Published by someone who publishes cases here: the file's publisher, else its author (as `create_case(publish=True)`).
+        published_by=(data["published_by"] or data["author"]) if published else None,
+        published_at=(published_at or timezone.now()) if published else None,
+        retired_at=data["retired_at"] if status == Case.Status.RETIRED else None,
+        **fields,
+    )
+    plan.cases.append(case)
+    plan.created_at[id(case)] = data["created_at"]

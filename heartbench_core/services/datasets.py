@@ -14,7 +14,7 @@ from heartbench_core.jsonl import ErrorCollector, InputFileError
 from heartbench_core.lib.jsonl import read_jsonl, source_name
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, User
 from heartbench_core.names import validate_name
-from heartbench_core.records import CriterionContent, ItemContent, parse_item, upstream_line, version_hash
+from heartbench_core.records import CriterionContent, ItemContent, item_parser, upstream_line, version_hash
 from heartbench_core.versioning import align_criteria, changelog
 
 
@@ -38,8 +38,9 @@ def parse_heartbench_file(
     errors = ErrorCollector(name or source_name(source))
     items: list[ItemContent] = []
     seen: dict[str, int] = {}
+    parse_item = item_parser(errors, declared_labels=declared_labels, difficulty=difficulty)
     for line, record in read_jsonl(source, errors, progress=progress):
-        item = parse_item(record, line, errors, declared_labels=declared_labels, difficulty=difficulty)
+        item = parse_item(record, line)
         if item is None:
             continue
         if item.question_id in seen:

@@ -7,6 +7,7 @@ new revision with a note saying what changed and why, as a rubric revision is.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -18,8 +19,11 @@ from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from rest_framework import serializers
 
 from heartbench_core import endpoint_policy as policy
+from heartbench_core.input_lines import JsonField, refuse
 from heartbench_core.lib.judge_prompt import DEFAULT_TEMPLATE, DEFAULT_TEMPLATE_NAME, PromptTemplate, check_placeholders
 from heartbench_core.models import Endpoint, JudgeTemplate, JudgeTemplateRevision
 from heartbench_core.names import validate_model_name, validate_name
@@ -28,19 +32,6 @@ from heartbench_core.services.llm import valid_env_name
 if TYPE_CHECKING:
     from heartbench_core.models import User
 
-# Settable fields of an endpoint, with their checks (None: no bound).
-NUMBERS: dict[str, tuple[type, float | None, float | None]] = {
-    "temperature": (float, 0.0, 2.0),
-    "max_tokens": (int, 1, 1_000_000),
-    "concurrency": (int, 1, 64),
-    "requests_per_minute": (int, 1, 1_000_000),
-    "max_retries": (int, 0, 10),
-    "backoff_seconds": (float, 0.0, 600.0),
-    "timeout_seconds": (float, 0.1, 3600.0),
-}
-PRICES = ("price_input", "price_output")
-TEXTS = ("base_url", "model", "api_key_env", "currency", "note")
-FIELDS = (*TEXTS, *NUMBERS, *PRICES)
 RESERVED_NAME = "new"  # /judging/endpoints/new/ and /judging/templates/new/ are the pages that add one
 
 
@@ -84,65 +75,32 @@ def save_endpoint(*, name: str, by: User | None = None, **values: Any) -> Endpoi
 
 
 def _clean_values(values: dict[str, Any]) -> dict[str, Any]:
-    errors: dict[str, str] = {}
-    cleaned: dict[str, Any] = {}
-    for field, raw in values.items():
-        try:
-            cleaned[field] = _clean(field, raw)
-        except ValidationError as exc:
-            errors[field] = " ".join(exc.messages)
-    if errors:
-        raise ValidationError(errors)
-    return cleaned
+    """The given settings checked by `EndpointSettings`, in the order given; ValidationError naming every bad one."""
+    checked = EndpointSettings(data=values)
+    if not checked.is_valid():
+        raise ValidationError({f: " ".join(str(m) for m in messages) for f, messages in checked.errors.items()})
+    return {f: checked.validated_data[f] for f in values}
 
 
-def _clean(field: str, raw: Any) -> Any:
-    if field in TEXTS:
-        value = "" if raw is None else str(raw).strip()
-        if field == "base_url":
-            if not value:
-                raise ValidationError(_("a base URL is required"))
-            URLValidator(schemes=["http", "https"], message=_("must be an http:// or https:// address"))(value)
-            _obey_policy(policy.check_base_url, value)
-        elif field == "model":
-            if not value:
-                raise ValidationError(_("a model name is required"))
-            validate_model_name(value, field="model")
-        elif field == "api_key_env" and value:
-            if not valid_env_name(value):
-                raise ValidationError(
-                    _("must be the NAME of an environment variable (letters, digits, underscores), e.g. %(example)s — not the key itself")
-                    % {"example": f"{settings.ENDPOINT_KEY_PREFIX}OPENAI"}
-                )
-            _obey_policy(policy.check_key_variable, value)
-        return value
-    if field in PRICES:
-        if raw is None or raw == "":
-            return None
-        try:
-            price = Decimal(str(raw))
-        except InvalidOperation:
-            raise ValidationError(_("must be a number")) from None
-        if not price.is_finite() or price < 0 or price >= Decimal("1000000"):
-            raise ValidationError(_("must be a number from 0 to 999999"))
-        return price.quantize(Decimal("0.000001"))
-    kind, low, high = NUMBERS[field]
-    if raw is None or raw == "":
-        if field == "requests_per_minute":
-            return None
-        raise ValidationError(_("a value is required"))
-    checked: float | None
+def _base_url(value: str) -> None:
+    URLValidator(schemes=["http", "https"], message=_("must be an http:// or https:// address"))(value)
+    _obey_policy(policy.check_base_url, value)
+
+
+def _model_name(value: str) -> None:
     try:
-        number = float(raw) if not isinstance(raw, bool) else float("nan")
-        if kind is int:
-            checked = int(number) if number == int(number) else None
-        else:
-            checked = number if number == number and abs(number) != float("inf") else None
-    except (TypeError, ValueError, OverflowError):
-        checked = None
-    if checked is None or (low is not None and checked < low) or (high is not None and checked > high):
-        raise ValidationError(_("must be a number from %(low)s to %(high)s") % {"low": low, "high": high})
-    return checked
+        validate_model_name(value, field="model")
+    except ValidationError as exc:
+        raise serializers.ValidationError(exc.messages) from None
+
+
+def _key_variable(value: str) -> None:
+    if not valid_env_name(value):
+        raise serializers.ValidationError(
+            _("must be the NAME of an environment variable (letters, digits, underscores), e.g. %(example)s — not the key itself")
+            % {"example": f"{settings.ENDPOINT_KEY_PREFIX}OPENAI"}
+        )
+    _obey_policy(policy.check_key_variable, value)
 
 
 def _obey_policy(check: Callable[[str], object], value: str) -> None:
@@ -150,7 +108,100 @@ def _obey_policy(check: Callable[[str], object], value: str) -> None:
     try:
         check(value)
     except policy.EndpointRefused as refused:
-        raise ValidationError(refused.text()) from None
+        raise serializers.ValidationError(refused.text()) from None
+
+
+class _Setting(JsonField):
+    """A setting as the page, API, command or demo give it (typed, or text); only the given ones are checked, None is blank."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, **kwargs)
+
+
+class _Text(_Setting):
+    """Text, stripped; `check` refuses a bad one, and `blank` says why a blank one is refused (none: blank is fine)."""
+
+    def __init__(self, *, check: Callable[[str], None] | None = None, blank: Any = None) -> None:
+        self.check, self.blank = check, blank
+        super().__init__()
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = "" if data is None else str(data).strip()
+        if not value and self.blank is not None:
+            raise refuse(self.blank)
+        if value and self.check is not None:
+            self.check(value)
+        return value
+
+
+class _Number(_Setting):
+    """A number of KIND from LOW to HIGH, typed or as text (a whole float is an integer; a boolean is no number)."""
+
+    def __init__(self, kind: type, low: float, high: float, *, blank_is_none: bool = False) -> None:
+        self.kind, self.low, self.high, self.blank_is_none = kind, low, high, blank_is_none
+        super().__init__()
+
+    def to_internal_value(self, data: Any) -> Any:
+        if data is None or data == "":
+            if self.blank_is_none:
+                return None
+            raise refuse(gettext_lazy("a value is required"))
+        number = _number(data, whole=self.kind is int)
+        if number is None or not self.low <= number <= self.high:
+            raise refuse(gettext_lazy("must be a number from %(low)s to %(high)s"), low=self.low, high=self.high)
+        return number
+
+
+def _number(raw: Any, *, whole: bool) -> float | int | None:
+    """RAW as a finite number (a whole one when WHOLE), or None."""
+    if isinstance(raw, bool):
+        return None
+    try:
+        number = float(raw)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not math.isfinite(number):
+        return None
+    if whole:
+        return int(number) if number == int(number) else None
+    return number
+
+
+class _Price(_Setting):
+    """A price per million tokens from 0 to 999999, to the millionth; blank is none."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if data is None or data == "":
+            return None
+        try:
+            price = Decimal(str(data))
+        except InvalidOperation:
+            raise refuse(gettext_lazy("must be a number")) from None
+        if not price.is_finite() or price < 0 or price >= Decimal("1000000"):
+            raise refuse(gettext_lazy("must be a number from 0 to 999999"))
+        return price.quantize(Decimal("0.000001"))
+
+
+class EndpointSettings(serializers.Serializer):
+    """An endpoint's settable fields, however they are given; the SSRF and key rules of `endpoint_policy` are checked here."""
+
+    base_url = _Text(check=_base_url, blank=gettext_lazy("a base URL is required"))
+    model = _Text(check=_model_name, blank=gettext_lazy("a model name is required"))
+    api_key_env = _Text(check=_key_variable)
+    currency = _Text()
+    note = _Text()
+    temperature = _Number(float, 0.0, 2.0)
+    max_tokens = _Number(int, 1, 1_000_000)
+    concurrency = _Number(int, 1, 64)
+    requests_per_minute = _Number(int, 1, 1_000_000, blank_is_none=True)
+    max_retries = _Number(int, 0, 10)
+    backoff_seconds = _Number(float, 0.0, 600.0)
+    timeout_seconds = _Number(float, 0.1, 3600.0)
+    price_input = _Price()
+    price_output = _Price()
+
+
+FIELDS = tuple(EndpointSettings().fields)
 
 
 def default_template(*, by: User | None = None) -> JudgeTemplate:

@@ -1,11 +1,14 @@
 """The whole library moves as JSON Lines: exported, imported elsewhere (by criterion wording when the keys differ),
-imported twice without duplicates, and a bad line names its file, line and field and writes nothing."""
+imported twice without duplicates, and a bad line names its file, line and field and writes nothing (whatever value
+any field holds: never a crash)."""
 
 import io
 import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from annotation.models import Case, DatasetGuidelines, FaqEntry
 from annotation.services.guidelines import publish_dataset_guidelines
@@ -14,6 +17,7 @@ from annotation.services.knowledge_io import export_lines, import_library
 from heartbench_core.jsonl import InputFileError
 from heartbench_core.models import CriterionLineage
 from tests.annotation.knowledge.conftest import published_faq, written_case
+from tests.security.test_importer_fuzzing import json_values, row_counts
 
 pytestmark = pytest.mark.django_db
 
@@ -137,3 +141,42 @@ def test_the_api_and_the_page_export_what_the_viewer_may_read_and_admins_import(
     bad.name = "bad.jsonl"
     refused = client_for(cast.admin).post("/work/library/import/", {"file": bad})
     assert refused.status_code == 400 and "bad.jsonl, line 1, field &#x27;dataset&#x27;" in refused.content.decode()
+
+
+@pytest.fixture
+def exported(filled):
+    return [json.loads(line) for line in export_lines()]
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,  # the same examples on every run: a failure is reproducible
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_any_value_in_any_field_is_imported_or_refused_naming_its_line_never_a_crash(exported, data):
+    records = json.loads(json.dumps(exported))
+    line = data.draw(st.integers(0, len(records) - 1))
+    key = data.draw(st.sampled_from(sorted(records[line])))
+    records[line][key] = data.draw(json_values)
+    _empty_library()
+    before = row_counts()
+    try:
+        import_library(source=_file(json.dumps(r, ensure_ascii=False) + "\n" for r in records), name="fuzz.jsonl")
+    except InputFileError as refused:
+        assert f"fuzz.jsonl, line {line + 1}" in "\n".join(refused.messages)
+        assert row_counts() == before
+
+
+def test_a_number_or_a_date_no_row_can_hold_is_refused_naming_its_field(cast, filled):
+    records = [json.loads(line) for line in export_lines()]
+    _empty_library()
+    records[3]["criterion_revision"] = 2**70
+    records[4]["criterion"] = {"question_id": "dm0001", "number": 2**70}
+    records[4]["created_at"] = "2025-02-31T10:00:00+00:00"  # well formed, but no such day
+    with pytest.raises(InputFileError) as refused:
+        import_library(source=_file(json.dumps(r, ensure_ascii=False) + "\n" for r in records), name="big.jsonl")
+    text = "\n".join(refused.value.messages)
+    assert "big.jsonl, line 4, field 'criterion_revision'" in text and "big.jsonl, line 5, field 'criterion'" in text
+    assert "big.jsonl, line 5, field 'created_at'" in text
