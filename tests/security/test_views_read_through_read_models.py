@@ -61,8 +61,6 @@ PENDING: dict[str, int] = {
     "annotation.manage.views": 52,
     "annotation.workspace.api": 25,
     "annotation.workspace.views": 7,
-    "rubrics.api": 43,
-    "rubrics.views": 48,
     "validation.api": 89,
     "validation.views": 100,
 }
