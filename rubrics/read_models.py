@@ -4,8 +4,10 @@ A rubric author or reviewer may also be an expert of an open campaign. Quality s
 agreement, saturation), the work list's unclear reports and the adjudication causes on a criterion
 would tell them the judge's verdicts and other raters' work on that campaign's responses: every read
 model that counts judgments or verdicts leaves out the responses of the datasets closed to the viewer
-(`_closed_responses`). Drafts, reviews, the audit log and the stale list name criteria, not responses
-and their models, and are read as they are for every member of staff.
+(`_closed_responses`). Drafts, reviews and the audit log name criteria, not responses, and are read
+as they are by every member of staff; so is the stale list (responses by their opaque public id,
+with how many judgments and verdicts predate a criterion's meaning, never a model or a verdict).
+Every read model here is a staff read: anyone else is refused (or reads an empty list).
 
 The query builders stay in rubrics.selectors (services use them too); these functions find the
 object (404 when missing), apply the viewer's scope and role, and return what the screen shows.
