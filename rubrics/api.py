@@ -19,9 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from heartbench_core.api import ChangelogSerializer, ComputedListView, PageWithTotals
-from heartbench_core.api_params import choice_param, enum_param, uuid_param, valid_query
 from heartbench_core.http import signed_in
 from heartbench_core.models import Criterion
+from heartbench_core.query_params import choice_param, enum_param, uuid_param, valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import read_models, services

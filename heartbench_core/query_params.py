@@ -1,7 +1,8 @@
-"""The query parameters of API views: each bad one is a 400 naming it.
+"""The API's query parameters: enumerated and UUID filters, and a query validated by a serializer; a bad one is a 400 naming it.
 
-Apart from heartbench_core.api (which reads the database) so that an API view can parse its request
-without importing a module that queries (tests/security/test_views_read_through_read_models.py).
+Request parsing only (nothing here reads the database), so any API view may use it without
+reaching past the read-model layer. `heartbench_core.api` still holds the same four functions for
+the views that import them from there; it is to import them from here instead.
 """
 
 from __future__ import annotations
