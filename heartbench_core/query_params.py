@@ -1,8 +1,8 @@
-"""The API's query parameters: enumerated and UUID filters, and a query validated by a serializer; a bad one is a 400 naming it.
+"""Query parameters of the API's list views: parsed and refused (a 400 naming the parameter) before any read.
 
-Request parsing only (nothing here reads the database), so any API view may use it without
-reaching past the read-model layer. `heartbench_core.api` still holds the same four functions for
-the views that import them from there; it is to import them from here instead.
+Request plumbing only (no database), so an API module that reads only through read models may use
+them (heartbench_core.api, a view module that still queries, holds the same helpers until it
+imports them from here).
 """
 
 from __future__ import annotations
