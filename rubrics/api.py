@@ -7,8 +7,7 @@ outsiders get 403 everywhere (they never see drafts, weights or review discussio
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Max, OuterRef, QuerySet, Subquery
-from django.shortcuts import get_object_or_404
+from django.db.models import QuerySet
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -19,22 +18,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api import (
-    ChangelogSerializer,
-    ComputedListView,
-    PageWithTotals,
-    choice_param,
-    enum_param,
-    uuid_param,
-    valid_query,
-)
-from heartbench_core.blindness import blind_scope
+from heartbench_core.api import ChangelogSerializer, ComputedListView, PageWithTotals
 from heartbench_core.http import signed_in
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
+from heartbench_core.models import Criterion
+from heartbench_core.query_params import choice_param, enum_param, uuid_param, valid_query
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
-from rubrics import selectors, services
+from rubrics import read_models, services
+from rubrics.forms import audit_filters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
-from rubrics.views import _audit_filters
+from rubrics.serializers import DatasetQuerySerializer, WorkListQuerySerializer
 
 IsStaff = role_permission(*STAFF_ROLES)
 IsAuthor = role_permission(Role.RUBRIC_AUTHOR)
@@ -82,21 +75,10 @@ class CriterionViewSet(viewsets.ReadOnlyModelViewSet[Criterion]):
     lookup_url_kwarg = "key"
 
     def get_queryset(self) -> QuerySet[Criterion]:
-        # Each dataset's latest version, as a subquery: one query whatever the number of datasets.
-        newest = DatasetVersion.objects.filter(dataset=OuterRef("dataset")).order_by("-number").values("number")[:1]
-        latest = DatasetVersion.objects.filter(number=Subquery(newest)).values("id")
-        qs = (
-            Criterion.objects.filter(item__version_id__in=latest)
-            .select_related("item__version__dataset", "lineage")
-            .annotate(drafted=Max("lineage__revisions__number"))
-            .order_by("item__version_id", "item__position", "position")
-        )
         params = self.request.query_params
-        if dataset := params.get("dataset"):
-            qs = qs.filter(item__version__dataset__name=dataset)
-        if qid := params.get("question_id"):
-            qs = qs.filter(item__question_id=qid)
-        return qs
+        return read_models.latest_criteria(
+            Viewer.of(self.request), dataset=params.get("dataset") or None, question_id=params.get("question_id") or None
+        )
 
 
 class RevisionSerializer(serializers.ModelSerializer):
@@ -105,7 +87,7 @@ class RevisionSerializer(serializers.ModelSerializer):
     author = serializers.CharField(source="author.username", read_only=True)
     parent = serializers.IntegerField(source="parent.number", read_only=True, default=None)  # type: ignore[assignment]  # the key is "parent"; the metaclass takes it out of the class
     published_in = serializers.CharField(source="published_in.label", read_only=True, default=None)
-    approvals = serializers.SerializerMethodField()
+    approvals = serializers.IntegerField(read_only=True, help_text="Approvals from the review panel so far.")
 
     class Meta:
         model = CriterionRevision
@@ -131,9 +113,6 @@ class RevisionSerializer(serializers.ModelSerializer):
             "published_in",
             "approvals",
         ]
-
-    def get_approvals(self, obj: CriterionRevision) -> int:
-        return sum(1 for d in obj.decisions.all() if d.verdict == ReviewDecision.Verdict.APPROVE)
 
 
 class RevisionInputSerializer(serializers.Serializer):
@@ -188,17 +167,18 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         return [IsStaff()]
 
     def get_queryset(self) -> QuerySet[CriterionRevision]:
-        qs = CriterionRevision.objects.select_related("dataset", "author", "parent", "published_in").prefetch_related("decisions")
         params = self.request.query_params
-        if dataset := params.get("dataset"):
-            qs = qs.filter(dataset__name=dataset)
-        if value := choice_param(self.request, "status", CriterionRevision.Status.values):
-            qs = qs.filter(status=value)
-        if qid := params.get("question_id"):
-            qs = qs.filter(question_id=qid)
-        if key := uuid_param(self.request, "key"):
-            qs = qs.filter(lineage_id=key)
-        return qs.order_by("-created_at", "-id")
+        return read_models.revisions(
+            Viewer.of(self.request),
+            dataset=params.get("dataset") or None,
+            status=choice_param(self.request, "status", CriterionRevision.Status.values),
+            question_id=params.get("question_id") or None,
+            key=uuid_param(self.request, "key"),
+        )
+
+    def _read(self, rev: CriterionRevision) -> dict[str, Any]:
+        """The revision as the list shows it (with its approvals), read again after a service changed it."""
+        return RevisionSerializer(read_models.listed_revision(Viewer.of(self.request), rev.pk)).data
 
     @extend_schema(request=RevisionInputSerializer, responses={201: RevisionSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -211,7 +191,7 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
                 raise DjangoValidationError({"dataset": gettext("'add' needs dataset and question_id")})
             rev = services.add_criterion(
                 author=author,
-                dataset=_dataset_named(d["dataset"]),
+                dataset=read_models.dataset(Viewer.of(request), d["dataset"], field="dataset"),
                 question_id=d["question_id"],
                 text=d["text"],
                 ability=d["ability"],
@@ -233,13 +213,13 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
                 base_revision=d["base_revision"],
                 meaning_changed=d["meaning_changed"],
             )
-        return Response(RevisionSerializer(rev).data, status=201)
+        return Response(self._read(rev), status=201)
 
     @extend_schema(request=None, responses={200: RevisionSerializer})
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str | None = None) -> Response:
         rev = services.submit_revision(revision=self.get_object(), user=signed_in(request))
-        return Response(RevisionSerializer(rev).data)
+        return Response(self._read(rev))
 
     def _decide(self, request: Request, verdict: str) -> Response:
         form = DecisionInputSerializer(data=request.data)
@@ -247,8 +227,7 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         rev = services.review_revision(
             revision=self.get_object(), reviewer=signed_in(request), verdict=verdict, comment=form.validated_data["comment"]
         )
-        rev = self.get_queryset().get(pk=rev.pk)
-        return Response(RevisionSerializer(rev).data)
+        return Response(self._read(rev))
 
     @extend_schema(request=DecisionInputSerializer, responses={200: RevisionSerializer})
     @action(detail=True, methods=["post"])
@@ -267,8 +246,7 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
     @extend_schema(responses={200: CommentSerializer(many=True)})
     @action(detail=True, methods=["get"], pagination_class=None)  # one revision's discussion, not a page
     def comments(self, request: Request, pk: str | None = None) -> Response:
-        rev = self.get_object()
-        return Response(CommentSerializer(rev.comments.select_related("author").order_by("created_at", "id"), many=True).data)
+        return Response(CommentSerializer(read_models.comments(Viewer.of(request), self.get_object()), many=True).data)
 
     @extend_schema(request=CommentSerializer, responses={201: CommentSerializer})
     @comments.mapping.post
@@ -313,10 +291,10 @@ class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
 
     def get_queryset(self) -> QuerySet[AuditEntry]:
         try:
-            filters = _audit_filters(self.request.query_params)
+            filters = audit_filters(self.request.query_params)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
-        return selectors.audit_entries(**filters)
+        return read_models.audit_log(Viewer.of(self.request), filters).entries
 
     @extend_schema(
         parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "person", "action")]
@@ -328,40 +306,6 @@ class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
 
 
 DATASET_PARAM = OpenApiParameter("dataset", str, required=True)
-
-
-def _dataset_param(request: Request) -> Dataset:
-    return get_object_or_404(Dataset, name=request.query_params.get("dataset", ""))
-
-
-def _dataset_named(name: str) -> Dataset:
-    """The dataset a request body names; none by that name is a 400 naming the field."""
-    dataset = Dataset.objects.filter(name=name).first()
-    if dataset is None:
-        raise DjangoValidationError({"dataset": gettext("no dataset named %(name)r") % {"name": name}})
-    return dataset
-
-
-class DatasetQuerySerializer(serializers.Serializer):
-    """A dataset's list, optionally narrowed to one question."""
-
-    # A CharField first, so its checks (no NUL byte, which PostgreSQL refuses) run before the lookup.
-    dataset = serializers.CharField(help_text="The dataset's name.")
-    question_id = serializers.CharField(required=False, help_text="Only this question (its id in the dataset).")
-
-    def validate_dataset(self, name: str) -> Dataset:
-        found = Dataset.objects.filter(name=name).first()
-        if found is None:
-            raise serializers.ValidationError(gettext("no dataset named %(name)r") % {"name": name})
-        return found
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        qid = attrs.get("question_id")
-        if qid is not None and not Item.objects.filter(version__dataset=attrs["dataset"], question_id=qid).exists():
-            raise serializers.ValidationError(
-                {"question_id": gettext("no question %(item)r in dataset %(dataset)r") % {"item": qid, "dataset": attrs["dataset"].name}}
-            )
-        return attrs
 
 
 class StaleRowSerializer(serializers.Serializer):
@@ -395,8 +339,8 @@ class StaleView(ComputedListView):
     @extend_schema(parameters=[DatasetQuerySerializer], responses=StaleRowSerializer(many=True))
     def get(self, request: Request) -> Response:
         query = valid_query(DatasetQuerySerializer, request)
-        rows = selectors.stale_rows(query["dataset"], question_id=query.get("question_id"))
-        return self.paginated(rows, totals=selectors.stale_totals(rows))
+        found = read_models.stale_list(Viewer.of(request), query["dataset"], question_id=query.get("question_id"))
+        return self.paginated(found.rows, totals=found.totals)
 
 
 class SignalSerializer(serializers.Serializer):
@@ -447,41 +391,27 @@ class QualityView(APIView):
 
     @extend_schema(parameters=[DATASET_PARAM, OpenApiParameter("question_id", str)], responses={200: RubricQualitySerializer})
     def get(self, request: Request) -> Response:
-        dataset = _dataset_param(request)
-        keys = None
-        if qid := request.query_params.get("question_id"):
-            version = selectors.latest_version(dataset)
-            keys = list(Criterion.objects.filter(item__version=version, item__question_id=qid).values_list("lineage_id", flat=True))
-        scope = blind_scope(request.user)  # an expert of an open campaign: its responses do not count
-        signals = selectors.cached_quality_signals(dataset, keys, leave_out=scope.response_ids if scope else None)
-        rule = selectors.ambiguity_rule()
+        # An expert of an open campaign: no response of its dataset counts.
+        found = read_models.rubric_quality(
+            Viewer.of(request), request.query_params.get("dataset", ""), question_id=request.query_params.get("question_id") or None
+        )
         return Response(
             RubricQualitySerializer(
                 {
-                    "ambiguity_rule": rule,
+                    "ambiguity_rule": found.ambiguity_rule,
                     "criteria": {
-                        str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()} for k, s in signals.items()
+                        str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()}
+                        for k, s in found.criteria.items()
                     },
                 }
             ).data
         )
 
 
-class WorkListQuerySerializer(DatasetQuerySerializer):
-    kind = serializers.ChoiceField(choices=selectors.WORK_KINDS, required=False, help_text="Only entries of this signal.")
-    ability = serializers.CharField(required=False, help_text="Only entries whose criterion has this ability label (latest version).")
-    sort = serializers.ChoiceField(
-        choices=selectors.WORK_SORTS,
-        required=False,
-        default=selectors.WORK_SORTS[0],
-        help_text="`severity` (default): most severe first (see docs/rubrics.md); `item`: by item.",
-    )
-
-
 class WorkItemSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=selectors.WORK_KINDS)
+    kind = serializers.ChoiceField(choices=read_models.WORK_KINDS)
     severity = serializers.ChoiceField(
-        choices=list(selectors.SEVERITY_NAMES.values()),
+        choices=list(read_models.SEVERITY_NAMES.values()),
         source="severity_name",
         help_text="high: ambiguous, or flagged from adjudication; medium: unclear report, other flag, stale; low: saturated.",
     )
@@ -507,13 +437,12 @@ class WorkListView(ComputedListView):
     @extend_schema(parameters=[WorkListQuerySerializer], responses=WorkItemSerializer(many=True))
     def get(self, request: Request) -> Response:
         query = valid_query(WorkListQuerySerializer, request)
-        scope = blind_scope(request.user)
-        items = selectors.work_list(
-            query["dataset"],
+        items = read_models.work_list(
+            Viewer.of(request),
+            [query["dataset"]],
             kind=query.get("kind"),
             question_id=query.get("question_id"),
             ability=query.get("ability"),
-            leave_out=scope.response_ids if scope else None,
             sort=query["sort"],
         )
         return self.paginated(items)
@@ -542,7 +471,10 @@ class PublishView(APIView):
         form.is_valid(raise_exception=True)
         d = form.validated_data
         version = services.publish_revisions(
-            dataset=_dataset_named(d["dataset"]), user=signed_in(request), label=d["label"] or None, note=d["note"]
+            dataset=read_models.dataset(Viewer.of(request), d["dataset"], field="dataset"),
+            user=signed_in(request),
+            label=d["label"] or None,
+            note=d["note"],
         )
         return Response(PublishedVersionSerializer(version).data, status=201)
 
@@ -569,6 +501,6 @@ class FlagView(APIView):
     def post(self, request: Request) -> Response:
         form = FlagInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        lineage = get_object_or_404(CriterionLineage, key=form.validated_data["key"])
+        lineage = read_models.criterion_lineage(Viewer.of(request), form.validated_data["key"])
         flag = services.flag_criterion(lineage=lineage, reason=form.validated_data["reason"], source="api", flagged_by=signed_in(request))
         return Response(FlagSerializer(flag).data, status=201)

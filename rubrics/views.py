@@ -6,50 +6,31 @@ import json
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from datetime import date
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 from urllib.parse import quote, urlencode
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count, QuerySet
-from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse, HttpResponseBase, QueryDict, StreamingHttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.dateparse import parse_date
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, pgettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.knowledge import selectors as knowledge_selectors
-from annotation.models import Case
-from heartbench_core.blindness import blind_scope
 from heartbench_core.change_sentences import change_sentences
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
-from heartbench_core.lib.textdiff import word_diff_html
-from heartbench_core.models import CriterionLineage, Dataset, User
+from heartbench_core.models import Dataset
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
-from heartbench_core.selectors import items_of
-from rubrics import feedback, selectors, services
+from rubrics import read_models, services
 from rubrics.audit_text import AUDIT_VOCABULARY, reason_text
-from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors
+from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors, audit_filters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
-
-if TYPE_CHECKING:
-    from heartbench_core.blindness import ResponseIds
 
 AUDIT_CSV_COLUMNS = ("time", "person", "action", "dataset", "question_id", "criterion", "revision", "object", "reason", "before", "after")
 Status = CriterionRevision.Status
-
-
-def _dataset(name: str) -> Dataset:
-    return get_object_or_404(Dataset, name=name)
-
-
-def _can_edit(user: User) -> bool:
-    return has_role(user, Role.RUBRIC_AUTHOR)
 
 
 def _signal_names() -> dict[str, str]:
@@ -67,7 +48,7 @@ def _signal_names() -> dict[str, str]:
 class WorkRow(TypedDict):
     """A work-list entry as the page shows it: labels and links looked up once per page rather than per row."""
 
-    w: selectors.WorkItem
+    w: read_models.WorkItem
     signal: str
     severity: str
     editor_url: str
@@ -78,7 +59,7 @@ class WorkRow(TypedDict):
 _ANY_KEY = uuid.UUID(int=0)
 
 
-def _work_rows(items: Iterable[selectors.WorkItem], names: dict[str, str], severities: dict[int, str]) -> list[WorkRow]:
+def _work_rows(items: Iterable[read_models.WorkItem], names: dict[str, str], severities: dict[int, str]) -> list[WorkRow]:
     """The page's rows; each URL is reversed once and filled in, which is what made 50 rows slow to render."""
     editor = reverse("rubrics:editor", args=["DATASET", "QUESTION"])
     history = reverse("rubrics:history", args=[_ANY_KEY])
@@ -121,10 +102,10 @@ def _work_filters(params: QueryDict, datasets: list[Dataset]) -> tuple[WorkFilte
         return value or default
 
     filters: WorkFilters = {
-        "signal": choice("signal", selectors.WORK_KINDS),
+        "signal": choice("signal", read_models.WORK_KINDS),
         "ability": (params.get("ability") or "").strip(),
         "dataset": choice("dataset", [d.name for d in datasets]),
-        "sort": choice("sort", selectors.WORK_SORTS, selectors.WORK_SORTS[0]),
+        "sort": choice("sort", read_models.WORK_SORTS, read_models.WORK_SORTS[0]),
     }
     return filters, errors
 
@@ -132,16 +113,12 @@ def _work_filters(params: QueryDict, datasets: list[Dataset]) -> tuple[WorkFilte
 @require_safe
 @role_required(*STAFF_ROLES)
 def index(request: SignedInRequest) -> HttpResponse:
-    datasets = list(Dataset.objects.order_by("name"))
+    viewer = Viewer.of(request)
+    desk = read_models.work_list_page(viewer, full=not request.htmx)
+    datasets = desk.datasets
     filters, filter_errors = _work_filters(request.GET, datasets)
-    hidden = _hidden(request.user)
-    everything = [
-        w
-        for d in datasets
-        if not filters["dataset"] or d.name == filters["dataset"]
-        for w in selectors.work_list(d, leave_out=hidden, sort=filters["sort"])
-    ]
-    everything.sort(key=selectors.WorkItem.item_key if filters["sort"] == "item" else selectors.WorkItem.sort_key)
+    chosen = [d for d in datasets if not filters["dataset"] or d.name == filters["dataset"]]
+    everything = read_models.work_list(viewer, chosen, sort=filters["sort"])
     names = {label: name for d in datasets for label, name in ability_choices(d)}
     if filters["ability"] and filters["ability"] not in names:
         filter_errors.append(gettext("ability: %(value)r is not an ability label.") % {"value": filters["ability"]})
@@ -156,53 +133,40 @@ def index(request: SignedInRequest) -> HttpResponse:
         for w in everything
         if (not filters["signal"] or w.kind == filters["signal"]) and (not filters["ability"] or w.ability == filters["ability"])
     ]
-    page = Paginator(work, selectors.WORK_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(work, desk.page_size).get_page(request.GET.get("page"))
     names = _signal_names()
     severities = {3: pgettext("severity", "high"), 2: pgettext("severity", "medium"), 1: pgettext("severity", "low")}
-    query = urlencode({k: v for k, v in filters.items() if v and not (k == "sort" and v == selectors.WORK_SORTS[0])})
+    query = urlencode({k: v for k, v in filters.items() if v and not (k == "sort" and v == read_models.WORK_SORTS[0])})
     context = {
         "page": page,
         "rows": _work_rows(page.object_list, names, severities),
         "filters": filters,
         "filter_errors": filter_errors,
         "query": query,
-        "signals": [(kind, names[kind], by_signal.get(kind, 0)) for kind in selectors.WORK_KINDS],
+        "signals": [(kind, names[kind], by_signal.get(kind, 0)) for kind in read_models.WORK_KINDS],
         "signal_total": sum(by_signal.values()),
         "abilities": abilities,
-        "sorts": selectors.WORK_SORTS,
+        "sorts": read_models.WORK_SORTS,
     }
     if request.htmx:
         return render(request, "rubrics/partials/work_list.html", context)
-    context.update(
-        datasets=datasets,
-        queue_count=selectors.review_queue(request.user).count() if has_role(request.user, Role.SENIOR_REVIEWER) else None,
-        drafts=CriterionRevision.objects.filter(author=request.user, status__in=[Status.DRAFT, Status.REJECTED])
-        .exclude(children__isnull=False)
-        .select_related("dataset")
-        .order_by("-created_at")[:20],
-        awaiting_publish=CriterionRevision.objects.awaiting_publication().count(),
-    )
+    context.update(datasets=datasets, queue_count=desk.queue_count, drafts=desk.drafts, awaiting_publish=desk.awaiting_publish)
     return render(request, "rubrics/index.html", context, status=400 if filter_errors else 200)
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
 def dataset_items(request: SignedInRequest, name: str) -> HttpResponse:
-    dataset = _dataset(name)
-    version = selectors.latest_version(dataset)
-    if version is None:
-        raise Http404(gettext("This dataset has no versions."))
     q = request.GET.get("q") or None
-    page = Paginator(items_of(version, q=q), 50).get_page(request.GET.get("page"))
-    pending = dict(CriterionRevision.objects.filter(dataset=dataset).open().values_list("question_id").annotate(n=Count("id")))
+    found = read_models.dataset_items(Viewer.of(request), name, q=q)
     context = {
-        "dataset": dataset,
-        "version": version,
-        "page": page,
+        "dataset": found.dataset,
+        "version": found.version,
+        "page": Paginator(found.items, 50).get_page(request.GET.get("page")),
         "q": q or "",
-        "pending": pending,
-        "approved": CriterionRevision.objects.filter(dataset=dataset).awaiting_publication().count(),
-        "can_publish": has_role(request.user, Role.RUBRIC_AUTHOR, Role.ADMIN),
+        "pending": found.pending,
+        "approved": found.approved,
+        "can_publish": found.can_publish,
     }
     return render(request, "rubrics/dataset.html", context)
 
@@ -210,61 +174,38 @@ def dataset_items(request: SignedInRequest, name: str) -> HttpResponse:
 @require_safe
 @role_required(*STAFF_ROLES)
 def editor(request: SignedInRequest, name: str, question_id: str) -> HttpResponse:
-    dataset = _dataset(name)
-    version = selectors.latest_version(dataset)
-    found = selectors.editor_rows(version, question_id) if version else None
-    if found is None:
-        raise Http404(gettext("No such item in the latest version."))
-    item, rows, additions = found
-    signals = selectors.cached_quality_signals(dataset, [r.criterion.lineage_id for r in rows], leave_out=_hidden(request.user))
-    for row in rows:
-        row.signals = signals.get(row.criterion.lineage_id)
+    found = read_models.editor(Viewer.of(request), name, question_id)
     context = {
-        "dataset": dataset,
-        "version": version,
-        "item": item,
-        "rows": rows,
-        "additions": additions,
-        "can_edit": _can_edit(request.user),
+        "dataset": found.dataset,
+        "version": found.version,
+        "item": found.item,
+        "rows": found.rows,
+        "additions": found.additions,
+        "can_edit": found.can_edit,
         "add_form": CriterionForm(),
-        "abilities": ability_choices(dataset),
+        "abilities": ability_choices(found.dataset),
     }
     return render(request, "rubrics/editor.html", context)
 
 
-def _hidden(user: User) -> ResponseIds | None:
-    """Responses of the open campaigns the user is an expert of: quality signals leave them out (None: nothing to leave out)."""
-    scope = blind_scope(user)
-    return scope.response_ids if scope else None
-
-
-def _row_context(request: SignedInRequest, lineage: CriterionLineage) -> dict[str, Any]:
-    question_id, _ = selectors.lineage_question(lineage)
-    version = selectors.latest_version(lineage.dataset)
-    found = selectors.editor_rows(version, question_id) if version else None
-    if found is None:
-        raise Http404(gettext("No such item."))
-    rows = [r for r in found[1] if r.criterion.lineage_id == lineage.key]
-    if not rows:
-        raise Http404(gettext("This criterion is not in the latest version."))
-    row = rows[0]
-    row.signals = selectors.cached_quality_signals(lineage.dataset, [lineage.key], leave_out=_hidden(request.user)).get(lineage.key)
-    return {"row": row, "dataset": lineage.dataset, "can_edit": _can_edit(request.user), "abilities": ability_choices(lineage.dataset)}
+def _row_context(found: read_models.CriterionRow) -> dict[str, Any]:
+    return {"row": found.row, "dataset": found.dataset, "can_edit": found.can_edit, "abilities": ability_choices(found.dataset)}
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
 def criterion_row(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
-    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
-    return render(request, "rubrics/partials/criterion_row.html", _row_context(request, lineage))
+    return render(request, "rubrics/partials/criterion_row.html", _row_context(read_models.criterion_row(Viewer.of(request), key)))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @role_required(Role.RUBRIC_AUTHOR)
 def edit_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
-    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
-    context = _row_context(request, lineage)
-    row = context["row"]
+    viewer = Viewer.of(request)
+    found = read_models.criterion_row(viewer, key)
+    lineage = found.lineage
+    context = _row_context(found)
+    row = found.row
     if request.method in ("GET", "HEAD"):
         source = row.open_revision or row.criterion
         form = CriterionForm(initial={"text": source.text, "ability": source.ability, "weight": source.weight, "base_revision": row.head})
@@ -292,14 +233,16 @@ def edit_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
             form.is_valid()
             form.add_error(None, exc.messages[0])
             context["conflict"] = True
-            context["row"] = _row_context(request, lineage)["row"]
+            context["row"] = read_models.criterion_row(viewer, key, lineage=lineage).row
             status = 409
         except ValidationError as exc:
             apply_errors(form, exc)
             status = 400
         else:
             if request.htmx:
-                return render(request, "rubrics/partials/criterion_row.html", _row_context(request, lineage))
+                return render(
+                    request, "rubrics/partials/criterion_row.html", _row_context(read_models.criterion_row(viewer, key, lineage=lineage))
+                )
             messages.success(request, gettext("Revision %(number)s saved as a draft.") % {"number": rev.number})
             return redirect("rubrics:editor", lineage.dataset.name, rev.question_id)
     else:
@@ -318,7 +261,7 @@ def _render_edit(request: SignedInRequest, context: dict[str, Any], form: Criter
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR)
 def add_criterion(request: SignedInRequest, name: str, question_id: str) -> HttpResponse:
-    dataset = _dataset(name)
+    dataset = read_models.dataset(Viewer.of(request), name)
     form = CriterionForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
@@ -345,10 +288,11 @@ def add_criterion(request: SignedInRequest, name: str, question_id: str) -> Http
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR)
 def retire_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
-    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
+    viewer = Viewer.of(request)
+    lineage = read_models.criterion_lineage(viewer, key)
     form = RetireForm(request.POST)
     form.is_valid()
-    question_id, _ = selectors.lineage_question(lineage)
+    question_id = read_models.question_of(viewer, lineage)
     try:
         rev = services.retire_criterion(
             author=request.user,
@@ -366,34 +310,25 @@ def retire_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
 @require_safe
 @role_required(*STAFF_ROLES)
 def history(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
-    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
-    entries = selectors.criterion_history(lineage)
-    question_id, _ = selectors.lineage_question(lineage)
-    by_number = {e.number: e for e in entries}
-    a = _int(request.GET.get("a"))
-    b = _int(request.GET.get("b"))
-    if b is None and entries:
-        b = entries[-1].number
-    if a is None and len(entries) > 1:
-        a = entries[-2].number
-    diff: dict[str, Any] | None = None
-    if a is not None and b is not None:
-        if a not in by_number or b not in by_number:
-            raise Http404(gettext("No such revision of this criterion."))
-        ea, eb = by_number[a], by_number[b]
-        diff = {"a": ea, "b": eb, "html": mark_safe(word_diff_html(ea.text, eb.text))}  # escaped by word_diff_html
-    context = {"lineage": lineage, "dataset": lineage.dataset, "question_id": question_id, "entries": entries, "diff": diff, "a": a, "b": b}
+    found = read_models.criterion_history(
+        Viewer.of(request), key, a=_int(request.GET.get("a")), b=_int(request.GET.get("b")), feedback_too=not request.htmx
+    )
+    context = {
+        "lineage": found.lineage,
+        "dataset": found.lineage.dataset,
+        "question_id": found.question_id,
+        "entries": found.entries,
+        "diff": found.diff,
+        "a": found.a,
+        "b": found.b,
+    }
     if request.htmx:
         return render(request, "rubrics/partials/diff.html", context)
     # What the library and adjudication know of the criterion (none of it from a campaign the viewer rates in).
-    causes = feedback.adjudication_causes(lineage.dataset, [str(lineage.key)], leave_out=_hidden(request.user)).get(
-        str(lineage.key), Counter()
-    )
-    labels = dict(Case.Cause.choices)
     context.update(
-        knowledge=knowledge_selectors.lineage_knowledge(request.user, lineage),
-        causes=[(labels.get(cause, cause), n) for cause, n in causes.most_common()],
-        decisions=sum(causes.values()),
+        knowledge=found.knowledge,
+        causes=found.causes,
+        decisions=found.decisions,
         can_write_faq=has_role(request.user, Role.RUBRIC_AUTHOR, Role.SENIOR_REVIEWER),
         can_write_cases=has_role(request.user, Role.SENIOR_REVIEWER, Role.ADMIN),
     )
@@ -412,41 +347,23 @@ def _int(value: str | None) -> int | None:
 @require_safe
 @role_required(Role.SENIOR_REVIEWER)
 def review_queue(request: SignedInRequest) -> HttpResponse:
-    queue = list(selectors.review_queue(request.user))
-    for rev in queue:
-        rev.diff_html = _diff_against_approved(rev)
-    return render(request, "rubrics/review_queue.html", {"queue": queue})
-
-
-def _diff_against_approved(rev: CriterionRevision) -> tuple[SafeString, services.Content | None]:
-    before = services.approved_content(rev.lineage)
-    return mark_safe(word_diff_html(before.text if before else "", rev.text)), before  # escaped by word_diff_html
+    return render(request, "rubrics/review_queue.html", {"queue": read_models.review_queue(Viewer.of(request))})
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
 def revision_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    rev = selectors.revision_detail(pk)
-    if rev is None:
-        raise Http404(gettext("No such revision."))
-    html, before = _diff_against_approved(rev)
-    user = request.user
+    found = read_models.revision_page(Viewer.of(request), pk)
     context = {
-        "rev": rev,
-        "before": before,
-        "diff_html": html,
-        "decisions": list(rev.decisions.select_related("reviewer")),
-        "thread": selectors.comment_thread(rev),
-        "panel_size": rev.dataset.review_panel_size,
-        "can_submit": rev.status == Status.DRAFT and rev.author_id == user.pk,
-        "can_review": rev.status == Status.SUBMITTED
-        and rev.author_id != user.pk
-        and has_role(user, Role.SENIOR_REVIEWER)
-        and not rev.decisions.filter(reviewer=user).exists(),
-        "can_revise": rev.status in (Status.DRAFT, Status.REJECTED)
-        and _can_edit(user)
-        and not rev.children.exists()
-        and rev.change_kind != CriterionRevision.Kind.RETIREMENT,
+        "rev": found.rev,
+        "before": found.before,
+        "diff_html": found.diff_html,
+        "decisions": found.decisions,
+        "thread": found.thread,
+        "panel_size": found.panel_size,
+        "can_submit": found.can_submit,
+        "can_review": found.can_review,
+        "can_revise": found.can_revise,
     }
     template = "rubrics/partials/thread.html" if request.htmx and request.GET.get("part") == "thread" else "rubrics/revision.html"
     return render(request, template, context)
@@ -455,7 +372,7 @@ def revision_detail(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 @role_required(*STAFF_ROLES)
 def submit_revision(request: SignedInRequest, pk: int) -> HttpResponse:
-    rev = get_object_or_404(CriterionRevision, pk=pk)
+    rev = read_models.revision(Viewer.of(request), pk)
     try:
         services.submit_revision(revision=rev, user=request.user)
     except ValidationError as exc:
@@ -468,7 +385,7 @@ def submit_revision(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 @role_required(Role.SENIOR_REVIEWER)
 def review_revision(request: SignedInRequest, pk: int) -> HttpResponse:
-    rev = get_object_or_404(CriterionRevision, pk=pk)
+    rev = read_models.revision(Viewer.of(request), pk)
     verdict = request.POST.get("verdict", "")
     try:
         rev = services.review_revision(revision=rev, reviewer=request.user, verdict=verdict, comment=request.POST.get("comment", ""))
@@ -488,9 +405,9 @@ def review_revision(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 @role_required(*STAFF_ROLES)
 def comment(request: SignedInRequest, pk: int) -> HttpResponse:
-    rev = get_object_or_404(CriterionRevision, pk=pk)
-    reply_id = _int(request.POST.get("reply_to"))
-    reply_to = rev.comments.filter(pk=reply_id).first() if reply_id is not None else None
+    viewer = Viewer.of(request)
+    rev = read_models.revision(viewer, pk)
+    reply_to = read_models.reply_target(viewer, rev, _int(request.POST.get("reply_to")))
     error = None
     try:
         services.comment_on_revision(revision=rev, author=request.user, body=request.POST.get("body", ""), reply_to=reply_to)
@@ -498,7 +415,7 @@ def comment(request: SignedInRequest, pk: int) -> HttpResponse:
         error = " ".join(exc.messages)
     if request.htmx:
         return render(
-            request, "rubrics/partials/thread.html", {"rev": rev, "thread": selectors.comment_thread(rev), "comment_error": error}
+            request, "rubrics/partials/thread.html", {"rev": rev, "thread": read_models.comment_thread(viewer, rev), "comment_error": error}
         )
     if error:
         messages.error(request, error)
@@ -508,7 +425,7 @@ def comment(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR, Role.ADMIN)
 def publish(request: SignedInRequest, name: str) -> HttpResponse:
-    dataset = _dataset(name)
+    dataset = read_models.dataset(Viewer.of(request), name)
     try:
         version = services.publish_revisions(
             dataset=dataset, user=request.user, label=request.POST.get("label") or None, note=request.POST.get("note", "")
@@ -523,21 +440,25 @@ def publish(request: SignedInRequest, name: str) -> HttpResponse:
 @require_safe
 @role_required(*STAFF_ROLES)
 def stale(request: SignedInRequest, name: str) -> HttpResponse:
-    dataset = _dataset(name)
-    rows = selectors.stale_rows(dataset)
-    return render(request, "rubrics/stale.html", {"dataset": dataset, "rows": rows, **selectors.stale_totals(rows)})
+    viewer = Viewer.of(request)
+    dataset = read_models.dataset(viewer, name)
+    found = read_models.stale_list(viewer, dataset)
+    return render(request, "rubrics/stale.html", {"dataset": dataset, "rows": found.rows, **found.totals})
 
 
 @require_POST
 @role_required(*STAFF_ROLES)
 def flag(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
-    lineage = get_object_or_404(CriterionLineage.objects.select_related("dataset"), key=key)
-    question_id, _ = selectors.lineage_question(lineage)
+    viewer = Viewer.of(request)
+    lineage = read_models.criterion_lineage(viewer, key)
+    question_id = read_models.question_of(viewer, lineage)
     try:
         services.flag_criterion(
             lineage=lineage,
             reason=request.POST.get("reason", ""),
-            source="reviewer" if has_role(request.user, Role.SENIOR_REVIEWER) and not _can_edit(request.user) else "author",
+            source="reviewer"
+            if has_role(request.user, Role.SENIOR_REVIEWER) and not has_role(request.user, Role.RUBRIC_AUTHOR)
+            else "author",
             flagged_by=request.user,
         )
     except ValidationError as exc:
@@ -550,17 +471,12 @@ def flag(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
 @require_POST
 @role_required(Role.RUBRIC_AUTHOR, Role.ADMIN)
 def resolve(request: SignedInRequest, kind: str, pk: int) -> HttpResponse:
-    from annotation.models import UnclearCriterionReport
-
     try:
-        if kind == "flag":
-            services.resolve_flag(flag=get_object_or_404(CriterionFlag, pk=pk), user=request.user, note=request.POST.get("note", ""))
-        elif kind == "unclear":
-            services.resolve_unclear_report(
-                report=get_object_or_404(UnclearCriterionReport, pk=pk), user=request.user, note=request.POST.get("note", "")
-            )
+        entry = read_models.work_entry(Viewer.of(request), kind, pk)
+        if isinstance(entry, CriterionFlag):
+            services.resolve_flag(flag=entry, user=request.user, note=request.POST.get("note", ""))
         else:
-            raise Http404(gettext("Unknown work-list entry."))
+            services.resolve_unclear_report(report=entry, user=request.user, note=request.POST.get("note", ""))
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
@@ -568,77 +484,23 @@ def resolve(request: SignedInRequest, kind: str, pk: int) -> HttpResponse:
     return redirect("rubrics:index")
 
 
-_KEY_PREFIX_CHARS = frozenset("0123456789abcdef-")
-
-
-class AuditFilters(TypedDict):
-    """The filters of `selectors.audit_entries`, as the audit log's query string gives them."""
-
-    dataset: str | None
-    item: str | None
-    criterion: str | None
-    person: str | None
-    action: str | None
-    since: date | None
-    until: date | None
-
-
-def _audit_filters(params: QueryDict) -> AuditFilters:
-    """The audit log's filters from a query string; a bad one is a ValidationError naming its parameter.
-
-    The criterion is a lineage key (a UUID) or the start of one. A filter holding a NUL character
-    never gets here: RefuseUnstorableTextMiddleware (heartbench_core.input_text) answers it with a 400 first.
-    """
-    criterion = (params.get("criterion") or "").strip().lower() or None
-    if criterion is not None:
-        try:
-            criterion = str(uuid.UUID(criterion)) if len(criterion) >= 36 else criterion
-        except ValueError:
-            criterion = None
-        if criterion is None or not set(criterion) <= _KEY_PREFIX_CHARS:
-            raise ValidationError(
-                {
-                    "criterion": [
-                        gettext("%(value)r is not a criterion key (a UUID) or the start of one.") % {"value": params.get("criterion")}
-                    ]
-                }
-            )
-    return {
-        "dataset": params.get("dataset") or None,
-        "item": (params.get("item") or "").strip() or None,
-        "criterion": criterion,
-        "person": (params.get("person") or "").strip() or None,
-        "action": params.get("action") if params.get("action") in AuditEntry.Action.values else None,
-        "since": parse_date(params.get("since") or "") if _is_date(params.get("since")) else None,
-        "until": parse_date(params.get("until") or "") if _is_date(params.get("until")) else None,
-    }
-
-
-def _is_date(value: str | None) -> bool:
-    if not value:
-        return False
-    try:
-        return parse_date(value) is not None
-    except ValueError:
-        return False
-
-
 @require_safe
 @role_required(*STAFF_ROLES, accepts_tokens=True)
 def audit_log(request: SignedInRequest) -> HttpResponseBase:
+    viewer = Viewer.of(request)
     filters: dict[str, object]
     try:
-        parsed = _audit_filters(request.GET)
+        parsed = audit_filters(request.GET)
     except ValidationError as exc:
         # A bad filter shows the empty log with the reason; htmx swaps only 2xx answers.
-        filter_errors, entries = exc.messages, AuditEntry.objects.none()
+        filter_errors, log = exc.messages, read_models.audit_log(viewer, None)
         filters = {k: request.GET.get(k, "") for k in ("dataset", "item", "criterion", "person", "action")}
     else:
-        filter_errors, entries = [], selectors.audit_entries(**parsed)
+        filter_errors, log = [], read_models.audit_log(viewer, parsed)
         if request.GET.get("format") == "csv":
-            return _audit_csv(entries)
+            return _audit_csv(log)
         filters = {k: (v or "") for k, v in parsed.items()}
-    page = Paginator(entries, 100).get_page(request.GET.get("page"))
+    page = Paginator(log.entries, 100).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {
@@ -648,7 +510,7 @@ def audit_log(request: SignedInRequest) -> HttpResponseBase:
         "filters": filters,
         "filter_errors": filter_errors,
         "actions": AuditEntry.Action.choices,
-        "datasets": Dataset.objects.order_by("name"),
+        "datasets": log.datasets,
         "query": query.urlencode(),
     }
     template = "rubrics/partials/audit_table.html" if request.htmx else "rubrics/audit.html"
@@ -662,12 +524,12 @@ class _Echo:
         return value
 
 
-def _audit_csv(entries: QuerySet[AuditEntry]) -> StreamingHttpResponse:
+def _audit_csv(log: read_models.AuditLog) -> StreamingHttpResponse:
     writer = SafeWriter(_Echo())
 
     def rows() -> Iterator[str]:
         yield "\ufeff" + writer.writerow(AUDIT_CSV_COLUMNS)
-        for e in entries.iterator(chunk_size=2000):
+        for e in log.each():
             yield writer.writerow(
                 [
                     e.created_at.isoformat(),

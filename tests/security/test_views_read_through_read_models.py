@@ -57,8 +57,6 @@ PENDING: dict[str, int] = {
     "heartbench_core.views": 6,
     "annotation.manage.api": 62,
     "annotation.manage.views": 52,
-    "rubrics.api": 43,
-    "rubrics.views": 48,
 }
 
 
