@@ -492,9 +492,13 @@ class StaleList:
 
 @read_model
 def stale_list(viewer: Viewer, dataset: Dataset, *, question_id: str | None = None) -> StaleList:
-    """Responses with judgments or verdicts made against an older meaning of a criterion, with the totals to re-check."""
+    """Responses with judgments or verdicts made against an older meaning of a criterion, with the totals to re-check.
+
+    Which responses carry experts' judgments tells which were sampled into blind tests: on a dataset an
+    open campaign of the viewer is on, every response is left out, as the quality signals leave them out.
+    """
     _staff(viewer)
-    rows = selectors.stale_rows(dataset, question_id=question_id)
+    rows = [] if viewer.hides_dataset(dataset.pk) else selectors.stale_rows(dataset, question_id=question_id)
     return StaleList(rows, selectors.stale_totals(rows))
 
 

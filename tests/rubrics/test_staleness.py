@@ -69,3 +69,21 @@ def test_the_stale_list_is_on_a_staff_page_and_in_the_api_without_model_names(ca
     for user in (cast.expert, cast.outsider):
         assert client_for(user).get(reverse("rubrics:stale", args=["demo"])).status_code == 403
         assert client_for(user).get("/api/v1/rubrics/stale/?dataset=demo").status_code == 403
+
+
+def test_the_stale_list_is_empty_for_an_author_who_is_an_expert_of_an_open_campaign_on_the_dataset(cast, client_for, criterion, judged):
+    """Which responses carry experts' judgments tells which were sampled: the whole dataset is left out for them."""
+    from annotation.services.campaigns import create_campaign
+    from heartbench_core.roles import Role
+    from tests.conftest import make_user
+
+    approve_by_panel(edit(cast, criterion, weight=4), cast.reviewers)
+    dual = make_user("stale_dual", Role.RUBRIC_AUTHOR, Role.EXPERT)
+    models = ["demo-model-aurora", "demo-model-cirrus"]
+    create_campaign(name="open", dataset_name="demo", model_names=models, sample_fraction=1.0, overlap=1,
+                    expert_usernames=[dual.username], requires_qualification=False)  # fmt: skip
+    assert client_for(cast.author).get("/api/v1/rubrics/stale/?dataset=demo").json()["responses"] == 2
+    api = client_for(dual).get("/api/v1/rubrics/stale/?dataset=demo").json()
+    assert (api["responses"], api["judgments"], api["verdicts"]) == (0, 0, 0)
+    page = client_for(dual).get(reverse("rubrics:stale", args=["demo"]))
+    assert page.status_code == 200 and "<strong>3</strong> expert judgments" not in page.content.decode()
