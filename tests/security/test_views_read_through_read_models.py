@@ -46,10 +46,7 @@ ALWAYS_ALLOWED = (
 PENDING: dict[str, int] = {
     "heartbench_core.api_endpoint_runs": 25,
     "heartbench_core.api_judge_runs": 14,
-    "heartbench_core.api_people": 2,
-    "heartbench_core.api_tokens": 16,
     "heartbench_core.judging.views": 28,
-    "heartbench_core.people.views": 1,
     "annotation.knowledge.api": 22,
     "annotation.knowledge.views": 35,
     "annotation.manage.api": 59,
