@@ -44,9 +44,6 @@ ALWAYS_ALLOWED = (
 
 # Module -> how many calls it still makes outside the layer. Only shrinks.
 PENDING: dict[str, int] = {
-    "heartbench_core.api_endpoint_runs": 25,
-    "heartbench_core.api_judge_runs": 14,
-    "heartbench_core.judging.views": 28,
     "annotation.knowledge.api": 22,
     "annotation.knowledge.views": 35,
     "annotation.manage.api": 59,
