@@ -32,6 +32,7 @@ from heartbench_core.models import (
     RunQuestionQuerySet,
 )
 from heartbench_core.read_models import Viewer, one, read_model
+from heartbench_core.roles import Role, require_role
 from heartbench_core.run_display import describe_signal, estimated_cost, problem_parts
 from heartbench_core.services.runs import Progress
 
@@ -39,7 +40,8 @@ RUN_RELATIONS = ("version__dataset", "model", "endpoint", "template_revision__te
 
 
 def _admins_read(viewer: Viewer) -> None:
-    """Endpoints and templates belong to no dataset: the admin role the pages and API check is all the viewer needs."""
+    """Endpoints and templates belong to no dataset: what the viewer needs is the admin role (checked again where they are read)."""
+    require_role(viewer.user, Role.ADMIN)
 
 
 def _refuse_run(viewer: Viewer, run: EndpointRun) -> None:

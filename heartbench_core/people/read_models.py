@@ -18,45 +18,46 @@ from heartbench_core.models import ApiToken, User
 from heartbench_core.people import selectors
 from heartbench_core.people.selectors import Person
 from heartbench_core.read_models import Viewer, one, read_model
-from heartbench_core.roles import Role
+from heartbench_core.roles import Role, require_role
 
 
-def _no_blind_scope(viewer: Viewer) -> None:
-    """People and API tokens belong to no campaign: the pages' role checks are all the viewer needs."""
+def _admins_read(viewer: Viewer) -> None:
+    """People and everyone's API tokens belong to no campaign: what the viewer needs is the admin role (checked again here)."""
+    require_role(viewer.user, Role.ADMIN)
 
 
 @read_model
 def people(viewer: Viewer, *, role: str | None = None, status: str | None = None) -> QuerySet[User]:
     """Every user by username (holding `role`, in `status`, when asked), ready for `people_rows`."""
-    _no_blind_scope(viewer)
+    _admins_read(viewer)
     return selectors.people(role=role, status=status)
 
 
 @read_model
 def no_people(viewer: Viewer) -> QuerySet[User]:
-    """No user: what the API schema's generator reads instead of a list (it sends no request, so no filter)."""
-    _no_blind_scope(viewer)
+    """No user, whoever asks: what the API schema's generator reads instead of a list (its request has no user, filter or role)."""
+    del viewer  # it holds no row
     return User.objects.none()
 
 
 @read_model
 def people_rows(viewer: Viewer, users: Iterable[User]) -> list[Person]:
     """The rows of users read through `people` (their groups prefetched: no query)."""
-    _no_blind_scope(viewer)
+    _admins_read(viewer)
     return [selectors.person_of(u) for u in users]
 
 
 @read_model
 def person(viewer: Viewer, user_id: int) -> Person | None:
     """One user's row, or None when there is no such user."""
-    _no_blind_scope(viewer)
+    _admins_read(viewer)
     return selectors.person(user_id)
 
 
 @read_model
 def held_roles(viewer: Viewer, person: Person) -> list[Role]:
     """The roles the user's groups grant (prefetched by `people`: no query); a superuser may hold fewer groups than roles."""
-    _no_blind_scope(viewer)
+    _admins_read(viewer)
     return selectors.held_roles(person)
 
 
@@ -71,7 +72,7 @@ class PersonPage:
 @read_model
 def person_page(viewer: Viewer, person: Person) -> PersonPage:
     """What a person's page shows besides their row."""
-    _no_blind_scope(viewer)
+    _admins_read(viewer)
     return PersonPage(person, selectors.held_roles(person), selectors.changes_of(person.user), _tokens().filter(user=person.user))
 
 
@@ -92,14 +93,14 @@ def _tokens(*, username: str | None = None, state: str | None = None) -> QuerySe
 @read_model
 def tokens(viewer: Viewer, *, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
     """Every user's tokens (admins) with their user and who created and revoked them, newest first; of one user, in one state."""
-    _no_blind_scope(viewer)
+    _admins_read(viewer)
     return _tokens(username=username, state=state)
 
 
 @read_model
 def token(viewer: Viewer, pk: int) -> ApiToken:
     """Any user's token (admins; 404 when there is none)."""
-    _no_blind_scope(viewer)
+    _admins_read(viewer)
     return one(ApiToken.objects.all(), pk=pk)
 
 
