@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
@@ -17,23 +18,31 @@ from django.utils.translation import gettext as _
 from heartbench_core import selectors
 from heartbench_core.models import Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
 from heartbench_core.read_models import Viewer, one, read_model
+from heartbench_core.roles import STAFF_ROLES, require_role
 
 
-def _open_to_staff(viewer: Viewer) -> None:
-    """Items, rubrics and versions are closed to no one on staff: experts judge against them (only responses are closed)."""
+def _staff_read(viewer: Viewer) -> None:
+    """Items, rubrics and versions are closed to no one on staff (experts judge against them): the staff role is all it takes."""
+    require_role(viewer.user, *STAFF_ROLES)
+
+
+def _api_list(viewer: Viewer) -> None:
+    """An API viewset's queryset: its permission class admits staff only, and the schema generator reads it with no user
+    (to type the path's id), so the role is not checked again here. Nothing in it is closed to anyone on staff."""
 
 
 @read_model
 def datasets(viewer: Viewer) -> QuerySet[Dataset]:
-    """Every dataset with its version and response counts, by name (the home page and the dataset list)."""
-    _open_to_staff(viewer)
+    """Every dataset with its version and response counts, by name (the dataset list, and the home page of anyone signed in)."""
+    if not viewer.user.is_authenticated:
+        raise PermissionDenied
     return selectors.datasets_with_versions()
 
 
 @read_model
 def dataset_list(viewer: Viewer) -> QuerySet[Dataset]:
     """Every dataset by name (the API's list)."""
-    _open_to_staff(viewer)
+    _api_list(viewer)
     return Dataset.objects.order_by("name")
 
 
@@ -47,13 +56,6 @@ def version_of(name: str, label: str) -> DatasetVersion:
     return one(dataset.versions.select_related("dataset", "parent", "created_by"), label=label)
 
 
-@read_model
-def version(viewer: Viewer, name: str, label: str) -> DatasetVersion:
-    """The version `label` of the dataset `name`, with its dataset, parent and author (404 when either is missing)."""
-    _open_to_staff(viewer)
-    return version_of(name, label)
-
-
 @dataclass(frozen=True)
 class DatasetPage:
     dataset: Dataset
@@ -63,7 +65,7 @@ class DatasetPage:
 @read_model
 def dataset_page(viewer: Viewer, name: str) -> DatasetPage:
     """A dataset with every version, newest first (its page, and the version diff's choices)."""
-    _open_to_staff(viewer)
+    _staff_read(viewer)
     dataset = _dataset(name)
     return DatasetPage(dataset, list(selectors.versions_of(dataset)))
 
@@ -78,7 +80,7 @@ class VersionPage:
 @read_model
 def version_page(viewer: Viewer, name: str, label: str, *, difficulty: str | None, scene: str | None, q: str | None) -> VersionPage:
     """A version's items, filtered, and the scenes to filter by."""
-    _open_to_staff(viewer)
+    _staff_read(viewer)
     found = version_of(name, label)
     return VersionPage(found, selectors.items_of(found, difficulty=difficulty, scene=scene, q=q), selectors.scenes_of(found))
 
@@ -86,7 +88,7 @@ def version_page(viewer: Viewer, name: str, label: str, *, difficulty: str | Non
 @read_model
 def changed_items(viewer: Viewer, version: DatasetVersion, question_ids: list[str], fields: tuple[str, ...]) -> list[dict[str, Any]]:
     """The given items of a version, as rows of `fields` (the version diff's before and after; one query)."""
-    _open_to_staff(viewer)
+    _staff_read(viewer)
     return list(version.items.filter(question_id__in=question_ids).values("question_id", *fields))
 
 
@@ -100,7 +102,7 @@ class ItemPage:
 @read_model
 def item_page(viewer: Viewer, name: str, label: str, question_id: str) -> ItemPage:
     """An item of a version with its rubric, in order (404 when the version does not hold it)."""
-    _open_to_staff(viewer)
+    _staff_read(viewer)
     found = version_of(name, label)
     pair = selectors.item_with_rubric(found, question_id)
     if pair is None:
@@ -111,7 +113,7 @@ def item_page(viewer: Viewer, name: str, label: str, question_id: str) -> ItemPa
 @read_model
 def versions(viewer: Viewer, *, dataset: str | None = None) -> QuerySet[DatasetVersion]:
     """Every version (of one dataset, by name, when asked), by dataset and newest first (the API's list)."""
-    _open_to_staff(viewer)
+    _api_list(viewer)
     qs = DatasetVersion.objects.select_related("dataset", "parent", "created_by").order_by("dataset__name", "-number")
     return qs.filter(dataset__name=dataset) if dataset else qs
 
@@ -119,7 +121,7 @@ def versions(viewer: Viewer, *, dataset: str | None = None) -> QuerySet[DatasetV
 @read_model
 def version_against(viewer: Viewer, version: DatasetVersion, label: str | None) -> DatasetVersion | None:
     """The version a diff compares `version` with: the dataset's version `label` (404 when none), by default the parent."""
-    _open_to_staff(viewer)
+    _staff_read(viewer)
     return one(DatasetVersion.objects.all(), dataset=version.dataset, label=label) if label else version.parent
 
 
@@ -128,7 +130,7 @@ def items(
     viewer: Viewer, *, version: str | None = None, dataset: str | None = None, difficulty: str | None = None, question_id: str | None = None
 ) -> QuerySet[Item]:
     """Items with their criteria, by version and position; `version` is an id or a label (the API's list)."""
-    _open_to_staff(viewer)
+    _api_list(viewer)
     qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
     if version:
         qs = qs.filter(version_id=int(version)) if version.isdecimal() else qs.filter(version__label=version)
@@ -144,7 +146,7 @@ def items(
 @read_model
 def language_models(viewer: Viewer) -> QuerySet[LanguageModel]:
     """Every model by name (the names are not closed: which model a campaign's responses come from is, by dataset)."""
-    _open_to_staff(viewer)
+    _api_list(viewer)
     return LanguageModel.objects.order_by("name")
 
 
@@ -172,6 +174,7 @@ def response(
     viewer: Viewer, public_id: str, *, via: str, dataset: str | None = None, model: str | None = None, question_id: str | None = None
 ) -> ModelResponse:
     """One response by its public id (404), refused with the reason when its dataset is closed to the viewer; recorded as shown."""
+    _staff_read(viewer)
     found = one(_responses(dataset, model, question_id), public_id=public_id)
     viewer.refuse_response(found.pk)
     viewer.shown([found.pk], via=via)
