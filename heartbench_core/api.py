@@ -8,7 +8,6 @@ from typing import Any, Generic, TypeVar
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
 from django.urls import NoReverseMatch
 from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
@@ -26,7 +25,9 @@ from rest_framework.views import APIView
 
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_parsers import CheckedMultiPartParser
+from heartbench_core.datasets import read_models as datasets
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from heartbench_core.services.datasets import ImportOutcome, diff_versions, export_lines, import_heartbench
 from heartbench_core.services.responses import ResponseImportOutcome, import_responses
@@ -292,10 +293,12 @@ class ResponseSerializer(serializers.ModelSerializer):
 
 
 class DatasetViewSet(viewsets.ReadOnlyModelViewSet[Dataset]):
-    queryset = Dataset.objects.order_by("name")
     serializer_class = DatasetSerializer
     permission_classes = [IsStaff]
     lookup_field = "name"
+
+    def get_queryset(self) -> QuerySet[Dataset]:
+        return datasets.dataset_list(Viewer.of(self.request))
 
 
 @extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("dataset", str)]))
@@ -305,10 +308,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[DatasetVersion]):
     ordering_fields = ["number", "created_at"]
 
     def get_queryset(self) -> QuerySet[DatasetVersion]:
-        qs = DatasetVersion.objects.select_related("dataset", "parent", "created_by").order_by("dataset__name", "-number")
-        if dataset := self.request.query_params.get("dataset"):
-            qs = qs.filter(dataset__name=dataset)
-        return qs
+        return datasets.versions(Viewer.of(self.request), dataset=self.request.query_params.get("dataset") or None)
 
     @extend_schema(
         parameters=[OpenApiParameter("against", str, description="The label of the older version (default: the parent).")],
@@ -319,7 +319,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[DatasetVersion]):
         """Changelog from ?against=LABEL (default: the parent) to this version."""
         version = self.get_object()
         against_label = request.query_params.get("against")
-        against = get_object_or_404(DatasetVersion, dataset=version.dataset, label=against_label) if against_label else version.parent
+        against = datasets.version_against(Viewer.of(request), version, against_label)
         if against is None:
             return Response({"detail": "this version has no parent; pass ?against=LABEL"}, status=400)
         return Response(ChangelogSerializer(diff_versions(against, version)).data)
@@ -351,23 +351,22 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet[Item]):
     permission_classes = [IsStaff]
 
     def get_queryset(self) -> QuerySet[Item]:
-        qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
         params = self.request.query_params
-        if version := params.get("version"):
-            qs = qs.filter(version_id=int(version)) if version.isdecimal() else qs.filter(version__label=version)
-        if dataset := params.get("dataset"):
-            qs = qs.filter(version__dataset__name=dataset)
-        if difficulty := choice_param(self.request, "difficulty", Item.Difficulty.values):
-            qs = qs.filter(difficulty=difficulty)
-        if qid := params.get("question_id"):
-            qs = qs.filter(question_id=qid)
-        return qs
+        return datasets.items(
+            Viewer.of(self.request),
+            version=params.get("version") or None,
+            dataset=params.get("dataset") or None,
+            difficulty=choice_param(self.request, "difficulty", Item.Difficulty.values),
+            question_id=params.get("question_id") or None,
+        )
 
 
 class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet[LanguageModel]):
-    queryset = LanguageModel.objects.order_by("name")
     serializer_class = LanguageModelSerializer
     permission_classes = [IsStaff]
+
+    def get_queryset(self) -> QuerySet[LanguageModel]:
+        return datasets.language_models(Viewer.of(self.request))
 
 
 @extend_schema_view(list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("dataset", "model", "question_id")]))
@@ -380,16 +379,16 @@ class ResponseViewSet(ShowsResponses[ModelResponse], viewsets.ReadOnlyModelViewS
     lookup_field = "public_id"
     exposure_via = "api-response"
 
+    def _filters(self) -> dict[str, str | None]:
+        return {name: self.request.query_params.get(name) or None for name in ("dataset", "model", "question_id")}
+
     def get_queryset(self) -> QuerySet[ModelResponse]:
-        qs = ModelResponse.objects.select_related("dataset", "model").order_by("id")
-        params = self.request.query_params
-        if dataset := params.get("dataset"):
-            qs = qs.filter(dataset__name=dataset)
-        if model := params.get("model"):
-            qs = qs.filter(model__name=model)
-        if qid := params.get("question_id"):
-            qs = qs.filter(question_id=qid)
-        return qs
+        return datasets.responses(Viewer.of(self.request), **self._filters())
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        found = datasets.response(Viewer.of(request), self.kwargs["public_id"], via=self.exposure_via, **self._filters())
+        self.check_object_permissions(request, found)
+        return Response(self.get_serializer(found).data)
 
 
 class HeartbenchImportSerializer(serializers.Serializer):

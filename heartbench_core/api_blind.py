@@ -1,8 +1,9 @@
 """The API's side of blindness: a viewset of rows tied to model responses, blind in one place.
 
-A list leaves out whole datasets the requester judges blind (`BlindScope.visible_responses`, never
-a hole response by response), a detail of such a row is refused with the reason, and every row
-served is recorded as shown to the requester, so it is never served to them blind later.
+A subclass takes its rows from a read model (`get_queryset`); this mixin applies the requester's
+`Viewer` to them: a list leaves out whole datasets the requester judges blind (never a hole
+response by response), a detail of such a row is refused with the reason, and every row served is
+recorded as shown to the requester, so it is never served to them blind later.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
+from heartbench_core.read_models import Viewer
 
 RowT = TypeVar("RowT", bound=Model)
 
@@ -34,19 +35,20 @@ class ShowsResponses(GenericViewSet, Generic[RowT]):
     exposure_via: ClassVar[str] = "api"
 
     def blind(self, qs: QuerySet[RowT]) -> QuerySet[RowT]:
-        return blind_scope(self.request.user).visible_responses(qs, self.response_path)
+        return Viewer.of(self.request).visible_responses(qs, self.response_path)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.blind(self.filter_queryset(self.get_queryset()))
         page = self.paginate_queryset(queryset)
         shown = page if page is not None else builtins.list(queryset)
         data = self.get_serializer(shown, many=True).data
-        record_exposures(user=request.user, response_ids=[_value(r, self.response_path) for r in shown], via=f"{self.exposure_via}-list")
+        Viewer.of(request).shown([_value(r, self.response_path) for r in shown], via=f"{self.exposure_via}-list")
         return self.get_paginated_response(data) if page is not None else Response(data)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         instance = self.get_object()
         response_id = _value(instance, self.response_path)
-        refuse_response(request.user, response_id)
-        record_exposures(user=request.user, response_ids=[response_id], via=self.exposure_via)
+        viewer = Viewer.of(request)
+        viewer.refuse_response(response_id)
+        viewer.shown([response_id], via=self.exposure_via)
         return Response(self.get_serializer(instance).data)

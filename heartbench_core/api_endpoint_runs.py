@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, cast
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -19,10 +19,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heartbench_core.api_changes import RefusesUnknownFields
-from heartbench_core.blindness import CLOSED_MODEL, blind_scope
-from heartbench_core.judging import selectors
+from heartbench_core.judging import read_models as judging
 from heartbench_core.lib import prompt_injection
-from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, LanguageModel, RunQuestion, User
+from heartbench_core.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion, User
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 from heartbench_core.run_display import describe_problem, describe_signal
 from heartbench_core.services import runs as run_services
@@ -71,7 +71,7 @@ class EndpointSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_refusals(self, endpoint: Endpoint) -> list[str]:
-        return selectors.refusals_of(endpoint)
+        return judging.refusals_of(endpoint)
 
     def get_api_key_variable_set(self, endpoint: Endpoint) -> bool | None:
         if not endpoint.api_key_env:
@@ -122,14 +122,16 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     serializer_class = EndpointSerializer
     permission_classes = [IsAdmin]
-    queryset = Endpoint.objects.order_by("name")
     lookup_field = "name"
     lookup_value_regex = NAME_IN_PATH
+
+    def get_queryset(self) -> QuerySet[Endpoint]:
+        return judging.endpoints(Viewer.of(self.request))
 
     def create(self, request: Request) -> Response:
         data = _valid(EndpointInputSerializer, request.data)
         name = data.pop("name", "")
-        if Endpoint.objects.filter(name=name).exists():
+        if judging.endpoint_exists(Viewer.of(request), name):
             raise ValidationError({"name": "an endpoint with this name exists; PATCH it instead"})
         outcome = save_endpoint(name=name, by=_me(request), **data)
         return Response(EndpointSerializer(outcome.endpoint).data, status=status.HTTP_201_CREATED)
@@ -190,14 +192,15 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
 
     def get_queryset(self) -> QuerySet[JudgeTemplate]:
         default_template()
-        return JudgeTemplate.objects.prefetch_related("revisions__created_by").order_by("name")
+        return judging.templates(Viewer.of(self.request))
 
     def create(self, request: Request) -> Response:
         data = _valid(TemplateInputSerializer, request.data)
-        if JudgeTemplate.objects.filter(name=data["name"]).exists():
+        if judging.template_exists(Viewer.of(request), data["name"]):
             raise ValidationError({"name": "a template with this name exists; POST a revision to it instead"})
         revision = add_template_revision(by=_me(request), **data)
-        return Response(JudgeTemplateSerializer(self.get_queryset().get(pk=revision.template_id)).data, status=status.HTTP_201_CREATED)
+        created = judging.template(Viewer.of(request), revision.template.name)
+        return Response(JudgeTemplateSerializer(created).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=TemplateRevisionInputSerializer, responses={201: TemplateRevisionSerializer})
     @action(detail=True, methods=["post"])
@@ -273,11 +276,8 @@ class EndpointRunSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
 
-    def _row(self, run: EndpointRun) -> selectors.RunRow:
-        rows = self.context.setdefault("rows", {})
-        if run.pk not in rows:
-            rows.update({r.run.pk: r for r in selectors.with_progress([run])})
-        return rows[run.pk]
+    def _row(self, run: EndpointRun) -> judging.RunRow:
+        return self.context["rows"][run.pk]  # read with the runs (`judging.run_rows`): serialising queries nothing
 
     def get_total(self, run: EndpointRun) -> int:
         return self._row(run).progress.total
@@ -408,45 +408,40 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     permission_classes = [IsAdmin]
 
     def get_queryset(self) -> QuerySet[EndpointRun]:
-        qs = selectors.visible_runs(self.request.user).order_by("-id")
         params = self.request.query_params
-        for key, field in (
-            ("kind", "kind"),
-            ("status", "status"),
-            ("dataset", "version__dataset__name"),
-            ("model", "model__name"),
-            ("endpoint", "endpoint__name"),
-        ):
-            if value := params.get(key):
-                qs = qs.filter(**{field: value})
-        return qs
+        filters = {key: params.get(key) or None for key in ("kind", "status", "dataset", "model", "endpoint")}
+        return judging.runs(Viewer.of(self.request), by_id=True, **filters)
 
-    def get_serializer_context(self) -> dict[str, Any]:
-        return {**super().get_serializer_context(), "rows": {}}
+    def _context(self, runs: list[EndpointRun], **extra: Any) -> dict[str, Any]:
+        """The serializer's context, with the runs' progress (one query for all of them)."""
+        rows = judging.run_rows(Viewer.of(self.request), runs)
+        return {**self.get_serializer_context(), "rows": {r.run.pk: r for r in rows}, **extra}
+
+    def _one(self, run: EndpointRun) -> Response:
+        return Response(EndpointRunSerializer(run, context=self._context([run])).data)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         runs = list(page if page is not None else self.get_queryset())
-        context = {**self.get_serializer_context(), "rows": {r.run.pk: r for r in selectors.with_progress(runs)}}
-        data = EndpointRunSerializer(runs, many=True, context=context).data
+        data = EndpointRunSerializer(runs, many=True, context=self._context(runs)).data
         return self.get_paginated_response(data) if page is not None else Response(data)
 
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self._one(self.get_object())
+
     def get_object(self) -> EndpointRun:
-        return selectors.run_for(self.request.user, int(self.kwargs["pk"]))
+        return judging.run(Viewer.of(self.request), int(self.kwargs["pk"]))
 
     def create(self, request: Request) -> Response:
         d = _valid(RunRequestSerializer, request.data)
-        dataset = Dataset.objects.filter(name=d["dataset"]).first()
-        model = LanguageModel.objects.filter(name=d["model"].strip()).first()
-        if dataset is not None and model is not None and blind_scope(request.user).hides_model_on(dataset.pk, model.pk):
-            raise PermissionDenied(CLOSED_MODEL)
-        judging = d["kind"] == EndpointRun.Kind.JUDGE
+        judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
+        asks_judging = d["kind"] == EndpointRun.Kind.JUDGE
         selection = run_services.Selection(
             difficulty=d.get("difficulty") or "",
             scene=(d.get("scene") or "").strip(),
             ability=(d.get("ability") or "").strip(),
             questions=tuple(dict.fromkeys(q.strip() for q in d.get("questions") or [] if q.strip())),
-            changed_since=d.get("changed_since") if judging else None,
+            changed_since=d.get("changed_since") if asks_judging else None,
         )
         common: dict[str, Any] = {
             "dataset_name": d["dataset"],
@@ -457,36 +452,34 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
             "requested_by": _me(request),
             "trigger": "api",
         }
-        if judging:
+        if asks_judging:
             outcome = run_services.request_judge_run(run_label=d.get("run") or None, template_name=d.get("template") or None, **common)
         else:
             outcome = run_services.request_answers(**common)
         if outcome.run is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        body = RunRequestedSerializer(outcome.run, context={**self.get_serializer_context(), "request_outcome": outcome}).data
+        body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], request_outcome=outcome)).data
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
         """Stop the run (at once when no worker holds it; else within seconds, answers in flight kept)."""
-        run = run_services.cancel_run(run=self.get_object(), by=_me(request))
-        return Response(EndpointRunSerializer(run, context=self.get_serializer_context()).data)
+        return self._one(run_services.cancel_run(run=self.get_object(), by=_me(request)))
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
     @action(detail=True, methods=["post"], url_path="retry-failed")
     def retry_failed(self, request: Request, pk: str | None = None) -> Response:
         """Ask the run's failed questions again (a worker takes them)."""
-        run = self.get_object()
-        run_services.retry_failed(run=run, by=_me(request))
-        return Response(EndpointRunSerializer(self.get_object(), context=self.get_serializer_context()).data)
+        run_services.retry_failed(run=self.get_object(), by=_me(request))
+        return self._one(self.get_object())
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
         """Hand a cancelled or stopped run to a worker again."""
         run_services.resume_run(run=self.get_object(), by=_me(request))
-        return Response(EndpointRunSerializer(self.get_object(), context=self.get_serializer_context()).data)
+        return self._one(self.get_object())
 
     @extend_schema(
         parameters=[
@@ -498,13 +491,14 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     @action(detail=True, methods=["get"], pagination_class=None)  # one document: a run holds at most its version's questions
     def questions(self, request: Request, pk: str | None = None) -> Response:
         """The run's questions in file order: status, requests, tokens, why one failed, every raw answer, signs of prompt injection."""
-        run = self.get_object()
-        qs = RunQuestion.objects.filter(run=run).select_related("item", "response").order_by("item__position")
-        if (wanted := request.query_params.get("status")) in RunQuestion.Status.values:
-            qs = qs.filter(status=wanted)
-        if request.query_params.get("suspected") in ("true", "1"):
-            qs = qs.suspected_injection()
-        return Response(RunQuestionSerializer(qs, many=True).data)
+        wanted = request.query_params.get("status")
+        questions = judging.run_questions(
+            Viewer.of(request),
+            self.get_object(),
+            status=wanted if wanted in RunQuestion.Status.values else None,
+            suspected=request.query_params.get("suspected") in ("true", "1"),
+        )
+        return Response(RunQuestionSerializer(questions, many=True).data)
 
 
 def _me(request: Request) -> User:

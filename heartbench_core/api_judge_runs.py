@@ -7,18 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heartbench_core.api import FileImportView
-from heartbench_core.blindness import CLOSED_MODEL, blind_scope, record_exposures
+from heartbench_core.judging import read_models as judging
 from heartbench_core.models import JudgeRun, User
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 from heartbench_core.services.judging import JudgeImportOutcome, import_judge_verdicts
 
@@ -84,50 +83,24 @@ class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet[JudgeRun]):
     serializer_class = JudgeRunSerializer
     permission_classes = [IsScoringStaff]
 
+    def _filters(self) -> dict[str, str | None]:
+        return {name: self.request.query_params.get(name) or None for name in ("dataset", "version", "model", "judge", "run")}
+
     def get_queryset(self) -> QuerySet[JudgeRun]:
-        qs = JudgeRun.objects.select_related("version__dataset", "model", "created_by").order_by("id")
         # Runs on a dataset an open campaign of yours is on: left out whole until it closes.
-        qs = blind_scope(self.request.user).visible_on_datasets(qs, "version__dataset_id")
-        params = self.request.query_params
-        if dataset := params.get("dataset"):
-            qs = qs.filter(version__dataset__name=dataset)
-        if version := params.get("version"):
-            qs = qs.filter(version__label=version)
-        if model := params.get("model"):
-            qs = qs.filter(model__name=model)
-        if judge := params.get("judge"):
-            qs = qs.filter(judge=judge)
-        if run := params.get("run"):
-            qs = qs.filter(label=run)
-        return qs
+        return judging.judge_runs(Viewer.of(self.request), **self._filters())
 
     def get_object(self) -> JudgeRun:
         """The run; a run the list leaves out for you is refused with the reason (403), not hidden."""
-        if not blind_scope(self.request.user):
-            return super().get_object()
-        run = get_object_or_404(JudgeRun.objects.select_related("version__dataset", "model", "created_by"), pk=self.kwargs["pk"])
+        run = judging.judge_run(Viewer.of(self.request), self.kwargs["pk"], **self._filters())
         self.check_object_permissions(self.request, run)
-        if blind_scope(self.request.user).hides_model_on(run.version.dataset_id, run.model_id):
-            raise PermissionDenied(CLOSED_MODEL)
         return run
 
     @extend_schema(responses={200: RunVerdictSerializer(many=True)})
     @action(detail=True, methods=["get"], pagination_class=None)  # one document, not a page (tests/api/test_lists_are_paginated.py)
     def verdicts(self, request: Request, pk: str | None = None) -> Response:
         """Every verdict of the run: question, criterion position and id, hit, rationale."""
-        run = self.get_object()
-        rows = list(
-            run.verdicts.order_by("criterion__item__position", "criterion__position").values(
-                "response_id",
-                "criterion_id",
-                "criterion__item__question_id",
-                "criterion__position",
-                "criterion__revision",
-                "hit",
-                "rationale",
-            )
-        )
-        record_exposures(user=request.user, response_ids={r["response_id"] for r in rows}, via="api-judge-verdicts")
+        rows = judging.judge_run_verdicts(Viewer.of(request), self.get_object())
         return Response(RunVerdictSerializer(rows, many=True).data)
 
 

@@ -20,8 +20,10 @@ from rest_framework.response import Response
 from heartbench_core.api import choice_param, enum_param
 from heartbench_core.http import signed_in
 from heartbench_core.models import User
-from heartbench_core.people import selectors, services
+from heartbench_core.people import read_models as people
+from heartbench_core.people import services
 from heartbench_core.people.selectors import NO_ROLE, Person, Status
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 
 ROLE_VALUES = [r.value for r in Role]
@@ -61,8 +63,8 @@ class InvitedPersonSerializer(PersonSerializer):
     )
 
 
-def _invited(invitation: services.Invitation) -> dict[str, Any]:
-    return InvitedPersonSerializer({**_person(invitation.user).__dict__, "invite_link": invitation.link}).data
+def _invited(request: Request, invitation: services.Invitation) -> dict[str, Any]:
+    return InvitedPersonSerializer({**_person(request, invitation.user).__dict__, "invite_link": invitation.link}).data
 
 
 class DeactivatedPersonSerializer(PersonSerializer):
@@ -93,8 +95,8 @@ class RolesSerializer(serializers.Serializer):
     )
 
 
-def _person(user: User) -> Person:
-    found = selectors.person(user.pk)
+def _person(request: Request, user: User) -> Person:
+    found = people.person(Viewer.of(request), user.pk)
     if found is None:  # deleted meanwhile
         raise Http404
     return found
@@ -121,19 +123,20 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
 
     def get_queryset(self) -> QuerySet[User]:
         if getattr(self, "swagger_fake_view", False):
-            return User.objects.none()
-        return selectors.people(
+            return people.no_people(Viewer.of(self.request))
+        return people.people(
+            Viewer.of(self.request),
             role=choice_param(self.request, "role", [*ROLE_VALUES, NO_ROLE]),
             status=choice_param(self.request, "status", Status.values),
         )
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
-        rows = [selectors.person_of(u) for u in page or []]
+        rows = people.people_rows(Viewer.of(request), page or [])
         return self.get_paginated_response(PersonSerializer(rows, many=True).data)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return Response(PersonSerializer(_person(self.get_object())).data)
+        return Response(PersonSerializer(_person(request, self.get_object())).data)
 
     @extend_schema(request=InviteSerializer, responses={201: InvitedPersonSerializer})
     def create(self, request: Request) -> Response:
@@ -141,7 +144,7 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         form = InviteSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         invitation = services.invite_user(**form.validated_data, by=signed_in(request), base_url=request.build_absolute_uri("/"))
-        return Response(_invited(invitation), status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})
+        return Response(_invited(request, invitation), status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})
 
     @extend_schema(request=RolesSerializer, responses={200: PersonSerializer})
     @action(detail=True, methods=["post"])
@@ -150,7 +153,7 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         form = RolesSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         user = services.set_roles(user=self.get_object(), roles=form.validated_data["roles"], by=signed_in(request))
-        return Response(PersonSerializer(_person(user)).data)
+        return Response(PersonSerializer(_person(request, user)).data)
 
     @extend_schema(request=None, responses={200: DeactivatedPersonSerializer})
     @action(detail=True, methods=["post"])
@@ -158,18 +161,18 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         """End their sessions, revoke their API tokens and release their open work; nobody deactivates themself."""
         user = self.get_object()
         released = services.deactivate_user(user=user, by=signed_in(request))
-        person = _person(user)
+        person = _person(request, user)
         return Response(DeactivatedPersonSerializer({**person.__dict__, "released": released}).data)
 
     @extend_schema(request=None, responses={200: PersonSerializer})
     @action(detail=True, methods=["post"])
     def reactivate(self, request: Request, user_id: str | None = None) -> Response:
         user = services.reactivate_user(user=self.get_object(), by=signed_in(request))
-        return Response(PersonSerializer(_person(user)).data)
+        return Response(PersonSerializer(_person(request, user)).data)
 
     @extend_schema(request=None, responses={200: InvitedPersonSerializer})
     @action(detail=True, methods=["post"], url_path="resend-invite", url_name="resend-invite")
     def resend_invite(self, request: Request, user_id: str | None = None) -> Response:
         """Send a new invitation link to a user who has not set a password (without a mail server: answer it); earlier links stop working."""
         invitation = services.resend_invite(user=self.get_object(), by=signed_in(request), base_url=request.build_absolute_uri("/"))
-        return Response(_invited(invitation), headers={"Cache-Control": "no-store"})
+        return Response(_invited(request, invitation), headers={"Cache-Control": "no-store"})

@@ -2,7 +2,6 @@
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -12,12 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from heartbench_core.api_judge_runs import IsScoringStaff
-from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
+from heartbench_core.leaderboard import read_models
 from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_A_JUDGE, NOT_IN_REPORT, ONLY_ALL_PAPER, calibrated_boards
 from heartbench_core.lib.agreement_report import Figure, Interval
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
-from heartbench_core.models import Dataset
-from heartbench_core.services.scoring import SUBSETS, ModelScores, score_model, score_models
+from heartbench_core.read_models import Viewer
+from heartbench_core.services.scoring import SUBSETS, ModelScores
 
 
 class ScoresQuerySerializer(serializers.Serializer):
@@ -84,10 +83,8 @@ class ScoresView(APIView):
         query = ScoresQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
-        scope = blind_scope(request.user)
-        if scope and Dataset.objects.filter(name=q["dataset"], pk__in=sorted(scope.dataset_ids)).exists():
-            raise PermissionDenied(CLOSED_MODEL)
-        result, verdicts = score_model(
+        result, verdicts = read_models.model_scores(
+            Viewer.of(request),
             dataset_name=q["dataset"],
             model_name=q["model"],
             source=q["source"],
@@ -196,10 +193,8 @@ class LeaderboardView(APIView):
         query = LeaderboardQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
-        dataset = Dataset.objects.filter(name=q["dataset"]).first()
-        if dataset is not None and blind_scope(request.user).hides_dataset(dataset.pk):
-            raise PermissionDenied(CLOSED_DATASET)
-        rows = score_models(
+        rows = read_models.models_scores(
+            Viewer.of(request),
             dataset_name=q["dataset"],
             source=q["source"],
             judge=q.get("judge"),

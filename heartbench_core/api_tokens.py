@@ -10,17 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
@@ -29,35 +26,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heartbench_core.http import SignedInRequest, signed_in
-from heartbench_core.models import ApiToken, User
+from heartbench_core.models import ApiToken
+from heartbench_core.people import read_models as people
+from heartbench_core.people.forms import IssueTokenForm
+from heartbench_core.people.serializers import IssueTokenSerializer
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission, role_required
 from heartbench_core.services import api_tokens as services
 
 PAGE_SIZE = 50
 STATES = [s.value for s in ApiToken.State]
-
-
-# --- reads ---------------------------------------------------------------------------------------
-
-
-def tokens(*, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
-    """Tokens with their user and who created and revoked them, newest first; of one user, in one state, when asked."""
-    qs = ApiToken.objects.select_related("user", "created_by", "revoked_by").order_by("-created_at", "-pk")
-    if username:
-        qs = qs.filter(user__username=username)
-    now = timezone.now()
-    if state == ApiToken.State.ACTIVE:
-        qs = qs.usable(now)
-    elif state == ApiToken.State.EXPIRED:
-        qs = qs.filter(revoked_at__isnull=True, expires_at__lte=now)
-    elif state == ApiToken.State.REVOKED:
-        qs = qs.filter(revoked_at__isnull=False)
-    return qs
-
-
-def tokens_of(user: User) -> QuerySet[ApiToken]:
-    """One user's tokens, newest first."""
-    return tokens().filter(user=user)
 
 
 # --- API -----------------------------------------------------------------------------------------
@@ -106,25 +84,6 @@ class IssuedTokenSerializer(ApiTokenSerializer):
         return str(self.context["text"])
 
 
-class IssueTokenSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(max_length=150)
-    name = serializers.CharField(max_length=services.NAME_MAX_CHARS, help_text="What the token is for, e.g. the pipeline using it.")
-    days = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=settings.API_TOKEN_MAX_DAYS,
-        help_text=f"Lifetime in days (default {settings.API_TOKEN_DAYS}, at most {settings.API_TOKEN_MAX_DAYS}).",
-    )
-
-    def validate_username(self, value: str) -> User:
-        user = User.objects.filter(username=value).first()
-        if user is None:
-            raise serializers.ValidationError(_("no user named %(username)r") % {"username": value})
-        if not user.is_active:
-            raise serializers.ValidationError(_("user %(username)r is inactive") % {"username": value})
-        return user
-
-
 class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[ApiToken]):
     """Admins list every user's tokens, issue one for any active user (POST; the token is in this answer only) and revoke (DELETE)."""
 
@@ -139,7 +98,7 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Dest
             raise serializers.ValidationError(
                 {"state": [_("%(state)r is not one of %(states)s.") % {"state": state, "states": ", ".join(STATES)}]}
             )
-        return tokens(username=params.get("username") or None, state=state)
+        return people.tokens(Viewer.of(self.request), username=params.get("username") or None, state=state)
 
     @extend_schema(
         parameters=[
@@ -171,7 +130,7 @@ class MyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
     ordering_fields = ["created_at", "expires_at", "last_used_at"]
 
     def get_queryset(self) -> QuerySet[ApiToken]:
-        return tokens_of(signed_in(self.request))
+        return people.own_tokens(Viewer.of(self.request))
 
     @extend_schema(description="Revoke one of your tokens; revoking it again changes nothing.")
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -182,24 +141,11 @@ class MyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
 # --- pages ---------------------------------------------------------------------------------------
 
 
-class IssueTokenForm(forms.Form):
-    username = forms.ModelChoiceField(
-        queryset=User.objects.filter(is_active=True).order_by("username").only("id", "username"),
-        to_field_name="username",
-        label=gettext_lazy("User"),
-        error_messages={"invalid_choice": gettext_lazy("No active user by that name.")},
-    )
-    name = forms.CharField(max_length=services.NAME_MAX_CHARS, label=gettext_lazy("Name"), help_text=gettext_lazy("What it is for."))
-    days = forms.IntegerField(
-        min_value=1, max_value=settings.API_TOKEN_MAX_DAYS, initial=settings.API_TOKEN_DAYS, label=gettext_lazy("Days")
-    )
-
-
 def _admin_page(
     request: HttpRequest, form: IssueTokenForm, *, issued: services.IssuedToken | None = None, status: int = 200
 ) -> HttpResponse:
     username = request.GET.get("user") or None
-    page = Paginator(tokens(username=username), PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(people.tokens(Viewer.of(request), username=username), PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "form": form,
         "page": page,
@@ -241,7 +187,7 @@ def token_issue(request: SignedInRequest) -> HttpResponse:
 @require_POST
 @role_required(Role.ADMIN)
 def token_revoke(request: SignedInRequest, pk: int) -> HttpResponse:
-    services.revoke_token(token=get_object_or_404(ApiToken, pk=pk), by=request.user)
+    services.revoke_token(token=people.token(Viewer.of(request), pk), by=request.user)
     back = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return redirect(back)
@@ -252,12 +198,12 @@ def token_revoke(request: SignedInRequest, pk: int) -> HttpResponse:
 @never_cache
 @role_required(*Role)
 def my_tokens(request: SignedInRequest) -> HttpResponse:
-    context = {"tokens": tokens_of(request.user)}
+    context = {"tokens": people.own_tokens(Viewer.of(request))}
     return render(request, "registration/my_tokens.html", context)
 
 
 @require_POST
 @role_required(*Role)
 def my_token_revoke(request: SignedInRequest, pk: int) -> HttpResponse:
-    services.revoke_token(token=get_object_or_404(ApiToken, pk=pk, user=request.user), by=request.user)
+    services.revoke_token(token=people.own_token(Viewer.of(request), pk), by=request.user)
     return redirect("my-tokens")

@@ -6,15 +6,16 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from heartbench_core import selectors
+from heartbench_core.datasets import read_models as datasets
 from heartbench_core.http import HtmxHttpRequest
 from heartbench_core.lib.textdiff import field_changes, word_diff_html
-from heartbench_core.models import Dataset, DatasetVersion
+from heartbench_core.models import DatasetVersion
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.services.datasets import diff_versions
 
@@ -27,42 +28,35 @@ def home(request: HttpRequest) -> HttpResponse:
         return redirect("annotation:home")
     if has_role(request.user, Role.ADMIN):  # an admin starts from what waits for them
         return redirect("annotation:needs_action")
-    return render(request, "heartbench_core/home.html", {"datasets": selectors.datasets_with_versions()})
+    return render(request, "heartbench_core/home.html", {"datasets": datasets.datasets(Viewer.of(request))})
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
 def dataset_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "heartbench_core/dataset_list.html", {"datasets": selectors.datasets_with_versions()})
+    return render(request, "heartbench_core/dataset_list.html", {"datasets": datasets.datasets(Viewer.of(request))})
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
 def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
-    dataset = get_object_or_404(Dataset, name=name)
-    versions = list(selectors.versions_of(dataset))
-    return render(request, "heartbench_core/dataset_detail.html", {"dataset": dataset, "versions": versions})
-
-
-def _version(name: str, label: str) -> DatasetVersion:
-    dataset = get_object_or_404(Dataset, name=name)
-    return get_object_or_404(dataset.versions.select_related("dataset", "parent", "created_by"), label=label)
+    found = datasets.dataset_page(Viewer.of(request), name)
+    return render(request, "heartbench_core/dataset_detail.html", {"dataset": found.dataset, "versions": found.versions})
 
 
 @require_safe
 @role_required(*STAFF_ROLES)
 def version_detail(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
-    version = _version(name, label)
     difficulty = request.GET.get("difficulty") or None
     scene = request.GET.get("scene") or None
     q = request.GET.get("q") or None
-    items = selectors.items_of(version, difficulty=difficulty, scene=scene, q=q)
-    page = Paginator(items, 50).get_page(request.GET.get("page"))
+    found = datasets.version_page(Viewer.of(request), name, label, difficulty=difficulty, scene=scene, q=q)
+    page = Paginator(found.items, 50).get_page(request.GET.get("page"))
     context = {
-        "version": version,
-        "dataset": version.dataset,
+        "version": found.version,
+        "dataset": found.version.dataset,
         "page": page,
-        "scenes": selectors.scenes_of(version),
+        "scenes": found.scenes,
         "filters": {"difficulty": difficulty or "", "scene": scene or "", "q": q or ""},
     }
     template = "heartbench_core/partials/item_table.html" if request.htmx else "heartbench_core/version_detail.html"
@@ -72,8 +66,9 @@ def version_detail(request: HtmxHttpRequest, name: str, label: str) -> HttpRespo
 @require_safe
 @role_required(*STAFF_ROLES)
 def version_diff(request: HttpRequest, name: str) -> HttpResponse:
-    dataset = get_object_or_404(Dataset, name=name)
-    versions = list(selectors.versions_of(dataset))
+    viewer = Viewer.of(request)
+    found = datasets.dataset_page(viewer, name)
+    dataset, versions = found.dataset, found.versions
     a_label = request.GET.get("a") or (versions[1].label if len(versions) > 1 else None)
     b_label = request.GET.get("b") or (versions[0].label if versions else None)
     log = None
@@ -84,7 +79,7 @@ def version_diff(request: HttpRequest, name: str) -> HttpResponse:
         if a is None or b is None:
             raise Http404(_("No such version."))
         log = diff_versions(a, b)
-    readable = _readable_changes(a, b, log) if log and a is not None and b is not None else None
+    readable = _readable_changes(viewer, a, b, log) if log and a is not None and b is not None else None
     return render(
         request,
         "heartbench_core/version_diff.html",
@@ -92,7 +87,7 @@ def version_diff(request: HttpRequest, name: str) -> HttpResponse:
     )
 
 
-def _readable_changes(a: DatasetVersion, b: DatasetVersion, log: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def _readable_changes(viewer: Viewer, a: DatasetVersion, b: DatasetVersion, log: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The changelog's changes as people read them: "field: before → after", reworded text as a word diff of old and new.
 
     Diffs are per character in Chinese (`heartbench_core.lib.textdiff.word_diff_html`, escaped there); an item's changed
@@ -102,7 +97,7 @@ def _readable_changes(a: DatasetVersion, b: DatasetVersion, log: dict[str, Any])
     fields = ("dialogue", "difficulty", "primary_scene", "secondary_scene", "extra")
 
     def states(version: DatasetVersion) -> dict[str, dict[str, Any]]:
-        rows = version.items.filter(question_id__in=changed).values("question_id", *fields)
+        rows = datasets.changed_items(viewer, version, changed, fields)
         return {r["question_id"]: {f: _turns(r[f]) if f == "dialogue" else r[f] for f in fields} for r in rows}
 
     old, new = (states(a), states(b)) if changed else ({}, {})
@@ -131,13 +126,9 @@ def _turns(dialogue: Any) -> str:
 @require_safe
 @role_required(*STAFF_ROLES)
 def item_detail(request: HttpRequest, name: str, label: str, question_id: str) -> HttpResponse:
-    version = _version(name, label)
-    found = selectors.item_with_rubric(version, question_id)
-    if found is None:
-        raise Http404(_("No such item in this version."))
-    item, criteria = found
+    found = datasets.item_page(Viewer.of(request), name, label, question_id)
     return render(
         request,
         "heartbench_core/item_detail.html",
-        {"version": version, "dataset": version.dataset, "item": item, "criteria": criteria},
+        {"version": found.version, "dataset": found.version.dataset, "item": found.item, "criteria": found.criteria},
     )

@@ -5,18 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
+from django.core.exceptions import ValidationError
 from django.forms import Form
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from heartbench_core.blindness import CLOSED_MODEL, blind_scope
 from heartbench_core.endpoint_policy import key_variable_allowed
 from heartbench_core.http import SignedInRequest
-from heartbench_core.judging import selectors
+from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
 from heartbench_core.lib.judge_prompt import (
     DEFAULT_TEMPLATE_NAME,
@@ -26,7 +24,8 @@ from heartbench_core.lib.judge_prompt import (
     fence_notice,
     fence_open,
 )
-from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, LanguageModel, RunQuestion
+from heartbench_core.models import Endpoint, EndpointRun
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 from heartbench_core.run_display import describe_selection
 from heartbench_core.services import runs as run_services
@@ -63,13 +62,13 @@ def _key_present(endpoint: Endpoint) -> bool | None:
 @admin_only
 def index(request: SignedInRequest) -> HttpResponse:
     default_template(by=request.user)
-    page = Paginator(selectors.visible_runs(request.user), RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    shown = judging.index(Viewer.of(request), page_number=request.GET.get("page"), per_page=RUNS_PER_PAGE)
     context = {
-        "endpoints": selectors.endpoint_rows(),
-        "templates": selectors.templates_with_revisions(),
-        "page": page,
-        "rows": selectors.with_progress(list(page.object_list)),
-        "datasets": Dataset.objects.order_by("name"),
+        "endpoints": shown.endpoints,
+        "templates": shown.templates,
+        "page": shown.page,
+        "rows": shown.rows,
+        "datasets": shown.datasets,
     }
     return render(request, "heartbench_core/judging/index.html", context)
 
@@ -91,7 +90,7 @@ def endpoint_new(request: SignedInRequest) -> HttpResponse:
     form = EndpointForm(request.POST or None)
     if request.method == "POST":
         name = request.POST.get("name", "").strip()
-        if name and Endpoint.objects.filter(name=name).exists():
+        if judging.endpoint_exists(Viewer.of(request), name):
             form.add_error("name", _("An endpoint with this name exists: change it on its own page."))
         elif (endpoint := _save_endpoint(request, form, name=name)) is not None:
             messages.success(request, _("Endpoint %(name)s created.") % {"name": endpoint.name})
@@ -102,7 +101,9 @@ def endpoint_new(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
-    endpoint = get_object_or_404(Endpoint, name=name)
+    viewer = Viewer.of(request)
+    found = judging.endpoint(viewer, name)
+    endpoint = found.endpoint
     if request.method == "POST":
         data = request.POST.copy()
         data["name"] = endpoint.name
@@ -112,13 +113,12 @@ def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
             return redirect(endpoint)
     else:
         form = EndpointForm.of(endpoint)
-    runs = list(selectors.visible_runs(request.user).filter(endpoint=endpoint)[:20])
     context = {
         "form": form,
         "endpoint": endpoint,
-        "rows": selectors.with_progress(runs),
+        "rows": judging.endpoint_runs(viewer, endpoint),
         "key_present": _key_present(endpoint),
-        "refusals": selectors.refusals_of(endpoint),
+        "refusals": found.refusals,
     }
     return render(request, "heartbench_core/judging/endpoint.html", context, status=400 if form.errors else 200)
 
@@ -129,7 +129,7 @@ def template_new(request: SignedInRequest) -> HttpResponse:
     form = TemplateRevisionForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        if JudgeTemplate.objects.filter(name=d["name"].strip()).exists():
+        if judging.template_exists(Viewer.of(request), d["name"]):
             form.add_error("name", _("A template with this name exists: add a revision on its own page."))
         else:
             try:
@@ -147,7 +147,7 @@ def template_new(request: SignedInRequest) -> HttpResponse:
                 messages.success(request, _("Template %(name)s created.") % {"name": revision.template.name})
                 return redirect(revision.template)
     if request.method != "POST":
-        base = default_template(by=request.user).revisions.order_by("-revision").first()
+        base = judging.newest_revision(Viewer.of(request), default_template(by=request.user))
         form = TemplateRevisionForm(initial={"system": base.system if base else "", "user": base.user if base else ""})
     return render(request, "heartbench_core/judging/template_new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -157,9 +157,8 @@ def template_new(request: SignedInRequest) -> HttpResponse:
 def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
     if name == DEFAULT_TEMPLATE_NAME:
         default_template(by=request.user)
-    template = get_object_or_404(JudgeTemplate, name=name)
-    revisions = list(template.revisions.select_related("created_by").order_by("-revision"))
-    newest = revisions[0] if revisions else None
+    found = judging.template_page(Viewer.of(request), name)
+    template, revisions, newest = found.template, found.revisions, found.newest
     if request.method == "POST":
         data = request.POST.copy()
         data["name"] = template.name
@@ -197,9 +196,8 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
 @require_safe
 @admin_only
 def template_revision(request: SignedInRequest, name: str, revision: int) -> HttpResponse:
-    template = get_object_or_404(JudgeTemplate, name=name)
-    shown = get_object_or_404(template.revisions.select_related("created_by"), revision=revision)
-    previous = template.revisions.filter(revision__lt=revision).order_by("-revision").first()
+    found = judging.template_revision(Viewer.of(request), name, revision)
+    template, shown, previous = found.template, found.revision, found.previous
     explained = explains_fence(PromptTemplate(shown.system, shown.user))
     context = {
         "template": template,
@@ -241,10 +239,7 @@ def run_new(request: SignedInRequest) -> HttpResponse:
 
 def _request_run(request: SignedInRequest, d: dict[str, Any]) -> run_services.RunRequest:
     kind = d["kind"]
-    dataset = Dataset.objects.filter(name=d["dataset"]).first()
-    model = LanguageModel.objects.filter(name=d["model"].strip()).first()
-    if dataset is not None and model is not None and blind_scope(request.user).hides_model_on(dataset.pk, model.pk):
-        raise PermissionDenied(CLOSED_MODEL)
+    judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
     selection = run_services.Selection(
         difficulty=d.get("difficulty") or "",
         scene=(d.get("scene") or "").strip(),
@@ -271,21 +266,19 @@ def _request_run(request: SignedInRequest, d: dict[str, Any]) -> run_services.Ru
 @require_safe
 @admin_only
 def run_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    run = selectors.run_for(request.user, pk)
-    row = selectors.with_progress([run])[0]
+    viewer = Viewer.of(request)
+    run = judging.run(viewer, pk)
+    row = judging.run_rows(viewer, [run])[0]
     context: dict[str, Any] = {"run": run, "row": row}
     if request.htmx and request.GET.get("part") == "progress":
         return render(request, "heartbench_core/judging/partials/run_progress.html", context)
-    context["failed"] = selectors.questions_of(run, status=RunQuestion.Status.FAILED)
-    context["suspected"] = selectors.suspected_injections(run)
-    context["selection"] = describe_selection(run.selection)
-    done = Paginator(selectors.questions_of(run, status=RunQuestion.Status.DONE), 50).get_page(request.GET.get("page"))
-    context["done"] = done
+    shown = judging.run_page(viewer, run, page_number=request.GET.get("page"))
+    context.update(failed=shown.failed, suspected=shown.suspected, selection=describe_selection(run.selection), done=shown.done)
     return render(request, "heartbench_core/judging/run.html", context)
 
 
 def _run_action(request: SignedInRequest, pk: int, action: str) -> HttpResponse:
-    run = selectors.run_for(request.user, pk)
+    run = judging.run(Viewer.of(request), pk)
     try:
         if action == "cancel":
             run_services.cancel_run(run=run, by=request.user)

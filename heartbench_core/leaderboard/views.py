@@ -5,29 +5,19 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
-from django.utils.translation import gettext as _
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from heartbench_core import selectors
-from heartbench_core.blindness import CLOSED_DATASET, CLOSED_MODEL, blind_scope
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import HtmxHttpRequest
-from heartbench_core.leaderboard import selectors as leaderboard_selectors
+from heartbench_core.leaderboard import read_models
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
-from heartbench_core.models import Dataset, DatasetVersion
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 from heartbench_core.services.scoring import SUBSETS
 from heartbench_core.services.stored_scores import scored_runs
-
-
-def _version(name: str, label: str) -> DatasetVersion:
-    dataset = get_object_or_404(Dataset, name=name)
-    return get_object_or_404(dataset.versions.select_related("dataset"), label=label)
 
 
 def _mode(request: HttpRequest) -> str:
@@ -38,39 +28,33 @@ def _mode(request: HttpRequest) -> str:
 @require_safe
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
-    version = _version(name, label)
-    if blind_scope(request.user).hides_dataset(version.dataset_id):
-        raise PermissionDenied(CLOSED_DATASET)
+    viewer = Viewer.of(request)
     judge = request.GET.get("judge") or None
     scene = request.GET.get("scene") or None
     mode = _mode(request)
-    rows = leaderboard_selectors.leaderboard(version, judge=judge, mode=mode, scene=scene)
+    board = read_models.leaderboard(viewer, name, label, judge=judge, scene=scene, mode=mode)
+    version, rows = board.version, board.rows
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="leaderboard-{version.dataset.name}-{version.label}.csv"'
-        SafeWriter(response).writerows(leaderboard_selectors.leaderboard_csv_rows(rows))
+        SafeWriter(response).writerows(board.csv_rows())
         return response
-    # Ranked over every run, then searched and cut to a page: a version judged for thousands of models shows 50 rows
-    # and draws the first of them that the chart tells apart.
     search = (request.GET.get("q") or "").strip()
-    found = [r for r in rows if search.casefold() in r.run.model.name.casefold()] if search else rows
-    page = Paginator(found, leaderboard_selectors.ROWS_PER_PAGE).get_page(request.GET.get("page"))
-    shown = list(page.object_list)
-    charted = shown[: leaderboard_selectors.CHART_SERIES]  # the chart and its table of numbers
+    shown = read_models.leaderboard_page(viewer, board, search=search, page_number=request.GET.get("page"))
     context = {
         "version": version,
         "dataset": version.dataset,
-        "rows": shown,
-        "page": page,
+        "rows": shown.rows,
+        "page": shown.page,
         "total": len(rows),
         "page_query": urlencode({k: v for k, v in (("judge", judge), ("scene", scene), ("catastrophic", mode), ("q", search)) if v}),
-        "chart": leaderboard_selectors.ability_chart(charted),
-        "charted": charted,
-        "chart_partial": len(shown) > leaderboard_selectors.CHART_SERIES,
+        "chart": shown.chart,
+        "charted": shown.charted,
+        "chart_partial": shown.chart_partial,
         "abilities": ABILITIES,
         "dimensions": DIMENSIONS,
-        "judges": leaderboard_selectors.judges_of(version),
-        "scenes": selectors.scenes_of(version),
+        "judges": shown.judges,
+        "scenes": shown.scenes,
         "filters": {"judge": judge or "", "scene": scene or "", "catastrophic": mode, "q": search},
         "modes": CATASTROPHIC_MODES,
     }
@@ -81,14 +65,9 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
 @require_safe
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: str) -> HttpResponse:
-    version = _version(name, label)
-    runs = leaderboard_selectors.judge_runs_of(version, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
-    runs = [r for r in runs if r.model.name == model]
-    if not runs:
-        raise Http404(_("No judge run of this model on this version."))
-    run = runs[0]
-    if blind_scope(request.user).hides_model_on(version.dataset_id, run.model_id):
-        raise PermissionDenied(CLOSED_MODEL)
+    viewer = Viewer.of(request)
+    found = read_models.model_runs(viewer, name, label, model, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
+    version, run = found.version, found.run
     subset = request.GET.get("subset") or "all"
     if subset not in SUBSETS:
         subset = "all"
@@ -103,11 +82,11 @@ def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: st
         "version": version,
         "dataset": version.dataset,
         "run": run,
-        "other_runs": runs[1:],
+        "other_runs": found.other_runs,
         "result": result,
         "question_rows": [(q, [q.abilities.get(a.label) for a in ABILITIES]) for q in questions],
         "abilities": ABILITIES,
-        "scenes": selectors.scenes_of(version),
+        "scenes": found.scenes,
         "filters": {"subset": subset, "scene": scene or "", "catastrophic": mode, "sort": sort},
         "subsets": SUBSETS,
         "modes": CATASTROPHIC_MODES,

@@ -8,8 +8,10 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from heartbench_core.models import User
 from heartbench_core.people.selectors import NO_ROLE, ROLE_LABELS, Status
 from heartbench_core.roles import Role
+from heartbench_core.services import api_tokens as token_services
 
 ROLE_CHOICES = [(r.value, ROLE_LABELS[r]) for r in Role]
 
@@ -47,3 +49,14 @@ class InviteForm(forms.Form):
 
 class RolesForm(forms.Form):
     roles = RolesField()
+
+
+class IssueTokenForm(forms.Form):
+    username = forms.ModelChoiceField(
+        queryset=User.objects.filter(is_active=True).order_by("username").only("id", "username"),
+        to_field_name="username",
+        label=_("User"),
+        error_messages={"invalid_choice": _("No active user by that name.")},
+    )
+    name = forms.CharField(max_length=token_services.NAME_MAX_CHARS, label=_("Name"), help_text=_("What it is for."))
+    days = forms.IntegerField(min_value=1, max_value=settings.API_TOKEN_MAX_DAYS, initial=settings.API_TOKEN_DAYS, label=_("Days"))

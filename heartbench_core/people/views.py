@@ -21,12 +21,15 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from heartbench_core.api_tokens import tokens_of
 from heartbench_core.http import SignedInRequest
 from heartbench_core.mail import mail_is_delivered
-from heartbench_core.people import selectors, services
+from heartbench_core.people import read_models as people
+from heartbench_core.people import services
 from heartbench_core.people.forms import InviteForm, PeopleFilterForm, RolesForm
+from heartbench_core.people.labels import ROLE_LABELS
+from heartbench_core.people.read_models import Person
 from heartbench_core.people.tokens import invite_token_generator
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 
 PAGE_SIZE = 50
@@ -52,8 +55,8 @@ def _messages_of(exc: ValidationError) -> list[str]:
     return [m for msgs in exc.message_dict.values() for m in msgs] if hasattr(exc, "error_dict") else list(exc.messages)
 
 
-def _person_or_404(user_id: int) -> selectors.Person:
-    found = selectors.person(user_id)
+def _person_or_404(request: HttpRequest, user_id: int) -> Person:
+    found = people.person(Viewer.of(request), user_id)
     if found is None:
         raise Http404(_("No such user."))
     return found
@@ -72,10 +75,11 @@ def people_list(request: SignedInRequest) -> HttpResponse:
     filters = PeopleFilterForm(request.GET or None)
     valid = filters.is_valid() if request.GET else True
     data = filters.cleaned_data if request.GET and valid else {}
-    users = selectors.people(role=data.get("role") or None, status=data.get("status") or None)
+    viewer = Viewer.of(request)
+    users = people.people(viewer, role=data.get("role") or None, status=data.get("status") or None)
     page = Paginator(users, PAGE_SIZE).get_page(request.GET.get("page"))
     query = "&".join(f"{k}={data[k]}" for k in ("role", "status") if data.get(k))
-    context = {"filters": filters, "page": page, "rows": [selectors.person_of(u) for u in page], "query": query}
+    context = {"filters": filters, "page": page, "rows": people.people_rows(viewer, page), "query": query}
     status = 200 if valid else 400
     template = "heartbench_core/partials/people_table.html" if request.htmx else "heartbench_core/people.html"
     return render(request, template, context, status=status)
@@ -84,17 +88,18 @@ def people_list(request: SignedInRequest) -> HttpResponse:
 @require_safe
 @admin_only
 def person_detail(request: SignedInRequest, user_id: int) -> HttpResponse:
-    return _detail_page(request, _person_or_404(user_id))
+    return _detail_page(request, _person_or_404(request, user_id))
 
 
-def _detail_page(request: SignedInRequest, person: selectors.Person, *, invite_link: str = "") -> HttpResponse:
+def _detail_page(request: SignedInRequest, person: Person, *, invite_link: str = "") -> HttpResponse:
     """A person's page; with `invite_link`, the one-time link no mail server carried, for the inviting admin to hand over."""
-    form = RolesForm(initial={"roles": [r.value for r in selectors.held_roles(person)]})
+    shown = people.person_page(Viewer.of(request), person)
+    form = RolesForm(initial={"roles": [r.value for r in shown.held_roles]})
     context = {
         "person": person,
         "form": form,
-        "changes": selectors.changes_of(person.user),
-        "tokens": tokens_of(person.user),
+        "changes": shown.changes,
+        "tokens": shown.tokens,
         "me": person.user.pk == request.user.pk,
         "mail_delivered": mail_is_delivered(),
         "invite_link": invite_link,
@@ -112,7 +117,7 @@ def _invited(request: SignedInRequest, invitation: services.Invitation, *, sent:
     The link is rendered into this answer, never redirected to: it is kept in no URL, session or message.
     """
     if invitation.link:
-        return _detail_page(request, _person_or_404(invitation.user.pk), invite_link=invitation.link)
+        return _detail_page(request, _person_or_404(request, invitation.user.pk), invite_link=invitation.link)
     messages.success(request, sent)
     return redirect("people:person", user_id=invitation.user.pk)
 
@@ -144,7 +149,7 @@ def invite(request: SignedInRequest) -> HttpResponse:
                 }
                 return _invited(request, invitation, sent=sent)
         else:
-            roles = ", ".join(str(selectors.ROLE_LABELS[r]) for r in services.role_list(d["roles"])) or _("no role")
+            roles = ", ".join(str(ROLE_LABELS[r]) for r in services.role_list(d["roles"])) or _("no role")
             fields = [(k, v) for k in ("email", "username", "first_name", "last_name", "language") if (v := d[k])]
             fields += [("roles", r) for r in d["roles"]]
             return _confirm(
@@ -180,7 +185,7 @@ def _link_days() -> int:
 @require_POST
 @admin_only
 def person_roles(request: SignedInRequest, user_id: int) -> HttpResponse:
-    person = _person_or_404(user_id)
+    person = _person_or_404(request, user_id)
     form = RolesForm(request.POST)
     back = reverse("people:person", args=[user_id])
     if not form.is_valid():
@@ -189,7 +194,7 @@ def person_roles(request: SignedInRequest, user_id: int) -> HttpResponse:
         return redirect(back)
     wanted = services.role_list(form.cleaned_data["roles"])
     if not request.POST.get("confirm"):
-        held = selectors.held_roles(person)
+        held = people.held_roles(Viewer.of(request), person)
         lines = [
             _("Roles now: %(roles)s") % {"roles": _labels(held)},
             _("Roles after: %(roles)s") % {"roles": _labels(wanted)},
@@ -220,13 +225,13 @@ def person_roles(request: SignedInRequest, user_id: int) -> HttpResponse:
 
 
 def _labels(roles: list[Role]) -> str:
-    return ", ".join(str(selectors.ROLE_LABELS[r]) for r in roles) or _("no role")
+    return ", ".join(str(ROLE_LABELS[r]) for r in roles) or _("no role")
 
 
 @require_POST
 @admin_only
 def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
-    person = _person_or_404(user_id)
+    person = _person_or_404(request, user_id)
     back = reverse("people:person", args=[user_id])
     if not request.POST.get("confirm"):
         return _confirm(
@@ -259,7 +264,7 @@ def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
 @require_POST
 @admin_only
 def person_reactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
-    person = _person_or_404(user_id)
+    person = _person_or_404(request, user_id)
     back = reverse("people:person", args=[user_id])
     if not request.POST.get("confirm"):
         return _confirm(
@@ -284,7 +289,7 @@ def person_reactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
 @require_POST
 @admin_only
 def person_resend(request: SignedInRequest, user_id: int) -> HttpResponse:
-    person = _person_or_404(user_id)
+    person = _person_or_404(request, user_id)
     back = reverse("people:person", args=[user_id])
     if not request.POST.get("confirm"):
         return _confirm(

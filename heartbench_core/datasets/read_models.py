@@ -1,0 +1,181 @@
+"""Read models of the dataset browser and the datasets API: datasets, versions, items, models and responses.
+
+A dataset's items and rubric are what its experts judge against, so they are closed to no one on
+staff; what blindness closes is a dataset's model responses (left out of a list whole, refused by
+id) and what was shown of them is recorded (`Viewer.shown`, by the API's `ShowsResponses`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils.translation import gettext as _
+
+from heartbench_core import selectors
+from heartbench_core.models import Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
+from heartbench_core.read_models import Viewer, one, read_model
+from heartbench_core.roles import STAFF_ROLES, require_role
+
+
+def _staff_read(viewer: Viewer) -> None:
+    """Items, rubrics and versions are closed to no one on staff (experts judge against them): the staff role is all it takes."""
+    require_role(viewer.user, *STAFF_ROLES)
+
+
+def _api_list(viewer: Viewer) -> None:
+    """An API viewset's queryset: its permission class admits staff only, and the schema generator reads it with no user
+    (to type the path's id), so the role is not checked again here. Nothing in it is closed to anyone on staff."""
+
+
+@read_model
+def datasets(viewer: Viewer) -> QuerySet[Dataset]:
+    """Every dataset with its version and response counts, by name (the dataset list, and the home page of anyone signed in)."""
+    if not viewer.user.is_authenticated:
+        raise PermissionDenied
+    return selectors.datasets_with_versions()
+
+
+@read_model
+def dataset_list(viewer: Viewer) -> QuerySet[Dataset]:
+    """Every dataset by name (the API's list)."""
+    _api_list(viewer)
+    return Dataset.objects.order_by("name")
+
+
+def _dataset(name: str) -> Dataset:
+    return one(Dataset.objects.all(), name=name)
+
+
+def version_of(name: str, label: str) -> DatasetVersion:
+    """The version `label` of the dataset `name`, with its dataset, parent and author (404): for the read models of its screens."""
+    dataset = _dataset(name)
+    return one(dataset.versions.select_related("dataset", "parent", "created_by"), label=label)
+
+
+@dataclass(frozen=True)
+class DatasetPage:
+    dataset: Dataset
+    versions: list[DatasetVersion]  # newest first
+
+
+@read_model
+def dataset_page(viewer: Viewer, name: str) -> DatasetPage:
+    """A dataset with every version, newest first (its page, and the version diff's choices)."""
+    _staff_read(viewer)
+    dataset = _dataset(name)
+    return DatasetPage(dataset, list(selectors.versions_of(dataset)))
+
+
+@dataclass(frozen=True)
+class VersionPage:
+    version: DatasetVersion
+    items: QuerySet[Item]  # filtered, with their criterion counts, in file order (the page cuts it)
+    scenes: list[str]
+
+
+@read_model
+def version_page(viewer: Viewer, name: str, label: str, *, difficulty: str | None, scene: str | None, q: str | None) -> VersionPage:
+    """A version's items, filtered, and the scenes to filter by."""
+    _staff_read(viewer)
+    found = version_of(name, label)
+    return VersionPage(found, selectors.items_of(found, difficulty=difficulty, scene=scene, q=q), selectors.scenes_of(found))
+
+
+@read_model
+def changed_items(viewer: Viewer, version: DatasetVersion, question_ids: list[str], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The given items of a version, as rows of `fields` (the version diff's before and after; one query)."""
+    _staff_read(viewer)
+    return list(version.items.filter(question_id__in=question_ids).values("question_id", *fields))
+
+
+@dataclass(frozen=True)
+class ItemPage:
+    version: DatasetVersion
+    item: Item
+    criteria: list[Any]
+
+
+@read_model
+def item_page(viewer: Viewer, name: str, label: str, question_id: str) -> ItemPage:
+    """An item of a version with its rubric, in order (404 when the version does not hold it)."""
+    _staff_read(viewer)
+    found = version_of(name, label)
+    pair = selectors.item_with_rubric(found, question_id)
+    if pair is None:
+        raise Http404(_("No such item in this version."))
+    return ItemPage(found, *pair)
+
+
+@read_model
+def versions(viewer: Viewer, *, dataset: str | None = None) -> QuerySet[DatasetVersion]:
+    """Every version (of one dataset, by name, when asked), by dataset and newest first (the API's list)."""
+    _api_list(viewer)
+    qs = DatasetVersion.objects.select_related("dataset", "parent", "created_by").order_by("dataset__name", "-number")
+    return qs.filter(dataset__name=dataset) if dataset else qs
+
+
+@read_model
+def version_against(viewer: Viewer, version: DatasetVersion, label: str | None) -> DatasetVersion | None:
+    """The version a diff compares `version` with: the dataset's version `label` (404 when none), by default the parent."""
+    _staff_read(viewer)
+    return one(DatasetVersion.objects.all(), dataset=version.dataset, label=label) if label else version.parent
+
+
+@read_model
+def items(
+    viewer: Viewer, *, version: str | None = None, dataset: str | None = None, difficulty: str | None = None, question_id: str | None = None
+) -> QuerySet[Item]:
+    """Items with their criteria, by version and position; `version` is an id or a label (the API's list)."""
+    _api_list(viewer)
+    qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
+    if version:
+        qs = qs.filter(version_id=int(version)) if version.isdecimal() else qs.filter(version__label=version)
+    if dataset:
+        qs = qs.filter(version__dataset__name=dataset)
+    if difficulty:
+        qs = qs.filter(difficulty=difficulty)
+    if question_id:
+        qs = qs.filter(question_id=question_id)
+    return qs
+
+
+@read_model
+def language_models(viewer: Viewer) -> QuerySet[LanguageModel]:
+    """Every model by name (the names are not closed: which model a campaign's responses come from is, by dataset)."""
+    _api_list(viewer)
+    return LanguageModel.objects.order_by("name")
+
+
+def _responses(dataset: str | None, model: str | None, question_id: str | None) -> QuerySet[ModelResponse]:
+    qs = ModelResponse.objects.select_related("dataset", "model").order_by("id")
+    if dataset:
+        qs = qs.filter(dataset__name=dataset)
+    if model:
+        qs = qs.filter(model__name=model)
+    if question_id:
+        qs = qs.filter(question_id=question_id)
+    return qs
+
+
+@read_model
+def responses(
+    viewer: Viewer, *, dataset: str | None = None, model: str | None = None, question_id: str | None = None
+) -> QuerySet[ModelResponse]:
+    """Responses with their dataset and model, by id; those of a dataset closed to the viewer are left out whole."""
+    return viewer.visible_responses(_responses(dataset, model, question_id))
+
+
+@read_model
+def response(
+    viewer: Viewer, public_id: str, *, via: str, dataset: str | None = None, model: str | None = None, question_id: str | None = None
+) -> ModelResponse:
+    """One response by its public id (404), refused with the reason when its dataset is closed to the viewer; recorded as shown."""
+    _staff_read(viewer)
+    found = one(_responses(dataset, model, question_id), public_id=public_id)
+    viewer.refuse_response(found.pk)
+    viewer.shown([found.pk], via=via)
+    return found

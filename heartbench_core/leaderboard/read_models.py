@@ -1,0 +1,111 @@
+"""Read models of the leaderboards (page and API) and of scores: they name models, so they are closed whole to an expert
+of an open campaign on the dataset (heartbench_core.blindness), page and API alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Page, Paginator
+from django.http import Http404
+from django.utils.translation import gettext as _
+
+from heartbench_core.blindness import CLOSED_MODEL
+from heartbench_core.datasets.read_models import version_of
+from heartbench_core.leaderboard import selectors
+from heartbench_core.leaderboard.selectors import LeaderboardRow
+from heartbench_core.models import Dataset, DatasetVersion, JudgeRun
+from heartbench_core.read_models import Viewer, read_model
+from heartbench_core.selectors import scenes_of
+from heartbench_core.services.scoring import ModelScores, ScoreResult, score_model, score_models
+
+if TYPE_CHECKING:
+    from heartbench_core.verdict_sources import VerdictSet
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    version: DatasetVersion
+    rows: list[LeaderboardRow]  # ranked over every run of the version (of the judge asked)
+
+    def csv_rows(self) -> list[list[object]]:
+        """The leaderboard as the CSV download writes it (header first)."""
+        return selectors.leaderboard_csv_rows(self.rows)
+
+
+@read_model
+def leaderboard(viewer: Viewer, name: str, label: str, *, judge: str | None, scene: str | None, mode: str) -> Leaderboard:
+    """The version's runs ranked by overall score (403 with the reason when its dataset is closed to the viewer)."""
+    version = version_of(name, label)
+    viewer.refuse_dataset(version.dataset_id)
+    return Leaderboard(version, selectors.leaderboard(version, judge=judge, mode=mode, scene=scene))
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    """A page of the leaderboard: ranked over every run, then searched and cut to a page, the chart drawing its first rows."""
+
+    page: Page[LeaderboardRow]
+    rows: list[LeaderboardRow]  # this page's
+    charted: list[LeaderboardRow]  # the chart and its table of numbers
+    chart: selectors.Chart
+    chart_partial: bool  # the page holds more rows than the chart tells apart
+    judges: list[str]  # to filter by
+    scenes: list[str]
+
+
+@read_model
+def leaderboard_page(viewer: Viewer, board: Leaderboard, *, search: str, page_number: str | None) -> LeaderboardPage:
+    """One page of a leaderboard read through `leaderboard`: a version judged for thousands of models shows 50 rows."""
+    viewer.refuse_dataset(board.version.dataset_id)
+    found = [r for r in board.rows if search.casefold() in r.run.model.name.casefold()] if search else board.rows
+    page = Paginator(found, selectors.ROWS_PER_PAGE).get_page(page_number)
+    shown = list(page.object_list)
+    charted = shown[: selectors.CHART_SERIES]
+    return LeaderboardPage(
+        page=page,
+        rows=shown,
+        charted=charted,
+        chart=selectors.ability_chart(charted),
+        chart_partial=len(shown) > selectors.CHART_SERIES,
+        judges=selectors.judges_of(board.version),
+        scenes=scenes_of(board.version),
+    )
+
+
+@dataclass(frozen=True)
+class ModelRuns:
+    version: DatasetVersion
+    run: JudgeRun  # the one shown
+    other_runs: list[JudgeRun]
+    scenes: list[str]  # of the version, to filter by
+
+
+@read_model
+def model_runs(viewer: Viewer, name: str, label: str, model: str, *, judge: str | None, run: str | None) -> ModelRuns:
+    """One model's judge runs on a version (404 when none; 403 with the reason when its dataset is closed to the viewer)."""
+    version = version_of(name, label)
+    runs = [r for r in selectors.judge_runs_of(version, judge=judge, run=run) if r.model.name == model]
+    if not runs:
+        raise Http404(_("No judge run of this model on this version."))
+    viewer.refuse_dataset(version.dataset_id, str(CLOSED_MODEL))
+    return ModelRuns(version, runs[0], runs[1:], scenes_of(version))
+
+
+@read_model
+def model_scores(viewer: Viewer, *, dataset_name: str, **query: Any) -> tuple[ScoreResult, VerdictSet]:
+    """One model's scores from a verdict source (`score_model`); 403 with the reason when the dataset is closed to the viewer."""
+    scope = viewer.scope
+    if scope and Dataset.objects.filter(name=dataset_name, pk__in=sorted(scope.dataset_ids)).exists():
+        raise PermissionDenied(CLOSED_MODEL)
+    return score_model(dataset_name=dataset_name, **query)
+
+
+@read_model
+def models_scores(viewer: Viewer, *, dataset_name: str, **query: Any) -> list[ModelScores]:
+    """Every model's scores from a verdict source on one version, ranked (`score_models`); closed like the leaderboard page."""
+    dataset = Dataset.objects.filter(name=dataset_name).first()
+    if dataset is not None:
+        viewer.refuse_dataset(dataset.pk)
+    return score_models(dataset_name=dataset_name, **query)

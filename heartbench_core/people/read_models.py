@@ -1,0 +1,119 @@
+"""Read models of the People pages and API, and of API tokens (an admin's list of everyone's, and the viewer's own).
+
+People and tokens are no campaign's data, so no blind scope applies; what the viewer is allowed is
+ownership: the viewer's own tokens are theirs alone (another's is a 404, not a 403).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.contrib.admin.models import LogEntry
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from heartbench_core.models import ApiToken, User
+from heartbench_core.people import selectors
+from heartbench_core.people.selectors import Person
+from heartbench_core.read_models import Viewer, one, read_model
+from heartbench_core.roles import Role, require_role
+
+
+def _admins_read(viewer: Viewer) -> None:
+    """People and everyone's API tokens belong to no campaign: what the viewer needs is the admin role (checked again here)."""
+    require_role(viewer.user, Role.ADMIN)
+
+
+@read_model
+def people(viewer: Viewer, *, role: str | None = None, status: str | None = None) -> QuerySet[User]:
+    """Every user by username (holding `role`, in `status`, when asked), ready for `people_rows`."""
+    _admins_read(viewer)
+    return selectors.people(role=role, status=status)
+
+
+@read_model
+def no_people(viewer: Viewer) -> QuerySet[User]:
+    """No user, whoever asks: what the API schema's generator reads instead of a list (its request has no user, filter or role)."""
+    del viewer  # it holds no row
+    return User.objects.none()
+
+
+@read_model
+def people_rows(viewer: Viewer, users: Iterable[User]) -> list[Person]:
+    """The rows of users read through `people` (their groups prefetched: no query)."""
+    _admins_read(viewer)
+    return [selectors.person_of(u) for u in users]
+
+
+@read_model
+def person(viewer: Viewer, user_id: int) -> Person | None:
+    """One user's row, or None when there is no such user."""
+    _admins_read(viewer)
+    return selectors.person(user_id)
+
+
+@read_model
+def held_roles(viewer: Viewer, person: Person) -> list[Role]:
+    """The roles the user's groups grant (prefetched by `people`: no query); a superuser may hold fewer groups than roles."""
+    _admins_read(viewer)
+    return selectors.held_roles(person)
+
+
+@dataclass(frozen=True)
+class PersonPage:
+    person: Person
+    held_roles: list[Role]  # what the role checkboxes show
+    changes: list[LogEntry]  # the latest entries of the change log about them
+    tokens: QuerySet[ApiToken]  # theirs, newest first
+
+
+@read_model
+def person_page(viewer: Viewer, person: Person) -> PersonPage:
+    """What a person's page shows besides their row."""
+    _admins_read(viewer)
+    return PersonPage(person, selectors.held_roles(person), selectors.changes_of(person.user), _tokens().filter(user=person.user))
+
+
+def _tokens(*, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
+    qs = ApiToken.objects.select_related("user", "created_by", "revoked_by").order_by("-created_at", "-pk")
+    if username:
+        qs = qs.filter(user__username=username)
+    now = timezone.now()
+    if state == ApiToken.State.ACTIVE:
+        qs = qs.usable(now)
+    elif state == ApiToken.State.EXPIRED:
+        qs = qs.filter(revoked_at__isnull=True, expires_at__lte=now)
+    elif state == ApiToken.State.REVOKED:
+        qs = qs.filter(revoked_at__isnull=False)
+    return qs
+
+
+@read_model
+def tokens(viewer: Viewer, *, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
+    """Every user's tokens (admins) with their user and who created and revoked them, newest first; of one user, in one state."""
+    _admins_read(viewer)
+    return _tokens(username=username, state=state)
+
+
+@read_model
+def token(viewer: Viewer, pk: int) -> ApiToken:
+    """Any user's token (admins; 404 when there is none)."""
+    _admins_read(viewer)
+    return one(ApiToken.objects.all(), pk=pk)
+
+
+@read_model
+def own_tokens(viewer: Viewer) -> QuerySet[ApiToken]:
+    """The viewer's own tokens, newest first (none for an anonymous viewer)."""
+    qs = _tokens()
+    return qs.none() if viewer.user_id is None else qs.filter(user_id=viewer.user_id)
+
+
+@read_model
+def own_token(viewer: Viewer, pk: int) -> ApiToken:
+    """One of the viewer's own tokens (404 when it is another's: whose it is stays unsaid)."""
+    if viewer.user_id is None:
+        raise Http404
+    return one(ApiToken.objects.all(), pk=pk, user_id=viewer.user_id)
