@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.urls import NoReverseMatch
 from django.utils.http import content_disposition_header
-from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, viewsets
@@ -27,6 +25,7 @@ from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_parsers import CheckedMultiPartParser
 from heartbench_core.datasets import read_models as datasets
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+from heartbench_core.query_params import choice_param, enum_param
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from heartbench_core.services.datasets import ImportOutcome, diff_versions, export_lines, import_heartbench
@@ -65,46 +64,6 @@ class FileImportView(APIView, Generic[OutcomeT]):
 
     def respond(self, outcome: OutcomeT) -> Response:
         raise NotImplementedError
-
-
-def choice_param(request: Request, name: str, choices: Iterable[str]) -> str | None:
-    """A query parameter that must be one of `choices` (None when absent or empty); anything else is a 400 naming it.
-
-    For the enumerated filters of plain list views; free-text filters (a name, a question id)
-    simply match nothing when nothing has that value.
-    """
-    value = request.query_params.get(name)
-    if not value:
-        return None
-    allowed = [c for c in choices if c]
-    if value not in allowed:
-        raise serializers.ValidationError(
-            {name: [_("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": ", ".join(allowed)}]}
-        )
-    return value
-
-
-def uuid_param(request: Request, name: str) -> uuid.UUID | None:
-    """A query parameter that must be a UUID (None when absent or empty); anything else is a 400 naming it."""
-    value = request.query_params.get(name)
-    if not value:
-        return None
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        raise serializers.ValidationError({name: [_("%(value)r is not a UUID.") % {"value": value}]}) from None
-
-
-def enum_param(name: str, choices: Iterable[str], description: str = "") -> OpenApiParameter:
-    """The schema of a `choice_param` filter."""
-    return OpenApiParameter(name, str, enum=[c for c in choices if c], description=description)
-
-
-def valid_query(serializer_class: type[serializers.Serializer], request: Request, **context: Any) -> dict[str, Any]:
-    """The request's query parameters as `serializer_class` validates them; a bad one is a 400 naming it."""
-    query = serializer_class(data=request.query_params, context=context)
-    query.is_valid(raise_exception=True)
-    return query.validated_data
 
 
 class PageWithTotals(PageNumberPagination):

@@ -17,12 +17,12 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from heartbench_core.api import choice_param, enum_param
 from heartbench_core.http import signed_in
 from heartbench_core.models import User
 from heartbench_core.people import read_models as people
 from heartbench_core.people import services
 from heartbench_core.people.selectors import NO_ROLE, Person, Status
+from heartbench_core.query_params import choice_param, enum_param
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 

@@ -64,13 +64,14 @@ from annotation.services.campaigns import (
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
 from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
-from heartbench_core.api import ComputedListView, FileImportView, choice_param, enum_param, valid_query
+from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
 from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
 from heartbench_core.paging import decode_keyset, encode_keyset
+from heartbench_core.query_params import choice_param, enum_param, valid_query
 from heartbench_core.roles import Role, has_role, role_permission
 
 IsAdmin = role_permission(Role.ADMIN)

@@ -18,9 +18,10 @@ from rest_framework.views import APIView
 from annotation.manage import needs_action_selectors as selectors
 from annotation.models import ItemProblemReport, UnclearCriterionReport
 from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, own_problem_reports, own_unclear_reports, resolve_report
-from heartbench_core.api import ComputedListView, valid_query
+from heartbench_core.api import ComputedListView
 from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
+from heartbench_core.query_params import valid_query
 from heartbench_core.roles import Role, role_permission
 
 IsAdmin = role_permission(Role.ADMIN)
