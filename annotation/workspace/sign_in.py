@@ -10,7 +10,6 @@ and the judging page shows it once, in the form, with the reason: nothing typed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -21,18 +20,8 @@ from django.utils.translation import gettext as _
 from annotation.models import Assignment
 from annotation.services import workspace as services
 from annotation.workspace import forms
+from annotation.workspace.held_text import hold
 from heartbench_core.models import User
-
-# Session key of the text that could not go into the draft at sign-in: {public_id: {"fields", "reason"}}.
-HELD_KEY = "hb-held-draft-text"
-
-
-@dataclass(frozen=True)
-class HeldText:
-    """Text sent while signed out that is not in the draft: the entries to show in the form, and why."""
-
-    entries: list[services.DraftEntry]
-    reason: str
 
 
 def restore_posted_draft(request: HttpRequest, user: User, kwargs: dict[str, Any], fields: QueryDict) -> None:
@@ -51,7 +40,7 @@ def restore_posted_draft(request: HttpRequest, user: User, kwargs: dict[str, Any
             based_on=forms.based_on(fields),
         )
     except services.DraftConflict:
-        _hold(
+        hold(
             request,
             public_id,
             fields,
@@ -59,27 +48,6 @@ def restore_posted_draft(request: HttpRequest, user: User, kwargs: dict[str, Any
         )
     except (ValidationError, PermissionDenied) as exc:
         reason = " ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
-        _hold(request, public_id, fields, _("The text you sent while signed out is below, not saved: %(reason)s") % {"reason": reason})
+        hold(request, public_id, fields, _("The text you sent while signed out is below, not saved: %(reason)s") % {"reason": reason})
     else:
         messages.success(request, _("The text you sent after your session ended is saved in your draft."), fail_silently=True)
-
-
-def take_held(request: HttpRequest, public_id: str) -> HeldText | None:
-    """The held text of this assignment, once (it is then in the page's form); None when there is none."""
-    held = request.session.get(HELD_KEY)
-    if not isinstance(held, dict) or public_id not in held:
-        return None
-    entry = held.pop(public_id)
-    request.session[HELD_KEY] = held
-    fields = QueryDict(mutable=True)
-    for key, values in (entry.get("fields") or {}).items():
-        # NUL cannot be stored (nor was it): the rest of the text is shown.
-        fields.setlist(key, [str(v).replace("\x00", "") for v in values])
-    return HeldText(entries=forms.draft_entries(fields), reason=str(entry.get("reason", "")))
-
-
-def _hold(request: HttpRequest, public_id: str, fields: QueryDict, reason: str) -> None:
-    held = request.session.get(HELD_KEY)
-    held = dict(held) if isinstance(held, dict) else {}
-    held[public_id] = {"fields": {key: fields.getlist(key) for key in fields}, "reason": reason}
-    request.session[HELD_KEY] = held

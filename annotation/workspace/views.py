@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from annotation.models import Assignment, Campaign, Skip
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
-from annotation.workspace import forms, read_models, sign_in
+from annotation.workspace import forms, held_text, read_models
 from heartbench_core.http import SignedInRequest
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
@@ -172,7 +172,7 @@ def judge(request: SignedInRequest, public_id: str) -> HttpResponse:
     page = read_models.judging_screen(Viewer.of(request), public_id)
     # Text posted while signed out that could not go into the draft at sign-in is shown once, here (a HEAD, a
     # restored page asking for the state, shows nothing and leaves it for the page).
-    held = sign_in.take_held(request, public_id) if request.method != "HEAD" else None
+    held = held_text.take_held(request, public_id) if request.method != "HEAD" else None
     if held is not None:
         return _render_judge(request, page, errors={"__all__": [held.reason]}, posted=held.entries)
     return _render_judge(request, page)

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment
 from annotation.services.workspace import DraftEntry, save_draft, submit_assignment
-from annotation.workspace.sign_in import HELD_KEY
+from annotation.workspace.held_text import HELD_KEY
 
 from .conftest import complete_entries, judge_fully
 
