@@ -58,7 +58,6 @@ PENDING: dict[str, int] = {
     "annotation.knowledge.api": 25,
     "annotation.knowledge.views": 35,
     "annotation.manage.api": 62,
-    "annotation.manage.views": 52,
     "annotation.workspace.api": 25,
     "annotation.workspace.views": 7,
     "rubrics.api": 43,
