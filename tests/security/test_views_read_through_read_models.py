@@ -57,7 +57,6 @@ PENDING: dict[str, int] = {
     "heartbench_core.views": 6,
     "annotation.knowledge.api": 25,
     "annotation.knowledge.views": 35,
-    "annotation.manage.api": 62,
     "annotation.workspace.api": 25,
     "annotation.workspace.views": 7,
     "rubrics.api": 43,
