@@ -263,6 +263,10 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     def get_serializer_class(self) -> type[serializers.ModelSerializer]:
         return AdminProfileSerializer if self._is_admin() else OwnProfileSerializer
 
+    def _as_read(self) -> ExpertProfile:
+        """The profile of the address as a service left it, read as the list reads it (what an admin's change answers)."""
+        return read_models.profile(Viewer.of(self.request), self.kwargs[self.lookup_url_kwarg])
+
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         profile = self.get_object()
         if not self._is_admin():
@@ -282,8 +286,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         form = AdminProfileSerializer(profile, data=request.data, partial=True)
         form.is_valid(raise_exception=True)
         changes = {k: v for k, v in form.validated_data.items() if k in expert_services.ADMIN_FIELDS}
-        profile = expert_services.update_profile(profile=profile, by=signed_in(request), **changes)
-        return Response(AdminProfileSerializer(read_models.profile(Viewer.of(request), profile.user.get_username())).data)
+        expert_services.update_profile(profile=profile, by=signed_in(request), **changes)
+        return Response(AdminProfileSerializer(self._as_read()).data)
 
     @extend_schema(responses={200: OwnProfileSerializer})
     @action(detail=False, methods=["get"])
@@ -307,8 +311,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
             raise PermissionDenied(_("Only admins override tiers."))
         form = TierOverrideSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        profile = expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
-        return Response(AdminProfileSerializer(read_models.profile(Viewer.of(request), profile.user.get_username())).data)
+        expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
+        return Response(AdminProfileSerializer(self._as_read()).data)
 
     @extend_schema(request=QualifySerializer, responses={200: AdminProfileSerializer})
     @action(detail=True, methods=["post"])
@@ -320,7 +324,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         form.is_valid(raise_exception=True)
         profile = self.get_object()
         expert_services.grant_qualification(expert=profile.user, by=signed_in(request), **form.validated_data)
-        return Response(AdminProfileSerializer(read_models.profile(Viewer.of(request), profile.user.get_username())).data)
+        return Response(AdminProfileSerializer(self._as_read()).data)
 
 
 # --- calibration ---------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from django.core.paginator import Page
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet, Value
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from annotation.blindness import (
     PROGRESS_WITHHELD,
@@ -32,7 +33,7 @@ from annotation.blindness import (
 )
 from annotation.blindness import dual_role_conflicts as _dual_role_conflicts
 from annotation.manage import selectors
-from annotation.manage.needs_action_selectors import AlertRow, alert_rows, visible_alerts
+from annotation.manage.needs_action_selectors import DIGEST_GROUP, AlertRow, NeedsActionHome, alert_rows, needs_action_home, visible_alerts
 from annotation.manage.selectors import CampaignListPage, CampaignProgress, CampaignSkips, Certificate, ExpertGoldAccuracy, ProfileHistory
 from annotation.models import (
     AdminAlert,
@@ -42,12 +43,15 @@ from annotation.models import (
     CampaignGuidelines,
     CampaignResponse,
     ExpertProfile,
+    ItemProblemReport,
     Qualification,
     QualityPolicy,
     TierChange,
+    UnclearCriterionReport,
 )
 from annotation.services.assignment import CalibrationState, calibration_state
 from annotation.services.payments import PaymentLine, payment_line_count, payment_lines
+from annotation.services.reports import REPORT_KINDS
 from annotation.services.split_extension import SplitExtensionState, split_extension_state
 from annotation.workspace.selectors import CalibrationOutcome, calibration_outcome
 from heartbench_core.models import User
@@ -444,7 +448,7 @@ def expert_page(viewer: Viewer, profile: ExpertProfile) -> ExpertPage:
     return ExpertPage(
         history=selectors.profile_history(profile),
         tier_changes=TierChange.objects.filter(profile=profile).select_related("changed_by")[:20],
-        alerts=alert_rows(AdminAlert.objects.filter(expert=profile.user).order_by("-created_at")[:10]),
+        alerts=alert_rows(AdminAlert.objects.filter(expert_id=profile.user_id).order_by("-created_at")[:10]),
         hide_quality_of=own_quality_hidden(viewer.user),
     )
 
@@ -508,15 +512,16 @@ class OwnProfilePage:
 @read_model
 def own_profile_page(viewer: Viewer, profile: ExpertProfile) -> OwnProfilePage:
     """An expert's own profile page: their history, the retakes of failed calibrations, certificates, the policy."""
-    if profile.user_id != viewer.user_id:
+    holder = _person(viewer)
+    if profile.user_id != holder.pk:
         raise Http404
     history = selectors.profile_history(profile)
-    retakes = {r.campaign_id: calibration_state(expert=profile.user, campaign=r.campaign) for r in history.calibrations if not r.passed}
+    retakes = {r.campaign_id: calibration_state(expert=holder, campaign=r.campaign) for r in history.calibrations if not r.passed}
     certified = history.quality and history.quality.certified_at
     return OwnProfilePage(
         history=history,
         retakes=retakes,
-        certificates=selectors.certificate_campaigns(profile.user) if certified else [],
+        certificates=selectors.certificate_campaigns(holder) if certified else [],
         policy=QualityPolicy.current(),
     )
 
@@ -554,3 +559,49 @@ def verified_certificate(viewer: Viewer, code: str) -> Certificate | None:
     if found is None or holder is None:
         return None
     return selectors.certificate(holder, found, show_exact_quality=False)
+
+
+# --- needs action --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NeedsAction:
+    home: NeedsActionHome
+    digest_opted_in: bool
+
+
+@read_model
+def needs_action(viewer: Viewer, *, with_digest: bool = False) -> NeedsAction:
+    """The "needs action" home (its page and the API), with the same blindness rules: nothing a staff view of one of the viewer's open campaigns would close.
+
+    `with_digest`: also whether the viewer gets the risk digest by e-mail (the page's toggle).
+    """
+    user = _admins_only(viewer)
+    home = needs_action_home(user)
+    return NeedsAction(home, with_digest and user.groups.filter(name=DIGEST_GROUP).exists())
+
+
+@read_model
+def expert_report(viewer: Viewer, kind: str, report_id: int) -> ItemProblemReport | UnclearCriterionReport:
+    """One expert's report with its context (to reply), or 404; refused with the reason when its response is closed to the viewer.
+
+    Another rater's note on a response the admin judges blind is closed, like the corrections page.
+    """
+    _admins_only(viewer)
+    if kind not in REPORT_KINDS:
+        raise Http404(gettext_lazy("Unknown kind of report."))
+    related = ["assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item", "resolved_by"]
+    related += ["assignment__campaign_response__response__model"]
+    found: ItemProblemReport | UnclearCriterionReport = (
+        one(UnclearCriterionReport.objects.select_related(*related, "criterion"), pk=report_id)
+        if kind == "unclear"
+        else one(ItemProblemReport.objects.select_related(*related), pk=report_id)
+    )
+    viewer.refuse_response(found.assignment.campaign_response.response_id)
+    return found
+
+
+@read_model
+def expert_report_shown(viewer: Viewer, found: ItemProblemReport | UnclearCriterionReport) -> None:
+    """The report's page shows the response it is about: recorded, never served to the viewer blind."""
+    viewer.shown([found.assignment.campaign_response.response_id], via="report")
