@@ -435,7 +435,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         source="language_models", many=True, read_only=True, slug_field="name"
     )
     experts: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(many=True, read_only=True, slug_field="username")
-    responses = serializers.IntegerField(source="responses.count", read_only=True)
+    responses = serializers.IntegerField(source="responses_n", read_only=True)  # counted with the rows (read_models.campaigns)
     gold_source = serializers.CharField(source="settings.gold_source.name", read_only=True, allow_null=True, default=None)
     max_attempts = serializers.IntegerField(source="settings.max_attempts", read_only=True, allow_null=True, default=None)
     sitting_size = serializers.IntegerField(source="settings.sitting_size", read_only=True, allow_null=True, default=None)

@@ -19,7 +19,8 @@ from typing import Any
 from django.contrib.admin.models import LogEntry
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet, Value
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
@@ -95,7 +96,7 @@ def campaign_list(viewer: Viewer, *, number: str | int | None, status: str = "")
 
 @read_model
 def campaigns(viewer: Viewer, *, kind: str | None = None) -> QuerySet[Campaign]:
-    """The API's campaigns, newest first, each marked `seed_hidden` where the viewer may not read its seed (one query for all)."""
+    """The API's campaigns, newest first, with their number of responses and marked `seed_hidden` where the viewer may not read the seed."""
     qs = (
         Campaign.objects.select_related("version__dataset", "settings__gold_source")
         .prefetch_related("language_models", "experts")
@@ -103,6 +104,8 @@ def campaigns(viewer: Viewer, *, kind: str | None = None) -> QuerySet[Campaign]:
     )
     if kind:
         qs = qs.filter(kind=kind)
+    sampled = CampaignResponse.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign").annotate(n=Count("pk")).values("n")
+    qs = qs.annotate(responses_n=Coalesce(Subquery(sampled), 0))
     hidden = campaigns_whose_seed_is_hidden(viewer.user)
     if hidden.query.is_empty():
         return qs.annotate(seed_hidden=Value(False, output_field=BooleanField()))
