@@ -3,8 +3,8 @@
 One read model per screen, called by its page and by its API alike: the campaign list and a
 campaign's page, its progress and skips (withheld from an admin who is one of its experts), its
 assignments (closed to its experts, recorded as shown), the expert roster and an expert's page,
-alerts (none about a campaign the admin is an expert of), dual roles, payments, certificates and
-calibration feedback. The selectors (`annotation.manage.selectors`, `needs_action_selectors`) stay
+alerts (none about a campaign the admin is an expert of), dual roles, payments, the needs-action
+home and the expert reports it opens, certificates and calibration feedback. The selectors (`annotation.manage.selectors`, `needs_action_selectors`) stay
 the query builders these use; the blindness checks the views made live here
 (`annotation.blindness`, `heartbench_core.blindness` through the `Viewer`).
 """
