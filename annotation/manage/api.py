@@ -1180,26 +1180,26 @@ class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSe
     response_path = "campaign_response__response_id"
     exposure_via = "api-assignments"
 
-    def get_queryset(self) -> QuerySet[Assignment]:
+    def _filters(self) -> dict[str, str | None]:
         params = self.request.query_params
         campaign = params.get("campaign")
         if campaign and not campaign.isdecimal():
             raise Http404(_("campaign must be an id"))
-        return read_models.assignments(
-            Viewer.of(self.request),
-            campaign=campaign,
-            expert=params.get("expert"),
-            status=choice_param(self.request, "status", Assignment.Status.values),
-        )
+        return {
+            "campaign": campaign,
+            "expert": params.get("expert"),
+            "status": choice_param(self.request, "status", Assignment.Status.values),
+        }
+
+    def get_queryset(self) -> QuerySet[Assignment]:
+        return read_models.assignments(Viewer.of(self.request), **self._filters())
 
     def blind(self, qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
         return qs  # read_models.assignments left out the datasets closed to the viewer
 
     def get_object(self) -> Assignment:
         # Refused with the reason when its dataset is closed to the viewer (release too).
-        found = read_models.assignment(
-            Viewer.of(self.request), self.kwargs[self.lookup_url_kwarg or self.lookup_field], within=self.get_queryset(), refuse_closed=True
-        )
+        found = read_models.assignment(Viewer.of(self.request), self.kwargs[self.lookup_field], **self._filters())
         self.check_object_permissions(self.request, found)
         return found
 
@@ -1209,10 +1209,8 @@ class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSe
         """Give an open assignment back to the pool."""
         assignment = self.get_object()
         release_assignment(assignment=assignment, by=signed_in(request))
-        viewer = Viewer.of(request)  # the row as it now stands, whatever the list's filters
-        return Response(
-            AssignmentSerializer(read_models.assignment(viewer, assignment.public_id, within=read_models.assignments(viewer))).data
-        )
+        # The row as it now stands, whatever the list's filters.
+        return Response(AssignmentSerializer(read_models.assignment(Viewer.of(request), assignment.public_id)).data)
 
 
 class AlertSerializer(serializers.ModelSerializer):

@@ -306,11 +306,7 @@ def assignments_page(
     return AssignmentsPage(found, page, found.experts.order_by("username").values_list("username", flat=True))
 
 
-@read_model
-def assignments(
-    viewer: Viewer, *, campaign: str | None = None, expert: str | None = None, status: str | None = None
-) -> QuerySet[Assignment]:
-    """The API's assignments, newest first, without those of datasets closed to the viewer (whole, never response by response)."""
+def _assignment_rows(campaign: str | None, expert: str | None, status: str | None) -> QuerySet[Assignment]:
     qs: QuerySet[Assignment] = Assignment.objects.select_related(
         "expert", "campaign_response__item", "campaign_response__response__model"
     ).order_by("-reserved_at", "-id")
@@ -320,7 +316,15 @@ def assignments(
         qs = qs.filter(expert__username=expert)
     if status:
         qs = qs.filter(status=status)
-    return viewer.visible_responses(qs, "campaign_response__response_id")
+    return qs
+
+
+@read_model
+def assignments(
+    viewer: Viewer, *, campaign: str | None = None, expert: str | None = None, status: str | None = None
+) -> QuerySet[Assignment]:
+    """The API's assignments, newest first, without those of datasets closed to the viewer (whole, never response by response)."""
+    return viewer.visible_responses(_assignment_rows(campaign, expert, status), "campaign_response__response_id")
 
 
 @read_model
@@ -331,18 +335,20 @@ def assignments_after(viewer: Viewer, rows: QuerySet[Assignment], *, when: datet
 
 
 @read_model
-def assignment(viewer: Viewer, public_id: str, *, within: QuerySet[Assignment] | None = None, refuse_closed: bool = False) -> Assignment:
-    """One assignment (to release), or 404; with `refuse_closed`, refused with the reason when its dataset is closed to the viewer."""
-    _admins_only(viewer)
-    qs = (
-        within
-        if within is not None
-        else Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "expert")
-    )
-    found = one(qs, public_id=public_id)
-    if refuse_closed:
-        viewer.refuse_response(found.campaign_response.response_id)
+def assignment(
+    viewer: Viewer, public_id: str, *, campaign: str | None = None, expert: str | None = None, status: str | None = None
+) -> Assignment:
+    """One of the API's assignments (to show or release), or 404; refused with the reason when its dataset is closed to the viewer."""
+    found = one(_assignment_rows(campaign, expert, status), public_id=public_id)
+    viewer.refuse_response(found.campaign_response.response_id)
     return found
+
+
+@read_model
+def assignment_to_release(viewer: Viewer, public_id: str) -> Assignment:
+    """The assignment an admin releases from the campaign's page (with what its confirmation shows), or 404."""
+    _admins_only(viewer)
+    return one(Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "expert"), public_id=public_id)
 
 
 # --- calibration results -----------------------------------------------------------------------

@@ -455,7 +455,7 @@ def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResp
 @admin_only
 def assignment_release(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Release after a confirmation page: the work goes back to the pool and the expert loses their draft."""
-    assignment = read_models.assignment(Viewer.of(request), public_id)
+    assignment = read_models.assignment_to_release(Viewer.of(request), public_id)
     campaign_id = assignment.campaign_response.campaign_id
     if request.POST.get("confirm") != "yes":
         return render(
