@@ -1,8 +1,7 @@
-"""Query parameters of the API's list views: parsed and refused (a 400 naming the parameter) before any read.
+"""The API's query parameters: enumerated and UUID filters, and a query validated by a serializer; a bad one is a 400 naming it.
 
-Request plumbing only (no database), so an API module that reads only through read models may use
-them (heartbench_core.api, a view module that still queries, holds the same helpers until it
-imports them from here).
+Request parsing only (nothing here reads the database), so any API view may use it without
+reaching past the read-model layer.
 """
 
 from __future__ import annotations

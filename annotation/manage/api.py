@@ -13,9 +13,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -35,16 +34,14 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
-from annotation.blindness import PROGRESS_WITHHELD, campaigns_whose_seed_is_hidden, dual_role_conflicts, own_quality_hidden
-from annotation.manage import selectors
-from annotation.manage.needs_action_selectors import alert_text, visible_alerts
+from annotation.manage import read_models
+from annotation.manage.alert_texts import alert_text
 from annotation.manage.selectors import Certificate
 from annotation.models import (
     AdminAlert,
     Assignment,
     CalibrationResult,
     Campaign,
-    CampaignResponse,
     ExpertProfile,
     ExpertQuality,
     Qualification,
@@ -67,11 +64,11 @@ from annotation.services.split_extension import extend_split_responses, set_spli
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
 from heartbench_core.paging import decode_keyset, encode_keyset
 from heartbench_core.query_params import choice_param, enum_param, valid_query
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, has_role, role_permission
 
 IsAdmin = role_permission(Role.ADMIN)
@@ -129,17 +126,17 @@ class AdminProfileSerializer(serializers.ModelSerializer):
         )
     )
     def get_quality(self, obj: ExpertProfile) -> dict[str, Any] | None:
-        request = self.context.get("request")
-        if request is not None and obj.user.get_username() == own_quality_hidden(request.user):
-            return None  # an admin who is an expert of an open campaign: their own gold figures would date their gold checks
-        q = ExpertQuality.objects.filter(profile=obj).first()
+        # Withheld (read_models.profiles) from an admin who is an expert of an open campaign: their own gold figures would date their gold checks.
+        if obj.quality_withheld:  # type: ignore[attr-defined]  # annotated by read_models.profiles
+            return None
+        q: ExpertQuality | None = getattr(obj, "quality", None)
         return QualitySerializer(q).data if q else None
 
     @extend_schema_field(QualificationSerializer(many=True))
     def get_qualifications(self, obj: ExpertProfile) -> list[Any]:
         rows = [
             {"dimension": q.dimension or "general", "source": q.source, "reason": q.reason}
-            for q in obj.user.qualifications.order_by("dimension")
+            for q in obj.user.qualification_list  # type: ignore[attr-defined]  # prefetched by read_models.profiles
         ]
         return QualificationSerializer(rows, many=True).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
@@ -172,10 +169,11 @@ class OwnProfileSerializer(serializers.ModelSerializer):
         return _(EXPERT_PAUSED_TEXT) if obj.availability == ExpertProfile.Availability.PAUSED else obj.availability_reason
 
     def get_qualified_for(self, obj: ExpertProfile) -> list[str]:
-        return [q or "general" for q in obj.user.qualifications.order_by("dimension").values_list("dimension", flat=True)]
+        return [q.dimension or "general" for q in obj.user.qualification_list]  # type: ignore[attr-defined]  # prefetched by read_models.profiles
 
     def get_certified_at(self, obj: ExpertProfile) -> datetime | None:
-        return ExpertQuality.objects.filter(profile=obj).values_list("certified_at", flat=True).first()
+        quality: ExpertQuality | None = getattr(obj, "quality", None)
+        return quality.certified_at if quality else None
 
 
 class CertificateSerializer(serializers.Serializer):
@@ -256,16 +254,18 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         return has_role(self.request.user, Role.ADMIN)
 
     def get_queryset(self) -> QuerySet[ExpertProfile]:
-        qs = ExpertProfile.objects.select_related("user").order_by("user__username")
         if self._is_admin():
             expert_services.ensure_expert_profiles()
-            return qs
-        user = signed_in(self.request)
-        expert_services.ensure_profile(user)
-        return qs.filter(user=user)
+        else:
+            expert_services.ensure_profile(signed_in(self.request))
+        return read_models.profiles(Viewer.of(self.request))
 
     def get_serializer_class(self) -> type[serializers.ModelSerializer]:
         return AdminProfileSerializer if self._is_admin() else OwnProfileSerializer
+
+    def _as_read(self) -> ExpertProfile:
+        """The profile of the address as a service left it, read as the list reads it (what an admin's change answers)."""
+        return read_models.profile(Viewer.of(self.request), self.kwargs[self.lookup_url_kwarg])
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         profile = self.get_object()
@@ -275,33 +275,32 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
             extra = set(request.data) - {"availability", "reason"}
             if extra:
                 raise PermissionDenied(_("You can change only your availability, not: %(fields)s.") % {"fields": ", ".join(sorted(extra))})
-            profile = expert_services.set_own_availability(
+            expert_services.set_own_availability(
                 user=signed_in(request),
                 availability=availability.validated_data["availability"],
                 reason=availability.validated_data["reason"],
             )
-            return Response(OwnProfileSerializer(profile).data)
+            return Response(OwnProfileSerializer(read_models.own_profile(Viewer.of(request))).data)
         if errors := unchangeable_field_errors(request.data, list(expert_services.ADMIN_FIELDS)):
             raise serializers.ValidationError(errors)
         form = AdminProfileSerializer(profile, data=request.data, partial=True)
         form.is_valid(raise_exception=True)
         changes = {k: v for k, v in form.validated_data.items() if k in expert_services.ADMIN_FIELDS}
-        profile = expert_services.update_profile(profile=profile, by=signed_in(request), **changes)
-        return Response(AdminProfileSerializer(profile).data)
+        expert_services.update_profile(profile=profile, by=signed_in(request), **changes)
+        return Response(AdminProfileSerializer(self._as_read()).data)
 
     @extend_schema(responses={200: OwnProfileSerializer})
     @action(detail=False, methods=["get"])
     def me(self, request: Request) -> Response:
         """The requesting user's own profile, as an expert sees it."""
-        profile = expert_services.ensure_profile(signed_in(request))
-        return Response(OwnProfileSerializer(profile).data)
+        expert_services.ensure_profile(signed_in(request))
+        return Response(OwnProfileSerializer(read_models.own_profile(Viewer.of(request))).data)
 
     @extend_schema(responses={200: CertificateSerializer(many=True)})
     @action(detail=False, methods=["get"], pagination_class=None)
     def certificates(self, request: Request) -> Response:
         """The requesting expert's certificates, one per blind test they worked in, once the quality policy's thresholds are met."""
-        user = signed_in(request)
-        rows = selectors.certificates_of(user, show_exact_quality=not own_quality_hidden(user))
+        rows = read_models.own_certificates(Viewer.of(request))
         return Response(CertificateSerializer(rows, many=True, context={"request": request}).data)
 
     @extend_schema(request=TierOverrideSerializer, responses={200: AdminProfileSerializer})
@@ -312,8 +311,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
             raise PermissionDenied(_("Only admins override tiers."))
         form = TierOverrideSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        profile = expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
-        return Response(AdminProfileSerializer(profile).data)
+        expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
+        return Response(AdminProfileSerializer(self._as_read()).data)
 
     @extend_schema(request=QualifySerializer, responses={200: AdminProfileSerializer})
     @action(detail=True, methods=["post"])
@@ -325,7 +324,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         form.is_valid(raise_exception=True)
         profile = self.get_object()
         expert_services.grant_qualification(expert=profile.user, by=signed_in(request), **form.validated_data)
-        return Response(AdminProfileSerializer(profile).data)
+        return Response(AdminProfileSerializer(self._as_read()).data)
 
 
 # --- calibration ---------------------------------------------------------------------------------
@@ -389,17 +388,7 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult])
     permission_classes = [IsAdminOrExpert]
 
     def get_queryset(self) -> QuerySet[CalibrationResult]:
-        qs = CalibrationResult.objects.select_related("campaign", "expert").order_by("-completed_at")
-        if getattr(self, "swagger_fake_view", False):
-            return qs.none()
-        if has_role(self.request.user, Role.ADMIN):
-            if campaign := self.request.query_params.get("campaign"):
-                qs = qs.filter(campaign_id=campaign) if campaign.isdecimal() else qs.filter(campaign__name=campaign)
-            # Others' feedback is the answer key: closed to an admin who is an expert of the (open) calibration.
-            if closed := blind_scope(self.request.user).closed_campaign_ids:
-                qs = qs.exclude(Q(campaign_id__in=closed) & ~Q(expert=self.request.user))
-            return qs
-        return qs.filter(expert=signed_in(self.request))
+        return read_models.calibration_results(Viewer.of(self.request), campaign=self.request.query_params.get("campaign"))
 
     # DRF's list, recording the results it serves; a docstring here would replace the endpoint's description in the schema.
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -417,10 +406,7 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult])
 
     def _record(self, results: Sequence[CalibrationResult]) -> None:
         """Others' feedback shows gold verdicts of the calibration's responses: never serve those to the viewer blind."""
-        campaigns = {r.campaign_id for r in results if r.expert_id != self.request.user.pk}
-        if campaigns:
-            responses = CampaignResponse.objects.filter(campaign_id__in=campaigns).values_list("response_id", flat=True)
-            record_exposures(user=self.request.user, response_ids=list(responses), via="api-calibration-results")
+        read_models.calibration_results_shown(Viewer.of(self.request), results)
 
 
 class CalibrationCreateSerializer(serializers.Serializer):
@@ -449,7 +435,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         source="language_models", many=True, read_only=True, slug_field="name"
     )
     experts: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(many=True, read_only=True, slug_field="username")
-    responses = serializers.IntegerField(source="responses.count", read_only=True)
+    responses = serializers.IntegerField(source="responses_n", read_only=True)  # counted with the rows (read_models.campaigns)
     gold_source = serializers.CharField(source="settings.gold_source.name", read_only=True, allow_null=True, default=None)
     max_attempts = serializers.IntegerField(source="settings.max_attempts", read_only=True, allow_null=True, default=None)
     sitting_size = serializers.IntegerField(source="settings.sitting_size", read_only=True, allow_null=True, default=None)
@@ -508,14 +494,8 @@ class CampaignSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_seed(self, campaign: Campaign) -> int | None:
-        request = self.context.get("request")
-        if request is None:
-            return None
-        # Read once per answer, however many campaigns it lists (the context is shared by a list's rows).
-        hidden = self.context.get("seed_hidden")
-        if hidden is None:
-            hidden = self.context["seed_hidden"] = frozenset(campaigns_whose_seed_is_hidden(request.user).values_list("pk", flat=True))
-        return None if campaign.pk in hidden else campaign.seed
+        # Read with the campaign (read_models.campaigns), for all a list gives in its one query; hidden unless read so.
+        return None if getattr(campaign, "seed_hidden", True) else campaign.seed
 
 
 @extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
@@ -540,7 +520,7 @@ class CalibrationCreateView(FileImportView[CampaignOutcome]):
         )
 
     def respond(self, outcome: CampaignOutcome) -> Response:
-        return Response(CampaignSerializer(outcome.campaign, context={"request": self.request}).data, status=201)
+        return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
 
 
 @extend_schema_view(post=extend_schema(request=GoldSetCreateSerializer, responses={201: CampaignSerializer}))
@@ -560,7 +540,7 @@ class GoldSetCreateView(FileImportView[CampaignOutcome]):
         )
 
     def respond(self, outcome: CampaignOutcome) -> Response:
-        return Response(CampaignSerializer(outcome.campaign, context={"request": self.request}).data, status=201)
+        return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
 
 
 # --- campaigns -----------------------------------------------------------------------------------
@@ -843,14 +823,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     serializer_class = CampaignSerializer
 
     def get_queryset(self) -> QuerySet[Campaign]:
-        qs = (
-            Campaign.objects.select_related("version__dataset", "settings__gold_source")
-            .prefetch_related("language_models", "experts")
-            .order_by("-created_at")
-        )
-        if kind := choice_param(self.request, "kind", Campaign.Kind.values):
-            qs = qs.filter(kind=kind)
-        return qs
+        return read_models.campaigns(Viewer.of(self.request), kind=choice_param(self.request, "kind", Campaign.Kind.values))
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CreatedCampaignSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -859,7 +832,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         d = form.validated_data
         gold_source = None
         if d.get("gold_source"):
-            gold_source = Campaign.objects.filter(name=d["gold_source"]).first()
+            gold_source = read_models.campaign_named(Viewer.of(request), d["gold_source"])
             if gold_source is None:
                 raise DjangoValidationError({"gold_source": _("no campaign named %(name)r") % {"name": d["gold_source"]}})
         outcome = create_campaign(
@@ -883,7 +856,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             split_extension_min_share=d["split_extension_min_share"],
             created_by=signed_in(request),
         )
-        return Response(CreatedCampaignSerializer(outcome.campaign, context={"outcome": outcome, "request": request}).data, status=201)
+        created = read_models.campaign_as_listed(Viewer.of(request), outcome.campaign.pk)
+        return Response(CreatedCampaignSerializer(created, context={"outcome": outcome}).data, status=201)
 
     @extend_schema(request=CampaignSettingsUpdateSerializer, responses={200: CampaignSettingsResultSerializer})
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -896,32 +870,34 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         if "reservation_timeout_minutes" in d:
             d["reservation_timeout"] = timedelta(minutes=d.pop("reservation_timeout_minutes"))
         changed = update_campaign_settings(campaign=campaign, by=signed_in(request), confirm=confirm, **d)
-        fresh = self.get_queryset().get(pk=campaign.pk)
-        return Response(CampaignSettingsResultSerializer({"campaign": fresh, "changed": changed}, context={"request": request}).data)
+        fresh = read_models.campaign_as_listed(Viewer.of(request), campaign.pk)
+        return Response(CampaignSettingsResultSerializer({"campaign": fresh, "changed": changed}).data)
 
     @extend_schema(responses={200: SettingsHistorySerializer})
     @action(detail=True, methods=["get"], url_path="settings-history")
     def settings_history(self, request: Request, pk: str | None = None) -> Response:
         """Guidelines revisions (who, when, change note) and recorded changes of settings and status."""
-        campaign = self.get_object()
-        return Response(
-            SettingsHistorySerializer(
-                {"guidelines": selectors.guidelines_history(campaign), "changes": list(selectors.campaign_changes(campaign))}
-            ).data
-        )
+        history = read_models.settings_history(Viewer.of(request), self.get_object())
+        return Response(SettingsHistorySerializer({"guidelines": history.guidelines, "changes": history.changes}).data)
 
     @extend_schema(responses={200: CampaignSkipsSerializer})
     @action(detail=True, methods=["get"])
     def skips(self, request: Request, pk: str | None = None) -> Response:
         """Responses experts skipped: counts per reason and per expert, the latest skips, and responses that can no longer reach k."""
-        campaign = self.get_object()
-        if blind_scope(request.user).hides_campaign(campaign.pk):
+        found = read_models.campaign_skips(Viewer.of(request), self.get_object())
+        if found is None:
             return Response(
                 CampaignSkipsSerializer(
-                    {"withheld": str(PROGRESS_WITHHELD), "total": None, "by_reason": [], "by_expert": [], "latest": [], "stuck": []}
+                    {
+                        "withheld": str(read_models.PROGRESS_WITHHELD),
+                        "total": None,
+                        "by_reason": [],
+                        "by_expert": [],
+                        "latest": [],
+                        "stuck": [],
+                    }
                 ).data
             )
-        found = selectors.campaign_skips(campaign)
         return Response(CampaignSkipsSerializer({"withheld": None, **dataclasses.asdict(found)}).data)
 
     @extend_schema(responses={200: ProgressSerializer})
@@ -929,7 +905,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def progress(self, request: Request, pk: str | None = None) -> Response:
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
         campaign = self.get_object()
-        if blind_scope(request.user).hides_campaign(campaign.pk):
+        shown = read_models.campaign_figures(Viewer.of(request), campaign)
+        if shown.progress is None:
             figures = (
                 "responses",
                 "gold_responses",
@@ -944,11 +921,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
                 "projected_finish",
                 "projected_reason",
             )
-            return Response(
-                {"withheld": str(PROGRESS_WITHHELD), "k": campaign.overlap, **dict.fromkeys(figures), "experts": [], "gold_accuracy": []}
-            )
-        p = selectors.campaign_progress(campaign)
-        gold = selectors.campaign_gold_accuracy(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST else []
+            return Response({"withheld": shown.reason, "k": campaign.overlap, **dict.fromkeys(figures), "experts": [], "gold_accuracy": []})
+        p, gold = shown.progress, shown.gold or []
         return Response(
             {
                 "withheld": None,
@@ -1000,14 +974,15 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         form.is_valid(raise_exception=True)
         names = form.validated_data.get("experts")
         experts = None
+        viewer = Viewer.of(request)
         if names:
-            experts = list(User.objects.filter(username__in=names))
+            experts = read_models.users_named(viewer, names)
             missing = set(names) - {u.username for u in experts}
             if missing:
                 raise DjangoValidationError({"experts": _("unknown user(s): %(users)s") % {"users": ", ".join(sorted(missing))}})
         result = bulk_assign(campaign=campaign, experts=experts)
         data = BulkAssignResultSerializer(result).data
-        if blind_scope(request.user).hides_campaign(campaign.pk):
+        if not read_models.unfilled_shown(viewer, campaign.pk):
             data["unfilled"] = []  # which responses other experts hold: not for one of its experts
         return Response(data)
 
@@ -1027,7 +1002,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             min_share=d["split_extension_min_share"],
         )
         done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
-        state = split_extension_state(Campaign.objects.get(pk=campaign.pk))  # as now stored, not as the view read it
+        state = split_extension_state(read_models.campaign(Viewer.of(request), campaign.pk))  # as now stored, not as the view read it
         return Response(
             SplitExtensionResultSerializer(
                 {
@@ -1050,15 +1025,14 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         campaign = set_campaign_status(
             campaign=self.get_object(), status=form.validated_data["status"], reason=form.validated_data["reason"], by=signed_in(request)
         )
-        return Response(CampaignSerializer(campaign, context={"request": request}).data)
+        return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(request), campaign.pk)).data)
 
     @extend_schema(responses={200: PaymentsSerializer})
     @action(detail=True, methods=["get"], url_path="payment-lines")
     def payment_lines(self, request: Request, pk: str | None = None) -> Response:
         """Pay per expert under the written policy: submitted, of which while paused, paid, held, withheld, amount."""
-        policy = QualityPolicy.current()
-        lines = payment_lines(self.get_object(), policy)
-        return Response(PaymentsSerializer({"paused_work_pay": policy.paused_work_pay, "lines": lines}).data)
+        pay = read_models.payments(Viewer.of(request), self.get_object())
+        return Response(PaymentsSerializer({"paused_work_pay": pay.policy.paused_work_pay, "lines": pay.lines}).data)
 
     @extend_schema(request=PayDecisionInputSerializer, responses={200: PaymentLineSerializer})
     @action(detail=True, methods=["post"], url_path="pay-decision")
@@ -1067,7 +1041,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         campaign = self.get_object()
         form = PayDecisionInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        expert = User.objects.filter(username=form.validated_data["expert"]).first()
+        expert = read_models.user_named(Viewer.of(request), form.validated_data["expert"])
         if expert is None:
             raise DjangoValidationError({"expert": _("unknown user %(name)r") % {"name": form.validated_data["expert"]}})
         decide_held_pay(
@@ -1144,7 +1118,7 @@ class AssignmentPagination(PageNumberPagination):
         raw = request.query_params.get(self.page_query_param, "2")
         self.number = int(raw) if raw.isdecimal() and int(raw) > 1 else 2
         self.count = queryset.count()
-        found = builtins.list(queryset.filter(Q(reserved_at__lt=when) | Q(reserved_at=when, pk__lt=pk))[: size + 1])
+        found = read_models.assignments_after(Viewer.of(request), queryset, when=when, pk=pk, size=size + 1)
         self.more, self.rows = len(found) > size, found[:size]
         self.page = None  # read by the links below instead
         return self.rows
@@ -1206,25 +1180,28 @@ class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSe
     response_path = "campaign_response__response_id"
     exposure_via = "api-assignments"
 
-    def get_queryset(self) -> QuerySet[Assignment]:
-        qs: QuerySet[Assignment] = Assignment.objects.select_related(
-            "expert", "campaign_response__item", "campaign_response__response__model"
-        ).order_by("-reserved_at", "-id")
+    def _filters(self) -> dict[str, str | None]:
         params = self.request.query_params
-        if campaign := params.get("campaign"):
-            if not campaign.isdecimal():
-                raise Http404(_("campaign must be an id"))
-            qs = qs.filter(campaign_response__campaign_id=campaign)
-        if expert := params.get("expert"):
-            qs = qs.filter(expert__username=expert)
-        if st := choice_param(self.request, "status", Assignment.Status.values):
-            qs = qs.filter(status=st)
-        return qs
+        campaign = params.get("campaign")
+        if campaign and not campaign.isdecimal():
+            raise Http404(_("campaign must be an id"))
+        return {
+            "campaign": campaign,
+            "expert": params.get("expert"),
+            "status": choice_param(self.request, "status", Assignment.Status.values),
+        }
+
+    def get_queryset(self) -> QuerySet[Assignment]:
+        return read_models.assignments(Viewer.of(self.request), **self._filters())
+
+    def blind(self, qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
+        return qs  # read_models.assignments left out the datasets closed to the viewer
 
     def get_object(self) -> Assignment:
-        assignment = super().get_object()
-        refuse_response(self.request.user, assignment.campaign_response.response_id)  # release too
-        return assignment
+        # Refused with the reason when its dataset is closed to the viewer (release too).
+        found = read_models.assignment(Viewer.of(self.request), self.kwargs[self.lookup_field], **self._filters())
+        self.check_object_permissions(self.request, found)
+        return found
 
     @extend_schema(request=None, responses={200: AssignmentSerializer})
     @action(detail=True, methods=["post"])
@@ -1232,8 +1209,8 @@ class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSe
         """Give an open assignment back to the pool."""
         assignment = self.get_object()
         release_assignment(assignment=assignment, by=signed_in(request))
-        assignment.refresh_from_db()
-        return Response(AssignmentSerializer(assignment).data)
+        # The row as it now stands, whatever the list's filters.
+        return Response(AssignmentSerializer(read_models.assignment(Viewer.of(request), assignment.public_id)).data)
 
 
 class AlertSerializer(serializers.ModelSerializer):
@@ -1257,17 +1234,13 @@ class AlertViewSet(viewsets.ReadOnlyModelViewSet[AdminAlert]):
     serializer_class = AlertSerializer
 
     def get_queryset(self) -> QuerySet[AdminAlert]:
-        qs = AdminAlert.objects.select_related("expert", "campaign", "resolved_by").order_by("-created_at")
-        if getattr(self, "swagger_fake_view", False):  # the schema generator asks without a user
-            return qs
-        # Alerts about a campaign the admin is an expert of are not theirs to read (needs_action_selectors.visible_alerts).
-        qs = visible_alerts(signed_in(self.request), qs)
-        return qs if self.request.query_params.get("all") == "1" else qs.filter(resolved_at__isnull=True)
+        # Alerts about a campaign the admin is an expert of are not theirs to read (read_models.alerts).
+        return read_models.alerts(Viewer.of(self.request), show_all=self.request.query_params.get("all") == "1")
 
     @extend_schema(request=None, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])
     def resolve(self, request: Request, pk: str | None = None) -> Response:
-        alert = get_object_or_404(visible_alerts(signed_in(request)), pk=pk)
+        alert = read_models.alert(Viewer.of(request), pk or "")
         return Response(AlertSerializer(expert_services.resolve_alert(alert=alert, by=signed_in(request))).data, status=status.HTTP_200_OK)
 
 
@@ -1306,10 +1279,7 @@ class DualRoleConflictsView(ComputedListView):
     @extend_schema(parameters=[DualRoleQuerySerializer], responses=DualRoleConflictSerializer(many=True))
     def get(self, request: Request) -> Response:
         query = valid_query(DualRoleQuerySerializer, request)
-        rows = dual_role_conflicts()
-        if (campaign := query.get("campaign")) is not None:
-            rows = [r for r in rows if any(c.campaign.pk == campaign for c in r.campaigns)]
-        return self.paginated(rows)
+        return self.paginated(read_models.dual_role_conflicts(Viewer.of(request), campaign=query.get("campaign")))
 
 
 # --- the pay policy ------------------------------------------------------------------------------

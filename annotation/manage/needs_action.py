@@ -12,17 +12,18 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.manage import needs_action_selectors as selectors
+from annotation.manage import read_models
+from annotation.manage.needs_action_selectors import DIGEST_GROUP
 from annotation.models import ItemProblemReport, UnclearCriterionReport
-from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, own_problem_reports, own_unclear_reports, resolve_report
-from heartbench_core.blindness import record_exposures, refuse_response
+from annotation.services.reports import REPLY_MAX_CHARS, own_problem_reports, own_unclear_reports, resolve_report
 from heartbench_core.http import SignedInRequest
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 
 admin_only = role_required(Role.ADMIN)
@@ -32,16 +33,15 @@ REPORTS_SEEN_KEY = "reports_seen_at"
 @require_safe
 @admin_only
 def needs_action(request: SignedInRequest) -> HttpResponse:
-    home = selectors.needs_action_home(request.user)
-    opted_in = request.user.groups.filter(name=selectors.DIGEST_GROUP).exists()
-    return render(request, "annotation/manage/needs_action.html", {"home": home, "digest_opted_in": opted_in})
+    found = read_models.needs_action(Viewer.of(request), with_digest=True)
+    return render(request, "annotation/manage/needs_action.html", {"home": found.home, "digest_opted_in": found.digest_opted_in})
 
 
 @require_POST
 @admin_only
 def digest_opt_in(request: SignedInRequest) -> HttpResponse:
     """Join or leave the admins who get the risk digest by e-mail."""
-    group, _created = Group.objects.get_or_create(name=selectors.DIGEST_GROUP)
+    group, _created = Group.objects.get_or_create(name=DIGEST_GROUP)
     if request.POST.get("digest") == "on":
         request.user.groups.add(group)
         messages.success(request, gettext_lazy("You will get the risk digest by e-mail."))
@@ -64,18 +64,9 @@ class ReplyForm(forms.Form):
 @admin_only
 def report(request: SignedInRequest, kind: str, report_id: int) -> HttpResponse:
     """One expert's report with its context; replying resolves it."""
-    if kind not in REPORT_KINDS:
-        raise Http404(gettext_lazy("Unknown kind of report."))
-    related = ["assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item", "resolved_by"]
-    related += ["assignment__campaign_response__response__model"]
-    found: ItemProblemReport | UnclearCriterionReport = (
-        get_object_or_404(UnclearCriterionReport.objects.select_related(*related, "criterion"), pk=report_id)
-        if kind == "unclear"
-        else get_object_or_404(ItemProblemReport.objects.select_related(*related), pk=report_id)
-    )
+    viewer = Viewer.of(request)
+    found = read_models.expert_report(viewer, kind, report_id)
     entry = found.assignment.campaign_response
-    # Another rater's note on a response the admin judges blind: closed, like the corrections page.
-    refuse_response(request.user, entry.response_id)
     form = ReplyForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -87,7 +78,7 @@ def report(request: SignedInRequest, kind: str, report_id: int) -> HttpResponse:
         else:
             messages.success(request, gettext_lazy("Replied and resolved; the expert sees your reply."))
             return redirect("annotation:needs_action")
-    record_exposures(user=request.user, response_ids=[entry.response_id], via="report")
+    read_models.expert_report_shown(viewer, found)
     context = {"report": found, "kind": kind, "entry": entry, "form": form}
     return render(request, "annotation/manage/needs_action_report.html", context, status=400 if form.errors else 200)
 

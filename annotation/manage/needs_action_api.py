@@ -1,13 +1,12 @@
 """API of the "needs action" home (admins), the resolve action on an expert's report (admins), and an expert's own reports.
 
-The same selectors and service as the pages; an expert's reports carry nothing about models,
+The same read models and service as the pages; an expert's reports carry nothing about models,
 gold checks or other raters.
 """
 
 from __future__ import annotations
 
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -15,13 +14,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.manage import needs_action_selectors as selectors
+from annotation.manage import read_models
 from annotation.models import ItemProblemReport, UnclearCriterionReport
 from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, own_problem_reports, own_unclear_reports, resolve_report
 from heartbench_core.api import ComputedListView
-from heartbench_core.blindness import refuse_response
 from heartbench_core.http import signed_in
 from heartbench_core.query_params import valid_query
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 
 IsAdmin = role_permission(Role.ADMIN)
@@ -53,7 +52,7 @@ class NeedsActionView(APIView):
 
     @extend_schema(responses=NeedsActionSerializer)
     def get(self, request: Request) -> Response:
-        home = selectors.needs_action_home(signed_in(request))
+        home = read_models.needs_action(Viewer.of(request)).home
         c = home.counts
         data = {
             "corrections": c.corrections,
@@ -108,13 +107,7 @@ class ReportResolveView(APIView):
     def post(self, request: Request, kind: str, report_id: int) -> Response:
         if kind not in REPORT_KINDS:
             raise Http404(_("unknown kind of report"))
-        related = ("assignment__campaign_response__campaign",)
-        report: ItemProblemReport | UnclearCriterionReport = (
-            get_object_or_404(UnclearCriterionReport.objects.select_related(*related, "criterion"), pk=report_id)
-            if kind == "unclear"
-            else get_object_or_404(ItemProblemReport.objects.select_related(*related), pk=report_id)
-        )
-        refuse_response(request.user, report.assignment.campaign_response.response_id)
+        report = read_models.expert_report(Viewer.of(request), kind, report_id)
         body = ReportReplySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         resolved = resolve_report(report=report, by=signed_in(request), reply=body.validated_data["reply"])

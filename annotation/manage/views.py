@@ -13,19 +13,16 @@ from django import forms as django_forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.blindness import PROGRESS_WITHHELD, may_read_seed, own_quality_hidden
-from annotation.manage import forms, selectors
-from annotation.manage.needs_action_selectors import alert_rows, visible_alerts
-from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign, QualityPolicy, TierChange
+from annotation.manage import forms, read_models
+from annotation.models import Assignment, Campaign
 from annotation.services import experts as expert_services
-from annotation.services.assignment import BulkAssignment, bulk_assign, calibration_state, campaign_settings, release_assignment
+from annotation.services.assignment import BulkAssignment, bulk_assign, campaign_settings, release_assignment
 from annotation.services.campaigns import (
     FIELD_LABELS,
     create_calibration,
@@ -36,12 +33,10 @@ from annotation.services.campaigns import (
     update_campaign_settings,
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
-from annotation.services.payments import decide_held_pay, payment_csv, payment_line_count, payment_lines, update_pay_policy
-from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
-from annotation.workspace import selectors as workspace_selectors
-from heartbench_core.blindness import blind_scope, record_exposures, refuse_campaign
+from annotation.services.payments import decide_held_pay, payment_csv, update_pay_policy
+from annotation.services.split_extension import extend_split_responses, set_split_extension
 from heartbench_core.http import SignedInRequest
-from heartbench_core.models import User
+from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 
 admin_only = role_required(Role.ADMIN)
@@ -80,18 +75,11 @@ def _form_errors(form: django_forms.Form, exc: ValidationError) -> None:
 @admin_only
 def campaigns(request: SignedInRequest) -> HttpResponse:
     # Progress is withheld where the viewer is one of the campaign's experts: see campaign_detail.
-    listing = selectors.campaign_list_page(
-        number=request.GET.get("page"), scope=blind_scope(request.user), status=request.GET.get("status", "")
-    )
+    found = read_models.campaign_list(Viewer.of(request), number=request.GET.get("page"), status=request.GET.get("status", ""))
     return render(
         request,
         "annotation/manage/campaigns.html",
-        {
-            "listing": listing,
-            "statuses": Campaign.Status.choices,
-            # Their text in the reader's language from their figures, not the English stored with them.
-            "alerts": alert_rows(visible_alerts(request.user, selectors.open_alerts())[:5]),
-        },
+        {"listing": found.listing, "statuses": Campaign.Status.choices, "alerts": found.alerts},
     )
 
 
@@ -170,44 +158,34 @@ EXPERT_ROWS = 20
 @require_safe
 @admin_only
 def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign.objects.select_related("version__dataset", "created_by", "settings"), pk=campaign_id)
-    # An admin who is also an expert of this open campaign sees its settings but not its figures:
-    # the totals leave gold checks out, so a submission of theirs that did not move them was gold.
-    withheld = blind_scope(request.user).hides_campaign(campaign.pk)
-    progress = None if withheld else selectors.campaign_progress(campaign)
     # The per-expert tables show the first EXPERT_ROWS experts unless all are asked for (`?experts=all`): a campaign
     # staffed by hundreds would otherwise draw hundreds of rows three times on every view and every poll.
     everyone = request.GET.get("experts") == "all"
+    page = read_models.campaign_page(Viewer.of(request), campaign_id, everyone=everyone, rows=EXPERT_ROWS, progress_only=bool(request.htmx))
+    figures = page.figures
 
     def shown(rows: list) -> list:
         return rows if everyone else rows[:EXPERT_ROWS]
 
-    gold = ([] if withheld else selectors.campaign_gold_accuracy(campaign)) if campaign.kind == Campaign.Kind.BLIND_TEST else None
     context: dict[str, Any] = {
-        # The option and what it granted; the counts are figures of the campaign, withheld like its progress.
-        "split_extension": split_extension_state(campaign, counts=not withheld) if campaign.kind == Campaign.Kind.BLIND_TEST else None,
-        "campaign": campaign,
-        "progress": progress,
-        "progress_withheld": PROGRESS_WITHHELD if withheld else "",
-        "experts_shown": shown(progress.experts) if progress else [],
+        "split_extension": page.split_extension,
+        "campaign": page.campaign,
+        "progress": figures.progress,
+        "progress_withheld": figures.reason,
+        "experts_shown": shown(figures.progress.experts) if figures.progress else [],
         "all_experts": everyone,
-        "gold_accuracy": None if gold is None else shown(gold),
-        "gold_total": len(gold or []),
+        "gold_accuracy": None if figures.gold is None else shown(figures.gold),
+        "gold_total": len(figures.gold or []),
     }
     if request.htmx:
         return render(request, "annotation/manage/partials/progress.html", context)
-    payments = payment_lines(campaign, limit=None if everyone else EXPERT_ROWS)
     context.update(
-        # Its experts never read the seed, even an admin among them.
-        show_seed=may_read_seed(request.user, campaign),
-        models=list(campaign.language_models.order_by("name").values_list("name", flat=True)),
-        results=CalibrationResult.objects.filter(campaign=campaign).select_related("expert")
-        if campaign.kind == Campaign.Kind.CALIBRATION
-        else None,
-        payments=payments,
-        payments_total=len(payments) if everyone or len(payments) < EXPERT_ROWS else payment_line_count(campaign),
-        # Admins only: an admin who is an expert of this open campaign does not learn of others' skips.
-        skips=selectors.campaign_skips(campaign) if campaign.kind == Campaign.Kind.BLIND_TEST and not withheld else None,
+        show_seed=page.show_seed,
+        models=page.models,
+        results=page.results,
+        payments=page.payments,
+        payments_total=page.payments_total,
+        skips=page.skips,
         statuses=Campaign.Status.choices,
     )
     return render(request, "annotation/manage/campaign_detail.html", context)
@@ -216,7 +194,8 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 @admin_only
 def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    viewer = Viewer.of(request)
+    campaign = read_models.campaign(viewer, campaign_id)
     try:
         result = bulk_assign(campaign=campaign)
     except ValidationError as exc:
@@ -230,7 +209,7 @@ def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResp
             messages.success(request, _("Nothing to assign: every open slot is taken."))
         if summary := result.summary():
             messages.warning(request, summary)
-        for message in unfilled_messages(result, show_items=not blind_scope(request.user).hides_campaign(campaign.pk)):
+        for message in unfilled_messages(result, show_items=read_models.unfilled_shown(viewer, campaign.pk)):
             messages.warning(request, message)
     return redirect("annotation:campaign_assignments", campaign.pk)
 
@@ -239,7 +218,7 @@ def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResp
 @admin_only
 def campaign_split_extension(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Turn extra raters where the verdicts split on or off, or change their budget; then extend the waiting responses."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    campaign = read_models.campaign(Viewer.of(request), campaign_id)
     form = forms.SplitExtensionForm(request.POST)
     if not form.is_valid():
         for field, errors in form.errors.items():
@@ -299,7 +278,7 @@ def unfilled_messages(result: BulkAssignment, *, show_items: bool) -> list[str]:
 @admin_only
 def campaign_status(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Change the status after a confirmation page; pausing or closing needs a reason, which the experts read."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    campaign = read_models.campaign(Viewer.of(request), campaign_id)
     status = request.POST.get("status", "")
     confirming = request.POST.get("confirm") == "True"
     if status not in Campaign.Status.values:
@@ -322,9 +301,7 @@ def campaign_status(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         "form": form,
         "new_status": Campaign.Status(status),
         "stops_work": status in (Campaign.Status.PAUSED, Campaign.Status.CLOSED),
-        "open_preassigned": Assignment.objects.filter(campaign_response__campaign=campaign, expires_at__isnull=True)
-        .open(timezone.now())
-        .count(),
+        "open_preassigned": read_models.open_preassigned(Viewer.of(request), campaign),
     }
     return render(request, "annotation/manage/campaign_status_confirm.html", context, status=400 if form.errors else 200)
 
@@ -333,7 +310,8 @@ def campaign_status(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @admin_only
 def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Settings that may change while the campaign runs, and the guidelines; risky changes mid-test ask for a confirmation."""
-    campaign = get_object_or_404(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
+    viewer = Viewer.of(request)
+    campaign = read_models.campaign_for_edit(viewer, campaign_id)
     current = current_guidelines(campaign)
     cfg = campaign_settings(campaign)
     initial = forms.CampaignSettingsForm.initial_for(campaign, current.body if current else "", cfg.certificate_name)
@@ -358,13 +336,14 @@ def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
             else:
                 messages.info(request, _("Nothing changed."))
             return redirect("annotation:campaign_edit", campaign.pk)
+    history = read_models.settings_history(viewer, campaign)
     context = {
         "campaign": campaign,
         "form": form,
         "needs_confirmation": needs_confirmation,
         "started": has_started(campaign),
-        "revisions": selectors.guidelines_history(campaign),
-        "changes": selectors.campaign_changes(campaign),
+        "revisions": history.guidelines,
+        "changes": history.changes,
     }
     return render(request, "annotation/manage/campaign_edit.html", context, status=400 if form.errors else 200)
 
@@ -372,7 +351,7 @@ def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @require_safe
 @role_required(Role.ADMIN, accepts_tokens=True)
 def campaign_payments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    campaign = read_models.campaign(Viewer.of(request), campaign_id)
     response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
     return response
@@ -382,9 +361,10 @@ def campaign_payments(request: SignedInRequest, campaign_id: int) -> HttpRespons
 @admin_only
 def campaign_payments_page(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Pay per expert under the written policy: submitted, of which while paused, paid, held, withheld, amount."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    policy = QualityPolicy.current()
-    lines = payment_lines(campaign, policy)
+    viewer = Viewer.of(request)
+    campaign = read_models.campaign(viewer, campaign_id)
+    pay = read_models.payments(viewer, campaign)
+    policy, lines = pay.policy, pay.lines
     context = {
         "campaign": campaign,
         "policy": policy,
@@ -401,7 +381,7 @@ def campaign_payments_page(request: SignedInRequest, campaign_id: int) -> HttpRe
 @admin_only
 def pay_policy(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Change the platform's pay policy from a campaign's payments page (it holds for every campaign)."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    campaign = read_models.campaign(Viewer.of(request), campaign_id)
     _act_on_form(
         request,
         forms.PayPolicyForm(request.POST),
@@ -432,8 +412,11 @@ def _act_on_form(request: SignedInRequest, form: django_forms.Form, act: Callabl
 @admin_only
 def pay_decision(request: SignedInRequest, campaign_id: int, username: str) -> HttpResponse:
     """Decide whether an expert's work submitted while paused in this campaign is paid."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    expert = get_object_or_404(User, username=username)
+    viewer = Viewer.of(request)
+    campaign = read_models.campaign(viewer, campaign_id)
+    expert = read_models.user_named(viewer, username)
+    if expert is None:
+        raise Http404
     _act_on_form(
         request,
         forms.PayDecisionForm(request.POST),
@@ -446,27 +429,23 @@ def pay_decision(request: SignedInRequest, campaign_id: int, username: str) -> H
 @require_safe
 @admin_only
 def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    refuse_campaign(request.user, campaign.pk)  # models and gold flags of its responses: closed to its experts
     status = request.GET.get("status") or None
     expert = request.GET.get("expert") or None
-    page = selectors.assignment_overview_page(
-        campaign,
+    found = read_models.assignments_page(
+        Viewer.of(request),
+        campaign_id,
         number=request.GET.get("page"),
-        scope=blind_scope(request.user),
         status=status,
         expert=expert,
         after=request.GET.get("after", ""),
         before=request.GET.get("before", ""),
     )
-    # Each row names a response by its item and model (and gold flag): shown, so never served to this admin blind.
-    record_exposures(user=request.user, response_ids=[a.campaign_response.response.pk for a in page.object_list], via="assignments")
     context = {
-        "campaign": campaign,
-        "page": page,
+        "campaign": found.campaign,
+        "page": found.page,
         "statuses": Assignment.Status.choices,
         "filters": {"status": status or "", "expert": expert or ""},
-        "experts": campaign.experts.order_by("username").values_list("username", flat=True),
+        "experts": found.experts,
     }
     template = "annotation/manage/partials/assignment_table.html" if request.htmx else "annotation/manage/assignments.html"
     return render(request, template, context)
@@ -476,9 +455,7 @@ def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResp
 @admin_only
 def assignment_release(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Release after a confirmation page: the work goes back to the pool and the expert loses their draft."""
-    assignment = get_object_or_404(
-        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "expert"), public_id=public_id
-    )
+    assignment = read_models.assignment_to_release(Viewer.of(request), public_id)
     campaign_id = assignment.campaign_response.campaign_id
     if request.POST.get("confirm") != "yes":
         return render(
@@ -501,29 +478,22 @@ def assignment_release(request: SignedInRequest, public_id: str) -> HttpResponse
 @admin_only
 def experts(request: SignedInRequest) -> HttpResponse:
     expert_services.ensure_expert_profiles()
-    return render(
-        request,
-        "annotation/manage/experts.html",
-        {
-            "page": selectors.expert_profiles_page(number=request.GET.get("page")),
-            "hide_quality_of": own_quality_hidden(request.user),
-        },
-    )
+    roster = read_models.expert_roster(Viewer.of(request), number=request.GET.get("page"))
+    return render(request, "annotation/manage/experts.html", {"page": roster.page, "hide_quality_of": roster.hide_quality_of})
 
 
 @require_safe
 @admin_only
 def dual_roles(request: SignedInRequest) -> HttpResponse:
     """Who is expert and staff, the open campaigns they are experts of (staff views closed), what they were shown."""
-    from annotation.blindness import dual_role_conflicts
-
-    return render(request, "annotation/manage/dual_roles.html", {"rows": dual_role_conflicts()})
+    return render(request, "annotation/manage/dual_roles.html", {"rows": read_models.dual_role_conflicts(Viewer.of(request))})
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
-    user = get_object_or_404(User, username=username)
+    viewer = Viewer.of(request)
+    user = read_models.expert(viewer, username)
     profile = expert_services.ensure_profile(user)
     action = request.POST.get("action", "profile")
     form = forms.ProfileForm(
@@ -554,15 +524,16 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
             else:
                 messages.success(request, _("Saved."))
                 return redirect("annotation:expert", username)
+    page = read_models.expert_page(viewer, profile)
     context = {
         "profile": profile,
-        "history": selectors.profile_history(profile),
-        "tier_changes": TierChange.objects.filter(profile=profile).select_related("changed_by")[:20],
+        "history": page.history,
+        "tier_changes": page.tier_changes,
         "form": form,
         "tier_form": tier_form,
         "qual_form": qual_form,
-        "alerts": alert_rows(AdminAlert.objects.filter(expert=user).order_by("-created_at")[:10]),
-        "hide_quality_of": own_quality_hidden(request.user),
+        "alerts": page.alerts,
+        "hide_quality_of": page.hide_quality_of,
     }
     bad = any(f.is_bound and f.errors for f in (form, tier_form, qual_form))
     return render(request, "annotation/manage/expert_edit.html", context, status=400 if bad else 200)
@@ -573,16 +544,14 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
 def alerts(request: SignedInRequest) -> HttpResponse:
     show_all = request.GET.get("all") == "1"
     # Alerts about a campaign the admin is an expert of (its gold, agreement, judge) are not theirs to read.
-    rows = visible_alerts(request.user).order_by("-created_at")
-    if not show_all:
-        rows = rows.filter(resolved_at__isnull=True)
-    return render(request, "annotation/manage/alerts.html", {"alerts": alert_rows(rows[:200]), "show_all": show_all})
+    rows = read_models.alert_page(Viewer.of(request), show_all=show_all)
+    return render(request, "annotation/manage/alerts.html", {"alerts": rows, "show_all": show_all})
 
 
 @require_POST
 @admin_only
 def alert_resolve(request: SignedInRequest, alert_id: int) -> HttpResponse:
-    expert_services.resolve_alert(alert=get_object_or_404(visible_alerts(request.user), pk=alert_id), by=request.user)
+    expert_services.resolve_alert(alert=read_models.alert(Viewer.of(request), alert_id), by=request.user)
     return redirect("annotation:needs_action" if request.POST.get("next") == "needs_action" else "annotation:alerts")
 
 
@@ -607,15 +576,14 @@ def profile(request: SignedInRequest) -> HttpResponse:
         else:
             messages.success(request, _("Availability saved."))
             return redirect("annotation:profile")
-    history = selectors.profile_history(own)
-    retakes = {r.campaign_id: calibration_state(expert=request.user, campaign=r.campaign) for r in history.calibrations if not r.passed}
-    policy = QualityPolicy.current()
+    page = read_models.own_profile_page(Viewer.of(request), own)
+    policy = page.policy
     context = {
         "profile": own,
-        "history": history,
+        "history": page.history,
         "form": form,
-        "retakes": retakes,
-        "certificates": selectors.certificate_campaigns(request.user) if history.quality and history.quality.certified_at else [],
+        "retakes": page.retakes,
+        "certificates": page.certificates,
         "policy": policy,
         "pay_policy": render_guidelines(policy.pay_policy_text) if policy.pay_policy_text.strip() else "",
     }
@@ -626,9 +594,8 @@ def profile(request: SignedInRequest) -> HttpResponse:
 @role_required(Role.EXPERT)
 def certificate(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """The expert's printable certificate for one campaign (A4); 404 until the quality policy's thresholds are met."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
     # The exact quality only once no open campaign counts the expert's gold checks (annotation.blindness).
-    issued = selectors.certificate(request.user, campaign, show_exact_quality=not own_quality_hidden(request.user))
+    issued = read_models.own_certificate(Viewer.of(request), campaign_id)
     if issued is None:
         raise Http404(_("No certificate for this campaign: it is issued once the quality policy's thresholds are met."))
     verify_url = request.build_absolute_uri(reverse("annotation:certificate_verify", args=[issued.code]))
@@ -638,13 +605,7 @@ def certificate(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @require_safe
 def certificate_verify(request: HttpRequest, code: str) -> HttpResponse:
     """Anyone holding a certificate's code can check it is genuine: holder, title, campaign, submitted responses, date."""
-    parsed = selectors.parse_certificate_code(code)
-    issued = None
-    if parsed is not None:
-        campaign = Campaign.objects.filter(pk=parsed[0]).first()
-        expert = User.objects.filter(pk=parsed[1], is_active=True).first()
-        if campaign is not None and expert is not None:
-            issued = selectors.certificate(expert, campaign, show_exact_quality=False)
+    issued = read_models.verified_certificate(Viewer.of(request), code)
     return render(request, "annotation/certificate_verify.html", {"cert": issued, "code": code}, status=200 if issued else 404)
 
 
@@ -653,5 +614,5 @@ def certificate_verify(request: HttpRequest, code: str) -> HttpResponse:
 def calibration_feedback(request: SignedInRequest, result_id: int) -> HttpResponse:
     """One of the expert's own finished calibration attempts: score against the pass mark, feedback on each miss, what follows."""
     # Another expert's result answers 404, like one that does not exist.
-    outcome = workspace_selectors.calibration_outcome(request.user, result_id)
+    outcome = read_models.calibration_feedback(Viewer.of(request), result_id)
     return render(request, "annotation/profile_calibration.html", {"outcome": outcome, "result": outcome.result})
