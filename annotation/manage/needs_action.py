@@ -10,7 +10,6 @@ from datetime import datetime
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -19,8 +18,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.manage import read_models
-from annotation.manage.needs_action_selectors import DIGEST_GROUP
 from annotation.models import ItemProblemReport, UnclearCriterionReport
+from annotation.services.digest import set_digest_subscription
 from annotation.services.reports import REPLY_MAX_CHARS, own_problem_reports, own_unclear_reports, resolve_report
 from heartbench_core.http import SignedInRequest
 from heartbench_core.read_models import Viewer
@@ -41,12 +40,11 @@ def needs_action(request: SignedInRequest) -> HttpResponse:
 @admin_only
 def digest_opt_in(request: SignedInRequest) -> HttpResponse:
     """Join or leave the admins who get the risk digest by e-mail."""
-    group, _created = Group.objects.get_or_create(name=DIGEST_GROUP)
-    if request.POST.get("digest") == "on":
-        request.user.groups.add(group)
+    subscribed = request.POST.get("digest") == "on"
+    set_digest_subscription(user=request.user, subscribed=subscribed)
+    if subscribed:
         messages.success(request, gettext_lazy("You will get the risk digest by e-mail."))
     else:
-        request.user.groups.remove(group)
         messages.success(request, gettext_lazy("You will no longer get the risk digest by e-mail."))
     return redirect("annotation:needs_action")
 

@@ -6,12 +6,13 @@ Each admin gets what their own home would show (the same blindness rules), in th
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.core.mail import send_mail
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from annotation.manage.needs_action_selectors import alert_text, digest_recipients, queue_counts, visible_alerts
+from annotation.manage.needs_action_selectors import DIGEST_GROUP, alert_text, digest_recipients, queue_counts, visible_alerts
 from annotation.models import AdminAlert
 from heartbench_core.models import User
 
@@ -52,3 +53,12 @@ def send_risk_digest() -> int:
                 continue
             sent += send_mail(body[0], body[1], None, [user.email])
     return sent
+
+
+def set_digest_subscription(*, user: User, subscribed: bool) -> None:
+    """Join or leave the admins who get the risk digest by e-mail."""
+    group, _created = Group.objects.get_or_create(name=DIGEST_GROUP)
+    if subscribed:
+        user.groups.add(group)
+    else:
+        user.groups.remove(group)
