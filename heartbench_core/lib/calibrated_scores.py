@@ -29,9 +29,18 @@ power tuning (PPI++: Angelopoulos, Duchi & Zrnic, 2024), on this platform's data
   percentile interval over resamples of the items — the same weights for every model (paired by
   item), within each stratum and apart for sampled and unsampled items so that each stratum keeps
   its number of labelled items — applied to each item's influence on the estimate (a linear
-  bootstrap, λ at the point estimate's). `score_draws` takes any (resamples × items) weight matrix,
-  so a resampling of items and experts can be plugged in; the analytic interval of each score is
-  the one to replace by such draws when the experts too are resampled.
+  bootstrap, λ at the point estimate's).
+- **Experts as well as items** (`GoldVotes`, docs/validation.md, "Items and experts"): the golden
+  labels are majorities of a few experts' votes, and the same experts vote on many items, so a
+  lenient expert raises many labelled scores at once. Each vote's leave-one-out change of its
+  response's golden norm (`gold_vote_changes`: the majority recounted from the other votes, a tie
+  counting half) is carried through the estimate's linearisation — the norm's change times the
+  weight its item has in the estimand; λ does not enter, the judge's verdicts do not move — and
+  `crossed.rater_variance` keeps what repeats across the different items an expert rated. That
+  variance is added to the analytic variance of the corrected and the experts-only scores, and the
+  differences between models add Σₑ (vₑ − 1)·δₑ over expert draws to their item resamples (Owen's
+  pigeonhole bootstrap, to first order, as the report's agreement intervals do). The judge-only
+  interval has no expert in it.
 
 Strata with fewer than two labelled items are pooled together (and with the rest when still too
 few). A figure that cannot be computed is NaN with its reason, never 0.
@@ -45,6 +54,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from heartbench_core.lib import agreement as st
+from heartbench_core.lib import crossed as cx
+from heartbench_core.lib import scoring
 from heartbench_core.lib.lazy_scipy import stats
 
 LEVEL = 0.95
@@ -341,6 +352,198 @@ def score_draws(estimate: np.ndarray, psi: np.ndarray, draws: np.ndarray) -> np.
 
 
 @dataclass(frozen=True, slots=True)
+class GoldVotes:
+    """Every expert vote on a labelled response, by how far leaving it out moves the response's golden norms.
+
+    One row per vote and norm it moves: a vote on an ordinary criterion moves its ability's norm; one
+    on a catastrophic criterion every ability of the response (a catastrophic hit zeroes them all).
+    The shares say how much of one vote a row is, for the overall and the dimension estimands that
+    sum several of a catastrophic vote's rows (1 for an ordinary vote's only row).
+    """
+
+    model: np.ndarray  # (V,) the response's model
+    question: np.ndarray  # (V,) its item
+    ability: np.ndarray  # (V,) the norm column moved
+    expert: np.ndarray  # (V,)
+    change: np.ndarray  # (V,) the norm's expected change when the vote is left out (a tie counts half)
+    overall_share: np.ndarray  # (V,)
+    dimension_share: np.ndarray  # (V,)
+    n_experts: int
+
+
+def gold_vote_changes(
+    *,
+    vote_unit: np.ndarray,
+    vote_expert: np.ndarray,
+    vote_hit: np.ndarray,
+    unit_response: np.ndarray,
+    unit_criterion: np.ndarray,
+    label: np.ndarray,
+    fixed: np.ndarray,
+    hits: np.ndarray,
+    ratings: np.ndarray,
+    crit_ability: np.ndarray,
+    crit_weight: np.ndarray,
+    crit_catastrophic: np.ndarray,
+    response_model: np.ndarray,
+    response_question: np.ndarray,
+    include: np.ndarray,
+    ability_dimension: np.ndarray,
+    n_experts: int,
+) -> GoldVotes:
+    """What each vote on an included response moves: the golden norm of its ability, or of all, when it is left out.
+
+    Per unit (criterion of a response): its golden label (−1 none, 0, 1), whether it was
+    adjudicated (`fixed`: no vote moves it), its hits and ratings. Without a vote the label is the
+    majority of the other votes, half a hit on a tie (a unit with one vote keeps its label). The
+    norm is the scorer's (`scoring.norm_scores`, catastrophic criteria zeroing the response): an
+    ordinary criterion's flip moves its ability's norm by the exact difference, a catastrophic
+    one's zeroes or restores every ability (nothing when another catastrophic criterion fires).
+    crit_ability: each criterion's norm column (ignored for catastrophic ones; −1 rows are dropped).
+    """
+    vote_unit = np.asarray(vote_unit, np.int64)
+    unit_response = np.asarray(unit_response, np.int64)
+    unit_criterion = np.asarray(unit_criterion, np.int64)
+    label = np.asarray(label, np.int64)
+    crit_ability = np.asarray(crit_ability, np.int64)
+    weight = np.nan_to_num(np.asarray(crit_weight, float), nan=0.0)
+    catastrophic = np.asarray(crit_catastrophic, bool)
+    include = np.asarray(include, bool)
+    ad = np.asarray(ability_dimension, np.int64)
+    n_r, n_a = include.size, ad.size
+    # The golden norms of every included response, laid out as the scorer lays them out.
+    unit_in = include[unit_response] & (label >= 0)
+    u_cat = catastrophic[unit_criterion]
+    ordinary = unit_in & ~u_cat & (crit_ability[unit_criterion] >= 0)
+    cell = unit_response[ordinary] * n_a + crit_ability[unit_criterion[ordinary]]
+    w = weight[unit_criterion[ordinary]]
+    size = n_r * n_a
+    raw = np.bincount(cell, weights=w * (label[ordinary] == 1), minlength=size)
+    low = np.bincount(cell, weights=np.minimum(w, 0.0), minlength=size)
+    high = np.bincount(cell, weights=np.maximum(w, 0.0), minlength=size)
+    present = (np.bincount(cell, minlength=size) > 0).reshape(n_r, n_a)
+    fires = np.bincount(unit_response[unit_in & u_cat & (label == 1)], minlength=n_r)
+    unzeroed = np.where(present, scoring.norm_scores(raw, low, high).reshape(n_r, n_a), 0.0)
+    # Each vote's leave-one-out change of its unit's label.
+    u = vote_unit
+    keep = unit_in[u]
+    u, expert, hit = u[keep], np.asarray(vote_expert, np.int64)[keep], np.asarray(vote_hit, bool)[keep]
+    lab = label[u].astype(float)
+    h = np.asarray(hits, float)[u] - hit
+    m = np.asarray(ratings, float)[u] - 1
+    credit = np.where(m > 0, np.where(2 * h > m, 1.0, np.where(2 * h == m, 0.5, 0.0)), lab)
+    change_label = np.where(np.asarray(fixed, bool)[u], 0.0, credit - lab)
+    r = unit_response[u]
+    c = unit_criterion[u]
+    is_cat = catastrophic[c]
+    # Ordinary votes: the norm with the hit flipped, weighted by how likely the flip is (1, or ½ on a tie).
+    o = ~is_cat & (crit_ability[c] >= 0)
+    oc = r[o] * n_a + crit_ability[c[o]]
+    flipped = raw[oc] + weight[c[o]] * np.sign(change_label[o])
+    moved = scoring.norm_scores(flipped, low[oc], high[oc]) - scoring.norm_scores(raw[oc], low[oc], high[oc])
+    o_change = np.where(fires[r[o]] > 0, 0.0, np.abs(change_label[o]) * moved)
+    # Catastrophic votes: without the vote the response is zeroed with the probability its label then has.
+    k = np.flatnonzero(is_cat)
+    others = fires[r[k]] - (lab[k] == 1)
+    rows_k, cols = np.nonzero(present[r[k]])
+    k_change = np.where(others[rows_k] > 0, 0.0, -change_label[k][rows_k] * unzeroed[r[k][rows_k], cols])
+    n_present = present.sum(axis=1)
+    dims = np.maximum(ad, 0)
+    in_dim = np.zeros((n_a, max(int(ad.max(initial=-1)) + 1, 1)))
+    in_dim[np.flatnonzero(ad >= 0), ad[ad >= 0]] = 1.0
+    kr = r[k][rows_k]
+    k_dim = (present[kr].astype(float) @ in_dim)[np.arange(kr.size), dims[cols]]
+    model = np.asarray(response_model, np.int64)
+    question = np.asarray(response_question, np.int64)
+    rr = np.concatenate([r[o], kr])
+    return GoldVotes(
+        model=model[rr],
+        question=question[rr],
+        ability=np.concatenate([crit_ability[c[o]], cols]),
+        expert=np.concatenate([expert[o], expert[k][rows_k]]),
+        change=np.concatenate([o_change, k_change]),
+        overall_share=np.concatenate([np.ones(int(o.sum())), 1.0 / np.maximum(n_present[kr], 1)]),
+        dimension_share=np.concatenate([np.ones(int(o.sum())), 1.0 / np.maximum(k_dim, 1)]),
+        n_experts=int(n_experts),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertPart:
+    """The experts' part of one group of models' scores: rater variance per estimand, centred rows of each overall."""
+
+    variance: np.ndarray  # (g, E)
+    experts: int  # experts whose votes moved a labelled response of the group
+    overall: list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per model: (expert, item, centred change) of its overall
+
+
+def expert_part(
+    votes: GoldVotes,
+    members: np.ndarray,
+    d: ModelDomains,
+    coef: np.ndarray,
+    ability_dimension: np.ndarray,
+    n_dimensions: int,
+    level: float,
+) -> ExpertPart | None:
+    """`crossed.rater_variance` of every estimand of a group of models scored and labelled on the same items.
+
+    A vote's change of a golden norm moves the estimand by the norm's weight in its ability's
+    ratio mean (W_h / n_h / the ability's estimated share) times the ability's coefficient; λ does
+    not enter (the correction term holds the golden labels as they are). None: fewer than 2 experts.
+    """
+    m_count = int(votes.model.max(initial=-1)) + 1
+    position = np.full(max(m_count, int(np.max(members)) + 1), -1, np.int64)
+    position[members] = np.arange(members.size)
+    gi = position[votes.model] if votes.model.size else np.zeros(0, np.int64)
+    sel = (gi >= 0) & d.labelled[votes.question]
+    if not sel.any():
+        return None
+    gi, q, a, e = gi[sel], votes.question[sel], votes.ability[sel], votes.expert[sel]
+    a_count = coef.shape[1]
+    e_count = coef.shape[0]
+    h = d.weights.size
+    n_h = np.bincount(d.codes[d.labelled], minlength=h).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0)
+        per_item = np.where(n_h > 0, d.weights / np.maximum(n_h, 1), 0.0)
+    base = votes.change[sel] * scale_l[gi * a_count + a] * per_item[d.codes[q]]
+    ad = np.asarray(ability_dimension, np.int64)
+    dim = ad[a]
+    has_dim = dim >= 0
+    estimand = [np.zeros_like(a), np.where(has_dim, 1 + np.maximum(dim, 0), 0), 1 + n_dimensions + a]
+    shares = [votes.overall_share[sel], votes.dimension_share[sel], np.ones(a.size)]
+    masks = [np.ones(a.size, bool), has_dim, np.ones(a.size, bool)]
+    z, group, count, ex, it = [], [], [], [], []
+    for est, share, mask in zip(estimand, shares, masks):
+        cf = coef[est, a]
+        keep = mask & (cf != 0)
+        z.append((base * cf)[keep])
+        group.append((gi * e_count + est)[keep])
+        count.append(share[keep])
+        ex.append(e[keep])
+        it.append(q[keep])
+    zz, gg, cc, ee, ii = (np.concatenate(x) for x in (z, group, count, ex, it))
+    n_groups = members.size * e_count
+    experts = int(st.sorted_unique(ee).size) if ee.size else 0
+    if experts < 2:
+        return None
+    _, variance = cx.rater_variance(zz, ee, ii, gg, n_groups, votes.n_experts, level, count=cc)
+    # Each model's overall, centred on its mean vote, for the differences between models.
+    first = slice(0, z[0].size)
+    oz, og, oc = zz[first], gg[first], cc[first]
+    totals = np.bincount(og, weights=oz, minlength=n_groups)
+    counts = np.bincount(og, weights=oc, minlength=n_groups)
+    mean = np.divide(totals, counts, out=np.zeros(n_groups), where=counts > 0)
+    centred = oz - oc * mean[og]
+    overall = []
+    for j in range(members.size):
+        mine = og == j * e_count
+        overall.append((ee[first][mine], ii[first][mine], centred[mine]))
+    return ExpertPart(variance.reshape(members.size, e_count), experts, overall)
+
+
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """Judge-only, experts-only and corrected scores of M models on E estimands, with intervals and counts.
 
@@ -367,6 +570,8 @@ class Calibration:
     difference_high: np.ndarray
     difference_reason: str | None
     resamples: int
+    rater_experts: np.ndarray  # (M,) experts whose votes were resampled with the items (0: the items alone)
+    difference_experts: int  # experts resampled in the differences' draws (0: the items alone)
     judge_rank: np.ndarray  # (M,) by the judge-only overall
     corrected_rank: np.ndarray  # (M,) by the corrected overall
     kendall_tau: st.Stat  # judge-only against corrected overall, across models
@@ -421,6 +626,7 @@ def calibrate(
     seed: int = 0,
     level: float = LEVEL,
     draws: np.ndarray | None = None,
+    votes: GoldVotes | None = None,
 ) -> Calibration:
     """Corrected HeartBench scores of every model, estimands ordered overall, dimensions, abilities.
 
@@ -428,6 +634,8 @@ def calibrate(
     scored: (M, Q) the judge scored the model's response to q; labelled: (M, Q) its golden labels
     cover every criterion; present: (Q, A); stratum: (Q,) code; sampled: (Q,) the item is in the
     campaign's sample. draws: (B, Q) item weights for the differences (default: `stratified_draws`).
+    votes: the experts' votes on the labelled responses (`gold_vote_changes`): the corrected and
+    experts-only intervals then count the experts as well as the items; None: the items alone.
     """
     judge_norm, gold_norm = np.asarray(judge_norm, float), np.asarray(gold_norm, float)
     m_count, q_count, a_count = judge_norm.shape
@@ -440,6 +648,8 @@ def calibrate(
     )
     reasons_of: dict[int, list[str | None]] = {}
     strata_used = np.zeros(m_count, np.int64)
+    experts_used = np.zeros(m_count, np.int64)
+    overall_votes: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     z = z_value(level)
     if draws is None:
         # Strata too small to resample are pooled as the estimates pool them, so that every draw varies.
@@ -486,13 +696,20 @@ def calibrate(
         estimate = lam_g * judge_g + gold_c - lam_g * judge_l_c
         for target, value in ((corrected, estimate), (experts, gold_c), (lam, lam_g)):
             target[side] = np.where(defined, value, np.nan)
-        for lo_, hi_, centre, se in (
-            (low, high, estimate, r.se),
-            (experts_low, experts_high, gold_c, r.experts_se),
-            (judge_low, judge_high, judge_g, r.judge_se),
+        # The experts' votes move the golden labels alike for the corrected and the experts-only score.
+        part = None if votes is None else expert_part(votes, side, d, coef, ability_dimension, n_dimensions, level)
+        rater = np.zeros((g, e_count)) if part is None else part.variance
+        if part is not None:
+            experts_used[side] = part.experts
+            overall_votes.update(zip(members, part.overall))
+        for lo_, hi_, centre, se, extra in (
+            (low, high, estimate, r.se, rater),
+            (experts_low, experts_high, gold_c, r.experts_se, rater),
+            (judge_low, judge_high, judge_g, r.judge_se, 0.0),
         ):
-            lo_[side] = np.where(defined, centre - z * se.reshape(g, -1), np.nan)
-            hi_[side] = np.where(defined, centre + z * se.reshape(g, -1), np.nan)
+            half = z * np.sqrt(se.reshape(g, -1) ** 2 + extra)
+            lo_[side] = np.where(defined, centre - half, np.nan)
+            hi_[side] = np.where(defined, centre + half, np.nan)
         if defined[0]:
             overall = np.arange(g) * e_count  # each model's first estimand
             psi[:, side] = item_influence(
@@ -511,11 +728,15 @@ def calibrate(
     difference = corrected[pairs[:, 0], 0] - corrected[pairs[:, 1], 0]
     difference_low, difference_high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     difference_reason: str | None = None
+    difference_experts = 0
     if draws.shape[0] == 0:
         difference_reason = NO_DRAWS
     elif len(pairs):
         contrast = psi[:, pairs[:, 0]] - psi[:, pairs[:, 1]]
         diffs = score_draws(difference, contrast, draws)
+        if votes is not None and all(int(m) in overall_votes for m in pairs.ravel()):
+            shift, difference_experts = _difference_experts(pairs, overall_votes, votes.n_experts, draws, seed, level)
+            diffs = diffs + shift
         alpha = 1 - level
         difference_low, difference_high = np.quantile(diffs, [alpha / 2, 1 - alpha / 2], axis=0)
     return Calibration(
@@ -539,7 +760,39 @@ def calibrate(
         difference_high=difference_high,
         difference_reason=difference_reason,
         resamples=int(draws.shape[0]),
+        rater_experts=experts_used,
+        difference_experts=difference_experts,
         judge_rank=st.ranks(judge[:, 0]),
         corrected_rank=st.ranks(corrected[:, 0]),
         kendall_tau=st.kendall_tau(judge[:, 0], corrected[:, 0]),
     )
+
+
+def _difference_experts(
+    pairs: np.ndarray,
+    overall: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    n_experts: int,
+    draws: np.ndarray,
+    seed: int,
+    level: float,
+) -> tuple[np.ndarray, int]:
+    """The experts' part Σₑ (vₑ − 1)·δₑ of each difference's resamples, and the experts it drew.
+
+    A vote moves the first model's overall by its change and the second's by minus its own (each
+    centred on its model's mean vote already); `crossed.rater_variance` of that contrast gives δ,
+    and the experts are drawn as the report's crossed intervals draw them, from the same seed.
+    """
+    z, group, expert, item = [], [], [], []
+    for p, (i, j) in enumerate(pairs.tolist()):
+        for m, sign in ((i, 1.0), (j, -1.0)):
+            e, q, c = overall[m]
+            z.append(sign * c)
+            group.append(np.full(c.size, p, np.int64))
+            expert.append(e)
+            item.append(q)
+    zz, gg, ee, ii = (np.concatenate(x) for x in (z, group, expert, item))
+    delta, _ = cx.rater_variance(zz, ee, ii, gg, len(pairs), n_experts, level, count=np.zeros(zz.size))
+    crossed = cx.crossed_draws(draws.shape[1], n_experts, draws.shape[0], seed, item_draws=[draws])
+    if crossed is None:
+        return np.zeros((draws.shape[0], len(pairs))), 0
+    return cx.expert_shift(crossed, delta), int(st.sorted_unique(ee).size)
