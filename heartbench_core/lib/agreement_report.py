@@ -108,8 +108,8 @@ DEFAULTS = ReportDefaults()
 # `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
 
 GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
-SCHEMA_VERSION = 4  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
-# 4: the human-calibrated scores
+SCHEMA_VERSION = 5  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
+# 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set)
 NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
 NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
 NO_RESAMPLES = "no bootstrap resamples requested"
@@ -1186,7 +1186,16 @@ def compute_report(
         ),
         alt_test=alt_test_block(data, epsilon=policy.alt_test_epsilon),
         split_extension=_split_extension(data, hits, ratings),
-        calibrated_scores=None if population is None else calibrated_scores_block(data, label, population, resamples=resamples, seed=seed),
+        calibrated_scores=None
+        if population is None
+        else calibrated_scores_block(
+            data,
+            label,
+            population,
+            resamples=resamples,
+            seed=seed,
+            counts=(hits, ratings) if resample_experts else None,
+        ),
     )
 
 
@@ -1639,12 +1648,20 @@ def _undefined_calibration(items: int, sampled: int, reason: str) -> CalibratedS
 
 
 def calibrated_scores_block(
-    data: ReportData, label: np.ndarray, population: ScoringPopulation, *, resamples: int, seed: int
+    data: ReportData,
+    label: np.ndarray,
+    population: ScoringPopulation,
+    *,
+    resamples: int,
+    seed: int,
+    counts: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> CalibratedScores:
     """Every model's HeartBench scores from the judge's verdicts on all items corrected by the golden labels of the sampled ones.
 
     Hidden gold checks never enter (the campaign's arrays hold none); a response counts as labelled
-    when every criterion of its question has a golden label.
+    when every criterion of its question has a golden label. counts: each unit's (hits, ratings),
+    the votes its golden label was counted from: the intervals then resample the experts with the
+    items (`calibrated_scores.gold_vote_changes`); None: the items alone.
     """
     n_q = len(population.question_ids)
     q_index = {qid: i for i, qid in enumerate(population.question_ids)}
@@ -1684,6 +1701,28 @@ def calibrated_scores_block(
     keep = complete & (cr_m >= 0)
     gold[cr_m[keep], cr_q[keep]] = gold_scores.norm[keep]
     labelled[cr_m[keep], cr_q[keep]] = True
+    n_experts = len(data.expert_ids)
+    votes = None
+    if counts is not None and n_experts > 1:
+        votes = cal.gold_vote_changes(
+            vote_unit=data.j_unit,
+            vote_expert=data.j_expert,
+            vote_hit=data.j_hit,
+            unit_response=data.u_cr,
+            unit_criterion=data.u_crit,
+            label=label,
+            fixed=data.u_adjudicated >= 0,
+            hits=counts[0],
+            ratings=counts[1],
+            crit_ability=crit_ab,
+            crit_weight=data.crit_weight,
+            crit_catastrophic=data.crit_catastrophic,
+            response_model=np.maximum(cr_m, 0),
+            response_question=np.maximum(cr_q, 0),
+            include=keep,
+            ability_dimension=_ability_dimension(population.abilities),
+            n_experts=n_experts,
+        )
     r = cal.calibrate(
         judge_norm=np.stack([population.judge_norm[m] for m in models]),
         gold_norm=gold,
@@ -1697,6 +1736,7 @@ def calibrated_scores_block(
         resamples=resamples,
         seed=seed,
         level=CALIBRATED_LEVEL,
+        votes=votes,
     )
     n_scored = [int(x) for x in r.scored_items]
     n_lab = [int(x) for x in r.labelled_items]
@@ -1704,7 +1744,7 @@ def calibrated_scores_block(
 
     def score(m: int, e: int) -> CalibratedScore:
         why = r.reason[m][e]
-        clt = Resampling("item", n_lab[m], 0, CALIBRATED_LEVEL, PPI_CLT)
+        clt = Resampling("item", n_lab[m], 0, CALIBRATED_LEVEL, PPI_CLT, experts=int(r.rater_experts[m]) or None)
 
         def interval(low: float, high: float) -> Interval:
             return Interval(_num(low), _num(high), clt, None) if why is None else Interval(None, None, clt, why)
@@ -1737,7 +1777,7 @@ def calibrated_scores_block(
         )
         for m, name in enumerate(models)
     ]
-    boot = Resampling("item", n_q, r.resamples, CALIBRATED_LEVEL)
+    boot = Resampling("item", n_q, r.resamples, CALIBRATED_LEVEL, experts=r.difference_experts or None)
     differences = []
     for (i, j), value, low, high in zip(r.pairs.tolist(), r.difference, r.difference_low, r.difference_high):
         n_both = int((population.scored[models[i]] & population.scored[models[j]]).sum())
