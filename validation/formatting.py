@@ -12,6 +12,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from heartbench_core.lib.agreement import CLUSTER_T, WILSON_DESIGN_EFFECT
 from heartbench_core.lib.agreement_report import (
+    PPI_CLT,
     AltTest,
     AltTestBlock,
     CalibratedScores,
@@ -62,6 +63,20 @@ def resampled_text(resampled: Resampling) -> str:
         "units": number_format(resampled.units, force_grouping=True),
         "unit": resampled.unit,
     }
+    if resampled.method == PPI_CLT:
+        if resampled.experts is not None:
+            values["experts"] = number_format(resampled.experts, force_grouping=True)
+            return (
+                gettext(
+                    "%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart), "
+                    "with the variance between the %(experts)s experts added"
+                )
+                % values
+            )
+        return (
+            gettext("%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart)")
+            % values
+        )
     if resampled.experts is not None:
         values["experts"] = number_format(resampled.experts, force_grouping=True)
         return _with_experts_text(resampled, values)
@@ -303,6 +318,11 @@ def _calibrated_lines(block: CalibratedScores | None) -> list[str]:
                 "rank": m.corrected_rank,
             }
         )
+    intervals = [m.overall.corrected_ci95 for m in block.models if m.overall.corrected_ci95.defined]
+    if intervals:
+        lines.append("  " + resampled_text(intervals[0].resampled))
+    if block.differences:
+        lines.append("  " + gettext("Differences between models: %(what)s") % {"what": resampled_text(block.differences[0].ci95.resampled)})
     return lines
 
 

@@ -977,6 +977,7 @@ class JudgeAlignment:
     human_hit_rate: Figure
     by_ability: tuple[GroupRow, ...]
     alt_test: AltTestBlock | None = None  # can the judge replace an expert, overall, per dimension and per ability
+    calibrated_scores: CalibratedScores | None = None  # the models' scores by this judge corrected by the experts (None: no population)
 
 
 def judge_alignment(
@@ -986,8 +987,10 @@ def judge_alignment(
     seed: int = DEFAULTS.seed,
     alt_test_epsilon: float = alt.DEFAULT_EPSILON,
     resample_experts: bool = True,
+    population: ScoringPopulation | None = None,
 ) -> JudgeAlignment:
-    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items and experts), and its alt-test."""
+    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items and experts), its
+    alt-test, and with `population` (the judge's scores on every item) the human-calibrated scores, as the report computes them."""
     c = _compared(data, resamples=resamples, seed=seed, resample_experts=resample_experts)
     by_ability = _breakdown(
         _ability_groups(data),
@@ -1017,6 +1020,11 @@ def judge_alignment(
         human_hit_rate=Figure.of(st.hit_rate(c.gv) if c.gv.size else no_pairs),
         by_ability=by_ability,
         alt_test=alt_test_block(data, epsilon=alt_test_epsilon),
+        calibrated_scores=None
+        if population is None
+        else calibrated_scores_block(
+            data, c.label, population, resamples=resamples, seed=seed, counts=(c.hits, c.ratings) if resample_experts else None
+        ),
     )
 
 
