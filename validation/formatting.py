@@ -368,6 +368,8 @@ def report_csv_rows(result: ReportResult) -> Iterator[tuple[Any, ...]]:
     ci_n = ci.resampled.units
     yield ("overall", "", "item_agreement_ci95_low", _cell(ci.low), ci_n)
     yield ("overall", "", "item_agreement_ci95_high", _cell(ci.high), ci_n)
+    if ci.resampled.experts is not None:  # every interval of the report resampled these experts with the items
+        yield ("overall", "", "experts_resampled", ci.resampled.experts, ci_n)
     for k, v in asdict(result.confusion).items():
         yield ("overall", "", f"confusion_{k}", v, result.pairs)
     for key, _ in (*BREAKDOWNS, ("by_criterion", "")):
@@ -405,6 +407,9 @@ def _calibrated_csv_rows(block: CalibratedScores) -> Iterator[tuple[Any, ...]]:
     yield ("calibrated_scores", "", "sampled_items", block.sampled_items, "")
     yield ("calibrated_scores", "", "kendall_tau", _cell(block.kendall_tau.value), _cell(block.kendall_tau.n))
     for m in block.models:
+        experts = m.overall.corrected_ci95.resampled.experts
+        if experts is not None:  # the corrected and experts-only intervals count the variance between these experts
+            yield ("calibrated_scores", m.model, "experts_resampled", experts, m.labelled_items)
         yield ("calibrated_scores", m.model, "judge_rank", m.judge_rank, "")
         yield ("calibrated_scores", m.model, "corrected_rank", m.corrected_rank, "")
         yield ("calibrated_scores", m.model, "strata", m.strata, "")
@@ -423,6 +428,8 @@ def _calibrated_csv_rows(block: CalibratedScores) -> Iterator[tuple[Any, ...]]:
         yield ("calibrated_difference", group, "difference", _cell(d.difference.value), d.difference.n)
         yield ("calibrated_difference", group, "ci95_low", _cell(d.ci95.low), d.ci95.resampled.units)
         yield ("calibrated_difference", group, "ci95_high", _cell(d.ci95.high), d.ci95.resampled.units)
+        if d.ci95.resampled.experts is not None:
+            yield ("calibrated_difference", group, "experts_resampled", d.ci95.resampled.experts, d.ci95.resampled.units)
         if d.ci95.reason:
             yield ("calibrated_difference", group, "undefined_reason", d.ci95.reason, "")
 

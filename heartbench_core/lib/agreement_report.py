@@ -2287,6 +2287,11 @@ def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
     )
 
 
+def alt_test_from_dict(t: dict[str, Any]) -> AltTest:
+    """A stored alternative annotator test (the `overall` of a report's `alt_test` key, or a row of it)."""
+    return _alt_test_from_dict(t)
+
+
 def _alt_test_block_from_dict(b: dict[str, Any]) -> AltTestBlock:
     rows = {
         name: tuple(AltTestRow(str(row["key"]), str(row["label"]), _alt_test_from_dict(row)) for row in b.get(name, []))
