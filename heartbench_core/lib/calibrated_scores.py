@@ -24,7 +24,9 @@ power tuning (PPI++: Angelopoulos, Duchi & Zrnic, 2024), on this platform's data
   item). With k = 0 (labelled and unlabelled items apart) and one stratum this is ppi-python's
   ``ppi_mean_ci``, λ included; the last term is the covariance the shared items add.
 - **Never less precise than the experts alone**: when the tuned λ's estimated variance is above
-  λ = 0's, λ = 0 is used, so the corrected interval is never wider than the experts-only one.
+  λ = 0's (or below 0, which the plug-in estimate can be when the judge tracks the experts closely
+  on few items), λ = 0 is used, so the corrected interval is never wider than the experts-only one
+  and always rests on a variance.
 - **Differences between models**: each model against the next in the corrected ranking, with a
   percentile interval over resamples of the items — the same weights for every model (paired by
   item), within each stratum and apart for sampled and unsampled items so that each stratum keeps
@@ -171,7 +173,10 @@ def stratified_ppi(
             # Power tuning promises no loss against the experts alone; a noisy λ keeps that promise by falling back to 0.
             lam_arr = tuned
             if guard:
-                lam_arr = np.where(variance(tuned[None, :]) <= variance(np.zeros_like(tuned)[None, :]), tuned, 0.0)
+                # The plug-in variance of a tuned λ can come out negative (the shared items' covariance estimated apart
+                # from the variances): no interval rests on it; the experts' own variance never is.
+                tuned_v = variance(tuned[None, :])
+                lam_arr = np.where((tuned_v <= variance(np.zeros_like(tuned)[None, :])) & (tuned_v >= 0), tuned, 0.0)
         else:
             lam_arr = np.broadcast_to(np.asarray(lam, float), (f_u.shape[1],)).copy()
         wl = w[:, None]
