@@ -1728,7 +1728,7 @@ def calibrated_scores_block(
             response_model=np.maximum(cr_m, 0),
             response_question=np.maximum(cr_q, 0),
             include=keep,
-            ability_dimension=_ability_dimension(population.abilities),
+            n_abilities=n_a,
             n_experts=n_experts,
         )
     r = cal.calibrate(

@@ -358,21 +358,22 @@ def score_draws(estimate: np.ndarray, psi: np.ndarray, draws: np.ndarray) -> np.
 
 @dataclass(frozen=True, slots=True)
 class GoldVotes:
-    """Every expert vote on a labelled response, by how far leaving it out moves the response's golden norms.
+    """What each expert's votes on a labelled response move, summed per (expert, response): one row per such pair.
 
-    One row per vote and norm it moves: a vote on an ordinary criterion moves its ability's norm; one
-    on a catastrophic criterion every ability of the response (a catastrophic hit zeroes them all).
-    The shares say how much of one vote a row is, for the overall and the dimension estimands that
-    sum several of a catastrophic vote's rows (1 for an ordinary vote's only row).
+    change[p, a] is the expected change of the response's golden norm of ability a when one of the
+    expert's votes on it is left out, summed over those votes (a vote on an ordinary criterion moves
+    its ability's norm; one on a catastrophic criterion every ability of the response, which it
+    zeroes or restores). ordinary and catastrophic count the votes, for the mean vote each figure is
+    measured against: a catastrophic vote is one vote of every score whose abilities it moves.
     """
 
-    model: np.ndarray  # (V,) the response's model
-    question: np.ndarray  # (V,) its item
-    ability: np.ndarray  # (V,) the norm column moved
-    expert: np.ndarray  # (V,)
-    change: np.ndarray  # (V,) the norm's expected change when the vote is left out (a tie counts half)
-    overall_share: np.ndarray  # (V,)
-    dimension_share: np.ndarray  # (V,)
+    model: np.ndarray  # (P,) the response's model
+    question: np.ndarray  # (P,) its item
+    expert: np.ndarray  # (P,)
+    change: np.ndarray  # (P, A)
+    ordinary: np.ndarray  # (P, A) the expert's votes on ordinary criteria of each ability
+    catastrophic: np.ndarray  # (P,) … on catastrophic criteria
+    present: np.ndarray  # (P, A) the response holds the ability
     n_experts: int
 
 
@@ -393,7 +394,7 @@ def gold_vote_changes(
     response_model: np.ndarray,
     response_question: np.ndarray,
     include: np.ndarray,
-    ability_dimension: np.ndarray,
+    n_abilities: int,
     n_experts: int,
 ) -> GoldVotes:
     """What each vote on an included response moves: the golden norm of its ability, or of all, when it is left out.
@@ -404,7 +405,8 @@ def gold_vote_changes(
     norm is the scorer's (`scoring.norm_scores`, catastrophic criteria zeroing the response): an
     ordinary criterion's flip moves its ability's norm by the exact difference, a catastrophic
     one's zeroes or restores every ability (nothing when another catastrophic criterion fires).
-    crit_ability: each criterion's norm column (ignored for catastrophic ones; −1 rows are dropped).
+    crit_ability: each criterion's norm column (ignored for catastrophic ones; −1: left out).
+    Only the votes that change a label are scored again; every vote is counted.
     """
     vote_unit = np.asarray(vote_unit, np.int64)
     unit_response = np.asarray(unit_response, np.int64)
@@ -414,138 +416,121 @@ def gold_vote_changes(
     weight = np.nan_to_num(np.asarray(crit_weight, float), nan=0.0)
     catastrophic = np.asarray(crit_catastrophic, bool)
     include = np.asarray(include, bool)
-    ad = np.asarray(ability_dimension, np.int64)
-    n_r, n_a = include.size, ad.size
+    n_r, n_a = include.size, int(n_abilities)
     # The golden norms of every included response, laid out as the scorer lays them out.
     unit_in = include[unit_response] & (label >= 0)
     u_cat = catastrophic[unit_criterion]
-    ordinary = unit_in & ~u_cat & (crit_ability[unit_criterion] >= 0)
-    cell = unit_response[ordinary] * n_a + crit_ability[unit_criterion[ordinary]]
-    w = weight[unit_criterion[ordinary]]
+    u_ab = crit_ability[unit_criterion]
+    ordinary_unit = unit_in & ~u_cat & (u_ab >= 0)
+    cell = unit_response[ordinary_unit] * n_a + u_ab[ordinary_unit]
+    w = weight[unit_criterion[ordinary_unit]]
     size = n_r * n_a
-    raw = np.bincount(cell, weights=w * (label[ordinary] == 1), minlength=size)
+    raw = np.bincount(cell, weights=w * (label[ordinary_unit] == 1), minlength=size)
     low = np.bincount(cell, weights=np.minimum(w, 0.0), minlength=size)
     high = np.bincount(cell, weights=np.maximum(w, 0.0), minlength=size)
-    present = (np.bincount(cell, minlength=size) > 0).reshape(n_r, n_a)
+    present_r = (np.bincount(cell, minlength=size) > 0).reshape(n_r, n_a)
     fires = np.bincount(unit_response[unit_in & u_cat & (label == 1)], minlength=n_r)
-    unzeroed = np.where(present, scoring.norm_scores(raw, low, high).reshape(n_r, n_a), 0.0)
-    # Each vote's leave-one-out change of its unit's label.
-    u = vote_unit
-    keep = unit_in[u]
-    u, expert, hit = u[keep], np.asarray(vote_expert, np.int64)[keep], np.asarray(vote_hit, bool)[keep]
-    lab = label[u].astype(float)
+    # Every vote of an included unit, by (response, expert) pair.
+    keep = unit_in[vote_unit]
+    u = vote_unit[keep]
+    expert = np.asarray(vote_expert, np.int64)[keep]
+    r = unit_response[u]
+    pairs, pair = st.sorted_unique_inverse(r * max(int(n_experts), 1) + expert)
+    n_p = pairs.size
+    pair_r = pairs // max(int(n_experts), 1)
+    is_cat = u_cat[u]
+    o = ~is_cat & (u_ab[u] >= 0)
+    ordinary = np.bincount(pair[o] * n_a + u_ab[u[o]], minlength=n_p * n_a).reshape(n_p, n_a).astype(float)
+    n_cat = np.bincount(pair[is_cat], minlength=n_p).astype(float)
+    flat = np.zeros(n_p * n_a)
+    # Each vote's leave-one-out change of its unit's label: most votes change none.
+    hit = np.asarray(vote_hit, bool)[keep]
     h = np.asarray(hits, float)[u] - hit
     m = np.asarray(ratings, float)[u] - 1
-    credit = np.where(m > 0, np.where(2 * h > m, 1.0, np.where(2 * h == m, 0.5, 0.0)), lab)
-    change_label = np.where(np.asarray(fixed, bool)[u], 0.0, credit - lab)
-    r = unit_response[u]
-    c = unit_criterion[u]
-    is_cat = catastrophic[c]
+    lab = label[u].astype(float)
+    credit = np.where(2 * h > m, 1.0, np.where(2 * h == m, 0.5, 0.0))
+    moves = (m > 0) & ~np.asarray(fixed, bool)[u] & (credit != lab)
+    mv = np.flatnonzero(moves)
+    d_label = credit[mv] - lab[mv]
+    rv, cv, pv = r[mv], unit_criterion[u[mv]], pair[mv]
     # Ordinary votes: the norm with the hit flipped, weighted by how likely the flip is (1, or ½ on a tie).
-    o = ~is_cat & (crit_ability[c] >= 0)
-    oc = r[o] * n_a + crit_ability[c[o]]
-    flipped = raw[oc] + weight[c[o]] * np.sign(change_label[o])
+    om = ~catastrophic[cv] & (crit_ability[cv] >= 0) & (fires[rv] == 0)
+    oc = rv[om] * n_a + crit_ability[cv[om]]
+    flipped = raw[oc] + weight[cv[om]] * np.sign(d_label[om])
     moved = scoring.norm_scores(flipped, low[oc], high[oc]) - scoring.norm_scores(raw[oc], low[oc], high[oc])
-    o_change = np.where(fires[r[o]] > 0, 0.0, np.abs(change_label[o]) * moved)
+    flat += np.bincount(pv[om] * n_a + crit_ability[cv[om]], weights=np.abs(d_label[om]) * moved, minlength=n_p * n_a)
     # Catastrophic votes: without the vote the response is zeroed with the probability its label then has.
-    k = np.flatnonzero(is_cat)
-    others = fires[r[k]] - (lab[k] == 1)
-    rows_k, cols = np.nonzero(present[r[k]])
-    k_change = np.where(others[rows_k] > 0, 0.0, -change_label[k][rows_k] * unzeroed[r[k][rows_k], cols])
-    n_present = present.sum(axis=1)
-    dims = np.maximum(ad, 0)
-    in_dim = np.zeros((n_a, max(int(ad.max(initial=-1)) + 1, 1)))
-    in_dim[np.flatnonzero(ad >= 0), ad[ad >= 0]] = 1.0
-    kr = r[k][rows_k]
-    k_dim = (present[kr].astype(float) @ in_dim)[np.arange(kr.size), dims[cols]]
-    model = np.asarray(response_model, np.int64)
-    question = np.asarray(response_question, np.int64)
-    rr = np.concatenate([r[o], kr])
+    km = catastrophic[cv] & (fires[rv] - (lab[mv] == 1) == 0)
+    zeroing = np.bincount(pv[km], weights=-d_label[km], minlength=n_p)
+    change = flat.reshape(n_p, n_a)
+    if km.any():
+        unzeroed = np.where(present_r, scoring.norm_scores(raw, low, high).reshape(n_r, n_a), 0.0)
+        touched = np.flatnonzero(zeroing)
+        change[touched] += zeroing[touched, None] * unzeroed[pair_r[touched]]
     return GoldVotes(
-        model=model[rr],
-        question=question[rr],
-        ability=np.concatenate([crit_ability[c[o]], cols]),
-        expert=np.concatenate([expert[o], expert[k][rows_k]]),
-        change=np.concatenate([o_change, k_change]),
-        overall_share=np.concatenate([np.ones(int(o.sum())), 1.0 / np.maximum(n_present[kr], 1)]),
-        dimension_share=np.concatenate([np.ones(int(o.sum())), 1.0 / np.maximum(k_dim, 1)]),
+        model=np.asarray(response_model, np.int64)[pair_r],
+        question=np.asarray(response_question, np.int64)[pair_r],
+        expert=pairs % max(int(n_experts), 1),
+        change=change,
+        ordinary=ordinary,
+        catastrophic=n_cat,
+        present=present_r[pair_r],
         n_experts=int(n_experts),
     )
 
 
 @dataclass(frozen=True, slots=True)
 class ExpertPart:
-    """The experts' part of one group of models' scores: rater variance per estimand, centred rows of each overall."""
+    """The experts' part of one group of models' scores: rater variance per estimand, centred sums of each overall."""
 
     variance: np.ndarray  # (g, E)
     experts: int  # experts whose votes moved a labelled response of the group
-    overall: list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per model: (expert, item, centred change) of its overall
+    overall: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (model, expert, item, centred change) of each model's overall
 
 
-def expert_part(
-    votes: GoldVotes,
-    members: np.ndarray,
-    d: ModelDomains,
-    coef: np.ndarray,
-    ability_dimension: np.ndarray,
-    n_dimensions: int,
-    level: float,
-) -> ExpertPart | None:
+def expert_part(votes: GoldVotes, members: np.ndarray, d: ModelDomains, coef: np.ndarray, level: float) -> ExpertPart | None:
     """`crossed.rater_variance` of every estimand of a group of models scored and labelled on the same items.
 
     A vote's change of a golden norm moves the estimand by the norm's weight in its ability's
     ratio mean (W_h / n_h / the ability's estimated share) times the ability's coefficient; λ does
-    not enter (the correction term holds the golden labels as they are). None: fewer than 2 experts.
+    not enter (the correction term holds the golden labels as they are). Each (expert, response)
+    row is one (expert, item, estimand) cell of `rater_variance` for every estimand of the
+    response's model, so the sums it needs are per row. None: fewer than 2 experts.
     """
-    m_count = int(votes.model.max(initial=-1)) + 1
-    position = np.full(max(m_count, int(np.max(members)) + 1), -1, np.int64)
+    members = np.asarray(members, np.int64)
+    position = np.full(max(int(votes.model.max(initial=-1)), int(members.max())) + 1, -1, np.int64)
     position[members] = np.arange(members.size)
-    gi = position[votes.model] if votes.model.size else np.zeros(0, np.int64)
-    sel = (gi >= 0) & d.labelled[votes.question]
-    if not sel.any():
+    gi = position[votes.model]
+    sel = np.flatnonzero((gi >= 0) & d.labelled[votes.question])
+    experts = int(st.sorted_unique(votes.expert[sel]).size) if sel.size else 0
+    if experts < 2:
         return None
-    gi, q, a, e = gi[sel], votes.question[sel], votes.ability[sel], votes.expert[sel]
-    a_count = coef.shape[1]
-    e_count = coef.shape[0]
+    gi, q, e = gi[sel], votes.question[sel], votes.expert[sel]
+    g, a_count, e_count = members.size, coef.shape[1], coef.shape[0]
     h = d.weights.size
     n_h = np.bincount(d.codes[d.labelled], minlength=h).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0)
+        scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0).reshape(g, a_count)
         per_item = np.where(n_h > 0, d.weights / np.maximum(n_h, 1), 0.0)
-    base = votes.change[sel] * scale_l[gi * a_count + a] * per_item[d.codes[q]]
-    ad = np.asarray(ability_dimension, np.int64)
-    dim = ad[a]
-    has_dim = dim >= 0
-    estimand = [np.zeros_like(a), np.where(has_dim, 1 + np.maximum(dim, 0), 0), 1 + n_dimensions + a]
-    shares = [votes.overall_share[sel], votes.dimension_share[sel], np.ones(a.size)]
-    masks = [np.ones(a.size, bool), has_dim, np.ones(a.size, bool)]
-    z, group, count, ex, it = [], [], [], [], []
-    for est, share, mask in zip(estimand, shares, masks):
-        cf = coef[est, a]
-        keep = mask & (cf != 0)
-        z.append((base * cf)[keep])
-        group.append((gi * e_count + est)[keep])
-        count.append(share[keep])
-        ex.append(e[keep])
-        it.append(q[keep])
-    zz, gg, cc, ee, ii = (np.concatenate(x) for x in (z, group, count, ex, it))
-    n_groups = members.size * e_count
-    experts = int(st.sorted_unique(ee).size) if ee.size else 0
-    if experts < 2:
-        return None
-    _, variance = cx.rater_variance(zz, ee, ii, gg, n_groups, votes.n_experts, level, count=cc)
-    # Each model's overall, centred on its mean vote, for the differences between models.
-    first = slice(0, z[0].size)
-    oz, og, oc = zz[first], gg[first], cc[first]
-    totals = np.bincount(og, weights=oz, minlength=n_groups)
-    counts = np.bincount(og, weights=oc, minlength=n_groups)
-    mean = np.divide(totals, counts, out=np.zeros(n_groups), where=counts > 0)
-    centred = oz - oc * mean[og]
-    overall = []
-    for j in range(members.size):
-        mine = og == j * e_count
-        overall.append((ee[first][mine], ii[first][mine], centred[mine]))
-    return ExpertPart(variance.reshape(members.size, e_count), experts, overall)
+    s = (votes.change[sel] * scale_l[gi] * per_item[d.codes[q]][:, None]) @ coef.T  # (rows, E): each estimand's change
+    touches = (coef != 0).T.astype(float)  # (A, E)
+    count = votes.ordinary[sel] @ touches + votes.catastrophic[sel][:, None] * (votes.present[sel].astype(float) @ touches > 0)
+    # Centred on the group's mean vote: Sₑᵢ = Σ z − n·z̄ per (expert, item, estimand) cell.
+    mean = np.zeros((g, e_count))
+    for est in range(e_count):
+        totals, votes_in = np.bincount(gi, s[:, est], g), np.bincount(gi, count[:, est], g)
+        mean[:, est] = np.divide(totals, votes_in, out=np.zeros(g), where=votes_in > 0)
+    s -= count * mean[gi]
+    key = e * g + gi
+    zeg = np.empty((votes.n_experts * g, e_count))
+    within = np.empty((g, e_count))
+    for est in range(e_count):
+        zeg[:, est] = np.bincount(key, s[:, est], votes.n_experts * g)
+        within[:, est] = np.bincount(gi, s[:, est] ** 2, g)
+    rated = np.bincount(key, minlength=votes.n_experts * g).reshape(votes.n_experts, g) > 0
+    n_per_group = np.repeat(rated.sum(axis=0), e_count)
+    _, variance = cx.rater_variance_from_sums(zeg.reshape(votes.n_experts, g * e_count), within.reshape(-1), n_per_group, level)
+    return ExpertPart(variance.reshape(g, e_count), experts, (members[gi], e, q, s[:, 0].copy()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -654,7 +639,8 @@ def calibrate(
     reasons_of: dict[int, list[str | None]] = {}
     strata_used = np.zeros(m_count, np.int64)
     experts_used = np.zeros(m_count, np.int64)
-    overall_votes: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    overall_votes: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # per group of models: `ExpertPart.overall`
+    with_votes = np.zeros(m_count, bool)
     z = z_value(level)
     if draws is None:
         # Strata too small to resample are pooled as the estimates pool them, so that every draw varies.
@@ -702,11 +688,12 @@ def calibrate(
         for target, value in ((corrected, estimate), (experts, gold_c), (lam, lam_g)):
             target[side] = np.where(defined, value, np.nan)
         # The experts' votes move the golden labels alike for the corrected and the experts-only score.
-        part = None if votes is None else expert_part(votes, side, d, coef, ability_dimension, n_dimensions, level)
+        part = None if votes is None else expert_part(votes, side, d, coef, level)
         rater = np.zeros((g, e_count)) if part is None else part.variance
         if part is not None:
             experts_used[side] = part.experts
-            overall_votes.update(zip(members, part.overall))
+            overall_votes.append(part.overall)
+            with_votes[side] = True
         for lo_, hi_, centre, se, extra in (
             (low, high, estimate, r.se, rater),
             (experts_low, experts_high, gold_c, r.experts_se, rater),
@@ -739,8 +726,9 @@ def calibrate(
     elif len(pairs):
         contrast = psi[:, pairs[:, 0]] - psi[:, pairs[:, 1]]
         diffs = score_draws(difference, contrast, draws)
-        if votes is not None and all(int(m) in overall_votes for m in pairs.ravel()):
-            shift, difference_experts = _difference_experts(pairs, overall_votes, votes.n_experts, draws, seed, level)
+        if votes is not None and with_votes[pairs].all():
+            overall = tuple(np.concatenate(x) for x in zip(*overall_votes))
+            shift, difference_experts = _difference_experts(pairs, overall, m_count, votes.n_experts, draws, seed, level)
             diffs = diffs + shift
         alpha = 1 - level
         difference_low, difference_high = np.quantile(diffs, [alpha / 2, 1 - alpha / 2], axis=0)
@@ -775,7 +763,8 @@ def calibrate(
 
 def _difference_experts(
     pairs: np.ndarray,
-    overall: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    overall: tuple[np.ndarray, ...],
+    m_count: int,
     n_experts: int,
     draws: np.ndarray,
     seed: int,
@@ -786,16 +775,21 @@ def _difference_experts(
     A vote moves the first model's overall by its change and the second's by minus its own (each
     centred on its model's mean vote already); `crossed.rater_variance` of that contrast gives δ,
     and the experts are drawn as the report's crossed intervals draw them, from the same seed.
+    overall: (model, expert, item, centred change) of every model's overall. Each model is the
+    first of one pair and the second of another at most, so every vote enters twice at most.
     """
-    z, group, expert, item = [], [], [], []
-    for p, (i, j) in enumerate(pairs.tolist()):
-        for m, sign in ((i, 1.0), (j, -1.0)):
-            e, q, c = overall[m]
-            z.append(sign * c)
-            group.append(np.full(c.size, p, np.int64))
-            expert.append(e)
-            item.append(q)
-    zz, gg, ee, ii = (np.concatenate(x) for x in (z, group, expert, item))
+    model, expert, item, change = overall
+    z, group, ex, it = [], [], [], []
+    for column, sign in ((0, 1.0), (1, -1.0)):
+        pair_of = np.full(m_count, -1, np.int64)
+        pair_of[pairs[:, column]] = np.arange(len(pairs))
+        p = pair_of[model]
+        keep = p >= 0
+        z.append(sign * change[keep])
+        group.append(p[keep])
+        ex.append(expert[keep])
+        it.append(item[keep])
+    zz, gg, ee, ii = (np.concatenate(x) for x in (z, group, ex, it))
     delta, _ = cx.rater_variance(zz, ee, ii, gg, len(pairs), n_experts, level, count=np.zeros(zz.size))
     crossed = cx.crossed_draws(draws.shape[1], n_experts, draws.shape[0], seed, item_draws=[draws])
     if crossed is None:

@@ -201,8 +201,19 @@ def rater_variance(
         cells, at = st.sorted_unique_inverse(cell)
         s = np.bincount(at, weights=z, minlength=cells.size)
         within = np.bincount(cells % n_groups, weights=s**2, minlength=n_groups)
-    total = (zeg**2).sum(axis=0)
     experts = np.count_nonzero(np.bincount(eg, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
+    return rater_variance_from_sums(zeg, within, experts, level)
+
+
+def rater_variance_from_sums(
+    zeg: np.ndarray, within: np.ndarray, experts: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """`rater_variance` from its sums: Zₑ per expert and group (experts × groups), Σᵢ Sₑᵢ² per group, experts per group.
+
+    For callers that hold the (expert, item, group) sums already, centred on the group's mean vote.
+    """
+    n_groups = zeg.shape[1]
+    total = (zeg**2).sum(axis=0)
     e = np.maximum(experts, 2).astype(np.float64)
     # The experts' effective number (Kish) as degrees of freedom: E − 1 at most, fewer when a few experts dominate.
     fourth = (zeg**4).sum(axis=0)

@@ -98,7 +98,7 @@ def replicate(rng: np.random.Generator, bias_sd: float) -> Replicate:
         response_model=m_idx,
         response_question=q_idx,
         include=np.ones(n_resp, bool),
-        ability_dimension=np.zeros(ABILITIES, np.int64),
+        n_abilities=ABILITIES,
         n_experts=POOL,
     )
     return Replicate(judge_norm, gold_norm, labelled, sampled, votes)

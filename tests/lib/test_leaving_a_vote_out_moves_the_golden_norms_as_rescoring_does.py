@@ -107,20 +107,21 @@ def test_each_vote_moves_the_norms_as_rescoring_without_it_does():
             response_model=np.arange(n_r) // d["n_q"],
             response_question=np.arange(n_r) % d["n_q"],
             include=np.ones(n_r, bool),
-            ability_dimension=np.array([0, 0, 1]),
+            n_abilities=d["n_a"],
             n_experts=5,
         )
         got: dict = {}
-        for m, q, a, e, c in zip(votes.model, votes.question, votes.ability, votes.expert, votes.change):
-            key = (m * d["n_q"] + q, a, e)
-            got[key] = got.get(key, 0.0) + c
+        for m, q, e, row in zip(votes.model, votes.question, votes.expert, votes.change):
+            for a, c in enumerate(row):
+                key = (m * d["n_q"] + q, a, e)
+                got[key] = got.get(key, 0.0) + c
         want = _by_rescoring(d)
         for key in set(got) | set(want):
             assert abs(got.get(key, 0.0) - want.get(key, 0.0)) < 1e-9, (seed, key, got.get(key), want.get(key))
         assert any(abs(v) > 1 for v in want.values())  # the example moves norms
 
 
-def test_a_catastrophic_vote_counts_once_in_the_overall():
+def test_every_vote_of_an_included_response_is_counted_once():
     d = _design(np.random.default_rng(9))
     n_r = d["unit_response"].max() + 1
     votes = cs.gold_vote_changes(
@@ -139,8 +140,12 @@ def test_a_catastrophic_vote_counts_once_in_the_overall():
         response_model=np.arange(n_r) // d["n_q"],
         response_question=np.arange(n_r) % d["n_q"],
         include=np.ones(n_r, bool),
-        ability_dimension=np.array([0, 0, 1]),
+        n_abilities=d["n_a"],
         n_experts=5,
     )
-    # Every vote of an included unit is one vote of the overall: the shares sum to the votes.
-    assert np.isclose(votes.overall_share.sum(), d["vote_unit"].size)
+    # One row per (expert, response) pair; its ordinary and catastrophic votes add up to every vote.
+    pairs = {(r, e) for r, e in zip(d["unit_response"][d["vote_unit"]], d["vote_expert"])}
+    assert len(votes.expert) == len(pairs)
+    assert votes.ordinary.sum() + votes.catastrophic.sum() == d["vote_unit"].size
+    cat_votes = d["crit_cat"][d["unit_criterion"][d["vote_unit"]]].sum()
+    assert votes.catastrophic.sum() == cat_votes > 0
