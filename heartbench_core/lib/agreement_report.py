@@ -1749,24 +1749,30 @@ def calibrated_scores_block(
     n_scored = [int(x) for x in r.scored_items]
     n_lab = [int(x) for x in r.labelled_items]
     keys = [("overall", "Overall"), *((d, d) for d in DIMENSIONS), *((a, english_name(a)) for a in population.abilities)]
+    # Every figure rounded as `_num` rounds it, a list at a time (1,400 models × 21 scores × 8 figures at 100×).
+    v = {
+        name: [[_num(x) for x in row] for row in getattr(r, name).tolist()]
+        for name in ("judge", "experts", "experts_low", "experts_high", "corrected", "low", "high", "lam")
+    }
+    clts = [Resampling("item", n_lab[m], 0, CALIBRATED_LEVEL, PPI_CLT, experts=int(r.rater_experts[m]) or None) for m in range(len(models))]
 
     def score(m: int, e: int) -> CalibratedScore:
         why = r.reason[m][e]
-        clt = Resampling("item", n_lab[m], 0, CALIBRATED_LEVEL, PPI_CLT, experts=int(r.rater_experts[m]) or None)
+        clt = clts[m]
 
-        def interval(low: float, high: float) -> Interval:
-            return Interval(_num(low), _num(high), clt, None) if why is None else Interval(None, None, clt, why)
+        def interval(low: float | None, high: float | None) -> Interval:
+            return Interval(low, high, clt, None) if why is None else Interval(None, None, clt, why)
 
-        judge_value = _num(r.judge[m, e])
+        judge_value = v["judge"][m][e]
         return CalibratedScore(
             key=keys[e][0],
             label=keys[e][1],
             judge=Figure(judge_value, n_scored[m], None if judge_value is not None else (why or cal.NO_SCORED)),
-            experts=Figure(_num(r.experts[m, e]) if why is None else None, n_lab[m], why),
-            experts_ci95=interval(r.experts_low[m, e], r.experts_high[m, e]),
-            corrected=Figure(_num(r.corrected[m, e]) if why is None else None, n_lab[m], why),
-            corrected_ci95=interval(r.low[m, e], r.high[m, e]),
-            lam=_num(r.lam[m, e]) if why is None else None,
+            experts=Figure(v["experts"][m][e] if why is None else None, n_lab[m], why),
+            experts_ci95=interval(v["experts_low"][m][e], v["experts_high"][m][e]),
+            corrected=Figure(v["corrected"][m][e] if why is None else None, n_lab[m], why),
+            corrected_ci95=interval(v["low"][m][e], v["high"][m][e]),
+            lam=v["lam"][m][e] if why is None else None,
         )
 
     d_count = len(DIMENSIONS)

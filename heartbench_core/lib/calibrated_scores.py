@@ -505,16 +505,21 @@ def expert_part(votes: GoldVotes, members: np.ndarray, d: ModelDomains, coef: np
     experts = int(st.sorted_unique(votes.expert[sel]).size) if sel.size else 0
     if experts < 2:
         return None
-    gi, q, e = gi[sel], votes.question[sel], votes.expert[sel]
+    every = sel.size == gi.size  # one group of models (a blind test's): no copy of the (pair × ability) arrays
+
+    def rows(x: np.ndarray) -> np.ndarray:
+        return x if every else x[sel]
+
+    gi, q, e = rows(gi), rows(votes.question), rows(votes.expert)
     g, a_count, e_count = members.size, coef.shape[1], coef.shape[0]
     h = d.weights.size
     n_h = np.bincount(d.codes[d.labelled], minlength=h).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0).reshape(g, a_count)
         per_item = np.where(n_h > 0, d.weights / np.maximum(n_h, 1), 0.0)
-    s = (votes.change[sel] * scale_l[gi] * per_item[d.codes[q]][:, None]) @ coef.T  # (rows, E): each estimand's change
+    s = (rows(votes.change) * scale_l[gi] * per_item[d.codes[q]][:, None]) @ coef.T  # (rows, E): each estimand's change
     touches = (coef != 0).T.astype(float)  # (A, E)
-    count = votes.ordinary[sel] @ touches + votes.catastrophic[sel][:, None] * (votes.present[sel].astype(float) @ touches > 0)
+    count = rows(votes.ordinary) @ touches + rows(votes.catastrophic)[:, None] * (rows(votes.present).astype(float) @ touches > 0)
     # Centred on the group's mean vote: Sₑᵢ = Σ z − n·z̄ per (expert, item, estimand) cell.
     mean = np.zeros((g, e_count))
     for est in range(e_count):
