@@ -12,9 +12,12 @@ times with new models answering the same items (`clone_campaign`, in SQL: 16,520
 campaign `report-<s>x`. Then, for each scale, alternating so machine load affects all alike, each
 in a fresh process:
 
-- load: `load_campaign_arrays`, the campaign's arrays from the database;
-- report: `compute_report` on them, with 1,000 resamples of the items;
-- plain: the same statistics in plain NumPy on the same arrays (`benchmarks/plain_agreement.py`);
+- load: `load_campaign_arrays`, the campaign's arrays from the database, and the judge's stored
+  scores on every item of the version (`scoring_population`, what the calibrated scores correct);
+- report: `compute_report` on them, with 1,000 resamples of the items and the experts, the
+  human-calibrated scores included;
+- plain: the same statistics in plain NumPy on the same arrays (`benchmarks/plain_agreement.py`),
+  the calibrated scores and their experts' part included (the alternative annotator test is not);
 - job: the background job (`validation.tasks.compute_agreement_report`: load, golden labels,
   every statistic, the report and its gate stored), its time and the process's peak memory
   (maximum resident set size, Django and the libraries included). A first job, timed apart,
@@ -294,25 +297,32 @@ def measure(what, campaign, resamples):
     django.setup()
     from annotation.models import Campaign
     from benchmarks.plain_agreement import plain_statistics
-    from heartbench_core.lib.agreement_report import compute_report
+    from heartbench_core.lib.agreement_report import alt_test_block, compute_report
+    from validation.scoring_population import scoring_population
     from validation.selectors import load_campaign_arrays, select_judge_runs
     from validation.tasks import compute_agreement_report
 
     c = Campaign.objects.select_related("version__dataset").get(name=campaign)
     out = {}
     if what == "job":
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         compute_agreement_report(c.pk, resamples=resamples)
-        out["job"] = time.perf_counter() - start
+        out["job"], out["job_cpu"] = time.perf_counter() - start, time.process_time() - cpu
     else:
         start = time.perf_counter()
-        data = load_campaign_arrays(c, judge_runs=select_judge_runs(c))
+        runs = select_judge_runs(c)
+        data = load_campaign_arrays(c, judge_runs=runs)
+        population = scoring_population(c, runs)  # the judge's scores on every item, for the calibrated scores
         out["load"] = time.perf_counter() - start
         start, cpu = time.perf_counter(), time.process_time()
-        compute_report(data, resamples=resamples)
+        compute_report(data, resamples=resamples, population=population)
         out["report"], out["report_cpu"] = time.perf_counter() - start, time.process_time() - cpu
+        # The alternative annotator test, which the plain floor does not compute, timed apart.
+        cpu = time.process_time()
+        alt_test_block(data)
+        out["alt_test_cpu"] = time.process_time() - cpu
         start, cpu = time.perf_counter(), time.process_time()
-        plain_statistics(data, resamples=resamples)
+        plain_statistics(data, resamples=resamples, population=population)
         out["plain"], out["plain_cpu"] = time.perf_counter() - start, time.process_time() - cpu
         out["units"], out["judgments"], out["responses"] = data.n_units, int(data.j_unit.size), int(data.cr_id.size)
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -362,7 +372,7 @@ def main():
                 command = [sys.executable, __file__, "--measure", what, "--campaign", campaign, "--resamples", str(args.resamples)]
                 done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
                 result = json.loads(done.stdout.strip().splitlines()[-1])
-                for key in ("load", "report", "plain", "job", "report_cpu", "plain_cpu"):
+                for key in ("load", "report", "plain", "job", "report_cpu", "plain_cpu", "alt_test_cpu", "job_cpu"):
                     if key in result:
                         runs.setdefault(key, []).append(result[key])
                 runs.setdefault(f"peak_{what}", []).append(result["peak_mb"])
@@ -375,8 +385,11 @@ def main():
         print(
             f"  load arrays {m['load']:.2f}s   report {m['report']:.2f}s   plain NumPy {m['plain']:.2f}s   report / plain {m['report'] / m['plain']:.2f}"
         )
+        same_work = (m["report_cpu"] - m["alt_test_cpu"]) / m["plain_cpu"]
         print(
-            f"  CPU seconds: report {m['report_cpu']:.2f}, plain NumPy {m['plain_cpu']:.2f}, report / plain {m['report_cpu'] / m['plain_cpu']:.2f}"
+            f"  CPU seconds: report {m['report_cpu']:.2f} (of which the alternative annotator test {m['alt_test_cpu']:.2f}), "
+            f"plain NumPy {m['plain_cpu']:.2f}, report / plain {m['report_cpu'] / m['plain_cpu']:.2f}, "
+            f"without the test (the same work) {same_work:.2f}; job {m['job_cpu']:.2f}"
         )
         print(
             f"  job (load, golden labels, report, store) {m['job']:.2f}s   job / (load + plain) {m['job'] / (m['load'] + m['plain']):.2f}   "

@@ -88,13 +88,15 @@ def alpha(h, m, group, n_groups):
         return 1 - (n_all - 1) * o01 / ((n_all - n1) * n1)
 
 
-def rater_shift(v, z, expert, item, g, n_groups, n_experts):
+def rater_shift(v, z, expert, item, g, n_groups, n_experts, centred=False):
     """The experts' part of every resample per group, and the rater variance (heartbench_core/lib/crossed.py, in plain NumPy).
 
     z: per vote, the change of its group's figure when the vote is left out; v: expert draws (resamples × experts).
+    centred: z is already measured against its group's mean vote.
     """
-    per = np.bincount(g, minlength=n_groups)
-    z = z - (np.bincount(g, weights=z, minlength=n_groups) / np.maximum(per, 1))[g]
+    if not centred:
+        per = np.bincount(g, minlength=n_groups)
+        z = z - (np.bincount(g, weights=z, minlength=n_groups) / np.maximum(per, 1))[g]
     big_z = np.bincount(expert * n_groups + g, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
     n_items = int(item.max()) + 1
     s = np.bincount((expert * n_items + item) * n_groups + g, weights=z, minlength=n_experts * n_items * n_groups)
@@ -177,8 +179,8 @@ def criterion_splits(h, m, crit, n_crit, k):
     return splits, units, sps.binom.sf(splits - 1, units, rate)
 
 
-def plain_statistics(d, resamples=1000, seed=0):
-    """Every statistic of the agreement report, from the report's arrays."""
+def plain_statistics(d, resamples=1000, seed=0, population=None):
+    """Every statistic of the agreement report, from the report's arrays (and the calibrated scores, given the judge's population)."""
     n = d.u_cr.size
     h = np.bincount(d.j_unit, weights=d.j_hit, minlength=n)
     m = np.bincount(d.j_unit, minlength=n).astype(np.float64)
@@ -251,6 +253,8 @@ def plain_statistics(d, resamples=1000, seed=0):
     out["experts"] = plain_experts(d, label)
     out["over_time"] = plain_over_time(d, label)
     out["score_impact"] = plain_score_impact(d, label)
+    if population is not None:
+        out["calibrated"] = plain_calibrated(d, label, h, m, population, resamples, seed)
     return out
 
 
@@ -392,3 +396,235 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def _norm(raw, low, high):
+    """The scorer's log-normalised score of each cell (heartbench_core/lib/scoring.py)."""
+    span = high - low
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(span > 0, 100 * np.log(np.maximum(raw - low + 1, 1)) / np.log(np.where(span > 0, span + 1, 2)), 0.0)
+
+
+def plain_calibrated(d, label, h, m, pop, resamples=1000, seed=0):
+    """The human-calibrated scores in plain NumPy: PPI++ per stratum, power-tuned, the experts' votes resampled with the items.
+
+    Every model's overall, dimension and ability scores (estimate, 95% interval) and the difference of each model with the
+    next in the corrected ranking, as `heartbench_core/lib/calibrated_scores.py` computes them, without reasons or typing.
+    """
+    q_of = {q: i for i, q in enumerate(pop.question_ids)}
+    n_q, n_a = len(pop.question_ids), len(pop.abilities)
+    item_q = np.array([q_of.get(q, -1) for q in d.item_question])
+    sampled = np.zeros(n_q, bool)
+    sampled[item_q[item_q >= 0]] = True
+    models = [x for x in d.model_names if x in pop.judge_norm]
+    m_of = {x: i for i, x in enumerate(models)}
+    a_of = {a: i for i, a in enumerate(pop.abilities)}
+    crit_ab = np.array([a_of.get(a, -1) for a in d.crit_ability])
+    cat = d.crit_catastrophic
+    n_cr = d.cr_id.size
+    cr_q = item_q[d.cr_item]
+    cr_m = np.array([m_of.get(d.model_names[x], -1) for x in d.cr_model.tolist()])
+    ucr, ucrit = d.u_cr, d.u_crit
+    unknown = np.bincount(ucr[(crit_ab[ucrit] < 0) & ~cat[ucrit]], minlength=n_cr) > 0
+    per, gold_per = np.bincount(ucr, minlength=n_cr), np.bincount(ucr[label >= 0], minlength=n_cr)
+    expected = np.where(cr_q >= 0, pop.criteria[np.maximum(cr_q, 0)], -1)
+    keep = (per > 0) & (gold_per == per) & (per == expected) & ~unknown & (cr_m >= 0)
+    # Golden norms of every labelled response.
+    uin = keep[ucr] & (label >= 0)
+    o_unit = uin & ~cat[ucrit]
+    cell = ucr[o_unit] * n_a + crit_ab[ucrit[o_unit]]
+    w = np.nan_to_num(d.crit_weight[ucrit[o_unit]])
+    raw = np.bincount(cell, w * (label[o_unit] == 1), n_cr * n_a)
+    low, high = np.bincount(cell, np.minimum(w, 0), n_cr * n_a), np.bincount(cell, np.maximum(w, 0), n_cr * n_a)
+    present_r = (np.bincount(cell, minlength=n_cr * n_a) > 0).reshape(n_cr, n_a)
+    fires = np.bincount(ucr[uin & cat[ucrit] & (label == 1)], minlength=n_cr)
+    unzeroed = _norm(raw, low, high).reshape(n_cr, n_a)
+    gnorm = np.where(fires[:, None] > 0, 0.0, unzeroed)
+    n_m = len(models)
+    gold = np.zeros((n_m, n_q, n_a))
+    labelled = np.zeros((n_m, n_q), bool)
+    gold[cr_m[keep], cr_q[keep]] = np.where(present_r[keep], gnorm[keep], 0.0)
+    labelled[cr_m[keep], cr_q[keep]] = True
+    judge = np.nan_to_num(np.stack([pop.judge_norm[x] for x in models]))
+    scored = np.stack([pop.scored[x] for x in models])
+    # Each vote's leave-one-out change of its response's golden norms, per (expert, response).
+    n_e = len(d.expert_ids)
+    vk = uin[d.j_unit]
+    u, ex, hit = d.j_unit[vk], d.j_expert[vk].astype(np.int64), d.j_hit[vk]
+    r = ucr[u]
+    pair_key, pair = np.unique(r * n_e + ex, return_inverse=True)
+    pr, pe = pair_key // n_e, pair_key % n_e
+    n_p = pair_key.size
+    is_cat = cat[ucrit[u]]
+    ab = crit_ab[ucrit[u]]
+    ordinary = np.bincount(pair[~is_cat] * n_a + ab[~is_cat], minlength=n_p * n_a).reshape(n_p, n_a)
+    n_cat = np.bincount(pair[is_cat], minlength=n_p)
+    hh, mm, lab = h[u] - hit, m[u] - 1, label[u].astype(float)
+    credit = np.where(2 * hh > mm, 1.0, np.where(2 * hh == mm, 0.5, 0.0))
+    mv = (mm > 0) & (d.u_adjudicated[u] < 0) & (credit != lab)
+    dl, rv, pv, cv = credit[mv] - lab[mv], r[mv], pair[mv], ucrit[u[mv]]
+    om = ~cat[cv] & (fires[rv] == 0)
+    oc = rv[om] * n_a + crit_ab[cv[om]]
+    wv = np.nan_to_num(d.crit_weight[cv[om]])
+    moved = _norm(raw[oc] + wv * np.sign(dl[om]), low[oc], high[oc]) - _norm(raw[oc], low[oc], high[oc])
+    change = np.bincount(pv[om] * n_a + crit_ab[cv[om]], np.abs(dl[om]) * moved, n_p * n_a).reshape(n_p, n_a)
+    km = cat[cv] & (fires[rv] - (lab[mv] == 1) == 0)
+    change += np.bincount(pv[km], -dl[km], n_p)[:, None] * np.where(present_r, unzeroed, 0)[pr]
+    p_model, p_q = cr_m[pr], cr_q[pr]
+    # Estimands: overall, each dimension, each ability.
+    dims = sorted(set(ABILITY_DIMENSION.values()))
+    ad = np.array([dims.index(ABILITY_DIMENSION[a]) if a in ABILITY_DIMENSION else -1 for a in pop.abilities])
+    z975 = sps.norm.ppf(0.975)
+    out = {"estimate": np.full((n_m, 1 + len(dims) + n_a), np.nan)}
+    out["low"], out["high"] = out["estimate"].copy(), out["estimate"].copy()
+    psi_all = np.zeros((n_q, n_m))
+    over_rows = []
+    masks = np.concatenate([scored, labelled], axis=1)
+    _, group_of = np.unique(masks, axis=0, return_inverse=True)
+    for grp in np.unique(group_of):
+        mem = np.flatnonzero(group_of.ravel() == grp)
+        sc, lb = scored[mem[0]], labelled[mem[0]] & scored[mem[0]]
+        cells = pop.present & sc[:, None]
+        # Strata short of labelled items pooled (as the report pools them).
+        codes_, inv = np.unique(pop.stratum, return_inverse=True)
+        n_l, n_u = np.bincount(inv[lb], minlength=codes_.size), np.bincount(inv[sc], minlength=codes_.size)
+        short = (n_u > 0) & (n_l < 2)
+        st_ = inv
+        if short.any():
+            remap = np.full(codes_.size, (~short).sum())
+            remap[~short] = np.arange((~short).sum())
+            st_ = remap[inv] if n_l[short].sum() >= 2 else np.zeros_like(inv)
+        hn = st_.max() + 1
+        wts = np.bincount(st_[sc], minlength=hn) / sc.sum()
+        nh_l = np.bincount(st_[lb], minlength=hn).astype(float)
+        nh_u = np.bincount(st_[sc], minlength=hn).astype(float)
+        lc = cells & lb[:, None]
+        f, y = judge[mem], gold[mem]  # (g, Q, A)
+        n_cell = cells.sum(0)
+        jmean = np.where(cells, f, 0).sum(1) / np.maximum(n_cell, 1)
+
+        share = _ratio(np.ones((n_q, n_a)), lc, st_, hn, wts, nh_l)
+        gmean = _ratio(y, lc, st_, hn, wts, nh_l) / np.where(share > 0, share, 1)
+        jl = _ratio(f, lc, st_, hn, wts, nh_l) / np.where(share > 0, share, 1)
+        has = cells.any(0)
+        coef = np.zeros((1 + len(dims) + n_a, n_a))
+        coef[0, has] = 1 / has.sum()
+        for k in range(len(dims)):
+            mine = has & (ad == k)
+            coef[1 + k, mine] = 1 / max(mine.sum(), 1)
+        coef[1 + len(dims) + np.arange(n_a), np.arange(n_a)] = has
+        scale_u = np.where(n_cell > 0, sc.sum() / np.maximum(n_cell, 1), 0)
+        scale_l = np.where(share > 0, 1 / np.where(share > 0, share, 1), 0)
+        uu = (np.where(cells, f - jmean[:, None, :], 0) * scale_u) @ coef.T  # (g, Q, E)
+        ry = (np.where(lc, y - gmean[:, None, :], 0) * scale_l) @ coef.T
+        rf = (np.where(lc, f - jl[:, None, :], 0) * scale_l) @ coef.T
+        uu, ry, rf = uu[:, sc], ry[:, lb], rf[:, lb]
+        su, sl = st_[sc], st_[lb]
+        used = wts > 0
+        onehot_u, onehot_l = np.eye(hn)[su], np.eye(hn)[sl]  # (N, H), (n, H)
+
+        mu, my, ml = _smean(uu, onehot_u, nh_u), _smean(ry, onehot_l, nh_l), _smean(rf, onehot_l, nh_l)
+        vu = _svar(uu, onehot_u, nh_u, mu, su)
+        vy, vl = _svar(ry, onehot_l, nh_l, my, sl), _svar(rf, onehot_l, nh_l, ml, sl)
+        c = np.einsum("gqe,qh->ghe", (ry - my[:, sl]) * (rf - ml[:, sl]), onehot_l) / np.maximum(nh_l - 1, 1)[None, :, None]
+        w2 = (wts**2)[None, used, None]
+        bn, ln_ = nh_u[None, used, None], nh_l[None, used, None]
+
+        parts = (vy[:, used], c[:, used], vl[:, used], vu[:, used], w2, bn, ln_)
+        num = (w2 * (c[:, used] / ln_ * (1 - ln_ / bn))).sum(1)
+        den = (w2 * (vu[:, used] * (1 / bn + 1 / ln_ - 2 / bn))).sum(1)
+        tuned = np.clip(np.where(den > 0, num / np.where(den > 0, den, 1), 0), 0, 1)
+        vt = _ppi_var(tuned, *parts)
+        lam = np.where((vt <= _ppi_var(np.zeros_like(tuned), *parts)) & (vt >= 0), tuned, 0.0)
+        judge_c = np.nan_to_num(jmean) @ coef.T
+        est = lam * judge_c + np.nan_to_num(gmean) @ coef.T - lam * (np.nan_to_num(jl) @ coef.T)
+        # The experts' rater variance of every estimand (per (expert, response) pair: one cell each).
+        sel = np.isin(p_model, mem) & lb[p_q]
+        gi = np.searchsorted(mem, p_model[sel])
+        qq, ee = p_q[sel], pe[sel]
+        per_item = np.where(nh_l > 0, wts / np.maximum(nh_l, 1), 0)
+        s = (change[sel] * scale_l * per_item[st_[qq]][:, None]) @ coef.T
+        touch = (coef != 0).T.astype(float)
+        cnt = ordinary[sel] @ touch + n_cat[sel][:, None] * (present_r[pr[sel]] @ touch > 0)
+        g = mem.size
+        mean = np.stack([np.bincount(gi, s[:, k], g) / np.maximum(np.bincount(gi, cnt[:, k], g), 1e-300) for k in range(s.shape[1])], 1)
+        s = s - cnt * mean[gi]
+        zeg = np.stack([np.bincount(ee * g + gi, s[:, k], n_e * g) for k in range(s.shape[1])], 1).reshape(n_e, -1)
+        within = np.stack([np.bincount(gi, s[:, k] ** 2, g) for k in range(s.shape[1])], 1).ravel()
+        e_n = np.repeat((np.bincount(ee * g + gi, minlength=n_e * g).reshape(n_e, g) > 0).sum(0), s.shape[1])
+        tot, fourth = (zeg**2).sum(0), (zeg**4).sum(0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            df = np.clip(tot**2 / fourth, 1, np.maximum(e_n, 2) - 1)
+            rv_ = np.where(e_n >= 2, np.maximum(tot - within, 0) * e_n / (e_n - 1) * (sps.t.ppf(0.975, df) / z975) ** 2, 0.0)
+        half = z975 * np.sqrt(_ppi_var(lam, *parts) + np.nan_to_num(rv_).reshape(g, -1))
+        out["estimate"][mem], out["low"][mem], out["high"][mem] = est, est - half, est + half
+        # Each item's influence on each model's corrected overall (for the differences), and its overall's centred votes.
+        psi = np.zeros((g, n_q))
+        psi[:, sc] += lam[:, None, 0] * (wts / nh_u)[su][None] * uu[..., 0]
+        psi[:, lb] += (wts / nh_l)[sl][None] * (ry[..., 0] - lam[:, None, 0] * rf[..., 0])
+        psi_all[:, mem] = psi.T
+        over_rows.append((mem[gi], ee, qq, s[:, 0]))
+    # Differences: each model against the next in the corrected ranking, items and experts drawn.
+    order = np.argsort(-out["estimate"][:, 0], kind="stable")
+    pairs = np.array(list(itertools.pairwise(order)))
+    # Items drawn within each stratum (pooled as the estimates pool them), sampled and unsampled apart.
+    anyone = scored.any(0)
+    codes_, inv = np.unique(pop.stratum, return_inverse=True)
+    n_l, n_u = np.bincount(inv[sampled & anyone], minlength=codes_.size), np.bincount(inv[anyone], minlength=codes_.size)
+    short = (n_u > 0) & (n_l < 2)
+    pooled = inv
+    if short.any():
+        remap = np.full(codes_.size, (~short).sum())
+        remap[~short] = np.arange((~short).sum())
+        pooled = remap[inv] if n_l[short].sum() >= 2 else np.zeros_like(inv)
+    cells_q = pooled * 2 + sampled
+    rng = np.random.default_rng(seed)
+    wq = np.zeros((resamples, n_q))
+    for cq in np.unique(cells_q):
+        mem_q = np.flatnonzero(cells_q == cq)
+        picks = rng.integers(0, mem_q.size, size=(resamples, mem_q.size))
+        cnt_q = np.zeros((resamples, mem_q.size))
+        np.add.at(cnt_q, (np.arange(resamples)[:, None], picks), 1.0)
+        wq[:, mem_q] = cnt_q
+    diff = out["estimate"][pairs[:, 0], 0] - out["estimate"][pairs[:, 1], 0]
+    boot = diff + (wq - 1) @ (psi_all[:, pairs[:, 0]] - psi_all[:, pairs[:, 1]])
+    mod, ee, qq, zz = (np.concatenate(x) for x in zip(*over_rows))
+    first, second = np.full(n_m, -1), np.full(n_m, -1)
+    first[pairs[:, 0]], second[pairs[:, 1]] = np.arange(len(pairs)), np.arange(len(pairs))
+    gp = np.concatenate([first[mod], second[mod]])
+    zc = np.concatenate([zz, -zz])
+    ok = gp >= 0
+    n_pairs = len(pairs)
+    ee2, qq2 = np.concatenate([ee, ee])[ok], np.concatenate([qq, qq])[ok]
+    shift, _ = rater_shift(_expert_draws(n_e, resamples, seed), zc[ok], ee2, qq2, gp[ok], n_pairs, n_e, centred=True)
+    out["difference"] = diff
+    out["difference_ci"] = np.quantile(boot + shift, [0.025, 0.975], axis=0)
+    return out
+
+
+def _ratio(v, lc, st_, hn, wts, nh_l):
+    """The stratum-weighted mean over the labelled items holding each ability (a ratio's numerator)."""
+    per_h = np.stack([np.where(lc, v, 0)[..., st_ == k, :].sum(-2) for k in range(hn)], -2)
+    return (wts[:, None] * np.nan_to_num(per_h / nh_l[:, None])).sum(-2)
+
+
+def _smean(x, oh, nh):
+    return np.einsum("gqe,qh->ghe", x, oh) / nh[None, :, None]
+
+
+def _svar(x, oh, nh, mean, s_):
+    return np.einsum("gqe,qh->ghe", (x - mean[:, s_]) ** 2, oh) / np.maximum(nh - 1, 1)[None, :, None]
+
+
+def _ppi_var(lam, vy, c, vl, vu, w2, bn, ln_):
+    """The stratified PPI++ variance at λ, every labelled item among the judge's."""
+    lam = lam[:, None, :]
+    ve = vy - 2 * lam * c + lam**2 * vl
+    return (w2 * (lam**2 * vu / bn + ve / ln_ + 2 * lam / bn * (c - lam * vl))).sum(1)
+
+
+def _expert_draws(n_experts, resamples, seed):
+    e_draws = np.random.default_rng([seed, 0x45585054]).integers(0, n_experts, size=(resamples, n_experts))
+    v = np.zeros((resamples, n_experts))
+    np.add.at(v, (np.repeat(np.arange(resamples), n_experts), e_draws.ravel()), 1)
+    return v

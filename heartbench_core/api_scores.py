@@ -126,6 +126,19 @@ class CalibratedIntervalSerializer(serializers.Serializer):
     reason = serializers.CharField(allow_null=True)
 
 
+class LeaderboardAltTestSerializer(serializers.Serializer):
+    """Can the judge replace an expert? The alternative annotator test of the same report (Calderon, Reichart & Dror, 2025)."""
+
+    winning_rate = CalibratedFigureSerializer(help_text="Share of the tested experts the judge beats; n: experts tested.")
+    advantage_probability = CalibratedFigureSerializer(
+        help_text="Share of an expert's responses the judge wins, averaged over the experts."
+    )
+    can_replace_an_expert = serializers.BooleanField(allow_null=True, help_text="Winning rate ≥ 0.5; null when undefined.")
+    epsilon = serializers.FloatField(help_text="The release policy's cost–benefit margin ε the test was run with.")
+    experts_tested = serializers.IntegerField()
+    experts_left_out = serializers.IntegerField(help_text="Experts with too few responses to be tested.")
+
+
 class LeaderboardCalibratedSerializer(serializers.Serializer):
     """The overall score three ways, from the judge's latest official agreement report on the version (all questions, paper rule)."""
 
@@ -139,7 +152,17 @@ class LeaderboardCalibratedSerializer(serializers.Serializer):
     corrected = CalibratedFigureSerializer(
         help_text="The judge's score corrected by its error on the labelled items (prediction-powered inference, PPI++)."
     )
-    corrected_ci95 = CalibratedIntervalSerializer(help_text="95%, analytic over items; never wider than the experts-only one.")
+    corrected_ci95 = CalibratedIntervalSerializer(
+        help_text="95%, analytic over the items, with the variance between the experts who gave the golden labels added "
+        "(see `experts_resampled`)."
+    )
+    experts_resampled = serializers.IntegerField(
+        allow_null=True,
+        help_text="Experts whose votes the intervals count besides the items; null when the items alone (reports from before).",
+    )
+    judge_alt_test = LeaderboardAltTestSerializer(
+        allow_null=True, help_text="Can the judge replace an expert? From the same report; null in a report from before the test."
+    )
     lam = serializers.FloatField(allow_null=True, help_text="Power-tuning λ: 0 is the experts alone, 1 plain PPI.")
     judge_rank = serializers.IntegerField()
     corrected_rank = serializers.IntegerField()
@@ -271,6 +294,17 @@ def _calibrated(rows: list[ModelScores], *, whole: bool) -> list[dict[str, Any]]
             "corrected_rank": m.corrected_rank,
             "rank_change": m.rank_change,
             "kendall_tau": figure(board.scores.kendall_tau),
+            "experts_resampled": board.experts_resampled,
+            "judge_alt_test": None
+            if board.alt_test is None
+            else {
+                "winning_rate": figure(board.alt_test.winning_rate),
+                "advantage_probability": figure(board.alt_test.advantage_probability),
+                "can_replace_an_expert": board.alt_test.passed,
+                "epsilon": board.alt_test.epsilon,
+                "experts_tested": board.alt_test.experts_tested,
+                "experts_left_out": board.alt_test.experts_left_out,
+            },
         }
         out.append({"calibrated": cell, "calibrated_reason": None})
     return out

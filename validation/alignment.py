@@ -25,6 +25,7 @@ from heartbench_core.lib.agreement_report import (
     DEFAULTS,
     AgreementChange,
     AltTest,
+    CalibratedScores,
     GroupRow,
     JudgeAlignment,
     agreement_change,
@@ -32,6 +33,7 @@ from heartbench_core.lib.agreement_report import (
 )
 from heartbench_core.lib.taxonomy import ABILITY_LABELS, CATASTROPHIC_LABEL
 from heartbench_core.models import Dataset, EndpointRun, JudgeRun
+from validation.scoring_population import scoring_population
 from validation.selectors import CampaignArrays, load_campaign_arrays
 from validation.services.release import release_policy_of
 
@@ -127,6 +129,10 @@ class CampaignAlignment:
             )
         return table
 
+    def calibrated_table(self) -> list[tuple[AlignmentRow, CalibratedScores | None]]:
+        """Each compared row with its human-calibrated scores (None: the judge's runs have no scores to correct)."""
+        return [(row, row.alignment.calibrated_scores) for row in self.rows if row.alignment is not None]
+
 
 @dataclass
 class DatasetAlignment:
@@ -205,7 +211,8 @@ def campaign_alignment(
     for version in judge_versions(campaign):
         runs = list(version.runs)
         data = load_campaign_arrays(campaign, judge_runs=runs)
-        alignment = judge_alignment(data, resamples=resamples, seed=seed, alt_test_epsilon=epsilon)
+        population = scoring_population(campaign, runs)
+        alignment = judge_alignment(data, resamples=resamples, seed=seed, alt_test_epsilon=epsilon, population=population)
         gold_units = alignment.units_with_gold
         if not alignment.pairs:  # nothing of the blind test judged: nothing to compare, nor to compare with
             left_out.append(version)

@@ -1051,6 +1051,9 @@ class JudgeAlignmentSerializer(serializers.Serializer):
     human_hit_rate = ReportFigureSerializer()
     by_ability = ReportGroupRowSerializer(many=True)
     alt_test = ReportAltTestBlockSerializer(allow_null=True)
+    calibrated_scores = ReportCalibratedScoresSerializer(
+        allow_null=True, help_text="The models' human-calibrated scores under this judge version; null when its runs have no scores."
+    )
 
 
 class AlignmentRowSerializer(serializers.Serializer):

@@ -12,6 +12,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from heartbench_core.lib.agreement import CLUSTER_T, WILSON_DESIGN_EFFECT
 from heartbench_core.lib.agreement_report import (
+    PPI_CLT,
     AltTest,
     AltTestBlock,
     CalibratedScores,
@@ -62,6 +63,20 @@ def resampled_text(resampled: Resampling) -> str:
         "units": number_format(resampled.units, force_grouping=True),
         "unit": resampled.unit,
     }
+    if resampled.method == PPI_CLT:
+        if resampled.experts is not None:
+            values["experts"] = number_format(resampled.experts, force_grouping=True)
+            return (
+                gettext(
+                    "%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart), "
+                    "with the variance between the %(experts)s experts added"
+                )
+                % values
+            )
+        return (
+            gettext("%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart)")
+            % values
+        )
     if resampled.experts is not None:
         values["experts"] = number_format(resampled.experts, force_grouping=True)
         return _with_experts_text(resampled, values)
@@ -303,6 +318,11 @@ def _calibrated_lines(block: CalibratedScores | None) -> list[str]:
                 "rank": m.corrected_rank,
             }
         )
+    intervals = [m.overall.corrected_ci95 for m in block.models if m.overall.corrected_ci95.defined]
+    if intervals:
+        lines.append("  " + resampled_text(intervals[0].resampled))
+    if block.differences:
+        lines.append("  " + gettext("Differences between models: %(what)s") % {"what": resampled_text(block.differences[0].ci95.resampled)})
     return lines
 
 
@@ -348,6 +368,8 @@ def report_csv_rows(result: ReportResult) -> Iterator[tuple[Any, ...]]:
     ci_n = ci.resampled.units
     yield ("overall", "", "item_agreement_ci95_low", _cell(ci.low), ci_n)
     yield ("overall", "", "item_agreement_ci95_high", _cell(ci.high), ci_n)
+    if ci.resampled.experts is not None:  # every interval of the report resampled these experts with the items
+        yield ("overall", "", "experts_resampled", ci.resampled.experts, ci_n)
     for k, v in asdict(result.confusion).items():
         yield ("overall", "", f"confusion_{k}", v, result.pairs)
     for key, _ in (*BREAKDOWNS, ("by_criterion", "")):
@@ -385,6 +407,9 @@ def _calibrated_csv_rows(block: CalibratedScores) -> Iterator[tuple[Any, ...]]:
     yield ("calibrated_scores", "", "sampled_items", block.sampled_items, "")
     yield ("calibrated_scores", "", "kendall_tau", _cell(block.kendall_tau.value), _cell(block.kendall_tau.n))
     for m in block.models:
+        experts = m.overall.corrected_ci95.resampled.experts
+        if experts is not None:  # the corrected and experts-only intervals count the variance between these experts
+            yield ("calibrated_scores", m.model, "experts_resampled", experts, m.labelled_items)
         yield ("calibrated_scores", m.model, "judge_rank", m.judge_rank, "")
         yield ("calibrated_scores", m.model, "corrected_rank", m.corrected_rank, "")
         yield ("calibrated_scores", m.model, "strata", m.strata, "")
@@ -403,6 +428,8 @@ def _calibrated_csv_rows(block: CalibratedScores) -> Iterator[tuple[Any, ...]]:
         yield ("calibrated_difference", group, "difference", _cell(d.difference.value), d.difference.n)
         yield ("calibrated_difference", group, "ci95_low", _cell(d.ci95.low), d.ci95.resampled.units)
         yield ("calibrated_difference", group, "ci95_high", _cell(d.ci95.high), d.ci95.resampled.units)
+        if d.ci95.resampled.experts is not None:
+            yield ("calibrated_difference", group, "experts_resampled", d.ci95.resampled.experts, d.ci95.resampled.units)
         if d.ci95.reason:
             yield ("calibrated_difference", group, "undefined_reason", d.ci95.reason, "")
 

@@ -6,19 +6,20 @@ from django.db.models import Max
 from django.urls import reverse
 
 from heartbench_core.leaderboard.calibrated import CalibratedBoard
-from heartbench_core.lib.agreement_report import calibrated_scores_from_dict
+from heartbench_core.lib.agreement_report import alt_test_from_dict, calibrated_scores_from_dict
 from heartbench_core.models import DatasetVersion
 from validation.models import AgreementReport
 
 
 def calibrated_boards(version: DatasetVersion) -> dict[str, CalibratedBoard]:
-    """Judge → the calibrated scores of its newest official report on the version (one query, reading only that block)."""
+    """Judge → the calibrated scores of its newest official report on the version, with its alternative annotator test
+    (one query, reading only those blocks)."""
     official = AgreementReport.objects.filter(campaign__version=version, exploratory=False, result__calibrated_scores__isnull=False)
     newest = official.order_by().values("judge").annotate(last=Max("id")).values("last")
     rows = AgreementReport.objects.filter(pk__in=newest).order_by()
     boards = {}
-    columns = ("id", "judge", "campaign_id", "campaign__name", "result__run", "result__calibrated_scores")
-    for pk, judge, campaign_id, campaign, runs, block in rows.values_list(*columns):
+    columns = ("id", "judge", "campaign_id", "campaign__name", "result__run", "result__calibrated_scores", "result__alt_test__overall")
+    for pk, judge, campaign_id, campaign, runs, block, alt_test in rows.values_list(*columns):
         if block:
             boards[judge] = CalibratedBoard(
                 report_id=pk,
@@ -26,5 +27,6 @@ def calibrated_boards(version: DatasetVersion) -> dict[str, CalibratedBoard]:
                 campaign=campaign,
                 runs=tuple(str(r) for r in runs or ()),
                 scores=calibrated_scores_from_dict(block),
+                alt_test=alt_test_from_dict(alt_test) if alt_test else None,
             )
     return boards

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from heartbench_core.lib.agreement_report import CalibratedModel, CalibratedScores
+from heartbench_core.lib.agreement_report import AltTest, CalibratedModel, CalibratedScores
 from heartbench_core.models import DatasetVersion
 
 NO_REPORT = "no official agreement report of this judge on this version has human-calibrated scores yet"
@@ -27,6 +27,13 @@ class CalibratedBoard:
     campaign: str
     runs: tuple[str, ...]  # the judge's run labels the report compared
     scores: CalibratedScores
+    alt_test: AltTest | None = None  # the same report's answer to "can the judge replace an expert?" (None: it predates the test)
+
+    @property
+    def experts_resampled(self) -> int | None:
+        """Experts whose votes the scores' intervals resampled with the items (None: the items alone, in reports from before)."""
+        defined = [m.overall.corrected_ci95.resampled.experts for m in self.scores.models if m.overall.corrected_ci95.defined]
+        return defined[0] if defined else None
 
     def model(self, name: str, run: str) -> CalibratedModel | None:
         """The model's calibrated scores when the report compared this run of it."""

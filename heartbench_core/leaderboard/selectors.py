@@ -7,7 +7,7 @@ from typing import TypedDict
 from django.core.cache import cache
 
 from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_IN_REPORT, ONLY_ALL_PAPER, CalibratedBoard, calibrated_boards
-from heartbench_core.lib.agreement_report import CalibratedModel
+from heartbench_core.lib.agreement_report import AltTest, CalibratedModel
 from heartbench_core.lib.scoring import decay_percent
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import DatasetVersion, JudgeRun, StoredScores
@@ -244,6 +244,10 @@ def leaderboard_csv_rows(rows: list[LeaderboardRow]) -> list[list[object]]:
         "rank_change",
         "calibrated_reason",
         "calibrated_report",
+        "experts_resampled",
+        "judge_winning_rate",
+        "judge_can_replace_an_expert",
+        "alt_test_epsilon",
     ]
     out = [header]
     for row in rows:
@@ -271,9 +275,18 @@ def leaderboard_csv_rows(rows: list[LeaderboardRow]) -> list[list[object]]:
                 c.rank_change if c else "",
                 (o.corrected.reason or "") if o else (row.calibrated_reason or ""),
                 row.board.report_id if row.board and c else "",
+                _blank(row.board.experts_resampled) if row.board and c else "",
+                *_alt_test_cells(row.board.alt_test if row.board and c else None),
             ]
         )
     return out
+
+
+def _alt_test_cells(t: AltTest | None) -> list[object]:
+    """The judge's winning rate, whether it can replace an expert, and ε, from the report the row's calibrated scores come from."""
+    if t is None:
+        return ["", "", ""]
+    return [_blank(t.winning_rate.value), "" if t.passed is None else t.passed, t.epsilon]
 
 
 def _blank(value: float | None) -> object:

@@ -108,8 +108,8 @@ DEFAULTS = ReportDefaults()
 # `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
 
 GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
-SCHEMA_VERSION = 4  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
-# 4: the human-calibrated scores
+SCHEMA_VERSION = 5  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
+# 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set)
 NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
 NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
 NO_RESAMPLES = "no bootstrap resamples requested"
@@ -977,6 +977,7 @@ class JudgeAlignment:
     human_hit_rate: Figure
     by_ability: tuple[GroupRow, ...]
     alt_test: AltTestBlock | None = None  # can the judge replace an expert, overall, per dimension and per ability
+    calibrated_scores: CalibratedScores | None = None  # the models' scores by this judge corrected by the experts (None: no population)
 
 
 def judge_alignment(
@@ -986,8 +987,10 @@ def judge_alignment(
     seed: int = DEFAULTS.seed,
     alt_test_epsilon: float = alt.DEFAULT_EPSILON,
     resample_experts: bool = True,
+    population: ScoringPopulation | None = None,
 ) -> JudgeAlignment:
-    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items and experts), and its alt-test."""
+    """The headline and per-ability judge–gold agreement of one judge on one campaign (intervals resample items and experts), its
+    alt-test, and with `population` (the judge's scores on every item) the human-calibrated scores, as the report computes them."""
     c = _compared(data, resamples=resamples, seed=seed, resample_experts=resample_experts)
     by_ability = _breakdown(
         _ability_groups(data),
@@ -1017,6 +1020,11 @@ def judge_alignment(
         human_hit_rate=Figure.of(st.hit_rate(c.gv) if c.gv.size else no_pairs),
         by_ability=by_ability,
         alt_test=alt_test_block(data, epsilon=alt_test_epsilon),
+        calibrated_scores=None
+        if population is None
+        else calibrated_scores_block(
+            data, c.label, population, resamples=resamples, seed=seed, counts=(c.hits, c.ratings) if resample_experts else None
+        ),
     )
 
 
@@ -1186,7 +1194,16 @@ def compute_report(
         ),
         alt_test=alt_test_block(data, epsilon=policy.alt_test_epsilon),
         split_extension=_split_extension(data, hits, ratings),
-        calibrated_scores=None if population is None else calibrated_scores_block(data, label, population, resamples=resamples, seed=seed),
+        calibrated_scores=None
+        if population is None
+        else calibrated_scores_block(
+            data,
+            label,
+            population,
+            resamples=resamples,
+            seed=seed,
+            counts=(hits, ratings) if resample_experts else None,
+        ),
     )
 
 
@@ -1639,12 +1656,20 @@ def _undefined_calibration(items: int, sampled: int, reason: str) -> CalibratedS
 
 
 def calibrated_scores_block(
-    data: ReportData, label: np.ndarray, population: ScoringPopulation, *, resamples: int, seed: int
+    data: ReportData,
+    label: np.ndarray,
+    population: ScoringPopulation,
+    *,
+    resamples: int,
+    seed: int,
+    counts: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> CalibratedScores:
     """Every model's HeartBench scores from the judge's verdicts on all items corrected by the golden labels of the sampled ones.
 
     Hidden gold checks never enter (the campaign's arrays hold none); a response counts as labelled
-    when every criterion of its question has a golden label.
+    when every criterion of its question has a golden label. counts: each unit's (hits, ratings),
+    the votes its golden label was counted from: the intervals then resample the experts with the
+    items (`calibrated_scores.gold_vote_changes`); None: the items alone.
     """
     n_q = len(population.question_ids)
     q_index = {qid: i for i, qid in enumerate(population.question_ids)}
@@ -1684,6 +1709,28 @@ def calibrated_scores_block(
     keep = complete & (cr_m >= 0)
     gold[cr_m[keep], cr_q[keep]] = gold_scores.norm[keep]
     labelled[cr_m[keep], cr_q[keep]] = True
+    n_experts = len(data.expert_ids)
+    votes = None
+    if counts is not None and n_experts > 1:
+        votes = cal.gold_vote_changes(
+            vote_unit=data.j_unit,
+            vote_expert=data.j_expert,
+            vote_hit=data.j_hit,
+            unit_response=data.u_cr,
+            unit_criterion=data.u_crit,
+            label=label,
+            fixed=data.u_adjudicated >= 0,
+            hits=counts[0],
+            ratings=counts[1],
+            crit_ability=crit_ab,
+            crit_weight=data.crit_weight,
+            crit_catastrophic=data.crit_catastrophic,
+            response_model=np.maximum(cr_m, 0),
+            response_question=np.maximum(cr_q, 0),
+            include=keep,
+            n_abilities=n_a,
+            n_experts=n_experts,
+        )
     r = cal.calibrate(
         judge_norm=np.stack([population.judge_norm[m] for m in models]),
         gold_norm=gold,
@@ -1697,28 +1744,35 @@ def calibrated_scores_block(
         resamples=resamples,
         seed=seed,
         level=CALIBRATED_LEVEL,
+        votes=votes,
     )
     n_scored = [int(x) for x in r.scored_items]
     n_lab = [int(x) for x in r.labelled_items]
     keys = [("overall", "Overall"), *((d, d) for d in DIMENSIONS), *((a, english_name(a)) for a in population.abilities)]
+    # Every figure rounded as `_num` rounds it, a list at a time (1,400 models × 21 scores × 8 figures at 100×).
+    v = {
+        name: [[_num(x) for x in row] for row in getattr(r, name).tolist()]
+        for name in ("judge", "experts", "experts_low", "experts_high", "corrected", "low", "high", "lam")
+    }
+    clts = [Resampling("item", n_lab[m], 0, CALIBRATED_LEVEL, PPI_CLT, experts=int(r.rater_experts[m]) or None) for m in range(len(models))]
 
     def score(m: int, e: int) -> CalibratedScore:
         why = r.reason[m][e]
-        clt = Resampling("item", n_lab[m], 0, CALIBRATED_LEVEL, PPI_CLT)
+        clt = clts[m]
 
-        def interval(low: float, high: float) -> Interval:
-            return Interval(_num(low), _num(high), clt, None) if why is None else Interval(None, None, clt, why)
+        def interval(low: float | None, high: float | None) -> Interval:
+            return Interval(low, high, clt, None) if why is None else Interval(None, None, clt, why)
 
-        judge_value = _num(r.judge[m, e])
+        judge_value = v["judge"][m][e]
         return CalibratedScore(
             key=keys[e][0],
             label=keys[e][1],
             judge=Figure(judge_value, n_scored[m], None if judge_value is not None else (why or cal.NO_SCORED)),
-            experts=Figure(_num(r.experts[m, e]) if why is None else None, n_lab[m], why),
-            experts_ci95=interval(r.experts_low[m, e], r.experts_high[m, e]),
-            corrected=Figure(_num(r.corrected[m, e]) if why is None else None, n_lab[m], why),
-            corrected_ci95=interval(r.low[m, e], r.high[m, e]),
-            lam=_num(r.lam[m, e]) if why is None else None,
+            experts=Figure(v["experts"][m][e] if why is None else None, n_lab[m], why),
+            experts_ci95=interval(v["experts_low"][m][e], v["experts_high"][m][e]),
+            corrected=Figure(v["corrected"][m][e] if why is None else None, n_lab[m], why),
+            corrected_ci95=interval(v["low"][m][e], v["high"][m][e]),
+            lam=v["lam"][m][e] if why is None else None,
         )
 
     d_count = len(DIMENSIONS)
@@ -1737,7 +1791,7 @@ def calibrated_scores_block(
         )
         for m, name in enumerate(models)
     ]
-    boot = Resampling("item", n_q, r.resamples, CALIBRATED_LEVEL)
+    boot = Resampling("item", n_q, r.resamples, CALIBRATED_LEVEL, experts=r.difference_experts or None)
     differences = []
     for (i, j), value, low, high in zip(r.pairs.tolist(), r.difference, r.difference_low, r.difference_high):
         n_both = int((population.scored[models[i]] & population.scored[models[j]]).sum())
@@ -2237,6 +2291,11 @@ def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
             for e in t.get("experts", [])
         ),
     )
+
+
+def alt_test_from_dict(t: dict[str, Any]) -> AltTest:
+    """A stored alternative annotator test (the `overall` of a report's `alt_test` key, or a row of it)."""
+    return _alt_test_from_dict(t)
 
 
 def _alt_test_block_from_dict(b: dict[str, Any]) -> AltTestBlock:

@@ -24,14 +24,25 @@ power tuning (PPI++: Angelopoulos, Duchi & Zrnic, 2024), on this platform's data
   item). With k = 0 (labelled and unlabelled items apart) and one stratum this is ppi-python's
   ``ppi_mean_ci``, λ included; the last term is the covariance the shared items add.
 - **Never less precise than the experts alone**: when the tuned λ's estimated variance is above
-  λ = 0's, λ = 0 is used, so the corrected interval is never wider than the experts-only one.
+  λ = 0's (or below 0, which the plug-in estimate can be when the judge tracks the experts closely
+  on few items), λ = 0 is used, so the corrected interval is never wider than the experts-only one
+  and always rests on a variance.
 - **Differences between models**: each model against the next in the corrected ranking, with a
   percentile interval over resamples of the items — the same weights for every model (paired by
   item), within each stratum and apart for sampled and unsampled items so that each stratum keeps
   its number of labelled items — applied to each item's influence on the estimate (a linear
-  bootstrap, λ at the point estimate's). `score_draws` takes any (resamples × items) weight matrix,
-  so a resampling of items and experts can be plugged in; the analytic interval of each score is
-  the one to replace by such draws when the experts too are resampled.
+  bootstrap, λ at the point estimate's).
+- **Experts as well as items** (`GoldVotes`, docs/validation.md, "Items and experts"): the golden
+  labels are majorities of a few experts' votes, and the same experts vote on many items, so a
+  lenient expert raises many labelled scores at once. Each vote's leave-one-out change of its
+  response's golden norm (`gold_vote_changes`: the majority recounted from the other votes, a tie
+  counting half) is carried through the estimate's linearisation — the norm's change times the
+  weight its item has in the estimand; λ does not enter, the judge's verdicts do not move — and
+  `crossed.rater_variance` keeps what repeats across the different items an expert rated. That
+  variance is added to the analytic variance of the corrected and the experts-only scores, and the
+  differences between models add Σₑ (vₑ − 1)·δₑ over expert draws to their item resamples (Owen's
+  pigeonhole bootstrap, to first order, as the report's agreement intervals do). The judge-only
+  interval has no expert in it.
 
 Strata with fewer than two labelled items are pooled together (and with the rest when still too
 few). A figure that cannot be computed is NaN with its reason, never 0.
@@ -45,6 +56,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from heartbench_core.lib import agreement as st
+from heartbench_core.lib import crossed as cx
+from heartbench_core.lib import scoring
 from heartbench_core.lib.lazy_scipy import stats
 
 LEVEL = 0.95
@@ -160,7 +173,10 @@ def stratified_ppi(
             # Power tuning promises no loss against the experts alone; a noisy λ keeps that promise by falling back to 0.
             lam_arr = tuned
             if guard:
-                lam_arr = np.where(variance(tuned[None, :]) <= variance(np.zeros_like(tuned)[None, :]), tuned, 0.0)
+                # The plug-in variance of a tuned λ can come out negative (the shared items' covariance estimated apart
+                # from the variances): no interval rests on it; the experts' own variance never is.
+                tuned_v = variance(tuned[None, :])
+                lam_arr = np.where((tuned_v <= variance(np.zeros_like(tuned)[None, :])) & (tuned_v >= 0), tuned, 0.0)
         else:
             lam_arr = np.broadcast_to(np.asarray(lam, float), (f_u.shape[1],)).copy()
         wl = w[:, None]
@@ -341,6 +357,188 @@ def score_draws(estimate: np.ndarray, psi: np.ndarray, draws: np.ndarray) -> np.
 
 
 @dataclass(frozen=True, slots=True)
+class GoldVotes:
+    """What each expert's votes on a labelled response move, summed per (expert, response): one row per such pair.
+
+    change[p, a] is the expected change of the response's golden norm of ability a when one of the
+    expert's votes on it is left out, summed over those votes (a vote on an ordinary criterion moves
+    its ability's norm; one on a catastrophic criterion every ability of the response, which it
+    zeroes or restores). ordinary and catastrophic count the votes, for the mean vote each figure is
+    measured against: a catastrophic vote is one vote of every score whose abilities it moves.
+    """
+
+    model: np.ndarray  # (P,) the response's model
+    question: np.ndarray  # (P,) its item
+    expert: np.ndarray  # (P,)
+    change: np.ndarray  # (P, A)
+    ordinary: np.ndarray  # (P, A) the expert's votes on ordinary criteria of each ability
+    catastrophic: np.ndarray  # (P,) … on catastrophic criteria
+    present: np.ndarray  # (P, A) the response holds the ability
+    n_experts: int
+
+
+def gold_vote_changes(
+    *,
+    vote_unit: np.ndarray,
+    vote_expert: np.ndarray,
+    vote_hit: np.ndarray,
+    unit_response: np.ndarray,
+    unit_criterion: np.ndarray,
+    label: np.ndarray,
+    fixed: np.ndarray,
+    hits: np.ndarray,
+    ratings: np.ndarray,
+    crit_ability: np.ndarray,
+    crit_weight: np.ndarray,
+    crit_catastrophic: np.ndarray,
+    response_model: np.ndarray,
+    response_question: np.ndarray,
+    include: np.ndarray,
+    n_abilities: int,
+    n_experts: int,
+) -> GoldVotes:
+    """What each vote on an included response moves: the golden norm of its ability, or of all, when it is left out.
+
+    Per unit (criterion of a response): its golden label (−1 none, 0, 1), whether it was
+    adjudicated (`fixed`: no vote moves it), its hits and ratings. Without a vote the label is the
+    majority of the other votes, half a hit on a tie (a unit with one vote keeps its label). The
+    norm is the scorer's (`scoring.norm_scores`, catastrophic criteria zeroing the response): an
+    ordinary criterion's flip moves its ability's norm by the exact difference, a catastrophic
+    one's zeroes or restores every ability (nothing when another catastrophic criterion fires).
+    crit_ability: each criterion's norm column (ignored for catastrophic ones; −1: left out).
+    Only the votes that change a label are scored again; every vote is counted.
+    """
+    vote_unit = np.asarray(vote_unit, np.int64)
+    unit_response = np.asarray(unit_response, np.int64)
+    unit_criterion = np.asarray(unit_criterion, np.int64)
+    label = np.asarray(label, np.int64)
+    crit_ability = np.asarray(crit_ability, np.int64)
+    weight = np.nan_to_num(np.asarray(crit_weight, float), nan=0.0)
+    catastrophic = np.asarray(crit_catastrophic, bool)
+    include = np.asarray(include, bool)
+    n_r, n_a = include.size, int(n_abilities)
+    # The golden norms of every included response, laid out as the scorer lays them out.
+    unit_in = include[unit_response] & (label >= 0)
+    u_cat = catastrophic[unit_criterion]
+    u_ab = crit_ability[unit_criterion]
+    ordinary_unit = unit_in & ~u_cat & (u_ab >= 0)
+    cell = unit_response[ordinary_unit] * n_a + u_ab[ordinary_unit]
+    w = weight[unit_criterion[ordinary_unit]]
+    size = n_r * n_a
+    raw = np.bincount(cell, weights=w * (label[ordinary_unit] == 1), minlength=size)
+    low = np.bincount(cell, weights=np.minimum(w, 0.0), minlength=size)
+    high = np.bincount(cell, weights=np.maximum(w, 0.0), minlength=size)
+    present_r = (np.bincount(cell, minlength=size) > 0).reshape(n_r, n_a)
+    fires = np.bincount(unit_response[unit_in & u_cat & (label == 1)], minlength=n_r)
+    # Every vote of an included unit, by (response, expert) pair.
+    keep = unit_in[vote_unit]
+    u = vote_unit[keep]
+    expert = np.asarray(vote_expert, np.int64)[keep]
+    r = unit_response[u]
+    pairs, pair = st.sorted_unique_inverse(r * max(int(n_experts), 1) + expert)
+    n_p = pairs.size
+    pair_r = pairs // max(int(n_experts), 1)
+    is_cat = u_cat[u]
+    o = ~is_cat & (u_ab[u] >= 0)
+    ordinary = np.bincount(pair[o] * n_a + u_ab[u[o]], minlength=n_p * n_a).reshape(n_p, n_a).astype(float)
+    n_cat = np.bincount(pair[is_cat], minlength=n_p).astype(float)
+    flat = np.zeros(n_p * n_a)
+    # Each vote's leave-one-out change of its unit's label: most votes change none.
+    hit = np.asarray(vote_hit, bool)[keep]
+    h = np.asarray(hits, float)[u] - hit
+    m = np.asarray(ratings, float)[u] - 1
+    lab = label[u].astype(float)
+    credit = np.where(2 * h > m, 1.0, np.where(2 * h == m, 0.5, 0.0))
+    moves = (m > 0) & ~np.asarray(fixed, bool)[u] & (credit != lab)
+    mv = np.flatnonzero(moves)
+    d_label = credit[mv] - lab[mv]
+    rv, cv, pv = r[mv], unit_criterion[u[mv]], pair[mv]
+    # Ordinary votes: the norm with the hit flipped, weighted by how likely the flip is (1, or ½ on a tie).
+    om = ~catastrophic[cv] & (crit_ability[cv] >= 0) & (fires[rv] == 0)
+    oc = rv[om] * n_a + crit_ability[cv[om]]
+    flipped = raw[oc] + weight[cv[om]] * np.sign(d_label[om])
+    moved = scoring.norm_scores(flipped, low[oc], high[oc]) - scoring.norm_scores(raw[oc], low[oc], high[oc])
+    flat += np.bincount(pv[om] * n_a + crit_ability[cv[om]], weights=np.abs(d_label[om]) * moved, minlength=n_p * n_a)
+    # Catastrophic votes: without the vote the response is zeroed with the probability its label then has.
+    km = catastrophic[cv] & (fires[rv] - (lab[mv] == 1) == 0)
+    zeroing = np.bincount(pv[km], weights=-d_label[km], minlength=n_p)
+    change = flat.reshape(n_p, n_a)
+    if km.any():
+        unzeroed = np.where(present_r, scoring.norm_scores(raw, low, high).reshape(n_r, n_a), 0.0)
+        touched = np.flatnonzero(zeroing)
+        change[touched] += zeroing[touched, None] * unzeroed[pair_r[touched]]
+    return GoldVotes(
+        model=np.asarray(response_model, np.int64)[pair_r],
+        question=np.asarray(response_question, np.int64)[pair_r],
+        expert=pairs % max(int(n_experts), 1),
+        change=change,
+        ordinary=ordinary,
+        catastrophic=n_cat,
+        present=present_r[pair_r],
+        n_experts=int(n_experts),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertPart:
+    """The experts' part of one group of models' scores: rater variance per estimand, centred sums of each overall."""
+
+    variance: np.ndarray  # (g, E)
+    experts: int  # experts whose votes moved a labelled response of the group
+    overall: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (model, expert, item, centred change) of each model's overall
+
+
+def expert_part(votes: GoldVotes, members: np.ndarray, d: ModelDomains, coef: np.ndarray, level: float) -> ExpertPart | None:
+    """`crossed.rater_variance` of every estimand of a group of models scored and labelled on the same items.
+
+    A vote's change of a golden norm moves the estimand by the norm's weight in its ability's
+    ratio mean (W_h / n_h / the ability's estimated share) times the ability's coefficient; λ does
+    not enter (the correction term holds the golden labels as they are). Each (expert, response)
+    row is one (expert, item, estimand) cell of `rater_variance` for every estimand of the
+    response's model, so the sums it needs are per row. None: fewer than 2 experts.
+    """
+    members = np.asarray(members, np.int64)
+    position = np.full(max(int(votes.model.max(initial=-1)), int(members.max())) + 1, -1, np.int64)
+    position[members] = np.arange(members.size)
+    gi = position[votes.model]
+    sel = np.flatnonzero((gi >= 0) & d.labelled[votes.question])
+    experts = int(st.sorted_unique(votes.expert[sel]).size) if sel.size else 0
+    if experts < 2:
+        return None
+    every = sel.size == gi.size  # one group of models (a blind test's): no copy of the (pair × ability) arrays
+
+    def rows(x: np.ndarray) -> np.ndarray:
+        return x if every else x[sel]
+
+    gi, q, e = rows(gi), rows(votes.question), rows(votes.expert)
+    g, a_count, e_count = members.size, coef.shape[1], coef.shape[0]
+    h = d.weights.size
+    n_h = np.bincount(d.codes[d.labelled], minlength=h).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale_l = np.where(d.share > 0, 1.0 / np.where(d.share > 0, d.share, 1), 0.0).reshape(g, a_count)
+        per_item = np.where(n_h > 0, d.weights / np.maximum(n_h, 1), 0.0)
+    s = (rows(votes.change) * scale_l[gi] * per_item[d.codes[q]][:, None]) @ coef.T  # (rows, E): each estimand's change
+    touches = (coef != 0).T.astype(float)  # (A, E)
+    count = rows(votes.ordinary) @ touches + rows(votes.catastrophic)[:, None] * (rows(votes.present).astype(float) @ touches > 0)
+    # Centred on the group's mean vote: Sₑᵢ = Σ z − n·z̄ per (expert, item, estimand) cell.
+    mean = np.zeros((g, e_count))
+    for est in range(e_count):
+        totals, votes_in = np.bincount(gi, s[:, est], g), np.bincount(gi, count[:, est], g)
+        mean[:, est] = np.divide(totals, votes_in, out=np.zeros(g), where=votes_in > 0)
+    s -= count * mean[gi]
+    key = e * g + gi
+    zeg = np.empty((votes.n_experts * g, e_count))
+    within = np.empty((g, e_count))
+    for est in range(e_count):
+        zeg[:, est] = np.bincount(key, s[:, est], votes.n_experts * g)
+        within[:, est] = np.bincount(gi, s[:, est] ** 2, g)
+    rated = np.bincount(key, minlength=votes.n_experts * g).reshape(votes.n_experts, g) > 0
+    n_per_group = np.repeat(rated.sum(axis=0), e_count)
+    _, variance = cx.rater_variance_from_sums(zeg.reshape(votes.n_experts, g * e_count), within.reshape(-1), n_per_group, level)
+    return ExpertPart(variance.reshape(g, e_count), experts, (members[gi], e, q, s[:, 0].copy()))
+
+
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """Judge-only, experts-only and corrected scores of M models on E estimands, with intervals and counts.
 
@@ -367,6 +565,8 @@ class Calibration:
     difference_high: np.ndarray
     difference_reason: str | None
     resamples: int
+    rater_experts: np.ndarray  # (M,) experts whose votes were resampled with the items (0: the items alone)
+    difference_experts: int  # experts resampled in the differences' draws (0: the items alone)
     judge_rank: np.ndarray  # (M,) by the judge-only overall
     corrected_rank: np.ndarray  # (M,) by the corrected overall
     kendall_tau: st.Stat  # judge-only against corrected overall, across models
@@ -421,6 +621,7 @@ def calibrate(
     seed: int = 0,
     level: float = LEVEL,
     draws: np.ndarray | None = None,
+    votes: GoldVotes | None = None,
 ) -> Calibration:
     """Corrected HeartBench scores of every model, estimands ordered overall, dimensions, abilities.
 
@@ -428,6 +629,8 @@ def calibrate(
     scored: (M, Q) the judge scored the model's response to q; labelled: (M, Q) its golden labels
     cover every criterion; present: (Q, A); stratum: (Q,) code; sampled: (Q,) the item is in the
     campaign's sample. draws: (B, Q) item weights for the differences (default: `stratified_draws`).
+    votes: the experts' votes on the labelled responses (`gold_vote_changes`): the corrected and
+    experts-only intervals then count the experts as well as the items; None: the items alone.
     """
     judge_norm, gold_norm = np.asarray(judge_norm, float), np.asarray(gold_norm, float)
     m_count, q_count, a_count = judge_norm.shape
@@ -440,6 +643,9 @@ def calibrate(
     )
     reasons_of: dict[int, list[str | None]] = {}
     strata_used = np.zeros(m_count, np.int64)
+    experts_used = np.zeros(m_count, np.int64)
+    overall_votes: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # per group of models: `ExpertPart.overall`
+    with_votes = np.zeros(m_count, bool)
     z = z_value(level)
     if draws is None:
         # Strata too small to resample are pooled as the estimates pool them, so that every draw varies.
@@ -486,13 +692,21 @@ def calibrate(
         estimate = lam_g * judge_g + gold_c - lam_g * judge_l_c
         for target, value in ((corrected, estimate), (experts, gold_c), (lam, lam_g)):
             target[side] = np.where(defined, value, np.nan)
-        for lo_, hi_, centre, se in (
-            (low, high, estimate, r.se),
-            (experts_low, experts_high, gold_c, r.experts_se),
-            (judge_low, judge_high, judge_g, r.judge_se),
+        # The experts' votes move the golden labels alike for the corrected and the experts-only score.
+        part = None if votes is None else expert_part(votes, side, d, coef, level)
+        rater = np.zeros((g, e_count)) if part is None else part.variance
+        if part is not None:
+            experts_used[side] = part.experts
+            overall_votes.append(part.overall)
+            with_votes[side] = True
+        for lo_, hi_, centre, se, extra in (
+            (low, high, estimate, r.se, rater),
+            (experts_low, experts_high, gold_c, r.experts_se, rater),
+            (judge_low, judge_high, judge_g, r.judge_se, 0.0),
         ):
-            lo_[side] = np.where(defined, centre - z * se.reshape(g, -1), np.nan)
-            hi_[side] = np.where(defined, centre + z * se.reshape(g, -1), np.nan)
+            half = z * np.sqrt(se.reshape(g, -1) ** 2 + extra)
+            lo_[side] = np.where(defined, centre - half, np.nan)
+            hi_[side] = np.where(defined, centre + half, np.nan)
         if defined[0]:
             overall = np.arange(g) * e_count  # each model's first estimand
             psi[:, side] = item_influence(
@@ -511,11 +725,16 @@ def calibrate(
     difference = corrected[pairs[:, 0], 0] - corrected[pairs[:, 1], 0]
     difference_low, difference_high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     difference_reason: str | None = None
+    difference_experts = 0
     if draws.shape[0] == 0:
         difference_reason = NO_DRAWS
     elif len(pairs):
         contrast = psi[:, pairs[:, 0]] - psi[:, pairs[:, 1]]
         diffs = score_draws(difference, contrast, draws)
+        if votes is not None and with_votes[pairs].all():
+            overall = tuple(np.concatenate(x) for x in zip(*overall_votes))
+            shift, difference_experts = _difference_experts(pairs, overall, m_count, votes.n_experts, draws, seed, level)
+            diffs = diffs + shift
         alpha = 1 - level
         difference_low, difference_high = np.quantile(diffs, [alpha / 2, 1 - alpha / 2], axis=0)
     return Calibration(
@@ -539,7 +758,45 @@ def calibrate(
         difference_high=difference_high,
         difference_reason=difference_reason,
         resamples=int(draws.shape[0]),
+        rater_experts=experts_used,
+        difference_experts=difference_experts,
         judge_rank=st.ranks(judge[:, 0]),
         corrected_rank=st.ranks(corrected[:, 0]),
         kendall_tau=st.kendall_tau(judge[:, 0], corrected[:, 0]),
     )
+
+
+def _difference_experts(
+    pairs: np.ndarray,
+    overall: tuple[np.ndarray, ...],
+    m_count: int,
+    n_experts: int,
+    draws: np.ndarray,
+    seed: int,
+    level: float,
+) -> tuple[np.ndarray, int]:
+    """The experts' part Σₑ (vₑ − 1)·δₑ of each difference's resamples, and the experts it drew.
+
+    A vote moves the first model's overall by its change and the second's by minus its own (each
+    centred on its model's mean vote already); `crossed.rater_variance` of that contrast gives δ,
+    and the experts are drawn as the report's crossed intervals draw them, from the same seed.
+    overall: (model, expert, item, centred change) of every model's overall. Each model is the
+    first of one pair and the second of another at most, so every vote enters twice at most.
+    """
+    model, expert, item, change = overall
+    z, group, ex, it = [], [], [], []
+    for column, sign in ((0, 1.0), (1, -1.0)):
+        pair_of = np.full(m_count, -1, np.int64)
+        pair_of[pairs[:, column]] = np.arange(len(pairs))
+        p = pair_of[model]
+        keep = p >= 0
+        z.append(sign * change[keep])
+        group.append(p[keep])
+        ex.append(expert[keep])
+        it.append(item[keep])
+    zz, gg, ee, ii = (np.concatenate(x) for x in (z, group, ex, it))
+    delta, _ = cx.rater_variance(zz, ee, ii, gg, len(pairs), n_experts, level, count=np.zeros(zz.size))
+    crossed = cx.crossed_draws(draws.shape[1], n_experts, draws.shape[0], seed, item_draws=[draws])
+    if crossed is None:
+        return np.zeros((draws.shape[0], len(pairs))), 0
+    return cx.expert_shift(crossed, delta), int(st.sorted_unique(ee).size)

@@ -149,7 +149,15 @@ def leave_one_out(
 
 
 def rater_variance(
-    z: np.ndarray, expert: np.ndarray, item: np.ndarray, group: np.ndarray | None, n_groups: int, n_experts: int, level: float = 0.95
+    z: np.ndarray,
+    expert: np.ndarray,
+    item: np.ndarray,
+    group: np.ndarray | None,
+    n_groups: int,
+    n_experts: int,
+    level: float = 0.95,
+    *,
+    count: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(δ, rater variance) per group from the change z that leaving out each vote makes (experts × groups, groups).
 
@@ -169,13 +177,17 @@ def rater_variance(
     freedom are the experts' effective number, Kish's (Σₑ Zₑ²)²/Σₑ Zₑ⁴ (E when every expert
     weighs alike, fewer when a few dominate), at most E − 1. δₑ is −Zₑ scaled so that Σₑ δₑ² is
     the rater variance: a resample's experts' part Σₑ (vₑ − 1)·δₑ then varies by it (Σₑ δₑ = 0).
+
+    count: how many votes each row stands for (default one each): a row may sum the votes of one
+    expert on one item, and z̄ is then Σ z / Σ count; rows already centred pass a count of 0.
     """
     z = np.asarray(z, np.float64)
     expert = np.asarray(expert, np.int64)
     g = np.zeros(z.size, np.int64) if group is None else np.asarray(group, np.int64)
-    per_group = np.bincount(g, minlength=n_groups).astype(np.float64)
-    mean = np.bincount(g, weights=z, minlength=n_groups) / np.maximum(per_group, 1.0)
-    z = z - mean[g]
+    weight = np.ones(z.size) if count is None else np.asarray(count, np.float64)
+    per_group = np.bincount(g, weights=weight, minlength=n_groups)
+    mean = np.divide(np.bincount(g, weights=z, minlength=n_groups), per_group, out=np.zeros(n_groups), where=per_group > 0)
+    z = z - weight * mean[g]
     eg = expert * n_groups + g
     zeg = np.bincount(eg, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
     it = np.asarray(item, np.int64)
@@ -189,8 +201,19 @@ def rater_variance(
         cells, at = st.sorted_unique_inverse(cell)
         s = np.bincount(at, weights=z, minlength=cells.size)
         within = np.bincount(cells % n_groups, weights=s**2, minlength=n_groups)
-    total = (zeg**2).sum(axis=0)
     experts = np.count_nonzero(np.bincount(eg, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
+    return rater_variance_from_sums(zeg, within, experts, level)
+
+
+def rater_variance_from_sums(
+    zeg: np.ndarray, within: np.ndarray, experts: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """`rater_variance` from its sums: Zₑ per expert and group (experts × groups), Σᵢ Sₑᵢ² per group, experts per group.
+
+    For callers that hold the (expert, item, group) sums already, centred on the group's mean vote.
+    """
+    n_groups = zeg.shape[1]
+    total = (zeg**2).sum(axis=0)
     e = np.maximum(experts, 2).astype(np.float64)
     # The experts' effective number (Kish) as degrees of freedom: E − 1 at most, fewer when a few experts dominate.
     fourth = (zeg**4).sum(axis=0)

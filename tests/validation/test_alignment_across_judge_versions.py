@@ -138,6 +138,7 @@ def test_one_blind_test_at_a_time_the_newest_first_whatever_their_number(version
             body = client.get(url).json()
         return [c["campaign"] for c in body["campaigns"]], [t["name"] for t in body["blind_tests"]], len(captured)
 
+    shown("/api/v1/validation/datasets/demo/alignment/")  # the judge runs' scores (for the calibrated scores) are stored once
     one, listed, queries = shown("/api/v1/validation/datasets/demo/alignment/")
     assert one == ["blind-1"] and listed == ["blind-1"]
     newer = blind_test(cast, campaign="blind-2", with_judge=False, seed=3)
