@@ -7,7 +7,8 @@ from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from heartbench_core import api_tokens, language, views
+from heartbench_core import language, views
+from heartbench_core.people import api as people_api
 from heartbench_core.people.views import InviteAcceptView
 from heartbench_core.throttling import ThrottledLoginView
 
@@ -45,18 +46,18 @@ urlpatterns = [
     path("rubrics/", include("rubrics.urls")),
     path("work/", include("annotation.urls")),
     path("validation/", include("validation.urls")),
-    # API tokens: admins issue, list and revoke them; everyone lists and revokes their own (heartbench_core.api_tokens).
-    path("accounts/tokens/", api_tokens.token_list, name="tokens"),
-    path("accounts/tokens/issue/", api_tokens.token_issue, name="tokens-issue"),
-    path("accounts/tokens/<int:pk>/revoke/", api_tokens.token_revoke, name="tokens-revoke"),
-    path("accounts/my-tokens/", api_tokens.my_tokens, name="my-tokens"),
-    path("accounts/my-tokens/<int:pk>/revoke/", api_tokens.my_token_revoke, name="my-tokens-revoke"),
-    path("api/v1/tokens/", api_tokens.TokenViewSet.as_view({"get": "list", "post": "create"}), name="api-token-list"),
-    path("api/v1/tokens/<int:pk>/", api_tokens.TokenViewSet.as_view({"get": "retrieve", "delete": "destroy"}), name="api-token-detail"),
-    path("api/v1/tokens/mine/", api_tokens.MyTokenViewSet.as_view({"get": "list"}), name="api-my-token-list"),
+    # API tokens: admins issue, list and revoke them; everyone lists and revokes their own (heartbench_core.people.api).
+    path("accounts/tokens/", people_api.token_list, name="tokens"),
+    path("accounts/tokens/issue/", people_api.token_issue, name="tokens-issue"),
+    path("accounts/tokens/<int:pk>/revoke/", people_api.token_revoke, name="tokens-revoke"),
+    path("accounts/my-tokens/", people_api.my_tokens, name="my-tokens"),
+    path("accounts/my-tokens/<int:pk>/revoke/", people_api.my_token_revoke, name="my-tokens-revoke"),
+    path("api/v1/tokens/", people_api.TokenViewSet.as_view({"get": "list", "post": "create"}), name="api-token-list"),
+    path("api/v1/tokens/<int:pk>/", people_api.TokenViewSet.as_view({"get": "retrieve", "delete": "destroy"}), name="api-token-detail"),
+    path("api/v1/tokens/mine/", people_api.MyTokenViewSet.as_view({"get": "list"}), name="api-my-token-list"),
     path(
         "api/v1/tokens/mine/<int:pk>/",
-        api_tokens.MyTokenViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+        people_api.MyTokenViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
         name="api-my-token-detail",
     ),
     path("api/v1/", include("heartbench_core.api_urls")),

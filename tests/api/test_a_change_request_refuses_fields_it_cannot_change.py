@@ -34,7 +34,7 @@ COVERED = {
     "annotation.manage.api.ProfileViewSet": ("patch", "put"),
     "annotation.knowledge.api.FaqDetailView": ("patch",),
     "annotation.knowledge.api.CaseDetailView": ("patch",),
-    "heartbench_core.api_endpoint_runs.EndpointViewSet": ("patch",),
+    "heartbench_core.judging.api_runs.EndpointViewSet": ("patch",),
     "validation.api.ReleasePolicyView": ("put",),
 }
 

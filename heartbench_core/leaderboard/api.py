@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api_judge_runs import IsScoringStaff
+from heartbench_core.judging.api import IsScoringStaff
 from heartbench_core.leaderboard import read_models
 from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_A_JUDGE, NOT_IN_REPORT, ONLY_ALL_PAPER, calibrated_boards
 from heartbench_core.lib.agreement_report import Figure, Interval

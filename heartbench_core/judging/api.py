@@ -1,6 +1,6 @@
 """REST API of judge runs: list them, read a run's verdicts, import a judge's output file (admins and rubric authors only).
 
-The scores computed from a run's verdicts are served by `heartbench_core.api_scores`.
+The scores computed from a run's verdicts are served by `heartbench_core.leaderboard.api`.
 """
 
 from __future__ import annotations
