@@ -1655,33 +1655,34 @@ def _undefined_calibration(items: int, sampled: int, reason: str) -> CalibratedS
     )
 
 
-def calibrated_scores_block(
-    data: ReportData,
-    label: np.ndarray,
-    population: ScoringPopulation,
-    *,
-    resamples: int,
-    seed: int,
-    counts: tuple[np.ndarray, np.ndarray] | None = None,
-) -> CalibratedScores:
-    """Every model's HeartBench scores from the judge's verdicts on all items corrected by the golden labels of the sampled ones.
+@dataclass(frozen=True)
+class _GoldNorms:
+    """The golden standard's per-(question, ability) norms of each model's labelled responses, as the scorer computes them."""
 
-    Hidden gold checks never enter (the campaign's arrays hold none); a response counts as labelled
-    when every criterion of its question has a golden label. counts: each unit's (hits, ratings),
-    the votes its golden label was counted from: the intervals then resample the experts with the
-    items (`calibrated_scores.gold_vote_changes`); None: the items alone.
-    """
-    n_q = len(population.question_ids)
+    models: list[str]
+    item_q: np.ndarray  # each campaign item's question in the population (-1: not in it)
+    sampled: np.ndarray  # (questions,) sampled into the campaign
+    crit_ability: np.ndarray  # each criterion's ability in the population (-1: none)
+    response_model: np.ndarray  # each campaign response's model among `models` (-1: none)
+    response_question: np.ndarray  # each campaign response's question (-1: none)
+    complete: np.ndarray  # each campaign response: every criterion of its question has a golden label
+    norm: np.ndarray  # (models, questions, abilities), NaN where not labelled
+    labelled: np.ndarray  # (models, questions)
+
+
+def _sampled_questions(data: ReportData, population: ScoringPopulation) -> tuple[np.ndarray, np.ndarray]:
     q_index = {qid: i for i, qid in enumerate(population.question_ids)}
     item_q = np.array([q_index.get(qid, -1) for qid in data.item_question], dtype=np.intp)
-    sampled = np.zeros(n_q, bool)
+    sampled = np.zeros(len(population.question_ids), bool)
     sampled[item_q[item_q >= 0]] = True
-    if population.reason:
-        return _undefined_calibration(n_q, int(sampled.sum()), population.reason)
-    models = [m for m in data.model_names if m in population.judge_norm]
-    if not models:
-        return _undefined_calibration(n_q, int(sampled.sum()), NO_POPULATION_MODEL)
-    n_a = len(population.abilities)
+    return item_q, sampled
+
+
+def _gold_norms(
+    data: ReportData, label: np.ndarray, population: ScoringPopulation, models: list[str], item_q: np.ndarray, sampled: np.ndarray
+) -> _GoldNorms:
+    """Score each complete labelled response from its golden labels, exactly as the scorer scores the judge's verdicts."""
+    n_q, n_a = len(population.question_ids), len(population.abilities)
     a_index = {a: i for i, a in enumerate(population.abilities)}
     crit_ab = np.array([a_index.get(a, -1) for a in data.crit_ability], dtype=np.intp)
     n_cr = len(data.cr_id)
@@ -1704,38 +1705,71 @@ def calibrated_scores_block(
     )
     m_index = {name: i for i, name in enumerate(models)}
     cr_m = np.array([m_index.get(data.model_names[m], -1) for m in data.cr_model.tolist()], dtype=np.intp)
-    gold = np.full((len(models), n_q, n_a), np.nan)
+    norm = np.full((len(models), n_q, n_a), np.nan)
     labelled = np.zeros((len(models), n_q), bool)
     keep = complete & (cr_m >= 0)
-    gold[cr_m[keep], cr_q[keep]] = gold_scores.norm[keep]
+    norm[cr_m[keep], cr_q[keep]] = gold_scores.norm[keep]
     labelled[cr_m[keep], cr_q[keep]] = True
+    return _GoldNorms(models, item_q, sampled, crit_ab, cr_m, cr_q, keep, norm, labelled)
+
+
+def _gold_votes(
+    data: ReportData, label: np.ndarray, gold: _GoldNorms, counts: tuple[np.ndarray, np.ndarray] | None, n_abilities: int
+) -> Any:
+    """How leaving each expert's vote out moves the golden norms (None: the items alone are resampled)."""
     n_experts = len(data.expert_ids)
-    votes = None
-    if counts is not None and n_experts > 1:
-        votes = cal.gold_vote_changes(
-            vote_unit=data.j_unit,
-            vote_expert=data.j_expert,
-            vote_hit=data.j_hit,
-            unit_response=data.u_cr,
-            unit_criterion=data.u_crit,
-            label=label,
-            fixed=data.u_adjudicated >= 0,
-            hits=counts[0],
-            ratings=counts[1],
-            crit_ability=crit_ab,
-            crit_weight=data.crit_weight,
-            crit_catastrophic=data.crit_catastrophic,
-            response_model=np.maximum(cr_m, 0),
-            response_question=np.maximum(cr_q, 0),
-            include=keep,
-            n_abilities=n_a,
-            n_experts=n_experts,
-        )
+    if counts is None or n_experts <= 1:
+        return None
+    return cal.gold_vote_changes(
+        vote_unit=data.j_unit,
+        vote_expert=data.j_expert,
+        vote_hit=data.j_hit,
+        unit_response=data.u_cr,
+        unit_criterion=data.u_crit,
+        label=label,
+        fixed=data.u_adjudicated >= 0,
+        hits=counts[0],
+        ratings=counts[1],
+        crit_ability=gold.crit_ability,
+        crit_weight=data.crit_weight,
+        crit_catastrophic=data.crit_catastrophic,
+        response_model=np.maximum(gold.response_model, 0),
+        response_question=np.maximum(gold.response_question, 0),
+        include=gold.complete,
+        n_abilities=n_abilities,
+        n_experts=n_experts,
+    )
+
+
+def calibrated_scores_block(
+    data: ReportData,
+    label: np.ndarray,
+    population: ScoringPopulation,
+    *,
+    resamples: int,
+    seed: int,
+    counts: tuple[np.ndarray, np.ndarray] | None = None,
+) -> CalibratedScores:
+    """Every model's HeartBench scores from the judge's verdicts on all items corrected by the golden labels of the sampled ones.
+
+    Hidden gold checks never enter (the campaign's arrays hold none); a response counts as labelled
+    when every criterion of its question has a golden label. counts: each unit's (hits, ratings),
+    the votes its golden label was counted from: the intervals then resample the experts with the
+    items (`calibrated_scores.gold_vote_changes`); None: the items alone.
+    """
+    n_q = len(population.question_ids)
+    item_q, sampled = _sampled_questions(data, population)
+    if population.reason:
+        return _undefined_calibration(n_q, int(sampled.sum()), population.reason)
+    models = [m for m in data.model_names if m in population.judge_norm]
+    if not models:
+        return _undefined_calibration(n_q, int(sampled.sum()), NO_POPULATION_MODEL)
+    gold = _gold_norms(data, label, population, models, item_q, sampled)
     r = cal.calibrate(
         judge_norm=np.stack([population.judge_norm[m] for m in models]),
-        gold_norm=gold,
+        gold_norm=gold.norm,
         scored=np.stack([population.scored[m] for m in models]),
-        labelled=labelled,
+        labelled=gold.labelled,
         present=population.present,
         stratum=population.stratum,
         sampled=sampled,
@@ -1744,8 +1778,20 @@ def calibrated_scores_block(
         resamples=resamples,
         seed=seed,
         level=CALIBRATED_LEVEL,
-        votes=votes,
+        votes=_gold_votes(data, label, gold, counts, len(population.abilities)),
     )
+    return CalibratedScores(
+        items=n_q,
+        sampled_items=int(sampled.sum()),
+        models=tuple(_calibrated_models(r, models, population)),
+        differences=tuple(_calibrated_differences(r, models, population)),
+        kendall_tau=Figure.of(r.kendall_tau),
+    )
+
+
+def _calibrated_models(r: cal.Calibration, models: list[str], population: ScoringPopulation) -> list[CalibratedModel]:
+    """Each model's judge-only, experts-only and corrected scores with their intervals, best corrected rank first."""
+    n_a = len(population.abilities)
     n_scored = [int(x) for x in r.scored_items]
     n_lab = [int(x) for x in r.labelled_items]
     keys = [("overall", "Overall"), *((d, d) for d in DIMENSIONS), *((a, english_name(a)) for a in population.abilities)]
@@ -1791,7 +1837,13 @@ def calibrated_scores_block(
         )
         for m, name in enumerate(models)
     ]
-    boot = Resampling("item", n_q, r.resamples, CALIBRATED_LEVEL, experts=r.difference_experts or None)
+    rows.sort(key=lambda row: (row.corrected_rank, row.judge_rank, row.model))
+    return rows
+
+
+def _calibrated_differences(r: cal.Calibration, models: list[str], population: ScoringPopulation) -> list[ModelDifference]:
+    """The corrected difference of every pair of models, with its interval over resampled items (and experts)."""
+    boot = Resampling("item", len(population.question_ids), r.resamples, CALIBRATED_LEVEL, experts=r.difference_experts or None)
     differences = []
     for (i, j), value, low, high in zip(r.pairs.tolist(), r.difference, r.difference_low, r.difference_high):
         n_both = int((population.scored[models[i]] & population.scored[models[j]]).sum())
@@ -1804,14 +1856,7 @@ def calibrated_scores_block(
                 ci95=Interval(None, None, boot, ci_reason) if ci_reason else Interval(_num(low), _num(high), boot, None),
             )
         )
-    rows.sort(key=lambda row: (row.corrected_rank, row.judge_rank, row.model))
-    return CalibratedScores(
-        items=n_q,
-        sampled_items=int(sampled.sum()),
-        models=tuple(rows),
-        differences=tuple(differences),
-        kendall_tau=Figure.of(r.kendall_tau),
-    )
+    return differences
 
 
 def _overall_by_group(scores: scoring.QuestionScores, group: np.ndarray, selected: np.ndarray, n_groups: int) -> np.ndarray:

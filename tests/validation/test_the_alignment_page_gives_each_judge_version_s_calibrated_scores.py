@@ -16,7 +16,7 @@ def test_each_version_has_the_report_s_calibrated_scores_with_counts(cast, clien
 
     client = client_for(cast.admin)
     page = client.get("/validation/datasets/demo/alignment/").content.decode()
-    assert 'class="table alignment-calibrated"' in page and row.version.key in page
+    assert 'class="table wide alignment-calibrated"' in page and row.version.key in page
     first = block.models[0]
     assert f"{first.scored_items} / {first.labelled_items}" in page
     experts = first.overall.corrected_ci95.resampled.experts
