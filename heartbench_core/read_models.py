@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
+from django.utils.translation import gettext
 
 from heartbench_core import blindness
+from heartbench_core.roles import Role, has_role
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
@@ -64,6 +66,23 @@ class Viewer:
     @property
     def user_id(self) -> int | None:
         return self.user.pk if self.user.is_authenticated else None
+
+    # --- who may read at all: every read model checks it itself, behind the view's own check -----
+
+    def person(self) -> User:
+        """The signed-in person reading, or PermissionDenied (a read model of one's own things)."""
+        if not self.user.is_authenticated:
+            raise PermissionDenied(gettext("You do not have access to this page."))
+        return self.user
+
+    def holds(self, *roles: Role) -> bool:
+        return has_role(self.user, *roles)
+
+    def require(self, *roles: Role) -> User:
+        """The person reading when they hold one of `roles`, else PermissionDenied."""
+        if not self.user.is_authenticated or not has_role(self.user, *roles):
+            raise PermissionDenied(gettext("You do not have access to this page."))
+        return self.user
 
     # --- refusing what is closed, with the reason ------------------------------------------------
 
@@ -104,6 +123,12 @@ def read_model(func: Callable[P, R]) -> Callable[P, R]:
     READ_MODELS[f"{func.__module__}.{func.__qualname__}"] = func
     func.__read_model__ = True  # type: ignore[attr-defined]
     return func
+
+
+def matching(qs: QuerySet[ModelT], **lookups: Any) -> QuerySet[ModelT]:
+    """`qs` filtered by each lookup that was given a value (None or "" leaves it out): a list's optional filters, one way."""
+    given = {lookup: value for lookup, value in lookups.items() if value is not None and value != ""}
+    return qs.filter(**given) if given else qs
 
 
 def one(qs: QuerySet[ModelT], **lookup: Any) -> ModelT:

@@ -55,12 +55,6 @@ def has_role(user: User | AnonymousUser | None, *roles: Role) -> bool:
     return bool(roles_of(user) & set(roles))
 
 
-def require_role(user: User | AnonymousUser | None, *roles: Role) -> None:
-    """PermissionDenied unless the user holds one of `roles`: a read model's own role check, behind the view's."""
-    if not has_role(user, *roles):
-        raise PermissionDenied(gettext("You do not have access to this page."))
-
-
 def role_required(*roles: Role, keep_post_for: str | None = None, accepts_tokens: bool = False) -> Callable[[ViewT], ViewT]:
     """View decorator: anonymous users go to login; users without one of the roles get 403.
 

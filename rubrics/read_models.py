@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Max, Model, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 from django.utils.safestring import SafeString, mark_safe
@@ -31,8 +31,8 @@ from annotation.knowledge import selectors as knowledge_selectors
 from annotation.models import Case, UnclearCriterionReport
 from heartbench_core.lib import rubric_quality as quality
 from heartbench_core.lib.textdiff import word_diff_html
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, User
-from heartbench_core.read_models import Viewer, one, read_model
+from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
+from heartbench_core.read_models import Viewer, matching, one, read_model
 from heartbench_core.roles import STAFF_ROLES, Role, has_role
 from heartbench_core.selectors import items_of
 from rubrics import feedback, selectors, services
@@ -65,21 +65,9 @@ def _closed_responses(viewer: Viewer) -> ResponseIds | None:
     return scope.response_ids if scope else None
 
 
-def _is_staff(viewer: Viewer) -> bool:
-    return isinstance(viewer.user, User) and has_role(viewer.user, *STAFF_ROLES)
-
-
-def _staff(viewer: Viewer) -> User:
-    """Rubric reads are staff reads: anyone else is refused here too, whatever view or API view asked."""
-    user = viewer.user
-    if not isinstance(user, User) or not _is_staff(viewer):
-        raise PermissionDenied(gettext("You do not have access to this page."))
-    return user
-
-
 def _staff_only(viewer: Viewer, qs: QuerySet[ModelT]) -> QuerySet[ModelT]:
     """A list as staff read it; empty for anyone else (a list is asked for its model too, e.g. by the schema generator)."""
-    return qs if _is_staff(viewer) else qs.none()
+    return qs if viewer.holds(*STAFF_ROLES) else qs.none()
 
 
 def _can_edit(viewer: Viewer) -> bool:
@@ -92,7 +80,7 @@ def _can_edit(viewer: Viewer) -> bool:
 @read_model
 def dataset(viewer: Viewer, name: str, *, field: str | None = None) -> Dataset:
     """The dataset named `name`: 404 when there is none, or, for a name a request body gave in `field`, a 400 naming it."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     found = Dataset.objects.filter(name=name).first()
     if found is None:
         if field is not None:
@@ -104,14 +92,14 @@ def dataset(viewer: Viewer, name: str, *, field: str | None = None) -> Dataset:
 @read_model
 def criterion_lineage(viewer: Viewer, key: uuid.UUID | str) -> CriterionLineage:
     """A criterion (its lineage), with its dataset; 404 when there is none."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     return one(CriterionLineage.objects.select_related("dataset"), key=key)
 
 
 @read_model
 def question_of(viewer: Viewer, lineage: CriterionLineage) -> str:
     """The question id a criterion belongs to (where the pages go back to after acting on it)."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     question_id, _ = selectors.lineage_question(lineage)
     return question_id
 
@@ -133,7 +121,7 @@ class WorkListPage:
 @read_model
 def work_list_page(viewer: Viewer, *, full: bool = True) -> WorkListPage:
     """Every dataset (the list's filter); with `full`, the viewer's open drafts and the counts the page's buttons show."""
-    user = _staff(viewer)
+    user = viewer.require(*STAFF_ROLES)
     datasets = list(Dataset.objects.order_by("name"))
     if not full:
         return WorkListPage(datasets, selectors.WORK_PAGE_SIZE, None, None, None)
@@ -163,7 +151,7 @@ def work_list(
     Neither its signals nor its unclear reports count the responses of a dataset an open campaign of
     the viewer is on (a saturated criterion would give the judge's verdicts away).
     """
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     leave_out = _closed_responses(viewer)
     items = [
         w
@@ -178,7 +166,7 @@ def work_list(
 @read_model
 def work_entry(viewer: Viewer, kind: str, pk: int) -> CriterionFlag | UnclearCriterionReport:
     """A work-list entry an author resolves: a flag or an expert's unclear report; 404 for any other kind."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     if kind == "flag":
         return one(CriterionFlag.objects.all(), pk=pk)
     if kind == "unclear":
@@ -223,7 +211,7 @@ def dataset_items(viewer: Viewer, name: str, *, q: str | None = None) -> Dataset
 @read_model
 def criterion_signals(viewer: Viewer, dataset: Dataset, keys: Sequence[uuid.UUID] | None) -> dict[uuid.UUID, CriterionSignals]:
     """Quality signals of these criteria (None: every criterion of the dataset), without the viewer's closed responses."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     return selectors.cached_quality_signals(dataset, keys, leave_out=_closed_responses(viewer))
 
 
@@ -334,7 +322,7 @@ def criterion_history(viewer: Viewer, key: uuid.UUID | str, *, a: int | None, b:
     labels = dict(Case.Cause.choices)
     return replace(
         history,
-        knowledge=knowledge_selectors.lineage_knowledge(_staff(viewer), lineage),
+        knowledge=knowledge_selectors.lineage_knowledge(viewer.require(*STAFF_ROLES), lineage),
         causes=[(str(labels.get(cause, cause)), n) for cause, n in causes.most_common()],
         decisions=sum(causes.values()),
     )
@@ -351,7 +339,7 @@ def _diff_against_approved(rev: CriterionRevision) -> tuple[SafeString, services
 @read_model
 def review_queue(viewer: Viewer) -> list[CriterionRevision]:
     """Submitted revisions the viewer may still decide on (never their own), each with `diff_html` against the approved text."""
-    queue = list(selectors.review_queue(_staff(viewer)))
+    queue = list(selectors.review_queue(viewer.require(*STAFF_ROLES)))
     for rev in queue:
         rev.diff_html = _diff_against_approved(rev)
     return queue
@@ -376,7 +364,7 @@ class RevisionPage:
 @read_model
 def revision_page(viewer: Viewer, pk: int) -> RevisionPage:
     """A revision with its diff against the approved text, the panel's decisions, its discussion and what the viewer may do."""
-    user = _staff(viewer)
+    user = viewer.require(*STAFF_ROLES)
     rev = selectors.revision_detail(pk)
     if rev is None:
         raise Http404(gettext("No such revision."))
@@ -402,7 +390,7 @@ def revision_page(viewer: Viewer, pk: int) -> RevisionPage:
 @read_model
 def revision(viewer: Viewer, pk: int) -> CriterionRevision:
     """A revision the viewer acts on (submits, reviews, comments on); 404 when there is none."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     return one(CriterionRevision.objects.all(), pk=pk)
 
 
@@ -421,15 +409,7 @@ def revisions(
         .select_related("dataset", "author", "parent", "published_in")
         .annotate(approvals=Count("decisions", filter=Q(decisions__verdict=ReviewDecision.Verdict.APPROVE)))
     )
-    if dataset:
-        qs = qs.filter(dataset__name=dataset)
-    if status:
-        qs = qs.filter(status=status)
-    if question_id:
-        qs = qs.filter(question_id=question_id)
-    if key:
-        qs = qs.filter(lineage_id=key)
-    return qs.order_by("-created_at", "-id")
+    return matching(qs, dataset__name=dataset, status=status, question_id=question_id, lineage_id=key).order_by("-created_at", "-id")
 
 
 @read_model
@@ -441,21 +421,21 @@ def listed_revision(viewer: Viewer, pk: int) -> CriterionRevision:
 @read_model
 def comment_thread(viewer: Viewer, rev: CriterionRevision) -> list[tuple[RevisionComment, int]]:
     """A revision's comments in thread order, with their depth (the page's discussion)."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     return selectors.comment_thread(rev)
 
 
 @read_model
 def comments(viewer: Viewer, rev: CriterionRevision) -> list[RevisionComment]:
     """A revision's comments, oldest first (the API's discussion)."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     return list(rev.comments.select_related("author").order_by("created_at", "id"))
 
 
 @read_model
 def reply_target(viewer: Viewer, rev: CriterionRevision, reply_id: int | None) -> RevisionComment | None:
     """The comment of this revision a new comment answers (None when none is named or it is not on this revision)."""
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     if reply_id is None:
         return None
     return rev.comments.filter(pk=reply_id).first()
@@ -497,7 +477,7 @@ def stale_list(viewer: Viewer, dataset: Dataset, *, question_id: str | None = No
     Which responses carry experts' judgments tells which were sampled into blind tests: on a dataset an
     open campaign of the viewer is on, every response is left out, as the quality signals leave them out.
     """
-    _staff(viewer)
+    viewer.require(*STAFF_ROLES)
     rows = [] if viewer.hides_dataset(dataset.pk) else selectors.stale_rows(dataset, question_id=question_id)
     return StaleList(rows, selectors.stale_totals(rows))
 

@@ -544,7 +544,7 @@ class CampaignReportsView(ListAPIView[AgreementReport]):
 
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: QueuedReportSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
-        campaign = read.report_campaign(Viewer.of(request), campaign_id)
+        campaign = read.campaign_of(Viewer.of(request), campaign_id)
         form = ComputeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
@@ -714,7 +714,7 @@ class QueueView(ComputedListView):
     @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
     def get(self, request: Request, campaign_id: int) -> Response:
         viewer = Viewer.of(request)
-        campaign = read.queue_campaign(viewer, campaign_id)
+        campaign = read.campaign_of(viewer, campaign_id)
         form = QueueQuerySerializer(data=request.query_params, context={"campaign": campaign})
         form.is_valid(raise_exception=True)
         query = form.validated_data
@@ -1439,7 +1439,7 @@ class JudgmentsExportView(APIView):
         if fmt not in ("csv", "jsonl"):
             raise NotFound(_("The judgments export is judgments.csv or judgments.jsonl."))
         viewer = Viewer.of(request)
-        campaign = read.exported_campaign(viewer, campaign_id)
+        campaign = read.campaign_of(viewer, campaign_id)
         try:
             chunks = read.export_stream(viewer, campaign, "judgments", fmt, request.query_params)
         except BadFilter as exc:

@@ -60,7 +60,6 @@ from validation.services.release import policy_differs_from, policy_history, pol
 if TYPE_CHECKING:
     from django.core.paginator import Page
 
-    from heartbench_core.models import User
     from validation.models import QueueSummary, ReleasePolicyChange
 
 # Why a unit is refused to the senior reviewer who rated its response, by what they came to do.
@@ -68,13 +67,6 @@ RATED_IT = {
     "adjudicate": gettext_lazy("You rated this response yourself; another senior reviewer must adjudicate it."),
     "case": gettext_lazy("You rated this response yourself; another senior reviewer writes its case."),
 }
-
-
-def _user(viewer: Viewer) -> User:
-    """The signed-in viewer (the role checks before every read model here admit no anonymous one)."""
-    if not viewer.user.is_authenticated:
-        raise PermissionDenied
-    return viewer.user
 
 
 @read_model
@@ -140,8 +132,7 @@ def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *,
     exposures). The report is read without its JSON (1.5 MB for a campaign of 250 experts): the
     page decodes it on first use, when its cached section is not there.
     """
-    campaign = one(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
-    viewer.refuse_campaign(campaign.pk)  # the reports break agreement down by criterion and model
+    campaign = campaign_of(viewer, campaign_id)  # the reports break agreement down by criterion and model
     reports = campaign.agreement_reports.defer(*AgreementReport.LARGE)
     report = one(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
     if part == "jobs":
@@ -158,11 +149,11 @@ def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *,
 
 
 @read_model
-def report_campaign(viewer: Viewer, campaign_id: int) -> Campaign:
-    """The campaign a report is asked of (closed like its reports)."""
-    campaign = one(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
-    viewer.refuse_campaign(campaign.pk)
-    return campaign
+def campaign_of(viewer: Viewer, campaign_id: int) -> Campaign:
+    """A campaign whose reports, queue or exports are asked for: refused whole to an expert of it or of one on its dataset."""
+    found = one(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
+    viewer.refuse_campaign(found.pk)
+    return found
 
 
 @read_model
@@ -209,14 +200,6 @@ def golden_labels(viewer: Viewer, campaign_id: int, *, provenance: str | None = 
 
 
 @read_model
-def exported_campaign(viewer: Viewer, campaign_id: int) -> Campaign:
-    """The campaign an export is asked of: nothing of a campaign the viewer is blind to."""
-    campaign = one(Campaign.objects.all(), pk=campaign_id)
-    viewer.refuse_campaign(campaign.pk)
-    return campaign
-
-
-@read_model
 def export_stream(viewer: Viewer, campaign: Campaign, what: str, fmt: str, params: Mapping[str, Any]) -> Iterator[str] | Iterator[bytes]:
     """The judgments (filtered as `params` ask: BadFilter before anything is sent) or golden labels, streamed in chunks.
 
@@ -224,7 +207,7 @@ def export_stream(viewer: Viewer, campaign: Campaign, what: str, fmt: str, param
     its rows go, without the entries the viewer must not see.
     """
     only = judgment_filter(params)
-    return export_chunks(_user(viewer), campaign, what, fmt, only=only)
+    return export_chunks(viewer.person(), campaign, what, fmt, only=only)
 
 
 @read_model
@@ -253,7 +236,7 @@ class CampaignToAdjudicate(TypedDict):
 @read_model
 def campaigns_to_adjudicate(viewer: Viewer) -> list[CampaignToAdjudicate]:
     """The campaigns with units to decide, most to decide first; one closed to the viewer is named without figures."""
-    user = _user(viewer)
+    user = viewer.person()
     closed = viewer.scope.closed_campaign_ids
     rows: list[CampaignToAdjudicate] = []
     for campaign in selectors.campaigns_to_adjudicate():
@@ -267,14 +250,6 @@ def campaigns_to_adjudicate(viewer: Viewer) -> list[CampaignToAdjudicate]:
     return rows
 
 
-@read_model
-def queue_campaign(viewer: Viewer, campaign_id: int) -> Campaign:
-    """The campaign whose queue is asked for (closed to an expert of it)."""
-    campaign = one(Campaign.objects.all(), pk=campaign_id)
-    viewer.refuse_campaign(campaign.pk)
-    return campaign
-
-
 @dataclass(frozen=True)
 class Queue:
     entries: StoredQueue
@@ -284,7 +259,7 @@ class Queue:
 @read_model
 def adjudication_queue(viewer: Viewer, campaign: Campaign, *, show: str, trigger: str = "", criterion: int | None = None) -> Queue:
     """The stored queue (decisions applied at once), less the responses the viewer rated; the view takes a page of it."""
-    user = _user(viewer)
+    user = viewer.person()
     entries = stored_queue(campaign, viewer=user, reviewer=user, show=show, trigger=trigger, criterion=criterion)
     return Queue(entries=entries, counts=QueueCounts(*entries.counts()))
 
@@ -329,12 +304,11 @@ class Unit:
 @read_model
 def adjudication_unit(viewer: Viewer, campaign_id: int, entry_id: int, criterion_id: int, *, rated_it: str = "adjudicate") -> Unit:
     """A unit the viewer may adjudicate: not of a campaign they rate in, nor a response they rated (`rated_it`: what they came to do, said in the refusal), else 403/404."""
-    campaign = one(Campaign.objects.all(), pk=campaign_id)
-    viewer.refuse_campaign(campaign.pk)
+    campaign = campaign_of(viewer, campaign_id)
     entry = one(CampaignResponse.objects.select_related("response", "item", "campaign"), pk=entry_id, campaign=campaign)
     viewer.refuse_response(entry.response_id)
     criterion = one(Criterion.objects.select_related("lineage", "item"), pk=criterion_id, item_id=entry.item_id)
-    if entry.assignments.filter(expert=_user(viewer)).exists():
+    if entry.assignments.filter(expert=viewer.person()).exists():
         raise PermissionDenied(str(RATED_IT[rated_it]))
     return Unit(campaign, entry, criterion)
 
@@ -519,7 +493,7 @@ class BuilderVersions:
 @read_model
 def gold_builder_versions(viewer: Viewer, asked: str | None, posted: str | None) -> BuilderVersions:
     """The versions the viewer may build from (datasets their blind scope leaves open), the one asked for and the one posted."""
-    versions = builder_versions(_user(viewer))
+    versions = builder_versions(viewer.person())
     version = versions.filter(pk=asked or 0).first() or versions.first()
     target = DatasetVersion.objects.filter(pk=posted or 0).first() or version
     return BuilderVersions(versions=versions, version=version, target=target)
@@ -532,26 +506,26 @@ def gold_candidates(
     """A page of a version's responses, each free or not, with its settled verdicts; refused on a dataset closed to the viewer."""
     if version is not None and viewer.hides_dataset(version.dataset_id):
         raise PermissionDenied(CLOSED_RESPONSE)
-    return candidate_list(user=_user(viewer), version=version, filters=filters, page_number=page_number)
+    return candidate_list(user=viewer.person(), version=version, filters=filters, page_number=page_number)
 
 
 @read_model
 def gold_drafts(viewer: Viewer) -> list[DraftLine]:
     """Drafts waiting for their verdicts, on datasets the viewer's blind scope leaves open."""
-    return open_drafts(_user(viewer))
+    return open_drafts(viewer.person())
 
 
 @read_model
 def gold_draft(viewer: Viewer, draft_id: int) -> GoldDraft:
     """A draft of a gold or calibration set (its sheets leave out what the viewer is blind to: `gold_draft_sheets`)."""
-    _user(viewer)
+    viewer.person()
     return one(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
 
 
 @read_model
 def gold_draft_sheets(viewer: Viewer, draft: GoldDraft, *, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
     """Each response of a draft with its criteria and the verdicts written so far (`posted`: what a refused POST typed)."""
-    return draft_sheets(draft=draft, user=_user(viewer), posted=posted)
+    return draft_sheets(draft=draft, user=viewer.person(), posted=posted)
 
 
 # --- the planner ----------------------------------------------------------------------------------------------------
@@ -566,7 +540,7 @@ class PlannerChoices:
 @read_model
 def planner_choices(viewer: Viewer) -> PlannerChoices:
     """The versions and pilot blind tests the viewer may plan from (datasets their blind scope leaves open)."""
-    user = _user(viewer)
+    user = viewer.person()
     return PlannerChoices(versions=plannable_versions(user), pilots=pilot_campaigns(user))
 
 
@@ -581,7 +555,7 @@ class Plan:
 @read_model
 def blind_test_plan(viewer: Viewer, cleaned: dict[str, Any], *, agreement_in_points: bool) -> Plan:
     """A plan of a blind test from the page's or the API's cleaned input (ValidationError naming the field when it cannot be made)."""
-    view = make_plan(plan_request(cleaned, agreement_in_points=agreement_in_points), user=_user(viewer))
+    view = make_plan(plan_request(cleaned, agreement_in_points=agreement_in_points), user=viewer.person())
     return Plan(
         view=view,
         sentences=[design_sentence(view, design) for design in view.plan.designs],

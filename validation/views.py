@@ -148,7 +148,7 @@ class _ReportFigures:
 @require_POST
 @role_required(*ADMIN)
 def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = read.report_campaign(Viewer.of(request), campaign_id)
+    campaign = read.campaign_of(Viewer.of(request), campaign_id)
     text: str
     level: int
     try:
@@ -206,7 +206,7 @@ def adjudication_index(request: SignedInRequest) -> HttpResponse:
 @role_required(*ADJUDICATORS)
 def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     viewer = Viewer.of(request)
-    campaign = read.queue_campaign(viewer, campaign_id)
+    campaign = read.campaign_of(viewer, campaign_id)
     show = request.GET.get("show", "")
     show = show if show in QUEUE_SHOW else QUEUE_SHOW[0]
     trigger = request.GET.get("trigger", "")
@@ -322,7 +322,7 @@ def unit_case(request: SignedInRequest, campaign_id: int, entry_id: int, criteri
 @role_required(*ADMIN, accepts_tokens=True)
 def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> HttpResponseBase:
     viewer = Viewer.of(request)
-    campaign = read.exported_campaign(viewer, campaign_id)
+    campaign = read.campaign_of(viewer, campaign_id)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
     if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):

@@ -26,7 +26,7 @@ from annotation.models import Assignment, CampaignResponse, Case, DatasetGuideli
 from annotation.services import knowledge as services
 from annotation.services.guidelines import GuidelinesInForce, current_dataset_guidelines, guidelines_in_force
 from annotation.workspace.read_models import found, own_work, owned
-from heartbench_core.models import Criterion, CriterionLineage, Dataset, User
+from heartbench_core.models import Criterion, CriterionLineage, Dataset
 from heartbench_core.read_models import Viewer, read_model
 
 PAGE_SIZE = 50
@@ -39,37 +39,30 @@ OpenCounts = selectors.OpenCounts
 SearchResults = selectors.SearchResults
 
 
-def _user(viewer: Viewer) -> User:
-    user = viewer.user
-    if not user.is_authenticated:
-        raise PermissionDenied
-    return user
-
-
 @read_model
 def reads_as_staff(viewer: Viewer) -> bool:
     """Whether the library shows the viewer the staff view (every status, sources, counts) rather than an expert's."""
-    return selectors.reads_as_staff(_user(viewer))
+    return selectors.reads_as_staff(viewer.person())
 
 
 @read_model
 def datasets(viewer: Viewer) -> list[Dataset]:
     """The datasets the library files entries under, by name (names only: nothing of a campaign)."""
-    _user(viewer)
+    viewer.person()
     return list(Dataset.objects.order_by("name"))
 
 
 @read_model
 def dataset_named(viewer: Viewer, name: str) -> Dataset:
     """The dataset of that name, else 404."""
-    _user(viewer)
+    viewer.person()
     return found(Dataset.objects.all(), name=name)
 
 
 @read_model
 def dataset_to_write_in(viewer: Viewer, name: str | None) -> Dataset | None:
     """The dataset of that name, else the first by name (a new entry's form starts there); None when there is none yet."""
-    _user(viewer)
+    viewer.person()
     return Dataset.objects.filter(name=name).first() or Dataset.objects.order_by("name").first()
 
 
@@ -84,7 +77,7 @@ def faq_rows(
 
     `with_criteria` reads their criteria's keys with them (the API's rows show them).
     """
-    user = _user(viewer)
+    user = viewer.person()
     if reads_as_staff(viewer):
         rows = selectors.faq_list(user, dataset=dataset, status=status, lineage_key=lineage_key)
     else:
@@ -102,7 +95,7 @@ def case_rows(
 
     `with_sources` reads the source response and the publisher with the staff's rows (the API's rows show them).
     """
-    user = _user(viewer)
+    user = viewer.person()
     if reads_as_staff(viewer):
         rows = selectors.case_list(user, dataset=dataset, status=status, lineage_key=lineage_key)
         return rows.select_related("source_response", "published_by") if with_sources else rows
@@ -132,7 +125,7 @@ def search(
         if current is not None:
             documents.append((label(d) if label else d.name, current.body))
     return selectors.search(
-        _user(viewer), query, as_expert=not reads_as_staff(viewer), dataset=dataset, lineage_key=lineage_key, guidelines=documents
+        viewer.person(), query, as_expert=not reads_as_staff(viewer), dataset=dataset, lineage_key=lineage_key, guidelines=documents
     )
 
 
@@ -160,7 +153,7 @@ class LibraryIndex:
 def library_index(
     viewer: Viewer, *, dataset_name: str | None, kind: str, key: uuid.UUID | None, query: str, status: str, page: str | None
 ) -> LibraryIndex:
-    user = _user(viewer)
+    user = viewer.person()
     staff = reads_as_staff(viewer)
     every = datasets(viewer)
     dataset = next((d for d in every if d.name == dataset_name), None)
@@ -196,7 +189,7 @@ def library_index(
 @read_model
 def review_queue(viewer: Viewer) -> list[FaqEntry]:
     """FAQ entries waiting for a review the viewer may give (not their own), oldest first."""
-    return list(selectors.review_queue(_user(viewer)))
+    return list(selectors.review_queue(viewer.person()))
 
 
 # --- FAQ entries -------------------------------------------------------------------------------------
@@ -219,7 +212,7 @@ def faq_entry(viewer: Viewer, pk: int, *, as_expert: bool | None = None, must_be
     `must_be` refuses an entry the viewer may not act on: only its author edits it, only someone else reviews it.
     """
     as_expert = not reads_as_staff(viewer) if as_expert is None else as_expert
-    return _may_act(viewer, selectors.faq_entry(_user(viewer), pk, as_expert=as_expert), must_be)
+    return _may_act(viewer, selectors.faq_entry(viewer.person(), pk, as_expert=as_expert), must_be)
 
 
 @read_model
@@ -231,14 +224,14 @@ def faq_to_write(viewer: Viewer, pk: int, *, must_be: Who | None = None) -> FaqE
 @read_model
 def faq_criterion_keys(viewer: Viewer, entry: FaqEntry) -> list[str]:
     """The lineage keys of the entry's criteria (for its form)."""
-    _user(viewer)
+    viewer.person()
     return [str(k) for k in entry.lineages.values_list("key", flat=True)]
 
 
 @read_model
 def with_criteria(viewer: Viewer, entries: list[FaqEntry]) -> list[FaqEntry]:
     """The entries with their criteria read (one query for them all; none for entries read with them already), to be shown."""
-    _user(viewer)
+    viewer.person()
     prefetch_related_objects(entries, "lineages")
     return entries
 
@@ -259,7 +252,7 @@ class FaqPage:
 
 @read_model
 def faq_page(viewer: Viewer, pk: int) -> FaqPage:
-    user = _user(viewer)
+    user = viewer.person()
     staff = reads_as_staff(viewer)
     entry = faq_entry(viewer, pk, as_expert=not staff)
     writer = services.can_write_faq(user)
@@ -283,13 +276,13 @@ def faq_page(viewer: Viewer, pk: int) -> FaqPage:
 def case(viewer: Viewer, pk: int, *, as_expert: bool | None = None) -> Case:
     """One case as the viewer may read it (`as_expert`: by their roles unless told), else 404 (a hidden case and an unknown id alike)."""
     as_expert = not reads_as_staff(viewer) if as_expert is None else as_expert
-    return selectors.case(_user(viewer), pk, as_expert=as_expert)
+    return selectors.case(viewer.person(), pk, as_expert=as_expert)
 
 
 @read_model
 def criterion_snapshot(viewer: Viewer, key: uuid.UUID | str | None) -> Criterion | None:
     """The newest snapshot of the criterion lineage `key` (its wording and number as the rubric shows them now), or None."""
-    _user(viewer)
+    viewer.person()
     if key is None:
         return None
     return selectors.latest_snapshots([key]).get(str(key))
@@ -319,8 +312,8 @@ def case_page(viewer: Viewer, pk: int) -> CasePage:
         case=found_case,
         staff=staff,
         snapshot=criterion_snapshot(viewer, found_case.lineage_id),
-        counts=selectors.open_counts(_user(viewer), case_ids=[found_case.pk]).get(("case", found_case.pk)) if staff else None,
-        can_write=services.can_write_cases(_user(viewer)),
+        counts=selectors.open_counts(viewer.person(), case_ids=[found_case.pk]).get(("case", found_case.pk)) if staff else None,
+        can_write=services.can_write_cases(viewer.person()),
     )
 
 
@@ -335,7 +328,7 @@ def calibration_item(viewer: Viewer, entry_id: int, criterion_id: int) -> tuple[
 @read_model
 def lineage_knowledge(viewer: Viewer, lineage: CriterionLineage) -> selectors.LineageKnowledge:
     """Every FAQ entry and case on a criterion lineage the viewer may read, with their open counts (its rubric page, staff)."""
-    return selectors.lineage_knowledge(_user(viewer), lineage)
+    return selectors.lineage_knowledge(viewer.person(), lineage)
 
 
 # --- dataset guidelines ------------------------------------------------------------------------------
@@ -386,7 +379,7 @@ class Panel:
 @read_model
 def panel(viewer: Viewer, assignment: Assignment, criterion: Criterion | None, *, query: str, with_guidelines: bool) -> Panel:
     """What the panel shows, read as an expert whatever else the viewer is; the guidelines in force when asked (and for a search)."""
-    user = _user(viewer)
+    user = viewer.person()
     owned(viewer, assignment)
     campaign = assignment.campaign_response.campaign
     in_force = guidelines_in_force(campaign) if with_guidelines or query else None

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.admin.models import LogEntry
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page
 from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -56,23 +55,8 @@ from annotation.services.reports import REPORT_KINDS
 from annotation.services.split_extension import SplitExtensionState, split_extension_state
 from annotation.workspace.selectors import CalibrationOutcome, calibration_outcome
 from heartbench_core.models import User
-from heartbench_core.read_models import Viewer, one, read_model
+from heartbench_core.read_models import Viewer, matching, one, read_model
 from heartbench_core.roles import Role, has_role
-
-
-def _admins_only(viewer: Viewer) -> User:
-    """The screens of campaign management are the admins' (the views check the role too; a read model does not rely on it)."""
-    if not isinstance(viewer.user, User) or not has_role(viewer.user, Role.ADMIN):
-        raise PermissionDenied
-    return viewer.user
-
-
-def _person(viewer: Viewer) -> User:
-    """The signed-in viewer, whose own things (profile, certificates) a read model gives."""
-    if not isinstance(viewer.user, User) or not viewer.user.is_authenticated:
-        raise PermissionDenied
-    return viewer.user
-
 
 # --- campaigns ---------------------------------------------------------------------------------
 
@@ -86,7 +70,7 @@ class CampaignList:
 @read_model
 def campaign_list(viewer: Viewer, *, number: str | int | None, status: str = "") -> CampaignList:
     """One page of campaigns (progress withheld where the viewer is one of the experts) and the latest open alerts they may read."""
-    user = _admins_only(viewer)
+    user = viewer.require(Role.ADMIN)
     return CampaignList(
         listing=selectors.campaign_list_page(number=number, scope=viewer.scope, status=status),
         # Their text in the reader's language from their figures, not the English stored with them.
@@ -121,27 +105,27 @@ def campaign_as_listed(viewer: Viewer, campaign_id: int) -> Campaign:
 @read_model
 def campaign(viewer: Viewer, campaign_id: int | str) -> Campaign:
     """The campaign an admin acts on (status, assignment, pay, extra raters), or 404."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return one(Campaign.objects.all(), pk=campaign_id)
 
 
 @read_model
 def campaign_named(viewer: Viewer, name: str) -> Campaign | None:
     """The campaign of that name (a new campaign's gold source), or None."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return Campaign.objects.filter(name=name).first()
 
 
 @read_model
 def campaign_for_edit(viewer: Viewer, campaign_id: int) -> Campaign:
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return one(Campaign.objects.select_related("version__dataset"), pk=campaign_id)
 
 
 @read_model
 def open_preassigned(viewer: Viewer, campaign: Campaign) -> int:
     """Pre-assigned work still open (no expiry): what pausing or closing the campaign stops."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return Assignment.objects.filter(campaign_response__campaign=campaign, expires_at__isnull=True).open(timezone.now()).count()
 
 
@@ -166,7 +150,7 @@ def campaign_figures(viewer: Viewer, campaign: Campaign) -> CampaignFigures:
     An admin who is also an expert of this open campaign sees its settings but not its figures:
     the totals leave gold checks out, so a submission of theirs that did not move them was gold.
     """
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     withheld = viewer.hides_campaign(campaign.pk)
     progress = None if withheld else selectors.campaign_progress(campaign)
     gold = ([] if withheld else selectors.campaign_gold_accuracy(campaign)) if campaign.kind == Campaign.Kind.BLIND_TEST else None
@@ -176,7 +160,7 @@ def campaign_figures(viewer: Viewer, campaign: Campaign) -> CampaignFigures:
 @read_model
 def campaign_skips(viewer: Viewer, campaign: Campaign) -> CampaignSkips | None:
     """What its experts skipped and what can no longer finish; None for an admin who is an expert of this open campaign."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return None if viewer.hides_campaign(campaign.pk) else selectors.campaign_skips(campaign)
 
 
@@ -203,7 +187,7 @@ def campaign_page(viewer: Viewer, campaign_id: int, *, everyone: bool, rows: int
 
     `everyone` false: the per-expert tables hold their first `rows` experts only.
     """
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     found = one(Campaign.objects.select_related("version__dataset", "created_by", "settings"), pk=campaign_id)
     figures = campaign_figures(viewer, found)
     blind_test = found.kind == Campaign.Kind.BLIND_TEST
@@ -243,7 +227,7 @@ class SettingsHistory:
 @read_model
 def settings_history(viewer: Viewer, campaign: Campaign) -> SettingsHistory:
     """Guidelines revisions and recorded changes of settings and status, newest first (its edit page and the API)."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return SettingsHistory(selectors.guidelines_history(campaign), list(selectors.campaign_changes(campaign)))
 
 
@@ -259,7 +243,7 @@ class Payments:
 @read_model
 def payments(viewer: Viewer, campaign: Campaign) -> Payments:
     """Pay per expert under the written policy (its page and the API)."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     policy = QualityPolicy.current()
     return Payments(policy, payment_lines(campaign, policy))
 
@@ -267,13 +251,13 @@ def payments(viewer: Viewer, campaign: Campaign) -> Payments:
 @read_model
 def user_named(viewer: Viewer, username: str) -> User | None:
     """The user of that name (an expert an admin decides on), or None."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return User.objects.filter(username=username).first()
 
 
 @read_model
 def users_named(viewer: Viewer, names: Sequence[str]) -> list[User]:
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return list(User.objects.filter(username__in=names))
 
 
@@ -295,7 +279,7 @@ def assignments_page(
 
     The models and gold flags of its responses are closed to its experts (refused with the reason).
     """
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     found = one(Campaign.objects.all(), pk=campaign_id)
     viewer.refuse_campaign(found.pk)
     page = selectors.assignment_overview_page(
@@ -310,13 +294,7 @@ def _assignment_rows(campaign: str | None, expert: str | None, status: str | Non
     qs: QuerySet[Assignment] = Assignment.objects.select_related(
         "expert", "campaign_response__item", "campaign_response__response__model"
     ).order_by("-reserved_at", "-id")
-    if campaign:
-        qs = qs.filter(campaign_response__campaign_id=campaign)
-    if expert:
-        qs = qs.filter(expert__username=expert)
-    if status:
-        qs = qs.filter(status=status)
-    return qs
+    return matching(qs, campaign_response__campaign_id=campaign, expert__username=expert, status=status)
 
 
 @read_model
@@ -347,7 +325,7 @@ def assignment(
 @read_model
 def assignment_to_release(viewer: Viewer, public_id: str) -> Assignment:
     """The assignment an admin releases from the campaign's page (with what its confirmation shows), or 404."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return one(Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "expert"), public_id=public_id)
 
 
@@ -431,14 +409,14 @@ class ExpertRoster:
 
 @read_model
 def expert_roster(viewer: Viewer, *, number: str | None) -> ExpertRoster:
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return ExpertRoster(selectors.expert_profiles_page(number=number), own_quality_hidden(viewer.user))
 
 
 @read_model
 def expert(viewer: Viewer, username: str) -> User:
     """The user an admin looks at (their profile page), or 404."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return one(User.objects.all(), username=username)
 
 
@@ -453,7 +431,7 @@ class ExpertPage:
 @read_model
 def expert_page(viewer: Viewer, profile: ExpertProfile) -> ExpertPage:
     """An expert's page for admins: their history, tier changes and the alerts about them."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return ExpertPage(
         history=selectors.profile_history(profile),
         tier_changes=TierChange.objects.filter(profile=profile).select_related("changed_by")[:20],
@@ -468,7 +446,7 @@ def dual_role_conflicts(viewer: Viewer, *, campaign: int | None = None) -> list[
 
     `campaign`: only the users who are experts of that open campaign.
     """
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     rows = _dual_role_conflicts()
     if campaign is not None:
         rows = [r for r in rows if any(c.campaign.pk == campaign for c in r.campaigns)]
@@ -491,14 +469,14 @@ def alerts(viewer: Viewer, *, show_all: bool) -> QuerySet[AdminAlert]:
 @read_model
 def alert_page(viewer: Viewer, *, show_all: bool, limit: int = 200) -> list[AlertRow]:
     """The alerts page: `alerts` with their text and kind in the reader's language."""
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     return alert_rows(alerts(viewer, show_all=show_all)[:limit])
 
 
 @read_model
 def alert(viewer: Viewer, alert_id: int | str) -> AdminAlert:
     """An alert the viewer may read (to resolve it), or 404."""
-    return one(visible_alerts(_admins_only(viewer)), pk=alert_id)
+    return one(visible_alerts(viewer.require(Role.ADMIN)), pk=alert_id)
 
 
 # --- the expert's own profile and certificates -------------------------------------------------------
@@ -507,7 +485,7 @@ def alert(viewer: Viewer, alert_id: int | str) -> AdminAlert:
 @read_model
 def own_profile(viewer: Viewer) -> ExpertProfile:
     """The viewer's own profile as `profiles` gives it (their qualifications and certification with it)."""
-    return one(_with_quality(ExpertProfile.objects.all(), viewer), user=_person(viewer))
+    return one(_with_quality(ExpertProfile.objects.all(), viewer), user=viewer.person())
 
 
 @dataclass(frozen=True)
@@ -521,7 +499,7 @@ class OwnProfilePage:
 @read_model
 def own_profile_page(viewer: Viewer, profile: ExpertProfile) -> OwnProfilePage:
     """An expert's own profile page: their history, the retakes of failed calibrations, certificates, the policy."""
-    holder = _person(viewer)
+    holder = viewer.person()
     if profile.user_id != holder.pk:
         raise Http404
     history = selectors.profile_history(profile)
@@ -541,7 +519,7 @@ def own_certificate(viewer: Viewer, campaign_id: int) -> Certificate | None:
 
     The exact quality only once no open campaign counts the viewer's gold checks (annotation.blindness).
     """
-    holder = _person(viewer)
+    holder = viewer.person()
     found = one(Campaign.objects.all(), pk=campaign_id)
     return selectors.certificate(holder, found, show_exact_quality=not own_quality_hidden(holder))
 
@@ -549,7 +527,7 @@ def own_certificate(viewer: Viewer, campaign_id: int) -> Certificate | None:
 @read_model
 def own_certificates(viewer: Viewer) -> list[Certificate]:
     """Every certificate of the viewer, one per blind test they worked in (exact quality as in `own_certificate`)."""
-    holder = _person(viewer)
+    holder = viewer.person()
     return selectors.certificates_of(holder, show_exact_quality=not own_quality_hidden(holder))
 
 
@@ -585,7 +563,7 @@ def needs_action(viewer: Viewer, *, with_digest: bool = False) -> NeedsAction:
 
     `with_digest`: also whether the viewer gets the risk digest by e-mail (the page's toggle).
     """
-    user = _admins_only(viewer)
+    user = viewer.require(Role.ADMIN)
     home = needs_action_home(user)
     return NeedsAction(home, with_digest and user.groups.filter(name=DIGEST_GROUP).exists())
 
@@ -596,7 +574,7 @@ def expert_report(viewer: Viewer, kind: str, report_id: int) -> ItemProblemRepor
 
     Another rater's note on a response the admin judges blind is closed, like the corrections page.
     """
-    _admins_only(viewer)
+    viewer.require(Role.ADMIN)
     if kind not in REPORT_KINDS:
         raise Http404(gettext_lazy("Unknown kind of report."))
     related = ["assignment__expert", "assignment__campaign_response__campaign", "assignment__campaign_response__item", "resolved_by"]

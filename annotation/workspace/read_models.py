@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
@@ -25,7 +24,6 @@ from django.utils.translation import gettext as _
 from annotation.models import Assignment, CalibrationResult, Campaign, CorrectionRequest
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force
 from annotation.workspace import selectors
-from heartbench_core.models import User
 from heartbench_core.read_models import Viewer, one, read_model
 
 M = TypeVar("M", bound=Model)
@@ -35,14 +33,6 @@ CriterionRow = selectors.CriterionRow
 Discussion = selectors.Discussion
 JudgingPage = selectors.JudgingPage
 NO_WORK_CODES = selectors.NO_WORK_CODES
-
-
-def _expert(viewer: Viewer) -> User:
-    """The signed-in person reading (the pages and the API admit no one else here)."""
-    user = viewer.user
-    if not user.is_authenticated:
-        raise PermissionDenied
-    return user
 
 
 def found(qs: QuerySet[M], **lookup: object) -> M:
@@ -75,7 +65,7 @@ class HomeScreen:
 @read_model
 def expert_home(viewer: Viewer, *, why: str = "") -> HomeScreen:
     """The home page; `why` (a campaign id, after "Next response" found nothing) has that campaign's card say why."""
-    expert = _expert(viewer)
+    expert = viewer.person()
     home = selectors.expert_home(expert)
     prefetch = next((q.drafts[0].public_id for q in home.queues + home.calibrations if q.drafts), None)
     for queue in home.queues + home.calibrations:
@@ -87,13 +77,13 @@ def expert_home(viewer: Viewer, *, why: str = "") -> HomeScreen:
 @read_model
 def completed_work(viewer: Viewer, *, after: str = "") -> selectors.CompletedPage:
     """A page of the expert's own completed work, newest first, continuing after the cursor `after`."""
-    return selectors.completed_page(_expert(viewer), after=after)
+    return selectors.completed_page(viewer.person(), after=after)
 
 
 @read_model
 def own_assignments(viewer: Viewer, *, status: str | None = None, after: tuple[datetime, str] | None = None) -> QuerySet[Assignment]:
     """The expert's reserved and submitted assignments (of one status when given), newest first; past the keyset `after` when given."""
-    rows = selectors.own_assignments(_expert(viewer))
+    rows = selectors.own_assignments(viewer.person())
     if status:
         rows = rows.filter(status=status)
     return selectors.own_assignments_after(rows, *after) if after is not None else rows
@@ -102,7 +92,7 @@ def own_assignments(viewer: Viewer, *, status: str | None = None, after: tuple[d
 @read_model
 def own_assignment_count(viewer: Viewer, status: str | None = None) -> int:
     """How many assignments `own_assignments` lists, from the expert's tallies (one query)."""
-    return selectors.own_assignment_count(_expert(viewer), status)
+    return selectors.own_assignment_count(viewer.person(), status)
 
 
 # --- a campaign of the workspace -------------------------------------------------------------------
@@ -111,7 +101,7 @@ def own_assignment_count(viewer: Viewer, status: str | None = None) -> int:
 @read_model
 def expert_campaign(viewer: Viewer, campaign_id: int) -> Campaign:
     """One campaign of the expert's workspace (with its settings, which serving reads), else 404."""
-    return found(selectors.campaigns_for_expert(_expert(viewer)).select_related("settings"), pk=campaign_id)
+    return found(selectors.campaigns_for_expert(viewer.person()).select_related("settings"), pk=campaign_id)
 
 
 @dataclass(frozen=True)
@@ -127,14 +117,14 @@ class ExpertCampaign:
 def campaign_card(viewer: Viewer, campaign_id: int) -> ExpertCampaign:
     campaign = expert_campaign(viewer, campaign_id)
     return ExpertCampaign(
-        campaign=campaign, guidelines=guidelines_in_force(campaign), no_work=selectors.why_no_work(_expert(viewer), campaign)
+        campaign=campaign, guidelines=guidelines_in_force(campaign), no_work=selectors.why_no_work(viewer.person(), campaign)
     )
 
 
 @read_model
 def own_progress(viewer: Viewer, campaign: Campaign) -> selectors.OwnProgress:
     """The expert's own done / assigned in the campaign (two single-row reads)."""
-    return selectors.own_progress(_expert(viewer).pk, campaign)
+    return selectors.own_progress(viewer.person().pk, campaign)
 
 
 # --- the expert's own work ---------------------------------------------------------------------------
@@ -144,14 +134,14 @@ def own_progress(viewer: Viewer, campaign: Campaign) -> selectors.OwnProgress:
 def own_work(viewer: Viewer, public_id: str, *, lapsed_too: bool = False) -> Assignment:
     """The expert's own held assignment (with its response, item and campaign), else 404; `lapsed_too` finds their expired or released work too."""
     if lapsed_too:
-        return selectors.lapsed_or_held_assignment_for_expert(_expert(viewer), public_id)
-    return selectors.assignment_for_expert(_expert(viewer), public_id)
+        return selectors.lapsed_or_held_assignment_for_expert(viewer.person(), public_id)
+    return selectors.assignment_for_expert(viewer.person(), public_id)
 
 
 @read_model
 def own_work_ref(viewer: Viewer, public_id: str) -> Assignment:
     """`own_work` for writes whose service locks and re-reads the row: the same 404, a lighter read."""
-    return selectors.assignment_ref_for_expert(_expert(viewer), public_id)
+    return selectors.assignment_ref_for_expert(viewer.person(), public_id)
 
 
 @read_model
@@ -178,7 +168,7 @@ def attempt_finished_by(viewer: Viewer, assignment: Assignment) -> CalibrationRe
 @read_model
 def calibration_outcome(viewer: Viewer, result_id: int) -> selectors.CalibrationOutcome:
     """One of the expert's own finished calibration attempts and what follows it; another's or an unknown id answers 404."""
-    return selectors.calibration_outcome(_expert(viewer), result_id)
+    return selectors.calibration_outcome(viewer.person(), result_id)
 
 
 @read_model

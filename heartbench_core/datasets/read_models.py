@@ -10,20 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
 
 from heartbench_core import selectors
 from heartbench_core.models import Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
-from heartbench_core.read_models import Viewer, one, read_model
-from heartbench_core.roles import STAFF_ROLES, require_role
-
-
-def _staff_read(viewer: Viewer) -> None:
-    """Items, rubrics and versions are closed to no one on staff (experts judge against them): the staff role is all it takes."""
-    require_role(viewer.user, *STAFF_ROLES)
+from heartbench_core.read_models import Viewer, matching, one, read_model
+from heartbench_core.roles import STAFF_ROLES
 
 
 def _api_list(viewer: Viewer) -> None:
@@ -34,8 +28,7 @@ def _api_list(viewer: Viewer) -> None:
 @read_model
 def datasets(viewer: Viewer) -> QuerySet[Dataset]:
     """Every dataset with its version and response counts, by name (the dataset list, and the home page of anyone signed in)."""
-    if not viewer.user.is_authenticated:
-        raise PermissionDenied
+    viewer.person()
     return selectors.datasets_with_versions()
 
 
@@ -65,7 +58,7 @@ class DatasetPage:
 @read_model
 def dataset_page(viewer: Viewer, name: str) -> DatasetPage:
     """A dataset with every version, newest first (its page, and the version diff's choices)."""
-    _staff_read(viewer)
+    viewer.require(*STAFF_ROLES)
     dataset = _dataset(name)
     return DatasetPage(dataset, list(selectors.versions_of(dataset)))
 
@@ -80,7 +73,7 @@ class VersionPage:
 @read_model
 def version_page(viewer: Viewer, name: str, label: str, *, difficulty: str | None, scene: str | None, q: str | None) -> VersionPage:
     """A version's items, filtered, and the scenes to filter by."""
-    _staff_read(viewer)
+    viewer.require(*STAFF_ROLES)
     found = version_of(name, label)
     return VersionPage(found, selectors.items_of(found, difficulty=difficulty, scene=scene, q=q), selectors.scenes_of(found))
 
@@ -88,7 +81,7 @@ def version_page(viewer: Viewer, name: str, label: str, *, difficulty: str | Non
 @read_model
 def changed_items(viewer: Viewer, version: DatasetVersion, question_ids: list[str], fields: tuple[str, ...]) -> list[dict[str, Any]]:
     """The given items of a version, as rows of `fields` (the version diff's before and after; one query)."""
-    _staff_read(viewer)
+    viewer.require(*STAFF_ROLES)
     return list(version.items.filter(question_id__in=question_ids).values("question_id", *fields))
 
 
@@ -102,7 +95,7 @@ class ItemPage:
 @read_model
 def item_page(viewer: Viewer, name: str, label: str, question_id: str) -> ItemPage:
     """An item of a version with its rubric, in order (404 when the version does not hold it)."""
-    _staff_read(viewer)
+    viewer.require(*STAFF_ROLES)
     found = version_of(name, label)
     pair = selectors.item_with_rubric(found, question_id)
     if pair is None:
@@ -121,7 +114,7 @@ def versions(viewer: Viewer, *, dataset: str | None = None) -> QuerySet[DatasetV
 @read_model
 def version_against(viewer: Viewer, version: DatasetVersion, label: str | None) -> DatasetVersion | None:
     """The version a diff compares `version` with: the dataset's version `label` (404 when none), by default the parent."""
-    _staff_read(viewer)
+    viewer.require(*STAFF_ROLES)
     return one(DatasetVersion.objects.all(), dataset=version.dataset, label=label) if label else version.parent
 
 
@@ -134,13 +127,7 @@ def items(
     qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
     if version:
         qs = qs.filter(version_id=int(version)) if version.isdecimal() else qs.filter(version__label=version)
-    if dataset:
-        qs = qs.filter(version__dataset__name=dataset)
-    if difficulty:
-        qs = qs.filter(difficulty=difficulty)
-    if question_id:
-        qs = qs.filter(question_id=question_id)
-    return qs
+    return matching(qs, version__dataset__name=dataset, difficulty=difficulty, question_id=question_id)
 
 
 @read_model
@@ -152,13 +139,7 @@ def language_models(viewer: Viewer) -> QuerySet[LanguageModel]:
 
 def _responses(dataset: str | None, model: str | None, question_id: str | None) -> QuerySet[ModelResponse]:
     qs = ModelResponse.objects.select_related("dataset", "model").order_by("id")
-    if dataset:
-        qs = qs.filter(dataset__name=dataset)
-    if model:
-        qs = qs.filter(model__name=model)
-    if question_id:
-        qs = qs.filter(question_id=question_id)
-    return qs
+    return matching(qs, dataset__name=dataset, model__name=model, question_id=question_id)
 
 
 @read_model
@@ -174,7 +155,7 @@ def response(
     viewer: Viewer, public_id: str, *, via: str, dataset: str | None = None, model: str | None = None, question_id: str | None = None
 ) -> ModelResponse:
     """One response by its public id (404), refused with the reason when its dataset is closed to the viewer; recorded as shown."""
-    _staff_read(viewer)
+    viewer.require(*STAFF_ROLES)
     found = one(_responses(dataset, model, question_id), public_id=public_id)
     viewer.refuse_response(found.pk)
     viewer.shown([found.pk], via=via)

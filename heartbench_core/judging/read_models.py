@@ -32,16 +32,11 @@ from heartbench_core.models import (
     RunQuestionQuerySet,
 )
 from heartbench_core.read_models import Viewer, one, read_model
-from heartbench_core.roles import Role, require_role
+from heartbench_core.roles import Role
 from heartbench_core.run_display import describe_signal, estimated_cost, problem_parts
 from heartbench_core.services.runs import Progress
 
 RUN_RELATIONS = ("version__dataset", "model", "endpoint", "template_revision__template", "judge_run", "requested_by")
-
-
-def _admins_read(viewer: Viewer) -> None:
-    """Endpoints and templates belong to no dataset: what the viewer needs is the admin role (checked again where they are read)."""
-    require_role(viewer.user, Role.ADMIN)
 
 
 def _refuse_run(viewer: Viewer, run: EndpointRun) -> None:
@@ -220,14 +215,14 @@ def refusals_of(endpoint: Endpoint) -> list[str]:
 @read_model
 def endpoints(viewer: Viewer) -> QuerySet[Endpoint]:
     """Every endpoint by name (the API)."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return Endpoint.objects.order_by("name")
 
 
 @read_model
 def endpoint_exists(viewer: Viewer, name: str) -> bool:
     """Whether an endpoint has this name (a new one may not take it: page and API)."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return bool(name) and Endpoint.objects.filter(name=name).exists()
 
 
@@ -240,7 +235,7 @@ class EndpointPage:
 @read_model
 def endpoint(viewer: Viewer, name: str) -> EndpointPage:
     """One endpoint by name (404) with why it cannot be used."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     found = one(Endpoint.objects.all(), name=name)
     return EndpointPage(found, refusals_of(found))
 
@@ -257,7 +252,7 @@ def endpoint_runs(viewer: Viewer, endpoint: Endpoint) -> list[RunRow]:
 @read_model
 def templates(viewer: Viewer) -> QuerySet[JudgeTemplate]:
     """Every template with every revision and its author, by name (the API)."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return JudgeTemplate.objects.prefetch_related("revisions__created_by").order_by("name")
 
 
@@ -270,14 +265,14 @@ def template(viewer: Viewer, name: str) -> JudgeTemplate:
 @read_model
 def template_exists(viewer: Viewer, name: str) -> bool:
     """Whether a template has this name (a new one may not take it: page and API)."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return JudgeTemplate.objects.filter(name=name.strip()).exists()
 
 
 @read_model
 def newest_revision(viewer: Viewer, template: JudgeTemplate) -> JudgeTemplateRevision | None:
     """The template's newest revision (what a new template starts from)."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return template.revisions.order_by("-revision").first()
 
 
@@ -294,7 +289,7 @@ class TemplatePage:
 @read_model
 def template_page(viewer: Viewer, name: str) -> TemplatePage:
     """A template by name (404) with every revision, newest first."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     found = one(JudgeTemplate.objects.all(), name=name)
     return TemplatePage(found, list(found.revisions.select_related("created_by").order_by("-revision")))
 
@@ -309,7 +304,7 @@ class RevisionPage:
 @read_model
 def template_revision(viewer: Viewer, name: str, revision: int) -> RevisionPage:
     """One revision of a template (404 when either is missing), with the one before it."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     found = one(JudgeTemplate.objects.all(), name=name)
     shown = one(found.revisions.select_related("created_by"), revision=revision)
     previous = found.revisions.filter(revision__lt=revision).order_by("-revision").first()

@@ -18,18 +18,13 @@ from heartbench_core.models import ApiToken, User
 from heartbench_core.people import selectors
 from heartbench_core.people.selectors import Person
 from heartbench_core.read_models import Viewer, one, read_model
-from heartbench_core.roles import Role, require_role
-
-
-def _admins_read(viewer: Viewer) -> None:
-    """People and everyone's API tokens belong to no campaign: what the viewer needs is the admin role (checked again here)."""
-    require_role(viewer.user, Role.ADMIN)
+from heartbench_core.roles import Role
 
 
 @read_model
 def people(viewer: Viewer, *, role: str | None = None, status: str | None = None) -> QuerySet[User]:
     """Every user by username (holding `role`, in `status`, when asked), ready for `people_rows`."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return selectors.people(role=role, status=status)
 
 
@@ -43,21 +38,21 @@ def no_people(viewer: Viewer) -> QuerySet[User]:
 @read_model
 def people_rows(viewer: Viewer, users: Iterable[User]) -> list[Person]:
     """The rows of users read through `people` (their groups prefetched: no query)."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return [selectors.person_of(u) for u in users]
 
 
 @read_model
 def person(viewer: Viewer, user_id: int) -> Person | None:
     """One user's row, or None when there is no such user."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return selectors.person(user_id)
 
 
 @read_model
 def held_roles(viewer: Viewer, person: Person) -> list[Role]:
     """The roles the user's groups grant (prefetched by `people`: no query); a superuser may hold fewer groups than roles."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return selectors.held_roles(person)
 
 
@@ -72,7 +67,7 @@ class PersonPage:
 @read_model
 def person_page(viewer: Viewer, person: Person) -> PersonPage:
     """What a person's page shows besides their row."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return PersonPage(person, selectors.held_roles(person), selectors.changes_of(person.user), _tokens().filter(user=person.user))
 
 
@@ -93,14 +88,14 @@ def _tokens(*, username: str | None = None, state: str | None = None) -> QuerySe
 @read_model
 def tokens(viewer: Viewer, *, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
     """Every user's tokens (admins) with their user and who created and revoked them, newest first; of one user, in one state."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return _tokens(username=username, state=state)
 
 
 @read_model
 def token(viewer: Viewer, pk: int) -> ApiToken:
     """Any user's token (admins; 404 when there is none)."""
-    _admins_read(viewer)
+    viewer.require(Role.ADMIN)
     return one(ApiToken.objects.all(), pk=pk)
 
 
