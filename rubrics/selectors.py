@@ -25,6 +25,7 @@ from django.utils.translation import gettext
 
 from heartbench_core.lib import rubric_quality as quality
 from heartbench_core.lib.agreement import Stat, agreeing_pairs
+from heartbench_core.lib.reasons import Reason
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, User
 from heartbench_core.selectors import stale_q
 from rubrics import feedback
@@ -546,7 +547,7 @@ def compute_work_signals(dataset: Dataset, *, leave_out: Iterable[int] | None = 
     out: list[CriterionWorkSignals] = []
     for i in range(n):
         value = float(agree_sum[i] / pair_sum[i]) if pair_sum[i] > 0 else None
-        stat = Stat(value, int(rated_twice[i]), "" if value is not None else "no unit was rated by two or more experts")
+        stat = Stat(value, int(rated_twice[i]), "" if value is not None else Reason("no_unit_rated_twice"))
         ambiguous = rule.is_ambiguous(stat)
         saturated = bool(models[i] >= 2 and judged[i] > 0 and judged_hits[i] == judged[i])
         if ambiguous or saturated or stale_judgments[i] or stale_verdicts[i]:

@@ -10,12 +10,13 @@ from django.db.models import Count
 
 from annotation.models import Campaign
 from heartbench_core.lib.agreement_report import ScoringPopulation
+from heartbench_core.lib.reasons import Reason
 from heartbench_core.models import JudgeRun
 from heartbench_core.services.stored_scores import scored_runs
 
-NOT_A_BLIND_TEST = "only a blind test samples the version's items for the experts"
-CATASTROPHIC_LEFT_OUT = "the catastrophic criteria are left out of this report, and the benchmark's score counts them"
-OTHER_VERSION = "the judge's runs score another version than the campaign's"
+NOT_A_BLIND_TEST = Reason("not_a_blind_test")
+CATASTROPHIC_LEFT_OUT = Reason("catastrophic_left_out")
+OTHER_VERSION = Reason("other_version")
 SCORING_MODE = "paper"  # the leaderboard's default catastrophic rule
 
 

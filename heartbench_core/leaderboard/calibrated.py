@@ -10,12 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from heartbench_core.lib.agreement_report import AltTest, CalibratedModel, CalibratedScores
+from heartbench_core.lib.reasons import Reason
 from heartbench_core.models import DatasetVersion
 
-NO_REPORT = "no official agreement report of this judge on this version has human-calibrated scores yet"
-NOT_IN_REPORT = "the report compared no response of this model from this run"
-NOT_A_JUDGE = "the calibrated scores correct a judge's scores, and this source is not a judge"
-ONLY_ALL_PAPER = "the calibrated scores are computed on all questions under the paper's catastrophic rule"
+NO_REPORT = Reason("no_calibrated_report")
+NOT_IN_REPORT = Reason("not_in_report")
+NOT_A_JUDGE = Reason("not_a_judge")
+ONLY_ALL_PAPER = Reason("only_all_paper")
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,9 @@ import krippendorff
 import numpy as np
 
 from heartbench_core.lib.lazy_scipy import stats as sps
+from heartbench_core.lib.reasons import Reason
 
-NO_PAIRS = "no (response, criterion) pair has both a judge verdict and a golden label"
+NO_PAIRS = Reason("no_pairs")
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def hit_rate(values: np.ndarray) -> Stat:
     """Share of hits."""
     values = np.asarray(values, bool)
     if values.size == 0:
-        return Stat.undefined(0, "no verdicts")
+        return Stat.undefined(0, Reason("no_verdicts"))
     return Stat(_f(values.mean()), values.size)
 
 
@@ -99,7 +100,7 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray) -> Stat:
     pa, pb = a.mean(), b.mean()
     pe = pa * pb + (1 - pa) * (1 - pb)
     if pe >= 1.0:
-        return Stat.undefined(n, "both raters gave every unit the same value: chance agreement is 1, kappa is 0/0")
+        return Stat.undefined(n, Reason("kappa_constant_raters"))
     return Stat(_f((po - pe) / (1 - pe)), n)
 
 
@@ -121,9 +122,9 @@ def mcnemar_exact(judge: np.ndarray, gold: np.ndarray) -> Stat:
     discordant = c["fp"] + c["fn"]
     n = int(np.asarray(judge).size)
     if n == 0:
-        return Stat.undefined(0, "no compared pairs: " + NO_PAIRS, discordant=0)
+        return Stat.undefined(0, Reason("no_compared_pairs"), discordant=0)
     if discordant == 0:
-        return Stat.undefined(n, f"no discordant pairs: judge and golden standard agree on all {n} compared pairs", discordant=0)
+        return Stat.undefined(n, Reason("no_discordant_pairs", n=n), discordant=0)
     p = sps.binomtest(c["fp"], discordant, 0.5, alternative="two-sided").pvalue
     return Stat(_f(p), n, extra={"discordant": discordant, "judge_only_hits": c["fp"], "human_only_hits": c["fn"]})
 
@@ -247,10 +248,10 @@ def bootstrap_ratio_ci(
     nan = np.full(groups, np.nan)
     if clusters < 2:
         low, high = nan, nan.copy()
-        reason = f"fewer than 2 {_plural(unit)}: no interval by resampling {_plural(unit)}"
+        reason = Reason("too_few_units", units=_plural(unit))
     elif resamples < 1:
         low, high = nan, nan.copy()
-        reason = "no bootstrap resamples requested"
+        reason = Reason("no_bootstrap_resamples")
     else:
         both = np.concatenate([num, den], axis=1)
         resamples = sum(len(w) for w in weights) if weights is not None else resamples
@@ -372,9 +373,6 @@ def intra_cluster_correlation(num: np.ndarray, den: np.ndarray) -> float:
     return float(min(max((design_effect - 1) / (mean_size - 1), 0.0), 1.0))
 
 
-NO_SPREAD = "every {unit} has the same mean difference: no spread between {units} to estimate an interval from"
-
-
 @dataclass(frozen=True)
 class ClusteredIntervals:
     """Intervals of a per-group mean over clusters: each group's by its own method (see `clustered_mean_ci`)."""
@@ -403,8 +401,8 @@ class ClusteredIntervals:
         if self.reason:
             return self.reason
         if self.flat is not None and self.flat[g] and self.clusters[g] >= 2:
-            return NO_SPREAD.format(unit=self.unit, units=_plural(self.unit))
-        return f"fewer than 2 {_plural(self.unit)} with pairs: no interval by resampling {_plural(self.unit)}"
+            return Reason("no_spread", unit=self.unit, units=_plural(self.unit))
+        return Reason("too_few_units_with_pairs", units=_plural(self.unit))
 
     def group_method(self, g: int = 0) -> str:
         """The method of group g's interval (what its item count selects when it has none)."""
@@ -508,11 +506,11 @@ def clustered_mean_ci(
     drawn = sum(len(w) for w in weights) if weights is not None else max(int(resamples), 0)
     reason: str | None = None
     if n_clusters == 0:
-        reason = "no units to resample"
+        reason = Reason("no_units_to_resample")
     elif n_clusters < 2:
-        reason = f"fewer than 2 {_plural(unit)}: no interval by resampling {_plural(unit)}"
+        reason = Reason("too_few_units", units=_plural(unit))
     elif drawn < 1:
-        reason = "no bootstrap resamples requested"
+        reason = Reason("no_bootstrap_resamples")
     else:
         total = den.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -552,13 +550,11 @@ def krippendorff_alpha_nominal(hits: np.ndarray, ratings: np.ndarray) -> Stat:
     pairable = ratings >= 2
     n = int(pairable.sum())
     if n == 0:
-        return Stat.undefined(0, "no unit was rated by two or more experts", ratings=int(ratings.sum()))
+        return Stat.undefined(0, Reason("no_unit_rated_twice"), ratings=int(ratings.sum()))
     h, m = hits[pairable], ratings[pairable]
     total_hits = int(h.sum())
     if total_hits == 0 or total_hits == int(m.sum()):
-        return Stat.undefined(
-            n, "every rating has the same value: expected disagreement is 0, so alpha is undefined (0/0)", ratings=int(m.sum())
-        )
+        return Stat.undefined(n, Reason("alpha_constant"), ratings=int(m.sum()))
     counts = np.stack([m - h, h], axis=1)
     value = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
     return Stat(_f(value), n, extra={"ratings": int(m.sum())})
@@ -648,17 +644,17 @@ def fleiss_kappa(hits: np.ndarray, ratings: np.ndarray, k: int) -> Stat:
     """Fleiss' kappa over the units rated by exactly k experts (other units are left out and counted)."""
     hits, ratings = np.asarray(hits, np.float64), np.asarray(ratings, np.int64)
     if k < 2:
-        return Stat.undefined(0, f"k = {k}: Fleiss' kappa needs at least 2 ratings per unit")
+        return Stat.undefined(0, Reason("fleiss_too_few_ratings", k=k))
     exact = ratings == k
     n = int(exact.sum())
     left_out = int(((ratings >= 1) & ~exact).sum())
     if n == 0:
-        return Stat.undefined(0, f"no unit has exactly {k} ratings", left_out=left_out)
+        return Stat.undefined(0, Reason("no_unit_with_k", k=k), left_out=left_out)
     h = hits[exact]
     p1 = h.sum() / (n * k)
     pe = p1**2 + (1 - p1) ** 2
     if pe >= 1.0:
-        return Stat.undefined(n, "every rating has the same value: chance agreement is 1, kappa is 0/0", left_out=left_out)
+        return Stat.undefined(n, Reason("fleiss_constant"), left_out=left_out)
     per_unit = (h * (h - 1) + (k - h) * (k - h - 1)) / (k * (k - 1))
     return Stat(_f((per_unit.mean() - pe) / (1 - pe)), n, extra={"k": k, "left_out": left_out})
 
@@ -677,7 +673,7 @@ def pairwise_percent_agreement(hits: np.ndarray, ratings: np.ndarray) -> Stat:
     total = pairs.sum()
     units = int((np.asarray(ratings) >= 2).sum())
     if total == 0:
-        return Stat.undefined(0, "no unit was rated by two or more experts", pairs=0)
+        return Stat.undefined(0, Reason("no_unit_rated_twice"), pairs=0)
     return Stat(_f(agree.sum() / total), units, extra={"pairs": int(total)})
 
 
@@ -755,7 +751,7 @@ def judge_expert_baseline(
     ok = ratings >= 2
     units = int(ok.sum())
     if units == 0:
-        missing = "no unit has a judge verdict and two or more expert ratings"
+        missing = Reason("no_overlap")
         return {
             "units": 0,
             "judge_expert": Stat.undefined(0, missing).as_dict(),
@@ -784,7 +780,7 @@ def judge_expert_baseline(
         # Each item's share of the error of je − ee (the ratios linearised), for the t interval.
         influence = (sums[:, 0] - je * sums[:, 1]) / sums[:, 1].sum() - (sums[:, 2] - ee * sums[:, 3]) / sums[:, 3].sum()
         if float((influence**2).sum()) <= 1e-24:
-            reason = NO_SPREAD.format(unit=unit, units=_plural(unit))
+            reason = Reason("no_spread", unit=unit, units=_plural(unit))
         else:
             lo_t, hi_t, se = cluster_t_interval(np.array([je - ee]), influence[:, None], np.array([len(sums)]))
             if expert_part is not None and expert_part[1] > 0:
@@ -806,9 +802,9 @@ def judge_expert_baseline(
         diff_ci = [_f(lo), _f(hi)]
         drawn = resamples
     elif resamples < 1:
-        reason = "no bootstrap resamples requested"
+        reason = Reason("no_bootstrap_resamples")
     else:
-        reason = f"fewer than 2 {_plural(unit)}: no interval by resampling {_plural(unit)}"
+        reason = Reason("too_few_units", units=_plural(unit))
     out = {
         "units": units,
         "judge_expert": Stat(_f(je), units, extra={"pairs": int(m.sum())}).as_dict(),
@@ -847,7 +843,7 @@ class MajorityRule:
 
     def describe(self) -> str:
         """The rule in words, for reasons and pages."""
-        return f"at least {self.min_ratings} expert ratings, more than half of them agreeing"
+        return Reason("majority_rule", n=self.min_ratings)
 
 
 BLIND_TEST = MajorityRule(min_ratings=3)
@@ -887,7 +883,7 @@ def judge_majority_agreement(judge: np.ndarray, hits: np.ndarray, ratings: np.nd
     ties = int(tie.sum())
     extra = {"ties": ties, "incomplete": incomplete, "without_majority": ties + incomplete}
     if not labelled.any():
-        return Stat.undefined(0, f"no unit has both a judge verdict and a majority label ({rule.describe()})", **extra)
+        return Stat.undefined(0, Reason("no_majority_pairs", rule=rule.describe()), **extra)
     rate = item_agreement_rate(judge[labelled], label[labelled] == HIT)
     return Stat(rate.value, rate.n, rate.reason, extra)
 
@@ -902,9 +898,9 @@ def kendall_tau(x: np.ndarray, y: np.ndarray) -> Stat:
     x, y = x[ok], y[ok]
     n = int(x.size)
     if n < 2:
-        return Stat.undefined(n, "fewer than 2 models have both scores")
+        return Stat.undefined(n, Reason("too_few_models"))
     if np.all(x == x[0]) or np.all(y == y[0]):
-        return Stat.undefined(n, "one ranking gives every model the same score: tau is 0/0")
+        return Stat.undefined(n, Reason("tau_constant"))
     result = sps.kendalltau(x, y)
     return Stat(_f(result.statistic), n, extra={"p_value": _f(result.pvalue)})
 

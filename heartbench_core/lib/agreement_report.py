@@ -26,6 +26,7 @@ from heartbench_core.lib import alt_test as alt
 from heartbench_core.lib import calibrated_scores as cal
 from heartbench_core.lib import crossed as cx
 from heartbench_core.lib import scoring
+from heartbench_core.lib.reasons import Reason
 from heartbench_core.lib.split_extension import GoldChange, first_k_counts, gold_change
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
 
@@ -110,9 +111,9 @@ DEFAULTS = ReportDefaults()
 GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
 SCHEMA_VERSION = 5  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
 # 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set)
-NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
-NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
-NO_RESAMPLES = "no bootstrap resamples requested"
+NOT_RECORDED = Reason("not_recorded")
+NO_CRITERION_INTERVAL = Reason("no_criterion_interval")
+NO_RESAMPLES = Reason("no_bootstrap_resamples")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1028,7 +1029,7 @@ def judge_alignment(
     )
 
 
-NO_COMMON_PAIRS = "no unit has a golden label and a verdict of both judges"
+NO_COMMON_PAIRS = Reason("no_common_pairs")
 
 
 @dataclass(frozen=True)
@@ -1274,9 +1275,9 @@ def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
 
 
 # Why a figure of a breakdown row is undefined.
-NO_KAPPA = "judge and golden standard gave every pair the same value: kappa is 0/0"
-NO_ALPHA_UNITS = "no unit rated by two or more experts"
-NO_ALPHA_VARIATION = "every rating has the same value: alpha is 0/0"
+NO_KAPPA = Reason("kappa_constant_pairs")
+NO_ALPHA_UNITS = Reason("no_alpha_units")
+NO_ALPHA_VARIATION = Reason("alpha_constant_ratings")
 
 
 def _alpha_reason(units: int | None) -> str:
@@ -1406,9 +1407,9 @@ def _criterion_interval(items: int | None) -> Interval:
     return Interval(None, None, Resampling("item", items or 0, 0), NO_CRITERION_INTERVAL)
 
 
-NO_GOLD_PAIRS = "none of the expert's judgments is on a unit with a golden label"
-NO_RECENT_QUARTER = "fewer than 4 of the expert's judgments compared with the golden standard: no latest quarter"
-NO_SHARED_UNITS = "the expert shares no rated unit with another expert"
+NO_GOLD_PAIRS = Reason("no_gold_pairs")
+NO_RECENT_QUARTER = Reason("no_recent_quarter")
+NO_SHARED_UNITS = Reason("no_shared_units")
 
 
 def _expert_figure(value: float | None, n: int, why: str) -> Figure:
@@ -1562,7 +1563,7 @@ def _days_with_judgments(j_time: np.ndarray) -> np.ndarray:
     return first + np.flatnonzero(present).astype(np.float64)
 
 
-NO_FULLY_LABELLED = "no response has both a judge verdict and a golden label on every criterion"
+NO_FULLY_LABELLED = Reason("no_fully_labelled")
 
 
 def _score_impact(data: ReportData, label: np.ndarray, judge: np.ndarray) -> ScoreImpact:
@@ -1640,7 +1641,7 @@ class ScoringPopulation:
     reason: str | None = None  # why the scores cannot be calibrated (then the rest may be empty)
 
 
-NO_POPULATION_MODEL = "no model of the campaign has judge scores on the campaign's version"
+NO_POPULATION_MODEL = Reason("no_population_model")
 CALIBRATED_LEVEL = 0.95
 
 
@@ -1891,25 +1892,30 @@ def _gate(
     ci = item_agreement.ci95
     ci_low = ci.low
     if rate is None:
-        reasons.append("the agreement rate is undefined: " + st.NO_PAIRS)
+        reasons.append(Reason("no_agreement_rate"))
     elif policy.must_clear == "lower_bound":
         if ci_low is None:
-            why = ci.reason or "no confidence interval was computed"
-            reasons.append(f"the lower bound of the 95% CI is undefined ({why}), and the policy requires it to clear the threshold")
+            reasons.append(Reason("gate_low_undefined", why=ci.reason or Reason("no_interval")))
         elif ci_low < threshold:
-            reasons.append(f"the lower bound {ci_low:.3f} of the 95% CI (agreement rate {rate:.3f}) is below the threshold {threshold:.2f}")
+            reasons.append(Reason("gate_low_below", low=f"{ci_low:.3f}", rate=f"{rate:.3f}", threshold=f"{threshold:.2f}"))
     elif rate < threshold:
-        reasons.append(f"agreement rate {rate:.3f} is below the threshold {threshold:.2f}")
+        reasons.append(Reason("gate_rate_below", rate=f"{rate:.3f}", threshold=f"{threshold:.2f}"))
     by_dim = {r.key: r.pairs for r in by_dimension}
     for dim in DIMENSIONS:
         if by_dim.get(dim, 0) < policy.min_pairs_per_dimension:
-            reasons.append(f"dimension {dim} has {by_dim.get(dim, 0)} compared pairs, fewer than {policy.min_pairs_per_dimension}")
+            reasons.append(Reason("gate_dimension_pairs", dimension=dim, pairs=by_dim.get(dim, 0), minimum=policy.min_pairs_per_dimension))
     pairs_by_ability = {r.key: r.pairs for r in by_ability}
     for ability in ABILITY_LABELS:
         if pairs_by_ability.get(ability, 0) < policy.min_pairs_per_ability:
+            pairs = pairs_by_ability.get(ability, 0)
             reasons.append(
-                f"ability {english_name(ability)} ({ability}) has {pairs_by_ability.get(ability, 0)} compared pairs, "
-                f"fewer than {policy.min_pairs_per_ability}"
+                Reason(
+                    "gate_ability_pairs",
+                    ability_en=english_name(ability),
+                    ability=ability,
+                    pairs=pairs,
+                    minimum=policy.min_pairs_per_ability,
+                )
             )
     return Gate(policy=policy, agreement_rate=item_agreement.rate, ci95=ci, passed=not reasons, reasons=tuple(reasons))
 
@@ -1926,14 +1932,21 @@ def _split_alerts(by_criterion: tuple[GroupRow, ...], splits: st.CriterionSplits
             Alert(
                 "split_criterion",
                 row.key,
-                f"criterion {row.label} ({english_name(ability)}): the experts split on {int(splits.split[c])} of "
-                f"{int(splits.units[c])} responses, against {splits.others_rate[c]:.0%} of the other criteria's "
-                f"{int(splits.others_units[c])} (p = {splits.p_value[c]:.3f})",
+                Reason(
+                    "split_criterion",
+                    label=row.label,
+                    ability_en=english_name(ability),
+                    split=int(splits.split[c]),
+                    n=int(splits.units[c]),
+                    rate=f"{splits.others_rate[c]:.0%}",
+                    others=int(splits.others_units[c]),
+                    p=f"{splits.p_value[c]:.3f}",
+                ),
             )
         )
     if flagged.size > MAX_CRITERION_ALERTS:
         more = flagged.size - MAX_CRITERION_ALERTS
-        alerts.append(Alert("split_criterion", "", f"… and {more} more criteria the experts split on more often than on the others"))
+        alerts.append(Alert("split_criterion", "", Reason("more_split_criteria", n=more)))
     return alerts
 
 
@@ -1956,7 +1969,7 @@ def _alerts(
                     Alert(
                         "expert_outlier",
                         r.expert,
-                        f"{r.expert} agrees with the golden standard {gold:.0%} of {gold_pairs} times, against a median of {median:.0%} among experts",
+                        Reason("expert_outlier", expert=r.expert, gold=f"{gold:.0%}", pairs=gold_pairs, median=f"{median:.0%}"),
                     )
                 )
             recent, recent_pairs = r.recent_gold_agreement.value, r.recent_gold_agreement.n or 0
@@ -1965,8 +1978,7 @@ def _alerts(
                     Alert(
                         "expert_drift",
                         r.expert,
-                        f"{r.expert} is drifting: {recent:.0%} agreement with the golden standard on the latest "
-                        f"{recent_pairs} judgments, against {gold:.0%} overall",
+                        Reason("expert_drift", expert=r.expert, recent=f"{recent:.0%}", pairs=recent_pairs, gold=f"{gold:.0%}"),
                     )
                 )
     if splits is not None:
@@ -1976,16 +1988,13 @@ def _alerts(
         for m in by_model:
             ci = m.item_agreement.ci95
             if ci.high is not None and ci.high < overall and m.item_agreement.rate.value is not None:
-                over = "the items" if ci.resampled.experts is None else f"the items and the {ci.resampled.experts} experts"
-                alerts.append(
-                    Alert(
-                        "judge_model_disagreement",
-                        m.key,
-                        f"the judge agrees with the experts on {m.key} only {m.item_agreement.rate.value:.0%} of "
-                        f"{m.pairs} pairs on {m.items} items (95% CI over {over} up to {ci.high:.0%}), "
-                        f"below {overall:.0%} overall",
-                    )
-                )
+                said = {"model": m.key, "rate": f"{m.item_agreement.rate.value:.0%}", "pairs": m.pairs, "items": m.items}
+                said |= {"high": f"{ci.high:.0%}", "overall": f"{overall:.0%}"}
+                if ci.resampled.experts is None:
+                    message = Reason("judge_model_disagreement", **said)
+                else:
+                    message = Reason("judge_model_disagreement_experts", experts=ci.resampled.experts, **said)
+                alerts.append(Alert("judge_model_disagreement", m.key, message))
     return tuple(alerts)
 
 

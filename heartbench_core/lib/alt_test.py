@@ -33,20 +33,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from heartbench_core.lib.lazy_scipy import stats
+from heartbench_core.lib.reasons import Reason
 
 DEFAULT_EPSILON = 0.2  # the paper's rule of thumb when the annotators are experts
 DEFAULT_Q = 0.05
 MIN_RESPONSES = 30  # responses an expert must share with the judge and another expert to be tested
 PASSING_WINNING_RATE = 0.5
 
-NO_JUDGE = "no judge verdict to compare with the experts"
-NO_OVERLAP = "no unit has a judge verdict and two or more expert ratings"
-TOO_FEW_RESPONSES = "no expert rated %d or more responses that the judge and another expert also rated"
+NO_JUDGE = Reason("no_judge_verdict")
+NO_OVERLAP = Reason("no_overlap")
 
 
 def too_few_responses(min_responses: int) -> str:
     """Why the test is undefined when every expert has fewer than `min_responses` responses."""
-    return TOO_FEW_RESPONSES % min_responses
+    return Reason("too_few_responses", n=min_responses)
 
 
 @dataclass(frozen=True, slots=True)

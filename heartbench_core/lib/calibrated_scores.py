@@ -59,17 +59,18 @@ from heartbench_core.lib import agreement as st
 from heartbench_core.lib import crossed as cx
 from heartbench_core.lib import scoring
 from heartbench_core.lib.lazy_scipy import stats
+from heartbench_core.lib.reasons import Reason
 
 LEVEL = 0.95
 MIN_LABELLED_PER_STRATUM = 2
 
-NO_LABELLED = "no response of this model to a sampled item has a golden label on every criterion"
-TOO_FEW_LABELLED = "fewer than 2 of this model's responses have a golden label on every criterion"
-NO_SCORED = "no item of this model was scored by the judge"
-NO_ABILITY = "no scored item holds this ability"
-NO_DIMENSION_ABILITY = "no ability of this dimension was scored"
-NO_LABELLED_ABILITY = "an ability it averages is held by no labelled response of this model"
-NO_DRAWS = "no resamples requested"
+NO_LABELLED = Reason("no_labelled")
+TOO_FEW_LABELLED = Reason("too_few_labelled")
+NO_SCORED = Reason("no_scored")
+NO_ABILITY = Reason("no_ability")
+NO_DIMENSION_ABILITY = Reason("no_dimension_ability")
+NO_LABELLED_ABILITY = Reason("no_labelled_ability")
+NO_DRAWS = Reason("no_draws")
 
 
 @dataclass(frozen=True, slots=True)

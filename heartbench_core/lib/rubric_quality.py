@@ -23,6 +23,7 @@ from heartbench_core.lib.agreement import (
     pairwise_percent_agreement,
 )
 from heartbench_core.lib.agreement import hit_rate as share_of_hits
+from heartbench_core.lib.reasons import Reason
 
 Rating = tuple[Hashable, Hashable, bool]
 
@@ -35,7 +36,7 @@ def hit_rate(rows: Iterable[Rating]) -> Stat:
     """
     rows = list(rows)
     if not rows:
-        return Stat.undefined(0, "no judge verdicts on this revision yet", models=0, saturated=False)
+        return Stat.undefined(0, Reason("no_revision_verdicts"), models=0, saturated=False)
     hits = np.fromiter((bool(h) for _, _, h in rows), dtype=bool, count=len(rows))
     models = len({m for _, m, _ in rows})
     share = share_of_hits(hits)
@@ -75,7 +76,7 @@ class CampaignOverlaps(MajorityRule):
 
     def describe(self) -> str:
         """The rule in words, for reasons and pages."""
-        return "at least k expert ratings (k: the overlap of the unit's campaign), more than half of them agreeing"
+        return Reason("majority_rule_overlap")
 
 
 def judge_human_agreement(

@@ -1,12 +1,18 @@
 """Why a statistic is undefined, or a gate fails: the library's English reasons reach pages through the catalogue."""
 
+import copy
+import pickle
+import re
+
 import numpy as np
+import pytest
 from django.template import Context, Template
 from django.utils import translation
 
 from heartbench_core.lib import agreement as st
+from heartbench_core.lib.reasons import TEMPLATES, Reason, parse
 from heartbench_core.lib.rubric_quality import hit_rate
-from heartbench_core.stat_reasons import _REASONS, reason_text
+from heartbench_core.stat_reasons import reason_text
 
 # Reasons as the library writes them (the ones with values, with values filled in).
 WRITTEN = [
@@ -32,7 +38,7 @@ WRITTEN = [
 
 
 def test_every_reason_the_library_writes_is_known():
-    unknown = [r for r in WRITTEN if not any(p.fullmatch(r) for p, _t in _REASONS)]
+    unknown = [r for r in WRITTEN if parse(r) is None]
     assert not unknown
 
 
@@ -44,7 +50,7 @@ def test_reasons_the_library_computes_are_among_them():
     ]
     assert all(computed)
     for reason in computed:
-        assert any(p.fullmatch(reason) for p, _t in _REASONS), reason
+        assert isinstance(reason, Reason) and parse(str(reason)) == reason, reason
 
 
 def test_in_english_a_reason_reads_as_written_with_the_ability_shown_as_on_pages():
@@ -65,3 +71,30 @@ def test_in_chinese_the_values_stay_and_the_taxonomy_is_chinese():
 def test_the_template_filter_uses_the_same_helper():
     with translation.override("en"):
         assert Template("{% load hb %}{{ r|reason }}").render(Context({"r": st.NO_PAIRS})) == st.NO_PAIRS
+
+
+def _sample_values(code: str) -> dict[str, str]:
+    template = TEMPLATES[code].english or TEMPLATES[code].message
+    return {name: f"v{i}x" for i, name in enumerate(dict.fromkeys(re.findall(r"%\((\w+)\)s", template)))}
+
+
+@pytest.mark.parametrize("code", sorted(TEMPLATES))
+def test_a_stored_sentence_reads_back_as_its_code_and_values(code):
+    written = Reason(code, **_sample_values(code))
+    read = parse(str(written))  # what a stored report gives back: a plain string
+    assert read is not None and (read.code, dict(read.values)) == (code, _sample_values(code))
+
+
+@pytest.mark.parametrize("code", sorted(TEMPLATES))
+def test_every_reason_reads_in_chinese(code):
+    written = Reason(code, **_sample_values(code))
+    with translation.override("zh-hans"):
+        shown = reason_text(written)
+    assert re.search(r"[\u4e00-\u9fff]", shown), (code, shown)
+    assert all(value in shown for value in _sample_values(code).values() if code != "gate_ability_pairs"), (code, shown)
+
+
+def test_a_reason_survives_copies_and_pickles_with_its_code():
+    reason = Reason("gate_rate_below", rate="0.612", threshold="0.75")
+    for copied in (copy.deepcopy(reason), pickle.loads(pickle.dumps(reason))):
+        assert copied == reason and copied.code == "gate_rate_below" and copied.values == reason.values

@@ -27,6 +27,7 @@ from heartbench_core.lib.agreement_report import (
     ReportInputs,
     compute_report,
 )
+from heartbench_core.lib.reasons import Reason
 from validation.models import AgreementReport, BackgroundJob, ReleaseGate, ReleasePolicy
 from validation.scoring_population import scoring_population
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
@@ -92,7 +93,7 @@ def clean_parameters(
     }
 
 
-def apply_release_policy(params: dict[str, Any], policy: ReleasePolicy) -> tuple[dict[str, Any], list[str]]:
+def apply_release_policy(params: dict[str, Any], policy: ReleasePolicy) -> tuple[dict[str, Any], list[Reason]]:
     """Fill the gate parameters left unset from the policy; return them and why the report is exploratory (empty: official).
 
     The reasons are stored with the report in English, like the statistics' own reasons, and read
@@ -101,17 +102,19 @@ def apply_release_policy(params: dict[str, Any], policy: ReleasePolicy) -> tuple
     rules = policy_snapshot(policy)
     # A rule the request left unset (None) or cannot set (the alternative annotator test's margin) is the policy's.
     params = {**params, **{k: v for k, v in rules.items() if params.get(k) is None}}
-    reasons = [f"{name} {params[name]} instead of the release policy's {value}" for name, value in rules.items() if params[name] != value]
+    reasons = [
+        Reason("off_policy", parameter=name, value=params[name], policy=value) for name, value in rules.items() if params[name] != value
+    ]
     # A different seed or resample count could be tried until the lower bound clears.
     reasons += [
-        f"{name} {params[name]} instead of the default {default}"
+        Reason("off_default", parameter=name, value=params[name], default=default)
         for name, default in (("resamples", DEFAULTS.resamples), ("seed", DEFAULTS.seed))
         if params[name] != default
     ]
     if params.get("exclude_catastrophic"):
-        reasons.append("the catastrophic criteria are left out")
+        reasons.append(Reason("catastrophic_excluded"))
     if params.get("post_discussion"):
-        reasons.append("post-discussion verdicts replace the blind ones")
+        reasons.append(Reason("post_discussion"))
     return params, reasons
 
 
@@ -151,7 +154,7 @@ def create_agreement_report(
         judge=judge_name or None,
         run=tuple(sorted({r.label for r in runs})) if runs else None,
         parameters=Parameters(**params),
-        no_judge_reason=None if runs else "no judge verdicts exist for the models of this campaign",
+        no_judge_reason=None if runs else Reason("no_judge_runs"),
         exploratory=bool(exploratory),
         exploratory_reasons=tuple(exploratory),
         post_discussion=None if post is None else PostDiscussion(note=_("post-discussion revisions included"), **post),
@@ -203,7 +206,7 @@ class ReportRequest:
     """A requested report: its background job, and why it will be exploratory (empty: official)."""
 
     job: BackgroundJob
-    exploratory: list[str]
+    exploratory: list[Reason]
 
 
 def request_agreement_report(
