@@ -266,7 +266,7 @@ SPECTACULAR_SETTINGS = {
         "EndpointRunStatusEnum": "heartbench_core.models.EndpointRun.Status",
         "EndpointRunKindEnum": "heartbench_core.models.EndpointRun.Kind",
         "RunQuestionStatusEnum": "heartbench_core.models.RunQuestion.Status",
-        "RunDifficultyEnum": "heartbench_core.services.runs.DIFFICULTIES",
+        "RunDifficultyEnum": "heartbench_core.judging.services.runs.DIFFICULTIES",
         "ApiTokenStateEnum": "heartbench_core.models.ApiToken.State",
         "SkipReasonEnum": "annotation.models.Skip.Reason",
         "BuiltSetKindEnum": "validation.api.SET_KINDS",

@@ -114,7 +114,7 @@ def test_a_subset_and_explicit_questions_are_judged_alone(demo, fake, judge_endp
 
 
 def test_a_label_made_with_another_template_or_imported_is_refused(demo, fake, judge_endpoint, capsys):
-    from heartbench_core.services.endpoints import add_template_revision
+    from heartbench_core.judging.services.endpoints import add_template_revision
     from heartbench_core.services.judging import import_judge_verdicts
     from tests.factories import FIXTURES
 
