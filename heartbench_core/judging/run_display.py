@@ -15,8 +15,8 @@ from heartbench_core.lib import judge_answer as ja
 from heartbench_core.lib import prompt_injection as pi
 
 if TYPE_CHECKING:
+    from heartbench_core.judging.models import EndpointRun
     from heartbench_core.judging.services.runs import Progress
-    from heartbench_core.models import EndpointRun
 
 MILLION = Decimal(1_000_000)
 

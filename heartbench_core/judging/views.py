@@ -16,6 +16,7 @@ from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.endpoint_policy import key_variable_allowed
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
+from heartbench_core.judging.models import Endpoint, EndpointRun
 from heartbench_core.judging.run_display import describe_selection
 from heartbench_core.judging.services import runs as run_services
 from heartbench_core.judging.services.endpoints import add_template_revision, default_template, save_endpoint
@@ -28,7 +29,6 @@ from heartbench_core.lib.judge_prompt import (
     fence_notice,
     fence_open,
 )
-from heartbench_core.models import Endpoint, EndpointRun
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 

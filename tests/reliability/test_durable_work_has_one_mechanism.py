@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from heartbench_core.models import LEASE_PENDING, LEASE_RUNNING, EndpointRun, LeasedQuerySet
+from heartbench_core.judging.models import EndpointRun
+from heartbench_core.models import LEASE_PENDING, LEASE_RUNNING, LeasedQuerySet
 from tests.validation.builders import blind_test
 from validation.models import BackgroundJob
 

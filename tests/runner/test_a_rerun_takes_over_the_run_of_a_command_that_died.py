@@ -16,9 +16,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
+from heartbench_core.judging.models import EndpointRun, RunQuestion
 from heartbench_core.judging.services import runs
 from heartbench_core.judging.services.runs import holder_is_gone, request_judge_run
-from heartbench_core.models import EndpointRun, JudgeVerdict, RunQuestion
+from heartbench_core.models import JudgeVerdict
 from tests.fake_openai import judge
 from tests.runner.processes import command_environment, wait_for
 

@@ -15,8 +15,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 
+from heartbench_core.judging.models import EndpointRun, RunQuestion
 from heartbench_core.judging.services import runs
-from heartbench_core.models import EndpointRun, JudgeVerdict, ModelResponse, RunQuestion
+from heartbench_core.models import JudgeVerdict, ModelResponse
 from tests.fake_openai import answerer, judge
 from tests.runner.processes import command_environment, wait_for
 

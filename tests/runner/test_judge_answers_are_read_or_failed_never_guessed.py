@@ -6,7 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from heartbench_core.models import EndpointRun, JudgeRun, JudgeVerdict, RunQuestion
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.models import JudgeRun, JudgeVerdict
 from heartbench_core.services.scoring import score_model
 from tests.fake_openai import user_text
 from tests.runner import scenarios as s

@@ -8,9 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from heartbench_core.judging.models import EndpointRun, RunQuestion
 from heartbench_core.judging.services import runs
 from heartbench_core.judging.services.runs import Selection, claim_run, execute_run, request_judge_run
-from heartbench_core.models import EndpointRun, JudgeVerdict, RunQuestion
+from heartbench_core.models import JudgeVerdict
 
 pytestmark = pytest.mark.django_db
 

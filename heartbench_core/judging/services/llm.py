@@ -32,7 +32,7 @@ from heartbench_core.judging import endpoint_policy as policy
 from heartbench_core.lib.jsonl import replace_unstorable, unstorable_character
 
 if TYPE_CHECKING:
-    from heartbench_core.models import Endpoint
+    from heartbench_core.judging.models import Endpoint
 
 logger = logging.getLogger(__name__)
 

@@ -47,6 +47,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from heartbench_core.judging import endpoint_policy
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplateRevision, RunQuestion
 from heartbench_core.judging.services.endpoints import resolve_template
 from heartbench_core.judging.services.llm import ChatClient, ChatError, EndpointConfig
 from heartbench_core.lib.judge_answer import EMPTY, TRUNCATED, Problem, Verdicts, parse_answer
@@ -60,19 +61,7 @@ from heartbench_core.lib.judge_prompt import (
     section_headers,
 )
 from heartbench_core.lib.prompt_injection import injection_signals
-from heartbench_core.models import (
-    Criterion,
-    DatasetVersion,
-    Endpoint,
-    EndpointRun,
-    Item,
-    JudgeRun,
-    JudgeTemplateRevision,
-    JudgeVerdict,
-    LanguageModel,
-    ModelResponse,
-    RunQuestion,
-)
+from heartbench_core.models import Criterion, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
 from heartbench_core.names import validate_model_name
 from heartbench_core.services import leases
 from heartbench_core.services.datasets import get_version
