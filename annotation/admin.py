@@ -7,6 +7,7 @@ policy and for inspection.
 from django.contrib import admin
 from django.http import HttpRequest
 
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry, FingerprintedResponse, LibraryOpen, ResponseFingerprint
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -16,24 +17,18 @@ from annotation.models import (
     CampaignResponse,
     CampaignSettings,
     CampaignTally,
-    Case,
     CorrectionRequest,
-    DatasetGuidelines,
     DiscussionComment,
     DiscussionVote,
     ExpertCampaignTally,
     ExpertProfile,
     ExpertQuality,
-    FaqEntry,
-    FingerprintedResponse,
     GoldLabel,
     ItemProblemReport,
     Judgment,
-    LibraryOpen,
     PayDecision,
     Qualification,
     QualityPolicy,
-    ResponseFingerprint,
     ResponseTally,
     Skip,
     SubmissionHour,

@@ -178,7 +178,7 @@ DEMO_FAQ = (
 
 def _seed_library(context: DemoContext) -> None:
     """The dataset's guidelines and three published FAQ entries on its criteria (idempotent: skipped once guidelines exist)."""
-    from annotation.models import DatasetGuidelines
+    from annotation.knowledge.models import DatasetGuidelines
     from annotation.services.guidelines import publish_dataset_guidelines
     from annotation.services.knowledge import FaqContent, create_faq_entry, review_faq_entry, submit_faq_entry
     from heartbench_core.models import Criterion

@@ -81,10 +81,11 @@ def main():
     from django.db import connection
     from django.test.utils import setup_databases, teardown_databases
 
-    from heartbench_core.models import JudgeVerdict, LanguageModel, ModelResponse, RunQuestion
+    from heartbench_core.judging.models import RunQuestion
+    from heartbench_core.judging.services.endpoints import save_endpoint
+    from heartbench_core.judging.services.runs import QuestionWork, _prepare, execute_run, holder_name, request_judge_run
+    from heartbench_core.models import JudgeVerdict, LanguageModel, ModelResponse
     from heartbench_core.services.datasets import import_heartbench
-    from heartbench_core.services.endpoints import save_endpoint
-    from heartbench_core.services.runs import QuestionWork, _prepare, execute_run, holder_name, request_judge_run
 
     path = Path(args.path or Path(settings.HEARTBENCH_DIR) / "question_all.jsonl")
     old = setup_databases(verbosity=0, interactive=False, aliases=["default"])

@@ -60,7 +60,7 @@ def main():
     try:
         from django.contrib.auth.models import Group
 
-        from annotation.models import ResponseFingerprint
+        from annotation.knowledge.models import ResponseFingerprint
         from annotation.services.campaigns import create_campaign
         from annotation.services.quotes import open_campaign_quotes
         from heartbench_core.lib.quotes import quote_form, shared_run

@@ -109,7 +109,7 @@ def main():
         from django.contrib.auth.models import Group
 
         from annotation.knowledge import selectors
-        from annotation.models import Case, FaqEntry
+        from annotation.knowledge.models import Case, FaqEntry
         from annotation.services.campaigns import create_campaign
         from annotation.services.knowledge import _case_search, _faq_search
         from heartbench_core.models import Criterion, LanguageModel, ModelResponse, User

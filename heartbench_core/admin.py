@@ -9,22 +9,18 @@ from django.core.exceptions import ValidationError
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion
 from heartbench_core.models import (
     ApiToken,
     Criterion,
     CriterionLineage,
     Dataset,
     DatasetVersion,
-    Endpoint,
-    EndpointRun,
     Item,
     JudgeRun,
-    JudgeTemplate,
-    JudgeTemplateRevision,
     JudgeVerdict,
     LanguageModel,
     ModelResponse,
-    RunQuestion,
     StaffExposure,
     StoredScores,
     User,

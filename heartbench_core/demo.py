@@ -178,9 +178,9 @@ def _seed_judging(ctx: DemoContext) -> None:
     """
     from django.core.exceptions import ValidationError
 
+    from heartbench_core.judging.services.endpoints import default_template, save_endpoint
+    from heartbench_core.judging.services.runs import Selection, request_judge_run
     from heartbench_core.models import JudgeRun
-    from heartbench_core.services.endpoints import default_template, save_endpoint
-    from heartbench_core.services.runs import Selection, request_judge_run
 
     try:
         endpoint = save_endpoint(

@@ -1,18 +1,10 @@
-"""Background jobs of the core (django-q2): thin wrappers around services."""
+"""The task paths stored before the judge runner had its own package, kept working.
 
-from __future__ import annotations
+The sweep's schedule row (migration 0006) names `heartbench_core.tasks.sweep_endpoint_runs`, and a
+message queued before an upgrade may name `heartbench_core.tasks.run_endpoint_run`; both lead to
+the runner's tasks in `heartbench_core.judging.tasks`.
+"""
 
+from heartbench_core.judging.tasks import run_endpoint_run, sweep_endpoint_runs
 
-def run_endpoint_run(run_id: int) -> str | None:
-    """Take an endpoint run (judging or generating) and work on it; returns its status after this taking."""
-    from heartbench_core.services.runs import run_in_worker
-
-    outcome = run_in_worker(run_id=run_id)
-    return outcome.status if outcome else None
-
-
-def sweep_endpoint_runs() -> int:
-    """Scheduled every minute: hand again to a worker the runs whose process died or whose message was lost."""
-    from heartbench_core.services.runs import sweep_endpoint_runs as sweep
-
-    return sweep()
+__all__ = ["run_endpoint_run", "sweep_endpoint_runs"]

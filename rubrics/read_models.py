@@ -28,7 +28,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from annotation.knowledge import selectors as knowledge_selectors
-from annotation.models import Case, UnclearCriterionReport
+from annotation.knowledge.models import Case
+from annotation.models import UnclearCriterionReport
 from heartbench_core.lib import rubric_quality as quality
 from heartbench_core.lib.textdiff import word_diff_html
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item

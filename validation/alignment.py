@@ -21,6 +21,7 @@ from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, CampaignResponse
+from heartbench_core.judging.models import EndpointRun
 from heartbench_core.lib.agreement_report import (
     DEFAULTS,
     AgreementChange,
@@ -32,7 +33,7 @@ from heartbench_core.lib.agreement_report import (
     judge_alignment,
 )
 from heartbench_core.lib.taxonomy import ABILITY_LABELS, CATASTROPHIC_LABEL
-from heartbench_core.models import Dataset, EndpointRun, JudgeRun
+from heartbench_core.models import Dataset, JudgeRun
 from validation.scoring_population import scoring_population
 from validation.selectors import CampaignArrays, load_campaign_arrays
 from validation.services.release import release_policy_of

@@ -116,7 +116,7 @@ def _excerpt(text: str) -> str:
 
 def _seed_cases(context: DemoContext, campaign: Campaign) -> None:
     """Adjudicate three split units of the (closed) synthetic blind test as a senior reviewer and write a case from each."""
-    from annotation.models import Case
+    from annotation.knowledge.models import Case
     from annotation.services.knowledge import CaseContent
     from validation.selectors import adjudication_units
     from validation.services.cases import case_from_adjudication

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.knowledge.forms import CaseForm, apply_errors
-from annotation.models import Case
+from annotation.knowledge.models import Case
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
 from heartbench_core.read_models import Viewer

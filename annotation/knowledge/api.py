@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.knowledge import read_models
-from annotation.models import Case, DatasetGuidelines, FaqEntry
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.services import knowledge as services
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
 from heartbench_core.api import ComputedListView, FileImportView

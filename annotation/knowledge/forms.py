@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
-from annotation.models import Case
+from annotation.knowledge.models import Case
 from annotation.services.knowledge import CaseContent, FaqContent
 from heartbench_core.lib.taxonomy import ABILITIES, CATASTROPHIC_LABEL
 from heartbench_core.models import Criterion, Dataset, DatasetVersion

@@ -22,7 +22,8 @@ from django.db.models import QuerySet, prefetch_related_objects
 from django.utils.translation import gettext as _
 
 from annotation.knowledge import selectors
-from annotation.models import Assignment, CampaignResponse, Case, DatasetGuidelines, FaqEntry
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
+from annotation.models import Assignment, CampaignResponse
 from annotation.services import knowledge as services
 from annotation.services.guidelines import GuidelinesInForce, current_dataset_guidelines, guidelines_in_force
 from annotation.workspace.read_models import found, own_work, owned

@@ -29,7 +29,8 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from annotation.knowledge import search as sql_search
-from annotation.models import Assignment, Campaign, Case, DatasetGuidelines, FaqEntry, LibraryOpen
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry, LibraryOpen
+from annotation.models import Assignment, Campaign
 from heartbench_core.blindness import blind_scope
 from heartbench_core.lib import search as lib
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, User

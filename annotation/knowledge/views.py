@@ -22,7 +22,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.knowledge import forms, read_models
-from annotation.models import CampaignResponse, Case, FaqEntry
+from annotation.knowledge.models import Case, FaqEntry
+from annotation.models import CampaignResponse
 from annotation.services import knowledge as services
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
 from heartbench_core.http import SignedInRequest

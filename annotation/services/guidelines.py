@@ -24,7 +24,8 @@ from django.db.models import IntegerField, Max, Value
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from annotation.models import Campaign, CampaignGuidelines, DatasetGuidelines
+from annotation.knowledge.models import DatasetGuidelines
+from annotation.models import Campaign, CampaignGuidelines
 from heartbench_core.models import Dataset, User
 from heartbench_core.roles import Role, has_role
 

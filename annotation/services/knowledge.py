@@ -30,7 +30,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, Campaign, CampaignResponse, Case, FaqEntry, GoldLabel, LibraryOpen
+from annotation.knowledge.models import Case, FaqEntry, LibraryOpen
+from annotation.models import Assignment, Campaign, CampaignResponse, GoldLabel
 from annotation.services.quotes import open_campaign_quotes
 from heartbench_core.lib.quotes import RUN as QUOTE_RUN
 from heartbench_core.lib.quotes import quote_form, shared_run

@@ -33,8 +33,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from rest_framework import serializers
 
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.selectors import visible_cases
-from annotation.models import Campaign, Case, DatasetGuidelines, FaqEntry
+from annotation.models import Campaign
 from annotation.services.knowledge import (
     CaseContent,
     CaseSource,

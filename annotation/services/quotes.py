@@ -25,7 +25,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
-from annotation.models import Campaign, CampaignResponse, FingerprintedResponse, ResponseFingerprint
+from annotation.knowledge.models import FingerprintedResponse, ResponseFingerprint
+from annotation.models import Campaign, CampaignResponse
 from heartbench_core.bulk import copy_lines
 from heartbench_core.lib.quotes import fingerprints, shared_run
 from heartbench_core.models import ModelResponse

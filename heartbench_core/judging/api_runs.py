@@ -20,14 +20,15 @@ from rest_framework.response import Response
 
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.judging import read_models as judging
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion
+from heartbench_core.judging.run_display import describe_problem, describe_signal
+from heartbench_core.judging.services import runs as run_services
+from heartbench_core.judging.services.endpoints import add_template_revision, default_template, save_endpoint
+from heartbench_core.judging.services.llm import ChatError, read_api_key
 from heartbench_core.lib import prompt_injection
-from heartbench_core.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion, User
+from heartbench_core.models import User
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
-from heartbench_core.run_display import describe_problem, describe_signal
-from heartbench_core.services import runs as run_services
-from heartbench_core.services.endpoints import add_template_revision, default_template, save_endpoint
-from heartbench_core.services.llm import ChatError, read_api_key
 
 IsAdmin = role_permission(Role.ADMIN)
 NAME_IN_PATH = "[^/]+"

@@ -7,7 +7,8 @@ from typing import Any, cast
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from heartbench_core.models import Dataset, Endpoint, EndpointRun, JudgeTemplate, LanguageModel
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate
+from heartbench_core.models import Dataset, LanguageModel
 
 
 class EndpointForm(forms.Form):

@@ -17,24 +17,22 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
-from heartbench_core import endpoint_policy
 from heartbench_core.blindness import CLOSED_MODEL
-from heartbench_core.models import (
+from heartbench_core.judging import endpoint_policy
+from heartbench_core.judging.models import (
     SUSPECTED_INJECTION,
-    Dataset,
     Endpoint,
     EndpointRun,
-    JudgeRun,
     JudgeTemplate,
     JudgeTemplateRevision,
-    LanguageModel,
     RunQuestion,
     RunQuestionQuerySet,
 )
+from heartbench_core.judging.run_display import describe_signal, estimated_cost, problem_parts
+from heartbench_core.judging.services.runs import Progress
+from heartbench_core.models import Dataset, JudgeRun, LanguageModel
 from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import Role
-from heartbench_core.run_display import describe_signal, estimated_cost, problem_parts
-from heartbench_core.services.runs import Progress
 
 RUN_RELATIONS = ("version__dataset", "model", "endpoint", "template_revision__template", "judge_run", "requested_by")
 

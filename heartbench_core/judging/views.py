@@ -12,10 +12,15 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from heartbench_core.endpoint_policy import key_variable_allowed
 from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
+from heartbench_core.judging.endpoint_policy import key_variable_allowed
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
+from heartbench_core.judging.models import Endpoint, EndpointRun
+from heartbench_core.judging.run_display import describe_selection
+from heartbench_core.judging.services import runs as run_services
+from heartbench_core.judging.services.endpoints import add_template_revision, default_template, save_endpoint
+from heartbench_core.judging.services.llm import read_api_key
 from heartbench_core.lib.judge_prompt import (
     DEFAULT_TEMPLATE_NAME,
     PromptTemplate,
@@ -24,13 +29,8 @@ from heartbench_core.lib.judge_prompt import (
     fence_notice,
     fence_open,
 )
-from heartbench_core.models import Endpoint, EndpointRun
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
-from heartbench_core.run_display import describe_selection
-from heartbench_core.services import runs as run_services
-from heartbench_core.services.endpoints import add_template_revision, default_template, save_endpoint
-from heartbench_core.services.llm import read_api_key
 
 admin_only = role_required(Role.ADMIN)
 RUNS_PER_PAGE = 25

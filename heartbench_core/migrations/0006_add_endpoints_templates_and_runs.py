@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 # Runs are durable like background jobs: this schedule hands a run whose worker died (lease expired)
-# or whose message was lost to a worker again, every minute (heartbench_core/services/runs.py).
+# or whose message was lost to a worker again, every minute (heartbench_core/judging/services/runs.py).
 SWEEP = "heartbench_core.tasks.sweep_endpoint_runs"
 
 

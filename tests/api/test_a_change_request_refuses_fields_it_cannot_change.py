@@ -7,8 +7,9 @@ from django.urls import URLResolver, get_resolver
 
 from annotation.models import Campaign, QualityPolicy
 from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry
-from heartbench_core.models import Criterion, Endpoint
-from heartbench_core.services.endpoints import save_endpoint
+from heartbench_core.judging.models import Endpoint
+from heartbench_core.judging.services.endpoints import save_endpoint
+from heartbench_core.models import Criterion
 from tests.annotation.manage.helpers import demo_campaign
 from tests.factories import demo_version
 

@@ -4,7 +4,7 @@ criterion in focus, follows the focus, searches in Chinese in place, opens an en
 
 import pytest
 
-from annotation.models import LibraryOpen
+from annotation.knowledge.models import LibraryOpen
 from tests.annotation.knowledge.conftest import published_faq, written_case
 from tests.browser.test_content_security_policy import WATCH
 from tests.browser.test_judging_flow import ARTIFACTS, browser, campaign_on  # noqa: F401 (fixture)

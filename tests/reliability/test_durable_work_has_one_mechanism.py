@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from heartbench_core.models import LEASE_PENDING, LEASE_RUNNING, EndpointRun, LeasedQuerySet
+from heartbench_core.judging.models import EndpointRun
+from heartbench_core.models import LEASE_PENDING, LEASE_RUNNING, LeasedQuerySet
 from tests.validation.builders import blind_test
 from validation.models import BackgroundJob
 
@@ -23,7 +24,7 @@ def test_every_durable_row_is_leased_the_same_way(model):
     assert (model.Status.PENDING, model.Status.RUNNING) == (LEASE_PENDING, LEASE_RUNNING)
 
 
-@pytest.mark.parametrize("path", ["validation/services/jobs.py", "heartbench_core/services/runs.py"])
+@pytest.mark.parametrize("path", ["validation/services/jobs.py", "heartbench_core/judging/services/runs.py"])
 def test_no_service_writes_its_own_claim_or_sweep(path):
     source = (ROOT / path).read_text(encoding="utf-8")
     assert "skip_locked" not in source

@@ -4,7 +4,7 @@ viewer rates in is counted."""
 
 import pytest
 
-from annotation.models import Case
+from annotation.knowledge.models import Case
 from annotation.services.campaigns import create_campaign
 from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry
 from heartbench_core.blindness import blind_scope

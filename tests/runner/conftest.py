@@ -2,7 +2,7 @@
 
 import pytest
 
-from heartbench_core.services.endpoints import save_endpoint
+from heartbench_core.judging.services.endpoints import save_endpoint
 from tests.factories import demo_responses, demo_version
 from tests.fake_openai import FakeChatServer, judge
 

@@ -8,8 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from heartbench_core.models import JudgeVerdict, RunQuestion
-from heartbench_core.services.endpoints import add_template_revision
+from heartbench_core.judging.models import RunQuestion
+from heartbench_core.judging.services.endpoints import add_template_revision
+from heartbench_core.models import JudgeVerdict
 from tests.fake_openai import Reply, alternating, criteria_count, released_prompt_answer
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,9 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from heartbench_core.models import EndpointRun, JudgeVerdict, RunQuestion
-from heartbench_core.services.runs import request_judge_run
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.services.runs import request_judge_run
+from heartbench_core.models import JudgeVerdict
 from tests.conftest import postgres_only
 from tests.fake_openai import judge
 from tests.reliability.test_worker_killed_mid_report import cluster_env, own_broker, start_cluster, stop, wait_for

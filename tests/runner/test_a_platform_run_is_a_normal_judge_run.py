@@ -8,9 +8,10 @@ import json
 import pytest
 from django.core.management import call_command
 
-from heartbench_core.models import JudgeRun, RunQuestion
+from heartbench_core.judging.models import RunQuestion
+from heartbench_core.judging.services.endpoints import save_endpoint
+from heartbench_core.models import JudgeRun
 from heartbench_core.services.datasets import import_heartbench
-from heartbench_core.services.endpoints import save_endpoint
 from tests.conftest import heartbench_file
 from tests.factories import DEMO_ITEMS
 from tests.validation.builders import MODELS, blind_test

@@ -16,9 +16,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from heartbench_core.models import EndpointRun, JudgeVerdict, RunQuestion
-from heartbench_core.services import runs
-from heartbench_core.services.runs import holder_is_gone, request_judge_run
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.services import runs
+from heartbench_core.judging.services.runs import holder_is_gone, request_judge_run
+from heartbench_core.models import JudgeVerdict
 from tests.fake_openai import judge
 from tests.runner.processes import command_environment, wait_for
 
@@ -100,7 +101,7 @@ def test_resume_and_cancel_take_a_run_whose_holder_is_gone_at_once(
     with django_capture_on_commit_callbacks(execute=True):
         runs.resume_run(run=run)
     run.refresh_from_db()
-    assert run.status == "pending" and sent == [("heartbench_core.tasks.run_endpoint_run", run.pk)]
+    assert run.status == "pending" and sent == [("heartbench_core.judging.tasks.run_endpoint_run", run.pk)]
 
 
 @pytest.mark.django_db(transaction=True)

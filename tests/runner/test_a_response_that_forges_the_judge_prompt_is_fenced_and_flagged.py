@@ -9,9 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.services import runs
 from heartbench_core.lib.judge_prompt import DEFAULT_TEMPLATE, section_headers
-from heartbench_core.models import Criterion, EndpointRun, JudgeVerdict, ModelResponse, RunQuestion
-from heartbench_core.services import runs
+from heartbench_core.models import Criterion, JudgeVerdict, ModelResponse
 from tests.fake_openai import forging_answer, user_text
 
 pytestmark = pytest.mark.django_db

@@ -9,10 +9,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from heartbench_core.env import env_key_prefix, env_key_variables
-from heartbench_core.models import Endpoint, EndpointRun, RunQuestion
-from heartbench_core.services.endpoints import save_endpoint
-from heartbench_core.services.llm import ChatClient, ChatError, EndpointConfig
-from heartbench_core.services.runs import Selection, execute_run, request_judge_run
+from heartbench_core.judging.models import Endpoint, EndpointRun, RunQuestion
+from heartbench_core.judging.services.endpoints import save_endpoint
+from heartbench_core.judging.services.llm import ChatClient, ChatError, EndpointConfig
+from heartbench_core.judging.services.runs import Selection, execute_run, request_judge_run
 
 pytestmark = pytest.mark.django_db
 

@@ -10,12 +10,12 @@ from contextlib import contextmanager
 import pytest
 from django.core.exceptions import ValidationError
 
-from heartbench_core import endpoint_policy
-from heartbench_core.models import Endpoint, RunQuestion
-from heartbench_core.run_display import describe_problem
-from heartbench_core.services.endpoints import save_endpoint
-from heartbench_core.services.llm import ChatClient, ChatError, EndpointConfig
-from heartbench_core.services.runs import Selection, execute_run, request_judge_run
+from heartbench_core.judging import endpoint_policy
+from heartbench_core.judging.models import Endpoint, RunQuestion
+from heartbench_core.judging.run_display import describe_problem
+from heartbench_core.judging.services.endpoints import save_endpoint
+from heartbench_core.judging.services.llm import ChatClient, ChatError, EndpointConfig
+from heartbench_core.judging.services.runs import Selection, execute_run, request_judge_run
 from tests.fake_openai import Reply
 
 pytestmark = pytest.mark.django_db

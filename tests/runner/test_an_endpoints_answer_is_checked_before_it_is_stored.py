@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from heartbench_core.models import EndpointRun, RunQuestion
-from heartbench_core.services import llm, runs
-from heartbench_core.services.llm import ChatClient, ChatError, EndpointConfig
-from heartbench_core.services.runs import Selection, claim_run, execute_run, request_judge_run
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.services import llm, runs
+from heartbench_core.judging.services.llm import ChatClient, ChatError, EndpointConfig
+from heartbench_core.judging.services.runs import Selection, claim_run, execute_run, request_judge_run
 from tests.fake_openai import Reply, alternating, platform_answer
 from tests.runner import scenarios as s
 

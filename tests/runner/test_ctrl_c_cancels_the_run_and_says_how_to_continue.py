@@ -15,8 +15,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 
-from heartbench_core.models import EndpointRun, JudgeVerdict, ModelResponse, RunQuestion
-from heartbench_core.services import runs
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.services import runs
+from heartbench_core.models import JudgeVerdict, ModelResponse
 from tests.fake_openai import answerer, judge
 from tests.runner.processes import command_environment, wait_for
 
@@ -93,8 +94,8 @@ def test_ctrl_c_leaves_the_run_cancelled_with_its_work_kept_and_prints_the_comma
 
 
 def test_the_command_that_continues_a_run_names_it_and_its_questions(demo, judge_endpoint):
+    from heartbench_core.judging.services.runs import Selection, release_held, request_judge_run
     from heartbench_core.management.commands._runs import resume_command
-    from heartbench_core.services.runs import Selection, release_held, request_judge_run
 
     run = request_judge_run(
         dataset_name="demo",
@@ -114,7 +115,7 @@ def test_the_command_that_continues_a_run_names_it_and_its_questions(demo, judge
 def test_a_second_ctrl_c_in_the_middle_of_writing_still_leaves_the_run_cancelled_not_waiting_for_a_worker(
     demo, fake, judge_endpoint, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from heartbench_core.services.runs import claim_run, execute_run, request_judge_run
+    from heartbench_core.judging.services.runs import claim_run, execute_run, request_judge_run
 
     sent = []
     monkeypatch.setattr("django_q.tasks.async_task", lambda *args, **kwargs: sent.append(args))

@@ -5,8 +5,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from heartbench_core.models import EndpointRun, ModelResponse
-from heartbench_core.services.endpoints import save_endpoint
+from heartbench_core.judging.models import EndpointRun
+from heartbench_core.judging.services.endpoints import save_endpoint
+from heartbench_core.models import ModelResponse
 from tests.factories import demo_version
 from tests.fake_openai import Reply, answerer, user_text
 

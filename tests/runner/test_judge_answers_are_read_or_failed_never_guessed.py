@@ -6,7 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from heartbench_core.models import EndpointRun, JudgeRun, JudgeVerdict, RunQuestion
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.models import JudgeRun, JudgeVerdict
 from heartbench_core.services.scoring import score_model
 from tests.fake_openai import user_text
 from tests.runner import scenarios as s
@@ -114,7 +115,7 @@ def test_a_subset_and_explicit_questions_are_judged_alone(demo, fake, judge_endp
 
 
 def test_a_label_made_with_another_template_or_imported_is_refused(demo, fake, judge_endpoint, capsys):
-    from heartbench_core.services.endpoints import add_template_revision
+    from heartbench_core.judging.services.endpoints import add_template_revision
     from heartbench_core.services.judging import import_judge_verdicts
     from tests.factories import FIXTURES
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from heartbench_core.models import Endpoint, EndpointRun, JudgeTemplate, RunQuestion
-from heartbench_core.services.runs import claim_run, execute_run
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate, RunQuestion
+from heartbench_core.judging.services.runs import claim_run, execute_run
 from tests.runner import scenarios as s
 
 pytestmark = pytest.mark.django_db

@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from heartbench_core.models import EndpointRun, RunQuestion
-from heartbench_core.services.endpoints import save_endpoint
-from heartbench_core.services.llm import ChatClient, ChatError, EndpointConfig, RateLimiter
-from heartbench_core.services.runs import Selection, execute_run, holder_name, request_judge_run
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.services.endpoints import save_endpoint
+from heartbench_core.judging.services.llm import ChatClient, ChatError, EndpointConfig, RateLimiter
+from heartbench_core.judging.services.runs import Selection, execute_run, holder_name, request_judge_run
 from tests.fake_openai import Reply
 from tests.runner import scenarios as s
 

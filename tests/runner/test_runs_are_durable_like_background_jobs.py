@@ -8,9 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from heartbench_core.models import EndpointRun, JudgeVerdict, RunQuestion
-from heartbench_core.services import runs
-from heartbench_core.services.runs import Selection, claim_run, execute_run, request_judge_run
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.services import runs
+from heartbench_core.judging.services.runs import Selection, claim_run, execute_run, request_judge_run
+from heartbench_core.models import JudgeVerdict
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,7 @@ def test_a_requested_run_is_recorded_waiting_and_its_id_sent_after_commit(
     run.refresh_from_db()
     assert (run.status, run.attempts, run.requested_by, run.trigger, run.kind) == ("pending", 0, cast.admin, "page", "judge")
     assert run.questions.count() == 6 and run.enqueued_at is not None
-    assert broker == [("heartbench_core.tasks.run_endpoint_run", run.pk)]
+    assert broker == [("heartbench_core.judging.tasks.run_endpoint_run", run.pk)]
     assert (run.price_input, run.currency) == (judge_endpoint.price_input, "USD")
 
 
@@ -70,7 +71,7 @@ def test_a_run_whose_worker_died_is_swept_and_continued_without_judging_a_questi
     asked = len(fake.requests)
     _expire(held)
     broker.clear()
-    assert runs.sweep_endpoint_runs() == 1 and broker == [("heartbench_core.tasks.run_endpoint_run", run.pk)]
+    assert runs.sweep_endpoint_runs() == 1 and broker == [("heartbench_core.judging.tasks.run_endpoint_run", run.pk)]
     # The next worker continues with the four questions left.
     again = claim_run(run_id=run.pk, holder="worker B")
     assert again.attempts == 2 and again.holder == "worker B"
@@ -100,7 +101,7 @@ def test_a_deadline_hands_the_rest_of_the_run_to_the_next_worker(demo, fake, jud
         outcome = execute_run(claim_run(run_id=run.pk, holder="w"), deadline=time.monotonic())
     run.refresh_from_db()
     assert outcome.status == "pending" and run.status == "pending" and run.locked_until is None
-    assert broker == [("heartbench_core.tasks.run_endpoint_run", run.pk)]
+    assert broker == [("heartbench_core.judging.tasks.run_endpoint_run", run.pk)]
 
 
 def test_a_run_taken_again_and_again_without_progress_is_stopped_with_the_reason(
@@ -143,7 +144,7 @@ def test_retrying_failed_questions_hands_the_run_to_a_worker(demo, fake, judge_e
     broker.clear()
     with django_capture_on_commit_callbacks(execute=True):
         assert runs.retry_failed(run=run) == 1
-    assert broker == [("heartbench_core.tasks.run_endpoint_run", run.pk)]
+    assert broker == [("heartbench_core.judging.tasks.run_endpoint_run", run.pk)]
     execute_run(claim_run(run_id=run.pk, holder="w"))
     assert RunQuestion.objects.filter(run=run, status="done").count() == 6
     with pytest.raises(Exception, match="no failed question"):

@@ -10,8 +10,8 @@ from django.core import serializers
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from heartbench_core.models import EndpointRun
-from heartbench_core.services.endpoints import save_endpoint
+from heartbench_core.judging.models import EndpointRun
+from heartbench_core.judging.services.endpoints import save_endpoint
 from tests.fake_openai import Reply, alternating, platform_answer
 from tests.runner import scenarios as s
 

@@ -226,8 +226,9 @@ def _elsewhere(experts, other, third):
 
 def _platform_runs(version, c_responses, models=(C_MODELS[0], OPEN_MODEL)):
     """Runs made on the platform: a judge run of a C model (its reasons and raw answers are JUDGE_SECRET) and one of the open model."""
-    from heartbench_core.models import Endpoint, EndpointRun, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, RunQuestion
-    from heartbench_core.services.endpoints import default_template, latest_revision, save_endpoint
+    from heartbench_core.judging.models import Endpoint, EndpointRun, RunQuestion
+    from heartbench_core.judging.services.endpoints import default_template, latest_revision, save_endpoint
+    from heartbench_core.models import JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
 
     endpoint = Endpoint.objects.filter(name="dual-judge").first() or (
         save_endpoint(name="dual-judge", base_url="http://127.0.0.1:9/v1", model="dual-judge-model").endpoint
@@ -270,7 +271,7 @@ def _platform_runs(version, c_responses, models=(C_MODELS[0], OPEN_MODEL)):
 
 def _library(world: DualRoleWorld) -> dict:
     """A FAQ entry, a case from C (running), a case from D on a response C holds, and a case from D on one it does not."""
-    from annotation.models import Case
+    from annotation.knowledge.models import Case
     from annotation.services.knowledge import (
         CaseContent,
         CaseSource,

@@ -14,7 +14,8 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment, CorrectionRequest
-from heartbench_core.models import EndpointRun, JudgeRun, LanguageModel
+from heartbench_core.judging.models import EndpointRun
+from heartbench_core.models import JudgeRun, LanguageModel
 from tests.security.dual_role_world import CASE_SECRET, GOLD_SECRET, JUDGE_SECRET, OTHER_SECRET, build_dual_role_world
 from tests.security.permissions_table import SKIP_PREFIXES
 from tests.security.urlwalk import crawl, every_get_url

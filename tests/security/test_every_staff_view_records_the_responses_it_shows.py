@@ -17,7 +17,8 @@ from django.test import Client
 
 from annotation.models import Assignment, CampaignResponse
 from annotation.services.assignment import assign_next_response
-from heartbench_core.models import EndpointRun, JudgeRun, LanguageModel, StaffExposure
+from heartbench_core.judging.models import EndpointRun
+from heartbench_core.models import JudgeRun, LanguageModel, StaffExposure
 from heartbench_core.roles import Role
 from tests.conftest import make_user
 from tests.security.dual_role_world import build_dual_role_world

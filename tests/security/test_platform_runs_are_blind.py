@@ -8,7 +8,7 @@ from django.test import Client
 
 from annotation.models import Campaign
 from annotation.services.campaigns import set_campaign_status
-from heartbench_core.models import EndpointRun
+from heartbench_core.judging.models import EndpointRun
 from heartbench_core.roles import Role, roles_of
 from tests.security.dual_role_world import COMBINATIONS, JUDGE_SECRET, build_dual_role_world
 

@@ -98,8 +98,8 @@ def build_world(cast) -> World:
 
 
 def _judging_pieces(world: World) -> None:
-    from heartbench_core.services.endpoints import save_endpoint
-    from heartbench_core.services.runs import Selection, release_held, request_judge_run
+    from heartbench_core.judging.services.endpoints import save_endpoint
+    from heartbench_core.judging.services.runs import Selection, release_held, request_judge_run
 
     # An endpoint pointing at nothing, and a run on it that is only recorded: held as if by a command, then let go
     # (cancelled), so no broker message is sent and no request ever leaves.

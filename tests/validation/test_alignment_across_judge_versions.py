@@ -5,8 +5,8 @@ the versions were made, and the paired change from the one before; closed to an 
 import pytest
 from django.core.management import call_command
 
+from heartbench_core.judging.services.endpoints import add_template_revision, save_endpoint
 from heartbench_core.models import ModelResponse
-from heartbench_core.services.endpoints import add_template_revision, save_endpoint
 from tests.conftest import make_user
 from tests.fake_openai import FakeChatServer, Reply, alternating, criteria_count, platform_answer, user_text
 from tests.validation.builders import MODELS, blind_test, judge_vectors

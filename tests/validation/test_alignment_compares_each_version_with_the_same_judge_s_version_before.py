@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from heartbench_core.judging.services.endpoints import add_template_revision, save_endpoint
 from heartbench_core.lib.agreement_report import agreement_change
-from heartbench_core.services.endpoints import add_template_revision, save_endpoint
 from tests.core.english_ui_text import english_on_page
 from tests.core.test_every_page_reads_in_chinese import stored_strings
 from tests.fake_openai import FakeChatServer, Reply, alternating, criteria_count, platform_answer

@@ -5,8 +5,8 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import CampaignResponse
+from heartbench_core.judging.services.endpoints import save_endpoint
 from heartbench_core.models import JudgeVerdict
-from heartbench_core.services.endpoints import save_endpoint
 from tests.conftest import make_user
 from tests.fake_openai import FakeChatServer, Reply, alternating, criteria_count, platform_answer
 from tests.validation.builders import MODELS, blind_test

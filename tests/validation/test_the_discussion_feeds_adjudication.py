@@ -5,7 +5,8 @@ can be turned into a case."""
 import pytest
 from django.urls import reverse
 
-from annotation.models import Assignment, Case, DiscussionComment, DiscussionVote, Judgment
+from annotation.knowledge.models import Case
+from annotation.models import Assignment, DiscussionComment, DiscussionVote, Judgment
 from tests.validation.builders import blind_test
 from validation.selectors import adjudication_units
 from validation.services.golden import adjudication_queue

@@ -11,7 +11,8 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, Campaign, CampaignResponse, Case
+from annotation.knowledge.models import Case
+from annotation.models import Assignment, Campaign, CampaignResponse
 from annotation.services.knowledge import CaseContent, CaseSource, create_case
 from heartbench_core.models import Criterion, User
 from validation.models import Adjudication

@@ -20,10 +20,10 @@ from typing import Any, NoReturn
 from django.core.management.base import CommandError
 from django.utils.translation import gettext
 
+from heartbench_core.judging.models import EndpointRun, RunQuestion
+from heartbench_core.judging.run_display import cost_of, describe_problem
+from heartbench_core.judging.services.runs import Progress, RunOutcome, RunRequest, execute_run, release_held, run_progress
 from heartbench_core.management.commands._base import ImportCommand
-from heartbench_core.models import EndpointRun, RunQuestion
-from heartbench_core.run_display import cost_of, describe_problem
-from heartbench_core.services.runs import Progress, RunOutcome, RunRequest, execute_run, release_held, run_progress
 
 BAR = 30
 

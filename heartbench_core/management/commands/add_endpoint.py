@@ -3,8 +3,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_lazy
 
+from heartbench_core.judging.services.endpoints import save_endpoint
 from heartbench_core.management.commands._base import ImportCommand
-from heartbench_core.services.endpoints import save_endpoint
 
 
 class Command(ImportCommand):

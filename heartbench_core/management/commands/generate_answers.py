@@ -3,8 +3,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_lazy
 
+from heartbench_core.judging.services.runs import Selection, holder_name, request_answers
 from heartbench_core.management.commands._runs import RunCommand
-from heartbench_core.services.runs import Selection, holder_name, request_answers
 
 
 class Command(RunCommand):

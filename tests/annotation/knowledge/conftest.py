@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from annotation.models import Campaign, CampaignResponse, FaqEntry
+from annotation.knowledge.models import FaqEntry
+from annotation.models import Campaign, CampaignResponse
 from annotation.services.campaigns import create_campaign
 from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry, review_faq_entry, submit_faq_entry
 from heartbench_core.models import Criterion, DatasetVersion

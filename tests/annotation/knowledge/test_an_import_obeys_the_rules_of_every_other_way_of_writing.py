@@ -9,8 +9,9 @@ import pytest
 from django.apps import apps
 from django.core.exceptions import PermissionDenied
 
+from annotation.knowledge.models import Case, FaqEntry
 from annotation.knowledge.selectors import visible_faq
-from annotation.models import Campaign, Case, FaqEntry
+from annotation.models import Campaign
 from annotation.services.knowledge import review_faq_entry
 from annotation.services.knowledge_io import import_library
 from heartbench_core.jsonl import InputFileError

@@ -4,7 +4,8 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
-from annotation.models import Assignment, Case
+from annotation.knowledge.models import Case
+from annotation.models import Assignment
 from annotation.services.knowledge import (
     INVENTED_MAX_SHARED_RUN,
     CaseContent,

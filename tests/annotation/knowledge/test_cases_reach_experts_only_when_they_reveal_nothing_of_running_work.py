@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.knowledge import selectors
-from annotation.models import Assignment, Campaign, Case
+from annotation.knowledge.models import Case
+from annotation.models import Assignment, Campaign
 from annotation.services.campaigns import create_campaign, set_campaign_status
 from annotation.services.knowledge import CaseSource, record_open
 from heartbench_core.roles import Role

@@ -4,7 +4,8 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from annotation.models import Assignment, DatasetGuidelines
+from annotation.knowledge.models import DatasetGuidelines
+from annotation.models import Assignment
 from annotation.services.guidelines import guidelines_in_force, publish_dataset_guidelines, publish_guidelines
 from tests.annotation.workspace.conftest import judge_fully
 

@@ -5,7 +5,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
 from annotation.knowledge import selectors
-from annotation.models import FaqEntry
+from annotation.knowledge.models import FaqEntry
 from annotation.services.knowledge import (
     FaqContent,
     create_faq_entry,

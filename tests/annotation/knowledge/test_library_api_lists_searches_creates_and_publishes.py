@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.models import Case, DatasetGuidelines, FaqEntry, LibraryOpen
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry, LibraryOpen
 from tests.annotation.knowledge.conftest import calibration_item, published_faq, written_case
 
 pytestmark = pytest.mark.django_db

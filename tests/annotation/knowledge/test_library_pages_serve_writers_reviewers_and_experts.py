@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.models import Case, DatasetGuidelines, FaqEntry, LibraryOpen
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry, LibraryOpen
 from tests.annotation.knowledge.conftest import calibration_item, published_faq, written_case
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,8 @@ the page, the API, the services; a case may quote only the real response it was 
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotation.models import Campaign, CampaignResponse, Case, FaqEntry
+from annotation.knowledge.models import Case, FaqEntry
+from annotation.models import Campaign, CampaignResponse
 from annotation.services.knowledge import (
     CaseContent,
     CaseSource,
@@ -102,7 +103,7 @@ def test_a_faq_entry_is_checked_when_written_and_again_when_published(cast, libr
 
 
 def test_the_check_reads_an_index_in_three_queries_which_follows_new_campaigns(cast, library, django_assert_num_queries):
-    from annotation.models import FingerprintedResponse, ResponseFingerprint
+    from annotation.knowledge.models import FingerprintedResponse, ResponseFingerprint
     from annotation.services.quotes import open_campaign_quotes
 
     texts = {"title": "隐含的共情", "reasoning": f"回复：{_quote(library.entry('dm0005').response)}"}
@@ -120,7 +121,7 @@ def test_the_check_reads_an_index_in_three_queries_which_follows_new_campaigns(c
 def test_a_new_campaign_has_a_background_job_fingerprint_its_responses(cast, library, monkeypatch, django_capture_on_commit_callbacks):
     from django.utils.module_loading import import_string
 
-    from annotation.models import FingerprintedResponse
+    from annotation.knowledge.models import FingerprintedResponse
     from annotation.services.campaigns import create_campaign
     from tests.annotation.knowledge.conftest import MODELS
 

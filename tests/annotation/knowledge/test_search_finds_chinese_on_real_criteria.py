@@ -10,7 +10,7 @@ whole phrase.
 import pytest
 
 from annotation.knowledge import selectors
-from annotation.models import Case, FaqEntry
+from annotation.knowledge.models import Case, FaqEntry
 from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry, review_faq_entry, submit_faq_entry
 from heartbench_core.lib import search as lib
 from heartbench_core.models import Criterion

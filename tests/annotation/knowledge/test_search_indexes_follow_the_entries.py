@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.knowledge import selectors
-from annotation.models import Case, FaqEntry
+from annotation.knowledge.models import Case, FaqEntry
 from annotation.services.knowledge import FaqContent, edit_faq_entry
 from tests.annotation.knowledge.conftest import published_faq, written_case
 

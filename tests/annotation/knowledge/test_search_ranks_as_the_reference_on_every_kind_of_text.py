@@ -9,7 +9,7 @@ PostgreSQL (run with DATABASE_URL for the latter).
 import pytest
 
 from annotation.knowledge import selectors
-from annotation.models import FaqEntry
+from annotation.knowledge.models import FaqEntry
 from annotation.services.knowledge import _faq_search
 from heartbench_core.lib import search as lib
 from tests.factories import demo_version

@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.knowledge import selectors
-from annotation.models import Case, DatasetGuidelines, FaqEntry
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from heartbench_core.models import User
 from validation.models import Adjudication
 

@@ -7,7 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation.models import Assignment, LibraryOpen
+from annotation.knowledge.models import LibraryOpen
+from annotation.models import Assignment
 from annotation.services.campaigns import create_campaign
 from annotation.services.guidelines import publish_dataset_guidelines
 from heartbench_core.models import Criterion

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation.models import Case, DatasetGuidelines, FaqEntry
+from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.services.guidelines import publish_dataset_guidelines
 from annotation.services.knowledge import review_faq_entry, revise_faq_entry, submit_faq_entry
 from annotation.services.knowledge_io import export_lines, import_library

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
 
-from heartbench_core.endpoint_policy import EndpointRefused
+from heartbench_core.judging.endpoint_policy import EndpointRefused
+from heartbench_core.judging.services import llm
+from heartbench_core.judging.services.runs import NOT_STORED
 from heartbench_core.lib import judge_answer as ja
 from heartbench_core.lib import prompt_injection as pi
-from heartbench_core.services import llm
-from heartbench_core.services.runs import NOT_STORED
 
 if TYPE_CHECKING:
-    from heartbench_core.models import EndpointRun
-    from heartbench_core.services.runs import Progress
+    from heartbench_core.judging.models import EndpointRun
+    from heartbench_core.judging.services.runs import Progress
 
 MILLION = Decimal(1_000_000)
 

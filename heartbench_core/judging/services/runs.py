@@ -46,7 +46,10 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from heartbench_core import endpoint_policy
+from heartbench_core.judging import endpoint_policy
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplateRevision, RunQuestion
+from heartbench_core.judging.services.endpoints import resolve_template
+from heartbench_core.judging.services.llm import ChatClient, ChatError, EndpointConfig
 from heartbench_core.lib.judge_answer import EMPTY, TRUNCATED, Problem, Verdicts, parse_answer
 from heartbench_core.lib.judge_prompt import (
     PromptCriterion,
@@ -58,24 +61,10 @@ from heartbench_core.lib.judge_prompt import (
     section_headers,
 )
 from heartbench_core.lib.prompt_injection import injection_signals
-from heartbench_core.models import (
-    Criterion,
-    DatasetVersion,
-    Endpoint,
-    EndpointRun,
-    Item,
-    JudgeRun,
-    JudgeTemplateRevision,
-    JudgeVerdict,
-    LanguageModel,
-    ModelResponse,
-    RunQuestion,
-)
+from heartbench_core.models import Criterion, DatasetVersion, Item, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse
 from heartbench_core.names import validate_model_name
 from heartbench_core.services import leases
 from heartbench_core.services.datasets import get_version
-from heartbench_core.services.endpoints import resolve_template
-from heartbench_core.services.llm import ChatClient, ChatError, EndpointConfig
 from heartbench_core.services.stored_scores import forget_scores
 
 if TYPE_CHECKING:
@@ -83,7 +72,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-RUN_TASK = "heartbench_core.tasks.run_endpoint_run"
+RUN_TASK = "heartbench_core.judging.tasks.run_endpoint_run"
 MAX_STALLS = 3  # a run taken this often in a row without writing a question is stopped, with the reason
 MAX_QUESTION_ATTEMPTS = 3  # a question taken this often without its result being stored fails, with the reason
 NOT_STORED = "not_stored"  # attempts: the question's result could not be stored that many times (the log says why)

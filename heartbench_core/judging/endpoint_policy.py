@@ -30,7 +30,7 @@ from heartbench_core.env import PLATFORM_SECRETS
 from heartbench_core.lib.addresses import AllowedHosts, parse_address
 
 if TYPE_CHECKING:
-    from heartbench_core.models import Endpoint
+    from heartbench_core.judging.models import Endpoint
 
 KEY_NOT_ALLOWED = "key_variable_not_allowed"  # variable, prefix
 BAD_URL = "bad_url"  # url: not http(s), or no host

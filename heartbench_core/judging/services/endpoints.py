@@ -22,12 +22,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
-from heartbench_core import endpoint_policy as policy
 from heartbench_core.input_lines import JsonField, refuse
+from heartbench_core.judging import endpoint_policy as policy
+from heartbench_core.judging.models import Endpoint, JudgeTemplate, JudgeTemplateRevision
+from heartbench_core.judging.services.llm import valid_env_name
 from heartbench_core.lib.judge_prompt import DEFAULT_TEMPLATE, DEFAULT_TEMPLATE_NAME, PromptTemplate, check_placeholders
-from heartbench_core.models import Endpoint, JudgeTemplate, JudgeTemplateRevision
 from heartbench_core.names import validate_model_name, validate_name
-from heartbench_core.services.llm import valid_env_name
 
 if TYPE_CHECKING:
     from heartbench_core.models import User

@@ -1,7 +1,7 @@
 """Calling an OpenAI-compatible chat-completions endpoint (the official `openai` client), with retries and a rate limit.
 
 The only module that speaks HTTP to an endpoint. The API key is read from the environment
-variable the endpoint names at each request — only a variable `heartbench_core.endpoint_policy`
+variable the endpoint names at each request — only a variable `heartbench_core.judging.endpoint_policy`
 allows — never stored, and scrubbed from every error message before it leaves this module. Each
 connection goes to an address the policy checked, resolved once (no second DNS answer can send it
 elsewhere); redirects are not followed and environment proxies are not used. A request that fails
@@ -28,11 +28,11 @@ import httpcore2
 import httpx2
 import openai
 
-from heartbench_core import endpoint_policy as policy
+from heartbench_core.judging import endpoint_policy as policy
 from heartbench_core.lib.jsonl import replace_unstorable, unstorable_character
 
 if TYPE_CHECKING:
-    from heartbench_core.models import Endpoint
+    from heartbench_core.judging.models import Endpoint
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""Writes of the judge runner: endpoints and templates, the calls to an endpoint, and runs."""
