@@ -117,7 +117,7 @@ admin.site.register(
     list_filter=["status", "source"],
 )
 admin.site.register(LibraryOpen, ReadOnlyAdmin, list_display=["user", "faq", "case", "campaign", "helped", "opened_at"])
-# The index of the quote check (annotation.services.quotes), derived from responses' texts.
+# The index of the quote check (annotation.knowledge.services.quotes), derived from responses' texts.
 admin.site.register(FingerprintedResponse, ReadOnlyAdmin, list_display=["response"])
 admin.site.register(ResponseFingerprint, ReadOnlyAdmin, list_display=["response", "value"])
 admin.site.register(PayDecision, ReadOnlyAdmin, list_display=["campaign", "expert", "pay", "decided_by", "decided_at"])

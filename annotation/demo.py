@@ -179,8 +179,8 @@ DEMO_FAQ = (
 def _seed_library(context: DemoContext) -> None:
     """The dataset's guidelines and three published FAQ entries on its criteria (idempotent: skipped once guidelines exist)."""
     from annotation.knowledge.models import DatasetGuidelines
+    from annotation.knowledge.services.knowledge import FaqContent, create_faq_entry, review_faq_entry, submit_faq_entry
     from annotation.services.guidelines import publish_dataset_guidelines
-    from annotation.services.knowledge import FaqContent, create_faq_entry, review_faq_entry, submit_faq_entry
     from heartbench_core.models import Criterion
 
     users, version = context.users, context.version
@@ -211,7 +211,7 @@ def _seed_library(context: DemoContext) -> None:
     # A case written from scratch (no campaign behind it): every expert reads it.
     target = Criterion.objects.filter(item__version=version, ability="温暖").order_by("item__position", "position").first()
     if target is not None and reviewer is not None:
-        from annotation.services.knowledge import CaseContent, create_case
+        from annotation.knowledge.services.knowledge import CaseContent, create_case
 
         create_case(
             author=reviewer,

@@ -9,7 +9,7 @@ The world: the released question_all.jsonl (HEARTBENCH_DIR; the demo items when 
 the benchmark's own dialogue turns (so responses share the phrasing real ones do), all sampled
 into one running blind test: 296 × 8 = 2,368 open responses. Measured:
 
-- the first check, which fingerprints every open response (once; `annotation.services.quotes`);
+- the first check, which fingerprints every open response (once; `annotation.knowledge.services.quotes`);
 - a case's texts (title, excerpt, reasoning) that quote nothing, one that quotes a response, and
   a FAQ answer of 3,000 characters: median and p95 ms of the check, and its queries;
 - for comparison, reading every open response and comparing in Python (what the index avoids).
@@ -61,8 +61,8 @@ def main():
         from django.contrib.auth.models import Group
 
         from annotation.knowledge.models import ResponseFingerprint
+        from annotation.knowledge.services.quotes import open_campaign_quotes
         from annotation.services.campaigns import create_campaign
-        from annotation.services.quotes import open_campaign_quotes
         from heartbench_core.lib.quotes import quote_form, shared_run
         from heartbench_core.models import LanguageModel, ModelResponse, User
         from heartbench_core.roles import Role

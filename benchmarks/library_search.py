@@ -110,8 +110,8 @@ def main():
 
         from annotation.knowledge import selectors
         from annotation.knowledge.models import Case, FaqEntry
+        from annotation.knowledge.services.knowledge import _case_search, _faq_search
         from annotation.services.campaigns import create_campaign
-        from annotation.services.knowledge import _case_search, _faq_search
         from heartbench_core.models import Criterion, LanguageModel, ModelResponse, User
         from heartbench_core.roles import Role
         from heartbench_core.services.datasets import import_heartbench

@@ -107,7 +107,7 @@ def _excerpt(text: str) -> str:
     """The opening of a response as a case's excerpt, short enough to quote no response of an open campaign.
 
     The synthetic responses share their openings (they come from templates), and no library text may
-    share RUN characters with a response of an open campaign (annotation.services.quotes).
+    share RUN characters with a response of an open campaign (annotation.knowledge.services.quotes).
     """
     from heartbench_core.lib.quotes import RUN
 
@@ -117,7 +117,7 @@ def _excerpt(text: str) -> str:
 def _seed_cases(context: DemoContext, campaign: Campaign) -> None:
     """Adjudicate three split units of the (closed) synthetic blind test as a senior reviewer and write a case from each."""
     from annotation.knowledge.models import Case
-    from annotation.services.knowledge import CaseContent
+    from annotation.knowledge.services.knowledge import CaseContent
     from validation.selectors import adjudication_units
     from validation.services.cases import case_from_adjudication
     from validation.services.golden import adjudicate

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from annotation.knowledge import read_models
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
-from annotation.services import knowledge as services
+from annotation.knowledge.services import knowledge as services
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_changes import RefusesUnknownFields
@@ -617,7 +617,7 @@ class ExportView(APIView):
         parameters=[OpenApiParameter("dataset", str, description="A dataset's name.")], responses={(200, "application/x-ndjson"): str}
     )
     def get(self, request: Request) -> HttpResponse:
-        from annotation.services.knowledge_io import export_lines
+        from annotation.knowledge.services.knowledge_io import export_lines
 
         dataset = _dataset(request, request.query_params.get("dataset"))
         response = HttpResponse(
@@ -647,7 +647,7 @@ class ImportView(FileImportView[Any]):
     input_serializer = LibraryImportSerializer
 
     def run(self, data: dict[str, Any], user: Any) -> Any:
-        from annotation.services.knowledge_io import import_library
+        from annotation.knowledge.services.knowledge_io import import_library
 
         return import_library(source=data["file"], name=data["file"].name)
 

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from annotation.knowledge.models import Case
-from annotation.services.knowledge import CaseContent, FaqContent
+from annotation.knowledge.services.knowledge import CaseContent, FaqContent
 from heartbench_core.lib.taxonomy import ABILITIES, CATASTROPHIC_LABEL
 from heartbench_core.models import Criterion, Dataset, DatasetVersion
 from heartbench_core.taxonomy_display import ability_display

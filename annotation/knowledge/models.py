@@ -1,7 +1,7 @@
 """The knowledge library's data: dataset guidelines, the FAQ, the case library, what experts open, and the fingerprints of responses its quote check reads.
 
 Reads and the visibility rules are in `annotation.knowledge.selectors`; writes in
-`annotation.services.knowledge` and `annotation.services.guidelines` (docs/knowledge.md). The tables
+`annotation.knowledge.services.knowledge` and `annotation.services.guidelines` (docs/knowledge.md). The tables
 belong to the `annotation` app (`annotation.models` imports this module so Django registers them).
 """
 

@@ -23,8 +23,8 @@ from django.utils.translation import gettext as _
 
 from annotation.knowledge import selectors
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
+from annotation.knowledge.services import knowledge as services
 from annotation.models import Assignment, CampaignResponse
-from annotation.services import knowledge as services
 from annotation.services.guidelines import GuidelinesInForce, current_dataset_guidelines, guidelines_in_force
 from annotation.workspace.read_models import found, own_work, owned
 from heartbench_core.models import Criterion, CriterionLineage, Dataset

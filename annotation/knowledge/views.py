@@ -23,8 +23,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.knowledge import forms, read_models
 from annotation.knowledge.models import Case, FaqEntry
+from annotation.knowledge.services import knowledge as services
 from annotation.models import CampaignResponse
-from annotation.services import knowledge as services
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
 from heartbench_core.http import SignedInRequest
 from heartbench_core.models import Criterion
@@ -523,7 +523,7 @@ def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpRespon
 @role_required(*STAFF_ROLES, accepts_tokens=True)
 def export(request: SignedInRequest) -> HttpResponse:
     """The library as `export_library` writes it (`?dataset=`), without the cases of a campaign the viewer rates in."""
-    from annotation.services.knowledge_io import export_lines
+    from annotation.knowledge.services.knowledge_io import export_lines
 
     dataset = read_models.dataset_named(Viewer.of(request), request.GET["dataset"]) if request.GET.get("dataset") else None
     response = HttpResponse("".join(export_lines(dataset=dataset, viewer=request.user)), content_type="application/x-ndjson; charset=utf-8")
@@ -535,7 +535,7 @@ def export(request: SignedInRequest) -> HttpResponse:
 @role_required(Role.ADMIN)
 def import_file(request: SignedInRequest) -> HttpResponse:
     """Upload a library file: every line is checked first; a problem names its line and field and nothing is written."""
-    from annotation.services.knowledge_io import import_library, waiting_for_review
+    from annotation.knowledge.services.knowledge_io import import_library, waiting_for_review
 
     errors: list[str] = []
     if request.method == "POST":

@@ -27,6 +27,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from annotation.knowledge.services.quotes import fingerprint_soon
 from annotation.models import (
     Campaign,
     CampaignResponse,
@@ -36,7 +37,6 @@ from annotation.models import (
     Qualification,
 )
 from annotation.services.assignment import admits
-from annotation.services.quotes import fingerprint_soon
 from annotation.services.sampling import MAX_SEED, keyed_seed, new_seed
 from annotation.services.split_extension import option_errors
 from heartbench_core.blindness import record_exposures
@@ -365,7 +365,7 @@ def _write_sample(campaign: Campaign, rows: list[tuple[int, int, GoldRow | None]
         for crit, hit, expl in gold[2]
     ]
     GoldLabel.objects.bulk_create(labels, batch_size=1000)
-    fingerprint_soon()  # the library's quote check reads them (annotation.services.quotes)
+    fingerprint_soon()  # the library's quote check reads them (annotation.knowledge.services.quotes)
 
 
 def _answers(version: DatasetVersion, models: list[LanguageModel]) -> dict[int, list[int]]:

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.urls import URLResolver, get_resolver
 
+from annotation.knowledge.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry
 from annotation.models import Campaign, QualityPolicy
-from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry
 from heartbench_core.judging.models import Endpoint
 from heartbench_core.judging.services.endpoints import save_endpoint
 from heartbench_core.models import Criterion

@@ -5,8 +5,8 @@ viewer rates in is counted."""
 import pytest
 
 from annotation.knowledge.models import Case
+from annotation.knowledge.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry
 from annotation.services.campaigns import create_campaign
-from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry
 from heartbench_core.blindness import blind_scope
 from heartbench_core.models import Criterion
 from heartbench_core.roles import Role

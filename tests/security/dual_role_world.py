@@ -272,7 +272,7 @@ def _platform_runs(version, c_responses, models=(C_MODELS[0], OPEN_MODEL)):
 def _library(world: DualRoleWorld) -> dict:
     """A FAQ entry, a case from C (running), a case from D on a response C holds, and a case from D on one it does not."""
     from annotation.knowledge.models import Case
-    from annotation.services.knowledge import (
+    from annotation.knowledge.services.knowledge import (
         CaseContent,
         CaseSource,
         FaqContent,

@@ -106,7 +106,7 @@ def world(cast):
 def _library(cast, campaign, gold, dm1):
     """The knowledge library around the running campaign: what the expert may read, and cases of running work they may not."""
     from annotation.knowledge.models import Case, FaqEntry
-    from annotation.services.knowledge import (
+    from annotation.knowledge.services.knowledge import (
         CaseContent,
         CaseSource,
         FaqContent,

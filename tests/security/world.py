@@ -193,8 +193,15 @@ def _campaign_management_pieces(world: World) -> None:
 
 
 def _library_pieces(world: World) -> None:
+    from annotation.knowledge.services.knowledge import (
+        CaseContent,
+        FaqContent,
+        create_case,
+        create_faq_entry,
+        review_faq_entry,
+        submit_faq_entry,
+    )
     from annotation.services.guidelines import publish_dataset_guidelines
-    from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry, review_faq_entry, submit_faq_entry
 
     cast, criterion = world.cast, world.objects["criterion"]
     entry = create_faq_entry(

@@ -12,8 +12,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils.translation import gettext as _
 
 from annotation.knowledge.models import Case
+from annotation.knowledge.services.knowledge import CaseContent, CaseSource, create_case
 from annotation.models import Assignment, Campaign, CampaignResponse
-from annotation.services.knowledge import CaseContent, CaseSource, create_case
 from heartbench_core.models import Criterion, User
 from validation.models import Adjudication
 

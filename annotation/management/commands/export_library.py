@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext, gettext_lazy
 
-from annotation.services.knowledge_io import export_lines
+from annotation.knowledge.services.knowledge_io import export_lines
 from heartbench_core.management.commands._base import PlatformCommand
 from heartbench_core.models import Dataset
 

@@ -3,7 +3,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_lazy
 
-from annotation.services.knowledge_io import import_library, waiting_for_review
+from annotation.knowledge.services.knowledge_io import import_library, waiting_for_review
 from heartbench_core.management.commands._base import ImportCommand
 
 

@@ -5,9 +5,16 @@ from dataclasses import dataclass
 import pytest
 
 from annotation.knowledge.models import FaqEntry
+from annotation.knowledge.services.knowledge import (
+    CaseContent,
+    FaqContent,
+    create_case,
+    create_faq_entry,
+    review_faq_entry,
+    submit_faq_entry,
+)
 from annotation.models import Campaign, CampaignResponse
 from annotation.services.campaigns import create_campaign
-from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry, review_faq_entry, submit_faq_entry
 from heartbench_core.models import Criterion, DatasetVersion
 from tests.factories import demo_responses, demo_version
 
@@ -48,7 +55,7 @@ def published_faq(
 
 
 def written_case(cast, criterion, *, title="隐含的共情也算命中", hit=True, publish=True, **source):
-    from annotation.services.knowledge import CaseSource
+    from annotation.knowledge.services.knowledge import CaseSource
 
     return create_case(
         author=cast.reviewer,

@@ -11,9 +11,9 @@ from django.core.exceptions import PermissionDenied
 
 from annotation.knowledge.models import Case, FaqEntry
 from annotation.knowledge.selectors import visible_faq
+from annotation.knowledge.services.knowledge import review_faq_entry
+from annotation.knowledge.services.knowledge_io import import_library
 from annotation.models import Campaign
-from annotation.services.knowledge import review_faq_entry
-from annotation.services.knowledge_io import import_library
 from heartbench_core.jsonl import InputFileError
 from heartbench_core.models import LanguageModel
 

@@ -5,8 +5,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
 from annotation.knowledge.models import Case
-from annotation.models import Assignment
-from annotation.services.knowledge import (
+from annotation.knowledge.services.knowledge import (
     INVENTED_MAX_SHARED_RUN,
     CaseContent,
     CaseSource,
@@ -16,6 +15,7 @@ from annotation.services.knowledge import (
     publish_case,
     retire_case,
 )
+from annotation.models import Assignment
 from heartbench_core.models import LanguageModel
 from tests.annotation.knowledge.conftest import calibration_item
 

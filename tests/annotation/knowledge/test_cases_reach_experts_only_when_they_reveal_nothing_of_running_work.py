@@ -7,9 +7,9 @@ from django.urls import reverse
 
 from annotation.knowledge import selectors
 from annotation.knowledge.models import Case
+from annotation.knowledge.services.knowledge import CaseSource, record_open
 from annotation.models import Assignment, Campaign
 from annotation.services.campaigns import create_campaign, set_campaign_status
-from annotation.services.knowledge import CaseSource, record_open
 from heartbench_core.roles import Role
 from tests.annotation.knowledge.conftest import MODELS, written_case
 from tests.conftest import make_user
@@ -65,7 +65,7 @@ def test_a_case_from_a_closed_campaign_stays_hidden_while_its_response_is_in_a_c
 def test_an_invented_case_reaches_experts_at_once_but_never_one_who_was_given_its_response(cast, library):
     entry = library.entry("dm0001")
     criterion = entry.item.criteria.get(position=0)
-    from annotation.services.knowledge import CaseContent, create_case
+    from annotation.knowledge.services.knowledge import CaseContent, create_case
 
     case = create_case(
         author=cast.reviewer,

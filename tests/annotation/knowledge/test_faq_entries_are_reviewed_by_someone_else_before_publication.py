@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 
 from annotation.knowledge import selectors
 from annotation.knowledge.models import FaqEntry
-from annotation.services.knowledge import (
+from annotation.knowledge.services.knowledge import (
     FaqContent,
     create_faq_entry,
     edit_faq_entry,

@@ -5,8 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotation.knowledge.models import Case, FaqEntry
-from annotation.models import Campaign, CampaignResponse
-from annotation.services.knowledge import (
+from annotation.knowledge.services.knowledge import (
     CaseContent,
     CaseSource,
     FaqContent,
@@ -15,6 +14,7 @@ from annotation.services.knowledge import (
     review_faq_entry,
     submit_faq_entry,
 )
+from annotation.models import Campaign, CampaignResponse
 from heartbench_core.models import ModelResponse
 
 pytestmark = pytest.mark.django_db
@@ -104,7 +104,7 @@ def test_a_faq_entry_is_checked_when_written_and_again_when_published(cast, libr
 
 def test_the_check_reads_an_index_in_three_queries_which_follows_new_campaigns(cast, library, django_assert_num_queries):
     from annotation.knowledge.models import FingerprintedResponse, ResponseFingerprint
-    from annotation.services.quotes import open_campaign_quotes
+    from annotation.knowledge.services.quotes import open_campaign_quotes
 
     texts = {"title": "隐含的共情", "reasoning": f"回复：{_quote(library.entry('dm0005').response)}"}
     assert set(open_campaign_quotes(texts)) == {"reasoning"}
@@ -137,6 +137,6 @@ def test_a_new_campaign_has_a_background_job_fingerprint_its_responses(cast, lib
             expert_usernames=[cast.expert.username],
             requires_qualification=False,
         ).campaign
-    assert sent == ["annotation.services.quotes.fingerprint_open_responses"]
+    assert sent == ["annotation.knowledge.services.quotes.fingerprint_open_responses"]
     responses = set(campaign.responses.values_list("response_id", flat=True))
     assert responses <= set(FingerprintedResponse.objects.values_list("response_id", flat=True))

@@ -11,7 +11,14 @@ import pytest
 
 from annotation.knowledge import selectors
 from annotation.knowledge.models import Case, FaqEntry
-from annotation.services.knowledge import CaseContent, FaqContent, create_case, create_faq_entry, review_faq_entry, submit_faq_entry
+from annotation.knowledge.services.knowledge import (
+    CaseContent,
+    FaqContent,
+    create_case,
+    create_faq_entry,
+    review_faq_entry,
+    submit_faq_entry,
+)
 from heartbench_core.lib import search as lib
 from heartbench_core.models import Criterion
 from heartbench_core.services.datasets import import_heartbench

@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.knowledge import selectors
 from annotation.knowledge.models import Case, FaqEntry
-from annotation.services.knowledge import FaqContent, edit_faq_entry
+from annotation.knowledge.services.knowledge import FaqContent, edit_faq_entry
 from tests.annotation.knowledge.conftest import published_faq, written_case
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import pytest
 
 from annotation.knowledge import selectors
 from annotation.knowledge.models import FaqEntry
-from annotation.services.knowledge import _faq_search
+from annotation.knowledge.services.knowledge import _faq_search
 from heartbench_core.lib import search as lib
 from tests.factories import demo_version
 

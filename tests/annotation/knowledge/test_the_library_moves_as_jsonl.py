@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
+from annotation.knowledge.services.knowledge import review_faq_entry, revise_faq_entry, submit_faq_entry
+from annotation.knowledge.services.knowledge_io import export_lines, import_library
 from annotation.services.guidelines import publish_dataset_guidelines
-from annotation.services.knowledge import review_faq_entry, revise_faq_entry, submit_faq_entry
-from annotation.services.knowledge_io import export_lines, import_library
 from heartbench_core.jsonl import InputFileError
 from heartbench_core.models import CriterionLineage
 from tests.annotation.knowledge.conftest import published_faq, written_case

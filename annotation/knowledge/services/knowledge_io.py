@@ -10,7 +10,7 @@ campaign (import it first with `import_campaign`) refuses the case, since its vi
 on that campaign. What experts opened is not part of the library and is not exported.
 
 An imported entry or case obeys every rule a written one does, checked by the same functions as
-the pages and the API (`annotation.services.knowledge`): its author may write it here, its texts
+the pages and the API (`annotation.knowledge.services.knowledge`): its author may write it here, its texts
 name no model and quote no response of an open campaign, a case names none of its raters. A
 review is not imported: a file's published entry arrives waiting for review here (its reviewer,
 review note and times dropped), so only someone here publishes it.
@@ -35,8 +35,7 @@ from rest_framework import serializers
 
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.selectors import visible_cases
-from annotation.models import Campaign
-from annotation.services.knowledge import (
+from annotation.knowledge.services.knowledge import (
     CaseContent,
     CaseSource,
     FaqContent,
@@ -48,6 +47,7 @@ from annotation.services.knowledge import (
     can_write_faq,
     model_names,
 )
+from annotation.models import Campaign
 from heartbench_core.input_lines import Boolean, Choice, Integer, Items, JsonField, Line, LineCheck, Moment, Strings, Text, Uuid, refuse
 from heartbench_core.jsonl import ErrorCollector, type_name
 from heartbench_core.lib.jsonl import read_jsonl, source_name
@@ -403,7 +403,7 @@ class _CaseLine(Line):
 
 def import_library(*, source: str | Path | IO, name: str | None = None) -> LibraryImportOutcome:
     """Import a library file (see the module docstring); every line is checked first and nothing is written on any error."""
-    with transaction.atomic():  # the checks may index responses (annotation.services.quotes): a refused file leaves nothing
+    with transaction.atomic():  # the checks may index responses (annotation.knowledge.services.quotes): a refused file leaves nothing
         return _import_library(source=source, name=name)
 
 

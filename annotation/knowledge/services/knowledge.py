@@ -10,7 +10,7 @@ Who writes what (docs/knowledge.md):
   or from scratch. Every write checks that the case carries no rater's name, and that an
   "invented" excerpt shares no run of text with the real response.
 - Every text of both (`check_library_texts`) names no language model of the platform and quotes
-  no response of an open campaign (`annotation.services.quotes`), however it is written: pages,
+  no response of an open campaign (`annotation.knowledge.services.quotes`), however it is written: pages,
   API, demo or import (`knowledge_io` calls the same checks).
 
 Each write normalises `search_title`/`search_text` (heartbench_core.lib.search), which the
@@ -31,8 +31,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.knowledge.models import Case, FaqEntry, LibraryOpen
+from annotation.knowledge.services.quotes import open_campaign_quotes
 from annotation.models import Assignment, Campaign, CampaignResponse, GoldLabel
-from annotation.services.quotes import open_campaign_quotes
 from heartbench_core.lib.quotes import RUN as QUOTE_RUN
 from heartbench_core.lib.quotes import quote_form, shared_run
 from heartbench_core.lib.search import normalise, pair_document, plain_text
@@ -145,7 +145,7 @@ def check_library_texts(
     """The rules every text of a FAQ entry or a case obeys, however written: each field that breaks one gets an error.
 
     A text names no language model of the platform, and quotes no response of an open campaign
-    (a run of QUOTE_RUN characters, whitespace aside; `annotation.services.quotes`) but
+    (a run of QUOTE_RUN characters, whitespace aside; `annotation.knowledge.services.quotes`) but
     `exempt_response_id`. The error never says which campaign or response.
     """
     names = model_names() if names is None else names

@@ -31,7 +31,7 @@ from heartbench_core.bulk import copy_lines
 from heartbench_core.lib.quotes import fingerprints, shared_run
 from heartbench_core.models import ModelResponse
 
-FINGERPRINT_TASK = "annotation.services.quotes.fingerprint_open_responses"
+FINGERPRINT_TASK = "annotation.knowledge.services.quotes.fingerprint_open_responses"
 # Parameters of one IN list (SQLite's limit is 32,766; a long answer has a few thousand fingerprints).
 _BATCH = 2_000
 
