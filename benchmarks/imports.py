@@ -129,6 +129,18 @@ def use_database(name: str) -> None:
     connection.settings_dict["NAME"] = name
 
 
+def act_as(role: str) -> None:
+    """Let `role` (created when missing, without superuser) write every table, and take it on this connection."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
+        if cursor.fetchone() is None:
+            cursor.execute(f'CREATE ROLE "{role}" NOSUPERUSER')
+        cursor.execute(f'GRANT ALL ON ALL TABLES IN SCHEMA public TO "{role}"; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO "{role}"')
+        cursor.execute(f'SET ROLE "{role}"')
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--scale", type=int, default=10)
@@ -136,6 +148,12 @@ def main() -> None:
     parser.add_argument("--prefix", default="bench")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--commands", action="store_true", help="Also time the management commands, start-up included.")
+    parser.add_argument(
+        "--one-file", action="store_true", help="Write every judgment into a single file (one blind test of scale × the size)."
+    )
+    parser.add_argument(
+        "--role", default="", help="Import as this role (SET ROLE, granted the tables): an ordinary role takes the path with triggers."
+    )
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_core.settings")
     base = f"{args.prefix}_imports_base_{args.scale}x"
@@ -164,6 +182,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         judgment_files, judge_files, n_judgments, n_verdicts = write_files(Path(tmp), args.scale)
+        if args.one_file and len(judgment_files) > 1:
+            single = Path(tmp) / "blind-test.jsonl"
+            single.write_text("".join(p.read_text() for p in judgment_files))
+            judgment_files = [single]
         connection.close()
         print(
             f"files: {len(judgment_files)} judgment files ({n_judgments} judgments), {len(judge_files)} judge files ({n_verdicts} verdicts)",
@@ -177,6 +199,8 @@ def main() -> None:
             psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}" STRATEGY FILE_COPY')
             try:
                 use_database(copy)
+                if args.role:
+                    act_as(args.role)
                 fast = may_skip_row_triggers(imports_module._WRITTEN_TABLES, imports_module._REPLACED_TRIGGERS)
                 cpu, server, start = time.process_time(), backend_cpu_seconds(), time.perf_counter()
                 outcome = import_judgments(source=judgment_files, dataset_name="heartbench", campaign_name=f"imported-{args.scale}x")
