@@ -209,7 +209,7 @@ with connection.cursor() as cursor:
 campaign = Campaign.objects.get(name=sys.argv[1])
 out = {}
 paths = {
-    "copy": lambda: exports.copied_judgment_csv(exports.entry_batches(campaign, set(), size=exports.COPY_ENTRIES_PER_BATCH)),
+    "copy": lambda: exports.copied_judgment_csv(campaign, exports.entry_ranges(campaign, set(), size=exports.COPY_ENTRIES_PER_BATCH)),
     "python": lambda: exports.chunks(exports._judgment_csv_lines(campaign, exports.entry_batches(campaign, set()))),
 }
 for name, chunks in paths.items():

@@ -2,7 +2,7 @@
 
 Run:
 
-    .venv/bin/python benchmarks/imports.py [--scale 10] [--runs 3] [--prefix bench] [--rebuild] [--commands]
+    .venv/bin/python benchmarks/imports.py [--scale 10] [--runs 3] [--prefix bench] [--rebuild] [--commands] [--one-file] [--role NAME]
 
 First (once, kept for later runs; --rebuild makes it again) it builds `<prefix>_imports_base`
 with `benchmarks/workload.py`'s builder: the 296 released items, 14 × scale synthetic models
@@ -13,7 +13,13 @@ verdict. It writes, to a temporary directory, the files an operator would import
   own, 3 experts per response, rationales included) — at 10×, 10 files, 16,520 responses,
   ≈ 513,000 judgments — all imported by one call into one new campaign;
 - judge verdicts: one upstream-shaped file per model (296 lines, `detail` and `score_reason`)
-  — at 10×, 140 files, ≈ 436,000 verdicts — all imported by one call.
+  — at 10×, 140 files, ≈ 436,000 verdicts — all imported by one call; then five of them again,
+  one call per file, as another judge's runs (a single file's throughput).
+
+--one-file writes the judgments into a single file instead of one per blind test. --role NAME
+imports as that role (created without superuser if missing and granted the tables): without the
+right to set `session_replication_role` the import takes the path with triggers and foreign-key
+checks, as a deployment whose role was not granted it does.
 
 Each run copies the base (`CREATE DATABASE … STRATEGY FILE_COPY`: the copy is checkpointed before, not WAL-logged into the import), times the two service calls (one transaction each,
 every line checked) in this process, and drops the copy. With --commands it also times the
@@ -116,6 +122,9 @@ def backend_cpu_seconds() -> float:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
+    schedstat = Path(f"/proc/{pid}/schedstat")
+    if schedstat.exists():  # nanoseconds on a CPU (stat's user and system times count 10 ms ticks)
+        return int(schedstat.read_text().split()[0]) / 1e9
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -129,6 +138,18 @@ def use_database(name: str) -> None:
     connection.settings_dict["NAME"] = name
 
 
+def act_as(role: str) -> None:
+    """Let `role` (created when missing, without superuser) write every table, and take it on this connection."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
+        if cursor.fetchone() is None:
+            cursor.execute(f'CREATE ROLE "{role}" NOSUPERUSER')
+        cursor.execute(f'GRANT ALL ON ALL TABLES IN SCHEMA public TO "{role}"; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO "{role}"')
+        cursor.execute(f'SET ROLE "{role}"')
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--scale", type=int, default=10)
@@ -136,6 +157,12 @@ def main() -> None:
     parser.add_argument("--prefix", default="bench")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--commands", action="store_true", help="Also time the management commands, start-up included.")
+    parser.add_argument(
+        "--one-file", action="store_true", help="Write every judgment into a single file (one blind test of scale × the size)."
+    )
+    parser.add_argument(
+        "--role", default="", help="Import as this role (SET ROLE, granted the tables): an ordinary role takes the path with triggers."
+    )
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_core.settings")
     base = f"{args.prefix}_imports_base_{args.scale}x"
@@ -164,6 +191,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         judgment_files, judge_files, n_judgments, n_verdicts = write_files(Path(tmp), args.scale)
+        if args.one_file and len(judgment_files) > 1:
+            single = Path(tmp) / "blind-test.jsonl"
+            single.write_text("".join(p.read_text() for p in judgment_files))
+            judgment_files = [single]
         connection.close()
         print(
             f"files: {len(judgment_files)} judgment files ({n_judgments} judgments), {len(judge_files)} judge files ({n_verdicts} verdicts)",
@@ -172,11 +203,14 @@ def main() -> None:
         human, judge = [], []
         human_cpu: list[tuple[float, float]] = []
         judge_cpu: list[tuple[float, float]] = []
+        single: list[tuple[int, float, float]] = []
         for run in range(args.runs):
             copy = f"{args.prefix}_imports_run_{os.getpid()}"
             psql("postgres", f'CREATE DATABASE "{copy}" TEMPLATE "{base}" STRATEGY FILE_COPY')
             try:
                 use_database(copy)
+                if args.role:
+                    act_as(args.role)
                 fast = may_skip_row_triggers(imports_module._WRITTEN_TABLES, imports_module._REPLACED_TRIGGERS)
                 cpu, server, start = time.process_time(), backend_cpu_seconds(), time.perf_counter()
                 outcome = import_judgments(source=judgment_files, dataset_name="heartbench", campaign_name=f"imported-{args.scale}x")
@@ -188,11 +222,12 @@ def main() -> None:
                 judge.append(time.perf_counter() - start)
                 judge_cpu.append((time.process_time() - cpu, backend_cpu_seconds() - server))
                 assert sum(o.verdicts for o in runs) == n_verdicts
+                single.extend(time_single_judge_files(judge_files[:SINGLE_FILES]))
                 print(
                     f"run {run + 1}: import_judgments {human[-1]:.2f}s ({n_judgments / human[-1]:,.0f}/s; CPU: Python "
-                    f"{human_cpu[-1][0]:.1f}s + PostgreSQL {human_cpu[-1][1]:.1f}s), "
+                    f"{human_cpu[-1][0]:.2f}s + PostgreSQL {human_cpu[-1][1]:.2f}s), "
                     f"import_judge_verdicts {judge[-1]:.2f}s ({n_verdicts / judge[-1]:,.0f}/s; CPU: Python "
-                    f"{judge_cpu[-1][0]:.1f}s + PostgreSQL {judge_cpu[-1][1]:.1f}s), "
+                    f"{judge_cpu[-1][0]:.2f}s + PostgreSQL {judge_cpu[-1][1]:.2f}s), "
                     f"without per-row triggers: {fast}, load {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
@@ -207,8 +242,29 @@ def main() -> None:
             f"per CPU second (Python + PostgreSQL backend, what a quiet machine would approach): "
             f"import_judgments {n_judgments / hc:,.0f} judgments/s, import_judge_verdicts {n_verdicts / jc:,.0f} verdicts/s"
         )
+        count, wall, cpu_s = (statistics.median(column) for column in zip(*single))
+        print(
+            f"import_judge_verdicts of one file ({count:.0f} verdicts), median of {len(single)}: {wall * 1000:.0f} ms = "
+            f"{count / wall:,.0f} verdicts/s; CPU {cpu_s * 1000:.0f} ms = {count / cpu_s:,.0f} verdicts per CPU second"
+        )
         if args.commands:
             time_commands(base, judgment_files, judge_files, args)
+
+
+SINGLE_FILES = 5
+
+
+def time_single_judge_files(judge_files: list[tuple[Path, str]]) -> list[tuple[int, float, float]]:
+    """Each file imported alone, as another judge's run (one call each): (verdicts, wall seconds, CPU seconds of Python + PostgreSQL)."""
+    from heartbench_core.services.judging import import_judge_verdicts
+
+    out = []
+    for path, model in judge_files:
+        cpu, server, start = time.process_time(), backend_cpu_seconds(), time.perf_counter()
+        outcome = import_judge_verdicts(source=path, dataset_name="heartbench", model_name=model, judge="bench-one-file")
+        wall = time.perf_counter() - start
+        out.append((outcome.verdicts, wall, time.process_time() - cpu + backend_cpu_seconds() - server))
+    return out
 
 
 def time_commands(base: str, judgment_files: list[Path], judge_files: list[tuple[Path, str]], args: argparse.Namespace) -> None:

@@ -59,19 +59,26 @@ def pieces(lines: Iterable[str], size: int) -> Iterator[str]:
 def copy_lines(model: type[Model], columns: Sequence[str], lines: Iterable[str]) -> None:
     """COPY rows (each a line of tab-separated fields ending in a newline) into the model's table, in chunks of about a megabyte.
 
-    The chunks are sent by psycopg's writer thread (`QueuedLibpqWriter`), so this process formats
-    the next chunk while PostgreSQL takes the last one.
+    When there is more than one chunk they are sent by psycopg's writer thread (`QueuedLibpqWriter`),
+    so this process formats the next chunk while PostgreSQL takes the last one; a single chunk (a
+    file of a few thousand rows) is sent at once, without starting a thread.
     """
     from psycopg.copy import QueuedLibpqWriter  # PostgreSQL only, as this function
 
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
-    with (
-        connection.cursor() as cursor,
-        cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN", writer=QueuedLibpqWriter(cursor.cursor)) as copy,
-    ):
-        for piece in pieces(lines, CHUNK_BYTES):
-            copy.write(piece.encode())
+    chunks = pieces(lines, CHUNK_BYTES)
+    first = next(chunks, "")
+    second = next(chunks, None)
+    with connection.cursor() as cursor:
+        writer = None if second is None else QueuedLibpqWriter(cursor.cursor)
+        with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN", writer=writer) as copy:
+            if first:
+                copy.write(first.encode())
+            if second is not None:
+                copy.write(second.encode())
+                for piece in chunks:
+                    copy.write(piece.encode())
 
 
 def may_skip_row_triggers(tables: Sequence[str], replaced: frozenset[tuple[str, str]] = frozenset()) -> bool:

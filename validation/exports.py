@@ -9,7 +9,9 @@ planner scan whole tables for every batch. Lines are sent in chunks of about 64 
 row; the CSV cells are written as Python's csv module writes them through `SafeWriter`.
 
 On PostgreSQL the judgments' CSV comes from the database itself: one `COPY (SELECT …) TO STDOUT
-(FORMAT csv)` per batch of entries, read row by row through psycopg and sent on in chunks. The
+(FORMAT csv)` per batch of entries (a range of ids: the statement does not grow with the batch,
+and each entry's rows are sorted on their own), read row by row through psycopg and sent on in
+chunks. The
 query writes each cell as `SafeWriter` would (the formula guard of `heartbench_core.csvsafe`, the
 hit as True/False, the time as `isoformat` writes it, an empty text as NULL so COPY leaves it
 unquoted); COPY quotes exactly the cells the csv module quotes, and its line ends (LF) become the
@@ -25,7 +27,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
@@ -168,7 +170,8 @@ def export_chunks(
     if what != "judgments":
         only = NO_FILTER
     if what == "judgments" and fmt == "csv" and connection.vendor == "postgresql":
-        return copied_judgment_csv(entry_batches(campaign, hidden, user=user, via=via, size=COPY_ENTRIES_PER_BATCH, only=only), only)
+        ranges = entry_ranges(campaign, hidden, user=user, via=via, size=COPY_ENTRIES_PER_BATCH, only=only)
+        return copied_judgment_csv(campaign, ranges, only)
     batches = entry_batches(campaign, hidden, user=user, via=via, only=only)
     if fmt == "csv":
         if what == "judgments":
@@ -193,6 +196,43 @@ def entry_batches(
     The first batch is smaller, so the first rows go out at once. With a `user`, each batch's
     responses are recorded as shown to them (`via`) before it is given.
     """
+    for _, shown in _entry_pages(campaign, hidden, user=user, via=via, size=size, only=only):
+        yield shown
+
+
+@dataclass(frozen=True)
+class EntryRange:
+    """A batch of entries as the COPY reads it: the campaign's entries with ids from `first` to `last`, but those `left_out`."""
+
+    first: int
+    last: int
+    left_out: list[int]
+
+
+def entry_ranges(
+    campaign: Campaign,
+    hidden: set[int],
+    *,
+    user: User | None = None,
+    via: str = "",
+    size: int | None = None,
+    only: JudgmentFilter = NO_FILTER,
+) -> Iterator[EntryRange]:
+    """The batches of `entry_batches` (recorded as shown the same way) as id ranges, with the hidden entries inside each."""
+    for page, _ in _entry_pages(campaign, hidden, user=user, via=via, size=size, only=only):
+        yield EntryRange(page[0], page[-1], [pk for pk in page if pk in hidden])
+
+
+def _entry_pages(
+    campaign: Campaign,
+    hidden: set[int],
+    *,
+    user: User | None,
+    via: str,
+    size: int | None,
+    only: JudgmentFilter,
+) -> Iterator[tuple[list[int], list[int]]]:
+    """Per batch, the ids of its entries that `only` keeps and of those shown (not hidden); only batches that show something."""
     full = size or ENTRIES_PER_BATCH
     size = min(full, FIRST_BATCH)
     last = 0
@@ -209,7 +249,7 @@ def entry_batches(
             continue
         if user is not None:
             _record_exposures(user, [response for _, response in shown], via)
-        yield [pk for pk, _ in shown]
+        yield [pk for pk, _ in batch], [pk for pk, _ in shown]
 
 
 def _record_exposures(user: User, response_ids: list[int], via: str) -> None:
@@ -431,8 +471,8 @@ def judgment_csv(campaign: Campaign, only: JudgmentFilter = NO_FILTER) -> str:
 
 def copied_judgment_csv_text(campaign: Campaign, only: JudgmentFilter = NO_FILTER) -> str:
     """The judgments' CSV as PostgreSQL's COPY writes it (PostgreSQL only)."""
-    batches = entry_batches(campaign, set(), size=COPY_ENTRIES_PER_BATCH, only=only)
-    return b"".join(copied_judgment_csv(batches, only)).decode("utf-8")
+    ranges = entry_ranges(campaign, set(), size=COPY_ENTRIES_PER_BATCH, only=only)
+    return b"".join(copied_judgment_csv(campaign, ranges, only)).decode("utf-8")
 
 
 # --- PostgreSQL: the judgments' CSV written by COPY -----------------------------------------------------
@@ -444,9 +484,12 @@ def _sql_literal(text: str) -> str:
 
 
 def _sql_text_cell(column: str) -> str:
-    """A text column as `SafeWriter` writes it: a leading quote before a formula trigger; "" as NULL (COPY leaves it unquoted)."""
-    triggers = ", ".join(_sql_literal(t) for t in FORMULA_TRIGGERS)
-    return f"NULLIF(CASE WHEN left({column}, 1) IN ({triggers}) THEN {_sql_literal(chr(39))} || {column} ELSE {column} END, '')"
+    """A text column as `SafeWriter` writes it: a leading quote before a formula trigger; "" as NULL (COPY leaves it unquoted).
+
+    The first character is compared by its code (`ascii` gives it for any encoding): no string is made per cell.
+    """
+    codes = ", ".join(str(ord(t)) for t in FORMULA_TRIGGERS)
+    return f"NULLIF(CASE WHEN ascii({column}) IN ({codes}) THEN {_sql_literal(chr(39))} || {column} ELSE {column} END, '')"
 
 
 def _sql_isoformat(column: str) -> str:
@@ -458,74 +501,94 @@ def _sql_isoformat(column: str) -> str:
     )
 
 
-def _copy_statement(only: JudgmentFilter) -> tuple[str, list[Any]]:
-    """The COPY of one batch's judgments (its entry ids the first parameter) in the export's order, and its other parameters.
+def _copy_statement(campaign: Campaign, only: JudgmentFilter) -> tuple[str, Callable[[EntryRange], list[Any]]]:
+    """The COPY of one range of entries' judgments in the export's order, and the parameters it takes for a range.
 
-    The cells of an entry are written once per entry and those of an assignment once per assignment
-    (`OFFSET 0` keeps each subquery whole); per judgment only the criterion's, the hit and the rationale.
+    Each entry (in id order) is followed by its judgments, sorted by criterion position, expert (by
+    code point, as Python sorts names) and id in a LATERAL subquery, which can only run as the inner
+    side of a nested loop over the ordered entries: that loop gives the file's order without sorting
+    the range's rows together (no ORDER BY over the whole, whose sort need not keep each entry's
+    order), and no query reads more than
+    its range (index lookups throughout, whatever the size of the tables). The cells of an entry
+    are written once per entry and those of an assignment once per assignment (`OFFSET 0` keeps
+    each subquery whole); the criterion's come from a lookup per judgment.
     """
     window = ["a.status = %s"]
-    params: list[Any] = [Assignment.Status.SUBMITTED.value]
+    window_params: list[Any] = [Assignment.Status.SUBMITTED.value]
     if only.since is not None:
         window.append("a.submitted_at >= %s")
-        params.append(only.since)
+        window_params.append(only.since)
     if only.until is not None:
         window.append("a.submitted_at < %s")
-        params.append(only.until)
+        window_params.append(only.until)
+    models = ""
+    model_params: list[Any] = []
+    if only.models:
+        models = " AND m.name = ANY(%s)"
+        model_params.append(list(only.models))
     entries = (
         f"SELECT e.id, {_sql_text_cell('r.public_id')} AS response, {_sql_text_cell('i.question_id')} AS question,"
         f" {_sql_text_cell('m.name')} AS model"
         f" FROM {_table(CampaignResponse)} e JOIN {_table(ModelResponse)} r ON r.id = e.response_id"
         f" JOIN {_table(LanguageModel)} m ON m.id = r.model_id JOIN {_table(Item)} i ON i.id = e.item_id"
-        " WHERE e.id = ANY(%s) OFFSET 0"
+        f" WHERE e.campaign_id = %s AND e.id BETWEEN %s AND %s AND e.id <> ALL(%s){models} ORDER BY e.id"
     )
     assignments = (
         f"SELECT a.id, u.username, {_sql_text_cell('u.username')} AS expert, {_sql_isoformat('a.submitted_at')} AS submitted"
         f" FROM {_table(Assignment)} a JOIN {_table(User)} u ON u.id = a.expert_id"
         f" WHERE a.campaign_response_id = e.id AND {' AND '.join(window)} OFFSET 0"
     )
-    # The order of `_judgment_batches`: entry, criterion position, expert (by code point, as Python sorts names).
-    query = (
-        "SELECT e.response, e.question, e.model, a.expert, c.position, c.lineage_id::text, c.revision,"
-        f" CASE WHEN j.hit THEN 'True' WHEN NOT j.hit THEN 'False' END, {_sql_text_cell('j.rationale')}, a.submitted"
-        f" FROM ({entries}) e CROSS JOIN LATERAL ({assignments}) a"
-        f" JOIN {_table(Judgment)} j ON j.assignment_id = a.id JOIN {_table(Criterion)} c ON c.id = j.criterion_id"
-        ' ORDER BY e.id, c.position, a.username COLLATE "C", j.id'
+    judgments = (
+        "SELECT a.expert, c.position, c.lineage_id::text AS lineage, c.revision,"
+        f" CASE WHEN j.hit THEN 'True' WHEN NOT j.hit THEN 'False' END AS hit, {_sql_text_cell('j.rationale')} AS rationale, a.submitted"
+        f" FROM ({assignments}) a JOIN {_table(Judgment)} j ON j.assignment_id = a.id JOIN {_table(Criterion)} c ON c.id = j.criterion_id"
+        ' ORDER BY c.position, a.username COLLATE "C", j.id'
     )
+    query = (
+        "SELECT e.response, e.question, e.model, x.expert, x.position, x.lineage, x.revision, x.hit, x.rationale, x.submitted"
+        f" FROM ({entries}) e CROSS JOIN LATERAL ({judgments}) x"
+    )
+
+    def params(span: EntryRange) -> list[Any]:
+        """In the order they appear: the entries' (the campaign, the range, the models), then the window's."""
+        return [campaign.pk, span.first, span.last, span.left_out, *model_params, *window_params]
+
     return f"COPY ({query}) TO STDOUT (FORMAT csv)", params
 
 
-# A batch is a few thousand rows found through indexes: nested loops over them, in one process, give the
-# first rows at once and cost the same whatever the campaign's size (a hash join would read whole tables).
-_COPY_PLAN = "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off"
+# Nested loops only, in one process, without JIT compilation: a range's rows are found through indexes, in
+# the order of the file, at a cost that does not depend on the size of the tables (a hash join would read
+# whole tables), and the first rows go out at once.
+_COPY_PLAN = (
+    "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL jit = off"
+)
 
 
-def copied_judgment_csv(batches: Iterable[list[int]], only: JudgmentFilter = NO_FILTER) -> Iterator[bytes]:
-    """The judgments' CSV (header first) in chunks of about CHUNK_CHARS bytes, one COPY per batch of entries.
+def copied_judgment_csv(campaign: Campaign, ranges: Iterable[EntryRange], only: JudgmentFilter = NO_FILTER) -> Iterator[bytes]:
+    """The judgments' CSV (header first) in chunks of about CHUNK_CHARS bytes, one COPY per range of entries.
 
     psycopg hands over one row per read (PostgreSQL sends a row per message), so each row's LF is
-    replaced by CRLF without looking inside it (a line break in a rationale stays as it was). Each
-    COPY runs in a short transaction of its own (for its planner settings); a download cut short
-    cancels it and rolls that back.
+    replaced by CRLF without looking inside it (a line break in a rationale stays as it was), in a
+    buffer that grows in place until it holds a chunk. Each COPY runs in a short transaction of its
+    own (for its planner settings); a download cut short cancels it and rolls that back.
     """
-    statement, params = _copy_statement(only)
+    statement, params = _copy_statement(campaign, only)
     yield "".join(csv_lines([JUDGMENT_HEADER])).encode()
     limit, crlf = CHUNK_CHARS, b"\r\n"
-    for batch in batches:
-        rows: list[memoryview] = []
-        size = 0
+    for span in ranges:
+        chunk = bytearray()
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(_COPY_PLAN)
             # psycopg's own cursor: Django's debug wrapper of `copy` takes no parameters (they are merged client-side here).
-            with cursor.cursor.copy(statement, [batch, *params]) as copy:
+            with cursor.cursor.copy(statement, params(span)) as copy:
                 for row in copy:
-                    rows.append(row[:-1])
-                    size += len(row)
-                    if size >= limit:
-                        yield crlf.join(rows) + crlf
-                        rows, size = [], 0
-        if rows:
-            yield crlf.join(rows) + crlf
+                    chunk += row
+                    chunk[-1:] = crlf  # the row's LF: nothing inside the row is looked at
+                    if len(chunk) >= limit:
+                        yield bytes(chunk)
+                        chunk = bytearray()
+        if chunk:
+            yield bytes(chunk)
 
 
 def _table(model: type) -> str:

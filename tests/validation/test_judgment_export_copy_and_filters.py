@@ -15,7 +15,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.models import Assignment, Judgment
+from annotation.models import Assignment, CampaignResponse, Judgment
 from heartbench_core.csvsafe import safe_cell
 from heartbench_core.models import StaffExposure
 from heartbench_core.roles import Role
@@ -98,6 +98,18 @@ def test_copy_writes_the_bytes_of_the_python_path(campaign, only):
     copied = exports.copied_judgment_csv_text(campaign, only)
     assert copied == exports.judgment_csv(campaign, only) == exports.python_judgment_csv(campaign, only)
     assert copied.count("\r\n") > 1
+
+
+@postgres_only()
+@pytest.mark.parametrize("size", [2, 2000])
+def test_a_range_read_by_copy_leaves_out_the_entries_its_batch_left_out(campaign, size):
+    """COPY reads ranges of entry ids: an entry inside a range that the batches leave out (hidden) stays out, as on the Python path."""
+    entries = list(CampaignResponse.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True))
+    hidden = set(entries[1::3])
+    copied = b"".join(exports.copied_judgment_csv(campaign, exports.entry_ranges(campaign, hidden, size=size))).decode()
+    python = "".join(exports._judgment_csv_lines(campaign, exports.entry_batches(campaign, hidden)))
+    assert copied == python
+    assert 1 < copied.count("\r\n") < exports.judgment_csv(campaign).count("\r\n")
 
 
 @postgres_only()

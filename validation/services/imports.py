@@ -150,7 +150,7 @@ def import_judgments(
             if fast:
                 _lock_references(campaign, judged, user_ids)
             responses_added, in_campaign, new_entries = _add_campaign_responses(campaign, judged)
-            assignments, judgments, assignment_ids = _write_submitted_judgments(judged, in_campaign, user_ids, fast=fast)
+            assignments, judgments, assignment_ids = _write_submitted_judgments(judged, in_campaign, user_ids)
         if fast:
             tallies.count_inserted(campaign_response_ids=new_entries, assignment_ids=assignment_ids)
     return JudgmentImportOutcome(
@@ -521,7 +521,10 @@ def _add_campaign_responses(campaign: Campaign, judged: _Judged) -> tuple[int, d
 
 # Written by COPY without triggers when the role may: every trigger on them is one the import does the work of.
 _WRITTEN_TABLES = (CampaignResponse._meta.db_table, Assignment._meta.db_table, Judgment._meta.db_table)
-_REPLACED_TRIGGERS = tallies.REPLACED_BY_COUNTING | {(Judgment._meta.db_table, "annotation_judgment_immutable")}
+_REPLACED_TRIGGERS = tallies.REPLACED_BY_COUNTING | {
+    (Judgment._meta.db_table, "annotation_judgment_immutable"),
+    (Judgment._meta.db_table, "annotation_judgment_immutable_insert"),
+}
 
 
 def _lock_references(campaign: Campaign, judged: _Judged, user_ids: list[int]) -> None:
@@ -545,13 +548,11 @@ def _lock_references(campaign: Campaign, judged: _Judged, user_ids: list[int]) -
         raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
 
 
-def _write_submitted_judgments(
-    judged: _Judged, in_campaign: dict[int, int], user_ids: list[int], *, fast: bool
-) -> tuple[int, int, list[int]]:
+def _write_submitted_judgments(judged: _Judged, in_campaign: dict[int, int], user_ids: list[int]) -> tuple[int, int, list[int]]:
     """Create one submitted assignment per line with its judgments; return (assignments, judgments, the assignments' ids)."""
     cr_ids = [in_campaign[rid] for rid in judged.response_ids]
     if connection.vendor == "postgresql":
-        ids = _copy_submitted_judgments(judged, cr_ids, user_ids, fast=fast)
+        ids = _copy_submitted_judgments(judged, cr_ids, user_ids)
         return len(cr_ids), len(judged.detail), ids
     assignments = [
         Assignment(campaign_response_id=cr, expert_id=user, status=Assignment.Status.RESERVED) for cr, user in zip(cr_ids, user_ids)
@@ -568,17 +569,18 @@ def _write_submitted_judgments(
     return len(assignments), len(judgments), ids
 
 
-def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list[int], *, fast: bool) -> list[int]:
-    """PostgreSQL: COPY the assignments and their judgments; return the assignments' ids.
+def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list[int]) -> list[int]:
+    """PostgreSQL: COPY the judgments, then their assignments, submitted; return the assignments' ids.
 
-    Without triggers (`fast`) the assignments are written submitted straight away; with them,
-    they are written reserved, the judgments added, then the assignments submitted, as the guard
-    on submitted judgments requires.
+    The assignments' ids are drawn first and the judgments written before them: the foreign keys
+    are checked at commit, and the guard on submitted judgments finds no submitted assignment of
+    theirs (it checks each INSERT once, over its rows), so the assignments are written submitted
+    straight away, with or without triggers, and never updated.
     """
-    now = timezone.now()
-    stamp = copy_time(now)
+    stamp = copy_time(timezone.now())
     ids = next_ids(Assignment, len(cr_ids))
-    status, submitted = (Assignment.Status.SUBMITTED, stamp) if fast else (Assignment.Status.RESERVED, "\\N")
+    copy_lines(Judgment, ("assignment_id", "criterion_id", "hit", "rationale", "updated_at"), _judgment_rows(judged, ids, stamp))
+    status = Assignment.Status.SUBMITTED
     copy_lines(
         Assignment,
         (
@@ -592,11 +594,8 @@ def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list
             "active_seconds",
             "submitted_while_paused",
         ),
-        (f"{pk}\t{new_public_id()}\t{cr}\t{user}\t{status}\t{stamp}\t{submitted}\t0\tf\n" for pk, cr, user in zip(ids, cr_ids, user_ids)),
+        (f"{pk}\t{new_public_id()}\t{cr}\t{user}\t{status}\t{stamp}\t{stamp}\t0\tf\n" for pk, cr, user in zip(ids, cr_ids, user_ids)),
     )
-    copy_lines(Judgment, ("assignment_id", "criterion_id", "hit", "rationale", "updated_at"), _judgment_rows(judged, ids, stamp))
-    if not fast:
-        Assignment.objects.filter(id__in=ids).update(status=Assignment.Status.SUBMITTED, submitted_at=now)
     return ids
 
 

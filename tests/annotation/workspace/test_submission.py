@@ -67,6 +67,22 @@ def test_submitted_judgments_cannot_change_even_bypassing_the_service(workspace,
     assert Judgment.objects.get(pk=judgment.pk).hit is True
 
 
+def test_a_statement_inserting_many_judgments_is_refused_whole_when_one_is_of_a_submitted_assignment(workspace, cast):
+    """The guard checks an INSERT once over all its rows (PostgreSQL) or row by row (SQLite): either way nothing goes in."""
+    submitted = judge_fully(workspace.reserve(cast.expert))
+    criterion = submitted.campaign_response.item.criteria.first()
+    Judgment.objects.filter(assignment=submitted, criterion=criterion).delete()
+    open_one = workspace.reserve(cast.experts[1])
+    criteria = list(open_one.campaign_response.item.criteria.all())
+    before = Judgment.objects.count()
+    rows = [Judgment(assignment=open_one, criterion=c, hit=True, rationale="a considered rationale") for c in criteria]
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.bulk_create([*rows, Judgment(assignment=submitted, criterion=criterion, hit=True, rationale="sneaked in")])
+    assert Judgment.objects.count() == before
+    Judgment.objects.bulk_create(rows)  # the open assignment's alone are taken
+    assert Judgment.objects.count() == before + len(rows)
+
+
 def test_a_second_submission_is_refused(workspace, cast):
     assignment = judge_fully(workspace.reserve(cast.expert))
     with pytest.raises(ValidationError, match="already submitted"):
