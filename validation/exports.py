@@ -504,14 +504,13 @@ def _sql_isoformat(column: str) -> str:
 def _copy_statement(campaign: Campaign, only: JudgmentFilter) -> tuple[str, Callable[[EntryRange], list[Any]]]:
     """The COPY of one range of entries' judgments in the export's order, and the parameters it takes for a range.
 
-    Each entry (in id order) is followed by its judgments, sorted by criterion position, expert (by
-    code point, as Python sorts names) and id in a LATERAL subquery, which can only run as the inner
-    side of a nested loop over the ordered entries: that loop gives the file's order without sorting
-    the range's rows together (no ORDER BY over the whole, whose sort need not keep each entry's
-    order), and no query reads more than
-    its range (index lookups throughout, whatever the size of the tables). The cells of an entry
-    are written once per entry and those of an assignment once per assignment (`OFFSET 0` keeps
-    each subquery whole); the criterion's come from a lookup per judgment.
+    The order is the query's own: entry id, then criterion position, expert (by code point, as
+    Python sorts names) and judgment id. The entries are read in id order through their primary
+    key, so PostgreSQL sorts only each entry's rows (an incremental sort whose presorted key is the
+    entry: `_COPY_PLAN`), never the range's rows together, and no query reads more than its range
+    (index lookups throughout, whatever the size of the tables). The cells of an entry are written
+    once per entry and those of an assignment once per assignment (`OFFSET 0` keeps that subquery
+    whole); the criterion's come from a lookup per judgment.
     """
     window = ["a.status = %s"]
     window_params: list[Any] = [Assignment.Status.SUBMITTED.value]
@@ -539,14 +538,14 @@ def _copy_statement(campaign: Campaign, only: JudgmentFilter) -> tuple[str, Call
         f" WHERE a.campaign_response_id = e.id AND {' AND '.join(window)} OFFSET 0"
     )
     judgments = (
-        "SELECT a.expert, c.position, c.lineage_id::text AS lineage, c.revision,"
+        "SELECT a.expert, a.username, j.id, c.position, c.lineage_id::text AS lineage, c.revision,"
         f" CASE WHEN j.hit THEN 'True' WHEN NOT j.hit THEN 'False' END AS hit, {_sql_text_cell('j.rationale')} AS rationale, a.submitted"
         f" FROM ({assignments}) a JOIN {_table(Judgment)} j ON j.assignment_id = a.id JOIN {_table(Criterion)} c ON c.id = j.criterion_id"
-        ' ORDER BY c.position, a.username COLLATE "C", j.id'
     )
     query = (
         "SELECT e.response, e.question, e.model, x.expert, x.position, x.lineage, x.revision, x.hit, x.rationale, x.submitted"
         f" FROM ({entries}) e CROSS JOIN LATERAL ({judgments}) x"
+        ' ORDER BY e.id, x.position, x.username COLLATE "C", x.id'
     )
 
     def params(span: EntryRange) -> list[Any]:
@@ -557,10 +556,12 @@ def _copy_statement(campaign: Campaign, only: JudgmentFilter) -> tuple[str, Call
 
 
 # Nested loops only, in one process, without JIT compilation: a range's rows are found through indexes, in
-# the order of the file, at a cost that does not depend on the size of the tables (a hash join would read
-# whole tables), and the first rows go out at once.
+# entry order, at a cost that does not depend on the size of the tables (a hash join would read whole
+# tables), and the first rows go out at once. Without a full sort, the ORDER BY is met by sorting each
+# entry's few rows (incremental sort), which needs no memory beyond one entry and never spills to disk.
 _COPY_PLAN = (
-    "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL jit = off"
+    "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off;"
+    " SET LOCAL enable_sort = off; SET LOCAL jit = off"
 )
 
 

@@ -253,3 +253,19 @@ def test_a_bad_filter_says_why_in_chinese_too(campaign):
         exports.judgment_filter({"model": "nope"})
     with translation.override("zh-hans"), pytest.raises(exports.BadFilter, match="until 必须晚于 since"):
         exports.judgment_filter({"since": "2026-01-02", "until": "2026-01-01"})
+
+
+@postgres_only()
+def test_copy_sorts_each_entrys_rows_never_a_whole_range(campaign):
+    """The file's order is the query's ORDER BY, met by sorting one entry's rows at a time (no full sort to spill)."""
+    from django.db import connection
+
+    statement, params = exports._copy_statement(campaign, exports.NO_FILTER)
+    query = statement.removeprefix("COPY (").removesuffix(") TO STDOUT (FORMAT csv)")
+    span = next(iter(exports.entry_ranges(campaign, set(), size=exports.COPY_ENTRIES_PER_BATCH)))
+    with connection.cursor() as cursor:
+        cursor.execute(exports._COPY_PLAN)
+        cursor.execute("EXPLAIN " + query, params(span))
+        plan = [row[0].strip() for row in cursor.fetchall()]
+    assert plan[0].startswith("Incremental Sort") and any(line.startswith("Presorted Key: e.id") for line in plan), plan
+    assert not any(line.startswith(("Sort ", "-> Sort ", "->  Sort ")) for line in plan), plan
