@@ -268,4 +268,4 @@ def test_copy_sorts_each_entrys_rows_never_a_whole_range(campaign):
         cursor.execute("EXPLAIN " + query, params(span))
         plan = [row[0].strip() for row in cursor.fetchall()]
     assert plan[0].startswith("Incremental Sort") and any(line.startswith("Presorted Key: e.id") for line in plan), plan
-    assert not any(line.startswith(("Sort ", "-> Sort ", "->  Sort ")) for line in plan), plan
+    assert not any(line.removeprefix("->").strip().startswith("Sort  (") for line in plan), plan  # a full sort node
