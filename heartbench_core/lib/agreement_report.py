@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, Protocol
@@ -82,7 +82,9 @@ class GatePolicy:
     min_pairs_per_dimension: int = 30
     min_pairs_per_ability: int = 10
     must_clear: str = "point"  # "point": the agreement rate; "lower_bound": the lower end of its 95% CI
-    alt_test_epsilon: float = alt.DEFAULT_EPSILON  # the alternative annotator test's margin (shown with it; it decides no gate)
+    alt_test_epsilon: float = field(
+        default=alt.DEFAULT_EPSILON, metadata={"help_text": "The alternative annotator test's margin ε (it decides no gate)."}
+    )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,9 +121,13 @@ NO_RESAMPLES = "no bootstrap resamples requested"
 class Figure:
     """A statistic, the number of units it compared, and why it is undefined (then its value is None, never 0)."""
 
-    value: float | None
-    n: int | None  # None only where a stored report lacks the count (an over-time point's alpha, before schema 2)
-    reason: str | None = None
+    value: float | None = field(metadata={"help_text": "The statistic; null when it is undefined on the data (see reason)."})
+    n: int | None = field(
+        metadata={
+            "help_text": "How many units it compared (pairs, units, judgments, models: the figure's own unit). Null only where a report stored before this count was recorded lacks it."
+        }
+    )
+    reason: str | None = field(default=None, metadata={"help_text": "Why it is undefined; null when it is defined."})
 
     def __post_init__(self) -> None:
         if (self.value is None) != bool(self.reason):
@@ -146,13 +152,27 @@ class Figure:
 class Resampling:
     """What an interval resampled: its unit (the item; "response" in reports from before), how many, how often."""
 
-    unit: str
-    units: int
-    resamples: int  # 0 for an interval that resamples nothing (the t and Wilson intervals)
+    unit: str = field(
+        metadata={"help_text": "What was resampled: 'item' (all of an item's responses together); 'response' in reports from before."}
+    )
+    units: int = field(metadata={"help_text": "How many of them."})
+    resamples: int = field(metadata={"help_text": "Bootstrap resamples drawn (0: none, for the t and Wilson intervals)."})
     level: float = 0.95
-    method: str = st.PERCENTILE  # percentile (bootstrap), t (cluster-robust t) or wilson_design_effect
-    effective_n: float | None = None  # the Wilson interval's design-effect sample size (pairs); None for the others
-    experts: int | None = None  # experts resampled with the items; None: the items alone (and every report from before)
+    method: str = field(
+        default=st.PERCENTILE,
+        metadata={
+            "help_text": "'percentile' (bootstrap, 50 items or more), 'wilson_design_effect' (Wilson on the design-effect sample: a rate over fewer than 50 items, or whose items all have the same rate), 't' (cluster-robust t: a difference over fewer than 50 items) or 'ppi_clt' (the analytic PPI++ interval of a human-calibrated score)."
+        },
+    )
+    effective_n: float | None = field(
+        default=None, metadata={"help_text": "The Wilson interval's design-effect sample size, in pairs; null for the other methods."}
+    )
+    experts: int | None = field(
+        default=None,
+        metadata={
+            "help_text": "Experts resampled with the items (all of an expert's votes together; the t and Wilson intervals add the variance between them); null when the items alone were resampled, as in reports from before."
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +182,7 @@ class Interval:
     low: float | None
     high: float | None
     resampled: Resampling
-    reason: str | None = None
+    reason: str | None = field(default=None, metadata={"help_text": "Why there is no interval; null when there is one."})
 
     def __post_init__(self) -> None:
         if (self.low is None) != (self.high is None) or (self.low is None) != bool(self.reason):
@@ -257,7 +277,7 @@ class GroupRow:
     label: str
     pairs: int  # judge–gold pairs compared (the n of every judge–gold figure)
     responses: int
-    items: int | None  # None in reports from before items were counted
+    items: int | None = field(metadata={"help_text": "Null in reports from before items were counted."})
     item_agreement: ItemAgreement
     cohen_kappa: Figure
     gwet_ac1: Figure
@@ -291,7 +311,7 @@ class ExpertRow:
     expert: str
     judgments: int
     gold_agreement: Figure
-    recent_gold_agreement: Figure
+    recent_gold_agreement: Figure = field(metadata={"help_text": "On the expert's latest quarter of compared judgments (drift)."})
     expert_agreement: Figure
     with_experts: tuple[ExpertOverlap, ...]
 
@@ -309,7 +329,7 @@ class ExpertPair:
 class TimePoint:
     """Agreement at the end of a day with submissions, on the judgments received by then."""
 
-    date: str
+    date: str = field(metadata={"format": "date"})
     judgments: int
     item_agreement_rate: Figure  # n: judge–gold pairs compared
     krippendorff_alpha: Figure  # n: units rated by two or more experts
@@ -325,7 +345,7 @@ class ModelScore:
     gold_score: float | None
     judge_rank: int
     gold_rank: int
-    rank_change: int  # positive: the golden standard ranks the model higher than the judge
+    rank_change: int = field(metadata={"help_text": "Positive: the golden standard ranks the model higher than the judge."})
     score_difference: float | None
 
 
@@ -333,7 +353,7 @@ class ModelScore:
 class ScoreImpact:
     """Leaderboards under the judge and under the golden standard on the same fully labelled responses."""
 
-    responses: int
+    responses: int = field(metadata={"help_text": "Responses with a judge verdict and a golden label on every criterion."})
     models: tuple[ModelScore, ...]
     kendall_tau: Figure  # n: models ranked by both
     kendall_tau_p: Figure
@@ -344,12 +364,14 @@ class AltTestExpert:
     """One left-out expert of the alternative annotator test: the responses compared, the win shares, the test."""
 
     expert: str
-    responses: int
-    judge_wins: float  # share of the expert's responses where the judge did at least as well as the expert
-    expert_wins: float  # share where the expert did at least as well as the judge
-    p: float  # one-sided t-test of mean(W_expert − W_judge) < ε
-    p_adjusted: float  # Benjamini–Yekutieli over the tested experts
-    judge_beats: bool
+    responses: int = field(metadata={"help_text": "Responses the expert, the judge and another expert all rated."})
+    judge_wins: float = field(
+        metadata={"help_text": "Share of those responses where the judge matched the other experts at least as well."}
+    )
+    expert_wins: float = field(metadata={"help_text": "Share where the expert matched the other experts at least as well as the judge."})
+    p: float = field(metadata={"help_text": "One-sided t-test, H1: mean(W_expert − W_judge) < ε."})
+    p_adjusted: float = field(metadata={"help_text": "Benjamini–Yekutieli adjusted over the tested experts."})
+    judge_beats: bool = field(metadata={"help_text": "The adjusted p is at most q: the judge is as good as this expert, up to ε."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,15 +381,17 @@ class AltTest:
     n of both figures: the experts tested. Undefined (with the reason) when no expert could be tested.
     """
 
-    winning_rate: Figure  # share of the tested experts the judge beats
-    advantage_probability: Figure  # mean over the tested experts of the share of their responses the judge wins
-    passed: bool | None  # the judge can replace an expert (winning rate ≥ 0.5); None when undefined
-    epsilon: float
-    q: float
-    min_responses: int
+    winning_rate: Figure = field(metadata={"help_text": "Share of the tested experts the judge beats (n: experts tested)."})
+    advantage_probability: Figure = field(
+        metadata={"help_text": "Mean over the tested experts of the share of their responses the judge wins (n: experts tested)."}
+    )
+    passed: bool | None = field(metadata={"help_text": "Winning rate ≥ 0.5: the judge can replace an expert; null when undefined."})
+    epsilon: float = field(metadata={"help_text": "The cost–benefit margin ε of the release policy."})
+    q: float = field(metadata={"help_text": "The false discovery rate of the Benjamini–Yekutieli procedure."})
+    min_responses: int = field(metadata={"help_text": "Responses an expert needs to be tested."})
     experts_tested: int
-    experts_left_out: int  # experts with some compared response, but fewer than min_responses
-    responses: int
+    experts_left_out: int = field(metadata={"help_text": "Experts with fewer than min_responses responses to compare."})
+    responses: int = field(metadata={"help_text": "Responses on which some expert was compared with the judge."})
     experts: tuple[AltTestExpert, ...]
 
     def __post_init__(self) -> None:
@@ -405,14 +429,22 @@ PPI_CLT = "ppi_clt"  # the analytic PPI++ interval (no resamples), stratified by
 class CalibratedScore:
     """One score of a model three ways: the judge's, the experts' sample's, and the judge's corrected by the experts' (PPI++)."""
 
-    key: str  # "overall", a dimension's name, an ability's label
+    key: str = field(metadata={"help_text": "'overall', a dimension's name or an ability's label."})
     label: str
-    judge: Figure  # n: items the judge scored
-    experts: Figure  # n: labelled items (responses with a golden label on every criterion)
+    judge: Figure = field(metadata={"help_text": "The judge alone on every item it scored (the leaderboard's score); n: items scored."})
+    experts: Figure = field(
+        metadata={
+            "help_text": "The golden labels alone, on the sampled items, each difficulty × scene stratum weighted by its share; n: labelled items."
+        }
+    )
     experts_ci95: Interval
-    corrected: Figure  # n: labelled items
-    corrected_ci95: Interval
-    lam: float | None  # the power-tuning λ used: 0 is the experts alone, 1 plain PPI
+    corrected: Figure = field(
+        metadata={"help_text": "The judge's score on every item corrected by its error on the labelled ones (PPI++); n: labelled items."}
+    )
+    corrected_ci95: Interval = field(
+        metadata={"help_text": "Analytic PPI++ interval over items, stratified; never wider than the experts'."}
+    )
+    lam: float | None = field(metadata={"help_text": "The power-tuning λ used: 0 is the experts alone, 1 plain PPI."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,10 +454,10 @@ class CalibratedModel:
     model: str
     scored_items: int
     labelled_items: int
-    strata: int  # difficulty × scene strata weighted, after pooling those with fewer than 2 labelled items
+    strata: int = field(metadata={"help_text": "Difficulty × scene strata weighted, after pooling those with fewer than 2 labelled items."})
     judge_rank: int
     corrected_rank: int
-    rank_change: int  # positive: the corrected score ranks the model higher than the judge's
+    rank_change: int = field(metadata={"help_text": "Positive: the corrected score ranks the model higher than the judge's."})
     overall: CalibratedScore
     by_dimension: tuple[CalibratedScore, ...]
     by_ability: tuple[CalibratedScore, ...]
@@ -437,20 +469,20 @@ class ModelDifference:
 
     model: str
     other: str
-    difference: Figure  # n: items both models' responses were scored on
-    ci95: Interval
+    difference: Figure = field(metadata={"help_text": "Corrected overall of `model` minus `other`'s; n: items both were scored on."})
+    ci95: Interval = field(metadata={"help_text": "Percentile interval over the same resamples of items for both models."})
 
 
 @dataclass(frozen=True, slots=True)
 class CalibratedScores:
     """Every model's human-calibrated scores (prediction-powered inference, PPI++) and how they reorder the judge's leaderboard."""
 
-    items: int  # the version's items
-    sampled_items: int  # of them, in the campaign's sample
+    items: int = field(metadata={"help_text": "Items of the version."})
+    sampled_items: int = field(metadata={"help_text": "Of them, in the campaign's sample."})
     models: tuple[CalibratedModel, ...]
     differences: tuple[ModelDifference, ...]
-    kendall_tau: Figure  # judge-only against corrected overall; n: models ranked by both
-    reason: str | None = None  # why no model could be calibrated (then `models` is empty)
+    kendall_tau: Figure = field(metadata={"help_text": "Kendall's tau between the judge-only and the corrected overall; n: models."})
+    reason: str | None = field(default=None, metadata={"help_text": "Why no model could be calibrated; null when some could."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,7 +542,9 @@ class Parameters:
     must_clear: str = "point"
     exclude_catastrophic: bool = False
     post_discussion: bool = False
-    alt_test_epsilon: float = alt.DEFAULT_EPSILON  # reports from before the alternative annotator test carry the default
+    alt_test_epsilon: float = field(
+        default=alt.DEFAULT_EPSILON, metadata={"help_text": "The alternative annotator test's margin ε, from the release policy."}
+    )
 
     @property
     def gate_policy(self) -> GatePolicy:
@@ -557,9 +591,9 @@ class ReportResult:
     """Every figure of one agreement report, what it was computed on and with, and the gate it decides."""
 
     # Judge against the golden standard, on the pairs with both a verdict and a golden label.
-    pairs: int
+    pairs: int = field(metadata={"help_text": "(response, criterion) pairs with both a judge verdict and a golden label."})
     responses: int
-    items: int | None  # None in reports from before items were counted
+    items: int | None = field(metadata={"help_text": "Items of the compared pairs; null in reports from before items were counted."})
     item_agreement: ItemAgreement
     cohen_kappa: Figure
     gwet_ac1: Figure
@@ -574,7 +608,7 @@ class ReportResult:
     judge_expert_baseline: JudgeExpertBaseline
     gold_provenance: GoldProvenance
     units: UnitCounts
-    excluded: dict[str, int]
+    excluded: dict[str, int] = field(metadata={"help_text": "What was left out, and how many."})
     by_ability: tuple[GroupRow, ...]
     by_dimension: tuple[GroupRow, ...]
     by_model: tuple[GroupRow, ...]
@@ -594,13 +628,22 @@ class ReportResult:
     version: str = ""
     judge: str | None = None
     run: tuple[str, ...] | None = None
-    no_judge_reason: str | None = None  # why nothing was compared with a judge (None when a judge's verdicts were found)
+    no_judge_reason: str | None = field(
+        default=None, metadata={"help_text": "Why nothing was compared with a judge; null when a judge's verdicts were found."}
+    )
     exploratory: bool = False
     exploratory_reasons: tuple[str, ...] = ()
     post_discussion: PostDiscussion | None = None
-    alt_test: AltTestBlock | None = None  # None in reports from before the alternative annotator test
-    calibrated_scores: CalibratedScores | None = None  # None in reports from before the human-calibrated scores
-    split_extension: GoldChange | None = None  # None when no response was given extra raters (and in older reports)
+    alt_test: AltTestBlock | None = field(
+        default=None, metadata={"help_text": "Can the judge replace an expert; null in a report computed before the test existed."}
+    )
+    calibrated_scores: CalibratedScores | None = field(
+        default=None, metadata={"help_text": "Human-calibrated model scores; null in a report computed before them, or without a judge."}
+    )
+    split_extension: GoldChange | None = field(
+        default=None,
+        metadata={"help_text": "Extra raters where the verdicts split: what they did to the gold; null when no response was extended."},
+    )
 
     @property
     def resampled(self) -> Resampling:
@@ -676,11 +719,11 @@ class ReportInputs:
 
     campaign: InputsCampaign
     judge_runs: tuple[JudgeRunInput, ...]
-    criterion_revisions: dict[str, int]  # criterion lineage → the revision compared
+    criterion_revisions: dict[str, int] = field(metadata={"help_text": "Criterion lineage → the revision compared."})
     judgments: int
-    last_judgment_at: str | None  # ISO 8601
+    last_judgment_at: str | None = field(metadata={"format": "date-time"})  # ISO 8601
     adjudications: int
-    computed_at: str  # ISO 8601
+    computed_at: str = field(metadata={"format": "date-time"})  # ISO 8601
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON stored in `AgreementReport.inputs`."""
@@ -977,7 +1020,10 @@ class JudgeAlignment:
     human_hit_rate: Figure
     by_ability: tuple[GroupRow, ...]
     alt_test: AltTestBlock | None = None  # can the judge replace an expert, overall, per dimension and per ability
-    calibrated_scores: CalibratedScores | None = None  # the models' scores by this judge corrected by the experts (None: no population)
+    calibrated_scores: CalibratedScores | None = field(
+        default=None,
+        metadata={"help_text": "The models' human-calibrated scores under this judge version; null when its runs have no scores."},
+    )
 
 
 def judge_alignment(
