@@ -68,14 +68,7 @@ class TypedSerializer(DataclassSerializer[T]):
     @classmethod
     def serializer_of(cls, dataclass: type) -> type[TypedSerializer[Any]]:
         """The serializer of a dataclass nested in this one: the one declared for it under this prefix, else derived."""
-        key = (cls.prefix, dataclass)
-        if key in _declared:
-            return _declared[key]
-        if key not in _derived:
-            meta = type("Meta", (), {"dataclass": dataclass})
-            attrs = {"Meta": meta, "__module__": cls.__module__, "prefix": cls.prefix, "descriptions": cls.descriptions, "derived": True}
-            _derived[key] = type(f"{cls.prefix}{dataclass.__name__}Serializer", (TypedSerializer,), attrs)
-        return _derived[key]
+        return typed(dataclass, prefix=cls.prefix, descriptions=cls.descriptions)
 
     def get_default_field_names(self, declared_fields: Iterable[str]) -> list[str]:
         """The dataclass's fields in its order (a declared one in its place), then the fields it lacks."""
@@ -106,3 +99,15 @@ class TypedSerializer(DataclassSerializer[T]):
 
     def build_dataclass_field(self, field_name: str, type_info: TypeInfo) -> tuple[type, dict[str, Any]]:
         return self.serializer_of(type_info.base_type), {"many": type_info.is_many}
+
+
+def typed(dataclass: type, *, prefix: str = "", descriptions: Mapping[type, str] | None = None) -> type[TypedSerializer[Any]]:
+    """The serializer of `dataclass` under `prefix`: the one declared for it, else one derived once (`changed = typed(SettingsChange)(many=True)`)."""
+    key = (prefix, dataclass)
+    if key in _declared:
+        return _declared[key]
+    if key not in _derived:
+        meta = type("Meta", (), {"dataclass": dataclass})
+        attrs = {"Meta": meta, "__module__": __name__, "prefix": prefix, "descriptions": descriptions or {}, "derived": True}
+        _derived[key] = type(f"{prefix}{dataclass.__name__}Serializer", (TypedSerializer,), attrs)
+    return _derived[key]

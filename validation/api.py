@@ -55,7 +55,7 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
-from validation.gold_builder import BuilderFilters
+from validation.gold_builder import BuilderFilters, CriterionSheet, ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
     SET_KINDS,  # noqa: F401 - the schema's BuiltSetKindEnum names it here (SPECTACULAR_SETTINGS)
@@ -361,20 +361,13 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
         return labels
 
 
-class QueueEntrySerializer(serializers.Serializer):
-    campaign_response_id = serializers.IntegerField()
-    criterion_id = serializers.IntegerField()
-    expert_hits = serializers.IntegerField()
-    expert_ratings = serializers.IntegerField()
-    judge_hit = serializers.BooleanField(allow_null=True)
-    agreement = serializers.FloatField(help_text="Share of agreeing expert pairs on this unit.")
+class QueueEntrySerializer(TypedSerializer[read.QueueEntry]):
     triggers = serializers.ListField(child=serializers.ChoiceField(choices=Adjudication.Trigger.choices))
-    needs_decision = serializers.BooleanField(
-        help_text="No majority (a tie), or a criterion reported unclear or flagged, and nobody decided it yet. "
-        "A 2-of-3 majority and a unanimous verdict the judge contradicts need none."
-    )
-    decided = serializers.BooleanField(help_text="A senior reviewer decided this unit.")
     judge_reason = serializers.SerializerMethodField(help_text="The judge's reason for its verdict on this unit; null without one.")
+
+    class Meta:
+        dataclass = read.QueueEntry
+        exclude = ("judge_verdict_id", "discussion_changed")
 
     def get_judge_reason(self, entry: read.QueueEntry) -> str | None:
         # From the reasons the read model gave for the page (`judge_reasons` in the context): no query here.
@@ -463,29 +456,15 @@ class AdjudicateView(APIView):
         return Response(AdjudicationResultSerializer(decision).data, status=201)
 
 
-class DiscussionLineSerializer(serializers.Serializer):
-    rater = serializers.IntegerField(
-        allow_null=True, help_text="The rater's number (1, 2, … in username order, as on the page); never a name."
-    )
-    general = serializers.BooleanField(help_text="About the response as a whole, not this criterion.")
-    body = serializers.CharField()
-    created_at = serializers.DateTimeField()
-
-
-class RaterStanceSerializer(serializers.Serializer):
-    rater = serializers.IntegerField()
-    blind_hit = serializers.BooleanField(allow_null=True, help_text="Their submitted (blind) verdict.")
-    vote = serializers.BooleanField(allow_null=True, help_text="Their vote in the discussion (null: no vote).")
-
-
-class UnitDiscussionSerializer(serializers.Serializer):
+class UnitDiscussionSerializer(TypedSerializer[read.UnitDiscussion]):
     """The experts' discussion of one unit, for its adjudicator: numbered raters, comments, blind verdicts, votes and the tally."""
 
-    lines = DiscussionLineSerializer(many=True)
-    stances = RaterStanceSerializer(many=True)
     votes_hit = serializers.IntegerField()
     votes_miss = serializers.IntegerField()
     post_hits = serializers.IntegerField(help_text="Hit stances after the discussion: each rater's vote, else their blind verdict.")
+
+    class Meta:
+        dataclass = read.UnitDiscussion
 
 
 class UnitDiscussionView(APIView):
@@ -928,22 +907,15 @@ class GoldDraftSerializer(serializers.Serializer):
     campaign = serializers.IntegerField(source="campaign_id", allow_null=True, help_text="The set it became; null until finalised.")
 
 
-class DraftCriterionSerializer(serializers.Serializer):
-    pk = serializers.IntegerField()
-    position = serializers.IntegerField()
-    ability = serializers.CharField()
-    weight = serializers.IntegerField(allow_null=True)
-    text = serializers.CharField()
-    hit = serializers.BooleanField(allow_null=True, help_text="Null until a verdict is written.")
-    explanation = serializers.CharField(allow_blank=True)
+class DraftCriterionSerializer(TypedSerializer[CriterionSheet]):
+    class Meta:
+        dataclass = CriterionSheet
 
 
-class DraftResponseSerializer(serializers.Serializer):
-    response_id = serializers.IntegerField()
-    number = serializers.IntegerField()
-    question_id = serializers.CharField()
-    text = serializers.CharField()
-    criteria = DraftCriterionSerializer(many=True)
+class DraftResponseSerializer(TypedSerializer[ResponseSheet]):
+    class Meta:
+        dataclass = ResponseSheet
+        exclude = ("dialogue",)
 
 
 class GoldDraftDetailSerializer(serializers.Serializer):
