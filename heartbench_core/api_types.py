@@ -22,6 +22,7 @@ that prefix (to declare choices or another name).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 from collections.abc import Iterable, Mapping
@@ -38,6 +39,7 @@ T = TypeVar("T", bound=Dataclass)
 FORMATS: dict[str, type[drf_fields.Field]] = {"date": drf_fields.DateField, "date-time": drf_fields.DateTimeField}
 
 _declared: dict[tuple[str, type], type[TypedSerializer[Any]]] = {}
+_fields_of: dict[type, dict[str, drf_fields.Field]] = {}  # each serializer's fields, built once from the type hints
 _derived: dict[tuple[str, type], type[TypedSerializer[Any]]] = {}
 
 
@@ -69,6 +71,13 @@ class TypedSerializer(DataclassSerializer[T]):
     def serializer_of(cls, dataclass: type) -> type[TypedSerializer[Any]]:
         """The serializer of a dataclass nested in this one: the one declared for it under this prefix, else derived."""
         return typed(dataclass, prefix=cls.prefix, descriptions=cls.descriptions)
+
+    def get_fields(self) -> dict[str, drf_fields.Field]:
+        """The fields derived once for the class and copied for each instance, as DRF copies declared fields."""
+        cls = type(self)
+        if cls not in _fields_of:
+            _fields_of[cls] = super().get_fields()
+        return copy.deepcopy(_fields_of[cls])
 
     def get_default_field_names(self, declared_fields: Iterable[str]) -> list[str]:
         """The dataclass's fields in its order (a declared one in its place), then the fields it lacks."""
