@@ -934,7 +934,13 @@ def latest_release_gate(version: DatasetVersion, *, with_counts: bool = True) ->
             pairs=KeyTextTransform("pairs", "report__result"),
             responses=KeyTextTransform("responses", "report__result"),
             items=KeyTextTransform("items", "report__result"),
-            ci_experts=KeyTextTransform("experts", KeyTransform("resampled", "report__result")),
+            # Where the report's interval says what it resampled: beside the figures up to schema 5, in the typed interval since.
+            ci_experts=Coalesce(
+                KeyTextTransform("experts", KeyTransform("resampled", "report__result")),
+                KeyTextTransform(
+                    "experts", KeyTransform("resampled", KeyTransform("ci95", KeyTransform("item_agreement", "report__result")))
+                ),
+            ),
         )
     return gates.first()
 

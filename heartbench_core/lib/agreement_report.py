@@ -4,8 +4,9 @@
 loads them from the database as its `CampaignArrays`) and returns a `ReportResult`: typed, frozen
 parts whose every figure (`Figure`) carries the number of units it compared and, when undefined,
 its reason (the value is then None, never 0), and whose every interval (`Interval`) says what it
-resampled. `ReportResult.to_dict()` is the JSON stored in an `AgreementReport`;
-`ReportResult.from_dict()` reads the reports stored by every earlier version back. The statistics
+resampled. `ReportResult.to_dict()` is the JSON stored in an `AgreementReport`, written from the
+types themselves (`heartbench_core.lib.typed_json`); `ReportResult.from_dict()` reads it back, and
+reads the reports stored by every earlier version (schemas 1 to 5, written field by field) too. The statistics
 are those of `heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
 """
 
@@ -17,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -28,9 +29,12 @@ from heartbench_core.lib import crossed as cx
 from heartbench_core.lib import scoring
 from heartbench_core.lib.split_extension import GoldChange, first_k_counts, gold_change
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
+from heartbench_core.lib.typed_json import TypedJsonError, from_json, to_json
 
 PROVENANCE_NONE, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY, PROVENANCE_ADJUDICATED = 0, 1, 2, 3
 PROVENANCE_NAMES = {PROVENANCE_UNANIMOUS: "unanimous", PROVENANCE_MAJORITY: "majority", PROVENANCE_ADJUDICATED: "adjudicated"}
+
+T = TypeVar("T")
 
 DRIFT_DROP = 0.10
 DRIFT_MIN_PAIRS = 30
@@ -106,12 +110,14 @@ DEFAULTS = ReportDefaults()
 # --- the report's typed structure -------------------------------------------------------------
 #
 # `compute_report` returns a `ReportResult`; `ReportResult.to_dict()` is the JSON stored in an
-# `AgreementReport` (its keys are those reports have always been stored with, plus
-# `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
+# `AgreementReport` (`typed_json.to_json` of the result, plus `schema_version`), and
+# `ReportResult.from_dict()` reads every stored version back.
 
 GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
-SCHEMA_VERSION = 5  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
-# 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set)
+SCHEMA_VERSION = 6  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
+# 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set);
+# 6: written from the typed result itself (every figure with its n and reason, every interval with what it resampled)
+TYPED_SCHEMA = 6  # the first schema stored through the types; the ones before are read by the legacy reader below
 NOT_RECORDED = "undefined in the stored report, which does not say why (it was computed before reasons were stored)"
 NO_CRITERION_INTERVAL = "no interval per criterion: a criterion's pairs all belong to one item"
 NO_RESAMPLES = "no bootstrap resamples requested"
@@ -681,12 +687,14 @@ class ReportResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON stored in an `AgreementReport` (and printed by `agreement_report --format json`)."""
-        return _report_to_dict(self)
+        return {"schema_version": SCHEMA_VERSION, **to_json(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReportResult:
         """A stored report of any schema version; raises ValueError naming the field a malformed one lacks."""
-        return _report_from_dict(data)
+        if _schema_of(data) < TYPED_SCHEMA:
+            return _report_from_dict(data)
+        return _typed(ReportResult, data)
 
 
 BREAKDOWNS = ("by_ability", "by_dimension", "by_model", "by_difficulty", "by_primary_scene")
@@ -727,15 +735,7 @@ class ReportInputs:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON stored in `AgreementReport.inputs`."""
-        return {
-            "campaign": asdict(self.campaign),
-            "judge_runs": [asdict(r) for r in self.judge_runs],
-            "criterion_revisions": dict(self.criterion_revisions),
-            "judgments": self.judgments,
-            "last_judgment_at": self.last_judgment_at,
-            "adjudications": self.adjudications,
-            "computed_at": self.computed_at,
-        }
+        return to_json(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReportInputs:
@@ -1292,15 +1292,6 @@ def _resampling(block: dict[str, Any]) -> Resampling:
         None if effective is None else float(effective),
         None if experts is None else int(experts),
     )
-
-
-def _resampling_dict(r: Resampling) -> dict[str, Any]:
-    """A stored `resampled` block: `effective_n` only on a Wilson interval, so the others keep their earlier form."""
-    block = asdict(r)
-    for optional in ("effective_n", "experts"):
-        if block[optional] is None:
-            del block[optional]
-    return block
 
 
 def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
@@ -2054,44 +2045,6 @@ def _reading(where: str) -> Iterator[None]:
         raise StoredReportError(f"stored agreement report, {where}: {detail}") from exc
 
 
-def _row_to_dict(row: GroupRow) -> dict[str, Any]:
-    rate, ci = row.item_agreement.rate, row.item_agreement.ci95
-    out: dict[str, Any] = {
-        "key": row.key,
-        "label": row.label,
-        "pairs": row.pairs,
-        "responses": row.responses,
-        "items": row.items,
-        "item_agreement_rate": rate.value,
-        "cohen_kappa": row.cohen_kappa.value,
-        "gwet_ac1": row.gwet_ac1.value,
-        "judge_hit_rate": row.judge_hit_rate.value,
-        "human_hit_rate": row.human_hit_rate.value,
-        "krippendorff_alpha": row.krippendorff_alpha.value,
-        "alpha_units": row.krippendorff_alpha.n,
-        "ratings": row.ratings,
-    }
-    named = {
-        "item_agreement_rate": rate,
-        "cohen_kappa": row.cohen_kappa,
-        "gwet_ac1": row.gwet_ac1,
-        "judge_hit_rate": row.judge_hit_rate,
-        "human_hit_rate": row.human_hit_rate,
-        "krippendorff_alpha": row.krippendorff_alpha,
-    }
-    why = {name: f.reason for name, f in named.items() if f.reason}
-    if isinstance(row, CriterionRow):  # a criterion has no interval: the stored row says nothing of one
-        out.update(question_id=row.question_id, position=row.position, ability=row.ability)
-    else:
-        out["item_agreement_ci95"] = ci.pair()
-        if ci.reason:
-            why["item_agreement_ci95"] = ci.reason
-        out["resampled"] = _resampling_dict(ci.resampled)
-    if why:
-        out["undefined"] = why
-    return out
-
-
 def _row_from_dict(d: dict[str, Any], *, legacy_resamples: int, criterion: bool) -> GroupRow:
     why = d.get("undefined") or {}
     pairs = int(d["pairs"])
@@ -2130,133 +2083,13 @@ def _row_from_dict(d: dict[str, Any], *, legacy_resamples: int, criterion: bool)
     return GroupRow(*common)
 
 
-def _stat_dict(f: Figure, **extra: Any) -> dict[str, Any]:
-    return {"value": f.value, "n": f.n, "reason": f.reason, **extra}
-
-
-def _report_to_dict(r: ReportResult) -> dict[str, Any]:
-    b = r.judge_expert_baseline
-    figures = r.figures()
-    mcnemar_counts = {"judge_only_hits": r.mcnemar.judge_only_hits, "human_only_hits": r.mcnemar.human_only_hits}
-    out: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "campaign": r.campaign,
-        "dataset": r.dataset,
-        "version": r.version,
-        "judge": r.judge,
-        "run": None if r.run is None else list(r.run),
-        "parameters": asdict(r.parameters),
-        "pairs": r.pairs,
-        "responses": r.responses,
-        "items": r.items,
-        "item_agreement_rate": r.item_agreement.rate.value,
-        "item_agreement_ci95": r.item_agreement.ci95.pair(),
-        "resampled": _resampling_dict(r.resampled),
-        "cohen_kappa": r.cohen_kappa.value,
-        "gwet_ac1": r.gwet_ac1.value,
-        "confusion": asdict(r.confusion),
-        "judge_hit_rate": r.judge_hit_rate.value,
-        "human_hit_rate": r.human_hit_rate.value,
-        "mcnemar_p": r.mcnemar.p.value,
-        "mcnemar": _stat_dict(r.mcnemar.p, discordant=r.mcnemar.discordant, **(mcnemar_counts if r.mcnemar.p.defined else {})),
-        "krippendorff_alpha": r.krippendorff_alpha.value,
-        "fleiss_kappa": r.fleiss_kappa.value,
-        "pairwise_percent_agreement": r.pairwise_percent_agreement.value,
-        "judge_expert_baseline": {
-            "units": b.units,
-            "judge_expert": _stat_dict(b.judge_expert, **({"pairs": b.judge_expert_pairs} if b.judge_expert.defined else {})),
-            "expert_expert": _stat_dict(b.expert_expert, **({"pairs": b.expert_expert_pairs} if b.expert_expert.defined else {})),
-            "difference": b.difference.value,
-            "difference_ci95": b.difference_ci95.pair(),
-            "resampled": _resampling_dict(b.difference_ci95.resampled),
-            **({"reason": reason} if (reason := b.difference.reason or b.difference_ci95.reason) else {}),
-        },
-        "gold_provenance": asdict(r.gold_provenance),
-        "units": asdict(r.units),
-        "excluded": dict(r.excluded),
-        **{name: [_row_to_dict(row) for row in rows] for name, rows in r.breakdowns},
-        "by_criterion": [_row_to_dict(row) for row in r.by_criterion],
-        "by_expert": [
-            {
-                "expert": e.expert,
-                "judgments": e.judgments,
-                "gold_pairs": e.gold_agreement.n,
-                "gold_agreement": e.gold_agreement.value,
-                "recent_gold_pairs": e.recent_gold_agreement.n,
-                "recent_gold_agreement": e.recent_gold_agreement.value,
-                "expert_pairs": e.expert_agreement.n,
-                "expert_agreement": e.expert_agreement.value,
-                "with_experts": [{"expert": o.expert, "units": o.agreement.n, "agreement": o.agreement.value} for o in e.with_experts],
-            }
-            for e in r.by_expert
-        ],
-        "expert_pairs": [{"a": p.a, "b": p.b, "units": p.agreement.n, "agreement": p.agreement.value} for p in r.expert_pairs],
-        "over_time": [
-            {
-                "date": p.date,
-                "judgments": p.judgments,
-                "pairs": p.item_agreement_rate.n,
-                "item_agreement_rate": p.item_agreement_rate.value,
-                "krippendorff_alpha": p.krippendorff_alpha.value,
-                "alpha_units": p.krippendorff_alpha.n,
-            }
-            for p in r.over_time
-        ],
-        "score_impact": _score_impact_to_dict(r.score_impact),
-        "gate": {
-            **asdict(r.gate.policy),
-            "agreement_rate": r.gate.agreement_rate.value,
-            "ci_low": r.gate.ci_low,
-            "ci95": r.gate.ci95.pair(),
-            "passed": r.gate.passed,
-            "reasons": list(r.gate.reasons),
-            "policy": asdict(r.gate.policy),
-        },
-        "alerts": [asdict(a) for a in r.alerts],
-        "n": {**{name: f.n for name, f in figures.items()}, "item_agreement_ci95": r.resampled.units},
-        "undefined": r.undefined,
-        "exploratory": r.exploratory,
-        "exploratory_reasons": list(r.exploratory_reasons),
-    }
-    if r.post_discussion is not None:
-        out["post_discussion"] = asdict(r.post_discussion)
-    if r.alt_test is not None:
-        out["alt_test"] = _alt_test_block_to_dict(r.alt_test)
-    if r.calibrated_scores is not None:
-        out["calibrated_scores"] = _calibrated_to_dict(r.calibrated_scores)
-    if r.split_extension is not None:
-        out["split_extension"] = asdict(r.split_extension)
-    return out
-
-
-def _figure_dict(f: Figure) -> dict[str, Any]:
-    return {"value": f.value, "n": f.n, "reason": f.reason}
-
-
 def _figure_from(d: dict[str, Any]) -> Figure:
     return Figure.stored(d.get("value"), None if d.get("n") is None else int(d["n"]), d.get("reason"))
-
-
-def _interval_dict(i: Interval) -> dict[str, Any]:
-    return {"ci95": i.pair(), "reason": i.reason, "resampled": _resampling_dict(i.resampled)}
 
 
 def _interval_from(d: dict[str, Any]) -> Interval:
     pair = d.get("ci95")
     return Interval.from_pair(pair, _resampling(d["resampled"]), None if pair else (d.get("reason") or NOT_RECORDED))
-
-
-def _calibrated_score_dict(c: CalibratedScore) -> dict[str, Any]:
-    return {
-        "key": c.key,
-        "label": c.label,
-        "judge": _figure_dict(c.judge),
-        "experts": _figure_dict(c.experts),
-        "experts_ci95": _interval_dict(c.experts_ci95),
-        "corrected": _figure_dict(c.corrected),
-        "corrected_ci95": _interval_dict(c.corrected_ci95),
-        "lam": c.lam,
-    }
 
 
 def _calibrated_score_from(d: dict[str, Any]) -> CalibratedScore:
@@ -2272,36 +2105,10 @@ def _calibrated_score_from(d: dict[str, Any]) -> CalibratedScore:
     )
 
 
-def _calibrated_to_dict(c: CalibratedScores) -> dict[str, Any]:
-    return {
-        "items": c.items,
-        "sampled_items": c.sampled_items,
-        "reason": c.reason,
-        "kendall_tau": _figure_dict(c.kendall_tau),
-        "models": [
-            {
-                "model": m.model,
-                "scored_items": m.scored_items,
-                "labelled_items": m.labelled_items,
-                "strata": m.strata,
-                "judge_rank": m.judge_rank,
-                "corrected_rank": m.corrected_rank,
-                "rank_change": m.rank_change,
-                "overall": _calibrated_score_dict(m.overall),
-                "by_dimension": [_calibrated_score_dict(x) for x in m.by_dimension],
-                "by_ability": [_calibrated_score_dict(x) for x in m.by_ability],
-            }
-            for m in c.models
-        ],
-        "differences": [
-            {"model": x.model, "other": x.other, "difference": _figure_dict(x.difference), "ci95": _interval_dict(x.ci95)}
-            for x in c.differences
-        ],
-    }
-
-
-def calibrated_scores_from_dict(d: dict[str, Any]) -> CalibratedScores:
-    """The stored human-calibrated scores of a report (its `calibrated_scores` key)."""
+def calibrated_scores_from_dict(d: dict[str, Any], *, schema: int) -> CalibratedScores:
+    """The stored human-calibrated scores of a report (its `calibrated_scores` key) of schema `schema`."""
+    if schema >= TYPED_SCHEMA:
+        return _typed(CalibratedScores, d, where="calibrated_scores")
     return CalibratedScores(
         items=int(d["items"]),
         sampled_items=int(d["sampled_items"]),
@@ -2327,33 +2134,6 @@ def calibrated_scores_from_dict(d: dict[str, Any]) -> CalibratedScores:
             for x in d["differences"]
         ),
     )
-
-
-def _alt_test_to_dict(t: AltTest) -> dict[str, Any]:
-    return {
-        "winning_rate": t.winning_rate.value,
-        "advantage_probability": t.advantage_probability.value,
-        "passed": t.passed,
-        "reason": t.winning_rate.reason,
-        "epsilon": t.epsilon,
-        "q": t.q,
-        "min_responses": t.min_responses,
-        "experts_tested": t.experts_tested,
-        "experts_left_out": t.experts_left_out,
-        "responses": t.responses,
-        "experts": [asdict(e) for e in t.experts],
-    }
-
-
-def _alt_test_block_to_dict(b: AltTestBlock) -> dict[str, Any]:
-    """The stored alternative annotator test: the overall test, and one per dimension and per ability with its key and label."""
-    return {
-        "overall": _alt_test_to_dict(b.overall),
-        **{
-            name: [{"key": row.key, "label": row.label, **_alt_test_to_dict(row.test)} for row in rows]
-            for name, rows in (("by_dimension", b.by_dimension), ("by_ability", b.by_ability))
-        },
-    }
 
 
 def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
@@ -2384,8 +2164,10 @@ def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
     )
 
 
-def alt_test_from_dict(t: dict[str, Any]) -> AltTest:
-    """A stored alternative annotator test (the `overall` of a report's `alt_test` key, or a row of it)."""
+def alt_test_from_dict(t: dict[str, Any], *, schema: int) -> AltTest:
+    """A stored alternative annotator test (the `overall` of a report's `alt_test` key) of schema `schema`."""
+    if schema >= TYPED_SCHEMA:
+        return _typed(AltTest, t, where="alt_test.overall")
     return _alt_test_from_dict(t)
 
 
@@ -2397,22 +2179,12 @@ def _alt_test_block_from_dict(b: dict[str, Any]) -> AltTestBlock:
     return AltTestBlock(overall=_alt_test_from_dict(b["overall"]), by_dimension=rows["by_dimension"], by_ability=rows["by_ability"])
 
 
-def _score_impact_to_dict(s: ScoreImpact) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "responses": s.responses,
-        "models": [asdict(m) for m in s.models],
-        "kendall_tau": s.kendall_tau.value,
-        "kendall_tau_n": s.kendall_tau.n,
-    }
-    if s.kendall_tau.reason:
-        out["reason"] = s.kendall_tau.reason
-    else:
-        out["kendall_tau_p"] = s.kendall_tau_p.value
-    return out
-
-
 def stored_agreement_rate(data: dict[str, Any]) -> Figure:
     """The judge–gold agreement rate of a stored report, read without building the whole report (for lists of reports)."""
+    if _schema_of(data) >= TYPED_SCHEMA:
+        with _reading("top level"):
+            rate = data["item_agreement"]["rate"]
+        return _typed(Figure, rate, where="item_agreement.rate")
     with _reading("top level"):
         return Figure.stored(
             data["item_agreement_rate"],
@@ -2421,13 +2193,29 @@ def stored_agreement_rate(data: dict[str, Any]) -> Figure:
         )
 
 
-def _report_from_dict(d: dict[str, Any]) -> ReportResult:
+def _schema_of(data: Any) -> int:
+    """The schema a stored report was written with (1: before it was recorded); refuses one newer than this code."""
     with _reading("top level"):
-        if not isinstance(d, dict):
-            raise ValueError(f"expected an object, got {type(d).__name__}")
-        version = int(d.get("schema_version", 1))
+        if not isinstance(data, dict):
+            raise ValueError(f"expected an object, got {type(data).__name__}")
+        version = int(data.get("schema_version", 1))
         if version > SCHEMA_VERSION:
             raise ValueError(f"schema_version {version} is newer than this code reads ({SCHEMA_VERSION})")
+        return version
+
+
+def _typed(cls: type[T], data: Any, *, where: str = "") -> T:
+    """A part of a report stored through the types (schema 6 on), its errors named as the legacy reader names them."""
+    try:
+        return from_json(cls, data, path=where)
+    except TypedJsonError as exc:
+        raise StoredReportError(f"stored agreement report, {exc}") from exc
+
+
+def _report_from_dict(d: dict[str, Any]) -> ReportResult:
+    """A report of schema 1 to 5, written field by field (figures flat, their n and reasons in side tables)."""
+    version = _schema_of(d)
+    with _reading("top level"):
         n = d.get("n") or {}
         why = d.get("undefined") or {}
         parameters = Parameters.from_dict(d["parameters"], gate=d.get("gate"))
@@ -2490,7 +2278,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
     with _reading("alt_test"):
         alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
     with _reading("calibrated_scores"):
-        calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"])
+        calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"], schema=version)
     with _reading("split_extension"):
         extension = (
             None if d.get("split_extension") is None else GoldChange(**{f: int(d["split_extension"][f]) for f in GOLD_CHANGE_FIELDS})
