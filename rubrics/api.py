@@ -19,7 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from heartbench_core.api import ChangelogSerializer, ComputedListView, PageWithTotals
+from heartbench_core.api_types import typed
 from heartbench_core.http import signed_in
+from heartbench_core.lib.rubric_quality import AmbiguityRule
 from heartbench_core.models import Criterion
 from heartbench_core.query_params import choice_param, enum_param, uuid_param, valid_query
 from heartbench_core.read_models import Viewer
@@ -374,13 +376,8 @@ class CriterionQualitySerializer(serializers.Serializer):
     ambiguous = serializers.BooleanField(help_text="Experts agree less than the ambiguity rule allows.")
 
 
-class AmbiguityRuleSerializer(serializers.Serializer):
-    threshold = serializers.FloatField(help_text="Pairwise agreement below this is ambiguous…")
-    min_units = serializers.IntegerField(help_text="…over at least this many responses.")
-
-
 class RubricQualitySerializer(serializers.Serializer):
-    ambiguity_rule = AmbiguityRuleSerializer()
+    ambiguity_rule = typed(AmbiguityRule)()
     criteria = serializers.DictField(child=CriterionQualitySerializer(), help_text="The signals of each criterion, by its key.")
 
 

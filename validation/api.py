@@ -21,14 +21,41 @@ from annotation.knowledge.api import CaseContentSerializer, CaseSerializer
 from annotation.models import Campaign
 from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals
 from heartbench_core.api_changes import RefusesUnknownFields
+from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in
-from heartbench_core.lib.agreement_report import ALERT_KINDS, DEFAULTS
+from heartbench_core.lib.agreement_report import (
+    ALERT_KINDS,
+    DEFAULTS,
+    AgreementChange,
+    Alert,
+    AltTest,
+    AltTestBlock,
+    AltTestExpert,
+    CalibratedScore,
+    CalibratedScores,
+    Confusion,
+    CriterionRow,
+    Figure,
+    Gate,
+    GatePolicy,
+    GroupRow,
+    Interval,
+    ItemAgreement,
+    JudgeAlignment,
+    JudgeExpertBaseline,
+    McNemar,
+    Parameters,
+    ReportInputs,
+    ReportResult,
+    Resampling,
+)
+from heartbench_core.lib.split_extension import GoldChange
 from heartbench_core.models import User
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
-from validation.gold_builder import BuilderFilters
+from validation.gold_builder import BuilderFilters, CriterionSheet, ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
     SET_KINDS,  # noqa: F401 - the schema's BuiltSetKindEnum names it here (SPECTACULAR_SETTINGS)
@@ -58,413 +85,78 @@ IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
 EXPLORATORY_NOTICE = _("exploratory: computed with parameters other than the release policy; it does not set the gate")
 
 
-# --- the agreement report, field by field: one serializer per part of `ReportResult` ----------------
+# --- the agreement report: serialised from the typed `ReportResult` itself (`heartbench_core.api_types`) ----------------
 
 
-class ReportFigureSerializer(serializers.Serializer):
-    """A statistic with the number of units it compared; undefined (null, never 0) with its reason."""
+class ReportPart(TypedSerializer[Any]):
+    """A part of the typed report: its nested parts are named `Report…` in the schema."""
 
-    value = serializers.FloatField(allow_null=True, help_text="The statistic; null when it is undefined on the data (see reason).")
-    n = serializers.IntegerField(
-        allow_null=True,
-        help_text="How many units it compared (pairs, units, judgments, models: the figure's own unit). "
-        "Null only where a report stored before this count was recorded lacks it.",
-    )
-    reason = serializers.CharField(allow_null=True, help_text="Why it is undefined; null when it is defined.")
-
-
-class ReportResamplingSerializer(serializers.Serializer):
-    """What an interval resampled."""
-
-    unit = serializers.CharField(
-        help_text="What was resampled: 'item' (all of an item's responses together); 'response' in reports from before."
-    )
-    units = serializers.IntegerField(help_text="How many of them.")
-    resamples = serializers.IntegerField(help_text="Bootstrap resamples drawn (0: none, for the t and Wilson intervals).")
-    level = serializers.FloatField()
-    method = serializers.CharField(
-        help_text="'percentile' (bootstrap, 50 items or more), 'wilson_design_effect' (Wilson on the design-effect sample: a rate "
-        "over fewer than 50 items, or whose items all have the same rate), 't' (cluster-robust t: a difference over fewer than 50 items) "
-        "or 'ppi_clt' (the analytic PPI++ interval of a human-calibrated score)."
-    )
-    effective_n = serializers.FloatField(
-        allow_null=True, help_text="The Wilson interval's design-effect sample size, in pairs; null for the other methods."
-    )
-    experts = serializers.IntegerField(
-        allow_null=True,
-        help_text="Experts resampled with the items (all of an expert's votes together; the t and Wilson intervals add the "
-        "variance between them); null when the items alone were resampled, as in reports from before.",
-    )
+    prefix = "Report"
+    descriptions = {
+        Figure: "A statistic with the number of units it compared; undefined (null, never 0) with its reason.",
+        Resampling: "What an interval resampled.",
+        Interval: "A confidence interval and what it resampled; undefined (null bounds) with its reason.",
+        ItemAgreement: "Share of compared pairs where the judge's verdict equals the golden label, with its 95% CI.",
+        Confusion: "2×2 counts with the golden standard as truth.",
+        McNemar: "Exact McNemar test of judge-only hits (fp) against human-only hits (fn).",
+        JudgeExpertBaseline: "Judge–expert pair agreement against expert–expert pair agreement.",
+        GroupRow: "One group of a breakdown; the judge–gold figures count its pairs, alpha its units rated by two or more experts.",
+        CriterionRow: "One criterion (key: its lineage); no interval is computed per criterion.",
+        Gate: "The gate the report decides under its policy (the release decision only when the report is not exploratory).",
+        AltTestExpert: "One left-out expert of the alternative annotator test.",
+        AltTest: "Can the judge replace an expert? The alternative annotator test (Calderon, Reichart & Dror, ACL 2025).",
+        AltTestBlock: "The alternative annotator test on every criterion, per dimension and per ability.",
+        CalibratedScore: "One score of a model three ways: the judge's, the experts' sample's, the judge's corrected by the experts' (PPI++).",
+        CalibratedScores: "Every model's human-calibrated scores (prediction-powered inference with power tuning, PPI++).",
+    }
 
 
-class ReportIntervalSerializer(serializers.Serializer):
-    """A confidence interval and what it resampled; undefined (null bounds) with its reason."""
-
-    low = serializers.FloatField(allow_null=True)
-    high = serializers.FloatField(allow_null=True)
-    resampled = ReportResamplingSerializer()
-    reason = serializers.CharField(allow_null=True, help_text="Why there is no interval; null when there is one.")
-
-
-class ReportItemAgreementSerializer(serializers.Serializer):
-    """Share of compared pairs where the judge's verdict equals the golden label, with its 95% CI."""
-
-    rate = ReportFigureSerializer()
-    ci95 = ReportIntervalSerializer()
-
-
-class ReportConfusionSerializer(serializers.Serializer):
-    """2×2 counts with the golden standard as truth."""
-
-    tp = serializers.IntegerField()
-    fp = serializers.IntegerField()
-    fn = serializers.IntegerField()
-    tn = serializers.IntegerField()
-
-
-class ReportMcNemarSerializer(serializers.Serializer):
-    """Exact McNemar test of judge-only hits (fp) against human-only hits (fn)."""
-
-    p = ReportFigureSerializer()
-    discordant = serializers.IntegerField()
-    judge_only_hits = serializers.IntegerField()
-    human_only_hits = serializers.IntegerField()
-
-
-class ReportJudgeExpertBaselineSerializer(serializers.Serializer):
-    """Judge–expert pair agreement against expert–expert pair agreement."""
-
-    units = serializers.IntegerField()
-    judge_expert = ReportFigureSerializer()
-    judge_expert_pairs = serializers.IntegerField()
-    expert_expert = ReportFigureSerializer()
-    expert_expert_pairs = serializers.IntegerField()
-    difference = ReportFigureSerializer()
-    difference_ci95 = ReportIntervalSerializer()
-
-
-class ReportGoldProvenanceSerializer(serializers.Serializer):
-    unanimous = serializers.IntegerField()
-    majority = serializers.IntegerField()
-    adjudicated = serializers.IntegerField()
-
-
-class ReportUnitCountsSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    rated = serializers.IntegerField()
-    complete = serializers.IntegerField()
-    with_golden_label = serializers.IntegerField()
-    ties = serializers.IntegerField()
-    incomplete = serializers.IntegerField()
-    with_judge_verdict = serializers.IntegerField()
-    judgments = serializers.IntegerField()
-    experts = serializers.IntegerField()
-
-
-class ReportGroupRowSerializer(serializers.Serializer):
-    """One group of a breakdown; the judge–gold figures count its pairs, alpha its units rated by two or more experts."""
-
-    key = serializers.CharField()
-    label = serializers.CharField()  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
-    pairs = serializers.IntegerField()
-    responses = serializers.IntegerField()
-    items = serializers.IntegerField(allow_null=True, help_text="Null in reports from before items were counted.")
-    item_agreement = ReportItemAgreementSerializer()
-    cohen_kappa = ReportFigureSerializer()
-    gwet_ac1 = ReportFigureSerializer()
-    judge_hit_rate = ReportFigureSerializer()
-    human_hit_rate = ReportFigureSerializer()
-    krippendorff_alpha = ReportFigureSerializer()
-    ratings = serializers.IntegerField()
-
-
-class ReportCriterionRowSerializer(ReportGroupRowSerializer):
-    """One criterion (key: its lineage); no interval is computed per criterion."""
-
-    question_id = serializers.CharField()
-    position = serializers.IntegerField()
-    ability = serializers.CharField()
-
-
-class ReportExpertOverlapSerializer(serializers.Serializer):
-    expert = serializers.CharField()
-    agreement = ReportFigureSerializer()
-
-
-class ReportExpertRowSerializer(serializers.Serializer):
-    expert = serializers.CharField()
-    judgments = serializers.IntegerField()
-    gold_agreement = ReportFigureSerializer()
-    recent_gold_agreement = ReportFigureSerializer(help_text="On the expert's latest quarter of compared judgments (drift).")
-    expert_agreement = ReportFigureSerializer()
-    with_experts = ReportExpertOverlapSerializer(many=True)
-
-
-class ReportExpertPairSerializer(serializers.Serializer):
-    a = serializers.CharField()
-    b = serializers.CharField()
-    agreement = ReportFigureSerializer()
-
-
-class ReportTimePointSerializer(serializers.Serializer):
-    date = serializers.DateField()
-    judgments = serializers.IntegerField()
-    item_agreement_rate = ReportFigureSerializer()
-    krippendorff_alpha = ReportFigureSerializer()
-
-
-class ReportModelScoreSerializer(serializers.Serializer):
-    model = serializers.CharField()
-    responses = serializers.IntegerField()
-    judge_score = serializers.FloatField(allow_null=True)
-    gold_score = serializers.FloatField(allow_null=True)
-    judge_rank = serializers.IntegerField()
-    gold_rank = serializers.IntegerField()
-    rank_change = serializers.IntegerField(help_text="Positive: the golden standard ranks the model higher than the judge.")
-    score_difference = serializers.FloatField(allow_null=True)
-
-
-class ReportScoreImpactSerializer(serializers.Serializer):
-    responses = serializers.IntegerField(help_text="Responses with a judge verdict and a golden label on every criterion.")
-    models = ReportModelScoreSerializer(many=True)
-    kendall_tau = ReportFigureSerializer()
-    kendall_tau_p = ReportFigureSerializer()
-
-
-class ReportGatePolicySerializer(serializers.Serializer):
-    threshold = serializers.FloatField()
-    min_pairs_per_dimension = serializers.IntegerField()
-    min_pairs_per_ability = serializers.IntegerField()
+class ReportGatePolicySerializer(ReportPart):
     must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
-    alt_test_epsilon = serializers.FloatField(help_text="The alternative annotator test's margin ε (it decides no gate).")
+
+    class Meta:
+        dataclass = GatePolicy
 
 
-class ReportGateSerializer(serializers.Serializer):
-    """The gate the report decides under its policy (the release decision only when the report is not exploratory)."""
+class ReportParametersSerializer(ReportPart):
+    must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
 
-    policy = ReportGatePolicySerializer()
-    agreement_rate = ReportFigureSerializer()
-    ci95 = ReportIntervalSerializer()
-    passed = serializers.BooleanField()
-    reasons = serializers.ListField(child=serializers.CharField())
+    class Meta:
+        dataclass = Parameters
 
 
-class ReportAlertSerializer(serializers.Serializer):
+class ReportAlertSerializer(ReportPart):
     kind = serializers.ChoiceField(choices=ALERT_KINDS)
-    subject = serializers.CharField(allow_blank=True)
-    message = serializers.CharField()
+
+    class Meta:
+        dataclass = Alert
 
 
-class ReportParametersSerializer(serializers.Serializer):
-    resamples = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    threshold = serializers.FloatField()
-    min_pairs_per_dimension = serializers.IntegerField()
-    min_pairs_per_ability = serializers.IntegerField()
-    must_clear = serializers.ChoiceField(choices=ReleasePolicy.Clears.choices)
-    exclude_catastrophic = serializers.BooleanField()
-    post_discussion = serializers.BooleanField()
-    alt_test_epsilon = serializers.FloatField(help_text="The alternative annotator test's margin ε, from the release policy.")
-
-
-class ReportAltTestExpertSerializer(serializers.Serializer):
-    """One left-out expert of the alternative annotator test."""
-
-    expert = serializers.CharField()
-    responses = serializers.IntegerField(help_text="Responses the expert, the judge and another expert all rated.")
-    judge_wins = serializers.FloatField(help_text="Share of those responses where the judge matched the other experts at least as well.")
-    expert_wins = serializers.FloatField(help_text="Share where the expert matched the other experts at least as well as the judge.")
-    p = serializers.FloatField(help_text="One-sided t-test, H1: mean(W_expert − W_judge) < ε.")
-    p_adjusted = serializers.FloatField(help_text="Benjamini–Yekutieli adjusted over the tested experts.")
-    judge_beats = serializers.BooleanField(help_text="The adjusted p is at most q: the judge is as good as this expert, up to ε.")
-
-
-class ReportAltTestSerializer(serializers.Serializer):
-    """Can the judge replace an expert? The alternative annotator test (Calderon, Reichart & Dror, ACL 2025)."""
-
-    winning_rate = ReportFigureSerializer(help_text="Share of the tested experts the judge beats (n: experts tested).")
-    advantage_probability = ReportFigureSerializer(
-        help_text="Mean over the tested experts of the share of their responses the judge wins (n: experts tested)."
-    )
-    passed = serializers.BooleanField(
-        allow_null=True, help_text="Winning rate ≥ 0.5: the judge can replace an expert; null when undefined."
-    )
-    epsilon = serializers.FloatField(help_text="The cost–benefit margin ε of the release policy.")
-    q = serializers.FloatField(help_text="The false discovery rate of the Benjamini–Yekutieli procedure.")
-    min_responses = serializers.IntegerField(help_text="Responses an expert needs to be tested.")
-    experts_tested = serializers.IntegerField()
-    experts_left_out = serializers.IntegerField(help_text="Experts with fewer than min_responses responses to compare.")
-    responses = serializers.IntegerField(help_text="Responses on which some expert was compared with the judge.")
-    experts = ReportAltTestExpertSerializer(many=True)
-
-
-class ReportAltTestRowSerializer(serializers.Serializer):
-    key = serializers.CharField()
-    label = serializers.CharField()  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
-    test = ReportAltTestSerializer()
-
-
-class ReportAltTestBlockSerializer(serializers.Serializer):
-    """The alternative annotator test on every criterion, per dimension and per ability."""
-
-    overall = ReportAltTestSerializer()
-    by_dimension = ReportAltTestRowSerializer(many=True)
-    by_ability = ReportAltTestRowSerializer(many=True)
-
-
-class ReportCalibratedScoreSerializer(serializers.Serializer):
-    """One score of a model three ways: the judge's, the experts' sample's, the judge's corrected by the experts' (PPI++)."""
-
-    key = serializers.CharField(help_text="'overall', a dimension's name or an ability's label.")
-    label = serializers.CharField()  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
-    judge = ReportFigureSerializer(help_text="The judge alone on every item it scored (the leaderboard's score); n: items scored.")
-    experts = ReportFigureSerializer(
-        help_text="The golden labels alone, on the sampled items, each difficulty × scene stratum weighted by its share; n: labelled items."
-    )
-    experts_ci95 = ReportIntervalSerializer()
-    corrected = ReportFigureSerializer(
-        help_text="The judge's score on every item corrected by its error on the labelled ones (PPI++); n: labelled items."
-    )
-    corrected_ci95 = ReportIntervalSerializer(help_text="Analytic PPI++ interval over items, stratified; never wider than the experts'.")
-    lam = serializers.FloatField(allow_null=True, help_text="The power-tuning λ used: 0 is the experts alone, 1 plain PPI.")
-
-
-class ReportCalibratedModelSerializer(serializers.Serializer):
-    model = serializers.CharField()
-    scored_items = serializers.IntegerField()
-    labelled_items = serializers.IntegerField()
-    strata = serializers.IntegerField(help_text="Difficulty × scene strata weighted, after pooling those with fewer than 2 labelled items.")
-    judge_rank = serializers.IntegerField()
-    corrected_rank = serializers.IntegerField()
-    rank_change = serializers.IntegerField(help_text="Positive: the corrected score ranks the model higher than the judge's.")
-    overall = ReportCalibratedScoreSerializer()
-    by_dimension = ReportCalibratedScoreSerializer(many=True)
-    by_ability = ReportCalibratedScoreSerializer(many=True)
-
-
-class ReportModelDifferenceSerializer(serializers.Serializer):
-    model = serializers.CharField()
-    other = serializers.CharField()
-    difference = ReportFigureSerializer(help_text="Corrected overall of `model` minus `other`'s; n: items both were scored on.")
-    ci95 = ReportIntervalSerializer(help_text="Percentile interval over the same resamples of items for both models.")
-
-
-class ReportCalibratedScoresSerializer(serializers.Serializer):
-    """Every model's human-calibrated scores (prediction-powered inference with power tuning, PPI++)."""
-
-    items = serializers.IntegerField(help_text="Items of the version.")
-    sampled_items = serializers.IntegerField(help_text="Of them, in the campaign's sample.")
-    models = ReportCalibratedModelSerializer(many=True)
-    differences = ReportModelDifferenceSerializer(many=True)
-    kendall_tau = ReportFigureSerializer(help_text="Kendall's tau between the judge-only and the corrected overall; n: models.")
-    reason = serializers.CharField(allow_null=True, help_text="Why no model could be calibrated; null when some could.")
-
-
-class ReportPostDiscussionSerializer(serializers.Serializer):
-    note = serializers.CharField()
-    assignments = serializers.IntegerField()
-    judgments = serializers.IntegerField()
-    changed_verdicts = serializers.IntegerField()
-
-
-class ReportSplitExtensionSerializer(serializers.Serializer):
+class ReportSplitExtensionSerializer(ReportPart):
     """`heartbench_core.lib.split_extension.GoldChange`: the gold of the responses given extra raters, before and after them."""
 
-    extended_responses = serializers.IntegerField(help_text="Responses given two more experts because their k verdicts split.")
-    completed_responses = serializers.IntegerField(help_text="Of them, those whose every extra rating is in.")
-    criteria = serializers.IntegerField(help_text="Criteria of the completed ones with a majority both on the first k ratings and on all.")
-    flipped = serializers.IntegerField(help_text="Of those criteria, how many had their majority label changed by the extra ratings.")
-    responses_changed = serializers.IntegerField(help_text="Completed responses with at least one criterion flipped.")
+    class Meta:
+        dataclass = GoldChange
 
 
-class ReportResultSerializer(serializers.Serializer):
+class ReportResultSerializer(ReportPart):
     """Every figure of one agreement report (`heartbench_core.lib.agreement_report.ReportResult`)."""
 
-    pairs = serializers.IntegerField(help_text="(response, criterion) pairs with both a judge verdict and a golden label.")
-    responses = serializers.IntegerField()
-    items = serializers.IntegerField(
-        allow_null=True, help_text="Items of the compared pairs; null in reports from before items were counted."
-    )
-    item_agreement = ReportItemAgreementSerializer()
-    cohen_kappa = ReportFigureSerializer()
-    gwet_ac1 = ReportFigureSerializer()
-    judge_hit_rate = ReportFigureSerializer()
-    human_hit_rate = ReportFigureSerializer()
-    confusion = ReportConfusionSerializer()
-    mcnemar = ReportMcNemarSerializer()
-    krippendorff_alpha = ReportFigureSerializer()
-    fleiss_kappa = ReportFigureSerializer()
-    pairwise_percent_agreement = ReportFigureSerializer()
-    judge_expert_baseline = ReportJudgeExpertBaselineSerializer()
-    gold_provenance = ReportGoldProvenanceSerializer()
-    units = ReportUnitCountsSerializer()
-    excluded = serializers.DictField(child=serializers.IntegerField(), help_text="What was left out, and how many.")
-    by_ability = ReportGroupRowSerializer(many=True)
-    by_dimension = ReportGroupRowSerializer(many=True)
-    by_model = ReportGroupRowSerializer(many=True)
-    by_difficulty = ReportGroupRowSerializer(many=True)
-    by_primary_scene = ReportGroupRowSerializer(many=True)
-    by_criterion = ReportCriterionRowSerializer(many=True)
-    by_expert = ReportExpertRowSerializer(many=True)
-    expert_pairs = ReportExpertPairSerializer(many=True)
-    over_time = ReportTimePointSerializer(many=True)
-    score_impact = ReportScoreImpactSerializer()
-    gate = ReportGateSerializer()
-    alerts = ReportAlertSerializer(many=True)
-    parameters = ReportParametersSerializer()
-    campaign = serializers.CharField()
-    dataset = serializers.CharField()
-    version = serializers.CharField()
-    judge = serializers.CharField(allow_null=True)
-    run = serializers.ListField(child=serializers.CharField(), allow_null=True)
-    no_judge_reason = serializers.CharField(
-        allow_null=True, help_text="Why nothing was compared with a judge; null when a judge's verdicts were found."
-    )
-    exploratory = serializers.BooleanField()
-    exploratory_reasons = serializers.ListField(child=serializers.CharField())
-    post_discussion = ReportPostDiscussionSerializer(allow_null=True)
-    alt_test = ReportAltTestBlockSerializer(
-        allow_null=True, help_text="Can the judge replace an expert; null in a report computed before the test existed."
-    )
-    calibrated_scores = ReportCalibratedScoresSerializer(
-        allow_null=True, help_text="Human-calibrated model scores; null in a report computed before them, or without a judge."
-    )
-    split_extension = ReportSplitExtensionSerializer(
-        allow_null=True, help_text="Extra raters where the verdicts split: what they did to the gold; null when no response was extended."
-    )
+    class Meta:
+        dataclass = ReportResult
 
 
-class ReportInputsCampaignSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    version = serializers.CharField()
-    k = serializers.IntegerField()
-
-
-class ReportJudgeRunInputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    judge = serializers.CharField()
-    label = serializers.CharField(allow_blank=True)  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
-    model = serializers.CharField()
-    version = serializers.CharField()
-
-
-class ReportInputsSerializer(serializers.Serializer):
+class ReportInputsSerializer(ReportPart):
     """What a report read."""
 
-    campaign = ReportInputsCampaignSerializer()
-    judge_runs = ReportJudgeRunInputSerializer(many=True)
-    criterion_revisions = serializers.DictField(child=serializers.IntegerField(), help_text="Criterion lineage → the revision compared.")
-    judgments = serializers.IntegerField()
-    last_judgment_at = serializers.DateTimeField(allow_null=True)
-    adjudications = serializers.IntegerField()
-    computed_at = serializers.DateTimeField()
+    class Meta:
+        dataclass = ReportInputs
 
 
 class ReportSummarySerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField[Campaign](slug_field="name", read_only=True)
     parameters = ReportParametersSerializer(source="typed_parameters", read_only=True)
-    agreement_rate = ReportFigureSerializer(
+    agreement_rate = ReportPart.serializer_of(Figure)(
         read_only=True, help_text="The judge–gold item agreement rate, with its pairs or why it is undefined."
     )
     passed = serializers.BooleanField(
@@ -669,20 +361,13 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
         return labels
 
 
-class QueueEntrySerializer(serializers.Serializer):
-    campaign_response_id = serializers.IntegerField()
-    criterion_id = serializers.IntegerField()
-    expert_hits = serializers.IntegerField()
-    expert_ratings = serializers.IntegerField()
-    judge_hit = serializers.BooleanField(allow_null=True)
-    agreement = serializers.FloatField(help_text="Share of agreeing expert pairs on this unit.")
+class QueueEntrySerializer(TypedSerializer[read.QueueEntry]):
     triggers = serializers.ListField(child=serializers.ChoiceField(choices=Adjudication.Trigger.choices))
-    needs_decision = serializers.BooleanField(
-        help_text="No majority (a tie), or a criterion reported unclear or flagged, and nobody decided it yet. "
-        "A 2-of-3 majority and a unanimous verdict the judge contradicts need none."
-    )
-    decided = serializers.BooleanField(help_text="A senior reviewer decided this unit.")
     judge_reason = serializers.SerializerMethodField(help_text="The judge's reason for its verdict on this unit; null without one.")
+
+    class Meta:
+        dataclass = read.QueueEntry
+        exclude = ("judge_verdict_id", "discussion_changed")
 
     def get_judge_reason(self, entry: read.QueueEntry) -> str | None:
         # From the reasons the read model gave for the page (`judge_reasons` in the context): no query here.
@@ -771,29 +456,15 @@ class AdjudicateView(APIView):
         return Response(AdjudicationResultSerializer(decision).data, status=201)
 
 
-class DiscussionLineSerializer(serializers.Serializer):
-    rater = serializers.IntegerField(
-        allow_null=True, help_text="The rater's number (1, 2, … in username order, as on the page); never a name."
-    )
-    general = serializers.BooleanField(help_text="About the response as a whole, not this criterion.")
-    body = serializers.CharField()
-    created_at = serializers.DateTimeField()
-
-
-class RaterStanceSerializer(serializers.Serializer):
-    rater = serializers.IntegerField()
-    blind_hit = serializers.BooleanField(allow_null=True, help_text="Their submitted (blind) verdict.")
-    vote = serializers.BooleanField(allow_null=True, help_text="Their vote in the discussion (null: no vote).")
-
-
-class UnitDiscussionSerializer(serializers.Serializer):
+class UnitDiscussionSerializer(TypedSerializer[read.UnitDiscussion]):
     """The experts' discussion of one unit, for its adjudicator: numbered raters, comments, blind verdicts, votes and the tally."""
 
-    lines = DiscussionLineSerializer(many=True)
-    stances = RaterStanceSerializer(many=True)
     votes_hit = serializers.IntegerField()
     votes_miss = serializers.IntegerField()
     post_hits = serializers.IntegerField(help_text="Hit stances after the discussion: each rater's vote, else their blind verdict.")
+
+    class Meta:
+        dataclass = read.UnitDiscussion
 
 
 class UnitDiscussionView(APIView):
@@ -1029,31 +700,16 @@ class VersionGateView(APIView):
 # --- judge–expert alignment across judge versions -----------------------------------------------------
 
 
-class AlignmentChangeSerializer(serializers.Serializer):
+class AlignmentChangeSerializer(ReportPart):
     """The paired change in agreement from one judge version to another, on the units both judged (n), resampling items."""
 
-    difference = ReportFigureSerializer()
-    ci95 = ReportIntervalSerializer()
-    previous_rate = ReportFigureSerializer()
-    current_rate = ReportFigureSerializer()
+    class Meta:
+        dataclass = AgreementChange
 
 
-class JudgeAlignmentSerializer(serializers.Serializer):
-    pairs = serializers.IntegerField()
-    responses = serializers.IntegerField()
-    items = serializers.IntegerField()
-    units_with_judge = serializers.IntegerField()
-    units_with_gold = serializers.IntegerField()
-    item_agreement = ReportItemAgreementSerializer()
-    cohen_kappa = ReportFigureSerializer()
-    gwet_ac1 = ReportFigureSerializer()
-    judge_hit_rate = ReportFigureSerializer()
-    human_hit_rate = ReportFigureSerializer()
-    by_ability = ReportGroupRowSerializer(many=True)
-    alt_test = ReportAltTestBlockSerializer(allow_null=True)
-    calibrated_scores = ReportCalibratedScoresSerializer(
-        allow_null=True, help_text="The models' human-calibrated scores under this judge version; null when its runs have no scores."
-    )
+class JudgeAlignmentSerializer(ReportPart):
+    class Meta:
+        dataclass = JudgeAlignment
 
 
 class AlignmentRowSerializer(serializers.Serializer):
@@ -1251,22 +907,15 @@ class GoldDraftSerializer(serializers.Serializer):
     campaign = serializers.IntegerField(source="campaign_id", allow_null=True, help_text="The set it became; null until finalised.")
 
 
-class DraftCriterionSerializer(serializers.Serializer):
-    pk = serializers.IntegerField()
-    position = serializers.IntegerField()
-    ability = serializers.CharField()
-    weight = serializers.IntegerField(allow_null=True)
-    text = serializers.CharField()
-    hit = serializers.BooleanField(allow_null=True, help_text="Null until a verdict is written.")
-    explanation = serializers.CharField(allow_blank=True)
+class DraftCriterionSerializer(TypedSerializer[CriterionSheet]):
+    class Meta:
+        dataclass = CriterionSheet
 
 
-class DraftResponseSerializer(serializers.Serializer):
-    response_id = serializers.IntegerField()
-    number = serializers.IntegerField()
-    question_id = serializers.CharField()
-    text = serializers.CharField()
-    criteria = DraftCriterionSerializer(many=True)
+class DraftResponseSerializer(TypedSerializer[ResponseSheet]):
+    class Meta:
+        dataclass = ResponseSheet
+        exclude = ("dialogue",)
 
 
 class GoldDraftDetailSerializer(serializers.Serializer):

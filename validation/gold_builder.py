@@ -193,7 +193,7 @@ class CriterionSheet:
     ability: str
     weight: int | None
     text: str
-    hit: bool | None
+    hit: bool | None = field(metadata={"help_text": "Null until a verdict is written."})
     explanation: str
 
 

@@ -19,14 +19,15 @@ def calibrated_boards(version: DatasetVersion) -> dict[str, CalibratedBoard]:
     rows = AgreementReport.objects.filter(pk__in=newest).order_by()
     boards = {}
     columns = ("id", "judge", "campaign_id", "campaign__name", "result__run", "result__calibrated_scores", "result__alt_test__overall")
-    for pk, judge, campaign_id, campaign, runs, block, alt_test in rows.values_list(*columns):
+    for pk, judge, campaign_id, campaign, runs, block, alt_test, schema in rows.values_list(*columns, "result__schema_version"):
         if block:
+            schema = int(schema or 1)
             boards[judge] = CalibratedBoard(
                 report_id=pk,
                 report_url=reverse("validation:report", args=[campaign_id, pk]),
                 campaign=campaign,
                 runs=tuple(str(r) for r in runs or ()),
-                scores=calibrated_scores_from_dict(block),
-                alt_test=alt_test_from_dict(alt_test) if alt_test else None,
+                scores=calibrated_scores_from_dict(block, schema=schema),
+                alt_test=alt_test_from_dict(alt_test, schema=schema) if alt_test else None,
             )
     return boards

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import chain
 from typing import Any, NamedTuple
 
@@ -933,7 +934,13 @@ def latest_release_gate(version: DatasetVersion, *, with_counts: bool = True) ->
             pairs=KeyTextTransform("pairs", "report__result"),
             responses=KeyTextTransform("responses", "report__result"),
             items=KeyTextTransform("items", "report__result"),
-            ci_experts=KeyTextTransform("experts", KeyTransform("resampled", "report__result")),
+            # Where the report's interval says what it resampled: beside the figures up to schema 5, in the typed interval since.
+            ci_experts=Coalesce(
+                KeyTextTransform("experts", KeyTransform("resampled", "report__result")),
+                KeyTextTransform(
+                    "experts", KeyTransform("resampled", KeyTransform("ci95", KeyTransform("item_agreement", "report__result")))
+                ),
+            ),
         )
     return gates.first()
 
@@ -950,10 +957,16 @@ class QueueEntry:
     expert_hits: int
     expert_ratings: int
     judge_hit: bool | None
-    agreement: float
+    agreement: float = field(metadata={"help_text": "Share of agreeing expert pairs on this unit."})
     triggers: tuple[str, ...]
-    needs_decision: bool = True
-    decided: bool = False
+    needs_decision: bool = field(
+        default=True,
+        metadata={
+            "help_text": "No majority (a tie), or a criterion reported unclear or flagged, and nobody decided it yet. "
+            "A 2-of-3 majority and a unanimous verdict the judge contradicts need none."
+        },
+    )
+    decided: bool = field(default=False, metadata={"help_text": "A senior reviewer decided this unit."})
     judge_verdict_id: int | None = None  # where the judge's reason is read (adjudicators only)
     discussion_changed: bool = False  # the stances after the discussion have another majority than the blind verdicts
 
@@ -1145,17 +1158,19 @@ def judge_reasons(entries: Iterable[QueueEntry]) -> dict[int, str]:
 
 @dataclass(frozen=True)
 class DiscussionLine:
-    rater: int | None  # the rater's number on the adjudication page (None: someone who did not rate the response)
-    general: bool  # about the response as a whole, not this criterion
+    rater: int | None = field(  # None: someone who did not rate the response
+        metadata={"help_text": "The rater's number (1, 2, … in username order, as on the page); never a name."}
+    )
+    general: bool = field(metadata={"help_text": "About the response as a whole, not this criterion."})
     body: str
-    created_at: Any
+    created_at: datetime
 
 
 @dataclass(frozen=True)
 class RaterStance:
     rater: int
-    blind_hit: bool | None
-    vote: bool | None  # their stance in the discussion (None: they did not vote)
+    blind_hit: bool | None = field(metadata={"help_text": "Their submitted (blind) verdict."})
+    vote: bool | None = field(metadata={"help_text": "Their vote in the discussion (null: no vote)."})
 
 
 @dataclass

@@ -21,9 +21,12 @@ from annotation.knowledge import read_models
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.services import knowledge as services
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
+from annotation.services.knowledge_io import LibraryImportOutcome
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_changes import RefusesUnknownFields
+from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
+from heartbench_core.lib.search import Segment
 from heartbench_core.models import Criterion, Dataset
 from heartbench_core.query_params import choice_param, enum_param, uuid_param
 from heartbench_core.read_models import Viewer
@@ -243,16 +246,11 @@ class GuidelinesInputSerializer(serializers.Serializer):
     change_note = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)
 
 
-class SegmentSerializer(serializers.Serializer):
-    text = serializers.CharField()
-    marked = serializers.BooleanField(help_text="True where the query matched.")
-
-
 class HitSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=[("faq", "faq"), ("case", "case"), ("guidelines", "guidelines")])
     id = serializers.SerializerMethodField(help_text="The FAQ entry's or case's id (null for a guidelines section).")
-    title = SegmentSerializer(many=True)
-    snippet = SegmentSerializer(many=True)
+    title = typed(Segment)(many=True)
+    snippet = typed(Segment)(many=True)
     score = serializers.FloatField(help_text="Relevance (docs/knowledge.md, Search): larger is better.")
     heading = serializers.CharField(help_text="For a guidelines section: which guidelines.")
 
@@ -631,13 +629,9 @@ class LibraryImportSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="A file export_library wrote.")
 
 
-class LibraryImportedSerializer(serializers.Serializer):
-    guidelines = serializers.IntegerField(help_text="Guidelines revisions imported.")
-    faq = serializers.IntegerField(help_text="FAQ entries imported.")
-    cases = serializers.IntegerField(help_text="Cases imported.")
-    already_present = serializers.IntegerField(help_text="Records already here (same uid, same revision), left as they are.")
-    lines = serializers.IntegerField()
-    to_review = serializers.IntegerField(help_text="FAQ entries published in the file: imported waiting for a review here.")
+class LibraryImportedSerializer(TypedSerializer[LibraryImportOutcome]):
+    class Meta:
+        dataclass = LibraryImportOutcome
 
 
 @extend_schema_view(post=extend_schema(request=LibraryImportSerializer, responses={201: LibraryImportedSerializer}))

@@ -36,7 +36,7 @@ from rest_framework.views import APIView
 
 from annotation.manage import read_models
 from annotation.manage.alert_texts import alert_text
-from annotation.manage.selectors import Certificate
+from annotation.manage.selectors import Certificate, ExpertProgress
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -52,6 +52,7 @@ from annotation.services import experts as expert_services
 from annotation.services.assignment import UNFILLED_REASONS, bulk_assign, release_assignment
 from annotation.services.campaigns import (
     CampaignOutcome,
+    SettingsChange,
     create_calibration,
     create_campaign,
     create_gold_set,
@@ -64,6 +65,7 @@ from annotation.services.split_extension import extend_split_responses, set_spli
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
+from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
 from heartbench_core.paging import decode_keyset, encode_keyset
@@ -644,16 +646,9 @@ class CampaignSettingsUpdateSerializer(RefusesUnknownFields):
     )
 
 
-class SettingsChangeSerializer(serializers.Serializer):
-    field = serializers.CharField()
-    before = serializers.CharField()
-    after = serializers.CharField()
-    bias_risk = serializers.BooleanField(help_text="Changed how experts judge after they had submitted work (confirmed).")
-
-
 class CampaignSettingsResultSerializer(serializers.Serializer):
     campaign = CampaignSerializer()
-    changed = SettingsChangeSerializer(many=True)
+    changed = typed(SettingsChange)(many=True)
 
 
 class GuidelinesRevisionSerializer(serializers.Serializer):
@@ -675,19 +670,14 @@ class SettingsHistorySerializer(serializers.Serializer):
     changes = RecordedChangeSerializer(many=True, help_text="Recorded changes of settings and status, newest first.")
 
 
-class PaymentLineSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    email = serializers.CharField()
-    submitted = serializers.IntegerField(help_text="Every submitted response, whatever it was.")
-    while_paused = serializers.IntegerField(help_text="Of the submitted, those while the expert or the campaign was paused.")
-    paid = serializers.IntegerField()
-    held = serializers.IntegerField(help_text="Awaiting an admin's decision (policy: review).")
-    withheld = serializers.IntegerField()
-    active_hours = serializers.FloatField()
+class PaymentLineSerializer(TypedSerializer[PaymentLine]):
     rate = serializers.DecimalField(max_digits=8, decimal_places=2)
     amount = serializers.DecimalField(max_digits=12, decimal_places=2)
-    certified = serializers.BooleanField()
     decision = serializers.SerializerMethodField()
+
+    class Meta:
+        dataclass = PaymentLine
+        exclude = ("expert_id",)
 
     @extend_schema_field(serializers.BooleanField(allow_null=True, help_text="The admin's decision on the held work; null when none."))
     def get_decision(self, line: PaymentLine) -> bool | None:
@@ -705,13 +695,10 @@ class PayDecisionInputSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000, help_text="Required when not paid.")
 
 
-class ExpertProgressSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    submitted = serializers.IntegerField()
-    open = serializers.IntegerField()
-    expired = serializers.IntegerField()
-    released = serializers.IntegerField()
-    active_seconds = serializers.IntegerField()
+class ExpertProgressSerializer(TypedSerializer[ExpertProgress]):
+    class Meta:
+        dataclass = ExpertProgress
+        exclude = ("user_id",)
 
 
 class GoldAccuracySerializer(serializers.Serializer):

@@ -12,6 +12,7 @@ an item comes round tells an expert which responses are gold.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -855,7 +856,7 @@ class SettingsChange:
     field: str
     before: str
     after: str
-    bias_risk: bool
+    bias_risk: bool = dataclasses.field(metadata={"help_text": "Changed how experts judge after they had submitted work (confirmed)."})
 
 
 def has_started(campaign: Campaign) -> bool:

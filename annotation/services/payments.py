@@ -10,7 +10,7 @@ not at all, or held until an admin decides per (campaign, expert) with a `PayDec
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -33,10 +33,10 @@ class PaymentLine:
     expert_id: int
     username: str
     email: str
-    submitted: int
-    while_paused: int  # of the submitted, how many while the expert or the campaign was paused
+    submitted: int = field(metadata={"help_text": "Every submitted response, whatever it was."})
+    while_paused: int = field(metadata={"help_text": "Of the submitted, those while the expert or the campaign was paused."})
     paid: int
-    held: int  # while-paused work awaiting an admin's decision (policy "review")
+    held: int = field(metadata={"help_text": "Awaiting an admin's decision (policy: review)."})  # while-paused work (policy "review")
     withheld: int  # while-paused work not paid (policy "none", or an admin decided so)
     active_hours: float
     rate: Decimal

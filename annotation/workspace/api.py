@@ -33,7 +33,9 @@ from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
+from annotation.workspace.selectors import OwnProgress
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
+from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in
 from heartbench_core.query_params import choice_param, enum_param, valid_query
 from heartbench_core.read_models import Viewer
@@ -216,10 +218,9 @@ class OwnJudgmentSerializer(serializers.Serializer):
     hit = serializers.BooleanField(allow_null=True, help_text="Null until the expert says hit or miss.")
 
 
-class WorkProgressSerializer(serializers.Serializer):
-    done = serializers.IntegerField()
-    assigned = serializers.IntegerField()
-    total = serializers.IntegerField()
+class WorkProgressSerializer(TypedSerializer[OwnProgress]):
+    class Meta:
+        dataclass = OwnProgress
 
 
 class AssignmentDetailSerializer(serializers.Serializer):

@@ -4,8 +4,9 @@
 loads them from the database as its `CampaignArrays`) and returns a `ReportResult`: typed, frozen
 parts whose every figure (`Figure`) carries the number of units it compared and, when undefined,
 its reason (the value is then None, never 0), and whose every interval (`Interval`) says what it
-resampled. `ReportResult.to_dict()` is the JSON stored in an `AgreementReport`;
-`ReportResult.from_dict()` reads the reports stored by every earlier version back. The statistics
+resampled. `ReportResult.to_dict()` is the JSON stored in an `AgreementReport`, written from the
+types themselves (`heartbench_core.lib.typed_json`); `ReportResult.from_dict()` reads it back, and
+reads the reports stored by every earlier version (schemas 1 to 5, written field by field) too. The statistics
 are those of `heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
 """
 
@@ -14,10 +15,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -29,9 +30,12 @@ from heartbench_core.lib import scoring
 from heartbench_core.lib.reasons import Reason
 from heartbench_core.lib.split_extension import GoldChange, first_k_counts, gold_change
 from heartbench_core.lib.taxonomy import ABILITY_BY_LABEL, ABILITY_LABELS, CATASTROPHIC_LABEL, DIMENSIONS, english_name
+from heartbench_core.lib.typed_json import TypedJsonError, from_json, to_json
 
 PROVENANCE_NONE, PROVENANCE_UNANIMOUS, PROVENANCE_MAJORITY, PROVENANCE_ADJUDICATED = 0, 1, 2, 3
 PROVENANCE_NAMES = {PROVENANCE_UNANIMOUS: "unanimous", PROVENANCE_MAJORITY: "majority", PROVENANCE_ADJUDICATED: "adjudicated"}
+
+T = TypeVar("T")
 
 DRIFT_DROP = 0.10
 DRIFT_MIN_PAIRS = 30
@@ -83,7 +87,9 @@ class GatePolicy:
     min_pairs_per_dimension: int = 30
     min_pairs_per_ability: int = 10
     must_clear: str = "point"  # "point": the agreement rate; "lower_bound": the lower end of its 95% CI
-    alt_test_epsilon: float = alt.DEFAULT_EPSILON  # the alternative annotator test's margin (shown with it; it decides no gate)
+    alt_test_epsilon: float = field(
+        default=alt.DEFAULT_EPSILON, metadata={"help_text": "The alternative annotator test's margin ε (it decides no gate)."}
+    )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -105,12 +111,14 @@ DEFAULTS = ReportDefaults()
 # --- the report's typed structure -------------------------------------------------------------
 #
 # `compute_report` returns a `ReportResult`; `ReportResult.to_dict()` is the JSON stored in an
-# `AgreementReport` (its keys are those reports have always been stored with, plus
-# `schema_version`), and `ReportResult.from_dict()` reads every stored version back.
+# `AgreementReport` (`typed_json.to_json` of the result, plus `schema_version`), and
+# `ReportResult.from_dict()` reads every stored version back.
 
 GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
-SCHEMA_VERSION = 5  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
-# 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set)
+SCHEMA_VERSION = 6  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
+# 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set);
+# 6: written from the typed result itself (every figure with its n and reason, every interval with what it resampled)
+TYPED_SCHEMA = 6  # the first schema stored through the types; the ones before are read by the legacy reader below
 NOT_RECORDED = Reason("not_recorded")
 NO_CRITERION_INTERVAL = Reason("no_criterion_interval")
 NO_RESAMPLES = Reason("no_bootstrap_resamples")
@@ -120,9 +128,13 @@ NO_RESAMPLES = Reason("no_bootstrap_resamples")
 class Figure:
     """A statistic, the number of units it compared, and why it is undefined (then its value is None, never 0)."""
 
-    value: float | None
-    n: int | None  # None only where a stored report lacks the count (an over-time point's alpha, before schema 2)
-    reason: str | None = None
+    value: float | None = field(metadata={"help_text": "The statistic; null when it is undefined on the data (see reason)."})
+    n: int | None = field(
+        metadata={
+            "help_text": "How many units it compared (pairs, units, judgments, models: the figure's own unit). Null only where a report stored before this count was recorded lacks it."
+        }
+    )
+    reason: str | None = field(default=None, metadata={"help_text": "Why it is undefined; null when it is defined."})
 
     def __post_init__(self) -> None:
         if (self.value is None) != bool(self.reason):
@@ -147,13 +159,27 @@ class Figure:
 class Resampling:
     """What an interval resampled: its unit (the item; "response" in reports from before), how many, how often."""
 
-    unit: str
-    units: int
-    resamples: int  # 0 for an interval that resamples nothing (the t and Wilson intervals)
+    unit: str = field(
+        metadata={"help_text": "What was resampled: 'item' (all of an item's responses together); 'response' in reports from before."}
+    )
+    units: int = field(metadata={"help_text": "How many of them."})
+    resamples: int = field(metadata={"help_text": "Bootstrap resamples drawn (0: none, for the t and Wilson intervals)."})
     level: float = 0.95
-    method: str = st.PERCENTILE  # percentile (bootstrap), t (cluster-robust t) or wilson_design_effect
-    effective_n: float | None = None  # the Wilson interval's design-effect sample size (pairs); None for the others
-    experts: int | None = None  # experts resampled with the items; None: the items alone (and every report from before)
+    method: str = field(
+        default=st.PERCENTILE,
+        metadata={
+            "help_text": "'percentile' (bootstrap, 50 items or more), 'wilson_design_effect' (Wilson on the design-effect sample: a rate over fewer than 50 items, or whose items all have the same rate), 't' (cluster-robust t: a difference over fewer than 50 items) or 'ppi_clt' (the analytic PPI++ interval of a human-calibrated score)."
+        },
+    )
+    effective_n: float | None = field(
+        default=None, metadata={"help_text": "The Wilson interval's design-effect sample size, in pairs; null for the other methods."}
+    )
+    experts: int | None = field(
+        default=None,
+        metadata={
+            "help_text": "Experts resampled with the items (all of an expert's votes together; the t and Wilson intervals add the variance between them); null when the items alone were resampled, as in reports from before."
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +189,7 @@ class Interval:
     low: float | None
     high: float | None
     resampled: Resampling
-    reason: str | None = None
+    reason: str | None = field(default=None, metadata={"help_text": "Why there is no interval; null when there is one."})
 
     def __post_init__(self) -> None:
         if (self.low is None) != (self.high is None) or (self.low is None) != bool(self.reason):
@@ -258,7 +284,7 @@ class GroupRow:
     label: str
     pairs: int  # judge–gold pairs compared (the n of every judge–gold figure)
     responses: int
-    items: int | None  # None in reports from before items were counted
+    items: int | None = field(metadata={"help_text": "Null in reports from before items were counted."})
     item_agreement: ItemAgreement
     cohen_kappa: Figure
     gwet_ac1: Figure
@@ -292,7 +318,7 @@ class ExpertRow:
     expert: str
     judgments: int
     gold_agreement: Figure
-    recent_gold_agreement: Figure
+    recent_gold_agreement: Figure = field(metadata={"help_text": "On the expert's latest quarter of compared judgments (drift)."})
     expert_agreement: Figure
     with_experts: tuple[ExpertOverlap, ...]
 
@@ -310,7 +336,7 @@ class ExpertPair:
 class TimePoint:
     """Agreement at the end of a day with submissions, on the judgments received by then."""
 
-    date: str
+    date: str = field(metadata={"format": "date"})
     judgments: int
     item_agreement_rate: Figure  # n: judge–gold pairs compared
     krippendorff_alpha: Figure  # n: units rated by two or more experts
@@ -326,7 +352,7 @@ class ModelScore:
     gold_score: float | None
     judge_rank: int
     gold_rank: int
-    rank_change: int  # positive: the golden standard ranks the model higher than the judge
+    rank_change: int = field(metadata={"help_text": "Positive: the golden standard ranks the model higher than the judge."})
     score_difference: float | None
 
 
@@ -334,7 +360,7 @@ class ModelScore:
 class ScoreImpact:
     """Leaderboards under the judge and under the golden standard on the same fully labelled responses."""
 
-    responses: int
+    responses: int = field(metadata={"help_text": "Responses with a judge verdict and a golden label on every criterion."})
     models: tuple[ModelScore, ...]
     kendall_tau: Figure  # n: models ranked by both
     kendall_tau_p: Figure
@@ -345,12 +371,14 @@ class AltTestExpert:
     """One left-out expert of the alternative annotator test: the responses compared, the win shares, the test."""
 
     expert: str
-    responses: int
-    judge_wins: float  # share of the expert's responses where the judge did at least as well as the expert
-    expert_wins: float  # share where the expert did at least as well as the judge
-    p: float  # one-sided t-test of mean(W_expert − W_judge) < ε
-    p_adjusted: float  # Benjamini–Yekutieli over the tested experts
-    judge_beats: bool
+    responses: int = field(metadata={"help_text": "Responses the expert, the judge and another expert all rated."})
+    judge_wins: float = field(
+        metadata={"help_text": "Share of those responses where the judge matched the other experts at least as well."}
+    )
+    expert_wins: float = field(metadata={"help_text": "Share where the expert matched the other experts at least as well as the judge."})
+    p: float = field(metadata={"help_text": "One-sided t-test, H1: mean(W_expert − W_judge) < ε."})
+    p_adjusted: float = field(metadata={"help_text": "Benjamini–Yekutieli adjusted over the tested experts."})
+    judge_beats: bool = field(metadata={"help_text": "The adjusted p is at most q: the judge is as good as this expert, up to ε."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,15 +388,17 @@ class AltTest:
     n of both figures: the experts tested. Undefined (with the reason) when no expert could be tested.
     """
 
-    winning_rate: Figure  # share of the tested experts the judge beats
-    advantage_probability: Figure  # mean over the tested experts of the share of their responses the judge wins
-    passed: bool | None  # the judge can replace an expert (winning rate ≥ 0.5); None when undefined
-    epsilon: float
-    q: float
-    min_responses: int
+    winning_rate: Figure = field(metadata={"help_text": "Share of the tested experts the judge beats (n: experts tested)."})
+    advantage_probability: Figure = field(
+        metadata={"help_text": "Mean over the tested experts of the share of their responses the judge wins (n: experts tested)."}
+    )
+    passed: bool | None = field(metadata={"help_text": "Winning rate ≥ 0.5: the judge can replace an expert; null when undefined."})
+    epsilon: float = field(metadata={"help_text": "The cost–benefit margin ε of the release policy."})
+    q: float = field(metadata={"help_text": "The false discovery rate of the Benjamini–Yekutieli procedure."})
+    min_responses: int = field(metadata={"help_text": "Responses an expert needs to be tested."})
     experts_tested: int
-    experts_left_out: int  # experts with some compared response, but fewer than min_responses
-    responses: int
+    experts_left_out: int = field(metadata={"help_text": "Experts with fewer than min_responses responses to compare."})
+    responses: int = field(metadata={"help_text": "Responses on which some expert was compared with the judge."})
     experts: tuple[AltTestExpert, ...]
 
     def __post_init__(self) -> None:
@@ -406,14 +436,22 @@ PPI_CLT = "ppi_clt"  # the analytic PPI++ interval (no resamples), stratified by
 class CalibratedScore:
     """One score of a model three ways: the judge's, the experts' sample's, and the judge's corrected by the experts' (PPI++)."""
 
-    key: str  # "overall", a dimension's name, an ability's label
+    key: str = field(metadata={"help_text": "'overall', a dimension's name or an ability's label."})
     label: str
-    judge: Figure  # n: items the judge scored
-    experts: Figure  # n: labelled items (responses with a golden label on every criterion)
+    judge: Figure = field(metadata={"help_text": "The judge alone on every item it scored (the leaderboard's score); n: items scored."})
+    experts: Figure = field(
+        metadata={
+            "help_text": "The golden labels alone, on the sampled items, each difficulty × scene stratum weighted by its share; n: labelled items."
+        }
+    )
     experts_ci95: Interval
-    corrected: Figure  # n: labelled items
-    corrected_ci95: Interval
-    lam: float | None  # the power-tuning λ used: 0 is the experts alone, 1 plain PPI
+    corrected: Figure = field(
+        metadata={"help_text": "The judge's score on every item corrected by its error on the labelled ones (PPI++); n: labelled items."}
+    )
+    corrected_ci95: Interval = field(
+        metadata={"help_text": "Analytic PPI++ interval over items, stratified; never wider than the experts'."}
+    )
+    lam: float | None = field(metadata={"help_text": "The power-tuning λ used: 0 is the experts alone, 1 plain PPI."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,10 +461,10 @@ class CalibratedModel:
     model: str
     scored_items: int
     labelled_items: int
-    strata: int  # difficulty × scene strata weighted, after pooling those with fewer than 2 labelled items
+    strata: int = field(metadata={"help_text": "Difficulty × scene strata weighted, after pooling those with fewer than 2 labelled items."})
     judge_rank: int
     corrected_rank: int
-    rank_change: int  # positive: the corrected score ranks the model higher than the judge's
+    rank_change: int = field(metadata={"help_text": "Positive: the corrected score ranks the model higher than the judge's."})
     overall: CalibratedScore
     by_dimension: tuple[CalibratedScore, ...]
     by_ability: tuple[CalibratedScore, ...]
@@ -438,20 +476,20 @@ class ModelDifference:
 
     model: str
     other: str
-    difference: Figure  # n: items both models' responses were scored on
-    ci95: Interval
+    difference: Figure = field(metadata={"help_text": "Corrected overall of `model` minus `other`'s; n: items both were scored on."})
+    ci95: Interval = field(metadata={"help_text": "Percentile interval over the same resamples of items for both models."})
 
 
 @dataclass(frozen=True, slots=True)
 class CalibratedScores:
     """Every model's human-calibrated scores (prediction-powered inference, PPI++) and how they reorder the judge's leaderboard."""
 
-    items: int  # the version's items
-    sampled_items: int  # of them, in the campaign's sample
+    items: int = field(metadata={"help_text": "Items of the version."})
+    sampled_items: int = field(metadata={"help_text": "Of them, in the campaign's sample."})
     models: tuple[CalibratedModel, ...]
     differences: tuple[ModelDifference, ...]
-    kendall_tau: Figure  # judge-only against corrected overall; n: models ranked by both
-    reason: str | None = None  # why no model could be calibrated (then `models` is empty)
+    kendall_tau: Figure = field(metadata={"help_text": "Kendall's tau between the judge-only and the corrected overall; n: models."})
+    reason: str | None = field(default=None, metadata={"help_text": "Why no model could be calibrated; null when some could."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,7 +549,9 @@ class Parameters:
     must_clear: str = "point"
     exclude_catastrophic: bool = False
     post_discussion: bool = False
-    alt_test_epsilon: float = alt.DEFAULT_EPSILON  # reports from before the alternative annotator test carry the default
+    alt_test_epsilon: float = field(
+        default=alt.DEFAULT_EPSILON, metadata={"help_text": "The alternative annotator test's margin ε, from the release policy."}
+    )
 
     @property
     def gate_policy(self) -> GatePolicy:
@@ -558,9 +598,9 @@ class ReportResult:
     """Every figure of one agreement report, what it was computed on and with, and the gate it decides."""
 
     # Judge against the golden standard, on the pairs with both a verdict and a golden label.
-    pairs: int
+    pairs: int = field(metadata={"help_text": "(response, criterion) pairs with both a judge verdict and a golden label."})
     responses: int
-    items: int | None  # None in reports from before items were counted
+    items: int | None = field(metadata={"help_text": "Items of the compared pairs; null in reports from before items were counted."})
     item_agreement: ItemAgreement
     cohen_kappa: Figure
     gwet_ac1: Figure
@@ -575,7 +615,7 @@ class ReportResult:
     judge_expert_baseline: JudgeExpertBaseline
     gold_provenance: GoldProvenance
     units: UnitCounts
-    excluded: dict[str, int]
+    excluded: dict[str, int] = field(metadata={"help_text": "What was left out, and how many."})
     by_ability: tuple[GroupRow, ...]
     by_dimension: tuple[GroupRow, ...]
     by_model: tuple[GroupRow, ...]
@@ -595,13 +635,22 @@ class ReportResult:
     version: str = ""
     judge: str | None = None
     run: tuple[str, ...] | None = None
-    no_judge_reason: str | None = None  # why nothing was compared with a judge (None when a judge's verdicts were found)
+    no_judge_reason: str | None = field(
+        default=None, metadata={"help_text": "Why nothing was compared with a judge; null when a judge's verdicts were found."}
+    )
     exploratory: bool = False
     exploratory_reasons: tuple[str, ...] = ()
     post_discussion: PostDiscussion | None = None
-    alt_test: AltTestBlock | None = None  # None in reports from before the alternative annotator test
-    calibrated_scores: CalibratedScores | None = None  # None in reports from before the human-calibrated scores
-    split_extension: GoldChange | None = None  # None when no response was given extra raters (and in older reports)
+    alt_test: AltTestBlock | None = field(
+        default=None, metadata={"help_text": "Can the judge replace an expert; null in a report computed before the test existed."}
+    )
+    calibrated_scores: CalibratedScores | None = field(
+        default=None, metadata={"help_text": "Human-calibrated model scores; null in a report computed before them, or without a judge."}
+    )
+    split_extension: GoldChange | None = field(
+        default=None,
+        metadata={"help_text": "Extra raters where the verdicts split: what they did to the gold; null when no response was extended."},
+    )
 
     @property
     def resampled(self) -> Resampling:
@@ -639,12 +688,14 @@ class ReportResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON stored in an `AgreementReport` (and printed by `agreement_report --format json`)."""
-        return _report_to_dict(self)
+        return {"schema_version": SCHEMA_VERSION, **to_json(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReportResult:
         """A stored report of any schema version; raises ValueError naming the field a malformed one lacks."""
-        return _report_from_dict(data)
+        if _schema_of(data) < TYPED_SCHEMA:
+            return _report_from_dict(data)
+        return _typed(ReportResult, data)
 
 
 BREAKDOWNS = ("by_ability", "by_dimension", "by_model", "by_difficulty", "by_primary_scene")
@@ -677,23 +728,15 @@ class ReportInputs:
 
     campaign: InputsCampaign
     judge_runs: tuple[JudgeRunInput, ...]
-    criterion_revisions: dict[str, int]  # criterion lineage → the revision compared
+    criterion_revisions: dict[str, int] = field(metadata={"help_text": "Criterion lineage → the revision compared."})
     judgments: int
-    last_judgment_at: str | None  # ISO 8601
+    last_judgment_at: str | None = field(metadata={"format": "date-time"})  # ISO 8601
     adjudications: int
-    computed_at: str  # ISO 8601
+    computed_at: str = field(metadata={"format": "date-time"})  # ISO 8601
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON stored in `AgreementReport.inputs`."""
-        return {
-            "campaign": asdict(self.campaign),
-            "judge_runs": [asdict(r) for r in self.judge_runs],
-            "criterion_revisions": dict(self.criterion_revisions),
-            "judgments": self.judgments,
-            "last_judgment_at": self.last_judgment_at,
-            "adjudications": self.adjudications,
-            "computed_at": self.computed_at,
-        }
+        return to_json(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReportInputs:
@@ -978,7 +1021,10 @@ class JudgeAlignment:
     human_hit_rate: Figure
     by_ability: tuple[GroupRow, ...]
     alt_test: AltTestBlock | None = None  # can the judge replace an expert, overall, per dimension and per ability
-    calibrated_scores: CalibratedScores | None = None  # the models' scores by this judge corrected by the experts (None: no population)
+    calibrated_scores: CalibratedScores | None = field(
+        default=None,
+        metadata={"help_text": "The models' human-calibrated scores under this judge version; null when its runs have no scores."},
+    )
 
 
 def judge_alignment(
@@ -1247,15 +1293,6 @@ def _resampling(block: dict[str, Any]) -> Resampling:
         None if effective is None else float(effective),
         None if experts is None else int(experts),
     )
-
-
-def _resampling_dict(r: Resampling) -> dict[str, Any]:
-    """A stored `resampled` block: `effective_n` only on a Wilson interval, so the others keep their earlier form."""
-    block = asdict(r)
-    for optional in ("effective_n", "experts"):
-        if block[optional] is None:
-            del block[optional]
-    return block
 
 
 def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
@@ -2017,44 +2054,6 @@ def _reading(where: str) -> Iterator[None]:
         raise StoredReportError(f"stored agreement report, {where}: {detail}") from exc
 
 
-def _row_to_dict(row: GroupRow) -> dict[str, Any]:
-    rate, ci = row.item_agreement.rate, row.item_agreement.ci95
-    out: dict[str, Any] = {
-        "key": row.key,
-        "label": row.label,
-        "pairs": row.pairs,
-        "responses": row.responses,
-        "items": row.items,
-        "item_agreement_rate": rate.value,
-        "cohen_kappa": row.cohen_kappa.value,
-        "gwet_ac1": row.gwet_ac1.value,
-        "judge_hit_rate": row.judge_hit_rate.value,
-        "human_hit_rate": row.human_hit_rate.value,
-        "krippendorff_alpha": row.krippendorff_alpha.value,
-        "alpha_units": row.krippendorff_alpha.n,
-        "ratings": row.ratings,
-    }
-    named = {
-        "item_agreement_rate": rate,
-        "cohen_kappa": row.cohen_kappa,
-        "gwet_ac1": row.gwet_ac1,
-        "judge_hit_rate": row.judge_hit_rate,
-        "human_hit_rate": row.human_hit_rate,
-        "krippendorff_alpha": row.krippendorff_alpha,
-    }
-    why = {name: f.reason for name, f in named.items() if f.reason}
-    if isinstance(row, CriterionRow):  # a criterion has no interval: the stored row says nothing of one
-        out.update(question_id=row.question_id, position=row.position, ability=row.ability)
-    else:
-        out["item_agreement_ci95"] = ci.pair()
-        if ci.reason:
-            why["item_agreement_ci95"] = ci.reason
-        out["resampled"] = _resampling_dict(ci.resampled)
-    if why:
-        out["undefined"] = why
-    return out
-
-
 def _row_from_dict(d: dict[str, Any], *, legacy_resamples: int, criterion: bool) -> GroupRow:
     why = d.get("undefined") or {}
     pairs = int(d["pairs"])
@@ -2093,133 +2092,13 @@ def _row_from_dict(d: dict[str, Any], *, legacy_resamples: int, criterion: bool)
     return GroupRow(*common)
 
 
-def _stat_dict(f: Figure, **extra: Any) -> dict[str, Any]:
-    return {"value": f.value, "n": f.n, "reason": f.reason, **extra}
-
-
-def _report_to_dict(r: ReportResult) -> dict[str, Any]:
-    b = r.judge_expert_baseline
-    figures = r.figures()
-    mcnemar_counts = {"judge_only_hits": r.mcnemar.judge_only_hits, "human_only_hits": r.mcnemar.human_only_hits}
-    out: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "campaign": r.campaign,
-        "dataset": r.dataset,
-        "version": r.version,
-        "judge": r.judge,
-        "run": None if r.run is None else list(r.run),
-        "parameters": asdict(r.parameters),
-        "pairs": r.pairs,
-        "responses": r.responses,
-        "items": r.items,
-        "item_agreement_rate": r.item_agreement.rate.value,
-        "item_agreement_ci95": r.item_agreement.ci95.pair(),
-        "resampled": _resampling_dict(r.resampled),
-        "cohen_kappa": r.cohen_kappa.value,
-        "gwet_ac1": r.gwet_ac1.value,
-        "confusion": asdict(r.confusion),
-        "judge_hit_rate": r.judge_hit_rate.value,
-        "human_hit_rate": r.human_hit_rate.value,
-        "mcnemar_p": r.mcnemar.p.value,
-        "mcnemar": _stat_dict(r.mcnemar.p, discordant=r.mcnemar.discordant, **(mcnemar_counts if r.mcnemar.p.defined else {})),
-        "krippendorff_alpha": r.krippendorff_alpha.value,
-        "fleiss_kappa": r.fleiss_kappa.value,
-        "pairwise_percent_agreement": r.pairwise_percent_agreement.value,
-        "judge_expert_baseline": {
-            "units": b.units,
-            "judge_expert": _stat_dict(b.judge_expert, **({"pairs": b.judge_expert_pairs} if b.judge_expert.defined else {})),
-            "expert_expert": _stat_dict(b.expert_expert, **({"pairs": b.expert_expert_pairs} if b.expert_expert.defined else {})),
-            "difference": b.difference.value,
-            "difference_ci95": b.difference_ci95.pair(),
-            "resampled": _resampling_dict(b.difference_ci95.resampled),
-            **({"reason": reason} if (reason := b.difference.reason or b.difference_ci95.reason) else {}),
-        },
-        "gold_provenance": asdict(r.gold_provenance),
-        "units": asdict(r.units),
-        "excluded": dict(r.excluded),
-        **{name: [_row_to_dict(row) for row in rows] for name, rows in r.breakdowns},
-        "by_criterion": [_row_to_dict(row) for row in r.by_criterion],
-        "by_expert": [
-            {
-                "expert": e.expert,
-                "judgments": e.judgments,
-                "gold_pairs": e.gold_agreement.n,
-                "gold_agreement": e.gold_agreement.value,
-                "recent_gold_pairs": e.recent_gold_agreement.n,
-                "recent_gold_agreement": e.recent_gold_agreement.value,
-                "expert_pairs": e.expert_agreement.n,
-                "expert_agreement": e.expert_agreement.value,
-                "with_experts": [{"expert": o.expert, "units": o.agreement.n, "agreement": o.agreement.value} for o in e.with_experts],
-            }
-            for e in r.by_expert
-        ],
-        "expert_pairs": [{"a": p.a, "b": p.b, "units": p.agreement.n, "agreement": p.agreement.value} for p in r.expert_pairs],
-        "over_time": [
-            {
-                "date": p.date,
-                "judgments": p.judgments,
-                "pairs": p.item_agreement_rate.n,
-                "item_agreement_rate": p.item_agreement_rate.value,
-                "krippendorff_alpha": p.krippendorff_alpha.value,
-                "alpha_units": p.krippendorff_alpha.n,
-            }
-            for p in r.over_time
-        ],
-        "score_impact": _score_impact_to_dict(r.score_impact),
-        "gate": {
-            **asdict(r.gate.policy),
-            "agreement_rate": r.gate.agreement_rate.value,
-            "ci_low": r.gate.ci_low,
-            "ci95": r.gate.ci95.pair(),
-            "passed": r.gate.passed,
-            "reasons": list(r.gate.reasons),
-            "policy": asdict(r.gate.policy),
-        },
-        "alerts": [asdict(a) for a in r.alerts],
-        "n": {**{name: f.n for name, f in figures.items()}, "item_agreement_ci95": r.resampled.units},
-        "undefined": r.undefined,
-        "exploratory": r.exploratory,
-        "exploratory_reasons": list(r.exploratory_reasons),
-    }
-    if r.post_discussion is not None:
-        out["post_discussion"] = asdict(r.post_discussion)
-    if r.alt_test is not None:
-        out["alt_test"] = _alt_test_block_to_dict(r.alt_test)
-    if r.calibrated_scores is not None:
-        out["calibrated_scores"] = _calibrated_to_dict(r.calibrated_scores)
-    if r.split_extension is not None:
-        out["split_extension"] = asdict(r.split_extension)
-    return out
-
-
-def _figure_dict(f: Figure) -> dict[str, Any]:
-    return {"value": f.value, "n": f.n, "reason": f.reason}
-
-
 def _figure_from(d: dict[str, Any]) -> Figure:
     return Figure.stored(d.get("value"), None if d.get("n") is None else int(d["n"]), d.get("reason"))
-
-
-def _interval_dict(i: Interval) -> dict[str, Any]:
-    return {"ci95": i.pair(), "reason": i.reason, "resampled": _resampling_dict(i.resampled)}
 
 
 def _interval_from(d: dict[str, Any]) -> Interval:
     pair = d.get("ci95")
     return Interval.from_pair(pair, _resampling(d["resampled"]), None if pair else (d.get("reason") or NOT_RECORDED))
-
-
-def _calibrated_score_dict(c: CalibratedScore) -> dict[str, Any]:
-    return {
-        "key": c.key,
-        "label": c.label,
-        "judge": _figure_dict(c.judge),
-        "experts": _figure_dict(c.experts),
-        "experts_ci95": _interval_dict(c.experts_ci95),
-        "corrected": _figure_dict(c.corrected),
-        "corrected_ci95": _interval_dict(c.corrected_ci95),
-        "lam": c.lam,
-    }
 
 
 def _calibrated_score_from(d: dict[str, Any]) -> CalibratedScore:
@@ -2235,36 +2114,10 @@ def _calibrated_score_from(d: dict[str, Any]) -> CalibratedScore:
     )
 
 
-def _calibrated_to_dict(c: CalibratedScores) -> dict[str, Any]:
-    return {
-        "items": c.items,
-        "sampled_items": c.sampled_items,
-        "reason": c.reason,
-        "kendall_tau": _figure_dict(c.kendall_tau),
-        "models": [
-            {
-                "model": m.model,
-                "scored_items": m.scored_items,
-                "labelled_items": m.labelled_items,
-                "strata": m.strata,
-                "judge_rank": m.judge_rank,
-                "corrected_rank": m.corrected_rank,
-                "rank_change": m.rank_change,
-                "overall": _calibrated_score_dict(m.overall),
-                "by_dimension": [_calibrated_score_dict(x) for x in m.by_dimension],
-                "by_ability": [_calibrated_score_dict(x) for x in m.by_ability],
-            }
-            for m in c.models
-        ],
-        "differences": [
-            {"model": x.model, "other": x.other, "difference": _figure_dict(x.difference), "ci95": _interval_dict(x.ci95)}
-            for x in c.differences
-        ],
-    }
-
-
-def calibrated_scores_from_dict(d: dict[str, Any]) -> CalibratedScores:
-    """The stored human-calibrated scores of a report (its `calibrated_scores` key)."""
+def calibrated_scores_from_dict(d: dict[str, Any], *, schema: int) -> CalibratedScores:
+    """The stored human-calibrated scores of a report (its `calibrated_scores` key) of schema `schema`."""
+    if schema >= TYPED_SCHEMA:
+        return _typed(CalibratedScores, d, where="calibrated_scores")
     return CalibratedScores(
         items=int(d["items"]),
         sampled_items=int(d["sampled_items"]),
@@ -2290,33 +2143,6 @@ def calibrated_scores_from_dict(d: dict[str, Any]) -> CalibratedScores:
             for x in d["differences"]
         ),
     )
-
-
-def _alt_test_to_dict(t: AltTest) -> dict[str, Any]:
-    return {
-        "winning_rate": t.winning_rate.value,
-        "advantage_probability": t.advantage_probability.value,
-        "passed": t.passed,
-        "reason": t.winning_rate.reason,
-        "epsilon": t.epsilon,
-        "q": t.q,
-        "min_responses": t.min_responses,
-        "experts_tested": t.experts_tested,
-        "experts_left_out": t.experts_left_out,
-        "responses": t.responses,
-        "experts": [asdict(e) for e in t.experts],
-    }
-
-
-def _alt_test_block_to_dict(b: AltTestBlock) -> dict[str, Any]:
-    """The stored alternative annotator test: the overall test, and one per dimension and per ability with its key and label."""
-    return {
-        "overall": _alt_test_to_dict(b.overall),
-        **{
-            name: [{"key": row.key, "label": row.label, **_alt_test_to_dict(row.test)} for row in rows]
-            for name, rows in (("by_dimension", b.by_dimension), ("by_ability", b.by_ability))
-        },
-    }
 
 
 def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
@@ -2347,8 +2173,10 @@ def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
     )
 
 
-def alt_test_from_dict(t: dict[str, Any]) -> AltTest:
-    """A stored alternative annotator test (the `overall` of a report's `alt_test` key, or a row of it)."""
+def alt_test_from_dict(t: dict[str, Any], *, schema: int) -> AltTest:
+    """A stored alternative annotator test (the `overall` of a report's `alt_test` key) of schema `schema`."""
+    if schema >= TYPED_SCHEMA:
+        return _typed(AltTest, t, where="alt_test.overall")
     return _alt_test_from_dict(t)
 
 
@@ -2360,22 +2188,12 @@ def _alt_test_block_from_dict(b: dict[str, Any]) -> AltTestBlock:
     return AltTestBlock(overall=_alt_test_from_dict(b["overall"]), by_dimension=rows["by_dimension"], by_ability=rows["by_ability"])
 
 
-def _score_impact_to_dict(s: ScoreImpact) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "responses": s.responses,
-        "models": [asdict(m) for m in s.models],
-        "kendall_tau": s.kendall_tau.value,
-        "kendall_tau_n": s.kendall_tau.n,
-    }
-    if s.kendall_tau.reason:
-        out["reason"] = s.kendall_tau.reason
-    else:
-        out["kendall_tau_p"] = s.kendall_tau_p.value
-    return out
-
-
 def stored_agreement_rate(data: dict[str, Any]) -> Figure:
     """The judge–gold agreement rate of a stored report, read without building the whole report (for lists of reports)."""
+    if _schema_of(data) >= TYPED_SCHEMA:
+        with _reading("top level"):
+            rate = data["item_agreement"]["rate"]
+        return _typed(Figure, rate, where="item_agreement.rate")
     with _reading("top level"):
         return Figure.stored(
             data["item_agreement_rate"],
@@ -2384,13 +2202,29 @@ def stored_agreement_rate(data: dict[str, Any]) -> Figure:
         )
 
 
-def _report_from_dict(d: dict[str, Any]) -> ReportResult:
+def _schema_of(data: Any) -> int:
+    """The schema a stored report was written with (1: before it was recorded); refuses one newer than this code."""
     with _reading("top level"):
-        if not isinstance(d, dict):
-            raise ValueError(f"expected an object, got {type(d).__name__}")
-        version = int(d.get("schema_version", 1))
+        if not isinstance(data, dict):
+            raise ValueError(f"expected an object, got {type(data).__name__}")
+        version = int(data.get("schema_version", 1))
         if version > SCHEMA_VERSION:
             raise ValueError(f"schema_version {version} is newer than this code reads ({SCHEMA_VERSION})")
+        return version
+
+
+def _typed(cls: type[T], data: Any, *, where: str = "") -> T:
+    """A part of a report stored through the types (schema 6 on), its errors named as the legacy reader names them."""
+    try:
+        return from_json(cls, data, path=where)
+    except TypedJsonError as exc:
+        raise StoredReportError(f"stored agreement report, {exc}") from exc
+
+
+def _report_from_dict(d: dict[str, Any]) -> ReportResult:
+    """A report of schema 1 to 5, written field by field (figures flat, their n and reasons in side tables)."""
+    version = _schema_of(d)
+    with _reading("top level"):
         n = d.get("n") or {}
         why = d.get("undefined") or {}
         parameters = Parameters.from_dict(d["parameters"], gate=d.get("gate"))
@@ -2453,7 +2287,7 @@ def _report_from_dict(d: dict[str, Any]) -> ReportResult:
     with _reading("alt_test"):
         alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
     with _reading("calibrated_scores"):
-        calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"])
+        calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"], schema=version)
     with _reading("split_extension"):
         extension = (
             None if d.get("split_extension") is None else GoldChange(**{f: int(d["split_extension"][f]) for f in GOLD_CHANGE_FIELDS})

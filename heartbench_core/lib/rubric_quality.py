@@ -105,8 +105,8 @@ def judge_human_agreement(
 class AmbiguityRule:
     """A criterion is ambiguous when experts' pairwise agreement is below `threshold` over at least `min_units`."""
 
-    threshold: float = 0.75
-    min_units: int = 5
+    threshold: float = field(default=0.75, metadata={"help_text": "Pairwise agreement below this is ambiguous…"})
+    min_units: int = field(default=5, metadata={"help_text": "…over at least this many responses."})
 
     def is_ambiguous(self, agreement: Stat) -> bool:
         """True when the agreement is defined, measured on enough units, and below the threshold."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 MAX_TERMS = 8
@@ -178,7 +178,7 @@ class Segment:
     """A piece of a snippet: text, marked or not (templates put marked pieces in <mark>)."""
 
     text: str
-    marked: bool = False
+    marked: bool = field(default=False, metadata={"help_text": "True where the query matched."})
 
 
 def _marks(folded: str, terms: list[Term]) -> list[tuple[int, int]]:

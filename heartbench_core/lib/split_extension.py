@@ -15,7 +15,7 @@ call `simulate_gold` to include the option in its designs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -82,11 +82,11 @@ def first_k_counts(j_unit: np.ndarray, j_hit: np.ndarray, j_time: np.ndarray, n_
 class GoldChange:
     """What the extra raters did to the golden labels of the extended responses."""
 
-    extended_responses: int  # responses granted extra raters
-    completed_responses: int  # of them, those whose every extra rating is in
-    criteria: int  # criteria of the completed ones, labelled both before and after
-    flipped: int  # of those, criteria whose majority label changed
-    responses_changed: int  # completed responses with at least one flipped criterion
+    extended_responses: int = field(metadata={"help_text": "Responses given two more experts because their k verdicts split."})
+    completed_responses: int = field(metadata={"help_text": "Of them, those whose every extra rating is in."})
+    criteria: int = field(metadata={"help_text": "Criteria of the completed ones with a majority both on the first k ratings and on all."})
+    flipped: int = field(metadata={"help_text": "Of those criteria, how many had their majority label changed by the extra ratings."})
+    responses_changed: int = field(metadata={"help_text": "Completed responses with at least one criterion flipped."})
 
 
 def gold_change(

@@ -2,8 +2,10 @@
 
 The payloads in stored_reports/ were produced by the report code of earlier revisions, run on
 small arrays: the first stored reports (gate without a policy, intervals over responses), those
-of the release policy (a post-discussion, exploratory one, intervals still over responses), and
-the last ones before the typed structure (intervals over items, schema version 1).
+of the release policy (a post-discussion, exploratory one, intervals still over responses), the
+last ones before the typed structure (intervals over items, schema version 1), and the last one
+written field by field (schema 5: the alternative annotator test, human-calibrated scores, intervals
+over items and experts). Reports are stored through the types since schema 6.
 """
 
 import json
@@ -47,9 +49,13 @@ from heartbench_core.lib.agreement_report import (
     _alpha_reason,
     _criterion_interval,
     _expert_figure,
+    alt_test_from_dict,
+    calibrated_scores_from_dict,
     compute_report,
 )
+from tests.lib.synthetic_campaign import synthetic_campaign
 from tests.lib.test_agreement_report import Arrays
+from tests.lib.test_the_report_carries_the_human_calibrated_scores import population
 
 STORED = Path(__file__).parent / "stored_reports"
 
@@ -269,26 +275,32 @@ class TestRoundTrip:
 
 
 class TestStoredReportsOfEarlierVersions:
-    def test_the_last_untyped_reports_load_and_keep_every_stored_key_and_value(self):
+    def test_the_last_untyped_reports_load_and_are_stored_again_in_the_typed_form(self):
         payload = stored("v1_items_resampled")
         report = ReportResult.from_dict(payload)
         assert report.item_agreement.rate == Figure(payload["item_agreement_rate"], payload["n"]["item_agreement_rate"])
         assert report.resampled == Resampling("item", payload["items"], 200)
         assert report.by_model[0].item_agreement.ci95.resampled.units == payload["by_model"][0]["items"]
+        assert {name: f.value for name, f in report.figures().items()} == {name: payload[name] for name in report.figures()}
+        assert [(row.key, row.pairs, row.item_agreement.rate.value) for row in report.by_model] == [
+            (row["key"], row["pairs"], row["item_agreement_rate"]) for row in payload["by_model"]
+        ]
+        # Written again, it is stored through the types (schema 6) and reads back as the same report.
+        again = json.loads(json.dumps(report.to_dict()))
+        assert again["schema_version"] == SCHEMA_VERSION == 6 and "item_agreement_rate" not in again
+        assert ReportResult.from_dict(again) == report
 
-        def kept(old, new, path="result"):
-            if isinstance(old, dict):
-                for key, value in old.items():
-                    assert key in new, f"{path}.{key} is no longer stored"
-                    kept(value, new[key], f"{path}.{key}")
-            elif isinstance(old, list):
-                assert len(old) == len(new), path
-                for i, (a, b) in enumerate(zip(old, new)):
-                    kept(a, b, f"{path}[{i}]")
-            else:
-                assert old == new, f"{path}: {old!r} became {new!r}"
-
-        kept(payload, report.to_dict())
+    def test_a_report_of_schema_5_reads_back_every_block_as_the_current_code_computes_it(self):
+        """The last schema written field by field (by the code of that revision): its alternative annotator test,
+        human-calibrated scores and intervals over items and experts read back as today's report of the same campaign."""
+        payload = stored("v5_calibrated_and_alt_test")
+        data = synthetic_campaign(0.3, items=16)
+        expected = compute_report(data, resamples=30, seed=3, population=population(data))
+        assert payload["schema_version"] == 5 and expected.alt_test is not None and expected.calibrated_scores is not None
+        assert ReportResult.from_dict(payload) == expected
+        # The leaderboard reads these two blocks alone.
+        assert calibrated_scores_from_dict(payload["calibrated_scores"], schema=5) == expected.calibrated_scores
+        assert alt_test_from_dict(payload["alt_test"]["overall"], schema=5) == expected.alt_test.overall
 
     def test_reports_from_before_items_say_their_intervals_resampled_responses(self):
         payload = stored("v1_release_policy_before_items")
@@ -330,6 +342,20 @@ class TestMalformedPayloads:
         del payload["by_model"][0]["alpha_units"]
         with pytest.raises(ValueError, match="by_model: missing field 'alpha_units'"):
             ReportResult.from_dict(payload)
+
+    def test_a_report_stored_through_the_types_names_the_path_of_what_it_lacks_or_holds_wrongly(self):
+        report = compute_report(Arrays(), resamples=0)
+        payload = json.loads(json.dumps(report.to_dict()))
+        del payload["by_model"][0]["item_agreement"]["rate"]["n"]
+        with pytest.raises(ValueError, match=r"stored agreement report, by_model\[0\]\.item_agreement\.rate: missing field 'n'"):
+            ReportResult.from_dict(payload)
+        payload = {**json.loads(json.dumps(report.to_dict())), "pairs": "many"}
+        with pytest.raises(ValueError, match="stored agreement report, pairs: expected int, got 'many'"):
+            ReportResult.from_dict(payload)
+        undefined = json.loads(json.dumps(report.to_dict()))
+        undefined["cohen_kappa"] = {"value": None, "n": 3}
+        with pytest.raises(ValueError, match="cohen_kappa: a figure has a reason exactly when it is undefined"):
+            ReportResult.from_dict(undefined)
 
     def test_a_newer_schema_is_refused_rather_than_misread(self):
         with pytest.raises(ValueError, match="schema_version 99"):

@@ -84,8 +84,8 @@ def test_the_alignment_page_s_figures_resample_the_experts_too(campaign, reports
 def test_the_experts_count_is_stored_and_read_back_and_older_reports_read_without_it(reports):
     both, _ = reports
     stored = both.to_dict()
-    assert stored["resampled"]["experts"] == both.resampled.experts
-    assert stored["judge_expert_baseline"]["resampled"]["experts"] == both.resampled.experts
+    assert stored["item_agreement"]["ci95"]["resampled"]["experts"] == both.resampled.experts
+    assert stored["judge_expert_baseline"]["difference_ci95"]["resampled"]["experts"] == both.resampled.experts
     assert report.ReportResult.from_dict(stored) == both
 
     def drop_experts(value):

@@ -12,23 +12,23 @@ from django.db import connection
 
 from annotation.models import Judgment
 from heartbench_core.lib import agreement as st
-from heartbench_core.lib.agreement_report import ReportResult
+from heartbench_core.lib.agreement_report import NO_CRITERION_INTERVAL, ReportResult
 from heartbench_core.models import JudgeVerdict
 from tests.validation.builders import JUDGE, blind_test
 from validation.models import AgreementReport, GoldenLabel, ReleaseGate
 from validation.services.agreement_reports import create_agreement_report
 
 CONTRACT_KEYS = {
+    "schema_version",
     "pairs",
     "responses",
-    "item_agreement_rate",
-    "item_agreement_ci95",
+    "item_agreement",
     "cohen_kappa",
     "gwet_ac1",
     "confusion",
     "judge_hit_rate",
     "human_hit_rate",
-    "mcnemar_p",
+    "mcnemar",
     "krippendorff_alpha",
     "fleiss_kappa",
     "pairwise_percent_agreement",
@@ -39,7 +39,6 @@ CONTRACT_KEYS = {
     "by_difficulty",
     "by_expert",
     "gate",
-    "undefined",
 }
 
 
@@ -121,7 +120,8 @@ class TestCommand:
         stored = report_json("--campaign", campaign.name, "--judge", JUDGE)
         # The printed JSON is the stored contract, read by key; the figures are checked on the typed report.
         assert set(stored) >= CONTRACT_KEYS
-        assert set(stored["gate"]) >= {"threshold", "passed"}
+        assert set(stored["gate"]) >= {"policy", "agreement_rate", "passed"} and "threshold" in stored["gate"]["policy"]
+        assert set(stored["item_agreement"]["rate"]) >= {"value", "n"} and "resampled" in stored["item_agreement"]["ci95"]
         assert all({"pairs", "responses"} <= set(row) for row in stored["by_ability"])
         r = ReportResult.from_dict(stored)
         pairs = direct_pairs(campaign)
@@ -216,7 +216,7 @@ class TestIntervalsResampleItems:
             "effective_n": pytest.approx(effective, abs=1e-3),
             "experts": r.units.experts,  # resampled with the items: here every expert rated every item alike
         }
-        assert r.to_dict()["n"]["item_agreement_ci95"] == len(questions)
+        assert r.to_dict()["item_agreement"]["ci95"]["resampled"]["units"] == len(questions)
 
     def test_each_model_s_interval_takes_its_own_items_and_says_how_many(self, cast):
         campaign = blind_test(cast, flip=0.25)
@@ -241,9 +241,13 @@ class TestIntervalsResampleItems:
                 )
                 assert (row.item_agreement.ci95.pair() is None) == (row.items < 2)
                 assert row.item_agreement.ci95.pair() is None or row.item_agreement.ci95.low < row.item_agreement.ci95.high
-        # A criterion has no interval: nothing was resampled for it, and the stored row says nothing of one.
+        # A criterion has no interval: nothing was resampled for it, and the stored row says why there is none.
         assert all(row.item_agreement.ci95.resampled.resamples == 0 and row.items == 1 for row in r.by_criterion)
-        assert all("resampled" not in row for row in r.to_dict()["by_criterion"])
+        stored = r.to_dict()["by_criterion"]
+        assert all(
+            row["item_agreement"]["ci95"]["reason"] == NO_CRITERION_INTERVAL and row["item_agreement"]["ci95"]["low"] is None
+            for row in stored
+        )
         baseline = r.judge_expert_baseline.difference_ci95.resampled
         assert (baseline.unit, baseline.method, baseline.resamples) == ("item", "t", 0)
 

@@ -97,7 +97,7 @@ def test_the_exports_and_the_command_carry_it(report, cast, client_for):
     assert ["alt_test", "", "undefined_reason", NOT_ENOUGH, ""] in rows
     assert ["alt_test", "", "epsilon", "0.25", ""] in rows and ["alt_test", "", "experts_left_out", "3", ""] in rows
     line = json.loads(client.get(f"/validation/campaigns/{campaign.pk}/export/report.jsonl").content)
-    assert line["alt_test"]["overall"]["reason"] == NOT_ENOUGH
+    assert line["alt_test"]["overall"]["winning_rate"]["reason"] == NOT_ENOUGH
     out = io.StringIO()
     call_command("agreement_report", "--campaign", campaign.name, "--resamples", "0", stdout=out)
     assert "Can the judge replace an expert? Alternative annotator test, ε = 0.25" in out.getvalue()

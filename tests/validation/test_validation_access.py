@@ -119,7 +119,7 @@ class TestDashboard:
         assert first["provenance"] in ("unanimous", "majority") and isinstance(first["hit"], bool)
         report = client.get(f"/validation/campaigns/{campaign.pk}/export/report.jsonl").content.decode()
         # The export is the stored JSON (its keys are the contract); the figure it carries is the typed report's.
-        assert json.loads(report)["item_agreement_rate"] == AgreementReport.objects.get().typed_result.item_agreement.rate.value
+        assert json.loads(report)["item_agreement"]["rate"]["value"] == AgreementReport.objects.get().typed_result.item_agreement.rate.value
 
     def test_the_api_computes_a_report_on_request(self, cast, campaign, client_for):
         response = client_for(cast.admin).post(

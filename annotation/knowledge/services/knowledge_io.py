@@ -180,12 +180,14 @@ def _line(record: dict[str, Any]) -> str:
 
 @dataclass
 class LibraryImportOutcome:
-    guidelines: int = 0
-    faq: int = 0
-    cases: int = 0
-    already_present: int = 0
+    guidelines: int = field(default=0, metadata={"help_text": "Guidelines revisions imported."})
+    faq: int = field(default=0, metadata={"help_text": "FAQ entries imported."})
+    cases: int = field(default=0, metadata={"help_text": "Cases imported."})
+    already_present: int = field(default=0, metadata={"help_text": "Records already here (same uid, same revision), left as they are."})
     lines: int = 0
-    to_review: int = 0  # FAQ entries published in the file: they wait for a reviewer here
+    to_review: int = field(
+        default=0, metadata={"help_text": "FAQ entries published in the file: imported waiting for a review here."}
+    )  # they wait for a reviewer here
 
 
 @dataclass
