@@ -20,8 +20,8 @@ from rest_framework.views import APIView
 from annotation.knowledge import read_models
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.services import knowledge as services
+from annotation.knowledge.services.knowledge_io import LibraryImportOutcome
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
-from annotation.services.knowledge_io import LibraryImportOutcome
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.api_types import TypedSerializer, typed
