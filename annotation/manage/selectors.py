@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
@@ -265,26 +264,17 @@ CAMPAIGNS_PER_PAGE = 25
 class CampaignListPage:
     page: Page
     rows: list[tuple[Campaign, CampaignProgress | None]]  # progress None: withheld from this viewer
-    status: str
-
-    @property
-    def query(self) -> str:
-        """The list's filter as the pages' links keep it."""
-        return urlencode({"status": self.status}) if self.status else ""
 
 
-def campaign_list_page(*, number: str | int | None, scope: BlindScope, status: str = "", per_page: int | None = None) -> CampaignListPage:
-    """Admin: one page of campaigns, running ones first (active, paused), then drafts, then closed, newest first within each.
+def campaign_list_page(
+    campaigns: QuerySet[Campaign], *, number: str | int | None, scope: BlindScope, per_page: int | None = None
+) -> CampaignListPage:
+    """Admin: one page of `campaigns`, running ones first (active, paused), then drafts, then closed, newest first within each.
 
     The page's progress is read for its campaigns together (`campaigns_progress`), so the page
     costs the same whatever the number of campaigns; a campaign the viewer is an expert of has its
-    progress withheld. `status` narrows the list to one status ("" for all).
+    progress withheld.
     """
-    qs = Campaign.objects.select_related("version__dataset")
-    if status in Campaign.Status.values:
-        qs = qs.filter(status=status)
-    else:
-        status = ""
     rank = Case(
         *(
             When(status=value, then=Value(i))
@@ -292,10 +282,10 @@ def campaign_list_page(*, number: str | int | None, scope: BlindScope, status: s
         ),
         default=Value(3),
     )
-    page = Paginator(qs.order_by(rank, "-created_at", "-pk"), per_page or CAMPAIGNS_PER_PAGE).get_page(number)
-    campaigns = list(page.object_list)
-    progress = campaigns_progress([c for c in campaigns if not scope.hides_campaign(c.pk)])
-    return CampaignListPage(page, [(c, progress.get(c.pk)) for c in campaigns], status)
+    page = Paginator(campaigns.order_by(rank, "-created_at", "-pk"), per_page or CAMPAIGNS_PER_PAGE).get_page(number)
+    listed = list(page.object_list)
+    progress = campaigns_progress([c for c in listed if not scope.hides_campaign(c.pk)])
+    return CampaignListPage(page, [(c, progress.get(c.pk)) for c in listed])
 
 
 @dataclass(frozen=True)
