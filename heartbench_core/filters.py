@@ -43,7 +43,7 @@ class _ChoiceField(ChoiceField):
 
 
 class _UUIDField(forms.UUIDField):
-    def to_python(self, value: Any) -> uuid.UUID | None:
+    def to_python(self, value: Any) -> uuid.UUID | None:  # type: ignore[override]  # a UUID, as forms.UUIDField gives it
         if value in self.empty_values:
             return None
         try:

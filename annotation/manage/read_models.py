@@ -87,12 +87,15 @@ def campaign_list(viewer: Viewer, params: Mapping[str, Any], *, number: str | in
 @read_model
 def campaigns(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[Campaign]:
     """The API's campaigns, filtered as the page filters them, newest first, with their number of responses and marked `seed_hidden` where the viewer may not read the seed."""
-    qs = (
-        Campaign.objects.select_related("version__dataset", "settings__gold_source")
-        .prefetch_related("language_models", "experts")
-        .order_by("-created_at")
+    qs: QuerySet[Campaign] = (
+        CampaignFilters(params)
+        .check()
+        .narrow(
+            Campaign.objects.select_related("version__dataset", "settings__gold_source")
+            .prefetch_related("language_models", "experts")
+            .order_by("-created_at")
+        )
     )
-    qs = CampaignFilters(params).check().narrow(qs)
     sampled = CampaignResponse.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign").annotate(n=Count("pk")).values("n")
     qs = qs.annotate(responses_n=Coalesce(Subquery(sampled), 0))
     hidden = campaigns_whose_seed_is_hidden(viewer.user)
@@ -289,8 +292,10 @@ def assignments_page(
     found = one(Campaign.objects.all(), pk=campaign_id)
     viewer.refuse_campaign(found.pk)
     filters = AssignmentFilters(params)
-    wanted = {name: filters.values.get(name) for name in ("status", "expert")}
-    page = selectors.assignment_overview_page(found, number=number, scope=viewer.scope, after=after, before=before, **wanted)
+    wanted = filters.values
+    page = selectors.assignment_overview_page(
+        found, number=number, scope=viewer.scope, status=wanted.get("status"), expert=wanted.get("expert"), after=after, before=before
+    )
     # Each row names a response by its item and model (and gold flag): shown, so never served to this admin blind.
     viewer.shown([a.campaign_response.response.pk for a in page.object_list], via="assignments")
     return AssignmentsPage(found, page, filters, found.experts.order_by("username").values_list("username", flat=True))
