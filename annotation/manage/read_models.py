@@ -416,8 +416,9 @@ class ExpertRoster:
 
 @read_model
 def expert_roster(viewer: Viewer, *, number: str | None) -> ExpertRoster:
+    """The roster page: a page of `profiles` (what the API lists), with each expert's workload."""
     viewer.require(Role.ADMIN)
-    return ExpertRoster(selectors.expert_profiles_page(number=number), own_quality_hidden(viewer.user))
+    return ExpertRoster(selectors.expert_profiles_page(profiles(viewer), number=number), own_quality_hidden(viewer.user))
 
 
 @read_model
@@ -499,7 +500,7 @@ def own_profile(viewer: Viewer) -> ExpertProfile:
 class OwnProfilePage:
     history: ProfileHistory
     retakes: dict[int, CalibrationState]
-    certificates: list[dict[str, Any]]
+    certificates: list[Certificate]  # what the API's `certificates` gives (`own_certificates`)
     policy: QualityPolicy
 
 
@@ -511,11 +512,10 @@ def own_profile_page(viewer: Viewer, profile: ExpertProfile) -> OwnProfilePage:
         raise Http404
     history = selectors.profile_history(profile)
     retakes = {r.campaign_id: calibration_state(expert=holder, campaign=r.campaign) for r in history.calibrations if not r.passed}
-    certified = history.quality and history.quality.certified_at
     return OwnProfilePage(
         history=history,
         retakes=retakes,
-        certificates=selectors.certificate_campaigns(holder) if certified else [],
+        certificates=own_certificates(viewer),
         policy=QualityPolicy.current(),
     )
 
