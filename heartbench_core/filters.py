@@ -69,6 +69,12 @@ class Text(django_filters.CharFilter):
     """A free-text value matched exactly (nothing found when nothing has it)."""
 
 
+class Integer(django_filters.NumberFilter):
+    """A whole number (`min_value`, `max_value` bound it)."""
+
+    field_class = forms.IntegerField
+
+
 _TYPES: dict[type[django_filters.Filter], OpenApiTypes] = {Uuid: OpenApiTypes.UUID, django_filters.NumberFilter: OpenApiTypes.INT}
 
 

@@ -99,21 +99,6 @@ class ScoresView(APIView):
         return Response(ScoreSerializer(body).data)
 
 
-class LeaderboardQuerySerializer(serializers.Serializer):
-    dataset = serializers.CharField()
-    source = serializers.CharField(default="judge")  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
-    judge = serializers.CharField(required=False)
-    run = serializers.CharField(required=False)
-    version = serializers.CharField(required=False)
-    subset = serializers.ChoiceField(choices=SUBSETS, default="all")
-    scene = serializers.CharField(required=False)
-    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
-    q = serializers.CharField(required=False, help_text="Only models whose name contains this (any case); ranks stay those of all.")
-    top = serializers.IntegerField(
-        required=False, min_value=1, max_value=10000, help_text="Only the first N models listed (after `q`), in rank order."
-    )
-
-
 class CalibratedFigureSerializer(serializers.Serializer):
     value = serializers.FloatField(allow_null=True, help_text="Null when undefined (see reason), never 0.")
     n = serializers.IntegerField(allow_null=True, help_text="Items it rests on: scored by the judge, or labelled by the experts.")
@@ -213,37 +198,16 @@ class LeaderboardView(APIView):
         responses={200: LeaderboardSerializer},
     )
     def get(self, request: Request) -> Response:
-        query = LeaderboardQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = query.validated_data
-        rows = read_models.models_scores(
-            Viewer.of(request),
-            dataset_name=q["dataset"],
-            source=q["source"],
-            judge=q.get("judge"),
-            run=q.get("run"),
-            version_label=q.get("version"),
-            subset=q["subset"],
-            scene=q.get("scene"),
-            mode=q["catastrophic"],
-        )
-        ranked = len(rows)
-        if search := (q.get("q") or "").strip().casefold():
-            rows = [row for row in rows if search in row.model.casefold()]
-        if (top := q.get("top")) is not None:
-            rows = rows[:top]
+        found = read_models.models_scores(Viewer.of(request), request.query_params)
+        q, rows = found.query, found.rows
         if q["source"] == "judge":
-            calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q.get("scene") and q["catastrophic"] == "paper")
+            calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q["scene"] and q["catastrophic"] == "paper")
         else:
             calibrated = [{"calibrated": None, "calibrated_reason": NOT_A_JUDGE}] * len(rows)
         body = {
-            "ranked": ranked,
-            "dataset": q["dataset"],
+            **q,
+            "ranked": found.ranked,
             "version": rows[0].result.version if rows else None,
-            "source": q["source"],
-            "subset": q["subset"],
-            "scene": q.get("scene") or None,
-            "catastrophic": q["catastrophic"],
             "models": [
                 {
                     "rank": row.rank,

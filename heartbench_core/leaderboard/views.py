@@ -29,25 +29,22 @@ def _mode(request: HttpRequest) -> str:
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
     viewer = Viewer.of(request)
-    judge = request.GET.get("judge") or None
-    scene = request.GET.get("scene") or None
-    mode = _mode(request)
-    board = read_models.leaderboard(viewer, name, label, judge=judge, scene=scene, mode=mode)
+    board = read_models.leaderboard(viewer, name, label, request.GET)
     version, rows = board.version, board.rows
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="leaderboard-{version.dataset.name}-{version.label}.csv"'
         SafeWriter(response).writerows(board.csv_rows())
         return response
-    search = (request.GET.get("q") or "").strip()
-    shown = read_models.leaderboard_page(viewer, board, search=search, page_number=request.GET.get("page"))
+    shown = read_models.leaderboard_page(viewer, board, page_number=request.GET.get("page"))
+    filters = {"judge": "", "scene": "", **board.filters.values, "q": board.filters.search, "catastrophic": board.filters.mode}
     context = {
         "version": version,
         "dataset": version.dataset,
         "rows": shown.rows,
         "page": shown.page,
         "total": len(rows),
-        "page_query": urlencode({k: v for k, v in (("judge", judge), ("scene", scene), ("catastrophic", mode), ("q", search)) if v}),
+        "page_query": urlencode({k: v for k, v in filters.items() if v}),
         "chart": shown.chart,
         "charted": shown.charted,
         "chart_partial": shown.chart_partial,
@@ -55,7 +52,8 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
         "dimensions": DIMENSIONS,
         "judges": shown.judges,
         "scenes": shown.scenes,
-        "filters": {"judge": judge or "", "scene": scene or "", "catastrophic": mode, "q": search},
+        "filters": filters,
+        "filter_errors": board.filters.messages,
         "modes": CATASTROPHIC_MODES,
     }
     template = "heartbench_core/partials/leaderboard_body.html" if request.htmx else "heartbench_core/leaderboard.html"
