@@ -19,19 +19,6 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.services.scoring import SUBSETS, ModelScores
 
 
-class ScoresQuerySerializer(serializers.Serializer):
-    dataset = serializers.CharField()
-    model = serializers.CharField()
-    source = serializers.CharField(default="judge")  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
-    judge = serializers.CharField(required=False)
-    run = serializers.CharField(required=False)
-    version = serializers.CharField(required=False)
-    subset = serializers.ChoiceField(choices=SUBSETS, default="all")
-    scene = serializers.CharField(required=False)
-    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
-    questions = serializers.BooleanField(default=False)
-
-
 class QuestionScoreSerializer(serializers.Serializer):
     question_id = serializers.CharField()
     score = serializers.FloatField(allow_null=True)
@@ -80,23 +67,8 @@ class ScoresView(APIView):
         responses={200: ScoreSerializer},
     )
     def get(self, request: Request) -> Response:
-        query = ScoresQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = query.validated_data
-        result, verdicts = read_models.model_scores(
-            Viewer.of(request),
-            dataset_name=q["dataset"],
-            model_name=q["model"],
-            source=q["source"],
-            judge=q.get("judge"),
-            run=q.get("run"),
-            version_label=q.get("version"),
-            subset=q["subset"],
-            scene=q.get("scene"),
-            mode=q["catastrophic"],
-        )
-        body = {**result.as_json(include_questions=q["questions"]), "source": verdicts.description}
-        return Response(ScoreSerializer(body).data)
+        result, verdicts, questions = read_models.model_scores(Viewer.of(request), request.query_params)
+        return Response(ScoreSerializer({**result.as_json(include_questions=questions), "source": verdicts.description}).data)
 
 
 class CalibratedFigureSerializer(serializers.Serializer):

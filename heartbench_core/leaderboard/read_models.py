@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from heartbench_core.blindness import CLOSED_MODEL
 from heartbench_core.datasets.read_models import version_of
 from heartbench_core.leaderboard import selectors
-from heartbench_core.leaderboard.filters import LeaderboardFilters, ScoredLeaderboardFilters
+from heartbench_core.leaderboard.filters import LeaderboardFilters, ModelScoreFilters, ScoredLeaderboardFilters
 from heartbench_core.leaderboard.selectors import LeaderboardRow
 from heartbench_core.models import Dataset, DatasetVersion, JudgeRun
 from heartbench_core.read_models import Viewer, read_model
@@ -43,8 +43,9 @@ def leaderboard(viewer: Viewer, name: str, label: str, params: Mapping[str, Any]
     version = version_of(name, label)
     viewer.refuse_dataset(version.dataset_id)
     filters = LeaderboardFilters(params)
-    judge, scene = filters.values.get("judge"), filters.values.get("scene")
-    return Leaderboard(version, selectors.leaderboard(version, judge=judge, mode=filters.mode, scene=scene), filters)
+    given = filters.values
+    rows = selectors.leaderboard(version, judge=given.get("judge"), run=given.get("run"), mode=filters.mode, scene=given.get("scene"))
+    return Leaderboard(version, rows, filters)
 
 
 @dataclass(frozen=True)
@@ -86,26 +87,45 @@ class ModelRuns:
     run: JudgeRun  # the one shown
     other_runs: list[JudgeRun]
     scenes: list[str]  # of the version, to filter by
+    filters: LeaderboardFilters  # what was asked, a bad value with its error
 
 
 @read_model
-def model_runs(viewer: Viewer, name: str, label: str, model: str, *, judge: str | None, run: str | None) -> ModelRuns:
-    """One model's judge runs on a version (404 when none; 403 with the reason when its dataset is closed to the viewer)."""
+def model_runs(viewer: Viewer, name: str, label: str, model: str, params: Mapping[str, Any]) -> ModelRuns:
+    """One model's judge runs on a version, filtered as the scores API filters them (404 when none; 403 with the reason when its dataset is closed to the viewer)."""
     version = version_of(name, label)
-    runs = [r for r in selectors.judge_runs_of(version, judge=judge, run=run) if r.model.name == model]
+    filters = LeaderboardFilters(params)
+    runs = [
+        r
+        for r in selectors.judge_runs_of(version, judge=filters.values.get("judge"), run=filters.values.get("run"))
+        if r.model.name == model
+    ]
     if not runs:
         raise Http404(_("No judge run of this model on this version."))
     viewer.refuse_dataset(version.dataset_id, str(CLOSED_MODEL))
-    return ModelRuns(version, runs[0], runs[1:], scenes_of(version))
+    return ModelRuns(version, runs[0], runs[1:], scenes_of(version), filters)
 
 
 @read_model
-def model_scores(viewer: Viewer, *, dataset_name: str, **query: Any) -> tuple[ScoreResult, VerdictSet]:
-    """One model's scores from a verdict source (`score_model`); 403 with the reason when the dataset is closed to the viewer."""
+def model_scores(viewer: Viewer, params: Mapping[str, Any]) -> tuple[ScoreResult, VerdictSet, bool]:
+    """One model's scores from a verdict source (`score_model`), and whether per-question scores were asked; 403 with the reason when the dataset is closed to the viewer."""
+    filters = ModelScoreFilters(params).check()
+    given = filters.values
     scope = viewer.scope
-    if scope and Dataset.objects.filter(name=dataset_name, pk__in=sorted(scope.dataset_ids)).exists():
+    if scope and Dataset.objects.filter(name=given["dataset"], pk__in=sorted(scope.dataset_ids)).exists():
         raise PermissionDenied(CLOSED_MODEL)
-    return score_model(dataset_name=dataset_name, **query)
+    result, verdicts = score_model(
+        dataset_name=given["dataset"],
+        model_name=given["model"],
+        source=given.get("source") or "judge",
+        judge=given.get("judge"),
+        run=given.get("run"),
+        version_label=given.get("version"),
+        subset=filters.scored_subset,
+        scene=given.get("scene"),
+        mode=filters.mode,
+    )
+    return result, verdicts, bool(given.get("questions"))
 
 
 @dataclass(frozen=True)
@@ -126,7 +146,7 @@ def models_scores(viewer: Viewer, params: Mapping[str, Any]) -> ScoredModels:
     query = {
         "dataset": given["dataset"],
         "source": given.get("source") or "judge",
-        "subset": given.get("subset") or "all",
+        "subset": filters.scored_subset,
         "scene": given.get("scene"),
         "catastrophic": filters.mode,
     }

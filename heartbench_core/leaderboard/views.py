@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
@@ -18,11 +18,6 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
 from heartbench_core.services.scoring import SUBSETS
 from heartbench_core.services.stored_scores import scored_runs
-
-
-def _mode(request: HttpRequest) -> str:
-    mode = request.GET.get("catastrophic") or "paper"
-    return mode if mode in CATASTROPHIC_MODES else "paper"
 
 
 @require_safe
@@ -64,15 +59,10 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: str) -> HttpResponse:
     viewer = Viewer.of(request)
-    found = read_models.model_runs(viewer, name, label, model, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
-    version, run = found.version, found.run
-    subset = request.GET.get("subset") or "all"
-    if subset not in SUBSETS:
-        subset = "all"
-    scene = request.GET.get("scene") or None
-    mode = _mode(request)
-    result = scored_runs([run], mode=mode)[run.pk].result(subset=subset, scene=scene)
-    sort = request.GET.get("sort") or "position"
+    found = read_models.model_runs(viewer, name, label, model, request.GET)
+    version, run, filters = found.version, found.run, found.filters
+    scene, mode, sort = filters.values.get("scene"), filters.mode, filters.values.get("sort") or "position"
+    result = scored_runs([run], mode=mode)[run.pk].result(subset=filters.scored_subset, scene=scene)
     questions = list(result.questions)
     if sort == "score":
         questions.sort(key=lambda q: (q.score is None, q.score if q.score is not None else 0.0))
@@ -85,7 +75,8 @@ def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: st
         "question_rows": [(q, [q.abilities.get(a.label) for a in ABILITIES]) for q in questions],
         "abilities": ABILITIES,
         "scenes": found.scenes,
-        "filters": {"subset": subset, "scene": scene or "", "catastrophic": mode, "sort": sort},
+        "filters": {"subset": filters.scored_subset, "scene": scene or "", "catastrophic": mode, "sort": sort},
+        "filter_errors": filters.messages,
         "subsets": SUBSETS,
         "modes": CATASTROPHIC_MODES,
     }
