@@ -4,7 +4,7 @@ A FilterSet is declared beside the read model of its list (`<area>/filters.py`) 
 *inside* it: views and API views only hand the read model `request.GET` / `query_params`. A bad
 value is said the same way on both sides, in the words of its form field: the page shows it under
 the field (the list then ignores that filter), the API answers 400 naming the parameter
-(`BadFilter`, mapped by heartbench_core.api_errors). The API's schema is the FilterSet's
+(`InvalidFilters`, mapped by heartbench_core.api_errors). The API's schema is the FilterSet's
 `parameters()`: the name, type, enumeration and description of each filter.
 
 Free-text filters (a dataset name, a question id) match nothing when nothing has that value; an
@@ -30,7 +30,7 @@ from drf_spectacular.utils import OpenApiParameter
 ModelT = TypeVar("ModelT", bound=Model)
 
 
-class BadFilter(ValidationError):
+class InvalidFilters(ValidationError):
     """A list's filter given a value it does not take: the API answers 400 with {parameter: [message]}."""
 
 
@@ -79,7 +79,7 @@ _TYPES: dict[type[django_filters.Filter], OpenApiTypes] = {Uuid: OpenApiTypes.UU
 
 
 class ListFilters(django_filters.FilterSet):
-    """A list's filters. `narrow(qs)` applies them; bad values are `errors` (a page) or a `BadFilter` (`check()`, the API)."""
+    """A list's filters. `narrow(qs)` applies them; bad values are `errors` (a page) or an `InvalidFilters` (`check()`, the API)."""
 
     # Filters the schema lists with another type than a string (the name → its type).
     schema_types: ClassVar[Mapping[str, Any]] = {}
@@ -95,9 +95,9 @@ class ListFilters(django_filters.FilterSet):
         return {name: value for name, value in cleaned.items() if value not in (None, "")}
 
     def check(self) -> ListFilters:
-        """Itself when every value is valid, else a `BadFilter` naming each parameter: the API's 400."""
+        """Itself when every value is valid, else an `InvalidFilters` naming each parameter: the API's 400."""
         if not self.form.is_valid():
-            raise BadFilter({name: list(errors) for name, errors in self.form.errors.items()})
+            raise InvalidFilters({name: list(errors) for name, errors in self.form.errors.items()})
         return self
 
     def narrow(self, qs: QuerySet[ModelT]) -> QuerySet[ModelT]:

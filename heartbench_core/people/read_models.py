@@ -33,7 +33,7 @@ class PeopleList:
 def people(viewer: Viewer, params: Mapping[str, Any], *, strict: bool = False) -> PeopleList:
     """Every user by username, filtered by role and status, ready for `people_rows`.
 
-    A bad filter value is the form's error, the filter left out (the page), or with `strict` a `BadFilter` naming it (the API's 400).
+    A bad filter value is the form's error, the filter left out (the page), or with `strict` an `InvalidFilters` naming it (the API's 400).
     """
     viewer.require(Role.ADMIN)
     filters = PeopleFilters(params)
