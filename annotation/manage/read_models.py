@@ -418,7 +418,8 @@ class ExpertRoster:
 def expert_roster(viewer: Viewer, *, number: str | None) -> ExpertRoster:
     """The roster page: a page of `profiles` (what the API lists), with each expert's workload."""
     viewer.require(Role.ADMIN)
-    return ExpertRoster(selectors.expert_profiles_page(profiles(viewer), number=number), own_quality_hidden(viewer.user))
+    listed = profiles(viewer).prefetch_related(None)  # the page shows no qualification
+    return ExpertRoster(selectors.expert_profiles_page(listed, number=number), own_quality_hidden(viewer.user))
 
 
 @read_model
@@ -512,11 +513,15 @@ def own_profile_page(viewer: Viewer, profile: ExpertProfile) -> OwnProfilePage:
         raise Http404
     history = selectors.profile_history(profile)
     retakes = {r.campaign_id: calibration_state(expert=holder, campaign=r.campaign) for r in history.calibrations if not r.passed}
+    policy = QualityPolicy.current()
+    # The certificates `own_certificates` gives (the API's), from the quality and policy read here; the list shows no figure.
+    certified = history.quality is not None and history.quality.certified_at is not None
+    certificates = selectors.certificates_of(holder, show_exact_quality=False, quality=history.quality, policy=policy) if certified else []
     return OwnProfilePage(
         history=history,
         retakes=retakes,
-        certificates=own_certificates(viewer),
-        policy=QualityPolicy.current(),
+        certificates=certificates,
+        policy=policy,
     )
 
 

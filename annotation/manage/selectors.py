@@ -657,14 +657,19 @@ def certificate(expert: User, campaign: Campaign, *, show_exact_quality: bool) -
     return _issued(expert, campaign, submitted, quality, quality.certified_at, bar, show_exact_quality)
 
 
-def certificates_of(expert: User, *, show_exact_quality: bool) -> list[Certificate]:
-    """Every certificate of the expert, one per blind test they submitted work in, in a fixed number of queries."""
-    quality = ExpertQuality.objects.filter(profile__user=expert).first()
+def certificates_of(
+    expert: User, *, show_exact_quality: bool, quality: ExpertQuality | None = None, policy: QualityPolicy | None = None
+) -> list[Certificate]:
+    """Every certificate of the expert, one per blind test they submitted work in, in a fixed number of queries.
+
+    `quality` and `policy`: the expert's and the current one, when the caller read them already.
+    """
+    quality = quality or ExpertQuality.objects.filter(profile__user=expert).first()
     if quality is None or quality.certified_at is None:
         return []
     counts = {c["campaign_response__campaign_id"]: c["submitted"] for c in certificate_campaigns(expert)}
     campaigns = Campaign.objects.filter(pk__in=counts).select_related("settings").order_by("name", "pk")
-    bar = QualityPolicy.current().certificate_min_quality
+    bar = (policy or QualityPolicy.current()).certificate_min_quality
     return [_issued(expert, c, counts[c.pk], quality, quality.certified_at, bar, show_exact_quality) for c in campaigns]
 
 
