@@ -2,6 +2,7 @@
 
 Views call services and let their exceptions propagate; the mapping lives here only:
 
+- a list's `InvalidFilters` is a 400 `{parameter: [messages]}`, as DRF answers a bad query parameter;
 - `ValidationError` is a 400: `{"detail": "nothing was written", "errors": ...}` where `errors`
   is a field → messages object (an `error_dict`), a list of messages, or, for an input file, one
   `{file, line, field, message}` object per problem (with `more_errors` when some were left out);
@@ -23,6 +24,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
 
+from heartbench_core.filters import InvalidFilters
 from heartbench_core.jsonl import InputFileError, localized
 
 CONFLICT_CODE = "conflict"
@@ -31,6 +33,8 @@ NOTHING_WRITTEN = _("nothing was written")
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's exception handler, extended to the Django exceptions services raise."""
+    if isinstance(exc, InvalidFilters):  # a list's filter, as DRF names a bad query parameter
+        return Response(exc.message_dict, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, DjangoValidationError):
         set_rollback()
         if getattr(exc, "code", None) == CONFLICT_CODE:

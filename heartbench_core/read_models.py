@@ -125,12 +125,6 @@ def read_model(func: Callable[P, R]) -> Callable[P, R]:
     return func
 
 
-def matching(qs: QuerySet[ModelT], **lookups: Any) -> QuerySet[ModelT]:
-    """`qs` filtered by each lookup that was given a value (None or "" leaves it out): a list's optional filters, one way."""
-    given = {lookup: value for lookup, value in lookups.items() if value is not None and value != ""}
-    return qs.filter(**given) if given else qs
-
-
 def one(qs: QuerySet[ModelT], **lookup: Any) -> ModelT:
     """The row of `qs` matching `lookup`, or 404 (a read model's get_object_or_404)."""
     try:

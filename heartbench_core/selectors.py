@@ -16,16 +16,10 @@ def versions_of(dataset: Dataset) -> QuerySet[DatasetVersion]:
     return dataset.versions.select_related("parent", "created_by").order_by("-number")
 
 
-def items_of(version: DatasetVersion, *, difficulty: str | None = None, scene: str | None = None, q: str | None = None) -> QuerySet[Item]:
-    """Items of a version with their criterion count, optionally filtered."""
+def items_of(version: DatasetVersion, *, q: str | None = None) -> QuerySet[Item]:
+    """Items of a version with their criterion count, in order; `q`: only those whose question id contains it."""
     items = version.items.annotate(criterion_count=Count("criteria")).order_by("position")
-    if difficulty in ("hard", "normal"):
-        items = items.filter(difficulty=difficulty)
-    if scene:
-        items = items.filter(primary_scene=scene)
-    if q:
-        items = items.filter(question_id__icontains=q)
-    return items
+    return items.filter(question_id__icontains=q) if q else items
 
 
 def scenes_of(version: DatasetVersion) -> list[str]:

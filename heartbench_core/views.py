@@ -47,17 +47,15 @@ def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
 @require_safe
 @role_required(*STAFF_ROLES)
 def version_detail(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
-    difficulty = request.GET.get("difficulty") or None
-    scene = request.GET.get("scene") or None
-    q = request.GET.get("q") or None
-    found = datasets.version_page(Viewer.of(request), name, label, difficulty=difficulty, scene=scene, q=q)
+    found = datasets.version_page(Viewer.of(request), name, label, request.GET)
     page = Paginator(found.items, 50).get_page(request.GET.get("page"))
     context = {
         "version": found.version,
         "dataset": found.version.dataset,
         "page": page,
         "scenes": found.scenes,
-        "filters": {"difficulty": difficulty or "", "scene": scene or "", "q": q or ""},
+        "filters": {"difficulty": "", "scene": "", "q": "", **found.filters.values},
+        "filter_errors": found.filters.messages,
     }
     template = "heartbench_core/partials/item_table.html" if request.htmx else "heartbench_core/version_detail.html"
     return render(request, template, context)

@@ -23,10 +23,11 @@ from heartbench_core.api_types import typed
 from heartbench_core.http import signed_in
 from heartbench_core.lib.rubric_quality import AmbiguityRule
 from heartbench_core.models import Criterion
-from heartbench_core.query_params import choice_param, enum_param, uuid_param, valid_query
+from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import read_models, services
+from rubrics.filters import RevisionFilters
 from rubrics.forms import audit_filters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 from rubrics.serializers import DatasetQuerySerializer, WorkListQuerySerializer
@@ -145,16 +146,7 @@ class CommentSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "author", "created_at"]
 
 
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[
-            OpenApiParameter("dataset", str),
-            OpenApiParameter("question_id", str),
-            OpenApiParameter("key", OpenApiTypes.UUID, description="criterion lineage key"),
-            enum_param("status", CriterionRevision.Status.values),
-        ]
-    )
-)
+@extend_schema_view(list=extend_schema(parameters=RevisionFilters.parameters()))
 class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[CriterionRevision]):
     """Criterion revisions: propose (edit/add/retire), submit, approve or reject, and comment."""
 
@@ -169,14 +161,7 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         return [IsStaff()]
 
     def get_queryset(self) -> QuerySet[CriterionRevision]:
-        params = self.request.query_params
-        return read_models.revisions(
-            Viewer.of(self.request),
-            dataset=params.get("dataset") or None,
-            status=choice_param(self.request, "status", CriterionRevision.Status.values),
-            question_id=params.get("question_id") or None,
-            key=uuid_param(self.request, "key"),
-        )
+        return read_models.revisions(Viewer.of(self.request), self.request.query_params)
 
     def _read(self, rev: CriterionRevision) -> dict[str, Any]:
         """The revision as the list shows it (with its approvals), read again after a service changed it."""

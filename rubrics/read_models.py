@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Max, Model, OuterRef, Q, QuerySet, Subquery
@@ -33,10 +33,11 @@ from annotation.models import UnclearCriterionReport
 from heartbench_core.lib import rubric_quality as quality
 from heartbench_core.lib.textdiff import word_diff_html
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
-from heartbench_core.read_models import Viewer, matching, one, read_model
+from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import STAFF_ROLES, Role, has_role
 from heartbench_core.selectors import items_of
 from rubrics import feedback, selectors, services
+from rubrics.filters import RevisionFilters
 from rubrics.forms import AuditFilters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 from rubrics.selectors import (
@@ -396,21 +397,14 @@ def revision(viewer: Viewer, pk: int) -> CriterionRevision:
 
 
 @read_model
-def revisions(
-    viewer: Viewer,
-    *,
-    dataset: str | None = None,
-    status: str | None = None,
-    question_id: str | None = None,
-    key: uuid.UUID | None = None,
-) -> QuerySet[CriterionRevision]:
-    """Revisions, newest first, each with its number of approvals (`approvals`), filtered by any of the arguments."""
+def revisions(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[CriterionRevision]:
+    """Revisions, newest first, each with its number of approvals (`approvals`), filtered by `RevisionFilters`."""
     qs = (
         _staff_only(viewer, CriterionRevision.objects.all())
         .select_related("dataset", "author", "parent", "published_in")
         .annotate(approvals=Count("decisions", filter=Q(decisions__verdict=ReviewDecision.Verdict.APPROVE)))
     )
-    return matching(qs, dataset__name=dataset, status=status, question_id=question_id, lineage_id=key).order_by("-created_at", "-id")
+    return RevisionFilters(params).check().narrow(qs).order_by("-created_at", "-id")
 
 
 @read_model

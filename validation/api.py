@@ -55,6 +55,7 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
+from validation.filters import GoldenLabelFilters
 from validation.gold_builder import BuilderFilters, CriterionSheet, ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
@@ -62,7 +63,6 @@ from validation.serializers import (
     CandidateQuerySerializer,
     GoldBuilderCreateSerializer,
     PlanRequestSerializer,
-    ProvenanceQuerySerializer,
     QueueQuerySerializer,
 )
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
@@ -334,7 +334,7 @@ class GoldenLabelSerializer(serializers.ModelSerializer):
         ]
 
 
-@extend_schema_view(get=extend_schema(parameters=[OpenApiParameter("provenance", str, enum=GoldenLabel.Provenance.values, description="")]))
+@extend_schema_view(get=extend_schema(parameters=GoldenLabelFilters.parameters()))
 class GoldenLabelsView(ListAPIView[GoldenLabel]):
     """The stored golden standard of a campaign (refreshed by every report and adjudication)."""
 
@@ -353,12 +353,7 @@ class GoldenLabelsView(ListAPIView[GoldenLabel]):
         return page
 
     def get_queryset(self) -> QuerySet[GoldenLabel]:
-        # The refusal comes first (a closed campaign is a 403 whatever is asked), then the filter is checked.
-        labels = read.golden_labels(
-            Viewer.of(self.request), self.kwargs["campaign_id"], provenance=self.request.query_params.get("provenance") or None
-        )
-        ProvenanceQuerySerializer(data=self.request.query_params).is_valid(raise_exception=True)
-        return labels
+        return read.golden_labels(Viewer.of(self.request), self.kwargs["campaign_id"], self.request.query_params)
 
 
 class QueueEntrySerializer(TypedSerializer[read.QueueEntry]):

@@ -31,6 +31,7 @@ from validation import selectors
 from validation.alignment import DatasetAlignment, dataset_alignment
 from validation.blindness import CLOSED_ALIGNMENT, hidden_entry_ids, record_entry_exposures, visible_entries, without_model_names
 from validation.exports import csv_lines, export_chunks, judgment_filter
+from validation.filters import GoldenLabelFilters
 from validation.formatting import report_csv_rows
 from validation.gold_builder import (
     BuilderFilters,
@@ -183,16 +184,18 @@ def background_job(viewer: Viewer, job_id: int) -> BackgroundJob:
 
 
 @read_model
-def golden_labels(viewer: Viewer, campaign_id: int, *, provenance: str | None = None) -> QuerySet[GoldenLabel]:
-    """The stored golden standard of a campaign (the view records the page it serves as shown, via `entries_shown`)."""
-    viewer.refuse_campaign(campaign_id)
+def golden_labels(viewer: Viewer, campaign_id: int, params: Mapping[str, Any] | None = None) -> QuerySet[GoldenLabel]:
+    """The stored golden standard of a campaign, filtered by `GoldenLabelFilters` (the view records the page it serves as shown, via `entries_shown`)."""
+    viewer.refuse_campaign(campaign_id)  # a closed campaign is a 403 whatever is asked; then the filter is checked
     qs = (
-        GoldenLabel.objects.filter(campaign_id=campaign_id)
-        .select_related("campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by")
-        .order_by("campaign_response_id", "criterion__position")
+        GoldenLabelFilters(params)
+        .check()
+        .narrow(
+            GoldenLabel.objects.filter(campaign_id=campaign_id)
+            .select_related("campaign_response__response", "campaign_response__item", "criterion", "adjudication__decided_by")
+            .order_by("campaign_response_id", "criterion__position")
+        )
     )
-    if provenance:
-        qs = qs.filter(provenance=provenance)
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is not None and (hidden := hidden_entry_ids(viewer.user, campaign)):
         qs = qs.exclude(campaign_response_id__in=hidden)

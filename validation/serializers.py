@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from annotation.models import Campaign
 from heartbench_core.models import Criterion, DatasetVersion
-from validation.models import Adjudication, GoldenLabel
+from validation.models import Adjudication
 
 
 class QueueQuerySerializer(serializers.Serializer):
@@ -92,15 +92,3 @@ class PlanRequestSerializer(serializers.Serializer):
     seconds_per_criterion = serializers.FloatField(min_value=1, max_value=3600, default=20.0)
     simulations = serializers.IntegerField(min_value=10, max_value=5000, default=1000)
     seed = serializers.IntegerField(min_value=0, default=0)
-
-
-class ProvenanceQuerySerializer(serializers.Serializer):
-    """The golden labels' filter: one provenance, or none when absent or empty; another is a 400 naming it."""
-
-    provenance = serializers.CharField(required=False, allow_blank=True, default="")
-
-    def validate_provenance(self, value: str) -> str | None:
-        allowed = GoldenLabel.Provenance.values
-        if value and value not in allowed:
-            raise serializers.ValidationError(_("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": ", ".join(allowed)})
-        return value or None

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -18,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.knowledge import read_models
+from annotation.knowledge.filters import CaseFilters, FaqFilters
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.services import knowledge as services
 from annotation.knowledge.services.knowledge_io import LibraryImportOutcome
@@ -28,7 +28,6 @@ from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
 from heartbench_core.lib.search import Segment
 from heartbench_core.models import Criterion, Dataset
-from heartbench_core.query_params import choice_param, enum_param, uuid_param
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 
@@ -279,12 +278,6 @@ def _dataset(request: Request, name: str | None) -> Dataset | None:
     return read_models.dataset_named(Viewer.of(request), name) if name else None
 
 
-LIST_PARAMETERS = [
-    OpenApiParameter("dataset", str, description="A dataset's name."),
-    OpenApiParameter("key", OpenApiTypes.UUID, description="A criterion's lineage key."),
-]
-
-
 class FaqListView(ComputedListView):
     """FAQ entries (experts: published ones); writers create drafts."""
 
@@ -296,14 +289,9 @@ class FaqListView(ComputedListView):
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), "as_expert": _as_expert(self.request)}
 
-    @extend_schema(
-        parameters=[*LIST_PARAMETERS, enum_param("status", FaqEntry.Status.values, "Staff only.")], responses=FaqEntrySerializer(many=True)
-    )
+    @extend_schema(parameters=FaqFilters.parameters(), responses=FaqEntrySerializer(many=True))
     def get(self, request: Request) -> Response:
-        status = choice_param(request, "status", FaqEntry.Status.values) or ""
-        key, dataset = uuid_param(request, "key"), _dataset(request, request.query_params.get("dataset"))
-        rows = read_models.faq_rows(Viewer.of(request), dataset=dataset, status=status, lineage_key=key, with_criteria=True)
-        return self.paginated(rows)  # type: ignore[arg-type]
+        return self.paginated(read_models.faq_list(Viewer.of(request), request.query_params))  # type: ignore[arg-type]
 
     @extend_schema(request=FaqInputSerializer, responses={201: FaqEntrySerializer})
     def post(self, request: Request) -> Response:
@@ -398,14 +386,9 @@ class CaseListView(ComputedListView):
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), "as_expert": _as_expert(self.request)}
 
-    @extend_schema(
-        parameters=[*LIST_PARAMETERS, enum_param("status", Case.Status.values, "Staff only.")], responses=CaseSerializer(many=True)
-    )
+    @extend_schema(parameters=CaseFilters.parameters(), responses=CaseSerializer(many=True))
     def get(self, request: Request) -> Response:
-        status = choice_param(request, "status", Case.Status.values) or ""
-        key, dataset = uuid_param(request, "key"), _dataset(request, request.query_params.get("dataset"))
-        rows = read_models.case_rows(Viewer.of(request), dataset=dataset, status=status, lineage_key=key, with_sources=True)
-        return self.paginated(rows)  # type: ignore[arg-type]
+        return self.paginated(read_models.case_list(Viewer.of(request), request.query_params))  # type: ignore[arg-type]
 
     @extend_schema(request=CaseInputSerializer, responses={201: CaseSerializer})
     def post(self, request: Request) -> Response:

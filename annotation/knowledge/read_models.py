@@ -12,7 +12,7 @@ only through their own assignment, as an expert whatever else they are.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,6 +22,7 @@ from django.db.models import QuerySet, prefetch_related_objects
 from django.utils.translation import gettext as _
 
 from annotation.knowledge import selectors
+from annotation.knowledge.filters import CaseFilters, FaqFilters
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.services import knowledge as services
 from annotation.models import Assignment, CampaignResponse
@@ -103,6 +104,22 @@ def case_rows(
     rows = selectors.visible_cases(user, as_expert=True).select_related("dataset")
     rows = rows.filter(dataset=dataset) if dataset else rows
     return (rows.filter(lineage_id=lineage_key) if lineage_key else rows).order_by("-published_at", "-id")
+
+
+@read_model
+def faq_list(viewer: Viewer, params: Mapping[str, Any]) -> QuerySet[FaqEntry]:
+    """The API's FAQ entries, filtered by `FaqFilters`, with their criteria's keys (`faq_rows`)."""
+    given = FaqFilters(params).check().values
+    dataset = dataset_named(viewer, given["dataset"]) if "dataset" in given else None
+    return faq_rows(viewer, dataset=dataset, status=given.get("status", ""), lineage_key=given.get("key"), with_criteria=True)
+
+
+@read_model
+def case_list(viewer: Viewer, params: Mapping[str, Any]) -> QuerySet[Case]:
+    """The API's cases, filtered by `CaseFilters`, with their source response and publisher (`case_rows`)."""
+    given = CaseFilters(params).check().values
+    dataset = dataset_named(viewer, given["dataset"]) if "dataset" in given else None
+    return case_rows(viewer, dataset=dataset, status=given.get("status", ""), lineage_key=given.get("key"), with_sources=True)
 
 
 @read_model

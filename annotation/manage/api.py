@@ -14,12 +14,11 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from drf_spectacular.utils import (
-    OpenApiParameter,
     PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
@@ -36,6 +35,7 @@ from rest_framework.views import APIView
 
 from annotation.manage import read_models
 from annotation.manage.alert_texts import alert_text
+from annotation.manage.filters import AssignmentFilters, CampaignFilters
 from annotation.manage.selectors import Certificate, ExpertProgress
 from annotation.models import (
     AdminAlert,
@@ -69,7 +69,7 @@ from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
 from heartbench_core.paging import decode_keyset, encode_keyset
-from heartbench_core.query_params import choice_param, enum_param, valid_query
+from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, has_role, role_permission
 
@@ -802,7 +802,7 @@ class BulkAssignResultSerializer(serializers.Serializer):
     )
 
 
-@extend_schema_view(list=extend_schema(parameters=[enum_param("kind", Campaign.Kind.values)]))
+@extend_schema_view(list=extend_schema(parameters=CampaignFilters.parameters()))
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet[Campaign]):
     """Admin: campaigns, their settings while they run, progress, bulk pre-assignment, status and pay."""
 
@@ -810,7 +810,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     serializer_class = CampaignSerializer
 
     def get_queryset(self) -> QuerySet[Campaign]:
-        return read_models.campaigns(Viewer.of(self.request), kind=choice_param(self.request, "kind", Campaign.Kind.values))
+        return read_models.campaigns(Viewer.of(self.request), self.request.query_params)
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CreatedCampaignSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -1148,15 +1148,7 @@ class AssignmentPagination(PageNumberPagination):
         ]
 
 
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[
-            OpenApiParameter("campaign", int),
-            OpenApiParameter("expert", str, description="username"),
-            enum_param("status", Assignment.Status.values),
-        ]
-    )
-)
+@extend_schema_view(list=extend_schema(parameters=AssignmentFilters.parameters()))
 class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSet[Assignment]):
     """Admin: every assignment, filterable by ?campaign=ID&expert=USERNAME&status=... Blind and recorded (ShowsResponses)."""
 
@@ -1167,26 +1159,15 @@ class AssignmentViewSet(ShowsResponses[Assignment], viewsets.ReadOnlyModelViewSe
     response_path = "campaign_response__response_id"
     exposure_via = "api-assignments"
 
-    def _filters(self) -> dict[str, str | None]:
-        params = self.request.query_params
-        campaign = params.get("campaign")
-        if campaign and not campaign.isdecimal():
-            raise Http404(_("campaign must be an id"))
-        return {
-            "campaign": campaign,
-            "expert": params.get("expert"),
-            "status": choice_param(self.request, "status", Assignment.Status.values),
-        }
-
     def get_queryset(self) -> QuerySet[Assignment]:
-        return read_models.assignments(Viewer.of(self.request), **self._filters())
+        return read_models.assignments(Viewer.of(self.request), self.request.query_params)
 
     def blind(self, qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
         return qs  # read_models.assignments left out the datasets closed to the viewer
 
     def get_object(self) -> Assignment:
         # Refused with the reason when its dataset is closed to the viewer (release too).
-        found = read_models.assignment(Viewer.of(self.request), self.kwargs[self.lookup_field], **self._filters())
+        found = read_models.assignment(Viewer.of(self.request), self.kwargs[self.lookup_field], self.request.query_params)
         self.check_object_permissions(self.request, found)
         return found
 

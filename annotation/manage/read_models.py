@@ -11,7 +11,7 @@ the query builders these use; the blindness checks the views made live here
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,6 +33,7 @@ from annotation.blindness import (
 )
 from annotation.blindness import dual_role_conflicts as _dual_role_conflicts
 from annotation.manage import selectors
+from annotation.manage.filters import AssignmentFilters, CampaignFilters
 from annotation.manage.needs_action_selectors import DIGEST_GROUP, AlertRow, NeedsActionHome, alert_rows, needs_action_home, visible_alerts
 from annotation.manage.selectors import CampaignListPage, CampaignProgress, CampaignSkips, Certificate, ExpertGoldAccuracy, ProfileHistory
 from annotation.models import (
@@ -55,7 +56,7 @@ from annotation.services.reports import REPORT_KINDS
 from annotation.services.split_extension import SplitExtensionState, split_extension_state
 from annotation.workspace.selectors import CalibrationOutcome, calibration_outcome
 from heartbench_core.models import User
-from heartbench_core.read_models import Viewer, matching, one, read_model
+from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import Role, has_role
 
 # --- campaigns ---------------------------------------------------------------------------------
@@ -64,30 +65,37 @@ from heartbench_core.roles import Role, has_role
 @dataclass(frozen=True)
 class CampaignList:
     listing: CampaignListPage
+    filters: CampaignFilters  # what the page asked for, a bad value with its error
     alerts: list[AlertRow]
 
 
 @read_model
-def campaign_list(viewer: Viewer, *, number: str | int | None, status: str = "") -> CampaignList:
-    """One page of campaigns (progress withheld where the viewer is one of the experts) and the latest open alerts they may read."""
+def campaign_list(viewer: Viewer, params: Mapping[str, Any], *, number: str | int | None) -> CampaignList:
+    """The campaigns page: a page of `campaigns` (progress withheld where the viewer is one of the experts), its filters and the latest open alerts they may read."""
     user = viewer.require(Role.ADMIN)
+    filters = CampaignFilters(params)
     return CampaignList(
-        listing=selectors.campaign_list_page(number=number, scope=viewer.scope, status=status),
+        listing=selectors.campaign_list_page(
+            filters.narrow(Campaign.objects.select_related("version__dataset")), number=number, scope=viewer.scope
+        ),
+        filters=filters,
         # Their text in the reader's language from their figures, not the English stored with them.
         alerts=alert_rows(visible_alerts(user, selectors.open_alerts())[:5]),
     )
 
 
 @read_model
-def campaigns(viewer: Viewer, *, kind: str | None = None) -> QuerySet[Campaign]:
-    """The API's campaigns, newest first, with their number of responses and marked `seed_hidden` where the viewer may not read the seed."""
-    qs = (
-        Campaign.objects.select_related("version__dataset", "settings__gold_source")
-        .prefetch_related("language_models", "experts")
-        .order_by("-created_at")
+def campaigns(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[Campaign]:
+    """The API's campaigns, filtered as the page filters them, newest first, with their number of responses and marked `seed_hidden` where the viewer may not read the seed."""
+    qs: QuerySet[Campaign] = (
+        CampaignFilters(params)
+        .check()
+        .narrow(
+            Campaign.objects.select_related("version__dataset", "settings__gold_source")
+            .prefetch_related("language_models", "experts")
+            .order_by("-created_at")
+        )
     )
-    if kind:
-        qs = qs.filter(kind=kind)
     sampled = CampaignResponse.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign").annotate(n=Count("pk")).values("n")
     qs = qs.annotate(responses_n=Coalesce(Subquery(sampled), 0))
     hidden = campaigns_whose_seed_is_hidden(viewer.user)
@@ -268,41 +276,42 @@ def users_named(viewer: Viewer, names: Sequence[str]) -> list[User]:
 class AssignmentsPage:
     campaign: Campaign
     page: Page
+    filters: AssignmentFilters
     experts: QuerySet[User, str]
 
 
 @read_model
 def assignments_page(
-    viewer: Viewer, campaign_id: int, *, number: str | None, status: str | None, expert: str | None, after: str, before: str
+    viewer: Viewer, campaign_id: int, params: Mapping[str, Any], *, number: str | None, after: str, before: str
 ) -> AssignmentsPage:
-    """One page of a campaign's assignments (by keyset when `after` / `before` is given), recorded as shown.
+    """One page of a campaign's assignments, filtered as the API filters them (by keyset when `after` / `before` is given), recorded as shown.
 
     The models and gold flags of its responses are closed to its experts (refused with the reason).
     """
     viewer.require(Role.ADMIN)
     found = one(Campaign.objects.all(), pk=campaign_id)
     viewer.refuse_campaign(found.pk)
+    filters = AssignmentFilters(params)
+    wanted = filters.values
     page = selectors.assignment_overview_page(
-        found, number=number, scope=viewer.scope, status=status, expert=expert, after=after, before=before
+        found, number=number, scope=viewer.scope, status=wanted.get("status"), expert=wanted.get("expert"), after=after, before=before
     )
     # Each row names a response by its item and model (and gold flag): shown, so never served to this admin blind.
     viewer.shown([a.campaign_response.response.pk for a in page.object_list], via="assignments")
-    return AssignmentsPage(found, page, found.experts.order_by("username").values_list("username", flat=True))
+    return AssignmentsPage(found, page, filters, found.experts.order_by("username").values_list("username", flat=True))
 
 
-def _assignment_rows(campaign: str | None, expert: str | None, status: str | None) -> QuerySet[Assignment]:
+def _assignment_rows(params: Mapping[str, Any] | None) -> QuerySet[Assignment]:
     qs: QuerySet[Assignment] = Assignment.objects.select_related(
         "expert", "campaign_response__item", "campaign_response__response__model"
     ).order_by("-reserved_at", "-id")
-    return matching(qs, campaign_response__campaign_id=campaign, expert__username=expert, status=status)
+    return AssignmentFilters(params).check().narrow(qs)
 
 
 @read_model
-def assignments(
-    viewer: Viewer, *, campaign: str | None = None, expert: str | None = None, status: str | None = None
-) -> QuerySet[Assignment]:
-    """The API's assignments, newest first, without those of datasets closed to the viewer (whole, never response by response)."""
-    return viewer.visible_responses(_assignment_rows(campaign, expert, status), "campaign_response__response_id")
+def assignments(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[Assignment]:
+    """The API's assignments, filtered as a campaign's page filters them, newest first, without those of datasets closed to the viewer (whole, never response by response)."""
+    return viewer.visible_responses(_assignment_rows(params), "campaign_response__response_id")
 
 
 @read_model
@@ -313,11 +322,9 @@ def assignments_after(viewer: Viewer, rows: QuerySet[Assignment], *, when: datet
 
 
 @read_model
-def assignment(
-    viewer: Viewer, public_id: str, *, campaign: str | None = None, expert: str | None = None, status: str | None = None
-) -> Assignment:
+def assignment(viewer: Viewer, public_id: str, params: Mapping[str, Any] | None = None) -> Assignment:
     """One of the API's assignments (to show or release), or 404; refused with the reason when its dataset is closed to the viewer."""
-    found = one(_assignment_rows(campaign, expert, status), public_id=public_id)
+    found = one(_assignment_rows(params), public_id=public_id)
     viewer.refuse_response(found.campaign_response.response_id)
     return found
 
@@ -409,8 +416,10 @@ class ExpertRoster:
 
 @read_model
 def expert_roster(viewer: Viewer, *, number: str | None) -> ExpertRoster:
+    """The roster page: a page of `profiles` (what the API lists), with each expert's workload."""
     viewer.require(Role.ADMIN)
-    return ExpertRoster(selectors.expert_profiles_page(number=number), own_quality_hidden(viewer.user))
+    listed = profiles(viewer).prefetch_related(None)  # the page shows no qualification
+    return ExpertRoster(selectors.expert_profiles_page(listed, number=number), own_quality_hidden(viewer.user))
 
 
 @read_model
@@ -492,7 +501,7 @@ def own_profile(viewer: Viewer) -> ExpertProfile:
 class OwnProfilePage:
     history: ProfileHistory
     retakes: dict[int, CalibrationState]
-    certificates: list[dict[str, Any]]
+    certificates: list[Certificate]  # what the API's `certificates` gives (`own_certificates`)
     policy: QualityPolicy
 
 
@@ -504,12 +513,15 @@ def own_profile_page(viewer: Viewer, profile: ExpertProfile) -> OwnProfilePage:
         raise Http404
     history = selectors.profile_history(profile)
     retakes = {r.campaign_id: calibration_state(expert=holder, campaign=r.campaign) for r in history.calibrations if not r.passed}
-    certified = history.quality and history.quality.certified_at
+    policy = QualityPolicy.current()
+    # The certificates `own_certificates` gives (the API's), from the quality and policy read here; the list shows no figure.
+    certified = history.quality is not None and history.quality.certified_at is not None
+    certificates = selectors.certificates_of(holder, show_exact_quality=False, quality=history.quality, policy=policy) if certified else []
     return OwnProfilePage(
         history=history,
         retakes=retakes,
-        certificates=selectors.certificate_campaigns(holder) if certified else [],
-        policy=QualityPolicy.current(),
+        certificates=certificates,
+        policy=policy,
     )
 
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
@@ -265,26 +264,17 @@ CAMPAIGNS_PER_PAGE = 25
 class CampaignListPage:
     page: Page
     rows: list[tuple[Campaign, CampaignProgress | None]]  # progress None: withheld from this viewer
-    status: str
-
-    @property
-    def query(self) -> str:
-        """The list's filter as the pages' links keep it."""
-        return urlencode({"status": self.status}) if self.status else ""
 
 
-def campaign_list_page(*, number: str | int | None, scope: BlindScope, status: str = "", per_page: int | None = None) -> CampaignListPage:
-    """Admin: one page of campaigns, running ones first (active, paused), then drafts, then closed, newest first within each.
+def campaign_list_page(
+    campaigns: QuerySet[Campaign], *, number: str | int | None, scope: BlindScope, per_page: int | None = None
+) -> CampaignListPage:
+    """Admin: one page of `campaigns`, running ones first (active, paused), then drafts, then closed, newest first within each.
 
     The page's progress is read for its campaigns together (`campaigns_progress`), so the page
     costs the same whatever the number of campaigns; a campaign the viewer is an expert of has its
-    progress withheld. `status` narrows the list to one status ("" for all).
+    progress withheld.
     """
-    qs = Campaign.objects.select_related("version__dataset")
-    if status in Campaign.Status.values:
-        qs = qs.filter(status=status)
-    else:
-        status = ""
     rank = Case(
         *(
             When(status=value, then=Value(i))
@@ -292,10 +282,10 @@ def campaign_list_page(*, number: str | int | None, scope: BlindScope, status: s
         ),
         default=Value(3),
     )
-    page = Paginator(qs.order_by(rank, "-created_at", "-pk"), per_page or CAMPAIGNS_PER_PAGE).get_page(number)
-    campaigns = list(page.object_list)
-    progress = campaigns_progress([c for c in campaigns if not scope.hides_campaign(c.pk)])
-    return CampaignListPage(page, [(c, progress.get(c.pk)) for c in campaigns], status)
+    page = Paginator(campaigns.order_by(rank, "-created_at", "-pk"), per_page or CAMPAIGNS_PER_PAGE).get_page(number)
+    listed = list(page.object_list)
+    progress = campaigns_progress([c for c in listed if not scope.hides_campaign(c.pk)])
+    return CampaignListPage(page, [(c, progress.get(c.pk)) for c in listed])
 
 
 @dataclass(frozen=True)
@@ -506,18 +496,23 @@ def assignment_overview_count(campaign: Campaign, *, status: str | None = None, 
 EXPERTS_PER_PAGE = 50
 
 
-def expert_profiles_page(*, number: str | int | None, per_page: int | None = None) -> Page:
-    """Admin: one page of expert profiles by username, the page's found first and only they annotated (`expert_profiles`)."""
+def expert_profiles_page(profiles: QuerySet[ExpertProfile], *, number: str | int | None, per_page: int | None = None) -> Page:
+    """Admin: one page of `profiles` in their order, the page's found first and only they given their workload (`with_workload`)."""
     return page_of_ids(
-        ExpertProfile.objects.order_by("user__username").values_list("pk", flat=True),
+        profiles.values_list("pk", flat=True),
         number=number,
         per_page=per_page or EXPERTS_PER_PAGE,
-        rows=lambda wanted: expert_profiles().filter(pk__in=wanted),
+        rows=lambda wanted: with_workload(profiles.filter(pk__in=wanted)),
     )
 
 
 def expert_profiles() -> QuerySet[ExpertProfile]:
-    """Admin: expert profiles with measured quality and workload (`open_n`, `submitted_n`).
+    """Admin: expert profiles by username with measured quality and workload (`with_workload`)."""
+    return with_workload(ExpertProfile.objects.select_related("user", "quality").order_by("user__username"))
+
+
+def with_workload(profiles: QuerySet[ExpertProfile]) -> QuerySet[ExpertProfile]:
+    """`profiles` with each expert's workload (`open_n`, `submitted_n`).
 
     The workload is summed from the expert's tallies (a row per campaign), less their reservations
     past expiry that the sweep has not marked yet; counted from their assignments it took 0.34 s for
@@ -532,13 +527,9 @@ def expert_profiles() -> QuerySet[ExpertProfile]:
     def summed(column: str) -> Coalesce:
         return Coalesce(Subquery(tallies.annotate(n=Sum(column)).values("n"), output_field=IntegerField()), 0)
 
-    return (
-        ExpertProfile.objects.select_related("user", "quality")
-        .annotate(
-            open_n=summed("reserved") - Coalesce(Subquery(overdue, output_field=IntegerField()), 0),
-            submitted_n=summed("submitted"),
-        )
-        .order_by("user__username")
+    return profiles.annotate(
+        open_n=summed("reserved") - Coalesce(Subquery(overdue, output_field=IntegerField()), 0),
+        submitted_n=summed("submitted"),
     )
 
 
@@ -666,14 +657,19 @@ def certificate(expert: User, campaign: Campaign, *, show_exact_quality: bool) -
     return _issued(expert, campaign, submitted, quality, quality.certified_at, bar, show_exact_quality)
 
 
-def certificates_of(expert: User, *, show_exact_quality: bool) -> list[Certificate]:
-    """Every certificate of the expert, one per blind test they submitted work in, in a fixed number of queries."""
-    quality = ExpertQuality.objects.filter(profile__user=expert).first()
+def certificates_of(
+    expert: User, *, show_exact_quality: bool, quality: ExpertQuality | None = None, policy: QualityPolicy | None = None
+) -> list[Certificate]:
+    """Every certificate of the expert, one per blind test they submitted work in, in a fixed number of queries.
+
+    `quality` and `policy`: the expert's and the current one, when the caller read them already.
+    """
+    quality = quality or ExpertQuality.objects.filter(profile__user=expert).first()
     if quality is None or quality.certified_at is None:
         return []
     counts = {c["campaign_response__campaign_id"]: c["submitted"] for c in certificate_campaigns(expert)}
     campaigns = Campaign.objects.filter(pk__in=counts).select_related("settings").order_by("name", "pk")
-    bar = QualityPolicy.current().certificate_min_quality
+    bar = (policy or QualityPolicy.current()).certificate_min_quality
     return [_issued(expert, c, counts[c.pk], quality, quality.certified_at, bar, show_exact_quality) for c in campaigns]
 
 

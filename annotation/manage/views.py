@@ -75,11 +75,18 @@ def _form_errors(form: django_forms.Form, exc: ValidationError) -> None:
 @admin_only
 def campaigns(request: SignedInRequest) -> HttpResponse:
     # Progress is withheld where the viewer is one of the campaign's experts: see campaign_detail.
-    found = read_models.campaign_list(Viewer.of(request), number=request.GET.get("page"), status=request.GET.get("status", ""))
+    found = read_models.campaign_list(Viewer.of(request), request.GET, number=request.GET.get("page"))
     return render(
         request,
         "annotation/manage/campaigns.html",
-        {"listing": found.listing, "statuses": Campaign.Status.choices, "alerts": found.alerts},
+        {
+            "listing": found.listing,
+            "filters": found.filters.values,
+            "filter_errors": found.filters.messages,
+            "query": found.filters.query,
+            "statuses": Campaign.Status.choices,
+            "alerts": found.alerts,
+        },
     )
 
 
@@ -429,14 +436,11 @@ def pay_decision(request: SignedInRequest, campaign_id: int, username: str) -> H
 @require_safe
 @admin_only
 def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    status = request.GET.get("status") or None
-    expert = request.GET.get("expert") or None
     found = read_models.assignments_page(
         Viewer.of(request),
         campaign_id,
+        request.GET,
         number=request.GET.get("page"),
-        status=status,
-        expert=expert,
         after=request.GET.get("after", ""),
         before=request.GET.get("before", ""),
     )
@@ -444,7 +448,8 @@ def campaign_assignments(request: SignedInRequest, campaign_id: int) -> HttpResp
         "campaign": found.campaign,
         "page": found.page,
         "statuses": Assignment.Status.choices,
-        "filters": {"status": status or "", "expert": expert or ""},
+        "filters": {name: found.filters.values.get(name, "") for name in ("status", "expert")},
+        "filter_errors": found.filters.messages,
         "experts": found.experts,
     }
     template = "annotation/manage/partials/assignment_table.html" if request.htmx else "annotation/manage/assignments.html"

@@ -33,11 +33,12 @@ from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
+from annotation.workspace.filters import OwnAssignmentFilters
 from annotation.workspace.selectors import OwnProgress
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
 from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in
-from heartbench_core.query_params import choice_param, enum_param, valid_query
+from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
 
@@ -543,20 +544,17 @@ class MyAssignmentsView(ListAPIView[Assignment]):
     filter_backends: list = []
 
     def get_queryset(self) -> QuerySet[Assignment]:
-        return read_models.own_assignments(Viewer.of(self.request), status=self.status())
+        return read_models.own_assignments(Viewer.of(self.request), self.request.query_params)
 
     def rows_after(self, reserved_at: datetime, public_id: str) -> QuerySet[Assignment]:
         """The list past the row (reserved_at, public_id): where a page given by `after` continues."""
-        return read_models.own_assignments(Viewer.of(self.request), status=self.status(), after=(reserved_at, public_id))
-
-    def status(self) -> str | None:
-        return choice_param(self.request, "status", Assignment.HELD_STATUSES)
+        return read_models.own_assignments(Viewer.of(self.request), self.request.query_params, after=(reserved_at, public_id))
 
     def count_all(self) -> int:
         """The list's length, from the expert's tallies."""
-        return read_models.own_assignment_count(Viewer.of(self.request), self.status())
+        return read_models.own_assignment_count(Viewer.of(self.request), self.request.query_params)
 
-    @extend_schema(parameters=[enum_param("status", Assignment.HELD_STATUSES)])
+    @extend_schema(parameters=OwnAssignmentFilters.parameters())
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 

@@ -12,10 +12,10 @@ pull and the judging page are pinned by tests to their query counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db.models import Model, QuerySet
 from django.http import Http404
@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from annotation.models import Assignment, CalibrationResult, Campaign, CorrectionRequest
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force
 from annotation.workspace import selectors
+from annotation.workspace.filters import OwnAssignmentFilters
 from heartbench_core.read_models import Viewer, one, read_model
 
 M = TypeVar("M", bound=Model)
@@ -81,18 +82,18 @@ def completed_work(viewer: Viewer, *, after: str = "") -> selectors.CompletedPag
 
 
 @read_model
-def own_assignments(viewer: Viewer, *, status: str | None = None, after: tuple[datetime, str] | None = None) -> QuerySet[Assignment]:
-    """The expert's reserved and submitted assignments (of one status when given), newest first; past the keyset `after` when given."""
-    rows = selectors.own_assignments(viewer.person())
-    if status:
-        rows = rows.filter(status=status)
+def own_assignments(
+    viewer: Viewer, params: Mapping[str, Any] | None = None, *, after: tuple[datetime, str] | None = None
+) -> QuerySet[Assignment]:
+    """The expert's reserved and submitted assignments (filtered by `OwnAssignmentFilters`), newest first; past the keyset `after` when given."""
+    rows = OwnAssignmentFilters(params).check().narrow(selectors.own_assignments(viewer.person()))
     return selectors.own_assignments_after(rows, *after) if after is not None else rows
 
 
 @read_model
-def own_assignment_count(viewer: Viewer, status: str | None = None) -> int:
+def own_assignment_count(viewer: Viewer, params: Mapping[str, Any] | None = None) -> int:
     """How many assignments `own_assignments` lists, from the expert's tallies (one query)."""
-    return selectors.own_assignment_count(viewer.person(), status)
+    return selectors.own_assignment_count(viewer.person(), OwnAssignmentFilters(params).check().values.get("status"))
 
 
 # --- a campaign of the workspace -------------------------------------------------------------------

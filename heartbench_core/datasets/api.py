@@ -19,8 +19,8 @@ from rest_framework.reverse import reverse as drf_reverse
 from heartbench_core.api import ChangelogSerializer, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.datasets import read_models as datasets
+from heartbench_core.datasets.filters import ItemFilters, ResponseFilters
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
-from heartbench_core.query_params import choice_param, enum_param
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, role_permission
 from heartbench_core.services.datasets import ImportOutcome, diff_versions, export_lines, import_heartbench
@@ -161,27 +161,13 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[DatasetVersion]):
         return response
 
 
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[
-            *(OpenApiParameter(n, str) for n in ("version", "dataset", "question_id")),
-            enum_param("difficulty", Item.Difficulty.values),
-        ]
-    )
-)
+@extend_schema_view(list=extend_schema(parameters=ItemFilters.parameters()))
 class ItemViewSet(viewsets.ReadOnlyModelViewSet[Item]):
     serializer_class = ItemSerializer
     permission_classes = [IsStaff]
 
     def get_queryset(self) -> QuerySet[Item]:
-        params = self.request.query_params
-        return datasets.items(
-            Viewer.of(self.request),
-            version=params.get("version") or None,
-            dataset=params.get("dataset") or None,
-            difficulty=choice_param(self.request, "difficulty", Item.Difficulty.values),
-            question_id=params.get("question_id") or None,
-        )
+        return datasets.items(Viewer.of(self.request), self.request.query_params)
 
 
 class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet[LanguageModel]):
@@ -192,7 +178,7 @@ class LanguageModelViewSet(viewsets.ReadOnlyModelViewSet[LanguageModel]):
         return datasets.language_models(Viewer.of(self.request))
 
 
-@extend_schema_view(list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("dataset", "model", "question_id")]))
+@extend_schema_view(list=extend_schema(parameters=ResponseFilters.parameters()))
 class ResponseViewSet(ShowsResponses[ModelResponse], viewsets.ReadOnlyModelViewSet[ModelResponse]):
     """Responses with their model. Responses of a dataset an open campaign of yours is on are left out (list) or refused
     (detail); whatever is shown is recorded as a staff exposure, never served to you blind."""
@@ -202,14 +188,11 @@ class ResponseViewSet(ShowsResponses[ModelResponse], viewsets.ReadOnlyModelViewS
     lookup_field = "public_id"
     exposure_via = "api-response"
 
-    def _filters(self) -> dict[str, str | None]:
-        return {name: self.request.query_params.get(name) or None for name in ("dataset", "model", "question_id")}
-
     def get_queryset(self) -> QuerySet[ModelResponse]:
-        return datasets.responses(Viewer.of(self.request), **self._filters())
+        return datasets.responses(Viewer.of(self.request), self.request.query_params)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        found = datasets.response(Viewer.of(request), self.kwargs["public_id"], via=self.exposure_via, **self._filters())
+        found = datasets.response(Viewer.of(request), self.kwargs["public_id"], request.query_params, via=self.exposure_via)
         self.check_object_permissions(request, found)
         return Response(self.get_serializer(found).data)
 

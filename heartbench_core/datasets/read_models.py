@@ -7,6 +7,7 @@ id) and what was shown of them is recorded (`Viewer.shown`, by the API's `ShowsR
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,8 +16,9 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from heartbench_core import selectors
+from heartbench_core.datasets.filters import ItemFilters, ResponseFilters
 from heartbench_core.models import Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
-from heartbench_core.read_models import Viewer, matching, one, read_model
+from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import STAFF_ROLES
 
 
@@ -68,14 +70,16 @@ class VersionPage:
     version: DatasetVersion
     items: QuerySet[Item]  # filtered, with their criterion counts, in file order (the page cuts it)
     scenes: list[str]
+    filters: ItemFilters  # what was asked, a bad value with its error
 
 
 @read_model
-def version_page(viewer: Viewer, name: str, label: str, *, difficulty: str | None, scene: str | None, q: str | None) -> VersionPage:
-    """A version's items, filtered, and the scenes to filter by."""
+def version_page(viewer: Viewer, name: str, label: str, params: Mapping[str, Any]) -> VersionPage:
+    """A version's items, filtered as the API filters them, and the scenes to filter by."""
     viewer.require(*STAFF_ROLES)
     found = version_of(name, label)
-    return VersionPage(found, selectors.items_of(found, difficulty=difficulty, scene=scene, q=q), selectors.scenes_of(found))
+    filters = ItemFilters(params)
+    return VersionPage(found, filters.narrow(selectors.items_of(found)), selectors.scenes_of(found), filters)
 
 
 @read_model
@@ -119,15 +123,10 @@ def version_against(viewer: Viewer, version: DatasetVersion, label: str | None) 
 
 
 @read_model
-def items(
-    viewer: Viewer, *, version: str | None = None, dataset: str | None = None, difficulty: str | None = None, question_id: str | None = None
-) -> QuerySet[Item]:
-    """Items with their criteria, by version and position; `version` is an id or a label (the API's list)."""
+def items(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[Item]:
+    """Items with their criteria, by version and position, filtered as a version's page filters them (the API's list)."""
     _api_list(viewer)
-    qs = Item.objects.prefetch_related("criteria").order_by("version_id", "position")
-    if version:
-        qs = qs.filter(version_id=int(version)) if version.isdecimal() else qs.filter(version__label=version)
-    return matching(qs, version__dataset__name=dataset, difficulty=difficulty, question_id=question_id)
+    return ItemFilters(params).check().narrow(Item.objects.prefetch_related("criteria").order_by("version_id", "position"))
 
 
 @read_model
@@ -137,26 +136,21 @@ def language_models(viewer: Viewer) -> QuerySet[LanguageModel]:
     return LanguageModel.objects.order_by("name")
 
 
-def _responses(dataset: str | None, model: str | None, question_id: str | None) -> QuerySet[ModelResponse]:
-    qs = ModelResponse.objects.select_related("dataset", "model").order_by("id")
-    return matching(qs, dataset__name=dataset, model__name=model, question_id=question_id)
+def _responses(params: Mapping[str, Any] | None) -> QuerySet[ModelResponse]:
+    return ResponseFilters(params).check().narrow(ModelResponse.objects.select_related("dataset", "model").order_by("id"))
 
 
 @read_model
-def responses(
-    viewer: Viewer, *, dataset: str | None = None, model: str | None = None, question_id: str | None = None
-) -> QuerySet[ModelResponse]:
+def responses(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[ModelResponse]:
     """Responses with their dataset and model, by id; those of a dataset closed to the viewer are left out whole."""
-    return viewer.visible_responses(_responses(dataset, model, question_id))
+    return viewer.visible_responses(_responses(params))
 
 
 @read_model
-def response(
-    viewer: Viewer, public_id: str, *, via: str, dataset: str | None = None, model: str | None = None, question_id: str | None = None
-) -> ModelResponse:
+def response(viewer: Viewer, public_id: str, params: Mapping[str, Any] | None = None, *, via: str) -> ModelResponse:
     """One response by its public id (404), refused with the reason when its dataset is closed to the viewer; recorded as shown."""
     viewer.require(*STAFF_ROLES)
-    found = one(_responses(dataset, model, question_id), public_id=public_id)
+    found = one(_responses(params), public_id=public_id)
     viewer.refuse_response(found.pk)
     viewer.shown([found.pk], via=via)
     return found

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 
 from heartbench_core.api import FileImportView
 from heartbench_core.judging import read_models as judging
+from heartbench_core.judging.filters import JudgeRunFilters
 from heartbench_core.models import JudgeRun, User
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
@@ -77,22 +78,20 @@ class RunVerdictSerializer(serializers.Serializer):
     rationale = serializers.CharField()
 
 
+@extend_schema_view(list=extend_schema(parameters=JudgeRunFilters.parameters()))
 class JudgeRunViewSet(viewsets.ReadOnlyModelViewSet[JudgeRun]):
     """Imported judge runs; filter with ?dataset=&version=&model=&judge=&run=."""
 
     serializer_class = JudgeRunSerializer
     permission_classes = [IsScoringStaff]
 
-    def _filters(self) -> dict[str, str | None]:
-        return {name: self.request.query_params.get(name) or None for name in ("dataset", "version", "model", "judge", "run")}
-
     def get_queryset(self) -> QuerySet[JudgeRun]:
         # Runs on a dataset an open campaign of yours is on: left out whole until it closes.
-        return judging.judge_runs(Viewer.of(self.request), **self._filters())
+        return judging.judge_runs(Viewer.of(self.request), self.request.query_params)
 
     def get_object(self) -> JudgeRun:
         """The run; a run the list leaves out for you is refused with the reason (403), not hidden."""
-        run = judging.judge_run(Viewer.of(self.request), self.kwargs["pk"], **self._filters())
+        run = judging.judge_run(Viewer.of(self.request), self.kwargs["pk"], self.request.query_params)
         self.check_object_permissions(self.request, run)
         return run
 

@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.judging import read_models as judging
+from heartbench_core.judging.filters import EndpointRunFilters
 from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion
 from heartbench_core.judging.run_display import describe_problem, describe_signal
 from heartbench_core.judging.services import runs as run_services
@@ -399,7 +400,7 @@ class MessageSerializer(serializers.Serializer):
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=[OpenApiParameter(n, str) for n in ("kind", "status", "dataset", "model", "endpoint")]),
+    list=extend_schema(parameters=EndpointRunFilters.parameters()),
     create=extend_schema(request=RunRequestSerializer, responses={201: RunRequestedSerializer, 200: RunRequestedSerializer, 204: None}),
 )
 class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[EndpointRun]):
@@ -409,9 +410,7 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     permission_classes = [IsAdmin]
 
     def get_queryset(self) -> QuerySet[EndpointRun]:
-        params = self.request.query_params
-        filters = {key: params.get(key) or None for key in ("kind", "status", "dataset", "model", "endpoint")}
-        return judging.runs(Viewer.of(self.request), by_id=True, **filters)
+        return judging.runs(Viewer.of(self.request), self.request.query_params, by_id=True)
 
     def _context(self, runs: list[EndpointRun], **extra: Any) -> dict[str, Any]:
         """The serializer's context, with the runs' progress (one query for all of them)."""

@@ -19,6 +19,7 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from heartbench_core.blindness import CLOSED_MODEL
 from heartbench_core.judging import endpoint_policy
+from heartbench_core.judging.filters import EndpointRunFilters, JudgeRunFilters
 from heartbench_core.judging.models import (
     SUSPECTED_INJECTION,
     Endpoint,
@@ -47,28 +48,10 @@ def _refuse_run(viewer: Viewer, run: EndpointRun) -> None:
 
 
 @read_model
-def runs(
-    viewer: Viewer,
-    *,
-    kind: str | None = None,
-    status: str | None = None,
-    dataset: str | None = None,
-    model: str | None = None,
-    endpoint: str | None = None,
-    by_id: bool = False,
-) -> QuerySet[EndpointRun]:
-    """Every run the viewer may see, newest first (by creation, or `by_id`), with what a list shows (one query); filtered when asked."""
+def runs(viewer: Viewer, params: Mapping[str, Any] | None = None, *, by_id: bool = False) -> QuerySet[EndpointRun]:
+    """Every run the viewer may see, newest first (by creation, or `by_id`), with what a list shows (one query), filtered by `EndpointRunFilters`."""
     qs = EndpointRun.objects.select_related(*RUN_RELATIONS).order_by(*(("-id",) if by_id else ("-created_at", "-id")))
-    for field, value in (
-        ("kind", kind),
-        ("status", status),
-        ("version__dataset__name", dataset),
-        ("model__name", model),
-        ("endpoint__name", endpoint),
-    ):
-        if value:
-            qs = qs.filter(**{field: value})
-    return viewer.visible_on_datasets(qs, "version__dataset_id")
+    return viewer.visible_on_datasets(EndpointRunFilters(params).check().narrow(qs), "version__dataset_id")
 
 
 @read_model
@@ -343,34 +326,16 @@ def _judge_runs() -> QuerySet[JudgeRun]:
 
 
 @read_model
-def judge_runs(
-    viewer: Viewer,
-    *,
-    dataset: str | None = None,
-    version: str | None = None,
-    model: str | None = None,
-    judge: str | None = None,
-    run: str | None = None,
-) -> QuerySet[JudgeRun]:
-    """Imported judge runs by id; runs on a dataset closed to the viewer are left out whole until it opens."""
-    qs = viewer.visible_on_datasets(_judge_runs().order_by("id"), "version__dataset_id")
-    for field, value in (
-        ("version__dataset__name", dataset),
-        ("version__label", version),
-        ("model__name", model),
-        ("judge", judge),
-        ("label", run),
-    ):
-        if value:
-            qs = qs.filter(**{field: value})
-    return qs
+def judge_runs(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[JudgeRun]:
+    """Imported judge runs by id, filtered by `JudgeRunFilters`; runs on a dataset closed to the viewer are left out whole until it opens."""
+    return JudgeRunFilters(params).check().narrow(viewer.visible_on_datasets(_judge_runs().order_by("id"), "version__dataset_id"))
 
 
 @read_model
-def judge_run(viewer: Viewer, pk: Any, **filters: str | None) -> JudgeRun:
-    """One judge run (404; of the list's `filters`), refused with the reason (403) when its dataset is closed to the viewer: not hidden."""
+def judge_run(viewer: Viewer, pk: Any, params: Mapping[str, Any] | None = None) -> JudgeRun:
+    """One judge run (404; of the list's filters), refused with the reason (403) when its dataset is closed to the viewer: not hidden."""
     if not viewer.scope:
-        return one(judge_runs(viewer, **filters), pk=pk)
+        return one(judge_runs(viewer, params), pk=pk)
     found = one(_judge_runs(), pk=pk)
     if viewer.scope.hides_model_on(found.version.dataset_id, found.model_id):
         raise PermissionDenied(CLOSED_MODEL)

@@ -19,19 +19,6 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.services.scoring import SUBSETS, ModelScores
 
 
-class ScoresQuerySerializer(serializers.Serializer):
-    dataset = serializers.CharField()
-    model = serializers.CharField()
-    source = serializers.CharField(default="judge")  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
-    judge = serializers.CharField(required=False)
-    run = serializers.CharField(required=False)
-    version = serializers.CharField(required=False)
-    subset = serializers.ChoiceField(choices=SUBSETS, default="all")
-    scene = serializers.CharField(required=False)
-    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
-    questions = serializers.BooleanField(default=False)
-
-
 class QuestionScoreSerializer(serializers.Serializer):
     question_id = serializers.CharField()
     score = serializers.FloatField(allow_null=True)
@@ -80,38 +67,8 @@ class ScoresView(APIView):
         responses={200: ScoreSerializer},
     )
     def get(self, request: Request) -> Response:
-        query = ScoresQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = query.validated_data
-        result, verdicts = read_models.model_scores(
-            Viewer.of(request),
-            dataset_name=q["dataset"],
-            model_name=q["model"],
-            source=q["source"],
-            judge=q.get("judge"),
-            run=q.get("run"),
-            version_label=q.get("version"),
-            subset=q["subset"],
-            scene=q.get("scene"),
-            mode=q["catastrophic"],
-        )
-        body = {**result.as_json(include_questions=q["questions"]), "source": verdicts.description}
-        return Response(ScoreSerializer(body).data)
-
-
-class LeaderboardQuerySerializer(serializers.Serializer):
-    dataset = serializers.CharField()
-    source = serializers.CharField(default="judge")  # type: ignore[assignment]  # the key is "source"; the metaclass takes it out of the class
-    judge = serializers.CharField(required=False)
-    run = serializers.CharField(required=False)
-    version = serializers.CharField(required=False)
-    subset = serializers.ChoiceField(choices=SUBSETS, default="all")
-    scene = serializers.CharField(required=False)
-    catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES, default="paper")
-    q = serializers.CharField(required=False, help_text="Only models whose name contains this (any case); ranks stay those of all.")
-    top = serializers.IntegerField(
-        required=False, min_value=1, max_value=10000, help_text="Only the first N models listed (after `q`), in rank order."
-    )
+        result, verdicts, questions = read_models.model_scores(Viewer.of(request), request.query_params)
+        return Response(ScoreSerializer({**result.as_json(include_questions=questions), "source": verdicts.description}).data)
 
 
 class CalibratedFigureSerializer(serializers.Serializer):
@@ -213,37 +170,16 @@ class LeaderboardView(APIView):
         responses={200: LeaderboardSerializer},
     )
     def get(self, request: Request) -> Response:
-        query = LeaderboardQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = query.validated_data
-        rows = read_models.models_scores(
-            Viewer.of(request),
-            dataset_name=q["dataset"],
-            source=q["source"],
-            judge=q.get("judge"),
-            run=q.get("run"),
-            version_label=q.get("version"),
-            subset=q["subset"],
-            scene=q.get("scene"),
-            mode=q["catastrophic"],
-        )
-        ranked = len(rows)
-        if search := (q.get("q") or "").strip().casefold():
-            rows = [row for row in rows if search in row.model.casefold()]
-        if (top := q.get("top")) is not None:
-            rows = rows[:top]
+        found = read_models.models_scores(Viewer.of(request), request.query_params)
+        q, rows = found.query, found.rows
         if q["source"] == "judge":
-            calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q.get("scene") and q["catastrophic"] == "paper")
+            calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q["scene"] and q["catastrophic"] == "paper")
         else:
             calibrated = [{"calibrated": None, "calibrated_reason": NOT_A_JUDGE}] * len(rows)
         body = {
-            "ranked": ranked,
-            "dataset": q["dataset"],
+            **q,
+            "ranked": found.ranked,
             "version": rows[0].result.version if rows else None,
-            "source": q["source"],
-            "subset": q["subset"],
-            "scene": q.get("scene") or None,
-            "catastrophic": q["catastrophic"],
             "models": [
                 {
                     "rank": row.rank,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
@@ -20,34 +20,26 @@ from heartbench_core.services.scoring import SUBSETS
 from heartbench_core.services.stored_scores import scored_runs
 
 
-def _mode(request: HttpRequest) -> str:
-    mode = request.GET.get("catastrophic") or "paper"
-    return mode if mode in CATASTROPHIC_MODES else "paper"
-
-
 @require_safe
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
     viewer = Viewer.of(request)
-    judge = request.GET.get("judge") or None
-    scene = request.GET.get("scene") or None
-    mode = _mode(request)
-    board = read_models.leaderboard(viewer, name, label, judge=judge, scene=scene, mode=mode)
+    board = read_models.leaderboard(viewer, name, label, request.GET)
     version, rows = board.version, board.rows
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="leaderboard-{version.dataset.name}-{version.label}.csv"'
         SafeWriter(response).writerows(board.csv_rows())
         return response
-    search = (request.GET.get("q") or "").strip()
-    shown = read_models.leaderboard_page(viewer, board, search=search, page_number=request.GET.get("page"))
+    shown = read_models.leaderboard_page(viewer, board, page_number=request.GET.get("page"))
+    filters = {"judge": "", "scene": "", **board.filters.values, "q": board.filters.search, "catastrophic": board.filters.mode}
     context = {
         "version": version,
         "dataset": version.dataset,
         "rows": shown.rows,
         "page": shown.page,
         "total": len(rows),
-        "page_query": urlencode({k: v for k, v in (("judge", judge), ("scene", scene), ("catastrophic", mode), ("q", search)) if v}),
+        "page_query": urlencode({k: v for k, v in filters.items() if v}),
         "chart": shown.chart,
         "charted": shown.charted,
         "chart_partial": shown.chart_partial,
@@ -55,7 +47,8 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
         "dimensions": DIMENSIONS,
         "judges": shown.judges,
         "scenes": shown.scenes,
-        "filters": {"judge": judge or "", "scene": scene or "", "catastrophic": mode, "q": search},
+        "filters": filters,
+        "filter_errors": board.filters.messages,
         "modes": CATASTROPHIC_MODES,
     }
     template = "heartbench_core/partials/leaderboard_body.html" if request.htmx else "heartbench_core/leaderboard.html"
@@ -66,15 +59,10 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: str) -> HttpResponse:
     viewer = Viewer.of(request)
-    found = read_models.model_runs(viewer, name, label, model, judge=request.GET.get("judge") or None, run=request.GET.get("run") or None)
-    version, run = found.version, found.run
-    subset = request.GET.get("subset") or "all"
-    if subset not in SUBSETS:
-        subset = "all"
-    scene = request.GET.get("scene") or None
-    mode = _mode(request)
-    result = scored_runs([run], mode=mode)[run.pk].result(subset=subset, scene=scene)
-    sort = request.GET.get("sort") or "position"
+    found = read_models.model_runs(viewer, name, label, model, request.GET)
+    version, run, filters = found.version, found.run, found.filters
+    scene, mode, sort = filters.values.get("scene"), filters.mode, filters.values.get("sort") or "position"
+    result = scored_runs([run], mode=mode)[run.pk].result(subset=filters.scored_subset, scene=scene)
     questions = list(result.questions)
     if sort == "score":
         questions.sort(key=lambda q: (q.score is None, q.score if q.score is not None else 0.0))
@@ -87,7 +75,8 @@ def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: st
         "question_rows": [(q, [q.abilities.get(a.label) for a in ABILITIES]) for q in questions],
         "abilities": ABILITIES,
         "scenes": found.scenes,
-        "filters": {"subset": subset, "scene": scene or "", "catastrophic": mode, "sort": sort},
+        "filters": {"subset": filters.scored_subset, "scene": scene or "", "catastrophic": mode, "sort": sort},
+        "filter_errors": filters.messages,
         "subsets": SUBSETS,
         "modes": CATASTROPHIC_MODES,
     }

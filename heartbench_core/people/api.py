@@ -35,10 +35,10 @@ from heartbench_core.http import SignedInRequest, signed_in
 from heartbench_core.models import ApiToken, User
 from heartbench_core.people import read_models as people
 from heartbench_core.people import services
+from heartbench_core.people.filters import PeopleFilters
 from heartbench_core.people.forms import IssueTokenForm
-from heartbench_core.people.selectors import NO_ROLE, Person, Status
+from heartbench_core.people.selectors import Person, Status
 from heartbench_core.people.serializers import IssueTokenSerializer
-from heartbench_core.query_params import choice_param, enum_param
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission, role_required
 from heartbench_core.services import api_tokens as token_services
@@ -126,10 +126,7 @@ def _person(request: Request, user: User) -> Person:
 
 @extend_schema_view(
     list=extend_schema(
-        parameters=[
-            enum_param("role", [*ROLE_VALUES, NO_ROLE], "Only users holding this role ('none': holding no role)."),
-            enum_param("status", Status.values, "Only users of this status."),
-        ],
+        parameters=PeopleFilters.parameters(),
         responses=PersonSerializer(many=True),
     ),
     retrieve=extend_schema(responses=PersonSerializer),
@@ -146,11 +143,7 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     def get_queryset(self) -> QuerySet[User]:
         if getattr(self, "swagger_fake_view", False):
             return people.no_people(Viewer.of(self.request))
-        return people.people(
-            Viewer.of(self.request),
-            role=choice_param(self.request, "role", [*ROLE_VALUES, NO_ROLE]),
-            status=choice_param(self.request, "status", Status.values),
-        )
+        return people.people(Viewer.of(self.request), self.request.query_params, strict=True).users
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())

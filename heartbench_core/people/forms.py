@@ -9,16 +9,11 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from heartbench_core.models import User
-from heartbench_core.people.selectors import NO_ROLE, ROLE_LABELS, Status
+from heartbench_core.people.selectors import ROLE_LABELS
 from heartbench_core.roles import Role
 from heartbench_core.services import api_tokens as token_services
 
 ROLE_CHOICES = [(r.value, ROLE_LABELS[r]) for r in Role]
-
-
-class PeopleFilterForm(forms.Form):
-    role = forms.ChoiceField(label=_("Role"), required=False, choices=[("", _("all")), *ROLE_CHOICES, (NO_ROLE, _("no role"))])
-    status = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("all")), *((s, Status.labels[s]) for s in Status.values)])
 
 
 class RolesField(forms.MultipleChoiceField):

@@ -6,8 +6,9 @@ ownership: the viewer's own tokens are theirs alone (another's is a 404, not a 4
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.admin.models import LogEntry
 from django.db.models import QuerySet
@@ -16,16 +17,29 @@ from django.utils import timezone
 
 from heartbench_core.models import ApiToken, User
 from heartbench_core.people import selectors
+from heartbench_core.people.filters import PeopleFilters
 from heartbench_core.people.selectors import Person
 from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import Role
 
 
+@dataclass(frozen=True)
+class PeopleList:
+    users: QuerySet[User]
+    filters: PeopleFilters  # what was asked, a bad value with its error
+
+
 @read_model
-def people(viewer: Viewer, *, role: str | None = None, status: str | None = None) -> QuerySet[User]:
-    """Every user by username (holding `role`, in `status`, when asked), ready for `people_rows`."""
+def people(viewer: Viewer, params: Mapping[str, Any], *, strict: bool = False) -> PeopleList:
+    """Every user by username, filtered by role and status, ready for `people_rows`.
+
+    A bad filter value is the form's error, the filter left out (the page), or with `strict` an `InvalidFilters` naming it (the API's 400).
+    """
     viewer.require(Role.ADMIN)
-    return selectors.people(role=role, status=status)
+    filters = PeopleFilters(params)
+    if strict:
+        filters.check()
+    return PeopleList(filters.narrow(selectors.people()), filters)
 
 
 @read_model

@@ -55,33 +55,22 @@ class Person:
         return Status.labels[self.status]
 
 
-def _without_password_q() -> Q:
+def without_password_q() -> Q:
     return Q(password__startswith=UNUSABLE_PASSWORD_PREFIX)
 
 
-def people(*, role: str | None = None, status: str | None = None) -> QuerySet[User]:
+def people() -> QuerySet[User]:
     """Every user, by username, with their role groups and the time of their last invitation (`invited_at`)."""
     invitations = LogEntry.objects.filter(
         content_type=ContentType.objects.get_for_model(User),
         object_id=Cast(OuterRef("pk"), output_field=CharField()),
         change_message__startswith=INVITE_LOG_PREFIX,
     ).exclude(change_message__startswith=f"{INVITE_LOG_PREFIX}.accepted")
-    qs = (
+    return (
         User.objects.order_by("username")
         .annotate(invited_at=Subquery(invitations.order_by("-action_time").values("action_time")[:1]))
         .prefetch_related(Prefetch("groups", queryset=Group.objects.filter(name__in=[r.value for r in Role]).only("name")))
     )
-    if role == NO_ROLE:
-        qs = qs.filter(is_superuser=False).exclude(groups__name__in=[r.value for r in Role])
-    elif role:
-        qs = qs.filter(Q(is_superuser=True) | Q(pk__in=User.objects.filter(groups__name=role).values("pk")))
-    if status == Status.INACTIVE:
-        qs = qs.filter(is_active=False)
-    elif status == Status.INVITED:
-        qs = qs.filter(_without_password_q(), is_active=True, last_login__isnull=True)
-    elif status == Status.ACTIVE:
-        qs = qs.filter(is_active=True).exclude(_without_password_q() & Q(last_login__isnull=True))
-    return qs
 
 
 def person_of(user: User) -> Person:

@@ -25,7 +25,7 @@ from heartbench_core.http import SignedInRequest
 from heartbench_core.mail import mail_is_delivered
 from heartbench_core.people import read_models as people
 from heartbench_core.people import services
-from heartbench_core.people.forms import InviteForm, PeopleFilterForm, RolesForm
+from heartbench_core.people.forms import InviteForm, RolesForm
 from heartbench_core.people.labels import ROLE_LABELS
 from heartbench_core.people.read_models import Person
 from heartbench_core.people.tokens import invite_token_generator
@@ -72,15 +72,11 @@ def _confirm(
 @require_safe
 @admin_only
 def people_list(request: SignedInRequest) -> HttpResponse:
-    filters = PeopleFilterForm(request.GET or None)
-    valid = filters.is_valid() if request.GET else True
-    data = filters.cleaned_data if request.GET and valid else {}
     viewer = Viewer.of(request)
-    users = people.people(viewer, role=data.get("role") or None, status=data.get("status") or None)
-    page = Paginator(users, PAGE_SIZE).get_page(request.GET.get("page"))
-    query = "&".join(f"{k}={data[k]}" for k in ("role", "status") if data.get(k))
-    context = {"filters": filters, "page": page, "rows": people.people_rows(viewer, page), "query": query}
-    status = 200 if valid else 400
+    found = people.people(viewer, request.GET)
+    page = Paginator(found.users, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"filters": found.filters.form, "page": page, "rows": people.people_rows(viewer, page), "query": found.filters.query}
+    status = 400 if found.filters.messages else 200
     template = "heartbench_core/partials/people_table.html" if request.htmx else "heartbench_core/people.html"
     return render(request, template, context, status=status)
 

@@ -101,3 +101,15 @@ def test_an_expert_never_reaches_another_experts_certificate(worked, cast, clien
     # The page is always the requester's own: the other expert has no work in the campaign, so none.
     assert client_for(other).get(reverse("annotation:certificate", args=[worked.pk])).status_code == 404
     assert client_for(cast.outsider).get(reverse("annotation:certificate", args=[worked.pk])).status_code in (302, 403)
+
+
+def test_the_profile_page_lists_the_certificates_the_api_gives(worked, cast, client_for):
+    other = demo_campaign(cast, name="Second blind test")
+    submitted(other, cast.expert, 3)
+    certify(cast.expert)
+    c = client_for(cast.expert)
+    api = c.get(f"{API}/profiles/certificates/").json()
+    profile = c.get(reverse("annotation:profile")).content.decode()
+    assert sorted(row["campaign"] for row in api) == sorted([worked.name, other.name])
+    for row in api:
+        assert reverse("annotation:certificate", args=[row["campaign_id"]]) in profile and row["campaign"] in profile

@@ -1,0 +1,28 @@
+"""The filters of the knowledge library's lists (FAQ entries, cases) in the API (heartbench_core.filters).
+
+Applied by the read models' selectors, which also decide what an expert may read: the FilterSet
+parses and checks the values (an unknown dataset is a 404, as its page answers).
+"""
+
+from __future__ import annotations
+
+from annotation.knowledge.models import Case, FaqEntry
+from heartbench_core.filters import Choice, ListFilters, Text, Uuid
+
+
+class FaqFilters(ListFilters):
+    dataset = Text(help_text="A dataset's name.")
+    key = Uuid(help_text="A criterion's lineage key.")
+    status = Choice(FaqEntry.Status.values, help_text="Staff only.")
+
+    class Meta:
+        model = FaqEntry
+        fields: list[str] = []
+
+
+class CaseFilters(FaqFilters):
+    status = Choice(Case.Status.values, help_text="Staff only.")
+
+    class Meta:
+        model = Case
+        fields: list[str] = []

@@ -1,0 +1,39 @@
+"""The filters of the dataset lists (items, responses), one FilterSet each for the pages and the API (heartbench_core.filters)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django_filters import CharFilter
+
+from heartbench_core.filters import Choice, ListFilters, Text
+from heartbench_core.models import Item, ModelResponse
+
+
+class ItemFilters(ListFilters):
+    """A version's items on its page, every version's in the API: by version (an id or a label), dataset, difficulty, question, scene."""
+
+    version = CharFilter(method="of_version")
+    dataset = Text(field_name="version__dataset__name")
+    difficulty = Choice(Item.Difficulty.values)
+    question_id = Text()
+    scene = Text(field_name="primary_scene")
+    q = Text(field_name="question_id", lookup_expr="icontains", help_text="Only items whose question id contains this.")
+
+    class Meta:
+        model = Item
+        fields: list[str] = []
+
+    def of_version(self, qs: QuerySet[Item], name: str, value: Any) -> QuerySet[Item]:
+        return qs.filter(version_id=int(value)) if value.isdecimal() else qs.filter(version__label=value)
+
+
+class ResponseFilters(ListFilters):
+    dataset = Text(field_name="dataset__name")
+    model = Text(field_name="model__name")
+    question_id = Text()
+
+    class Meta:
+        model = ModelResponse
+        fields: list[str] = []

@@ -1,0 +1,127 @@
+"""A list's filters: one django-filter FilterSet per list, read by its page and its API alike.
+
+A FilterSet is declared beside the read model of its list (`<area>/filters.py`) and applied
+*inside* it: views and API views only hand the read model `request.GET` / `query_params`. A bad
+value is said the same way on both sides, in the words of its form field: the page shows it under
+the field (the list then ignores that filter), the API answers 400 naming the parameter
+(`InvalidFilters`, mapped by heartbench_core.api_errors). The API's schema is the FilterSet's
+`parameters()`: the name, type, enumeration and description of each filter.
+
+Free-text filters (a dataset name, a question id) match nothing when nothing has that value; an
+enumerated or UUID filter tells the caller they mistyped it instead of answering an empty list.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, TypeVar
+from urllib.parse import urlencode
+
+import django_filters
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db.models import Model, QuerySet
+from django.utils.translation import gettext
+from django_filters.fields import ChoiceField
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+
+ModelT = TypeVar("ModelT", bound=Model)
+
+
+class InvalidFilters(ValidationError):
+    """A list's filter given a value it does not take: the API answers 400 with {parameter: [message]}."""
+
+
+class _ChoiceField(ChoiceField):
+    def validate(self, value: Any) -> None:
+        if value and not self.valid_value(value):
+            allowed = [str(key) for key, _ in self.choices if key]
+            message = gettext("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": ", ".join(allowed)}
+            raise ValidationError(message, code="invalid_choice")
+
+
+class _UUIDField(forms.UUIDField):
+    def to_python(self, value: Any) -> uuid.UUID | None:  # type: ignore[override]  # a UUID, as forms.UUIDField gives it
+        if value in self.empty_values:
+            return None
+        try:
+            return uuid.UUID(str(value))
+        except ValueError:
+            raise ValidationError(gettext("%(value)r is not a UUID.") % {"value": value}, code="invalid") from None
+
+
+class Choice(django_filters.ChoiceFilter):
+    """One of a fixed set of values (`values`: the stored ones); anything else is the field's error."""
+
+    field_class = _ChoiceField
+
+    def __init__(self, values: Iterable[str], **kwargs: Any) -> None:
+        super().__init__(choices=[(v, v) for v in values if v], **kwargs)
+
+
+class Uuid(django_filters.UUIDFilter):
+    field_class = _UUIDField
+
+
+class Text(django_filters.CharFilter):
+    """A free-text value matched exactly (nothing found when nothing has it)."""
+
+
+class Integer(django_filters.NumberFilter):
+    """A whole number (`min_value`, `max_value` bound it)."""
+
+    field_class = forms.IntegerField
+
+
+_TYPES: dict[type[django_filters.Filter], OpenApiTypes] = {Uuid: OpenApiTypes.UUID, django_filters.NumberFilter: OpenApiTypes.INT}
+
+
+class ListFilters(django_filters.FilterSet):
+    """A list's filters. `narrow(qs)` applies them; bad values are `errors` (a page) or an `InvalidFilters` (`check()`, the API)."""
+
+    # Filters the schema lists with another type than a string (the name → its type).
+    schema_types: ClassVar[Mapping[str, Any]] = {}
+
+    def __init__(self, data: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(data if data is not None else {}, **kwargs)
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The valid filters given a value (a bad one is left out: the page shows its error)."""
+        self.form.is_valid()
+        cleaned = getattr(self.form, "cleaned_data", {})
+        return {name: value for name, value in cleaned.items() if value not in (None, "")}
+
+    def check(self) -> ListFilters:
+        """Itself when every value is valid, else an `InvalidFilters` naming each parameter: the API's 400."""
+        if not self.form.is_valid():
+            raise InvalidFilters({name: list(errors) for name, errors in self.form.errors.items()})
+        return self
+
+    def narrow(self, qs: QuerySet[ModelT]) -> QuerySet[ModelT]:
+        """`qs` filtered by every valid value given."""
+        for name, value in self.values.items():
+            qs = self.filters[name].filter(qs, value)
+        return qs
+
+    @property
+    def query(self) -> str:
+        """The filters as a page's links keep them, url-encoded (the valid ones given)."""
+        return urlencode({name: self.data.get(name) for name in self.values})
+
+    @property
+    def messages(self) -> list[str]:
+        """Each bad value's error, naming its filter: what a page says above its list."""
+        return [f"{name}: {message}" for name, errors in self.form.errors.items() for message in errors]
+
+    @classmethod
+    def parameters(cls) -> list[OpenApiParameter]:
+        """The filters as the API's schema lists them: name, type, enumeration and description (`help_text`)."""
+        found = []
+        for name, f in cls.base_filters.items():
+            kind = cls.schema_types.get(name) or next((t for c, t in _TYPES.items() if isinstance(f, c)), str)
+            enum = [key for key, _ in f.extra["choices"]] if isinstance(f, django_filters.ChoiceFilter) else None
+            found.append(OpenApiParameter(name, kind, enum=enum, description=f.extra.get("help_text") or ""))
+        return found
