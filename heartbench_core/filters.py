@@ -52,6 +52,24 @@ class _UUIDField(forms.UUIDField):
             raise ValidationError(gettext("%(value)r is not a UUID.") % {"value": value}, code="invalid") from None
 
 
+class _BooleanField(forms.Field):
+    """True or false as the API has always taken it (true/false, 1/0, yes/no, on/off); anything else is an error."""
+
+    TRUE, FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
+
+    def to_python(self, value: Any) -> bool | None:
+        if value in self.empty_values:
+            return None
+        text = str(value).strip().lower()
+        if text in self.TRUE | self.FALSE:
+            return text in self.TRUE
+        raise ValidationError(gettext("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": "true, false"}, code="invalid")
+
+
+class Boolean(django_filters.BooleanFilter):
+    field_class = _BooleanField
+
+
 class Choice(django_filters.ChoiceFilter):
     """One of a fixed set of values (`values`: the stored ones); anything else is the field's error."""
 
@@ -75,7 +93,11 @@ class Integer(django_filters.NumberFilter):
     field_class = forms.IntegerField
 
 
-_TYPES: dict[type[django_filters.Filter], OpenApiTypes] = {Uuid: OpenApiTypes.UUID, django_filters.NumberFilter: OpenApiTypes.INT}
+_TYPES: dict[type[django_filters.Filter], OpenApiTypes] = {
+    Uuid: OpenApiTypes.UUID,
+    django_filters.NumberFilter: OpenApiTypes.INT,
+    django_filters.BooleanFilter: OpenApiTypes.BOOL,
+}
 
 
 class ListFilters(django_filters.FilterSet):

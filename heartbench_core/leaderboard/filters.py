@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from django_filters import BooleanFilter
-
-from heartbench_core.filters import Choice, Integer, ListFilters, Text
+from heartbench_core.filters import Boolean, Choice, Integer, ListFilters, Text
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.models import JudgeRun
 from heartbench_core.services.scoring import SUBSETS
@@ -49,4 +47,4 @@ class ScoredLeaderboardFilters(LeaderboardFilters):
 
 class ModelScoreFilters(ScoredLeaderboardFilters):
     model = Text(required=True)
-    questions = BooleanFilter(help_text="include per-question scores")
+    questions = Boolean(help_text="include per-question scores")

@@ -78,3 +78,15 @@ def test_everyone_else_is_refused(judged_demo, cast, client_for, who):
     assert client.get("/api/v1/scores/", {"dataset": "demo", "model": "demo-model-aurora"}).status_code == 403
     response = client.post("/api/v1/import/verdicts/", {"file": upload("x.jsonl", "{}"), "dataset": "demo", "model": "m", "judge": "j"})
     assert response.status_code == 403
+
+
+@pytest.mark.parametrize("said, listed", [("yes", True), ("0", False), ("", False)])
+def test_per_question_scores_are_asked_for_with_a_boolean(judged_demo, cast, client_for, said, listed):
+    query = {"dataset": "demo", "model": "demo-model-borealis", "questions": said}
+    body = client_for(cast.admin).get("/api/v1/scores/", query).json()
+    assert bool(body.get("questions")) is listed
+
+
+def test_a_value_that_is_neither_true_nor_false_is_a_400_naming_the_parameter(judged_demo, cast, client_for):
+    response = client_for(cast.admin).get("/api/v1/scores/", {"dataset": "demo", "model": "demo-model-borealis", "questions": "maybe"})
+    assert response.status_code == 400 and "questions" in response.json()
