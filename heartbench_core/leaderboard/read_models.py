@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Page, Paginator
 from django.http import Http404
 from django.utils.translation import gettext as _
@@ -18,7 +18,10 @@ from heartbench_core.leaderboard.selectors import LeaderboardRow
 from heartbench_core.models import Dataset, DatasetVersion, JudgeRun
 from heartbench_core.read_models import Viewer, read_model
 from heartbench_core.selectors import scenes_of
-from heartbench_core.services.scoring import ModelScores, ScoreResult, score_model, score_models
+from heartbench_core.services.datasets import get_version
+from heartbench_core.services.scoring import SUBSETS, ModelScores, ScoreResult, check_mode, score_model, score_models
+from heartbench_core.services.stored_scores import scored_runs, store_run_overalls
+from heartbench_core.verdict_sources import run_verdicts
 
 if TYPE_CHECKING:
     from heartbench_core.verdict_sources import VerdictSet
@@ -102,10 +105,72 @@ def model_scores(viewer: Viewer, *, dataset_name: str, **query: Any) -> tuple[Sc
     return score_model(dataset_name=dataset_name, **query)
 
 
+@dataclass(frozen=True)
+class ModelsScoresPage:
+    """A page of every model's scores from a verdict source on one version, ranked."""
+
+    ranked: int  # models ranked, before the search and `top`
+    listed: int  # models listed: those the search finds, cut to `top` (over every page)
+    rows: list[ModelScores]  # this page's
+
+
 @read_model
-def models_scores(viewer: Viewer, *, dataset_name: str, **query: Any) -> list[ModelScores]:
-    """Every model's scores from a verdict source on one version, ranked (`score_models`); closed like the leaderboard page."""
+def models_scores_page(
+    viewer: Viewer,
+    *,
+    dataset_name: str,
+    source: str,
+    judge: str | None,
+    run: str | None,
+    version_label: str | None,
+    subset: str,
+    scene: str | None,
+    mode: str,
+    search: str,
+    top: int | None,
+    offset: int,
+    limit: int,
+) -> ModelsScoresPage:
+    """A page of every model's scores from a verdict source on one version, ranked; closed like the leaderboard page.
+
+    A judge source on every scene is read from the stored overall scores: ranked by an index, only
+    the page's runs are aggregated (runs not yet stored are scored and stored first), so the work does
+    not grow with the models. Another source, or a scene, scores every model (`score_models`) and keeps
+    the page. The search keeps the models whose name contains it (any case); ranks stay those of all.
+    """
     dataset = Dataset.objects.filter(name=dataset_name).first()
     if dataset is not None:
         viewer.refuse_dataset(dataset.pk)
-    return score_models(dataset_name=dataset_name, **query)
+    if source != "judge" or scene or dataset is None:
+        rows = score_models(
+            dataset_name=dataset_name,
+            source=source,
+            judge=judge,
+            run=run,
+            version_label=version_label,
+            subset=subset,
+            scene=scene,
+            mode=mode,
+        )
+        if search:
+            found = [row for row in rows if search.casefold() in row.model.casefold()]
+        else:
+            found = rows
+        listed = found[:top] if top is not None else found
+        return ModelsScoresPage(ranked=len(rows), listed=len(listed), rows=listed[offset : offset + limit])
+    check_mode(mode)
+    if subset not in SUBSETS:
+        raise ValidationError({"subset": _("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}})
+    version = selectors.judged_version(dataset, get_version(dataset_name, version_label) if version_label else None, judge=judge, run=run)
+    store_run_overalls(selectors.unstored_runs(version, judge=judge, run=run, mode=mode), mode=mode)
+    page = selectors.ranked_runs(
+        version, judge=judge, run=run, mode=mode, subset=subset, search=search, top=top, offset=offset, limit=limit
+    )
+    scored = scored_runs([r for _, r in page.rows], mode=mode)
+    rows = [
+        ModelScores(
+            rank=rank, model=r.model.name, verdicts=run_verdicts(r), result=scored[r.pk].result(subset=subset, with_questions=False)
+        )
+        for rank, r in page.rows
+    ]
+    return ModelsScoresPage(ranked=page.ranked, listed=page.listed, rows=rows)
