@@ -58,11 +58,13 @@ def test_the_migration_fills_the_campaign_of_assignments_from_before(cast):
     fill = importlib.import_module("annotation.migrations.0023_assignments_carry_their_campaign").FILL
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred check may be pending when a table is altered
             cursor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id DROP NOT NULL")
         cursor.execute("UPDATE annotation_assignment SET campaign_id = NULL")
         assert Assignment.objects.filter(campaign__isnull=True).count() == Assignment.objects.count() > 0
         cursor.execute(fill[connection.vendor])
         if connection.vendor == "postgresql":
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id SET NOT NULL")
     assert not Assignment.objects.filter(campaign__isnull=True).exists() and astray() == []
 
