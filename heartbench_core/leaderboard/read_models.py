@@ -3,8 +3,9 @@ of an open campaign on the dataset (heartbench_core.blindness), page and API ali
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Page, Paginator
@@ -49,6 +50,8 @@ def leaderboard(viewer: Viewer, name: str, label: str, *, judge: str | None, sce
 class LeaderboardPage:
     """A page of the leaderboard: ranked over every run, then searched and cut to a page, the chart drawing its first rows."""
 
+    version: DatasetVersion
+    total: int  # runs ranked, before the search
     page: Page[LeaderboardRow]
     rows: list[LeaderboardRow]  # this page's
     charted: list[LeaderboardRow]  # the chart and its table of numbers
@@ -58,22 +61,75 @@ class LeaderboardPage:
     scenes: list[str]
 
 
+class _RankedPages(Sequence[LeaderboardRow]):
+    """The version's runs in leaderboard order as a sequence a Paginator cuts: its length is counted once, and only
+    the slice a page asks for is read (ranked from the stored overall scores, its rows from their stored arrays)."""
+
+    def __init__(self, version: DatasetVersion, *, judge: str | None, mode: str, search: str) -> None:
+        self.version, self.judge, self.mode, self.search = version, judge, mode, search
+        self.counted = selectors.ranked_runs(
+            version, judge=judge, run=None, mode=mode, subset="all", search=search, top=None, offset=0, limit=0
+        )
+
+    def __len__(self) -> int:
+        return self.counted.listed
+
+    @overload
+    def __getitem__(self, index: int) -> LeaderboardRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[LeaderboardRow]: ...
+    def __getitem__(self, index: int | slice) -> LeaderboardRow | list[LeaderboardRow]:
+        if isinstance(index, int):
+            return self[index : index + 1][0]
+        start, stop, _ = index.indices(len(self))
+        ranked = selectors.ranked_runs(
+            self.version,
+            judge=self.judge,
+            run=None,
+            mode=self.mode,
+            subset="all",
+            search=self.search,
+            top=None,
+            offset=start,
+            limit=stop - start,
+            counted=self.counted,
+        )
+        return selectors.leaderboard_rows(self.version, ranked.rows, mode=self.mode)
+
+
 @read_model
-def leaderboard_page(viewer: Viewer, board: Leaderboard, *, search: str, page_number: str | None) -> LeaderboardPage:
-    """One page of a leaderboard read through `leaderboard`: a version judged for thousands of models shows 50 rows."""
-    viewer.refuse_dataset(board.version.dataset_id)
-    found = [r for r in board.rows if search.casefold() in r.run.model.name.casefold()] if search else board.rows
+def leaderboard_page(
+    viewer: Viewer, name: str, label: str, *, judge: str | None, scene: str | None, mode: str, search: str, page_number: str | None
+) -> LeaderboardPage:
+    """One page of the version's leaderboard (403 with the reason when its dataset is closed to the viewer): 50 rows.
+
+    On every scene the runs are ranked from their stored overall scores and only the page's rows are
+    read (runs not yet stored are scored and stored first), so the page does not grow with the models.
+    A scene ranks every run (`leaderboard`), then keeps the page.
+    """
+    version = version_of(name, label)
+    viewer.refuse_dataset(version.dataset_id)
+    if scene:
+        rows = selectors.leaderboard(version, judge=judge, mode=mode, scene=scene)
+        total = len(rows)
+        found: Sequence[LeaderboardRow] = [r for r in rows if search.casefold() in r.run.model.name.casefold()] if search else rows
+    else:
+        store_run_overalls(selectors.unstored_runs(version, judge=judge, run=None, mode=mode), mode=mode)
+        found = _RankedPages(version, judge=judge, mode=mode, search=search)
+        total = found.counted.ranked
     page = Paginator(found, selectors.ROWS_PER_PAGE).get_page(page_number)
     shown = list(page.object_list)
     charted = shown[: selectors.CHART_SERIES]
     return LeaderboardPage(
+        version=version,
+        total=total,
         page=page,
         rows=shown,
         charted=charted,
         chart=selectors.ability_chart(charted),
         chart_partial=len(shown) > selectors.CHART_SERIES,
-        judges=selectors.judges_of(board.version),
-        scenes=scenes_of(board.version),
+        judges=selectors.judges_of(version),
+        scenes=scenes_of(version),
     )
 
 
@@ -166,11 +222,11 @@ def models_scores_page(
     page = selectors.ranked_runs(
         version, judge=judge, run=run, mode=mode, subset=subset, search=search, top=top, offset=offset, limit=limit
     )
-    scored = scored_runs([r for _, r in page.rows], mode=mode)
+    scored = scored_runs([r for _, _, r in page.rows], mode=mode)
     rows = [
         ModelScores(
             rank=rank, model=r.model.name, verdicts=run_verdicts(r), result=scored[r.pk].result(subset=subset, with_questions=False)
         )
-        for rank, r in page.rows
+        for rank, _, r in page.rows
     ]
     return ModelsScoresPage(ranked=page.ranked, listed=page.listed, rows=rows)

@@ -117,7 +117,7 @@ class RankedRuns:
 
     ranked: int  # runs ranked, before the search and `top`
     listed: int  # runs listed: those the search finds, cut to `top`
-    rows: list[tuple[int | None, JudgeRun]]  # this page's, with each run's rank among every run (None: nothing scored)
+    rows: list[tuple[int | None, int, JudgeRun]]  # this page's: rank among every run (None: nothing scored), position, run
 
 
 def judged_version(dataset: Dataset, version: DatasetVersion | None, *, judge: str | None, run: str | None) -> DatasetVersion:
@@ -171,12 +171,14 @@ def ranked_runs(
     top: int | None,
     offset: int,
     limit: int,
+    counted: RankedRuns | None = None,
 ) -> RankedRuns:
     """A page of the version's stored judge runs ranked by the subset's overall score, read from its index.
 
     Ranks are those among every matching run, whatever the search: without one, a row's rank is its
     position; with one, the page's ranks are read from the ranking of every run (a window over the
-    stored overall scores, no arrays). Five queries at most, whatever the number of runs.
+    stored overall scores, no arrays). Five queries at most, whatever the number of runs; `counted`, an
+    earlier answer to the same question, spares counting again.
     """
     column = OVERALL_COLUMNS[subset]
     order = _rank_order(column)
@@ -185,21 +187,39 @@ def ranked_runs(
         base = base.filter(run__judge=judge)
     if run:
         base = base.filter(run__label=run)
-    ranked = base.count()
     matching = base.filter(run__model__name__icontains=search) if search else base
-    listed = matching.count() if search else ranked
+    if counted is not None:
+        ranked, listed = counted.ranked, counted.listed
+    else:
+        ranked = base.count()
+        listed = matching.count() if search else ranked
     if top is not None:
         listed = min(listed, top)
     end = min(offset + limit, listed)
     page = list(
         matching.order_by(*order).select_related("run__model", "run__version__dataset").defer("arrays")[offset:end] if end > offset else []
     )
-    if not search:
-        rows = [(None if getattr(s, column) is None else offset + n + 1, s.run) for n, s in enumerate(page)]
-        return RankedRuns(ranked=ranked, listed=listed, rows=rows)  # type: ignore[arg-type]  # run is not null: filtered above
-    places = _places(base, order, [s.pk for s in page])
-    rows = [(None if getattr(s, column) is None else places[s.pk], s.run) for s in page]
+    places = _places(base, order, [s.pk for s in page]) if search else {s.pk: offset + n + 1 for n, s in enumerate(page)}
+    rows = [(None if getattr(s, column) is None else places[s.pk], places[s.pk], s.run) for s in page]
     return RankedRuns(ranked=ranked, listed=listed, rows=rows)  # type: ignore[arg-type]  # run is not null: filtered above
+
+
+def leaderboard_rows(version: DatasetVersion, ranked: list[tuple[int | None, int, JudgeRun]], *, mode: str) -> list[LeaderboardRow]:
+    """The leaderboard rows of these runs (all questions, every scene), from their stored scores: a page's, not the version's."""
+    scored = scored_runs([run for _, _, run in ranked], mode=mode)
+    rows = [
+        LeaderboardRow(
+            rank=rank,
+            run=run,
+            all=scored[run.pk].result(subset="all", with_questions=False),
+            hard=scored[run.pk].result(subset="hard", with_questions=False),
+            normal=scored[run.pk].result(subset="normal", with_questions=False),
+            colour=PALETTE[(place - 1) % len(PALETTE)],
+        )
+        for rank, place, run in ranked
+    ]
+    _add_calibrated(version, rows, whole=mode == "paper")
+    return rows
 
 
 def _places(base: QuerySet[StoredScores], order: list[OrderBy], ids: list[int]) -> dict[int, int]:

@@ -32,21 +32,24 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
     judge = request.GET.get("judge") or None
     scene = request.GET.get("scene") or None
     mode = _mode(request)
-    board = read_models.leaderboard(viewer, name, label, judge=judge, scene=scene, mode=mode)
-    version, rows = board.version, board.rows
     if request.GET.get("format") == "csv":
+        board = read_models.leaderboard(viewer, name, label, judge=judge, scene=scene, mode=mode)
+        version = board.version
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="leaderboard-{version.dataset.name}-{version.label}.csv"'
         SafeWriter(response).writerows(board.csv_rows())
         return response
     search = (request.GET.get("q") or "").strip()
-    shown = read_models.leaderboard_page(viewer, board, search=search, page_number=request.GET.get("page"))
+    shown = read_models.leaderboard_page(
+        viewer, name, label, judge=judge, scene=scene, mode=mode, search=search, page_number=request.GET.get("page")
+    )
+    version = shown.version
     context = {
         "version": version,
         "dataset": version.dataset,
         "rows": shown.rows,
         "page": shown.page,
-        "total": len(rows),
+        "total": shown.total,
         "page_query": urlencode({k: v for k, v in (("judge", judge), ("scene", scene), ("catastrophic", mode), ("q", search)) if v}),
         "chart": shown.chart,
         "charted": shown.charted,
