@@ -1,8 +1,15 @@
 """Each assignment carries its response's campaign (filled here; made required and indexed in the next migration: PostgreSQL
 will not alter a table with the fill's deferred checks pending)."""
 
+from importlib import import_module
+
 import django.db.models.deletion
 from django.db import migrations, models
+
+from annotation.migrations import _judgment_guard as guard
+from annotation.migrations import _tallies as tallies
+
+hours = import_module("annotation.migrations._submission_hours")
 
 # A response with assignments never moves to another campaign (the tallies' trigger refuses it), so the copy stays true.
 FILL = {
@@ -29,7 +36,12 @@ class Migration(migrations.Migration):
         ("annotation", "0022_submission_hours_lowered_not_inserted_on_sqlite"),
     ]
 
+    # On SQLite the triggers on assignments are lifted meanwhile (the fill fires none of them; taking the column
+    # away again rebuilds the table, which their names would break) and recreated, with a recount, afterwards.
     operations = [
+        guard.drop_on_sqlite(),
+        tallies.drop_on_sqlite(),
+        hours.drop_on_sqlite(),
         migrations.AddField(
             model_name="assignment",
             name="campaign",
@@ -38,4 +50,7 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunPython(fill, migrations.RunPython.noop, elidable=False),
+        hours.create_on_sqlite(),
+        tallies.create_on_sqlite(),
+        guard.create_on_sqlite(),
     ]

@@ -1,23 +1,19 @@
 """A campaign's assignments, newest first, are one range of an index: the admins' list reads a deep page from it.
 
-The campaign becomes required. On PostgreSQL the column says so (SET NOT NULL); on SQLite a column
-cannot change without rebuilding the table, which the tallies' and submission hours' triggers on
-other tables name, so the column stays nullable there and the writers fill it (`Assignment.save`,
-`AssignmentQuerySet.bulk_create`, the bulk pre-assignment and the judgment import).
+The campaign becomes required (its own migration: PostgreSQL alters no table with the fill's deferred
+checks pending). SQLite rebuilds the assignment table to make the column NOT NULL: the triggers on
+it, and the judgment guard that reads it, are lifted meanwhile and recreated (with a recount) afterwards.
 """
+
+from importlib import import_module
 
 import django.db.models.deletion
 from django.db import migrations, models
 
+from annotation.migrations import _judgment_guard as guard
+from annotation.migrations import _tallies as tallies
 
-def required(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id SET NOT NULL")
-
-
-def optional(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id DROP NOT NULL")
+hours = import_module("annotation.migrations._submission_hours")
 
 
 class Migration(migrations.Migration):
@@ -26,18 +22,17 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.SeparateDatabaseAndState(
-            state_operations=[
-                migrations.AlterField(
-                    model_name="assignment",
-                    name="campaign",
-                    field=models.ForeignKey(
-                        db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.campaign"
-                    ),
-                ),
-            ],
-            database_operations=[migrations.RunPython(required, optional, elidable=False)],
+        guard.drop_on_sqlite(),
+        tallies.drop_on_sqlite(),
+        hours.drop_on_sqlite(),
+        migrations.AlterField(
+            model_name="assignment",
+            name="campaign",
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.campaign"),
         ),
+        hours.create_on_sqlite(),
+        tallies.create_on_sqlite(),
+        guard.create_on_sqlite(),
         migrations.AddIndex(
             model_name="assignment",
             index=models.Index(fields=["campaign", "-reserved_at", "-id"], name="annotation_assign_campaign"),

@@ -2,6 +2,7 @@
 from that column's index: no join to the campaign's responses, and as many queries deep in the list as on its first page."""
 
 import importlib
+import sqlite3
 
 import pytest
 from django.db import connection
@@ -53,19 +54,34 @@ def test_assignments_written_without_it_get_it_from_their_response(cast):
 
 
 def test_the_migration_fills_the_campaign_of_assignments_from_before(cast):
+    fill = importlib.import_module("annotation.migrations.0023_assignments_carry_their_campaign").FILL
+    if connection.vendor != "postgresql":
+        # SQLite holds the column NOT NULL (the table was rebuilt): the fill runs on the two columns it reads and writes.
+        scratch = sqlite3.connect(":memory:")
+        scratch.executescript(
+            "CREATE TABLE annotation_campaignresponse (id integer PRIMARY KEY, campaign_id integer NOT NULL);"
+            "CREATE TABLE annotation_assignment (id integer PRIMARY KEY, campaign_response_id integer NOT NULL, campaign_id integer);"
+            "INSERT INTO annotation_campaignresponse VALUES (1, 10), (2, 20);"
+            "INSERT INTO annotation_assignment VALUES (1, 1, NULL), (2, 2, NULL), (3, 1, NULL), (4, 2, 20);"
+        )
+        scratch.execute(fill["sqlite"])
+        assert scratch.execute("SELECT id, campaign_id FROM annotation_assignment ORDER BY id").fetchall() == [
+            (1, 10),
+            (2, 20),
+            (3, 10),
+            (4, 20),
+        ]
+        return
     campaign = demo_campaign(cast)
     bulk_assign(campaign=campaign)
-    fill = importlib.import_module("annotation.migrations.0023_assignments_carry_their_campaign").FILL
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred check may be pending when a table is altered
-            cursor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id DROP NOT NULL")
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred check may be pending when a table is altered
+        cursor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id DROP NOT NULL")
         cursor.execute("UPDATE annotation_assignment SET campaign_id = NULL")
         assert Assignment.objects.filter(campaign__isnull=True).count() == Assignment.objects.count() > 0
-        cursor.execute(fill[connection.vendor])
-        if connection.vendor == "postgresql":
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id SET NOT NULL")
+        cursor.execute(fill["postgresql"])
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("ALTER TABLE annotation_assignment ALTER COLUMN campaign_id SET NOT NULL")
     assert not Assignment.objects.filter(campaign__isnull=True).exists() and astray() == []
 
 
