@@ -57,6 +57,7 @@ CAMPAIGN_ARCHIVE = (
         "annotation.Assignment",
         _in_campaigns,
         held_back=HeldBack(column="status", value=Assignment.Status.SUBMITTED, meanwhile=Assignment.Status.RESERVED),
+        copied=(("campaign_id", "campaign_response_id", "campaign_id"),),  # archives from before assignments carried it
     ),
     ArchivedTable("annotation.Judgment", _of_assignments),
     ArchivedTable("annotation.UnclearCriterionReport", _of_assignments),

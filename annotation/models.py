@@ -5,6 +5,7 @@ Blindness starts here: `Assignment.public_id` is the only id an expert ever sees
 hidden gold check, and none of that may reach expert-facing code.
 """
 
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Self
 
@@ -239,6 +240,12 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
     `Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments"))`.
     """
 
+    def bulk_create(self, objs: Iterable["Assignment"], *args: Any, **kwargs: Any) -> list["Assignment"]:
+        """As Django's, with each assignment's campaign filled from its response when the caller did not set it."""
+        objs = list(objs)
+        fill_campaigns(objs)
+        return super().bulk_create(objs, *args, **kwargs)
+
     def held(self) -> Self:
         """Work still the expert's: reserved (even past its expiry, until the sweep marks it) or submitted."""
         return self.filter(status__in=Assignment.HELD_STATUSES)
@@ -262,7 +269,8 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
     def of_campaign(self, campaign_id: int, *, gold: bool | None = None, small_share: bool | None = None) -> Self:
         """The campaign's assignments (only of its gold checks, or only of its real responses, when `gold` says).
 
-        Assignments have no campaign column, so they are found from the campaign's responses. On
+        All of them are one range of the index on the assignments' campaign column. Split by `gold`,
+        they are found from the campaign's responses (which say which are gold checks). On
         PostgreSQL, for a campaign holding a small share of the installation's responses, their
         ids go as an array read from the index on the assignments' response: joined instead,
         PostgreSQL hashes every assignment of the installation, so the time would grow with the
@@ -271,7 +279,9 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         each of 165,000 responses takes 0.75 s, the join 0.2 s), so it is kept: one query of two
         catalogue figures decides (`small_share`, which a caller that asks several times passes).
         """
-        of_gold = {} if gold is None else {"campaign_response__is_gold": gold}
+        if gold is None:
+            return self.filter(campaign_id=campaign_id)
+        of_gold = {"campaign_response__is_gold": gold}
         if small_share is None:
             small_share = campaign_has_small_share(campaign_id)
         if connection.vendor != "postgresql" or not small_share:
@@ -308,6 +318,10 @@ class Assignment(models.Model):
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     # No index of their own: the unique constraint and the indexes below start with each of them.
     campaign_response = models.ForeignKey(CampaignResponse, on_delete=models.PROTECT, related_name="assignments", db_index=False)
+    # The response's campaign, copied (a response with assignments never moves: a trigger refuses it), so that a
+    # campaign's assignments are one range of an index: the admins' list reads a deep page without the campaign's
+    # responses. Every writer sets it; `save` and `bulk_create` fill it from the response when one does not.
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+", db_index=False)
     expert = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments", db_index=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
     reserved_at = models.DateTimeField(auto_now_add=True)
@@ -347,6 +361,8 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["expert", "status"]),
             models.Index(fields=["campaign_response", "status"]),
+            # A campaign's list, newest first, read a page at a time (keyset on reserved_at, id).
+            models.Index(fields=["campaign", "-reserved_at", "-id"], name="annotation_assign_campaign"),
             # The expert's list, newest first, read a page at a time (keyset on reserved_at, public_id).
             models.Index(fields=["expert", "-reserved_at", "public_id"], name="annotation_assign_expert_list"),
             # The expert's completed work, newest first.
@@ -361,6 +377,27 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return self.public_id
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.campaign_id is None:
+            fill_campaigns([self])
+        super().save(*args, **kwargs)
+
+
+def fill_campaigns(assignments: Sequence["Assignment"]) -> None:
+    """Give assignments created without their campaign the campaign of their response (read once for all of them)."""
+    missing = [a for a in assignments if a.campaign_id is None]
+    response = Assignment._meta.get_field("campaign_response")
+    unknown = []
+    for a in missing:
+        if response.is_cached(a):
+            a.campaign_id = a.campaign_response.campaign_id
+        else:
+            unknown.append(a)
+    if unknown:
+        of = dict(CampaignResponse.objects.filter(pk__in={a.campaign_response_id for a in unknown}).values_list("pk", "campaign_id"))
+        for a in unknown:
+            a.campaign_id = of.get(a.campaign_response_id)  # type: ignore[assignment]  # an unknown response fails on insert, as before
 
 
 class Judgment(models.Model):

@@ -255,6 +255,7 @@ def clone_campaign(source_name, copies, name, seed=19):
             {
                 "id": f"t.id + {shift}",
                 "campaign_response_id": f"t.campaign_response_id + {shift}",
+                "campaign_id": str(new),
                 "public_id": f"md5(t.public_id || '-{name}-' || r.r)",
                 "expert_id": "x.id",
             },

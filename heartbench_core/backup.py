@@ -130,6 +130,7 @@ class _Table:
     held_back: HeldBack | None = None
     soft_links: tuple[tuple[str, str], ...] = ()
     person: str = ""
+    copied: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def file_name(self) -> str:
@@ -167,7 +168,17 @@ def _tables_of(declared: ArchivedTable, scope: ArchiveScope | None) -> list[_Tab
         rows = model._default_manager  # each archived model has only the one manager
         # A filter across a to-many relation may repeat rows: select by primary key instead of DISTINCT.
         queryset = rows.filter(pk__in=rows.filter(declared.rows(scope)).values("pk")).order_by("pk")
-    tables = [_Table(declared.label, model, queryset, held_back=declared.held_back, soft_links=declared.soft_links, person=declared.person)]
+    tables = [
+        _Table(
+            declared.label,
+            model,
+            queryset,
+            held_back=declared.held_back,
+            soft_links=declared.soft_links,
+            person=declared.person,
+            copied=declared.copied,
+        )
+    ]
     for name in declared.many_to_many:
         m2m = model._meta.get_field(name)
         assert isinstance(m2m, models.ManyToManyField), f"{declared.label}.{name}: a many-to-many field"
@@ -942,6 +953,9 @@ class _TableRestore:
         self.decoders = [_import_decoder(f, user_ids) for f in columns]
         # A column the archive does not name (written before the column existed) takes its default.
         self.defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
+        # A copied column the archive does not name is read from the row its link points to (restored before).
+        self.copied = {column: (link, source) for column, link, source in table.copied}
+        self.copies: dict[str, dict[Any, Any]] = {}
         self.held_index = next(
             (i for i, f in enumerate(columns) if table.held_back is not None and f.attname == table.held_back.column), None
         )
@@ -981,9 +995,28 @@ class _TableRestore:
             return record[f.attname]
         if f.attname in self.defaults:
             return self.defaults[f.attname]
+        if f.attname in self.copied and (found := self._copied(f.attname, record)) is not None:
+            return found
         if f.null:
             return None
         raise _Reject(_("missing"))
+
+    def _copied(self, column: str, record: dict[str, Any]) -> Any:
+        """The copied column's value, from the row the record's link points to (every restored row of it read once)."""
+        link, source = self.copied[column]
+        linked = self.by_name[link].related_model
+        assert isinstance(linked, type)
+        pk = record.get(link)
+        known = self.copies.get(column)
+        if known is None:
+            restored = sorted(self.restored.ids.get(linked._meta.label, set()))
+            known = self.copies[column] = {}
+            for start in range(0, len(restored), 10000):
+                batch = restored[start : start + 10000]
+                known.update(linked._default_manager.filter(pk__in=batch).values_list("pk", source))
+        if pk not in known:
+            known.update(linked._default_manager.filter(pk=pk).values_list("pk", source))
+        return known.get(pk)
 
     def accept(self, row: list[Any], line: int, size: int) -> bool:
         """Take a decoded row into the batch unless it is left out or links outside the archive; True when it was taken."""

@@ -51,6 +51,9 @@ class ArchivedTable:
     # user mapped onto an account already here, the account keeps its own and the row is left out,
     # with the rows that point to it.
     person: str = ""
+    # Columns copying a field of the row another column points to (column, that column, the field), which an archive
+    # written before the copy existed lacks: on restore they are read from that row, restored before them.
+    copied: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def model(self) -> type[Model]:

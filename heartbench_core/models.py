@@ -16,6 +16,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -389,12 +390,26 @@ class StoredScores(models.Model):
     campaign_id = models.PositiveBigIntegerField(null=True, blank=True, help_text="Consensus scores: the campaign (an upper app's).")
     stamp = models.CharField(max_length=64, blank=True, help_text="Counts the row was computed from (a judge run's verdict count).")
     arrays = models.BinaryField(help_text="The per-question score arrays (NumPy .npz).")
+    # The overall scores of the three subsets (every scene), so the leaderboard API ranks a version's runs
+    # from an index and unpacks the arrays of one page only. Rows stored before these columns are filled
+    # on first use (`overalls_stored`).
+    overall = models.FloatField(null=True, blank=True, help_text="Overall score on all questions; null: nothing scored.")
+    overall_hard = models.FloatField(null=True, blank=True, help_text="Overall score on the hard questions.")
+    overall_normal = models.FloatField(null=True, blank=True, help_text="Overall score on the normal questions.")
+    overalls_stored = models.BooleanField(default=False, help_text="The three overall scores are filled in.")
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name_plural = "stored scores"
         constraints = [models.UniqueConstraint(fields=["key", "mode"], name="uniq_stored_scores")]
-        indexes = [models.Index(fields=["campaign_id"])]
+        indexes = [
+            models.Index(fields=["campaign_id"]),
+            # A version's runs of a rule by overall score, one per subset (nulls, unscored runs, go last in the query: SQLite has no NULLS LAST index).
+            *(
+                models.Index(F("version"), F("mode"), F(column).desc(), name=f"stored_scores_rank_{name}")
+                for column, name in (("overall", "all"), ("overall_hard", "hard"), ("overall_normal", "normal"))
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"scores {self.key} ({self.mode})"

@@ -175,10 +175,11 @@ def _judge_loader(
                 % {"model": model, "version": newest[0].version, "runs": names}
             }
         )
-    return _run_verdicts(newest[0])
+    return run_verdicts(newest[0])
 
 
-def _run_verdicts(run: JudgeRun) -> VerdictSet:
+def run_verdicts(run: JudgeRun) -> VerdictSet:
+    """One judge run's verdicts as a source (read on first use: stored scores need none)."""
     from heartbench_core.models import JudgeVerdict
 
     def fetch() -> tuple[np.ndarray, np.ndarray]:
@@ -193,6 +194,13 @@ def _run_verdicts(run: JudgeRun) -> VerdictSet:
         stamp=f"verdicts={run.verdict_count}",
         fetch=fetch,
     )
+
+
+def no_judge_run(*, dataset: Dataset, version: DatasetVersion | None, judge: str | None, run: str | None) -> ValidationError:
+    """The error of a judge source with no run matching its filters on the dataset (or the version)."""
+    where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
+    wanted = "".join(f", {k} {v!r}" for k, v in (("judge", judge), ("run", run)) if v)
+    return ValidationError({"source": _("no judge run on %(where)s%(filters)s") % {"where": where, "filters": wanted}})
 
 
 def _judge_lister(
@@ -210,10 +218,8 @@ def _judge_lister(
         runs = runs.filter(label=run)
     found = list(runs.order_by("-version__number", "model__name", "judge", "label"))
     if not found:
-        where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
-        wanted = "".join(f", {k} {v!r}" for k, v in (("judge", judge), ("run", run)) if v)
-        raise ValidationError({"source": _("no judge run on %(where)s%(filters)s") % {"where": where, "filters": wanted}})
-    return [_run_verdicts(r) for r in found if r.version_id == found[0].version_id]
+        raise no_judge_run(dataset=dataset, version=version, judge=judge, run=run)
+    return [run_verdicts(r) for r in found if r.version_id == found[0].version_id]
 
 
 register_verdict_source("judge", _judge_loader, _judge_lister)

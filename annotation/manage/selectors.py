@@ -386,7 +386,7 @@ def assignment_overview(campaign: Campaign, *, status: str | None = None, expert
     which otherwise carries them for every assignment of the campaign to the page asked for.
     """
     qs = (
-        Assignment.objects.filter(campaign_response__campaign=campaign)
+        Assignment.objects.filter(campaign=campaign)
         # The skip, if any, in the same query: a released assignment its expert skipped says so, with the reason.
         .select_related("expert", "campaign_response__item", "campaign_response__response__model", "skip")
         .only(
@@ -425,9 +425,9 @@ def assignment_overview_page(
 ) -> Page:
     """Admin: one page of `assignment_overview`, read in two steps so that only the page's rows are joined and loaded.
 
-    The campaign's assignments are sorted as ids and reservation times only (no expert, item,
-    model or text joined to every one of them), then the page's rows are read by id. The count
-    comes from the experts' tallies unless the admin's blind scope hides some rows.
+    The campaign's ids are read in order from the index on (campaign, -reserved_at, -id) (no
+    expert, item, model or text joined to every one of them, no sort), then the page's rows are
+    read by id. The count comes from the experts' tallies unless the admin's blind scope hides some rows.
 
     `after` / `before` (the page's `next_after` / `previous_before` cursors, which its links carry)
     continue from a row by keyset: a deep page reads its rows from where the last one ended instead
@@ -451,15 +451,11 @@ def assignment_overview_page(
     else:
         when, pk = keyset
         if after:
-            found = list(ids.filter(Q(reserved_at__lt=when) | Q(reserved_at=when, pk__lt=pk)).values_list("pk", flat=True)[: per_page + 1])
+            found = list(ids.filter(_before_in_list(when, pk)).values_list("pk", flat=True)[: per_page + 1])
             more_before, more_after = True, len(found) > per_page
             found = found[:per_page]
         else:
-            found = list(
-                ids.filter(Q(reserved_at__gt=when) | Q(reserved_at=when, pk__gt=pk))
-                .order_by("reserved_at", "id")
-                .values_list("pk", flat=True)[: per_page + 1]
-            )
+            found = list(ids.filter(_after_in_list(when, pk)).order_by("reserved_at", "id").values_list("pk", flat=True)[: per_page + 1])
             more_before, more_after = len(found) > per_page, True
             found = found[:per_page][::-1]
         paginator = Paginator(ids.values_list("pk", flat=True), per_page)
@@ -478,6 +474,17 @@ def assignment_overview_page(
     page.next_after = encode_keyset(listed[-1].reserved_at, listed[-1].pk) if listed else ""  # type: ignore[attr-defined]
     page.previous_before = encode_keyset(listed[0].reserved_at, listed[0].pk) if listed else ""  # type: ignore[attr-defined]
     return page
+
+
+def _before_in_list(when: datetime, pk: int) -> Q:
+    """Rows listed after (when, pk) in (-reserved_at, -id) order. The bound on reserved_at alone is the index range's start
+    (campaign, -reserved_at, -id), so a deep page is read from its first row; ids decide only between equal times."""
+    return Q(reserved_at__lte=when) & (Q(reserved_at__lt=when) | Q(pk__lt=pk))
+
+
+def _after_in_list(when: datetime, pk: int) -> Q:
+    """Rows listed before (when, pk): the same range read the other way."""
+    return Q(reserved_at__gte=when) & (Q(reserved_at__gt=when) | Q(pk__gt=pk))
 
 
 def assignment_overview_count(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> int:

@@ -321,7 +321,7 @@ def _recount_under_lock(locked: list[CampaignResponse], now: datetime, k: int) -
 
 
 def _reserve(cr: CampaignResponse, expert: User, campaign: Campaign, now: datetime) -> Assignment:
-    return Assignment.objects.create(campaign_response=cr, expert=expert, expires_at=now + campaign.reservation_timeout)
+    return Assignment.objects.create(campaign_response=cr, campaign=campaign, expert=expert, expires_at=now + campaign.reservation_timeout)
 
 
 @dataclass(frozen=True)
@@ -541,7 +541,7 @@ def bulk_assign(*, campaign: Campaign, experts: list[User] | None = None) -> Bul
         # An expert works through pre-assigned work in insertion order: shuffle it per expert, so
         # neither the sampling order (models) nor the filling order (nearer completion, hard items) shows through.
         new.sort(key=lambda pair: expert_order(campaign.seed, pair[1], pair[0]))
-        _insert_preassigned(new, now)
+        _insert_preassigned(campaign.pk, new, now)
     unfilled = _unfilled_slots(campaign, states, short, board.taken, board.exposed, item_info, cfg)
     return BulkAssignment(made=len(new), unfilled=unfilled, open_slots=open_slots)
 
@@ -780,11 +780,14 @@ def stuck_responses(*, campaign: Campaign, campaign_response_ids: list[int]) -> 
     return out
 
 
-def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
+def _insert_preassigned(campaign_id: int, pairs: list[tuple[int, int]], now: datetime) -> None:
     """Insert pre-assigned (never expiring) assignments; on PostgreSQL with COPY, thousands in a few milliseconds."""
     if connection.vendor != "postgresql":
         Assignment.objects.bulk_create(
-            [Assignment(campaign_response_id=cr, expert_id=user, expires_at=None, reserved_at=now) for cr, user in pairs],
+            [
+                Assignment(campaign_response_id=cr, campaign_id=campaign_id, expert_id=user, expires_at=None, reserved_at=now)
+                for cr, user in pairs
+            ],
             batch_size=1000,
         )
         return
@@ -795,12 +798,12 @@ def _insert_preassigned(pairs: list[tuple[int, int]], now: datetime) -> None:
         connection.cursor() as cursor,
         cursor.cursor.copy(
             # Every NOT NULL column without a database default is written: Django keeps field defaults in Python.
-            f"COPY {table} (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds, submitted_while_paused)"
-            " FROM STDIN"
+            f"COPY {table} (public_id, campaign_response_id, campaign_id, expert_id, status, reserved_at, active_seconds,"
+            " submitted_while_paused) FROM STDIN"
         ) as copy,
     ):
         for cr, user in pairs:
-            copy.write_row((new_public_id(), cr, user, Assignment.Status.RESERVED, now, 0, False))
+            copy.write_row((new_public_id(), cr, campaign_id, user, Assignment.Status.RESERVED, now, 0, False))
 
 
 def _qualified_for(qualified: set[str] | None, dims: set[str], per_dimension: bool) -> bool:

@@ -6,8 +6,12 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from heartbench_core.judging.api import IsScoringStaff
@@ -149,13 +153,18 @@ class LeaderboardSerializer(serializers.Serializer):
     scene = serializers.CharField(allow_null=True)
     catastrophic = serializers.ChoiceField(choices=CATASTROPHIC_MODES)
     ranked = serializers.IntegerField(help_text="Models ranked, before `q` and `top` kept some of them.")
-    models = ModelScoresSerializer(many=True)
+    count = serializers.IntegerField(help_text="Models listed (after `q` and `top`) over every page.")
+    next = serializers.URLField(allow_null=True, help_text="The next page (null on the last).")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page (null on the first).")
+    models = ModelScoresSerializer(many=True, help_text="This page's models (50 a page), in rank order.")
 
 
 class LeaderboardView(APIView):
-    """Every model's scores from a verdict source on one dataset version in one call, ranked (from stored scores).
+    """Every model's scores from a verdict source on one dataset version, ranked (from stored scores), 50 a page.
 
-    Like the leaderboard page, it is closed whole to an expert of an open campaign on the dataset.
+    `count`, `next` and `previous` page through the models listed; the judge source on every scene
+    reads only the page's stored scores. Like the leaderboard page, it is closed whole to an expert
+    of an open campaign on the dataset.
     """
 
     permission_classes = [IsScoringStaff]
@@ -166,12 +175,18 @@ class LeaderboardView(APIView):
             OpenApiParameter(name, OpenApiTypes.STR, required=name == "dataset")
             for name in ("dataset", "source", "judge", "run", "version", "subset", "scene", "catastrophic", "q")
         ]
-        + [OpenApiParameter("top", OpenApiTypes.INT, description="Only the first N models listed (after `q`), in rank order.")],
+        + [
+            OpenApiParameter("top", OpenApiTypes.INT, description="Only the first N models listed (after `q`), in rank order."),
+            OpenApiParameter("page", OpenApiTypes.INT, description="The page of the models listed (50 a page)."),
+        ],
         responses={200: LeaderboardSerializer},
     )
     def get(self, request: Request) -> Response:
-        found = read_models.models_scores(Viewer.of(request), request.query_params)
-        q, rows = found.query, found.rows
+        size = api_settings.PAGE_SIZE or 50
+        found = read_models.models_scores_page(Viewer.of(request), request.query_params, size=size)
+        if found.offset and found.offset >= found.listed:
+            raise NotFound(PageNumberPagination.invalid_page_message)
+        q, rows, url = found.query, found.rows, request.build_absolute_uri()
         if q["source"] == "judge":
             calibrated = _calibrated(rows, whole=q["subset"] == "all" and not q["scene"] and q["catastrophic"] == "paper")
         else:
@@ -179,6 +194,9 @@ class LeaderboardView(APIView):
         body = {
             **q,
             "ranked": found.ranked,
+            "count": found.listed,
+            "next": replace_query_param(url, "page", found.page + 1) if found.offset + size < found.listed else None,
+            "previous": None if found.page == 1 else replace_query_param(url, "page", found.page - 1),
             "version": rows[0].result.version if rows else None,
             "models": [
                 {

@@ -43,6 +43,7 @@ class ScoredLeaderboardFilters(LeaderboardFilters):
     source = Text()
     version = Text()
     top = Integer(min_value=1, max_value=10000, help_text="Only the first N models listed (after `q`), in rank order.")
+    page = Integer(min_value=1, help_text="The page of the models listed (50 a page).")
 
 
 class ModelScoreFilters(ScoredLeaderboardFilters):

@@ -2,17 +2,21 @@
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from django.core.cache import cache
+from django.db import connection
+from django.db.models import CharField, Exists, F, OrderBy, OuterRef, QuerySet, Value, Window
+from django.db.models.functions import Cast, Collate, Concat, RowNumber
 
 from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_IN_REPORT, ONLY_ALL_PAPER, CalibratedBoard, calibrated_boards
 from heartbench_core.lib.agreement_report import AltTest, CalibratedModel
 from heartbench_core.lib.scoring import decay_percent
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
-from heartbench_core.models import DatasetVersion, JudgeRun, StoredScores
+from heartbench_core.models import Dataset, DatasetVersion, JudgeRun, StoredScores
 from heartbench_core.services.scoring import ScoreResult
-from heartbench_core.services.stored_scores import run_key, scored_runs
+from heartbench_core.services.stored_scores import OVERALL_COLUMNS, run_key, scored_runs
+from heartbench_core.verdict_sources import no_judge_run
 
 # Distinguishable on white, and in the order a legend reads them.
 PALETTE = (
@@ -105,6 +109,129 @@ def _add_calibrated(version: DatasetVersion, rows: list[LeaderboardRow], *, whol
         row.calibrated = row.board.model(row.run.model.name, row.run.label) if row.board else None
         if row.calibrated is None:
             row.calibrated_reason = NOT_IN_REPORT if row.board else NO_REPORT
+
+
+@dataclass(frozen=True)
+class RankedRuns:
+    """One page of a version's judge runs in leaderboard order, read from the stored overall scores."""
+
+    ranked: int  # runs ranked, before the search and `top`
+    listed: int  # runs listed: those the search finds, cut to `top`
+    rows: list[tuple[int | None, int, JudgeRun]]  # this page's: rank among every run (None: nothing scored), position, run
+
+
+def judged_version(dataset: Dataset, version: DatasetVersion | None, *, judge: str | None, run: str | None) -> DatasetVersion:
+    """The version asked, or the newest with a judge run matching the filters (ValidationError when none matches)."""
+    runs = JudgeRun.objects.filter(version__dataset=dataset)
+    if version is not None:
+        runs = runs.filter(version=version)
+    if judge:
+        runs = runs.filter(judge=judge)
+    if run:
+        runs = runs.filter(label=run)
+    found = runs.select_related("version__dataset").order_by("-version__number").first()
+    if found is None:
+        raise no_judge_run(dataset=dataset, version=version, judge=judge, run=run)
+    return found.version
+
+
+def unstored_runs(version: DatasetVersion, *, judge: str | None, run: str | None, mode: str) -> list[JudgeRun]:
+    """The matching runs of the version without a current stored row holding its overall scores (usually none)."""
+    current = StoredScores.objects.filter(
+        run=OuterRef("pk"),
+        mode=mode,
+        overalls_stored=True,
+        stamp=Concat(Value("verdicts="), Cast(OuterRef("verdict_count"), CharField()), output_field=CharField()),
+    )
+    runs = JudgeRun.objects.filter(version=version).exclude(Exists(current)).select_related("model", "version__dataset")
+    if judge:
+        runs = runs.filter(judge=judge)
+    if run:
+        runs = runs.filter(label=run)
+    return list(runs.order_by("pk"))
+
+
+def _rank_order(column: str) -> list[OrderBy]:
+    """Best overall first, unscored last; ties by model name, then judge/run, in code-point order (as Python sorts them)."""
+    name: Any = F("run__model__name")
+    tie: Any = Concat(F("run__judge"), Value("/"), F("run__label"), output_field=CharField())
+    if connection.vendor == "postgresql":
+        name, tie = Collate(name, "C"), Collate(tie, "C")
+    return [F(column).desc(nulls_last=True), name.asc(), tie.asc()]
+
+
+def ranked_runs(
+    version: DatasetVersion,
+    *,
+    judge: str | None,
+    run: str | None,
+    mode: str,
+    subset: str,
+    search: str,
+    top: int | None,
+    offset: int,
+    limit: int,
+    counted: RankedRuns | None = None,
+) -> RankedRuns:
+    """A page of the version's stored judge runs ranked by the subset's overall score, read from its index.
+
+    Ranks are those among every matching run, whatever the search: without one, a row's rank is its
+    position; with one, the page's ranks are read from the ranking of every run (a window over the
+    stored overall scores, no arrays). Five queries at most, whatever the number of runs; `counted`, an
+    earlier answer to the same question, spares counting again.
+    """
+    column = OVERALL_COLUMNS[subset]
+    order = _rank_order(column)
+    base = StoredScores.objects.filter(version=version, mode=mode, run__isnull=False)
+    if judge:
+        base = base.filter(run__judge=judge)
+    if run:
+        base = base.filter(run__label=run)
+    matching = base.filter(run__model__name__icontains=search) if search else base
+    if counted is not None:
+        ranked, listed = counted.ranked, counted.listed
+    else:
+        ranked = base.count()
+        listed = matching.count() if search else ranked
+    if top is not None:
+        listed = min(listed, top)
+    end = min(offset + limit, listed)
+    page = list(
+        matching.order_by(*order).select_related("run__model", "run__version__dataset").defer("arrays")[offset:end] if end > offset else []
+    )
+    places = _places(base, order, [s.pk for s in page]) if search else {s.pk: offset + n + 1 for n, s in enumerate(page)}
+    rows = [(None if getattr(s, column) is None else places[s.pk], places[s.pk], s.run) for s in page]
+    return RankedRuns(ranked=ranked, listed=listed, rows=rows)  # type: ignore[arg-type]  # run is not null: filtered above
+
+
+def leaderboard_rows(version: DatasetVersion, ranked: list[tuple[int | None, int, JudgeRun]], *, mode: str) -> list[LeaderboardRow]:
+    """The leaderboard rows of these runs (all questions, every scene), from their stored scores: a page's, not the version's."""
+    scored = scored_runs([run for _, _, run in ranked], mode=mode)
+    rows = [
+        LeaderboardRow(
+            rank=rank,
+            run=run,
+            all=scored[run.pk].result(subset="all", with_questions=False),
+            hard=scored[run.pk].result(subset="hard", with_questions=False),
+            normal=scored[run.pk].result(subset="normal", with_questions=False),
+            colour=PALETTE[(place - 1) % len(PALETTE)],
+        )
+        for rank, place, run in ranked
+    ]
+    _add_calibrated(version, rows, whole=mode == "paper")
+    return rows
+
+
+def _places(base: QuerySet[StoredScores], order: list[OrderBy], ids: list[int]) -> dict[int, int]:
+    """Each of these rows' position in `base` ordered by `order` (one query: the window runs over `base`, the rows are picked after)."""
+    if not ids:
+        return {}
+    inner = base.annotate(sid=F("pk"), place=Window(RowNumber(), order_by=order)).values_list("sid", "place")
+    sql, params = inner.query.sql_with_params()
+    marks = ", ".join(["%s"] * len(ids))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT ranked.sid, ranked.place FROM ({sql}) ranked WHERE ranked.sid IN ({marks})", [*params, *ids])
+        return {int(sid): int(place) for sid, place in cursor.fetchall()}
 
 
 # Part of the cache key of the leaderboard's figures: change it when what a ScoreResult holds or how it is computed changes.

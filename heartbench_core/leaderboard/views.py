@@ -24,21 +24,22 @@ from heartbench_core.services.stored_scores import scored_runs
 @role_required(Role.ADMIN, Role.RUBRIC_AUTHOR)
 def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse:
     viewer = Viewer.of(request)
-    board = read_models.leaderboard(viewer, name, label, request.GET)
-    version, rows = board.version, board.rows
     if request.GET.get("format") == "csv":
+        board = read_models.leaderboard(viewer, name, label, request.GET)
+        version = board.version
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="leaderboard-{version.dataset.name}-{version.label}.csv"'
         SafeWriter(response).writerows(board.csv_rows())
         return response
-    shown = read_models.leaderboard_page(viewer, board, page_number=request.GET.get("page"))
-    filters = {"judge": "", "scene": "", **board.filters.values, "q": board.filters.search, "catastrophic": board.filters.mode}
+    shown = read_models.leaderboard_page(viewer, name, label, request.GET)
+    version, asked = shown.version, shown.filters
+    filters = {"judge": "", "scene": "", **asked.values, "q": asked.search, "catastrophic": asked.mode}
     context = {
         "version": version,
         "dataset": version.dataset,
         "rows": shown.rows,
         "page": shown.page,
-        "total": len(rows),
+        "total": shown.total,
         "page_query": urlencode({k: v for k, v in filters.items() if v}),
         "chart": shown.chart,
         "charted": shown.charted,
@@ -48,7 +49,7 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
         "judges": shown.judges,
         "scenes": shown.scenes,
         "filters": filters,
-        "filter_errors": board.filters.messages,
+        "filter_errors": asked.messages,
         "modes": CATASTROPHIC_MODES,
     }
     template = "heartbench_core/partials/leaderboard_body.html" if request.htmx else "heartbench_core/leaderboard.html"

@@ -110,11 +110,41 @@ def unpack(frame: RubricFrame, mode: str, blob: bytes | memoryview) -> ScoredVer
     )
 
 
+OVERALL_COLUMNS = {"all": "overall", "hard": "overall_hard", "normal": "overall_normal"}  # subset -> StoredScores column
+
+
+def overalls(scored: ScoredVerdicts) -> dict[str, float | None]:
+    """The overall score of each subset (every scene), as the StoredScores columns the leaderboard ranks by hold them."""
+    return {column: scored.result(subset=subset, with_questions=False).overall for subset, column in OVERALL_COLUMNS.items()}
+
+
+def _stored(scored: ScoredVerdicts, **fields: object) -> StoredScores:
+    return StoredScores(**fields, arrays=pack(scored), **overalls(scored), overalls_stored=True)
+
+
 def _keep(rows: list[StoredScores]) -> None:
     if rows:
         StoredScores.objects.bulk_create(
-            rows, update_conflicts=True, unique_fields=["key", "mode"], update_fields=["version", "run", "campaign_id", "stamp", "arrays"]
+            rows,
+            update_conflicts=True,
+            unique_fields=["key", "mode"],
+            update_fields=["version", "run", "campaign_id", "stamp", "arrays", *OVERALL_COLUMNS.values(), "overalls_stored"],
         )
+
+
+def store_run_overalls(runs: list[JudgeRun], *, mode: str) -> None:
+    """Make sure each run has a current stored row with its overall scores filled: scored (and stored) when it has none,
+    filled from its arrays when it was stored before the overall columns existed."""
+    if not runs:
+        return
+    scored = scored_runs(runs, mode=mode)
+    rows = list(StoredScores.objects.filter(key__in=[run_key(r.pk) for r in runs], mode=mode, overalls_stored=False).only("pk", "run_id"))
+    for row in rows:
+        if row.run_id in scored:
+            for column, value in overalls(scored[row.run_id]).items():
+                setattr(row, column, value)
+            row.overalls_stored = True
+    StoredScores.objects.bulk_update([r for r in rows if r.overalls_stored], [*OVERALL_COLUMNS.values(), "overalls_stored"], batch_size=500)
 
 
 def _frame_for(version: DatasetVersion, blobs: list[bytes | memoryview]) -> RubricFrame:
@@ -148,9 +178,7 @@ def scored_runs(runs: list[JudgeRun], *, mode: str = "paper", frame: RubricFrame
         out.update(computed)
         _keep(
             [
-                StoredScores(
-                    version_id=run.version_id, key=run_key(run.pk), mode=mode, run=run, stamp=run_stamp(run), arrays=pack(computed[run.pk])
-                )
+                _stored(computed[run.pk], version_id=run.version_id, key=run_key(run.pk), mode=mode, run=run, stamp=run_stamp(run))
                 for run in missing
             ]
         )
@@ -183,14 +211,14 @@ def scored_sources(sets: list[VerdictSet], *, mode: str = "paper", frame: Rubric
             out[n] = scored
             if verdicts.key:
                 keep.append(
-                    StoredScores(
+                    _stored(
+                        scored,
                         version=verdicts.version,
                         key=verdicts.key,
                         mode=mode,
                         run_id=verdicts.run_id,
                         campaign_id=verdicts.campaign_id,
                         stamp=verdicts.stamp,
-                        arrays=pack(scored),
                     )
                 )
     _keep(keep)

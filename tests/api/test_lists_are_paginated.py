@@ -32,7 +32,7 @@ NOT_PAGINATED = {
     "/api/v1/rubrics/quality/": "quality signals of one dataset (or one question), one document",
     "/api/v1/rubrics/revisions/{id}/comments/": "the review discussion of one revision",
     "/api/v1/scores/": "a computed leaderboard, one document",
-    "/api/v1/scores/leaderboard/": "every model's scores on one version (one per model or run), ranked, one document",
+    "/api/v1/scores/leaderboard/": "every model's scores on one version, ranked: one document holding a page of them (50 a page, its own page parameter, count, next and previous)",
     "/api/v1/versions/{id}/diff/": "a changelog document",
     "/api/v1/versions/{id}/export/": "a JSONL download",
     "/api/v1/validation/datasets/{name}/release-policy/": "one dataset's release policy (its history inside, a few changes)",

@@ -150,7 +150,7 @@ def import_judgments(
             if fast:
                 _lock_references(campaign, judged, user_ids)
             responses_added, in_campaign, new_entries = _add_campaign_responses(campaign, judged)
-            assignments, judgments, assignment_ids = _write_submitted_judgments(judged, in_campaign, user_ids)
+            assignments, judgments, assignment_ids = _write_submitted_judgments(campaign.pk, judged, in_campaign, user_ids)
         if fast:
             tallies.count_inserted(campaign_response_ids=new_entries, assignment_ids=assignment_ids)
     return JudgmentImportOutcome(
@@ -548,14 +548,17 @@ def _lock_references(campaign: Campaign, judged: _Judged, user_ids: list[int]) -
         raise ValidationError(gettext("the data changed during the import; nothing was written, try again"))
 
 
-def _write_submitted_judgments(judged: _Judged, in_campaign: dict[int, int], user_ids: list[int]) -> tuple[int, int, list[int]]:
+def _write_submitted_judgments(
+    campaign_id: int, judged: _Judged, in_campaign: dict[int, int], user_ids: list[int]
+) -> tuple[int, int, list[int]]:
     """Create one submitted assignment per line with its judgments; return (assignments, judgments, the assignments' ids)."""
     cr_ids = [in_campaign[rid] for rid in judged.response_ids]
     if connection.vendor == "postgresql":
-        ids = _copy_submitted_judgments(judged, cr_ids, user_ids)
+        ids = _copy_submitted_judgments(campaign_id, judged, cr_ids, user_ids)
         return len(cr_ids), len(judged.detail), ids
     assignments = [
-        Assignment(campaign_response_id=cr, expert_id=user, status=Assignment.Status.RESERVED) for cr, user in zip(cr_ids, user_ids)
+        Assignment(campaign_response_id=cr, campaign_id=campaign_id, expert_id=user, status=Assignment.Status.RESERVED)
+        for cr, user in zip(cr_ids, user_ids)
     ]
     Assignment.objects.bulk_create(assignments, batch_size=2000)
     judgments = [
@@ -569,7 +572,7 @@ def _write_submitted_judgments(judged: _Judged, in_campaign: dict[int, int], use
     return len(assignments), len(judgments), ids
 
 
-def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list[int]) -> list[int]:
+def _copy_submitted_judgments(campaign_id: int, judged: _Judged, cr_ids: list[int], user_ids: list[int]) -> list[int]:
     """PostgreSQL: COPY the judgments, then their assignments, submitted; return the assignments' ids.
 
     The assignments' ids are drawn first and the judgments written before them: the foreign keys
@@ -587,6 +590,7 @@ def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list
             "id",
             "public_id",
             "campaign_response_id",
+            "campaign_id",
             "expert_id",
             "status",
             "reserved_at",
@@ -594,7 +598,10 @@ def _copy_submitted_judgments(judged: _Judged, cr_ids: list[int], user_ids: list
             "active_seconds",
             "submitted_while_paused",
         ),
-        (f"{pk}\t{new_public_id()}\t{cr}\t{user}\t{status}\t{stamp}\t{stamp}\t0\tf\n" for pk, cr, user in zip(ids, cr_ids, user_ids)),
+        (
+            f"{pk}\t{new_public_id()}\t{cr}\t{campaign_id}\t{user}\t{status}\t{stamp}\t{stamp}\t0\tf\n"
+            for pk, cr, user in zip(ids, cr_ids, user_ids)
+        ),
     )
     return ids
 

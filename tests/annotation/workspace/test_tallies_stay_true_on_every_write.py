@@ -129,9 +129,9 @@ def test_raw_sql_writes_are_counted_too(workspace, cast):
     cr = workspace.response_of("dm0001")
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO annotation_assignment (public_id, campaign_response_id, expert_id, status, reserved_at, active_seconds,"
-            " submitted_while_paused, guidelines_source) VALUES (%s, %s, %s, 'submitted', %s, 7, %s, '')",
-            ["rawsqlrow", cr.pk, cast.expert.pk, timezone.now(), False],
+            "INSERT INTO annotation_assignment (public_id, campaign_response_id, campaign_id, expert_id, status, reserved_at,"
+            " active_seconds, submitted_while_paused, guidelines_source) VALUES (%s, %s, %s, %s, 'submitted', %s, 7, %s, '')",
+            ["rawsqlrow", cr.pk, cr.campaign_id, cast.expert.pk, timezone.now(), False],
         )
     assert ResponseTally.objects.get(campaign_response=cr).submitted == 1
     assert_true_tallies()
