@@ -38,4 +38,4 @@ class AssignmentFilters(ListFilters):
     def of_campaign(self, qs: QuerySet[Assignment], name: str, value: Any) -> QuerySet[Assignment]:
         if not str(value).isdecimal():
             raise Http404(_("campaign must be an id"))
-        return qs.filter(campaign_response__campaign_id=value)
+        return qs.filter(campaign_id=value)

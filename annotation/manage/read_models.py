@@ -134,7 +134,7 @@ def campaign_for_edit(viewer: Viewer, campaign_id: int) -> Campaign:
 def open_preassigned(viewer: Viewer, campaign: Campaign) -> int:
     """Pre-assigned work still open (no expiry): what pausing or closing the campaign stops."""
     viewer.require(Role.ADMIN)
-    return Assignment.objects.filter(campaign_response__campaign=campaign, expires_at__isnull=True).open(timezone.now()).count()
+    return Assignment.objects.filter(campaign=campaign, expires_at__isnull=True).open(timezone.now()).count()
 
 
 @dataclass(frozen=True)

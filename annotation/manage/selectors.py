@@ -657,7 +657,7 @@ def certificate(expert: User, campaign: Campaign, *, show_exact_quality: bool) -
     quality = ExpertQuality.objects.filter(profile__user=expert).first()
     if quality is None or quality.certified_at is None:
         return None
-    submitted = Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).submitted().count()
+    submitted = Assignment.objects.filter(expert=expert, campaign=campaign).submitted().count()
     if not submitted:
         return None
     bar = QualityPolicy.current().certificate_min_quality

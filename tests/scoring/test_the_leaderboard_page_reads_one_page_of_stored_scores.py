@@ -19,9 +19,7 @@ def cells(rows) -> list[tuple]:
 def every_page(viewer, *, search: str = "", mode: str = "paper") -> list[tuple]:
     rows, number = [], 1
     while True:
-        shown = read_models.leaderboard_page(
-            viewer, "demo", "v1", judge=None, scene=None, mode=mode, search=search, page_number=str(number)
-        )
+        shown = read_models.leaderboard_page(viewer, "demo", "v1", {"catastrophic": mode, "q": search, "page": str(number)})
         rows += cells(shown.rows)
         if not shown.page.has_next():
             return rows
