@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from numpy.typing import ArrayLike, DTypeLike
 from psycopg import pq
 from psycopg.abc import Buffer
-from psycopg.adapt import Loader
+from psycopg.adapt import Dumper, Loader
 
 from annotation.manage.selectors import CAMPAIGNS_PER_PAGE  # the campaign lists have the same pages
 from annotation.models import (
@@ -210,8 +210,55 @@ def _aggregated_rows(connection: Any, sql: str, params: Any, columns: int, dtype
     return out
 
 
+class IdArray:
+    """Integer ids sent to PostgreSQL as one bigint[] parameter, dumped from their NumPy array in binary.
+
+    Psycopg dumps a list of Python ints element by element (a regex check and a string each in
+    text): for the 776,000 ids a report sends at 100× HeartBench that cost more than the queries
+    they filter. Here the array's binary form is built by NumPy in one pass; the text form is
+    kept for the client-side cursors that log or inline a query.
+    """
+
+    __slots__ = ("ids",)
+
+    def __init__(self, ids: ArrayLike) -> None:
+        self.ids = np.asarray(ids, np.int64).ravel()
+
+
+_INT8_OID, _INT8_ARRAY_OID = 20, 1016
+
+
+class _IdArrayBinaryDumper(Dumper):
+    format = pq.Format.BINARY
+    oid = _INT8_ARRAY_OID
+
+    def dump(self, obj: IdArray) -> bytes:
+        ids = obj.ids
+        if not ids.size:  # no dimension: the empty array
+            return np.array([0, 0, _INT8_OID], ">i4").tobytes()
+        # ndim, has nulls, element oid, (size, lower bound); then each element's length and value.
+        header = np.array([1, 0, _INT8_OID, ids.size, 1], ">i4").tobytes()
+        body = np.empty(ids.size, dtype=[("length", ">i4"), ("value", ">i8")])
+        body["length"] = 8
+        body["value"] = ids
+        return header + body.tobytes()
+
+
+class _IdArrayTextDumper(Dumper):
+    format = pq.Format.TEXT
+    oid = _INT8_ARRAY_OID
+
+    def dump(self, obj: IdArray) -> bytes:
+        return ("{" + ",".join(map(str, obj.ids.tolist())) + "}").encode()
+
+
+# Text first: the format a placeholder leaves to psycopg is the one registered last, binary.
+psycopg.adapters.register_dumper(IdArray, _IdArrayTextDumper)
+psycopg.adapters.register_dumper(IdArray, _IdArrayBinaryDumper)
+
+
 class AnyOf(Func):
-    """PostgreSQL: `column = ANY(<ids>)`, the ids sent as one bigint array parameter.
+    """PostgreSQL: `column = ANY(<ids>)`, the ids sent as one bigint array parameter (`IdArray`).
 
     For ids the caller has loaded already (a campaign's responses, its submitted assignments):
     the table is filtered by a hash of the array (a constant to the planner, which picks an index
@@ -222,13 +269,13 @@ class AnyOf(Func):
 
     output_field = BooleanField()
 
-    def __init__(self, column: str, ids: np.ndarray) -> None:
+    def __init__(self, column: str, ids: ArrayLike) -> None:
         super().__init__(F(column))
-        self.ids = np.asarray(ids, np.int64)
+        self.ids = IdArray(ids)
 
     def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, tuple[Any, ...]]:  # type: ignore[override]
         column, column_params = compiler.compile(self.source_expressions[0])
-        return f"{column} = ANY(%s::bigint[])", (*column_params, self.ids.tolist())
+        return f"{column} = ANY(%s::bigint[])", (*column_params, self.ids)
 
 
 def float_rows(queryset: QuerySet, columns: int) -> np.ndarray:
