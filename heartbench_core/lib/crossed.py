@@ -194,7 +194,7 @@ def rater_variance(
         per_group = np.bincount(g, minlength=n_groups).astype(np.float64)
     else:
         weight = np.asarray(count, np.float64)
-        per_group = np.bincount(g, weights=weight, minlength=n_groups)
+        per_group = np.asarray(np.bincount(g, weights=weight, minlength=n_groups), np.float64)
     mean = np.divide(np.bincount(g, weights=z, minlength=n_groups), per_group, out=np.zeros(n_groups), where=per_group > 0)
     z = z - (mean[g] if count is None else weight * mean[g])
     # The cells' keys built in place: at 100× each temporary is a 38 MB array of the judgments.
