@@ -205,7 +205,7 @@ def _aggregated_rows(connection: Any, sql: str, params: Any, columns: int, dtype
         # ndim, has_nulls, element oid, then (size, lower bound) per dimension: one dimension here.
         elements = np.frombuffer(data, dtype=[("length", ">i4"), ("value", kind)], offset=12 + 8 * int(ndim))
         if i == 0:
-            out = np.empty((elements.size, columns), dtype)
+            out = np.empty((elements.size, columns), dtype, order="F")  # each column contiguous, as the callers read them
         out[:, i] = elements["value"]
     return out
 
