@@ -445,14 +445,21 @@ def gold_vote_changes(
     n_cat = np.bincount(pair[is_cat], minlength=n_p).astype(float)
     flat = np.zeros(n_p * n_a)
     # Each vote's leave-one-out change of its unit's label: most votes change none.
+    # The other votes' hits and number as integers, their majority as a sign (credit = (side + 1) / 2: 0, ½ or 1),
+    # the label as a byte: at 100× (4.75 million votes) every float64 array of the votes was 38 MB.
     hit = np.asarray(vote_hit, bool)[keep]
-    h = np.asarray(hits, float)[u] - hit
-    m = np.asarray(ratings, float)[u] - 1
-    lab = label[u].astype(float)
-    credit = np.where(2 * h > m, 1.0, np.where(2 * h == m, 0.5, 0.0))
-    moves = (m > 0) & ~np.asarray(fixed, bool)[u] & (credit != lab)
+    hits, ratings = np.asarray(hits), np.asarray(ratings)
+    counts = np.int32 if hits.dtype.kind in "iub" and ratings.dtype.kind in "iub" else np.float64
+    h = hits.astype(counts, copy=False)[u] - hit
+    m = ratings.astype(counts, copy=False)[u] - 1
+    side = np.sign(2 * h - m).astype(np.int8)
+    del h
+    lab_u = label.astype(np.int8)[u]  # 0 or 1: the votes' units are labelled
+    moves = (m > 0) & ~np.asarray(fixed, bool)[u] & (side + 1 != 2 * lab_u)
+    del m
     mv = np.flatnonzero(moves)
-    d_label = credit[mv] - lab[mv]
+    lab_mv = lab_u[mv].astype(float)
+    d_label = (side[mv] + 1) * 0.5 - lab_mv
     rv, cv, pv = r[mv], unit_criterion[u[mv]], pair[mv]
     # Ordinary votes: the norm with the hit flipped, weighted by how likely the flip is (1, or ½ on a tie).
     om = ~catastrophic[cv] & (crit_ability[cv] >= 0) & (fires[rv] == 0)
@@ -461,7 +468,7 @@ def gold_vote_changes(
     moved = scoring.norm_scores(flipped, low[oc], high[oc]) - scoring.norm_scores(raw[oc], low[oc], high[oc])
     flat += np.bincount(pv[om] * n_a + crit_ability[cv[om]], weights=np.abs(d_label[om]) * moved, minlength=n_p * n_a)
     # Catastrophic votes: without the vote the response is zeroed with the probability its label then has.
-    km = catastrophic[cv] & (fires[rv] - (lab[mv] == 1) == 0)
+    km = catastrophic[cv] & (fires[rv] - (lab_mv == 1) == 0)
     zeroing = np.bincount(pv[km], weights=-d_label[km], minlength=n_p)
     change = flat.reshape(n_p, n_a)
     if km.any():
