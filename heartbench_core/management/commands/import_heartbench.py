@@ -18,7 +18,6 @@ class Command(ImportCommand):
         parser.add_argument("--difficulty", choices=["hard", "normal"], help=gettext("For files without a difficulty key."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        self.verbosity = opts["verbosity"]
         outcome = self.run_service(
             import_heartbench,
             source=opts["path"],
