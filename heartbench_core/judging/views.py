@@ -6,12 +6,12 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.forms import Form
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.endpoint_policy import key_variable_allowed
@@ -34,17 +34,6 @@ from heartbench_core.roles import Role, role_required
 
 admin_only = role_required(Role.ADMIN)
 RUNS_PER_PAGE = 25
-
-
-def _errors_into(form: Form, exc: ValidationError) -> None:
-    """Attach a service's errors to the fields they name (or to the form)."""
-    if hasattr(exc, "error_dict"):
-        for field, msgs in exc.message_dict.items():
-            for m in msgs:
-                form.add_error(field if field in form.fields else None, m)
-    else:
-        for m in exc.messages:
-            form.add_error(None, m)
 
 
 def _key_present(endpoint: Endpoint) -> bool | None:
@@ -80,7 +69,7 @@ def _save_endpoint(request: SignedInRequest, form: EndpointForm, *, name: str) -
     try:
         return save_endpoint(name=name, by=request.user, **values).endpoint
     except ValidationError as exc:
-        _errors_into(form, exc)
+        errors_into(form, exc)
         return None
 
 
@@ -142,7 +131,7 @@ def template_new(request: SignedInRequest) -> HttpResponse:
                     by=request.user,
                 )
             except ValidationError as exc:
-                _errors_into(form, exc)
+                errors_into(form, exc)
             else:
                 messages.success(request, _("Template %(name)s created.") % {"name": revision.template.name})
                 return redirect(revision.template)
@@ -176,7 +165,7 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
                     by=request.user,
                 )
             except ValidationError as exc:
-                _errors_into(form, exc)
+                errors_into(form, exc)
             else:
                 messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
                 return redirect(template)
@@ -220,7 +209,7 @@ def run_new(request: SignedInRequest) -> HttpResponse:
         try:
             request_ = _request_run(request, d)
         except ValidationError as exc:
-            _errors_into(form, exc)
+            errors_into(form, exc)
         else:
             if request_.run is None:
                 messages.info(request, _("The model already has an answer to every question asked for: nothing to do."))
