@@ -27,14 +27,13 @@ class Command(ImportCommand):
             difficulty=opts["difficulty"],
             progress=self.progress,
         )
+        self.stdout.write(outcome.version.label)
         if outcome.created:
-            self.stdout.write(outcome.version.label)
             self.stderr.write(
                 gettext("created %(version)s with %(items)d items and %(criteria)d criteria")
                 % {"version": outcome.version, "items": outcome.items, "criteria": outcome.criteria}
             )
         else:
-            self.stdout.write(outcome.version.label)
             self.stderr.write(
                 gettext("content identical to the latest version %(version)s: nothing created") % {"version": outcome.version}
             )
