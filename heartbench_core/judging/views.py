@@ -16,7 +16,7 @@ from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.endpoint_policy import key_variable_allowed
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
-from heartbench_core.judging.models import Endpoint, EndpointRun
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplateRevision
 from heartbench_core.judging.run_display import describe_selection
 from heartbench_core.judging.services import runs as run_services
 from heartbench_core.judging.services.endpoints import add_template_revision, default_template, save_endpoint
@@ -112,6 +112,18 @@ def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
     return render(request, "heartbench_core/judging/endpoint.html", context, status=400 if form.errors else 200)
 
 
+def _add_revision(request: SignedInRequest, form: TemplateRevisionForm, *, name: str) -> JudgeTemplateRevision | None:
+    """Record the valid form's wording as the template's next revision; None with the service's errors on the form."""
+    d = form.cleaned_data
+    try:
+        return add_template_revision(
+            name=name, description=d["description"], system=d["system"], user=d["user"], change_note=d["change_note"], by=request.user
+        )
+    except ValidationError as exc:
+        errors_into(form, exc)
+        return None
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def template_new(request: SignedInRequest) -> HttpResponse:
@@ -120,21 +132,9 @@ def template_new(request: SignedInRequest) -> HttpResponse:
         d = form.cleaned_data
         if judging.template_exists(Viewer.of(request), d["name"]):
             form.add_error("name", _("A template with this name exists: add a revision on its own page."))
-        else:
-            try:
-                revision = add_template_revision(
-                    name=d["name"],
-                    description=d["description"],
-                    system=d["system"],
-                    user=d["user"],
-                    change_note=d["change_note"],
-                    by=request.user,
-                )
-            except ValidationError as exc:
-                errors_into(form, exc)
-            else:
-                messages.success(request, _("Template %(name)s created.") % {"name": revision.template.name})
-                return redirect(revision.template)
+        elif revision := _add_revision(request, form, name=d["name"]):
+            messages.success(request, _("Template %(name)s created.") % {"name": revision.template.name})
+            return redirect(revision.template)
     if request.method != "POST":
         base = judging.newest_revision(Viewer.of(request), default_template(by=request.user))
         form = TemplateRevisionForm(initial={"system": base.system if base else "", "user": base.user if base else ""})
@@ -153,22 +153,9 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
         data["name"] = template.name
         data.setdefault("description", template.description)
         form = TemplateRevisionForm(data)
-        if form.is_valid():
-            d = form.cleaned_data
-            try:
-                revision = add_template_revision(
-                    name=template.name,
-                    description=d["description"],
-                    system=d["system"],
-                    user=d["user"],
-                    change_note=d["change_note"],
-                    by=request.user,
-                )
-            except ValidationError as exc:
-                errors_into(form, exc)
-            else:
-                messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
-                return redirect(template)
+        if form.is_valid() and (revision := _add_revision(request, form, name=template.name)):
+            messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
+            return redirect(template)
     else:
         form = TemplateRevisionForm(
             initial={
