@@ -528,11 +528,9 @@ class ExpertCampaignTally(models.Model):
         return self.reserved + self.submitted
 
 
-class UnclearCriterionReport(models.Model):
-    """An expert's note that a criterion is unclear; lands in the rubric authors' work list."""
+class ExpertReport(models.Model):
+    """A report an expert files on an assignment; an admin resolves it with a reply the expert reads."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="unclear_reports")
-    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="unclear_reports")
     comment = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
@@ -540,7 +538,17 @@ class UnclearCriterionReport(models.Model):
     reply = models.TextField(blank=True, help_text="The answer the reporting expert reads.")
 
     class Meta:
+        abstract = True
         ordering = ["-created_at"]
+
+
+class UnclearCriterionReport(ExpertReport):
+    """An expert's note that a criterion is unclear; lands in the rubric authors' work list."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="unclear_reports")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="unclear_reports")
+
+    class Meta(ExpertReport.Meta):
         # The unread-replies count reads the replies since the expert last looked, not all their reports.
         indexes = [models.Index(fields=["resolved_at"], condition=models.Q(resolved_at__isnull=False), name="unclear_report_replied")]
 
@@ -548,18 +556,12 @@ class UnclearCriterionReport(models.Model):
         return f"unclear {self.criterion_id} on {self.assignment_id}"
 
 
-class ItemProblemReport(models.Model):
+class ItemProblemReport(ExpertReport):
     """An expert's report of a problem with the item or response as a whole."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="problem_reports")
-    comment = models.TextField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    reply = models.TextField(blank=True, help_text="The answer the reporting expert reads.")
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(ExpertReport.Meta):
         # The unread-replies count reads the replies since the expert last looked, not all their reports.
         indexes = [models.Index(fields=["resolved_at"], condition=models.Q(resolved_at__isnull=False), name="problem_report_replied")]
 

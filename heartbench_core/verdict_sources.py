@@ -150,23 +150,7 @@ def load_verdicts(
 def _judge_loader(
     *, dataset: Dataset, version: DatasetVersion | None = None, model: str, judge: str | None = None, run: str | None = None
 ) -> VerdictSet:
-    from heartbench_core.models import JudgeRun
-
-    runs = JudgeRun.objects.filter(version__dataset=dataset, model__name=model).select_related("version", "model")
-    if version is not None:
-        runs = runs.filter(version=version)
-    if judge:
-        runs = runs.filter(judge=judge)
-    if run:
-        runs = runs.filter(label=run)
-    found = list(runs.order_by("-version__number", "judge", "label"))
-    if not found:
-        where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
-        wanted = "".join(f", {k} {v!r}" for k, v in (("judge", judge), ("run", run)) if v)
-        raise ValidationError(
-            {"source": _("no judge run for model %(model)r on %(where)s%(filters)s") % {"model": model, "where": where, "filters": wanted}}
-        )
-    newest = [r for r in found if r.version_id == found[0].version_id]
+    newest = _newest_runs(dataset=dataset, version=version, model=model, judge=judge, run=run)
     if len(newest) > 1:
         names = ", ".join(f"--judge {r.judge} --run {r.label}" for r in newest)
         raise ValidationError(
@@ -196,20 +180,32 @@ def run_verdicts(run: JudgeRun) -> VerdictSet:
     )
 
 
-def no_judge_run(*, dataset: Dataset, version: DatasetVersion | None, judge: str | None, run: str | None) -> ValidationError:
-    """The error of a judge source with no run matching its filters on the dataset (or the version)."""
+def no_judge_run(
+    *, dataset: Dataset, version: DatasetVersion | None, model: str | None = None, judge: str | None, run: str | None
+) -> ValidationError:
+    """The error of a judge source with no run matching its filters on the dataset (or the version), for one model or any."""
     where = f"{dataset.name}@{version.label}" if version is not None else dataset.name
     wanted = "".join(f", {k} {v!r}" for k, v in (("judge", judge), ("run", run)) if v)
-    return ValidationError({"source": _("no judge run on %(where)s%(filters)s") % {"where": where, "filters": wanted}})
+    message = _("no judge run on %(where)s%(filters)s") if model is None else _("no judge run for model %(model)r on %(where)s%(filters)s")
+    return ValidationError({"source": message % {"model": model, "where": where, "filters": wanted}})
 
 
 def _judge_lister(
     *, dataset: Dataset, version: DatasetVersion | None = None, judge: str | None = None, run: str | None = None
 ) -> list[VerdictSet]:
     """Every judge run matching the filters on the version (default: the newest version with such runs), by model, judge and label."""
+    return [run_verdicts(r) for r in _newest_runs(dataset=dataset, version=version, judge=judge, run=run)]
+
+
+def _newest_runs(
+    *, dataset: Dataset, version: DatasetVersion | None, model: str | None = None, judge: str | None, run: str | None
+) -> list[JudgeRun]:
+    """The judge runs matching the filters on the version (default: the newest with any); ValidationError saying what was asked if none."""
     from heartbench_core.models import JudgeRun
 
     runs = JudgeRun.objects.filter(version__dataset=dataset).select_related("version__dataset", "model")
+    if model is not None:
+        runs = runs.filter(model__name=model)
     if version is not None:
         runs = runs.filter(version=version)
     if judge:
@@ -218,8 +214,8 @@ def _judge_lister(
         runs = runs.filter(label=run)
     found = list(runs.order_by("-version__number", "model__name", "judge", "label"))
     if not found:
-        raise no_judge_run(dataset=dataset, version=version, judge=judge, run=run)
-    return [run_verdicts(r) for r in found if r.version_id == found[0].version_id]
+        raise no_judge_run(dataset=dataset, version=version, model=model, judge=judge, run=run)
+    return [r for r in found if r.version_id == found[0].version_id]
 
 
 register_verdict_source("judge", _judge_loader, _judge_lister)

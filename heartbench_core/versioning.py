@@ -156,10 +156,7 @@ def format_changelog(log: dict[str, Any]) -> str:
         lines.append(f"+ criterion {e['question_id']}#{e['position']} [{e['ability']}] {e['text']}")
     for e in log.get("criteria_removed", []):
         lines.append(f"- criterion {e['question_id']}#{e['position']} [{e['ability']}] {e['text']}")
-    for e in log.get("criteria_reworded", []):
-        lines.append(f"~ reworded {e['question_id']}#{e['position']}: {e['before']} → {e['after']}")
-    for e in log.get("criteria_reweighted", []):
-        lines.append(f"~ reweighted {e['question_id']}#{e['position']}: {e['before']} → {e['after']}")
-    for e in log.get("criteria_relabelled", []):
-        lines.append(f"~ relabelled {e['question_id']}#{e['position']}: {e['before']} → {e['after']}")
+    for change in ("reworded", "reweighted", "relabelled"):
+        for e in log.get(f"criteria_{change}", []):
+            lines.append(f"~ {change} {e['question_id']}#{e['position']}: {e['before']} → {e['after']}")
     return "\n".join(lines)

@@ -187,12 +187,15 @@ def _audit_revision(
     reason: str = "",
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
+    object_type: str = "revision",
+    object_id: int | None = None,
 ) -> AuditEntry:
+    """An audit entry about the revision, or about a record of its review (`object_type`, `object_id`)."""
     return record_audit(
         actor=actor,
         action=action,
-        object_type="revision",
-        object_id=rev.pk,
+        object_type=object_type,
+        object_id=rev.pk if object_id is None else object_id,
         dataset=rev.dataset,
         question_id=rev.question_id,
         criterion_key=rev.lineage_id,
@@ -472,15 +475,12 @@ def review_revision(*, revision: CriterionRevision, reviewer: User, verdict: str
     if rev.decisions.filter(reviewer=reviewer).exists():
         raise ValidationError({"verdict": gettext("You have already decided on this revision.")})
     decision = ReviewDecision.objects.create(revision=rev, reviewer=reviewer, verdict=verdict, comment=comment)
-    record_audit(
+    _audit_revision(
+        rev,
         actor=reviewer,
         action=Action.REVIEWED,
         object_type="decision",
         object_id=decision.pk,
-        dataset=rev.dataset,
-        question_id=rev.question_id,
-        criterion_key=rev.lineage_id,
-        revision_number=rev.number,
         reason=comment,
         after={"verdict": verdict, "revision": rev.number},
     )
@@ -550,15 +550,12 @@ def comment_on_revision(
     if reply_to is not None and reply_to.revision_id != revision.pk:
         raise ValidationError({"reply_to": gettext("That comment belongs to another revision.")})
     comment = RevisionComment.objects.create(revision=revision, author=author, body=body, reply_to=reply_to)
-    record_audit(
+    _audit_revision(
+        revision,
         actor=author,
         action=Action.COMMENTED,
         object_type="comment",
         object_id=comment.pk,
-        dataset=revision.dataset,
-        question_id=revision.question_id,
-        criterion_key=revision.lineage_id,
-        revision_number=revision.number,
         after={"body": body, "reply_to": reply_to.pk if reply_to else None},
     )
     return comment

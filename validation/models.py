@@ -17,6 +17,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import pgettext_lazy
 
+from annotation.knowledge.models import Case
 from annotation.models import Campaign, CampaignResponse
 from heartbench_core.lib.agreement_report import (
     Figure,
@@ -32,12 +33,7 @@ from heartbench_core.models import Criterion, Dataset, DatasetVersion, LeasedQue
 class Adjudication(models.Model):
     """A senior reviewer's decision on one (campaign response, criterion); the newest decision wins."""
 
-    class Cause(models.TextChoices):
-        AMBIGUOUS_CRITERION = "ambiguous_criterion", pgettext_lazy("adjudication cause", "Ambiguous criterion")
-        GUIDELINE_GAP = "guideline_gap", pgettext_lazy("adjudication cause", "Guideline gap")
-        RATER_ERROR = "rater_error", pgettext_lazy("adjudication cause", "Rater error")
-        JUDGE_ERROR = "judge_error", pgettext_lazy("adjudication cause", "Judge error")
-        OTHER = "other", pgettext_lazy("adjudication cause", "Other")
+    Cause = Case.Cause  # the causes the case written from a decision records
 
     class Trigger(models.TextChoices):
         TIE = "tie", pgettext_lazy("why a unit is in the adjudication queue", "Experts tied")

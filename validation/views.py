@@ -17,8 +17,9 @@ from django.utils.functional import SimpleLazyObject, cached_property
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.knowledge.forms import CaseForm, apply_errors
+from annotation.knowledge.forms import CaseForm
 from annotation.knowledge.models import Case
+from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
 from heartbench_core.read_models import Viewer
@@ -303,7 +304,7 @@ def unit_case(request: SignedInRequest, campaign_id: int, entry_id: int, criteri
                         author=request.user, campaign_response=entry, criterion=criterion, content=content, publish=publish
                     )
             except ValidationError as exc:
-                apply_errors(form, exc)
+                errors_into(form, exc)
             else:
                 messages.success(request, _("Case published.") if case.status == Case.Status.PUBLISHED else _("Case saved as a draft."))
                 return redirect("annotation:case", pk=case.pk)
@@ -469,7 +470,7 @@ def gold_builder(request: SignedInRequest) -> HttpResponse:
                 version=target, response_ids=form.cleaned_data["responses"], spec=form.spec(), created_by=request.user
             )
         except ValidationError as exc:
-            apply_errors(form, exc)
+            errors_into(form, exc)
         else:
             messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
             return redirect("annotation:campaign", outcome.campaign.pk)
@@ -559,8 +560,7 @@ def planner(request: SignedInRequest) -> HttpResponse:
         try:
             plan = read.blind_test_plan(viewer, form.cleaned_data, agreement_in_points=True)
         except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
+            errors_into(form, exc)
     rows = []
     view = plan.view if plan is not None else None
     if plan is not None and view is not None:

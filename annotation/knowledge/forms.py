@@ -152,15 +152,3 @@ class CaseForm(forms.Form):
 class GuidelinesForm(forms.Form):
     body = forms.CharField(label=gettext_lazy("Guidelines (Markdown)"), widget=forms.Textarea(attrs={"rows": 14}), required=False)
     change_note = forms.CharField(label=gettext_lazy("What changed"), max_length=300, required=False)
-
-
-def apply_errors(form: forms.Form, exc: ValidationError) -> None:
-    """Attach a service's ValidationError to the form: known fields by name, the rest to the form."""
-    if hasattr(exc, "error_dict"):
-        for name, messages in exc.message_dict.items():
-            target = name if name in form.fields else None
-            for message in messages:
-                form.add_error(target, message)
-    else:
-        for message in exc.messages:
-            form.add_error(None, message)

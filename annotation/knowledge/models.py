@@ -132,7 +132,7 @@ class Case(models.Model):
         CALIBRATION = "calibration", pgettext_lazy("where a case came from", "Calibration item")
         WRITTEN = "written", pgettext_lazy("where a case came from", "Written from scratch")
 
-    # The causes of an adjudication decision (validation.Adjudication.Cause has the same values).
+    # The causes of an adjudication decision (validation.Adjudication.Cause is this class).
     class Cause(models.TextChoices):
         AMBIGUOUS_CRITERION = "ambiguous_criterion", pgettext_lazy("adjudication cause", "Ambiguous criterion")
         GUIDELINE_GAP = "guideline_gap", pgettext_lazy("adjudication cause", "Guideline gap")

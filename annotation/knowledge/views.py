@@ -26,6 +26,7 @@ from annotation.knowledge.models import Case, FaqEntry
 from annotation.knowledge.services import knowledge as services
 from annotation.models import CampaignResponse
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
+from heartbench_core.form_errors import errors_into, messages_of
 from heartbench_core.http import SignedInRequest
 from heartbench_core.models import Criterion
 from heartbench_core.read_models import Viewer
@@ -33,12 +34,6 @@ from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 
 WITH_A_ROLE = (*STAFF_ROLES, Role.EXPERT)
 KINDS = read_models.KINDS
-
-
-def _messages_of(exc: ValidationError) -> list[str]:
-    if hasattr(exc, "error_dict"):
-        return [m for msgs in exc.message_dict.values() for m in msgs]
-    return list(exc.messages)
 
 
 def _key(raw: str | None) -> uuid.UUID | None:
@@ -145,7 +140,7 @@ def faq_create(request: SignedInRequest) -> HttpResponse:
                 messages.success(request, _("Draft saved. Submit it for review when it is ready."))
                 return redirect("annotation:faq", pk=entry.pk)
         except ValidationError as exc:
-            forms.apply_errors(form, exc)
+            errors_into(form, exc)
     return _render_faq_form(request, form, None, status=400)
 
 
@@ -166,7 +161,7 @@ def faq_edit(request: SignedInRequest, pk: int) -> HttpResponse:
                 messages.success(request, _("Draft saved."))
                 return redirect("annotation:faq", pk=entry.pk)
         except ValidationError as exc:
-            forms.apply_errors(form, exc)
+            errors_into(form, exc)
     return _render_faq_form(request, form, entry, status=400)
 
 
@@ -175,7 +170,7 @@ def _faq_action(request: SignedInRequest, pk: int, action: Any, done: str) -> Ht
     try:
         result = action(entry)
     except ValidationError as exc:
-        for message in _messages_of(exc):
+        for message in messages_of(exc):
             messages.error(request, message)
         return redirect("annotation:faq", pk=pk)
     messages.success(request, done)
@@ -270,7 +265,7 @@ def case_create(request: SignedInRequest) -> HttpResponse:
         try:
             _source, gold = services.calibration_source(campaign_response=calibration, criterion=criterion)
         except ValidationError as exc:
-            raise Http404(" ".join(_messages_of(exc))) from None
+            raise Http404(" ".join(messages_of(exc))) from None
         initial = {"hit": "hit" if gold.hit else "miss", "reasoning": gold.explanation, "cause": Case.Cause.OTHER}
     else:
         criterion = read_models.criterion_snapshot(Viewer.of(request), _key(source.get("criterion")))
@@ -297,7 +292,7 @@ def case_create(request: SignedInRequest) -> HttpResponse:
             else:
                 case = services.create_case(author=request.user, criterion=criterion, content=content, publish=form.cleaned_data["publish"])
         except ValidationError as exc:
-            forms.apply_errors(form, exc)
+            errors_into(form, exc)
         else:
             messages.success(request, _("Case published.") if case.status == Case.Status.PUBLISHED else _("Case saved as a draft."))
             return redirect("annotation:case", pk=case.pk)
@@ -329,7 +324,7 @@ def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
             if form.cleaned_data["publish"]:
                 services.publish_case(case=found, by=request.user)
         except ValidationError as exc:
-            forms.apply_errors(form, exc)
+            errors_into(form, exc)
         else:
             messages.success(request, _("Case saved."))
             return redirect("annotation:case", pk=found.pk)
@@ -341,7 +336,7 @@ def _case_action(request: SignedInRequest, pk: int, action: Any, done: str) -> H
     try:
         action(found)
     except ValidationError as exc:
-        for message in _messages_of(exc):
+        for message in messages_of(exc):
             messages.error(request, message)
     else:
         messages.success(request, done)
@@ -381,7 +376,7 @@ def dataset_guidelines(request: SignedInRequest, name: str) -> HttpResponse:
                     dataset=dataset, body=form.cleaned_data["body"], change_note=form.cleaned_data["change_note"], author=request.user
                 )
             except ValidationError as exc:
-                forms.apply_errors(form, exc)
+                errors_into(form, exc)
             else:
                 messages.success(request, _("Revision %(n)d published.") % {"n": published.revision})
                 return redirect(reverse("annotation:dataset_guidelines", args=[dataset.name]))
@@ -546,7 +541,7 @@ def import_file(request: SignedInRequest) -> HttpResponse:
             try:
                 outcome = import_library(source=upload, name=upload.name)
             except ValidationError as exc:
-                errors = _messages_of(exc)
+                errors = messages_of(exc)
             else:
                 messages.success(
                     request,

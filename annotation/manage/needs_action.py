@@ -21,6 +21,7 @@ from annotation.manage import read_models
 from annotation.models import ItemProblemReport, UnclearCriterionReport
 from annotation.services.digest import set_digest_subscription
 from annotation.services.reports import REPLY_MAX_CHARS, own_problem_reports, own_unclear_reports, resolve_report
+from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
@@ -70,9 +71,7 @@ def report(request: SignedInRequest, kind: str, report_id: int) -> HttpResponse:
         try:
             resolve_report(report=found, by=request.user, reply=form.cleaned_data["reply"])
         except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                for error in errors:
-                    form.add_error(field if field in form.fields else None, error)
+            errors_into(form, exc)
         else:
             messages.success(request, gettext_lazy("Replied and resolved; the expert sees your reply."))
             return redirect("annotation:needs_action")

@@ -20,6 +20,7 @@ from annotation.models import Assignment, Campaign, Skip
 from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response
 from annotation.workspace import forms, held_text, read_models
+from heartbench_core.form_errors import messages_of
 from heartbench_core.http import SignedInRequest
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
@@ -43,12 +44,6 @@ SKIP_FIELDS = ("reason", "note")
 CHANGED_ELSEWHERE = gettext_lazy(
     "Changed in another tab — your text is kept here; reload to see the other version (or save again to keep yours)."
 )
-
-
-def _messages_of(exc: ValidationError) -> list[str]:
-    if hasattr(exc, "error_dict"):
-        return [m for msgs in exc.message_dict.values() for m in msgs]
-    return list(exc.messages)
 
 
 @require_safe
@@ -91,7 +86,7 @@ def next_response(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     try:
         assignment = assign_next_response(expert=request.user, campaign=campaign)
     except (ValidationError, PermissionDenied) as exc:
-        for message in _messages_of(exc) if isinstance(exc, ValidationError) else [str(exc)]:
+        for message in messages_of(exc) if isinstance(exc, ValidationError) else [str(exc)]:
             messages.info(request, message)
         return redirect("annotation:home")
     if assignment is None:
@@ -186,7 +181,7 @@ def reclaim(request: SignedInRequest, public_id: str) -> HttpResponse:
     try:
         services.reclaim_assignment(assignment=assignment, expert=request.user)
     except ValidationError as exc:
-        for message in _messages_of(exc):
+        for message in messages_of(exc):
             messages.error(request, message)
         messages.info(request, _("Your text is kept below, readable, so nothing you wrote is lost."))
     else:
@@ -229,10 +224,10 @@ def save_draft(request: SignedInRequest, public_id: str) -> HttpResponse:
             return render(
                 request,
                 "annotation/workspace/partials/save_status.html",
-                {"state": "error", "message": " ".join(_messages_of(exc))},
+                {"state": "error", "message": " ".join(messages_of(exc))},
                 status=409,
             )
-        for message in _messages_of(exc):
+        for message in messages_of(exc):
             messages.error(request, message)
         return redirect("annotation:judge", public_id=public_id)
     if request.htmx:
@@ -356,7 +351,7 @@ def report_unclear(request: SignedInRequest, public_id: str, criterion_id: int) 
             assignment=assignment, expert=request.user, criterion_id=criterion_id, comment=form.cleaned_data["comment"]
         )
     except ValidationError as exc:
-        return _report_outcome(request, public_id, ok=False, message=" ".join(_messages_of(exc)))
+        return _report_outcome(request, public_id, ok=False, message=" ".join(messages_of(exc)))
     return _report_outcome(request, public_id, ok=True, message=_("Thank you — the rubric authors will look at this criterion."))
 
 
@@ -370,7 +365,7 @@ def report_problem(request: SignedInRequest, public_id: str) -> HttpResponse:
             raise ValidationError(list(form.errors.get("comment", [_("Describe the problem.")])))
         services.report_item_problem(assignment=assignment, expert=request.user, comment=form.cleaned_data["comment"])
     except ValidationError as exc:
-        return _report_outcome(request, public_id, ok=False, message=" ".join(_messages_of(exc)))
+        return _report_outcome(request, public_id, ok=False, message=" ".join(messages_of(exc)))
     return _report_outcome(request, public_id, ok=True, message=_("Thank you — the problem was reported."))
 
 
@@ -473,7 +468,7 @@ def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse
     except ValidationError as exc:
         if not services.discussion_open_for(assignment):
             raise Http404(_("No such discussion.")) from None
-        for message in _messages_of(exc):
+        for message in messages_of(exc):
             messages.error(request, message)
     return _back_to_thread(request, assignment, public_id)
 
@@ -495,7 +490,7 @@ def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
     except ValidationError as exc:
         if not services.discussion_open_for(assignment):
             raise Http404(_("No such discussion.")) from None
-        for message in _messages_of(exc):
+        for message in messages_of(exc):
             messages.error(request, message)
     return _back_to_thread(request, assignment, public_id)
 
@@ -535,7 +530,7 @@ def decide_correction(request: SignedInRequest, correction_id: int) -> HttpRespo
             correction=correction, admin=request.user, accept=form.cleaned_data["decision"] == "accept", note=form.cleaned_data["note"]
         )
     except ValidationError as exc:
-        for message in _messages_of(exc):
+        for message in messages_of(exc):
             messages.error(request, message)
     else:
         if form.cleaned_data["decision"] != "accept":

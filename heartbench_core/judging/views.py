@@ -6,17 +6,17 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.forms import Form
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.endpoint_policy import key_variable_allowed
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
-from heartbench_core.judging.models import Endpoint, EndpointRun
+from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplateRevision
 from heartbench_core.judging.run_display import describe_selection
 from heartbench_core.judging.services import runs as run_services
 from heartbench_core.judging.services.endpoints import add_template_revision, default_template, save_endpoint
@@ -34,17 +34,6 @@ from heartbench_core.roles import Role, role_required
 
 admin_only = role_required(Role.ADMIN)
 RUNS_PER_PAGE = 25
-
-
-def _errors_into(form: Form, exc: ValidationError) -> None:
-    """Attach a service's errors to the fields they name (or to the form)."""
-    if hasattr(exc, "error_dict"):
-        for field, msgs in exc.message_dict.items():
-            for m in msgs:
-                form.add_error(field if field in form.fields else None, m)
-    else:
-        for m in exc.messages:
-            form.add_error(None, m)
 
 
 def _key_present(endpoint: Endpoint) -> bool | None:
@@ -80,7 +69,7 @@ def _save_endpoint(request: SignedInRequest, form: EndpointForm, *, name: str) -
     try:
         return save_endpoint(name=name, by=request.user, **values).endpoint
     except ValidationError as exc:
-        _errors_into(form, exc)
+        errors_into(form, exc)
         return None
 
 
@@ -123,6 +112,18 @@ def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
     return render(request, "heartbench_core/judging/endpoint.html", context, status=400 if form.errors else 200)
 
 
+def _add_revision(request: SignedInRequest, form: TemplateRevisionForm, *, name: str) -> JudgeTemplateRevision | None:
+    """Record the valid form's wording as the template's next revision; None with the service's errors on the form."""
+    d = form.cleaned_data
+    try:
+        return add_template_revision(
+            name=name, description=d["description"], system=d["system"], user=d["user"], change_note=d["change_note"], by=request.user
+        )
+    except ValidationError as exc:
+        errors_into(form, exc)
+        return None
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def template_new(request: SignedInRequest) -> HttpResponse:
@@ -131,21 +132,9 @@ def template_new(request: SignedInRequest) -> HttpResponse:
         d = form.cleaned_data
         if judging.template_exists(Viewer.of(request), d["name"]):
             form.add_error("name", _("A template with this name exists: add a revision on its own page."))
-        else:
-            try:
-                revision = add_template_revision(
-                    name=d["name"],
-                    description=d["description"],
-                    system=d["system"],
-                    user=d["user"],
-                    change_note=d["change_note"],
-                    by=request.user,
-                )
-            except ValidationError as exc:
-                _errors_into(form, exc)
-            else:
-                messages.success(request, _("Template %(name)s created.") % {"name": revision.template.name})
-                return redirect(revision.template)
+        elif revision := _add_revision(request, form, name=d["name"]):
+            messages.success(request, _("Template %(name)s created.") % {"name": revision.template.name})
+            return redirect(revision.template)
     if request.method != "POST":
         base = judging.newest_revision(Viewer.of(request), default_template(by=request.user))
         form = TemplateRevisionForm(initial={"system": base.system if base else "", "user": base.user if base else ""})
@@ -164,22 +153,9 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
         data["name"] = template.name
         data.setdefault("description", template.description)
         form = TemplateRevisionForm(data)
-        if form.is_valid():
-            d = form.cleaned_data
-            try:
-                revision = add_template_revision(
-                    name=template.name,
-                    description=d["description"],
-                    system=d["system"],
-                    user=d["user"],
-                    change_note=d["change_note"],
-                    by=request.user,
-                )
-            except ValidationError as exc:
-                _errors_into(form, exc)
-            else:
-                messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
-                return redirect(template)
+        if form.is_valid() and (revision := _add_revision(request, form, name=template.name)):
+            messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
+            return redirect(template)
     else:
         form = TemplateRevisionForm(
             initial={
@@ -220,7 +196,7 @@ def run_new(request: SignedInRequest) -> HttpResponse:
         try:
             request_ = _request_run(request, d)
         except ValidationError as exc:
-            _errors_into(form, exc)
+            errors_into(form, exc)
         else:
             if request_.run is None:
                 messages.info(request, _("The model already has an answer to every question asked for: nothing to do."))

@@ -105,6 +105,14 @@ class LeftOut:
         return bool(self.d_den.any())
 
 
+def _positions(unit: np.ndarray, j_unit: np.ndarray) -> np.ndarray:
+    """Per judgment, the position of its unit among the compared `unit`s; -1 for a unit not compared."""
+    span = int(max(j_unit.max(initial=0), unit.max(initial=0))) + 1
+    position = np.full(span, -1, np.int64)
+    position[unit] = np.arange(unit.size)
+    return position[j_unit]
+
+
 def leave_one_out(
     unit: np.ndarray,
     agree: np.ndarray,
@@ -275,11 +283,7 @@ def baseline_expert_part(
     Returns (per resample: Σₑ (vₑ − 1)·δₑ of je − ee, its rater variance, experts resampled).
     """
     unit = np.asarray(unit, np.int64)
-    j_unit = np.asarray(j_unit, np.int64)
-    span = int(max(j_unit.max(initial=0), unit.max(initial=0))) + 1
-    position = np.full(span, -1, np.int64)
-    position[unit] = np.arange(unit.size)
-    pos = position[j_unit]
+    pos = _positions(unit, np.asarray(j_unit, np.int64))
     keep = pos >= 0
     pos, expert, hit = pos[keep], np.asarray(j_expert, np.int64)[keep], np.asarray(j_hit, bool)[keep]
     h = np.asarray(hits, np.float64)[unit]

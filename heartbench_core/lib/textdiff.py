@@ -28,15 +28,7 @@ def char_opcodes(before: str, after: str) -> list[tuple[str, str]]:
 
 def char_diff_html(before: str, after: str) -> str:
     """Return escaped HTML marking deletions with <del> and insertions with <ins>."""
-    parts = []
-    for op, text in char_opcodes(before or "", after or ""):
-        if op == "equal":
-            parts.append(escape(text))
-        elif op == "delete":
-            parts.append(f'<del class="diff-del">{escape(text)}</del>')
-        else:
-            parts.append(f'<ins class="diff-ins">{escape(text)}</ins>')
-    return "".join(parts)
+    return _html(char_opcodes(before or "", after or ""))
 
 
 # --- word diffs (per character in Chinese) and field-by-field changes ------------------------------

@@ -31,6 +31,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest, signed_in
 from heartbench_core.models import ApiToken, User
 from heartbench_core.people import read_models as people
@@ -331,9 +332,7 @@ def token_issue(request: SignedInRequest) -> HttpResponse:
     try:
         issued = token_services.issue_token(user=data["username"], name=data["name"], days=data["days"], by=request.user)
     except ValidationError as exc:
-        for field, messages in exc.message_dict.items():
-            for message in messages:
-                form.add_error(field if field in form.fields else None, message)
+        errors_into(form, exc)
         return _admin_page(request, form, status=400)
     # Rendered, not redirected: the token is shown this once and never stored in a URL or the session.
     return _admin_page(request, IssueTokenForm(), issued=issued)

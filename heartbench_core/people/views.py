@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
@@ -21,6 +20,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from heartbench_core.form_errors import errors_into, messages_of
 from heartbench_core.http import SignedInRequest
 from heartbench_core.mail import mail_is_delivered
 from heartbench_core.people import read_models as people
@@ -38,21 +38,6 @@ admin_only = role_required(Role.ADMIN)
 
 def _base_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/")
-
-
-def _errors_into(form: Form, exc: ValidationError) -> None:
-    """Attach a service's errors to the fields they name (or to the form)."""
-    if hasattr(exc, "error_dict"):
-        for field, msgs in exc.message_dict.items():
-            for m in msgs:
-                form.add_error(field if field in form.fields else None, m)
-    else:
-        for m in exc.messages:
-            form.add_error(None, m)
-
-
-def _messages_of(exc: ValidationError) -> list[str]:
-    return [m for msgs in exc.message_dict.values() for m in msgs] if hasattr(exc, "error_dict") else list(exc.messages)
 
 
 def _person_or_404(request: HttpRequest, user_id: int) -> Person:
@@ -137,7 +122,7 @@ def invite(request: SignedInRequest) -> HttpResponse:
                     base_url=_base_url(request),
                 )
             except ValidationError as exc:
-                _errors_into(form, exc)
+                errors_into(form, exc)
             else:
                 sent = _("Invitation sent to %(email)s. %(username)s appears as invited until they set a password.") % {
                     "email": invitation.user.email,
@@ -211,7 +196,7 @@ def person_roles(request: SignedInRequest, user_id: int) -> HttpResponse:
     try:
         services.set_roles(user=person.user, roles=[r.value for r in wanted], by=request.user)
     except ValidationError as exc:
-        for m in _messages_of(exc):
+        for m in messages_of(exc):
             messages.error(request, m)
     else:
         messages.success(
@@ -246,7 +231,7 @@ def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
     try:
         released = services.deactivate_user(user=person.user, by=request.user)
     except ValidationError as exc:
-        for m in _messages_of(exc):
+        for m in messages_of(exc):
             messages.error(request, m)
     else:
         messages.success(
@@ -275,7 +260,7 @@ def person_reactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
     try:
         services.reactivate_user(user=person.user, by=request.user)
     except ValidationError as exc:
-        for m in _messages_of(exc):
+        for m in messages_of(exc):
             messages.error(request, m)
     else:
         messages.success(request, _("%(username)s can sign in again.") % {"username": person.user.username})
@@ -310,7 +295,7 @@ def person_resend(request: SignedInRequest, user_id: int) -> HttpResponse:
     try:
         invitation = services.resend_invite(user=person.user, by=request.user, base_url=_base_url(request))
     except ValidationError as exc:
-        for m in _messages_of(exc):
+        for m in messages_of(exc):
             messages.error(request, m)
         return redirect(back)
     return _invited(request, invitation, sent=_("A new invitation was sent to %(email)s.") % {"email": person.user.email})

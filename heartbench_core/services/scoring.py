@@ -20,7 +20,7 @@ from django.utils.translation import gettext
 
 from heartbench_core.lib import scoring
 from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_LABELS, DIMENSIONS
-from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict
+from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeRun, JudgeVerdict
 
 if TYPE_CHECKING:
     from heartbench_core.verdict_sources import VerdictSet
@@ -449,10 +449,18 @@ def score_model(
     mode: str = "paper",
 ) -> "tuple[ScoreResult, VerdictSet]":
     """Score one model from a named verdict source; return (result, the VerdictSet used). Stored scores are used when current."""
-    from heartbench_core.models import Dataset
-    from heartbench_core.services.datasets import get_version
     from heartbench_core.services.stored_scores import scored_verdicts
     from heartbench_core.verdict_sources import load_verdicts
+
+    dataset, version = _scored_scope(dataset_name=dataset_name, version_label=version_label, subset=subset, mode=mode)
+    verdicts = load_verdicts(source, dataset=dataset, version=version, model=model_name, judge=judge, run=run)
+    scored = scored_verdicts(verdicts, mode=mode)
+    return scored.result(subset=subset, scene=scene), verdicts
+
+
+def _scored_scope(*, dataset_name: str, version_label: str | None, subset: str, mode: str) -> tuple[Dataset, DatasetVersion | None]:
+    """Check the rule and the subset, and find the dataset and the version asked for (None: let the source choose)."""
+    from heartbench_core.services.datasets import get_version
 
     check_mode(mode)
     if subset not in SUBSETS:
@@ -462,10 +470,7 @@ def score_model(
     dataset = Dataset.objects.filter(name=dataset_name).first()
     if dataset is None:
         raise ValidationError({"dataset": gettext("no dataset named %(dataset)r") % {"dataset": dataset_name}})
-    version = get_version(dataset_name, version_label) if version_label else None
-    verdicts = load_verdicts(source, dataset=dataset, version=version, model=model_name, judge=judge, run=run)
-    scored = scored_verdicts(verdicts, mode=mode)
-    return scored.result(subset=subset, scene=scene), verdicts
+    return dataset, get_version(dataset_name, version_label) if version_label else None
 
 
 @dataclass
@@ -497,20 +502,10 @@ def score_models(
     one). Stored scores are used when current, so the queries do not grow with the verdicts.
     `models` keeps only the named ones.
     """
-    from heartbench_core.models import Dataset
-    from heartbench_core.services.datasets import get_version
     from heartbench_core.services.stored_scores import scored_sources
     from heartbench_core.verdict_sources import list_verdicts
 
-    check_mode(mode)
-    if subset not in SUBSETS:
-        raise ValidationError(
-            {"subset": gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}}
-        )
-    dataset = Dataset.objects.filter(name=dataset_name).first()
-    if dataset is None:
-        raise ValidationError({"dataset": gettext("no dataset named %(dataset)r") % {"dataset": dataset_name}})
-    version = get_version(dataset_name, version_label) if version_label else None
+    dataset, version = _scored_scope(dataset_name=dataset_name, version_label=version_label, subset=subset, mode=mode)
     sets = list_verdicts(source, dataset=dataset, version=version, judge=judge, run=run)
     if models is not None:
         wanted = set(models)

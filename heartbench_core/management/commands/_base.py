@@ -55,7 +55,11 @@ class PlatformCommand(BaseCommand):
 class ImportCommand(PlatformCommand):
     """A command whose service raises ValidationError/InputFileError: print them and exit 1."""
 
-    verbosity = 1  # the --verbosity of the running command; `handle` sets it where `progress` is used
+    verbosity = 1  # the --verbosity of the running command, which `progress` reads
+
+    def execute(self, *args: Any, **options: Any) -> Any:
+        self.verbosity = options.get("verbosity", 1)
+        return super().execute(*args, **options)
 
     def run_service(self, func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:

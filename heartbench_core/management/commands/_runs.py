@@ -17,12 +17,12 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, NoReturn
 
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 
 from heartbench_core.judging.models import EndpointRun, RunQuestion
 from heartbench_core.judging.run_display import cost_of, describe_problem
-from heartbench_core.judging.services.runs import Progress, RunOutcome, RunRequest, execute_run, release_held, run_progress
+from heartbench_core.judging.services.runs import Progress, RunOutcome, RunRequest, Selection, execute_run, release_held, run_progress
 from heartbench_core.management.commands._base import ImportCommand
 
 BAR = 30
@@ -77,6 +77,26 @@ class RunCommand(ImportCommand):
     """Runs a held run to its end in the foreground; prints the counts and names every failed question."""
 
     interrupt: threading.Event | None = None  # set by the first Ctrl-C (see `execute`)
+
+    def add_run_arguments(self, parser: CommandParser, *, model_help: str, endpoint_help: str) -> None:
+        """The arguments every run takes: what to run on, with which endpoint, over which questions."""
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--model", required=True, help=model_help)
+        parser.add_argument("--endpoint", required=True, help=endpoint_help)
+        parser.add_argument("--version", dest="label", help=gettext("Dataset version (default: the latest)."))
+        parser.add_argument("--questions", help=gettext("Only these question ids, comma-separated."))
+        parser.add_argument("--difficulty", choices=("hard", "normal"), help=gettext("Only questions of this difficulty."))
+        parser.add_argument("--scene", help=gettext("Only questions of this primary scene."))
+
+    def selection(self, opts: dict[str, Any]) -> Selection:
+        """The questions asked for; `--ability` and `--changed-since` are the judge's only."""
+        return Selection(
+            difficulty=opts["difficulty"] or "",
+            scene=opts["scene"] or "",
+            ability=opts.get("ability") or "",
+            questions=Selection.parse_ids(opts["questions"]),
+            changed_since=opts.get("changed_since"),
+        )
 
     def execute(self, *args: Any, **options: Any) -> Any:
         self.interrupt = threading.Event()
@@ -135,6 +155,18 @@ class RunCommand(ImportCommand):
         if sys.stderr.isatty():
             self.stderr.write("")
         run.refresh_from_db()
+        progress = self.write_holdings(run)
+        raise CommandError(
+            gettext(
+                "interrupted: run %(id)d is cancelled and asks nothing more; the %(done)d questions done are kept.\n"
+                "To continue where it stopped: %(command)s"
+            )
+            % {"id": run.pk, "done": progress.done, "command": resume_command(run)},
+            returncode=130,
+        )
+
+    def write_holdings(self, run: EndpointRun) -> Progress:
+        """Print what the run holds (done, failed, remaining, tokens and cost) and return its progress."""
         progress = run_progress(run)
         self.stdout.write(
             gettext(
@@ -150,28 +182,11 @@ class RunCommand(ImportCommand):
             }
             + (f" · {cost}" if (cost := cost_of(run, progress)) else "")
         )
-        raise CommandError(
-            gettext(
-                "interrupted: run %(id)d is cancelled and asks nothing more; the %(done)d questions done are kept.\n"
-                "To continue where it stopped: %(command)s"
-            )
-            % {"id": run.pk, "done": progress.done, "command": resume_command(run)},
-            returncode=130,
-        )
+        return progress
 
     def report(self, outcome: RunOutcome, *, verb: str) -> None:
         run = outcome.run
-        progress = run_progress(run)
-        facts: dict[str, Any] = {
-            "now": outcome.finished,
-            "failed_now": len(outcome.failed),
-            "done": progress.done,
-            "total": progress.total,
-            "failed": progress.failed,
-            "remaining": progress.remaining,
-            "tin": progress.tokens_in,
-            "tout": progress.tokens_out,
-        }
+        facts = {"now": outcome.finished, "failed_now": len(outcome.failed)}
         self.stdout.write(
             (
                 gettext("%(now)d questions judged now, %(failed_now)d failed")
@@ -180,13 +195,7 @@ class RunCommand(ImportCommand):
             )
             % facts
         )
-        self.stdout.write(
-            gettext(
-                "the run holds %(done)d of %(total)d questions done, %(failed)d failed, %(remaining)d remaining; tokens %(tin)d in, %(tout)d out"
-            )
-            % facts
-            + (f" · {cost}" if (cost := cost_of(run, progress)) else "")
-        )
+        progress = self.write_holdings(run)
         failed = run.questions.filter(status=RunQuestion.Status.FAILED).select_related("item").order_by("item__position")
         for q in failed:
             self.stdout.write(

@@ -16,7 +16,6 @@ class Command(ImportCommand):
         parser.add_argument("-o", "--output", required=True)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        self.verbosity = opts["verbosity"]
         version = self.run_service(get_version, dataset_name=opts["dataset"], label=opts["label"])
         count = export_heartbench(version=version, path=opts["output"])
         self.stderr.write(

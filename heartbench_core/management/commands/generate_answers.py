@@ -3,7 +3,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_lazy
 
-from heartbench_core.judging.services.runs import Selection, holder_name, request_answers
+from heartbench_core.judging.services.runs import holder_name, request_answers
 from heartbench_core.management.commands._runs import RunCommand
 
 
@@ -14,26 +14,20 @@ class Command(RunCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--dataset", required=True)
-        parser.add_argument("--model", required=True, help=gettext("The model the answers are stored as."))
-        parser.add_argument("--endpoint", required=True, help=gettext("The endpoint that answers (see add_endpoint)."))
-        parser.add_argument("--version", dest="label", help=gettext("Dataset version (default: the latest)."))
-        parser.add_argument("--questions", help=gettext("Only these question ids, comma-separated."))
-        parser.add_argument("--difficulty", choices=("hard", "normal"), help=gettext("Only questions of this difficulty."))
-        parser.add_argument("--scene", help=gettext("Only questions of this primary scene."))
+        self.add_run_arguments(
+            parser,
+            model_help=gettext("The model the answers are stored as."),
+            endpoint_help=gettext("The endpoint that answers (see add_endpoint)."),
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        self.verbosity = opts["verbosity"]
-        selection = Selection(
-            difficulty=opts["difficulty"] or "", scene=opts["scene"] or "", questions=Selection.parse_ids(opts["questions"])
-        )
         request = self.run_service(
             request_answers,
             dataset_name=opts["dataset"],
             model_name=opts["model"],
             endpoint_name=opts["endpoint"],
             version_label=opts["label"],
-            selection=selection,
+            selection=self.selection(opts),
             trigger="command",
             hold_as=holder_name("command"),
         )

@@ -18,7 +18,6 @@ class Command(ImportCommand):
         parser.add_argument("--difficulty", choices=["hard", "normal"], help=gettext("For files without a difficulty key."))
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        self.verbosity = opts["verbosity"]
         outcome = self.run_service(
             import_heartbench,
             source=opts["path"],
@@ -28,14 +27,13 @@ class Command(ImportCommand):
             difficulty=opts["difficulty"],
             progress=self.progress,
         )
+        self.stdout.write(outcome.version.label)
         if outcome.created:
-            self.stdout.write(outcome.version.label)
             self.stderr.write(
                 gettext("created %(version)s with %(items)d items and %(criteria)d criteria")
                 % {"version": outcome.version, "items": outcome.items, "criteria": outcome.criteria}
             )
         else:
-            self.stdout.write(outcome.version.label)
             self.stderr.write(
                 gettext("content identical to the latest version %(version)s: nothing created") % {"version": outcome.version}
             )

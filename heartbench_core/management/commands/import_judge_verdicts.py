@@ -40,7 +40,6 @@ class Command(ImportCommand):
         parser.add_argument("--note", default="")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        self.verbosity = opts["verbosity"]
         paths, models = opts["paths"], opts["model"]
         if models and len(models) != len(paths):
             raise CommandError(

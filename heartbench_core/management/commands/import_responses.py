@@ -17,7 +17,6 @@ class Command(ImportCommand):
         parser.add_argument("--version", dest="label")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        self.verbosity = opts["verbosity"]
         outcome = self.run_service(
             import_responses,
             source=opts["path"],

@@ -3,7 +3,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_lazy
 
-from heartbench_core.judging.services.runs import Selection, holder_name, request_judge_run
+from heartbench_core.judging.services.runs import holder_name, request_judge_run
 from heartbench_core.management.commands._runs import RunCommand
 
 
@@ -14,17 +14,15 @@ class Command(RunCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--dataset", required=True)
-        parser.add_argument("--model", required=True, help=gettext("The model whose responses are judged."))
-        parser.add_argument("--endpoint", required=True, help=gettext("The endpoint whose model judges (see add_endpoint)."))
+        self.add_run_arguments(
+            parser,
+            model_help=gettext("The model whose responses are judged."),
+            endpoint_help=gettext("The endpoint whose model judges (see add_endpoint)."),
+        )
         parser.add_argument(
             "--run", dest="run_label", help=gettext("Run label (default: the template's name and revision, e.g. heartbench-zh-r1).")
         )
-        parser.add_argument("--version", dest="label", help=gettext("Dataset version (default: the latest)."))
-        parser.add_argument("--questions", help=gettext("Only these question ids, comma-separated."))
         parser.add_argument("--template", help=gettext("Judge prompt template (default: heartbench-zh); its newest revision is used."))
-        parser.add_argument("--difficulty", choices=("hard", "normal"), help=gettext("Only questions of this difficulty."))
-        parser.add_argument("--scene", help=gettext("Only questions of this primary scene."))
         parser.add_argument("--ability", help=gettext("Only questions with a criterion of this ability label."))
         parser.add_argument(
             "--changed-since",
@@ -34,14 +32,6 @@ class Command(RunCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        self.verbosity = opts["verbosity"]
-        selection = Selection(
-            difficulty=opts["difficulty"] or "",
-            scene=opts["scene"] or "",
-            ability=opts["ability"] or "",
-            questions=Selection.parse_ids(opts["questions"]),
-            changed_since=opts["changed_since"],
-        )
         request = self.run_service(
             request_judge_run,
             dataset_name=opts["dataset"],
@@ -50,7 +40,7 @@ class Command(RunCommand):
             run_label=opts["run_label"],
             version_label=opts["label"],
             template_name=opts["template"],
-            selection=selection,
+            selection=self.selection(opts),
             trigger="command",
             hold_as=holder_name("command"),
         )
