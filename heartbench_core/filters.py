@@ -105,9 +105,15 @@ class ListFilters(django_filters.FilterSet):
 
     # Filters the schema lists with another type than a string (the name → its type).
     schema_types: ClassVar[Mapping[str, Any]] = {}
+    # Older names a filter is still asked by (a page's old links: the alias → the filter); its error then names the alias.
+    aliases: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, data: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
-        super().__init__(data if data is not None else {}, **kwargs)
+        data = data if data is not None else {}
+        self.asked_as = {name: alias for alias, name in self.aliases.items() if data.get(alias) and not data.get(name)}
+        if self.asked_as:
+            data = {**{k: data.get(k) for k in data}, **{name: data.get(alias) for name, alias in self.asked_as.items()}}
+        super().__init__(data, **kwargs)
 
     @property
     def values(self) -> dict[str, Any]:
@@ -119,7 +125,7 @@ class ListFilters(django_filters.FilterSet):
     def check(self) -> ListFilters:
         """Itself when every value is valid, else an `InvalidFilters` naming each parameter: the API's 400."""
         if not self.form.is_valid():
-            raise InvalidFilters({name: list(errors) for name, errors in self.form.errors.items()})
+            raise InvalidFilters({self.asked_as.get(name, name): list(errors) for name, errors in self.form.errors.items()})
         return self
 
     def narrow(self, qs: QuerySet[ModelT]) -> QuerySet[ModelT]:
@@ -131,12 +137,12 @@ class ListFilters(django_filters.FilterSet):
     @property
     def query(self) -> str:
         """The filters as a page's links keep them, url-encoded (the valid ones given)."""
-        return urlencode({name: self.data.get(name) for name in self.values})
+        return urlencode({self.asked_as.get(name, name): self.data.get(name) for name in self.values})
 
     @property
     def messages(self) -> list[str]:
         """Each bad value's error, naming its filter: what a page says above its list."""
-        return [f"{name}: {message}" for name, errors in self.form.errors.items() for message in errors]
+        return [f"{self.asked_as.get(name, name)}: {message}" for name, errors in self.form.errors.items() for message in errors]
 
     @classmethod
     def parameters(cls) -> list[OpenApiParameter]:

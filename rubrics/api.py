@@ -27,10 +27,10 @@ from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import read_models, services
-from rubrics.filters import RevisionFilters
+from rubrics.filters import RevisionFilters, WorkFilters
 from rubrics.forms import audit_filters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
-from rubrics.serializers import DatasetQuerySerializer, WorkListQuerySerializer
+from rubrics.serializers import DatasetQuerySerializer
 
 IsStaff = role_permission(*STAFF_ROLES)
 IsAuthor = role_permission(Role.RUBRIC_AUTHOR)
@@ -416,18 +416,9 @@ class WorkListView(ComputedListView):
     permission_classes = [IsStaff]
     serializer_class = WorkItemSerializer
 
-    @extend_schema(parameters=[WorkListQuerySerializer], responses=WorkItemSerializer(many=True))
+    @extend_schema(parameters=WorkFilters.parameters(), responses=WorkItemSerializer(many=True))
     def get(self, request: Request) -> Response:
-        query = valid_query(WorkListQuerySerializer, request)
-        items = read_models.work_list(
-            Viewer.of(request),
-            [query["dataset"]],
-            kind=query.get("kind"),
-            question_id=query.get("question_id"),
-            ability=query.get("ability"),
-            sort=query["sort"],
-        )
-        return self.paginated(items)
+        return self.paginated(read_models.work_list_api(Viewer.of(request), request.query_params))
 
 
 class PublishInputSerializer(serializers.Serializer):
