@@ -14,7 +14,7 @@ enumerated or UUID filter tells the caller they mistyped it instead of answering
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlencode
 
@@ -153,3 +153,14 @@ class ListFilters(django_filters.FilterSet):
             enum = [key for key, _ in f.extra["choices"]] if isinstance(f, django_filters.ChoiceFilter) else None
             found.append(OpenApiParameter(name, kind, enum=enum, description=f.extra.get("help_text") or ""))
         return found
+
+
+def described(
+    name: str, schema: Mapping[str, Any], description: str = "", choices: Sequence[tuple[str, Any]] = (), *, required: bool = False
+) -> OpenApiParameter:
+    """A parameter as the schema described it when a query serializer took it: `schema` as given, an enumeration's
+    values listed under the description (for a list that moved to a FilterSet and keeps its schema)."""
+    if choices:
+        schema = {"enum": [value for value, _ in choices], **schema}
+        description += "\n\n" + "\n".join(f"* `{value}` - {label}" for value, label in choices)
+    return OpenApiParameter(name, dict(schema), description=description, required=required)

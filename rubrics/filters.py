@@ -7,7 +7,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter
 
-from heartbench_core.filters import Choice, ListFilters, Text, Uuid
+from heartbench_core.filters import Choice, ListFilters, Text, Uuid, described
 from heartbench_core.models import Dataset
 from rubrics.forms import ability_choices
 from rubrics.models import CriterionRevision
@@ -73,15 +73,12 @@ class WorkFilters(ListFilters):
     def parameters(cls) -> list[OpenApiParameter]:
         """The API's parameters: a required dataset, sorted by severity unless asked otherwise."""
 
-        def param(name: str, choices: Sequence[str] = (), **schema: Any) -> OpenApiParameter:
-            listed = "\n\n" + "\n".join(f"* `{c}` - {c}" for c in choices) if choices else ""
-            body = {**({"enum": list(choices)} if choices else {}), "type": "string", **schema, "minLength": 1}
-            return OpenApiParameter(name, body, description=_DESCRIPTIONS[name] + listed, required=name == "dataset")
-
+        text = {"type": "string", "minLength": 1}
         return [
-            param("ability"),
-            param("dataset"),
-            param("kind", WORK_KINDS),
-            param("question_id"),
-            param("sort", WORK_SORTS, default=WORK_SORTS[0]),
+            described(name, text, _DESCRIPTIONS[name], required=name == "dataset") for name in ("ability", "dataset", "question_id")
+        ] + [
+            described("kind", text, _DESCRIPTIONS["kind"], [(k, k) for k in WORK_KINDS]),
+            described(
+                "sort", {"type": "string", "default": WORK_SORTS[0], "minLength": 1}, _DESCRIPTIONS["sort"], [(k, k) for k in WORK_SORTS]
+            ),
         ]

@@ -55,7 +55,7 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
-from validation.filters import GoldenLabelFilters
+from validation.filters import GoldenLabelFilters, QueueFilters
 from validation.gold_builder import BuilderFilters, CriterionSheet, ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
@@ -63,7 +63,6 @@ from validation.serializers import (
     CandidateQuerySerializer,
     GoldBuilderCreateSerializer,
     PlanRequestSerializer,
-    QueueQuerySerializer,
 )
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
@@ -391,17 +390,11 @@ class QueueView(ComputedListView):
 
     _reasons: dict[int, str]  # the judge's reasons behind the page's verdicts, set by paginate_queryset
 
-    @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
+    @extend_schema(parameters=QueueFilters.parameters(), responses=QueueEntrySerializer(many=True))
     def get(self, request: Request, campaign_id: int) -> Response:
         viewer = Viewer.of(request)
-        campaign = read.campaign_of(viewer, campaign_id)
-        form = QueueQuerySerializer(data=request.query_params, context={"campaign": campaign})
-        form.is_valid(raise_exception=True)
-        query = form.validated_data
         # A page of the stored queue (see `validation.services.queue_summary`), never the whole queue.
-        found = read.adjudication_queue(
-            viewer, campaign, show=query["show"], trigger=query.get("trigger") or "", criterion=query.get("criterion")
-        )
+        found = read.adjudication_queue(viewer, read.campaign_of(viewer, campaign_id), request.query_params, strict=True)
         return self.paginated(found.entries, totals=found.counts._asdict())
 
     def paginate_queryset(self, queryset: Any) -> builtins.list[Any] | None:

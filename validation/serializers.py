@@ -5,33 +5,10 @@ pilot or criterion a request names exists (and belongs where it should) before a
 service is called with it.
 """
 
-from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from annotation.models import Campaign
-from heartbench_core.models import Criterion, DatasetVersion
-from validation.models import Adjudication
-
-
-class QueueQuerySerializer(serializers.Serializer):
-    show = serializers.ChoiceField(
-        choices=[("needs_decision", "needs_decision"), ("all", "all")],
-        required=False,
-        default="needs_decision",
-        help_text="`needs_decision` (default): the units that need a decision; `all`: every compared unit.",
-    )
-    trigger = serializers.ChoiceField(
-        choices=Adjudication.Trigger.choices, required=False, help_text="Only entries queued for this reason."
-    )
-    criterion = serializers.IntegerField(required=False, help_text="Only entries of this criterion (its id, as in `criterion_id`).")
-
-    def validate_criterion(self, value: int) -> int:
-        campaign = self.context["campaign"]
-        if not Criterion.objects.filter(pk=value, item__version_id=campaign.version_id).exists():
-            raise serializers.ValidationError(
-                _("no criterion %(criterion)s in the version of campaign %(campaign)r") % {"criterion": value, "campaign": campaign.name}
-            )
-        return value
+from heartbench_core.models import DatasetVersion
 
 
 class CandidateQuerySerializer(serializers.Serializer):

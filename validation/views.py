@@ -52,7 +52,6 @@ Row = tuple[Any, ...]
 
 
 # What the queue lists: the units that need a decision (the default), or every compared unit.
-QUEUE_SHOW = ("needs_decision", "all")
 
 
 @require_safe
@@ -207,13 +206,8 @@ def adjudication_index(request: SignedInRequest) -> HttpResponse:
 def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     viewer = Viewer.of(request)
     campaign = read.campaign_of(viewer, campaign_id)
-    show = request.GET.get("show", "")
-    show = show if show in QUEUE_SHOW else QUEUE_SHOW[0]
-    trigger = request.GET.get("trigger", "")
-    if trigger not in Adjudication.Trigger.values:
-        trigger = ""
     # A page of the stored queue (its units written by the last computation, decisions applied at once), never the whole queue.
-    found = read.adjudication_queue(viewer, campaign, show=show, trigger=trigger)
+    found = read.adjudication_queue(viewer, campaign, request.GET)
     page = Paginator(found.entries, 50).get_page(request.GET.get("page"))
     context = {
         "campaign": campaign,
@@ -222,10 +216,11 @@ def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         "total": len(found.entries),
         "counts": found.counts,
         "summary": found.entries.summary,
-        "show": show,
-        "trigger": trigger,
+        "show": found.filters.shown,
+        "trigger": found.filters.values.get("trigger", ""),
         "triggers": Adjudication.Trigger.choices,
-        "query": urlencode({k: v for k, v in (("show", show if show != QUEUE_SHOW[0] else ""), ("trigger", trigger)) if v}),
+        "query": found.filters.query,
+        "filter_errors": found.filters.messages,
     }
     template = "validation/partials/queue_body.html" if request.htmx else "validation/queue.html"
     return render(request, template, context)
