@@ -71,12 +71,12 @@ class Boolean(django_filters.BooleanFilter):
 
 
 class Choice(django_filters.ChoiceFilter):
-    """One of a fixed set of values (`values`: the stored ones); anything else is the field's error."""
+    """One of a fixed set of values (`values`: the stored ones, or `choices` with their labels); anything else is the field's error."""
 
     field_class = _ChoiceField
 
-    def __init__(self, values: Iterable[str], **kwargs: Any) -> None:
-        super().__init__(choices=[(v, v) for v in values if v], **kwargs)
+    def __init__(self, values: Iterable[str] = (), *, choices: Iterable[tuple[str, Any]] = (), **kwargs: Any) -> None:
+        super().__init__(choices=list(choices) or [(v, v) for v in values if v], **kwargs)
 
 
 class Uuid(django_filters.UUIDFilter):

@@ -55,8 +55,8 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
-from validation.filters import GoldenLabelFilters, QueueFilters
-from validation.gold_builder import BuilderFilters, CriterionSheet, ResponseSheet
+from validation.filters import CandidateFilters, GoldenLabelFilters, QueueFilters
+from validation.gold_builder import CriterionSheet, ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
     SET_KINDS,  # noqa: F401 - the schema's BuiltSetKindEnum names it here (SPECTACULAR_SETTINGS)
@@ -831,19 +831,12 @@ class GoldBuilderCandidatesView(APIView):
 
     permission_classes = [IsAdmin]
 
-    @extend_schema(parameters=[CandidateQuerySerializer], responses=CandidatePageSerializer)
+    @extend_schema(parameters=[CandidateQuerySerializer, *CandidateFilters.parameters()], responses=CandidatePageSerializer)
     def get(self, request: Request) -> Response:
         form = CandidateQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
         query = form.validated_data
-        difficulty = query["difficulty"]
-        filters = BuilderFilters(
-            question_id=query["question_id"],
-            ability=query["ability"],
-            difficulty=None if difficulty is None else ("" if difficulty == "unspecified" else difficulty),
-            model=query["model"],
-            free_only=query["free"],
-        )
+        filters = CandidateFilters(request.query_params).check().builder_filters()
         listing = read.gold_candidates(Viewer.of(request), query["version"], filters, query["page"])
         assert listing.page is not None
         return Response(

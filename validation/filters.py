@@ -7,11 +7,13 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from drf_spectacular.utils import OpenApiParameter
 
 from annotation.models import Campaign
-from heartbench_core.filters import Choice, Integer, ListFilters, described
+from heartbench_core.filters import Boolean, Choice, Integer, ListFilters, Text, described
 from heartbench_core.models import Criterion
+from validation.gold_builder import BuilderFilters
 from validation.models import Adjudication, GoldenLabel
 
 QUEUE_SHOW = ["needs_decision", "all"]
@@ -75,4 +77,55 @@ class QueueFilters(ListFilters):
                 [(v, v) for v in QUEUE_SHOW],
             ),
             described("trigger", text, "Only entries queued for this reason.", Adjudication.Trigger.choices),
+        ]
+
+
+DIFFICULTIES = [
+    ("any", pgettext_lazy("filter: no restriction", "any")),
+    ("hard", pgettext_lazy("item difficulty label", "Hard")),
+    ("normal", pgettext_lazy("item difficulty label", "Normal")),
+    ("unspecified", gettext_lazy("Unspecified")),
+]
+
+
+class CandidateFilters(ListFilters):
+    """The gold-set builder's candidates (the version and the page are asked for beside them)."""
+
+    question_id = Text(label=gettext_lazy("Question id"))
+    ability = Text(label=gettext_lazy("Ability"))
+    difficulty = Choice(choices=DIFFICULTIES, label=gettext_lazy("Difficulty"), empty_label=None)
+    model = Text(label=gettext_lazy("Model"))
+    free = Boolean(label=gettext_lazy("Only free responses"))
+
+    class Meta:
+        model = Adjudication  # none: the candidates are read by validation.gold_builder from these values
+        fields: list[str] = []
+
+    def builder_filters(self) -> BuilderFilters:
+        """The valid values given, as the builder's list takes them."""
+        wanted = self.values
+        difficulty = wanted.get("difficulty") or "any"
+        return BuilderFilters(
+            question_id=(wanted.get("question_id") or "").strip(),
+            ability=(wanted.get("ability") or "").strip(),
+            difficulty=None if difficulty == "any" else ("" if difficulty == "unspecified" else difficulty),
+            model=(wanted.get("model") or "").strip(),
+            free_only=bool(wanted.get("free")),
+        )
+
+    @classmethod
+    def parameters(cls) -> list[OpenApiParameter]:
+        text = {"type": "string", "default": ""}
+        shown = [("hard", "hard"), ("normal", "normal"), ("unspecified", "unspecified")]
+        return [
+            described("ability", text, "Items with a criterion of this ability."),
+            described(
+                "difficulty",
+                {"enum": [*(v for v, _ in shown), None], "type": "string", "nullable": True, "minLength": 1},
+                "Any when absent.",
+                shown,
+            ),
+            described("free", {"type": "boolean", "default": False}, "Only responses no gold or calibration set holds."),
+            described("model", text),
+            described("question_id", text),
         ]

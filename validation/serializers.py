@@ -12,14 +12,9 @@ from heartbench_core.models import DatasetVersion
 
 
 class CandidateQuerySerializer(serializers.Serializer):
+    """The builder's version and page; its filters are validation.filters.CandidateFilters."""
+
     version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all(), help_text="The dataset version to build from.")
-    question_id = serializers.CharField(required=False, default="", allow_blank=True)
-    ability = serializers.CharField(required=False, default="", allow_blank=True, help_text="Items with a criterion of this ability.")
-    difficulty = serializers.ChoiceField(
-        choices=["hard", "normal", "unspecified"], required=False, allow_null=True, default=None, help_text="Any when absent."
-    )
-    model = serializers.CharField(required=False, default="", allow_blank=True)
-    free = serializers.BooleanField(required=False, default=False, help_text="Only responses no gold or calibration set holds.")
     page = serializers.IntegerField(required=False, default=1, min_value=1)
 
 

@@ -27,7 +27,8 @@ from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation import read_models as read
 from validation.exports import FILTER_PARAMETERS, BadFilter
-from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm, PlannerForm
+from validation.filters import CandidateFilters
+from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
 from validation.policy_text import policy_change_sentences, policy_field_label
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
@@ -448,7 +449,7 @@ def gold_builder(request: SignedInRequest) -> HttpResponse:
     # The posted version is looked up among all: the service refuses one the admin is blind to, saying why.
     choice = read.gold_builder_versions(viewer, request.GET.get("version") or request.POST.get("version"), request.POST.get("version"))
     versions, version, target = choice.versions, choice.version, choice.target
-    filter_form = BuilderFilterForm(request.GET)
+    filter_set = CandidateFilters(request.GET)
     form = GoldBuilderForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and target is None:
         form.add_error(None, _("There is no dataset version to build from."))
@@ -468,15 +469,18 @@ def gold_builder(request: SignedInRequest) -> HttpResponse:
         else:
             messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
             return redirect("annotation:campaign", outcome.campaign.pk)
-    listing = read.gold_candidates(viewer, version, filter_form.filters(), request.GET.get("page"))
+    filters = filter_set.builder_filters()
+    listing = read.gold_candidates(viewer, version, filters, request.GET.get("page"))
     # Ticks survive a change of filter or page: the list's requests carry them (hx-include), and so does a refused POST.
     ticked = request.POST.getlist("responses") if request.method == "POST" else request.GET.getlist("responses")
     picked = {int(v) for v in ticked if v.isdigit()}
-    query = urlencode([(k, v) for k in ("version", *BuilderFilterForm.base_fields) for v in request.GET.getlist(k) if v])
+    query = urlencode([(k, v) for k in ("version", *CandidateFilters.base_filters) for v in request.GET.getlist(k) if v])
     context = {
         "versions": versions,
         "version": version,
-        "filter_form": filter_form,
+        "filter_form": filter_set.form,
+        "filter_errors": filter_set.messages,
+        "free_only": filters.free_only,
         "form": form,
         "listing": listing,
         "picked": picked,
