@@ -27,7 +27,7 @@ from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import read_models, services
-from rubrics.filters import RevisionFilters, WorkFilters
+from rubrics.filters import CriterionFilters, RevisionFilters, WorkFilters
 from rubrics.forms import audit_filters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 from rubrics.serializers import DatasetQuerySerializer
@@ -69,6 +69,7 @@ class RubricCriterionSerializer(serializers.ModelSerializer):
         return max(obj.lineage.current_revision, getattr(obj, "drafted", None) or 0)
 
 
+@extend_schema_view(list=extend_schema(parameters=CriterionFilters.parameters()))
 class CriterionViewSet(viewsets.ReadOnlyModelViewSet[Criterion]):
     """Criteria of each dataset's latest version, with their current approved and newest (head) revision."""
 
@@ -78,10 +79,7 @@ class CriterionViewSet(viewsets.ReadOnlyModelViewSet[Criterion]):
     lookup_url_kwarg = "key"
 
     def get_queryset(self) -> QuerySet[Criterion]:
-        params = self.request.query_params
-        return read_models.latest_criteria(
-            Viewer.of(self.request), dataset=params.get("dataset") or None, question_id=params.get("question_id") or None
-        )
+        return read_models.latest_criteria(Viewer.of(self.request), self.request.query_params)
 
 
 class RevisionSerializer(serializers.ModelSerializer):

@@ -8,7 +8,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiParameter
 
 from heartbench_core.filters import Choice, ListFilters, Text, Uuid, described
-from heartbench_core.models import Dataset
+from heartbench_core.models import Criterion, Dataset
 from rubrics.forms import ability_choices
 from rubrics.models import CriterionRevision
 from rubrics.selectors import WORK_KINDS, WORK_SORTS
@@ -22,6 +22,17 @@ class RevisionFilters(ListFilters):
 
     class Meta:
         model = CriterionRevision
+        fields: list[str] = []
+
+
+class CriterionFilters(ListFilters):
+    """The criteria of each dataset's latest version: of one dataset, one question."""
+
+    dataset = Text(field_name="item__version__dataset__name", help_text="The dataset's name.")
+    question_id = Text(field_name="item__question_id", help_text="Only this question (its id in the dataset).")
+
+    class Meta:
+        model = Criterion
         fields: list[str] = []
 
 

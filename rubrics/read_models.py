@@ -38,7 +38,7 @@ from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import STAFF_ROLES, Role, has_role
 from heartbench_core.selectors import items_of
 from rubrics import feedback, selectors, services
-from rubrics.filters import RevisionFilters, WorkFilters
+from rubrics.filters import CriterionFilters, RevisionFilters, WorkFilters
 from rubrics.forms import AuditFilters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 from rubrics.selectors import (
@@ -539,8 +539,8 @@ def rubric_quality(viewer: Viewer, name: str, *, question_id: str | None = None)
 
 
 @read_model
-def latest_criteria(viewer: Viewer, *, dataset: str | None = None, question_id: str | None = None) -> QuerySet[Criterion]:
-    """Criteria of each dataset's latest version, with their newest revision number (`drafted`), in one query."""
+def latest_criteria(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[Criterion]:
+    """Criteria of each dataset's latest version, with their newest revision number (`drafted`), in one query (`CriterionFilters`)."""
     # Each dataset's latest version, as a subquery: one query whatever the number of datasets.
     newest = DatasetVersion.objects.filter(dataset=OuterRef("dataset")).order_by("-number").values("number")[:1]
     latest = DatasetVersion.objects.filter(number=Subquery(newest)).values("id")
@@ -550,8 +550,4 @@ def latest_criteria(viewer: Viewer, *, dataset: str | None = None, question_id: 
         .annotate(drafted=Max("lineage__revisions__number"))
         .order_by("item__version_id", "item__position", "position")
     )
-    if dataset:
-        qs = qs.filter(item__version__dataset__name=dataset)
-    if question_id:
-        qs = qs.filter(item__question_id=question_id)
-    return qs
+    return CriterionFilters(params).check().narrow(qs)
