@@ -38,7 +38,8 @@ class _ChoiceField(ChoiceField):
     def validate(self, value: Any) -> None:
         if value and not self.valid_value(value):
             allowed = [str(key) for key, _ in self.choices if key]
-            message = gettext("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": ", ".join(allowed)}
+            message = self.error_messages.get("not_one_of") or gettext("%(value)r is not one of: %(choices)s.")
+            message = message % {"value": value, "choices": ", ".join(allowed)}
             raise ValidationError(message, code="invalid_choice")
 
 
