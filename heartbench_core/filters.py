@@ -14,7 +14,7 @@ enumerated or UUID filter tells the caller they mistyped it instead of answering
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlencode
 
@@ -38,7 +38,8 @@ class _ChoiceField(ChoiceField):
     def validate(self, value: Any) -> None:
         if value and not self.valid_value(value):
             allowed = [str(key) for key, _ in self.choices if key]
-            message = gettext("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": ", ".join(allowed)}
+            message = self.error_messages.get("not_one_of") or gettext("%(value)r is not one of: %(choices)s.")
+            message = message % {"value": value, "choices": ", ".join(allowed)}
             raise ValidationError(message, code="invalid_choice")
 
 
@@ -71,12 +72,12 @@ class Boolean(django_filters.BooleanFilter):
 
 
 class Choice(django_filters.ChoiceFilter):
-    """One of a fixed set of values (`values`: the stored ones); anything else is the field's error."""
+    """One of a fixed set of values (`values`: the stored ones, or `choices` with their labels); anything else is the field's error."""
 
     field_class = _ChoiceField
 
-    def __init__(self, values: Iterable[str], **kwargs: Any) -> None:
-        super().__init__(choices=[(v, v) for v in values if v], **kwargs)
+    def __init__(self, values: Iterable[str] = (), *, choices: Iterable[tuple[str, Any]] = (), **kwargs: Any) -> None:
+        super().__init__(choices=list(choices) or [(v, v) for v in values if v], **kwargs)
 
 
 class Uuid(django_filters.UUIDFilter):
@@ -105,9 +106,15 @@ class ListFilters(django_filters.FilterSet):
 
     # Filters the schema lists with another type than a string (the name → its type).
     schema_types: ClassVar[Mapping[str, Any]] = {}
+    # Older names a filter is still asked by (a page's old links: the alias → the filter); its error then names the alias.
+    aliases: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, data: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
-        super().__init__(data if data is not None else {}, **kwargs)
+        data = data if data is not None else {}
+        self.asked_as = {name: alias for alias, name in self.aliases.items() if data.get(alias) and not data.get(name)}
+        if self.asked_as:
+            data = {**{k: data.get(k) for k in data}, **{name: data.get(alias) for name, alias in self.asked_as.items()}}
+        super().__init__(data, **kwargs)
 
     @property
     def values(self) -> dict[str, Any]:
@@ -119,7 +126,7 @@ class ListFilters(django_filters.FilterSet):
     def check(self) -> ListFilters:
         """Itself when every value is valid, else an `InvalidFilters` naming each parameter: the API's 400."""
         if not self.form.is_valid():
-            raise InvalidFilters({name: list(errors) for name, errors in self.form.errors.items()})
+            raise InvalidFilters({self.asked_as.get(name, name): list(errors) for name, errors in self.form.errors.items()})
         return self
 
     def narrow(self, qs: QuerySet[ModelT]) -> QuerySet[ModelT]:
@@ -131,12 +138,12 @@ class ListFilters(django_filters.FilterSet):
     @property
     def query(self) -> str:
         """The filters as a page's links keep them, url-encoded (the valid ones given)."""
-        return urlencode({name: self.data.get(name) for name in self.values})
+        return urlencode({self.asked_as.get(name, name): self.data.get(name) for name in self.values})
 
     @property
     def messages(self) -> list[str]:
         """Each bad value's error, naming its filter: what a page says above its list."""
-        return [f"{name}: {message}" for name, errors in self.form.errors.items() for message in errors]
+        return [f"{self.asked_as.get(name, name)}: {message}" for name, errors in self.form.errors.items() for message in errors]
 
     @classmethod
     def parameters(cls) -> list[OpenApiParameter]:
@@ -147,3 +154,14 @@ class ListFilters(django_filters.FilterSet):
             enum = [key for key, _ in f.extra["choices"]] if isinstance(f, django_filters.ChoiceFilter) else None
             found.append(OpenApiParameter(name, kind, enum=enum, description=f.extra.get("help_text") or ""))
         return found
+
+
+def described(
+    name: str, schema: Mapping[str, Any], description: str = "", choices: Sequence[tuple[str, Any]] = (), *, required: bool = False
+) -> OpenApiParameter:
+    """A parameter as the schema described it when a query serializer took it: `schema` as given, an enumeration's
+    values listed under the description (for a list that moved to a FilterSet and keeps its schema)."""
+    if choices:
+        schema = {"enum": [value for value, _ in choices], **schema}
+        description += "\n\n" + "\n".join(f"* `{value}` - {label}" for value, label in choices)
+    return OpenApiParameter(name, dict(schema), description=description, required=required)

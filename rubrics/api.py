@@ -27,10 +27,10 @@ from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from rubrics import read_models, services
-from rubrics.filters import RevisionFilters
+from rubrics.filters import CriterionFilters, RevisionFilters, WorkFilters
 from rubrics.forms import audit_filters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
-from rubrics.serializers import DatasetQuerySerializer, WorkListQuerySerializer
+from rubrics.serializers import DatasetQuerySerializer
 
 IsStaff = role_permission(*STAFF_ROLES)
 IsAuthor = role_permission(Role.RUBRIC_AUTHOR)
@@ -69,6 +69,7 @@ class RubricCriterionSerializer(serializers.ModelSerializer):
         return max(obj.lineage.current_revision, getattr(obj, "drafted", None) or 0)
 
 
+@extend_schema_view(list=extend_schema(parameters=CriterionFilters.parameters()))
 class CriterionViewSet(viewsets.ReadOnlyModelViewSet[Criterion]):
     """Criteria of each dataset's latest version, with their current approved and newest (head) revision."""
 
@@ -78,10 +79,7 @@ class CriterionViewSet(viewsets.ReadOnlyModelViewSet[Criterion]):
     lookup_url_kwarg = "key"
 
     def get_queryset(self) -> QuerySet[Criterion]:
-        params = self.request.query_params
-        return read_models.latest_criteria(
-            Viewer.of(self.request), dataset=params.get("dataset") or None, question_id=params.get("question_id") or None
-        )
+        return read_models.latest_criteria(Viewer.of(self.request), self.request.query_params)
 
 
 class RevisionSerializer(serializers.ModelSerializer):
@@ -416,18 +414,9 @@ class WorkListView(ComputedListView):
     permission_classes = [IsStaff]
     serializer_class = WorkItemSerializer
 
-    @extend_schema(parameters=[WorkListQuerySerializer], responses=WorkItemSerializer(many=True))
+    @extend_schema(parameters=WorkFilters.parameters(), responses=WorkItemSerializer(many=True))
     def get(self, request: Request) -> Response:
-        query = valid_query(WorkListQuerySerializer, request)
-        items = read_models.work_list(
-            Viewer.of(request),
-            [query["dataset"]],
-            kind=query.get("kind"),
-            question_id=query.get("question_id"),
-            ability=query.get("ability"),
-            sort=query["sort"],
-        )
-        return self.paginated(items)
+        return self.paginated(read_models.work_list_api(Viewer.of(request), request.query_params))
 
 
 class PublishInputSerializer(serializers.Serializer):

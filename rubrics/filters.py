@@ -1,9 +1,17 @@
-"""The filters of the rubric lists, one FilterSet each (heartbench_core.filters)."""
+"""The filters of the rubric lists, one FilterSet each, read by the page and the API alike (heartbench_core.filters)."""
 
 from __future__ import annotations
 
-from heartbench_core.filters import Choice, ListFilters, Text, Uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter
+
+from heartbench_core.filters import Choice, ListFilters, Text, Uuid, described
+from heartbench_core.models import Criterion, Dataset
+from rubrics.forms import ability_choices
 from rubrics.models import CriterionRevision
+from rubrics.selectors import WORK_KINDS, WORK_SORTS
 
 
 class RevisionFilters(ListFilters):
@@ -15,3 +23,73 @@ class RevisionFilters(ListFilters):
     class Meta:
         model = CriterionRevision
         fields: list[str] = []
+
+
+class CriterionFilters(ListFilters):
+    """The criteria of each dataset's latest version: of one dataset, one question."""
+
+    dataset = Text(field_name="item__version__dataset__name", help_text="The dataset's name.")
+    question_id = Text(field_name="item__question_id", help_text="Only this question (its id in the dataset).")
+
+    class Meta:
+        model = Criterion
+        fields: list[str] = []
+
+
+_DESCRIPTIONS = {
+    "ability": "Only entries whose criterion has this ability label (latest version).",
+    "dataset": "The dataset's name.",
+    "kind": "Only entries of this signal.",
+    "question_id": "Only this question (its id in the dataset).",
+    "sort": "`severity` (default): most severe first (see docs/rubrics.md); `item`: by item.",
+}
+
+
+class WorkFilters(ListFilters):
+    """The work list of one dataset (the API: required; the page: every dataset unless one is chosen), of one
+    kind of signal (`kind`; the page's old links say `signal`), one question, one ability label, sorted by
+    severity (the default) or by item. The datasets and ability labels it takes are those it is given."""
+
+    aliases = {"signal": "kind"}
+
+    dataset = Choice([], help_text=_DESCRIPTIONS["dataset"])
+    question_id = Text(help_text=_DESCRIPTIONS["question_id"])
+    kind = Choice(WORK_KINDS, help_text=_DESCRIPTIONS["kind"])
+    ability = Choice([], help_text=_DESCRIPTIONS["ability"])
+    sort = Choice(WORK_SORTS, help_text=_DESCRIPTIONS["sort"])
+
+    class Meta:
+        model = Dataset
+        fields: list[str] = []
+
+    def __init__(self, data: Mapping[str, Any] | None = None, *, datasets: Sequence[Dataset] = ()) -> None:
+        super().__init__(data)
+        self.datasets = list(datasets)
+        self.filters["dataset"].extra["choices"] = [(d.name, d.name) for d in self.datasets]
+        self.ability_names = {label: name for d in self.datasets for label, name in ability_choices(d)}
+        self.filters["ability"].extra["choices"] = list(self.ability_names.items())
+
+    @property
+    def chosen(self) -> list[Dataset]:
+        """The datasets the list covers: the one asked for, else every one."""
+        name = self.values.get("dataset")
+        return [d for d in self.datasets if not name or d.name == name]
+
+    @property
+    def order(self) -> str:
+        """The order asked for (`sort`), by severity when not."""
+        return str(self.values.get("sort") or WORK_SORTS[0])
+
+    @classmethod
+    def parameters(cls) -> list[OpenApiParameter]:
+        """The API's parameters: a required dataset, sorted by severity unless asked otherwise."""
+
+        text = {"type": "string", "minLength": 1}
+        return [
+            described(name, text, _DESCRIPTIONS[name], required=name == "dataset") for name in ("ability", "dataset", "question_id")
+        ] + [
+            described("kind", text, _DESCRIPTIONS["kind"], [(k, k) for k in WORK_KINDS]),
+            described(
+                "sort", {"type": "string", "default": WORK_SORTS[0], "minLength": 1}, _DESCRIPTIONS["sort"], [(k, k) for k in WORK_SORTS]
+            ),
+        ]

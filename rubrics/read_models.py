@@ -30,6 +30,7 @@ from django.utils.translation import gettext
 from annotation.knowledge import selectors as knowledge_selectors
 from annotation.knowledge.models import Case
 from annotation.models import UnclearCriterionReport
+from heartbench_core.filters import InvalidFilters
 from heartbench_core.lib import rubric_quality as quality
 from heartbench_core.lib.textdiff import word_diff_html
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item
@@ -37,7 +38,7 @@ from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import STAFF_ROLES, Role, has_role
 from heartbench_core.selectors import items_of
 from rubrics import feedback, selectors, services
-from rubrics.filters import RevisionFilters
+from rubrics.filters import CriterionFilters, RevisionFilters, WorkFilters
 from rubrics.forms import AuditFilters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 from rubrics.selectors import (
@@ -136,6 +137,49 @@ def work_list_page(viewer: Viewer, *, full: bool = True) -> WorkListPage:
     queue_count = selectors.review_queue(user).count() if has_role(user, Role.SENIOR_REVIEWER) else None
     awaiting = CriterionRevision.objects.awaiting_publication().count()
     return WorkListPage(datasets, selectors.WORK_PAGE_SIZE, drafts, queue_count, awaiting)
+
+
+@dataclass(frozen=True)
+class WorkListScreen:
+    """The work list as its page shows it: the entries of the signal and ability asked for, and the signal menu's counts."""
+
+    filters: WorkFilters  # what the page asked for, a bad value with its error
+    items: list[WorkItem]
+    by_signal: Counter[str]  # entries of each signal of the ability asked for (the menu counts every signal)
+    abilities: list[tuple[str, str]]  # the labels the list holds, with their names
+
+
+@read_model
+def work_list_screen(viewer: Viewer, datasets: Sequence[Dataset], params: Mapping[str, Any]) -> WorkListScreen:
+    """The work list page: `work_list` over `datasets` filtered by `WorkFilters` (a bad value is ignored, with its error)."""
+    filters = WorkFilters(params, datasets=datasets)
+    wanted = filters.values
+    everything = work_list(viewer, filters.chosen, question_id=wanted.get("question_id"), sort=filters.order)
+    ability, kind = wanted.get("ability"), wanted.get("kind")
+    mine = [w for w in everything if not ability or w.ability == ability]
+    labels = sorted({w.ability for w in everything if w.ability} | ({ability} if ability else set()))
+    return WorkListScreen(
+        filters=filters,
+        items=[w for w in mine if not kind or w.kind == kind],
+        by_signal=Counter(w.kind for w in mine),
+        abilities=[(label, filters.ability_names.get(label, label)) for label in labels],
+    )
+
+
+@read_model
+def work_list_api(viewer: Viewer, params: Mapping[str, Any]) -> list[WorkItem]:
+    """The API's work list: one dataset's (required), filtered by `WorkFilters`; a bad value is an `InvalidFilters` (400)."""
+    viewer.require(*STAFF_ROLES)
+    filters = WorkFilters(params, datasets=list(Dataset.objects.order_by("name"))).check()
+    wanted = filters.values
+    if "dataset" not in wanted:
+        raise InvalidFilters({"dataset": [gettext("This field is required.")]})
+    (dataset,) = filters.chosen
+    question_id = wanted.get("question_id")
+    if question_id and not Item.objects.filter(version__dataset=dataset, question_id=question_id).exists():
+        message = gettext("no question %(item)r in dataset %(dataset)r") % {"item": question_id, "dataset": dataset.name}
+        raise InvalidFilters({"question_id": [message]})
+    return work_list(viewer, [dataset], kind=wanted.get("kind"), question_id=question_id, ability=wanted.get("ability"), sort=filters.order)
 
 
 @read_model
@@ -495,8 +539,8 @@ def rubric_quality(viewer: Viewer, name: str, *, question_id: str | None = None)
 
 
 @read_model
-def latest_criteria(viewer: Viewer, *, dataset: str | None = None, question_id: str | None = None) -> QuerySet[Criterion]:
-    """Criteria of each dataset's latest version, with their newest revision number (`drafted`), in one query."""
+def latest_criteria(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[Criterion]:
+    """Criteria of each dataset's latest version, with their newest revision number (`drafted`), in one query (`CriterionFilters`)."""
     # Each dataset's latest version, as a subquery: one query whatever the number of datasets.
     newest = DatasetVersion.objects.filter(dataset=OuterRef("dataset")).order_by("-number").values("number")[:1]
     latest = DatasetVersion.objects.filter(number=Subquery(newest)).values("id")
@@ -506,8 +550,4 @@ def latest_criteria(viewer: Viewer, *, dataset: str | None = None, question_id: 
         .annotate(drafted=Max("lineage__revisions__number"))
         .order_by("item__version_id", "item__position", "position")
     )
-    if dataset:
-        qs = qs.filter(item__version__dataset__name=dataset)
-    if question_id:
-        qs = qs.filter(item__question_id=question_id)
-    return qs
+    return CriterionFilters(params).check().narrow(qs)

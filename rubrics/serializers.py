@@ -6,7 +6,6 @@ from django.utils.translation import gettext
 from rest_framework import serializers
 
 from heartbench_core.models import Dataset, Item
-from rubrics.selectors import WORK_KINDS, WORK_SORTS
 
 
 class DatasetQuerySerializer(serializers.Serializer):
@@ -29,14 +28,3 @@ class DatasetQuerySerializer(serializers.Serializer):
                 {"question_id": gettext("no question %(item)r in dataset %(dataset)r") % {"item": qid, "dataset": attrs["dataset"].name}}
             )
         return attrs
-
-
-class WorkListQuerySerializer(DatasetQuerySerializer):
-    kind = serializers.ChoiceField(choices=WORK_KINDS, required=False, help_text="Only entries of this signal.")
-    ability = serializers.CharField(required=False, help_text="Only entries whose criterion has this ability label (latest version).")
-    sort = serializers.ChoiceField(
-        choices=WORK_SORTS,
-        required=False,
-        default=WORK_SORTS[0],
-        help_text="`severity` (default): most severe first (see docs/rubrics.md); `item`: by item.",
-    )

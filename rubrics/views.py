@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any, TypedDict
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse, HttpResponseBase, QueryDict, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext, pgettext
@@ -21,7 +20,6 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from heartbench_core.change_sentences import change_sentences
 from heartbench_core.csvsafe import SafeWriter
 from heartbench_core.http import SignedInRequest
-from heartbench_core.models import Dataset
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from rubrics import read_models, services
@@ -79,73 +77,34 @@ def _work_rows(items: Iterable[read_models.WorkItem], names: dict[str, str], sev
     return rows
 
 
-class WorkFilters(TypedDict):
-    """The work list's filters, as its query string gives them ("" when not set)."""
-
-    signal: str
-    ability: str
-    dataset: str
-    sort: str
-
-
-def _work_filters(params: QueryDict, datasets: list[Dataset]) -> tuple[WorkFilters, list[str]]:
-    """The work list's filters and the errors of those that were not understood (each names its parameter; it is then ignored)."""
-    errors: list[str] = []
-
-    def choice(name: str, allowed: Iterable[str], default: str = "") -> str:
-        value = (params.get(name) or "").strip()
-        if value and value not in allowed:
-            errors.append(
-                gettext("%(name)s: %(value)r is not one of %(allowed)s.") % {"name": name, "value": value, "allowed": ", ".join(allowed)}
-            )
-            return default
-        return value or default
-
-    filters: WorkFilters = {
-        "signal": choice("signal", read_models.WORK_KINDS),
-        "ability": (params.get("ability") or "").strip(),
-        "dataset": choice("dataset", [d.name for d in datasets]),
-        "sort": choice("sort", read_models.WORK_SORTS, read_models.WORK_SORTS[0]),
-    }
-    return filters, errors
-
-
 @require_safe
 @role_required(*STAFF_ROLES)
 def index(request: SignedInRequest) -> HttpResponse:
     viewer = Viewer.of(request)
     desk = read_models.work_list_page(viewer, full=not request.htmx)
     datasets = desk.datasets
-    filters, filter_errors = _work_filters(request.GET, datasets)
-    chosen = [d for d in datasets if not filters["dataset"] or d.name == filters["dataset"]]
-    everything = read_models.work_list(viewer, chosen, sort=filters["sort"])
-    names = {label: name for d in datasets for label, name in ability_choices(d)}
-    if filters["ability"] and filters["ability"] not in names:
-        filter_errors.append(gettext("ability: %(value)r is not an ability label.") % {"value": filters["ability"]})
-        filters["ability"] = ""
-    # The abilities the list holds, by label, with their names.
-    abilities = [
-        (label, names.get(label, label)) for label in sorted({w.ability for w in everything if w.ability} | {filters["ability"]} - {""})
-    ]
-    by_signal = Counter(w.kind for w in everything if not filters["ability"] or w.ability == filters["ability"])
-    work = [
-        w
-        for w in everything
-        if (not filters["signal"] or w.kind == filters["signal"]) and (not filters["ability"] or w.ability == filters["ability"])
-    ]
-    page = Paginator(work, desk.page_size).get_page(request.GET.get("page"))
+    screen = read_models.work_list_screen(viewer, datasets, request.GET)
+    page = Paginator(screen.items, desk.page_size).get_page(request.GET.get("page"))
     names = _signal_names()
     severities = {3: pgettext("severity", "high"), 2: pgettext("severity", "medium"), 1: pgettext("severity", "low")}
-    query = urlencode({k: v for k, v in filters.items() if v and not (k == "sort" and v == read_models.WORK_SORTS[0])})
+    wanted = screen.filters.values
+    filters = {
+        "signal": wanted.get("kind", ""),
+        "ability": wanted.get("ability", ""),
+        "dataset": wanted.get("dataset", ""),
+        "sort": screen.filters.order,
+    }
+    filter_errors = screen.filters.messages
+    by_signal = screen.by_signal
     context = {
         "page": page,
         "rows": _work_rows(page.object_list, names, severities),
         "filters": filters,
         "filter_errors": filter_errors,
-        "query": query,
+        "query": screen.filters.query,
         "signals": [(kind, names[kind], by_signal.get(kind, 0)) for kind in read_models.WORK_KINDS],
         "signal_total": sum(by_signal.values()),
-        "abilities": abilities,
+        "abilities": screen.abilities,
         "sorts": read_models.WORK_SORTS,
     }
     if request.htmx:

@@ -55,15 +55,14 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
-from validation.filters import GoldenLabelFilters
-from validation.gold_builder import BuilderFilters, CriterionSheet, ResponseSheet
+from validation.filters import CandidateFilters, GoldenLabelFilters, QueueFilters
+from validation.gold_builder import CriterionSheet, ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
     SET_KINDS,  # noqa: F401 - the schema's BuiltSetKindEnum names it here (SPECTACULAR_SETTINGS)
     CandidateQuerySerializer,
     GoldBuilderCreateSerializer,
     PlanRequestSerializer,
-    QueueQuerySerializer,
 )
 from validation.services.agreement_reports import create_agreement_report, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
@@ -391,17 +390,11 @@ class QueueView(ComputedListView):
 
     _reasons: dict[int, str]  # the judge's reasons behind the page's verdicts, set by paginate_queryset
 
-    @extend_schema(parameters=[QueueQuerySerializer], responses=QueueEntrySerializer(many=True))
+    @extend_schema(parameters=QueueFilters.parameters(), responses=QueueEntrySerializer(many=True))
     def get(self, request: Request, campaign_id: int) -> Response:
         viewer = Viewer.of(request)
-        campaign = read.campaign_of(viewer, campaign_id)
-        form = QueueQuerySerializer(data=request.query_params, context={"campaign": campaign})
-        form.is_valid(raise_exception=True)
-        query = form.validated_data
         # A page of the stored queue (see `validation.services.queue_summary`), never the whole queue.
-        found = read.adjudication_queue(
-            viewer, campaign, show=query["show"], trigger=query.get("trigger") or "", criterion=query.get("criterion")
-        )
+        found = read.adjudication_queue(viewer, read.campaign_of(viewer, campaign_id), request.query_params, strict=True)
         return self.paginated(found.entries, totals=found.counts._asdict())
 
     def paginate_queryset(self, queryset: Any) -> builtins.list[Any] | None:
@@ -838,19 +831,12 @@ class GoldBuilderCandidatesView(APIView):
 
     permission_classes = [IsAdmin]
 
-    @extend_schema(parameters=[CandidateQuerySerializer], responses=CandidatePageSerializer)
+    @extend_schema(parameters=[CandidateQuerySerializer, *CandidateFilters.parameters()], responses=CandidatePageSerializer)
     def get(self, request: Request) -> Response:
         form = CandidateQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
         query = form.validated_data
-        difficulty = query["difficulty"]
-        filters = BuilderFilters(
-            question_id=query["question_id"],
-            ability=query["ability"],
-            difficulty=None if difficulty is None else ("" if difficulty == "unspecified" else difficulty),
-            model=query["model"],
-            free_only=query["free"],
-        )
+        filters = CandidateFilters(request.query_params).check().builder_filters()
         listing = read.gold_candidates(Viewer.of(request), query["version"], filters, query["page"])
         assert listing.page is not None
         return Response(

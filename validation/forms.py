@@ -7,11 +7,9 @@ from typing import TYPE_CHECKING, Any
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from annotation.models import Campaign
 from heartbench_core.models import DatasetVersion
-from validation.gold_builder import BuilderFilters
 from validation.services.gold_builder import BuiltSet
 
 if TYPE_CHECKING:
@@ -34,36 +32,6 @@ class ResponseIdsField(forms.Field):
         super().validate(value)
         if self.required and not value:
             raise ValidationError(self.error_messages["required"], code="required")
-
-
-class BuilderFilterForm(forms.Form):
-    """The builder's filters, read from the query string."""
-
-    question_id = forms.CharField(max_length=64, required=False, label=_("Question id"))
-    ability = forms.CharField(max_length=40, required=False, label=_("Ability"))
-    difficulty = forms.ChoiceField(
-        required=False,
-        label=_("Difficulty"),
-        choices=[
-            ("any", pgettext_lazy("filter: no restriction", "any")),
-            ("hard", pgettext_lazy("item difficulty label", "Hard")),
-            ("normal", pgettext_lazy("item difficulty label", "Normal")),
-            ("unspecified", _("Unspecified")),
-        ],
-    )
-    model = forms.CharField(max_length=200, required=False, label=_("Model"))
-    free = forms.BooleanField(required=False, label=_("Only free responses"))
-
-    def filters(self) -> BuilderFilters:
-        d = self.cleaned_data if self.is_valid() else {}
-        difficulty = d.get("difficulty") or "any"
-        return BuilderFilters(
-            question_id=(d.get("question_id") or "").strip(),
-            ability=(d.get("ability") or "").strip(),
-            difficulty=None if difficulty == "any" else ("" if difficulty == "unspecified" else difficulty),
-            model=(d.get("model") or "").strip(),
-            free_only=bool(d.get("free")),
-        )
 
 
 SETTLED = "settled"

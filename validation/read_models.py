@@ -31,7 +31,7 @@ from validation import selectors
 from validation.alignment import DatasetAlignment, dataset_alignment
 from validation.blindness import CLOSED_ALIGNMENT, hidden_entry_ids, record_entry_exposures, visible_entries, without_model_names
 from validation.exports import csv_lines, export_chunks, judgment_filter
-from validation.filters import GoldenLabelFilters
+from validation.filters import GoldenLabelFilters, QueueFilters
 from validation.formatting import report_csv_rows
 from validation.gold_builder import (
     BuilderFilters,
@@ -257,14 +257,20 @@ def campaigns_to_adjudicate(viewer: Viewer) -> list[CampaignToAdjudicate]:
 class Queue:
     entries: StoredQueue
     counts: QueueCounts
+    filters: QueueFilters  # what was asked for, a bad value with its error
 
 
 @read_model
-def adjudication_queue(viewer: Viewer, campaign: Campaign, *, show: str, trigger: str = "", criterion: int | None = None) -> Queue:
-    """The stored queue (decisions applied at once), less the responses the viewer rated; the view takes a page of it."""
+def adjudication_queue(viewer: Viewer, campaign: Campaign, params: Mapping[str, Any], *, strict: bool = False) -> Queue:
+    """The stored queue (decisions applied at once), less the responses the viewer rated, filtered by `QueueFilters` (a bad
+    value: ignored with its error, or with `strict` an `InvalidFilters`, the API's 400); the view takes a page of it."""
     user = viewer.person()
-    entries = stored_queue(campaign, viewer=user, reviewer=user, show=show, trigger=trigger, criterion=criterion)
-    return Queue(entries=entries, counts=QueueCounts(*entries.counts()))
+    filters = QueueFilters(params, campaign=campaign)
+    wanted = (filters.check() if strict else filters).values
+    entries = stored_queue(
+        campaign, viewer=user, reviewer=user, show=filters.shown, trigger=wanted.get("trigger", ""), criterion=wanted.get("criterion")
+    )
+    return Queue(entries=entries, counts=QueueCounts(*entries.counts()), filters=filters)
 
 
 @read_model

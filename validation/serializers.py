@@ -5,44 +5,16 @@ pilot or criterion a request names exists (and belongs where it should) before a
 service is called with it.
 """
 
-from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from annotation.models import Campaign
-from heartbench_core.models import Criterion, DatasetVersion
-from validation.models import Adjudication
-
-
-class QueueQuerySerializer(serializers.Serializer):
-    show = serializers.ChoiceField(
-        choices=[("needs_decision", "needs_decision"), ("all", "all")],
-        required=False,
-        default="needs_decision",
-        help_text="`needs_decision` (default): the units that need a decision; `all`: every compared unit.",
-    )
-    trigger = serializers.ChoiceField(
-        choices=Adjudication.Trigger.choices, required=False, help_text="Only entries queued for this reason."
-    )
-    criterion = serializers.IntegerField(required=False, help_text="Only entries of this criterion (its id, as in `criterion_id`).")
-
-    def validate_criterion(self, value: int) -> int:
-        campaign = self.context["campaign"]
-        if not Criterion.objects.filter(pk=value, item__version_id=campaign.version_id).exists():
-            raise serializers.ValidationError(
-                _("no criterion %(criterion)s in the version of campaign %(campaign)r") % {"criterion": value, "campaign": campaign.name}
-            )
-        return value
+from heartbench_core.models import DatasetVersion
 
 
 class CandidateQuerySerializer(serializers.Serializer):
+    """The builder's version and page; its filters are validation.filters.CandidateFilters."""
+
     version = serializers.PrimaryKeyRelatedField(queryset=DatasetVersion.objects.all(), help_text="The dataset version to build from.")
-    question_id = serializers.CharField(required=False, default="", allow_blank=True)
-    ability = serializers.CharField(required=False, default="", allow_blank=True, help_text="Items with a criterion of this ability.")
-    difficulty = serializers.ChoiceField(
-        choices=["hard", "normal", "unspecified"], required=False, allow_null=True, default=None, help_text="Any when absent."
-    )
-    model = serializers.CharField(required=False, default="", allow_blank=True)
-    free = serializers.BooleanField(required=False, default=False, help_text="Only responses no gold or calibration set holds.")
     page = serializers.IntegerField(required=False, default=1, min_value=1)
 
 

@@ -28,7 +28,8 @@ from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation import read_models as read
 from validation.exports import FILTER_PARAMETERS, BadFilter
-from validation.forms import REVIEWERS_WRITE, BuilderFilterForm, GoldBuilderForm, PlannerForm
+from validation.filters import CandidateFilters
+from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
 from validation.policy_text import policy_change_sentences, policy_field_label
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
@@ -53,7 +54,6 @@ Row = tuple[Any, ...]
 
 
 # What the queue lists: the units that need a decision (the default), or every compared unit.
-QUEUE_SHOW = ("needs_decision", "all")
 
 
 @require_safe
@@ -208,13 +208,8 @@ def adjudication_index(request: SignedInRequest) -> HttpResponse:
 def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     viewer = Viewer.of(request)
     campaign = read.campaign_of(viewer, campaign_id)
-    show = request.GET.get("show", "")
-    show = show if show in QUEUE_SHOW else QUEUE_SHOW[0]
-    trigger = request.GET.get("trigger", "")
-    if trigger not in Adjudication.Trigger.values:
-        trigger = ""
     # A page of the stored queue (its units written by the last computation, decisions applied at once), never the whole queue.
-    found = read.adjudication_queue(viewer, campaign, show=show, trigger=trigger)
+    found = read.adjudication_queue(viewer, campaign, request.GET)
     page = Paginator(found.entries, 50).get_page(request.GET.get("page"))
     context = {
         "campaign": campaign,
@@ -223,10 +218,11 @@ def queue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         "total": len(found.entries),
         "counts": found.counts,
         "summary": found.entries.summary,
-        "show": show,
-        "trigger": trigger,
+        "show": found.filters.shown,
+        "trigger": found.filters.values.get("trigger", ""),
         "triggers": Adjudication.Trigger.choices,
-        "query": urlencode({k: v for k, v in (("show", show if show != QUEUE_SHOW[0] else ""), ("trigger", trigger)) if v}),
+        "query": found.filters.query,
+        "filter_errors": found.filters.messages,
     }
     template = "validation/partials/queue_body.html" if request.htmx else "validation/queue.html"
     return render(request, template, context)
@@ -454,7 +450,7 @@ def gold_builder(request: SignedInRequest) -> HttpResponse:
     # The posted version is looked up among all: the service refuses one the admin is blind to, saying why.
     choice = read.gold_builder_versions(viewer, request.GET.get("version") or request.POST.get("version"), request.POST.get("version"))
     versions, version, target = choice.versions, choice.version, choice.target
-    filter_form = BuilderFilterForm(request.GET)
+    filter_set = CandidateFilters(request.GET)
     form = GoldBuilderForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and target is None:
         form.add_error(None, _("There is no dataset version to build from."))
@@ -474,15 +470,18 @@ def gold_builder(request: SignedInRequest) -> HttpResponse:
         else:
             messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
             return redirect("annotation:campaign", outcome.campaign.pk)
-    listing = read.gold_candidates(viewer, version, filter_form.filters(), request.GET.get("page"))
+    filters = filter_set.builder_filters()
+    listing = read.gold_candidates(viewer, version, filters, request.GET.get("page"))
     # Ticks survive a change of filter or page: the list's requests carry them (hx-include), and so does a refused POST.
     ticked = request.POST.getlist("responses") if request.method == "POST" else request.GET.getlist("responses")
     picked = {int(v) for v in ticked if v.isdigit()}
-    query = urlencode([(k, v) for k in ("version", *BuilderFilterForm.base_fields) for v in request.GET.getlist(k) if v])
+    query = urlencode([(k, v) for k in ("version", *CandidateFilters.base_filters) for v in request.GET.getlist(k) if v])
     context = {
         "versions": versions,
         "version": version,
-        "filter_form": filter_form,
+        "filter_form": filter_set.form,
+        "filter_errors": filter_set.messages,
+        "free_only": filters.free_only,
         "form": form,
         "listing": listing,
         "picked": picked,

@@ -1,7 +1,8 @@
-"""The filters of the knowledge library's lists (FAQ entries, cases) in the API (heartbench_core.filters).
+"""The filters of the knowledge library's lists (FAQ entries, cases), its page and its API alike (heartbench_core.filters).
 
 Applied by the read models' selectors, which also decide what an expert may read: the FilterSet
-parses and checks the values (an unknown dataset is a 404, as its page answers).
+parses and checks the values (an unknown dataset is a 404 in the API; the page lists every dataset).
+The page's links name the criterion `criterion`, the API `key`: one filter, `criterion` its alias.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ class FaqFilters(ListFilters):
     dataset = Text(help_text="A dataset's name.")
     key = Uuid(help_text="A criterion's lineage key.")
     status = Choice(FaqEntry.Status.values, help_text="Staff only.")
+
+    aliases = {"criterion": "key"}
 
     class Meta:
         model = FaqEntry

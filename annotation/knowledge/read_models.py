@@ -159,6 +159,7 @@ class LibraryIndex:
     query: str
     status: str
     statuses: list[tuple[str, Any]]  # (value, label) of the kind's statuses
+    filters: FaqFilters  # what the page asked for, a bad value with its error
     can_write_faq: bool
     can_write_cases: bool
     results: SearchResults | None = None
@@ -168,15 +169,18 @@ class LibraryIndex:
 
 
 @read_model
-def library_index(
-    viewer: Viewer, *, dataset_name: str | None, kind: str, key: uuid.UUID | None, query: str, status: str, page: str | None
-) -> LibraryIndex:
+def library_index(viewer: Viewer, params: Mapping[str, Any], *, kind: str, query: str, page: str | None) -> LibraryIndex:
+    """The library's front page, its list filtered by `FaqFilters` or `CaseFilters` (a bad value is ignored, with its error;
+    an unknown dataset and, for an expert, a status are ignored)."""
     user = viewer.person()
     staff = reads_as_staff(viewer)
     every = datasets(viewer)
-    dataset = next((d for d in every if d.name == dataset_name), None)
+    filters = FaqFilters(params) if kind == "faq" else CaseFilters(params)
+    given = filters.values
+    dataset = next((d for d in every if d.name == given.get("dataset")), None)
+    key: uuid.UUID | None = given.get("key")
     statuses = FaqEntry.Status.choices if kind == "faq" else Case.Status.choices
-    status = status if staff and status in dict(statuses) else ""
+    status = given.get("status", "") if staff else ""
     results: SearchResults | None = None
     shown: Page[Any] | None = None
     if query:
@@ -195,6 +199,7 @@ def library_index(
         query=query,
         status=status,
         statuses=statuses,
+        filters=filters,
         can_write_faq=services.can_write_faq(user),
         can_write_cases=services.can_write_cases(user),
         results=results,

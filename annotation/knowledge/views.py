@@ -49,15 +49,9 @@ def index(request: SignedInRequest) -> HttpResponse:
     """Search, or browse FAQ entries or cases; staff filter by dataset, status and criterion and see drafts."""
     params = request.GET
     kind = params.get("kind", "")
-    index = read_models.library_index(
-        Viewer.of(request),
-        dataset_name=params.get("dataset"),
-        kind=kind if kind in KINDS else KINDS[0],
-        key=_key(params.get("criterion")),
-        query=(params.get("q") or "").strip(),
-        status=params.get("status", ""),
-        page=params.get("page"),
-    )
+    kind = kind if kind in KINDS else KINDS[0]
+    query = (params.get("q") or "").strip()
+    index = read_models.library_index(Viewer.of(request), params, kind=kind, query=query, page=params.get("page"))
     context: dict[str, Any] = {
         "staff": index.staff,
         "datasets": index.datasets,
@@ -67,6 +61,7 @@ def index(request: SignedInRequest) -> HttpResponse:
         "query": index.query,
         "status": index.status,
         "statuses": index.statuses,
+        "filter_errors": index.filters.messages,
         "can_write_faq": index.can_write_faq,
         "can_write_cases": index.can_write_cases,
     }

@@ -35,7 +35,7 @@ from rest_framework.views import APIView
 
 from annotation.manage import read_models
 from annotation.manage.alert_texts import alert_text
-from annotation.manage.filters import AssignmentFilters, CampaignFilters
+from annotation.manage.filters import AlertFilters, AssignmentFilters, CalibrationResultFilters, CampaignFilters
 from annotation.manage.selectors import Certificate, ExpertProgress
 from annotation.models import (
     AdminAlert,
@@ -383,6 +383,7 @@ class CalibrationResultSerializer(serializers.ModelSerializer):
         return CalibrationMissSerializer([row for row in obj.feedback if not row["agreed"]], many=True).data  # type: ignore[return-value]  # many=True: a list; the stubs type .data as a dict
 
 
+@extend_schema_view(list=extend_schema(parameters=CalibrationResultFilters.parameters()))
 class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult]):
     """Finished calibration attempts with feedback on each miss: an expert's own, or all for admins."""
 
@@ -390,7 +391,7 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult])
     permission_classes = [IsAdminOrExpert]
 
     def get_queryset(self) -> QuerySet[CalibrationResult]:
-        return read_models.calibration_results(Viewer.of(self.request), campaign=self.request.query_params.get("campaign"))
+        return read_models.calibration_results(Viewer.of(self.request), self.request.query_params)
 
     # DRF's list, recording the results it serves; a docstring here would replace the endpoint's description in the schema.
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -1195,6 +1196,7 @@ class AlertSerializer(serializers.ModelSerializer):
         return alert_text(alert)
 
 
+@extend_schema_view(list=extend_schema(parameters=AlertFilters.parameters()))
 class AlertViewSet(viewsets.ReadOnlyModelViewSet[AdminAlert]):
     """Admin: alerts (open ones unless ?all=1)."""
 
@@ -1203,7 +1205,7 @@ class AlertViewSet(viewsets.ReadOnlyModelViewSet[AdminAlert]):
 
     def get_queryset(self) -> QuerySet[AdminAlert]:
         # Alerts about a campaign the admin is an expert of are not theirs to read (read_models.alerts).
-        return read_models.alerts(Viewer.of(self.request), show_all=self.request.query_params.get("all") == "1")
+        return read_models.alert_list(Viewer.of(self.request), self.request.query_params)
 
     @extend_schema(request=None, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])

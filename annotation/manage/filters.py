@@ -9,8 +9,8 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 from django_filters import CharFilter
 
-from annotation.models import Assignment, Campaign
-from heartbench_core.filters import Choice, ListFilters, Text
+from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign
+from heartbench_core.filters import Boolean, Choice, ListFilters, Text
 
 
 class CampaignFilters(ListFilters):
@@ -39,3 +39,37 @@ class AssignmentFilters(ListFilters):
         if not str(value).isdecimal():
             raise Http404(_("campaign must be an id"))
         return qs.filter(campaign_id=value)
+
+
+class CalibrationResultFilters(ListFilters):
+    """An admin's calibration results of one campaign, by its id or its name (a digit-like name is a name)."""
+
+    campaign = Text(method="of_campaign", help_text="A campaign's id or name (admins).")
+
+    class Meta:
+        model = CalibrationResult
+        fields: list[str] = []
+
+    def of_campaign(self, qs: QuerySet[CalibrationResult], name: str, value: Any) -> QuerySet[CalibrationResult]:
+        return qs.filter(campaign_id=value) if value.isdecimal() else qs.filter(campaign__name=value)
+
+
+class AlertFilters(ListFilters):
+    """The alerts: open ones unless `all` (resolved ones too)."""
+
+    all = Boolean(method="with_resolved", help_text="1: resolved alerts too.")
+
+    class Meta:
+        model = AdminAlert
+        fields: list[str] = []
+
+    def with_resolved(self, qs: QuerySet[AdminAlert], name: str, value: Any) -> QuerySet[AdminAlert]:
+        return qs if value else qs.filter(resolved_at__isnull=True)
+
+    def narrow(self, qs: QuerySet[AdminAlert]) -> QuerySet[AdminAlert]:  # type: ignore[override]  # the alerts only
+        """Open alerts unless `all` is true (a bad value is ignored: open ones)."""
+        return super().narrow(qs) if "all" in self.values else self.with_resolved(qs, "all", False)
+
+    @property
+    def show_all(self) -> bool:
+        return bool(self.values.get("all"))

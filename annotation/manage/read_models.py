@@ -33,7 +33,7 @@ from annotation.blindness import (
 )
 from annotation.blindness import dual_role_conflicts as _dual_role_conflicts
 from annotation.manage import selectors
-from annotation.manage.filters import AssignmentFilters, CampaignFilters
+from annotation.manage.filters import AlertFilters, AssignmentFilters, CalibrationResultFilters, CampaignFilters
 from annotation.manage.needs_action_selectors import DIGEST_GROUP, AlertRow, NeedsActionHome, alert_rows, needs_action_home, visible_alerts
 from annotation.manage.selectors import CampaignListPage, CampaignProgress, CampaignSkips, Certificate, ExpertGoldAccuracy, ProfileHistory
 from annotation.models import (
@@ -340,8 +340,8 @@ def assignment_to_release(viewer: Viewer, public_id: str) -> Assignment:
 
 
 @read_model
-def calibration_results(viewer: Viewer, *, campaign: str | None = None) -> QuerySet[CalibrationResult]:
-    """Finished calibration attempts: every one for an admin (filtered by campaign id or name), else the viewer's own.
+def calibration_results(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[CalibrationResult]:
+    """Finished calibration attempts: every one for an admin (filtered by `CalibrationResultFilters`), else the viewer's own.
 
     Others' feedback is the answer key: closed to an admin who is an expert of the (open) calibration.
     """
@@ -349,8 +349,7 @@ def calibration_results(viewer: Viewer, *, campaign: str | None = None) -> Query
     if not viewer.user.is_authenticated:  # the schema generator asks without a user
         return qs.none()
     if has_role(viewer.user, Role.ADMIN):
-        if campaign:
-            qs = qs.filter(campaign_id=campaign) if campaign.isdecimal() else qs.filter(campaign__name=campaign)
+        qs = CalibrationResultFilters(params).check().narrow(qs)
         if closed := viewer.scope.closed_campaign_ids:
             qs = qs.exclude(Q(campaign_id__in=closed) & ~Q(expert_id=viewer.user_id))
         return qs
@@ -466,20 +465,32 @@ def dual_role_conflicts(viewer: Viewer, *, campaign: int | None = None) -> list[
 
 
 @read_model
-def alerts(viewer: Viewer, *, show_all: bool) -> QuerySet[AdminAlert]:
-    """Alerts newest first, open ones unless `show_all`; none about a campaign the viewer is an expert of (its gold, agreement, judge)."""
+def alerts(viewer: Viewer, filters: AlertFilters) -> QuerySet[AdminAlert]:
+    """Alerts newest first, open ones unless `all` (`AlertFilters`); none about a campaign the viewer is an expert of (its gold, agreement, judge)."""
     qs = AdminAlert.objects.select_related("expert", "campaign", "resolved_by").order_by("-created_at")
     if not isinstance(viewer.user, User):  # the schema generator asks without a user
         return qs.none()
-    qs = visible_alerts(viewer.user, qs)
-    return qs if show_all else qs.filter(resolved_at__isnull=True)
+    return filters.narrow(visible_alerts(viewer.user, qs))
 
 
 @read_model
-def alert_page(viewer: Viewer, *, show_all: bool, limit: int = 200) -> list[AlertRow]:
-    """The alerts page: `alerts` with their text and kind in the reader's language."""
+def alert_list(viewer: Viewer, params: Mapping[str, Any]) -> QuerySet[AdminAlert]:
+    """The API's alerts: `alerts`, a bad filter value an `InvalidFilters` (400)."""
+    return alerts(viewer, AlertFilters(params).check())
+
+
+@dataclass(frozen=True)
+class AlertPage:
+    rows: list[AlertRow]
+    filters: AlertFilters  # what the page asked for, a bad value with its error
+
+
+@read_model
+def alert_page(viewer: Viewer, params: Mapping[str, Any], *, limit: int = 200) -> AlertPage:
+    """The alerts page: `alerts` with their text and kind in the reader's language (a bad filter value is ignored, with its error)."""
     viewer.require(Role.ADMIN)
-    return alert_rows(alerts(viewer, show_all=show_all)[:limit])
+    filters = AlertFilters(params)
+    return AlertPage(alert_rows(alerts(viewer, filters)[:limit]), filters)
 
 
 @read_model

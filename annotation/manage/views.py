@@ -547,10 +547,10 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
 @require_safe
 @admin_only
 def alerts(request: SignedInRequest) -> HttpResponse:
-    show_all = request.GET.get("all") == "1"
     # Alerts about a campaign the admin is an expert of (its gold, agreement, judge) are not theirs to read.
-    rows = read_models.alert_page(Viewer.of(request), show_all=show_all)
-    return render(request, "annotation/manage/alerts.html", {"alerts": rows, "show_all": show_all})
+    page = read_models.alert_page(Viewer.of(request), request.GET)
+    context = {"alerts": page.rows, "show_all": page.filters.show_all, "filter_errors": page.filters.messages}
+    return render(request, "annotation/manage/alerts.html", context)
 
 
 @require_POST

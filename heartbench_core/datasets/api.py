@@ -19,7 +19,7 @@ from rest_framework.reverse import reverse as drf_reverse
 from heartbench_core.api import ChangelogSerializer, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.datasets import read_models as datasets
-from heartbench_core.datasets.filters import ItemFilters, ResponseFilters
+from heartbench_core.datasets.filters import ItemFilters, ResponseFilters, VersionFilters
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, role_permission
@@ -124,14 +124,14 @@ class DatasetViewSet(viewsets.ReadOnlyModelViewSet[Dataset]):
         return datasets.dataset_list(Viewer.of(self.request))
 
 
-@extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("dataset", str)]))
+@extend_schema_view(list=extend_schema(parameters=VersionFilters.parameters()))
 class VersionViewSet(viewsets.ReadOnlyModelViewSet[DatasetVersion]):
     serializer_class = VersionSerializer
     permission_classes = [IsStaff]
     ordering_fields = ["number", "created_at"]
 
     def get_queryset(self) -> QuerySet[DatasetVersion]:
-        return datasets.versions(Viewer.of(self.request), dataset=self.request.query_params.get("dataset") or None)
+        return datasets.versions(Viewer.of(self.request), self.request.query_params)
 
     @extend_schema(
         parameters=[OpenApiParameter("against", str, description="The label of the older version (default: the parent).")],

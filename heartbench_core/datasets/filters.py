@@ -1,4 +1,4 @@
-"""The filters of the dataset lists (items, responses), one FilterSet each for the pages and the API (heartbench_core.filters)."""
+"""The filters of the dataset lists (versions, items, responses), one FilterSet each for the pages and the API (heartbench_core.filters)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from django.db.models import QuerySet
 from django_filters import CharFilter
 
 from heartbench_core.filters import Choice, ListFilters, Text
-from heartbench_core.models import Item, ModelResponse
+from heartbench_core.models import DatasetVersion, Item, ModelResponse
+
+
+class VersionFilters(ListFilters):
+    dataset = Text(field_name="dataset__name")
+
+    class Meta:
+        model = DatasetVersion
+        fields: list[str] = []
 
 
 class ItemFilters(ListFilters):

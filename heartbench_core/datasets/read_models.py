@@ -16,7 +16,7 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from heartbench_core import selectors
-from heartbench_core.datasets.filters import ItemFilters, ResponseFilters
+from heartbench_core.datasets.filters import ItemFilters, ResponseFilters, VersionFilters
 from heartbench_core.models import Dataset, DatasetVersion, Item, LanguageModel, ModelResponse
 from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import STAFF_ROLES
@@ -108,11 +108,11 @@ def item_page(viewer: Viewer, name: str, label: str, question_id: str) -> ItemPa
 
 
 @read_model
-def versions(viewer: Viewer, *, dataset: str | None = None) -> QuerySet[DatasetVersion]:
-    """Every version (of one dataset, by name, when asked), by dataset and newest first (the API's list)."""
+def versions(viewer: Viewer, params: Mapping[str, Any] | None = None) -> QuerySet[DatasetVersion]:
+    """Every version (filtered by `VersionFilters`), by dataset and newest first (the API's list)."""
     _api_list(viewer)
     qs = DatasetVersion.objects.select_related("dataset", "parent", "created_by").order_by("dataset__name", "-number")
-    return qs.filter(dataset__name=dataset) if dataset else qs
+    return VersionFilters(params).check().narrow(qs)
 
 
 @read_model

@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -20,7 +20,7 @@ from rest_framework.response import Response
 
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.judging import read_models as judging
-from heartbench_core.judging.filters import EndpointRunFilters
+from heartbench_core.judging.filters import EndpointRunFilters, RunQuestionFilters
 from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion
 from heartbench_core.judging.run_display import describe_problem, describe_signal
 from heartbench_core.judging.services import runs as run_services
@@ -481,23 +481,11 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         run_services.resume_run(run=self.get_object(), by=_me(request))
         return self._one(self.get_object())
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("status", str, enum=[*RunQuestion.Status.values]),
-            OpenApiParameter("suspected", bool, description="true: only the questions whose judged response looked like prompt injection."),
-        ],
-        responses={200: RunQuestionSerializer(many=True)},
-    )
+    @extend_schema(parameters=RunQuestionFilters.parameters(), responses={200: RunQuestionSerializer(many=True)})
     @action(detail=True, methods=["get"], pagination_class=None)  # one document: a run holds at most its version's questions
     def questions(self, request: Request, pk: str | None = None) -> Response:
         """The run's questions in file order: status, requests, tokens, why one failed, every raw answer, signs of prompt injection."""
-        wanted = request.query_params.get("status")
-        questions = judging.run_questions(
-            Viewer.of(request),
-            self.get_object(),
-            status=wanted if wanted in RunQuestion.Status.values else None,
-            suspected=request.query_params.get("suspected") in ("true", "1"),
-        )
+        questions = judging.run_questions(Viewer.of(request), self.get_object(), request.query_params)
         return Response(RunQuestionSerializer(questions, many=True).data)
 
 

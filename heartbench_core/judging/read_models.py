@@ -19,7 +19,7 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from heartbench_core.blindness import CLOSED_MODEL
 from heartbench_core.judging import endpoint_policy
-from heartbench_core.judging.filters import EndpointRunFilters, JudgeRunFilters
+from heartbench_core.judging.filters import EndpointRunFilters, JudgeRunFilters, RunQuestionFilters
 from heartbench_core.judging.models import (
     SUSPECTED_INJECTION,
     Endpoint,
@@ -170,11 +170,10 @@ def run_page(viewer: Viewer, run: EndpointRun, *, page_number: str | None) -> Ru
 
 
 @read_model
-def run_questions(viewer: Viewer, run: EndpointRun, *, status: str | None = None, suspected: bool = False) -> list[RunQuestion]:
-    """A run's questions in file order (of one status; only those that looked like prompt injection), for the API (one query)."""
+def run_questions(viewer: Viewer, run: EndpointRun, params: Mapping[str, Any]) -> list[RunQuestion]:
+    """A run's questions in file order, filtered by `RunQuestionFilters` (a bad value: `InvalidFilters`), for the API (one query)."""
     _refuse_run(viewer, run)
-    qs = _questions(run, status=status)
-    return list(qs.suspected_injection() if suspected else qs)
+    return list(RunQuestionFilters(params).check().narrow(_questions(run)))
 
 
 # --- endpoints ---------------------------------------------------------------------------------------

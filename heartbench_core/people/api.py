@@ -21,11 +21,10 @@ from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
-from django.utils.translation import gettext as _
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -36,7 +35,7 @@ from heartbench_core.http import SignedInRequest, signed_in
 from heartbench_core.models import ApiToken, User
 from heartbench_core.people import read_models as people
 from heartbench_core.people import services
-from heartbench_core.people.filters import PeopleFilters
+from heartbench_core.people.filters import PeopleFilters, TokenFilters
 from heartbench_core.people.forms import IssueTokenForm
 from heartbench_core.people.selectors import Person, Status
 from heartbench_core.people.serializers import IssueTokenSerializer
@@ -248,20 +247,9 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Dest
     ordering_fields = ["created_at", "expires_at", "last_used_at"]
 
     def get_queryset(self) -> QuerySet[ApiToken]:
-        params = self.request.query_params
-        state = params.get("state") or None
-        if state is not None and state not in STATES:
-            raise serializers.ValidationError(
-                {"state": [_("%(state)r is not one of %(states)s.") % {"state": state, "states": ", ".join(STATES)}]}
-            )
-        return people.tokens(Viewer.of(self.request), username=params.get("username") or None, state=state)
+        return people.tokens(Viewer.of(self.request), self.request.query_params, strict=True).tokens
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("username", str, description="Only this user's tokens."),
-            OpenApiParameter("state", str, enum=STATES, description="Only tokens in this state now."),
-        ]
-    )
+    @extend_schema(parameters=TokenFilters.parameters())
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
@@ -300,14 +288,15 @@ class MyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
 def _admin_page(
     request: HttpRequest, form: IssueTokenForm, *, issued: token_services.IssuedToken | None = None, status: int = 200
 ) -> HttpResponse:
-    username = request.GET.get("user") or None
-    page = Paginator(people.tokens(Viewer.of(request), username=username), PAGE_SIZE).get_page(request.GET.get("page"))
+    found = people.tokens(Viewer.of(request), request.GET)
+    page, filters = Paginator(found.tokens, PAGE_SIZE).get_page(request.GET.get("page")), found.filters
     context = {
         "form": form,
         "page": page,
         "issued": issued,
-        "filtered_user": username,
-        "query": urlencode({"user": username}) if username else "",
+        "filtered_user": filters.values.get("username"),
+        "query": filters.query,
+        "filter_errors": filters.messages,
         "max_days": settings.API_TOKEN_MAX_DAYS,
     }
     return render(request, "registration/tokens.html", context, status=status)

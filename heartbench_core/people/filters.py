@@ -1,15 +1,16 @@
-"""The People list's filters, one FilterSet for its page and the API (heartbench_core.filters)."""
+"""The filters of the People list and the API tokens, one FilterSet each for the page and the API (heartbench_core.filters)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_filters import ChoiceFilter
 
-from heartbench_core.filters import ListFilters
-from heartbench_core.models import User
+from heartbench_core.filters import Choice, ListFilters, Text
+from heartbench_core.models import ApiToken, User
 from heartbench_core.people.labels import ROLE_LABELS
 from heartbench_core.people.selectors import NO_ROLE, Status, without_password_q
 from heartbench_core.roles import Role
@@ -49,3 +50,29 @@ class PeopleFilters(ListFilters):
         if status == Status.INVITED:
             return qs.filter(without_password_q(), is_active=True, last_login__isnull=True)
         return qs.filter(is_active=True).exclude(without_password_q() & Q(last_login__isnull=True))
+
+
+class TokenFilters(ListFilters):
+    """Every user's tokens: of one user (`username`; the page's links say `user`), in one state now."""
+
+    aliases = {"user": "username"}
+
+    username = Text(field_name="user__username", help_text="Only this user's tokens.")
+    state = Choice(
+        ApiToken.State.values,
+        method="in_state",
+        help_text="Only tokens in this state now.",
+        error_messages={"not_one_of": _("%(value)r is not one of %(choices)s.")},
+    )
+
+    class Meta:
+        model = ApiToken
+        fields: list[str] = []
+
+    def in_state(self, qs: QuerySet[ApiToken], name: str, state: Any) -> QuerySet[ApiToken]:
+        now = timezone.now()
+        if state == ApiToken.State.ACTIVE:
+            return qs.usable(now)  # type: ignore[attr-defined]  # ApiToken's manager is its queryset's
+        if state == ApiToken.State.EXPIRED:
+            return qs.filter(revoked_at__isnull=True, expires_at__lte=now)
+        return qs.filter(revoked_at__isnull=False)

@@ -13,11 +13,10 @@ from typing import Any
 from django.contrib.admin.models import LogEntry
 from django.db.models import QuerySet
 from django.http import Http404
-from django.utils import timezone
 
 from heartbench_core.models import ApiToken, User
 from heartbench_core.people import selectors
-from heartbench_core.people.filters import PeopleFilters
+from heartbench_core.people.filters import PeopleFilters, TokenFilters
 from heartbench_core.people.selectors import Person
 from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import Role
@@ -85,25 +84,23 @@ def person_page(viewer: Viewer, person: Person) -> PersonPage:
     return PersonPage(person, selectors.held_roles(person), selectors.changes_of(person.user), _tokens().filter(user=person.user))
 
 
-def _tokens(*, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
-    qs = ApiToken.objects.select_related("user", "created_by", "revoked_by").order_by("-created_at", "-pk")
-    if username:
-        qs = qs.filter(user__username=username)
-    now = timezone.now()
-    if state == ApiToken.State.ACTIVE:
-        qs = qs.usable(now)
-    elif state == ApiToken.State.EXPIRED:
-        qs = qs.filter(revoked_at__isnull=True, expires_at__lte=now)
-    elif state == ApiToken.State.REVOKED:
-        qs = qs.filter(revoked_at__isnull=False)
-    return qs
+def _tokens() -> QuerySet[ApiToken]:
+    return ApiToken.objects.select_related("user", "created_by", "revoked_by").order_by("-created_at", "-pk")
+
+
+@dataclass(frozen=True)
+class Tokens:
+    tokens: QuerySet[ApiToken]
+    filters: TokenFilters  # what the page asked for, a bad value with its error
 
 
 @read_model
-def tokens(viewer: Viewer, *, username: str | None = None, state: str | None = None) -> QuerySet[ApiToken]:
-    """Every user's tokens (admins) with their user and who created and revoked them, newest first; of one user, in one state."""
+def tokens(viewer: Viewer, params: Mapping[str, Any], *, strict: bool = False) -> Tokens:
+    """Every user's tokens (admins) with their user and who created and revoked them, newest first, filtered by `TokenFilters`
+    (a bad value: ignored with its error, or with `strict` an `InvalidFilters`, the API's 400)."""
     viewer.require(Role.ADMIN)
-    return _tokens(username=username, state=state)
+    filters = TokenFilters(params)
+    return Tokens((filters.check() if strict else filters).narrow(_tokens()), filters)
 
 
 @read_model

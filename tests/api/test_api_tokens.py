@@ -71,6 +71,12 @@ def test_the_token_list_filters_by_username_and_state(client_for, cast):
     body = admin.get(reverse("api-token-list"), {"username": "sam_reviewer1", "state": "active"}).json()
     assert [r["name"] for r in body["results"]] == ["new"]
     assert admin.get(reverse("api-token-list"), {"state": "lost"}).json() == {"state": ["'lost' is not one of active, expired, revoked."]}
+    # The page filters one way with the API: `user` is its name for `username`, a bad state the field's error.
+    page = admin.get(reverse("tokens"), {"user": "sam_reviewer1", "state": "active"})
+    assert [t.name for t in page.context["page"].object_list] == ["new"] and page.context["query"] == "user=sam_reviewer1&state=active"
+    bad = admin.get(reverse("tokens"), {"state": "lost"})
+    assert bad.status_code == 200 and len(bad.context["page"].object_list) == 3
+    assert "state: &#x27;lost&#x27; is not one of active, expired, revoked." in bad.content.decode()
 
 
 def test_issuing_for_an_unknown_user_names_the_field(client_for, cast):

@@ -169,3 +169,15 @@ def test_the_editors_signals_come_from_the_cache_until_what_they_read_changes(ca
     human_judgments(work, "dm0001", MODELS[2], cast.experts, [{0: False, 1: False}, {0: False, 1: False}, {0: False, 1: True}])
     again = selectors.cached_quality_signals(work.dataset, keys)
     assert again == selectors.quality_signals(work.dataset, keys) and again != first
+
+
+def test_the_page_and_the_api_filter_one_way_signal_being_the_pages_old_name_for_kind(cast, client_for, work):
+    client = client_for(cast.author)
+    old = client.get("/rubrics/", {"signal": "stale"}, HTTP_HX_REQUEST="true")
+    new = client.get("/rubrics/", {"kind": "stale"}, HTTP_HX_REQUEST="true")
+    assert [r["w"] for r in old.context["rows"]] == [r["w"] for r in new.context["rows"]] != []
+    assert old.context["query"] == "signal=stale" and new.context["query"] == "kind=stale"
+    listed = client.get("/api/v1/rubrics/worklist/", {"dataset": "demo", "signal": "stale"}).json()["results"]
+    assert [(e["kind"], e["criterion_key"]) for e in listed] == [(r["w"].kind, r["w"].criterion_key) for r in new.context["rows"]]
+    response = client.get("/api/v1/rubrics/worklist/", {"dataset": "demo", "ability": "勇气"})
+    assert response.status_code == 400 and list(response.json()) == ["ability"]

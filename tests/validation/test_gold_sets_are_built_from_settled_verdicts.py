@@ -220,3 +220,17 @@ def test_the_api_lists_candidates_and_creates_through_the_same_service(cast, cli
     assert made.status_code == 201, made.content
     assert made.json()["kind"] == "gold_set" and made.json()["responses"] == 1
     assert Campaign.objects.get(name="API gold").kind == Campaign.Kind.GOLD_SET
+
+
+def test_the_page_and_the_api_filter_the_candidates_one_way(cast, client_for):
+    blind_test(cast, constant=1)
+    admin = client_for(cast.admin)
+    page = admin.get(PAGE, {"difficulty": "extreme", "question_id": "dm0005"})
+    assert page.status_code == 200 and {row.question_id for row in page.context["listing"].rows} == {"dm0005"}
+    assert "difficulty: &#x27;extreme&#x27; is not one of: any, hard, normal, unspecified." in page.content.decode()
+    version = demo_version().pk
+    listed = admin.get(API + "candidates/", {"version": version, "question_id": "dm0005", "free": "true"}).json()["results"]
+    on_page = admin.get(PAGE, {"question_id": "dm0005", "free": "on"}).context["listing"].rows
+    assert [r["response_id"] for r in listed] == [row.response_id for row in on_page]
+    response = admin.get(API + "candidates/", {"version": version, "difficulty": "extreme", "free": "maybe"})
+    assert response.status_code == 400 and sorted(response.json()) == ["difficulty", "free"]

@@ -123,3 +123,11 @@ def test_the_queue_page_runs_a_fixed_number_of_queries(cast, campaign, client_fo
         assert client.get(page_url(campaign), {"show": "all"}).status_code == 200
     with django_assert_max_num_queries(14):  # then a page of the stored units
         assert client.get(page_url(campaign), {"show": "all", "page": 2}).status_code == 200
+
+
+def test_a_bad_show_value_on_the_page_is_the_fields_error_and_the_default_list(cast, campaign, client_for):
+    client = client_for(cast.reviewer)
+    response = client.get(page_url(campaign), {"show": "some", "trigger": "split"})
+    assert response.status_code == 200 and response.context["show"] == "needs_decision" and response.context["trigger"] == "split"
+    assert "show: &#x27;some&#x27; is not one of: needs_decision, all." in response.content.decode()
+    assert response.context["query"] == "trigger=split"
