@@ -990,13 +990,25 @@ class _TableRestore:
         return row
 
     def _value(self, f: models.Field[Any, Any], record: dict[str, Any]) -> Any:
-        """The archive's value of the column, else its default, else null when it may be null."""
+        """The archive's value of the column, else its default, else null when it may be null.
+
+        A copied column is never taken on the archive's word: it is read from the row its link points
+        to, and an archive that says otherwise is refused (a crafted line cannot file an assignment
+        under another campaign than its response's).
+        """
+        if f.attname in self.copied and (found := self._copied(f.attname, record)) is not None:
+            given = record.get(f.attname, found)
+            if given != found:
+                link = self.copied[f.attname][0]
+                raise _Reject(
+                    _("%(value)r is not %(expected)r, the value of the row %(link)s points to")
+                    % {"value": given, "expected": found, "link": link}
+                )
+            return found
         if f.attname in record:
             return record[f.attname]
         if f.attname in self.defaults:
             return self.defaults[f.attname]
-        if f.attname in self.copied and (found := self._copied(f.attname, record)) is not None:
-            return found
         if f.null:
             return None
         raise _Reject(_("missing"))

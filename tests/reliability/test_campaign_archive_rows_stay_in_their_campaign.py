@@ -109,3 +109,13 @@ def test_a_table_out_of_order_cannot_point_ahead(copy):
     rewrite(archive, members)
     call_command("import_campaign", str(archive), verbosity=0)
     assert apps.get_model("annotation", "Campaign").objects.filter(name="matrix-2").exists()
+
+
+def test_an_assignment_filed_under_another_campaign_than_its_responses_is_refused(copy):
+    """The assignment's campaign is a copy of its response's: the archive's own value is checked, never taken on its word."""
+    archive, _world = copy
+    campaigns = [row["id"] for row in records(read_members(archive)["annotation.Campaign.jsonl"])]
+    assignment = records(read_members(archive)["annotation.Assignment.jsonl"])[0]
+    other = next((pk for pk in campaigns if pk != assignment["campaign_id"]), assignment["campaign_id"] + 1)
+    turned(archive, "annotation.Assignment.jsonl", lambda row: row.update(campaign_id=other))
+    refused(archive, "annotation.Assignment.jsonl, line 1, field 'campaign_id'", "campaign_response_id points to")
