@@ -19,6 +19,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
     from heartbench_core.models import Dataset, DatasetVersion, JudgeRun
 
 
@@ -197,21 +199,29 @@ def _judge_lister(
     return [run_verdicts(r) for r in _newest_runs(dataset=dataset, version=version, judge=judge, run=run)]
 
 
-def _newest_runs(
-    *, dataset: Dataset, version: DatasetVersion | None, model: str | None = None, judge: str | None, run: str | None
-) -> list[JudgeRun]:
-    """The judge runs matching the filters on the version (default: the newest with any); ValidationError saying what was asked if none."""
+def judge_runs_matching(
+    dataset: Dataset, *, version: DatasetVersion | None, model: str | None = None, judge: str | None, run: str | None
+) -> QuerySet[JudgeRun]:
+    """The dataset's judge runs a judge source's filters ask for (every version unless one is given)."""
     from heartbench_core.models import JudgeRun
 
-    runs = JudgeRun.objects.filter(version__dataset=dataset).select_related("version__dataset", "model")
-    if model is not None:
-        runs = runs.filter(model__name=model)
+    runs = JudgeRun.objects.filter(version__dataset=dataset).select_related("version__dataset")
     if version is not None:
         runs = runs.filter(version=version)
+    if model is not None:
+        runs = runs.filter(model__name=model)
     if judge:
         runs = runs.filter(judge=judge)
     if run:
         runs = runs.filter(label=run)
+    return runs
+
+
+def _newest_runs(
+    *, dataset: Dataset, version: DatasetVersion | None, model: str | None = None, judge: str | None, run: str | None
+) -> list[JudgeRun]:
+    """The judge runs matching the filters on the version (default: the newest with any); ValidationError saying what was asked if none."""
+    runs = judge_runs_matching(dataset, version=version, model=model, judge=judge, run=run).select_related("model")
     found = list(runs.order_by("-version__number", "model__name", "judge", "label"))
     if not found:
         raise no_judge_run(dataset=dataset, version=version, model=model, judge=judge, run=run)

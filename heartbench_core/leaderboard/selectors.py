@@ -16,7 +16,7 @@ from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
 from heartbench_core.models import Dataset, DatasetVersion, JudgeRun, StoredScores
 from heartbench_core.services.scoring import ScoreResult
 from heartbench_core.services.stored_scores import OVERALL_COLUMNS, run_key, scored_runs
-from heartbench_core.verdict_sources import no_judge_run
+from heartbench_core.verdict_sources import judge_runs_matching, no_judge_run
 
 # Distinguishable on white, and in the order a legend reads them.
 PALETTE = (
@@ -122,14 +122,7 @@ class RankedRuns:
 
 def judged_version(dataset: Dataset, version: DatasetVersion | None, *, judge: str | None, run: str | None) -> DatasetVersion:
     """The version asked, or the newest with a judge run matching the filters (ValidationError when none matches)."""
-    runs = JudgeRun.objects.filter(version__dataset=dataset)
-    if version is not None:
-        runs = runs.filter(version=version)
-    if judge:
-        runs = runs.filter(judge=judge)
-    if run:
-        runs = runs.filter(label=run)
-    found = runs.select_related("version__dataset").order_by("-version__number").first()
+    found = judge_runs_matching(dataset, version=version, judge=judge, run=run).order_by("-version__number").first()
     if found is None:
         raise no_judge_run(dataset=dataset, version=version, judge=judge, run=run)
     return found.version
