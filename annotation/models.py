@@ -359,14 +359,18 @@ class Assignment(models.Model):
             models.UniqueConstraint(fields=["campaign_response", "expert"], name="one_assignment_per_expert_response"),
         ]
         indexes = [
-            models.Index(fields=["expert", "status"]),
+            # (expert, status) alone is the start of the two expert indexes below.
             models.Index(fields=["campaign_response", "status"]),
             # A campaign's list, newest first, read a page at a time (keyset on reserved_at, id).
             models.Index(fields=["campaign", "-reserved_at", "-id"], name="annotation_assign_campaign"),
             # The expert's list, newest first, read a page at a time (keyset on reserved_at, public_id).
             models.Index(fields=["expert", "-reserved_at", "public_id"], name="annotation_assign_expert_list"),
-            # The expert's completed work, newest first.
-            models.Index(fields=["expert", "status", "-submitted_at"], name="annotation_assign_expert_done"),
+            # The expert's completed work, newest first, in the lists' exact order (ties by public id), so a
+            # page of it is the index's first rows, not a sort of the expert's whole history.
+            models.Index(fields=["expert", "status", "-submitted_at", "public_id"], name="annotation_assign_expert_new"),
+            # The expert's open work per campaign, oldest first: the home page's first few drafts of each
+            # campaign are read from the index alone, however much pre-assigned work the expert holds.
+            models.Index(fields=["expert", "status", "campaign", "reserved_at", "public_id"], name="annotation_assign_expert_open"),
             # Reservations that can expire: the sweep and the live counts read only these, not the campaign.
             models.Index(
                 fields=["expires_at"],

@@ -214,6 +214,7 @@ def expert(base, token, campaign, deadline, stats: Stats, rng: random.Random, th
         page = r.json()
         public_id = page["id"]
         criteria = [c["id"] for c in page["criteria"]]
+        version = page["version"]  # each save and the submission are based on the draft's version (the last answer's)
         judged = {}
         pause()  # reading the dialogue and the response
         for number, cid in enumerate(criteria, start=1):
@@ -226,13 +227,21 @@ def expert(base, token, campaign, deadline, stats: Stats, rng: random.Random, th
                 {"criterion": cid, "hit": None, "rationale": rationale[: len(rationale) // 2]},
                 {"criterion": cid, "hit": judged[cid][0], "rationale": rationale},
             ):
-                d = call("draft", f"/api/v1/annotation/assignments/{public_id}/draft/", {"judgments": [entry], "active_seconds": 3})
-                if d is None or d.status_code != 200:
+                d = call(
+                    "draft",
+                    f"/api/v1/annotation/assignments/{public_id}/draft/",
+                    {"judgments": [entry], "active_seconds": 3, "version": version},
+                )
+                if d is not None and d.status_code == 200:
+                    version = d.json()["version"]
+                else:
                     with stats.lock:
                         stats.errors.append(f"draft {public_id}: {getattr(d, 'status_code', None)} {getattr(d, 'text', '')[:200]}")
                 pause()
         final = [{"criterion": c, "hit": judged[c][0], "rationale": judged[c][1]} for c in criteria]
-        s = call("submit", f"/api/v1/annotation/assignments/{public_id}/submit/", {"judgments": final, "active_seconds": 3})
+        s = call(
+            "submit", f"/api/v1/annotation/assignments/{public_id}/submit/", {"judgments": final, "active_seconds": 3, "version": version}
+        )
         if s is not None and s.status_code == 200:
             with stats.lock:
                 stats.sent[public_id] = {str(c): list(judged[c]) for c in criteria}

@@ -21,13 +21,23 @@ The requests, by URL (the rows of the issue's table):
 - expert home                    GET /work/                                         (expert)
 - assignment list API            GET /api/v1/annotation/assignments/                (expert, the first page)
 - validation dashboard           GET /validation/campaigns/<active blind test>/     (admin; it has a stored report)
-- leaderboard (14 models)        GET /datasets/heartbench/v/<label>/leaderboard/    (admin)
+- leaderboard                    GET /datasets/heartbench/v/<label>/leaderboard/    (admin; 50 models a page)
+- leaderboard API                GET /api/v1/scores/leaderboard/?dataset=heartbench  (admin; the first page of 50)
+- adjudication queue             GET /validation/campaigns/<closed blind test>/adjudication/  (admin; its stored units)
+- adjudication queue API         GET /api/v1/validation/campaigns/<closed blind test>/queue/  (admin; the first page)
 - campaign detail                GET /work/manage/campaigns/<active>/               (admin)
 - campaign assignments page      GET /work/manage/campaigns/<active>/assignments/?page=<random>  (admin)
 - judging page                   GET /work/a/<public id>/                           (expert, a different open assignment each time)
 - autosave                       POST /api/v1/annotation/assignments/<id>/draft/    (one criterion's rationale and hit)
 - submit via API                 POST /api/v1/annotation/assignments/<id>/submit/   (after the other criteria were saved, untimed)
-- export judgments.csv           GET /validation/campaigns/<active>/export/judgments.csv  (admin, whole body)
+- next-response pull             POST /work/next/<active>/                          (expert; the redirect to their next response, not followed):
+                                 once by the busiest expert, who holds pre-assigned work (it is returned), and once by
+                                 another expert whose open work was given back, so that the pull ranks the campaign's
+                                 open responses and reserves one (given back through the admin API, untimed)
+- export judgments.csv           GET /validation/campaigns/<closed blind test>/export/judgments.csv  (admin, whole body; MB/s printed)
+
+Before timing, the stored adjudication queue of every campaign is computed as the background refresh
+would (`store_queue_summary`; the build enqueues it with no worker running); its time is printed.
 """
 
 from __future__ import annotations
@@ -56,12 +66,17 @@ ROWS = (
     ("home", "expert home /work/"),
     ("assignments_api", "expert's assignment list API"),
     ("dashboard", "validation dashboard (a stored report)"),
-    ("leaderboard", "leaderboard (14 models)"),
+    ("leaderboard", "leaderboard (first page)"),
+    ("leaderboard_api", "leaderboard API (first page)"),
+    ("queue", "adjudication queue, closed blind test"),
+    ("queue_api", "adjudication queue API (first page)"),
     ("campaign", "campaign detail (progress)"),
     ("assignments_page", "campaign assignments page, random page"),
     ("judging", "judging page"),
     ("autosave", "autosave"),
     ("submit", "submit through the API"),
+    ("next", "next-response pull, work held"),
+    ("next_ranked", "next-response pull, ranking the open responses"),
     ("export", "export judgments.csv"),
 )
 
@@ -98,8 +113,41 @@ from heartbench_core.models import Criterion
 criteria = {}
 for item_id in {i for _, i in open_work}:
     criteria[item_id] = list(Criterion.objects.filter(item_id=item_id).order_by("position").values_list("id", flat=True))
+# The puller: the expert with the least open work there, their open work given back, so that each
+# pull ranks the campaign's open responses (a pull with work held only returns it).
+puller = (
+    Assignment.objects.open(timezone.now()).filter(campaign_response__campaign=active).exclude(expert=expert)
+    .values("expert").annotate(n=Count("id")).order_by("n", "expert").first()
+)
+puller = User.objects.get(pk=puller["expert"])
+from annotation.services.assignment import release_assignment
+admin = User.objects.get(username=sys.argv[3])
+for held in Assignment.objects.open(timezone.now()).filter(expert=puller):
+    release_assignment(assignment=held, by=admin)
+# Slots the puller may take: other experts' open work on responses the puller never had, given back.
+had = set(Assignment.objects.filter(expert=puller, campaign_response__campaign=active).values_list("campaign_response_id", flat=True))
+freed = 0
+for other in Assignment.objects.open(timezone.now()).filter(campaign_response__campaign=active).exclude(expert__in=[puller, expert]).order_by("id"):
+    if other.campaign_response_id not in had:
+        release_assignment(assignment=other, by=admin)
+        had.add(other.campaign_response_id)
+        freed += 1
+        if freed >= wanted:
+            break
+closed = Campaign.objects.filter(status=Campaign.Status.CLOSED).order_by("-created_at", "-id").first() or active
+import time as _time
+from validation.services.queue_summary import store_queue_summary
+_started = _time.perf_counter()
+for _campaign in Campaign.objects.order_by("id"):
+    store_queue_summary(campaign=_campaign)
+queue_seconds = _time.perf_counter() - _started
 print(json.dumps({
+    "closed": closed.pk,
+    "closed_name": closed.name,
+    "closed_responses": closed.responses.count(),
+    "queue_seconds": queue_seconds,
     "expert": expert.username,
+    "puller": puller.username,
     "campaign": active.pk,
     "campaign_name": active.name,
     "assignments": Assignment.objects.filter(campaign_response__campaign=active).count(),
@@ -167,7 +215,12 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
     }
     env.pop("PRODUCTION", None)
     found = subprocess.run(
-        [PYTHON, "-c", DISCOVER, args.expert, str(args.repeats + 2)], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+        [PYTHON, "-c", DISCOVER, args.expert, str(args.repeats + 2), args.admin],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if found.returncode:
         sys.exit(f"{db}: {found.stderr.strip().splitlines()[-1] if found.stderr.strip() else 'discovery failed'}")
@@ -196,6 +249,7 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
             sys.exit("gunicorn did not start")
         admin = sign_in(base, args.admin, args.password)
         expert = sign_in(base, world["expert"], args.password)
+        puller = sign_in(base, world["puller"], args.password)
         c = world["campaign"]
         pages = max(1, -(-world["assignments"] // 100))
         rng = random.Random(19)
@@ -204,6 +258,9 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
             "assignments_api": (expert, lambda: f"{base}/api/v1/annotation/assignments/"),
             "dashboard": (admin, lambda: f"{base}/validation/campaigns/{c}/"),
             "leaderboard": (admin, lambda: f"{base}/datasets/heartbench/v/{world['version']}/leaderboard/"),
+            "leaderboard_api": (admin, lambda: f"{base}/api/v1/scores/leaderboard/?dataset=heartbench"),
+            "queue": (admin, lambda: f"{base}/validation/campaigns/{world['closed']}/adjudication/"),
+            "queue_api": (admin, lambda: f"{base}/api/v1/validation/campaigns/{world['closed']}/queue/"),
             "campaign": (admin, lambda: f"{base}/work/manage/campaigns/{c}/"),
             "assignments_page": (admin, lambda: f"{base}/work/manage/campaigns/{c}/assignments/?page={rng.randint(1, pages)}"),
         }
@@ -220,25 +277,61 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
             warm = n < 2
             page = timed(get(expert, f"{base}/work/a/{a['id']}/"))
             crits = a["criteria"]
+            url = f"{api}/{a['id']}"
+            version = expert.get(f"{url}/", timeout=60).json()["version"]  # what the saves are based on (untimed)
             one = {
                 "judgments": [{"criterion": crits[0], "rationale": "第一条理由：回答识别了用户的感受。", "hit": True}],
                 "active_seconds": 5,
+                "version": version,
             }
-            url = f"{api}/{a['id']}"
-            save = timed(lambda url=url, one=one: expert.post(f"{url}/draft/", json=one, timeout=60))
+            saved = {}
+
+            def save_one(url=url, one=one, saved=saved) -> requests.Response:
+                answer = expert.post(f"{url}/draft/", json=one, timeout=60)
+                saved.update(answer.json())
+                return answer
+
+            save = timed(save_one)
             rest = [
                 {"criterion": k, "rationale": f"第 {i} 条理由：回答是否做到了这一点。", "hit": i % 2 == 0}
                 for i, k in enumerate(crits[1:], 1)
             ]
-            timed(lambda url=url, rest=rest: expert.post(f"{url}/draft/", json={"judgments": rest}, timeout=60))
-            done = timed(lambda url=url: expert.post(f"{url}/submit/", json={"active_seconds": 30}, timeout=60))
+            rest_saved = expert.post(f"{url}/draft/", json={"judgments": rest, "version": saved["version"]}, timeout=60)
+            if rest_saved.status_code != 200:
+                sys.exit(f"saving the draft answered {rest_saved.status_code}: {rest_saved.text[:300]}")
+            based_on = rest_saved.json()["version"]
+            done = timed(
+                lambda url=url, based_on=based_on: expert.post(
+                    f"{url}/submit/", json={"active_seconds": 30, "version": based_on}, timeout=60
+                )
+            )
+            pull = timed(lambda: expert.post(f"{base}/work/next/{c}/", allow_redirects=False, timeout=60))
             if not warm:
                 times.setdefault("judging", []).append(page)
                 times.setdefault("autosave", []).append(save)
                 times.setdefault("submit", []).append(done)
-        export = get(admin, f"{base}/validation/campaigns/{c}/export/judgments.csv")
-        timed(export)
-        times["export"] = [timed(export) for _ in range(args.export_repeats)]
+                times.setdefault("next", []).append(pull)
+        # A pull that ranks the live campaign's open responses: each reservation given back (untimed) before the next.
+        for n in range(args.repeats + 2):
+            pulled = {}
+
+            def pull_ranked(pulled=pulled) -> requests.Response:
+                answer = puller.post(f"{base}/work/next/{c}/", allow_redirects=False, timeout=60)
+                pulled["to"] = answer.headers.get("Location", "")
+                return answer
+
+            took = timed(pull_ranked)
+            if "/work/a/" not in pulled["to"]:
+                sys.exit(f"the pull did not reserve a response: {pulled['to']!r}")
+            public_id = pulled["to"].rstrip("/").rsplit("/", 1)[-1]
+            released = admin.post(f"{base}/api/v1/annotation/manage/assignments/{public_id}/release/", timeout=60)
+            if released.status_code != 200:
+                sys.exit(f"release answered {released.status_code}: {released.text[:300]}")
+            if n >= 2:
+                times.setdefault("next_ranked", []).append(took)
+        export_url = f"{base}/validation/campaigns/{world['closed']}/export/judgments.csv"
+        export_bytes = len(admin.get(export_url, timeout=600).content)
+        times["export"] = [timed(get(admin, export_url)) for _ in range(args.export_repeats)]
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=30)
@@ -248,7 +341,11 @@ def measure(db: str, args: argparse.Namespace) -> dict[str, object]:
         "expert": world["expert"],
         "median_ms": {k: statistics.median(v) for k, v in times.items()},
         "runs_ms": times,
-        "first_view_ms": {k: first[k] for k in ("dashboard", "leaderboard")},
+        "first_view_ms": {k: first[k] for k in ("dashboard", "leaderboard", "leaderboard_api", "queue")},
+        "closed_responses": world["closed_responses"],
+        "queue_store_seconds": world["queue_seconds"],
+        "export_bytes": export_bytes,
+        "export_mb_per_s": export_bytes / 1e6 / (statistics.median(times["export"]) / 1000),
         "load": os.getloadavg(),
     }
 
@@ -290,7 +387,9 @@ def main() -> None:
         load = ", ".join(f"{x:.1f}" for x in r["load"])  # type: ignore[attr-defined]
         print(
             f"{label}: {r['campaign']}, expert {r['expert']}; first view (computes what later views read): dashboard {fmt(f['dashboard'])}, "  # type: ignore[index]
-            f"leaderboard {fmt(f['leaderboard'])}; load average after: {load}"  # type: ignore[index]
+            f"leaderboard {fmt(f['leaderboard'])}, queue {fmt(f['queue'])}; closed blind test {r['closed_responses']} responses, "  # type: ignore[index]
+            f"its queue stored in {r['queue_store_seconds']:.1f} s, its judgments.csv {r['export_bytes'] / 1e6:.1f} MB at "
+            f"{r['export_mb_per_s']:.0f} MB/s; load average after: {load}"
         )
     if args.json:
         Path(args.json).write_text(json.dumps({"labels": labels, "results": results}, indent=2), encoding="utf-8")

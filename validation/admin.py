@@ -7,6 +7,8 @@ from validation.models import (
     Adjudication,
     AgreementReport,
     BackgroundJob,
+    CalibratedIndex,
+    CalibratedModelRow,
     GoldDraft,
     GoldDraftVerdict,
     GoldenLabel,
@@ -64,6 +66,19 @@ class BackgroundJobAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "campaign", "status", "attempts", "requested_by", "created_at", "finished_at", "last_error")
     list_filter = ("kind", "status", "campaign")
     list_select_related = ("campaign", "requested_by")
+
+
+@admin.register(CalibratedIndex)
+class CalibratedIndexAdmin(ReadOnlyAdmin):
+    list_display = ("report", "present", "experts_resampled", "indexed_at")
+    list_select_related = ("report",)
+
+
+@admin.register(CalibratedModelRow)
+class CalibratedModelRowAdmin(ReadOnlyAdmin):
+    list_display = ("report", "model")
+    exclude = ("scores",)
+    list_select_related = ("report",)
 
 
 @admin.register(QueueSummary)

@@ -1,33 +1,54 @@
-"""Where the leaderboard reads human-calibrated scores: each judge's latest official report on the version that has them."""
+"""Where the leaderboard reads human-calibrated scores: each judge's latest official report on the version that has them.
+
+It reads them from the reports' calibrated index (`CalibratedIndex`, `CalibratedModelRow`): the heading
+of each judge's report and the rows of the models asked for, so the work follows the page, not the
+number of models a report compared. A report not yet indexed (stored before the index existed, or
+restored from an archive) is indexed here first, once.
+"""
 
 from __future__ import annotations
 
-from django.db.models import Max
+from collections.abc import Collection
+
 from django.urls import reverse
 
 from heartbench_core.leaderboard.calibrated import CalibratedBoard
-from heartbench_core.lib.agreement_report import alt_test_from_dict, calibrated_scores_from_dict
+from heartbench_core.lib.agreement_report import AltTest, CalibratedModel, Figure
+from heartbench_core.lib.typed_json import from_json
 from heartbench_core.models import DatasetVersion
-from validation.models import AgreementReport
+from validation.models import AgreementReport, CalibratedModelRow
+from validation.services.calibrated_index import index_calibrated_scores
 
 
-def calibrated_boards(version: DatasetVersion) -> dict[str, CalibratedBoard]:
-    """Judge → the calibrated scores of its newest official report on the version, with its alternative annotator test
-    (one query, reading only those blocks)."""
-    official = AgreementReport.objects.filter(campaign__version=version, exploratory=False, result__calibrated_scores__isnull=False)
-    newest = official.order_by().values("judge").annotate(last=Max("id")).values("last")
-    rows = AgreementReport.objects.filter(pk__in=newest).order_by()
-    boards = {}
-    columns = ("id", "judge", "campaign_id", "campaign__name", "result__run", "result__calibrated_scores", "result__alt_test__overall")
-    for pk, judge, campaign_id, campaign, runs, block, alt_test, schema in rows.values_list(*columns, "result__schema_version"):
-        if block:
-            schema = int(schema or 1)
-            boards[judge] = CalibratedBoard(
-                report_id=pk,
-                report_url=reverse("validation:report", args=[campaign_id, pk]),
-                campaign=campaign,
-                runs=tuple(str(r) for r in runs or ()),
-                scores=calibrated_scores_from_dict(block, schema=schema),
-                alt_test=alt_test_from_dict(alt_test, schema=schema) if alt_test else None,
-            )
-    return boards
+def calibrated_boards(version: DatasetVersion, models: Collection[str]) -> dict[str, CalibratedBoard]:
+    """Judge → the calibrated scores of `models` in its newest official report on the version that has them, with the report's
+    alternative annotator test: the version's official reports with their index headings (one query), then the rows of
+    `models` in the newest of each judge (one more), never a report's JSON."""
+    columns = ("pk", "judge", "campaign_id", "campaign__name", "calibrated_index__present")
+    heading = ("runs", "kendall_tau", "experts_resampled", "alt_test")
+    official = AgreementReport.objects.filter(campaign__version=version, exploratory=False).order_by("pk")
+    reports = list(official.values_list(*columns, *(f"calibrated_index__{c}" for c in heading)))
+    if any(r[4] is None for r in reports):  # reports not yet indexed (usually none): indexed once, then read again
+        for r in reports:
+            if r[4] is None:
+                index_calibrated_scores(r[0])
+        reports = list(official.values_list(*columns, *(f"calibrated_index__{c}" for c in heading)))
+    newest = {r[1]: r for r in reports if r[4]}  # ascending ids: the last kept per judge is its newest
+    found: dict[int, dict[str, CalibratedModel]] = {r[0]: {} for r in newest.values()}
+    if found and models:
+        rows = CalibratedModelRow.objects.filter(report_id__in=found, model__in=set(models))
+        for report_id, model, scores in rows.values_list("report_id", "model", "scores"):
+            found[report_id][model] = from_json(CalibratedModel, scores)
+    return {
+        judge: CalibratedBoard(
+            report_id=pk,
+            report_url=reverse("validation:report", args=[campaign_id, pk]),
+            campaign=campaign,
+            runs=tuple(runs),
+            kendall_tau=from_json(Figure, kendall_tau),
+            experts_resampled=experts_resampled,
+            models=found[pk],
+            alt_test=None if alt_test is None else from_json(AltTest, alt_test),
+        )
+        for judge, (pk, _, campaign_id, campaign, _, runs, kendall_tau, experts_resampled, alt_test) in newest.items()
+    }

@@ -428,3 +428,37 @@ class GoldDraftVerdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.draft_id}/{self.response_id}/{self.criterion_id}: {self.hit}"
+
+
+class CalibratedIndex(models.Model):
+    """What the leaderboard reads of a report's human-calibrated scores, copied out of its JSON once (derived, rebuilt on demand).
+
+    With `CalibratedModelRow`, the leaderboard reads the report's heading and the rows of the models it
+    shows, never the report's result (which grows with the models compared); a report without one is
+    indexed the first time a leaderboard needs it.
+    """
+
+    report = models.OneToOneField(AgreementReport, on_delete=models.CASCADE, primary_key=True, related_name="calibrated_index")
+    present = models.BooleanField(help_text="Whether the report holds calibrated scores (rows below); false: nothing to show.")
+    runs = models.JSONField(default=list, help_text="The judge's run labels the report compared.")
+    kendall_tau = models.JSONField(null=True, help_text="Kendall's tau between the judge-only and corrected overall (a figure).")
+    experts_resampled = models.PositiveIntegerField(null=True, help_text="Experts the intervals resampled with the items.")
+    alt_test = models.JSONField(null=True, help_text="The report's alternative annotator test (overall), when it has one.")
+    indexed_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"calibrated index of report {self.report_id}"
+
+
+class CalibratedModelRow(models.Model):
+    """One model's human-calibrated scores in a report, as the report stores them (see `CalibratedIndex`)."""
+
+    report = models.ForeignKey(AgreementReport, on_delete=models.CASCADE, related_name="calibrated_rows")
+    model = models.CharField(max_length=200)
+    scores = models.JSONField(help_text="The model's calibrated scores in the report's typed shape.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["report", "model"], name="uniq_calibrated_model_row")]
+
+    def __str__(self) -> str:
+        return f"{self.model} in report {self.report_id}"

@@ -236,7 +236,7 @@ COMPLETED_PER_PAGE = 50
 
 
 def _submitted_newest_first(expert: User) -> QuerySet[Assignment]:
-    """The expert's submitted work, newest first (the index on (expert, status, submitted_at) serves it)."""
+    """The expert's submitted work, newest first (the index on (expert, status, submitted_at, public_id) serves it)."""
     return (
         Assignment.objects.filter(expert_id=expert.pk, status=Assignment.Status.SUBMITTED)
         .select_related("campaign_response__item")
@@ -350,14 +350,16 @@ def expert_home(
         .only("name", "kind", "status", "overlap")
         .order_by("-pk")[:finished_shown]
     )
-    drafts = (
+    # The first few of each campaign, ranked on the assignment's own columns (an index-only read of the
+    # expert's open work), then only those rows joined to their responses.
+    first_open = (
         Assignment.objects.filter(expert_id=expert.pk, status=Assignment.Status.RESERVED)
-        .annotate(
-            rank=Window(
-                RowNumber(), partition_by=[F("campaign_response__campaign_id")], order_by=[F("reserved_at").asc(), F("public_id").asc()]
-            )
-        )
+        .annotate(rank=Window(RowNumber(), partition_by=[F("campaign_id")], order_by=[F("reserved_at").asc(), F("public_id").asc()]))
         .filter(rank__lte=drafts_shown)
+        .values("pk")
+    )
+    drafts = (
+        Assignment.objects.filter(pk__in=first_open)
         .select_related("campaign_response__item")
         .only(
             "public_id",

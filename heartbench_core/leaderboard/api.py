@@ -219,7 +219,7 @@ def _calibrated(rows: list[ModelScores], *, whole: bool) -> list[dict[str, Any]]
         return []
     if not whole:
         return [{"calibrated": None, "calibrated_reason": ONLY_ALL_PAPER}] * len(rows)
-    boards = calibrated_boards(rows[0].verdicts.version)
+    boards = calibrated_boards(rows[0].verdicts.version, {row.model for row in rows})
     out: list[dict[str, Any]] = []
     for row in rows:
         board = boards.get(str(row.verdicts.meta.get("judge")))
@@ -247,7 +247,7 @@ def _calibrated(rows: list[ModelScores], *, whole: bool) -> list[dict[str, Any]]
             "judge_rank": m.judge_rank,
             "corrected_rank": m.corrected_rank,
             "rank_change": m.rank_change,
-            "kendall_tau": figure(board.scores.kendall_tau),
+            "kendall_tau": figure(board.kendall_tau),
             "experts_resampled": board.experts_resampled,
             "judge_alt_test": None
             if board.alt_test is None

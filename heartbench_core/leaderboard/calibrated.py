@@ -6,10 +6,10 @@ The core cannot point at the validation app, so the app registers where the scor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-from heartbench_core.lib.agreement_report import AltTest, CalibratedModel, CalibratedScores
+from heartbench_core.lib.agreement_report import AltTest, CalibratedModel, Figure
 from heartbench_core.lib.reasons import Reason
 from heartbench_core.models import DatasetVersion
 
@@ -21,29 +21,25 @@ ONLY_ALL_PAPER = Reason("only_all_paper")
 
 @dataclass(frozen=True)
 class CalibratedBoard:
-    """One judge's human-calibrated scores on a version, from one stored report."""
+    """One judge's human-calibrated scores on a version, from one stored report: its heading and the models asked for."""
 
     report_id: int
     report_url: str
     campaign: str
     runs: tuple[str, ...]  # the judge's run labels the report compared
-    scores: CalibratedScores
+    kendall_tau: Figure  # between the judge-only and the corrected ranking, over every model of the report
+    experts_resampled: int | None  # experts the intervals resampled with the items (None: the items alone, in reports from before)
+    models: Mapping[str, CalibratedModel]  # of the models asked for, those the report calibrated
     alt_test: AltTest | None = None  # the same report's answer to "can the judge replace an expert?" (None: it predates the test)
-
-    @property
-    def experts_resampled(self) -> int | None:
-        """Experts whose votes the scores' intervals resampled with the items (None: the items alone, in reports from before)."""
-        defined = [m.overall.corrected_ci95.resampled.experts for m in self.scores.models if m.overall.corrected_ci95.defined]
-        return defined[0] if defined else None
 
     def model(self, name: str, run: str) -> CalibratedModel | None:
         """The model's calibrated scores when the report compared this run of it."""
         if self.runs and run not in self.runs:
             return None
-        return next((m for m in self.scores.models if m.model == name), None)
+        return self.models.get(name)
 
 
-Source = Callable[[DatasetVersion], dict[str, CalibratedBoard]]  # judge → its board
+Source = Callable[[DatasetVersion, Collection[str]], dict[str, CalibratedBoard]]  # (version, models) → judge → its board
 
 _source: Source | None = None
 
@@ -54,6 +50,6 @@ def register_calibrated_source(source: Source) -> None:
     _source = source
 
 
-def calibrated_boards(version: DatasetVersion) -> dict[str, CalibratedBoard]:
-    """Each judge's latest human-calibrated scores on the version (empty without a source or a report)."""
-    return _source(version) if _source is not None else {}
+def calibrated_boards(version: DatasetVersion, models: Collection[str]) -> dict[str, CalibratedBoard]:
+    """Each judge's latest human-calibrated scores of `models` on the version (empty without a source or a report)."""
+    return _source(version, models) if _source is not None else {}

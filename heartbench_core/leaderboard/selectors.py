@@ -103,7 +103,7 @@ def _add_calibrated(version: DatasetVersion, rows: list[LeaderboardRow], *, whol
         for row in rows:
             row.calibrated_reason = ONLY_ALL_PAPER
         return
-    boards = calibrated_boards(version)
+    boards = calibrated_boards(version, {row.run.model.name for row in rows})
     for row in rows:
         row.board = boards.get(row.run.judge)
         row.calibrated = row.board.model(row.run.model.name, row.run.label) if row.board else None

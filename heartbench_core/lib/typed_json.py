@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
 
@@ -42,7 +43,25 @@ def to_json(value: Any) -> Any:
 
 def from_json(cls: type[T], data: Any, *, path: str = "") -> T:
     """`cls` built from the JSON `to_json` gave (found at `path`); raises TypedJsonError naming where it does not fit."""
-    return _read(cls, data, path)
+    try:
+        return typing.cast(T, _reader(typing.cast(Any, cls))(data))
+    except _Misfit as misfit:
+        where = path
+        for part in reversed(misfit.parts):
+            where = f"{where}[{part}]" if isinstance(part, int) else (f"{where}.{part}" if where else part)
+        raise TypedJsonError(f"{_where(where)}: {misfit.message}") from misfit.__cause__
+
+
+class _Misfit(Exception):
+    """Raised inside the readers; `parts` (innermost first) say where, and become the path only when it is raised out."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.parts: list[str | int] = []  # a field or key name, or a list index
+
+
+Reader = Callable[[Any], Any]
 
 
 @cache
@@ -54,48 +73,124 @@ def _where(path: str) -> str:
     return path or "top level"
 
 
-def _read(hint: Any, data: Any, path: str) -> Any:
+@cache
+def _reader(hint: Any) -> Reader:
+    """The function reading JSON into `hint`, made once per type (what the hint asks is worked out here, not per value)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         members = [m for m in typing.get_args(hint) if m is not type(None)]
-        if data is None and len(members) < len(typing.get_args(hint)):
-            return None
         if len(members) != 1:
-            raise TypedJsonError(f"{_where(path)}: cannot read the union {hint!r}")
-        return _read(members[0], data, path)
+            return _refuse(f"cannot read the union {hint!r}")
+        inner = _reader(members[0])
+        if len(members) == len(typing.get_args(hint)):
+            return inner
+        return lambda data: None if data is None else inner(data)
     if dataclasses.is_dataclass(hint):
-        return _read_dataclass(typing.cast(type, hint), data, path)
+        return _dataclass_reader(typing.cast(type, hint))
     if origin in (tuple, list):
-        if not isinstance(data, list):
-            raise TypedJsonError(f"{_where(path)}: expected a list, got {type(data).__name__}")
-        item = typing.get_args(hint)[0]
-        values = [_read(item, value, f"{path}[{i}]") for i, value in enumerate(data)]
-        return tuple(values) if origin is tuple else values
+        return _sequence_reader(_reader(typing.get_args(hint)[0]), as_tuple=origin is tuple)
     if origin is dict:
-        if not isinstance(data, dict):
-            raise TypedJsonError(f"{_where(path)}: expected an object, got {type(data).__name__}")
-        item = typing.get_args(hint)[1]
-        return {str(key): _read(item, value, f"{path}.{key}" if path else str(key)) for key, value in data.items()}
+        return _mapping_reader(_reader(typing.get_args(hint)[1]))
     if hint is Any:
-        return data
-    if hint is float and isinstance(data, int | float) and not isinstance(data, bool):
+        return lambda data: data
+    if hint is float:
+        return _read_float
+    if hint in (int, str, bool):
+        return _scalar_reader(hint)
+    return _refuse_value(getattr(hint, "__name__", str(hint)))
+
+
+def _refuse(message: str) -> Reader:
+    def read(data: Any) -> Any:
+        raise _Misfit(message)
+
+    return read
+
+
+def _refuse_value(name: str) -> Reader:
+    def read(data: Any) -> Any:
+        raise _Misfit(f"expected {name}, got {data!r}")
+
+    return read
+
+
+def _read_float(data: Any) -> float:
+    if isinstance(data, int | float) and not isinstance(data, bool):
         return float(data)
-    if hint in (int, str, bool) and isinstance(data, hint) and not (hint is int and isinstance(data, bool)):
-        return data
-    raise TypedJsonError(f"{_where(path)}: expected {getattr(hint, '__name__', hint)}, got {data!r}")
+    raise _Misfit(f"expected float, got {data!r}")
 
 
-def _read_dataclass(cls: type, data: Any, path: str) -> Any:
-    if not isinstance(data, dict):
-        raise TypedJsonError(f"{_where(path)}: expected an object, got {type(data).__name__}")
-    hints = _hints(cls)
-    values = {}
-    for f in dataclasses.fields(cls):
-        if f.name in data:
-            values[f.name] = _read(hints[f.name], data[f.name], f"{path}.{f.name}" if path else f.name)
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise TypedJsonError(f"{_where(path)}: missing field {f.name!r}")
-    try:
-        return cls(**values)
-    except (TypeError, ValueError) as exc:  # the dataclass's own checks (a figure undefined without a reason, ...)
-        raise TypedJsonError(f"{_where(path)}: {exc}") from exc
+def _scalar_reader(kind: type) -> Reader:
+    def read(data: Any) -> Any:
+        if isinstance(data, kind) and not (kind is int and isinstance(data, bool)):
+            return data
+        raise _Misfit(f"expected {kind.__name__}, got {data!r}")
+
+    return read
+
+
+def _sequence_reader(item: Reader, *, as_tuple: bool) -> Reader:
+    def read(data: Any) -> Any:
+        if not isinstance(data, list):
+            raise _Misfit(f"expected a list, got {type(data).__name__}")
+        values = []
+        for i, value in enumerate(data):
+            try:
+                values.append(item(value))
+            except _Misfit as misfit:
+                misfit.parts.append(i)
+                raise
+        return tuple(values) if as_tuple else values
+
+    return read
+
+
+def _mapping_reader(item: Reader) -> Reader:
+    def read(data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise _Misfit(f"expected an object, got {type(data).__name__}")
+        values = {}
+        for key, value in data.items():
+            try:
+                values[str(key)] = item(value)
+            except _Misfit as misfit:
+                misfit.parts.append(str(key))
+                raise
+        return values
+
+    return read
+
+
+def _dataclass_reader(cls: type) -> Reader:
+    # (name, reader, required) of each field, worked out at the first read (types may refer to each other) and
+    # published whole, so a thread reading at the same time never sees half of it.
+    made: list[list[tuple[str, Reader, bool]]] = []
+
+    def read(data: Any) -> Any:
+        if not made:
+            hints = _hints(cls)
+            made.append(
+                [
+                    (f.name, _reader(hints[f.name]), f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+                    for f in dataclasses.fields(cls)
+                ]
+            )
+        fields = made[0]
+        if not isinstance(data, dict):
+            raise _Misfit(f"expected an object, got {type(data).__name__}")
+        values = {}
+        for name, reader, required in fields:
+            if name in data:
+                try:
+                    values[name] = reader(data[name])
+                except _Misfit as misfit:
+                    misfit.parts.append(name)
+                    raise
+            elif required:
+                raise _Misfit(f"missing field {name!r}")
+        try:
+            return cls(**values)
+        except (TypeError, ValueError) as exc:  # the dataclass's own checks (a figure undefined without a reason, ...)
+            raise _Misfit(str(exc)) from exc
+
+    return read

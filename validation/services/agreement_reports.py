@@ -31,6 +31,7 @@ from heartbench_core.lib.reasons import Reason
 from validation.models import AgreementReport, BackgroundJob, ReleaseGate, ReleasePolicy
 from validation.scoring_population import scoring_population
 from validation.selectors import load_campaign_arrays, select_judge_runs, subset_units
+from validation.services.calibrated_index import write_calibrated_index
 from validation.services.golden import refresh_golden_labels
 from validation.services.release import policy_snapshot, release_policy_of
 
@@ -184,6 +185,8 @@ def create_agreement_report(
             duration_ms=int((time.perf_counter() - started) * 1000),
             exploratory=bool(exploratory),
         )
+        if not exploratory:  # what the leaderboard reads of it (official reports only), copied out of the result now
+            write_calibrated_index(report.pk, result.calibrated_scores, result.alt_test.overall if result.alt_test else None, result.run)
         if not exploratory:  # only a report computed under the release policy decides the release
             gate = result.gate
             ReleaseGate.objects.create(
