@@ -83,9 +83,14 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
         # A report is immutable: its section of the page is rendered once per language and kept in the cache
         # (the template's {% cache %}); these are decoded and drawn only when the section is rendered.
         figures = _ReportFigures(report)
+        # The per-model tables show the first MODELS_SHOWN models (a report can compare thousands); all on request.
+        every_model = request.GET.get("models") == "all"
         context.update(
             # The creation time too: a key that outlives a test database cannot meet another report with the same id.
-            report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}:{report.created_at.timestamp()}",
+            report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}:{report.created_at.timestamp()}:{'all' if every_model else MODELS_SHOWN}",
+            every_model=every_model,
+            models_shown=MODELS_SHOWN,
+            models_slice=":" if every_model else f":{MODELS_SHOWN}",
             unreadable=SimpleLazyObject(lambda: figures.unreadable),
             r=SimpleLazyObject(lambda: figures.result),
             chart_ability=SimpleLazyObject(lambda: figures.chart_ability),
@@ -100,7 +105,8 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
 
 
 # Part of the cache key of a report's rendered section: change it when the section's template or charts change.
-REPORT_SECTION_VERSION = "dashboard-report-1"
+REPORT_SECTION_VERSION = "dashboard-report-2"
+MODELS_SHOWN = 50  # rows of each per-model table of a report's page, unless `?models=all`
 
 
 class _ReportFigures:
