@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from drf_spectacular.utils import OpenApiParameter
 
 from heartbench_core.filters import Choice, ListFilters, Text, Uuid, described
@@ -15,10 +17,10 @@ from rubrics.selectors import WORK_KINDS, WORK_SORTS
 
 
 class RevisionFilters(ListFilters):
-    dataset = Text(field_name="dataset__name")
-    question_id = Text()
-    key = Uuid(field_name="lineage_id", help_text="criterion lineage key")
-    status = Choice(CriterionRevision.Status.values)
+    dataset = Text(field_name="dataset__name", label=_("Dataset"))
+    question_id = Text(label=_("Question id"))
+    key = Uuid(field_name="lineage_id", help_text="criterion lineage key", label=_("Criterion"))
+    status = Choice(choices=CriterionRevision.Status.choices, label=_("Status"))
 
     class Meta:
         model = CriterionRevision
@@ -28,8 +30,8 @@ class RevisionFilters(ListFilters):
 class CriterionFilters(ListFilters):
     """The criteria of each dataset's latest version: of one dataset, one question."""
 
-    dataset = Text(field_name="item__version__dataset__name", help_text="The dataset's name.")
-    question_id = Text(field_name="item__question_id", help_text="Only this question (its id in the dataset).")
+    dataset = Text(field_name="item__version__dataset__name", help_text="The dataset's name.", label=_("Dataset"))
+    question_id = Text(field_name="item__question_id", help_text="Only this question (its id in the dataset).", label=_("Question id"))
 
     class Meta:
         model = Criterion
@@ -45,6 +47,18 @@ _DESCRIPTIONS = {
 }
 
 
+# What the work list calls each kind of signal, and its orders (rubrics/index.html).
+SIGNAL_NAMES = {
+    "ambiguous": pgettext_lazy("work-list signal", "ambiguous (low agreement)"),
+    "adjudicated": pgettext_lazy("work-list signal", "adjudicated as ambiguous"),
+    "flag": pgettext_lazy("work-list reason", "flagged"),
+    "unclear": pgettext_lazy("work-list reason", "reported unclear"),
+    "stale": pgettext_lazy("work-list signal", "stale judgments"),
+    "saturated": pgettext_lazy("work-list reason", "saturated"),
+}
+SORT_NAMES = {"severity": _("most severe first"), "item": _("by item")}
+
+
 class WorkFilters(ListFilters):
     """The work list of one dataset (the API: required; the page: every dataset unless one is chosen), of one
     kind of signal (`kind`; the page's old links say `signal`), one question, one ability label, sorted by
@@ -52,11 +66,11 @@ class WorkFilters(ListFilters):
 
     aliases = {"signal": "kind"}
 
-    dataset = Choice([], help_text=_DESCRIPTIONS["dataset"])
-    question_id = Text(help_text=_DESCRIPTIONS["question_id"])
-    kind = Choice(WORK_KINDS, help_text=_DESCRIPTIONS["kind"])
-    ability = Choice([], help_text=_DESCRIPTIONS["ability"])
-    sort = Choice(WORK_SORTS, help_text=_DESCRIPTIONS["sort"])
+    dataset = Choice([], help_text=_DESCRIPTIONS["dataset"], label=_("Dataset"))
+    question_id = Text(help_text=_DESCRIPTIONS["question_id"], label=_("Question id"))
+    kind = Choice(choices=[(k, SIGNAL_NAMES[k]) for k in WORK_KINDS], help_text=_DESCRIPTIONS["kind"], label=_("Signal"))
+    ability = Choice([], help_text=_DESCRIPTIONS["ability"], label=_("Ability"))
+    sort = Choice(choices=[(k, SORT_NAMES[k]) for k in WORK_SORTS], help_text=_DESCRIPTIONS["sort"], label=_("Sort"))
 
     class Meta:
         model = Dataset

@@ -24,6 +24,7 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from rubrics import read_models, services
 from rubrics.audit_text import AUDIT_VOCABULARY, reason_text
+from rubrics.filters import SIGNAL_NAMES
 from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors, audit_filters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
 
@@ -32,15 +33,8 @@ Status = CriterionRevision.Status
 
 
 def _signal_names() -> dict[str, str]:
-    """What the work list calls each kind of signal."""
-    return {
-        "ambiguous": pgettext("work-list signal", "ambiguous (low agreement)"),
-        "adjudicated": pgettext("work-list signal", "adjudicated as ambiguous"),
-        "flag": pgettext("work-list reason", "flagged"),
-        "unclear": pgettext("work-list reason", "reported unclear"),
-        "stale": pgettext("work-list signal", "stale judgments"),
-        "saturated": pgettext("work-list reason", "saturated"),
-    }
+    """What the work list calls each kind of signal, in the reader's language."""
+    return {kind: str(name) for kind, name in SIGNAL_NAMES.items()}
 
 
 class WorkRow(TypedDict):
