@@ -101,6 +101,13 @@ class Text(django_filters.CharFilter):
     """A free-text value matched exactly (nothing found when nothing has it)."""
 
 
+class Date(django_filters.DateFilter):
+    """A day, written YYYY-MM-DD."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(input_formats=["%Y-%m-%d"], **kwargs)
+
+
 class Integer(django_filters.NumberFilter):
     """A whole number (`min_value`, `max_value` bound it)."""
 
@@ -111,6 +118,7 @@ _TYPES: dict[type[django_filters.Filter], OpenApiTypes] = {
     Uuid: OpenApiTypes.UUID,
     django_filters.NumberFilter: OpenApiTypes.INT,
     django_filters.BooleanFilter: OpenApiTypes.BOOL,
+    django_filters.DateFilter: OpenApiTypes.DATE,
 }
 
 

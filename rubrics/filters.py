@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 from drf_spectacular.utils import OpenApiParameter
 
-from heartbench_core.filters import Choice, ListFilters, Text, Uuid, described
+from heartbench_core.filters import Choice, Date, ListFilters, Text, Uuid, described
 from heartbench_core.models import Criterion, Dataset
 from rubrics.forms import ability_choices
-from rubrics.models import CriterionRevision
+from rubrics.models import AuditEntry, CriterionRevision
 from rubrics.selectors import WORK_KINDS, WORK_SORTS
 
 
@@ -24,6 +27,48 @@ class RevisionFilters(ListFilters):
 
     class Meta:
         model = CriterionRevision
+        fields: list[str] = []
+
+
+_KEY_PREFIX_CHARS = frozenset("0123456789abcdef-")
+
+
+class _KeyOrPrefixField(forms.CharField):
+    """A criterion key (a UUID, in any case) or the start of one, lower-cased; anything else is the field's error."""
+
+    def clean(self, value: Any) -> str:
+        text = str(super().clean(value)).lower()
+        key: str | None = text
+        if text and len(text) >= 36:
+            try:
+                key = str(uuid.UUID(text))
+            except ValueError:
+                key = None
+        if key is None or not set(key) <= _KEY_PREFIX_CHARS:
+            message = gettext("%(value)r is not a criterion key (a UUID) or the start of one.") % {"value": value}
+            raise ValidationError(message, code="invalid")
+        return key
+
+
+class _KeyOrPrefix(Text):
+    field_class = _KeyOrPrefixField
+
+
+class AuditFilters(ListFilters):
+    """The audit log's: of one dataset, item (question id), criterion (its key or the start of one), person, action, days.
+
+    NUL characters never get here: RefuseUnstorableTextMiddleware (heartbench_core.input_text) answers them with a 400."""
+
+    dataset = Text(label=_("Dataset"))
+    item = Text(label=_("Item"))
+    criterion = _KeyOrPrefix(label=_("Criterion key"))
+    person = Text(label=_("Person"))
+    action = Choice(choices=AuditEntry.Action.choices, label=_("Action"))
+    since = Date(label=pgettext_lazy("start date of a filter", "From"))
+    until = Date(label=pgettext_lazy("end date of a filter", "To"))
+
+    class Meta:
+        model = AuditEntry
         fields: list[str] = []
 
 
