@@ -1,10 +1,11 @@
 """A list's filters: one django-filter FilterSet per list, read by its page and its API alike.
 
 A FilterSet is declared beside the read model of its list (`<area>/filters.py`) and applied
-*inside* it: views and API views only hand the read model `request.GET` / `query_params`. A bad
-value is said the same way on both sides, in the words of its form field: the page shows it under
-the field (the list then ignores that filter), the API answers 400 naming the parameter
-(`InvalidFilters`, mapped by heartbench_core.api_errors). The API's schema is the FilterSet's
+*inside* it: views and API views only hand the read model `request.GET` / `query_params`. Each
+filter has a translatable `label` and an enumerated one its values' labels: a page says a bad value
+in the reader's language, naming the filter by its label and the values it takes by theirs
+(`messages`; the list then ignores that filter), the API answers 400 naming the parameter and its
+codes (`InvalidFilters`, mapped by heartbench_core.api_errors). The API's schema is the FilterSet's
 `parameters()`: the name, type, enumeration and description of each filter.
 
 Free-text filters (a dataset name, a question id) match nothing when nothing has that value; an
@@ -22,7 +23,7 @@ import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import Model, QuerySet
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext, pgettext_lazy
 from django_filters.fields import ChoiceField
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
@@ -43,6 +44,14 @@ class _ChoiceField(ChoiceField):
             raise ValidationError(message, code="invalid_choice")
 
 
+def _invalid_choice(value: Any, choices: Iterable[tuple[Any, Any]]) -> str:
+    """A value a filter does not take, as a person reads it: the labels of the values it takes, in their language."""
+    labels = pgettext("between the entries of a list", ", ").join(str(label) for key, label in choices if key not in ("", None))
+    if not labels:
+        return gettext("invalid value “%(value)s”.") % {"value": value}
+    return gettext("invalid value “%(value)s”; choose one of: %(choices)s.") % {"value": value, "choices": labels}
+
+
 class _UUIDField(forms.UUIDField):
     def to_python(self, value: Any) -> uuid.UUID | None:  # type: ignore[override]  # a UUID, as forms.UUIDField gives it
         if value in self.empty_values:
@@ -57,6 +66,7 @@ class _BooleanField(forms.Field):
     """True or false as the API has always taken it (true/false, 1/0, yes/no, on/off); anything else is an error."""
 
     TRUE, FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
+    choices = (("true", pgettext_lazy("a yes/no value", "yes")), ("false", pgettext_lazy("a yes/no value", "no")))
 
     def to_python(self, value: Any) -> bool | None:
         if value in self.empty_values:
@@ -64,7 +74,8 @@ class _BooleanField(forms.Field):
         text = str(value).strip().lower()
         if text in self.TRUE | self.FALSE:
             return text in self.TRUE
-        raise ValidationError(gettext("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": "true, false"}, code="invalid")
+        message = gettext("%(value)r is not one of: %(choices)s.") % {"value": value, "choices": "true, false"}
+        raise ValidationError(message, code="invalid_choice")
 
 
 class Boolean(django_filters.BooleanFilter):
@@ -72,12 +83,14 @@ class Boolean(django_filters.BooleanFilter):
 
 
 class Choice(django_filters.ChoiceFilter):
-    """One of a fixed set of values (`values`: the stored ones, or `choices` with their labels); anything else is the field's error."""
+    """One of a fixed set of values (`choices`, with the labels a page names them by; `values`: their own labels; an empty
+    value is no filter), anything else is the field's error."""
 
     field_class = _ChoiceField
 
     def __init__(self, values: Iterable[str] = (), *, choices: Iterable[tuple[str, Any]] = (), **kwargs: Any) -> None:
-        super().__init__(choices=list(choices) or [(v, v) for v in values if v], **kwargs)
+        given = list(choices) or [(v, getattr(v, "label", v)) for v in values]
+        super().__init__(choices=[(key, label) for key, label in given if key], **kwargs)
 
 
 class Uuid(django_filters.UUIDFilter):
@@ -86,6 +99,13 @@ class Uuid(django_filters.UUIDFilter):
 
 class Text(django_filters.CharFilter):
     """A free-text value matched exactly (nothing found when nothing has it)."""
+
+
+class Date(django_filters.DateFilter):
+    """A day, written YYYY-MM-DD."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(input_formats=["%Y-%m-%d"], **kwargs)
 
 
 class Integer(django_filters.NumberFilter):
@@ -98,6 +118,7 @@ _TYPES: dict[type[django_filters.Filter], OpenApiTypes] = {
     Uuid: OpenApiTypes.UUID,
     django_filters.NumberFilter: OpenApiTypes.INT,
     django_filters.BooleanFilter: OpenApiTypes.BOOL,
+    django_filters.DateFilter: OpenApiTypes.DATE,
 }
 
 
@@ -142,8 +163,20 @@ class ListFilters(django_filters.FilterSet):
 
     @property
     def messages(self) -> list[str]:
-        """Each bad value's error, naming its filter: what a page says above its list."""
-        return [f"{self.asked_as.get(name, name)}: {message}" for name, errors in self.form.errors.items() for message in errors]
+        """Each bad value's error as a person reads it, naming its filter by its label (a value it does not take:
+        the labels of those it does): what a page says above its list, in the reader's language."""
+        said = []
+        for name, errors in self.form.errors.as_data().items():
+            field = self.form.fields[name]
+            label = field.label or self.asked_as.get(name, name)
+            for error in errors:
+                choices = getattr(field, "choices", None)
+                if error.code == "invalid_choice" and choices is not None:
+                    message = _invalid_choice(self.form.data.get(name), choices)
+                else:
+                    message = " ".join(error.messages)
+                said.append(gettext("%(label)s: %(message)s") % {"label": label, "message": message})
+        return said
 
     @classmethod
     def parameters(cls) -> list[OpenApiParameter]:

@@ -2,34 +2,81 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter
 
-from heartbench_core.filters import Choice, ListFilters, Text, Uuid, described
+from heartbench_core.filters import Choice, Date, ListFilters, Text, Uuid, described
 from heartbench_core.models import Criterion, Dataset
 from rubrics.forms import ability_choices
-from rubrics.models import CriterionRevision
+from rubrics.models import AuditEntry, CriterionRevision
 from rubrics.selectors import WORK_KINDS, WORK_SORTS
 
 
 class RevisionFilters(ListFilters):
-    dataset = Text(field_name="dataset__name")
-    question_id = Text()
-    key = Uuid(field_name="lineage_id", help_text="criterion lineage key")
-    status = Choice(CriterionRevision.Status.values)
+    dataset = Text(field_name="dataset__name", label=_("Dataset"))
+    question_id = Text(label=_("Question id"))
+    key = Uuid(field_name="lineage_id", help_text="criterion lineage key", label=_("Criterion"))
+    status = Choice(choices=CriterionRevision.Status.choices, label=_("Status"))
 
     class Meta:
         model = CriterionRevision
         fields: list[str] = []
 
 
+_KEY_PREFIX_CHARS = frozenset("0123456789abcdef-")
+
+
+class _KeyOrPrefixField(forms.CharField):
+    """A criterion key (a UUID, in any case) or the start of one, lower-cased; anything else is the field's error."""
+
+    def clean(self, value: Any) -> str:
+        text = str(super().clean(value)).lower()
+        key: str | None = text
+        if text and len(text) >= 36:
+            try:
+                key = str(uuid.UUID(text))
+            except ValueError:
+                key = None
+        if key is None or not set(key) <= _KEY_PREFIX_CHARS:
+            message = gettext("%(value)r is not a criterion key (a UUID) or the start of one.") % {"value": value}
+            raise ValidationError(message, code="invalid")
+        return key
+
+
+class _KeyOrPrefix(Text):
+    field_class = _KeyOrPrefixField
+
+
+class AuditFilters(ListFilters):
+    """The audit log's: of one dataset, item (question id), criterion (its key or the start of one), person, action, days.
+
+    NUL characters never get here: RefuseUnstorableTextMiddleware (heartbench_core.input_text) answers them with a 400."""
+
+    dataset = Text(label=_("Dataset"))
+    item = Text(label=_("Item"))
+    criterion = _KeyOrPrefix(label=_("Criterion key"))
+    person = Text(label=_("Person"))
+    action = Choice(choices=AuditEntry.Action.choices, label=_("Action"))
+    since = Date(label=pgettext_lazy("start date of a filter", "From"))
+    until = Date(label=pgettext_lazy("end date of a filter", "To"))
+
+    class Meta:
+        model = AuditEntry
+        fields: list[str] = []
+
+
 class CriterionFilters(ListFilters):
     """The criteria of each dataset's latest version: of one dataset, one question."""
 
-    dataset = Text(field_name="item__version__dataset__name", help_text="The dataset's name.")
-    question_id = Text(field_name="item__question_id", help_text="Only this question (its id in the dataset).")
+    dataset = Text(field_name="item__version__dataset__name", help_text="The dataset's name.", label=_("Dataset"))
+    question_id = Text(field_name="item__question_id", help_text="Only this question (its id in the dataset).", label=_("Question id"))
 
     class Meta:
         model = Criterion
@@ -45,6 +92,18 @@ _DESCRIPTIONS = {
 }
 
 
+# What the work list calls each kind of signal, and its orders (rubrics/index.html).
+SIGNAL_NAMES = {
+    "ambiguous": pgettext_lazy("work-list signal", "ambiguous (low agreement)"),
+    "adjudicated": pgettext_lazy("work-list signal", "adjudicated as ambiguous"),
+    "flag": pgettext_lazy("work-list reason", "flagged"),
+    "unclear": pgettext_lazy("work-list reason", "reported unclear"),
+    "stale": pgettext_lazy("work-list signal", "stale judgments"),
+    "saturated": pgettext_lazy("work-list reason", "saturated"),
+}
+SORT_NAMES = {"severity": _("most severe first"), "item": _("by item")}
+
+
 class WorkFilters(ListFilters):
     """The work list of one dataset (the API: required; the page: every dataset unless one is chosen), of one
     kind of signal (`kind`; the page's old links say `signal`), one question, one ability label, sorted by
@@ -52,11 +111,11 @@ class WorkFilters(ListFilters):
 
     aliases = {"signal": "kind"}
 
-    dataset = Choice([], help_text=_DESCRIPTIONS["dataset"])
-    question_id = Text(help_text=_DESCRIPTIONS["question_id"])
-    kind = Choice(WORK_KINDS, help_text=_DESCRIPTIONS["kind"])
-    ability = Choice([], help_text=_DESCRIPTIONS["ability"])
-    sort = Choice(WORK_SORTS, help_text=_DESCRIPTIONS["sort"])
+    dataset = Choice([], help_text=_DESCRIPTIONS["dataset"], label=_("Dataset"))
+    question_id = Text(help_text=_DESCRIPTIONS["question_id"], label=_("Question id"))
+    kind = Choice(choices=[(k, SIGNAL_NAMES[k]) for k in WORK_KINDS], help_text=_DESCRIPTIONS["kind"], label=_("Signal"))
+    ability = Choice([], help_text=_DESCRIPTIONS["ability"], label=_("Ability"))
+    sort = Choice(choices=[(k, SORT_NAMES[k]) for k in WORK_SORTS], help_text=_DESCRIPTIONS["sort"], label=_("Sort"))
 
     class Meta:
         model = Dataset

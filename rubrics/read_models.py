@@ -38,8 +38,7 @@ from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import STAFF_ROLES, Role, has_role
 from heartbench_core.selectors import items_of
 from rubrics import feedback, selectors, services
-from rubrics.filters import CriterionFilters, RevisionFilters, WorkFilters
-from rubrics.forms import AuditFilters
+from rubrics.filters import AuditFilters, CriterionFilters, RevisionFilters, WorkFilters
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 from rubrics.selectors import (
     SEVERITY_NAMES,
@@ -487,6 +486,7 @@ def reply_target(viewer: Viewer, rev: CriterionRevision, reply_id: int | None) -
 class AuditLog:
     entries: QuerySet[AuditEntry]  # newest first; paged by the page and the API
     datasets: QuerySet[Dataset]  # the page's filter (read only when shown)
+    filters: AuditFilters  # a bad value: its error, and no entry until it is corrected
 
     def each(self) -> Iterator[AuditEntry]:
         """Every entry, read in chunks (the CSV export streams them)."""
@@ -494,10 +494,11 @@ class AuditLog:
 
 
 @read_model
-def audit_log(viewer: Viewer, filters: AuditFilters | None) -> AuditLog:
-    """The audit log filtered by `filters` (forms.audit_filters); None, filters that were not understood: nothing."""
-    entries = AuditEntry.objects.none() if filters is None else _staff_only(viewer, selectors.audit_entries(**filters))
-    return AuditLog(entries, Dataset.objects.order_by("name"))
+def audit_log(viewer: Viewer, params: Mapping[str, Any] | None) -> AuditLog:
+    """The audit log filtered as `params` ask (AuditFilters); a filter given a bad value: nothing until it is corrected."""
+    filters = AuditFilters(params)
+    entries = _staff_only(viewer, selectors.audit_entries(**filters.values)) if filters.form.is_valid() else AuditEntry.objects.none()
+    return AuditLog(entries, Dataset.objects.order_by("name"), filters)
 
 
 # --- staleness and quality ------------------------------------------------------------------

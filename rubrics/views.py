@@ -24,7 +24,8 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from rubrics import read_models, services
 from rubrics.audit_text import AUDIT_VOCABULARY, reason_text
-from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors, audit_filters
+from rubrics.filters import SIGNAL_NAMES
+from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
 
 AUDIT_CSV_COLUMNS = ("time", "person", "action", "dataset", "question_id", "criterion", "revision", "object", "reason", "before", "after")
@@ -32,15 +33,8 @@ Status = CriterionRevision.Status
 
 
 def _signal_names() -> dict[str, str]:
-    """What the work list calls each kind of signal."""
-    return {
-        "ambiguous": pgettext("work-list signal", "ambiguous (low agreement)"),
-        "adjudicated": pgettext("work-list signal", "adjudicated as ambiguous"),
-        "flag": pgettext("work-list reason", "flagged"),
-        "unclear": pgettext("work-list reason", "reported unclear"),
-        "stale": pgettext("work-list signal", "stale judgments"),
-        "saturated": pgettext("work-list reason", "saturated"),
-    }
+    """What the work list calls each kind of signal, in the reader's language."""
+    return {kind: str(name) for kind, name in SIGNAL_NAMES.items()}
 
 
 class WorkRow(TypedDict):
@@ -446,19 +440,12 @@ def resolve(request: SignedInRequest, kind: str, pk: int) -> HttpResponse:
 @require_safe
 @role_required(*STAFF_ROLES, accepts_tokens=True)
 def audit_log(request: SignedInRequest) -> HttpResponseBase:
-    viewer = Viewer.of(request)
-    filters: dict[str, object]
-    try:
-        parsed = audit_filters(request.GET)
-    except ValidationError as exc:
-        # A bad filter shows the empty log with the reason; htmx swaps only 2xx answers.
-        filter_errors, log = exc.messages, read_models.audit_log(viewer, None)
-        filters = {k: request.GET.get(k, "") for k in ("dataset", "item", "criterion", "person", "action")}
-    else:
-        filter_errors, log = [], read_models.audit_log(viewer, parsed)
-        if request.GET.get("format") == "csv":
-            return _audit_csv(log)
-        filters = {k: (v or "") for k, v in parsed.items()}
+    log = read_models.audit_log(Viewer.of(request), request.GET)
+    # A bad filter shows the empty log with the reason; htmx swaps only 2xx answers.
+    filter_errors = log.filters.messages
+    if request.GET.get("format") == "csv" and not filter_errors:
+        return _audit_csv(log)
+    filters = {k: request.GET.get(k, "") for k in ("dataset", "item", "criterion", "person", "action")} | log.filters.values
     page = Paginator(log.entries, 100).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

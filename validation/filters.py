@@ -17,10 +17,12 @@ from validation.gold_builder import BuilderFilters
 from validation.models import Adjudication, GoldenLabel
 
 QUEUE_SHOW = ["needs_decision", "all"]
+# What the queue's page calls each (validation/queue.html).
+QUEUE_SHOWN = [("needs_decision", gettext_lazy("units that need a decision")), ("all", gettext_lazy("all compared units"))]
 
 
 class GoldenLabelFilters(ListFilters):
-    provenance = Choice(GoldenLabel.Provenance.values)
+    provenance = Choice(choices=GoldenLabel.Provenance.choices, label=pgettext_lazy("a list filter", "Provenance"))
 
     class Meta:
         model = GoldenLabel
@@ -42,9 +44,9 @@ class QueueFilters(ListFilters):
     """The adjudication queue: the units that need a decision (the default) or `all` compared ones, of one trigger,
     one criterion (its id; `adjudication_queue` checks it is of the campaign's version)."""
 
-    show = Choice(QUEUE_SHOW)
-    trigger = Choice(Adjudication.Trigger.values)
-    criterion = Integer()
+    show = Choice(choices=QUEUE_SHOWN, label=gettext_lazy("Show"))
+    trigger = Choice(choices=Adjudication.Trigger.choices, label=gettext_lazy("Why queued"))
+    criterion = Integer(label=gettext_lazy("Criterion"))
 
     class Meta:
         model = Adjudication

@@ -7,14 +7,16 @@ The page's links name the criterion `criterion`, the API `key`: one filter, `cri
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
+
 from annotation.knowledge.models import Case, FaqEntry
 from heartbench_core.filters import Choice, ListFilters, Text, Uuid
 
 
 class FaqFilters(ListFilters):
-    dataset = Text(help_text="A dataset's name.")
-    key = Uuid(help_text="A criterion's lineage key.")
-    status = Choice(FaqEntry.Status.values, help_text="Staff only.")
+    dataset = Text(help_text="A dataset's name.", label=gettext_lazy("Dataset"))
+    key = Uuid(help_text="A criterion's lineage key.", label=gettext_lazy("Criterion"))
+    status = Choice(choices=FaqEntry.Status.choices, help_text="Staff only.", label=gettext_lazy("Status"))
 
     aliases = {"criterion": "key"}
 
@@ -24,7 +26,7 @@ class FaqFilters(ListFilters):
 
 
 class CaseFilters(FaqFilters):
-    status = Choice(Case.Status.values, help_text="Staff only.")
+    status = Choice(choices=Case.Status.choices, help_text="Staff only.", label=gettext_lazy("Status"))
 
     class Meta:
         model = Case

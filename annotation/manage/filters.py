@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django_filters import CharFilter
 
 from annotation.models import AdminAlert, Assignment, CalibrationResult, Campaign
@@ -14,8 +15,8 @@ from heartbench_core.filters import Boolean, Choice, ListFilters, Text
 
 
 class CampaignFilters(ListFilters):
-    kind = Choice(Campaign.Kind.values)
-    status = Choice(Campaign.Status.values)
+    kind = Choice(choices=Campaign.Kind.choices, label=gettext_lazy("Kind"))
+    status = Choice(choices=Campaign.Status.choices, label=gettext_lazy("Status"))
 
     class Meta:
         model = Campaign
@@ -25,9 +26,9 @@ class CampaignFilters(ListFilters):
 class AssignmentFilters(ListFilters):
     """The assignments' filters: of one campaign (its id), one expert (their username), one status."""
 
-    campaign = CharFilter(method="of_campaign")
-    expert = Text(field_name="expert__username", help_text="username")
-    status = Choice(Assignment.Status.values)
+    campaign = CharFilter(method="of_campaign", label=gettext_lazy("Campaign"))
+    expert = Text(field_name="expert__username", help_text="username", label=gettext_lazy("Expert"))
+    status = Choice(choices=Assignment.Status.choices, label=gettext_lazy("Status"))
 
     schema_types = {"campaign": int}
 
@@ -44,7 +45,7 @@ class AssignmentFilters(ListFilters):
 class CalibrationResultFilters(ListFilters):
     """An admin's calibration results of one campaign, by its id or its name (a digit-like name is a name)."""
 
-    campaign = Text(method="of_campaign", help_text="A campaign's id or name (admins).")
+    campaign = Text(method="of_campaign", help_text="A campaign's id or name (admins).", label=gettext_lazy("Campaign"))
 
     class Meta:
         model = CalibrationResult
@@ -57,7 +58,7 @@ class CalibrationResultFilters(ListFilters):
 class AlertFilters(ListFilters):
     """The alerts: open ones unless `all` (resolved ones too)."""
 
-    all = Boolean(method="with_resolved", help_text="1: resolved alerts too.")
+    all = Boolean(method="with_resolved", help_text="1: resolved alerts too.", label=gettext_lazy("Show resolved too"))
 
     class Meta:
         model = AdminAlert

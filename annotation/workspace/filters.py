@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
+
 from annotation.models import Assignment
 from heartbench_core.filters import Choice, ListFilters
 
 
 class OwnAssignmentFilters(ListFilters):
-    status = Choice(Assignment.HELD_STATUSES)
+    status = Choice(Assignment.HELD_STATUSES, label=gettext_lazy("Status"))
 
     class Meta:
         model = Assignment

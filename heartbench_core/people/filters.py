@@ -57,9 +57,10 @@ class TokenFilters(ListFilters):
 
     aliases = {"user": "username"}
 
-    username = Text(field_name="user__username", help_text="Only this user's tokens.")
+    username = Text(field_name="user__username", help_text="Only this user's tokens.", label=_("User"))
     state = Choice(
-        ApiToken.State.values,
+        choices=ApiToken.State.choices,
+        label=_("State"),
         method="in_state",
         help_text="Only tokens in this state now.",
         error_messages={"not_one_of": _("%(value)r is not one of %(choices)s.")},

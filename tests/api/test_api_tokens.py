@@ -76,7 +76,7 @@ def test_the_token_list_filters_by_username_and_state(client_for, cast):
     assert [t.name for t in page.context["page"].object_list] == ["new"] and page.context["query"] == "user=sam_reviewer1&state=active"
     bad = admin.get(reverse("tokens"), {"state": "lost"})
     assert bad.status_code == 200 and len(bad.context["page"].object_list) == 3
-    assert "state: &#x27;lost&#x27; is not one of active, expired, revoked." in bad.content.decode()
+    assert "State: invalid value “lost”; choose one of: Active, Expired, Revoked." in bad.content.decode()
 
 
 def test_issuing_for_an_unknown_user_names_the_field(client_for, cast):

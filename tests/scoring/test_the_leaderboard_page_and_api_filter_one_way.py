@@ -20,7 +20,7 @@ def test_a_bad_catastrophic_rule_is_the_fields_error_on_the_page_and_a_400_namin
     client = client_for(cast.admin)
     page = client.get(PAGE, {"catastrophic": "lenient"})
     assert page.status_code == 200 and "demo-model-aurora" in page.content.decode()
-    assert "catastrophic: &#x27;lenient&#x27; is not one of: paper, upstream." in page.content.decode()
+    assert "Catastrophic rule: invalid value “lenient”; choose one of: paper, upstream." in page.content.decode()
     response = client.get(API, {"dataset": "demo", "catastrophic": "lenient"})
     assert response.status_code == 400 and response.json() == {"catastrophic": ["'lenient' is not one of: paper, upstream."]}
     assert client.get(API, {"subset": "all"}).json() == {"dataset": ["This field is required."]}

@@ -227,7 +227,7 @@ def test_the_page_and_the_api_filter_the_candidates_one_way(cast, client_for):
     admin = client_for(cast.admin)
     page = admin.get(PAGE, {"difficulty": "extreme", "question_id": "dm0005"})
     assert page.status_code == 200 and {row.question_id for row in page.context["listing"].rows} == {"dm0005"}
-    assert "difficulty: &#x27;extreme&#x27; is not one of: any, hard, normal, unspecified." in page.content.decode()
+    assert "Difficulty: invalid value “extreme”; choose one of: any, Hard, Normal, Unspecified." in page.content.decode()
     version = demo_version().pk
     listed = admin.get(API + "candidates/", {"version": version, "question_id": "dm0005", "free": "true"}).json()["results"]
     on_page = admin.get(PAGE, {"question_id": "dm0005", "free": "on"}).context["listing"].rows

@@ -129,5 +129,5 @@ def test_a_bad_show_value_on_the_page_is_the_fields_error_and_the_default_list(c
     client = client_for(cast.reviewer)
     response = client.get(page_url(campaign), {"show": "some", "trigger": "split"})
     assert response.status_code == 200 and response.context["show"] == "needs_decision" and response.context["trigger"] == "split"
-    assert "show: &#x27;some&#x27; is not one of: needs_decision, all." in response.content.decode()
+    assert "Show: invalid value “some”; choose one of: units that need a decision, all compared units." in response.content.decode()
     assert response.context["query"] == "trigger=split"

@@ -24,6 +24,6 @@ def test_criterion_and_key_narrow_the_page_and_the_api_alike(cast, library, clie
         assert [e["id"] for e in listed] == [on_it.pk], name
     bad = client.get(reverse("annotation:library"), {"criterion": "not-a-uuid"})
     assert bad.status_code == 200 and len(bad.context["page"].object_list) == 2
-    assert "criterion: &#x27;not-a-uuid&#x27; is not a UUID." in bad.content.decode()
+    assert "Criterion: &#x27;not-a-uuid&#x27; is not a UUID." in bad.content.decode()
     response = client.get(API, {"key": "not-a-uuid"})
     assert response.status_code == 400 and response.json() == {"key": ["'not-a-uuid' is not a UUID."]}

@@ -25,7 +25,7 @@ def test_resolved_alerts_show_with_all_and_a_bad_value_is_the_fields_error(cast,
     bad = c.get(reverse("annotation:alerts"), {"all": "maybe"})
     text = bad.content.decode()
     assert bad.status_code == 200 and "still open" in text and "long resolved" not in text
-    assert "all: &#x27;maybe&#x27; is not one of: true, false." in text
+    assert "Show resolved too: invalid value “maybe”; choose one of: yes, no." in text
     assert [a["message"] for a in c.get(API, {"all": "1"}).json()["results"]] == ["long resolved", "still open"]
     assert [a["message"] for a in c.get(API).json()["results"]] == ["still open"]
     response = c.get(API, {"all": "maybe"})

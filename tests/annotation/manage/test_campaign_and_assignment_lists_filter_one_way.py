@@ -35,12 +35,13 @@ def test_a_bad_status_is_the_fields_error_on_the_page_and_a_400_naming_it_in_the
     text = page.content.decode()
     assert page.status_code == 200 and campaign.name in text  # the filter is ignored, never a 500
     statuses = ", ".join(Campaign.Status.values)
-    assert f"status: &#x27;nonsense&#x27; is not one of: {statuses}." in text
+    labels = ", ".join(map(str, Campaign.Status.labels))
+    assert f"Status: invalid value “nonsense”; choose one of: {labels}." in text
     response = c.get(f"{API}/campaigns/", {"status": "nonsense"})
     assert response.status_code == 400
     assert response.json() == {"status": [f"'nonsense' is not one of: {statuses}."]}
     assignments = c.get(f"/work/manage/campaigns/{campaign.pk}/assignments/", {"status": "done"}).content.decode()
-    assert f"status: &#x27;done&#x27; is not one of: {', '.join(Assignment.Status.values)}." in assignments
+    assert f"Status: invalid value “done”; choose one of: {', '.join(map(str, Assignment.Status.labels))}." in assignments
 
 
 def test_a_campaigns_assignments_page_and_the_api_give_the_same_rows_for_the_same_filters(cast, client_for):
