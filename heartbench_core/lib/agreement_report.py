@@ -889,7 +889,7 @@ def _compared(data: ReportData, *, resamples: int, seed: int, resample_experts: 
     pair = headline.pair()
     ci95 = Interval.from_pair(
         pair,
-        resampled=_resampling(headline.resampled()),
+        resampled=Resampling(**headline.resampled()),
         reason=None if pair else (st.NO_PAIRS if not both.any() else headline.group_reason()),
     )
     return _Compared(
@@ -1079,7 +1079,7 @@ def agreement_change(
     pair = ci.pair()
     return AgreementChange(
         difference=Figure(_num(float(after.mean() - before.mean())), n),
-        ci95=Interval.from_pair(pair, resampled=_resampling(ci.resampled()), reason=None if pair else ci.group_reason()),
+        ci95=Interval.from_pair(pair, resampled=Resampling(**ci.resampled()), reason=None if pair else ci.group_reason()),
         previous_rate=Figure.of(st.item_agreement_rate(previous.u_judge[common] == 1, gold)),
         current_rate=Figure.of(st.item_agreement_rate(current.u_judge[common] == 1, gold)),
     )
@@ -1157,17 +1157,21 @@ def compute_report(
         krippendorff_alpha=Figure.of(st.krippendorff_alpha_nominal(hits, ratings)),
         fleiss_kappa=Figure.of(st.fleiss_kappa(hits, ratings, data.k)),
         pairwise_percent_agreement=Figure.of(st.pairwise_percent_agreement(hits, ratings)),
-        judge_expert_baseline=_baseline(
-            st.judge_expert_baseline(
-                hits[judged],
-                ratings[judged],
-                judge[judged] == 1,
-                item_of_unit[judged],
-                resamples=resamples,
-                seed=seed,
-                weights=draws,
-                expert_part=_baseline_expert_part(data, c, hits, ratings),
-            )
+        judge_expert_baseline=from_json(
+            JudgeExpertBaseline,
+            _stored_baseline(
+                st.judge_expert_baseline(
+                    hits[judged],
+                    ratings[judged],
+                    judge[judged] == 1,
+                    item_of_unit[judged],
+                    resamples=resamples,
+                    seed=seed,
+                    weights=draws,
+                    expert_part=_baseline_expert_part(data, c, hits, ratings),
+                ),
+                resamples,
+            ),
         ),
         gold_provenance=GoldProvenance(**{name: int((provenance == code).sum()) for code, name in PROVENANCE_NAMES.items()}),
         units=UnitCounts(
@@ -1249,36 +1253,6 @@ def dimension_label(label: str) -> str:
         return "Catastrophic"
     ability = ABILITY_BY_LABEL.get(label)
     return ability.dimension if ability else "Other"
-
-
-def _resampling(block: dict[str, Any]) -> Resampling:
-    effective = block.get("effective_n")
-    experts = block.get("experts")
-    return Resampling(
-        block["unit"],
-        int(block["units"]),
-        int(block["resamples"]),
-        block["level"],
-        block["method"],
-        None if effective is None else float(effective),
-        None if experts is None else int(experts),
-    )
-
-
-def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
-    """The typed judge-vs-expert baseline of `agreement.judge_expert_baseline`."""
-    reason = out.get("reason")
-    je, ee = out["judge_expert"], out["expert_expert"]
-    diff_ci = out["difference_ci95"]
-    return JudgeExpertBaseline(
-        units=int(out["units"]),
-        judge_expert=Figure.stored(je["value"], je["n"], je.get("reason")),
-        judge_expert_pairs=int(je.get("pairs", 0)),
-        expert_expert=Figure.stored(ee["value"], ee["n"], ee.get("reason")),
-        expert_expert_pairs=int(ee.get("pairs", 0)),
-        difference=Figure.stored(out["difference"], int(out["units"]), reason),
-        difference_ci95=Interval.from_pair(diff_ci, resampled=_resampling(out["resampled"]), reason=None if diff_ci else reason),
-    )
 
 
 # Why a figure of a breakdown row is undefined.
@@ -1383,7 +1357,7 @@ def _breakdown(
             continue
         pair = st.ci_pair(low_l[i], high_l[i]) if items_l[i] >= 2 else None
         if ci is not None:
-            resampled = _resampling(ci.resampled(i))
+            resampled = Resampling(**ci.resampled(i))
             why = None if pair else (ci.group_reason(i) if n > 0 else st.NO_PAIRS)
         else:
             resampled = Resampling("item", items_l[i], 0)
@@ -2064,14 +2038,16 @@ def stored_agreement_rate(data: dict[str, Any]) -> Figure:
 
 def calibrated_scores_from_dict(d: dict[str, Any], *, schema: int) -> CalibratedScores:
     """The stored human-calibrated scores of a report (its `calibrated_scores` key) of schema `schema`."""
-    return _typed(
-        CalibratedScores, d if schema >= TYPED_SCHEMA else _part("calibrated_scores", _stored_calibrated, d), where="calibrated_scores"
-    )
+    if schema < TYPED_SCHEMA:
+        d = _part("calibrated_scores", _stored_calibrated, d)
+    return _typed(CalibratedScores, d, where="calibrated_scores")
 
 
 def alt_test_from_dict(t: dict[str, Any], *, schema: int) -> AltTest:
     """A stored alternative annotator test (the `overall` of a report's `alt_test` key) of schema `schema`."""
-    return _typed(AltTest, t if schema >= TYPED_SCHEMA else _part("alt_test", _stored_alt_test, t), where="alt_test.overall")
+    if schema < TYPED_SCHEMA:
+        t = _part("alt_test", _stored_alt_test, t)
+    return _typed(AltTest, t, where="alt_test.overall")
 
 
 def upgrade_stored_report(data: Any) -> dict[str, Any]:
@@ -2181,7 +2157,8 @@ def _stored_rows(rows: list[dict[str, Any]], resamples: int, criterion: bool) ->
 
 
 def _stored_baseline(b: dict[str, Any], resamples: int) -> dict[str, Any]:
-    """The judge-vs-expert baseline as `agreement.judge_expert_baseline` gives it (before items: over responses)."""
+    """The JSON of a judge-vs-expert baseline as `agreement.judge_expert_baseline` gives it (and reports stored it
+    before schema 6; before items were the unit, its interval resampled responses) as the types read it."""
     units, reason, pair = int(b["units"]), b.get("reason"), b.get("difference_ci95")
     resampled = b["resampled"] if "resampled" in b else _responses(b.get("responses", 0), resamples if pair else 0)
     out = {"units": units, "difference": _figure(b.get("difference"), units, reason), "difference_ci95": _interval(pair, resampled, reason)}
