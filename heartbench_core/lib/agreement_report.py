@@ -5,9 +5,10 @@ loads them from the database as its `CampaignArrays`) and returns a `ReportResul
 parts whose every figure (`Figure`) carries the number of units it compared and, when undefined,
 its reason (the value is then None, never 0), and whose every interval (`Interval`) says what it
 resampled. `ReportResult.to_dict()` is the JSON stored in an `AgreementReport`, written from the
-types themselves (`heartbench_core.lib.typed_json`); `ReportResult.from_dict()` reads it back, a report
-stored by an earlier version (schemas 1 to 5, written field by field) once `upgrade_stored_report` has turned
-it into that JSON. The statistics are those of `heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
+types themselves (`heartbench_core.lib.typed_json`); `ReportResult.from_dict()` reads it back, and
+reads a report stored by an earlier version (schemas 1 to 5, written field by field) once
+`upgrade_stored_report` has turned it into that JSON. The statistics are those of
+`heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
 """
 
 from __future__ import annotations
