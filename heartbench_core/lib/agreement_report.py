@@ -6,8 +6,9 @@ parts whose every figure (`Figure`) carries the number of units it compared and,
 its reason (the value is then None, never 0), and whose every interval (`Interval`) says what it
 resampled. `ReportResult.to_dict()` is the JSON stored in an `AgreementReport`, written from the
 types themselves (`heartbench_core.lib.typed_json`); `ReportResult.from_dict()` reads it back, and
-reads the reports stored by every earlier version (schemas 1 to 5, written field by field) too. The statistics
-are those of `heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
+reads a report stored by an earlier version (schemas 1 to 5, written field by field) once
+`upgrade_stored_report` has turned it into that JSON. The statistics are those of
+`heartbench_core.lib.agreement`, the golden standard's majority is its `MajorityRule`.
 """
 
 from __future__ import annotations
@@ -112,13 +113,12 @@ DEFAULTS = ReportDefaults()
 #
 # `compute_report` returns a `ReportResult`; `ReportResult.to_dict()` is the JSON stored in an
 # `AgreementReport` (`typed_json.to_json` of the result, plus `schema_version`), and
-# `ReportResult.from_dict()` reads every stored version back.
+# `ReportResult.from_dict()` reads every stored version back (the older ones upgraded first).
 
-GOLD_CHANGE_FIELDS = ("extended_responses", "completed_responses", "criteria", "flipped", "responses_changed")
 SCHEMA_VERSION = 6  # 2: schema_version itself, and an over-time point's alpha_units; 3: the alternative annotator test;
 # 4: the human-calibrated scores; 5: their intervals resample the experts too (their `resampled.experts` is set);
 # 6: written from the typed result itself (every figure with its n and reason, every interval with what it resampled)
-TYPED_SCHEMA = 6  # the first schema stored through the types; the ones before are read by the legacy reader below
+TYPED_SCHEMA = 6  # the first schema stored through the types; `upgrade_stored_report` turns the ones before into it
 NOT_RECORDED = Reason("not_recorded")
 NO_CRITERION_INTERVAL = Reason("no_criterion_interval")
 NO_RESAMPLES = Reason("no_bootstrap_resamples")
@@ -558,29 +558,9 @@ class Parameters:
         return GatePolicy(self.threshold, self.min_pairs_per_dimension, self.min_pairs_per_ability, self.must_clear, self.alt_test_epsilon)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, gate: dict[str, Any] | None = None) -> Parameters:
-        """Stored parameters (a report's, or `AgreementReport.parameters`); a gate rule they lack is read from `gate`."""
-        with _reading("parameters"):
-            gate = gate or {}
-
-            def rule(name: str) -> Any:
-                return data[name] if data.get(name) is not None else gate[name]
-
-            return cls(
-                resamples=int(data["resamples"]),
-                seed=int(data["seed"]),
-                threshold=float(rule("threshold")),
-                min_pairs_per_dimension=int(rule("min_pairs_per_dimension")),
-                min_pairs_per_ability=int(data.get("min_pairs_per_ability") or 0),
-                must_clear=str(data.get("must_clear") or "point"),
-                exclude_catastrophic=bool(data.get("exclude_catastrophic", False)),
-                post_discussion=bool(data.get("post_discussion", False)),
-                alt_test_epsilon=float(
-                    data["alt_test_epsilon"]
-                    if data.get("alt_test_epsilon") is not None
-                    else gate.get("alt_test_epsilon", alt.DEFAULT_EPSILON)
-                ),
-            )
+    def from_dict(cls, data: dict[str, Any]) -> Parameters:
+        """Stored parameters (`AgreementReport.parameters`); a rule held as None takes its default."""
+        return _typed(cls, _part("parameters", _parameters, data, {}), where="parameters")
 
 
 @dataclass(frozen=True, slots=True)
@@ -692,10 +672,8 @@ class ReportResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReportResult:
-        """A stored report of any schema version; raises ValueError naming the field a malformed one lacks."""
-        if _schema_of(data) < TYPED_SCHEMA:
-            return _report_from_dict(data)
-        return _typed(ReportResult, data)
+        """A stored report of any schema version (`upgrade_stored_report`); raises ValueError naming the field a malformed one lacks."""
+        return _typed(ReportResult, upgrade_stored_report(data))
 
 
 BREAKDOWNS = ("by_ability", "by_dimension", "by_model", "by_difficulty", "by_primary_scene")
@@ -740,17 +718,10 @@ class ReportInputs:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReportInputs:
-        """Stored inputs; raises ValueError naming the field a malformed one lacks."""
+        """Stored inputs (those from before adjudications were counted too); raises ValueError naming the field a malformed one lacks."""
         with _reading("inputs"):
-            return cls(
-                campaign=InputsCampaign(**data["campaign"]),
-                judge_runs=tuple(JudgeRunInput(**r) for r in data["judge_runs"]),
-                criterion_revisions={str(k): int(v) for k, v in data["criterion_revisions"].items()},
-                judgments=int(data["judgments"]),
-                last_judgment_at=data.get("last_judgment_at"),
-                adjudications=int(data.get("adjudications", 0)),
-                computed_at=data["computed_at"],
-            )
+            data = {"last_judgment_at": None, "adjudications": 0, **data}
+        return _typed(cls, data, where="inputs")
 
 
 def golden_standard(
@@ -919,7 +890,7 @@ def _compared(data: ReportData, *, resamples: int, seed: int, resample_experts: 
     pair = headline.pair()
     ci95 = Interval.from_pair(
         pair,
-        resampled=_resampling(headline.resampled()),
+        resampled=Resampling(**headline.resampled()),
         reason=None if pair else (st.NO_PAIRS if not both.any() else headline.group_reason()),
     )
     return _Compared(
@@ -1109,7 +1080,7 @@ def agreement_change(
     pair = ci.pair()
     return AgreementChange(
         difference=Figure(_num(float(after.mean() - before.mean())), n),
-        ci95=Interval.from_pair(pair, resampled=_resampling(ci.resampled()), reason=None if pair else ci.group_reason()),
+        ci95=Interval.from_pair(pair, resampled=Resampling(**ci.resampled()), reason=None if pair else ci.group_reason()),
         previous_rate=Figure.of(st.item_agreement_rate(previous.u_judge[common] == 1, gold)),
         current_rate=Figure.of(st.item_agreement_rate(current.u_judge[common] == 1, gold)),
     )
@@ -1187,17 +1158,21 @@ def compute_report(
         krippendorff_alpha=Figure.of(st.krippendorff_alpha_nominal(hits, ratings)),
         fleiss_kappa=Figure.of(st.fleiss_kappa(hits, ratings, data.k)),
         pairwise_percent_agreement=Figure.of(st.pairwise_percent_agreement(hits, ratings)),
-        judge_expert_baseline=_baseline(
-            st.judge_expert_baseline(
-                hits[judged],
-                ratings[judged],
-                judge[judged] == 1,
-                item_of_unit[judged],
-                resamples=resamples,
-                seed=seed,
-                weights=draws,
-                expert_part=_baseline_expert_part(data, c, hits, ratings),
-            )
+        judge_expert_baseline=from_json(
+            JudgeExpertBaseline,
+            _stored_baseline(
+                st.judge_expert_baseline(
+                    hits[judged],
+                    ratings[judged],
+                    judge[judged] == 1,
+                    item_of_unit[judged],
+                    resamples=resamples,
+                    seed=seed,
+                    weights=draws,
+                    expert_part=_baseline_expert_part(data, c, hits, ratings),
+                ),
+                resamples,
+            ),
         ),
         gold_provenance=GoldProvenance(**{name: int((provenance == code).sum()) for code, name in PROVENANCE_NAMES.items()}),
         units=UnitCounts(
@@ -1279,36 +1254,6 @@ def dimension_label(label: str) -> str:
         return "Catastrophic"
     ability = ABILITY_BY_LABEL.get(label)
     return ability.dimension if ability else "Other"
-
-
-def _resampling(block: dict[str, Any]) -> Resampling:
-    effective = block.get("effective_n")
-    experts = block.get("experts")
-    return Resampling(
-        block["unit"],
-        int(block["units"]),
-        int(block["resamples"]),
-        block["level"],
-        block["method"],
-        None if effective is None else float(effective),
-        None if experts is None else int(experts),
-    )
-
-
-def _baseline(out: dict[str, Any]) -> JudgeExpertBaseline:
-    """The typed judge-vs-expert baseline of `agreement.judge_expert_baseline`."""
-    reason = out.get("reason")
-    je, ee = out["judge_expert"], out["expert_expert"]
-    diff_ci = out["difference_ci95"]
-    return JudgeExpertBaseline(
-        units=int(out["units"]),
-        judge_expert=Figure.stored(je["value"], je["n"], je.get("reason")),
-        judge_expert_pairs=int(je.get("pairs", 0)),
-        expert_expert=Figure.stored(ee["value"], ee["n"], ee.get("reason")),
-        expert_expert_pairs=int(ee.get("pairs", 0)),
-        difference=Figure.stored(out["difference"], int(out["units"]), reason),
-        difference_ci95=Interval.from_pair(diff_ci, resampled=_resampling(out["resampled"]), reason=None if diff_ci else reason),
-    )
 
 
 # Why a figure of a breakdown row is undefined.
@@ -1413,7 +1358,7 @@ def _breakdown(
             continue
         pair = st.ci_pair(low_l[i], high_l[i]) if items_l[i] >= 2 else None
         if ci is not None:
-            resampled = _resampling(ci.resampled(i))
+            resampled = Resampling(**ci.resampled(i))
             why = None if pair else (ci.group_reason(i) if n > 0 else st.NO_PAIRS)
         else:
             resampled = Resampling("item", items_l[i], 0)
@@ -2038,6 +1983,11 @@ def _alerts(
 
 
 # --- the stored JSON ----------------------------------------------------------------------------
+#
+# Reports are stored through the types (`to_dict`, schema 6) and read back by one typed reader.
+# A report stored before (schemas 1 to 5, written field by field: figures flat with their n and
+# reasons in side tables, intervals as bare [low, high]) is first turned into that JSON by
+# `upgrade_stored_report`, a pure JSON-to-JSON step, whatever brings it (the database, an archive).
 
 
 class StoredReportError(ValueError):
@@ -2056,152 +2006,12 @@ def _reading(where: str) -> Iterator[None]:
         raise StoredReportError(f"stored agreement report, {where}: {detail}") from exc
 
 
-def _row_from_dict(d: dict[str, Any], *, legacy_resamples: int, criterion: bool) -> GroupRow:
-    why = d.get("undefined") or {}
-    pairs = int(d["pairs"])
-
-    def figure(name: str, n: int | None) -> Figure:
-        return Figure.stored(d.get(name), n, why.get(name))
-
-    items = d.get("items")
-    if criterion:
-        ci = _criterion_interval(items)
-    else:
-        if "resampled" in d:
-            resampled = _resampling(d["resampled"])
-        elif items is not None:
-            resampled = Resampling("item", int(items), 0)
-        else:  # before items were the unit, a row's interval resampled its responses
-            resampled = Resampling("response", int(d["responses"]), legacy_resamples)
-        pair = d.get("item_agreement_ci95")
-        ci = Interval.from_pair(pair, resampled=resampled, reason=None if pair else (why.get("item_agreement_ci95") or NOT_RECORDED))
-    common = (
-        str(d["key"]),
-        str(d["label"]),
-        pairs,
-        int(d["responses"]),
-        None if items is None else int(items),
-        ItemAgreement(figure("item_agreement_rate", pairs), ci),
-        figure("cohen_kappa", pairs),
-        figure("gwet_ac1", pairs),
-        figure("judge_hit_rate", pairs),
-        figure("human_hit_rate", pairs),
-        figure("krippendorff_alpha", int(d["alpha_units"])),
-        int(d["ratings"]),
-    )
-    if criterion:
-        return CriterionRow(*common, question_id=str(d["question_id"]), position=int(d["position"]), ability=str(d["ability"]))
-    return GroupRow(*common)
-
-
-def _figure_from(d: dict[str, Any]) -> Figure:
-    return Figure.stored(d.get("value"), None if d.get("n") is None else int(d["n"]), d.get("reason"))
-
-
-def _interval_from(d: dict[str, Any]) -> Interval:
-    pair = d.get("ci95")
-    return Interval.from_pair(pair, _resampling(d["resampled"]), None if pair else (d.get("reason") or NOT_RECORDED))
-
-
-def _calibrated_score_from(d: dict[str, Any]) -> CalibratedScore:
-    return CalibratedScore(
-        key=str(d["key"]),
-        label=str(d["label"]),
-        judge=_figure_from(d["judge"]),
-        experts=_figure_from(d["experts"]),
-        experts_ci95=_interval_from(d["experts_ci95"]),
-        corrected=_figure_from(d["corrected"]),
-        corrected_ci95=_interval_from(d["corrected_ci95"]),
-        lam=_num(d.get("lam")),
-    )
-
-
-def calibrated_scores_from_dict(d: dict[str, Any], *, schema: int) -> CalibratedScores:
-    """The stored human-calibrated scores of a report (its `calibrated_scores` key) of schema `schema`."""
-    if schema >= TYPED_SCHEMA:
-        return _typed(CalibratedScores, d, where="calibrated_scores")
-    return CalibratedScores(
-        items=int(d["items"]),
-        sampled_items=int(d["sampled_items"]),
-        reason=d.get("reason"),
-        kendall_tau=_figure_from(d["kendall_tau"]),
-        models=tuple(
-            CalibratedModel(
-                model=str(m["model"]),
-                scored_items=int(m["scored_items"]),
-                labelled_items=int(m["labelled_items"]),
-                strata=int(m["strata"]),
-                judge_rank=int(m["judge_rank"]),
-                corrected_rank=int(m["corrected_rank"]),
-                rank_change=int(m["rank_change"]),
-                overall=_calibrated_score_from(m["overall"]),
-                by_dimension=tuple(_calibrated_score_from(x) for x in m["by_dimension"]),
-                by_ability=tuple(_calibrated_score_from(x) for x in m["by_ability"]),
-            )
-            for m in d["models"]
-        ),
-        differences=tuple(
-            ModelDifference(str(x["model"]), str(x["other"]), _figure_from(x["difference"]), _interval_from(x["ci95"]))
-            for x in d["differences"]
-        ),
-    )
-
-
-def _alt_test_from_dict(t: dict[str, Any]) -> AltTest:
-    tested = int(t["experts_tested"])
-    reason = t.get("reason")
-    return AltTest(
-        winning_rate=Figure.stored(t["winning_rate"], tested, reason),
-        advantage_probability=Figure.stored(t["advantage_probability"], tested, reason),
-        passed=passes(t["winning_rate"]),
-        epsilon=float(t["epsilon"]),
-        q=float(t["q"]),
-        min_responses=int(t["min_responses"]),
-        experts_tested=tested,
-        experts_left_out=int(t["experts_left_out"]),
-        responses=int(t["responses"]),
-        experts=tuple(
-            AltTestExpert(
-                expert=str(e["expert"]),
-                responses=int(e["responses"]),
-                judge_wins=float(e["judge_wins"]),
-                expert_wins=float(e["expert_wins"]),
-                p=float(e["p"]),
-                p_adjusted=float(e["p_adjusted"]),
-                judge_beats=bool(e["judge_beats"]),
-            )
-            for e in t.get("experts", [])
-        ),
-    )
-
-
-def alt_test_from_dict(t: dict[str, Any], *, schema: int) -> AltTest:
-    """A stored alternative annotator test (the `overall` of a report's `alt_test` key) of schema `schema`."""
-    if schema >= TYPED_SCHEMA:
-        return _typed(AltTest, t, where="alt_test.overall")
-    return _alt_test_from_dict(t)
-
-
-def _alt_test_block_from_dict(b: dict[str, Any]) -> AltTestBlock:
-    rows = {
-        name: tuple(AltTestRow(str(row["key"]), str(row["label"]), _alt_test_from_dict(row)) for row in b.get(name, []))
-        for name in ("by_dimension", "by_ability")
-    }
-    return AltTestBlock(overall=_alt_test_from_dict(b["overall"]), by_dimension=rows["by_dimension"], by_ability=rows["by_ability"])
-
-
-def stored_agreement_rate(data: dict[str, Any]) -> Figure:
-    """The judge–gold agreement rate of a stored report, read without building the whole report (for lists of reports)."""
-    if _schema_of(data) >= TYPED_SCHEMA:
-        with _reading("top level"):
-            rate = data["item_agreement"]["rate"]
-        return _typed(Figure, rate, where="item_agreement.rate")
-    with _reading("top level"):
-        return Figure.stored(
-            data["item_agreement_rate"],
-            (data.get("n") or {}).get("item_agreement_rate"),
-            (data.get("undefined") or {}).get("item_agreement_rate"),
-        )
+def _typed(cls: type[T], data: Any, *, where: str = "") -> T:
+    """A report, or a part of one, read through the types; a malformed one raises StoredReportError naming the path."""
+    try:
+        return from_json(cls, data, path=where)
+    except TypedJsonError as exc:
+        raise StoredReportError(f"stored agreement report, {exc}") from exc
 
 
 def _schema_of(data: Any) -> int:
@@ -2215,194 +2025,222 @@ def _schema_of(data: Any) -> int:
         return version
 
 
-def _typed(cls: type[T], data: Any, *, where: str = "") -> T:
-    """A part of a report stored through the types (schema 6 on), its errors named as the legacy reader names them."""
-    try:
-        return from_json(cls, data, path=where)
-    except TypedJsonError as exc:
-        raise StoredReportError(f"stored agreement report, {exc}") from exc
-
-
-def _report_from_dict(d: dict[str, Any]) -> ReportResult:
-    """A report of schema 1 to 5, written field by field (figures flat, their n and reasons in side tables)."""
-    version = _schema_of(d)
+def stored_agreement_rate(data: dict[str, Any]) -> Figure:
+    """The judge–gold agreement rate of a stored report, read without building the whole report (for lists of reports)."""
+    typed = _schema_of(data) >= TYPED_SCHEMA
     with _reading("top level"):
-        n = d.get("n") or {}
-        why = d.get("undefined") or {}
-        parameters = Parameters.from_dict(d["parameters"], gate=d.get("gate"))
+        if typed:
+            rate = data["item_agreement"]["rate"]
+        else:
+            name = "item_agreement_rate"
+            rate = _figure(data[name], (data.get("n") or {}).get(name), (data.get("undefined") or {}).get(name))
+    return _typed(Figure, rate, where="item_agreement.rate")
 
-        def figure(name: str) -> Figure:
-            return Figure.stored(d.get(name), n.get(name), why.get(name))
 
-        items = d.get("items")
-        if "resampled" in d:
-            resampled = _resampling(d["resampled"])
-        else:  # before items were the unit, the intervals resampled responses
-            resampled = Resampling("response", int(n.get("item_agreement_ci95", d["responses"])), parameters.resamples)
-        pair = d.get("item_agreement_ci95")
-        ci95 = Interval.from_pair(pair, resampled=resampled, reason=None if pair else (why.get("item_agreement_ci95") or NOT_RECORDED))
-        item_agreement = ItemAgreement(figure("item_agreement_rate"), ci95)
-        confusion = Confusion(**{k: int(v) for k, v in d["confusion"].items()})
-        mc = d.get("mcnemar") or {}
-        mcnemar = McNemar(
-            figure("mcnemar_p"),
-            int(mc.get("discordant", confusion.fp + confusion.fn)),
-            int(mc.get("judge_only_hits", confusion.fp)),
-            int(mc.get("human_only_hits", confusion.fn)),
-        )
-    with _reading("judge_expert_baseline"):
-        baseline = _baseline_from_dict(d["judge_expert_baseline"], legacy_resamples=parameters.resamples)
-    rows: dict[str, tuple[GroupRow, ...]] = {}
-    for name in (*BREAKDOWNS, "by_criterion"):
-        with _reading(name):
-            rows[name] = tuple(
-                _row_from_dict(row, legacy_resamples=parameters.resamples, criterion=name == "by_criterion") for row in d[name]
-            )
-    with _reading("by_expert"):
-        by_expert = tuple(_expert_from_dict(e) for e in d["by_expert"])
-        expert_pairs = tuple(
-            ExpertPair(str(x["a"]), str(x["b"]), _expert_figure(x["agreement"], int(x["units"]), NO_SHARED_UNITS))
-            for x in d.get("expert_pairs", [])
-        )
-    with _reading("over_time"):
-        over_time = tuple(
-            TimePoint(
-                date=str(t["date"]),
-                judgments=int(t["judgments"]),
-                item_agreement_rate=Figure.stored(t["item_agreement_rate"], int(t["pairs"]), st.NO_PAIRS if not t["pairs"] else None),
-                krippendorff_alpha=Figure.stored(t["krippendorff_alpha"], t.get("alpha_units"), _alpha_reason(t.get("alpha_units"))),
-            )
-            for t in d.get("over_time", [])
-        )
-    with _reading("score_impact"):
-        score_impact = _score_impact_from_dict(d["score_impact"])
-    with _reading("gate"):
-        g = d["gate"]
-        policy = GatePolicy(
-            threshold=float(g["threshold"]),
-            min_pairs_per_dimension=int(g["min_pairs_per_dimension"]),
-            min_pairs_per_ability=int(g.get("min_pairs_per_ability") or 0),
-            must_clear=str(g.get("must_clear") or "point"),
-            alt_test_epsilon=float(g.get("alt_test_epsilon", alt.DEFAULT_EPSILON)),
-        )
-        gate = Gate(policy, item_agreement.rate, ci95, bool(g["passed"]), tuple(str(x) for x in g.get("reasons", [])))
-    with _reading("alt_test"):
-        alt_block = None if d.get("alt_test") is None else _alt_test_block_from_dict(d["alt_test"])
-    with _reading("calibrated_scores"):
-        calibrated = None if d.get("calibrated_scores") is None else calibrated_scores_from_dict(d["calibrated_scores"], schema=version)
-    with _reading("split_extension"):
-        extension = (
-            None if d.get("split_extension") is None else GoldChange(**{f: int(d["split_extension"][f]) for f in GOLD_CHANGE_FIELDS})
-        )
+def calibrated_scores_from_dict(d: dict[str, Any], *, schema: int) -> CalibratedScores:
+    """The stored human-calibrated scores of a report (its `calibrated_scores` key) of schema `schema`."""
+    if schema < TYPED_SCHEMA:
+        d = _part("calibrated_scores", _stored_calibrated, d)
+    return _typed(CalibratedScores, d, where="calibrated_scores")
+
+
+def alt_test_from_dict(t: dict[str, Any], *, schema: int) -> AltTest:
+    """A stored alternative annotator test (the `overall` of a report's `alt_test` key) of schema `schema`."""
+    if schema < TYPED_SCHEMA:
+        t = _part("alt_test", _stored_alt_test, t)
+    return _typed(AltTest, t, where="alt_test.overall")
+
+
+def upgrade_stored_report(data: Any) -> dict[str, Any]:
+    """A stored report of any schema as the JSON the types read (schema 6): one of schema 6 as it is, one of 1 to 5 upgraded.
+
+    JSON in, JSON out. Keys the types do not read may stay (they are ignored); a figure left
+    undefined without its reason gets NOT_RECORDED, an interval from before items were the unit
+    says it resampled responses. Raises StoredReportError naming where a field it needs is missing.
+    """
+    if _schema_of(data) >= TYPED_SCHEMA:
+        return data
     with _reading("top level"):
-        post = d.get("post_discussion")
-        return ReportResult(
-            pairs=int(d["pairs"]),
-            responses=int(d["responses"]),
-            items=None if items is None else int(items),
-            item_agreement=item_agreement,
-            cohen_kappa=figure("cohen_kappa"),
-            gwet_ac1=figure("gwet_ac1"),
-            judge_hit_rate=figure("judge_hit_rate"),
-            human_hit_rate=figure("human_hit_rate"),
-            confusion=confusion,
-            mcnemar=mcnemar,
-            krippendorff_alpha=figure("krippendorff_alpha"),
-            fleiss_kappa=figure("fleiss_kappa"),
-            pairwise_percent_agreement=figure("pairwise_percent_agreement"),
-            judge_expert_baseline=baseline,
-            gold_provenance=GoldProvenance(**{k: int(v) for k, v in d["gold_provenance"].items()}),
-            units=UnitCounts(**{k: int(v) for k, v in d["units"].items()}),
-            excluded={str(k): int(v) for k, v in (d.get("excluded") or {}).items()},
-            by_ability=rows["by_ability"],
-            by_dimension=rows["by_dimension"],
-            by_model=rows["by_model"],
-            by_difficulty=rows["by_difficulty"],
-            by_primary_scene=rows["by_primary_scene"],
-            by_criterion=rows["by_criterion"],  # type: ignore[arg-type]  # read as CriterionRow above
-            by_expert=by_expert,
-            expert_pairs=expert_pairs,
-            over_time=over_time,
-            score_impact=score_impact,
-            gate=gate,
-            alerts=tuple(Alert(str(a["kind"]), str(a["subject"]), str(a["message"])) for a in d.get("alerts", [])),
-            parameters=parameters,
-            campaign=str(d.get("campaign", "")),
-            dataset=str(d.get("dataset", "")),
-            version=str(d.get("version", "")),
-            judge=d.get("judge"),
-            run=None if d.get("run") is None else tuple(str(x) for x in d["run"]),
-            no_judge_reason=why.get("judge"),
-            exploratory=bool(d.get("exploratory", False)),
-            exploratory_reasons=tuple(str(x) for x in d.get("exploratory_reasons", [])),
-            post_discussion=None
-            if post is None
-            else PostDiscussion(
-                note=str(post.get("note", "")),
-                assignments=int(post.get("assignments", 0)),
-                judgments=int(post.get("judgments", 0)),
-                changed_verdicts=int(post.get("changed_verdicts", 0)),
+        d, n, why, gate = data, data.get("n") or {}, data.get("undefined") or {}, data["gate"]
+
+        def figure(name: str) -> dict[str, Any]:
+            return _figure(d.get(name), n.get(name), why.get(name))
+
+        parameters = _part("parameters", _parameters, d["parameters"], gate)
+        resamples = parameters.get("resamples", 0)
+        resampled = d["resampled"] if "resampled" in d else _responses(n.get("item_agreement_ci95", d["responses"]), resamples)
+        ci95 = _interval(d.get("item_agreement_ci95"), resampled, why.get("item_agreement_ci95"))
+        item_agreement = {"rate": figure("item_agreement_rate"), "ci95": ci95}
+        fp, fn = d["confusion"]["fp"], d["confusion"]["fn"]
+        post, alt_test, calibrated = d.get("post_discussion"), d.get("alt_test"), d.get("calibrated_scores")
+        flat = "cohen_kappa gwet_ac1 judge_hit_rate human_hit_rate krippendorff_alpha fleiss_kappa pairwise_percent_agreement"
+        return {
+            **d,
+            **{name: figure(name) for name in flat.split()},
+            **{name: _part(name, _stored_rows, d[name], resamples, name == "by_criterion") for name in (*BREAKDOWNS, "by_criterion")},
+            "schema_version": TYPED_SCHEMA,
+            "items": d.get("items"),
+            "item_agreement": item_agreement,
+            "mcnemar": {
+                "discordant": fp + fn,
+                "judge_only_hits": fp,
+                "human_only_hits": fn,
+                **(d.get("mcnemar") or {}),
+                "p": figure("mcnemar_p"),
+            },
+            "judge_expert_baseline": _part("judge_expert_baseline", _stored_baseline, d["judge_expert_baseline"], resamples),
+            "excluded": d.get("excluded") or {},
+            "by_expert": _part("by_expert", lambda: [_stored_expert(e) for e in d["by_expert"]]),
+            "expert_pairs": _part(
+                "by_expert", lambda: [{**x, "agreement": _agreement(x, "agreement", "units")} for x in d.get("expert_pairs", [])]
             ),
-            alt_test=alt_block,
-            calibrated_scores=calibrated,
-            split_extension=extension,
-        )
+            "over_time": _part("over_time", lambda: [_stored_time_point(t) for t in d.get("over_time", [])]),
+            "score_impact": _part("score_impact", _stored_score_impact, d["score_impact"]),
+            "gate": _part("gate", _stored_gate, gate, item_agreement),
+            "alerts": d.get("alerts", []),
+            "parameters": parameters,
+            "no_judge_reason": why.get("judge"),
+            "post_discussion": None if post is None else {"note": "", "assignments": 0, "judgments": 0, "changed_verdicts": 0, **post},
+            "alt_test": None if alt_test is None else _part("alt_test", _stored_alt_test_block, alt_test),
+            "calibrated_scores": None if calibrated is None else _part("calibrated_scores", _stored_calibrated, calibrated),
+        }
 
 
-def _baseline_from_dict(b: dict[str, Any], *, legacy_resamples: int) -> JudgeExpertBaseline:
-    units = int(b["units"])
-    reason = b.get("reason")
-    if "resampled" in b:
-        resampled = _resampling(b["resampled"])
-    else:  # before items were the unit, the baseline resampled responses
-        responses = int(b.get("responses", 0))
-        resampled = Resampling("response", responses, legacy_resamples if b.get("difference_ci95") else 0)
-    je, ee, diff_ci = b["judge_expert"], b["expert_expert"], b.get("difference_ci95")
-    return JudgeExpertBaseline(
-        units=units,
-        judge_expert=Figure.stored(je["value"], int(je["n"]), je.get("reason") or reason),
-        judge_expert_pairs=int(je.get("pairs", 0)),
-        expert_expert=Figure.stored(ee["value"], int(ee["n"]), ee.get("reason") or reason),
-        expert_expert_pairs=int(ee.get("pairs", 0)),
-        difference=Figure.stored(b.get("difference"), units, reason),
-        difference_ci95=Interval.from_pair(diff_ci, resampled=resampled, reason=None if diff_ci else (reason or NOT_RECORDED)),
-    )
+def _part(where: str, upgrade: Callable[..., T], *args: Any) -> T:
+    """`upgrade(*args)`, a missing or malformed field named as being in `where`."""
+    with _reading(where):
+        return upgrade(*args)
 
 
-def _expert_from_dict(e: dict[str, Any]) -> ExpertRow:
-    return ExpertRow(
-        expert=str(e["expert"]),
-        judgments=int(e["judgments"]),
-        gold_agreement=_expert_figure(e["gold_agreement"], int(e["gold_pairs"]), NO_GOLD_PAIRS),
-        recent_gold_agreement=_expert_figure(e["recent_gold_agreement"], int(e["recent_gold_pairs"]), NO_RECENT_QUARTER),
-        expert_agreement=_expert_figure(e["expert_agreement"], int(e["expert_pairs"]), NO_SHARED_UNITS),
-        with_experts=tuple(
-            ExpertOverlap(str(o["expert"]), _expert_figure(o["agreement"], int(o["units"]), NO_SHARED_UNITS))
-            for o in e.get("with_experts", [])
-        ),
-    )
+def _figure(value: Any, n: Any, reason: Any = None) -> dict[str, Any]:
+    """A figure as the types store it; undefined without its reason, it gets NOT_RECORDED (`Figure.stored`)."""
+    return to_json(Figure.stored(value, n, reason))
 
 
-def _score_impact_from_dict(s: dict[str, Any]) -> ScoreImpact:
-    models = tuple(
-        ModelScore(
-            model=str(m["model"]),
-            responses=int(m["responses"]),
-            judge_score=m.get("judge_score"),
-            gold_score=m.get("gold_score"),
-            judge_rank=int(m["judge_rank"]),
-            gold_rank=int(m["gold_rank"]),
-            rank_change=int(m["rank_change"]),
-            score_difference=m.get("score_difference"),
-        )
-        for m in s.get("models", [])
-    )
+def _interval(pair: list[float] | None, resampled: dict[str, Any], reason: Any) -> dict[str, Any]:
+    """A stored [low, high] as the types store an interval; without one, undefined for `reason` (else NOT_RECORDED)."""
+    if pair:
+        return {"low": pair[0], "high": pair[1], "resampled": resampled}
+    return {"low": None, "high": None, "resampled": resampled, "reason": reason or NOT_RECORDED}
+
+
+def _responses(units: Any, resamples: Any) -> dict[str, Any]:
+    """What an interval resampled before items were the unit: the responses."""
+    return {"unit": "response", "units": units, "resamples": resamples}
+
+
+def _parameters(data: dict[str, Any], gate: dict[str, Any]) -> dict[str, Any]:
+    """Stored parameters, a gate rule they lack read from the report's gate; a rule held as None takes its default."""
+    rules = {name: gate[name] for name in ("threshold", "min_pairs_per_dimension", "alt_test_epsilon") if gate.get(name) is not None}
+    return rules | {name: value for name, value in data.items() if value is not None}
+
+
+def _stored_rows(rows: list[dict[str, Any]], resamples: int, criterion: bool) -> list[dict[str, Any]]:
+    """A breakdown's rows: figures flat beside their `undefined` reasons, each n the row's pairs (alpha's: its alpha_units)."""
+    out = []
+    for d in rows:
+        why, pairs, items = d.get("undefined") or {}, int(d["pairs"]), d.get("items")
+        if criterion:
+            ci = to_json(_criterion_interval(items))
+        else:
+            if "resampled" in d:
+                resampled = d["resampled"]
+            elif items is not None:
+                resampled = {"unit": "item", "units": items, "resamples": 0}
+            else:  # before items were the unit, a row's interval resampled its responses
+                resampled = _responses(d["responses"], resamples)
+            ci = _interval(d.get("item_agreement_ci95"), resampled, why.get("item_agreement_ci95"))
+        row = {name: _figure(d.get(name), pairs, why.get(name)) for name in ("cohen_kappa", "gwet_ac1", "judge_hit_rate", "human_hit_rate")}
+        rate = _figure(d.get("item_agreement_rate"), pairs, why.get("item_agreement_rate"))
+        alpha = _figure(d.get("krippendorff_alpha"), int(d["alpha_units"]), why.get("krippendorff_alpha"))
+        out.append({**d, **row, "items": items, "item_agreement": {"rate": rate, "ci95": ci}, "krippendorff_alpha": alpha})
+    return out
+
+
+def _stored_baseline(b: dict[str, Any], resamples: int) -> dict[str, Any]:
+    """The JSON of a judge-vs-expert baseline as `agreement.judge_expert_baseline` gives it (and reports stored it
+    before schema 6; before items were the unit, its interval resampled responses) as the types read it."""
+    units, reason, pair = int(b["units"]), b.get("reason"), b.get("difference_ci95")
+    resampled = b["resampled"] if "resampled" in b else _responses(b.get("responses", 0), resamples if pair else 0)
+    out = {"units": units, "difference": _figure(b.get("difference"), units, reason), "difference_ci95": _interval(pair, resampled, reason)}
+    for side in ("judge_expert", "expert_expert"):
+        f = b[side]
+        out |= {side: _figure(f["value"], int(f["n"]), f.get("reason") or reason), f"{side}_pairs": f.get("pairs", 0)}
+    return out
+
+
+def _agreement(d: dict[str, Any], name: str, count: str, why: str = NO_SHARED_UNITS) -> dict[str, Any]:
+    """An expert's agreement stored beside its count, undefined for the reason `_expert_figure` gives."""
+    return to_json(_expert_figure(d[name], int(d[count]), why))
+
+
+def _stored_expert(e: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **e,
+        "gold_agreement": _agreement(e, "gold_agreement", "gold_pairs", NO_GOLD_PAIRS),
+        "recent_gold_agreement": _agreement(e, "recent_gold_agreement", "recent_gold_pairs", NO_RECENT_QUARTER),
+        "expert_agreement": _agreement(e, "expert_agreement", "expert_pairs"),
+        "with_experts": [{**o, "agreement": _agreement(o, "agreement", "units")} for o in e.get("with_experts", [])],
+    }
+
+
+def _stored_time_point(t: dict[str, Any]) -> dict[str, Any]:
+    pairs, units = int(t["pairs"]), t.get("alpha_units")
+    rate = _figure(t["item_agreement_rate"], pairs, st.NO_PAIRS if not pairs else None)
+    return {**t, "item_agreement_rate": rate, "krippendorff_alpha": _figure(t["krippendorff_alpha"], units, _alpha_reason(units))}
+
+
+def _stored_score_impact(s: dict[str, Any]) -> dict[str, Any]:
     n = int(s.get("kendall_tau_n", 0))
-    tau = Figure.stored(s.get("kendall_tau"), n, s.get("reason"))
-    if not tau.defined:  # the p-value is undefined for the same reason
-        p = tau
-    elif s.get("kendall_tau_p") is not None:
-        p = Figure(s["kendall_tau_p"], n)
-    else:
-        p = Figure(None, n, NOT_RECORDED)
-    return ScoreImpact(responses=int(s["responses"]), models=models, kendall_tau=tau, kendall_tau_p=p)
+    tau = _figure(s.get("kendall_tau"), n, s.get("reason"))
+    p = tau if tau["value"] is None else _figure(s.get("kendall_tau_p"), n)  # undefined for the same reason as tau
+    models = [{"judge_score": None, "gold_score": None, "score_difference": None, **m} for m in s.get("models", [])]
+    return {**s, "models": models, "kendall_tau": tau, "kendall_tau_p": p}
+
+
+def _stored_gate(g: dict[str, Any], item_agreement: dict[str, Any]) -> dict[str, Any]:
+    """A gate stored with its rules beside its decision; decided on the report's agreement rate and interval."""
+    policy = {
+        "threshold": g["threshold"],
+        "min_pairs_per_dimension": g["min_pairs_per_dimension"],
+        "min_pairs_per_ability": g.get("min_pairs_per_ability") or 0,
+        "must_clear": g.get("must_clear") or "point",
+        "alt_test_epsilon": g.get("alt_test_epsilon", alt.DEFAULT_EPSILON),
+    }
+    decided_on = {"agreement_rate": item_agreement["rate"], "ci95": item_agreement["ci95"]}
+    return {"policy": policy, **decided_on, "passed": g["passed"], "reasons": g.get("reasons", [])}
+
+
+def _stored_alt_test(t: dict[str, Any]) -> dict[str, Any]:
+    """A test stored flat: its two figures' n the experts tested, their reason the test's."""
+    tested, reason = int(t["experts_tested"]), t.get("reason")
+    figures = {name: _figure(t[name], tested, reason) for name in ("winning_rate", "advantage_probability")}
+    return {**t, **figures, "passed": passes(t["winning_rate"]), "experts": t.get("experts", [])}
+
+
+def _stored_alt_test_block(b: dict[str, Any]) -> dict[str, Any]:
+    rows = {
+        name: [{"key": r["key"], "label": r["label"], "test": _stored_alt_test(r)} for r in b.get(name, [])]
+        for name in ("by_dimension", "by_ability")
+    }
+    return {"overall": _stored_alt_test(b["overall"]), **rows}
+
+
+def _stored_calibrated(d: dict[str, Any]) -> dict[str, Any]:
+    """Human-calibrated scores, their figures stored with null reasons and their intervals as `ci95` pairs."""
+
+    def figure(f: dict[str, Any]) -> dict[str, Any]:
+        return _figure(f.get("value"), f.get("n"), f.get("reason"))
+
+    def interval(i: dict[str, Any]) -> dict[str, Any]:
+        return _interval(i.get("ci95"), i["resampled"], i.get("reason"))
+
+    def score(s: dict[str, Any]) -> dict[str, Any]:
+        intervals = {name: interval(s[name]) for name in ("experts_ci95", "corrected_ci95")}
+        return {**s, **{name: figure(s[name]) for name in ("judge", "experts", "corrected")}, **intervals, "lam": _num(s.get("lam"))}
+
+    def model(m: dict[str, Any]) -> dict[str, Any]:
+        return {**m, "overall": score(m["overall"]), **{name: [score(x) for x in m[name]] for name in ("by_dimension", "by_ability")}}
+
+    differences = [{**x, "difference": figure(x["difference"]), "ci95": interval(x["ci95"])} for x in d["differences"]]
+    return {**d, "kendall_tau": figure(d["kendall_tau"]), "models": [model(m) for m in d["models"]], "differences": differences}
