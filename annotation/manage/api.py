@@ -36,7 +36,8 @@ from rest_framework.views import APIView
 from annotation.manage import read_models
 from annotation.manage.alert_texts import alert_text
 from annotation.manage.filters import AlertFilters, AssignmentFilters, CalibrationResultFilters, CampaignFilters
-from annotation.manage.selectors import Certificate, ExpertProgress
+from annotation.manage.forms import CAMPAIGN_AS_GIVEN
+from annotation.manage.selectors import Certificate, ExpertGoldAccuracy, ExpertProgress
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -94,6 +95,20 @@ class QualificationSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+# What an admin and the expert alike see of a profile, before what only one of them sees.
+PROFILE_FIELDS = (
+    "username",
+    "degree",
+    "years_practice",
+    "credentials",
+    "specialties",
+    "languages",
+    "capacity",
+    "availability",
+    "availability_reason",
+)
+
+
 class AdminProfileSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
     effective_tier = serializers.IntegerField(read_only=True)
@@ -103,15 +118,7 @@ class AdminProfileSerializer(serializers.ModelSerializer):
     class Meta:
         model = ExpertProfile
         fields = [
-            "username",
-            "degree",
-            "years_practice",
-            "credentials",
-            "specialties",
-            "languages",
-            "capacity",
-            "availability",
-            "availability_reason",
+            *PROFILE_FIELDS,
             "tier",
             "tier_override",
             "tier_override_reason",
@@ -153,19 +160,7 @@ class OwnProfileSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ExpertProfile
-        fields = [
-            "username",
-            "degree",
-            "years_practice",
-            "credentials",
-            "specialties",
-            "languages",
-            "capacity",
-            "availability",
-            "availability_reason",
-            "qualified_for",
-            "certified_at",
-        ]
+        fields = [*PROFILE_FIELDS, "qualified_for", "certified_at"]
 
     def get_availability_reason(self, obj: ExpertProfile) -> str:
         return _(EXPERT_PAUSED_TEXT) if obj.availability == ExpertProfile.Availability.PAUSED else obj.availability_reason
@@ -412,23 +407,19 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult])
         read_models.calibration_results_shown(Viewer.of(self.request), results)
 
 
-class CalibrationCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    dataset = serializers.CharField(max_length=100)
-    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
-    file = serializers.FileField()
-    pass_threshold = serializers.FloatField(default=0.8)
-    cooldown_days = serializers.FloatField(default=1.0, min_value=0)
-    max_attempts = serializers.IntegerField(default=2, min_value=1)
-    sitting_size = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
-    experts = serializers.ListField(child=serializers.CharField(), required=False)
-
-
 class GoldSetCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     dataset = serializers.CharField(max_length=100)
     version = serializers.CharField(max_length=64, required=False, allow_blank=True)
     file = serializers.FileField()
+
+
+class CalibrationCreateSerializer(GoldSetCreateSerializer):
+    pass_threshold = serializers.FloatField(default=0.8)
+    cooldown_days = serializers.FloatField(default=1.0, min_value=0)
+    max_attempts = serializers.IntegerField(default=2, min_value=1)
+    sitting_size = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
+    experts = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -712,6 +703,9 @@ class GoldAccuracySerializer(serializers.Serializer):
     accuracy = serializers.FloatField(allow_null=True)
     reason = serializers.CharField(allow_null=True)
 
+    def to_representation(self, row: ExpertGoldAccuracy) -> dict[str, Any]:
+        return {**super().to_representation(row), "reason": row.reason or None}
+
 
 class ProgressSerializer(serializers.Serializer):
     withheld = serializers.CharField(
@@ -824,24 +818,13 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             if gold_source is None:
                 raise DjangoValidationError({"gold_source": _("no campaign named %(name)r") % {"name": d["gold_source"]}})
         outcome = create_campaign(
-            name=d["name"],
+            **{name: d[name] for name in CAMPAIGN_AS_GIVEN},
             dataset_name=d["dataset"],
             version_label=d.get("version") or None,
             model_names=d["models"],
-            sample_fraction=d["sample_fraction"],
-            overlap=d["overlap"],
-            seed=d["seed"],
             reservation_timeout=timedelta(minutes=d["reservation_timeout_minutes"]),
             expert_usernames=d.get("experts") or None,
-            requires_qualification=d["requires_qualification"],
-            qualification_per_dimension=d["qualification_per_dimension"],
             gold_source=gold_source,
-            gold_rate=d["gold_rate"],
-            min_tier_for_hard=d["min_tier_for_hard"],
-            piece_rate=d["piece_rate"],
-            split_extension=d["split_extension"],
-            split_extension_budget=d["split_extension_budget"],
-            split_extension_min_share=d["split_extension_min_share"],
             created_by=signed_in(request),
         )
         created = read_models.campaign_as_listed(Viewer.of(request), outcome.campaign.pk)
@@ -873,20 +856,12 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def skips(self, request: Request, pk: str | None = None) -> Response:
         """Responses experts skipped: counts per reason and per expert, the latest skips, and responses that can no longer reach k."""
         found = read_models.campaign_skips(Viewer.of(request), self.get_object())
-        if found is None:
-            return Response(
-                CampaignSkipsSerializer(
-                    {
-                        "withheld": str(read_models.PROGRESS_WITHHELD),
-                        "total": None,
-                        "by_reason": [],
-                        "by_expert": [],
-                        "latest": [],
-                        "stuck": [],
-                    }
-                ).data
-            )
-        return Response(CampaignSkipsSerializer({"withheld": None, **dataclasses.asdict(found)}).data)
+        withheld = {
+            "withheld": str(read_models.PROGRESS_WITHHELD),
+            "total": None,
+            **{k: [] for k in ("by_reason", "by_expert", "latest", "stuck")},
+        }
+        return Response(CampaignSkipsSerializer({"withheld": None, **dataclasses.asdict(found)} if found else withheld).data)
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])
@@ -894,62 +869,23 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
         campaign = self.get_object()
         shown = read_models.campaign_figures(Viewer.of(request), campaign)
-        if shown.progress is None:
-            figures = (
-                "responses",
-                "gold_responses",
-                "by_submitted_judgments",
-                "complete",
-                "reserved",
-                "submitted",
-                "target",
-                "active_seconds",
-                "pace_per_day",
-                "pace_reason",
-                "projected_finish",
-                "projected_reason",
-            )
+        p, same = shown.progress, ("responses", "gold_responses", "complete", "submitted", "target", "active_seconds", "pace_per_day")
+        if p is None:
+            figures = (*same, "by_submitted_judgments", "reserved", "pace_reason", "projected_finish", "projected_reason")
             return Response({"withheld": shown.reason, "k": campaign.overlap, **dict.fromkeys(figures), "experts": [], "gold_accuracy": []})
-        p, gold = shown.progress, shown.gold or []
         return Response(
             {
                 "withheld": None,
                 "k": p.k,
-                "responses": p.responses,
-                "gold_responses": p.gold_responses,
+                **{name: getattr(p, name) for name in same},
                 "by_submitted_judgments": {str(i): n for i, n in enumerate(p.histogram)},
-                "complete": p.complete,
                 "reserved": p.held,
-                "submitted": p.submitted,
-                "target": p.target,
-                "active_seconds": p.active_seconds,
-                "pace_per_day": p.pace_per_day,
                 "pace_reason": p.pace_reason or None,
                 "projected_finish": p.projected_finish,
                 "projected_reason": p.projected_reason or None,
-                "experts": [
-                    {
-                        "username": e.username,
-                        "submitted": e.submitted,
-                        "open": e.open,
-                        "expired": e.expired,
-                        "released": e.released,
-                        "active_seconds": e.active_seconds,
-                    }
-                    for e in p.experts
-                ],
+                "experts": ExpertProgressSerializer(p.experts, many=True).data,
                 # Hidden gold checks, reported on their own: agreement statistics leave them out.
-                "gold_accuracy": [
-                    {
-                        "username": g.username,
-                        "checks": g.checks,
-                        "compared": g.compared,
-                        "agreed": g.agreed,
-                        "accuracy": g.accuracy,
-                        "reason": g.reason or None,
-                    }
-                    for g in gold
-                ],
+                "gold_accuracy": GoldAccuracySerializer(shown.gold or [], many=True).data,
             }
         )
 
