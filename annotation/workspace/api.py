@@ -11,8 +11,6 @@ import re
 from datetime import datetime
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404
@@ -30,7 +28,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, Skip, UnclearCriterionReport
 from annotation.services import workspace as services
-from annotation.services.assignment import assign_next_response
+from annotation.services.assignment import assign_next_response, next_response_if_any
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
 from annotation.workspace.filters import OwnAssignmentFilters
@@ -679,10 +677,7 @@ class SkipView(ExpertView):
         assignment = self.own_ref(request, public_id)
         data = _valid(SkipInputSerializer, request)
         skip = services.skip_assignment(assignment=assignment, expert=expert, reason=data["reason"], note=data["note"])
-        try:
-            following = assign_next_response(expert=expert, campaign=skip.campaign)
-        except (DjangoValidationError, PermissionDenied):
-            following = None
+        following = next_response_if_any(expert=expert, campaign=skip.campaign)
         next_id = following.public_id if following is not None else None
         return Response(SkipSerializer(skip, context={"next": next_id}).data, status=201)
 
