@@ -5,7 +5,6 @@ answers 404 like an id that does not exist. Serializers here are blind by constr
 name no model, no other expert, no verdict, no gold flag.
 """
 
-import base64
 import builtins
 import re
 from datetime import datetime
@@ -32,7 +31,7 @@ from annotation.services.assignment import assign_next_response, next_response_i
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
 from annotation.workspace.filters import OwnAssignmentFilters
-from annotation.workspace.selectors import OwnProgress
+from annotation.workspace.selectors import OwnProgress, decode_after, encode_after
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
 from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in
@@ -493,7 +492,7 @@ class OwnAssignmentsPagination(PageNumberPagination):
             return None
         last = self.rows[-1]
         url = replace_query_param(self.here, self.page_query_param, self.number + 1)
-        return replace_query_param(url, self.after_query_param, self._encode(last.reserved_at, last.public_id))
+        return replace_query_param(url, self.after_query_param, encode_after(last.reserved_at, last.public_id))
 
     def get_previous_link(self) -> str | None:
         if self.number <= 1:
@@ -516,19 +515,11 @@ class OwnAssignmentsPagination(PageNumberPagination):
         ]
 
     @staticmethod
-    def _encode(reserved_at: datetime, public_id: str) -> str:
-        return base64.urlsafe_b64encode(f"{reserved_at.isoformat()}|{public_id}".encode()).decode().rstrip("=")
-
-    @staticmethod
     def _decode(cursor: str) -> tuple[datetime, str]:
-        try:
-            when, public_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
-            reserved_at = datetime.fromisoformat(when)
-        except ValueError:  # bad base64 (binascii.Error), bad UTF-8, no separator, no date
-            raise NotFound(CursorPagination.invalid_cursor_message) from None
-        if reserved_at.tzinfo is None or not re.fullmatch(r"[\w-]{1,32}", public_id, re.ASCII):
+        place = decode_after(cursor)
+        if place is None or not re.fullmatch(r"[\w-]{1,32}", place[1], re.ASCII):
             raise NotFound(CursorPagination.invalid_cursor_message)
-        return reserved_at, public_id
+        return place
 
 
 class MyAssignmentsView(ListAPIView[Assignment]):

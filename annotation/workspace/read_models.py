@@ -134,9 +134,7 @@ def own_progress(viewer: Viewer, campaign: Campaign) -> selectors.OwnProgress:
 @read_model
 def own_work(viewer: Viewer, public_id: str, *, lapsed_too: bool = False) -> Assignment:
     """The expert's own held assignment (with its response, item and campaign), else 404; `lapsed_too` finds their expired or released work too."""
-    if lapsed_too:
-        return selectors.lapsed_or_held_assignment_for_expert(viewer.person(), public_id)
-    return selectors.assignment_for_expert(viewer.person(), public_id)
+    return selectors.assignment_for_expert(viewer.person(), public_id, lapsed_too=lapsed_too)
 
 
 @read_model
