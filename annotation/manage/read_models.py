@@ -52,7 +52,7 @@ from annotation.models import (
 )
 from annotation.services.assignment import CalibrationState, calibration_state
 from annotation.services.payments import PaymentLine, payment_line_count, payment_lines
-from annotation.services.reports import REPORT_KINDS
+from annotation.services.reports import REPORT_KINDS, own_problem_reports, own_unclear_reports
 from annotation.services.split_extension import SplitExtensionState, split_extension_state
 from annotation.workspace.selectors import CalibrationOutcome, calibration_outcome
 from heartbench_core.models import User
@@ -609,6 +609,15 @@ def expert_report(viewer: Viewer, kind: str, report_id: int) -> ItemProblemRepor
     )
     viewer.refuse_response(found.assignment.campaign_response.response_id)
     return found
+
+
+@read_model
+def own_reports(viewer: Viewer) -> list[tuple[str, ItemProblemReport | UnclearCriterionReport]]:
+    """The viewer's own reports of both kinds with their kind, newest first (their page and the API)."""
+    user = viewer.person()
+    rows: list[tuple[str, ItemProblemReport | UnclearCriterionReport]] = [("problem", r) for r in own_problem_reports(user)]
+    rows += [("unclear", r) for r in own_unclear_reports(user)]
+    return sorted(rows, key=lambda kr: (kr[1].created_at, kr[1].pk), reverse=True)
 
 
 @read_model

@@ -379,13 +379,13 @@ def campaign_gold_accuracy(campaign: Campaign) -> list[ExpertGoldAccuracy]:
     return [ExpertGoldAccuracy(u, checks[u], compared[u], agreed[u]) for u in sorted(checks)]
 
 
-def assignment_overview(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> QuerySet[Assignment]:
+def assignment_overview(campaign: Campaign) -> QuerySet[Assignment]:
     """Admin: the campaign's assignments with expert, response and item (for the overview table), newest first.
 
     Only the columns the table shows: the dialogue and the response text stay out of the sort,
     which otherwise carries them for every assignment of the campaign to the page asked for.
     """
-    qs = (
+    return (
         Assignment.objects.filter(campaign=campaign)
         # The skip, if any, in the same query: a released assignment its expert skipped says so, with the reason.
         .select_related("expert", "campaign_response__item", "campaign_response__response__model", "skip")
@@ -405,11 +405,6 @@ def assignment_overview(campaign: Campaign, *, status: str | None = None, expert
         )
         .order_by("-reserved_at", "-id")
     )
-    if status:
-        qs = qs.filter(status=status)
-    if expert:
-        qs = qs.filter(expert__username=expert)
-    return qs
 
 
 def assignment_overview_page(
