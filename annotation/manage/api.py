@@ -38,6 +38,7 @@ from annotation.manage.alert_texts import alert_text
 from annotation.manage.filters import AlertFilters, AssignmentFilters, CalibrationResultFilters, CampaignFilters
 from annotation.manage.forms import CAMPAIGN_AS_GIVEN
 from annotation.manage.selectors import Certificate, ExpertGoldAccuracy, ExpertProgress
+from annotation.manage.views import payments_file
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -60,7 +61,7 @@ from annotation.services.campaigns import (
     set_campaign_status,
     update_campaign_settings,
 )
-from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines, update_pay_policy
+from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
 from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
 from heartbench_core.api import ComputedListView, FileImportView
@@ -978,10 +979,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     @action(detail=True, methods=["get"])
     def payments(self, request: Request, pk: str | None = None) -> HttpResponse:
         """Piece-rate payment export (CSV)."""
-        campaign = self.get_object()
-        response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
-        return response
+        return payments_file(self.get_object())
 
 
 # --- assignments and alerts ------------------------------------------------------------------------

@@ -328,7 +328,11 @@ def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @require_safe
 @role_required(Role.ADMIN, accepts_tokens=True)
 def campaign_payments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = read_models.campaign(Viewer.of(request), campaign_id)
+    return payments_file(read_models.campaign(Viewer.of(request), campaign_id))
+
+
+def payments_file(campaign: Campaign) -> HttpResponse:
+    """The campaign's payment export as a CSV download (its page's link and the API)."""
     response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
     return response
