@@ -64,6 +64,7 @@ from annotation.services.campaigns import (
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
 from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
+from annotation.workspace.api import valid_body
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
@@ -268,15 +269,14 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         profile = self.get_object()
         if not self._is_admin():
-            availability = AvailabilitySerializer(data=request.data)
-            availability.is_valid(raise_exception=True)
+            availability = valid_body(AvailabilitySerializer, request)
             extra = set(request.data) - {"availability", "reason"}
             if extra:
                 raise PermissionDenied(_("You can change only your availability, not: %(fields)s.") % {"fields": ", ".join(sorted(extra))})
             expert_services.set_own_availability(
                 user=signed_in(request),
-                availability=availability.validated_data["availability"],
-                reason=availability.validated_data["reason"],
+                availability=availability["availability"],
+                reason=availability["reason"],
             )
             return Response(OwnProfileSerializer(read_models.own_profile(Viewer.of(request))).data)
         if errors := unchangeable_field_errors(request.data, list(expert_services.ADMIN_FIELDS)):
@@ -307,9 +307,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         """Admin: override the computed tier (tier null clears it); a reason is required."""
         if not self._is_admin():
             raise PermissionDenied(_("Only admins override tiers."))
-        form = TierOverrideSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
+        data = valid_body(TierOverrideSerializer, request)
+        expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **data)
         return Response(AdminProfileSerializer(self._as_read()).data)
 
     @extend_schema(request=QualifySerializer, responses={200: AdminProfileSerializer})
@@ -318,10 +317,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         """Admin: qualify an expert without calibration (general or for one dimension), with a reason."""
         if not self._is_admin():
             raise PermissionDenied(_("Only admins grant qualifications."))
-        form = QualifySerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        profile = self.get_object()
-        expert_services.grant_qualification(expert=profile.user, by=signed_in(request), **form.validated_data)
+        data = valid_body(QualifySerializer, request)
+        expert_services.grant_qualification(expert=self.get_object().user, by=signed_in(request), **data)
         return Response(AdminProfileSerializer(self._as_read()).data)
 
 
@@ -810,9 +807,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CreatedCampaignSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        form = CampaignCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(CampaignCreateSerializer, request)
         gold_source = None
         if d.get("gold_source"):
             gold_source = read_models.campaign_named(Viewer.of(request), d["gold_source"])
@@ -835,9 +830,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Change settings while the campaign runs (same rules as its edit page); risky changes mid-test need confirm=true."""
         campaign = self.get_object()
-        form = CampaignSettingsUpdateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = dict(form.validated_data)
+        d = dict(valid_body(CampaignSettingsUpdateSerializer, request))
         confirm = d.pop("confirm")
         if "reservation_timeout_minutes" in d:
             d["reservation_timeout"] = timedelta(minutes=d.pop("reservation_timeout_minutes"))
@@ -895,9 +888,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def bulk_assign(self, request: Request, pk: str | None = None) -> Response:
         """Pre-assign every open slot (k per response) among eligible experts; optional `experts` list of usernames."""
         campaign = self.get_object()
-        form = BulkAssignInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        names = form.validated_data.get("experts")
+        names = valid_body(BulkAssignInputSerializer, request).get("experts")
         experts = None
         viewer = Viewer.of(request)
         if names:
@@ -916,9 +907,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def split_extension(self, request: Request, pk: str | None = None) -> Response:
         """Turn extra raters where the verdicts split on or off, or change the budget; on, the waiting responses are extended."""
         campaign = self.get_object()
-        form = SplitExtensionInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(SplitExtensionInputSerializer, request)
         set_split_extension(
             campaign=campaign,
             by=signed_in(request),
@@ -945,11 +934,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     @action(detail=True, methods=["post"])
     def status(self, request: Request, pk: str | None = None) -> Response:
         """Set the campaign's status (draft, active, paused, closed)."""
-        form = StatusSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        campaign = set_campaign_status(
-            campaign=self.get_object(), status=form.validated_data["status"], reason=form.validated_data["reason"], by=signed_in(request)
-        )
+        d = valid_body(StatusSerializer, request)
+        campaign = set_campaign_status(campaign=self.get_object(), status=d["status"], reason=d["reason"], by=signed_in(request))
         return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(request), campaign.pk)).data)
 
     @extend_schema(responses={200: PaymentsSerializer})
@@ -964,14 +950,11 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def pay_decision(self, request: Request, pk: str | None = None) -> Response:
         """Decide whether an expert's work submitted while paused is paid (policy: held for an admin's decision)."""
         campaign = self.get_object()
-        form = PayDecisionInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        expert = read_models.user_named(Viewer.of(request), form.validated_data["expert"])
+        d = valid_body(PayDecisionInputSerializer, request)
+        expert = read_models.user_named(Viewer.of(request), d["expert"])
         if expert is None:
-            raise DjangoValidationError({"expert": _("unknown user %(name)r") % {"name": form.validated_data["expert"]}})
-        decide_held_pay(
-            campaign=campaign, expert=expert, pay=form.validated_data["pay"], note=form.validated_data["note"], by=signed_in(request)
-        )
+            raise DjangoValidationError({"expert": _("unknown user %(name)r") % {"name": d["expert"]}})
+        decide_held_pay(campaign=campaign, expert=expert, pay=d["pay"], note=d["note"], by=signed_in(request))
         line = next(p for p in payment_lines(campaign) if p.expert_id == expert.pk)
         return Response(PaymentLineSerializer(line).data)
 
@@ -1208,9 +1191,7 @@ class PayPolicyView(APIView):
     @extend_schema(request=PayPolicySerializer, responses={200: PayPolicySerializer})
     def patch(self, request: Request) -> Response:
         current = QualityPolicy.current()
-        form = PayPolicySerializer(data=request.data, partial=True)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(PayPolicySerializer, request, partial=True)
         policy = update_pay_policy(
             by=signed_in(request),
             paused_work_pay=d.get("paused_work_pay", current.paused_work_pay),

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from annotation.manage import read_models
 from annotation.models import ItemProblemReport, UnclearCriterionReport
 from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, resolve_report
+from annotation.workspace.api import valid_body
 from heartbench_core.api import ComputedListView
 from heartbench_core.http import signed_in
 from heartbench_core.query_params import valid_query
@@ -102,9 +103,8 @@ class ReportResolveView(APIView):
         if kind not in REPORT_KINDS:
             raise Http404(_("unknown kind of report"))
         report = read_models.expert_report(Viewer.of(request), kind, report_id)
-        body = ReportReplySerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        resolved = resolve_report(report=report, by=signed_in(request), reply=body.validated_data["reply"])
+        reply = valid_body(ReportReplySerializer, request)["reply"]
+        resolved = resolve_report(report=report, by=signed_in(request), reply=reply)
         return Response(ExpertReportSerializer(_report_row(kind, resolved)).data)
 
 

@@ -554,7 +554,7 @@ class NextResponseView(ExpertView):
     @extend_schema(request=NextInputSerializer, responses={200: AssignmentDetailSerializer, 204: None})
     def post(self, request: Request) -> Response:
         expert, viewer = signed_in(request), Viewer.of(request)
-        data = _valid(NextInputSerializer, request)
+        data = valid_body(NextInputSerializer, request)
         campaign = read_models.expert_campaign(viewer, data["campaign"])
         assignment = assign_next_response(expert=expert, campaign=campaign)
         if assignment is None:
@@ -594,7 +594,7 @@ class DraftView(ExpertView):
     @extend_schema(request=DraftInputSerializer, responses={200: DraftSavedSerializer, 409: DraftConflictSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
-        data = _valid(DraftInputSerializer, request)
+        data = valid_body(DraftInputSerializer, request)
         saved = services.save_draft(
             assignment=assignment,
             expert=signed_in(request),
@@ -612,7 +612,7 @@ class TimeView(ExpertView):
     @extend_schema(request=TimeInputSerializer, responses=ActiveTimeSerializer)
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
-        data = _valid(TimeInputSerializer, request)
+        data = valid_body(TimeInputSerializer, request)
         total = services.record_active_time(assignment=assignment, expert=signed_in(request), seconds=data["active_seconds"])
         return Response(ActiveTimeSerializer({"active_seconds": total}).data)
 
@@ -623,7 +623,7 @@ class SubmitView(ExpertView):
     @extend_schema(request=DraftInputSerializer, responses={200: SubmittedSerializer, 409: DraftConflictSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
-        data = _valid(DraftInputSerializer, request)
+        data = valid_body(DraftInputSerializer, request)
         expert = signed_in(request)
         based_on = data["version"]
         if data["judgments"]:
@@ -641,7 +641,7 @@ class UnclearReportView(ExpertView):
     @extend_schema(request=UnclearInputSerializer, responses={201: UnclearReportSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
-        data = _valid(UnclearInputSerializer, request)
+        data = valid_body(UnclearInputSerializer, request)
         report = services.report_unclear_criterion(
             assignment=assignment, expert=signed_in(request), criterion_id=data["criterion"], comment=data["comment"]
         )
@@ -654,7 +654,7 @@ class ProblemReportView(ExpertView):
     @extend_schema(request=CommentInputSerializer, responses={201: ProblemReportSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
-        data = _valid(CommentInputSerializer, request)
+        data = valid_body(CommentInputSerializer, request)
         report = services.report_item_problem(assignment=assignment, expert=signed_in(request), comment=data["comment"])
         return Response(ProblemReportSerializer(report).data, status=201)
 
@@ -666,7 +666,7 @@ class SkipView(ExpertView):
     def post(self, request: Request, public_id: str) -> Response:
         expert = signed_in(request)
         assignment = self.own_ref(request, public_id)
-        data = _valid(SkipInputSerializer, request)
+        data = valid_body(SkipInputSerializer, request)
         skip = services.skip_assignment(assignment=assignment, expert=expert, reason=data["reason"], note=data["note"])
         following = next_response_if_any(expert=expert, campaign=skip.campaign)
         next_id = following.public_id if following is not None else None
@@ -684,7 +684,7 @@ class CorrectionsView(ExpertView):
     @extend_schema(request=CorrectionInputSerializer, responses={201: CorrectionSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
-        data = _valid(CorrectionInputSerializer, request)
+        data = valid_body(CorrectionInputSerializer, request)
         correction = services.request_correction(
             assignment=assignment, expert=signed_in(request), reason=data["reason"], entries=_entries(data["judgments"])
         )
@@ -705,7 +705,7 @@ class DiscussionView(ExpertView):
     @extend_schema(request=DiscussionCommentInputSerializer, responses={201: DiscussionSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_open_discussion(request, public_id)
-        data = _valid(DiscussionCommentInputSerializer, request)
+        data = valid_body(DiscussionCommentInputSerializer, request)
         services.post_comment(assignment=assignment, expert=signed_in(request), body=data["body"], criterion_id=data["criterion"])
         return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data, status=201)
 
@@ -716,7 +716,7 @@ class DiscussionVoteView(ExpertView):
     @extend_schema(request=DiscussionVoteInputSerializer, responses=DiscussionSerializer)
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_open_discussion(request, public_id)
-        data = _valid(DiscussionVoteInputSerializer, request)
+        data = valid_body(DiscussionVoteInputSerializer, request)
         services.cast_vote(assignment=assignment, expert=signed_in(request), criterion_id=data["criterion"], hit=data["hit"])
         return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data)
 
@@ -761,12 +761,13 @@ class DecideCorrectionView(APIView):
     @extend_schema(request=CorrectionDecisionInputSerializer, responses=AdminCorrectionSerializer)
     def post(self, request: Request, correction_id: int) -> Response:
         correction = read_models.correction_to_decide(Viewer.of(request), correction_id)
-        data = _valid(CorrectionDecisionInputSerializer, request)
+        data = valid_body(CorrectionDecisionInputSerializer, request)
         decided = services.decide_correction(correction=correction, admin=signed_in(request), accept=data["accept"], note=data["note"])
         return Response(AdminCorrectionSerializer(decided).data)
 
 
-def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    form = serializer_class(data=request.data)
-    form.is_valid(raise_exception=True)
+def valid_body(serializer_class: type[serializers.Serializer], request: Request, **kwargs: Any) -> dict[str, Any]:
+    """The request's body as the serializer validated it; a 400 naming each bad field otherwise."""
+    form = serializer_class(data=request.data, **kwargs)
+    form.isvalid_body(raise_exception=True)
     return form.validated_data
