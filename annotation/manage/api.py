@@ -27,10 +27,9 @@ from drf_spectacular.utils import (
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.pagination import CursorPagination, PageNumberPagination
+from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from annotation.manage import read_models
@@ -64,7 +63,7 @@ from annotation.services.campaigns import (
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
 from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
-from annotation.workspace.api import valid_body
+from annotation.workspace.api import KeysetPagination, valid_body
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
@@ -994,15 +993,8 @@ class AssignmentSerializer(serializers.ModelSerializer):
         ]
 
 
-class AssignmentPagination(PageNumberPagination):
-    """The API's default pages (`count`, `next`, `previous`, `results`); `next` continues by keyset.
-
-    `next` carries where its page ended (`after`, an opaque cursor), so a deep page reads from
-    there instead of sorting and skipping every row before it; `page` alone still works (by
-    offset, as before). Under an `ordering` of the caller's choice, pages go by offset only.
-    """
-
-    after_query_param = "after"
+class AssignmentPagination(KeysetPagination):
+    """Every assignment, continued by keyset as `next` gives it; under an `ordering` of the caller's choice, pages go by offset only."""
 
     def paginate_queryset(  # type: ignore[override]  # pages assignments only
         self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
@@ -1029,9 +1021,7 @@ class AssignmentPagination(PageNumberPagination):
         return self.rows
 
     def get_paginated_response(self, data: Any) -> Response:
-        if self.page is not None:
-            return super().get_paginated_response(data)
-        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+        return super().get_paginated_response(data) if self.page is not None else self.keyset_response(data)
 
     def get_next_link(self) -> str | None:
         if self.page is not None:
@@ -1042,28 +1032,10 @@ class AssignmentPagination(PageNumberPagination):
             return None
         number = self.page.next_page_number() if self.page is not None else self.number + 1
         last = self.rows[-1]
-        url = replace_query_param(self.here, self.page_query_param, number)
-        return replace_query_param(url, self.after_query_param, encode_keyset(last.reserved_at, last.pk))
+        return self.keyset_next_link(number, encode_keyset(last.reserved_at, last.pk))
 
     def get_previous_link(self) -> str | None:
-        if self.page is not None:
-            return super().get_previous_link()
-        url = remove_query_param(self.here, self.after_query_param)
-        if self.number == 2:
-            return remove_query_param(url, self.page_query_param)
-        return replace_query_param(url, self.page_query_param, self.number - 1)
-
-    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
-        return [
-            *super().get_schema_operation_parameters(view),
-            {
-                "name": self.after_query_param,
-                "required": False,
-                "in": "query",
-                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
-                "schema": {"type": "string"},
-            },
-        ]
+        return super().get_previous_link() if self.page is not None else self.keyset_previous_link()
 
 
 @extend_schema_view(list=extend_schema(parameters=AssignmentFilters.parameters()))

@@ -450,15 +450,50 @@ class ExpertView(APIView):
         return read_models.own_work_ref(Viewer.of(request), public_id)
 
 
-class OwnAssignmentsPagination(PageNumberPagination):
-    """The API's default pages (`count`, `next`, `previous`, `results`), read by keyset.
+class KeysetPagination(PageNumberPagination):
+    """The API's default pages (`count`, `next`, `previous`, `results`) whose `next` also carries where its page ended.
 
-    `next` carries where its page ended (`after`, an opaque cursor), so the hundredth page costs
-    what the first does; `page` alone still works (by offset, as before), and `count` comes from
-    the expert's tallies instead of counting their rows.
+    `after` (an opaque cursor) lets a deep page read from there instead of sorting and skipping
+    every row before it; `page` alone still works (by offset). A subclass sets `here`, `number`,
+    `count`, `more` and `rows` when it reads a page by keyset.
     """
 
     after_query_param = "after"
+    here: str
+    number: int
+    count: int
+    more: bool
+    rows: list[Any]
+
+    def keyset_response(self, data: Any) -> Response:
+        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+
+    def keyset_next_link(self, number: int, cursor: str) -> str:
+        return replace_query_param(replace_query_param(self.here, self.page_query_param, number), self.after_query_param, cursor)
+
+    def keyset_previous_link(self) -> str:
+        url = remove_query_param(self.here, self.after_query_param)
+        if self.number == 2:
+            return remove_query_param(url, self.page_query_param)
+        return replace_query_param(url, self.page_query_param, self.number - 1)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            *super().get_schema_operation_parameters(view),
+            {
+                "name": self.after_query_param,
+                "required": False,
+                "in": "query",
+                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
+                "schema": {"type": "string"},
+            },
+        ]
+
+
+class OwnAssignmentsPagination(KeysetPagination):
+    """The expert's own assignments, read by keyset: the hundredth page costs what the first does, and `count` comes from the
+    expert's tallies instead of counting their rows.
+    """
 
     def paginate_queryset(  # type: ignore[override]  # pages assignments only
         self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
@@ -485,34 +520,16 @@ class OwnAssignmentsPagination(PageNumberPagination):
         return self.rows
 
     def get_paginated_response(self, data: Any) -> Response:
-        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+        return self.keyset_response(data)
 
     def get_next_link(self) -> str | None:
         if not self.more or not self.rows:
             return None
         last = self.rows[-1]
-        url = replace_query_param(self.here, self.page_query_param, self.number + 1)
-        return replace_query_param(url, self.after_query_param, encode_after(last.reserved_at, last.public_id))
+        return self.keyset_next_link(self.number + 1, encode_after(last.reserved_at, last.public_id))
 
     def get_previous_link(self) -> str | None:
-        if self.number <= 1:
-            return None
-        url = remove_query_param(self.here, self.after_query_param)
-        if self.number == 2:
-            return remove_query_param(url, self.page_query_param)
-        return replace_query_param(url, self.page_query_param, self.number - 1)
-
-    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
-        return [
-            *super().get_schema_operation_parameters(view),
-            {
-                "name": self.after_query_param,
-                "required": False,
-                "in": "query",
-                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
-                "schema": {"type": "string"},
-            },
-        ]
+        return None if self.number <= 1 else self.keyset_previous_link()
 
     @staticmethod
     def _decode(cursor: str) -> tuple[datetime, str]:
