@@ -166,15 +166,7 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     }
     if request.htmx:
         return render(request, "annotation/manage/partials/progress.html", context)
-    context.update(
-        show_seed=page.show_seed,
-        models=page.models,
-        results=page.results,
-        payments=page.payments,
-        payments_total=page.payments_total,
-        skips=page.skips,
-        statuses=Campaign.Status.choices,
-    )
+    context.update(vars(page), statuses=Campaign.Status.choices)  # the rest of the page: seed, models, results, payments, skips
     return render(request, "annotation/manage/campaign_detail.html", context)
 
 
@@ -509,16 +501,7 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
                 messages.success(request, _("Saved."))
                 return redirect("annotation:expert", username)
     page = read_models.expert_page(viewer, profile)
-    context = {
-        "profile": profile,
-        "history": page.history,
-        "tier_changes": page.tier_changes,
-        "form": form,
-        "tier_form": tier_form,
-        "qual_form": qual_form,
-        "alerts": page.alerts,
-        "hide_quality_of": page.hide_quality_of,
-    }
+    context = {"profile": profile, "form": form, "tier_form": tier_form, "qual_form": qual_form, **vars(page)}
     bad = any(f.is_bound and f.errors for f in (form, tier_form, qual_form))
     return render(request, "annotation/manage/expert_edit.html", context, status=400 if bad else 200)
 
@@ -561,16 +544,9 @@ def profile(request: SignedInRequest) -> HttpResponse:
             messages.success(request, _("Availability saved."))
             return redirect("annotation:profile")
     page = read_models.own_profile_page(Viewer.of(request), own)
-    policy = page.policy
-    context = {
-        "profile": own,
-        "history": page.history,
-        "form": form,
-        "retakes": page.retakes,
-        "certificates": page.certificates,
-        "policy": policy,
-        "pay_policy": render_guidelines(policy.pay_policy_text) if policy.pay_policy_text.strip() else "",
-    }
+    pay_policy = render_guidelines(page.policy.pay_policy_text) if page.policy.pay_policy_text.strip() else ""
+    # The page's history, retakes, certificates and policy.
+    context = {"profile": own, "form": form, **vars(page), "pay_policy": pay_policy}
     return render(request, "annotation/profile.html", context, status=400 if form.errors else 200)
 
 
