@@ -30,8 +30,8 @@ from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response, next_response_if_any
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
-from annotation.workspace.filters import OwnAssignmentFilters
-from annotation.workspace.selectors import OwnProgress, decode_after, encode_after
+from annotation.workspace.filters import OwnAssignmentFilters, decode_after, encode_after
+from annotation.workspace.selectors import OwnProgress
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
 from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in

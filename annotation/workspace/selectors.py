@@ -7,7 +7,6 @@ number of queries whatever the size of the item or the queue.
 
 from __future__ import annotations
 
-import base64
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from annotation.quality_text import pause_reason_text
 from annotation.services import assignment as serving
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
 from annotation.services.workspace import JudgmentRow, discussion_cohort, discussion_open_for
+from annotation.workspace.filters import decode_after, encode_after
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
 from heartbench_core.roles import Role, has_role
@@ -295,19 +295,6 @@ def completed_page(expert: User, *, after: str = "", size: int | None = None) ->
         total=own_assignment_count(expert, "submitted"),
         next_after=encode_after(last.submitted_at, last.public_id) if more and last and last.submitted_at else "",
     )
-
-
-def encode_after(when: datetime, public_id: str) -> str:
-    return base64.urlsafe_b64encode(f"{when.isoformat()}|{public_id}".encode()).decode().rstrip("=")
-
-
-def decode_after(cursor: str) -> tuple[datetime, str] | None:
-    try:
-        when, public_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
-        moment = datetime.fromisoformat(when)
-    except ValueError:
-        return None
-    return (moment, public_id) if cursor and moment.tzinfo is not None else None
 
 
 def expert_home(
