@@ -272,11 +272,7 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
             extra = set(request.data) - {"availability", "reason"}
             if extra:
                 raise PermissionDenied(_("You can change only your availability, not: %(fields)s.") % {"fields": ", ".join(sorted(extra))})
-            expert_services.set_own_availability(
-                user=signed_in(request),
-                availability=availability["availability"],
-                reason=availability["reason"],
-            )
+            expert_services.set_own_availability(user=signed_in(request), **availability)
             return Response(OwnProfileSerializer(read_models.own_profile(Viewer.of(request))).data)
         if errors := unchangeable_field_errors(request.data, list(expert_services.ADMIN_FIELDS)):
             raise serializers.ValidationError(errors)

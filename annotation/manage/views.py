@@ -487,14 +487,10 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
             try:
                 if action == "profile":
                     expert_services.update_profile(profile=profile, by=request.user, **form.changes())
-                elif action == "tier":
-                    expert_services.override_tier(
-                        profile=profile, tier=tier_form.cleaned_data["tier"], reason=tier_form.cleaned_data["reason"], by=request.user
-                    )
-                else:
-                    expert_services.grant_qualification(
-                        expert=user, dimension=qual_form.cleaned_data["dimension"], reason=qual_form.cleaned_data["reason"], by=request.user
-                    )
+                elif action == "tier":  # tier and reason
+                    expert_services.override_tier(profile=profile, by=request.user, **tier_form.cleaned_data)
+                else:  # dimension and reason
+                    expert_services.grant_qualification(expert=user, by=request.user, **qual_form.cleaned_data)
             except ValidationError as exc:
                 _form_errors(bound, exc)
             else:
@@ -535,9 +531,7 @@ def profile(request: SignedInRequest) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         try:
-            expert_services.set_own_availability(
-                user=request.user, availability=form.cleaned_data["availability"], reason=form.cleaned_data["reason"]
-            )
+            expert_services.set_own_availability(user=request.user, **form.cleaned_data)  # availability and reason
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
