@@ -641,13 +641,14 @@ class SubmitView(ExpertView):
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
         data = valid_body(DraftInputSerializer, request)
-        expert = signed_in(request)
-        based_on = data["version"]
-        if data["judgments"]:
-            based_on = services.save_draft(
-                assignment=assignment, expert=expert, entries=_entries(data["judgments"]), based_on=based_on
-            ).draft_version
-        done = services.submit_assignment(assignment=assignment, expert=expert, active_seconds=data["active_seconds"], based_on=based_on)
+        entries = _entries(data["judgments"])
+        done = services.submit_with_draft(
+            assignment=assignment,
+            expert=signed_in(request),
+            entries=entries,
+            active_seconds=data["active_seconds"],
+            based_on=data["version"],
+        )
         finished = read_models.attempt_finished_by(Viewer.of(request), done)
         return Response(SubmittedSerializer(done, context={"calibration_result": None if finished is None else finished.pk}).data)
 

@@ -292,13 +292,8 @@ def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
     posted: list[services.DraftEntry] = []
     try:
         posted = forms.draft_entries(request.POST)
-        based_on = forms.based_on(request.POST)
-        if posted:
-            # Saved on its own first, so a refused submission loses nothing of what was typed.
-            based_on = services.save_draft(assignment=assignment, expert=request.user, entries=posted, based_on=based_on).draft_version
-        services.submit_assignment(
-            assignment=assignment, expert=request.user, active_seconds=forms.active_seconds(request.POST), based_on=based_on
-        )
+        seconds, based_on = forms.active_seconds(request.POST), forms.based_on(request.POST)
+        services.submit_with_draft(assignment=assignment, expert=request.user, entries=posted, active_seconds=seconds, based_on=based_on)
     except ValidationError as exc:  # changed in another tab (neither saved nor submitted), or refused
         return _refused(request, assignment, exc, posted)
     campaign = assignment.campaign_response.campaign
