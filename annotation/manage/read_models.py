@@ -80,7 +80,7 @@ def campaign_list(viewer: Viewer, params: Mapping[str, Any], *, number: str | in
         ),
         filters=filters,
         # Their text in the reader's language from their figures, not the English stored with them.
-        alerts=alert_rows(visible_alerts(user, selectors.open_alerts())[:5]),
+        alerts=alert_rows(visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True))[:5]),
     )
 
 
@@ -236,7 +236,8 @@ class SettingsHistory:
 def settings_history(viewer: Viewer, campaign: Campaign) -> SettingsHistory:
     """Guidelines revisions and recorded changes of settings and status, newest first (its edit page and the API)."""
     viewer.require(Role.ADMIN)
-    return SettingsHistory(selectors.guidelines_history(campaign), list(selectors.campaign_changes(campaign)))
+    revisions = CampaignGuidelines.objects.filter(campaign=campaign).select_related("author").order_by("-revision")
+    return SettingsHistory(list(revisions), selectors.campaign_changes(campaign))
 
 
 # --- pay -----------------------------------------------------------------------------------------

@@ -25,12 +25,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.models import (
-    AdminAlert,
     Assignment,
     AssignmentQuerySet,
     CalibrationResult,
     Campaign,
-    CampaignGuidelines,
     CampaignSettings,
     ExpertCampaignTally,
     ExpertProfile,
@@ -568,25 +566,13 @@ def profile_history(profile: ExpertProfile) -> ProfileHistory:
     )
 
 
-def open_alerts() -> QuerySet[AdminAlert]:
-    return AdminAlert.objects.filter(resolved_at__isnull=True).select_related("expert", "campaign")
-
-
 # --- editing a running campaign: its change log and guidelines revisions -------------------------
 
 
-def campaign_changes(campaign: Campaign, *, limit: int = 50) -> QuerySet[LogEntry]:
+def campaign_changes(campaign: Campaign, *, limit: int = 50) -> list[LogEntry]:
     """Recorded changes of the campaign's settings and status, newest first (`services.campaigns._record` writes them)."""
-    return (
-        LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk))
-        .select_related("user")
-        .order_by("-action_time", "-id")[:limit]
-    )
-
-
-def guidelines_history(campaign: Campaign) -> list[CampaignGuidelines]:
-    """Every revision of the campaign's guidelines, newest first, with its author."""
-    return list(CampaignGuidelines.objects.filter(campaign=campaign).select_related("author").order_by("-revision"))
+    of_campaign = LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk))
+    return list(of_campaign.select_related("user").order_by("-action_time", "-id")[:limit])
 
 
 # --- certificates ------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
 
@@ -87,7 +87,10 @@ def own_assignments(
 ) -> QuerySet[Assignment]:
     """The expert's reserved and submitted assignments (filtered by `OwnAssignmentFilters`), newest first; past the keyset `after` when given."""
     rows = OwnAssignmentFilters(params).check().narrow(selectors.own_assignments(viewer.person()))
-    return selectors.own_assignments_after(rows, *after) if after is not None else rows
+    if after is None:
+        return rows
+    reserved_at, public_id = after  # past that row, in the list's order
+    return rows.filter(Q(reserved_at__lt=reserved_at) | Q(reserved_at=reserved_at, public_id__gt=public_id))
 
 
 @read_model

@@ -199,11 +199,6 @@ def own_assignments(expert: User) -> QuerySet[Assignment]:
     )
 
 
-def own_assignments_after(queryset: QuerySet[Assignment], reserved_at: datetime, public_id: str) -> QuerySet[Assignment]:
-    """`own_assignments` past the row (reserved_at, public_id), in its order: the keyset its pages continue from."""
-    return queryset.filter(Q(reserved_at__lt=reserved_at) | Q(reserved_at=reserved_at, public_id__gt=public_id))
-
-
 def own_assignment_count(expert: User, status: str | None = None) -> int:
     """How many assignments `own_assignments` lists (of one status when given), from the expert's tallies: one query, whatever the count."""
     fields = {"reserved": ["reserved"], "submitted": ["submitted"]}.get(status or "", ["reserved", "submitted"])
