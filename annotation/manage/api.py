@@ -63,7 +63,7 @@ from annotation.services.campaigns import (
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
 from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
-from annotation.workspace.api import KeysetPagination, valid_body
+from annotation.workspace.api import KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
@@ -372,7 +372,7 @@ class CalibrationResultSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(list=extend_schema(parameters=CalibrationResultFilters.parameters()))
-class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult]):
+class CalibrationResultViewSet(RecordsShown, viewsets.ReadOnlyModelViewSet[CalibrationResult]):
     """Finished calibration attempts with feedback on each miss: an expert's own, or all for admins."""
 
     serializer_class = CalibrationResultSerializer
@@ -381,21 +381,12 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult])
     def get_queryset(self) -> QuerySet[CalibrationResult]:
         return read_models.calibration_results(Viewer.of(self.request), self.request.query_params)
 
-    # DRF's list, recording the results it serves; a docstring here would replace the endpoint's description in the schema.
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        queryset = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(queryset)
-        shown = page if page is not None else builtins.list(queryset)
-        self._record(shown)
-        data = self.get_serializer(shown, many=True).data
-        return self.get_paginated_response(data) if page is not None else Response(data)
-
     def get_object(self) -> CalibrationResult:
         result = super().get_object()
-        self._record([result])
+        self.record([result])
         return result
 
-    def _record(self, results: Sequence[CalibrationResult]) -> None:
+    def record(self, results: Sequence[CalibrationResult]) -> None:
         """Others' feedback shows gold verdicts of the calibration's responses: never serve those to the viewer blind."""
         read_models.calibration_results_shown(Viewer.of(self.request), results)
 

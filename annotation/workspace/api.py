@@ -7,6 +7,7 @@ name no model, no other expert, no verdict, no gold flag.
 
 import builtins
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +19,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.generics import ListAPIView
+from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -739,7 +740,23 @@ class DiscussionVoteView(ExpertView):
         return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data)
 
 
-class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
+class RecordsShown(GenericAPIView):
+    """A list that records the rows it serves as shown to the requester (`record`), so they are never served to them blind."""
+
+    def record(self, rows: Sequence[Any]) -> None:
+        raise NotImplementedError
+
+    # DRF's list, recording what it serves; a docstring here would replace a viewset's description of its list in the schema.
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        shown = page if page is not None else builtins.list(queryset)
+        self.record(shown)
+        data = self.get_serializer(shown, many=True).data
+        return self.get_paginated_response(data) if page is not None else Response(data)
+
+
+class AdminCorrectionsView(RecordsShown, ListAPIView[CorrectionRequest]):
     """Correction requests, oldest first (pending by default; ?status=accepted|refused|all, ?campaign=)."""
 
     permission_classes = [IsAdmin]
@@ -756,14 +773,8 @@ class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """DRF's list, recording the corrections it serves (other raters' judgments) as shown to the requester."""
-        queryset = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(queryset)
-        shown = page if page is not None else builtins.list(queryset)
-        data = self.get_serializer(shown, many=True).data
-        read_models.corrections_shown(Viewer.of(request), shown)
-        return self.get_paginated_response(data) if page is not None else Response(data)
+    def record(self, rows: Sequence[CorrectionRequest]) -> None:
+        read_models.corrections_shown(Viewer.of(self.request), rows)  # they show other raters' judgments
 
 
 class DecideCorrectionView(APIView):
