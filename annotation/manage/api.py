@@ -476,31 +476,6 @@ class CampaignSerializer(serializers.ModelSerializer):
         return None if getattr(campaign, "seed_hidden", True) else campaign.seed
 
 
-@extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
-class CalibrationCreateView(FileImportView[CampaignOutcome]):
-    """Admin: create a calibration set from a gold-label JSONL file (same rules as `create_calibration`)."""
-
-    input_serializer = CalibrationCreateSerializer
-
-    def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_calibration(
-            name=d["name"],
-            dataset_name=d["dataset"],
-            version_label=d.get("version") or None,
-            source=d["file"],
-            file_name=d["file"].name,
-            pass_threshold=d["pass_threshold"],
-            retake_cooldown=timedelta(days=d["cooldown_days"]),
-            max_attempts=d["max_attempts"],
-            sitting_size=d.get("sitting_size"),
-            expert_usernames=d.get("experts") or None,
-            created_by=user,
-        )
-
-    def respond(self, outcome: CampaignOutcome) -> Response:
-        return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
-
-
 @extend_schema_view(post=extend_schema(request=GoldSetCreateSerializer, responses={201: CampaignSerializer}))
 class GoldSetCreateView(FileImportView[CampaignOutcome]):
     """Admin: create a gold set (the pool of hidden gold checks) from a gold-label JSONL file (same rules as `create_gold_set`)."""
@@ -508,17 +483,34 @@ class GoldSetCreateView(FileImportView[CampaignOutcome]):
     input_serializer = GoldSetCreateSerializer
 
     def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_gold_set(
-            name=d["name"],
-            dataset_name=d["dataset"],
-            version_label=d.get("version") or None,
-            source=d["file"],
-            file_name=d["file"].name,
-            created_by=user,
-        )
+        return create_gold_set(**self.file_args(d), created_by=user)
+
+    @staticmethod
+    def file_args(d: dict[str, Any]) -> dict[str, Any]:
+        """What a gold set and a calibration set are made from alike: a name, the dataset's version and the file."""
+        file = {"source": d["file"], "file_name": d["file"].name}
+        return {"name": d["name"], "dataset_name": d["dataset"], "version_label": d.get("version") or None, **file}
 
     def respond(self, outcome: CampaignOutcome) -> Response:
         return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
+
+
+@extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
+class CalibrationCreateView(GoldSetCreateView):
+    """Admin: create a calibration set from a gold-label JSONL file (same rules as `create_calibration`)."""
+
+    input_serializer = CalibrationCreateSerializer
+
+    def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
+        return create_calibration(
+            **self.file_args(d),
+            pass_threshold=d["pass_threshold"],
+            retake_cooldown=timedelta(days=d["cooldown_days"]),
+            max_attempts=d["max_attempts"],
+            sitting_size=d.get("sitting_size"),
+            expert_usernames=d.get("experts") or None,
+            created_by=user,
+        )
 
 
 # --- campaigns -----------------------------------------------------------------------------------
