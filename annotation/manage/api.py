@@ -653,7 +653,7 @@ class PaymentLineSerializer(TypedSerializer[PaymentLine]):
 
 
 class PaymentsSerializer(serializers.Serializer):
-    paused_work_pay = serializers.ChoiceField(choices=QualityPolicy.PausedWorkPay.choices)
+    paused_work_pay = serializers.ChoiceField(source="policy.paused_work_pay", choices=QualityPolicy.PausedWorkPay.choices)
     lines = PaymentLineSerializer(many=True)
 
 
@@ -821,7 +821,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def settings_history(self, request: Request, pk: str | None = None) -> Response:
         """Guidelines revisions (who, when, change note) and recorded changes of settings and status."""
         history = read_models.settings_history(Viewer.of(request), self.get_object())
-        return Response(SettingsHistorySerializer({"guidelines": history.guidelines, "changes": history.changes}).data)
+        return Response(SettingsHistorySerializer(history).data)
 
     @extend_schema(responses={200: CampaignSkipsSerializer})
     @action(detail=True, methods=["get"])
@@ -895,18 +895,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         )
         done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
         state = split_extension_state(read_models.campaign(Viewer.of(request), campaign.pk))  # as now stored, not as the view read it
-        return Response(
-            SplitExtensionResultSerializer(
-                {
-                    "enabled": state.enabled,
-                    "budget": state.budget,
-                    "min_share": state.min_share,
-                    "spent": state.spent or 0,
-                    "extended": state.extended or 0,
-                    "extended_now": done.extended if done else 0,
-                }
-            ).data
-        )
+        counts = {"spent": state.spent or 0, "extended": state.extended or 0, "extended_now": done.extended if done else 0}
+        return Response(SplitExtensionResultSerializer({**vars(state), **counts}).data)
 
     @extend_schema(request=StatusSerializer, responses={200: CampaignSerializer})
     @action(detail=True, methods=["post"])
@@ -920,8 +910,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     @action(detail=True, methods=["get"], url_path="payment-lines")
     def payment_lines(self, request: Request, pk: str | None = None) -> Response:
         """Pay per expert under the written policy: submitted, of which while paused, paid, held, withheld, amount."""
-        pay = read_models.payments(Viewer.of(request), self.get_object())
-        return Response(PaymentsSerializer({"paused_work_pay": pay.policy.paused_work_pay, "lines": pay.lines}).data)
+        return Response(PaymentsSerializer(read_models.payments(Viewer.of(request), self.get_object())).data)
 
     @extend_schema(request=PayDecisionInputSerializer, responses={200: PaymentLineSerializer})
     @action(detail=True, methods=["post"], url_path="pay-decision")
