@@ -131,9 +131,8 @@ def _create(request: SignedInRequest, form: Any, create: Callable[..., CampaignO
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
-            o = outcome
-            figures = {"name": o.campaign.name, "n": o.responses, "responses": o.responses, "items": o.items, "gold": o.gold}
-            messages.success(request, said % {**figures, "experts": o.eligible_experts})
+            figures = {"name": outcome.campaign.name, "n": outcome.responses, "responses": outcome.responses, "items": outcome.items}
+            messages.success(request, said % {**figures, "gold": outcome.gold, "experts": outcome.eligible_experts})
             return redirect("annotation:campaign", outcome.campaign.pk)
     return render(request, template, {"form": form}, status=400 if form.errors else 200)
 
