@@ -318,8 +318,7 @@ def assignments(viewer: Viewer, params: Mapping[str, Any] | None = None) -> Quer
 @read_model
 def assignments_after(viewer: Viewer, rows: QuerySet[Assignment], *, when: datetime, pk: int, size: int) -> list[Assignment]:
     """Up to `size` rows of `assignments` after (when, pk) in their order: a deep page read from where the last one ended."""
-    after = rows.filter(Q(reserved_at__lte=when) & (Q(reserved_at__lt=when) | Q(pk__lt=pk)))  # the time bound starts an index range
-    return list(viewer.visible_responses(after, "campaign_response__response_id")[:size])
+    return list(viewer.visible_responses(rows.filter(selectors.listed_after(when, pk)), "campaign_response__response_id")[:size])
 
 
 @read_model

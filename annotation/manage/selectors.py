@@ -444,11 +444,11 @@ def assignment_overview_page(
     else:
         when, pk = keyset
         if after:
-            found = list(ids.filter(_before_in_list(when, pk)).values_list("pk", flat=True)[: per_page + 1])
+            found = list(ids.filter(listed_after(when, pk)).values_list("pk", flat=True)[: per_page + 1])
             more_before, more_after = True, len(found) > per_page
             found = found[:per_page]
         else:
-            found = list(ids.filter(_after_in_list(when, pk)).order_by("reserved_at", "id").values_list("pk", flat=True)[: per_page + 1])
+            found = list(ids.filter(listed_before(when, pk)).order_by("reserved_at", "id").values_list("pk", flat=True)[: per_page + 1])
             more_before, more_after = len(found) > per_page, True
             found = found[:per_page][::-1]
         paginator = Paginator(ids.values_list("pk", flat=True), per_page)
@@ -469,13 +469,13 @@ def assignment_overview_page(
     return page
 
 
-def _before_in_list(when: datetime, pk: int) -> Q:
+def listed_after(when: datetime, pk: int) -> Q:
     """Rows listed after (when, pk) in (-reserved_at, -id) order. The bound on reserved_at alone is the index range's start
     (campaign, -reserved_at, -id), so a deep page is read from its first row; ids decide only between equal times."""
     return Q(reserved_at__lte=when) & (Q(reserved_at__lt=when) | Q(pk__lt=pk))
 
 
-def _after_in_list(when: datetime, pk: int) -> Q:
+def listed_before(when: datetime, pk: int) -> Q:
     """Rows listed before (when, pk): the same range read the other way."""
     return Q(reserved_at__gte=when) & (Q(reserved_at__gt=when) | Q(pk__gt=pk))
 
