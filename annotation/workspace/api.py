@@ -798,5 +798,5 @@ class DecideCorrectionView(APIView):
 def valid_body(serializer_class: type[serializers.Serializer], request: Request, **kwargs: Any) -> dict[str, Any]:
     """The request's body as the serializer validated it; a 400 naming each bad field otherwise."""
     form = serializer_class(data=request.data, **kwargs)
-    form.isvalid_body(raise_exception=True)
+    form.is_valid(raise_exception=True)
     return form.validated_data
