@@ -828,7 +828,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def skips(self, request: Request, pk: str | None = None) -> Response:
         """Responses experts skipped: counts per reason and per expert, the latest skips, and responses that can no longer reach k."""
         found = read_models.campaign_skips(Viewer.of(request), self.get_object())
-        withheld = {
+        withheld: dict[str, Any] = {
             "withheld": str(read_models.PROGRESS_WITHHELD),
             "total": None,
             **{k: [] for k in ("by_reason", "by_expert", "latest", "stuck")},
