@@ -24,16 +24,9 @@ def _experts() -> QuerySet[User]:
 
 
 # What the form and the API hand `create_campaign` as they are.
-CAMPAIGN_AS_GIVEN: tuple[str, ...] = (
-    "name",
-    "sample_fraction",
-    "overlap",
-    "seed",
-    "requires_qualification",
-    "qualification_per_dimension",
-    "gold_rate",
-)
-CAMPAIGN_AS_GIVEN += ("min_tier_for_hard", "piece_rate", "split_extension", "split_extension_budget", "split_extension_min_share")
+CAMPAIGN_AS_GIVEN: tuple[str, ...] = ("name", "sample_fraction", "overlap", "seed", "requires_qualification", "gold_rate")
+CAMPAIGN_AS_GIVEN += ("qualification_per_dimension", "min_tier_for_hard", "piece_rate")
+CAMPAIGN_AS_GIVEN += ("split_extension", "split_extension_budget", "split_extension_min_share")
 
 
 class CampaignForm(forms.Form):
