@@ -35,71 +35,27 @@ def alert_text(alert: AdminAlert) -> str:
             return _(
                 "%(expert)s scored %(value)s on calibration %(campaign)s (%(agreed)s of %(compared)s criteria agreed with gold; "
                 "pass mark %(threshold)s; attempt %(attempt)s of %(max_attempts)s)."
-            ) % {
-                "expert": d["username"],
-                "value": _pct(d["value"]),
-                "campaign": d["campaign"],
-                "agreed": d["agreed"],
-                "compared": d["compared"],
-                "threshold": _pct(d["threshold"]),
-                "attempt": d["attempt"],
-                "max_attempts": d["max_attempts"],
-            }
+            ) % {**d, "expert": d["username"], "value": _pct(d["value"]), "threshold": _pct(d["threshold"])}
         if alert.kind == AdminAlert.Kind.EXPERT_DRIFT:
             return _(
                 "%(expert)s is drifting from gold: %(value)s on the last %(checks)s gold checks (%(agreed)s of %(compared)s criteria), "
                 "down from %(previous)s on the %(previous_checks)s before (%(previous_agreed)s of %(previous_compared)s)."
-            ) % {
-                "expert": d["username"],
-                "value": _pct(d["value"]),
-                "checks": d["checks"],
-                "agreed": d["agreed"],
-                "compared": d["compared"],
-                "previous": _pct(d["previous"]),
-                "previous_checks": d["previous_checks"],
-                "previous_agreed": d["previous_agreed"],
-                "previous_compared": d["previous_compared"],
-            }
+            ) % {**d, "expert": d["username"], "value": _pct(d["value"]), "previous": _pct(d["previous"])}
         if alert.kind == AdminAlert.Kind.CRITERION_LOW_ALPHA and d.get("signal") == "split":
             return _(
                 "Experts of %(campaign)s split on criterion %(position)s of %(question)s: on %(split)s of %(units)s responses "
                 "(%(ratings)s ratings), against %(others)s of the other criteria's %(others_units)s (p = %(p).3f)."
-            ) % {
-                "campaign": d["campaign"],
-                "position": d["position"],
-                "question": d["question_id"],
-                "split": d["split"],
-                "units": d["units"],
-                "ratings": d["ratings"],
-                "others": _pct(d["others_rate"]),
-                "others_units": d["others_units"],
-                "p": float(d["p_value"]),
-            }
+            ) % {**d, "question": d["question_id"], "others": _pct(d["others_rate"]), "p": float(d["p_value"])}
         if alert.kind == AdminAlert.Kind.CRITERION_LOW_ALPHA:  # alerts raised before the split signal
             return _(
                 "Experts of %(campaign)s agree little on criterion %(position)s of %(question)s: Krippendorff's alpha %(value).2f "
                 "over %(units)s responses (%(ratings)s ratings), below %(threshold).2f."
-            ) % {
-                "campaign": d["campaign"],
-                "position": d["position"],
-                "question": d["question_id"],
-                "value": float(d["value"]),
-                "units": d["units"],
-                "ratings": d["ratings"],
-                "threshold": float(d["threshold"]),
-            }
+            ) % {**d, "question": d["question_id"], "value": float(d["value"]), "threshold": float(d["threshold"])}
         if alert.kind == AdminAlert.Kind.JUDGE_DISAGREES_ON_MODEL:
             return _(
                 "On %(model)s in %(campaign)s, the judge matches the experts' majority on %(value)s of %(units)s criteria judged, "
                 "below %(threshold)s (%(without)s more had no majority yet)."
-            ) % {
-                "model": d["model"],
-                "campaign": d["campaign"],
-                "value": _pct(d["value"]),
-                "units": d["units"],
-                "threshold": _pct(d["threshold"]),
-                "without": d.get("without_majority", 0),
-            }
+            ) % {**d, "value": _pct(d["value"]), "threshold": _pct(d["threshold"]), "without": d.get("without_majority", 0)}
     except (KeyError, TypeError, ValueError):
         pass
     return alert.message

@@ -27,16 +27,17 @@ from drf_spectacular.utils import (
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.pagination import CursorPagination, PageNumberPagination
+from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from annotation.manage import read_models
 from annotation.manage.alert_texts import alert_text
 from annotation.manage.filters import AlertFilters, AssignmentFilters, CalibrationResultFilters, CampaignFilters
-from annotation.manage.selectors import Certificate, ExpertProgress
+from annotation.manage.forms import CAMPAIGN_AS_GIVEN
+from annotation.manage.selectors import Certificate, ExpertGoldAccuracy, ExpertProgress
+from annotation.manage.views import payments_file
 from annotation.models import (
     AdminAlert,
     Assignment,
@@ -59,9 +60,10 @@ from annotation.services.campaigns import (
     set_campaign_status,
     update_campaign_settings,
 )
-from annotation.services.payments import PaymentLine, decide_held_pay, payment_csv, payment_lines, update_pay_policy
+from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
 from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
+from annotation.workspace.api import KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api import ComputedListView, FileImportView
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
@@ -94,6 +96,20 @@ class QualificationSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+# What an admin and the expert alike see of a profile, before what only one of them sees.
+PROFILE_FIELDS = (
+    "username",
+    "degree",
+    "years_practice",
+    "credentials",
+    "specialties",
+    "languages",
+    "capacity",
+    "availability",
+    "availability_reason",
+)
+
+
 class AdminProfileSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
     effective_tier = serializers.IntegerField(read_only=True)
@@ -103,15 +119,7 @@ class AdminProfileSerializer(serializers.ModelSerializer):
     class Meta:
         model = ExpertProfile
         fields = [
-            "username",
-            "degree",
-            "years_practice",
-            "credentials",
-            "specialties",
-            "languages",
-            "capacity",
-            "availability",
-            "availability_reason",
+            *PROFILE_FIELDS,
             "tier",
             "tier_override",
             "tier_override_reason",
@@ -153,19 +161,7 @@ class OwnProfileSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ExpertProfile
-        fields = [
-            "username",
-            "degree",
-            "years_practice",
-            "credentials",
-            "specialties",
-            "languages",
-            "capacity",
-            "availability",
-            "availability_reason",
-            "qualified_for",
-            "certified_at",
-        ]
+        fields = [*PROFILE_FIELDS, "qualified_for", "certified_at"]
 
     def get_availability_reason(self, obj: ExpertProfile) -> str:
         return _(EXPERT_PAUSED_TEXT) if obj.availability == ExpertProfile.Availability.PAUSED else obj.availability_reason
@@ -272,16 +268,11 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         profile = self.get_object()
         if not self._is_admin():
-            availability = AvailabilitySerializer(data=request.data)
-            availability.is_valid(raise_exception=True)
+            availability = valid_body(AvailabilitySerializer, request)
             extra = set(request.data) - {"availability", "reason"}
             if extra:
                 raise PermissionDenied(_("You can change only your availability, not: %(fields)s.") % {"fields": ", ".join(sorted(extra))})
-            expert_services.set_own_availability(
-                user=signed_in(request),
-                availability=availability.validated_data["availability"],
-                reason=availability.validated_data["reason"],
-            )
+            expert_services.set_own_availability(user=signed_in(request), **availability)
             return Response(OwnProfileSerializer(read_models.own_profile(Viewer.of(request))).data)
         if errors := unchangeable_field_errors(request.data, list(expert_services.ADMIN_FIELDS)):
             raise serializers.ValidationError(errors)
@@ -311,9 +302,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         """Admin: override the computed tier (tier null clears it); a reason is required."""
         if not self._is_admin():
             raise PermissionDenied(_("Only admins override tiers."))
-        form = TierOverrideSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **form.validated_data)
+        data = valid_body(TierOverrideSerializer, request)
+        expert_services.override_tier(profile=self.get_object(), by=signed_in(request), **data)
         return Response(AdminProfileSerializer(self._as_read()).data)
 
     @extend_schema(request=QualifySerializer, responses={200: AdminProfileSerializer})
@@ -322,10 +312,8 @@ class ProfileViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
         """Admin: qualify an expert without calibration (general or for one dimension), with a reason."""
         if not self._is_admin():
             raise PermissionDenied(_("Only admins grant qualifications."))
-        form = QualifySerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        profile = self.get_object()
-        expert_services.grant_qualification(expert=profile.user, by=signed_in(request), **form.validated_data)
+        data = valid_body(QualifySerializer, request)
+        expert_services.grant_qualification(expert=self.get_object().user, by=signed_in(request), **data)
         return Response(AdminProfileSerializer(self._as_read()).data)
 
 
@@ -384,7 +372,7 @@ class CalibrationResultSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(list=extend_schema(parameters=CalibrationResultFilters.parameters()))
-class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult]):
+class CalibrationResultViewSet(RecordsShown, viewsets.ReadOnlyModelViewSet[CalibrationResult]):
     """Finished calibration attempts with feedback on each miss: an expert's own, or all for admins."""
 
     serializer_class = CalibrationResultSerializer
@@ -393,35 +381,14 @@ class CalibrationResultViewSet(viewsets.ReadOnlyModelViewSet[CalibrationResult])
     def get_queryset(self) -> QuerySet[CalibrationResult]:
         return read_models.calibration_results(Viewer.of(self.request), self.request.query_params)
 
-    # DRF's list, recording the results it serves; a docstring here would replace the endpoint's description in the schema.
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        queryset = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(queryset)
-        shown = page if page is not None else builtins.list(queryset)
-        self._record(shown)
-        data = self.get_serializer(shown, many=True).data
-        return self.get_paginated_response(data) if page is not None else Response(data)
-
     def get_object(self) -> CalibrationResult:
         result = super().get_object()
-        self._record([result])
+        self.record([result])
         return result
 
-    def _record(self, results: Sequence[CalibrationResult]) -> None:
+    def record(self, results: Sequence[CalibrationResult]) -> None:
         """Others' feedback shows gold verdicts of the calibration's responses: never serve those to the viewer blind."""
         read_models.calibration_results_shown(Viewer.of(self.request), results)
-
-
-class CalibrationCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    dataset = serializers.CharField(max_length=100)
-    version = serializers.CharField(max_length=64, required=False, allow_blank=True)
-    file = serializers.FileField()
-    pass_threshold = serializers.FloatField(default=0.8)
-    cooldown_days = serializers.FloatField(default=1.0, min_value=0)
-    max_attempts = serializers.IntegerField(default=2, min_value=1)
-    sitting_size = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
-    experts = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class GoldSetCreateSerializer(serializers.Serializer):
@@ -429,6 +396,14 @@ class GoldSetCreateSerializer(serializers.Serializer):
     dataset = serializers.CharField(max_length=100)
     version = serializers.CharField(max_length=64, required=False, allow_blank=True)
     file = serializers.FileField()
+
+
+class CalibrationCreateSerializer(GoldSetCreateSerializer):
+    pass_threshold = serializers.FloatField(default=0.8)
+    cooldown_days = serializers.FloatField(default=1.0, min_value=0)
+    max_attempts = serializers.IntegerField(default=2, min_value=1)
+    sitting_size = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
+    experts = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -501,31 +476,6 @@ class CampaignSerializer(serializers.ModelSerializer):
         return None if getattr(campaign, "seed_hidden", True) else campaign.seed
 
 
-@extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
-class CalibrationCreateView(FileImportView[CampaignOutcome]):
-    """Admin: create a calibration set from a gold-label JSONL file (same rules as `create_calibration`)."""
-
-    input_serializer = CalibrationCreateSerializer
-
-    def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_calibration(
-            name=d["name"],
-            dataset_name=d["dataset"],
-            version_label=d.get("version") or None,
-            source=d["file"],
-            file_name=d["file"].name,
-            pass_threshold=d["pass_threshold"],
-            retake_cooldown=timedelta(days=d["cooldown_days"]),
-            max_attempts=d["max_attempts"],
-            sitting_size=d.get("sitting_size"),
-            expert_usernames=d.get("experts") or None,
-            created_by=user,
-        )
-
-    def respond(self, outcome: CampaignOutcome) -> Response:
-        return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
-
-
 @extend_schema_view(post=extend_schema(request=GoldSetCreateSerializer, responses={201: CampaignSerializer}))
 class GoldSetCreateView(FileImportView[CampaignOutcome]):
     """Admin: create a gold set (the pool of hidden gold checks) from a gold-label JSONL file (same rules as `create_gold_set`)."""
@@ -533,17 +483,34 @@ class GoldSetCreateView(FileImportView[CampaignOutcome]):
     input_serializer = GoldSetCreateSerializer
 
     def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_gold_set(
-            name=d["name"],
-            dataset_name=d["dataset"],
-            version_label=d.get("version") or None,
-            source=d["file"],
-            file_name=d["file"].name,
-            created_by=user,
-        )
+        return create_gold_set(**self.file_args(d), created_by=user)
+
+    @staticmethod
+    def file_args(d: dict[str, Any]) -> dict[str, Any]:
+        """What a gold set and a calibration set are made from alike: a name, the dataset's version and the file."""
+        file = {"source": d["file"], "file_name": d["file"].name}
+        return {"name": d["name"], "dataset_name": d["dataset"], "version_label": d.get("version") or None, **file}
 
     def respond(self, outcome: CampaignOutcome) -> Response:
         return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
+
+
+@extend_schema_view(post=extend_schema(request=CalibrationCreateSerializer, responses={201: CampaignSerializer}))
+class CalibrationCreateView(GoldSetCreateView):
+    """Admin: create a calibration set from a gold-label JSONL file (same rules as `create_calibration`)."""
+
+    input_serializer = CalibrationCreateSerializer
+
+    def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
+        return create_calibration(
+            **self.file_args(d),
+            pass_threshold=d["pass_threshold"],
+            retake_cooldown=timedelta(days=d["cooldown_days"]),
+            max_attempts=d["max_attempts"],
+            sitting_size=d.get("sitting_size"),
+            expert_usernames=d.get("experts") or None,
+            created_by=user,
+        )
 
 
 # --- campaigns -----------------------------------------------------------------------------------
@@ -686,7 +653,7 @@ class PaymentLineSerializer(TypedSerializer[PaymentLine]):
 
 
 class PaymentsSerializer(serializers.Serializer):
-    paused_work_pay = serializers.ChoiceField(choices=QualityPolicy.PausedWorkPay.choices)
+    paused_work_pay = serializers.ChoiceField(source="policy.paused_work_pay", choices=QualityPolicy.PausedWorkPay.choices)
     lines = PaymentLineSerializer(many=True)
 
 
@@ -711,6 +678,9 @@ class GoldAccuracySerializer(serializers.Serializer):
     agreed = serializers.IntegerField()
     accuracy = serializers.FloatField(allow_null=True)
     reason = serializers.CharField(allow_null=True)
+
+    def to_representation(self, row: ExpertGoldAccuracy) -> dict[str, Any]:
+        return {**super().to_representation(row), "reason": row.reason or None}
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -815,33 +785,20 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CreatedCampaignSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        form = CampaignCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(CampaignCreateSerializer, request)
         gold_source = None
         if d.get("gold_source"):
             gold_source = read_models.campaign_named(Viewer.of(request), d["gold_source"])
             if gold_source is None:
                 raise DjangoValidationError({"gold_source": _("no campaign named %(name)r") % {"name": d["gold_source"]}})
         outcome = create_campaign(
-            name=d["name"],
+            **{name: d[name] for name in CAMPAIGN_AS_GIVEN},
             dataset_name=d["dataset"],
             version_label=d.get("version") or None,
             model_names=d["models"],
-            sample_fraction=d["sample_fraction"],
-            overlap=d["overlap"],
-            seed=d["seed"],
             reservation_timeout=timedelta(minutes=d["reservation_timeout_minutes"]),
             expert_usernames=d.get("experts") or None,
-            requires_qualification=d["requires_qualification"],
-            qualification_per_dimension=d["qualification_per_dimension"],
             gold_source=gold_source,
-            gold_rate=d["gold_rate"],
-            min_tier_for_hard=d["min_tier_for_hard"],
-            piece_rate=d["piece_rate"],
-            split_extension=d["split_extension"],
-            split_extension_budget=d["split_extension_budget"],
-            split_extension_min_share=d["split_extension_min_share"],
             created_by=signed_in(request),
         )
         created = read_models.campaign_as_listed(Viewer.of(request), outcome.campaign.pk)
@@ -851,9 +808,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Change settings while the campaign runs (same rules as its edit page); risky changes mid-test need confirm=true."""
         campaign = self.get_object()
-        form = CampaignSettingsUpdateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = dict(form.validated_data)
+        d = dict(valid_body(CampaignSettingsUpdateSerializer, request))
         confirm = d.pop("confirm")
         if "reservation_timeout_minutes" in d:
             d["reservation_timeout"] = timedelta(minutes=d.pop("reservation_timeout_minutes"))
@@ -866,27 +821,19 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def settings_history(self, request: Request, pk: str | None = None) -> Response:
         """Guidelines revisions (who, when, change note) and recorded changes of settings and status."""
         history = read_models.settings_history(Viewer.of(request), self.get_object())
-        return Response(SettingsHistorySerializer({"guidelines": history.guidelines, "changes": history.changes}).data)
+        return Response(SettingsHistorySerializer(history).data)
 
     @extend_schema(responses={200: CampaignSkipsSerializer})
     @action(detail=True, methods=["get"])
     def skips(self, request: Request, pk: str | None = None) -> Response:
         """Responses experts skipped: counts per reason and per expert, the latest skips, and responses that can no longer reach k."""
         found = read_models.campaign_skips(Viewer.of(request), self.get_object())
-        if found is None:
-            return Response(
-                CampaignSkipsSerializer(
-                    {
-                        "withheld": str(read_models.PROGRESS_WITHHELD),
-                        "total": None,
-                        "by_reason": [],
-                        "by_expert": [],
-                        "latest": [],
-                        "stuck": [],
-                    }
-                ).data
-            )
-        return Response(CampaignSkipsSerializer({"withheld": None, **dataclasses.asdict(found)}).data)
+        withheld: dict[str, Any] = {
+            "withheld": str(read_models.PROGRESS_WITHHELD),
+            "total": None,
+            **{k: [] for k in ("by_reason", "by_expert", "latest", "stuck")},
+        }
+        return Response(CampaignSkipsSerializer({"withheld": None, **dataclasses.asdict(found)} if found else withheld).data)
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])
@@ -894,62 +841,23 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         """Responses by submitted judgments (0…k), per-expert work and time, pace and projected finish."""
         campaign = self.get_object()
         shown = read_models.campaign_figures(Viewer.of(request), campaign)
-        if shown.progress is None:
-            figures = (
-                "responses",
-                "gold_responses",
-                "by_submitted_judgments",
-                "complete",
-                "reserved",
-                "submitted",
-                "target",
-                "active_seconds",
-                "pace_per_day",
-                "pace_reason",
-                "projected_finish",
-                "projected_reason",
-            )
+        p, same = shown.progress, ("responses", "gold_responses", "complete", "submitted", "target", "active_seconds", "pace_per_day")
+        if p is None:
+            figures = (*same, "by_submitted_judgments", "reserved", "pace_reason", "projected_finish", "projected_reason")
             return Response({"withheld": shown.reason, "k": campaign.overlap, **dict.fromkeys(figures), "experts": [], "gold_accuracy": []})
-        p, gold = shown.progress, shown.gold or []
         return Response(
             {
                 "withheld": None,
                 "k": p.k,
-                "responses": p.responses,
-                "gold_responses": p.gold_responses,
+                **{name: getattr(p, name) for name in same},
                 "by_submitted_judgments": {str(i): n for i, n in enumerate(p.histogram)},
-                "complete": p.complete,
                 "reserved": p.held,
-                "submitted": p.submitted,
-                "target": p.target,
-                "active_seconds": p.active_seconds,
-                "pace_per_day": p.pace_per_day,
                 "pace_reason": p.pace_reason or None,
                 "projected_finish": p.projected_finish,
                 "projected_reason": p.projected_reason or None,
-                "experts": [
-                    {
-                        "username": e.username,
-                        "submitted": e.submitted,
-                        "open": e.open,
-                        "expired": e.expired,
-                        "released": e.released,
-                        "active_seconds": e.active_seconds,
-                    }
-                    for e in p.experts
-                ],
+                "experts": ExpertProgressSerializer(p.experts, many=True).data,
                 # Hidden gold checks, reported on their own: agreement statistics leave them out.
-                "gold_accuracy": [
-                    {
-                        "username": g.username,
-                        "checks": g.checks,
-                        "compared": g.compared,
-                        "agreed": g.agreed,
-                        "accuracy": g.accuracy,
-                        "reason": g.reason or None,
-                    }
-                    for g in gold
-                ],
+                "gold_accuracy": GoldAccuracySerializer(shown.gold or [], many=True).data,
             }
         )
 
@@ -958,9 +866,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def bulk_assign(self, request: Request, pk: str | None = None) -> Response:
         """Pre-assign every open slot (k per response) among eligible experts; optional `experts` list of usernames."""
         campaign = self.get_object()
-        form = BulkAssignInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        names = form.validated_data.get("experts")
+        names = valid_body(BulkAssignInputSerializer, request).get("experts")
         experts = None
         viewer = Viewer.of(request)
         if names:
@@ -979,9 +885,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def split_extension(self, request: Request, pk: str | None = None) -> Response:
         """Turn extra raters where the verdicts split on or off, or change the budget; on, the waiting responses are extended."""
         campaign = self.get_object()
-        form = SplitExtensionInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(SplitExtensionInputSerializer, request)
         set_split_extension(
             campaign=campaign,
             by=signed_in(request),
@@ -991,50 +895,33 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         )
         done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
         state = split_extension_state(read_models.campaign(Viewer.of(request), campaign.pk))  # as now stored, not as the view read it
-        return Response(
-            SplitExtensionResultSerializer(
-                {
-                    "enabled": state.enabled,
-                    "budget": state.budget,
-                    "min_share": state.min_share,
-                    "spent": state.spent or 0,
-                    "extended": state.extended or 0,
-                    "extended_now": done.extended if done else 0,
-                }
-            ).data
-        )
+        counts = {"spent": state.spent or 0, "extended": state.extended or 0, "extended_now": done.extended if done else 0}
+        return Response(SplitExtensionResultSerializer({**vars(state), **counts}).data)
 
     @extend_schema(request=StatusSerializer, responses={200: CampaignSerializer})
     @action(detail=True, methods=["post"])
     def status(self, request: Request, pk: str | None = None) -> Response:
         """Set the campaign's status (draft, active, paused, closed)."""
-        form = StatusSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        campaign = set_campaign_status(
-            campaign=self.get_object(), status=form.validated_data["status"], reason=form.validated_data["reason"], by=signed_in(request)
-        )
+        d = valid_body(StatusSerializer, request)
+        campaign = set_campaign_status(campaign=self.get_object(), status=d["status"], reason=d["reason"], by=signed_in(request))
         return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(request), campaign.pk)).data)
 
     @extend_schema(responses={200: PaymentsSerializer})
     @action(detail=True, methods=["get"], url_path="payment-lines")
     def payment_lines(self, request: Request, pk: str | None = None) -> Response:
         """Pay per expert under the written policy: submitted, of which while paused, paid, held, withheld, amount."""
-        pay = read_models.payments(Viewer.of(request), self.get_object())
-        return Response(PaymentsSerializer({"paused_work_pay": pay.policy.paused_work_pay, "lines": pay.lines}).data)
+        return Response(PaymentsSerializer(read_models.payments(Viewer.of(request), self.get_object())).data)
 
     @extend_schema(request=PayDecisionInputSerializer, responses={200: PaymentLineSerializer})
     @action(detail=True, methods=["post"], url_path="pay-decision")
     def pay_decision(self, request: Request, pk: str | None = None) -> Response:
         """Decide whether an expert's work submitted while paused is paid (policy: held for an admin's decision)."""
         campaign = self.get_object()
-        form = PayDecisionInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        expert = read_models.user_named(Viewer.of(request), form.validated_data["expert"])
+        d = valid_body(PayDecisionInputSerializer, request)
+        expert = read_models.user_named(Viewer.of(request), d["expert"])
         if expert is None:
-            raise DjangoValidationError({"expert": _("unknown user %(name)r") % {"name": form.validated_data["expert"]}})
-        decide_held_pay(
-            campaign=campaign, expert=expert, pay=form.validated_data["pay"], note=form.validated_data["note"], by=signed_in(request)
-        )
+            raise DjangoValidationError({"expert": _("unknown user %(name)r") % {"name": d["expert"]}})
+        decide_held_pay(campaign=campaign, expert=expert, pay=d["pay"], note=d["note"], by=signed_in(request))
         line = next(p for p in payment_lines(campaign) if p.expert_id == expert.pk)
         return Response(PaymentLineSerializer(line).data)
 
@@ -1042,10 +929,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     @action(detail=True, methods=["get"])
     def payments(self, request: Request, pk: str | None = None) -> HttpResponse:
         """Piece-rate payment export (CSV)."""
-        campaign = self.get_object()
-        response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
-        return response
+        return payments_file(self.get_object())
 
 
 # --- assignments and alerts ------------------------------------------------------------------------
@@ -1077,15 +961,8 @@ class AssignmentSerializer(serializers.ModelSerializer):
         ]
 
 
-class AssignmentPagination(PageNumberPagination):
-    """The API's default pages (`count`, `next`, `previous`, `results`); `next` continues by keyset.
-
-    `next` carries where its page ended (`after`, an opaque cursor), so a deep page reads from
-    there instead of sorting and skipping every row before it; `page` alone still works (by
-    offset, as before). Under an `ordering` of the caller's choice, pages go by offset only.
-    """
-
-    after_query_param = "after"
+class AssignmentPagination(KeysetPagination):
+    """Every assignment, continued by keyset as `next` gives it; under an `ordering` of the caller's choice, pages go by offset only."""
 
     def paginate_queryset(  # type: ignore[override]  # pages assignments only
         self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
@@ -1112,9 +989,7 @@ class AssignmentPagination(PageNumberPagination):
         return self.rows
 
     def get_paginated_response(self, data: Any) -> Response:
-        if self.page is not None:
-            return super().get_paginated_response(data)
-        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+        return super().get_paginated_response(data) if self.page is not None else self.keyset_response(data)
 
     def get_next_link(self) -> str | None:
         if self.page is not None:
@@ -1125,28 +1000,10 @@ class AssignmentPagination(PageNumberPagination):
             return None
         number = self.page.next_page_number() if self.page is not None else self.number + 1
         last = self.rows[-1]
-        url = replace_query_param(self.here, self.page_query_param, number)
-        return replace_query_param(url, self.after_query_param, encode_keyset(last.reserved_at, last.pk))
+        return self.keyset_next_link(number, encode_keyset(last.reserved_at, last.pk))
 
     def get_previous_link(self) -> str | None:
-        if self.page is not None:
-            return super().get_previous_link()
-        url = remove_query_param(self.here, self.after_query_param)
-        if self.number == 2:
-            return remove_query_param(url, self.page_query_param)
-        return replace_query_param(url, self.page_query_param, self.number - 1)
-
-    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
-        return [
-            *super().get_schema_operation_parameters(view),
-            {
-                "name": self.after_query_param,
-                "required": False,
-                "in": "query",
-                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
-                "schema": {"type": "string"},
-            },
-        ]
+        return super().get_previous_link() if self.page is not None else self.keyset_previous_link()
 
 
 @extend_schema_view(list=extend_schema(parameters=AssignmentFilters.parameters()))
@@ -1274,9 +1131,7 @@ class PayPolicyView(APIView):
     @extend_schema(request=PayPolicySerializer, responses={200: PayPolicySerializer})
     def patch(self, request: Request) -> Response:
         current = QualityPolicy.current()
-        form = PayPolicySerializer(data=request.data, partial=True)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(PayPolicySerializer, request, partial=True)
         policy = update_pay_policy(
             by=signed_in(request),
             paused_work_pay=d.get("paused_work_pay", current.paused_work_pay),

@@ -23,6 +23,12 @@ def _experts() -> QuerySet[User]:
     return User.objects.filter(is_active=True, groups__name=Role.EXPERT.value).distinct().order_by("username")
 
 
+# What the form and the API hand `create_campaign` as they are.
+CAMPAIGN_AS_GIVEN: tuple[str, ...] = ("name", "sample_fraction", "overlap", "seed", "requires_qualification", "gold_rate")
+CAMPAIGN_AS_GIVEN += ("qualification_per_dimension", "min_tier_for_hard", "piece_rate")
+CAMPAIGN_AS_GIVEN += ("split_extension", "split_extension_budget", "split_extension_min_share")
+
+
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=200, label=_("Name"))
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"), to_field_name="name", label=_("Dataset"))
@@ -88,24 +94,12 @@ class CampaignForm(forms.Form):
     def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
         return {
-            "split_extension": d["split_extension"],
-            "split_extension_budget": d["split_extension_budget"],
-            "split_extension_min_share": d["split_extension_min_share"],
-            "name": d["name"],
+            **{name: d[name] for name in (*CAMPAIGN_AS_GIVEN, "gold_source")},
             "dataset_name": d["dataset"].name,
             "version_label": d["version"] or None,
             "model_names": [m.name for m in d["models"]],
-            "sample_fraction": d["sample_fraction"],
-            "overlap": d["overlap"],
-            "seed": d["seed"],
             "reservation_timeout": timedelta(hours=d["reservation_hours"]),
             "expert_usernames": [u.username for u in d["experts"]] or None,
-            "requires_qualification": d["requires_qualification"],
-            "qualification_per_dimension": d["qualification_per_dimension"],
-            "gold_source": d["gold_source"],
-            "gold_rate": d["gold_rate"],
-            "min_tier_for_hard": d["min_tier_for_hard"],
-            "piece_rate": d["piece_rate"],
         }
 
 
@@ -287,16 +281,8 @@ class CampaignSettingsForm(forms.Form):
 
     def changes(self) -> dict[str, Any]:
         d = self.cleaned_data
-        return {
-            "rationale_min_chars": d["rationale_min_chars"],
-            "deadline": d["deadline"],
-            "show_weights": d["show_weights"],
-            "reservation_timeout": timedelta(hours=d["reservation_hours"]),
-            "piece_rate": d["piece_rate"],
-            "certificate_name": d["certificate_name"],
-            "guidelines": d["guidelines"],
-            "change_note": d["change_note"],
-        }
+        kept = {name: value for name, value in d.items() if name not in ("reservation_hours", "confirm")}
+        return {**kept, "reservation_timeout": timedelta(hours=d["reservation_hours"])}
 
 
 class CampaignStatusForm(forms.Form):

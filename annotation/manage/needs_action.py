@@ -18,9 +18,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.manage import read_models
-from annotation.models import ItemProblemReport, UnclearCriterionReport
 from annotation.services.digest import set_digest_subscription
-from annotation.services.reports import REPLY_MAX_CHARS, own_problem_reports, own_unclear_reports, resolve_report
+from annotation.services.reports import REPLY_MAX_CHARS, resolve_report
 from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest
 from heartbench_core.read_models import Viewer
@@ -96,9 +95,7 @@ def reports_seen_at(request: SignedInRequest) -> datetime | None:
 @role_required(Role.EXPERT)
 def my_reports(request: SignedInRequest) -> HttpResponse:
     seen = reports_seen_at(request)
-    rows: list[tuple[str, ItemProblemReport | UnclearCriterionReport]] = [("problem", r) for r in own_problem_reports(request.user)]
-    rows += [("unclear", r) for r in own_unclear_reports(request.user)]
-    rows.sort(key=lambda kr: (kr[1].created_at, kr[1].pk), reverse=True)
+    rows = read_models.own_reports(Viewer.of(request))
     shown = [(k, r, bool(r.reply and r.resolved_at and (seen is None or r.resolved_at > seen))) for k, r in rows]
     request.session[REPORTS_SEEN_KEY] = timezone.now().isoformat()
     return render(request, "annotation/workspace/my_reports.html", {"rows": shown})

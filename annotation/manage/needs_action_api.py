@@ -16,7 +16,8 @@ from rest_framework.views import APIView
 
 from annotation.manage import read_models
 from annotation.models import ItemProblemReport, UnclearCriterionReport
-from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, own_problem_reports, own_unclear_reports, resolve_report
+from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, resolve_report
+from annotation.workspace.api import valid_body
 from heartbench_core.api import ComputedListView
 from heartbench_core.http import signed_in
 from heartbench_core.query_params import valid_query
@@ -53,19 +54,13 @@ class NeedsActionView(APIView):
     @extend_schema(responses=NeedsActionSerializer)
     def get(self, request: Request) -> Response:
         home = read_models.needs_action(Viewer.of(request)).home
-        c = home.counts
-        data = {
-            "corrections": c.corrections,
-            "problem_reports": c.problem_reports,
-            "unclear_reports": c.unclear_reports,
-            "alerts": c.alerts,
-            "unavailable_experts": c.unavailable_experts,
-            "total": c.total,
-            "unfillable_slots": home.unfillable_count,
-            "behind_schedule": home.behind_count,
-            "sections": [{"key": s.key, "title": s.title, "count": s.count} for s in home.extra],
-        }
-        return Response(NeedsActionSerializer(data).data)
+        counts = ("corrections", "problem_reports", "unclear_reports", "alerts", "unavailable_experts", "total")
+        data = {name: getattr(home.counts, name) for name in counts}
+        return Response(
+            NeedsActionSerializer(
+                {**data, "unfillable_slots": home.unfillable_count, "behind_schedule": home.behind_count, "sections": home.extra}
+            ).data
+        )
 
 
 class ReportReplySerializer(serializers.Serializer):
@@ -108,9 +103,8 @@ class ReportResolveView(APIView):
         if kind not in REPORT_KINDS:
             raise Http404(_("unknown kind of report"))
         report = read_models.expert_report(Viewer.of(request), kind, report_id)
-        body = ReportReplySerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        resolved = resolve_report(report=report, by=signed_in(request), reply=body.validated_data["reply"])
+        reply = valid_body(ReportReplySerializer, request)["reply"]
+        resolved = resolve_report(report=report, by=signed_in(request), reply=reply)
         return Response(ExpertReportSerializer(_report_row(kind, resolved)).data)
 
 
@@ -128,13 +122,9 @@ class MyReportsView(ComputedListView):
     @extend_schema(parameters=[MyReportsQuerySerializer], responses=ExpertReportSerializer(many=True))
     def get(self, request: Request) -> Response:
         query = valid_query(MyReportsQuerySerializer, request)
-        user = signed_in(request)
-        rows = [_report_row("problem", r) for r in own_problem_reports(user)] + [
-            _report_row("unclear", r) for r in own_unclear_reports(user)
-        ]
+        rows = [_report_row(kind, r) for kind, r in read_models.own_reports(Viewer.of(request))]
         if kind := query.get("kind"):
             rows = [r for r in rows if r["kind"] == kind]
         if status := query.get("status"):
             rows = [r for r in rows if (r["resolved_at"] is None) == (status == "open")]
-        rows.sort(key=lambda r: (r["created_at"], r["id"]), reverse=True)
         return self.paginated(rows)

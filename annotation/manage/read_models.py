@@ -52,7 +52,7 @@ from annotation.models import (
 )
 from annotation.services.assignment import CalibrationState, calibration_state
 from annotation.services.payments import PaymentLine, payment_line_count, payment_lines
-from annotation.services.reports import REPORT_KINDS
+from annotation.services.reports import REPORT_KINDS, own_problem_reports, own_unclear_reports
 from annotation.services.split_extension import SplitExtensionState, split_extension_state
 from annotation.workspace.selectors import CalibrationOutcome, calibration_outcome
 from heartbench_core.models import User
@@ -80,7 +80,7 @@ def campaign_list(viewer: Viewer, params: Mapping[str, Any], *, number: str | in
         ),
         filters=filters,
         # Their text in the reader's language from their figures, not the English stored with them.
-        alerts=alert_rows(visible_alerts(user, selectors.open_alerts())[:5]),
+        alerts=alert_rows(visible_alerts(user, AdminAlert.objects.filter(resolved_at__isnull=True))[:5]),
     )
 
 
@@ -236,7 +236,8 @@ class SettingsHistory:
 def settings_history(viewer: Viewer, campaign: Campaign) -> SettingsHistory:
     """Guidelines revisions and recorded changes of settings and status, newest first (its edit page and the API)."""
     viewer.require(Role.ADMIN)
-    return SettingsHistory(selectors.guidelines_history(campaign), list(selectors.campaign_changes(campaign)))
+    revisions = CampaignGuidelines.objects.filter(campaign=campaign).select_related("author").order_by("-revision")
+    return SettingsHistory(list(revisions), selectors.campaign_changes(campaign))
 
 
 # --- pay -----------------------------------------------------------------------------------------
@@ -317,8 +318,7 @@ def assignments(viewer: Viewer, params: Mapping[str, Any] | None = None) -> Quer
 @read_model
 def assignments_after(viewer: Viewer, rows: QuerySet[Assignment], *, when: datetime, pk: int, size: int) -> list[Assignment]:
     """Up to `size` rows of `assignments` after (when, pk) in their order: a deep page read from where the last one ended."""
-    after = rows.filter(Q(reserved_at__lte=when) & (Q(reserved_at__lt=when) | Q(pk__lt=pk)))  # the time bound starts an index range
-    return list(viewer.visible_responses(after, "campaign_response__response_id")[:size])
+    return list(viewer.visible_responses(rows.filter(selectors.listed_after(when, pk)), "campaign_response__response_id")[:size])
 
 
 @read_model
@@ -609,6 +609,15 @@ def expert_report(viewer: Viewer, kind: str, report_id: int) -> ItemProblemRepor
     )
     viewer.refuse_response(found.assignment.campaign_response.response_id)
     return found
+
+
+@read_model
+def own_reports(viewer: Viewer) -> list[tuple[str, ItemProblemReport | UnclearCriterionReport]]:
+    """The viewer's own reports of both kinds with their kind, newest first (their page and the API)."""
+    user = viewer.person()
+    rows: list[tuple[str, ItemProblemReport | UnclearCriterionReport]] = [("problem", r) for r in own_problem_reports(user)]
+    rows += [("unclear", r) for r in own_unclear_reports(user)]
+    return sorted(rows, key=lambda kr: (kr[1].created_at, kr[1].pk), reverse=True)
 
 
 @read_model

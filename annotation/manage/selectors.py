@@ -25,12 +25,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.models import (
-    AdminAlert,
     Assignment,
     AssignmentQuerySet,
     CalibrationResult,
     Campaign,
-    CampaignGuidelines,
     CampaignSettings,
     ExpertCampaignTally,
     ExpertProfile,
@@ -379,13 +377,13 @@ def campaign_gold_accuracy(campaign: Campaign) -> list[ExpertGoldAccuracy]:
     return [ExpertGoldAccuracy(u, checks[u], compared[u], agreed[u]) for u in sorted(checks)]
 
 
-def assignment_overview(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> QuerySet[Assignment]:
+def assignment_overview(campaign: Campaign) -> QuerySet[Assignment]:
     """Admin: the campaign's assignments with expert, response and item (for the overview table), newest first.
 
     Only the columns the table shows: the dialogue and the response text stay out of the sort,
     which otherwise carries them for every assignment of the campaign to the page asked for.
     """
-    qs = (
+    return (
         Assignment.objects.filter(campaign=campaign)
         # The skip, if any, in the same query: a released assignment its expert skipped says so, with the reason.
         .select_related("expert", "campaign_response__item", "campaign_response__response__model", "skip")
@@ -405,11 +403,6 @@ def assignment_overview(campaign: Campaign, *, status: str | None = None, expert
         )
         .order_by("-reserved_at", "-id")
     )
-    if status:
-        qs = qs.filter(status=status)
-    if expert:
-        qs = qs.filter(expert__username=expert)
-    return qs
 
 
 def assignment_overview_page(
@@ -451,11 +444,11 @@ def assignment_overview_page(
     else:
         when, pk = keyset
         if after:
-            found = list(ids.filter(_before_in_list(when, pk)).values_list("pk", flat=True)[: per_page + 1])
+            found = list(ids.filter(listed_after(when, pk)).values_list("pk", flat=True)[: per_page + 1])
             more_before, more_after = True, len(found) > per_page
             found = found[:per_page]
         else:
-            found = list(ids.filter(_after_in_list(when, pk)).order_by("reserved_at", "id").values_list("pk", flat=True)[: per_page + 1])
+            found = list(ids.filter(listed_before(when, pk)).order_by("reserved_at", "id").values_list("pk", flat=True)[: per_page + 1])
             more_before, more_after = len(found) > per_page, True
             found = found[:per_page][::-1]
         paginator = Paginator(ids.values_list("pk", flat=True), per_page)
@@ -476,13 +469,13 @@ def assignment_overview_page(
     return page
 
 
-def _before_in_list(when: datetime, pk: int) -> Q:
+def listed_after(when: datetime, pk: int) -> Q:
     """Rows listed after (when, pk) in (-reserved_at, -id) order. The bound on reserved_at alone is the index range's start
     (campaign, -reserved_at, -id), so a deep page is read from its first row; ids decide only between equal times."""
     return Q(reserved_at__lte=when) & (Q(reserved_at__lt=when) | Q(pk__lt=pk))
 
 
-def _after_in_list(when: datetime, pk: int) -> Q:
+def listed_before(when: datetime, pk: int) -> Q:
     """Rows listed before (when, pk): the same range read the other way."""
     return Q(reserved_at__gte=when) & (Q(reserved_at__gt=when) | Q(pk__gt=pk))
 
@@ -573,25 +566,13 @@ def profile_history(profile: ExpertProfile) -> ProfileHistory:
     )
 
 
-def open_alerts() -> QuerySet[AdminAlert]:
-    return AdminAlert.objects.filter(resolved_at__isnull=True).select_related("expert", "campaign")
-
-
 # --- editing a running campaign: its change log and guidelines revisions -------------------------
 
 
-def campaign_changes(campaign: Campaign, *, limit: int = 50) -> QuerySet[LogEntry]:
+def campaign_changes(campaign: Campaign, *, limit: int = 50) -> list[LogEntry]:
     """Recorded changes of the campaign's settings and status, newest first (`services.campaigns._record` writes them)."""
-    return (
-        LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk))
-        .select_related("user")
-        .order_by("-action_time", "-id")[:limit]
-    )
-
-
-def guidelines_history(campaign: Campaign) -> list[CampaignGuidelines]:
-    """Every revision of the campaign's guidelines, newest first, with its author."""
-    return list(CampaignGuidelines.objects.filter(campaign=campaign).select_related("author").order_by("-revision"))
+    of_campaign = LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk))
+    return list(of_campaign.select_related("user").order_by("-action_time", "-id")[:limit])
 
 
 # --- certificates ------------------------------------------------------------------------------------

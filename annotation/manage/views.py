@@ -25,6 +25,7 @@ from annotation.services import experts as expert_services
 from annotation.services.assignment import BulkAssignment, bulk_assign, campaign_settings, release_assignment
 from annotation.services.campaigns import (
     FIELD_LABELS,
+    CampaignOutcome,
     create_calibration,
     create_campaign,
     create_gold_set,
@@ -34,7 +35,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
 from annotation.services.payments import decide_held_pay, payment_csv, update_pay_policy
-from annotation.services.split_extension import extend_split_responses, set_split_extension
+from annotation.services.split_extension import ExtensionPass, extend_split_responses, set_split_extension
 from heartbench_core.http import SignedInRequest
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
@@ -99,63 +100,41 @@ def campaign_create(request: SignedInRequest) -> HttpResponse:
     if request.GET.get("split_extension"):
         planned["split_extension"] = True
     form = forms.CampaignForm(request.POST or None, initial=planned)
-    if request.method == "POST" and form.is_valid():
-        try:
-            outcome = create_campaign(**form.service_kwargs(), created_by=request.user)
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            messages.success(
-                request,
-                _(
-                    "Campaign %(name)s created: %(responses)d responses from %(items)d items"
-                    " (%(gold)d gold checks), %(experts)d eligible experts."
-                )
-                % {
-                    "name": outcome.campaign.name,
-                    "responses": outcome.responses,
-                    "items": outcome.items,
-                    "gold": outcome.gold,
-                    "experts": outcome.eligible_experts,
-                },
-            )
-            return redirect("annotation:campaign", outcome.campaign.pk)
-    return render(request, "annotation/manage/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
+    said = _(
+        "Campaign %(name)s created: %(responses)d responses from %(items)d items (%(gold)d gold checks), %(experts)d eligible experts."
+    )
+    return _create(request, form, create_campaign, "annotation/manage/campaign_form.html", said)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def calibration_create(request: SignedInRequest) -> HttpResponse:
     form = forms.CalibrationForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            outcome = create_calibration(**form.service_kwargs(), created_by=request.user)
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            messages.success(
-                request,
-                _("Calibration set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses},
-            )
-            return redirect("annotation:campaign", outcome.campaign.pk)
-    return render(request, "annotation/manage/calibration_form.html", {"form": form}, status=400 if form.errors else 200)
+    said = _("Calibration set %(name)s created with %(n)d responses.")
+    return _create(request, form, create_calibration, "annotation/manage/calibration_form.html", said)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def gold_set_create(request: SignedInRequest) -> HttpResponse:
     form = forms.GoldSetForm(request.POST or None, request.FILES or None)
+    return _create(
+        request, form, create_gold_set, "annotation/manage/gold_set_form.html", _("Gold set %(name)s created with %(n)d responses.")
+    )
+
+
+def _create(request: SignedInRequest, form: Any, create: Callable[..., CampaignOutcome], template: str, said: str) -> HttpResponse:
+    """A creation form: on a valid POST, the service's outcome said (`said` names its figures) and its campaign opened; else the form with its errors."""
     if request.method == "POST" and form.is_valid():
         try:
-            outcome = create_gold_set(**form.service_kwargs(), created_by=request.user)
+            outcome = create(**form.service_kwargs(), created_by=request.user)
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
-            messages.success(
-                request, _("Gold set %(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses}
-            )
+            figures = {"name": outcome.campaign.name, "n": outcome.responses, "responses": outcome.responses, "items": outcome.items}
+            messages.success(request, said % {**figures, "gold": outcome.gold, "experts": outcome.eligible_experts})
             return redirect("annotation:campaign", outcome.campaign.pk)
-    return render(request, "annotation/manage/gold_set_form.html", {"form": form}, status=400 if form.errors else 200)
+    return render(request, template, {"form": form}, status=400 if form.errors else 200)
 
 
 # Rows of each per-expert table on a campaign's page, unless all are asked for.
@@ -186,15 +165,7 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     }
     if request.htmx:
         return render(request, "annotation/manage/partials/progress.html", context)
-    context.update(
-        show_seed=page.show_seed,
-        models=page.models,
-        results=page.results,
-        payments=page.payments,
-        payments_total=page.payments_total,
-        skips=page.skips,
-        statuses=Campaign.Status.choices,
-    )
+    context.update(vars(page), statuses=Campaign.Status.choices)  # the rest of the page: seed, models, results, payments, skips
     return render(request, "annotation/manage/campaign_detail.html", context)
 
 
@@ -206,8 +177,7 @@ def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResp
     try:
         result = bulk_assign(campaign=campaign)
     except ValidationError as exc:
-        for m in _messages_of(exc):
-            messages.error(request, m)
+        _refused(request, exc)
     else:
         n = result.made
         if n or result.unfilled:
@@ -226,14 +196,8 @@ def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResp
 def campaign_split_extension(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Turn extra raters where the verdicts split on or off, or change their budget; then extend the waiting responses."""
     campaign = read_models.campaign(Viewer.of(request), campaign_id)
-    form = forms.SplitExtensionForm(request.POST)
-    if not form.is_valid():
-        for field, errors in form.errors.items():
-            for m in errors:
-                messages.error(request, f"{form.fields[field].label}: {m}" if field in form.fields else str(m))
-        return redirect("annotation:campaign", campaign.pk)
-    d = form.cleaned_data
-    try:
+
+    def extend(d: dict[str, Any]) -> object:
         set_split_extension(
             campaign=campaign,
             by=request.user,
@@ -241,22 +205,19 @@ def campaign_split_extension(request: SignedInRequest, campaign_id: int) -> Http
             budget=d["split_extension_budget"],
             min_share=d["split_extension_min_share"],
         )
-        done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
-    except ValidationError as exc:
-        for m in _messages_of(exc):
-            messages.error(request, m)
-    else:
-        messages.success(request, _("Extra raters where the verdicts split: saved."))
-        if done is not None and done.extended:
-            messages.success(
-                request,
-                ngettext(
-                    "%(n)d waiting response was extended to two more experts.",
-                    "%(n)d waiting responses were extended to two more experts each.",
-                    done.extended,
-                )
-                % {"n": done.extended},
+        return extend_split_responses(campaign=campaign) if d["split_extension"] else None
+
+    done = _act(request, extend, form=forms.SplitExtensionForm(request.POST), success=_("Extra raters where the verdicts split: saved."))
+    if isinstance(done, ExtensionPass) and done.extended:
+        messages.success(
+            request,
+            ngettext(
+                "%(n)d waiting response was extended to two more experts.",
+                "%(n)d waiting responses were extended to two more experts each.",
+                done.extended,
             )
+            % {"n": done.extended},
+        )
     return redirect("annotation:campaign", campaign.pk)
 
 
@@ -358,7 +319,11 @@ def campaign_edit(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 @require_safe
 @role_required(Role.ADMIN, accepts_tokens=True)
 def campaign_payments(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    campaign = read_models.campaign(Viewer.of(request), campaign_id)
+    return payments_file(read_models.campaign(Viewer.of(request), campaign_id))
+
+
+def payments_file(campaign: Campaign) -> HttpResponse:
+    """The campaign's payment export as a CSV download (its page's link and the API)."""
     response = HttpResponse(payment_csv(campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="payments-campaign-{campaign.pk}.csv"'
     return response
@@ -389,30 +354,37 @@ def campaign_payments_page(request: SignedInRequest, campaign_id: int) -> HttpRe
 def pay_policy(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Change the platform's pay policy from a campaign's payments page (it holds for every campaign)."""
     campaign = read_models.campaign(Viewer.of(request), campaign_id)
-    _act_on_form(
+    _act(
         request,
-        forms.PayPolicyForm(request.POST),
         lambda data: update_pay_policy(by=request.user, **data),
+        form=forms.PayPolicyForm(request.POST),
         success=_("Pay policy saved; it holds for every campaign."),
     )
     return redirect("annotation:campaign_payments_page", campaign.pk)
 
 
-def _act_on_form(request: SignedInRequest, form: django_forms.Form, act: Callable[[dict[str, Any]], object], *, success: str) -> None:
-    """Run a service with a valid form's data and say how it went as messages: each invalid field by its label, each refusal, or success."""
-    if not form.is_valid():
+def _act(
+    request: SignedInRequest, act: Callable[[dict[str, Any]], object], *, success: str, form: django_forms.Form | None = None
+) -> object:
+    """Run a service (with a valid form's data) and say how it went as messages: each invalid field by its label, each refusal, or success; what it gave, or None."""
+    if form is not None and not form.is_valid():
         for field, errors in form.errors.items():
             label = form.fields[field].label if field in form.fields else field
             for m in errors:
                 messages.error(request, f"{label}: {m}")
-        return
+        return None
     try:
-        act(form.cleaned_data)
+        done = act(form.cleaned_data if form is not None else {})
     except ValidationError as exc:
-        for m in _messages_of(exc):
-            messages.error(request, m)
-    else:
-        messages.success(request, success)
+        _refused(request, exc)
+        return None
+    messages.success(request, success)
+    return done
+
+
+def _refused(request: SignedInRequest, exc: ValidationError) -> None:
+    for m in _messages_of(exc):
+        messages.error(request, m)
 
 
 @require_POST
@@ -424,10 +396,10 @@ def pay_decision(request: SignedInRequest, campaign_id: int, username: str) -> H
     expert = read_models.user_named(viewer, username)
     if expert is None:
         raise Http404
-    _act_on_form(
+    _act(
         request,
-        forms.PayDecisionForm(request.POST),
         lambda data: decide_held_pay(campaign=campaign, expert=expert, pay=data["pay"], note=data["note"], by=request.user),
+        form=forms.PayDecisionForm(request.POST),
         success=_("Decision on %(name)s's held work saved.") % {"name": username},
     )
     return redirect("annotation:campaign_payments_page", campaign.pk)
@@ -466,13 +438,11 @@ def assignment_release(request: SignedInRequest, public_id: str) -> HttpResponse
         return render(
             request, "annotation/manage/release_confirm.html", {"assignment": assignment, "campaign": assignment.campaign_response.campaign}
         )
-    try:
-        release_assignment(assignment=assignment, by=request.user)
-    except ValidationError as exc:
-        for m in _messages_of(exc):
-            messages.error(request, m)
-    else:
-        messages.success(request, _("Released: the response is back in the pool."))
+    _act(
+        request,
+        lambda _data: release_assignment(assignment=assignment, by=request.user),
+        success=_("Released: the response is back in the pool."),
+    )
     return redirect("annotation:campaign_assignments", campaign_id)
 
 
@@ -516,30 +486,17 @@ def expert_edit(request: SignedInRequest, username: str) -> HttpResponse:
             try:
                 if action == "profile":
                     expert_services.update_profile(profile=profile, by=request.user, **form.changes())
-                elif action == "tier":
-                    expert_services.override_tier(
-                        profile=profile, tier=tier_form.cleaned_data["tier"], reason=tier_form.cleaned_data["reason"], by=request.user
-                    )
-                else:
-                    expert_services.grant_qualification(
-                        expert=user, dimension=qual_form.cleaned_data["dimension"], reason=qual_form.cleaned_data["reason"], by=request.user
-                    )
+                elif action == "tier":  # tier and reason
+                    expert_services.override_tier(profile=profile, by=request.user, **tier_form.cleaned_data)
+                else:  # dimension and reason
+                    expert_services.grant_qualification(expert=user, by=request.user, **qual_form.cleaned_data)
             except ValidationError as exc:
                 _form_errors(bound, exc)
             else:
                 messages.success(request, _("Saved."))
                 return redirect("annotation:expert", username)
     page = read_models.expert_page(viewer, profile)
-    context = {
-        "profile": profile,
-        "history": page.history,
-        "tier_changes": page.tier_changes,
-        "form": form,
-        "tier_form": tier_form,
-        "qual_form": qual_form,
-        "alerts": page.alerts,
-        "hide_quality_of": page.hide_quality_of,
-    }
+    context = {"profile": profile, "form": form, "tier_form": tier_form, "qual_form": qual_form, **vars(page)}
     bad = any(f.is_bound and f.errors for f in (form, tier_form, qual_form))
     return render(request, "annotation/manage/expert_edit.html", context, status=400 if bad else 200)
 
@@ -573,25 +530,16 @@ def profile(request: SignedInRequest) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         try:
-            expert_services.set_own_availability(
-                user=request.user, availability=form.cleaned_data["availability"], reason=form.cleaned_data["reason"]
-            )
+            expert_services.set_own_availability(user=request.user, **form.cleaned_data)  # availability and reason
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
             messages.success(request, _("Availability saved."))
             return redirect("annotation:profile")
     page = read_models.own_profile_page(Viewer.of(request), own)
-    policy = page.policy
-    context = {
-        "profile": own,
-        "history": page.history,
-        "form": form,
-        "retakes": page.retakes,
-        "certificates": page.certificates,
-        "policy": policy,
-        "pay_policy": render_guidelines(policy.pay_policy_text) if policy.pay_policy_text.strip() else "",
-    }
+    pay_policy = render_guidelines(page.policy.pay_policy_text) if page.policy.pay_policy_text.strip() else ""
+    # The page's history, retakes, certificates and policy.
+    context = {"profile": own, "form": form, **vars(page), "pay_policy": pay_policy}
     return render(request, "annotation/profile.html", context, status=400 if form.errors else 200)
 
 

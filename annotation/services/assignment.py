@@ -201,6 +201,14 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         return None
 
 
+def next_response_if_any(*, expert: User, campaign: Campaign) -> Assignment | None:
+    """`assign_next_response` after a submission or a skip: None too where it refuses (the work just done stands)."""
+    try:
+        return assign_next_response(expert=expert, campaign=campaign)
+    except (ValidationError, PermissionDenied):
+        return None
+
+
 def work_stopped(*, campaign: Campaign, profile: ExpertProfile | None) -> bool:
     """Whether the expert's pre-assigned work in the campaign is stopped: the campaign is not active, or the expert is paused or away.
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 import markdown
 import nh3
@@ -34,39 +35,8 @@ CHANGE_NOTE_MAX_CHARS = CampaignGuidelines._meta.get_field("change_note").max_le
 
 # What guidelines need: structure, emphasis, lists, tables, quotes, code and links. No images
 # (an image URL would be fetched by every expert's browser), no styles, no scripts.
-ALLOWED_TAGS = {
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "p",
-    "br",
-    "hr",
-    "strong",
-    "em",
-    "b",
-    "i",
-    "del",
-    "code",
-    "pre",
-    "blockquote",
-    "ul",
-    "ol",
-    "li",
-    "table",
-    "thead",
-    "tbody",
-    "tr",
-    "th",
-    "td",
-    "a",
-    "abbr",
-    "dl",
-    "dt",
-    "dd",
-}
+ALLOWED_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "strong", "em", "b", "i", "del", "code", "pre", "blockquote", "abbr"}
+ALLOWED_TAGS |= {"ul", "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tr", "th", "td", "a"}
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 
@@ -105,15 +75,7 @@ def publish_guidelines(*, campaign: Campaign, body: str, change_note: str = "", 
     """
     if not has_role(author, Role.ADMIN):
         raise PermissionDenied(_("Only an admin publishes a campaign's guidelines."))
-    body, change_note = _checked(body, change_note)
-    with transaction.atomic():
-        # The campaign row is the lock: two admins publishing at once get consecutive revisions.
-        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-        latest = current_guidelines(campaign)
-        if latest is not None and latest.body == body:
-            raise ValidationError({"body": [_("These guidelines are the same as revision %(n)d.") % {"n": latest.revision}]})
-        top = CampaignGuidelines.objects.filter(campaign_id=campaign.pk).aggregate(top=Max("revision"))["top"] or 0
-        return CampaignGuidelines.objects.create(campaign=campaign, revision=top + 1, body=body, change_note=change_note, author=author)
+    return _new_revision(CampaignGuidelines, campaign, *_checked(body, change_note), author)
 
 
 # --- the guidelines in force: the campaign's own, else its dataset's -------------------------------
@@ -172,15 +134,24 @@ def publish_dataset_guidelines(*, dataset: Dataset, body: str, change_note: str 
     """
     if not has_role(author, Role.ADMIN, Role.RUBRIC_AUTHOR):
         raise PermissionDenied(_("Only an admin or a rubric author publishes a dataset's guidelines."))
-    body, change_note = _checked(body, change_note)
+    return _new_revision(DatasetGuidelines, dataset, *_checked(body, change_note), author)
+
+
+R = TypeVar("R", CampaignGuidelines, DatasetGuidelines)
+
+
+def _new_revision(model: type[R], owner: Campaign | Dataset, body: str, change_note: str, author: User) -> R:
+    """The revision after the owner's latest; a body identical to the latest's is refused (a revision that changes nothing)."""
+    field = "campaign" if isinstance(owner, Campaign) else "dataset"
     with transaction.atomic():
-        # The dataset row is the lock: two publications at once get consecutive revisions.
-        Dataset.objects.select_for_update().filter(pk=dataset.pk).first()
-        latest = current_dataset_guidelines(dataset)
+        # The owner's row is the lock: two publications at once get consecutive revisions.
+        type(owner).objects.select_for_update().filter(pk=owner.pk).first()
+        revisions = model.objects.filter(**{f"{field}_id": owner.pk})
+        latest = revisions.order_by("-revision").first()
         if latest is not None and latest.body == body:
             raise ValidationError({"body": [_("These guidelines are the same as revision %(n)d.") % {"n": latest.revision}]})
-        top = DatasetGuidelines.objects.filter(dataset_id=dataset.pk).aggregate(top=Max("revision"))["top"] or 0
-        return DatasetGuidelines.objects.create(dataset=dataset, revision=top + 1, body=body, change_note=change_note, author=author)
+        top = revisions.aggregate(top=Max("revision"))["top"] or 0
+        return model.objects.create(**{field: owner}, revision=top + 1, body=body, change_note=change_note, author=author)
 
 
 def _checked(body: str, change_note: str) -> tuple[str, str]:

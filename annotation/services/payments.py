@@ -111,21 +111,9 @@ def payment_line_count(campaign: Campaign) -> int:
     return ExpertCampaignTally.objects.filter(campaign=campaign, submitted__gt=0).count()
 
 
-PAYMENT_CSV_HEADER = [
-    "campaign",
-    "expert",
-    "email",
-    "submitted_responses",
-    "submitted_while_paused",
-    "paid_responses",
-    "held_responses",
-    "withheld_responses",
-    "active_hours",
-    "piece_rate",
-    "amount",
-    "certified",
-    "paused_work_policy",
-]
+PAYMENT_CSV_HEADER = ["campaign", "expert", "email", "submitted_responses", "submitted_while_paused", "paid_responses", "held_responses"]
+PAYMENT_CSV_HEADER += ["withheld_responses", "active_hours", "piece_rate", "amount", "certified", "paused_work_policy"]
+COUNTED = ("submitted", "while_paused", "paid", "held", "withheld")  # the columns of responses, summed on the total line
 
 
 def payment_csv(campaign: Campaign) -> str:
@@ -136,41 +124,12 @@ def payment_csv(campaign: Campaign) -> str:
     w.writerow(PAYMENT_CSV_HEADER)
     lines = payment_lines(campaign, policy)
     for p in lines:
-        w.writerow(
-            [
-                campaign.name,
-                p.username,
-                p.email,
-                p.submitted,
-                p.while_paused,
-                p.paid,
-                p.held,
-                p.withheld,
-                f"{p.active_hours:.2f}",
-                f"{p.rate:.2f}",
-                f"{p.amount:.2f}",
-                "yes" if p.certified else "no",
-                policy.paused_work_pay,
-            ]
-        )
+        counts = [getattr(p, column) for column in COUNTED]
+        figures = [f"{p.active_hours:.2f}", f"{p.rate:.2f}", f"{p.amount:.2f}", "yes" if p.certified else "no"]
+        w.writerow([campaign.name, p.username, p.email, *counts, *figures, policy.paused_work_pay])
     total = sum((p.amount for p in lines), Decimal("0.00"))
-    w.writerow(
-        [
-            campaign.name,
-            "TOTAL",
-            "",
-            sum(p.submitted for p in lines),
-            sum(p.while_paused for p in lines),
-            sum(p.paid for p in lines),
-            sum(p.held for p in lines),
-            sum(p.withheld for p in lines),
-            "",
-            f"{campaign.piece_rate:.2f}",
-            f"{total:.2f}",
-            "",
-            policy.paused_work_pay,
-        ]
-    )
+    totals = [sum(getattr(p, column) for p in lines) for column in COUNTED]
+    w.writerow([campaign.name, "TOTAL", "", *totals, "", f"{campaign.piece_rate:.2f}", f"{total:.2f}", "", policy.paused_work_pay])
     return out.getvalue()
 
 

@@ -69,10 +69,6 @@ def register_risk_check(name: str, check: RiskCheck) -> None:
     _CHECKS[name] = check
 
 
-def registered_checks() -> tuple[str, ...]:
-    return tuple(_CHECKS)
-
-
 def check_risks(*, now: datetime | None = None) -> RiskRun:
     """Run every registered check and record its findings as alerts: a new one, or the open one with the same key updated."""
     now = now or timezone.now()

@@ -253,6 +253,15 @@ def submit_assignment(*, assignment: Assignment, expert: User, active_seconds: i
         return locked
 
 
+def submit_with_draft(
+    *, assignment: Assignment, expert: User, entries: list[DraftEntry], active_seconds: int = 0, based_on: int | None = None
+) -> Assignment:
+    """`submit_assignment`, the posted entries saved on their own first, so a refused submission loses nothing of what was typed."""
+    if entries:
+        based_on = save_draft(assignment=assignment, expert=expert, entries=entries, based_on=based_on).draft_version
+    return submit_assignment(assignment=assignment, expert=expert, active_seconds=active_seconds, based_on=based_on)
+
+
 def _after_submit(assignment: Assignment) -> None:
     # Calibration scoring and continuous gold checks belong to the quality service.
     quality.after_submit(assignment=assignment)

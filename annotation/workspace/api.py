@@ -5,14 +5,12 @@ answers 404 like an id that does not exist. Serializers here are blind by constr
 name no model, no other expert, no verdict, no gold flag.
 """
 
-import base64
 import builtins
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404
@@ -21,7 +19,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.generics import ListAPIView
+from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,10 +28,10 @@ from rest_framework.views import APIView
 
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, Skip, UnclearCriterionReport
 from annotation.services import workspace as services
-from annotation.services.assignment import assign_next_response
+from annotation.services.assignment import assign_next_response, next_response_if_any
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
-from annotation.workspace.filters import OwnAssignmentFilters
+from annotation.workspace.filters import OwnAssignmentFilters, decode_after, encode_after
 from annotation.workspace.selectors import OwnProgress
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
 from heartbench_core.api_types import TypedSerializer
@@ -453,15 +451,50 @@ class ExpertView(APIView):
         return read_models.own_work_ref(Viewer.of(request), public_id)
 
 
-class OwnAssignmentsPagination(PageNumberPagination):
-    """The API's default pages (`count`, `next`, `previous`, `results`), read by keyset.
+class KeysetPagination(PageNumberPagination):
+    """The API's default pages (`count`, `next`, `previous`, `results`) whose `next` also carries where its page ended.
 
-    `next` carries where its page ended (`after`, an opaque cursor), so the hundredth page costs
-    what the first does; `page` alone still works (by offset, as before), and `count` comes from
-    the expert's tallies instead of counting their rows.
+    `after` (an opaque cursor) lets a deep page read from there instead of sorting and skipping
+    every row before it; `page` alone still works (by offset). A subclass sets `here`, `number`,
+    `count`, `more` and `rows` when it reads a page by keyset.
     """
 
     after_query_param = "after"
+    here: str
+    number: int
+    count: int
+    more: bool
+    rows: list[Any]
+
+    def keyset_response(self, data: Any) -> Response:
+        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+
+    def keyset_next_link(self, number: int, cursor: str) -> str:
+        return replace_query_param(replace_query_param(self.here, self.page_query_param, number), self.after_query_param, cursor)
+
+    def keyset_previous_link(self) -> str:
+        url = remove_query_param(self.here, self.after_query_param)
+        if self.number == 2:
+            return remove_query_param(url, self.page_query_param)
+        return replace_query_param(url, self.page_query_param, self.number - 1)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            *super().get_schema_operation_parameters(view),
+            {
+                "name": self.after_query_param,
+                "required": False,
+                "in": "query",
+                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
+                "schema": {"type": "string"},
+            },
+        ]
+
+
+class OwnAssignmentsPagination(KeysetPagination):
+    """The expert's own assignments, read by keyset: the hundredth page costs what the first does, and `count` comes from the
+    expert's tallies instead of counting their rows.
+    """
 
     def paginate_queryset(  # type: ignore[override]  # pages assignments only
         self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
@@ -488,49 +521,23 @@ class OwnAssignmentsPagination(PageNumberPagination):
         return self.rows
 
     def get_paginated_response(self, data: Any) -> Response:
-        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+        return self.keyset_response(data)
 
     def get_next_link(self) -> str | None:
         if not self.more or not self.rows:
             return None
         last = self.rows[-1]
-        url = replace_query_param(self.here, self.page_query_param, self.number + 1)
-        return replace_query_param(url, self.after_query_param, self._encode(last.reserved_at, last.public_id))
+        return self.keyset_next_link(self.number + 1, encode_after(last.reserved_at, last.public_id))
 
     def get_previous_link(self) -> str | None:
-        if self.number <= 1:
-            return None
-        url = remove_query_param(self.here, self.after_query_param)
-        if self.number == 2:
-            return remove_query_param(url, self.page_query_param)
-        return replace_query_param(url, self.page_query_param, self.number - 1)
-
-    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
-        return [
-            *super().get_schema_operation_parameters(view),
-            {
-                "name": self.after_query_param,
-                "required": False,
-                "in": "query",
-                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
-                "schema": {"type": "string"},
-            },
-        ]
-
-    @staticmethod
-    def _encode(reserved_at: datetime, public_id: str) -> str:
-        return base64.urlsafe_b64encode(f"{reserved_at.isoformat()}|{public_id}".encode()).decode().rstrip("=")
+        return None if self.number <= 1 else self.keyset_previous_link()
 
     @staticmethod
     def _decode(cursor: str) -> tuple[datetime, str]:
-        try:
-            when, public_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
-            reserved_at = datetime.fromisoformat(when)
-        except ValueError:  # bad base64 (binascii.Error), bad UTF-8, no separator, no date
-            raise NotFound(CursorPagination.invalid_cursor_message) from None
-        if reserved_at.tzinfo is None or not re.fullmatch(r"[\w-]{1,32}", public_id, re.ASCII):
+        place = decode_after(cursor)
+        if place is None or not re.fullmatch(r"[\w-]{1,32}", place[1], re.ASCII):
             raise NotFound(CursorPagination.invalid_cursor_message)
-        return reserved_at, public_id
+        return place
 
 
 class MyAssignmentsView(ListAPIView[Assignment]):
@@ -565,7 +572,7 @@ class NextResponseView(ExpertView):
     @extend_schema(request=NextInputSerializer, responses={200: AssignmentDetailSerializer, 204: None})
     def post(self, request: Request) -> Response:
         expert, viewer = signed_in(request), Viewer.of(request)
-        data = _valid(NextInputSerializer, request)
+        data = valid_body(NextInputSerializer, request)
         campaign = read_models.expert_campaign(viewer, data["campaign"])
         assignment = assign_next_response(expert=expert, campaign=campaign)
         if assignment is None:
@@ -605,7 +612,7 @@ class DraftView(ExpertView):
     @extend_schema(request=DraftInputSerializer, responses={200: DraftSavedSerializer, 409: DraftConflictSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
-        data = _valid(DraftInputSerializer, request)
+        data = valid_body(DraftInputSerializer, request)
         saved = services.save_draft(
             assignment=assignment,
             expert=signed_in(request),
@@ -623,7 +630,7 @@ class TimeView(ExpertView):
     @extend_schema(request=TimeInputSerializer, responses=ActiveTimeSerializer)
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
-        data = _valid(TimeInputSerializer, request)
+        data = valid_body(TimeInputSerializer, request)
         total = services.record_active_time(assignment=assignment, expert=signed_in(request), seconds=data["active_seconds"])
         return Response(ActiveTimeSerializer({"active_seconds": total}).data)
 
@@ -634,14 +641,15 @@ class SubmitView(ExpertView):
     @extend_schema(request=DraftInputSerializer, responses={200: SubmittedSerializer, 409: DraftConflictSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_ref(request, public_id)
-        data = _valid(DraftInputSerializer, request)
-        expert = signed_in(request)
-        based_on = data["version"]
-        if data["judgments"]:
-            based_on = services.save_draft(
-                assignment=assignment, expert=expert, entries=_entries(data["judgments"]), based_on=based_on
-            ).draft_version
-        done = services.submit_assignment(assignment=assignment, expert=expert, active_seconds=data["active_seconds"], based_on=based_on)
+        data = valid_body(DraftInputSerializer, request)
+        entries = _entries(data["judgments"])
+        done = services.submit_with_draft(
+            assignment=assignment,
+            expert=signed_in(request),
+            entries=entries,
+            active_seconds=data["active_seconds"],
+            based_on=data["version"],
+        )
         finished = read_models.attempt_finished_by(Viewer.of(request), done)
         return Response(SubmittedSerializer(done, context={"calibration_result": None if finished is None else finished.pk}).data)
 
@@ -652,7 +660,7 @@ class UnclearReportView(ExpertView):
     @extend_schema(request=UnclearInputSerializer, responses={201: UnclearReportSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
-        data = _valid(UnclearInputSerializer, request)
+        data = valid_body(UnclearInputSerializer, request)
         report = services.report_unclear_criterion(
             assignment=assignment, expert=signed_in(request), criterion_id=data["criterion"], comment=data["comment"]
         )
@@ -665,7 +673,7 @@ class ProblemReportView(ExpertView):
     @extend_schema(request=CommentInputSerializer, responses={201: ProblemReportSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
-        data = _valid(CommentInputSerializer, request)
+        data = valid_body(CommentInputSerializer, request)
         report = services.report_item_problem(assignment=assignment, expert=signed_in(request), comment=data["comment"])
         return Response(ProblemReportSerializer(report).data, status=201)
 
@@ -677,12 +685,9 @@ class SkipView(ExpertView):
     def post(self, request: Request, public_id: str) -> Response:
         expert = signed_in(request)
         assignment = self.own_ref(request, public_id)
-        data = _valid(SkipInputSerializer, request)
+        data = valid_body(SkipInputSerializer, request)
         skip = services.skip_assignment(assignment=assignment, expert=expert, reason=data["reason"], note=data["note"])
-        try:
-            following = assign_next_response(expert=expert, campaign=skip.campaign)
-        except (DjangoValidationError, PermissionDenied):
-            following = None
+        following = next_response_if_any(expert=expert, campaign=skip.campaign)
         next_id = following.public_id if following is not None else None
         return Response(SkipSerializer(skip, context={"next": next_id}).data, status=201)
 
@@ -698,7 +703,7 @@ class CorrectionsView(ExpertView):
     @extend_schema(request=CorrectionInputSerializer, responses={201: CorrectionSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own(request, public_id)
-        data = _valid(CorrectionInputSerializer, request)
+        data = valid_body(CorrectionInputSerializer, request)
         correction = services.request_correction(
             assignment=assignment, expert=signed_in(request), reason=data["reason"], entries=_entries(data["judgments"])
         )
@@ -719,7 +724,7 @@ class DiscussionView(ExpertView):
     @extend_schema(request=DiscussionCommentInputSerializer, responses={201: DiscussionSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_open_discussion(request, public_id)
-        data = _valid(DiscussionCommentInputSerializer, request)
+        data = valid_body(DiscussionCommentInputSerializer, request)
         services.post_comment(assignment=assignment, expert=signed_in(request), body=data["body"], criterion_id=data["criterion"])
         return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data, status=201)
 
@@ -730,12 +735,28 @@ class DiscussionVoteView(ExpertView):
     @extend_schema(request=DiscussionVoteInputSerializer, responses=DiscussionSerializer)
     def post(self, request: Request, public_id: str) -> Response:
         assignment = self.own_open_discussion(request, public_id)
-        data = _valid(DiscussionVoteInputSerializer, request)
+        data = valid_body(DiscussionVoteInputSerializer, request)
         services.cast_vote(assignment=assignment, expert=signed_in(request), criterion_id=data["criterion"], hit=data["hit"])
         return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data)
 
 
-class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
+class RecordsShown(GenericAPIView):
+    """A list that records the rows it serves as shown to the requester (`record`), so they are never served to them blind."""
+
+    def record(self, rows: Sequence[Any]) -> None:
+        raise NotImplementedError
+
+    # DRF's list, recording what it serves; a docstring here would replace a viewset's description of its list in the schema.
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        shown = page if page is not None else builtins.list(queryset)
+        self.record(shown)
+        data = self.get_serializer(shown, many=True).data
+        return self.get_paginated_response(data) if page is not None else Response(data)
+
+
+class AdminCorrectionsView(RecordsShown, ListAPIView[CorrectionRequest]):
     """Correction requests, oldest first (pending by default; ?status=accepted|refused|all, ?campaign=)."""
 
     permission_classes = [IsAdmin]
@@ -752,14 +773,8 @@ class AdminCorrectionsView(ListAPIView[CorrectionRequest]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """DRF's list, recording the corrections it serves (other raters' judgments) as shown to the requester."""
-        queryset = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(queryset)
-        shown = page if page is not None else builtins.list(queryset)
-        data = self.get_serializer(shown, many=True).data
-        read_models.corrections_shown(Viewer.of(request), shown)
-        return self.get_paginated_response(data) if page is not None else Response(data)
+    def record(self, rows: Sequence[CorrectionRequest]) -> None:
+        read_models.corrections_shown(Viewer.of(self.request), rows)  # they show other raters' judgments
 
 
 class DecideCorrectionView(APIView):
@@ -775,12 +790,13 @@ class DecideCorrectionView(APIView):
     @extend_schema(request=CorrectionDecisionInputSerializer, responses=AdminCorrectionSerializer)
     def post(self, request: Request, correction_id: int) -> Response:
         correction = read_models.correction_to_decide(Viewer.of(request), correction_id)
-        data = _valid(CorrectionDecisionInputSerializer, request)
+        data = valid_body(CorrectionDecisionInputSerializer, request)
         decided = services.decide_correction(correction=correction, admin=signed_in(request), accept=data["accept"], note=data["note"])
         return Response(AdminCorrectionSerializer(decided).data)
 
 
-def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    form = serializer_class(data=request.data)
+def valid_body(serializer_class: type[serializers.Serializer], request: Request, **kwargs: Any) -> dict[str, Any]:
+    """The request's body as the serializer validated it; a 400 naming each bad field otherwise."""
+    form = serializer_class(data=request.data, **kwargs)
     form.is_valid(raise_exception=True)
     return form.validated_data

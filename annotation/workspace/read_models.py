@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
 
@@ -87,7 +87,10 @@ def own_assignments(
 ) -> QuerySet[Assignment]:
     """The expert's reserved and submitted assignments (filtered by `OwnAssignmentFilters`), newest first; past the keyset `after` when given."""
     rows = OwnAssignmentFilters(params).check().narrow(selectors.own_assignments(viewer.person()))
-    return selectors.own_assignments_after(rows, *after) if after is not None else rows
+    if after is None:
+        return rows
+    reserved_at, public_id = after  # past that row, in the list's order
+    return rows.filter(Q(reserved_at__lt=reserved_at) | Q(reserved_at=reserved_at, public_id__gt=public_id))
 
 
 @read_model
@@ -134,9 +137,7 @@ def own_progress(viewer: Viewer, campaign: Campaign) -> selectors.OwnProgress:
 @read_model
 def own_work(viewer: Viewer, public_id: str, *, lapsed_too: bool = False) -> Assignment:
     """The expert's own held assignment (with its response, item and campaign), else 404; `lapsed_too` finds their expired or released work too."""
-    if lapsed_too:
-        return selectors.lapsed_or_held_assignment_for_expert(viewer.person(), public_id)
-    return selectors.assignment_for_expert(viewer.person(), public_id)
+    return selectors.assignment_for_expert(viewer.person(), public_id, lapsed_too=lapsed_too)
 
 
 @read_model

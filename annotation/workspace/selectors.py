@@ -7,7 +7,6 @@ number of queries whatever the size of the item or the queue.
 
 from __future__ import annotations
 
-import base64
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from annotation.quality_text import pause_reason_text
 from annotation.services import assignment as serving
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
 from annotation.services.workspace import JudgmentRow, discussion_cohort, discussion_open_for
+from annotation.workspace.filters import decode_after, encode_after
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
 from heartbench_core.roles import Role, has_role
@@ -115,13 +115,13 @@ class ExpertHome:
         return self.finished_total - len(self.finished)
 
 
-def assignment_for_expert(expert: User, public_id: str) -> Assignment:
-    """The expert's own assignment with that public id (with its response, item and campaign), else 404."""
-    return _own_or_404(
-        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "campaign_response__response"),
-        expert,
-        public_id,
-    )
+def assignment_for_expert(expert: User, public_id: str, *, lapsed_too: bool = False) -> Assignment:
+    """The expert's own assignment with that public id (with its response, item and campaign), else 404.
+
+    `lapsed_too`: also the expert's own expired or released work (to read their text and take it back).
+    """
+    related = ("campaign_response__campaign", "campaign_response__item", "campaign_response__response")
+    return _own_or_404(Assignment.objects.select_related(*related), expert, public_id, lapsed_too=lapsed_too)
 
 
 def assignment_ref_for_expert(expert: User, public_id: str) -> Assignment:
@@ -141,16 +141,6 @@ def _own_or_404(queryset: QuerySet[Assignment], expert: User, public_id: str, *,
     if found is None or found.status not in allowed:
         raise Http404(_("No such work."))
     return found
-
-
-def lapsed_or_held_assignment_for_expert(expert: User, public_id: str) -> Assignment:
-    """`assignment_for_expert`, also finding the expert's own expired or released work (to read their text and take it back)."""
-    return _own_or_404(
-        Assignment.objects.select_related("campaign_response__campaign", "campaign_response__item", "campaign_response__response"),
-        expert,
-        public_id,
-        lapsed_too=True,
-    )
 
 
 @dataclass
@@ -207,11 +197,6 @@ def own_assignments(expert: User) -> QuerySet[Assignment]:
         )
         .order_by("-reserved_at", "public_id")
     )
-
-
-def own_assignments_after(queryset: QuerySet[Assignment], reserved_at: datetime, public_id: str) -> QuerySet[Assignment]:
-    """`own_assignments` past the row (reserved_at, public_id), in its order: the keyset its pages continue from."""
-    return queryset.filter(Q(reserved_at__lt=reserved_at) | Q(reserved_at=reserved_at, public_id__gt=public_id))
 
 
 def own_assignment_count(expert: User, status: str | None = None) -> int:
@@ -292,7 +277,7 @@ def completed_page(expert: User, *, after: str = "", size: int | None = None) ->
     """
     size = size or COMPLETED_PER_PAGE
     rows = _submitted_newest_first(expert)
-    keyset = _decode_after(after)
+    keyset = decode_after(after)
     if keyset is not None:
         when, public_id = keyset
         rows = rows.filter(Q(submitted_at__lt=when) | Q(submitted_at=when, public_id__gt=public_id))
@@ -303,21 +288,8 @@ def completed_page(expert: User, *, after: str = "", size: int | None = None) ->
     return CompletedPage(
         rows=_completed_work(expert, shown),
         total=own_assignment_count(expert, "submitted"),
-        next_after=_encode_after(last.submitted_at, last.public_id) if more and last and last.submitted_at else "",
+        next_after=encode_after(last.submitted_at, last.public_id) if more and last and last.submitted_at else "",
     )
-
-
-def _encode_after(when: datetime, public_id: str) -> str:
-    return base64.urlsafe_b64encode(f"{when.isoformat()}|{public_id}".encode()).decode().rstrip("=")
-
-
-def _decode_after(cursor: str) -> tuple[datetime, str] | None:
-    try:
-        when, public_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
-        moment = datetime.fromisoformat(when)
-    except ValueError:
-        return None
-    return (moment, public_id) if cursor and moment.tzinfo is not None else None
 
 
 def expert_home(

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.models import Assignment, Campaign, Skip
 from annotation.services import workspace as services
-from annotation.services.assignment import assign_next_response
+from annotation.services.assignment import assign_next_response, next_response_if_any
 from annotation.workspace import forms, held_text, read_models
 from heartbench_core.form_errors import messages_of
 from heartbench_core.http import SignedInRequest
@@ -106,11 +106,9 @@ def _render_judge(
 ) -> HttpResponse:
     """The judging page; `posted` puts text that was not saved back into its criteria, so nothing typed is lost."""
     _attach_unclear_urls(page)
-    kept = {e.criterion_id: e for e in posted or []}
     for row in page.rows:
         row.errors = (errors or {}).get(services.criterion_error_key(row.criterion.pk), [])
-        if row.criterion.pk in kept:
-            row.rationale, row.hit = kept[row.criterion.pk].rationale, kept[row.criterion.pk].hit
+    _fill(page, {e.criterion_id: (e.rationale, e.hit) for e in posted or []})
     response = render(
         request,
         "annotation/workspace/judge.html",
@@ -129,6 +127,34 @@ def _render_judge(
     response[WORK_STATE_HEADER] = "submitted" if page.submitted else "lapsed" if page.lapsed else "editable"
     response[PAGE_VERSION_HEADER] = str(page.assignment.draft_version)
     return response
+
+
+def _fill(page: read_models.JudgingPage, judged: dict[int, tuple[str, bool | None]]) -> None:
+    """Put judgments (posted but not saved, or a standing revision) into the page's criteria."""
+    for row in page.rows:
+        if row.criterion.pk in judged:
+            row.rationale, row.hit = judged[row.criterion.pk]
+
+
+def _refused(
+    request: SignedInRequest,
+    assignment: Assignment,
+    exc: ValidationError,
+    posted: list[services.DraftEntry],
+    skip_form: QueryDict | None = None,
+) -> HttpResponse:
+    """The judging page again after a refused write, with the posted text: changed in another tab (409), or what was wrong (400)."""
+    page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
+    if isinstance(exc, services.DraftConflict):
+        return _render_judge(request, page, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
+    return _render_judge(
+        request,
+        page,
+        errors=exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages},
+        posted=posted,
+        status=400,
+        skip_form=skip_form,
+    )
 
 
 def _guidelines_news(request: SignedInRequest, page: read_models.JudgingPage) -> dict[str, bool]:
@@ -266,27 +292,13 @@ def submit(request: SignedInRequest, public_id: str) -> HttpResponse:
     posted: list[services.DraftEntry] = []
     try:
         posted = forms.draft_entries(request.POST)
-        based_on = forms.based_on(request.POST)
-        if posted:
-            # Saved on its own first, so a refused submission loses nothing of what was typed.
-            based_on = services.save_draft(assignment=assignment, expert=request.user, entries=posted, based_on=based_on).draft_version
-        services.submit_assignment(
-            assignment=assignment, expert=request.user, active_seconds=forms.active_seconds(request.POST), based_on=based_on
-        )
-    except services.DraftConflict:
-        # Changed in another tab: neither saved nor submitted; the posted text is shown again.
-        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
-        return _render_judge(request, page, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
-    except ValidationError as exc:
-        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
-        errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
-        return _render_judge(request, page, errors=errors, posted=posted, status=400)
+        seconds, based_on = forms.active_seconds(request.POST), forms.based_on(request.POST)
+        services.submit_with_draft(assignment=assignment, expert=request.user, entries=posted, active_seconds=seconds, based_on=based_on)
+    except ValidationError as exc:  # changed in another tab (neither saved nor submitted), or refused
+        return _refused(request, assignment, exc, posted)
     campaign = assignment.campaign_response.campaign
-    try:
-        # Reserve the next response now, so moving on costs one redirect.
-        following = assign_next_response(expert=request.user, campaign=campaign)
-    except (ValidationError, PermissionDenied):
-        following = None
+    # Reserve the next response now, so moving on costs one redirect.
+    following = next_response_if_any(expert=request.user, campaign=campaign)
     progress = read_models.own_progress(Viewer.of(request), campaign)
     messages.success(
         request,
@@ -318,18 +330,9 @@ def skip(request: SignedInRequest, public_id: str) -> HttpResponse:
         services.skip_assignment(
             assignment=assignment, expert=request.user, reason=request.POST.get("reason", ""), note=request.POST.get("note", "")
         )
-    except services.DraftConflict:
-        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
-        return _render_judge(request, page, errors={"__all__": [str(CHANGED_ELSEWHERE)]}, posted=posted, status=409)
     except ValidationError as exc:
-        page = read_models.judging_page(Viewer.of(request), assignment, reread=True)
-        errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
-        return _render_judge(request, page, errors=errors, posted=posted, status=400, skip_form=request.POST)
-    campaign = assignment.campaign_response.campaign
-    try:
-        following = assign_next_response(expert=request.user, campaign=campaign)
-    except (ValidationError, PermissionDenied):
-        following = None
+        return _refused(request, assignment, exc, posted, skip_form=request.POST)
+    following = next_response_if_any(expert=request.user, campaign=assignment.campaign_response.campaign)
     messages.success(request, _("Skipped. The response goes to another expert; you will not be given it again. Your draft is kept."))
     if following is not None:
         return redirect("annotation:judge", public_id=following.public_id)
@@ -412,17 +415,10 @@ def correction(request: SignedInRequest, public_id: str) -> HttpResponse:
     page = read_models.judging_page(Viewer.of(request), assignment, with_guidelines=False)
     post_discussion = services.is_post_discussion(assignment)
     revision = services.standing_revision(assignment) if post_discussion else None
-    if revision is not None:
-        # A further revision starts from the standing one, as the service does.
-        standing = {row["criterion"]: row for row in revision}
-        for row in page.rows:
-            if row.criterion.pk in standing:
-                row.rationale, row.hit = standing[row.criterion.pk]["rationale"], standing[row.criterion.pk]["hit"]
+    # A further revision starts from the standing one, as the service does.
+    _fill(page, {row["criterion"]: (row["rationale"], row["hit"]) for row in revision or []})
     if request.method == "POST":
-        posted = {e.criterion_id: e for e in forms.draft_entries(request.POST)}
-        for row in page.rows:
-            if row.criterion.pk in posted:
-                row.rationale, row.hit = posted[row.criterion.pk].rationale, posted[row.criterion.pk].hit
+        _fill(page, {e.criterion_id: (e.rationale, e.hit) for e in forms.draft_entries(request.POST)})
     return render(
         request,
         "annotation/workspace/correction.html",
@@ -466,10 +462,7 @@ def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse
             assignment=assignment, expert=request.user, body=form.cleaned_data["body"], criterion_id=form.cleaned_data.get("criterion")
         )
     except ValidationError as exc:
-        if not services.discussion_open_for(assignment):
-            raise Http404(_("No such discussion.")) from None
-        for message in messages_of(exc):
-            messages.error(request, message)
+        return _back_to_thread(request, assignment, public_id, refused=exc)
     return _back_to_thread(request, assignment, public_id)
 
 
@@ -488,14 +481,19 @@ def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
             hit=form.cleaned_data["stance"] == "hit",
         )
     except ValidationError as exc:
-        if not services.discussion_open_for(assignment):
-            raise Http404(_("No such discussion.")) from None
-        for message in messages_of(exc):
-            messages.error(request, message)
+        return _back_to_thread(request, assignment, public_id, refused=exc)
     return _back_to_thread(request, assignment, public_id)
 
 
-def _back_to_thread(request: SignedInRequest, assignment: Assignment, public_id: str) -> HttpResponse:
+def _back_to_thread(
+    request: SignedInRequest, assignment: Assignment, public_id: str, refused: ValidationError | None = None
+) -> HttpResponse:
+    """The thread after a comment or a vote (404 when it was refused because the discussion is closed)."""
+    if refused is not None:
+        if not services.discussion_open_for(assignment):
+            raise Http404(_("No such discussion.")) from None
+        for message in messages_of(refused):
+            messages.error(request, message)
     if request.htmx:
         thread = _seen_thread(request, assignment)
         return render(
