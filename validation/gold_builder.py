@@ -76,7 +76,7 @@ class CandidateList:
 
 
 def builder_versions(user: User) -> QuerySet[DatasetVersion]:
-    """Versions the viewer may build from: every version of a dataset their blind scope leaves open."""
+    """Versions the viewer may build from or plan on: every version of a dataset their blind scope leaves open."""
     visible = blind_scope(user).visible_on_datasets(Dataset.objects.all(), "pk")
     return DatasetVersion.objects.filter(dataset__in=visible).select_related("dataset").order_by("dataset__name", "-created_at")
 

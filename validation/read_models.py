@@ -52,7 +52,6 @@ from validation.planner import (
     pilot_sentence,
     plan_json,
     plan_request,
-    plannable_versions,
 )
 from validation.selectors import QueueCounts, QueueEntry, UnitDiscussion
 from validation.services.queue_summary import StoredQueue, head_entries, queue_summary, stored_queue
@@ -550,7 +549,7 @@ class PlannerChoices:
 def planner_choices(viewer: Viewer) -> PlannerChoices:
     """The versions and pilot blind tests the viewer may plan from (datasets their blind scope leaves open)."""
     user = viewer.person()
-    return PlannerChoices(versions=plannable_versions(user), pilots=pilot_campaigns(user))
+    return PlannerChoices(versions=builder_versions(user), pilots=pilot_campaigns(user))
 
 
 @dataclass(frozen=True)
