@@ -373,33 +373,6 @@ def load_campaign_arrays(
     judgments = _place_judgments(rows, assignments, units, criteria)
     judge = _judge_per_unit(campaign, judge_runs, entries, responses, criteria, units)
     adjudicated, adjudication_id = _adjudications_per_unit(campaign, units)
-    excluded_counts = {
-        "stale_judgments": judgments.stale,
-        "other_excluded_judgments": judgments.other_excluded,
-        "stale_verdicts": judge.stale,
-        "stale_criteria": int(criteria.stale.sum()),
-        "catastrophic_criteria": int(criteria.catastrophic.sum()) if exclude_catastrophic else 0,
-    }
-    return _assemble(
-        campaign, responses, models, items, criteria, units, judgments, judge, adjudicated, adjudication_id, revisions, excluded_counts
-    )
-
-
-def _assemble(
-    campaign: Campaign,
-    responses: _CampaignResponses,
-    models: _Models,
-    items: _Items,
-    criteria: _Criteria,
-    units: _Units,
-    judgments: _PlacedJudgments,
-    judge: _JudgeLabels,
-    adjudicated: np.ndarray,
-    adjudication_id: np.ndarray,
-    revisions: dict,
-    excluded: dict,
-) -> CampaignArrays:
-    """Lay the loaded parts out as the flat arrays of CampaignArrays."""
     return CampaignArrays(
         campaign_id=campaign.pk,
         k=int(campaign.overlap),
@@ -435,7 +408,13 @@ def _assemble(
         u_adjudication_id=adjudication_id,
         judge_runs=judge.runs,
         revisions=revisions,
-        excluded=excluded,
+        excluded={
+            "stale_judgments": judgments.stale,
+            "other_excluded_judgments": judgments.other_excluded,
+            "stale_verdicts": judge.stale,
+            "stale_criteria": int(criteria.stale.sum()),
+            "catastrophic_criteria": int(criteria.catastrophic.sum()) if exclude_catastrophic else 0,
+        },
     )
 
 
