@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
-from django.http import StreamingHttpResponse
+from django.http import HttpResponseBase
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
@@ -54,7 +54,7 @@ from heartbench_core.models import User
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
-from validation.exports import BadFilter
+from validation.exports import BadFilter, attachment
 from validation.filters import CandidateFilters, GoldenLabelFilters, QueueFilters
 from validation.gold_builder import CriterionSheet, ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
@@ -1065,7 +1065,7 @@ class JudgmentsExportView(APIView):
     def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
         return super().perform_content_negotiation(request, force=True)  # the body is a file, whatever Accept says
 
-    def get(self, request: Request, campaign_id: int, fmt: str) -> StreamingHttpResponse:
+    def get(self, request: Request, campaign_id: int, fmt: str) -> HttpResponseBase:
         if fmt not in ("csv", "jsonl"):
             raise NotFound(_("The judgments export is judgments.csv or judgments.jsonl."))
         viewer = Viewer.of(request)
@@ -1074,7 +1074,4 @@ class JudgmentsExportView(APIView):
             chunks = read.export_stream(viewer, campaign, "judgments", fmt, request.query_params)
         except BadFilter as exc:
             raise serializers.ValidationError({"detail": str(exc)}) from exc
-        content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-        response = StreamingHttpResponse(chunks, content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
-        return response
+        return attachment(chunks, campaign, "judgments", fmt)

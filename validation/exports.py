@@ -34,6 +34,7 @@ from typing import Any, TypeAlias
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext
@@ -121,6 +122,16 @@ MAX_MODELS = 50
 _OFFSET_SENT_AS_SPACE = re.compile(r" (\d{2}:?\d{2})$")
 
 
+CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+def attachment(body: str | Iterator[str] | Iterator[bytes], campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
+    """An export as the file the browser saves (`campaign-<id>-<what>.<fmt>`): streamed unless it is one string."""
+    response = (HttpResponse if isinstance(body, str) else StreamingHttpResponse)(body, content_type=CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
+    return response
+
+
 class BadFilter(ValueError):
     """A filter parameter that cannot be read (its message says which and why, for the person who sent it)."""
 
@@ -182,22 +193,9 @@ def export_chunks(
     return chunks(json.dumps(dict(zip(header, row)), ensure_ascii=False, default=str) + "\n" for row in rows)
 
 
-def entry_batches(
-    campaign: Campaign,
-    hidden: set[int],
-    *,
-    user: User | None = None,
-    via: str = "",
-    size: int | None = None,
-    only: JudgmentFilter = NO_FILTER,
-) -> Iterator[list[int]]:
-    """The ids of the campaign's entries (but the hidden ones and those `only` leaves out), in id order, ENTRIES_PER_BATCH at a time.
-
-    The first batch is smaller, so the first rows go out at once. With a `user`, each batch's
-    responses are recorded as shown to them (`via`) before it is given.
-    """
-    for _, shown in _entry_pages(campaign, hidden, user=user, via=via, size=size, only=only):
-        yield shown
+def entry_batches(campaign: Campaign, hidden: set[int], **how: Any) -> Iterator[list[int]]:
+    """The ids of the entries shown, a batch at a time (`_entry_pages`)."""
+    return (shown for _, shown in _entry_pages(campaign, hidden, **how))
 
 
 @dataclass(frozen=True)
@@ -209,7 +207,12 @@ class EntryRange:
     left_out: list[int]
 
 
-def entry_ranges(
+def entry_ranges(campaign: Campaign, hidden: set[int], **how: Any) -> Iterator[EntryRange]:
+    """The batches of `entry_batches` (recorded as shown the same way) as id ranges, with the hidden entries inside each."""
+    return (EntryRange(page[0], page[-1], [pk for pk in page if pk in hidden]) for page, _ in _entry_pages(campaign, hidden, **how))
+
+
+def _entry_pages(
     campaign: Campaign,
     hidden: set[int],
     *,
@@ -217,22 +220,13 @@ def entry_ranges(
     via: str = "",
     size: int | None = None,
     only: JudgmentFilter = NO_FILTER,
-) -> Iterator[EntryRange]:
-    """The batches of `entry_batches` (recorded as shown the same way) as id ranges, with the hidden entries inside each."""
-    for page, _ in _entry_pages(campaign, hidden, user=user, via=via, size=size, only=only):
-        yield EntryRange(page[0], page[-1], [pk for pk in page if pk in hidden])
-
-
-def _entry_pages(
-    campaign: Campaign,
-    hidden: set[int],
-    *,
-    user: User | None,
-    via: str,
-    size: int | None,
-    only: JudgmentFilter,
 ) -> Iterator[tuple[list[int], list[int]]]:
-    """Per batch, the ids of its entries that `only` keeps and of those shown (not hidden); only batches that show something."""
+    """Per batch of the campaign's entries that `only` keeps, in id order, the ids of its entries and of those shown (not hidden).
+
+    ENTRIES_PER_BATCH (`size`) at a time, the first batch smaller, so the first rows go out at once;
+    only batches that show something. With a `user`, each batch's responses are recorded as shown
+    to them (`via`) before it is given.
+    """
     full = size or ENTRIES_PER_BATCH
     size = min(full, FIRST_BATCH)
     last = 0

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject, cached_property
@@ -27,7 +27,7 @@ from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation import read_models as read
-from validation.exports import FILTER_PARAMETERS, BadFilter
+from validation.exports import FILTER_PARAMETERS, BadFilter, attachment
 from validation.filters import CandidateFilters
 from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
@@ -44,7 +44,7 @@ from validation.services.golden import adjudicate
 from validation.services.release import change_release_policy
 
 if TYPE_CHECKING:
-    from annotation.models import Campaign
+    pass
 
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -328,20 +328,12 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
         body = read.report_export(viewer, campaign, fmt)
         if body is None:
             return HttpResponse(_("no report has been computed for this campaign yet"), status=404, content_type="text/plain")
-        if isinstance(body, str):
-            return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
-        return _attachment(StreamingHttpResponse(body, content_type="text/csv; charset=utf-8"), campaign, what, fmt)
-    try:
-        chunks = read.export_stream(viewer, campaign, what, fmt, request.GET)
-    except BadFilter as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-    return _attachment(StreamingHttpResponse(chunks, content_type=content_type), campaign, what, fmt)
-
-
-def _attachment(response: HttpResponseBase, campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
-    return response
+    else:
+        try:
+            body = read.export_stream(viewer, campaign, what, fmt, request.GET)
+        except BadFilter as exc:
+            return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    return attachment(body, campaign, what, fmt)
 
 
 def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
