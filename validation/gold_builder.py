@@ -18,7 +18,7 @@ from annotation.services.campaigns import labelled_holders
 from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, record_exposures
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
 from validation.models import GoldDraft
-from validation.services.gold_builder import settled_verdicts
+from validation.services.gold_builder import criteria_by_item, settled_verdicts
 
 PER_PAGE = 50
 EXCERPT = 240
@@ -112,13 +112,7 @@ def candidate_list(
             "pk", "question_id", "difficulty"
         )
     }
-    criteria: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    for item_id, position, pk, ability in (
-        Criterion.objects.filter(item_id__in=[pk for pk, _d in item_of.values()])
-        .order_by("position")
-        .values_list("item_id", "position", "pk", "ability")
-    ):
-        criteria[item_id].append((position, pk, ability))
+    criteria = criteria_by_item([pk for pk, _d in item_of.values()], "position", "pk", "ability")
     held_by = labelled_holders(ids, dataset_id=version.dataset_id)
     verdicts = settled_verdicts(version=version, response_ids=ids)
     rows = []
@@ -224,13 +218,7 @@ def draft_sheets(*, draft: GoldDraft, user: User, posted: tuple[int, Any] | None
             "pk", "question_id", "dialogue"
         )
     }
-    criteria: dict[int, list[tuple[int, int, str, int | None, str]]] = defaultdict(list)
-    for item_id, pk, position, ability, weight, text in (
-        Criterion.objects.filter(item_id__in=[pk for pk, _d in items.values()])
-        .order_by("position")
-        .values_list("item_id", "pk", "position", "ability", "weight", "text")
-    ):
-        criteria[item_id].append((pk, position, ability, weight, text))
+    criteria = criteria_by_item([pk for pk, _d in items.values()], "pk", "position", "ability", "weight", "text")
     written = {(r, c): (hit, expl) for r, c, hit, expl in draft.verdicts.values_list("response_id", "criterion_id", "hit", "explanation")}
     # The page shows these responses as gold to be: none of them may reach this viewer blind.
     record_exposures(user=user, response_ids=[pk for pk, _q, _t in responses], via="gold_draft")
