@@ -276,7 +276,8 @@ def adjudication_queue(viewer: Viewer, campaign: Campaign, params: Mapping[str, 
 def shown_queue_entries(viewer: Viewer, entries: Iterable[QueueEntry], *, via: str) -> dict[int, str]:
     """Record a page of queue entries as shown; the judge's reasons behind their verdicts, by verdict id (no model names)."""
     entries = list(entries)
-    reasons = selectors.judge_reasons(entries)
+    verdicts = JudgeVerdict.objects.filter(pk__in={e.judge_verdict_id for e in entries if e.judge_verdict_id is not None})
+    reasons = without_model_names(dict(verdicts.values_list("pk", "rationale")))
     record_entry_exposures(user=viewer.user, entry_ids={e.campaign_response_id for e in entries}, via=via)
     return reasons
 

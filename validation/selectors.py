@@ -1202,16 +1202,6 @@ def campaigns_to_adjudicate() -> QuerySet[Campaign]:
     return Campaign.objects.filter(Exists(submitted)).select_related("version__dataset").order_by("-created_at", "-id")
 
 
-def judge_reasons(entries: Iterable[QueueEntry]) -> dict[int, str]:
-    """The judge's reason behind each entry's verdict, by verdict id, without model names (two queries; adjudicators' views only)."""
-    from validation.blindness import without_model_names
-
-    ids = {e.judge_verdict_id for e in entries if e.judge_verdict_id is not None}
-    if not ids:
-        return {}
-    return without_model_names(dict(JudgeVerdict.objects.filter(pk__in=ids).values_list("pk", "rationale")))
-
-
 # --- the experts' discussion of a unit, for its adjudicator ---------------------------------------------
 
 
