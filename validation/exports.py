@@ -34,7 +34,6 @@ from typing import Any, TypeAlias
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
-from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext
@@ -120,16 +119,6 @@ NO_FILTER = JudgmentFilter()
 FILTER_PARAMETERS = ("since", "until", "model")
 MAX_MODELS = 50
 _OFFSET_SENT_AS_SPACE = re.compile(r" (\d{2}:?\d{2})$")
-
-
-CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
-
-
-def attachment(body: str | Iterator[str] | Iterator[bytes], campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
-    """An export as the file the browser saves (`campaign-<id>-<what>.<fmt>`): streamed unless it is one string."""
-    response = (HttpResponse if isinstance(body, str) else StreamingHttpResponse)(body, content_type=CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
-    return response
 
 
 class BadFilter(ValueError):

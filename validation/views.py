@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject, cached_property
@@ -27,7 +27,7 @@ from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation import read_models as read
-from validation.exports import FILTER_PARAMETERS, BadFilter, attachment
+from validation.exports import FILTER_PARAMETERS, BadFilter
 from validation.filters import CandidateFilters
 from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
@@ -44,7 +44,7 @@ from validation.services.golden import adjudicate
 from validation.services.release import change_release_policy
 
 if TYPE_CHECKING:
-    pass
+    from annotation.models import Campaign
 
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -334,6 +334,16 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
         except BadFilter as exc:
             return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     return attachment(body, campaign, what, fmt)
+
+
+CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+def attachment(body: str | Iterator[str] | Iterator[bytes], campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
+    """An export as the file the browser saves (`campaign-<id>-<what>.<fmt>`): streamed unless it is one string."""
+    response = (HttpResponse if isinstance(body, str) else StreamingHttpResponse)(body, content_type=CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
+    return response
 
 
 def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
