@@ -1,7 +1,8 @@
 """The gold-set builder's list: the responses of imported models on a version, each with whether it is free and its settled verdicts.
 
-One read model, rendered by the page and serialised by the API. The viewer's blind scope applies:
-a dataset an open campaign of theirs is on lists nothing (and is not offered).
+The builder's read models (its list, the drafts and their sheets), rendered by the pages and
+serialised by the API through `validation.read_models`. The viewer's blind scope applies: a dataset
+an open campaign of theirs is on lists nothing (and is not offered).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.db.models import Count, QuerySet
 from annotation.services.campaigns import labelled_holders
 from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, record_exposures
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+from heartbench_core.read_models import Viewer, read_model
 from validation.models import GoldDraft
 from validation.services.gold_builder import criteria_by_item, settled_verdicts
 
@@ -81,10 +83,15 @@ def builder_versions(user: User) -> QuerySet[DatasetVersion]:
     return DatasetVersion.objects.filter(dataset__in=visible).select_related("dataset").order_by("dataset__name", "-created_at")
 
 
-def candidate_list(
-    *, user: User, version: DatasetVersion | None, filters: BuilderFilters, page_number: str | int | None = 1
+@read_model
+def gold_candidates(
+    viewer: Viewer, version: DatasetVersion | None, filters: BuilderFilters, page_number: str | int | None = 1
 ) -> CandidateList:
-    """The version's responses matching the filters, a page at a time, with holders and verdict coverage (a fixed number of queries)."""
+    """The version's responses matching the filters, a page at a time, with holders and verdict coverage (a fixed number of
+    queries); refused on a dataset closed to the viewer."""
+    if version is not None and viewer.hides_dataset(version.dataset_id):
+        raise PermissionDenied(CLOSED_RESPONSE)
+    user = viewer.person()
     scope = blind_scope(user)
     if version is None or scope.hides_dataset(version.dataset_id):
         return CandidateList(version=None, page=None)
@@ -156,10 +163,11 @@ class DraftLine:
     written: int
 
 
-def open_drafts(user: User) -> list[DraftLine]:
+@read_model
+def gold_drafts(viewer: Viewer) -> list[DraftLine]:
     """Drafts not yet finalised, on datasets the viewer's blind scope leaves open (a fixed number of queries)."""
     drafts = list(
-        blind_scope(user)
+        blind_scope(viewer.person())
         .visible_on_datasets(GoldDraft.objects.filter(campaign__isnull=True), "version__dataset_id")
         .select_related("version__dataset")
         .annotate(n_responses=Count("responses", distinct=True), n_written=Count("verdicts", distinct=True))
@@ -207,8 +215,10 @@ class ResponseSheet:
         return sum(c.hit is not None for c in self.criteria)
 
 
-def draft_sheets(*, draft: GoldDraft, user: User, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
-    """Every response of the draft with its criteria and the verdicts written so far (or, for `posted`, what was just typed)."""
+@read_model
+def gold_draft_sheets(viewer: Viewer, draft: GoldDraft, *, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
+    """Every response of the draft with its criteria and the verdicts written so far (or, for `posted`, what a refused POST typed)."""
+    user = viewer.person()
     if blind_scope(user).hides_dataset(draft.version.dataset_id):
         raise PermissionDenied(CLOSED_RESPONSE)
     responses = list(draft.responses.order_by("question_id", "pk").values_list("pk", "question_id", "text"))

@@ -23,7 +23,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.models import Campaign, CampaignResponse, Judgment
-from heartbench_core.blindness import CLOSED_RESPONSE
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict
 from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import Role, has_role
@@ -33,16 +32,10 @@ from validation.blindness import CLOSED_ALIGNMENT, hidden_entry_ids, record_entr
 from validation.exports import csv_lines, export_chunks, judgment_filter
 from validation.filters import GoldenLabelFilters, QueueFilters
 from validation.formatting import report_csv_rows
-from validation.gold_builder import (
-    BuilderFilters,
-    CandidateList,
-    DraftLine,
-    ResponseSheet,
-    builder_versions,
-    candidate_list,
-    draft_sheets,
-    open_drafts,
-)
+from validation.gold_builder import builder_versions
+from validation.gold_builder import gold_candidates as gold_candidates  # the gold-set builder's read models, with its list
+from validation.gold_builder import gold_draft_sheets as gold_draft_sheets
+from validation.gold_builder import gold_drafts as gold_drafts
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldDraft, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.planner import (
     PlanView,
@@ -509,32 +502,10 @@ def gold_builder_versions(viewer: Viewer, asked: str | None, posted: str | None)
 
 
 @read_model
-def gold_candidates(
-    viewer: Viewer, version: DatasetVersion | None, filters: BuilderFilters, page_number: str | int | None = 1
-) -> CandidateList:
-    """A page of a version's responses, each free or not, with its settled verdicts; refused on a dataset closed to the viewer."""
-    if version is not None and viewer.hides_dataset(version.dataset_id):
-        raise PermissionDenied(CLOSED_RESPONSE)
-    return candidate_list(user=viewer.person(), version=version, filters=filters, page_number=page_number)
-
-
-@read_model
-def gold_drafts(viewer: Viewer) -> list[DraftLine]:
-    """Drafts waiting for their verdicts, on datasets the viewer's blind scope leaves open."""
-    return open_drafts(viewer.person())
-
-
-@read_model
 def gold_draft(viewer: Viewer, draft_id: int) -> GoldDraft:
     """A draft of a gold or calibration set (its sheets leave out what the viewer is blind to: `gold_draft_sheets`)."""
     viewer.person()
     return one(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
-
-
-@read_model
-def gold_draft_sheets(viewer: Viewer, draft: GoldDraft, *, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
-    """Each response of a draft with its criteria and the verdicts written so far (`posted`: what a refused POST typed)."""
-    return draft_sheets(draft=draft, user=viewer.person(), posted=posted)
 
 
 # --- the planner ----------------------------------------------------------------------------------------------------
