@@ -88,15 +88,15 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
             report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}:{report.created_at.timestamp()}",
             unreadable=SimpleLazyObject(lambda: figures.unreadable),
             r=SimpleLazyObject(lambda: figures.result),
-            chart_ability=SimpleLazyObject(lambda: figures.chart_ability),
-            chart_confusion=SimpleLazyObject(lambda: figures.chart("confusion")),
-            chart_alpha=SimpleLazyObject(lambda: figures.chart("alpha")),
-            chart_experts=SimpleLazyObject(lambda: figures.chart("experts")),
-            chart_time=SimpleLazyObject(lambda: figures.chart("time")),
+            **{f"chart_{name}": _lazy_chart(figures, name) for name in ("ability", "confusion", "alpha", "experts", "time")},
         )
     assert page.summary is not None
     context.update(queue_total=page.summary.needs_decision, queue_summary=page.summary, queue=page.queue, report_jobs=page.report_jobs)
     return render(request, "validation/dashboard.html", context)
+
+
+def _lazy_chart(figures: _ReportFigures, name: str) -> SimpleLazyObject:
+    return SimpleLazyObject(lambda: figures.chart(name))
 
 
 # Part of the cache key of a report's rendered section: change it when the section's template or charts change.
@@ -124,17 +124,12 @@ class _ReportFigures:
             return ""
         return _("Report #%(id)s cannot be read: %(error)s") % {"id": self.report.pk, "error": self.error}
 
-    @cached_property
-    def chart_ability(self) -> str:
-        r = self.result
-        assert r is not None
-        return charts.interval_bars(
-            charts.agreement_bars(r.by_ability, "ability"), title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold
-        )
-
     def chart(self, name: str) -> str:
         r = self.result
         assert r is not None
+        if name == "ability":
+            bars = charts.agreement_bars(r.by_ability, "ability")
+            return charts.interval_bars(bars, title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold)
         if name == "confusion":
             return charts.confusion_matrix(r.confusion)
         if name == "alpha":
