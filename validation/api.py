@@ -246,9 +246,7 @@ class CampaignReportsView(ListAPIView[AgreementReport]):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = read.campaign_of(Viewer.of(request), campaign_id)
         data = _valid(ComputeSerializer, request)
-        wait = data.pop("wait")
-        data["judge"] = data.get("judge") or None
-        data["run"] = data.get("run") or None
+        wait = data.pop("wait")  # a blank judge or run is none, as the services read it
         if wait:
             report = create_agreement_report(campaign=campaign, requested_by=signed_in(request), trigger="api", **data)
             return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)

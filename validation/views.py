@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.knowledge.forms import CaseForm
 from annotation.knowledge.models import Case
+from heartbench_core.change_sentences import change_sentences, field_label
 from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
@@ -31,7 +32,7 @@ from validation.exports import FILTER_PARAMETERS, BadFilter
 from validation.filters import CandidateFilters
 from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
-from validation.policy_text import policy_change_sentences, policy_field_label
+from validation.policy_text import POLICY_VOCABULARY
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.gold_builder import (
@@ -412,11 +413,11 @@ def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
     context = {
         "dataset": dataset,
         "policy": screen.policy,
-        "history": [(change, policy_change_sentences(change)) for change in screen.history],
+        "history": [(change, change_sentences(change.before, change.after, POLICY_VOCABULARY)) for change in screen.history],
         "clears": ReleasePolicy.Clears.choices,
         "can_edit": screen.can_edit,
         # Each error under the field's label, not its stored name.
-        "errors": {(policy_field_label(field) if field != "__all__" else ""): msgs for field, msgs in errors.items()},
+        "errors": {(field_label(field, POLICY_VOCABULARY) if field != "__all__" else ""): msgs for field, msgs in errors.items()},
         "post": request.POST,
     }
     return render(request, "validation/release_policy.html", context, status=400 if errors else 200)
