@@ -42,6 +42,7 @@ from validation.services.gold_builder import (
     write_draft_verdicts,
 )
 from validation.services.golden import adjudicate
+from validation.services.jobs import describe
 from validation.services.release import change_release_policy
 
 if TYPE_CHECKING:
@@ -176,10 +177,7 @@ def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     except ValueError:
         text, level = _("Resamples, seed, threshold and minimum pairs must be numbers."), messages.ERROR
     except ValidationError as exc:
-        text, level = (
-            "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()) if hasattr(exc, "error_dict") else " ".join(exc.messages),
-            messages.ERROR,
-        )
+        text, level = describe(exc), messages.ERROR
     if request.htmx:
         return render(
             request,
