@@ -147,8 +147,6 @@ class _ReportFigures:
 @role_required(*ADMIN)
 def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = read.campaign_of(Viewer.of(request), campaign_id)
-    text: str
-    level: int
     try:
         judge = request.POST.get("judge", "").strip() or None
         run = request.POST.get("run", "").strip() or None
@@ -164,16 +162,10 @@ def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
             "post_discussion": request.POST.get("post_discussion") == "on",
         }
         queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", judge=judge, run=run, **options)
-        exploratory = queued.exploratory
-        text, level = (
-            _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.")
-            % {"job": queued.job.pk},
-            messages.SUCCESS,
-        )
-        if exploratory:
-            text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {
-                "why": "; ".join(reason_text(x) for x in exploratory)
-            }
+        text = _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.")
+        text, level = text % {"job": queued.job.pk}, messages.SUCCESS
+        if why := "; ".join(reason_text(x) for x in queued.exploratory):
+            text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": why}
     except ValueError:
         text, level = _("Resamples, seed, threshold and minimum pairs must be numbers."), messages.ERROR
     except ValidationError as exc:
