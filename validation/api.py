@@ -57,7 +57,7 @@ from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
 from validation.filters import CandidateFilters, GoldenLabelFilters, QueueFilters
-from validation.gold_builder import CriterionSheet, ResponseSheet
+from validation.gold_builder import ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
     SET_KINDS,  # noqa: F401 - the schema's BuiltSetKindEnum names it here (SPECTACULAR_SETTINGS)
@@ -883,11 +883,6 @@ class GoldDraftSerializer(serializers.Serializer):
     kind = serializers.CharField()
     version = serializers.IntegerField(source="version_id")
     campaign = serializers.IntegerField(source="campaign_id", allow_null=True, help_text="The set it became; null until finalised.")
-
-
-class DraftCriterionSerializer(TypedSerializer[CriterionSheet]):
-    class Meta:
-        dataclass = CriterionSheet
 
 
 class DraftResponseSerializer(TypedSerializer[ResponseSheet]):

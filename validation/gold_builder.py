@@ -189,7 +189,7 @@ def gold_drafts(viewer: Viewer) -> list[DraftLine]:
 
 
 @dataclass
-class CriterionSheet:
+class DraftCriterion:  # the API names its component after it
     pk: int
     position: int
     ability: str
@@ -208,7 +208,7 @@ class ResponseSheet:
     question_id: str
     dialogue: list
     text: str
-    criteria: list[CriterionSheet]
+    criteria: list[DraftCriterion]
 
     @property
     def written(self) -> int:
@@ -242,6 +242,6 @@ def gold_draft_sheets(viewer: Viewer, draft: GoldDraft, *, posted: tuple[int, An
                 typed = posted[1].get(f"hit_{cpk}")
                 hit = True if typed == "1" else False if typed == "0" else hit
                 explanation = posted[1].get(f"explanation_{cpk}", explanation)
-            lines.append(CriterionSheet(cpk, position, ability, weight, ctext, hit, explanation))
+            lines.append(DraftCriterion(cpk, position, ability, weight, ctext, hit, explanation))
         sheets.append(ResponseSheet(pk, number, qid, dialogue, text, lines))
     return sheets
