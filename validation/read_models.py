@@ -106,17 +106,6 @@ class Dashboard:
     queue: list[QueueRow] = field(default_factory=list)
 
 
-def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
-    """The last 20 reports, from their listed columns (the stored agreement figure): no report's JSON is read."""
-    return (
-        campaign.agreement_reports.defer(*AgreementReport.LARGE).select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
-    )
-
-
-def _report_jobs(campaign: Campaign) -> QuerySet[BackgroundJob]:
-    return campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
-
-
 @read_model
 def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *, part: str | None = None) -> Dashboard:
     """The dashboard of a campaign's reports (closed whole while they count responses the viewer judges blind).
@@ -128,17 +117,18 @@ def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *,
     campaign = campaign_of(viewer, campaign_id)  # the reports break agreement down by criterion and model
     reports = campaign.agreement_reports.defer(*AgreementReport.LARGE)
     report = one(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
-    if part == "jobs":
-        return Dashboard(campaign, report, report_jobs=_report_jobs(campaign))
-    if part == "history":
-        return Dashboard(campaign, report, report_jobs=_report_jobs(campaign), history=_history(campaign))
-    policy, history = release_policy_of(campaign.version.dataset), _history(campaign)
+    # Read only by the part that shows them; the last 20 reports from their listed columns (the stored agreement figure).
+    jobs = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
+    history = reports.select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
+    if part in ("jobs", "history"):
+        return Dashboard(campaign, report, report_jobs=jobs, history=history)
+    policy = release_policy_of(campaign.version.dataset)
     # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
     summary = queue_summary(campaign)
     # The refusal above closed the campaign to anyone it hides an entry from; left out here all the same.
     head = visible_entries(viewer.user, campaign, head_entries(summary))[:10]
     rows = queue_rows(viewer, campaign.pk, head, via="adjudication-queue")
-    return Dashboard(campaign, report, report_jobs=_report_jobs(campaign), history=history, policy=policy, summary=summary, queue=rows)
+    return Dashboard(campaign, report, report_jobs=jobs, history=history, policy=policy, summary=summary, queue=rows)
 
 
 @read_model
