@@ -310,6 +310,7 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
     if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):
         return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
+    body: str | Iterator[str] | Iterator[bytes] | None
     if what == "report":
         body = read.report_export(viewer, campaign, fmt)
         if body is None:
@@ -550,7 +551,7 @@ def planner(request: SignedInRequest) -> HttpResponse:
             errors_into(form, exc)
     rows = []
     view = plan.view if plan is not None else None
-    if plan is not None and view is not None:
+    if view is not None and plan is not None:
         for design, sentence in zip(view.plan.designs, plan.sentences, strict=True):
             fill = {"dataset": view.request.version.dataset.name, "version": view.request.version.label}
             fill |= {"sample_fraction": f"{design.share:g}", "overlap": str(design.raters), "piece_rate": f"{view.request.piece_rate:g}"}
