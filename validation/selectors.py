@@ -886,10 +886,8 @@ def ambiguous_lineages(campaign: Campaign) -> set[str]:
             assignment__campaign_response__campaign=campaign, resolved_at__isnull=True
         ).values_list("criterion__lineage_id", flat=True)
     }
-    try:
-        from rubrics.models import CriterionFlag
-    except ImportError:  # pragma: no cover - the rubrics app is always installed
-        return keys
+    from rubrics.models import CriterionFlag
+
     keys |= {
         str(k)
         for k in CriterionFlag.objects.filter(

@@ -313,16 +313,13 @@ def adjudicate(
     return decision
 
 
-def flag_for_rubric_authors(decision: Adjudication) -> bool:
-    """Put the criterion on the rubric authors' work list; False when the rubrics service is not available."""
-    try:
-        from rubrics.services import flag_criterion
-    except ImportError:
-        return False
+def flag_for_rubric_authors(decision: Adjudication) -> None:
+    """Put the criterion on the rubric authors' work list."""
+    from rubrics.services import flag_criterion
+
     flag_criterion(
         lineage=decision.criterion.lineage,
         reason=f"Adjudication ({decision.get_cause_display().lower()}): {decision.note}",
         source="adjudication",
         flagged_by=decision.decided_by,
     )
-    return True
