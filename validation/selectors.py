@@ -1035,12 +1035,12 @@ class QueueCounts(NamedTuple):
     compared: int
 
 
-def queue_arrays(campaign: Campaign) -> CampaignArrays:
-    """The campaign's arrays with the judge's verdicts when one judge is named by its runs."""
+def judged_arrays(campaign: Campaign) -> CampaignArrays:
+    """The campaign's arrays with the judge's verdicts when one judge is named by its runs (the queue, the risk checks)."""
     try:
         runs = select_judge_runs(campaign)
     except ValidationError:
-        runs = []  # several judges: contradictions need one named judge; ties and flags still queue
+        runs = []  # several judges and none chosen: what needs the judge waits for a report to pick one; the rest goes on
     return load_campaign_arrays(campaign, judge_runs=runs)
 
 
@@ -1104,7 +1104,7 @@ def queue_order(campaign: Campaign, *, reviewer: Any = None, data: CampaignArray
     """Every compared unit (see `heartbench_core.lib.adjudication`) in queue order, as arrays; see `adjudication_units`."""
     from heartbench_core.lib.adjudication import triage_units
 
-    data = data if data is not None else queue_arrays(campaign)
+    data = data if data is not None else judged_arrays(campaign)
     hits, ratings = data.unit_counts()
     ambiguous_keys = ambiguous_lineages(campaign)
     amb_crit = np.array([key in ambiguous_keys for key in data.crit_lineage], dtype=bool)

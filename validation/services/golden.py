@@ -23,7 +23,7 @@ from heartbench_core.roles import Role, has_role
 from heartbench_core.services.stored_scores import forget_scores
 from validation import dbguard
 from validation.models import Adjudication, GoldenLabel, QueueUnit
-from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
+from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, judged_arrays, load_campaign_arrays
 from validation.services.queue_summary import record_decision
 
 if TYPE_CHECKING:
@@ -263,7 +263,7 @@ def adjudicate(
         codes, expert_hits, expert_ratings, judge_hit = stored
         triggers = [t for t in codes.split(",") if t]
     else:
-        data = queue_arrays(campaign)
+        data = judged_arrays(campaign)
         entry = next(
             (
                 e
