@@ -224,7 +224,7 @@ def campaigns_to_adjudicate(viewer: Viewer) -> list[CampaignToAdjudicate]:
     user = viewer.person()
     closed = viewer.scope.closed_campaign_ids
     rows: list[CampaignToAdjudicate] = []
-    for campaign in selectors.campaigns_to_adjudicate():
+    for campaign in selectors.campaigns_with_judgments():
         if campaign.pk in closed:  # named without figures: its judgments are closed to a rater of it
             rows.append({"campaign": campaign, "counts": None})
             continue

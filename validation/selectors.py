@@ -1194,8 +1194,8 @@ def queue_counts(entries: list[QueueEntry]) -> QueueCounts:
     return QueueCounts(sum(1 for e in entries if e.needs_decision), len(entries))
 
 
-def campaigns_to_adjudicate() -> QuerySet[Campaign]:
-    """Campaigns with submitted judgments (the ones whose units may need a decision), newest first."""
+def campaigns_with_judgments() -> QuerySet[Campaign]:
+    """Campaigns with submitted judgments (those whose units may need a decision, the blind tests with a golden standard), newest first."""
     submitted = Assignment.objects.filter(campaign_response__campaign=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
     return Campaign.objects.filter(Exists(submitted)).select_related("version__dataset").order_by("-created_at", "-id")
 
