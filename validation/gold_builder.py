@@ -89,12 +89,11 @@ def gold_candidates(
 ) -> CandidateList:
     """The version's responses matching the filters, a page at a time, with holders and verdict coverage (a fixed number of
     queries); refused on a dataset closed to the viewer."""
-    if version is not None and viewer.hides_dataset(version.dataset_id):
-        raise PermissionDenied(CLOSED_RESPONSE)
     user = viewer.person()
-    scope = blind_scope(user)
-    if version is None or scope.hides_dataset(version.dataset_id):
+    if version is None:
         return CandidateList(version=None, page=None)
+    if viewer.hides_dataset(version.dataset_id):
+        raise PermissionDenied(CLOSED_RESPONSE)
     items = Item.objects.filter(version=version)
     if filters.question_id:
         items = items.filter(question_id=filters.question_id)
@@ -102,7 +101,7 @@ def gold_candidates(
         items = items.filter(difficulty=filters.difficulty)
     if filters.ability:
         items = items.filter(criteria__ability=filters.ability)
-    responses = scope.visible_responses(
+    responses = viewer.visible_responses(
         ModelResponse.objects.filter(dataset_id=version.dataset_id, question_id__in=items.values("question_id"))
     ).select_related("model")
     if filters.model:
