@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -169,23 +169,25 @@ def _update_labels(ids: np.ndarray, rows: np.ndarray, now: datetime) -> None:
         )
 
 
+def _label_fields(hit: int, provenance: int, expert_hits: int, expert_ratings: int, decision: int) -> dict[str, Any]:
+    """A label's stored values from its row of `wanted` (hit, provenance code, expert hits, ratings, decision or −1)."""
+    return {
+        "hit": bool(hit),
+        "provenance": PROVENANCE_NAMES[provenance],
+        "expert_hits": expert_hits,
+        "expert_ratings": expert_ratings,
+        "adjudication_id": decision if decision >= 0 else None,
+    }
+
+
 def _create_new_labels(campaign: Campaign, data: CampaignArrays, units: np.ndarray, wanted: np.ndarray) -> None:
     """Other databases: the new labels through the ORM, a slice at a time (a model instance each at once would take gigabytes)."""
     for lo in range(0, units.size, LABELS_PER_SLICE):
         part = units[lo : lo + LABELS_PER_SLICE]
         GoldenLabel.objects.bulk_create(
             [
-                GoldenLabel(
-                    campaign=campaign,
-                    campaign_response_id=cr,
-                    criterion_id=crit,
-                    hit=bool(hit),
-                    provenance=PROVENANCE_NAMES[prov],
-                    expert_hits=h,
-                    expert_ratings=m,
-                    adjudication_id=adj if adj >= 0 else None,
-                )
-                for cr, crit, (hit, prov, h, m, adj) in zip(
+                GoldenLabel(campaign=campaign, campaign_response_id=cr, criterion_id=crit, **_label_fields(*row))
+                for cr, crit, row in zip(
                     data.cr_id[data.u_cr[part]].tolist(), data.crit_id[data.u_crit[part]].tolist(), wanted[part].tolist()
                 )
             ],
@@ -198,16 +200,8 @@ def _bulk_update_labels(ids: np.ndarray, rows: np.ndarray, now: datetime) -> Non
     for lo in range(0, ids.size, LABELS_PER_SLICE):
         GoldenLabel.objects.bulk_update(
             [
-                GoldenLabel(
-                    id=pk,
-                    hit=bool(hit),
-                    provenance=PROVENANCE_NAMES[prov],
-                    expert_hits=h,
-                    expert_ratings=m,
-                    adjudication_id=adj if adj >= 0 else None,
-                    updated_at=now,
-                )
-                for pk, (hit, prov, h, m, adj) in zip(ids[lo : lo + LABELS_PER_SLICE].tolist(), rows[lo : lo + LABELS_PER_SLICE].tolist())
+                GoldenLabel(id=pk, updated_at=now, **_label_fields(*row))
+                for pk, row in zip(ids[lo : lo + LABELS_PER_SLICE].tolist(), rows[lo : lo + LABELS_PER_SLICE].tolist())
             ],
             list(_LABEL_COLUMNS),
             batch_size=1000,
