@@ -507,11 +507,11 @@ def _draft_page(request: SignedInRequest, draft: GoldDraft, *, posted: int | Non
 def gold_draft_write(request: SignedInRequest, draft_id: int, response_id: int) -> HttpResponse:
     """Save the verdicts written for one response of a draft; a refusal keeps what was typed."""
     draft = read.gold_draft(Viewer.of(request), draft_id)
-    verdicts = []
-    for key, value in request.POST.items():
-        if key.startswith("hit_") and key[4:].isdigit() and value in ("1", "0"):
-            criterion = int(key[4:])
-            verdicts.append((criterion, value == "1", request.POST.get(f"explanation_{criterion}", "")))
+    verdicts = [
+        (int(key[4:]), value == "1", request.POST.get(f"explanation_{int(key[4:])}", ""))
+        for key, value in request.POST.items()
+        if key.startswith("hit_") and key[4:].isdigit() and value in ("1", "0")
+    ]
     try:
         if not verdicts:
             raise ValidationError({"response": _("choose hit or miss for at least one criterion")})
