@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext
@@ -268,17 +268,18 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _criterion_cells(criteria: QuerySet[Criterion]) -> dict[int, tuple[int, str, int]]:
+    """Per criterion, the cells a judgment row shows of it: position, key (its lineage) and revision."""
+    rows = criteria.values_list("pk", "position", "lineage_id", "revision")
+    return {pk: (position, str(lineage), revision) for pk, position, lineage, revision in rows}
+
+
 class _Lookups:
     """What a judgment row shows besides the judgment: read once per export (criteria, items) or per batch (responses, experts)."""
 
     def __init__(self, campaign: Campaign) -> None:
         version = campaign.version_id
-        self.criteria = {
-            pk: (position, str(lineage), revision)
-            for pk, position, lineage, revision in Criterion.objects.filter(item__version_id=version).values_list(
-                "pk", "position", "lineage_id", "revision"
-            )
-        }
+        self.criteria = _criterion_cells(Criterion.objects.filter(item__version_id=version))
         self.position = {pk: c[0] for pk, c in self.criteria.items()}
         self.questions = dict(Item.objects.filter(version_id=version).values_list("pk", "question_id"))
         self.experts: dict[int, str] = {}
@@ -290,12 +291,7 @@ class _Lookups:
 
     def criterion(self, pk: int) -> tuple[int, str, int]:
         if pk not in self.criteria:  # a judgment made against another version's criterion (not made by the platform)
-            self.criteria.update(
-                (c, (position, str(lineage), revision))
-                for c, position, lineage, revision in Criterion.objects.filter(pk=pk).values_list(
-                    "pk", "position", "lineage_id", "revision"
-                )
-            )
+            self.criteria.update(_criterion_cells(Criterion.objects.filter(pk=pk)))
         return self.criteria[pk]
 
     def expert_names(self, ids: set[int]) -> dict[int, str]:
