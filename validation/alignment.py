@@ -17,10 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, Campaign, CampaignResponse
+from annotation.models import Campaign, CampaignResponse
 from heartbench_core.judging.models import EndpointRun
 from heartbench_core.lib.agreement_report import (
     DEFAULTS,
@@ -35,7 +34,7 @@ from heartbench_core.lib.agreement_report import (
 from heartbench_core.lib.taxonomy import ABILITY_LABELS, CATASTROPHIC_LABEL
 from heartbench_core.models import Dataset, JudgeRun
 from validation.scoring_population import scoring_population
-from validation.selectors import CampaignArrays, load_campaign_arrays
+from validation.selectors import CampaignArrays, campaigns_with_judgments, load_campaign_arrays
 from validation.services.release import release_policy_of
 
 
@@ -146,17 +145,6 @@ class DatasetAlignment:
     @property
     def shown(self) -> Campaign | None:
         return self.campaigns[0].campaign if self.campaigns else None
-
-
-def blind_tests_of(dataset: Dataset) -> list[Campaign]:
-    """The dataset's blind tests with submitted judgments (those that have a golden standard), oldest first."""
-    submitted = Assignment.objects.filter(campaign_response__campaign=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
-    return list(
-        Campaign.objects.filter(version__dataset=dataset, kind=Campaign.Kind.BLIND_TEST)
-        .filter(Exists(submitted))
-        .select_related("version__dataset")
-        .order_by("created_at", "id")
-    )
 
 
 def judge_versions(campaign: Campaign) -> list[JudgeVersion]:
@@ -287,7 +275,7 @@ def dataset_alignment(
     and `after` (two versions' keys), the change from one to the other too; the page and the API
     both read it here.
     """
-    tests = blind_tests_of(dataset)[::-1]
+    tests = list(campaigns_with_judgments().filter(version__dataset=dataset, kind=Campaign.Kind.BLIND_TEST))  # those with a golden standard
     page = DatasetAlignment(dataset, resamples=resamples, seed=seed, blind_tests=tests)
     chosen = next((c for c in tests if str(c.pk) == str(campaign_id)), None) if campaign_id not in (None, "") else None
     shown = chosen or (tests[0] if tests else None)

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
-from django.http import StreamingHttpResponse
+from django.http import HttpResponseBase
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
@@ -51,12 +51,13 @@ from heartbench_core.lib.agreement_report import (
 )
 from heartbench_core.lib.split_extension import GoldChange
 from heartbench_core.models import User
+from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
 from validation.filters import CandidateFilters, GoldenLabelFilters, QueueFilters
-from validation.gold_builder import CriterionSheet, ResponseSheet
+from validation.gold_builder import ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
     SET_KINDS,  # noqa: F401 - the schema's BuiltSetKindEnum names it here (SPECTACULAR_SETTINGS)
@@ -76,9 +77,17 @@ from validation.services.gold_builder import (
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy
+from validation.views import attachment
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
+
+
+def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    """The request's body as `serializer_class` validates it; a bad field is a 400 naming it."""
+    form = serializer_class(data=request.data)
+    form.is_valid(raise_exception=True)
+    return dict(form.validated_data)
 
 
 EXPLORATORY_NOTICE = _("exploratory: computed with parameters other than the release policy; it does not set the gate")
@@ -236,12 +245,8 @@ class CampaignReportsView(ListAPIView[AgreementReport]):
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: QueuedReportSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = read.campaign_of(Viewer.of(request), campaign_id)
-        form = ComputeSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
-        wait = data.pop("wait")
-        data["judge"] = data.get("judge") or None
-        data["run"] = data.get("run") or None
+        data = _valid(ComputeSerializer, request)
+        wait = data.pop("wait")  # a blank judge or run is none, as the services read it
         if wait:
             report = create_agreement_report(campaign=campaign, requested_by=signed_in(request), trigger="api", **data)
             return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
@@ -428,9 +433,7 @@ class AdjudicateView(APIView):
 
     @extend_schema(request=AdjudicationSerializer, responses={201: AdjudicationResultSerializer})
     def post(self, request: Request) -> Response:
-        form = AdjudicationSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
+        data = _valid(AdjudicationSerializer, request)
         entry, criterion = read.decision_unit(Viewer.of(request), data["campaign_response_id"], data["criterion_id"])
         decision = adjudicate(
             reviewer=signed_in(request),
@@ -608,9 +611,7 @@ class ReleasePolicyView(APIView):
     def put(self, request: Request, name: str) -> Response:
         viewer = Viewer.of(request)
         dataset = read.policy_dataset(viewer, name, to_change=True)
-        form = ReleasePolicyChangeSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        fields = dict(form.validated_data)
+        fields = _valid(ReleasePolicyChangeSerializer, request)
         reason = fields.pop("reason")
         policy = change_release_policy(dataset=dataset, admin=signed_in(request), reason=reason, **fields)
         screen = read.release_policy(viewer, dataset, policy=policy)
@@ -833,9 +834,7 @@ class GoldBuilderCandidatesView(APIView):
 
     @extend_schema(parameters=[CandidateQuerySerializer, *CandidateFilters.parameters()], responses=CandidatePageSerializer)
     def get(self, request: Request) -> Response:
-        form = CandidateQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        query = form.validated_data
+        query = valid_query(CandidateQuerySerializer, request)
         filters = CandidateFilters(request.query_params).check().builder_filters()
         listing = read.gold_candidates(Viewer.of(request), query["version"], filters, query["page"])
         assert listing.page is not None
@@ -866,9 +865,7 @@ class GoldBuilderCreateView(APIView):
 
     @extend_schema(request=GoldBuilderCreateSerializer, responses={201: GoldBuilderOutcomeSerializer})
     def post(self, request: Request) -> Response:
-        data = GoldBuilderCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        d = data.validated_data
+        d = _valid(GoldBuilderCreateSerializer, request)
         spec = BuiltSet.from_input(d)
         outcome = create_set_from_settled_verdicts(
             version=d["version"], response_ids=d["responses"], spec=spec, created_by=signed_in(request)
@@ -886,11 +883,6 @@ class GoldDraftSerializer(serializers.Serializer):
     kind = serializers.CharField()
     version = serializers.IntegerField(source="version_id")
     campaign = serializers.IntegerField(source="campaign_id", allow_null=True, help_text="The set it became; null until finalised.")
-
-
-class DraftCriterionSerializer(TypedSerializer[CriterionSheet]):
-    class Meta:
-        dataclass = CriterionSheet
 
 
 class DraftResponseSerializer(TypedSerializer[ResponseSheet]):
@@ -926,9 +918,7 @@ class GoldDraftCreateView(APIView):
 
     @extend_schema(request=GoldDraftCreateSerializer, responses={201: GoldDraftSerializer})
     def post(self, request: Request) -> Response:
-        data = GoldDraftCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        d = data.validated_data
+        d = _valid(GoldDraftCreateSerializer, request)
         draft = start_gold_draft(
             version=d["version"], response_ids=d["responses"], spec=BuiltSet.from_input(d), created_by=signed_in(request)
         )
@@ -956,9 +946,7 @@ class GoldDraftVerdictsView(APIView):
     @extend_schema(request=DraftVerdictsSerializer, responses={200: DraftVerdictsSavedSerializer})
     def post(self, request: Request, draft_id: int) -> Response:
         draft = read.gold_draft(Viewer.of(request), draft_id)
-        data = DraftVerdictsSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        d = data.validated_data
+        d = _valid(DraftVerdictsSerializer, request)
         verdicts = [(v["criterion"], v["hit"], v["explanation"]) for v in d["verdicts"]]
         saved = write_draft_verdicts(draft=draft, response_id=d["response"], verdicts=verdicts, by=signed_in(request))
         return Response(DraftVerdictsSavedSerializer({"saved": saved}).data)
@@ -1023,9 +1011,7 @@ class PlannerView(APIView):
 
     @extend_schema(request=PlanRequestSerializer, responses={200: PlanSerializer})
     def post(self, request: Request) -> Response:
-        data = PlanRequestSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        plan = read.blind_test_plan(Viewer.of(request), data.validated_data, agreement_in_points=False)
+        plan = read.blind_test_plan(Viewer.of(request), _valid(PlanRequestSerializer, request), agreement_in_points=False)
         return Response(PlanSerializer(plan.json).data)
 
 
@@ -1065,7 +1051,7 @@ class JudgmentsExportView(APIView):
     def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
         return super().perform_content_negotiation(request, force=True)  # the body is a file, whatever Accept says
 
-    def get(self, request: Request, campaign_id: int, fmt: str) -> StreamingHttpResponse:
+    def get(self, request: Request, campaign_id: int, fmt: str) -> HttpResponseBase:
         if fmt not in ("csv", "jsonl"):
             raise NotFound(_("The judgments export is judgments.csv or judgments.jsonl."))
         viewer = Viewer.of(request)
@@ -1074,7 +1060,4 @@ class JudgmentsExportView(APIView):
             chunks = read.export_stream(viewer, campaign, "judgments", fmt, request.query_params)
         except BadFilter as exc:
             raise serializers.ValidationError({"detail": str(exc)}) from exc
-        content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-        response = StreamingHttpResponse(chunks, content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
-        return response
+        return attachment(chunks, campaign, "judgments", fmt)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, CampaignResponse
@@ -27,7 +26,6 @@ __all__ = [
     "CLOSED_ALIGNMENT",
     "hidden_entry_ids",
     "record_entry_exposures",
-    "refuse_alignment",
     "refuse_campaign",
     "refuse_reports",
     "visible_entries",
@@ -43,12 +41,6 @@ RowT = TypeVar("RowT")
 def refuse_reports(user: AnyUser, campaign: Campaign) -> None:
     """Agreement reports break agreement down by criterion and model: closed while they count responses the user judges blind."""
     refuse_campaign(user, campaign.pk)
-
-
-def refuse_alignment(user: AnyUser, dataset_id: int) -> None:
-    """The alignment page compares judges with the golden standards of the dataset's blind tests: closed to an expert of an open one."""
-    if blind_scope(user).hides_dataset(dataset_id):
-        raise PermissionDenied(CLOSED_ALIGNMENT)
 
 
 def hidden_entry_ids(user: AnyUser, campaign: Campaign) -> set[int]:

@@ -29,6 +29,15 @@ def _x(value: float, lo: float, hi: float, width: float) -> float:
     return LEFT + (min(max(value, lo), hi) - lo) / (hi - lo) * width
 
 
+def _opened(title: str, width: int, height: int, *, shown_width: str = "100%", kind: str = "vc-chart") -> list[str]:
+    """A chart's SVG element opened, with its title for screen readers and tooltips."""
+    label = escape(title)
+    return [
+        f'<svg class="{kind}" role="img" viewBox="0 0 {width} {height}" width="{shown_width}" aria-label="{label}">',
+        f"<title>{label}</title>",
+    ]
+
+
 @dataclass(frozen=True)
 class Bar:
     """One bar of `interval_bars`: a label, a figure (its value and n, or why it is undefined) and an optional interval."""
@@ -58,10 +67,7 @@ def interval_bars(bars: Sequence[Bar], *, title: str, lo: float = 0.0, hi: float
     bars = [b for b in bars if b.figure.n]
     width = WIDTH - LEFT - RIGHT
     height = 24 + len(bars) * (BAR_H + GAP) + 20
-    parts = [
-        f'<svg class="vc-chart" role="img" viewBox="0 0 {WIDTH} {height}" width="100%" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
-    ]
+    parts = _opened(title, WIDTH, height)
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         t = lo + (hi - lo) * tick
         x = _x(t, lo, hi, width)
@@ -112,11 +118,7 @@ def confusion_matrix(confusion: Confusion) -> SafeString:
         ("fn", judge_miss, gold_hit),
         ("tn", judge_miss, gold_miss),
     ]
-    title = escape(_("Confusion matrix"))
-    parts = [
-        f'<svg class="vc-chart" role="img" viewBox="0 0 320 230" width="320" aria-label="{title}">',
-        f"<title>{title}</title>",
-    ]
+    parts = _opened(_("Confusion matrix"), 320, 230, shown_width="320")
     # gettext calls stay out of f-strings: the catalogue's extractor does not look inside them.
     gold, judge = escape(_("golden standard")), escape(pgettext("the LLM judge", "judge"))
     hit, miss = escape(pgettext("verdict", "hit")), escape(pgettext("verdict", "miss"))
@@ -149,10 +151,7 @@ def line_over_time(points: Sequence[TimePoint], *, title: str) -> SafeString:
     """Agreement as judgments arrived, one point per day."""
     width, height, left, bottom = WIDTH, 200, 50, 30
     pts = [(p, p.item_agreement_rate.value) for p in points if p.item_agreement_rate.value is not None]
-    parts = [
-        f'<svg class="vc-chart" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
-    ]
+    parts = _opened(title, width, height)
     if not pts:
         none_yet = escape(_("no point with a defined value yet"))
         parts.append(f'<text x="{left}" y="40" class="vc-na">{none_yet}</text></svg>')
@@ -193,10 +192,7 @@ def trend(points: Sequence[tuple[str, ItemAgreement]], *, title: str, reference:
     width, left, bottom, top = WIDTH, 50, 30, 16
     height = 200
     inner_w, inner_h = width - left - 30, height - bottom - top
-    parts = [
-        f'<svg class="vc-chart vc-trend" role="img" viewBox="0 0 {width} {height}" width="100%" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
-    ]
+    parts = _opened(title, width, height, kind="vc-chart vc-trend")
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         y = top + inner_h * (1 - tick)
         parts.append(

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext
@@ -182,22 +182,9 @@ def export_chunks(
     return chunks(json.dumps(dict(zip(header, row)), ensure_ascii=False, default=str) + "\n" for row in rows)
 
 
-def entry_batches(
-    campaign: Campaign,
-    hidden: set[int],
-    *,
-    user: User | None = None,
-    via: str = "",
-    size: int | None = None,
-    only: JudgmentFilter = NO_FILTER,
-) -> Iterator[list[int]]:
-    """The ids of the campaign's entries (but the hidden ones and those `only` leaves out), in id order, ENTRIES_PER_BATCH at a time.
-
-    The first batch is smaller, so the first rows go out at once. With a `user`, each batch's
-    responses are recorded as shown to them (`via`) before it is given.
-    """
-    for _, shown in _entry_pages(campaign, hidden, user=user, via=via, size=size, only=only):
-        yield shown
+def entry_batches(campaign: Campaign, hidden: set[int], **how: Any) -> Iterator[list[int]]:
+    """The ids of the entries shown, a batch at a time (`_entry_pages`)."""
+    return (shown for _, shown in _entry_pages(campaign, hidden, **how))
 
 
 @dataclass(frozen=True)
@@ -209,7 +196,12 @@ class EntryRange:
     left_out: list[int]
 
 
-def entry_ranges(
+def entry_ranges(campaign: Campaign, hidden: set[int], **how: Any) -> Iterator[EntryRange]:
+    """The batches of `entry_batches` (recorded as shown the same way) as id ranges, with the hidden entries inside each."""
+    return (EntryRange(page[0], page[-1], [pk for pk in page if pk in hidden]) for page, _ in _entry_pages(campaign, hidden, **how))
+
+
+def _entry_pages(
     campaign: Campaign,
     hidden: set[int],
     *,
@@ -217,22 +209,13 @@ def entry_ranges(
     via: str = "",
     size: int | None = None,
     only: JudgmentFilter = NO_FILTER,
-) -> Iterator[EntryRange]:
-    """The batches of `entry_batches` (recorded as shown the same way) as id ranges, with the hidden entries inside each."""
-    for page, _ in _entry_pages(campaign, hidden, user=user, via=via, size=size, only=only):
-        yield EntryRange(page[0], page[-1], [pk for pk in page if pk in hidden])
-
-
-def _entry_pages(
-    campaign: Campaign,
-    hidden: set[int],
-    *,
-    user: User | None,
-    via: str,
-    size: int | None,
-    only: JudgmentFilter,
 ) -> Iterator[tuple[list[int], list[int]]]:
-    """Per batch, the ids of its entries that `only` keeps and of those shown (not hidden); only batches that show something."""
+    """Per batch of the campaign's entries that `only` keeps, in id order, the ids of its entries and of those shown (not hidden).
+
+    ENTRIES_PER_BATCH (`size`) at a time, the first batch smaller, so the first rows go out at once;
+    only batches that show something. With a `user`, each batch's responses are recorded as shown
+    to them (`via`) before it is given.
+    """
     full = size or ENTRIES_PER_BATCH
     size = min(full, FIRST_BATCH)
     last = 0
@@ -285,17 +268,18 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _criterion_cells(criteria: QuerySet[Criterion]) -> dict[int, tuple[int, str, int]]:
+    """Per criterion, the cells a judgment row shows of it: position, key (its lineage) and revision."""
+    rows = criteria.values_list("pk", "position", "lineage_id", "revision")
+    return {pk: (position, str(lineage), revision) for pk, position, lineage, revision in rows}
+
+
 class _Lookups:
     """What a judgment row shows besides the judgment: read once per export (criteria, items) or per batch (responses, experts)."""
 
     def __init__(self, campaign: Campaign) -> None:
         version = campaign.version_id
-        self.criteria = {
-            pk: (position, str(lineage), revision)
-            for pk, position, lineage, revision in Criterion.objects.filter(item__version_id=version).values_list(
-                "pk", "position", "lineage_id", "revision"
-            )
-        }
+        self.criteria = _criterion_cells(Criterion.objects.filter(item__version_id=version))
         self.position = {pk: c[0] for pk, c in self.criteria.items()}
         self.questions = dict(Item.objects.filter(version_id=version).values_list("pk", "question_id"))
         self.experts: dict[int, str] = {}
@@ -307,12 +291,7 @@ class _Lookups:
 
     def criterion(self, pk: int) -> tuple[int, str, int]:
         if pk not in self.criteria:  # a judgment made against another version's criterion (not made by the platform)
-            self.criteria.update(
-                (c, (position, str(lineage), revision))
-                for c, position, lineage, revision in Criterion.objects.filter(pk=pk).values_list(
-                    "pk", "position", "lineage_id", "revision"
-                )
-            )
+            self.criteria.update(_criterion_cells(Criterion.objects.filter(pk=pk)))
         return self.criteria[pk]
 
     def expert_names(self, ids: set[int]) -> dict[int, str]:

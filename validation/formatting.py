@@ -52,81 +52,55 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
+# What an interval resampled, in words, by its method (`item` / `other`: a bootstrap of the items / of other units) and
+# whether it resampled the experts with the items.
+_RESAMPLED = {
+    (PPI_CLT, False): gettext_noop(
+        "%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart)"
+    ),
+    (PPI_CLT, True): gettext_noop(
+        "%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart), "
+        "with the variance between the %(experts)s experts added"
+    ),
+    (WILSON_DESIGN_EFFECT, False): gettext_noop(
+        "%(level)s CI: Wilson interval on a design-effect sample of %(effective)s pairs over the %(units)s items "
+        "(all of an item's responses together; used below 50 items, and where every item has the same rate)"
+    ),
+    (WILSON_DESIGN_EFFECT, True): gettext_noop(
+        "%(level)s CI: Wilson interval on a design-effect sample of %(effective)s pairs over the %(units)s items, "
+        "with the variance between the %(experts)s experts added (used below 50 items, and where every item has the same rate)"
+    ),
+    (CLUSTER_T, False): gettext_noop(
+        "%(level)s CI: cluster-robust t interval over the %(units)s items (all of an item's responses together; used below 50 items)"
+    ),
+    (CLUSTER_T, True): gettext_noop(
+        "%(level)s CI: cluster-robust t interval over the %(units)s items, with the variance between the %(experts)s experts "
+        "added (used below 50 items)"
+    ),
+    ("item", False): gettext_noop("%(level)s CI from %(resamples)s resamples of the %(units)s items (all of an item's responses together)"),
+    ("item", True): gettext_noop(
+        "%(level)s CI from %(resamples)s resamples of the %(units)s items and the %(experts)s experts "
+        "(all of an item's responses together, and all of an expert's votes)"
+    ),
+    ("other", False): gettext_noop("%(level)s CI from %(resamples)s resamples of the %(units)s %(unit)ss"),
+}
+
+
 def resampled_text(resampled: Resampling) -> str:
     """What the report's intervals resampled, in words (reports from before items were the unit resampled responses)."""
     resamples = number_format(resampled.resamples, force_grouping=True)
     if resampled.unit == "response":
         return gettext("%(resamples)s resamples of the responses (each response's criteria together)") % {"resamples": resamples}
-    values = {
+    experts = resampled.experts is not None
+    method = resampled.method if resampled.method in (PPI_CLT, WILSON_DESIGN_EFFECT, CLUSTER_T) else None
+    return gettext(_RESAMPLED[method or ("item" if experts or resampled.unit == "item" else "other"), experts]) % {
         "level": f"{resampled.level:.0%}",
         "resamples": resamples,
         "units": number_format(resampled.units, force_grouping=True),
         "unit": resampled.unit,
+        "experts": number_format(resampled.experts or 0, force_grouping=True),
+        "effective": number_format(resampled.effective_n or 0, decimal_pos=1, force_grouping=True),
     }
-    if resampled.method == PPI_CLT:
-        if resampled.experts is not None:
-            values["experts"] = number_format(resampled.experts, force_grouping=True)
-            return (
-                gettext(
-                    "%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart), "
-                    "with the variance between the %(experts)s experts added"
-                )
-                % values
-            )
-        return (
-            gettext("%(level)s CI: analytic PPI++ interval over the %(units)s labelled items (each difficulty × scene stratum apart)")
-            % values
-        )
-    if resampled.experts is not None:
-        values["experts"] = number_format(resampled.experts, force_grouping=True)
-        return _with_experts_text(resampled, values)
-    if resampled.method == WILSON_DESIGN_EFFECT:
-        values["effective"] = number_format(resampled.effective_n or 0, decimal_pos=1, force_grouping=True)
-        return (
-            gettext(
-                "%(level)s CI: Wilson interval on a design-effect sample of %(effective)s pairs over the %(units)s items "
-                "(all of an item's responses together; used below 50 items, and where every item has the same rate)"
-            )
-            % values
-        )
-    if resampled.method == CLUSTER_T:
-        return (
-            gettext(
-                "%(level)s CI: cluster-robust t interval over the %(units)s items (all of an item's responses together; used below 50 items)"
-            )
-            % values
-        )
-    if resampled.unit == "item":
-        return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s items (all of an item's responses together)") % values
-    return gettext("%(level)s CI from %(resamples)s resamples of the %(units)s %(unit)ss") % values
-
-
-def _with_experts_text(resampled: Resampling, values: dict[str, str]) -> str:
-    """`resampled_text` of an interval that resampled the experts with the items."""
-    if resampled.method == WILSON_DESIGN_EFFECT:
-        values["effective"] = number_format(resampled.effective_n or 0, decimal_pos=1, force_grouping=True)
-        return (
-            gettext(
-                "%(level)s CI: Wilson interval on a design-effect sample of %(effective)s pairs over the %(units)s items, "
-                "with the variance between the %(experts)s experts added (used below 50 items, and where every item has the same rate)"
-            )
-            % values
-        )
-    if resampled.method == CLUSTER_T:
-        return (
-            gettext(
-                "%(level)s CI: cluster-robust t interval over the %(units)s items, with the variance between the %(experts)s experts "
-                "added (used below 50 items)"
-            )
-            % values
-        )
-    return (
-        gettext(
-            "%(level)s CI from %(resamples)s resamples of the %(units)s items and the %(experts)s experts "
-            "(all of an item's responses together, and all of an expert's votes)"
-        )
-        % values
-    )
 
 
 def post_discussion_text(post: PostDiscussion) -> str:

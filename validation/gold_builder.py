@@ -1,7 +1,8 @@
 """The gold-set builder's list: the responses of imported models on a version, each with whether it is free and its settled verdicts.
 
-One read model, rendered by the page and serialised by the API. The viewer's blind scope applies:
-a dataset an open campaign of theirs is on lists nothing (and is not offered).
+The builder's read models (its list, the drafts and their sheets), rendered by the pages and
+serialised by the API through `validation.read_models`. The viewer's blind scope applies: a dataset
+an open campaign of theirs is on lists nothing (and is not offered).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from django.db.models import Count, QuerySet
 from annotation.services.campaigns import labelled_holders
 from heartbench_core.blindness import CLOSED_RESPONSE, blind_scope, record_exposures
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, Item, LanguageModel, ModelResponse, User
+from heartbench_core.read_models import Viewer, read_model
 from validation.models import GoldDraft
-from validation.services.gold_builder import settled_verdicts
+from validation.services.gold_builder import criteria_by_item, settled_verdicts
 
 PER_PAGE = 50
 EXCERPT = 240
@@ -76,18 +78,22 @@ class CandidateList:
 
 
 def builder_versions(user: User) -> QuerySet[DatasetVersion]:
-    """Versions the viewer may build from: every version of a dataset their blind scope leaves open."""
+    """Versions the viewer may build from or plan on: every version of a dataset their blind scope leaves open."""
     visible = blind_scope(user).visible_on_datasets(Dataset.objects.all(), "pk")
     return DatasetVersion.objects.filter(dataset__in=visible).select_related("dataset").order_by("dataset__name", "-created_at")
 
 
-def candidate_list(
-    *, user: User, version: DatasetVersion | None, filters: BuilderFilters, page_number: str | int | None = 1
+@read_model
+def gold_candidates(
+    viewer: Viewer, version: DatasetVersion | None, filters: BuilderFilters, page_number: str | int | None = 1
 ) -> CandidateList:
-    """The version's responses matching the filters, a page at a time, with holders and verdict coverage (a fixed number of queries)."""
-    scope = blind_scope(user)
-    if version is None or scope.hides_dataset(version.dataset_id):
+    """The version's responses matching the filters, a page at a time, with holders and verdict coverage (a fixed number of
+    queries); refused on a dataset closed to the viewer."""
+    user = viewer.person()
+    if version is None:
         return CandidateList(version=None, page=None)
+    if viewer.hides_dataset(version.dataset_id):
+        raise PermissionDenied(CLOSED_RESPONSE)
     items = Item.objects.filter(version=version)
     if filters.question_id:
         items = items.filter(question_id=filters.question_id)
@@ -95,7 +101,7 @@ def candidate_list(
         items = items.filter(difficulty=filters.difficulty)
     if filters.ability:
         items = items.filter(criteria__ability=filters.ability)
-    responses = scope.visible_responses(
+    responses = viewer.visible_responses(
         ModelResponse.objects.filter(dataset_id=version.dataset_id, question_id__in=items.values("question_id"))
     ).select_related("model")
     if filters.model:
@@ -112,13 +118,7 @@ def candidate_list(
             "pk", "question_id", "difficulty"
         )
     }
-    criteria: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    for item_id, position, pk, ability in (
-        Criterion.objects.filter(item_id__in=[pk for pk, _d in item_of.values()])
-        .order_by("position")
-        .values_list("item_id", "position", "pk", "ability")
-    ):
-        criteria[item_id].append((position, pk, ability))
+    criteria = criteria_by_item([pk for pk, _d in item_of.values()], "position", "pk", "ability")
     held_by = labelled_holders(ids, dataset_id=version.dataset_id)
     verdicts = settled_verdicts(version=version, response_ids=ids)
     rows = []
@@ -162,10 +162,11 @@ class DraftLine:
     written: int
 
 
-def open_drafts(user: User) -> list[DraftLine]:
+@read_model
+def gold_drafts(viewer: Viewer) -> list[DraftLine]:
     """Drafts not yet finalised, on datasets the viewer's blind scope leaves open (a fixed number of queries)."""
     drafts = list(
-        blind_scope(user)
+        blind_scope(viewer.person())
         .visible_on_datasets(GoldDraft.objects.filter(campaign__isnull=True), "version__dataset_id")
         .select_related("version__dataset")
         .annotate(n_responses=Count("responses", distinct=True), n_written=Count("verdicts", distinct=True))
@@ -187,7 +188,7 @@ def open_drafts(user: User) -> list[DraftLine]:
 
 
 @dataclass
-class CriterionSheet:
+class DraftCriterion:  # the API names its component after it
     pk: int
     position: int
     ability: str
@@ -206,15 +207,17 @@ class ResponseSheet:
     question_id: str
     dialogue: list
     text: str
-    criteria: list[CriterionSheet]
+    criteria: list[DraftCriterion]
 
     @property
     def written(self) -> int:
         return sum(c.hit is not None for c in self.criteria)
 
 
-def draft_sheets(*, draft: GoldDraft, user: User, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
-    """Every response of the draft with its criteria and the verdicts written so far (or, for `posted`, what was just typed)."""
+@read_model
+def gold_draft_sheets(viewer: Viewer, draft: GoldDraft, *, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
+    """Every response of the draft with its criteria and the verdicts written so far (or, for `posted`, what a refused POST typed)."""
+    user = viewer.person()
     if blind_scope(user).hides_dataset(draft.version.dataset_id):
         raise PermissionDenied(CLOSED_RESPONSE)
     responses = list(draft.responses.order_by("question_id", "pk").values_list("pk", "question_id", "text"))
@@ -224,13 +227,7 @@ def draft_sheets(*, draft: GoldDraft, user: User, posted: tuple[int, Any] | None
             "pk", "question_id", "dialogue"
         )
     }
-    criteria: dict[int, list[tuple[int, int, str, int | None, str]]] = defaultdict(list)
-    for item_id, pk, position, ability, weight, text in (
-        Criterion.objects.filter(item_id__in=[pk for pk, _d in items.values()])
-        .order_by("position")
-        .values_list("item_id", "pk", "position", "ability", "weight", "text")
-    ):
-        criteria[item_id].append((pk, position, ability, weight, text))
+    criteria = criteria_by_item([pk for pk, _d in items.values()], "pk", "position", "ability", "weight", "text")
     written = {(r, c): (hit, expl) for r, c, hit, expl in draft.verdicts.values_list("response_id", "criterion_id", "hit", "explanation")}
     # The page shows these responses as gold to be: none of them may reach this viewer blind.
     record_exposures(user=user, response_ids=[pk for pk, _q, _t in responses], via="gold_draft")
@@ -244,6 +241,6 @@ def draft_sheets(*, draft: GoldDraft, user: User, posted: tuple[int, Any] | None
                 typed = posted[1].get(f"hit_{cpk}")
                 hit = True if typed == "1" else False if typed == "0" else hit
                 explanation = posted[1].get(f"explanation_{cpk}", explanation)
-            lines.append(CriterionSheet(cpk, position, ability, weight, ctext, hit, explanation))
+            lines.append(DraftCriterion(cpk, position, ability, weight, ctext, hit, explanation))
         sheets.append(ResponseSheet(pk, number, qid, dialogue, text, lines))
     return sheets

@@ -108,22 +108,12 @@ class PlanView:
         return self.request.pilot is None
 
 
-def plannable_versions(user: User) -> QuerySet[DatasetVersion]:
-    """Versions the viewer may plan on: those of datasets their blind scope leaves open."""
-    from heartbench_core.models import Dataset
-
-    visible = blind_scope(user).visible_on_datasets(Dataset.objects.all(), "pk")
-    return DatasetVersion.objects.filter(dataset__in=visible).select_related("dataset").order_by("dataset__name", "-created_at")
-
-
-def pilot_campaigns(user: User, version: DatasetVersion | None = None) -> QuerySet[Campaign]:
-    """Blind tests that can serve as a pilot: on a dataset the viewer is not blind to (that of `version` when given)."""
+def pilot_campaigns(user: User) -> QuerySet[Campaign]:
+    """Blind tests that can serve as a pilot: on a dataset the viewer is not blind to."""
     from heartbench_core.models import Dataset
 
     visible = blind_scope(user).visible_on_datasets(Dataset.objects.all(), "pk")
     qs = Campaign.objects.filter(kind=Campaign.Kind.BLIND_TEST, version__dataset__in=visible)
-    if version is not None:
-        qs = qs.filter(version__dataset_id=version.dataset_id)
     return qs.select_related("version__dataset").order_by("-created_at")
 
 

@@ -23,7 +23,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.models import Campaign, CampaignResponse, Judgment
-from heartbench_core.blindness import CLOSED_RESPONSE
 from heartbench_core.models import Criterion, Dataset, DatasetVersion, JudgeVerdict
 from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import Role, has_role
@@ -33,16 +32,10 @@ from validation.blindness import CLOSED_ALIGNMENT, hidden_entry_ids, record_entr
 from validation.exports import csv_lines, export_chunks, judgment_filter
 from validation.filters import GoldenLabelFilters, QueueFilters
 from validation.formatting import report_csv_rows
-from validation.gold_builder import (
-    BuilderFilters,
-    CandidateList,
-    DraftLine,
-    ResponseSheet,
-    builder_versions,
-    candidate_list,
-    draft_sheets,
-    open_drafts,
-)
+from validation.gold_builder import builder_versions
+from validation.gold_builder import gold_candidates as gold_candidates  # the gold-set builder's read models, with its list
+from validation.gold_builder import gold_draft_sheets as gold_draft_sheets
+from validation.gold_builder import gold_drafts as gold_drafts
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldDraft, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.planner import (
     PlanView,
@@ -52,7 +45,6 @@ from validation.planner import (
     pilot_sentence,
     plan_json,
     plan_request,
-    plannable_versions,
 )
 from validation.selectors import QueueCounts, QueueEntry, UnitDiscussion
 from validation.services.queue_summary import StoredQueue, head_entries, queue_summary, stored_queue
@@ -114,17 +106,6 @@ class Dashboard:
     queue: list[QueueRow] = field(default_factory=list)
 
 
-def _history(campaign: Campaign) -> QuerySet[AgreementReport]:
-    """The last 20 reports, from their listed columns (the stored agreement figure): no report's JSON is read."""
-    return (
-        campaign.agreement_reports.defer(*AgreementReport.LARGE).select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
-    )
-
-
-def _report_jobs(campaign: Campaign) -> QuerySet[BackgroundJob]:
-    return campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
-
-
 @read_model
 def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *, part: str | None = None) -> Dashboard:
     """The dashboard of a campaign's reports (closed whole while they count responses the viewer judges blind).
@@ -136,17 +117,18 @@ def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *,
     campaign = campaign_of(viewer, campaign_id)  # the reports break agreement down by criterion and model
     reports = campaign.agreement_reports.defer(*AgreementReport.LARGE)
     report = one(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
-    if part == "jobs":
-        return Dashboard(campaign, report, report_jobs=_report_jobs(campaign))
-    if part == "history":
-        return Dashboard(campaign, report, report_jobs=_report_jobs(campaign), history=_history(campaign))
-    policy, history = release_policy_of(campaign.version.dataset), _history(campaign)
+    # Read only by the part that shows them; the last 20 reports from their listed columns (the stored agreement figure).
+    jobs = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
+    history = reports.select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
+    if part in ("jobs", "history"):
+        return Dashboard(campaign, report, report_jobs=jobs, history=history)
+    policy = release_policy_of(campaign.version.dataset)
     # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
     summary = queue_summary(campaign)
     # The refusal above closed the campaign to anyone it hides an entry from; left out here all the same.
     head = visible_entries(viewer.user, campaign, head_entries(summary))[:10]
     rows = queue_rows(viewer, campaign.pk, head, via="adjudication-queue")
-    return Dashboard(campaign, report, report_jobs=_report_jobs(campaign), history=history, policy=policy, summary=summary, queue=rows)
+    return Dashboard(campaign, report, report_jobs=jobs, history=history, policy=policy, summary=summary, queue=rows)
 
 
 @read_model
@@ -242,7 +224,7 @@ def campaigns_to_adjudicate(viewer: Viewer) -> list[CampaignToAdjudicate]:
     user = viewer.person()
     closed = viewer.scope.closed_campaign_ids
     rows: list[CampaignToAdjudicate] = []
-    for campaign in selectors.campaigns_to_adjudicate():
+    for campaign in selectors.campaigns_with_judgments():
         if campaign.pk in closed:  # named without figures: its judgments are closed to a rater of it
             rows.append({"campaign": campaign, "counts": None})
             continue
@@ -277,7 +259,8 @@ def adjudication_queue(viewer: Viewer, campaign: Campaign, params: Mapping[str, 
 def shown_queue_entries(viewer: Viewer, entries: Iterable[QueueEntry], *, via: str) -> dict[int, str]:
     """Record a page of queue entries as shown; the judge's reasons behind their verdicts, by verdict id (no model names)."""
     entries = list(entries)
-    reasons = selectors.judge_reasons(entries)
+    verdicts = JudgeVerdict.objects.filter(pk__in={e.judge_verdict_id for e in entries if e.judge_verdict_id is not None})
+    reasons = without_model_names(dict(verdicts.values_list("pk", "rationale")))
     record_entry_exposures(user=viewer.user, entry_ids={e.campaign_response_id for e in entries}, via=via)
     return reasons
 
@@ -509,32 +492,10 @@ def gold_builder_versions(viewer: Viewer, asked: str | None, posted: str | None)
 
 
 @read_model
-def gold_candidates(
-    viewer: Viewer, version: DatasetVersion | None, filters: BuilderFilters, page_number: str | int | None = 1
-) -> CandidateList:
-    """A page of a version's responses, each free or not, with its settled verdicts; refused on a dataset closed to the viewer."""
-    if version is not None and viewer.hides_dataset(version.dataset_id):
-        raise PermissionDenied(CLOSED_RESPONSE)
-    return candidate_list(user=viewer.person(), version=version, filters=filters, page_number=page_number)
-
-
-@read_model
-def gold_drafts(viewer: Viewer) -> list[DraftLine]:
-    """Drafts waiting for their verdicts, on datasets the viewer's blind scope leaves open."""
-    return open_drafts(viewer.person())
-
-
-@read_model
 def gold_draft(viewer: Viewer, draft_id: int) -> GoldDraft:
     """A draft of a gold or calibration set (its sheets leave out what the viewer is blind to: `gold_draft_sheets`)."""
     viewer.person()
     return one(GoldDraft.objects.select_related("version__dataset", "campaign"), pk=draft_id)
-
-
-@read_model
-def gold_draft_sheets(viewer: Viewer, draft: GoldDraft, *, posted: tuple[int, Any] | None = None) -> list[ResponseSheet]:
-    """Each response of a draft with its criteria and the verdicts written so far (`posted`: what a refused POST typed)."""
-    return draft_sheets(draft=draft, user=viewer.person(), posted=posted)
 
 
 # --- the planner ----------------------------------------------------------------------------------------------------
@@ -550,7 +511,7 @@ class PlannerChoices:
 def planner_choices(viewer: Viewer) -> PlannerChoices:
     """The versions and pilot blind tests the viewer may plan from (datasets their blind scope leaves open)."""
     user = viewer.person()
-    return PlannerChoices(versions=plannable_versions(user), pilots=pilot_campaigns(user))
+    return PlannerChoices(versions=builder_versions(user), pilots=pilot_campaigns(user))
 
 
 @dataclass(frozen=True)

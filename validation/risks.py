@@ -16,13 +16,12 @@ standard does (`MajorityRule(min_ratings=k)`), and compute with the one agreemen
 from __future__ import annotations
 
 import numpy as np
-from django.core.exceptions import ValidationError
 
 from annotation.models import AdminAlert, Campaign
 from annotation.services.risks import RiskFinding, register_risk_check
 from heartbench_core.lib.agreement import SPLIT_LEVEL, MajorityRule, criterion_splits, judge_majority_agreement
 from heartbench_core.models import LanguageModel
-from validation.selectors import CampaignArrays, load_campaign_arrays, select_judge_runs
+from validation.selectors import CampaignArrays, judged_arrays
 
 JUDGE_MIN_AGREEMENT = 0.7
 JUDGE_MIN_UNITS = 20  # (response, criterion) units with a judge verdict and a majority label
@@ -120,11 +119,7 @@ def campaign_statistics_findings() -> list[RiskFinding]:
     """Both checks on every running blind test, loading each campaign's arrays once."""
     findings: list[RiskFinding] = []
     for campaign in running_blind_tests():
-        try:
-            runs = select_judge_runs(campaign)
-        except ValidationError:
-            runs = []  # several judges and none chosen: the judge check waits for a report to pick one
-        data = load_campaign_arrays(campaign, judge_runs=runs)
+        data = judged_arrays(campaign)
         findings += criterion_split_findings(campaign, data)
         findings += judge_model_findings(campaign, data)
     return findings

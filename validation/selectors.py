@@ -373,33 +373,6 @@ def load_campaign_arrays(
     judgments = _place_judgments(rows, assignments, units, criteria)
     judge = _judge_per_unit(campaign, judge_runs, entries, responses, criteria, units)
     adjudicated, adjudication_id = _adjudications_per_unit(campaign, units)
-    excluded_counts = {
-        "stale_judgments": judgments.stale,
-        "other_excluded_judgments": judgments.other_excluded,
-        "stale_verdicts": judge.stale,
-        "stale_criteria": int(criteria.stale.sum()),
-        "catastrophic_criteria": int(criteria.catastrophic.sum()) if exclude_catastrophic else 0,
-    }
-    return _assemble(
-        campaign, responses, models, items, criteria, units, judgments, judge, adjudicated, adjudication_id, revisions, excluded_counts
-    )
-
-
-def _assemble(
-    campaign: Campaign,
-    responses: _CampaignResponses,
-    models: _Models,
-    items: _Items,
-    criteria: _Criteria,
-    units: _Units,
-    judgments: _PlacedJudgments,
-    judge: _JudgeLabels,
-    adjudicated: np.ndarray,
-    adjudication_id: np.ndarray,
-    revisions: dict,
-    excluded: dict,
-) -> CampaignArrays:
-    """Lay the loaded parts out as the flat arrays of CampaignArrays."""
     return CampaignArrays(
         campaign_id=campaign.pk,
         k=int(campaign.overlap),
@@ -435,7 +408,13 @@ def _assemble(
         u_adjudication_id=adjudication_id,
         judge_runs=judge.runs,
         revisions=revisions,
-        excluded=excluded,
+        excluded={
+            "stale_judgments": judgments.stale,
+            "other_excluded_judgments": judgments.other_excluded,
+            "stale_verdicts": judge.stale,
+            "stale_criteria": int(criteria.stale.sum()),
+            "catastrophic_criteria": int(criteria.catastrophic.sum()) if exclude_catastrophic else 0,
+        },
     )
 
 
@@ -907,10 +886,8 @@ def ambiguous_lineages(campaign: Campaign) -> set[str]:
             assignment__campaign_response__campaign=campaign, resolved_at__isnull=True
         ).values_list("criterion__lineage_id", flat=True)
     }
-    try:
-        from rubrics.models import CriterionFlag
-    except ImportError:  # pragma: no cover - the rubrics app is always installed
-        return keys
+    from rubrics.models import CriterionFlag
+
     keys |= {
         str(k)
         for k in CriterionFlag.objects.filter(
@@ -1058,12 +1035,12 @@ class QueueCounts(NamedTuple):
     compared: int
 
 
-def queue_arrays(campaign: Campaign) -> CampaignArrays:
-    """The campaign's arrays with the judge's verdicts when one judge is named by its runs."""
+def judged_arrays(campaign: Campaign) -> CampaignArrays:
+    """The campaign's arrays with the judge's verdicts when one judge is named by its runs (the queue, the risk checks)."""
     try:
         runs = select_judge_runs(campaign)
     except ValidationError:
-        runs = []  # several judges: contradictions need one named judge; ties and flags still queue
+        runs = []  # several judges and none chosen: what needs the judge waits for a report to pick one; the rest goes on
     return load_campaign_arrays(campaign, judge_runs=runs)
 
 
@@ -1127,7 +1104,7 @@ def queue_order(campaign: Campaign, *, reviewer: Any = None, data: CampaignArray
     """Every compared unit (see `heartbench_core.lib.adjudication`) in queue order, as arrays; see `adjudication_units`."""
     from heartbench_core.lib.adjudication import triage_units
 
-    data = data if data is not None else queue_arrays(campaign)
+    data = data if data is not None else judged_arrays(campaign)
     hits, ratings = data.unit_counts()
     ambiguous_keys = ambiguous_lineages(campaign)
     amb_crit = np.array([key in ambiguous_keys for key in data.crit_lineage], dtype=bool)
@@ -1217,20 +1194,10 @@ def queue_counts(entries: list[QueueEntry]) -> QueueCounts:
     return QueueCounts(sum(1 for e in entries if e.needs_decision), len(entries))
 
 
-def campaigns_to_adjudicate() -> QuerySet[Campaign]:
-    """Campaigns with submitted judgments (the ones whose units may need a decision), newest first."""
+def campaigns_with_judgments() -> QuerySet[Campaign]:
+    """Campaigns with submitted judgments (those whose units may need a decision, the blind tests with a golden standard), newest first."""
     submitted = Assignment.objects.filter(campaign_response__campaign=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
     return Campaign.objects.filter(Exists(submitted)).select_related("version__dataset").order_by("-created_at", "-id")
-
-
-def judge_reasons(entries: Iterable[QueueEntry]) -> dict[int, str]:
-    """The judge's reason behind each entry's verdict, by verdict id, without model names (two queries; adjudicators' views only)."""
-    from validation.blindness import without_model_names
-
-    ids = {e.judge_verdict_id for e in entries if e.judge_verdict_id is not None}
-    if not ids:
-        return {}
-    return without_model_names(dict(JudgeVerdict.objects.filter(pk__in=ids).values_list("pk", "rationale")))
 
 
 # --- the experts' discussion of a unit, for its adjudicator ---------------------------------------------

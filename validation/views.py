@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.knowledge.forms import CaseForm
 from annotation.knowledge.models import Case
+from heartbench_core.change_sentences import change_sentences, field_label
 from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
@@ -31,7 +32,7 @@ from validation.exports import FILTER_PARAMETERS, BadFilter
 from validation.filters import CandidateFilters
 from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
-from validation.policy_text import policy_change_sentences, policy_field_label
+from validation.policy_text import POLICY_VOCABULARY
 from validation.services.agreement_reports import ReportOptions, request_agreement_report
 from validation.services.cases import case_from_adjudication, case_from_discussion
 from validation.services.gold_builder import (
@@ -41,6 +42,7 @@ from validation.services.gold_builder import (
     write_draft_verdicts,
 )
 from validation.services.golden import adjudicate
+from validation.services.jobs import describe
 from validation.services.release import change_release_policy
 
 if TYPE_CHECKING:
@@ -93,15 +95,15 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
             models_slice=":" if every_model else f":{MODELS_SHOWN}",
             unreadable=SimpleLazyObject(lambda: figures.unreadable),
             r=SimpleLazyObject(lambda: figures.result),
-            chart_ability=SimpleLazyObject(lambda: figures.chart_ability),
-            chart_confusion=SimpleLazyObject(lambda: figures.chart("confusion")),
-            chart_alpha=SimpleLazyObject(lambda: figures.chart("alpha")),
-            chart_experts=SimpleLazyObject(lambda: figures.chart("experts")),
-            chart_time=SimpleLazyObject(lambda: figures.chart("time")),
+            **{f"chart_{name}": _lazy_chart(figures, name) for name in ("ability", "confusion", "alpha", "experts", "time")},
         )
     assert page.summary is not None
     context.update(queue_total=page.summary.needs_decision, queue_summary=page.summary, queue=page.queue, report_jobs=page.report_jobs)
     return render(request, "validation/dashboard.html", context)
+
+
+def _lazy_chart(figures: _ReportFigures, name: str) -> SimpleLazyObject:
+    return SimpleLazyObject(lambda: figures.chart(name))
 
 
 # Part of the cache key of a report's rendered section: change it when the section's template or charts change.
@@ -130,17 +132,12 @@ class _ReportFigures:
             return ""
         return _("Report #%(id)s cannot be read: %(error)s") % {"id": self.report.pk, "error": self.error}
 
-    @cached_property
-    def chart_ability(self) -> str:
-        r = self.result
-        assert r is not None
-        return charts.interval_bars(
-            charts.agreement_bars(r.by_ability, "ability"), title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold
-        )
-
     def chart(self, name: str) -> str:
         r = self.result
         assert r is not None
+        if name == "ability":
+            bars = charts.agreement_bars(r.by_ability, "ability")
+            return charts.interval_bars(bars, title=_("Judge–gold agreement by ability (95% CI)"), reference=r.gate.threshold)
         if name == "confusion":
             return charts.confusion_matrix(r.confusion)
         if name == "alpha":
@@ -156,8 +153,6 @@ class _ReportFigures:
 @role_required(*ADMIN)
 def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = read.campaign_of(Viewer.of(request), campaign_id)
-    text: str
-    level: int
     try:
         judge = request.POST.get("judge", "").strip() or None
         run = request.POST.get("run", "").strip() or None
@@ -173,23 +168,14 @@ def compute(request: SignedInRequest, campaign_id: int) -> HttpResponse:
             "post_discussion": request.POST.get("post_discussion") == "on",
         }
         queued = request_agreement_report(campaign=campaign, requested_by=request.user, trigger="page", judge=judge, run=run, **options)
-        exploratory = queued.exploratory
-        text, level = (
-            _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.")
-            % {"job": queued.job.pk},
-            messages.SUCCESS,
-        )
-        if exploratory:
-            text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {
-                "why": "; ".join(reason_text(x) for x in exploratory)
-            }
+        text = _("Report requested (request #%(job)s): it appears here when it is done; until then its state is listed below.")
+        text, level = text % {"job": queued.job.pk}, messages.SUCCESS
+        if why := "; ".join(reason_text(x) for x in queued.exploratory):
+            text += " " + _("It will be exploratory and will not set the gate: %(why)s.") % {"why": why}
     except ValueError:
         text, level = _("Resamples, seed, threshold and minimum pairs must be numbers."), messages.ERROR
     except ValidationError as exc:
-        text, level = (
-            "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()) if hasattr(exc, "error_dict") else " ".join(exc.messages),
-            messages.ERROR,
-        )
+        text, level = describe(exc), messages.ERROR
     if request.htmx:
         return render(
             request,
@@ -330,22 +316,25 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
     if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):
         return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
+    body: str | Iterator[str] | Iterator[bytes] | None
     if what == "report":
         body = read.report_export(viewer, campaign, fmt)
         if body is None:
             return HttpResponse(_("no report has been computed for this campaign yet"), status=404, content_type="text/plain")
-        if isinstance(body, str):
-            return _attachment(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"), campaign, what, fmt)
-        return _attachment(StreamingHttpResponse(body, content_type="text/csv; charset=utf-8"), campaign, what, fmt)
-    try:
-        chunks = read.export_stream(viewer, campaign, what, fmt, request.GET)
-    except BadFilter as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
-    return _attachment(StreamingHttpResponse(chunks, content_type=content_type), campaign, what, fmt)
+    else:
+        try:
+            body = read.export_stream(viewer, campaign, what, fmt, request.GET)
+        except BadFilter as exc:
+            return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    return attachment(body, campaign, what, fmt)
 
 
-def _attachment(response: HttpResponseBase, campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
+CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+def attachment(body: str | Iterator[str] | Iterator[bytes], campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
+    """An export as the file the browser saves (`campaign-<id>-<what>.<fmt>`): streamed unless it is one string."""
+    response = (HttpResponse if isinstance(body, str) else StreamingHttpResponse)(body, content_type=CONTENT_TYPES[fmt])
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
     return response
 
@@ -421,11 +410,11 @@ def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
     context = {
         "dataset": dataset,
         "policy": screen.policy,
-        "history": [(change, policy_change_sentences(change)) for change in screen.history],
+        "history": [(change, change_sentences(change.before, change.after, POLICY_VOCABULARY)) for change in screen.history],
         "clears": ReleasePolicy.Clears.choices,
         "can_edit": screen.can_edit,
         # Each error under the field's label, not its stored name.
-        "errors": {(policy_field_label(field) if field != "__all__" else ""): msgs for field, msgs in errors.items()},
+        "errors": {(field_label(field, POLICY_VOCABULARY) if field != "__all__" else ""): msgs for field, msgs in errors.items()},
         "post": request.POST,
     }
     return render(request, "validation/release_policy.html", context, status=400 if errors else 200)
@@ -524,11 +513,11 @@ def _draft_page(request: SignedInRequest, draft: GoldDraft, *, posted: int | Non
 def gold_draft_write(request: SignedInRequest, draft_id: int, response_id: int) -> HttpResponse:
     """Save the verdicts written for one response of a draft; a refusal keeps what was typed."""
     draft = read.gold_draft(Viewer.of(request), draft_id)
-    verdicts = []
-    for key, value in request.POST.items():
-        if key.startswith("hit_") and key[4:].isdigit() and value in ("1", "0"):
-            criterion = int(key[4:])
-            verdicts.append((criterion, value == "1", request.POST.get(f"explanation_{criterion}", "")))
+    verdicts = [
+        (int(key[4:]), value == "1", request.POST.get(f"explanation_{int(key[4:])}", ""))
+        for key, value in request.POST.items()
+        if key.startswith("hit_") and key[4:].isdigit() and value in ("1", "0")
+    ]
     try:
         if not verdicts:
             raise ValidationError({"response": _("choose hit or miss for at least one criterion")})
@@ -568,7 +557,7 @@ def planner(request: SignedInRequest) -> HttpResponse:
             errors_into(form, exc)
     rows = []
     view = plan.view if plan is not None else None
-    if plan is not None and view is not None:
+    if view is not None and plan is not None:
         for design, sentence in zip(view.plan.designs, plan.sentences, strict=True):
             fill = {"dataset": view.request.version.dataset.name, "version": view.request.version.label}
             fill |= {"sample_fraction": f"{design.share:g}", "overlap": str(design.raters), "piece_rate": f"{view.request.piece_rate:g}"}

@@ -10,7 +10,7 @@ then written by the same services as an imported file (`create_gold_set`, `creat
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -67,6 +67,9 @@ def settled_verdicts(*, version: DatasetVersion, response_ids: list[int]) -> dic
     return dict(out)
 
 
+SETTINGS = ("pass_threshold", "max_attempts", "retake_cooldown", "sitting_size")
+
+
 @dataclass(frozen=True)
 class BuiltSet:
     """What the builder asks for beyond the picks: the kind of set, and a calibration set's settings."""
@@ -77,6 +80,10 @@ class BuiltSet:
     max_attempts: int = 2
     retake_cooldown: timedelta = timedelta(days=1)
     sitting_size: int | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """A calibration set's settings, as its service and a draft take them."""
+        return {name: getattr(self, name) for name in SETTINGS}
 
     @classmethod
     def from_input(cls, d: Mapping[str, Any]) -> BuiltSet:
@@ -89,6 +96,14 @@ class BuiltSet:
             retake_cooldown=timedelta(days=d["cooldown_days"]),
             sitting_size=d["sitting_size"],
         )
+
+
+def criteria_by_item(item_ids: Iterable[int], *columns: str) -> dict[int, list[tuple[Any, ...]]]:
+    """Per item, these columns of its criteria in rubric (position) order (one query)."""
+    out: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+    for item_id, *values in Criterion.objects.filter(item_id__in=list(item_ids)).order_by("position").values_list("item_id", *columns):
+        out[item_id].append(tuple(values))
+    return out
 
 
 @dataclass(frozen=True)
@@ -118,11 +133,7 @@ def _free_picks(*, version: DatasetVersion, response_ids: list[int], spec: Built
     if unknown:
         raise ValidationError({"responses": _("no response %(ids)s on %(version)s") % {"ids": unknown, "version": version}})
     items = dict(version.items.filter(question_id__in={q for q, _m in picked.values()}).values_list("question_id", "pk"))
-    criteria: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for item_id, position, pk in (
-        Criterion.objects.filter(item_id__in=list(items.values())).order_by("position").values_list("item_id", "position", "pk")
-    ):
-        criteria[item_id].append((position, pk))
+    criteria = criteria_by_item(items.values(), "position", "pk")
     held = labelled_holders(ids, dataset_id=version.dataset_id)
     problems: list[str] = []
     out: list[_Pick] = []
@@ -167,11 +178,8 @@ def _create(*, version: DatasetVersion, rows: list[GoldRow], spec: BuiltSet, cre
         dataset_name=dataset,
         version_label=label,
         labels=rows,
-        pass_threshold=spec.pass_threshold,
-        max_attempts=spec.max_attempts,
-        retake_cooldown=spec.retake_cooldown,
-        sitting_size=spec.sitting_size,
         created_by=created_by,
+        **spec.settings(),
     )
     # The builder showed the admin these responses' verdicts: none of them may reach the admin blind.
     record_exposures(user=created_by, response_ids=[r[0] for r in rows], via="calibration_builder")
@@ -209,11 +217,8 @@ def start_gold_draft(*, version: DatasetVersion, response_ids: list[int], spec: 
             name=name,
             kind=spec.kind,
             version=version,
-            pass_threshold=spec.pass_threshold,
-            max_attempts=spec.max_attempts,
-            retake_cooldown=spec.retake_cooldown,
-            sitting_size=spec.sitting_size,
             created_by=created_by,
+            **spec.settings(),
         )
         draft.responses.set([p.response for p in picks])
     return draft
@@ -262,14 +267,7 @@ def finalise_gold_draft(*, draft: GoldDraft, by: User) -> CampaignOutcome:
         raise PermissionDenied(_("Only an admin finalises a gold set."))
     if draft.campaign_id is not None:
         raise ValidationError({"draft": _("this draft is finalised already")})
-    spec = BuiltSet(
-        kind=draft.kind,
-        name=draft.name,
-        pass_threshold=draft.pass_threshold,
-        max_attempts=draft.max_attempts,
-        retake_cooldown=draft.retake_cooldown,
-        sitting_size=draft.sitting_size,
-    )
+    spec = BuiltSet(kind=draft.kind, name=draft.name, **{name: getattr(draft, name) for name in SETTINGS})
     picks = _free_picks(version=draft.version, response_ids=list(draft.responses.values_list("pk", flat=True)), spec=spec, user=by)
     written: dict[int, dict[int, tuple[bool, str]]] = defaultdict(dict)
     for response, criterion, hit, explanation in draft.verdicts.values_list("response_id", "criterion_id", "hit", "explanation"):

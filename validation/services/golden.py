@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -23,7 +23,7 @@ from heartbench_core.roles import Role, has_role
 from heartbench_core.services.stored_scores import forget_scores
 from validation import dbguard
 from validation.models import Adjudication, GoldenLabel, QueueUnit
-from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, load_campaign_arrays, queue_arrays
+from validation.selectors import CampaignArrays, QueueEntry, adjudication_units, int_rows, judged_arrays, load_campaign_arrays
 from validation.services.queue_summary import record_decision
 
 if TYPE_CHECKING:
@@ -169,23 +169,25 @@ def _update_labels(ids: np.ndarray, rows: np.ndarray, now: datetime) -> None:
         )
 
 
+def _label_fields(hit: int, provenance: int, expert_hits: int, expert_ratings: int, decision: int) -> dict[str, Any]:
+    """A label's stored values from its row of `wanted` (hit, provenance code, expert hits, ratings, decision or −1)."""
+    return {
+        "hit": bool(hit),
+        "provenance": PROVENANCE_NAMES[provenance],
+        "expert_hits": expert_hits,
+        "expert_ratings": expert_ratings,
+        "adjudication_id": decision if decision >= 0 else None,
+    }
+
+
 def _create_new_labels(campaign: Campaign, data: CampaignArrays, units: np.ndarray, wanted: np.ndarray) -> None:
     """Other databases: the new labels through the ORM, a slice at a time (a model instance each at once would take gigabytes)."""
     for lo in range(0, units.size, LABELS_PER_SLICE):
         part = units[lo : lo + LABELS_PER_SLICE]
         GoldenLabel.objects.bulk_create(
             [
-                GoldenLabel(
-                    campaign=campaign,
-                    campaign_response_id=cr,
-                    criterion_id=crit,
-                    hit=bool(hit),
-                    provenance=PROVENANCE_NAMES[prov],
-                    expert_hits=h,
-                    expert_ratings=m,
-                    adjudication_id=adj if adj >= 0 else None,
-                )
-                for cr, crit, (hit, prov, h, m, adj) in zip(
+                GoldenLabel(campaign=campaign, campaign_response_id=cr, criterion_id=crit, **_label_fields(*row))
+                for cr, crit, row in zip(
                     data.cr_id[data.u_cr[part]].tolist(), data.crit_id[data.u_crit[part]].tolist(), wanted[part].tolist()
                 )
             ],
@@ -198,16 +200,8 @@ def _bulk_update_labels(ids: np.ndarray, rows: np.ndarray, now: datetime) -> Non
     for lo in range(0, ids.size, LABELS_PER_SLICE):
         GoldenLabel.objects.bulk_update(
             [
-                GoldenLabel(
-                    id=pk,
-                    hit=bool(hit),
-                    provenance=PROVENANCE_NAMES[prov],
-                    expert_hits=h,
-                    expert_ratings=m,
-                    adjudication_id=adj if adj >= 0 else None,
-                    updated_at=now,
-                )
-                for pk, (hit, prov, h, m, adj) in zip(ids[lo : lo + LABELS_PER_SLICE].tolist(), rows[lo : lo + LABELS_PER_SLICE].tolist())
+                GoldenLabel(id=pk, updated_at=now, **_label_fields(*row))
+                for pk, row in zip(ids[lo : lo + LABELS_PER_SLICE].tolist(), rows[lo : lo + LABELS_PER_SLICE].tolist())
             ],
             list(_LABEL_COLUMNS),
             batch_size=1000,
@@ -263,7 +257,7 @@ def adjudicate(
         codes, expert_hits, expert_ratings, judge_hit = stored
         triggers = [t for t in codes.split(",") if t]
     else:
-        data = queue_arrays(campaign)
+        data = judged_arrays(campaign)
         entry = next(
             (
                 e
@@ -313,16 +307,13 @@ def adjudicate(
     return decision
 
 
-def flag_for_rubric_authors(decision: Adjudication) -> bool:
-    """Put the criterion on the rubric authors' work list; False when the rubrics service is not available."""
-    try:
-        from rubrics.services import flag_criterion
-    except ImportError:
-        return False
+def flag_for_rubric_authors(decision: Adjudication) -> None:
+    """Put the criterion on the rubric authors' work list."""
+    from rubrics.services import flag_criterion
+
     flag_criterion(
         lineage=decision.criterion.lineage,
         reason=f"Adjudication ({decision.get_cause_display().lower()}): {decision.note}",
         source="adjudication",
         flagged_by=decision.decided_by,
     )
-    return True

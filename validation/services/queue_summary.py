@@ -137,19 +137,9 @@ def queue_summary(campaign: Campaign) -> QueueSummary:
 
 
 def _entry(unit: QueueUnit) -> QueueEntry:
-    return QueueEntry(
-        campaign_response_id=unit.campaign_response_id,
-        criterion_id=unit.criterion_id,
-        expert_hits=unit.expert_hits,
-        expert_ratings=unit.expert_ratings,
-        judge_hit=unit.judge_hit,
-        agreement=unit.agreement,
-        triggers=tuple(t for t in unit.triggers.split(",") if t),
-        needs_decision=unit.needs_decision,
-        decided=unit.decided,
-        judge_verdict_id=unit.judge_verdict_id,
-        discussion_changed=unit.discussion_changed,
-    )
+    """A stored unit as the selectors give it: its columns are the entry's fields (the triggers stored as one text)."""
+    values = {f.name: getattr(unit, f.name) for f in dataclasses.fields(QueueEntry)}
+    return QueueEntry(**{**values, "triggers": tuple(t for t in unit.triggers.split(",") if t)})
 
 
 def head_entries(summary: QueueSummary) -> list[QueueEntry]:
