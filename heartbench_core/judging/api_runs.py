@@ -8,6 +8,7 @@ an open campaign of yours judges is left out of the lists and refused by id (403
 from __future__ import annotations
 
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any, cast
 
 from django.core.exceptions import ValidationError
@@ -217,6 +218,17 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
 # --- runs ------------------------------------------------------------------------------------------
 
 
+class _Figure(serializers.IntegerField):
+    """A figure of the run read with the runs (`judging.run_rows`, in the context): serialising queries nothing."""
+
+    def __init__(self, figure: str, **kwargs: Any) -> None:
+        self.figure = figure
+        super().__init__(read_only=True, **kwargs)
+
+    def get_attribute(self, run: EndpointRun) -> int:
+        return attrgetter(self.figure)(self.context["rows"][run.pk])
+
+
 class EndpointRunSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="version.dataset.name", read_only=True)
     version = serializers.CharField(source="version.label", read_only=True)
@@ -230,17 +242,17 @@ class EndpointRunSerializer(serializers.ModelSerializer):
     template = serializers.CharField(source="template_revision.template.name", read_only=True, default=None)
     template_revision = serializers.IntegerField(source="template_revision.revision", read_only=True, default=None)
     requested_by: serializers.StringRelatedField[User] = serializers.StringRelatedField(allow_null=True)
-    total = serializers.SerializerMethodField()
-    done = serializers.SerializerMethodField()
-    failed = serializers.SerializerMethodField()
-    remaining = serializers.SerializerMethodField()
-    tokens_in = serializers.SerializerMethodField()
-    tokens_out = serializers.SerializerMethodField()
+    total = _Figure("progress.total")
+    done = _Figure("progress.done")
+    failed = _Figure("progress.failed")
+    remaining = _Figure("progress.remaining")
+    tokens_in = _Figure("progress.tokens_in")
+    tokens_out = _Figure("progress.tokens_out")
     estimated_cost = serializers.SerializerMethodField(
         help_text="Tokens at the endpoint's per-million prices when the run was created; null without prices."
     )
-    suspected_injections = serializers.SerializerMethodField(
-        help_text="Questions whose judged response looked like prompt injection (GET …/questions/?suspected=true lists them)."
+    suspected_injections = _Figure(
+        "suspected", help_text="Questions whose judged response looked like prompt injection (GET …/questions/?suspected=true lists them)."
     )
 
     class Meta:
@@ -278,33 +290,9 @@ class EndpointRunSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
 
-    def _row(self, run: EndpointRun) -> judging.RunRow:
-        return self.context["rows"][run.pk]  # read with the runs (`judging.run_rows`): serialising queries nothing
-
-    def get_total(self, run: EndpointRun) -> int:
-        return self._row(run).progress.total
-
-    def get_done(self, run: EndpointRun) -> int:
-        return self._row(run).progress.done
-
-    def get_failed(self, run: EndpointRun) -> int:
-        return self._row(run).progress.failed
-
-    def get_remaining(self, run: EndpointRun) -> int:
-        return self._row(run).progress.remaining
-
-    def get_tokens_in(self, run: EndpointRun) -> int:
-        return self._row(run).progress.tokens_in
-
-    def get_tokens_out(self, run: EndpointRun) -> int:
-        return self._row(run).progress.tokens_out
-
     @extend_schema_field(serializers.DecimalField(max_digits=20, decimal_places=4, allow_null=True))
     def get_estimated_cost(self, run: EndpointRun) -> Decimal | None:
-        return self._row(run).cost
-
-    def get_suspected_injections(self, run: EndpointRun) -> int:
-        return self._row(run).suspected
+        return self.context["rows"][run.pk].cost
 
 
 class RunRequestSerializer(serializers.Serializer):
@@ -325,21 +313,19 @@ class RunRequestSerializer(serializers.Serializer):
 
 
 class RunRequestedSerializer(EndpointRunSerializer):
-    created = serializers.SerializerMethodField(help_text="False: a run of the same label (or an unfinished generation run) was resumed.")
-    added = serializers.SerializerMethodField(help_text="Questions added to the run.")
-    retried = serializers.SerializerMethodField(help_text="Failed questions set to be asked again.")
+    created = serializers.BooleanField(
+        read_only=True, help_text="False: a run of the same label (or an unfinished generation run) was resumed."
+    )
+    added = serializers.IntegerField(read_only=True, help_text="Questions added to the run.")
+    retried = serializers.IntegerField(read_only=True, help_text="Failed questions set to be asked again.")
 
     class Meta(EndpointRunSerializer.Meta):
         fields = [*EndpointRunSerializer.Meta.fields, "created", "added", "retried"]
 
-    def get_created(self, run: EndpointRun) -> bool:
-        return self.context["request_outcome"].created
-
-    def get_added(self, run: EndpointRun) -> int:
-        return self.context["request_outcome"].added
-
-    def get_retried(self, run: EndpointRun) -> int:
-        return self.context["request_outcome"].retried
+    def to_representation(self, run: EndpointRun) -> dict[str, Any]:
+        """The run, and what became of the request (the outcome in the context: the run has no such attributes)."""
+        outcome = self.context["request_outcome"]
+        return {**super().to_representation(run), "created": outcome.created, "added": outcome.added, "retried": outcome.retried}
 
 
 class RunOutputSerializer(serializers.Serializer):
@@ -393,10 +379,6 @@ class RunQuestionSerializer(serializers.ModelSerializer):
 
     def get_suspected_injection(self, q: RunQuestion) -> bool:
         return bool(q.injection_signals)
-
-
-class MessageSerializer(serializers.Serializer):
-    detail = serializers.CharField()
 
 
 @extend_schema_view(
