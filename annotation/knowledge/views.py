@@ -11,6 +11,7 @@ as a message.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -52,21 +53,7 @@ def index(request: SignedInRequest) -> HttpResponse:
     kind = kind if kind in KINDS else KINDS[0]
     query = (params.get("q") or "").strip()
     index = read_models.library_index(Viewer.of(request), params, kind=kind, query=query, page=params.get("page"))
-    context: dict[str, Any] = {
-        "staff": index.staff,
-        "datasets": index.datasets,
-        "dataset": index.dataset,
-        "kind": index.kind,
-        "key": index.key,
-        "query": index.query,
-        "status": index.status,
-        "statuses": index.statuses,
-        "filter_errors": index.filters.messages,
-        "can_write_faq": index.can_write_faq,
-        "can_write_cases": index.can_write_cases,
-    }
-    optional = {"results": index.results, "page": index.page, "waiting": index.waiting, "focus": index.focus}
-    context.update({name: value for name, value in optional.items() if value is not None})
+    context = {**vars(index), "filter_errors": index.filters.messages}
     template = "annotation/knowledge/partials/results.html" if request.htmx else "annotation/knowledge/index.html"
     return render(request, template, context)
 
@@ -81,16 +68,9 @@ def faq_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     if not page.staff:
         services.record_open(user=request.user, faq=page.entry)
     context = {
-        "entry": page.entry,
-        "staff": page.staff,
+        **vars(page),
         "html": render_guidelines(page.entry.answer),
-        "criteria": page.criteria,
-        "counts": page.counts,
-        "can_edit": page.can_edit,
         "can_submit": page.can_edit,
-        "can_review": page.can_review,
-        "can_revise": page.can_revise,
-        "can_retire": page.can_retire,
         "review_form": forms.FaqReviewForm(),
     }
     return render(request, "annotation/knowledge/faq_detail.html", context)
@@ -124,19 +104,13 @@ def faq_create(request: SignedInRequest) -> HttpResponse:
     if request.method != "POST":
         form = forms.FaqForm(initial=_faq_initial(request, None, _key(request.GET.get("criterion"))), dataset=dataset)
         return _render_faq_form(request, form, None)
-    form = forms.FaqForm(request.POST, dataset=dataset)
-    if form.is_valid():
-        try:
-            content = form.content()
-            if form.errors:  # a criterion reference was not understood: say what else is wrong too, write nothing
-                services.check_faq_content(dataset, content)
-            else:
-                entry = services.create_faq_entry(author=request.user, dataset=dataset, content=content)
-                messages.success(request, _("Draft saved. Submit it for review when it is ready."))
-                return redirect("annotation:faq", pk=entry.pk)
-        except ValidationError as exc:
-            errors_into(form, exc)
-    return _render_faq_form(request, form, None, status=400)
+    return _save_faq(
+        request,
+        None,
+        forms.FaqForm(request.POST, dataset=dataset),
+        lambda content: services.create_faq_entry(author=request.user, dataset=dataset, content=content),
+        _("Draft saved. Submit it for review when it is ready."),
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -145,16 +119,28 @@ def faq_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     entry = read_models.faq_to_write(Viewer.of(request), pk, must_be="author")
     if request.method != "POST":
         return _render_faq_form(request, forms.FaqForm(initial=_faq_initial(request, entry, None), dataset=entry.dataset), entry)
-    form = forms.FaqForm(request.POST, dataset=entry.dataset)
+    return _save_faq(
+        request,
+        entry,
+        forms.FaqForm(request.POST, dataset=entry.dataset),
+        lambda content: services.edit_faq_entry(entry=entry, editor=request.user, content=content),
+        _("Draft saved."),
+    )
+
+
+def _save_faq(
+    request: SignedInRequest, entry: FaqEntry | None, form: forms.FaqForm, write: Callable[[services.FaqContent], FaqEntry], done: str
+) -> HttpResponse:
+    """Write the form's entry (a new one, or `entry` edited) and go to it; else its form again, with every error (400)."""
     if form.is_valid():
         try:
             content = form.content()
-            if form.errors:
-                services.check_faq_content(entry.dataset, content)
+            if form.errors:  # a criterion reference was not understood: say what else is wrong too, write nothing
+                services.check_faq_content(form.dataset, content)
             else:
-                services.edit_faq_entry(entry=entry, editor=request.user, content=content)
-                messages.success(request, _("Draft saved."))
-                return redirect("annotation:faq", pk=entry.pk)
+                saved = write(content)
+                messages.success(request, done)
+                return redirect("annotation:faq", pk=saved.pk)
         except ValidationError as exc:
             errors_into(form, exc)
     return _render_faq_form(request, form, entry, status=400)
@@ -230,15 +216,7 @@ def case_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     page = read_models.case_page(Viewer.of(request), pk)
     if not page.staff:
         services.record_open(user=request.user, case=page.case)
-    context = {
-        "case": page.case,
-        "staff": page.staff,
-        "html": render_guidelines(page.case.reasoning),
-        "snapshot": page.snapshot,
-        "reworded": page.reworded,
-        "counts": page.counts,
-        "can_write": page.can_write,
-    }
+    context = {**vars(page), "html": render_guidelines(page.case.reasoning), "reworded": page.reworded}
     return render(request, "annotation/knowledge/case_detail.html", context)
 
 
