@@ -41,6 +41,7 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
@@ -352,19 +353,15 @@ def _write_lines(archive: zipfile.ZipFile, name: str, lines: Iterable[str]) -> d
     digest, rows, size = hashlib.sha256(), 0, 0
     buffer: list[str] = []
     with archive.open(name, "w", force_zip64=True) as member:
-        for line in lines:
-            buffer.append(line)
-            rows += 1
-            size += len(line)
-            if size > 1 << 20:
+        for line in chain(lines, [None]):  # streamed; None: the end, where what is left is written
+            if line is not None:
+                buffer.append(line)
+                rows, size = rows + 1, size + len(line)
+            if buffer and (size > 1 << 20 or line is None):
                 data = ("\n".join(buffer) + "\n").encode()
                 digest.update(data)
                 member.write(data)
                 buffer, size = [], 0
-        if buffer:
-            data = ("\n".join(buffer) + "\n").encode()
-            digest.update(data)
-            member.write(data)
     return {"sha256": digest.hexdigest(), "rows": rows}
 
 
@@ -418,18 +415,11 @@ def _import_decoder(f: models.Field[Any, Any], user_ids: dict[str, int]) -> Call
     return check
 
 
+_STORED_AS_TEXT = ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField")  # a JSON string in the archive
+
+
 def _python_value(kind: str, f: models.Field[Any, Any], v: Any) -> Any:
-    if kind in (
-        "AutoField",
-        "BigAutoField",
-        "IntegerField",
-        "BigIntegerField",
-        "SmallIntegerField",
-        "PositiveIntegerField",
-        "PositiveSmallIntegerField",
-        "PositiveBigIntegerField",
-        "SmallAutoField",
-    ):
+    if kind.endswith(("IntegerField", "AutoField")):  # Big, Small, Positive…
         if type(v) is not int:
             raise _Reject(_("expected an integer, found %(value).40r") % {"value": v})
         return v
@@ -447,7 +437,7 @@ def _python_value(kind: str, f: models.Field[Any, Any], v: Any) -> Any:
         if f.max_length and len(v) > f.max_length:
             raise _Reject(_("longer than %(n)d characters") % {"n": f.max_length})
         return v
-    if kind in ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField"):
+    if kind in _STORED_AS_TEXT:
         if not isinstance(v, str):
             raise _Reject(_("expected a string, found %(value).40r") % {"value": v})
         try:
@@ -477,9 +467,7 @@ def _db_value(f: models.Field[Any, Any]) -> Callable[[Any], Any]:
         return lambda v: f.get_db_prep_save(v, connection)
     if connection.vendor == "postgresql":
         return lambda v: v  # psycopg's COPY takes datetimes, durations, decimals and UUIDs as they are
-    if kind in ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField") or (
-        kind in ("ForeignKey", "OneToOneField") and _stored_field(f).get_internal_type() == "UUIDField"
-    ):
+    if kind in _STORED_AS_TEXT or (kind in ("ForeignKey", "OneToOneField") and _stored_field(f).get_internal_type() == "UUIDField"):
         return lambda v: f.get_db_prep_save(v, connection)
     return lambda v: v
 
@@ -652,21 +640,14 @@ def _link_targets(table: _Table) -> set[str]:
 
 
 def _refuse_existing(manifest: dict[str, Any], name: str) -> None:
-    Dataset = apps.get_model("heartbench_core", "Dataset")
-    if Dataset.objects.filter(name=manifest["dataset"]).exists():
-        raise ValidationError(
-            {
-                "archive": _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation")
-                % {"name": name, "dataset": manifest["dataset"]}
-            }
-        )
-    if campaign_source().exists(manifest["campaign"]):
-        raise ValidationError(
-            {
-                "archive": _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation")
-                % {"name": name, "campaign": manifest["campaign"]}
-            }
-        )
+    dataset, campaign = manifest["dataset"], manifest["campaign"]
+    if apps.get_model("heartbench_core", "Dataset").objects.filter(name=dataset).exists():
+        message = _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation")
+    elif campaign_source().exists(campaign):
+        message = _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation")
+    else:
+        return
+    raise ValidationError({"archive": message % {"name": name, "dataset": dataset, "campaign": campaign}})
 
 
 def _check_it_is_one_campaign(reader: ArchiveReader, manifest: dict[str, Any], counts: dict[str, int]) -> None:
