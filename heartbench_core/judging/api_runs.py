@@ -417,27 +417,7 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     def create(self, request: Request) -> Response:
         d = _valid(RunRequestSerializer, request.data)
         judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
-        asks_judging = d["kind"] == EndpointRun.Kind.JUDGE
-        selection = run_services.Selection(
-            difficulty=d.get("difficulty") or "",
-            scene=(d.get("scene") or "").strip(),
-            ability=(d.get("ability") or "").strip(),
-            questions=tuple(dict.fromkeys(q.strip() for q in d.get("questions") or [] if q.strip())),
-            changed_since=d.get("changed_since") if asks_judging else None,
-        )
-        common: dict[str, Any] = {
-            "dataset_name": d["dataset"],
-            "model_name": d["model"],
-            "endpoint_name": d["endpoint"],
-            "version_label": d.get("version") or None,
-            "selection": selection,
-            "requested_by": _me(request),
-            "trigger": "api",
-        }
-        if asks_judging:
-            outcome = run_services.request_judge_run(run_label=d.get("run") or None, template_name=d.get("template") or None, **common)
-        else:
-            outcome = run_services.request_answers(**common)
+        outcome = run_services.request_run(**d, requested_by=_me(request), trigger="api")
         if outcome.run is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], request_outcome=outcome)).data

@@ -16,7 +16,7 @@ from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.endpoint_policy import key_variable_allowed
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
-from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplateRevision
+from heartbench_core.judging.models import Endpoint, JudgeTemplateRevision
 from heartbench_core.judging.run_display import describe_selection
 from heartbench_core.judging.services import runs as run_services
 from heartbench_core.judging.services.endpoints import add_template_revision, default_template, save_endpoint
@@ -52,14 +52,7 @@ def _key_present(endpoint: Endpoint) -> bool | None:
 def index(request: SignedInRequest) -> HttpResponse:
     default_template(by=request.user)
     shown = judging.index(Viewer.of(request), page_number=request.GET.get("page"), per_page=RUNS_PER_PAGE)
-    context = {
-        "endpoints": shown.endpoints,
-        "templates": shown.templates,
-        "page": shown.page,
-        "rows": shown.rows,
-        "datasets": shown.datasets,
-    }
-    return render(request, "heartbench_core/judging/index.html", context)
+    return render(request, "heartbench_core/judging/index.html", vars(shown))
 
 
 def _save_endpoint(request: SignedInRequest, form: EndpointForm, *, name: str) -> Endpoint | None:
@@ -214,29 +207,9 @@ def run_new(request: SignedInRequest) -> HttpResponse:
 
 
 def _request_run(request: SignedInRequest, d: dict[str, Any]) -> run_services.RunRequest:
-    kind = d["kind"]
     judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
-    selection = run_services.Selection(
-        difficulty=d.get("difficulty") or "",
-        scene=(d.get("scene") or "").strip(),
-        ability=(d.get("ability") or "").strip(),
-        questions=run_services.Selection.parse_ids(d.get("questions")),
-        changed_since=d.get("changed_since") if kind == EndpointRun.Kind.JUDGE else None,
-    )
-    common = {
-        "dataset_name": d["dataset"],
-        "model_name": d["model"],
-        "endpoint_name": d["endpoint"],
-        "version_label": (d.get("version") or "").strip() or None,
-        "selection": selection,
-        "requested_by": request.user,
-        "trigger": "page",
-    }
-    if kind == EndpointRun.Kind.JUDGE:
-        return run_services.request_judge_run(
-            run_label=(d.get("run") or "").strip() or None, template_name=d.get("template") or None, **common
-        )
-    return run_services.request_answers(**common)
+    questions = (d.get("questions") or "").split(",")  # comma-separated on the page
+    return run_services.request_run(**{**d, "questions": questions}, requested_by=request.user, trigger="page")
 
 
 @require_safe

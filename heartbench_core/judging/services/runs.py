@@ -34,7 +34,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -388,6 +388,49 @@ def request_answers(
         added, retried = _add_questions(run, missing)
         taken_over_from = _start(run, hold_as)
     return RunRequest(run, created, added, retried, left_out, taken_over_from)
+
+
+def request_run(
+    *,
+    kind: str,
+    dataset: str,
+    model: str,
+    endpoint: str,
+    version: str | None = None,
+    run: str | None = None,
+    template: str | None = None,
+    difficulty: str | None = None,
+    scene: str | None = None,
+    ability: str | None = None,
+    questions: Iterable[str] = (),
+    changed_since: int | None = None,
+    requested_by: User | None,
+    trigger: str,
+) -> RunRequest:
+    """A page's or the API's request, field by field: judge a model's responses (`kind` judge) or generate its answers.
+
+    Blank fields are left out; the question ids are stripped, without blanks or repeats, in their order.
+    """
+    judges = kind == EndpointRun.Kind.JUDGE
+    selection = Selection(
+        difficulty=difficulty or "",
+        scene=(scene or "").strip(),
+        ability=(ability or "").strip(),
+        questions=tuple(dict.fromkeys(q.strip() for q in questions if q.strip())),
+        changed_since=changed_since if judges else None,
+    )
+    common: dict[str, Any] = {
+        "dataset_name": dataset,
+        "model_name": model,
+        "endpoint_name": endpoint,
+        "version_label": (version or "").strip() or None,
+        "selection": selection,
+        "requested_by": requested_by,
+        "trigger": trigger,
+    }
+    if judges:
+        return request_judge_run(run_label=(run or "").strip() or None, template_name=template or None, **common)
+    return request_answers(**common)
 
 
 def _new_run(
