@@ -6,6 +6,7 @@ Every action is two POSTs: the first shows what will happen and asks to confirm,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -111,16 +112,7 @@ def invite(request: SignedInRequest) -> HttpResponse:
         d = form.cleaned_data
         if request.POST.get("confirm"):
             try:
-                invitation = services.invite_user(
-                    email=d["email"],
-                    username=d["username"],
-                    first_name=d["first_name"],
-                    last_name=d["last_name"],
-                    roles=d["roles"],
-                    language=d["language"],
-                    by=request.user,
-                    base_url=_base_url(request),
-                )
+                invitation = services.invite_user(**d, by=request.user, base_url=_base_url(request))
             except ValidationError as exc:
                 errors_into(form, exc)
             else:
@@ -193,15 +185,23 @@ def person_roles(request: SignedInRequest, user_id: int) -> HttpResponse:
             button=_("Change roles"),
             back=back,
         )
-    try:
+
+    def act() -> str:
         services.set_roles(user=person.user, roles=[r.value for r in wanted], by=request.user)
+        return _("The roles of %(username)s are now: %(roles)s.") % {"username": person.user.username, "roles": _labels(wanted)}
+
+    return _done(request, act, back)
+
+
+def _done(request: SignedInRequest, act: Callable[[], str], back: str) -> HttpResponse:
+    """Do a confirmed action and say what was done (what `act` returns), or why it was refused; back to the person's page."""
+    try:
+        said = act()
     except ValidationError as exc:
         for m in messages_of(exc):
             messages.error(request, m)
     else:
-        messages.success(
-            request, _("The roles of %(username)s are now: %(roles)s.") % {"username": person.user.username, "roles": _labels(wanted)}
-        )
+        messages.success(request, said)
     return redirect(back)
 
 
@@ -228,18 +228,13 @@ def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
             button=_("Deactivate"),
             back=back,
         )
-    try:
+
+    def act() -> str:
         released = services.deactivate_user(user=person.user, by=request.user)
-    except ValidationError as exc:
-        for m in messages_of(exc):
-            messages.error(request, m)
-    else:
-        messages.success(
-            request,
-            _("%(username)s is deactivated; %(released)d open assignments were released.")
-            % {"username": person.user.username, "released": released},
-        )
-    return redirect(back)
+        message = _("%(username)s is deactivated; %(released)d open assignments were released.")
+        return message % {"username": person.user.username, "released": released}
+
+    return _done(request, act, back)
 
 
 @require_POST
@@ -257,14 +252,12 @@ def person_reactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
             button=_("Reactivate"),
             back=back,
         )
-    try:
+
+    def act() -> str:
         services.reactivate_user(user=person.user, by=request.user)
-    except ValidationError as exc:
-        for m in messages_of(exc):
-            messages.error(request, m)
-    else:
-        messages.success(request, _("%(username)s can sign in again.") % {"username": person.user.username})
-    return redirect(back)
+        return _("%(username)s can sign in again.") % {"username": person.user.username}
+
+    return _done(request, act, back)
 
 
 @require_POST
