@@ -34,7 +34,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Aggregate, Count, F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -609,18 +609,27 @@ class Progress:
     tokens_in: int
     tokens_out: int
 
+    @classmethod
+    def of(cls, counted: Mapping[str, Any]) -> Progress:
+        """The progress from the `progress_counts` of a run's questions (none counted: an empty run)."""
+        total, done, failed = counted.get("total", 0), counted.get("done", 0), counted.get("failed", 0)
+        return cls(total, done, failed, total - done - failed, counted.get("tokens_in") or 0, counted.get("tokens_out") or 0)
+
+
+def progress_counts() -> dict[str, Aggregate]:
+    """What `Progress.of` reads, as aggregates over a run's questions."""
+    return {
+        "total": Count("id"),
+        "done": Count("id", filter=Q(status=RunQuestion.Status.DONE)),
+        "failed": Count("id", filter=Q(status=RunQuestion.Status.FAILED)),
+        "tokens_in": Sum("tokens_in"),
+        "tokens_out": Sum("tokens_out"),
+    }
+
 
 def run_progress(run: EndpointRun) -> Progress:
     """The run's counts (one query)."""
-    row = run.questions.aggregate(
-        total=Count("id"),
-        done=Count("id", filter=Q(status=RunQuestion.Status.DONE)),
-        failed=Count("id", filter=Q(status=RunQuestion.Status.FAILED)),
-        tokens_in=Sum("tokens_in"),
-        tokens_out=Sum("tokens_out"),
-    )
-    total, done, failed = row["total"], row["done"], row["failed"]
-    return Progress(total, done, failed, total - done - failed, row["tokens_in"] or 0, row["tokens_out"] or 0)
+    return Progress.of(run.questions.aggregate(**progress_counts()))
 
 
 @dataclass(frozen=True)
