@@ -7,11 +7,13 @@ source, cause); staff read everything except the cases of a campaign they rate i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -50,6 +52,12 @@ def _faq(request: Request, entry: FaqEntry) -> dict[str, Any]:
 # --- serializers ------------------------------------------------------------------------------------
 
 
+# Left out for experts, last in the answer (optional in the schema).
+FAQ_STAFF_FIELDS = ("status", "author", "reviewer", "review_note", "replaces", "created_at", "updated_at", "submitted_at", "retired_at")
+CASE_STAFF_FIELDS = ("status", "cause", "source", "invented", "source_campaign", "source_response", "source_adjudication", "author")
+CASE_STAFF_FIELDS += ("published_by", "created_at", "updated_at", "retired_at")
+
+
 class StaffFieldsMixin:
     """Fields named in `staff_fields` are left out of the answer for experts (they are optional in the schema)."""
 
@@ -66,7 +74,7 @@ class StaffFieldsMixin:
 class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
     """A FAQ entry; `status`, `author`, `reviewer`, `review_note`, `replaces` and the times of its workflow are staff-only."""
 
-    staff_fields = ("status", "author", "reviewer", "review_note", "replaces", "created_at", "updated_at", "submitted_at", "retired_at")
+    staff_fields = FAQ_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
     html = serializers.SerializerMethodField(help_text="The answer rendered and sanitised (Markdown).")
     criteria = serializers.ListField(
@@ -92,19 +100,9 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
             "abilities",
             "criteria",
             "published_at",
-            "status",
-            "author",
-            "reviewer",
-            "review_note",
-            "replaces",
-            "created_at",
-            "updated_at",
-            "submitted_at",
-            "retired_at",
+            *FAQ_STAFF_FIELDS,
         ]
-        extra_kwargs = {
-            name: {"required": False} for name in ("status", "review_note", "created_at", "updated_at", "submitted_at", "retired_at")
-        }
+        extra_kwargs = {name: {"required": False} for name in FAQ_STAFF_FIELDS}  # the declared ones say it themselves
 
     def get_html(self, entry: FaqEntry) -> str:
         return str(render_guidelines(entry.answer))
@@ -136,20 +134,7 @@ class FaqReviewSerializer(serializers.Serializer):
 class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
     """A case; where it came from, its cause, status and authors are staff-only (experts never learn a case's source)."""
 
-    staff_fields = (
-        "status",
-        "cause",
-        "source",
-        "invented",
-        "source_campaign",
-        "source_response",
-        "source_adjudication",
-        "author",
-        "published_by",
-        "created_at",
-        "updated_at",
-        "retired_at",
-    )
+    staff_fields = CASE_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
     criterion = serializers.UUIDField(source="lineage_id", help_text="The criterion's lineage key.")
     html = serializers.SerializerMethodField(help_text="The reasoning rendered and sanitised (Markdown).")
@@ -177,22 +162,9 @@ class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
             "html",
             "tags",
             "published_at",
-            "status",
-            "cause",
-            "source",
-            "invented",
-            "source_campaign",
-            "source_response",
-            "source_adjudication",
-            "author",
-            "published_by",
-            "created_at",
-            "updated_at",
-            "retired_at",
+            *CASE_STAFF_FIELDS,
         ]
-        extra_kwargs = {
-            name: {"required": False} for name in ("status", "cause", "source", "invented", "created_at", "updated_at", "retired_at")
-        }
+        extra_kwargs = {name: {"required": False} for name in CASE_STAFF_FIELDS}  # the declared ones say it themselves
 
     def get_html(self, case: Case) -> str:
         return str(render_guidelines(case.reasoning))
@@ -278,16 +250,23 @@ def _dataset(request: Request, name: str | None) -> Dataset | None:
     return read_models.dataset_named(Viewer.of(request), name) if name else None
 
 
-class FaqListView(ComputedListView):
-    """FAQ entries (experts: published ones); writers create drafts."""
+class _LibraryList(ComputedListView):
+    """A list everyone with a role reads (experts without the staff fields) and `writers` add to."""
 
-    serializer_class = FaqEntrySerializer
+    writers: type[BasePermission]
 
     def get_permissions(self) -> list[Any]:
-        return [CanWriteFaq()] if self.request.method == "POST" else [CanRead()]
+        return [self.writers()] if self.request.method == "POST" else [CanRead()]
 
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), "as_expert": _as_expert(self.request)}
+
+
+class FaqListView(_LibraryList):
+    """FAQ entries (experts: published ones); writers create drafts."""
+
+    serializer_class = FaqEntrySerializer
+    writers = CanWriteFaq
 
     @extend_schema(parameters=FaqFilters.parameters(), responses=FaqEntrySerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -375,16 +354,11 @@ class FaqReviseView(_FaqAction):
         return Response(_faq(request, draft), status=201)
 
 
-class CaseListView(ComputedListView):
+class CaseListView(_LibraryList):
     """Cases (experts: those the library's rules allow them); senior reviewers and admins write them from scratch or from a calibration item."""
 
     serializer_class = CaseSerializer
-
-    def get_permissions(self) -> list[Any]:
-        return [CanWriteCases()] if self.request.method == "POST" else [CanRead()]
-
-    def get_serializer_context(self) -> dict[str, Any]:
-        return {**super().get_serializer_context(), "as_expert": _as_expert(self.request)}
+    writers = CanWriteCases
 
     @extend_schema(parameters=CaseFilters.parameters(), responses=CaseSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -431,26 +405,26 @@ class CaseDetailView(APIView):
         return Response(CaseSerializer(services.edit_case(case=found, editor=signed_in(request), content=form.content())).data)
 
 
-class CasePublishView(APIView):
+class _CaseAction(APIView):
+    permission_classes = [CanWriteCases]
+    act: Callable[..., Case]
+
+    @extend_schema(request=None, responses=CaseSerializer)
+    def post(self, request: Request, pk: int) -> Response:
+        found = read_models.case(Viewer.of(request), pk, as_expert=False)
+        return Response(CaseSerializer(type(self).act(case=found, by=signed_in(request))).data)  # the class's service, not bound
+
+
+class CasePublishView(_CaseAction):
     """Publish a draft case."""
 
-    permission_classes = [CanWriteCases]
-
-    @extend_schema(request=None, responses=CaseSerializer)
-    def post(self, request: Request, pk: int) -> Response:
-        found = read_models.case(Viewer.of(request), pk, as_expert=False)
-        return Response(CaseSerializer(services.publish_case(case=found, by=signed_in(request))).data)
+    act = services.publish_case
 
 
-class CaseRetireView(APIView):
+class CaseRetireView(_CaseAction):
     """Take a case out of use."""
 
-    permission_classes = [CanWriteCases]
-
-    @extend_schema(request=None, responses=CaseSerializer)
-    def post(self, request: Request, pk: int) -> Response:
-        found = read_models.case(Viewer.of(request), pk, as_expert=False)
-        return Response(CaseSerializer(services.retire_case(case=found, by=signed_in(request))).data)
+    act = services.retire_case
 
 
 class SearchQuerySerializer(serializers.Serializer):
