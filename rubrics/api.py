@@ -171,33 +171,19 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         form.is_valid(raise_exception=True)
         d = form.validated_data
         author = signed_in(request)
+        content = {name: d[name] for name in ("text", "ability", "weight", "reason")}
         if d["action"] == "add":
             if not d.get("dataset") or not d.get("question_id"):
                 raise DjangoValidationError({"dataset": gettext("'add' needs dataset and question_id")})
-            rev = services.add_criterion(
-                author=author,
-                dataset=read_models.dataset(Viewer.of(request), d["dataset"], field="dataset"),
-                question_id=d["question_id"],
-                text=d["text"],
-                ability=d["ability"],
-                weight=d["weight"],
-                reason=d["reason"],
-            )
+            dataset = read_models.dataset(Viewer.of(request), d["dataset"], field="dataset")
+            rev = services.add_criterion(author=author, dataset=dataset, question_id=d["question_id"], **content)
         elif not d.get("key"):
             raise DjangoValidationError({"key": gettext("name the criterion (its key)")})
         elif d["action"] == "retire":
             rev = services.retire_criterion(author=author, key=d["key"], reason=d["reason"], base_revision=d["base_revision"])
         else:
-            rev = services.edit_criterion(
-                author=author,
-                key=d["key"],
-                text=d["text"],
-                ability=d["ability"],
-                weight=d["weight"],
-                reason=d["reason"],
-                base_revision=d["base_revision"],
-                meaning_changed=d["meaning_changed"],
-            )
+            base = {"base_revision": d["base_revision"], "meaning_changed": d["meaning_changed"]}
+            rev = services.edit_criterion(author=author, key=d["key"], **content, **base)
         return Response(self._read(rev), status=201)
 
     @extend_schema(request=None, responses={200: RevisionSerializer})

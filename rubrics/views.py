@@ -155,18 +155,8 @@ def edit_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     form = CriterionForm(request.POST)
     status = 200
     if form.is_valid():
-        data = form.cleaned_data
         try:
-            rev = services.edit_criterion(
-                author=request.user,
-                key=lineage.key,
-                text=data["text"],
-                ability=data["ability"],
-                weight=data["weight"],
-                reason=data["reason"],
-                base_revision=data["base_revision"],
-                meaning_changed=data["meaning_changed"],
-            )
+            rev = services.edit_criterion(author=request.user, key=lineage.key, **form.cleaned_data)
         except services.ConflictError as exc:
             # Keep everything the user typed; base it on the new head so a deliberate second save goes through.
             typed = request.POST.copy()
@@ -206,17 +196,9 @@ def add_criterion(request: SignedInRequest, name: str, question_id: str) -> Http
     dataset = read_models.dataset(Viewer.of(request), name)
     form = CriterionForm(request.POST)
     if form.is_valid():
-        data = form.cleaned_data
+        content = {k: v for k, v in form.cleaned_data.items() if k not in ("base_revision", "meaning_changed")}  # a new one has neither
         try:
-            services.add_criterion(
-                author=request.user,
-                dataset=dataset,
-                question_id=question_id,
-                text=data["text"],
-                ability=data["ability"],
-                weight=data["weight"],
-                reason=data["reason"],
-            )
+            services.add_criterion(author=request.user, dataset=dataset, question_id=question_id, **content)
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
