@@ -194,18 +194,12 @@ def endpoint_exists(viewer: Viewer, name: str) -> bool:
     return bool(name) and Endpoint.objects.filter(name=name).exists()
 
 
-@dataclass(frozen=True)
-class EndpointPage:
-    endpoint: Endpoint
-    refusals: list[str]
-
-
 @read_model
-def endpoint(viewer: Viewer, name: str) -> EndpointPage:
+def endpoint(viewer: Viewer, name: str) -> EndpointRow:
     """One endpoint by name (404) with why it cannot be used."""
     viewer.require(Role.ADMIN)
     found = one(Endpoint.objects.all(), name=name)
-    return EndpointPage(found, refusals_of(found))
+    return EndpointRow(found, refusals_of(found))
 
 
 @read_model
