@@ -489,10 +489,6 @@ class _Restored:
     left_out: dict[str, set[Any]] = field(default_factory=dict)  # model label -> ids of rows about a mapped person
 
 
-def _archive_name(source: str | Path | IO[bytes]) -> str:
-    return Path(str(getattr(source, "name", source))).name
-
-
 def _check_archive(
     reader: ArchiveReader, archivable: dict[str, _Table], key: bytes | None, trust_unsigned: bool
 ) -> tuple[dict[str, Any], list[_Member], bool]:
@@ -612,7 +608,7 @@ def import_campaign(
     the admin to send; an archive user whose name is taken here is refused unless `map_users`
     maps it (archive name -> name here) onto that account.
     """
-    name = _archive_name(source)
+    name = Path(str(getattr(source, "name", source))).name
     archivable = _archivable()
     with ArchiveReader(source, name, Bounds.from_settings()) as reader:
         manifest, members, verified = _check_archive(reader, archivable, key, trust_unsigned)
@@ -706,7 +702,9 @@ def _restore_users(
         elif username in work.ids:
             work.errors.add(line, "username", _("%(name)r appears twice") % {"name": username})
         elif username in targets:
-            _map_user(work, username, targets[username], record)
+            user = targets[username]
+            work.ids[username] = user.pk
+            work.restored.append(RestoredUser(user.username, user.email, False, "", username, _roles_not_granted(record)))
         elif _user_model().objects.filter(username=username).exists():
             work.taken.append(username)
         else:
@@ -743,18 +741,15 @@ def _mapping_targets(work: _UserRestore) -> dict[str, User]:
                 % {"first": seen[here], "second": archive_name, "here": here}
             )
         seen[here] = archive_name
-        if work.trust_unsigned and _is_staff(user):
+        if work.trust_unsigned and (
+            user.is_superuser or user.is_staff or user.groups.filter(name__in=[r.value for r in STAFF_ROLES]).exists()
+        ):
             work.refuse(
                 _("--map-user %(archive)s=%(here)s: an unverified archive (--trust-unsigned) may not put rows under a staff account")
                 % {"archive": archive_name, "here": here}
             )
         targets[archive_name] = user
     return targets
-
-
-def _is_staff(user: User) -> bool:
-    staff = {r.value for r in STAFF_ROLES}
-    return user.is_superuser or user.is_staff or user.groups.filter(name__in=staff).exists()
 
 
 def _checked_user_record(work: _UserRestore, line: int, record: dict[str, Any]) -> str | None:
@@ -785,11 +780,6 @@ def _checked_user_record(work: _UserRestore, line: int, record: dict[str, Any]) 
 def _roles_not_granted(record: dict[str, Any]) -> tuple[str, ...]:
     roles = set(record.get("roles", record.get("groups", [])))
     return tuple(r.value for r in STAFF_ROLES if r.value in roles)
-
-
-def _map_user(work: _UserRestore, username: str, user: User, record: dict[str, Any]) -> None:
-    work.ids[username] = user.pk
-    work.restored.append(RestoredUser(user.username, user.email, False, "", username, _roles_not_granted(record)))
 
 
 def _create_user(work: _UserRestore, line: int, username: str, record: dict[str, Any]) -> None:
