@@ -367,7 +367,8 @@ class GuidelinesHistory:
 def dataset_guidelines(viewer: Viewer, name: str) -> GuidelinesHistory:
     """A dataset's guidelines: every revision, newest first (staff: they hold no campaign data)."""
     dataset = dataset_named(viewer, name)
-    return GuidelinesHistory(dataset=dataset, history=selectors.dataset_guidelines_history(dataset))
+    history = list(DatasetGuidelines.objects.filter(dataset_id=dataset.pk).select_related("author").order_by("-revision"))
+    return GuidelinesHistory(dataset=dataset, history=history)
 
 
 # --- beside the judging page: the expert's own assignment ----------------------------------------------
@@ -415,7 +416,7 @@ def panel(viewer: Viewer, assignment: Assignment, criterion: Criterion | None, *
             as_expert=True,
             dataset=campaign.version.dataset,
             lineage_key=criterion.lineage_id if criterion else None,
-            guidelines=selectors.guidelines_documents(in_force),
+            guidelines=[(_("Guidelines"), in_force.body)] if in_force is not None else [],  # those in force, labelled
         )
     return Panel(assignment=assignment, criterion=criterion, guidelines=in_force, knowledge=knowledge, results=results)
 

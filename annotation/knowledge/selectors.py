@@ -29,7 +29,7 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from annotation.knowledge import search as sql_search
-from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry, LibraryOpen
+from annotation.knowledge.models import Case, FaqEntry, LibraryOpen
 from annotation.models import Assignment, Campaign
 from heartbench_core.blindness import blind_scope
 from heartbench_core.lib import search as lib
@@ -37,7 +37,7 @@ from heartbench_core.models import Criterion, CriterionLineage, Dataset, User
 from heartbench_core.roles import STAFF_ROLES, has_role
 
 if TYPE_CHECKING:
-    from annotation.services.guidelines import GuidelinesInForce
+    pass
 
 M = TypeVar("M", FaqEntry, Case)
 
@@ -322,22 +322,16 @@ def lineage_knowledge(viewer: User, lineage: CriterionLineage) -> LineageKnowled
     return LineageKnowledge(faq=faq, cases=cases, counts=counts)
 
 
-def dataset_guidelines_history(dataset: Dataset) -> list[DatasetGuidelines]:
-    """Every revision of the dataset's guidelines, newest first, with its author."""
-    return list(DatasetGuidelines.objects.filter(dataset_id=dataset.pk).select_related("author").order_by("-revision"))
+def latest_snapshots(keys: Sequence[uuid.UUID | str] | None, *, datasets: Sequence[Dataset] = ()) -> dict[str, Criterion]:
+    """Each lineage's newest snapshot (its question id, number, wording and ability as the rubric shows them now), in one query.
 
-
-def guidelines_documents(in_force: GuidelinesInForce | None) -> list[tuple[str, str]]:
-    """The guidelines a search on a judging page covers: those in force, labelled."""
-    return [(_("Guidelines"), in_force.body)] if in_force is not None else []
-
-
-def latest_snapshots(keys: Sequence[uuid.UUID | str]) -> dict[str, Criterion]:
-    """Each lineage's newest snapshot (its question id, number, wording and ability as the rubric shows them now), in one query."""
+    Of the lineages `keys`, or (None) of every lineage of `datasets`.
+    """
     found: dict[str, Criterion] = {}
-    for criterion in (
-        Criterion.objects.filter(lineage_id__in=list(keys)).select_related("item__version").order_by("lineage_id", "-item__version__number")
-    ):
+    criteria = (
+        Criterion.objects.filter(lineage_id__in=list(keys)) if keys is not None else Criterion.objects.filter(lineage__dataset__in=datasets)
+    )
+    for criterion in criteria.select_related("item__version").order_by("lineage_id", "-item__version__number"):
         found.setdefault(str(criterion.lineage_id), criterion)
     return found
 

@@ -363,10 +363,6 @@ class CaseSource:
     adjudication_id: int | None = None
 
 
-def _case_texts(title: str, excerpt: str, reasoning: str, tags: Sequence[str]) -> dict[str, str]:
-    return {"title": title, "excerpt": excerpt, "reasoning": reasoning, "tags": "\n".join(tags)}
-
-
 def _case_checked(content: CaseContent, source: CaseSource, *, names: Sequence[str] | None = None) -> dict[str, Any]:
     """The case's fields, checked by every rule a case obeys (however it is written: page, API, adjudication, import)."""
     errors: dict[str, list[str]] = {}
@@ -388,7 +384,7 @@ def _case_checked(content: CaseContent, source: CaseSource, *, names: Sequence[s
         and not CampaignResponse.objects.filter(campaign=source.campaign, response=source.response).exists()
     ):
         errors.setdefault("source_response", []).append(_("This response was not sampled into the case's campaign."))
-    texts = _case_texts(title, excerpt, reasoning, tags)
+    texts = {"title": title, "excerpt": excerpt, "reasoning": reasoning, "tags": "\n".join(tags)}
     # A case on a real response may quote it: the visibility rules keep it from whoever rates that response.
     # An invented one may not (it reaches experts while its campaign runs), nor any case another response.
     own = source.response.pk if source.response is not None and not content.invented else None

@@ -36,7 +36,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from rest_framework import serializers
 
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
-from annotation.knowledge.selectors import visible_cases
+from annotation.knowledge.selectors import latest_snapshots, visible_cases
 from annotation.knowledge.services.knowledge import (
     CaseContent,
     CaseSource,
@@ -68,19 +68,10 @@ def _criterion_ref(key: uuid.UUID, snapshots: dict[str, Criterion]) -> dict[str,
     }
 
 
-def _latest_snapshots(datasets: list[Dataset]) -> dict[str, Criterion]:
-    found: dict[str, Criterion] = {}
-    for criterion in (
-        Criterion.objects.filter(lineage__dataset__in=datasets).select_related("item").order_by("lineage_id", "-item__version__number")
-    ):
-        found.setdefault(str(criterion.lineage_id), criterion)
-    return found
-
-
 def export_lines(*, dataset: Dataset | None = None, viewer: User | None = None) -> Iterator[str]:
     """The library (one dataset's, or every dataset's) as JSON lines, guidelines first; with a `viewer`, only what they may read as staff."""
     datasets = [dataset] if dataset is not None else list(Dataset.objects.order_by("name"))
-    snapshots = _latest_snapshots(datasets)
+    snapshots = latest_snapshots(None, datasets=datasets)
     for g in (
         DatasetGuidelines.objects.filter(dataset__in=datasets).select_related("dataset", "author").order_by("dataset__name", "revision")
     ):
@@ -472,11 +463,6 @@ def _plan_guidelines(line: _Planned) -> None:
     plan.created_at[id(g)] = line.data["created_at"]
 
 
-def _imported_status(status: str) -> str:
-    """A review is not imported: a published entry waits for review here; the other states are kept."""
-    return FaqEntry.Status.IN_REVIEW if status == FaqEntry.Status.PUBLISHED else status
-
-
 def _plan_faq(line: _Planned) -> None:
     data, plan = line.data, line.plan
     if str(data["uid"]) in line.faq_uids:
@@ -494,7 +480,8 @@ def _plan_faq(line: _Planned) -> None:
     except ValidationError as exc:
         line.refused(exc)
         return
-    status = _imported_status(data["status"])
+    # A review is not imported: a published entry waits for review here; the other states are kept.
+    status = FaqEntry.Status.IN_REVIEW if data["status"] == FaqEntry.Status.PUBLISHED else data["status"]
     plan.to_review += status != data["status"]
     entry = FaqEntry(
         uid=data["uid"],
@@ -522,15 +509,7 @@ def _plan_case(line: _Planned) -> None:
     if Case.objects.filter(uid=data["uid"]).exists() or any(c.uid == data["uid"] for c in plan.cases):
         plan.already_present += 1
         return
-    content = CaseContent(
-        title=data["title"],
-        excerpt=data["excerpt"],
-        hit=data["hit"],
-        reasoning=data["reasoning"],
-        cause=data["cause"],
-        tags=data["tags"],
-        invented=data["invented"],
-    )
+    content = CaseContent(**{name: data[name] for name in ("title", "excerpt", "hit", "reasoning", "cause", "tags", "invented")})
     origin = CaseSource(data["source"], data["source_campaign"], data["source_response"], data["source_adjudication"])
     try:
         fields = _case_checked(content, origin, names=line.lookups.model_names)
