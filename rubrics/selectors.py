@@ -276,11 +276,6 @@ def stale_totals(rows: list[StaleRow]) -> dict[str, int]:
 # --- quality signals ---------------------------------------------------------------------
 
 
-def adjudicated_ambiguous_min() -> int:
-    """Decided units whose cause is "ambiguous criterion" that put a criterion on the work list (`RUBRICS_AMBIGUITY["min_adjudicated"]`)."""
-    return int(getattr(settings, "RUBRICS_AMBIGUITY", {}).get("min_adjudicated", 3))
-
-
 def ambiguity_rule() -> quality.AmbiguityRule:
     conf = getattr(settings, "RUBRICS_AMBIGUITY", {})
     return quality.AmbiguityRule(threshold=float(conf.get("threshold", 0.75)), min_units=int(conf.get("min_units", 5)))
@@ -674,10 +669,12 @@ def work_list(
                 detail = saturated_text % {"n": s.judged, "models": s.models}
                 items.append(WorkItem("saturated", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_LOW, strength=s.judged))
     if kind in (None, "adjudicated"):
+        # Decided units whose cause is "ambiguous criterion" that put a criterion on the work list.
+        minimum = int(getattr(settings, "RUBRICS_AMBIGUITY", {}).get("min_adjudicated", 3))
         counts = {
             key: causes[feedback.AMBIGUOUS_CRITERION]
             for key, causes in feedback.adjudication_causes(dataset, leave_out=leave_out).items()
-            if causes[feedback.AMBIGUOUS_CRITERION] >= adjudicated_ambiguous_min()
+            if causes[feedback.AMBIGUOUS_CRITERION] >= minimum
         }
         where = _where(version, set(counts))
         adjudicated_text = gettext("%(n)s adjudicated units gave “ambiguous criterion” as the cause")

@@ -82,12 +82,6 @@ def approved_content(lineage: CriterionLineage) -> Content | None:
     return Content(snap.text, snap.ability, snap.weight, snap.revision)
 
 
-def head_number(lineage: CriterionLineage) -> int:
-    """The newest revision number of the lineage, whatever its status (imports included)."""
-    drafted = lineage.revisions.aggregate(n=Max("number"))["n"] or 0
-    return max(lineage.current_revision, drafted)
-
-
 def latest_version(dataset: Dataset) -> DatasetVersion:
     version = dataset.versions.order_by("-number").first()
     if version is None:
@@ -234,7 +228,7 @@ def _locked_lineage(key: uuid.UUID | str) -> CriterionLineage:
 
 
 def _check_base(lineage: CriterionLineage, base_revision: int | None) -> tuple[int, CriterionRevision | None]:
-    head = head_number(lineage)
+    head = max(lineage.current_revision, lineage.revisions.aggregate(n=Max("number"))["n"] or 0)  # the newest, imports included
     head_rev = lineage.revisions.filter(number=head).select_related("author").first()
     if base_revision is None:
         raise ValidationError({"base_revision": gettext("Missing the revision number the edit was based on.")})

@@ -139,7 +139,7 @@ def leaderboard_page(viewer: Viewer, name: str, label: str, params: Mapping[str,
         charted=charted,
         chart=selectors.ability_chart(charted),
         chart_partial=len(shown) > selectors.CHART_SERIES,
-        judges=selectors.judges_of(version),
+        judges=list(JudgeRun.objects.filter(version=version).order_by("judge").values_list("judge", flat=True).distinct()),
         scenes=scenes_of(version),
         filters=filters,
     )

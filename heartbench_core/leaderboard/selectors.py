@@ -73,10 +73,6 @@ def judge_runs_of(version: DatasetVersion, *, judge: str | None = None, run: str
     return list(runs.order_by("model__name", "judge", "label"))
 
 
-def judges_of(version: DatasetVersion) -> list[str]:
-    return list(JudgeRun.objects.filter(version=version).order_by("judge").values_list("judge", flat=True).distinct())
-
-
 def leaderboard(
     version: DatasetVersion, *, judge: str | None = None, run: str | None = None, mode: str = "paper", scene: str | None = None
 ) -> list[LeaderboardRow]:

@@ -663,11 +663,6 @@ class QuestionResult:
         return self.problem is None
 
 
-def _problem_of(error: ChatError) -> dict[str, Any]:
-    """A failed request as a question's problem: its kind, message, HTTP status and parameters."""
-    return {"code": error.kind, "message": error.message, **({"status": error.status} if error.status else {}), **error.params}
-
-
 def _ask(
     client: ChatClient,
     work: QuestionWork,
@@ -686,7 +681,8 @@ def _ask(
             reply = client.complete(messages)
         except ChatError as exc:
             result.requests += exc.requests
-            result.problem = _problem_of(exc)
+            # A failed request as a question's problem: its kind, message, HTTP status and parameters.
+            result.problem = {"code": exc.kind, "message": exc.message, **({"status": exc.status} if exc.status else {}), **exc.params}
             break
         result.requests += reply.requests
         result.tokens_in += reply.tokens_in
