@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from heartbench_core.form_errors import errors_into
+from heartbench_core.form_errors import errors_into, messages_of
 from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.endpoint_policy import key_variable_allowed
@@ -95,13 +95,7 @@ def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
             return redirect(endpoint)
     else:
         form = EndpointForm.of(endpoint)
-    context = {
-        "form": form,
-        "endpoint": endpoint,
-        "rows": judging.endpoint_runs(viewer, endpoint),
-        "key_present": _key_present(endpoint),
-        "refusals": found.refusals,
-    }
+    context = {**vars(found), "form": form, "rows": judging.endpoint_runs(viewer, endpoint), "key_present": _key_present(endpoint)}
     return render(request, "heartbench_core/judging/endpoint.html", context, status=400 if form.errors else 200)
 
 
@@ -239,10 +233,7 @@ def _run_action(request: SignedInRequest, pk: int, action: str) -> HttpResponse:
             run_services.resume_run(run=run, by=request.user)
             messages.success(request, _("Run handed to a worker again."))
     except ValidationError as exc:
-        messages.error(
-            request,
-            " ".join(m for msgs in exc.message_dict.values() for m in msgs) if hasattr(exc, "error_dict") else " ".join(exc.messages),
-        )
+        messages.error(request, " ".join(messages_of(exc)))
     return redirect(run)
 
 
