@@ -419,15 +419,12 @@ def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
     return render(request, template, context)
 
 
-class _NoEntryNamed(Exception):
-    pass
-
-
-def _panel_entry(request: SignedInRequest, data: Any) -> tuple[FaqEntry | None, Case | None]:
-    """The FAQ entry (`faq=<id>`) or case (`case=<id>`) the request names, as an expert may read it (404 otherwise, as for an unknown id)."""
+def _panel_entry(request: SignedInRequest, data: Any) -> tuple[FaqEntry | None, Case | None] | None:
+    """The FAQ entry (`faq=<id>`) or case (`case=<id>`) the request names, as an expert may read it (404 otherwise, as for an
+    unknown id); None when it names neither."""
     faq_id, case_id = str(data.get("faq", "")), str(data.get("case", ""))
     if not faq_id.isdecimal() and not case_id.isdecimal():
-        raise _NoEntryNamed
+        return None
     return read_models.panel_entry(
         Viewer.of(request), faq_id=int(faq_id) if faq_id.isdecimal() else None, case_id=int(case_id) if case_id.isdecimal() else None
     )
@@ -444,10 +441,9 @@ def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpRespons
     assignment = _panel_assignment(request, public_id)
     criterion = _focus(request, assignment)
     campaign = assignment.campaign_response.campaign
-    try:
-        entry, found = _panel_entry(request, request.GET)
-    except _NoEntryNamed:
+    if (named := _panel_entry(request, request.GET)) is None:
         return _no_entry_named()
+    entry, found = named
     services.record_open(
         user=request.user, faq=entry, case=found, campaign=campaign, lineage_id=criterion.lineage_id if criterion else None
     )
@@ -471,10 +467,9 @@ def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpRespons
 def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpResponse:
     """The expert says an entry helped (or not), on their latest opening of it from this campaign's judging page."""
     assignment = _panel_assignment(request, public_id)
-    try:
-        entry, found = _panel_entry(request, request.POST)
-    except _NoEntryNamed:
+    if (named := _panel_entry(request, request.POST)) is None:
         return _no_entry_named()
+    entry, found = named
     helped = request.POST.get("helped") != "no"
     services.mark_helped(user=request.user, faq=entry, case=found, campaign=assignment.campaign_response.campaign, helped=helped)
     if request.htmx:

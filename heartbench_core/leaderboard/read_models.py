@@ -216,13 +216,8 @@ def models_scores_page(viewer: Viewer, params: Mapping[str, Any], *, size: int) 
     """
     filters = ScoredLeaderboardFilters(params).check()
     given = filters.values
-    dataset_name, judge, run, version_label, top = (
-        given["dataset"],
-        given.get("judge"),
-        given.get("run"),
-        given.get("version"),
-        given.get("top"),
-    )
+    dataset_name, version_label, top = given["dataset"], given.get("version"), given.get("top")
+    judge, run = given.get("judge"), given.get("run")
     query = {
         "dataset": dataset_name,
         "source": given.get("source") or "judge",
