@@ -361,17 +361,11 @@ class QualityView(APIView):
         found = read_models.rubric_quality(
             Viewer.of(request), request.query_params.get("dataset", ""), question_id=request.query_params.get("question_id") or None
         )
-        return Response(
-            RubricQualitySerializer(
-                {
-                    "ambiguity_rule": found.ambiguity_rule,
-                    "criteria": {
-                        str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()}
-                        for k, s in found.criteria.items()
-                    },
-                }
-            ).data
-        )
+        criteria = {
+            str(key): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in signals.items()}
+            for key, signals in found.criteria.items()
+        }
+        return Response(RubricQualitySerializer({"ambiguity_rule": found.ambiguity_rule, "criteria": criteria}).data)
 
 
 class WorkItemSerializer(serializers.Serializer):
