@@ -44,6 +44,15 @@ def _as_expert(request: Request) -> bool:
     return not read_models.reads_as_staff(Viewer.of(request))
 
 
+def _read_one(request: Request, pk: int, read: Callable[..., Any], serializer: type[serializers.Serializer], kind: str) -> Response:
+    """One FAQ entry or case as the viewer may read it (an expert: without the staff fields, and the opening recorded)."""
+    as_expert = _as_expert(request)
+    found = read(Viewer.of(request), pk, as_expert=as_expert)
+    if as_expert:
+        services.record_open(user=signed_in(request), **{kind: found})
+    return Response(serializer(found, context={"as_expert": as_expert}).data)
+
+
 def _faq(request: Request, entry: FaqEntry) -> dict[str, Any]:
     """A FAQ entry a write returned, as the staff's answer shows it (its criteria read with it)."""
     return FaqEntrySerializer(read_models.with_criteria(Viewer.of(request), [entry])[0]).data
@@ -291,11 +300,7 @@ class FaqDetailView(APIView):
 
     @extend_schema(responses=FaqEntrySerializer)
     def get(self, request: Request, pk: int) -> Response:
-        as_expert = _as_expert(request)
-        entry = read_models.faq_entry(Viewer.of(request), pk, as_expert=as_expert)
-        if as_expert:
-            services.record_open(user=signed_in(request), faq=entry)
-        return Response(FaqEntrySerializer(entry, context={"as_expert": as_expert}).data)
+        return _read_one(request, pk, read_models.faq_entry, FaqEntrySerializer, "faq")
 
     @extend_schema(request=FaqContentSerializer, responses=FaqEntrySerializer)
     def patch(self, request: Request, pk: int) -> Response:
@@ -391,11 +396,7 @@ class CaseDetailView(APIView):
 
     @extend_schema(responses=CaseSerializer)
     def get(self, request: Request, pk: int) -> Response:
-        as_expert = _as_expert(request)
-        found = read_models.case(Viewer.of(request), pk, as_expert=as_expert)
-        if as_expert:
-            services.record_open(user=signed_in(request), case=found)
-        return Response(CaseSerializer(found, context={"as_expert": as_expert}).data)
+        return _read_one(request, pk, read_models.case, CaseSerializer, "case")
 
     @extend_schema(request=CaseContentSerializer, responses=CaseSerializer)
     def patch(self, request: Request, pk: int) -> Response:
