@@ -79,13 +79,8 @@ def faq_rows(
 
     `with_criteria` reads their criteria's keys with them (the API's rows show them).
     """
-    user = viewer.person()
-    if reads_as_staff(viewer):
-        rows = selectors.faq_list(user, dataset=dataset, status=status, lineage_key=lineage_key)
-    else:
-        rows = selectors.visible_faq(user, as_expert=True).select_related("dataset")
-        rows = rows.filter(dataset=dataset) if dataset else rows
-        rows = (rows.filter(lineages=lineage_key) if lineage_key else rows).order_by("-published_at", "-id")
+    as_expert = not reads_as_staff(viewer)
+    rows = selectors.faq_list(viewer.person(), as_expert=as_expert, dataset=dataset, status=status, lineage_key=lineage_key)
     return rows.prefetch_related("lineages") if with_criteria else rows
 
 
@@ -97,13 +92,9 @@ def case_rows(
 
     `with_sources` reads the source response and the publisher with the staff's rows (the API's rows show them).
     """
-    user = viewer.person()
-    if reads_as_staff(viewer):
-        rows = selectors.case_list(user, dataset=dataset, status=status, lineage_key=lineage_key)
-        return rows.select_related("source_response", "published_by") if with_sources else rows
-    rows = selectors.visible_cases(user, as_expert=True).select_related("dataset")
-    rows = rows.filter(dataset=dataset) if dataset else rows
-    return (rows.filter(lineage_id=lineage_key) if lineage_key else rows).order_by("-published_at", "-id")
+    as_expert = not reads_as_staff(viewer)
+    rows = selectors.case_list(viewer.person(), as_expert=as_expert, dataset=dataset, status=status, lineage_key=lineage_key)
+    return rows.select_related("source_response", "published_by") if with_sources and not as_expert else rows
 
 
 @read_model

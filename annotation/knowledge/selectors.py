@@ -272,26 +272,31 @@ def open_counts(viewer: User, *, faq_ids: Sequence[int] = (), case_ids: Sequence
     return out
 
 
-def faq_list(viewer: User, *, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None) -> QuerySet[FaqEntry]:
-    qs = visible_faq(viewer, as_expert=False).select_related("dataset", "author", "reviewer")
+def _listed(qs: QuerySet[M], *, as_expert: bool, dataset: Dataset | None, status: str, on_lineage: Q | None) -> QuerySet[M]:
+    """A list's rows: of the dataset, of the status (staff only), on the lineage; newest published first (staff: then newest changed)."""
     if dataset is not None:
         qs = qs.filter(dataset_id=dataset.pk)
-    if status:
+    if status and not as_expert:
         qs = qs.filter(status=status)
-    if lineage_key is not None:
-        qs = qs.filter(lineages=lineage_key)
-    return qs.order_by("-published_at", "-updated_at", "-id")
+    if on_lineage is not None:
+        qs = qs.filter(on_lineage)
+    return qs.order_by(*(("-published_at", "-id") if as_expert else ("-published_at", "-updated_at", "-id")))
 
 
-def case_list(viewer: User, *, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None) -> QuerySet[Case]:
-    qs = visible_cases(viewer, as_expert=False).select_related("dataset", "author", "source_campaign")
-    if dataset is not None:
-        qs = qs.filter(dataset_id=dataset.pk)
-    if status:
-        qs = qs.filter(status=status)
-    if lineage_key is not None:
-        qs = qs.filter(lineage_id=lineage_key)
-    return qs.order_by("-published_at", "-updated_at", "-id")
+def faq_list(
+    viewer: User, *, as_expert: bool = False, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None
+) -> QuerySet[FaqEntry]:
+    """The FAQ entries of a list the viewer may read, as an expert or as staff (with who wrote and reviewed them)."""
+    qs = visible_faq(viewer, as_expert=as_expert).select_related("dataset", *(() if as_expert else ("author", "reviewer")))
+    return _listed(qs, as_expert=as_expert, dataset=dataset, status=status, on_lineage=Q(lineages=lineage_key) if lineage_key else None)
+
+
+def case_list(
+    viewer: User, *, as_expert: bool = False, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None
+) -> QuerySet[Case]:
+    """The cases of a list the viewer may read, as an expert or as staff (with who wrote them and their campaign)."""
+    qs = visible_cases(viewer, as_expert=as_expert).select_related("dataset", *(() if as_expert else ("author", "source_campaign")))
+    return _listed(qs, as_expert=as_expert, dataset=dataset, status=status, on_lineage=Q(lineage_id=lineage_key) if lineage_key else None)
 
 
 def review_queue(viewer: User) -> QuerySet[FaqEntry]:
