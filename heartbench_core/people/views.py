@@ -78,10 +78,8 @@ def _detail_page(request: SignedInRequest, person: Person, *, invite_link: str =
     shown = people.person_page(Viewer.of(request), person)
     form = RolesForm(initial={"roles": [r.value for r in shown.held_roles]})
     context = {
-        "person": person,
+        **vars(shown),
         "form": form,
-        "changes": shown.changes,
-        "tokens": shown.tokens,
         "me": person.user.pk == request.user.pk,
         "mail_delivered": mail_is_delivered(),
         "invite_link": invite_link,
