@@ -101,11 +101,8 @@ def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
 
 def _add_revision(request: SignedInRequest, form: TemplateRevisionForm, *, name: str) -> JudgeTemplateRevision | None:
     """Record the valid form's wording as the template's next revision; None with the service's errors on the form."""
-    d = form.cleaned_data
     try:
-        return add_template_revision(
-            name=name, description=d["description"], system=d["system"], user=d["user"], change_note=d["change_note"], by=request.user
-        )
+        return add_template_revision(**{**form.cleaned_data, "name": name}, by=request.user)
     except ValidationError as exc:
         errors_into(form, exc)
         return None
