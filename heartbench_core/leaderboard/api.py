@@ -225,7 +225,8 @@ def _calibrated(rows: list[ModelScores], *, whole: bool) -> list[dict[str, Any]]
         m = board.model(row.model, str(row.verdicts.meta.get("run") or "")) if board else None
         if board is None or m is None:
             out.append({"calibrated": None, "calibrated_reason": NOT_IN_REPORT if board else NO_REPORT})
-            o = m.overall  # its figures and intervals are serialised as they are (value, n, reason; low, high, reason)
+            continue
+        o = m.overall  # its figures and intervals are serialised as they are (value, n, reason; low, high, reason)
         cell = {
             "report": board.report_id,
             "campaign": board.campaign,
