@@ -278,16 +278,8 @@ def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     found = read_models.case(Viewer.of(request), pk, as_expert=False)
     context: dict[str, Any] = {"case": found, "criterion": None}
     if request.method != "POST":
-        initial = {
-            "title": found.title,
-            "excerpt": found.excerpt,
-            "invented": found.invented,
-            "hit": "hit" if found.hit else "miss",
-            "reasoning": found.reasoning,
-            "cause": found.cause,
-            "tags": ", ".join(found.tags),
-        }
-        context["form"] = forms.CaseForm(initial=initial)
+        initial = {name: getattr(found, name) for name in ("title", "excerpt", "invented", "reasoning", "cause")}
+        context["form"] = forms.CaseForm(initial={**initial, "hit": "hit" if found.hit else "miss", "tags": ", ".join(found.tags)})
         return _render_case_form(request, context)
     form = forms.CaseForm(request.POST)
     context["form"] = form

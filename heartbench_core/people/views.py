@@ -49,9 +49,9 @@ def _person_or_404(request: HttpRequest, user_id: int) -> Person:
 
 
 def _confirm(
-    request: HttpRequest, *, title: str, lines: list[str], action: str, fields: list[tuple[str, str]], button: str, back: str
+    request: HttpRequest, *, title: str, lines: list[str], action: str, button: str, back: str, fields: list[tuple[str, str]] | None = None
 ) -> HttpResponse:
-    context = {"title": title, "lines": lines, "action": action, "fields": fields, "button": button, "back": back}
+    context = {"title": title, "lines": lines, "action": action, "fields": fields or [], "button": button, "back": back}
     return render(request, "heartbench_core/people_confirm.html", context)
 
 
@@ -222,7 +222,6 @@ def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
                 _("You can reactivate them later, with the same roles."),
             ],
             action=reverse("people:deactivate", args=[user_id]),
-            fields=[],
             button=_("Deactivate"),
             back=back,
         )
@@ -246,7 +245,6 @@ def person_reactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
             title=_("Reactivate %(username)s?") % {"username": person.user.username},
             lines=[_("They can sign in again, with the roles shown on their page.")],
             action=reverse("people:reactivate", args=[user_id]),
-            fields=[],
             button=_("Reactivate"),
             back=back,
         )
@@ -279,7 +277,6 @@ def person_resend(request: SignedInRequest, user_id: int) -> HttpResponse:
                 ),
             ],
             action=reverse("people:resend", args=[user_id]),
-            fields=[],
             button=_("Send a new invitation") if mail_is_delivered() else _("Make a new invitation link"),
             back=back,
         )
