@@ -22,7 +22,7 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
@@ -35,9 +35,6 @@ from heartbench_core.blindness import blind_scope
 from heartbench_core.lib import search as lib
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, User
 from heartbench_core.roles import STAFF_ROLES, has_role
-
-if TYPE_CHECKING:
-    pass
 
 M = TypeVar("M", FaqEntry, Case)
 
