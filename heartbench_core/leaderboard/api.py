@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from heartbench_core.judging.api import IsScoringStaff
 from heartbench_core.leaderboard import read_models
-from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_A_JUDGE, NOT_IN_REPORT, ONLY_ALL_PAPER, calibrated_boards
+from heartbench_core.leaderboard.calibrated import NOT_A_JUDGE, ONLY_ALL_PAPER, calibrated_boards, calibrated_of
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.read_models import Viewer
 from heartbench_core.services.scoring import SUBSETS, ModelScores
@@ -221,10 +221,9 @@ def _calibrated(rows: list[ModelScores], *, whole: bool) -> list[dict[str, Any]]
     boards = calibrated_boards(rows[0].verdicts.version)
     out: list[dict[str, Any]] = []
     for row in rows:
-        board = boards.get(str(row.verdicts.meta.get("judge")))
-        m = board.model(row.model, str(row.verdicts.meta.get("run") or "")) if board else None
+        board, m, reason = calibrated_of(boards, str(row.verdicts.meta.get("judge")), row.model, str(row.verdicts.meta.get("run") or ""))
         if board is None or m is None:
-            out.append({"calibrated": None, "calibrated_reason": NOT_IN_REPORT if board else NO_REPORT})
+            out.append({"calibrated": None, "calibrated_reason": reason})
             continue
         o = m.overall  # its figures and intervals are serialised as they are (value, n, reason; low, high, reason)
         cell = {
