@@ -330,16 +330,12 @@ class FaqReviewView(_FaqAction):
 
     @extend_schema(request=FaqReviewSerializer, responses=FaqEntrySerializer)
     def post(self, request: Request, pk: int) -> Response:
-        self.entry(request, pk, must_be="reviewer")
+        entry = self.entry(request, pk, must_be="reviewer")
         form = FaqReviewSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        entry = services.review_faq_entry(
-            entry=self.entry(request, pk),
-            reviewer=signed_in(request),
-            approve=form.validated_data["publish"],
-            note=form.validated_data["note"],
-        )
-        return Response(_faq(request, entry))
+        data = form.validated_data
+        reviewed = services.review_faq_entry(entry=entry, reviewer=signed_in(request), approve=data["publish"], note=data["note"])
+        return Response(_faq(request, reviewed))
 
 
 class FaqRetireView(_FaqAction):
