@@ -108,6 +108,11 @@ def _add_revision(request: SignedInRequest, form: TemplateRevisionForm, *, name:
         return None
 
 
+def _wording(revision: JudgeTemplateRevision | None) -> dict[str, str]:
+    """What a new revision's form starts from: the revision's messages (blank without one)."""
+    return {"system": revision.system if revision else "", "user": revision.user if revision else ""}
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @admin_only
 def template_new(request: SignedInRequest) -> HttpResponse:
@@ -121,7 +126,7 @@ def template_new(request: SignedInRequest) -> HttpResponse:
             return redirect(revision.template)
     if request.method != "POST":
         base = judging.newest_revision(Viewer.of(request), default_template(by=request.user))
-        form = TemplateRevisionForm(initial={"system": base.system if base else "", "user": base.user if base else ""})
+        form = TemplateRevisionForm(initial=_wording(base))
     return render(request, "heartbench_core/judging/template_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
@@ -141,14 +146,7 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
             messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
             return redirect(template)
     else:
-        form = TemplateRevisionForm(
-            initial={
-                "name": template.name,
-                "description": template.description,
-                "system": newest.system if newest else "",
-                "user": newest.user if newest else "",
-            }
-        )
+        form = TemplateRevisionForm(initial={"name": template.name, "description": template.description, **_wording(newest)})
     context = {"template": template, "revisions": revisions, "newest": newest, "form": form}
     return render(request, "heartbench_core/judging/template.html", context, status=400 if form.errors else 200)
 
