@@ -921,18 +921,17 @@ class _TableRestore:
         table = self.table = member.table
         self.columns = columns = table.columns()
         self.by_name = {f.attname: f for f in columns}
+        place = {f.attname: i for i, f in enumerate(columns)}
         self.decoders = [_import_decoder(f, user_ids) for f in columns]
         # A column the archive does not name (written before the column existed) takes its default.
         self.defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
         # A copied column the archive does not name is read from the row its link points to (restored before).
         self.copied = {column: (link, source) for column, link, source in table.copied}
         self.copies: dict[str, dict[Any, Any]] = {}
-        self.held_index = next(
-            (i for i, f in enumerate(columns) if table.held_back is not None and f.attname == table.held_back.column), None
-        )
+        self.held_index = place.get(table.held_back.column) if table.held_back is not None else None
         self.held_ids = restored.held_back.setdefault(table.label, [])
         self.pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
-        self.person_index = next((i for i, f in enumerate(columns) if table.person and f.attname == table.person), None)
+        self.person_index = place.get(table.person) if table.person else None
         self.restored = restored
         self.left_out = restored.left_out.setdefault(table.model._meta.label, set())
         self.links = _Links.of(table, columns, restored)
