@@ -45,7 +45,6 @@ from heartbench_core.services import api_tokens as token_services
 
 ROLE_VALUES = [r.value for r in Role]
 PAGE_SIZE = 50
-STATES = [s.value for s in ApiToken.State]
 
 
 # --- people API ----------------------------------------------------------------------------------
