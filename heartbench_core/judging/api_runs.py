@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from operator import attrgetter
-from typing import Any, cast
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heartbench_core.api_changes import RefusesUnknownFields
+from heartbench_core.http import signed_in
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.filters import EndpointRunFilters, RunQuestionFilters
 from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion
@@ -136,7 +137,7 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         name = data.pop("name", "")
         if judging.endpoint_exists(Viewer.of(request), name):
             raise ValidationError({"name": "an endpoint with this name exists; PATCH it instead"})
-        outcome = save_endpoint(name=name, by=_me(request), **data)
+        outcome = save_endpoint(name=name, by=signed_in(request), **data)
         return Response(EndpointSerializer(outcome.endpoint).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, name: str | None = None) -> Response:
@@ -144,7 +145,7 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         data = _valid(EndpointInputSerializer, request.data, partial=True)
         if data.pop("name", endpoint.name) != endpoint.name:
             raise ValidationError({"name": "an endpoint keeps its name; create a new one under the other name"})
-        outcome = save_endpoint(name=endpoint.name, by=_me(request), **data)
+        outcome = save_endpoint(name=endpoint.name, by=signed_in(request), **data)
         return Response(EndpointSerializer(outcome.endpoint).data)
 
 
@@ -201,7 +202,7 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
         data = _valid(TemplateInputSerializer, request.data)
         if judging.template_exists(Viewer.of(request), data["name"]):
             raise ValidationError({"name": "a template with this name exists; POST a revision to it instead"})
-        revision = add_template_revision(by=_me(request), **data)
+        revision = add_template_revision(by=signed_in(request), **data)
         created = judging.template(Viewer.of(request), revision.template.name)
         return Response(JudgeTemplateSerializer(created).data, status=status.HTTP_201_CREATED)
 
@@ -211,7 +212,7 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
         """Record a new revision of the template (its wording must differ from the newest)."""
         template = self.get_object()
         data = _valid(TemplateRevisionInputSerializer, request.data)
-        revision = add_template_revision(name=template.name, by=_me(request), **data)
+        revision = add_template_revision(name=template.name, by=signed_in(request), **data)
         return Response(TemplateRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 
@@ -417,7 +418,7 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     def create(self, request: Request) -> Response:
         d = _valid(RunRequestSerializer, request.data)
         judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
-        outcome = run_services.request_run(**d, requested_by=_me(request), trigger="api")
+        outcome = run_services.request_run(**d, requested_by=signed_in(request), trigger="api")
         if outcome.run is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], request_outcome=outcome)).data
@@ -427,20 +428,20 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
         """Stop the run (at once when no worker holds it; else within seconds, answers in flight kept)."""
-        return self._one(run_services.cancel_run(run=self.get_object(), by=_me(request)))
+        return self._one(run_services.cancel_run(run=self.get_object(), by=signed_in(request)))
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
     @action(detail=True, methods=["post"], url_path="retry-failed")
     def retry_failed(self, request: Request, pk: str | None = None) -> Response:
         """Ask the run's failed questions again (a worker takes them)."""
-        run_services.retry_failed(run=self.get_object(), by=_me(request))
+        run_services.retry_failed(run=self.get_object(), by=signed_in(request))
         return self._one(self.get_object())
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
         """Hand a cancelled or stopped run to a worker again."""
-        run_services.resume_run(run=self.get_object(), by=_me(request))
+        run_services.resume_run(run=self.get_object(), by=signed_in(request))
         return self._one(self.get_object())
 
     @extend_schema(parameters=RunQuestionFilters.parameters(), responses={200: RunQuestionSerializer(many=True)})
@@ -449,8 +450,3 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         """The run's questions in file order: status, requests, tokens, why one failed, every raw answer, signs of prompt injection."""
         questions = judging.run_questions(Viewer.of(request), self.get_object(), request.query_params)
         return Response(RunQuestionSerializer(questions, many=True).data)
-
-
-def _me(request: Request) -> User:
-    """The signed-in admin (the permission class admits no one else)."""
-    return cast("User", request.user)
