@@ -29,7 +29,7 @@ from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
 from heartbench_core.lib.search import Segment
-from heartbench_core.models import Criterion, Dataset
+from heartbench_core.models import Dataset
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 
@@ -504,13 +504,7 @@ class OpenSerializer(serializers.Serializer):
 
 
 class _OwnAssignment(APIView):
-    permission_classes = [role_permission(Role.EXPERT)]
-
-    def own(self, request: Request, public_id: str) -> Any:
-        return read_models.panel_assignment(Viewer.of(request), public_id)
-
-    def focus(self, request: Request, assignment: Any, criterion_id: int | None) -> Criterion | None:
-        return read_models.criterion_in_focus(Viewer.of(request), assignment, criterion_id)
+    permission_classes = [role_permission(Role.EXPERT)]  # beside their own assignment only (`read_models.panel_assignment`)
 
 
 class PanelView(_OwnAssignment):
@@ -518,11 +512,11 @@ class PanelView(_OwnAssignment):
 
     @extend_schema(parameters=[PanelQuerySerializer], responses=PanelSerializer)
     def get(self, request: Request, public_id: str) -> Response:
-        assignment = self.own(request, public_id)
+        assignment = read_models.panel_assignment(Viewer.of(request), public_id)
         form = PanelQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
         viewer = Viewer.of(request)
-        criterion = self.focus(request, assignment, form.validated_data.get("criterion"))
+        criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, form.validated_data.get("criterion"))
         query = (form.validated_data.get("q") or "").strip()
         panel = read_models.panel(viewer, assignment, criterion, query=query, with_guidelines=False)
         knowledge = panel.knowledge
@@ -541,11 +535,11 @@ class PanelOpenView(_OwnAssignment):
 
     @extend_schema(request=OpenInputSerializer, responses={201: OpenSerializer})
     def post(self, request: Request, public_id: str) -> Response:
-        assignment = self.own(request, public_id)
+        assignment = read_models.panel_assignment(Viewer.of(request), public_id)
         form = OpenInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data, user = form.validated_data, signed_in(request)
-        criterion = self.focus(request, assignment, data.get("criterion"))
+        criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, data.get("criterion"))
         faq, case = read_models.panel_entry(Viewer.of(request), faq_id=data.get("faq"), case_id=data.get("case"))
         campaign = assignment.campaign_response.campaign
         if data["helped"] is None:
