@@ -359,11 +359,6 @@ def dataset_guidelines(request: SignedInRequest, name: str) -> HttpResponse:
 # --- the judging page's panel (experts, on their own assignment) -------------------------------------
 
 
-def _panel_assignment(request: SignedInRequest, public_id: str) -> Any:
-    # The expert's own work only (lapsed work too: its page opens): another's id answers 404 like an unknown one.
-    return read_models.panel_assignment(Viewer.of(request), public_id)
-
-
 def _focus(request: SignedInRequest, assignment: Any) -> Criterion | None:
     raw = request.GET.get("criterion", "")
     if not raw:
@@ -377,7 +372,7 @@ def _focus(request: SignedInRequest, assignment: Any) -> Criterion | None:
 @role_required(Role.EXPERT)
 def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
     """The library beside the judging page: FAQ entries and cases on the criterion in focus, and search (as an expert, whatever else the user is)."""
-    assignment = _panel_assignment(request, public_id)
+    assignment = read_models.panel_assignment(Viewer.of(request), public_id)
     criterion = _focus(request, assignment)
     query = (request.GET.get("q") or "").strip()
     base = reverse("annotation:judge_library", args=[public_id])
@@ -430,7 +425,7 @@ def _no_entry_named() -> HttpResponse:
 @role_required(Role.EXPERT)
 def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpResponse:
     """One FAQ entry or case, opened from the judging page (recorded: who, which entry, the campaign and criterion in focus)."""
-    assignment = _panel_assignment(request, public_id)
+    assignment = read_models.panel_assignment(Viewer.of(request), public_id)
     criterion = _focus(request, assignment)
     campaign = assignment.campaign_response.campaign
     if (named := _panel_entry(request, request.GET)) is None:
@@ -458,7 +453,7 @@ def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpRespons
 @role_required(Role.EXPERT)
 def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpResponse:
     """The expert says an entry helped (or not), on their latest opening of it from this campaign's judging page."""
-    assignment = _panel_assignment(request, public_id)
+    assignment = read_models.panel_assignment(Viewer.of(request), public_id)
     if (named := _panel_entry(request, request.POST)) is None:
         return _no_entry_named()
     entry, found = named
