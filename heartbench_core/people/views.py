@@ -37,10 +37,6 @@ PAGE_SIZE = 50
 admin_only = role_required(Role.ADMIN)
 
 
-def _base_url(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/")
-
-
 def _person_or_404(request: HttpRequest, user_id: int) -> Person:
     found = people.person(Viewer.of(request), user_id)
     if found is None:
@@ -110,7 +106,7 @@ def invite(request: SignedInRequest) -> HttpResponse:
         d = form.cleaned_data
         if request.POST.get("confirm"):
             try:
-                invitation = services.invite_user(**d, by=request.user, base_url=_base_url(request))
+                invitation = services.invite_user(**d, by=request.user, base_url=request.build_absolute_uri("/"))
             except ValidationError as exc:
                 errors_into(form, exc)
             else:
@@ -281,7 +277,7 @@ def person_resend(request: SignedInRequest, user_id: int) -> HttpResponse:
             back=back,
         )
     try:
-        invitation = services.resend_invite(user=person.user, by=request.user, base_url=_base_url(request))
+        invitation = services.resend_invite(user=person.user, by=request.user, base_url=request.build_absolute_uri("/"))
     except ValidationError as exc:
         for m in messages_of(exc):
             messages.error(request, m)
