@@ -253,6 +253,13 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         ]
 
 
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "person", "action")]
+        + [OpenApiParameter("criterion", str, description="A criterion key (UUID) or the start of one; anything else is a 400.")]
+        + [OpenApiParameter(name, OpenApiTypes.DATE) for name in ("since", "until")]
+    )
+)
 class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
     """The append-only audit log; filter with ?dataset, item, criterion, person, action, since, until (YYYY-MM-DD)."""
 
@@ -266,14 +273,6 @@ class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
         return read_models.audit_log(Viewer.of(self.request), filters).entries
-
-    @extend_schema(
-        parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "person", "action")]
-        + [OpenApiParameter("criterion", str, description="A criterion key (UUID) or the start of one; anything else is a 400.")]
-        + [OpenApiParameter(name, OpenApiTypes.DATE) for name in ("since", "until")]
-    )
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().list(request, *args, **kwargs)
 
 
 DATASET_PARAM = OpenApiParameter("dataset", str, required=True)
