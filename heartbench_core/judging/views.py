@@ -155,12 +155,9 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
 @admin_only
 def template_revision(request: SignedInRequest, name: str, revision: int) -> HttpResponse:
     found = judging.template_revision(Viewer.of(request), name, revision)
-    template, shown, previous = found.template, found.revision, found.previous
-    explained = explains_fence(PromptTemplate(shown.system, shown.user))
+    explained = explains_fence(PromptTemplate(found.revision.system, found.revision.user))
     context = {
-        "template": template,
-        "revision": shown,
-        "previous": previous,
+        **vars(found),  # the template, the revision and the one before
         "notice": "" if explained else fence_notice("$fence"),
         "fence_open": fence_open("$fence"),
         "fence_close": fence_close("$fence"),
