@@ -650,10 +650,23 @@ def work_list(
     missing = ("", gettext("(not in the latest version)"), "")
     version = latest_version(dataset)
 
-    def add(entry: str, key: str, at: tuple[str, str, str], detail: str, severity: int, strength: float, *row: Any) -> None:
-        """An entry of a kind on the criterion `key`, `at` (question id, text, ability) in the latest version; `row`: when and which to resolve."""
+    def add(
+        entry: str,
+        key: str,
+        at: tuple[str, str, str],
+        detail: str,
+        severity: int,
+        strength: float,
+        created_at: datetime | None = None,
+        object_id: int | None = None,
+    ) -> None:
+        """An entry of a kind on the criterion `key`, `at` (question id, text, ability) in the latest version; reported when, which."""
         question, text, label = at
-        items.append(WorkItem(entry, dataset.name, question, key, text, detail, *row, ability=label, severity=severity, strength=strength))
+        items.append(
+            WorkItem(
+                entry, dataset.name, question, key, text, detail, created_at, object_id, ability=label, severity=severity, strength=strength
+            )
+        )
 
     if kind in (None, "ambiguous", "saturated", "stale"):
         cached = work_signals(dataset, version, leave_out=leave_out)

@@ -63,8 +63,20 @@ def _faq(request: Request, entry: FaqEntry) -> dict[str, Any]:
 
 # Left out for experts, last in the answer (optional in the schema).
 FAQ_STAFF_FIELDS = ("status", "author", "reviewer", "review_note", "replaces", "created_at", "updated_at", "submitted_at", "retired_at")
-CASE_STAFF_FIELDS = ("status", "cause", "source", "invented", "source_campaign", "source_response", "source_adjudication", "author")
-CASE_STAFF_FIELDS += ("published_by", "created_at", "updated_at", "retired_at")
+CASE_STAFF_FIELDS = (
+    "status",
+    "cause",
+    "source",
+    "invented",
+    "source_campaign",
+    "source_response",
+    "source_adjudication",
+    "author",
+    "published_by",
+    "created_at",
+    "updated_at",
+    "retired_at",
+)
 
 
 class StaffFieldsMixin:
