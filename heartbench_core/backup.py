@@ -41,6 +41,7 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
@@ -352,19 +353,15 @@ def _write_lines(archive: zipfile.ZipFile, name: str, lines: Iterable[str]) -> d
     digest, rows, size = hashlib.sha256(), 0, 0
     buffer: list[str] = []
     with archive.open(name, "w", force_zip64=True) as member:
-        for line in lines:
-            buffer.append(line)
-            rows += 1
-            size += len(line)
-            if size > 1 << 20:
+        for line in chain(lines, [None]):  # streamed; None: the end, where what is left is written
+            if line is not None:
+                buffer.append(line)
+                rows, size = rows + 1, size + len(line)
+            if buffer and (size > 1 << 20 or line is None):
                 data = ("\n".join(buffer) + "\n").encode()
                 digest.update(data)
                 member.write(data)
                 buffer, size = [], 0
-        if buffer:
-            data = ("\n".join(buffer) + "\n").encode()
-            digest.update(data)
-            member.write(data)
     return {"sha256": digest.hexdigest(), "rows": rows}
 
 
@@ -418,18 +415,11 @@ def _import_decoder(f: models.Field[Any, Any], user_ids: dict[str, int]) -> Call
     return check
 
 
+_STORED_AS_TEXT = ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField")  # a JSON string in the archive
+
+
 def _python_value(kind: str, f: models.Field[Any, Any], v: Any) -> Any:
-    if kind in (
-        "AutoField",
-        "BigAutoField",
-        "IntegerField",
-        "BigIntegerField",
-        "SmallIntegerField",
-        "PositiveIntegerField",
-        "PositiveSmallIntegerField",
-        "PositiveBigIntegerField",
-        "SmallAutoField",
-    ):
+    if kind.endswith(("IntegerField", "AutoField")):  # Big, Small, Positive…
         if type(v) is not int:
             raise _Reject(_("expected an integer, found %(value).40r") % {"value": v})
         return v
@@ -447,7 +437,7 @@ def _python_value(kind: str, f: models.Field[Any, Any], v: Any) -> Any:
         if f.max_length and len(v) > f.max_length:
             raise _Reject(_("longer than %(n)d characters") % {"n": f.max_length})
         return v
-    if kind in ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField"):
+    if kind in _STORED_AS_TEXT:
         if not isinstance(v, str):
             raise _Reject(_("expected a string, found %(value).40r") % {"value": v})
         try:
@@ -477,9 +467,7 @@ def _db_value(f: models.Field[Any, Any]) -> Callable[[Any], Any]:
         return lambda v: f.get_db_prep_save(v, connection)
     if connection.vendor == "postgresql":
         return lambda v: v  # psycopg's COPY takes datetimes, durations, decimals and UUIDs as they are
-    if kind in ("DateTimeField", "DurationField", "DecimalField", "UUIDField", "DateField") or (
-        kind in ("ForeignKey", "OneToOneField") and _stored_field(f).get_internal_type() == "UUIDField"
-    ):
+    if kind in _STORED_AS_TEXT or (kind in ("ForeignKey", "OneToOneField") and _stored_field(f).get_internal_type() == "UUIDField"):
         return lambda v: f.get_db_prep_save(v, connection)
     return lambda v: v
 
@@ -499,10 +487,6 @@ class _Restored:
     held_back: dict[str, list[Any]] = field(default_factory=dict)  # model label -> ids of rows whose value waits
     mapped: set[int] = field(default_factory=set)  # accounts already here that archive users were mapped onto
     left_out: dict[str, set[Any]] = field(default_factory=dict)  # model label -> ids of rows about a mapped person
-
-
-def _archive_name(source: str | Path | IO[bytes]) -> str:
-    return Path(str(getattr(source, "name", source))).name
 
 
 def _check_archive(
@@ -624,7 +608,7 @@ def import_campaign(
     the admin to send; an archive user whose name is taken here is refused unless `map_users`
     maps it (archive name -> name here) onto that account.
     """
-    name = _archive_name(source)
+    name = Path(str(getattr(source, "name", source))).name
     archivable = _archivable()
     with ArchiveReader(source, name, Bounds.from_settings()) as reader:
         manifest, members, verified = _check_archive(reader, archivable, key, trust_unsigned)
@@ -652,21 +636,14 @@ def _link_targets(table: _Table) -> set[str]:
 
 
 def _refuse_existing(manifest: dict[str, Any], name: str) -> None:
-    Dataset = apps.get_model("heartbench_core", "Dataset")
-    if Dataset.objects.filter(name=manifest["dataset"]).exists():
-        raise ValidationError(
-            {
-                "archive": _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation")
-                % {"name": name, "dataset": manifest["dataset"]}
-            }
-        )
-    if campaign_source().exists(manifest["campaign"]):
-        raise ValidationError(
-            {
-                "archive": _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation")
-                % {"name": name, "campaign": manifest["campaign"]}
-            }
-        )
+    dataset, campaign = manifest["dataset"], manifest["campaign"]
+    if apps.get_model("heartbench_core", "Dataset").objects.filter(name=dataset).exists():
+        message = _("%(name)s: dataset %(dataset)r already exist here; restore into an empty installation")
+    elif campaign_source().exists(campaign):
+        message = _("%(name)s: campaign %(campaign)r already exist here; restore into an empty installation")
+    else:
+        return
+    raise ValidationError({"archive": message % {"name": name, "dataset": dataset, "campaign": campaign}})
 
 
 def _check_it_is_one_campaign(reader: ArchiveReader, manifest: dict[str, Any], counts: dict[str, int]) -> None:
@@ -725,7 +702,9 @@ def _restore_users(
         elif username in work.ids:
             work.errors.add(line, "username", _("%(name)r appears twice") % {"name": username})
         elif username in targets:
-            _map_user(work, username, targets[username], record)
+            user = targets[username]
+            work.ids[username] = user.pk
+            work.restored.append(RestoredUser(user.username, user.email, False, "", username, _roles_not_granted(record)))
         elif _user_model().objects.filter(username=username).exists():
             work.taken.append(username)
         else:
@@ -762,18 +741,15 @@ def _mapping_targets(work: _UserRestore) -> dict[str, User]:
                 % {"first": seen[here], "second": archive_name, "here": here}
             )
         seen[here] = archive_name
-        if work.trust_unsigned and _is_staff(user):
+        if work.trust_unsigned and (
+            user.is_superuser or user.is_staff or user.groups.filter(name__in=[r.value for r in STAFF_ROLES]).exists()
+        ):
             work.refuse(
                 _("--map-user %(archive)s=%(here)s: an unverified archive (--trust-unsigned) may not put rows under a staff account")
                 % {"archive": archive_name, "here": here}
             )
         targets[archive_name] = user
     return targets
-
-
-def _is_staff(user: User) -> bool:
-    staff = {r.value for r in STAFF_ROLES}
-    return user.is_superuser or user.is_staff or user.groups.filter(name__in=staff).exists()
 
 
 def _checked_user_record(work: _UserRestore, line: int, record: dict[str, Any]) -> str | None:
@@ -804,11 +780,6 @@ def _checked_user_record(work: _UserRestore, line: int, record: dict[str, Any]) 
 def _roles_not_granted(record: dict[str, Any]) -> tuple[str, ...]:
     roles = set(record.get("roles", record.get("groups", [])))
     return tuple(r.value for r in STAFF_ROLES if r.value in roles)
-
-
-def _map_user(work: _UserRestore, username: str, user: User, record: dict[str, Any]) -> None:
-    work.ids[username] = user.pk
-    work.restored.append(RestoredUser(user.username, user.email, False, "", username, _roles_not_granted(record)))
 
 
 def _create_user(work: _UserRestore, line: int, username: str, record: dict[str, Any]) -> None:
@@ -950,18 +921,17 @@ class _TableRestore:
         table = self.table = member.table
         self.columns = columns = table.columns()
         self.by_name = {f.attname: f for f in columns}
+        place = {f.attname: i for i, f in enumerate(columns)}
         self.decoders = [_import_decoder(f, user_ids) for f in columns]
         # A column the archive does not name (written before the column existed) takes its default.
         self.defaults = {f.attname: _as_json(f, f.get_default()) for f in columns if f.has_default()}
         # A copied column the archive does not name is read from the row its link points to (restored before).
         self.copied = {column: (link, source) for column, link, source in table.copied}
         self.copies: dict[str, dict[Any, Any]] = {}
-        self.held_index = next(
-            (i for i, f in enumerate(columns) if table.held_back is not None and f.attname == table.held_back.column), None
-        )
+        self.held_index = place.get(table.held_back.column) if table.held_back is not None else None
         self.held_ids = restored.held_back.setdefault(table.label, [])
         self.pk_index = next((i for i, f in enumerate(columns) if f.primary_key), None)
-        self.person_index = next((i for i, f in enumerate(columns) if table.person and f.attname == table.person), None)
+        self.person_index = place.get(table.person) if table.person else None
         self.restored = restored
         self.left_out = restored.left_out.setdefault(table.model._meta.label, set())
         self.links = _Links.of(table, columns, restored)

@@ -170,33 +170,19 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         form.is_valid(raise_exception=True)
         d = form.validated_data
         author = signed_in(request)
+        content = {name: d[name] for name in ("text", "ability", "weight", "reason")}
         if d["action"] == "add":
             if not d.get("dataset") or not d.get("question_id"):
                 raise DjangoValidationError({"dataset": gettext("'add' needs dataset and question_id")})
-            rev = services.add_criterion(
-                author=author,
-                dataset=read_models.dataset(Viewer.of(request), d["dataset"], field="dataset"),
-                question_id=d["question_id"],
-                text=d["text"],
-                ability=d["ability"],
-                weight=d["weight"],
-                reason=d["reason"],
-            )
+            dataset = read_models.dataset(Viewer.of(request), d["dataset"], field="dataset")
+            rev = services.add_criterion(author=author, dataset=dataset, question_id=d["question_id"], **content)
         elif not d.get("key"):
             raise DjangoValidationError({"key": gettext("name the criterion (its key)")})
         elif d["action"] == "retire":
             rev = services.retire_criterion(author=author, key=d["key"], reason=d["reason"], base_revision=d["base_revision"])
         else:
-            rev = services.edit_criterion(
-                author=author,
-                key=d["key"],
-                text=d["text"],
-                ability=d["ability"],
-                weight=d["weight"],
-                reason=d["reason"],
-                base_revision=d["base_revision"],
-                meaning_changed=d["meaning_changed"],
-            )
+            base = {"base_revision": d["base_revision"], "meaning_changed": d["meaning_changed"]}
+            rev = services.edit_criterion(author=author, key=d["key"], **content, **base)
         return Response(self._read(rev), status=201)
 
     @extend_schema(request=None, responses={200: RevisionSerializer})
@@ -266,6 +252,13 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         ]
 
 
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "person", "action")]
+        + [OpenApiParameter("criterion", str, description="A criterion key (UUID) or the start of one; anything else is a 400.")]
+        + [OpenApiParameter(name, OpenApiTypes.DATE) for name in ("since", "until")]
+    )
+)
 class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
     """The append-only audit log; filter with ?dataset, item, criterion, person, action, since, until (YYYY-MM-DD)."""
 
@@ -277,14 +270,6 @@ class AuditViewSet(viewsets.ReadOnlyModelViewSet[AuditEntry]):
         log = read_models.audit_log(Viewer.of(self.request), self.request.query_params)
         log.filters.check()  # a bad value: a 400 naming its parameter
         return log.entries
-
-    @extend_schema(
-        parameters=[OpenApiParameter(name, str) for name in ("dataset", "item", "person", "action")]
-        + [OpenApiParameter("criterion", str, description="A criterion key (UUID) or the start of one; anything else is a 400.")]
-        + [OpenApiParameter(name, OpenApiTypes.DATE) for name in ("since", "until")]
-    )
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().list(request, *args, **kwargs)
 
 
 DATASET_PARAM = OpenApiParameter("dataset", str, required=True)
@@ -372,17 +357,11 @@ class QualityView(APIView):
         found = read_models.rubric_quality(
             Viewer.of(request), request.query_params.get("dataset", ""), question_id=request.query_params.get("question_id") or None
         )
-        return Response(
-            RubricQualitySerializer(
-                {
-                    "ambiguity_rule": found.ambiguity_rule,
-                    "criteria": {
-                        str(k): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in s.items()}
-                        for k, s in found.criteria.items()
-                    },
-                }
-            ).data
-        )
+        criteria = {
+            str(key): {name: (v.as_dict() if hasattr(v, "as_dict") else v) for name, v in signals.items()}
+            for key, signals in found.criteria.items()
+        }
+        return Response(RubricQualitySerializer({"ambiguity_rule": found.ambiguity_rule, "criteria": criteria}).data)
 
 
 class WorkItemSerializer(serializers.Serializer):

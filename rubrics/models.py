@@ -23,26 +23,6 @@ if TYPE_CHECKING:
 
     from rubrics.services import Content
 
-# Columns of CriterionRevision that the database refuses to change (see migration 0002).
-REVISION_CONTENT_COLUMNS = (
-    "lineage_id",
-    "number",
-    "parent_id",
-    "dataset_id",
-    "question_id",
-    "edited_from_version_id",
-    "edited_from_id",
-    "text",
-    "ability",
-    "weight",
-    "catastrophic",
-    "change_kind",
-    "meaning_changed",
-    "reason",
-    "author_id",
-    "created_at",
-)
-
 
 class RevisionQuerySet(models.QuerySet["CriterionRevision"]):
     def open(self) -> Self:

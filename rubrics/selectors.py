@@ -276,11 +276,6 @@ def stale_totals(rows: list[StaleRow]) -> dict[str, int]:
 # --- quality signals ---------------------------------------------------------------------
 
 
-def adjudicated_ambiguous_min() -> int:
-    """Decided units whose cause is "ambiguous criterion" that put a criterion on the work list (`RUBRICS_AMBIGUITY["min_adjudicated"]`)."""
-    return int(getattr(settings, "RUBRICS_AMBIGUITY", {}).get("min_adjudicated", 3))
-
-
 def ambiguity_rule() -> quality.AmbiguityRule:
     conf = getattr(settings, "RUBRICS_AMBIGUITY", {})
     return quality.AmbiguityRule(threshold=float(conf.get("threshold", 0.75)), min_units=int(conf.get("min_units", 5)))
@@ -654,6 +649,25 @@ def work_list(
     items: list[WorkItem] = []
     missing = ("", gettext("(not in the latest version)"), "")
     version = latest_version(dataset)
+
+    def add(
+        entry: str,
+        key: str,
+        at: tuple[str, str, str],
+        detail: str,
+        severity: int,
+        strength: float,
+        created_at: datetime | None = None,
+        object_id: int | None = None,
+    ) -> None:
+        """An entry of a kind on the criterion `key`, `at` (question id, text, ability) in the latest version; reported when, which."""
+        question, text, label = at
+        items.append(
+            WorkItem(
+                entry, dataset.name, question, key, text, detail, created_at, object_id, ability=label, severity=severity, strength=strength
+            )
+        )
+
     if kind in (None, "ambiguous", "saturated", "stale"):
         cached = work_signals(dataset, version, leave_out=leave_out)
         threshold = ambiguity_rule().threshold
@@ -661,30 +675,27 @@ def work_list(
         stale_text = gettext("%(judgments)s judgments and %(verdicts)s judge verdicts were made against an older meaning")
         saturated_text = gettext("hit by all %(n)s judged responses of %(models)s models: a candidate for removal")
         for s in cached.signals:
-            q, t, a = cached.where.get(s.key, missing)
+            at = cached.where.get(s.key, missing)
             if s.ambiguous and kind in (None, "ambiguous"):
                 detail = ambiguous_text % {"share": f"{s.agreement or 0:.0%}", "n": s.agreement_units}
-                gap = threshold - (s.agreement or 0)
-                items.append(WorkItem("ambiguous", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_HIGH, strength=gap))
+                add("ambiguous", s.key, at, detail, SEVERITY_HIGH, threshold - (s.agreement or 0))
             if (s.stale_judgments or s.stale_verdicts) and kind in (None, "stale"):
                 detail = stale_text % {"judgments": s.stale_judgments, "verdicts": s.stale_verdicts}
-                strength = s.stale_judgments + s.stale_verdicts
-                items.append(WorkItem("stale", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_MEDIUM, strength=strength))
+                add("stale", s.key, at, detail, SEVERITY_MEDIUM, s.stale_judgments + s.stale_verdicts)
             if s.saturated and kind in (None, "saturated"):
-                detail = saturated_text % {"n": s.judged, "models": s.models}
-                items.append(WorkItem("saturated", dataset.name, q, s.key, t, detail, ability=a, severity=SEVERITY_LOW, strength=s.judged))
+                add("saturated", s.key, at, saturated_text % {"n": s.judged, "models": s.models}, SEVERITY_LOW, s.judged)
     if kind in (None, "adjudicated"):
+        # Decided units whose cause is "ambiguous criterion" that put a criterion on the work list.
+        minimum = int(getattr(settings, "RUBRICS_AMBIGUITY", {}).get("min_adjudicated", 3))
         counts = {
             key: causes[feedback.AMBIGUOUS_CRITERION]
             for key, causes in feedback.adjudication_causes(dataset, leave_out=leave_out).items()
-            if causes[feedback.AMBIGUOUS_CRITERION] >= adjudicated_ambiguous_min()
+            if causes[feedback.AMBIGUOUS_CRITERION] >= minimum
         }
         where = _where(version, set(counts))
         adjudicated_text = gettext("%(n)s adjudicated units gave “ambiguous criterion” as the cause")
         for key, n in counts.items():
-            q, t, a = where.get(key, missing)
-            detail = adjudicated_text % {"n": n}
-            items.append(WorkItem("adjudicated", dataset.name, q, key, t, detail, ability=a, severity=SEVERITY_HIGH, strength=n))
+            add("adjudicated", key, where.get(key, missing), adjudicated_text % {"n": n}, SEVERITY_HIGH, n)
     if kind in (None, "flag"):
         flags = list(
             CriterionFlag.objects.filter(resolved_at__isnull=True, lineage__dataset=dataset)
@@ -693,21 +704,8 @@ def work_list(
         )
         where = _where(version, {str(k) for _, k, _, _, _ in flags})
         for pk, lineage_key, source, reason, created_at in flags:
-            q, t, a = where.get(str(lineage_key), missing)
-            items.append(
-                WorkItem(
-                    "flag",
-                    dataset.name,
-                    q,
-                    str(lineage_key),
-                    t,
-                    f"{source}: {reason}",
-                    created_at,
-                    pk,
-                    ability=a,
-                    severity=severity_of("flag", source),
-                )
-            )
+            key = str(lineage_key)
+            add("flag", key, where.get(key, missing), f"{source}: {reason}", severity_of("flag", source), 0.0, created_at, pk)
     if kind in (None, "unclear"):
         reports = UnclearCriterionReport.objects.filter(resolved_at__isnull=True, criterion__lineage__dataset=dataset)
         if leave_out is not None:  # another rater's note on a response the viewer judges blind
@@ -725,20 +723,15 @@ def work_list(
         )
         per_criterion = Counter(row[3] for row in unclear)
         for pk, comment, created_at, lineage_key, text, criterion_ability, q in unclear:
-            items.append(
-                WorkItem(
-                    "unclear",
-                    dataset.name,
-                    q,
-                    str(lineage_key),
-                    text,
-                    comment,
-                    created_at,
-                    pk,
-                    ability=criterion_ability,
-                    severity=SEVERITY_MEDIUM,
-                    strength=per_criterion[lineage_key],
-                )
+            add(
+                "unclear",
+                str(lineage_key),
+                (q, text, criterion_ability),
+                comment,
+                SEVERITY_MEDIUM,
+                per_criterion[lineage_key],
+                created_at,
+                pk,
             )
     if question_id is not None:
         items = [w for w in items if w.question_id == question_id]

@@ -82,12 +82,6 @@ def approved_content(lineage: CriterionLineage) -> Content | None:
     return Content(snap.text, snap.ability, snap.weight, snap.revision)
 
 
-def head_number(lineage: CriterionLineage) -> int:
-    """The newest revision number of the lineage, whatever its status (imports included)."""
-    drafted = lineage.revisions.aggregate(n=Max("number"))["n"] or 0
-    return max(lineage.current_revision, drafted)
-
-
 def latest_version(dataset: Dataset) -> DatasetVersion:
     version = dataset.versions.order_by("-number").first()
     if version is None:
@@ -234,7 +228,7 @@ def _locked_lineage(key: uuid.UUID | str) -> CriterionLineage:
 
 
 def _check_base(lineage: CriterionLineage, base_revision: int | None) -> tuple[int, CriterionRevision | None]:
-    head = head_number(lineage)
+    head = max(lineage.current_revision, lineage.revisions.aggregate(n=Max("number"))["n"] or 0)  # the newest, imports included
     head_rev = lineage.revisions.filter(number=head).select_related("author").first()
     if base_revision is None:
         raise ValidationError({"base_revision": gettext("Missing the revision number the edit was based on.")})
@@ -255,20 +249,18 @@ def _check_base(lineage: CriterionLineage, base_revision: int | None) -> tuple[i
     return head, head_rev
 
 
+def _move(rev: CriterionRevision, status: str, *, actor: User, action: str, reason: str = "", stamp: str = "decided_at") -> None:
+    """Give the revision its new status, stamped now (`stamp`), and audit the change."""
+    before = revision_state(rev)
+    rev.status = status
+    setattr(rev, stamp, timezone.now())
+    rev.save(update_fields=["status", stamp])
+    _audit_revision(rev, actor=actor, action=action, reason=reason, before=before, after=revision_state(rev))
+
+
 def _supersede(open_rev: CriterionRevision | None, *, actor: User, by: CriterionRevision) -> None:
     if open_rev is not None and open_rev.is_open:
-        before = revision_state(open_rev)
-        open_rev.status = Status.SUPERSEDED
-        open_rev.decided_at = timezone.now()
-        open_rev.save(update_fields=["status", "decided_at"])
-        _audit_revision(
-            open_rev,
-            actor=actor,
-            action=Action.SUPERSEDED,
-            reason=f"superseded by revision {by.number}",
-            before=before,
-            after=revision_state(open_rev),
-        )
+        _move(open_rev, Status.SUPERSEDED, actor=actor, action=Action.SUPERSEDED, reason=f"superseded by revision {by.number}")
 
 
 def _snapshot_in(version: DatasetVersion, lineage: CriterionLineage) -> Criterion | None:
@@ -447,11 +439,7 @@ def submit_revision(*, revision: CriterionRevision, user: User) -> CriterionRevi
                 % {"status": rev.get_status_display().lower()}
             }
         )
-    before = revision_state(rev)
-    rev.status = Status.SUBMITTED
-    rev.submitted_at = timezone.now()
-    rev.save(update_fields=["status", "submitted_at"])
-    _audit_revision(rev, actor=user, action=Action.SUBMITTED, before=before, after=revision_state(rev))
+    _move(rev, Status.SUBMITTED, actor=user, action=Action.SUBMITTED, stamp="submitted_at")
     return rev
 
 
@@ -487,11 +475,7 @@ def review_revision(*, revision: CriterionRevision, reviewer: User, verdict: str
     if comment:
         RevisionComment.objects.create(revision=rev, author=reviewer, body=f"[{decision.get_verdict_display()}] {comment}")
     if verdict == ReviewDecision.Verdict.REJECT:
-        before = revision_state(rev)
-        rev.status = Status.REJECTED
-        rev.decided_at = timezone.now()
-        rev.save(update_fields=["status", "decided_at"])
-        _audit_revision(rev, actor=reviewer, action=Action.REJECTED, reason=comment, before=before, after=revision_state(rev))
+        _move(rev, Status.REJECTED, actor=reviewer, action=Action.REJECTED, reason=comment)
         return rev
     approvals = rev.decisions.filter(verdict=ReviewDecision.Verdict.APPROVE).count()
     if approvals >= max(1, rev.dataset.review_panel_size):
@@ -501,11 +485,11 @@ def review_revision(*, revision: CriterionRevision, reviewer: User, verdict: str
 
 def _apply_approval(rev: CriterionRevision, *, actor: User) -> None:
     lineage = CriterionLineage.objects.select_for_update().get(pk=rev.lineage_id)
-    before_lineage = {
-        "current_revision": lineage.current_revision,
-        "meaning_revision": lineage.meaning_revision,
-        "retired": lineage.retired,
-    }
+
+    def lineage_state() -> dict[str, Any]:
+        return {"current_revision": lineage.current_revision, "meaning_revision": lineage.meaning_revision, "retired": lineage.retired}
+
+    before_lineage = lineage_state()
     before = revision_state(rev)
     lineage.current_revision = rev.number
     if rev.change_kind in (Kind.SEMANTIC, Kind.ADDITION):
@@ -526,14 +510,7 @@ def _apply_approval(rev: CriterionRevision, *, actor: User) -> None:
         action=Action.APPROVED,
         reason=f"unanimous approval by {rev.dataset.review_panel_size} reviewers",
         before={**before, "lineage": before_lineage},
-        after={
-            **revision_state(rev),
-            "lineage": {
-                "current_revision": lineage.current_revision,
-                "meaning_revision": lineage.meaning_revision,
-                "retired": lineage.retired,
-            },
-        },
+        after={**revision_state(rev), "lineage": lineage_state()},
     )
 
 
@@ -675,28 +652,44 @@ def flag_criterion(*, lineage: CriterionLineage, reason: str, source: str, flagg
     return flag
 
 
-@transaction.atomic
-def resolve_flag(*, flag: CriterionFlag, user: User, note: str = "") -> CriterionFlag:
-    """Take a flag off the work list."""
+def _resolve(
+    entry: CriterionFlag | UnclearCriterionReport,
+    *,
+    user: User,
+    note: str,
+    already: str,
+    object_type: str,
+    dataset: Dataset,
+    criterion_key: uuid.UUID,
+    question_id: str = "",
+) -> None:
+    """Take a work-list entry (locked) off the list, by a rubric author or an admin; `already`: why not, when it is off."""
     if not has_role(user, Role.RUBRIC_AUTHOR, Role.ADMIN):
         raise PermissionDenied(gettext("Only rubric authors and admins resolve work-list entries."))
-    flag = CriterionFlag.objects.select_for_update().get(pk=flag.pk)
-    if flag.resolved_at is not None:
-        raise ValidationError(gettext("This flag is already resolved."))
-    flag.resolved_at = timezone.now()
-    flag.resolved_by = user
-    flag.save(update_fields=["resolved_at", "resolved_by"])
+    if entry.resolved_at is not None:
+        raise ValidationError(already)
+    entry.resolved_at, entry.resolved_by = timezone.now(), user
+    entry.save(update_fields=["resolved_at", "resolved_by"])
     record_audit(
         actor=user,
         action=Action.RESOLVED,
-        object_type="flag",
-        object_id=flag.pk,
-        dataset=flag.lineage.dataset,
-        criterion_key=flag.lineage_id,
+        object_type=object_type,
+        object_id=entry.pk,
+        dataset=dataset,
+        question_id=question_id,
+        criterion_key=criterion_key,
         reason=note,
         before={"resolved": False},
         after={"resolved": True},
     )
+
+
+@transaction.atomic
+def resolve_flag(*, flag: CriterionFlag, user: User, note: str = "") -> CriterionFlag:
+    """Take a flag off the work list."""
+    flag = CriterionFlag.objects.select_for_update().get(pk=flag.pk)
+    already = gettext("This flag is already resolved.")
+    _resolve(flag, user=user, note=note, already=already, object_type="flag", dataset=flag.lineage.dataset, criterion_key=flag.lineage_id)
     return flag
 
 
@@ -705,24 +698,15 @@ def resolve_unclear_report(*, report: UnclearCriterionReport, user: User, note: 
     """Take an expert's "unclear criterion" report off the work list."""
     from annotation.models import UnclearCriterionReport
 
-    if not has_role(user, Role.RUBRIC_AUTHOR, Role.ADMIN):
-        raise PermissionDenied(gettext("Only rubric authors and admins resolve work-list entries."))
     report = UnclearCriterionReport.objects.select_for_update().select_related("criterion__item__version__dataset").get(pk=report.pk)
-    if report.resolved_at is not None:
-        raise ValidationError(gettext("This report is already resolved."))
-    report.resolved_at = timezone.now()
-    report.resolved_by = user
-    report.save(update_fields=["resolved_at", "resolved_by"])
-    record_audit(
-        actor=user,
-        action=Action.RESOLVED,
+    _resolve(
+        report,
+        user=user,
+        note=note,
+        already=gettext("This report is already resolved."),
         object_type="unclear_report",
-        object_id=report.pk,
         dataset=report.criterion.item.version.dataset,
         question_id=report.criterion.item.question_id,
         criterion_key=report.criterion.lineage_id,
-        reason=note,
-        before={"resolved": False},
-        after={"resolved": True},
     )
     return report

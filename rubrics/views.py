@@ -112,15 +112,7 @@ def index(request: SignedInRequest) -> HttpResponse:
 def dataset_items(request: SignedInRequest, name: str) -> HttpResponse:
     q = request.GET.get("q") or None
     found = read_models.dataset_items(Viewer.of(request), name, q=q)
-    context = {
-        "dataset": found.dataset,
-        "version": found.version,
-        "page": Paginator(found.items, 50).get_page(request.GET.get("page")),
-        "q": q or "",
-        "pending": found.pending,
-        "approved": found.approved,
-        "can_publish": found.can_publish,
-    }
+    context = {**vars(found), "page": Paginator(found.items, 50).get_page(request.GET.get("page")), "q": q or ""}
     return render(request, "rubrics/dataset.html", context)
 
 
@@ -128,16 +120,7 @@ def dataset_items(request: SignedInRequest, name: str) -> HttpResponse:
 @role_required(*STAFF_ROLES)
 def editor(request: SignedInRequest, name: str, question_id: str) -> HttpResponse:
     found = read_models.editor(Viewer.of(request), name, question_id)
-    context = {
-        "dataset": found.dataset,
-        "version": found.version,
-        "item": found.item,
-        "rows": found.rows,
-        "additions": found.additions,
-        "can_edit": found.can_edit,
-        "add_form": CriterionForm(),
-        "abilities": ability_choices(found.dataset),
-    }
+    context = {**vars(found), "add_form": CriterionForm(), "abilities": ability_choices(found.dataset)}
     return render(request, "rubrics/editor.html", context)
 
 
@@ -166,18 +149,8 @@ def edit_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     form = CriterionForm(request.POST)
     status = 200
     if form.is_valid():
-        data = form.cleaned_data
         try:
-            rev = services.edit_criterion(
-                author=request.user,
-                key=lineage.key,
-                text=data["text"],
-                ability=data["ability"],
-                weight=data["weight"],
-                reason=data["reason"],
-                base_revision=data["base_revision"],
-                meaning_changed=data["meaning_changed"],
-            )
+            rev = services.edit_criterion(author=request.user, key=lineage.key, **form.cleaned_data)
         except services.ConflictError as exc:
             # Keep everything the user typed; base it on the new head so a deliberate second save goes through.
             typed = request.POST.copy()
@@ -217,17 +190,9 @@ def add_criterion(request: SignedInRequest, name: str, question_id: str) -> Http
     dataset = read_models.dataset(Viewer.of(request), name)
     form = CriterionForm(request.POST)
     if form.is_valid():
-        data = form.cleaned_data
+        content = {k: v for k, v in form.cleaned_data.items() if k not in ("base_revision", "meaning_changed")}  # a new one has neither
         try:
-            services.add_criterion(
-                author=request.user,
-                dataset=dataset,
-                question_id=question_id,
-                text=data["text"],
-                ability=data["ability"],
-                weight=data["weight"],
-                reason=data["reason"],
-            )
+            services.add_criterion(author=request.user, dataset=dataset, question_id=question_id, **content)
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
@@ -266,22 +231,11 @@ def history(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
     found = read_models.criterion_history(
         Viewer.of(request), key, a=_int(request.GET.get("a")), b=_int(request.GET.get("b")), feedback_too=not request.htmx
     )
-    context = {
-        "lineage": found.lineage,
-        "dataset": found.lineage.dataset,
-        "question_id": found.question_id,
-        "entries": found.entries,
-        "diff": found.diff,
-        "a": found.a,
-        "b": found.b,
-    }
+    # With what the library and adjudication know of the criterion (none of it from a campaign the viewer rates in).
+    context = {**vars(found), "dataset": found.lineage.dataset}
     if request.htmx:
         return render(request, "rubrics/partials/diff.html", context)
-    # What the library and adjudication know of the criterion (none of it from a campaign the viewer rates in).
     context.update(
-        knowledge=found.knowledge,
-        causes=found.causes,
-        decisions=found.decisions,
         can_write_faq=has_role(request.user, Role.RUBRIC_AUTHOR, Role.SENIOR_REVIEWER),
         can_write_cases=has_role(request.user, Role.SENIOR_REVIEWER, Role.ADMIN),
     )
@@ -307,17 +261,7 @@ def review_queue(request: SignedInRequest) -> HttpResponse:
 @role_required(*STAFF_ROLES)
 def revision_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     found = read_models.revision_page(Viewer.of(request), pk)
-    context = {
-        "rev": found.rev,
-        "before": found.before,
-        "diff_html": found.diff_html,
-        "decisions": found.decisions,
-        "thread": found.thread,
-        "panel_size": found.panel_size,
-        "can_submit": found.can_submit,
-        "can_review": found.can_review,
-        "can_revise": found.can_revise,
-    }
+    context = {**vars(found), "panel_size": found.panel_size}
     template = "rubrics/partials/thread.html" if request.htmx and request.GET.get("part") == "thread" else "rubrics/revision.html"
     return render(request, template, context)
 

@@ -7,11 +7,13 @@ source, cause); staff read everything except the cases of a campaign they rate i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,7 +29,7 @@ from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
 from heartbench_core.lib.search import Segment
-from heartbench_core.models import Criterion, Dataset
+from heartbench_core.models import Dataset
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 
@@ -42,12 +44,39 @@ def _as_expert(request: Request) -> bool:
     return not read_models.reads_as_staff(Viewer.of(request))
 
 
+def _read_one(request: Request, pk: int, read: Callable[..., Any], serializer: type[serializers.Serializer], kind: str) -> Response:
+    """One FAQ entry or case as the viewer may read it (an expert: without the staff fields, and the opening recorded)."""
+    as_expert = _as_expert(request)
+    found = read(Viewer.of(request), pk, as_expert=as_expert)
+    if as_expert:
+        services.record_open(user=signed_in(request), **{kind: found})
+    return Response(serializer(found, context={"as_expert": as_expert}).data)
+
+
 def _faq(request: Request, entry: FaqEntry) -> dict[str, Any]:
     """A FAQ entry a write returned, as the staff's answer shows it (its criteria read with it)."""
     return FaqEntrySerializer(read_models.with_criteria(Viewer.of(request), [entry])[0]).data
 
 
 # --- serializers ------------------------------------------------------------------------------------
+
+
+# Left out for experts, last in the answer (optional in the schema).
+FAQ_STAFF_FIELDS = ("status", "author", "reviewer", "review_note", "replaces", "created_at", "updated_at", "submitted_at", "retired_at")
+CASE_STAFF_FIELDS = (
+    "status",
+    "cause",
+    "source",
+    "invented",
+    "source_campaign",
+    "source_response",
+    "source_adjudication",
+    "author",
+    "published_by",
+    "created_at",
+    "updated_at",
+    "retired_at",
+)
 
 
 class StaffFieldsMixin:
@@ -66,7 +95,7 @@ class StaffFieldsMixin:
 class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
     """A FAQ entry; `status`, `author`, `reviewer`, `review_note`, `replaces` and the times of its workflow are staff-only."""
 
-    staff_fields = ("status", "author", "reviewer", "review_note", "replaces", "created_at", "updated_at", "submitted_at", "retired_at")
+    staff_fields = FAQ_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
     html = serializers.SerializerMethodField(help_text="The answer rendered and sanitised (Markdown).")
     criteria = serializers.ListField(
@@ -92,19 +121,9 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
             "abilities",
             "criteria",
             "published_at",
-            "status",
-            "author",
-            "reviewer",
-            "review_note",
-            "replaces",
-            "created_at",
-            "updated_at",
-            "submitted_at",
-            "retired_at",
+            *FAQ_STAFF_FIELDS,
         ]
-        extra_kwargs = {
-            name: {"required": False} for name in ("status", "review_note", "created_at", "updated_at", "submitted_at", "retired_at")
-        }
+        extra_kwargs = {name: {"required": False} for name in FAQ_STAFF_FIELDS}  # the declared ones say it themselves
 
     def get_html(self, entry: FaqEntry) -> str:
         return str(render_guidelines(entry.answer))
@@ -136,20 +155,7 @@ class FaqReviewSerializer(serializers.Serializer):
 class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
     """A case; where it came from, its cause, status and authors are staff-only (experts never learn a case's source)."""
 
-    staff_fields = (
-        "status",
-        "cause",
-        "source",
-        "invented",
-        "source_campaign",
-        "source_response",
-        "source_adjudication",
-        "author",
-        "published_by",
-        "created_at",
-        "updated_at",
-        "retired_at",
-    )
+    staff_fields = CASE_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
     criterion = serializers.UUIDField(source="lineage_id", help_text="The criterion's lineage key.")
     html = serializers.SerializerMethodField(help_text="The reasoning rendered and sanitised (Markdown).")
@@ -177,22 +183,9 @@ class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
             "html",
             "tags",
             "published_at",
-            "status",
-            "cause",
-            "source",
-            "invented",
-            "source_campaign",
-            "source_response",
-            "source_adjudication",
-            "author",
-            "published_by",
-            "created_at",
-            "updated_at",
-            "retired_at",
+            *CASE_STAFF_FIELDS,
         ]
-        extra_kwargs = {
-            name: {"required": False} for name in ("status", "cause", "source", "invented", "created_at", "updated_at", "retired_at")
-        }
+        extra_kwargs = {name: {"required": False} for name in CASE_STAFF_FIELDS}  # the declared ones say it themselves
 
     def get_html(self, case: Case) -> str:
         return str(render_guidelines(case.reasoning))
@@ -278,16 +271,23 @@ def _dataset(request: Request, name: str | None) -> Dataset | None:
     return read_models.dataset_named(Viewer.of(request), name) if name else None
 
 
-class FaqListView(ComputedListView):
-    """FAQ entries (experts: published ones); writers create drafts."""
+class _LibraryList(ComputedListView):
+    """A list everyone with a role reads (experts without the staff fields) and `writers` add to."""
 
-    serializer_class = FaqEntrySerializer
+    writers: type[BasePermission]
 
     def get_permissions(self) -> list[Any]:
-        return [CanWriteFaq()] if self.request.method == "POST" else [CanRead()]
+        return [self.writers()] if self.request.method == "POST" else [CanRead()]
 
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), "as_expert": _as_expert(self.request)}
+
+
+class FaqListView(_LibraryList):
+    """FAQ entries (experts: published ones); writers create drafts."""
+
+    serializer_class = FaqEntrySerializer
+    writers = CanWriteFaq
 
     @extend_schema(parameters=FaqFilters.parameters(), responses=FaqEntrySerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -312,11 +312,7 @@ class FaqDetailView(APIView):
 
     @extend_schema(responses=FaqEntrySerializer)
     def get(self, request: Request, pk: int) -> Response:
-        as_expert = _as_expert(request)
-        entry = read_models.faq_entry(Viewer.of(request), pk, as_expert=as_expert)
-        if as_expert:
-            services.record_open(user=signed_in(request), faq=entry)
-        return Response(FaqEntrySerializer(entry, context={"as_expert": as_expert}).data)
+        return _read_one(request, pk, read_models.faq_entry, FaqEntrySerializer, "faq")
 
     @extend_schema(request=FaqContentSerializer, responses=FaqEntrySerializer)
     def patch(self, request: Request, pk: int) -> Response:
@@ -346,16 +342,12 @@ class FaqReviewView(_FaqAction):
 
     @extend_schema(request=FaqReviewSerializer, responses=FaqEntrySerializer)
     def post(self, request: Request, pk: int) -> Response:
-        self.entry(request, pk, must_be="reviewer")
+        entry = self.entry(request, pk, must_be="reviewer")
         form = FaqReviewSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        entry = services.review_faq_entry(
-            entry=self.entry(request, pk),
-            reviewer=signed_in(request),
-            approve=form.validated_data["publish"],
-            note=form.validated_data["note"],
-        )
-        return Response(_faq(request, entry))
+        data = form.validated_data
+        reviewed = services.review_faq_entry(entry=entry, reviewer=signed_in(request), approve=data["publish"], note=data["note"])
+        return Response(_faq(request, reviewed))
 
 
 class FaqRetireView(_FaqAction):
@@ -375,16 +367,11 @@ class FaqReviseView(_FaqAction):
         return Response(_faq(request, draft), status=201)
 
 
-class CaseListView(ComputedListView):
+class CaseListView(_LibraryList):
     """Cases (experts: those the library's rules allow them); senior reviewers and admins write them from scratch or from a calibration item."""
 
     serializer_class = CaseSerializer
-
-    def get_permissions(self) -> list[Any]:
-        return [CanWriteCases()] if self.request.method == "POST" else [CanRead()]
-
-    def get_serializer_context(self) -> dict[str, Any]:
-        return {**super().get_serializer_context(), "as_expert": _as_expert(self.request)}
+    writers = CanWriteCases
 
     @extend_schema(parameters=CaseFilters.parameters(), responses=CaseSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -417,11 +404,7 @@ class CaseDetailView(APIView):
 
     @extend_schema(responses=CaseSerializer)
     def get(self, request: Request, pk: int) -> Response:
-        as_expert = _as_expert(request)
-        found = read_models.case(Viewer.of(request), pk, as_expert=as_expert)
-        if as_expert:
-            services.record_open(user=signed_in(request), case=found)
-        return Response(CaseSerializer(found, context={"as_expert": as_expert}).data)
+        return _read_one(request, pk, read_models.case, CaseSerializer, "case")
 
     @extend_schema(request=CaseContentSerializer, responses=CaseSerializer)
     def patch(self, request: Request, pk: int) -> Response:
@@ -431,26 +414,26 @@ class CaseDetailView(APIView):
         return Response(CaseSerializer(services.edit_case(case=found, editor=signed_in(request), content=form.content())).data)
 
 
-class CasePublishView(APIView):
+class _CaseAction(APIView):
+    permission_classes = [CanWriteCases]
+    act: Callable[..., Case]
+
+    @extend_schema(request=None, responses=CaseSerializer)
+    def post(self, request: Request, pk: int) -> Response:
+        found = read_models.case(Viewer.of(request), pk, as_expert=False)
+        return Response(CaseSerializer(type(self).act(case=found, by=signed_in(request))).data)  # the class's service, not bound
+
+
+class CasePublishView(_CaseAction):
     """Publish a draft case."""
 
-    permission_classes = [CanWriteCases]
-
-    @extend_schema(request=None, responses=CaseSerializer)
-    def post(self, request: Request, pk: int) -> Response:
-        found = read_models.case(Viewer.of(request), pk, as_expert=False)
-        return Response(CaseSerializer(services.publish_case(case=found, by=signed_in(request))).data)
+    act = services.publish_case
 
 
-class CaseRetireView(APIView):
+class CaseRetireView(_CaseAction):
     """Take a case out of use."""
 
-    permission_classes = [CanWriteCases]
-
-    @extend_schema(request=None, responses=CaseSerializer)
-    def post(self, request: Request, pk: int) -> Response:
-        found = read_models.case(Viewer.of(request), pk, as_expert=False)
-        return Response(CaseSerializer(services.retire_case(case=found, by=signed_in(request))).data)
+    act = services.retire_case
 
 
 class SearchQuerySerializer(serializers.Serializer):
@@ -533,13 +516,7 @@ class OpenSerializer(serializers.Serializer):
 
 
 class _OwnAssignment(APIView):
-    permission_classes = [role_permission(Role.EXPERT)]
-
-    def own(self, request: Request, public_id: str) -> Any:
-        return read_models.panel_assignment(Viewer.of(request), public_id)
-
-    def focus(self, request: Request, assignment: Any, criterion_id: int | None) -> Criterion | None:
-        return read_models.criterion_in_focus(Viewer.of(request), assignment, criterion_id)
+    permission_classes = [role_permission(Role.EXPERT)]  # beside their own assignment only (`read_models.panel_assignment`)
 
 
 class PanelView(_OwnAssignment):
@@ -547,11 +524,11 @@ class PanelView(_OwnAssignment):
 
     @extend_schema(parameters=[PanelQuerySerializer], responses=PanelSerializer)
     def get(self, request: Request, public_id: str) -> Response:
-        assignment = self.own(request, public_id)
+        assignment = read_models.panel_assignment(Viewer.of(request), public_id)
         form = PanelQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
         viewer = Viewer.of(request)
-        criterion = self.focus(request, assignment, form.validated_data.get("criterion"))
+        criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, form.validated_data.get("criterion"))
         query = (form.validated_data.get("q") or "").strip()
         panel = read_models.panel(viewer, assignment, criterion, query=query, with_guidelines=False)
         knowledge = panel.knowledge
@@ -570,11 +547,11 @@ class PanelOpenView(_OwnAssignment):
 
     @extend_schema(request=OpenInputSerializer, responses={201: OpenSerializer})
     def post(self, request: Request, public_id: str) -> Response:
-        assignment = self.own(request, public_id)
+        assignment = read_models.panel_assignment(Viewer.of(request), public_id)
         form = OpenInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data, user = form.validated_data, signed_in(request)
-        criterion = self.focus(request, assignment, data.get("criterion"))
+        criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, data.get("criterion"))
         faq, case = read_models.panel_entry(Viewer.of(request), faq_id=data.get("faq"), case_id=data.get("case"))
         campaign = assignment.campaign_response.campaign
         if data["helped"] is None:

@@ -79,13 +79,8 @@ def faq_rows(
 
     `with_criteria` reads their criteria's keys with them (the API's rows show them).
     """
-    user = viewer.person()
-    if reads_as_staff(viewer):
-        rows = selectors.faq_list(user, dataset=dataset, status=status, lineage_key=lineage_key)
-    else:
-        rows = selectors.visible_faq(user, as_expert=True).select_related("dataset")
-        rows = rows.filter(dataset=dataset) if dataset else rows
-        rows = (rows.filter(lineages=lineage_key) if lineage_key else rows).order_by("-published_at", "-id")
+    as_expert = not reads_as_staff(viewer)
+    rows = selectors.faq_list(viewer.person(), as_expert=as_expert, dataset=dataset, status=status, lineage_key=lineage_key)
     return rows.prefetch_related("lineages") if with_criteria else rows
 
 
@@ -97,13 +92,9 @@ def case_rows(
 
     `with_sources` reads the source response and the publisher with the staff's rows (the API's rows show them).
     """
-    user = viewer.person()
-    if reads_as_staff(viewer):
-        rows = selectors.case_list(user, dataset=dataset, status=status, lineage_key=lineage_key)
-        return rows.select_related("source_response", "published_by") if with_sources else rows
-    rows = selectors.visible_cases(user, as_expert=True).select_related("dataset")
-    rows = rows.filter(dataset=dataset) if dataset else rows
-    return (rows.filter(lineage_id=lineage_key) if lineage_key else rows).order_by("-published_at", "-id")
+    as_expert = not reads_as_staff(viewer)
+    rows = selectors.case_list(viewer.person(), as_expert=as_expert, dataset=dataset, status=status, lineage_key=lineage_key)
+    return rows.select_related("source_response", "published_by") if with_sources and not as_expert else rows
 
 
 @read_model
@@ -367,7 +358,8 @@ class GuidelinesHistory:
 def dataset_guidelines(viewer: Viewer, name: str) -> GuidelinesHistory:
     """A dataset's guidelines: every revision, newest first (staff: they hold no campaign data)."""
     dataset = dataset_named(viewer, name)
-    return GuidelinesHistory(dataset=dataset, history=selectors.dataset_guidelines_history(dataset))
+    history = list(DatasetGuidelines.objects.filter(dataset_id=dataset.pk).select_related("author").order_by("-revision"))
+    return GuidelinesHistory(dataset=dataset, history=history)
 
 
 # --- beside the judging page: the expert's own assignment ----------------------------------------------
@@ -415,7 +407,7 @@ def panel(viewer: Viewer, assignment: Assignment, criterion: Criterion | None, *
             as_expert=True,
             dataset=campaign.version.dataset,
             lineage_key=criterion.lineage_id if criterion else None,
-            guidelines=selectors.guidelines_documents(in_force),
+            guidelines=[(_("Guidelines"), in_force.body)] if in_force is not None else [],  # those in force, labelled
         )
     return Panel(assignment=assignment, criterion=criterion, guidelines=in_force, knowledge=knowledge, results=results)
 

@@ -22,22 +22,19 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
 
 from annotation.knowledge import search as sql_search
-from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry, LibraryOpen
+from annotation.knowledge.models import Case, FaqEntry, LibraryOpen
 from annotation.models import Assignment, Campaign
 from heartbench_core.blindness import blind_scope
 from heartbench_core.lib import search as lib
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, User
 from heartbench_core.roles import STAFF_ROLES, has_role
-
-if TYPE_CHECKING:
-    from annotation.services.guidelines import GuidelinesInForce
 
 M = TypeVar("M", FaqEntry, Case)
 
@@ -272,26 +269,31 @@ def open_counts(viewer: User, *, faq_ids: Sequence[int] = (), case_ids: Sequence
     return out
 
 
-def faq_list(viewer: User, *, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None) -> QuerySet[FaqEntry]:
-    qs = visible_faq(viewer, as_expert=False).select_related("dataset", "author", "reviewer")
+def _listed(qs: QuerySet[M], *, as_expert: bool, dataset: Dataset | None, status: str, on_lineage: Q | None) -> QuerySet[M]:
+    """A list's rows: of the dataset, of the status (staff only), on the lineage; newest published first (staff: then newest changed)."""
     if dataset is not None:
         qs = qs.filter(dataset_id=dataset.pk)
-    if status:
+    if status and not as_expert:
         qs = qs.filter(status=status)
-    if lineage_key is not None:
-        qs = qs.filter(lineages=lineage_key)
-    return qs.order_by("-published_at", "-updated_at", "-id")
+    if on_lineage is not None:
+        qs = qs.filter(on_lineage)
+    return qs.order_by(*(("-published_at", "-id") if as_expert else ("-published_at", "-updated_at", "-id")))
 
 
-def case_list(viewer: User, *, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None) -> QuerySet[Case]:
-    qs = visible_cases(viewer, as_expert=False).select_related("dataset", "author", "source_campaign")
-    if dataset is not None:
-        qs = qs.filter(dataset_id=dataset.pk)
-    if status:
-        qs = qs.filter(status=status)
-    if lineage_key is not None:
-        qs = qs.filter(lineage_id=lineage_key)
-    return qs.order_by("-published_at", "-updated_at", "-id")
+def faq_list(
+    viewer: User, *, as_expert: bool = False, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None
+) -> QuerySet[FaqEntry]:
+    """The FAQ entries of a list the viewer may read, as an expert or as staff (with who wrote and reviewed them)."""
+    qs = visible_faq(viewer, as_expert=as_expert).select_related("dataset", *(() if as_expert else ("author", "reviewer")))
+    return _listed(qs, as_expert=as_expert, dataset=dataset, status=status, on_lineage=Q(lineages=lineage_key) if lineage_key else None)
+
+
+def case_list(
+    viewer: User, *, as_expert: bool = False, dataset: Dataset | None = None, status: str = "", lineage_key: uuid.UUID | None = None
+) -> QuerySet[Case]:
+    """The cases of a list the viewer may read, as an expert or as staff (with who wrote them and their campaign)."""
+    qs = visible_cases(viewer, as_expert=as_expert).select_related("dataset", *(() if as_expert else ("author", "source_campaign")))
+    return _listed(qs, as_expert=as_expert, dataset=dataset, status=status, on_lineage=Q(lineage_id=lineage_key) if lineage_key else None)
 
 
 def review_queue(viewer: User) -> QuerySet[FaqEntry]:
@@ -322,22 +324,16 @@ def lineage_knowledge(viewer: User, lineage: CriterionLineage) -> LineageKnowled
     return LineageKnowledge(faq=faq, cases=cases, counts=counts)
 
 
-def dataset_guidelines_history(dataset: Dataset) -> list[DatasetGuidelines]:
-    """Every revision of the dataset's guidelines, newest first, with its author."""
-    return list(DatasetGuidelines.objects.filter(dataset_id=dataset.pk).select_related("author").order_by("-revision"))
+def latest_snapshots(keys: Sequence[uuid.UUID | str] | None, *, datasets: Sequence[Dataset] = ()) -> dict[str, Criterion]:
+    """Each lineage's newest snapshot (its question id, number, wording and ability as the rubric shows them now), in one query.
 
-
-def guidelines_documents(in_force: GuidelinesInForce | None) -> list[tuple[str, str]]:
-    """The guidelines a search on a judging page covers: those in force, labelled."""
-    return [(_("Guidelines"), in_force.body)] if in_force is not None else []
-
-
-def latest_snapshots(keys: Sequence[uuid.UUID | str]) -> dict[str, Criterion]:
-    """Each lineage's newest snapshot (its question id, number, wording and ability as the rubric shows them now), in one query."""
+    Of the lineages `keys`, or (None) of every lineage of `datasets`.
+    """
     found: dict[str, Criterion] = {}
-    for criterion in (
-        Criterion.objects.filter(lineage_id__in=list(keys)).select_related("item__version").order_by("lineage_id", "-item__version__number")
-    ):
+    criteria = (
+        Criterion.objects.filter(lineage_id__in=list(keys)) if keys is not None else Criterion.objects.filter(lineage__dataset__in=datasets)
+    )
+    for criterion in criteria.select_related("item__version").order_by("lineage_id", "-item__version__number"):
         found.setdefault(str(criterion.lineage_id), criterion)
     return found
 

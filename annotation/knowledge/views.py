@@ -11,6 +11,7 @@ as a message.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -52,21 +53,7 @@ def index(request: SignedInRequest) -> HttpResponse:
     kind = kind if kind in KINDS else KINDS[0]
     query = (params.get("q") or "").strip()
     index = read_models.library_index(Viewer.of(request), params, kind=kind, query=query, page=params.get("page"))
-    context: dict[str, Any] = {
-        "staff": index.staff,
-        "datasets": index.datasets,
-        "dataset": index.dataset,
-        "kind": index.kind,
-        "key": index.key,
-        "query": index.query,
-        "status": index.status,
-        "statuses": index.statuses,
-        "filter_errors": index.filters.messages,
-        "can_write_faq": index.can_write_faq,
-        "can_write_cases": index.can_write_cases,
-    }
-    optional = {"results": index.results, "page": index.page, "waiting": index.waiting, "focus": index.focus}
-    context.update({name: value for name, value in optional.items() if value is not None})
+    context = {**vars(index), "filter_errors": index.filters.messages}
     template = "annotation/knowledge/partials/results.html" if request.htmx else "annotation/knowledge/index.html"
     return render(request, template, context)
 
@@ -81,16 +68,9 @@ def faq_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     if not page.staff:
         services.record_open(user=request.user, faq=page.entry)
     context = {
-        "entry": page.entry,
-        "staff": page.staff,
+        **vars(page),
         "html": render_guidelines(page.entry.answer),
-        "criteria": page.criteria,
-        "counts": page.counts,
-        "can_edit": page.can_edit,
         "can_submit": page.can_edit,
-        "can_review": page.can_review,
-        "can_revise": page.can_revise,
-        "can_retire": page.can_retire,
         "review_form": forms.FaqReviewForm(),
     }
     return render(request, "annotation/knowledge/faq_detail.html", context)
@@ -124,19 +104,13 @@ def faq_create(request: SignedInRequest) -> HttpResponse:
     if request.method != "POST":
         form = forms.FaqForm(initial=_faq_initial(request, None, _key(request.GET.get("criterion"))), dataset=dataset)
         return _render_faq_form(request, form, None)
-    form = forms.FaqForm(request.POST, dataset=dataset)
-    if form.is_valid():
-        try:
-            content = form.content()
-            if form.errors:  # a criterion reference was not understood: say what else is wrong too, write nothing
-                services.check_faq_content(dataset, content)
-            else:
-                entry = services.create_faq_entry(author=request.user, dataset=dataset, content=content)
-                messages.success(request, _("Draft saved. Submit it for review when it is ready."))
-                return redirect("annotation:faq", pk=entry.pk)
-        except ValidationError as exc:
-            errors_into(form, exc)
-    return _render_faq_form(request, form, None, status=400)
+    return _save_faq(
+        request,
+        None,
+        forms.FaqForm(request.POST, dataset=dataset),
+        lambda content: services.create_faq_entry(author=request.user, dataset=dataset, content=content),
+        _("Draft saved. Submit it for review when it is ready."),
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -145,16 +119,28 @@ def faq_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     entry = read_models.faq_to_write(Viewer.of(request), pk, must_be="author")
     if request.method != "POST":
         return _render_faq_form(request, forms.FaqForm(initial=_faq_initial(request, entry, None), dataset=entry.dataset), entry)
-    form = forms.FaqForm(request.POST, dataset=entry.dataset)
+    return _save_faq(
+        request,
+        entry,
+        forms.FaqForm(request.POST, dataset=entry.dataset),
+        lambda content: services.edit_faq_entry(entry=entry, editor=request.user, content=content),
+        _("Draft saved."),
+    )
+
+
+def _save_faq(
+    request: SignedInRequest, entry: FaqEntry | None, form: forms.FaqForm, write: Callable[[services.FaqContent], FaqEntry], done: str
+) -> HttpResponse:
+    """Write the form's entry (a new one, or `entry` edited) and go to it; else its form again, with every error (400)."""
     if form.is_valid():
         try:
             content = form.content()
-            if form.errors:
-                services.check_faq_content(entry.dataset, content)
+            if form.errors:  # a criterion reference was not understood: say what else is wrong too, write nothing
+                services.check_faq_content(form.dataset, content)
             else:
-                services.edit_faq_entry(entry=entry, editor=request.user, content=content)
-                messages.success(request, _("Draft saved."))
-                return redirect("annotation:faq", pk=entry.pk)
+                saved = write(content)
+                messages.success(request, done)
+                return redirect("annotation:faq", pk=saved.pk)
         except ValidationError as exc:
             errors_into(form, exc)
     return _render_faq_form(request, form, entry, status=400)
@@ -230,15 +216,7 @@ def case_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     page = read_models.case_page(Viewer.of(request), pk)
     if not page.staff:
         services.record_open(user=request.user, case=page.case)
-    context = {
-        "case": page.case,
-        "staff": page.staff,
-        "html": render_guidelines(page.case.reasoning),
-        "snapshot": page.snapshot,
-        "reworded": page.reworded,
-        "counts": page.counts,
-        "can_write": page.can_write,
-    }
+    context = {**vars(page), "html": render_guidelines(page.case.reasoning), "reworded": page.reworded}
     return render(request, "annotation/knowledge/case_detail.html", context)
 
 
@@ -300,16 +278,8 @@ def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     found = read_models.case(Viewer.of(request), pk, as_expert=False)
     context: dict[str, Any] = {"case": found, "criterion": None}
     if request.method != "POST":
-        initial = {
-            "title": found.title,
-            "excerpt": found.excerpt,
-            "invented": found.invented,
-            "hit": "hit" if found.hit else "miss",
-            "reasoning": found.reasoning,
-            "cause": found.cause,
-            "tags": ", ".join(found.tags),
-        }
-        context["form"] = forms.CaseForm(initial=initial)
+        initial = {name: getattr(found, name) for name in ("title", "excerpt", "invented", "reasoning", "cause")}
+        context["form"] = forms.CaseForm(initial={**initial, "hit": "hit" if found.hit else "miss", "tags": ", ".join(found.tags)})
         return _render_case_form(request, context)
     form = forms.CaseForm(request.POST)
     context["form"] = form
@@ -389,11 +359,6 @@ def dataset_guidelines(request: SignedInRequest, name: str) -> HttpResponse:
 # --- the judging page's panel (experts, on their own assignment) -------------------------------------
 
 
-def _panel_assignment(request: SignedInRequest, public_id: str) -> Any:
-    # The expert's own work only (lapsed work too: its page opens): another's id answers 404 like an unknown one.
-    return read_models.panel_assignment(Viewer.of(request), public_id)
-
-
 def _focus(request: SignedInRequest, assignment: Any) -> Criterion | None:
     raw = request.GET.get("criterion", "")
     if not raw:
@@ -407,7 +372,7 @@ def _focus(request: SignedInRequest, assignment: Any) -> Criterion | None:
 @role_required(Role.EXPERT)
 def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
     """The library beside the judging page: FAQ entries and cases on the criterion in focus, and search (as an expert, whatever else the user is)."""
-    assignment = _panel_assignment(request, public_id)
+    assignment = read_models.panel_assignment(Viewer.of(request), public_id)
     criterion = _focus(request, assignment)
     query = (request.GET.get("q") or "").strip()
     base = reverse("annotation:judge_library", args=[public_id])
@@ -441,15 +406,12 @@ def judge_library(request: SignedInRequest, public_id: str) -> HttpResponse:
     return render(request, template, context)
 
 
-class _NoEntryNamed(Exception):
-    pass
-
-
-def _panel_entry(request: SignedInRequest, data: Any) -> tuple[FaqEntry | None, Case | None]:
-    """The FAQ entry (`faq=<id>`) or case (`case=<id>`) the request names, as an expert may read it (404 otherwise, as for an unknown id)."""
+def _panel_entry(request: SignedInRequest, data: Any) -> tuple[FaqEntry | None, Case | None] | None:
+    """The FAQ entry (`faq=<id>`) or case (`case=<id>`) the request names, as an expert may read it (404 otherwise, as for an
+    unknown id); None when it names neither."""
     faq_id, case_id = str(data.get("faq", "")), str(data.get("case", ""))
     if not faq_id.isdecimal() and not case_id.isdecimal():
-        raise _NoEntryNamed
+        return None
     return read_models.panel_entry(
         Viewer.of(request), faq_id=int(faq_id) if faq_id.isdecimal() else None, case_id=int(case_id) if case_id.isdecimal() else None
     )
@@ -463,13 +425,12 @@ def _no_entry_named() -> HttpResponse:
 @role_required(Role.EXPERT)
 def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpResponse:
     """One FAQ entry or case, opened from the judging page (recorded: who, which entry, the campaign and criterion in focus)."""
-    assignment = _panel_assignment(request, public_id)
+    assignment = read_models.panel_assignment(Viewer.of(request), public_id)
     criterion = _focus(request, assignment)
     campaign = assignment.campaign_response.campaign
-    try:
-        entry, found = _panel_entry(request, request.GET)
-    except _NoEntryNamed:
+    if (named := _panel_entry(request, request.GET)) is None:
         return _no_entry_named()
+    entry, found = named
     services.record_open(
         user=request.user, faq=entry, case=found, campaign=campaign, lineage_id=criterion.lineage_id if criterion else None
     )
@@ -492,11 +453,10 @@ def judge_library_entry(request: SignedInRequest, public_id: str) -> HttpRespons
 @role_required(Role.EXPERT)
 def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpResponse:
     """The expert says an entry helped (or not), on their latest opening of it from this campaign's judging page."""
-    assignment = _panel_assignment(request, public_id)
-    try:
-        entry, found = _panel_entry(request, request.POST)
-    except _NoEntryNamed:
+    assignment = read_models.panel_assignment(Viewer.of(request), public_id)
+    if (named := _panel_entry(request, request.POST)) is None:
         return _no_entry_named()
+    entry, found = named
     helped = request.POST.get("helped") != "no"
     services.mark_helped(user=request.user, faq=entry, case=found, campaign=assignment.campaign_response.campaign, helped=helped)
     if request.htmx:

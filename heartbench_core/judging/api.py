@@ -52,21 +52,20 @@ class JudgeRunSerializer(serializers.ModelSerializer):
 class ImportedRunSerializer(JudgeRunSerializer):
     """The judge run an import made (201) or found already there with the same verdicts (200), with what it covers."""
 
-    created = serializers.SerializerMethodField(help_text="False when an identical run was already there: nothing was written.")
-    uncovered = serializers.SerializerMethodField(help_text="Questions of the version the run holds no verdict for.")
-    responses_created = serializers.SerializerMethodField(help_text="Responses the import wrote for the model.")
+    created = serializers.BooleanField(read_only=True, help_text="False when an identical run was already there: nothing was written.")
+    uncovered = serializers.IntegerField(read_only=True, help_text="Questions of the version the run holds no verdict for.")
+    responses_created = serializers.IntegerField(read_only=True, help_text="Responses the import wrote for the model.")
 
     class Meta(JudgeRunSerializer.Meta):
         fields = [*JudgeRunSerializer.Meta.fields, "created", "uncovered", "responses_created"]
 
-    def get_created(self, run: JudgeRun) -> bool:
-        return self.context["outcome"].created
-
-    def get_uncovered(self, run: JudgeRun) -> int:
-        return self.context["outcome"].uncovered
-
-    def get_responses_created(self, run: JudgeRun) -> int:
-        return self.context["outcome"].responses_created
+    def to_representation(self, run: JudgeRun) -> dict[str, Any]:
+        """The run, and what the import did (the outcome in the context: the run has no such attributes)."""
+        outcome = self.context["outcome"]
+        return {
+            **super().to_representation(run),
+            **{name: getattr(outcome, name) for name in ("created", "uncovered", "responses_created")},
+        }
 
 
 class RunVerdictSerializer(serializers.Serializer):

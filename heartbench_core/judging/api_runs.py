@@ -8,7 +8,8 @@ an open campaign of yours judges is left out of the lists and refused by id (403
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, cast
+from operator import attrgetter
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
@@ -19,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heartbench_core.api_changes import RefusesUnknownFields
+from heartbench_core.http import signed_in
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.filters import EndpointRunFilters, RunQuestionFilters
 from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplate, JudgeTemplateRevision, RunQuestion
@@ -135,7 +137,7 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         name = data.pop("name", "")
         if judging.endpoint_exists(Viewer.of(request), name):
             raise ValidationError({"name": "an endpoint with this name exists; PATCH it instead"})
-        outcome = save_endpoint(name=name, by=_me(request), **data)
+        outcome = save_endpoint(name=name, by=signed_in(request), **data)
         return Response(EndpointSerializer(outcome.endpoint).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, name: str | None = None) -> Response:
@@ -143,7 +145,7 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         data = _valid(EndpointInputSerializer, request.data, partial=True)
         if data.pop("name", endpoint.name) != endpoint.name:
             raise ValidationError({"name": "an endpoint keeps its name; create a new one under the other name"})
-        outcome = save_endpoint(name=endpoint.name, by=_me(request), **data)
+        outcome = save_endpoint(name=endpoint.name, by=signed_in(request), **data)
         return Response(EndpointSerializer(outcome.endpoint).data)
 
 
@@ -200,7 +202,7 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
         data = _valid(TemplateInputSerializer, request.data)
         if judging.template_exists(Viewer.of(request), data["name"]):
             raise ValidationError({"name": "a template with this name exists; POST a revision to it instead"})
-        revision = add_template_revision(by=_me(request), **data)
+        revision = add_template_revision(by=signed_in(request), **data)
         created = judging.template(Viewer.of(request), revision.template.name)
         return Response(JudgeTemplateSerializer(created).data, status=status.HTTP_201_CREATED)
 
@@ -210,11 +212,22 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
         """Record a new revision of the template (its wording must differ from the newest)."""
         template = self.get_object()
         data = _valid(TemplateRevisionInputSerializer, request.data)
-        revision = add_template_revision(name=template.name, by=_me(request), **data)
+        revision = add_template_revision(name=template.name, by=signed_in(request), **data)
         return Response(TemplateRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 
 # --- runs ------------------------------------------------------------------------------------------
+
+
+class _Figure(serializers.IntegerField):
+    """A figure of the run read with the runs (`judging.run_rows`, in the context): serialising queries nothing."""
+
+    def __init__(self, figure: str, **kwargs: Any) -> None:
+        self.figure = figure
+        super().__init__(read_only=True, **kwargs)
+
+    def get_attribute(self, run: EndpointRun) -> int:
+        return attrgetter(self.figure)(self.context["rows"][run.pk])
 
 
 class EndpointRunSerializer(serializers.ModelSerializer):
@@ -230,17 +243,17 @@ class EndpointRunSerializer(serializers.ModelSerializer):
     template = serializers.CharField(source="template_revision.template.name", read_only=True, default=None)
     template_revision = serializers.IntegerField(source="template_revision.revision", read_only=True, default=None)
     requested_by: serializers.StringRelatedField[User] = serializers.StringRelatedField(allow_null=True)
-    total = serializers.SerializerMethodField()
-    done = serializers.SerializerMethodField()
-    failed = serializers.SerializerMethodField()
-    remaining = serializers.SerializerMethodField()
-    tokens_in = serializers.SerializerMethodField()
-    tokens_out = serializers.SerializerMethodField()
+    total = _Figure("progress.total")
+    done = _Figure("progress.done")
+    failed = _Figure("progress.failed")
+    remaining = _Figure("progress.remaining")
+    tokens_in = _Figure("progress.tokens_in")
+    tokens_out = _Figure("progress.tokens_out")
     estimated_cost = serializers.SerializerMethodField(
         help_text="Tokens at the endpoint's per-million prices when the run was created; null without prices."
     )
-    suspected_injections = serializers.SerializerMethodField(
-        help_text="Questions whose judged response looked like prompt injection (GET …/questions/?suspected=true lists them)."
+    suspected_injections = _Figure(
+        "suspected", help_text="Questions whose judged response looked like prompt injection (GET …/questions/?suspected=true lists them)."
     )
 
     class Meta:
@@ -278,33 +291,9 @@ class EndpointRunSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
 
-    def _row(self, run: EndpointRun) -> judging.RunRow:
-        return self.context["rows"][run.pk]  # read with the runs (`judging.run_rows`): serialising queries nothing
-
-    def get_total(self, run: EndpointRun) -> int:
-        return self._row(run).progress.total
-
-    def get_done(self, run: EndpointRun) -> int:
-        return self._row(run).progress.done
-
-    def get_failed(self, run: EndpointRun) -> int:
-        return self._row(run).progress.failed
-
-    def get_remaining(self, run: EndpointRun) -> int:
-        return self._row(run).progress.remaining
-
-    def get_tokens_in(self, run: EndpointRun) -> int:
-        return self._row(run).progress.tokens_in
-
-    def get_tokens_out(self, run: EndpointRun) -> int:
-        return self._row(run).progress.tokens_out
-
     @extend_schema_field(serializers.DecimalField(max_digits=20, decimal_places=4, allow_null=True))
     def get_estimated_cost(self, run: EndpointRun) -> Decimal | None:
-        return self._row(run).cost
-
-    def get_suspected_injections(self, run: EndpointRun) -> int:
-        return self._row(run).suspected
+        return self.context["rows"][run.pk].cost
 
 
 class RunRequestSerializer(serializers.Serializer):
@@ -325,21 +314,19 @@ class RunRequestSerializer(serializers.Serializer):
 
 
 class RunRequestedSerializer(EndpointRunSerializer):
-    created = serializers.SerializerMethodField(help_text="False: a run of the same label (or an unfinished generation run) was resumed.")
-    added = serializers.SerializerMethodField(help_text="Questions added to the run.")
-    retried = serializers.SerializerMethodField(help_text="Failed questions set to be asked again.")
+    created = serializers.BooleanField(
+        read_only=True, help_text="False: a run of the same label (or an unfinished generation run) was resumed."
+    )
+    added = serializers.IntegerField(read_only=True, help_text="Questions added to the run.")
+    retried = serializers.IntegerField(read_only=True, help_text="Failed questions set to be asked again.")
 
     class Meta(EndpointRunSerializer.Meta):
         fields = [*EndpointRunSerializer.Meta.fields, "created", "added", "retried"]
 
-    def get_created(self, run: EndpointRun) -> bool:
-        return self.context["request_outcome"].created
-
-    def get_added(self, run: EndpointRun) -> int:
-        return self.context["request_outcome"].added
-
-    def get_retried(self, run: EndpointRun) -> int:
-        return self.context["request_outcome"].retried
+    def to_representation(self, run: EndpointRun) -> dict[str, Any]:
+        """The run, and what became of the request (the outcome in the context: the run has no such attributes)."""
+        outcome = self.context["request_outcome"]
+        return {**super().to_representation(run), "created": outcome.created, "added": outcome.added, "retried": outcome.retried}
 
 
 class RunOutputSerializer(serializers.Serializer):
@@ -395,10 +382,6 @@ class RunQuestionSerializer(serializers.ModelSerializer):
         return bool(q.injection_signals)
 
 
-class MessageSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 @extend_schema_view(
     list=extend_schema(parameters=EndpointRunFilters.parameters()),
     create=extend_schema(request=RunRequestSerializer, responses={201: RunRequestedSerializer, 200: RunRequestedSerializer, 204: None}),
@@ -435,27 +418,7 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     def create(self, request: Request) -> Response:
         d = _valid(RunRequestSerializer, request.data)
         judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
-        asks_judging = d["kind"] == EndpointRun.Kind.JUDGE
-        selection = run_services.Selection(
-            difficulty=d.get("difficulty") or "",
-            scene=(d.get("scene") or "").strip(),
-            ability=(d.get("ability") or "").strip(),
-            questions=tuple(dict.fromkeys(q.strip() for q in d.get("questions") or [] if q.strip())),
-            changed_since=d.get("changed_since") if asks_judging else None,
-        )
-        common: dict[str, Any] = {
-            "dataset_name": d["dataset"],
-            "model_name": d["model"],
-            "endpoint_name": d["endpoint"],
-            "version_label": d.get("version") or None,
-            "selection": selection,
-            "requested_by": _me(request),
-            "trigger": "api",
-        }
-        if asks_judging:
-            outcome = run_services.request_judge_run(run_label=d.get("run") or None, template_name=d.get("template") or None, **common)
-        else:
-            outcome = run_services.request_answers(**common)
+        outcome = run_services.request_run(**d, requested_by=signed_in(request), trigger="api")
         if outcome.run is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], request_outcome=outcome)).data
@@ -465,20 +428,20 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
         """Stop the run (at once when no worker holds it; else within seconds, answers in flight kept)."""
-        return self._one(run_services.cancel_run(run=self.get_object(), by=_me(request)))
+        return self._one(run_services.cancel_run(run=self.get_object(), by=signed_in(request)))
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
     @action(detail=True, methods=["post"], url_path="retry-failed")
     def retry_failed(self, request: Request, pk: str | None = None) -> Response:
         """Ask the run's failed questions again (a worker takes them)."""
-        run_services.retry_failed(run=self.get_object(), by=_me(request))
+        run_services.retry_failed(run=self.get_object(), by=signed_in(request))
         return self._one(self.get_object())
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
         """Hand a cancelled or stopped run to a worker again."""
-        run_services.resume_run(run=self.get_object(), by=_me(request))
+        run_services.resume_run(run=self.get_object(), by=signed_in(request))
         return self._one(self.get_object())
 
     @extend_schema(parameters=RunQuestionFilters.parameters(), responses={200: RunQuestionSerializer(many=True)})
@@ -487,8 +450,3 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         """The run's questions in file order: status, requests, tokens, why one failed, every raw answer, signs of prompt injection."""
         questions = judging.run_questions(Viewer.of(request), self.get_object(), request.query_params)
         return Response(RunQuestionSerializer(questions, many=True).data)
-
-
-def _me(request: Request) -> User:
-    """The signed-in admin (the permission class admits no one else)."""
-    return cast("User", request.user)

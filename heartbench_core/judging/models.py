@@ -14,8 +14,6 @@ from django.utils.translation import pgettext_lazy
 
 from heartbench_core.models import DatasetVersion, Item, JudgeRun, LanguageModel, LeasedQuerySet, ModelResponse, User
 
-ENV_VAR_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
-
 
 class Endpoint(models.Model):
     """A named OpenAI-compatible chat-completions service: a judge, or a model under test.

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models import Count, Max, QuerySet
 
 from heartbench_core.blindness import CLOSED_MODEL
 from heartbench_core.judging import endpoint_policy
@@ -30,7 +30,7 @@ from heartbench_core.judging.models import (
     RunQuestionQuerySet,
 )
 from heartbench_core.judging.run_display import describe_signal, estimated_cost, problem_parts
-from heartbench_core.judging.services.runs import Progress
+from heartbench_core.judging.services.runs import Progress, progress_counts
 from heartbench_core.models import Dataset, JudgeRun, LanguageModel
 from heartbench_core.read_models import Viewer, one, read_model
 from heartbench_core.roles import Role
@@ -99,23 +99,11 @@ def run_rows(viewer: Viewer, runs: list[EndpointRun]) -> list[RunRow]:
         row["run_id"]: row
         for row in RunQuestion.objects.filter(run_id__in=ids)
         .values("run_id")
-        .annotate(
-            total=Count("id"),
-            done=Count("id", filter=Q(status=RunQuestion.Status.DONE)),
-            failed=Count("id", filter=Q(status=RunQuestion.Status.FAILED)),
-            tokens_in=Sum("tokens_in"),
-            tokens_out=Sum("tokens_out"),
-            suspected=Count("id", filter=SUSPECTED_INJECTION),
-        )
+        .annotate(**progress_counts(), suspected=Count("id", filter=SUSPECTED_INJECTION))
         .order_by()
     }
-    out = []
-    for each in runs:
-        r = rows.get(each.pk, {})
-        total, done, failed = r.get("total", 0), r.get("done", 0), r.get("failed", 0)
-        progress = Progress(total, done, failed, total - done - failed, r.get("tokens_in") or 0, r.get("tokens_out") or 0)
-        out.append(RunRow(each, progress, estimated_cost(each, progress), r.get("suspected", 0)))
-    return out
+    progress = {each.pk: Progress.of(rows.get(each.pk, {})) for each in runs}
+    return [RunRow(r, progress[r.pk], estimated_cost(r, progress[r.pk]), rows.get(r.pk, {}).get("suspected", 0)) for r in runs]
 
 
 @dataclass(frozen=True)
@@ -206,18 +194,12 @@ def endpoint_exists(viewer: Viewer, name: str) -> bool:
     return bool(name) and Endpoint.objects.filter(name=name).exists()
 
 
-@dataclass(frozen=True)
-class EndpointPage:
-    endpoint: Endpoint
-    refusals: list[str]
-
-
 @read_model
-def endpoint(viewer: Viewer, name: str) -> EndpointPage:
+def endpoint(viewer: Viewer, name: str) -> EndpointRow:
     """One endpoint by name (404) with why it cannot be used."""
     viewer.require(Role.ADMIN)
     found = one(Endpoint.objects.all(), name=name)
-    return EndpointPage(found, refusals_of(found))
+    return EndpointRow(found, refusals_of(found))
 
 
 @read_model

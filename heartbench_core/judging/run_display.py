@@ -97,13 +97,8 @@ def cost_of(run: EndpointRun, progress: Progress) -> str:
 
 def describe_selection(selection: dict[str, Any]) -> list[tuple[str, str]]:
     """How a run's questions were chosen: (what, value) pairs in the reader's language; empty when nothing narrowed them."""
-    parts = []
-    if selection.get("difficulty"):
-        parts.append((_("difficulty"), str(selection["difficulty"])))
-    if selection.get("scene"):
-        parts.append((_("primary scene"), str(selection["scene"])))
-    if selection.get("ability"):
-        parts.append((_("ability"), str(selection["ability"])))
+    named = {"difficulty": _("difficulty"), "scene": _("primary scene"), "ability": _("ability")}
+    parts = [(label, str(selection[key])) for key, label in named.items() if selection.get(key)]
     if selection.get("changed_since"):
         parts.append((_("criteria changed since judge run"), f"#{selection['changed_since']}"))
     if selection.get("questions"):

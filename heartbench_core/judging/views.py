@@ -11,12 +11,12 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from heartbench_core.form_errors import errors_into
+from heartbench_core.form_errors import errors_into, messages_of
 from heartbench_core.http import SignedInRequest
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.endpoint_policy import key_variable_allowed
 from heartbench_core.judging.forms import EndpointForm, RunForm, TemplateRevisionForm
-from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplateRevision
+from heartbench_core.judging.models import Endpoint, JudgeTemplateRevision
 from heartbench_core.judging.run_display import describe_selection
 from heartbench_core.judging.services import runs as run_services
 from heartbench_core.judging.services.endpoints import add_template_revision, default_template, save_endpoint
@@ -52,14 +52,7 @@ def _key_present(endpoint: Endpoint) -> bool | None:
 def index(request: SignedInRequest) -> HttpResponse:
     default_template(by=request.user)
     shown = judging.index(Viewer.of(request), page_number=request.GET.get("page"), per_page=RUNS_PER_PAGE)
-    context = {
-        "endpoints": shown.endpoints,
-        "templates": shown.templates,
-        "page": shown.page,
-        "rows": shown.rows,
-        "datasets": shown.datasets,
-    }
-    return render(request, "heartbench_core/judging/index.html", context)
+    return render(request, "heartbench_core/judging/index.html", vars(shown))
 
 
 def _save_endpoint(request: SignedInRequest, form: EndpointForm, *, name: str) -> Endpoint | None:
@@ -102,26 +95,22 @@ def endpoint_detail(request: SignedInRequest, name: str) -> HttpResponse:
             return redirect(endpoint)
     else:
         form = EndpointForm.of(endpoint)
-    context = {
-        "form": form,
-        "endpoint": endpoint,
-        "rows": judging.endpoint_runs(viewer, endpoint),
-        "key_present": _key_present(endpoint),
-        "refusals": found.refusals,
-    }
+    context = {**vars(found), "form": form, "rows": judging.endpoint_runs(viewer, endpoint), "key_present": _key_present(endpoint)}
     return render(request, "heartbench_core/judging/endpoint.html", context, status=400 if form.errors else 200)
 
 
 def _add_revision(request: SignedInRequest, form: TemplateRevisionForm, *, name: str) -> JudgeTemplateRevision | None:
     """Record the valid form's wording as the template's next revision; None with the service's errors on the form."""
-    d = form.cleaned_data
     try:
-        return add_template_revision(
-            name=name, description=d["description"], system=d["system"], user=d["user"], change_note=d["change_note"], by=request.user
-        )
+        return add_template_revision(**{**form.cleaned_data, "name": name}, by=request.user)
     except ValidationError as exc:
         errors_into(form, exc)
         return None
+
+
+def _wording(revision: JudgeTemplateRevision | None) -> dict[str, str]:
+    """What a new revision's form starts from: the revision's messages (blank without one)."""
+    return {"system": revision.system if revision else "", "user": revision.user if revision else ""}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -137,7 +126,7 @@ def template_new(request: SignedInRequest) -> HttpResponse:
             return redirect(revision.template)
     if request.method != "POST":
         base = judging.newest_revision(Viewer.of(request), default_template(by=request.user))
-        form = TemplateRevisionForm(initial={"system": base.system if base else "", "user": base.user if base else ""})
+        form = TemplateRevisionForm(initial=_wording(base))
     return render(request, "heartbench_core/judging/template_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
@@ -157,14 +146,7 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
             messages.success(request, _("Revision %(n)d recorded.") % {"n": revision.revision})
             return redirect(template)
     else:
-        form = TemplateRevisionForm(
-            initial={
-                "name": template.name,
-                "description": template.description,
-                "system": newest.system if newest else "",
-                "user": newest.user if newest else "",
-            }
-        )
+        form = TemplateRevisionForm(initial={"name": template.name, "description": template.description, **_wording(newest)})
     context = {"template": template, "revisions": revisions, "newest": newest, "form": form}
     return render(request, "heartbench_core/judging/template.html", context, status=400 if form.errors else 200)
 
@@ -173,12 +155,9 @@ def template_detail(request: SignedInRequest, name: str) -> HttpResponse:
 @admin_only
 def template_revision(request: SignedInRequest, name: str, revision: int) -> HttpResponse:
     found = judging.template_revision(Viewer.of(request), name, revision)
-    template, shown, previous = found.template, found.revision, found.previous
-    explained = explains_fence(PromptTemplate(shown.system, shown.user))
+    explained = explains_fence(PromptTemplate(found.revision.system, found.revision.user))
     context = {
-        "template": template,
-        "revision": shown,
-        "previous": previous,
+        **vars(found),  # the template, the revision and the one before
         "notice": "" if explained else fence_notice("$fence"),
         "fence_open": fence_open("$fence"),
         "fence_close": fence_close("$fence"),
@@ -214,29 +193,9 @@ def run_new(request: SignedInRequest) -> HttpResponse:
 
 
 def _request_run(request: SignedInRequest, d: dict[str, Any]) -> run_services.RunRequest:
-    kind = d["kind"]
     judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
-    selection = run_services.Selection(
-        difficulty=d.get("difficulty") or "",
-        scene=(d.get("scene") or "").strip(),
-        ability=(d.get("ability") or "").strip(),
-        questions=run_services.Selection.parse_ids(d.get("questions")),
-        changed_since=d.get("changed_since") if kind == EndpointRun.Kind.JUDGE else None,
-    )
-    common = {
-        "dataset_name": d["dataset"],
-        "model_name": d["model"],
-        "endpoint_name": d["endpoint"],
-        "version_label": (d.get("version") or "").strip() or None,
-        "selection": selection,
-        "requested_by": request.user,
-        "trigger": "page",
-    }
-    if kind == EndpointRun.Kind.JUDGE:
-        return run_services.request_judge_run(
-            run_label=(d.get("run") or "").strip() or None, template_name=d.get("template") or None, **common
-        )
-    return run_services.request_answers(**common)
+    questions = (d.get("questions") or "").split(",")  # comma-separated on the page
+    return run_services.request_run(**{**d, "questions": questions}, requested_by=request.user, trigger="page")
 
 
 @require_safe
@@ -266,10 +225,7 @@ def _run_action(request: SignedInRequest, pk: int, action: str) -> HttpResponse:
             run_services.resume_run(run=run, by=request.user)
             messages.success(request, _("Run handed to a worker again."))
     except ValidationError as exc:
-        messages.error(
-            request,
-            " ".join(m for msgs in exc.message_dict.values() for m in msgs) if hasattr(exc, "error_dict") else " ".join(exc.messages),
-        )
+        messages.error(request, " ".join(messages_of(exc)))
     return redirect(run)
 
 

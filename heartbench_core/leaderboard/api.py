@@ -16,8 +16,7 @@ from rest_framework.views import APIView
 
 from heartbench_core.judging.api import IsScoringStaff
 from heartbench_core.leaderboard import read_models
-from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_A_JUDGE, NOT_IN_REPORT, ONLY_ALL_PAPER, calibrated_boards
-from heartbench_core.lib.agreement_report import Figure, Interval
+from heartbench_core.leaderboard.calibrated import NOT_A_JUDGE, ONLY_ALL_PAPER, calibrated_boards, calibrated_of
 from heartbench_core.lib.scoring import CATASTROPHIC_MODES
 from heartbench_core.read_models import Viewer
 from heartbench_core.services.scoring import SUBSETS, ModelScores
@@ -94,7 +93,7 @@ class LeaderboardAltTestSerializer(serializers.Serializer):
     advantage_probability = CalibratedFigureSerializer(
         help_text="Share of an expert's responses the judge wins, averaged over the experts."
     )
-    can_replace_an_expert = serializers.BooleanField(allow_null=True, help_text="Winning rate ≥ 0.5; null when undefined.")
+    can_replace_an_expert = serializers.BooleanField(source="passed", allow_null=True, help_text="Winning rate ≥ 0.5; null when undefined.")
     epsilon = serializers.FloatField(help_text="The release policy's cost–benefit margin ε the test was run with.")
     experts_tested = serializers.IntegerField()
     experts_left_out = serializers.IntegerField(help_text="Experts with too few responses to be tested.")
@@ -222,43 +221,26 @@ def _calibrated(rows: list[ModelScores], *, whole: bool) -> list[dict[str, Any]]
     boards = calibrated_boards(rows[0].verdicts.version, {row.model for row in rows})
     out: list[dict[str, Any]] = []
     for row in rows:
-        board = boards.get(str(row.verdicts.meta.get("judge")))
-        m = board.model(row.model, str(row.verdicts.meta.get("run") or "")) if board else None
+        board, m, reason = calibrated_of(boards, str(row.verdicts.meta.get("judge")), row.model, str(row.verdicts.meta.get("run") or ""))
         if board is None or m is None:
-            out.append({"calibrated": None, "calibrated_reason": NOT_IN_REPORT if board else NO_REPORT})
+            out.append({"calibrated": None, "calibrated_reason": reason})
             continue
-
-        def figure(f: Figure) -> dict[str, Any]:
-            return {"value": f.value, "n": f.n, "reason": f.reason}
-
-        def interval(i: Interval) -> dict[str, Any]:
-            return {"low": i.low, "high": i.high, "reason": i.reason}
-
-        o = m.overall
+        o = m.overall  # its figures and intervals are serialised as they are (value, n, reason; low, high, reason)
         cell = {
             "report": board.report_id,
             "campaign": board.campaign,
-            "judge_only": figure(o.judge),
-            "experts": figure(o.experts),
-            "experts_ci95": interval(o.experts_ci95),
-            "corrected": figure(o.corrected),
-            "corrected_ci95": interval(o.corrected_ci95),
+            "judge_only": o.judge,
+            "experts": o.experts,
+            "experts_ci95": o.experts_ci95,
+            "corrected": o.corrected,
+            "corrected_ci95": o.corrected_ci95,
             "lam": o.lam,
             "judge_rank": m.judge_rank,
             "corrected_rank": m.corrected_rank,
             "rank_change": m.rank_change,
-            "kendall_tau": figure(board.kendall_tau),
+            "kendall_tau": board.kendall_tau,
             "experts_resampled": board.experts_resampled,
-            "judge_alt_test": None
-            if board.alt_test is None
-            else {
-                "winning_rate": figure(board.alt_test.winning_rate),
-                "advantage_probability": figure(board.alt_test.advantage_probability),
-                "can_replace_an_expert": board.alt_test.passed,
-                "epsilon": board.alt_test.epsilon,
-                "experts_tested": board.alt_test.experts_tested,
-                "experts_left_out": board.alt_test.experts_left_out,
-            },
+            "judge_alt_test": board.alt_test,
         }
         out.append({"calibrated": cell, "calibrated_reason": None})
     return out

@@ -50,6 +50,15 @@ def register_calibrated_source(source: Source) -> None:
     _source = source
 
 
+def calibrated_of(
+    boards: dict[str, CalibratedBoard], judge: str, model: str, run: str
+) -> tuple[CalibratedBoard | None, CalibratedModel | None, Reason | None]:
+    """The judge's board, the model's calibrated scores in it (for this run), and why there are none (None when there are)."""
+    board = boards.get(judge)
+    found = board.model(model, run) if board else None
+    return board, found, None if found is not None else NOT_IN_REPORT if board else NO_REPORT
+
+
 def calibrated_boards(version: DatasetVersion, models: Collection[str]) -> dict[str, CalibratedBoard]:
     """Each judge's latest human-calibrated scores of `models` on the version (empty without a source or a report)."""
     return _source(version, models) if _source is not None else {}

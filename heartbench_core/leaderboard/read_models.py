@@ -139,7 +139,7 @@ def leaderboard_page(viewer: Viewer, name: str, label: str, params: Mapping[str,
         charted=charted,
         chart=selectors.ability_chart(charted),
         chart_partial=len(shown) > selectors.CHART_SERIES,
-        judges=selectors.judges_of(version),
+        judges=list(JudgeRun.objects.filter(version=version).order_by("judge").values_list("judge", flat=True).distinct()),
         scenes=scenes_of(version),
         filters=filters,
     )
@@ -216,13 +216,8 @@ def models_scores_page(viewer: Viewer, params: Mapping[str, Any], *, size: int) 
     """
     filters = ScoredLeaderboardFilters(params).check()
     given = filters.values
-    dataset_name, judge, run, version_label, top = (
-        given["dataset"],
-        given.get("judge"),
-        given.get("run"),
-        given.get("version"),
-        given.get("top"),
-    )
+    dataset_name, version_label, top = given["dataset"], given.get("version"), given.get("top")
+    judge, run = given.get("judge"), given.get("run")
     query = {
         "dataset": dataset_name,
         "source": given.get("source") or "judge",

@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import CharField, Exists, F, OrderBy, OuterRef, QuerySet, Value, Window
 from django.db.models.functions import Cast, Collate, Concat, RowNumber
 
-from heartbench_core.leaderboard.calibrated import NO_REPORT, NOT_IN_REPORT, ONLY_ALL_PAPER, CalibratedBoard, calibrated_boards
+from heartbench_core.leaderboard.calibrated import ONLY_ALL_PAPER, CalibratedBoard, calibrated_boards, calibrated_of
 from heartbench_core.lib.agreement_report import AltTest, CalibratedModel
 from heartbench_core.lib.scoring import decay_percent
 from heartbench_core.lib.taxonomy import ABILITIES, DIMENSIONS
@@ -73,10 +73,6 @@ def judge_runs_of(version: DatasetVersion, *, judge: str | None = None, run: str
     return list(runs.order_by("model__name", "judge", "label"))
 
 
-def judges_of(version: DatasetVersion) -> list[str]:
-    return list(JudgeRun.objects.filter(version=version).order_by("judge").values_list("judge", flat=True).distinct())
-
-
 def leaderboard(
     version: DatasetVersion, *, judge: str | None = None, run: str | None = None, mode: str = "paper", scene: str | None = None
 ) -> list[LeaderboardRow]:
@@ -105,10 +101,7 @@ def _add_calibrated(version: DatasetVersion, rows: list[LeaderboardRow], *, whol
         return
     boards = calibrated_boards(version, {row.run.model.name for row in rows})
     for row in rows:
-        row.board = boards.get(row.run.judge)
-        row.calibrated = row.board.model(row.run.model.name, row.run.label) if row.board else None
-        if row.calibrated is None:
-            row.calibrated_reason = NOT_IN_REPORT if row.board else NO_REPORT
+        row.board, row.calibrated, row.calibrated_reason = calibrated_of(boards, row.run.judge, row.run.model.name, row.run.label)
 
 
 @dataclass(frozen=True)

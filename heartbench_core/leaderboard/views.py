@@ -35,19 +35,11 @@ def leaderboard(request: HtmxHttpRequest, name: str, label: str) -> HttpResponse
     version, asked = shown.version, shown.filters
     filters = {"judge": "", "scene": "", **asked.values, "q": asked.search, "catastrophic": asked.mode}
     context = {
-        "version": version,
+        **vars(shown),
         "dataset": version.dataset,
-        "rows": shown.rows,
-        "page": shown.page,
-        "total": shown.total,
         "page_query": urlencode({k: v for k, v in filters.items() if v}),
-        "chart": shown.chart,
-        "charted": shown.charted,
-        "chart_partial": shown.chart_partial,
         "abilities": ABILITIES,
         "dimensions": DIMENSIONS,
-        "judges": shown.judges,
-        "scenes": shown.scenes,
         "filters": filters,
         "filter_errors": asked.messages,
         "modes": CATASTROPHIC_MODES,
@@ -68,14 +60,11 @@ def leaderboard_model(request: HtmxHttpRequest, name: str, label: str, model: st
     if sort == "score":
         questions.sort(key=lambda q: (q.score is None, q.score if q.score is not None else 0.0))
     context = {
-        "version": version,
+        **vars(found),
         "dataset": version.dataset,
-        "run": run,
-        "other_runs": found.other_runs,
         "result": result,
         "question_rows": [(q, [q.abilities.get(a.label) for a in ABILITIES]) for q in questions],
         "abilities": ABILITIES,
-        "scenes": found.scenes,
         "filters": {"subset": filters.scored_subset, "scene": scene or "", "catastrophic": mode, "sort": sort},
         "filter_errors": filters.messages,
         "subsets": SUBSETS,

@@ -45,7 +45,6 @@ from heartbench_core.services import api_tokens as token_services
 
 ROLE_VALUES = [r.value for r in Role]
 PAGE_SIZE = 50
-STATES = [s.value for s in ApiToken.State]
 
 
 # --- people API ----------------------------------------------------------------------------------
@@ -239,19 +238,26 @@ class IssuedTokenSerializer(ApiTokenSerializer):
         return str(self.context["text"])
 
 
-class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[ApiToken]):
+class _Tokens(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[ApiToken]):
+    serializer_class = ApiTokenSerializer
+    ordering_fields = ["created_at", "expires_at", "last_used_at"]
+
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        token_services.revoke_token(token=self.get_object(), by=signed_in(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=TokenFilters.parameters()),
+    destroy=extend_schema(description="Revoke the token (it keeps its row, saying when and by whom); revoking it again changes nothing."),
+)
+class TokenViewSet(_Tokens):
     """Admins list every user's tokens, issue one for any active user (POST; the token is in this answer only) and revoke (DELETE)."""
 
-    serializer_class = ApiTokenSerializer
     permission_classes = [role_permission(Role.ADMIN)]
-    ordering_fields = ["created_at", "expires_at", "last_used_at"]
 
     def get_queryset(self) -> QuerySet[ApiToken]:
         return people.tokens(Viewer.of(self.request), self.request.query_params, strict=True).tokens
-
-    @extend_schema(parameters=TokenFilters.parameters())
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=IssueTokenSerializer, responses={201: IssuedTokenSerializer})
     def create(self, request: Request) -> Response:
@@ -261,25 +267,13 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Dest
         issued = token_services.issue_token(user=data["username"], name=data["name"], days=data.get("days"), by=signed_in(request))
         return Response(IssuedTokenSerializer(issued.token, context={"text": issued.text}).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(description="Revoke the token (it keeps its row, saying when and by whom); revoking it again changes nothing.")
-    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        token_services.revoke_token(token=self.get_object(), by=signed_in(request))
-        return Response(status=status.HTTP_204_NO_CONTENT)
 
-
-class MyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[ApiToken]):
+@extend_schema_view(destroy=extend_schema(description="Revoke one of your tokens; revoking it again changes nothing."))
+class MyTokenViewSet(_Tokens):
     """The caller's own tokens: list them and revoke one (a pipeline may revoke the token it uses); another's is a 404."""
-
-    serializer_class = ApiTokenSerializer
-    ordering_fields = ["created_at", "expires_at", "last_used_at"]
 
     def get_queryset(self) -> QuerySet[ApiToken]:
         return people.own_tokens(Viewer.of(self.request))
-
-    @extend_schema(description="Revoke one of your tokens; revoking it again changes nothing.")
-    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        token_services.revoke_token(token=self.get_object(), by=signed_in(request))
-        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # --- pages ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Every action is two POSTs: the first shows what will happen and asks to confirm,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -36,10 +37,6 @@ PAGE_SIZE = 50
 admin_only = role_required(Role.ADMIN)
 
 
-def _base_url(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/")
-
-
 def _person_or_404(request: HttpRequest, user_id: int) -> Person:
     found = people.person(Viewer.of(request), user_id)
     if found is None:
@@ -48,9 +45,9 @@ def _person_or_404(request: HttpRequest, user_id: int) -> Person:
 
 
 def _confirm(
-    request: HttpRequest, *, title: str, lines: list[str], action: str, fields: list[tuple[str, str]], button: str, back: str
+    request: HttpRequest, *, title: str, lines: list[str], action: str, button: str, back: str, fields: list[tuple[str, str]] | None = None
 ) -> HttpResponse:
-    context = {"title": title, "lines": lines, "action": action, "fields": fields, "button": button, "back": back}
+    context = {"title": title, "lines": lines, "action": action, "fields": fields or [], "button": button, "back": back}
     return render(request, "heartbench_core/people_confirm.html", context)
 
 
@@ -77,10 +74,8 @@ def _detail_page(request: SignedInRequest, person: Person, *, invite_link: str =
     shown = people.person_page(Viewer.of(request), person)
     form = RolesForm(initial={"roles": [r.value for r in shown.held_roles]})
     context = {
-        "person": person,
+        **vars(shown),
         "form": form,
-        "changes": shown.changes,
-        "tokens": shown.tokens,
         "me": person.user.pk == request.user.pk,
         "mail_delivered": mail_is_delivered(),
         "invite_link": invite_link,
@@ -111,16 +106,7 @@ def invite(request: SignedInRequest) -> HttpResponse:
         d = form.cleaned_data
         if request.POST.get("confirm"):
             try:
-                invitation = services.invite_user(
-                    email=d["email"],
-                    username=d["username"],
-                    first_name=d["first_name"],
-                    last_name=d["last_name"],
-                    roles=d["roles"],
-                    language=d["language"],
-                    by=request.user,
-                    base_url=_base_url(request),
-                )
+                invitation = services.invite_user(**d, by=request.user, base_url=request.build_absolute_uri("/"))
             except ValidationError as exc:
                 errors_into(form, exc)
             else:
@@ -193,15 +179,23 @@ def person_roles(request: SignedInRequest, user_id: int) -> HttpResponse:
             button=_("Change roles"),
             back=back,
         )
-    try:
+
+    def act() -> str:
         services.set_roles(user=person.user, roles=[r.value for r in wanted], by=request.user)
+        return _("The roles of %(username)s are now: %(roles)s.") % {"username": person.user.username, "roles": _labels(wanted)}
+
+    return _done(request, act, back)
+
+
+def _done(request: SignedInRequest, act: Callable[[], str], back: str) -> HttpResponse:
+    """Do a confirmed action and say what was done (what `act` returns), or why it was refused; back to the person's page."""
+    try:
+        said = act()
     except ValidationError as exc:
         for m in messages_of(exc):
             messages.error(request, m)
     else:
-        messages.success(
-            request, _("The roles of %(username)s are now: %(roles)s.") % {"username": person.user.username, "roles": _labels(wanted)}
-        )
+        messages.success(request, said)
     return redirect(back)
 
 
@@ -224,22 +218,16 @@ def person_deactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
                 _("You can reactivate them later, with the same roles."),
             ],
             action=reverse("people:deactivate", args=[user_id]),
-            fields=[],
             button=_("Deactivate"),
             back=back,
         )
-    try:
+
+    def act() -> str:
         released = services.deactivate_user(user=person.user, by=request.user)
-    except ValidationError as exc:
-        for m in messages_of(exc):
-            messages.error(request, m)
-    else:
-        messages.success(
-            request,
-            _("%(username)s is deactivated; %(released)d open assignments were released.")
-            % {"username": person.user.username, "released": released},
-        )
-    return redirect(back)
+        message = _("%(username)s is deactivated; %(released)d open assignments were released.")
+        return message % {"username": person.user.username, "released": released}
+
+    return _done(request, act, back)
 
 
 @require_POST
@@ -253,18 +241,15 @@ def person_reactivate(request: SignedInRequest, user_id: int) -> HttpResponse:
             title=_("Reactivate %(username)s?") % {"username": person.user.username},
             lines=[_("They can sign in again, with the roles shown on their page.")],
             action=reverse("people:reactivate", args=[user_id]),
-            fields=[],
             button=_("Reactivate"),
             back=back,
         )
-    try:
+
+    def act() -> str:
         services.reactivate_user(user=person.user, by=request.user)
-    except ValidationError as exc:
-        for m in messages_of(exc):
-            messages.error(request, m)
-    else:
-        messages.success(request, _("%(username)s can sign in again.") % {"username": person.user.username})
-    return redirect(back)
+        return _("%(username)s can sign in again.") % {"username": person.user.username}
+
+    return _done(request, act, back)
 
 
 @require_POST
@@ -288,12 +273,11 @@ def person_resend(request: SignedInRequest, user_id: int) -> HttpResponse:
                 ),
             ],
             action=reverse("people:resend", args=[user_id]),
-            fields=[],
             button=_("Send a new invitation") if mail_is_delivered() else _("Make a new invitation link"),
             back=back,
         )
     try:
-        invitation = services.resend_invite(user=person.user, by=request.user, base_url=_base_url(request))
+        invitation = services.resend_invite(user=person.user, by=request.user, base_url=request.build_absolute_uri("/"))
     except ValidationError as exc:
         for m in messages_of(exc):
             messages.error(request, m)

@@ -64,14 +64,15 @@ def can_write_cases(user: User) -> bool:
 # --- shared checks --------------------------------------------------------------------------------
 
 
-def _tags(raw: Iterable[str] | str | None, errors: dict[str, list[str]]) -> list[str]:
-    """Tags: comma-separated text or a list; stripped, distinct, each short."""
+def _distinct(raw: Iterable[str] | str | None) -> list[str]:
+    """Comma-separated text (either comma) or a list: stripped, without blanks or repeats, in order."""
     items = raw.replace("，", ",").split(",") if isinstance(raw, str) else list(raw or [])
-    tags: list[str] = []
-    for item in items:
-        tag = str(item).strip()
-        if tag and tag not in tags:
-            tags.append(tag)
+    return list(dict.fromkeys(text for text in (str(item).strip() for item in items) if text))
+
+
+def _tags(raw: Iterable[str] | str | None, errors: dict[str, list[str]]) -> list[str]:
+    """Tags (`_distinct`), each short."""
+    tags = _distinct(raw)
     if len(tags) > MAX_TAGS:
         errors.setdefault("tags", []).append(_("At most %(n)d tags.") % {"n": MAX_TAGS})
     if any(len(t) > TAG_MAX_CHARS for t in tags):
@@ -112,15 +113,10 @@ def _lineages(dataset: Dataset, keys: Iterable[str | uuid.UUID], errors: dict[st
 
 
 def _abilities(dataset: Dataset, raw: Iterable[str] | str | None, errors: dict[str, list[str]]) -> list[str]:
-    items = raw.replace("，", ",").split(",") if isinstance(raw, str) else list(raw or [])
-    labels: list[str] = []
-    for item in items:
-        label = str(item).strip()
-        if not label or label in labels:
-            continue
+    labels = _distinct(raw)
+    for label in labels:
         if not is_known_label(label, dataset.extra_labels or ()):
             errors.setdefault("abilities", []).append(_("Unknown ability label %(label)r.") % {"label": label})
-        labels.append(label)
     return labels
 
 
@@ -367,10 +363,6 @@ class CaseSource:
     adjudication_id: int | None = None
 
 
-def _case_texts(title: str, excerpt: str, reasoning: str, tags: Sequence[str]) -> dict[str, str]:
-    return {"title": title, "excerpt": excerpt, "reasoning": reasoning, "tags": "\n".join(tags)}
-
-
 def _case_checked(content: CaseContent, source: CaseSource, *, names: Sequence[str] | None = None) -> dict[str, Any]:
     """The case's fields, checked by every rule a case obeys (however it is written: page, API, adjudication, import)."""
     errors: dict[str, list[str]] = {}
@@ -392,7 +384,7 @@ def _case_checked(content: CaseContent, source: CaseSource, *, names: Sequence[s
         and not CampaignResponse.objects.filter(campaign=source.campaign, response=source.response).exists()
     ):
         errors.setdefault("source_response", []).append(_("This response was not sampled into the case's campaign."))
-    texts = _case_texts(title, excerpt, reasoning, tags)
+    texts = {"title": title, "excerpt": excerpt, "reasoning": reasoning, "tags": "\n".join(tags)}
     # A case on a real response may quote it: the visibility rules keep it from whoever rates that response.
     # An invented one may not (it reaches experts while its campaign runs), nor any case another response.
     own = source.response.pk if source.response is not None and not content.invented else None

@@ -22,19 +22,21 @@ import json
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from rest_framework import serializers
 
 from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
-from annotation.knowledge.selectors import visible_cases
+from annotation.knowledge.selectors import latest_snapshots, visible_cases
 from annotation.knowledge.services.knowledge import (
     CaseContent,
     CaseSource,
@@ -56,10 +58,6 @@ from heartbench_core.models import Criterion, CriterionLineage, Dataset, Dataset
 FORMAT = 1
 
 
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def _criterion_ref(key: uuid.UUID, snapshots: dict[str, Criterion]) -> dict[str, Any]:
     snapshot = snapshots.get(str(key))
     return {
@@ -70,34 +68,15 @@ def _criterion_ref(key: uuid.UUID, snapshots: dict[str, Criterion]) -> dict[str,
     }
 
 
-def _latest_snapshots(datasets: list[Dataset]) -> dict[str, Criterion]:
-    found: dict[str, Criterion] = {}
-    for criterion in (
-        Criterion.objects.filter(lineage__dataset__in=datasets).select_related("item").order_by("lineage_id", "-item__version__number")
-    ):
-        found.setdefault(str(criterion.lineage_id), criterion)
-    return found
-
-
 def export_lines(*, dataset: Dataset | None = None, viewer: User | None = None) -> Iterator[str]:
     """The library (one dataset's, or every dataset's) as JSON lines, guidelines first; with a `viewer`, only what they may read as staff."""
     datasets = [dataset] if dataset is not None else list(Dataset.objects.order_by("name"))
-    snapshots = _latest_snapshots(datasets)
+    snapshots = latest_snapshots(None, datasets=datasets)
     for g in (
         DatasetGuidelines.objects.filter(dataset__in=datasets).select_related("dataset", "author").order_by("dataset__name", "revision")
     ):
-        yield _line(
-            {
-                "type": "guidelines",
-                "format": FORMAT,
-                "dataset": g.dataset.name,
-                "revision": g.revision,
-                "body": g.body,
-                "change_note": g.change_note,
-                "author": g.author.username if g.author else None,
-                "created_at": _iso(g.created_at),
-            }
-        )
+        author = g.author.username if g.author else None
+        yield _line(g, "guidelines", "dataset revision body change_note author created_at", dataset=g.dataset.name, author=author)
     entries = (
         FaqEntry.objects.filter(dataset__in=datasets)
         .select_related("dataset", "author", "reviewer", "replaces")
@@ -105,26 +84,15 @@ def export_lines(*, dataset: Dataset | None = None, viewer: User | None = None) 
     )
     for e in entries.order_by("id"):  # an entry comes after the one it replaces
         yield _line(
-            {
-                "type": "faq",
-                "format": FORMAT,
-                "uid": str(e.uid),
-                "dataset": e.dataset.name,
-                "question": e.question,
-                "answer": e.answer,
-                "tags": e.tags,
-                "abilities": e.abilities,
-                "criteria": [_criterion_ref(lineage.key, snapshots) for lineage in sorted(e.lineages.all(), key=lambda x: str(x.key))],
-                "status": e.status,
-                "author": e.author.username,
-                "reviewer": e.reviewer.username if e.reviewer else None,
-                "review_note": e.review_note,
-                "replaces": str(e.replaces.uid) if e.replaces else None,
-                "created_at": _iso(e.created_at),
-                "submitted_at": _iso(e.submitted_at),
-                "published_at": _iso(e.published_at),
-                "retired_at": _iso(e.retired_at),
-            }
+            e,
+            "faq",
+            "uid dataset question answer tags abilities criteria status author reviewer review_note replaces created_at submitted_at "
+            "published_at retired_at",
+            dataset=e.dataset.name,
+            criteria=[_criterion_ref(lineage.key, snapshots) for lineage in sorted(e.lineages.all(), key=lambda x: str(x.key))],
+            author=e.author.username,
+            reviewer=e.reviewer.username if e.reviewer else None,
+            replaces=str(e.replaces.uid) if e.replaces else None,
         )
     cases = visible_cases(viewer, as_expert=False) if viewer is not None else Case.objects.all()
     for c in (
@@ -133,32 +101,17 @@ def export_lines(*, dataset: Dataset | None = None, viewer: User | None = None) 
         .order_by("id")
     ):
         yield _line(
-            {
-                "type": "case",
-                "format": FORMAT,
-                "uid": str(c.uid),
-                "dataset": c.dataset.name,
-                "criterion": _criterion_ref(c.lineage_id, snapshots),
-                "criterion_revision": c.criterion_revision,
-                "criterion_text": c.criterion_text,
-                "title": c.title,
-                "excerpt": c.excerpt,
-                "hit": c.hit,
-                "reasoning": c.reasoning,
-                "cause": c.cause,
-                "tags": c.tags,
-                "source": c.source,
-                "invented": c.invented,
-                "source_campaign": c.source_campaign.name if c.source_campaign else None,
-                "source_response": c.source_response.public_id if c.source_response else None,
-                "source_adjudication": c.source_adjudication_id,
-                "status": c.status,
-                "author": c.author.username,
-                "published_by": c.published_by.username if c.published_by else None,
-                "created_at": _iso(c.created_at),
-                "published_at": _iso(c.published_at),
-                "retired_at": _iso(c.retired_at),
-            }
+            c,
+            "case",
+            "uid dataset criterion criterion_revision criterion_text title excerpt hit reasoning cause tags source invented source_campaign "
+            "source_response source_adjudication status author published_by created_at published_at retired_at",
+            dataset=c.dataset.name,
+            criterion=_criterion_ref(c.lineage_id, snapshots),
+            source_campaign=c.source_campaign.name if c.source_campaign else None,
+            source_response=c.source_response.public_id if c.source_response else None,
+            source_adjudication=c.source_adjudication_id,
+            author=c.author.username,
+            published_by=c.published_by.username if c.published_by else None,
         )
 
 
@@ -171,7 +124,12 @@ def waiting_for_review(count: int) -> str:
     ) % {"n": count}
 
 
-def _line(record: dict[str, Any]) -> str:
+def _line(row: Model, kind: str, names: str, **given: Any) -> str:
+    """The row's line: its type and the format, then each named field in order, as `given`, else the row's (a time in ISO 8601, a uid as text)."""
+    record: dict[str, Any] = {"type": kind, "format": FORMAT}
+    for name in names.split():
+        value = given[name] if name in given else getattr(row, name)
+        record[name] = value.isoformat() if isinstance(value, datetime) else str(value) if isinstance(value, uuid.UUID) else value
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
@@ -505,11 +463,6 @@ def _plan_guidelines(line: _Planned) -> None:
     plan.created_at[id(g)] = line.data["created_at"]
 
 
-def _imported_status(status: str) -> str:
-    """A review is not imported: a published entry waits for review here; the other states are kept."""
-    return FaqEntry.Status.IN_REVIEW if status == FaqEntry.Status.PUBLISHED else status
-
-
 def _plan_faq(line: _Planned) -> None:
     data, plan = line.data, line.plan
     if str(data["uid"]) in line.faq_uids:
@@ -527,7 +480,8 @@ def _plan_faq(line: _Planned) -> None:
     except ValidationError as exc:
         line.refused(exc)
         return
-    status = _imported_status(data["status"])
+    # A review is not imported: a published entry waits for review here; the other states are kept.
+    status = FaqEntry.Status.IN_REVIEW if data["status"] == FaqEntry.Status.PUBLISHED else data["status"]
     plan.to_review += status != data["status"]
     entry = FaqEntry(
         uid=data["uid"],
@@ -555,15 +509,7 @@ def _plan_case(line: _Planned) -> None:
     if Case.objects.filter(uid=data["uid"]).exists() or any(c.uid == data["uid"] for c in plan.cases):
         plan.already_present += 1
         return
-    content = CaseContent(
-        title=data["title"],
-        excerpt=data["excerpt"],
-        hit=data["hit"],
-        reasoning=data["reasoning"],
-        cause=data["cause"],
-        tags=data["tags"],
-        invented=data["invented"],
-    )
+    content = CaseContent(**{name: data[name] for name in ("title", "excerpt", "hit", "reasoning", "cause", "tags", "invented")})
     origin = CaseSource(data["source"], data["source_campaign"], data["source_response"], data["source_adjudication"])
     try:
         fields = _case_checked(content, origin, names=line.lookups.model_names)

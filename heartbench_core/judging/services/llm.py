@@ -21,7 +21,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import httpcore2
@@ -78,19 +78,8 @@ class EndpointConfig:
 
     @classmethod
     def of(cls, endpoint: Endpoint) -> EndpointConfig:
-        return cls(
-            name=endpoint.name,
-            base_url=endpoint.base_url,
-            model=endpoint.model,
-            api_key_env=endpoint.api_key_env,
-            temperature=endpoint.temperature,
-            max_tokens=endpoint.max_tokens,
-            concurrency=endpoint.concurrency,
-            requests_per_minute=endpoint.requests_per_minute,
-            max_retries=endpoint.max_retries,
-            backoff_seconds=endpoint.backoff_seconds,
-            timeout_seconds=endpoint.timeout_seconds,
-        )
+        """The endpoint's settings of these names."""
+        return cls(**{f.name: getattr(endpoint, f.name) for f in fields(cls)})
 
 
 @dataclass(frozen=True)

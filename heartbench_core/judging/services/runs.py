@@ -34,7 +34,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -42,14 +42,14 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Aggregate, Count, F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from heartbench_core.judging import endpoint_policy
 from heartbench_core.judging.models import Endpoint, EndpointRun, JudgeTemplateRevision, RunQuestion
 from heartbench_core.judging.services.endpoints import resolve_template
-from heartbench_core.judging.services.llm import ChatClient, ChatError, EndpointConfig
+from heartbench_core.judging.services.llm import ChatClient, ChatError, ChatReply, EndpointConfig
 from heartbench_core.lib.judge_answer import EMPTY, TRUNCATED, Problem, Verdicts, parse_answer
 from heartbench_core.lib.judge_prompt import (
     PromptCriterion,
@@ -390,6 +390,49 @@ def request_answers(
     return RunRequest(run, created, added, retried, left_out, taken_over_from)
 
 
+def request_run(
+    *,
+    kind: str,
+    dataset: str,
+    model: str,
+    endpoint: str,
+    version: str | None = None,
+    run: str | None = None,
+    template: str | None = None,
+    difficulty: str | None = None,
+    scene: str | None = None,
+    ability: str | None = None,
+    questions: Iterable[str] = (),
+    changed_since: int | None = None,
+    requested_by: User | None,
+    trigger: str,
+) -> RunRequest:
+    """A page's or the API's request, field by field: judge a model's responses (`kind` judge) or generate its answers.
+
+    Blank fields are left out; the question ids are stripped, without blanks or repeats, in their order.
+    """
+    judges = kind == EndpointRun.Kind.JUDGE
+    selection = Selection(
+        difficulty=difficulty or "",
+        scene=(scene or "").strip(),
+        ability=(ability or "").strip(),
+        questions=tuple(dict.fromkeys(q.strip() for q in questions if q.strip())),
+        changed_since=changed_since if judges else None,
+    )
+    common: dict[str, Any] = {
+        "dataset_name": dataset,
+        "model_name": model,
+        "endpoint_name": endpoint,
+        "version_label": (version or "").strip() or None,
+        "selection": selection,
+        "requested_by": requested_by,
+        "trigger": trigger,
+    }
+    if judges:
+        return request_judge_run(run_label=(run or "").strip() or None, template_name=template or None, **common)
+    return request_answers(**common)
+
+
 def _new_run(
     kind: str,
     version: DatasetVersion,
@@ -515,14 +558,7 @@ def cancel_run(*, run: EndpointRun, by: User | None = None) -> EndpointRun:
             run.cancel_requested = True
             run.save(update_fields=["cancel_requested"])
         else:
-            run.status, run.cancel_requested, run.locked_until, run.holder, run.finished_at = (
-                EndpointRun.Status.CANCELLED,
-                False,
-                None,
-                "",
-                now,
-            )
-            run.save(update_fields=["status", "cancel_requested", "locked_until", "holder", "finished_at"])
+            _finish(run, EndpointRun.Status.CANCELLED, run.last_error)
     return run
 
 
@@ -573,18 +609,27 @@ class Progress:
     tokens_in: int
     tokens_out: int
 
+    @classmethod
+    def of(cls, counted: Mapping[str, Any]) -> Progress:
+        """The progress from the `progress_counts` of a run's questions (none counted: an empty run)."""
+        total, done, failed = counted.get("total", 0), counted.get("done", 0), counted.get("failed", 0)
+        return cls(total, done, failed, total - done - failed, counted.get("tokens_in") or 0, counted.get("tokens_out") or 0)
+
+
+def progress_counts() -> dict[str, Aggregate]:
+    """What `Progress.of` reads, as aggregates over a run's questions."""
+    return {
+        "total": Count("id"),
+        "done": Count("id", filter=Q(status=RunQuestion.Status.DONE)),
+        "failed": Count("id", filter=Q(status=RunQuestion.Status.FAILED)),
+        "tokens_in": Sum("tokens_in"),
+        "tokens_out": Sum("tokens_out"),
+    }
+
 
 def run_progress(run: EndpointRun) -> Progress:
     """The run's counts (one query)."""
-    row = run.questions.aggregate(
-        total=Count("id"),
-        done=Count("id", filter=Q(status=RunQuestion.Status.DONE)),
-        failed=Count("id", filter=Q(status=RunQuestion.Status.FAILED)),
-        tokens_in=Sum("tokens_in"),
-        tokens_out=Sum("tokens_out"),
-    )
-    total, done, failed = row["total"], row["done"], row["failed"]
-    return Progress(total, done, failed, total - done - failed, row["tokens_in"] or 0, row["tokens_out"] or 0)
+    return Progress.of(run.questions.aggregate(**progress_counts()))
 
 
 @dataclass(frozen=True)
@@ -618,65 +663,63 @@ class QuestionResult:
         return self.problem is None
 
 
-def _problem_of(error: ChatError) -> dict[str, Any]:
-    """A failed request as a question's problem: its kind, message, HTTP status and parameters."""
-    return {"code": error.kind, "message": error.message, **({"status": error.status} if error.status else {}), **error.params}
+def _ask(
+    client: ChatClient,
+    work: QuestionWork,
+    read: Callable[[ChatReply], tuple[dict[str, Any] | None, Any]],
+    again: Callable[[ChatReply, Any], list[dict[str, str]]] | None = None,
+) -> QuestionResult:
+    """Ask until `read` finds an answer usable ((None, what it read)), up to the endpoint's retries.
 
-
-def judge_question(client: ChatClient, work: QuestionWork) -> QuestionResult:
-    """Ask the judge; an unusable answer gets a repair prompt saying what was wrong, up to the endpoint's retries."""
+    An unusable answer ((its problem, what `again` needs)) is asked again: with the messages `again` builds, else the same.
+    """
     started = time.monotonic()
     result = QuestionResult(work)
-    count = len(work.criteria)
     messages = work.messages
     for _attempt in range(client.config.max_retries + 1):
         try:
             reply = client.complete(messages)
         except ChatError as exc:
             result.requests += exc.requests
-            result.problem = _problem_of(exc)
+            # A failed request as a question's problem: its kind, message, HTTP status and parameters.
+            result.problem = {"code": exc.kind, "message": exc.message, **({"status": exc.status} if exc.status else {}), **exc.params}
             break
         result.requests += reply.requests
         result.tokens_in += reply.tokens_in
         result.tokens_out += reply.tokens_out
-        parsed = parse_answer(reply.text, count, truncated=reply.finish_reason == "length")
-        problem = parsed.as_dict() if isinstance(parsed, Problem) else None
-        result.outputs.append({"answer": reply.text, "finish_reason": reply.finish_reason, "problem": problem})
-        if isinstance(parsed, Verdicts):
-            result.verdicts, result.problem = parsed, None
+        result.problem, found = read(reply)
+        result.outputs.append({"answer": reply.text, "finish_reason": reply.finish_reason, "problem": result.problem})
+        if result.problem is None:
+            result.verdicts, result.answer = (found, None) if isinstance(found, Verdicts) else (None, found)
             break
-        result.problem = problem
-        messages = build_repair_messages(work.messages, answer=reply.text, problem=parsed, count=count)
+        messages = again(reply, found) if again else messages
     result.duration_ms = int((time.monotonic() - started) * 1000)
     return result
+
+
+def judge_question(client: ChatClient, work: QuestionWork) -> QuestionResult:
+    """Ask the judge; an unusable answer gets a repair prompt saying what was wrong, up to the endpoint's retries."""
+    count = len(work.criteria)
+
+    def read(reply: ChatReply) -> tuple[dict[str, Any] | None, Verdicts | Problem]:
+        parsed = parse_answer(reply.text, count, truncated=reply.finish_reason == "length")
+        return (parsed.as_dict() if isinstance(parsed, Problem) else None), parsed
+
+    def again(reply: ChatReply, problem: Problem) -> list[dict[str, str]]:
+        return build_repair_messages(work.messages, answer=reply.text, problem=problem, count=count)
+
+    return _ask(client, work, read, again)
 
 
 def answer_question(client: ChatClient, work: QuestionWork) -> QuestionResult:
     """Ask a model under test for its answer; an empty or cut-off answer is asked again, up to the endpoint's retries."""
-    started = time.monotonic()
-    result = QuestionResult(work)
-    for _attempt in range(client.config.max_retries + 1):
-        try:
-            reply = client.complete(work.messages)
-        except ChatError as exc:
-            result.requests += exc.requests
-            result.problem = _problem_of(exc)
-            break
-        result.requests += reply.requests
-        result.tokens_in += reply.tokens_in
-        result.tokens_out += reply.tokens_out
-        problem = None
+
+    def read(reply: ChatReply) -> tuple[dict[str, Any] | None, str]:
         if reply.finish_reason == "length":
-            problem = {"code": TRUNCATED}
-        elif not reply.text.strip():
-            problem = {"code": EMPTY}
-        result.outputs.append({"answer": reply.text, "finish_reason": reply.finish_reason, "problem": problem})
-        result.problem = problem
-        if problem is None:
-            result.answer = reply.text
-            break
-    result.duration_ms = int((time.monotonic() - started) * 1000)
-    return result
+            return {"code": TRUNCATED}, reply.text
+        return ({"code": EMPTY} if not reply.text.strip() else None), reply.text
+
+    return _ask(client, work, read)
 
 
 def _prepare(run: EndpointRun, questions: list[RunQuestion]) -> list[QuestionWork | QuestionResult]:
@@ -844,11 +887,7 @@ def execute_run(
                 came = [results.get(timeout=0.5)]
             except queue.Empty:
                 continue
-            while len(came) < RECORD_BATCH:  # what else has come meanwhile is written in the same transaction
-                try:
-                    came.append(results.get_nowait())
-                except queue.Empty:
-                    break
+            came += _drain(results, RECORD_BATCH - 1)  # what else has come meanwhile is written in the same transaction
             outstanding -= len(came)
             write(came)
             if progress and (time.monotonic() - shown >= 0.25 or outstanding == 0):
@@ -870,14 +909,15 @@ def execute_run(
     return outcome
 
 
-def _drain(results: queue.Queue[QuestionResult]) -> list[QuestionResult]:
-    """The results already in the queue, without waiting for more."""
+def _drain(results: queue.Queue[QuestionResult], limit: int | None = None) -> list[QuestionResult]:
+    """The results already in the queue (`limit` at most), without waiting for more."""
     came: list[QuestionResult] = []
-    while True:
+    while limit is None or len(came) < limit:
         try:
             came.append(results.get_nowait())
         except queue.Empty:
-            return came
+            break
+    return came
 
 
 def _take(run: EndpointRun, questions: list[RunQuestion]) -> list[QuestionWork | QuestionResult]:
@@ -965,20 +1005,15 @@ def _record_many(run: EndpointRun, results: list[QuestionResult], holder: _Holde
                 )
                 forget_scores(runs=[run.judge_run.pk])  # the run's stored scores miss these verdicts
             RunQuestion.objects.bulk_update(changed, QUESTION_FIELDS)
-    except IntegrityError:
-        if len(results) > 1:  # find the one that collided; the others are written
-            for result in results:
-                _record_many(run, [result], holder, outcome)
-            return
-        # Its verdicts or answer were stored meanwhile by another process: the question is that one's, done.
-        logger.warning("run %s: question %s was stored by another process", run.pk, results[0].work.question_id)
-        return
-    except Exception as exc:  # the database refused a result (a number out of range, a character it cannot hold…)
+    except Exception as exc:  # a collision, or a result the database refused (a number out of range, a character it cannot hold…)
         if len(results) > 1:  # find the one it refused; the others are written
             for result in results:
                 _record_many(run, [result], holder, outcome)
-            return
-        _record_unstorable(run, results[0], holder, outcome, exc)
+        elif isinstance(exc, IntegrityError):
+            # Its verdicts or answer were stored meanwhile by another process: the question is that one's, done.
+            logger.warning("run %s: question %s was stored by another process", run.pk, results[0].work.question_id)
+        else:
+            _record_unstorable(run, results[0], holder, outcome, exc)
         return
     for result in written:
         if result.ok:
