@@ -4,6 +4,12 @@
         [--export-repeats 3] [--workers 4] [--threads 3] [--admin bench_admin] [--expert auto]
         [--password bench-password-19] [--json benchmarks/results/request_table.json]
 
+One blind test growing with the number of models (docs/benchmarks.md, "Requests as one blind test grows"):
+
+    for m in 14 140 1400; do .venv/bin/python benchmarks/workload.py --scale 2 --experts 25 --models $m --db dir_m$m; done
+    .venv/bin/python benchmarks/request_table.py --db dir_m14 --db dir_m140 --db dir_m1400 \
+        --label "14 models" --label "140 models" --label "1,400 models"
+
 Each --db is a migrated PostgreSQL database on 127.0.0.1:5432 built by benchmarks/workload.py (its
 users, the "heartbench" dataset, blind tests named blind-test-NNN, one of them active). Run it on
 COPIES (`createdb -h 127.0.0.1 -U postgres -T h19a_10x mine_10x`, then `manage.py migrate`): it
