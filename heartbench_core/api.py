@@ -1,4 +1,5 @@
-"""The pieces of the API every app shares: file imports, computed lists, pages with totals, the changelog of a version.
+"""The pieces of the API every app shares: file imports, computed lists, pages with totals and keyset pages, lists that record
+what they show, a validated request body.
 
 Each concern's own API lives with it: `heartbench_core.datasets.api` (datasets, versions, items,
 models, responses and their imports), `heartbench_core.judging.api`, `heartbench_core.people.api`,
@@ -7,6 +8,7 @@ models, responses and their imports), `heartbench_core.judging.api`, `heartbench
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
@@ -16,6 +18,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from heartbench_core.api_parsers import CheckedMultiPartParser
@@ -153,3 +156,66 @@ class ChangelogSerializer(serializers.Serializer):
     criteria_reweighted = ReweightedCriterionSerializer(many=True)
     criteria_relabelled = RelabelledCriterionSerializer(many=True)
     summary = ChangelogSummarySerializer()
+
+
+def valid_body(serializer_class: type[serializers.Serializer], request: Request, **kwargs: Any) -> dict[str, Any]:
+    """The request's body as the serializer validated it; a 400 naming each bad field otherwise."""
+    form = serializer_class(data=request.data, **kwargs)
+    form.is_valid(raise_exception=True)
+    return form.validated_data
+
+
+class KeysetPagination(PageNumberPagination):
+    """The API's default pages (`count`, `next`, `previous`, `results`) whose `next` also carries where its page ended.
+
+    `after` (an opaque cursor) lets a deep page read from there instead of sorting and skipping
+    every row before it; `page` alone still works (by offset). A subclass sets `here`, `number`,
+    `count`, `more` and `rows` when it reads a page by keyset.
+    """
+
+    after_query_param = "after"
+    here: str
+    number: int
+    count: int
+    more: bool
+    rows: list[Any]
+
+    def keyset_response(self, data: Any) -> Response:
+        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
+
+    def keyset_next_link(self, number: int, cursor: str) -> str:
+        return replace_query_param(replace_query_param(self.here, self.page_query_param, number), self.after_query_param, cursor)
+
+    def keyset_previous_link(self) -> str:
+        url = remove_query_param(self.here, self.after_query_param)
+        if self.number == 2:
+            return remove_query_param(url, self.page_query_param)
+        return replace_query_param(url, self.page_query_param, self.number - 1)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            *super().get_schema_operation_parameters(view),
+            {
+                "name": self.after_query_param,
+                "required": False,
+                "in": "query",
+                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
+                "schema": {"type": "string"},
+            },
+        ]
+
+
+class RecordsShown(GenericAPIView):
+    """A list that records the rows it serves as shown to the requester (`record`), so they are never served to them blind."""
+
+    def record(self, rows: Sequence[Any]) -> None:
+        raise NotImplementedError
+
+    # DRF's list, recording what it serves; a docstring here would replace a viewset's description of its list in the schema.
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        shown = page if page is not None else builtins.list(queryset)
+        self.record(shown)
+        data = self.get_serializer(shown, many=True).data
+        return self.get_paginated_response(data) if page is not None else Response(data)

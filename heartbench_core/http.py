@@ -5,9 +5,10 @@ For type hints only: views annotate their request with these; Django still passe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django_htmx.middleware import HtmxDetails
 from rest_framework.exceptions import NotAuthenticated
 
@@ -35,3 +36,13 @@ def signed_in(request: Request) -> User:
     if not user.is_authenticated:  # the role permissions refuse anonymous callers first; this narrows the type
         raise NotAuthenticated()
     return user
+
+
+CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+def attachment(body: str | Iterator[str] | Iterator[bytes], name: str, fmt: str) -> HttpResponseBase:
+    """An export as the file the browser saves (`<name>.<fmt>`): streamed unless it is one string; pages and API alike."""
+    response = (HttpResponse if isinstance(body, str) else StreamingHttpResponse)(body, content_type=CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    return response

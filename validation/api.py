@@ -19,10 +19,10 @@ from rest_framework.views import APIView
 
 from annotation.knowledge.api import CaseContentSerializer, CaseSerializer
 from annotation.models import Campaign
-from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals
+from heartbench_core.api import ComputedListView, FileImportView, PageWithTotals, valid_body
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.api_types import TypedSerializer
-from heartbench_core.http import signed_in
+from heartbench_core.http import attachment, signed_in
 from heartbench_core.lib.agreement_report import (
     ALERT_KINDS,
     DEFAULTS,
@@ -77,17 +77,9 @@ from validation.services.gold_builder import (
 from validation.services.golden import adjudicate
 from validation.services.imports import JudgmentImportOutcome, import_judgments
 from validation.services.release import change_release_policy
-from validation.views import attachment
 
 IsAdmin = role_permission(Role.ADMIN)
 IsAdjudicator = role_permission(Role.SENIOR_REVIEWER, Role.ADMIN)
-
-
-def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    """The request's body as `serializer_class` validates it; a bad field is a 400 naming it."""
-    form = serializer_class(data=request.data)
-    form.is_valid(raise_exception=True)
-    return dict(form.validated_data)
 
 
 EXPLORATORY_NOTICE = _("exploratory: computed with parameters other than the release policy; it does not set the gate")
@@ -245,7 +237,7 @@ class CampaignReportsView(ListAPIView[AgreementReport]):
     @extend_schema(request=ComputeSerializer, responses={201: ReportSerializer, 202: QueuedReportSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = read.campaign_of(Viewer.of(request), campaign_id)
-        data = _valid(ComputeSerializer, request)
+        data = valid_body(ComputeSerializer, request)
         wait = data.pop("wait")  # a blank judge or run is none, as the services read it
         if wait:
             report = create_agreement_report(campaign=campaign, requested_by=signed_in(request), trigger="api", **data)
@@ -433,7 +425,7 @@ class AdjudicateView(APIView):
 
     @extend_schema(request=AdjudicationSerializer, responses={201: AdjudicationResultSerializer})
     def post(self, request: Request) -> Response:
-        data = _valid(AdjudicationSerializer, request)
+        data = valid_body(AdjudicationSerializer, request)
         entry, criterion = read.decision_unit(Viewer.of(request), data["campaign_response_id"], data["criterion_id"])
         decision = adjudicate(
             reviewer=signed_in(request),
@@ -611,7 +603,7 @@ class ReleasePolicyView(APIView):
     def put(self, request: Request, name: str) -> Response:
         viewer = Viewer.of(request)
         dataset = read.policy_dataset(viewer, name, to_change=True)
-        fields = _valid(ReleasePolicyChangeSerializer, request)
+        fields = valid_body(ReleasePolicyChangeSerializer, request)
         reason = fields.pop("reason")
         policy = change_release_policy(dataset=dataset, admin=signed_in(request), reason=reason, **fields)
         screen = read.release_policy(viewer, dataset, policy=policy)
@@ -865,7 +857,7 @@ class GoldBuilderCreateView(APIView):
 
     @extend_schema(request=GoldBuilderCreateSerializer, responses={201: GoldBuilderOutcomeSerializer})
     def post(self, request: Request) -> Response:
-        d = _valid(GoldBuilderCreateSerializer, request)
+        d = valid_body(GoldBuilderCreateSerializer, request)
         spec = BuiltSet.from_input(d)
         outcome = create_set_from_settled_verdicts(
             version=d["version"], response_ids=d["responses"], spec=spec, created_by=signed_in(request)
@@ -918,7 +910,7 @@ class GoldDraftCreateView(APIView):
 
     @extend_schema(request=GoldDraftCreateSerializer, responses={201: GoldDraftSerializer})
     def post(self, request: Request) -> Response:
-        d = _valid(GoldDraftCreateSerializer, request)
+        d = valid_body(GoldDraftCreateSerializer, request)
         draft = start_gold_draft(
             version=d["version"], response_ids=d["responses"], spec=BuiltSet.from_input(d), created_by=signed_in(request)
         )
@@ -946,7 +938,7 @@ class GoldDraftVerdictsView(APIView):
     @extend_schema(request=DraftVerdictsSerializer, responses={200: DraftVerdictsSavedSerializer})
     def post(self, request: Request, draft_id: int) -> Response:
         draft = read.gold_draft(Viewer.of(request), draft_id)
-        d = _valid(DraftVerdictsSerializer, request)
+        d = valid_body(DraftVerdictsSerializer, request)
         verdicts = [(v["criterion"], v["hit"], v["explanation"]) for v in d["verdicts"]]
         saved = write_draft_verdicts(draft=draft, response_id=d["response"], verdicts=verdicts, by=signed_in(request))
         return Response(DraftVerdictsSavedSerializer({"saved": saved}).data)
@@ -1011,7 +1003,7 @@ class PlannerView(APIView):
 
     @extend_schema(request=PlanRequestSerializer, responses={200: PlanSerializer})
     def post(self, request: Request) -> Response:
-        plan = read.blind_test_plan(Viewer.of(request), _valid(PlanRequestSerializer, request), agreement_in_points=False)
+        plan = read.blind_test_plan(Viewer.of(request), valid_body(PlanRequestSerializer, request), agreement_in_points=False)
         return Response(PlanSerializer(plan.json).data)
 
 
@@ -1060,4 +1052,4 @@ class JudgmentsExportView(APIView):
             chunks = read.export_stream(viewer, campaign, "judgments", fmt, request.query_params)
         except BadFilter as exc:
             raise serializers.ValidationError({"detail": str(exc)}) from exc
-        return attachment(chunks, campaign, "judgments", fmt)
+        return attachment(chunks, f"campaign-{campaign.pk}-judgments", fmt)

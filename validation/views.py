@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject, cached_property
@@ -21,7 +21,7 @@ from annotation.knowledge.forms import CaseForm
 from annotation.knowledge.models import Case
 from heartbench_core.change_sentences import change_sentences, field_label
 from heartbench_core.form_errors import errors_into
-from heartbench_core.http import SignedInRequest
+from heartbench_core.http import SignedInRequest, attachment
 from heartbench_core.lib.agreement_report import DEFAULTS, ReportResult, StoredReportError
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
@@ -46,7 +46,7 @@ from validation.services.jobs import describe
 from validation.services.release import change_release_policy
 
 if TYPE_CHECKING:
-    from annotation.models import Campaign
+    pass
 
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
@@ -326,17 +326,7 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
             body = read.export_stream(viewer, campaign, what, fmt, request.GET)
         except BadFilter as exc:
             return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    return attachment(body, campaign, what, fmt)
-
-
-CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
-
-
-def attachment(body: str | Iterator[str] | Iterator[bytes], campaign: Campaign, what: str, fmt: str) -> HttpResponseBase:
-    """An export as the file the browser saves (`campaign-<id>-<what>.<fmt>`): streamed unless it is one string."""
-    response = (HttpResponse if isinstance(body, str) else StreamingHttpResponse)(body, content_type=CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{what}.{fmt}"'
-    return response
+    return attachment(body, f"campaign-{campaign.pk}-{what}", fmt)
 
 
 def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:

@@ -63,8 +63,7 @@ from annotation.services.campaigns import (
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
 from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
-from annotation.workspace.api import KeysetPagination, RecordsShown, valid_body
-from heartbench_core.api import ComputedListView, FileImportView
+from heartbench_core.api import ComputedListView, FileImportView, KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
 from heartbench_core.api_types import TypedSerializer, typed

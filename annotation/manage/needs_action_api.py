@@ -17,8 +17,7 @@ from rest_framework.views import APIView
 from annotation.manage import read_models
 from annotation.models import ItemProblemReport, UnclearCriterionReport
 from annotation.services.reports import REPLY_MAX_CHARS, REPORT_KINDS, resolve_report
-from annotation.workspace.api import valid_body
-from heartbench_core.api import ComputedListView
+from heartbench_core.api import ComputedListView, valid_body
 from heartbench_core.http import signed_in
 from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer

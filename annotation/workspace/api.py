@@ -5,7 +5,6 @@ answers 404 like an id that does not exist. Serializers here are blind by constr
 name no model, no other expert, no verdict, no gold flag.
 """
 
-import builtins
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -19,11 +18,10 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.generics import GenericAPIView, ListAPIView
-from rest_framework.pagination import CursorPagination, PageNumberPagination
+from rest_framework.generics import ListAPIView
+from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from annotation.models import Assignment, Campaign, CorrectionRequest, ItemProblemReport, Skip, UnclearCriterionReport
@@ -34,6 +32,7 @@ from annotation.workspace import read_models
 from annotation.workspace.filters import OwnAssignmentFilters, decode_after, encode_after
 from annotation.workspace.selectors import OwnProgress
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
+from heartbench_core.api import KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in
 from heartbench_core.query_params import valid_query
@@ -451,46 +450,6 @@ class ExpertView(APIView):
         return read_models.own_work_ref(Viewer.of(request), public_id)
 
 
-class KeysetPagination(PageNumberPagination):
-    """The API's default pages (`count`, `next`, `previous`, `results`) whose `next` also carries where its page ended.
-
-    `after` (an opaque cursor) lets a deep page read from there instead of sorting and skipping
-    every row before it; `page` alone still works (by offset). A subclass sets `here`, `number`,
-    `count`, `more` and `rows` when it reads a page by keyset.
-    """
-
-    after_query_param = "after"
-    here: str
-    number: int
-    count: int
-    more: bool
-    rows: list[Any]
-
-    def keyset_response(self, data: Any) -> Response:
-        return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})
-
-    def keyset_next_link(self, number: int, cursor: str) -> str:
-        return replace_query_param(replace_query_param(self.here, self.page_query_param, number), self.after_query_param, cursor)
-
-    def keyset_previous_link(self) -> str:
-        url = remove_query_param(self.here, self.after_query_param)
-        if self.number == 2:
-            return remove_query_param(url, self.page_query_param)
-        return replace_query_param(url, self.page_query_param, self.number - 1)
-
-    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
-        return [
-            *super().get_schema_operation_parameters(view),
-            {
-                "name": self.after_query_param,
-                "required": False,
-                "in": "query",
-                "description": "Where the previous page ended, as its `next` link gives it (opaque); the page then continues from there.",
-                "schema": {"type": "string"},
-            },
-        ]
-
-
 class OwnAssignmentsPagination(KeysetPagination):
     """The expert's own assignments, read by keyset: the hundredth page costs what the first does, and `count` comes from the
     expert's tallies instead of counting their rows.
@@ -740,22 +699,6 @@ class DiscussionVoteView(ExpertView):
         return Response(DiscussionSerializer(read_models.discussion(Viewer.of(request), assignment)).data)
 
 
-class RecordsShown(GenericAPIView):
-    """A list that records the rows it serves as shown to the requester (`record`), so they are never served to them blind."""
-
-    def record(self, rows: Sequence[Any]) -> None:
-        raise NotImplementedError
-
-    # DRF's list, recording what it serves; a docstring here would replace a viewset's description of its list in the schema.
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        queryset = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(queryset)
-        shown = page if page is not None else builtins.list(queryset)
-        self.record(shown)
-        data = self.get_serializer(shown, many=True).data
-        return self.get_paginated_response(data) if page is not None else Response(data)
-
-
 class AdminCorrectionsView(RecordsShown, ListAPIView[CorrectionRequest]):
     """Correction requests, oldest first (pending by default; ?status=accepted|refused|all, ?campaign=)."""
 
@@ -793,10 +736,3 @@ class DecideCorrectionView(APIView):
         data = valid_body(CorrectionDecisionInputSerializer, request)
         decided = services.decide_correction(correction=correction, admin=signed_in(request), accept=data["accept"], note=data["note"])
         return Response(AdminCorrectionSerializer(decided).data)
-
-
-def valid_body(serializer_class: type[serializers.Serializer], request: Request, **kwargs: Any) -> dict[str, Any]:
-    """The request's body as the serializer validated it; a 400 naming each bad field otherwise."""
-    form = serializer_class(data=request.data, **kwargs)
-    form.is_valid(raise_exception=True)
-    return form.validated_data
