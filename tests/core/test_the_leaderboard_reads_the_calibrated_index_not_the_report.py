@@ -56,3 +56,22 @@ def test_a_report_stored_before_the_index_is_indexed_once_and_reads_the_same(rep
     with CaptureQueriesContext(connection) as queries:
         client.get(_api(report))
     assert not [q for q in queries.captured_queries if "INSERT" in q["sql"] and "calibrated" in q["sql"]]
+
+
+def test_a_report_whose_calibrated_scores_do_not_read_is_left_out_not_an_error(report, cast, client_for):
+    from validation.models import AgreementReport
+
+    broken = AgreementReport.objects.create(
+        campaign=report.campaign,
+        judge=report.judge,
+        run_label=report.run_label,
+        parameters=report.parameters,
+        inputs=report.inputs,
+        result={**report.result, "calibrated_scores": {"models": "not a list"}, "run": 7},
+    )  # as an archive could bring it: newer than the good one, its calibrated block unreadable
+    response = client_for(cast.admin).get(_api(report))
+    assert response.status_code == 200
+    cells = [m["calibrated"] for m in response.json()["models"]]
+    assert cells and all(c is not None and c["report"] == report.pk for c in cells)  # the judge's newest readable report
+    assert CalibratedIndex.objects.get(report=broken).present is False
+    assert not CalibratedModelRow.objects.filter(report=broken).exists()

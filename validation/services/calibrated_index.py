@@ -6,6 +6,7 @@ restored from an archive) the first time a leaderboard needs it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from django.db import transaction
@@ -13,6 +14,8 @@ from django.db import transaction
 from heartbench_core.lib.agreement_report import AltTest, CalibratedScores, alt_test_from_dict, calibrated_scores_from_dict
 from heartbench_core.lib.typed_json import to_json
 from validation.models import AgreementReport, CalibratedIndex, CalibratedModelRow
+
+logger = logging.getLogger(__name__)
 
 
 def index_calibrated_scores(report_id: int) -> None:
@@ -22,13 +25,19 @@ def index_calibrated_scores(report_id: int) -> None:
     if found is None:
         return
     block, alt_test, runs, schema = found
-    schema = int(schema or 1)
-    write_calibrated_index(
-        report_id,
-        calibrated_scores_from_dict(block, schema=schema) if block else None,
-        alt_test_from_dict(alt_test, schema=schema) if alt_test else None,
-        runs,
-    )
+    try:
+        schema = int(schema or 1)
+        scores = calibrated_scores_from_dict(block, schema=schema) if block else None
+        test = alt_test_from_dict(alt_test, schema=schema) if alt_test else None
+        runs = [str(r) for r in runs or ()] if isinstance(runs, list | tuple) or runs is None else None
+        if runs is None:
+            raise ValueError("run: expected a list of run labels")
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        # A report that does not read (an archive's, say) shows no calibrated scores on the leaderboard, which then takes
+        # the judge's newest readable report; its own page says what is wrong with it.
+        logger.warning("report %s: its calibrated scores do not read (%s); the leaderboard leaves them out", report_id, exc)
+        scores, test, runs = None, None, []
+    write_calibrated_index(report_id, scores, test, runs)
 
 
 def write_calibrated_index(report_id: int, scores: CalibratedScores | None, alt_test: AltTest | None, runs: Iterable[str] | None) -> None:
