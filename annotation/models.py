@@ -487,6 +487,10 @@ class SubmissionHour(models.Model):
         return f"submissions of campaign {self.campaign_id} in the hour from {self.hour:%Y-%m-%d %H:00}"
 
 
+# A response's live assignments (submitted or reserved) beyond its extra raters: k minus its open slots.
+FILLED_BEYOND_EXTRA = F("submitted") + F("reserved") - F("extra_raters")
+
+
 class ResponseTally(models.Model):
     """One campaign response's assignments by status; kept by database triggers on every write (migration 0010). Admins only."""
 
@@ -495,10 +499,18 @@ class ResponseTally(models.Model):
     is_gold = models.BooleanField(default=False)
     submitted = models.IntegerField(default=0)
     reserved = models.IntegerField(default=0)
+    # The response's own, copied by triggers (migration 0028), so that the pull's index holds them.
+    order_key = models.PositiveIntegerField(default=0, db_default=0)
+    extra_raters = models.PositiveSmallIntegerField(default=0, db_default=0)
 
     class Meta:
-        # The campaign's progress histogram is an index-only scan of its rows.
-        indexes = [models.Index(fields=["campaign", "is_gold", "submitted", "reserved"], name="annotation_rtally_progress")]
+        indexes = [
+            # The campaign's progress histogram is an index-only scan of its rows.
+            models.Index(fields=["campaign", "is_gold", "submitted", "reserved"], name="annotation_rtally_progress"),
+            # The pull's window: a campaign's responses by fewest open slots (the larger this, the nearer
+            # completion: k minus it), then the campaign's random order (`assignment._ranked_ids`).
+            models.Index(F("campaign"), FILLED_BEYOND_EXTRA.desc(), F("order_key"), name="annotation_rtally_pull"),
+        ]
 
     def __str__(self) -> str:
         return f"tally of campaign response {self.campaign_response_id}"

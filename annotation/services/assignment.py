@@ -34,12 +34,13 @@ from typing import TypeAlias
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.models import (
+    FILLED_BEYOND_EXTRA,
     Assignment,
     AssignmentQuerySet,
     CalibrationResult,
@@ -49,6 +50,7 @@ from annotation.models import (
     ExpertProfile,
     ExpertQuality,
     Qualification,
+    ResponseTally,
 )
 from annotation.services.sampling import expert_order, keyed_seed
 from heartbench_core.blindness import exposed_response_ids
@@ -129,7 +131,7 @@ def admits(qualified: set[str] | None, *, per_dimension: bool) -> bool:
     return qualified is None or "" in qualified or (per_dimension and bool(qualified))
 
 
-def _qualification_filter(qs: QuerySet[CampaignResponse], qualified: set[str] | None, per_dimension: bool) -> QuerySet[CampaignResponse]:
+def _qualification_filter(qs: QuerySet[ResponseTally], qualified: set[str] | None, per_dimension: bool) -> QuerySet[ResponseTally]:
     """Restrict candidate responses to those the expert is qualified for (None → no filter)."""
     if qualified is None:
         return qs
@@ -140,7 +142,7 @@ def _qualification_filter(qs: QuerySet[CampaignResponse], qualified: set[str] | 
     unqualified_abilities = [a.label for a in ABILITIES if a.dimension not in qualified]
     if not unqualified_abilities:
         return qs
-    return qs.exclude(item__criteria__ability__in=unqualified_abilities)
+    return qs.exclude(campaign_response__item__criteria__ability__in=unqualified_abilities)
 
 
 def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | None:
@@ -243,15 +245,22 @@ def hold_reason(*, campaign: Campaign, profile: ExpertProfile | None) -> str:
     return f"{why} {detail}".strip()
 
 
-def _eligible(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None) -> QuerySet[CampaignResponse]:
-    """The campaign's responses this expert may take blind: tier and qualification allow them, no staff view showed them.
+def _eligible(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None) -> QuerySet[ResponseTally]:
+    """The campaign's responses (their tallies) this expert may take blind: tier and qualification allow them, no staff view
+    showed them, and the expert never had them.
 
-    Before k and earlier work.
+    Before k. Each condition is checked on the row at hand (an index lookup), so a read that stops
+    after a window of them reads that window only.
     """
-    qs = CampaignResponse.objects.filter(campaign=campaign).exclude(response_id__in=exposed_response_ids(profile.user_id))
+    qs = ResponseTally.objects.filter(campaign=campaign).exclude(campaign_response__response_id__in=exposed_response_ids(profile.user_id))
+    qs = qs.exclude(Exists(Assignment.objects.filter(expert_id=profile.user_id, campaign_response_id=OuterRef("campaign_response_id"))))
     if profile.effective_tier < campaign.min_tier_for_hard:
-        qs = qs.exclude(item__difficulty="hard")
+        qs = qs.exclude(campaign_response__item__difficulty="hard")
     return _qualification_filter(qs, qualified, cfg.qualification_per_dimension)
+
+
+# Open responses the pull ranks: the window of those nearest completion in the campaign's random order.
+RANKING_WINDOW = 1000
 
 
 def _ranked_ids(
@@ -260,21 +269,33 @@ def _ranked_ids(
     """Open responses for this expert, hidden gold checks among them, best first: nearer completion, items not yet had,
     specialty coverage, the expert's own keyed order.
 
-    One grouped query for live counts and one for coverage, whatever the campaign size; the
-    ranking itself is done here on compact rows.
+    Nearer completion is exact: the open responses are read from the tallies' index by fewest open
+    slots first (`annotation_rtally_pull`), then in the campaign's random order (`order_key`, which
+    follows no model), and the first `RANKING_WINDOW` the expert may take are ranked here, whole
+    tiers first. Within a tier larger than the window, the other preferences choose among its
+    first `RANKING_WINDOW` responses: a pull reads a bounded number of rows whatever the size of
+    the campaign. Every expert ranks the same window by their own keyed order, so two experts pulling
+    at once mostly want different responses.
+
+    Open slots are counted from the tallies (reserved or submitted); `assign_next_response` expired
+    the campaign's overdue reservations first and counts again under the lock.
     """
+    k = campaign.overlap
     rows = list(
         _eligible(campaign, profile, cfg, qualified)
-        .annotate(live_n=Count("assignments", filter=AssignmentQuerySet.live_q(now, through="assignments")))
-        .values_list("pk", "item_id", "order_key", "live_n", "item__primary_scene", "extra_raters")
+        .annotate(filled=FILLED_BEYOND_EXTRA)
+        .filter(filled__lt=k)
+        .order_by(FILLED_BEYOND_EXTRA.desc(), "order_key")
+        .values_list("campaign_response_id", "campaign_response__item_id", "filled", "campaign_response__item__primary_scene")[
+            :RANKING_WINDOW
+        ]
     )
-    taken = {cr for cr, _, _ in mine}
     had_item: dict[int, int] = defaultdict(int)
     for _cr, item, _gold in mine:
         had_item[item] += 1
     abilities, scenes = covered_abilities(profile.specialties)
     coverage: dict[int, int] = {}
-    if abilities:
+    if abilities and rows:
         coverage = dict(
             Criterion.objects.filter(item_id__in={r[1] for r in rows}, ability__in=abilities)
             .order_by()
@@ -282,15 +303,11 @@ def _ranked_ids(
             .annotate(n=Count("pk"))
             .values_list("item_id", "n")
         )
-    k = campaign.overlap
     # A response's target is k plus its extra raters (`split_extension`); nearer completion means
     # fewer open slots, so a response extended to k + 2 ranks as one with two slots left, like any.
-    open_rows = [r for r in rows if r[3] < k + r[5] and r[0] not in taken]
     seed, expert_id = campaign.seed, profile.user_id
-    open_rows.sort(
-        key=lambda r: (r[5] - r[3], had_item.get(r[1], 0), -(r[4] in scenes), -coverage.get(r[1], 0), expert_order(seed, expert_id, r[0]))
-    )
-    return [r[0] for r in open_rows]
+    rows.sort(key=lambda r: (-r[2], had_item.get(r[1], 0), -(r[3] in scenes), -coverage.get(r[1], 0), expert_order(seed, expert_id, r[0])))
+    return [r[0] for r in rows]
 
 
 @functools.lru_cache(maxsize=4)

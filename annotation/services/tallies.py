@@ -21,6 +21,7 @@ from annotation.models import Assignment, CampaignResponse, CampaignTally, Exper
 
 _sql = import_module("annotation.migrations._tallies")
 _hours = import_module("annotation.migrations._submission_hours")
+_window = import_module("annotation.migrations._pull_window")
 
 
 def recount(*, campaign_ids: Iterable[int] | None = None) -> None:
@@ -31,8 +32,9 @@ def recount(*, campaign_ids: Iterable[int] | None = None) -> None:
             cursor.execute(statement)
 
 
-# The triggers whose work `count_inserted` does for rows written without them.
-REPLACED_BY_COUNTING = _sql.POSTGRES_TRIGGERS | _hours.POSTGRES_TRIGGERS
+# The triggers whose work `count_inserted` does for rows written without them (the pull window's on campaign
+# responses acts on updates only: inserted without it, they miss nothing).
+REPLACED_BY_COUNTING = _sql.POSTGRES_TRIGGERS | _hours.POSTGRES_TRIGGERS | _window.POSTGRES_TRIGGERS
 
 
 def count_inserted(*, campaign_response_ids: list[int], assignment_ids: list[int]) -> None:
@@ -57,7 +59,9 @@ def tallies_as_counted(*, campaign_ids: Iterable[int] | None = None) -> dict[str
             row for row in scoped(CampaignTally.objects.all()).values_list("campaign_id", "responses", "gold_responses") if row[1]
         },
         "responses": set(
-            scoped(ResponseTally.objects.all()).values_list("campaign_response_id", "campaign_id", "is_gold", "submitted", "reserved")
+            scoped(ResponseTally.objects.all()).values_list(
+                "campaign_response_id", "campaign_id", "is_gold", "submitted", "reserved", "order_key", "extra_raters"
+            )
         ),
         "experts": {
             row
@@ -85,11 +89,13 @@ def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str,
     responses = CampaignResponse.objects.all() if ids is None else CampaignResponse.objects.filter(campaign_id__in=ids)
     per_campaign: dict[int, list[int]] = {}
     per_response: dict[int, list] = {}
-    for pk, campaign_id, is_gold in responses.values_list("pk", "campaign_id", "is_gold"):
+    for pk, campaign_id, is_gold, order_key, extra_raters in responses.values_list(
+        "pk", "campaign_id", "is_gold", "order_key", "extra_raters"
+    ):
         per_campaign.setdefault(campaign_id, [0, 0])
         per_campaign[campaign_id][0] += 1
         per_campaign[campaign_id][1] += is_gold
-        per_response[pk] = [campaign_id, is_gold, 0, 0]
+        per_response[pk] = [campaign_id, is_gold, 0, 0, order_key, extra_raters]
     per_expert: dict[tuple[int, int], list[int]] = {}
     per_hour: dict[tuple[int, datetime], int] = {}
     for cr_id, campaign_id, expert_id, status, expires_at, seconds, paused, submitted_at in Assignment.objects.filter(
@@ -120,7 +126,7 @@ def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str,
         counts[7] += status == Assignment.Status.SUBMITTED and paused
     return {
         "campaigns": {(c, n, g) for c, (n, g) in per_campaign.items()},
-        "responses": {(pk, c, bool(g), s, r) for pk, (c, g, s, r) in per_response.items()},
+        "responses": {(pk, c, bool(g), s, r, key, extra) for pk, (c, g, s, r, key, extra) in per_response.items()},
         "experts": {(e, c, *counts) for (e, c), counts in per_expert.items() if any(counts)},
         "hours": {(c, hour, n) for (c, hour), n in per_hour.items()},
     }

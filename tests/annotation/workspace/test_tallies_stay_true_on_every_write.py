@@ -125,6 +125,18 @@ def test_hours_are_utc_hours_whatever_the_sessions_time_zone(workspace, cast):
     assert_true_tallies()
 
 
+def test_a_responses_order_key_and_extra_raters_are_copied_to_its_tally_when_they_change(workspace):
+    """The pull's index reads them from the tally (`_pull_window`): an extension or a raw update reaches it."""
+    cr = workspace.response_of("dm0001")
+    assert ResponseTally.objects.get(campaign_response=cr).order_key == cr.order_key
+    CampaignResponse.objects.filter(pk=cr.pk).update(extra_raters=2)
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE annotation_campaignresponse SET order_key = order_key + 1 WHERE id = %s", [cr.pk])
+    tally = ResponseTally.objects.get(campaign_response=cr)
+    assert (tally.order_key, tally.extra_raters) == (cr.order_key + 1, 2)
+    assert_true_tallies()
+
+
 def test_raw_sql_writes_are_counted_too(workspace, cast):
     cr = workspace.response_of("dm0001")
     with connection.cursor() as cursor:
@@ -140,7 +152,7 @@ def test_raw_sql_writes_are_counted_too(workspace, cast):
 def test_recount_rebuilds_tallies_that_went_wrong(workspace, cast):
     judge_fully(workspace.reserve(cast.expert, "dm0001"))
     ExpertCampaignTally.objects.update(submitted=99)
-    ResponseTally.objects.update(reserved=5)
+    ResponseTally.objects.update(reserved=5, order_key=1, extra_raters=7)
     tallies.recount(campaign_ids=[workspace.campaign.pk])
     assert_true_tallies()
 
