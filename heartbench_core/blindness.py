@@ -25,7 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Model, QuerySet
+from django.db.models import Exists, Model, OuterRef, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from heartbench_core.models import ModelResponse, StaffExposure
@@ -196,3 +196,9 @@ def record_exposures(*, user: User | AnonymousUser | None, response_ids: Iterabl
 def exposed_response_ids(user_id: int) -> QuerySet[StaffExposure, int]:
     """ModelResponse ids a staff view has shown this user (a subquery): never serve them to this user blind."""
     return StaffExposure.objects.filter(user_id=user_id).values_list("response_id", flat=True)
+
+
+def exposed_to(user_id: int, response: OuterRef) -> Exists:
+    """Whether a staff view has shown this user the response `response` refers to: a condition checked row by row
+    (an index lookup each), for reads that stop after a window of rows. Never serve such a response to this user blind."""
+    return Exists(StaffExposure.objects.filter(user_id=user_id, response_id=response))

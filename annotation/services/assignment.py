@@ -53,7 +53,7 @@ from annotation.models import (
     ResponseTally,
 )
 from annotation.services.sampling import expert_order, keyed_seed
-from heartbench_core.blindness import exposed_response_ids
+from heartbench_core.blindness import exposed_to
 from heartbench_core.lib.taxonomy import ABILITIES, ABILITY_BY_LABEL, DIMENSIONS, abilities_of
 from heartbench_core.models import Criterion, StaffExposure, User, new_public_id
 from heartbench_core.roles import Role, has_role
@@ -252,7 +252,7 @@ def _eligible(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings,
     Before k. Each condition is checked on the row at hand (an index lookup), so a read that stops
     after a window of them reads that window only.
     """
-    qs = ResponseTally.objects.filter(campaign=campaign).exclude(campaign_response__response_id__in=exposed_response_ids(profile.user_id))
+    qs = ResponseTally.objects.filter(campaign=campaign).exclude(exposed_to(profile.user_id, OuterRef("campaign_response__response_id")))
     qs = qs.exclude(Exists(Assignment.objects.filter(expert_id=profile.user_id, campaign_response_id=OuterRef("campaign_response_id"))))
     if profile.effective_tier < campaign.min_tier_for_hard:
         qs = qs.exclude(campaign_response__item__difficulty="hard")
