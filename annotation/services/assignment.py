@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeAlias
@@ -61,8 +61,6 @@ from heartbench_core.roles import Role, has_role
 # Rows locked per pull: the best few candidates, so a concurrent request skips them and takes the next.
 CANDIDATE_BATCH = 5
 
-# An expert's earlier work in a campaign: (campaign response id, item id, is gold), whatever became of it.
-HeldWork: TypeAlias = list[tuple[int, int, bool]]
 # Per item: hard?, ability labels, dimensions, primary scene.
 ItemInfo: TypeAlias = tuple[bool, set[str], set[str], str]
 
@@ -176,15 +174,10 @@ def assign_next_response(*, expert: User, campaign: Campaign) -> Assignment | No
         qualified = _qualified_dimensions(expert.pk, cfg.requires_qualification)
         if not admits(qualified, per_dimension=cfg.qualification_per_dimension):
             return None
-        mine = list(
-            Assignment.objects.filter(expert=expert, campaign_response__campaign=campaign).values_list(
-                "campaign_response_id", "campaign_response__item_id", "campaign_response__is_gold"
-            )
-        )
         # Hidden gold checks are ranked with the ordinary work, by the same key: a gold pull and an
         # ordinary pull are one code path (the same queries, in the same order), and a gold check
         # comes when an ordinary response in its place would have come.
-        ranked = _ranked_ids(campaign, profile, cfg, qualified, mine, now)
+        ranked = _ranked_ids(campaign, profile, cfg, qualified, now)
         # Lock the best few; rows other requests hold are skipped, and the live count is taken again
         # under the lock, so k can never be passed.
         for batch_start in range(0, min(len(ranked), 3 * CANDIDATE_BATCH), CANDIDATE_BATCH):
@@ -261,11 +254,11 @@ def _eligible(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings,
 
 # Open responses the pull ranks: the window of those nearest completion in the campaign's random order.
 RANKING_WINDOW = 1000
+# The expert's latest assignments (in every campaign) whose items count as had.
+RECENT_WORK = 500
 
 
-def _ranked_ids(
-    campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None, mine: HeldWork, now: datetime
-) -> list[int]:
+def _ranked_ids(campaign: Campaign, profile: ExpertProfile, cfg: CampaignSettings, qualified: set[str] | None, now: datetime) -> list[int]:
     """Open responses for this expert, hidden gold checks among them, best first: nearer completion, items not yet had,
     specialty coverage, the expert's own keyed order.
 
@@ -276,6 +269,10 @@ def _ranked_ids(
     first `RANKING_WINDOW` responses: a pull reads a bounded number of rows whatever the size of
     the campaign. Every expert ranks the same window by their own keyed order, so two experts pulling
     at once mostly want different responses.
+
+    Items not yet had are those the expert has not had in the campaign among their latest
+    `RECENT_WORK` assignments: what a long history holds further back no longer counts, and the
+    pull does not read it.
 
     Open slots are counted from the tallies (reserved or submitted); `assign_next_response` expired
     the campaign's overdue reservations first and counts again under the lock.
@@ -290,14 +287,17 @@ def _ranked_ids(
             :RANKING_WINDOW
         ]
     )
-    had_item: dict[int, int] = defaultdict(int)
-    for _cr, item, _gold in mine:
-        had_item[item] += 1
+    items = {r[1] for r in rows}
+    # Items the expert had in the campaign among their latest work (any status), read newest first from their index.
+    latest = Assignment.objects.filter(expert_id=profile.user_id).order_by("-reserved_at")[:RECENT_WORK]
+    had_item = Counter(
+        item for campaign_id, item in latest.values_list("campaign_id", "campaign_response__item_id") if campaign_id == campaign.pk
+    )
     abilities, scenes = covered_abilities(profile.specialties)
     coverage: dict[int, int] = {}
     if abilities and rows:
         coverage = dict(
-            Criterion.objects.filter(item_id__in={r[1] for r in rows}, ability__in=abilities)
+            Criterion.objects.filter(item_id__in=items, ability__in=abilities)
             .order_by()
             .values("item_id")
             .annotate(n=Count("pk"))

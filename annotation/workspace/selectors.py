@@ -916,14 +916,9 @@ def why_no_work(expert: User, campaign: Campaign, *, now: datetime | None = None
     qualified = serving._qualified_dimensions(expert.pk, cfg.requires_qualification)
     if not serving.admits(qualified, per_dimension=cfg.qualification_per_dimension):
         return _calibration_required(expert, now, reason)
-    mine = list(
-        Assignment.objects.filter(expert_id=expert.pk, campaign_response__campaign_id=campaign.pk).values_list(
-            "campaign_response_id", "campaign_response__item_id", "campaign_response__is_gold"
-        )
-    )
-    if serving._ranked_ids(campaign, profile, cfg, qualified, mine, now):
+    if serving._ranked_ids(campaign, profile, cfg, qualified, now):
         return None
-    if qualified is not None and "" not in qualified and serving._ranked_ids(campaign, profile, cfg, None, mine, now):
+    if qualified is not None and "" not in qualified and serving._ranked_ids(campaign, profile, cfg, None, now):
         # A per-dimension campaign whose open work all lies in dimensions the expert is not qualified in.
         return reason(
             "dimension_not_qualified",

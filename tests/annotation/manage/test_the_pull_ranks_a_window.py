@@ -53,7 +53,7 @@ def test_responses_the_expert_had_or_that_are_full_are_left_out_of_the_window(ca
     Assignment.objects.create(campaign_response_id=order[0], campaign=campaign, expert=cast.experts[1])  # full at k = 1
     Assignment.objects.create(campaign_response_id=order[1], campaign=campaign, expert=cast.expert, status=Assignment.Status.RELEASED)
     profile = ExpertProfile.objects.get(user=cast.expert)
-    ranked = serving._ranked_ids(campaign, profile, serving.campaign_settings(campaign), None, [], timezone.now())
+    ranked = serving._ranked_ids(campaign, profile, serving.campaign_settings(campaign), None, timezone.now())
     assert ranked == sorted(order[2:5], key=lambda pk: expert_order(campaign.seed, cast.expert.pk, pk))
 
 
