@@ -191,15 +191,19 @@ def ranked_runs(
 
 
 def leaderboard_rows(version: DatasetVersion, ranked: list[tuple[int | None, int, JudgeRun]], *, mode: str) -> list[LeaderboardRow]:
-    """The leaderboard rows of these runs (all questions, every scene), from their stored scores: a page's, not the version's."""
-    scored = scored_runs([run for _, _, run in ranked], mode=mode)
+    """The leaderboard rows of these runs (all questions, every scene), from their stored scores: a page's, not the version's.
+
+    The page's figures are kept in the cache as a scene's are (`_figures`): a page seen again reads
+    no stored arrays.
+    """
+    figures = _figures([run for _, _, run in ranked], mode=mode, scene=None)
     rows = [
         LeaderboardRow(
             rank=rank,
             run=run,
-            all=scored[run.pk].result(subset="all", with_questions=False),
-            hard=scored[run.pk].result(subset="hard", with_questions=False),
-            normal=scored[run.pk].result(subset="normal", with_questions=False),
+            all=figures[run.pk][0],
+            hard=figures[run.pk][1],
+            normal=figures[run.pk][2],
             colour=PALETTE[(place - 1) % len(PALETTE)],
         )
         for rank, place, run in ranked
