@@ -516,6 +516,30 @@ class ResponseTally(models.Model):
         return f"tally of campaign response {self.campaign_response_id}"
 
 
+class ProgressMove(models.Model):
+    """Responses of a campaign moving into (+) or out of (-) the state of having `submitted` submitted assignments and
+    (`reserving`) any reserved one: its progress histogram as sums of moves, written by database triggers on the
+    response tallies (migration 0029). Admins only.
+
+    Moves are only ever inserted (no row is shared by two writers, so none waits for another), and the
+    periodic sweep folds each campaign's into one row per state (`annotation.services.tallies.fold_progress`):
+    the histogram is a sum over a few rows, not a read of every response. `campaign_id` is a plain column, so
+    a campaign being deleted takes no new move; the sweep drops those of deleted campaigns.
+    """
+
+    campaign_id = models.BigIntegerField()
+    is_gold = models.BooleanField()
+    submitted = models.IntegerField()
+    reserving = models.BooleanField()
+    responses = models.IntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["campaign_id", "is_gold", "submitted", "reserving"], name="annotation_progress_moves")]
+
+    def __str__(self) -> str:
+        return f"campaign {self.campaign_id}: {self.responses:+d} with {self.submitted} submitted"
+
+
 class ExpertCampaignTally(models.Model):
     """One expert's assignments in one campaign by status; kept by database triggers on every write (migration 0010).
 

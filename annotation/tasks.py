@@ -1,10 +1,13 @@
 """Background jobs of the annotation app (django-q2): thin wrappers around services."""
 
 from annotation.services.assignment import expire_reservations
+from annotation.services.tallies import fold_progress
 
 
 def expire_reservations_task() -> int:
-    """Scheduled every few minutes: reservations past their timeout go back to the pool."""
+    """Scheduled every few minutes: reservations past their timeout go back to the pool, and the campaigns' progress moves
+    are folded (one row per state)."""
+    fold_progress()
     return expire_reservations()
 
 

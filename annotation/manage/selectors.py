@@ -42,6 +42,7 @@ from annotation.models import (
     SubmissionHour,
 )
 from annotation.services.assignment import StuckResponse, stuck_responses
+from annotation.services.tallies import progress
 from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
 from heartbench_core.paging import KeysetPage, decode_keyset, encode_keyset, page_of_ids
@@ -180,14 +181,7 @@ def campaigns_progress(
             lapsed[campaign_id] = lapsed.get(campaign_id, 0) + (reserved == overdue_per_response[cr_id])
     histograms = {pk: [0] * (k + 1) for pk, k in k_of.items()}
     counts = {pk: {"held": 0, "gold": 0, "real": 0, "submitted": 0} for pk in ids}
-    for campaign_id, is_gold, n_sub, reserving, n in (
-        ResponseTally.objects.filter(campaign_id__in=ids)
-        .annotate(reserving=Case(When(reserved__gt=0, then=Value(True)), default=Value(False)))
-        .values("campaign_id", "is_gold", "submitted", "reserving")
-        .annotate(n=Count("pk"))
-        .order_by()
-        .values_list("campaign_id", "is_gold", "submitted", "reserving", "n")
-    ):
+    for (campaign_id, is_gold, n_sub, reserving), n in progress(ids).items():
         c = counts[campaign_id]
         if is_gold:
             c["gold"] += n

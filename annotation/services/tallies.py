@@ -9,27 +9,76 @@ were lost (a table rebuilt by hand), and the reference the tests compare the tri
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from importlib import import_module
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Sum
 
-from annotation.models import Assignment, CampaignResponse, CampaignTally, ExpertCampaignTally, ResponseTally, SubmissionHour
+from annotation.models import (
+    Assignment,
+    Campaign,
+    CampaignResponse,
+    CampaignTally,
+    ExpertCampaignTally,
+    ProgressMove,
+    ResponseTally,
+    SubmissionHour,
+)
 
 _sql = import_module("annotation.migrations._tallies")
 _hours = import_module("annotation.migrations._submission_hours")
 _window = import_module("annotation.migrations._pull_window")
+_moves = import_module("annotation.migrations._progress_moves")
 
 
 def recount(*, campaign_ids: Iterable[int] | None = None) -> None:
     """Rebuild the tallies from the assignments and campaign responses (of the given campaigns, or of all)."""
     ids = None if campaign_ids is None else ", ".join(str(int(pk)) for pk in campaign_ids) or "NULL"
     with transaction.atomic(), connection.cursor() as cursor:
-        for statement in [*_sql.recount_sql(ids), *_hours.recount_sql(ids, connection.vendor)]:
+        for statement in [*_sql.recount_sql(ids), *_hours.recount_sql(ids, connection.vendor), *_moves.recount_sql(ids)]:
             cursor.execute(statement)
+
+
+# A state of a campaign's responses: (campaign id, is gold, submitted assignments, any reserved).
+ProgressState = tuple[int, bool, int, bool]
+
+
+def progress(campaign_ids: Iterable[int]) -> dict[ProgressState, int]:
+    """How many responses of these campaigns are in each state (states with none left out): the sums of their moves."""
+    sums = (
+        ProgressMove.objects.filter(campaign_id__in=list(campaign_ids))
+        .values("campaign_id", "is_gold", "submitted", "reserving")
+        .annotate(n=Sum("responses"))
+        .order_by()
+        .values_list("campaign_id", "is_gold", "submitted", "reserving", "n")
+    )
+    return {(c, bool(g), s, bool(r)): n for c, g, s, r, n in sums if n}
+
+
+def fold_progress(*, campaign_ids: Iterable[int] | None = None) -> int:
+    """Fold each campaign's progress moves into one row per state (the sweep runs it); moves of deleted campaigns go.
+
+    The moves are deleted and returned by one statement, so a move inserted meanwhile stays for the
+    next fold. Returns the rows folded.
+    """
+    only = "" if campaign_ids is None else " WHERE campaign_id IN (%s)" % (", ".join(str(int(pk)) for pk in campaign_ids) or "NULL")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM annotation_progressmove{only} RETURNING campaign_id, is_gold, submitted, reserving, responses")
+        gone = cursor.fetchall()
+        sums: dict[ProgressState, int] = {}
+        for c, g, s, r, n in gone:
+            sums[(c, bool(g), s, bool(r))] = sums.get((c, bool(g), s, bool(r)), 0) + n
+        alive = set(Campaign.objects.filter(pk__in={key[0] for key in sums}).values_list("pk", flat=True))
+        ProgressMove.objects.bulk_create(
+            ProgressMove(campaign_id=c, is_gold=g, submitted=s, reserving=r, responses=n)
+            for (c, g, s, r), n in sorted(sums.items())
+            if n and c in alive
+        )
+    return len(gone)
 
 
 # The triggers whose work `count_inserted` does for rows written without them (the pull window's on campaign
@@ -80,6 +129,9 @@ def tallies_as_counted(*, campaign_ids: Iterable[int] | None = None) -> dict[str
             if any(row[2:])
         },
         "hours": {row for row in scoped(SubmissionHour.objects.all()).values_list("campaign_id", "hour", "submitted") if row[2]},
+        "progress": set(
+            progress(ids if ids is not None else ProgressMove.objects.values_list("campaign_id", flat=True).distinct()).items()
+        ),
     }
 
 
@@ -129,4 +181,5 @@ def tallies_from_rows(*, campaign_ids: Iterable[int] | None = None) -> dict[str,
         "responses": {(pk, c, bool(g), s, r, key, extra) for pk, (c, g, s, r, key, extra) in per_response.items()},
         "experts": {(e, c, *counts) for (e, c), counts in per_expert.items() if any(counts)},
         "hours": {(c, hour, n) for (c, hour), n in per_hour.items()},
+        "progress": set(Counter((c, bool(g), s, r > 0) for c, g, s, r, _key, _extra in per_response.values()).items()),
     }

@@ -206,3 +206,20 @@ def test_concurrent_submissions_on_one_response_lose_no_count(transactional_db, 
     assert not errors
     assert ResponseTally.objects.get(campaign_response=cr).submitted == len(ids)
     assert_true_tallies()
+
+
+def test_folding_the_progress_moves_keeps_their_sums_in_one_row_per_state(workspace, cast):
+    from annotation.models import Campaign, ProgressMove
+
+    judge_fully(workspace.reserve(cast.expert, "dm0001"))
+    workspace.reserve(cast.experts[1], "dm0002")
+    before = tallies.progress([workspace.campaign.pk])
+    assert ProgressMove.objects.filter(campaign_id=workspace.campaign.pk).count() > len(before)
+    assert tallies.fold_progress() > 0
+    assert tallies.progress([workspace.campaign.pk]) == before
+    assert ProgressMove.objects.filter(campaign_id=workspace.campaign.pk).count() == len(before)
+    assert_true_tallies()
+    Assignment.objects.filter(campaign=workspace.campaign).delete()
+    Campaign.objects.filter(pk=workspace.campaign.pk).delete()  # its responses and tallies go with it, recording no move
+    tallies.fold_progress()
+    assert not ProgressMove.objects.filter(campaign_id=workspace.campaign.pk).exists()
