@@ -178,7 +178,8 @@ class CampaignPage:
     split_extension: SplitExtensionState | None
     # The rest of the page (None for its polled progress table).
     show_seed: bool = False
-    models: list[str] | None = None
+    models: list[str] | None = None  # the first MODELS_SHOWN by name, or every one when asked
+    models_total: int = 0
     results: QuerySet[CalibrationResult] | None = None
     payments: list[PaymentLine] | None = None
     payments_total: int = 0
@@ -189,11 +190,18 @@ class CampaignPage:
         return self.figures.campaign
 
 
+# Models named on a campaign's page unless all are asked for: a blind test of a thousand models would name them all.
+MODELS_SHOWN = 20
+
+
 @read_model
-def campaign_page(viewer: Viewer, campaign_id: int, *, everyone: bool, rows: int, progress_only: bool = False) -> CampaignPage:
+def campaign_page(
+    viewer: Viewer, campaign_id: int, *, everyone: bool, rows: int, progress_only: bool = False, every_model: bool = False
+) -> CampaignPage:
     """A campaign's page: settings, figures (withheld from its own experts), results, payments and skips.
 
-    `everyone` false: the per-expert tables hold their first `rows` experts only.
+    `everyone` false: the per-expert tables hold their first `rows` experts only; `every_model` false: the first
+    MODELS_SHOWN models are named, with how many there are.
     """
     viewer.require(Role.ADMIN)
     found = one(Campaign.objects.select_related("version__dataset", "created_by", "settings"), pk=campaign_id)
@@ -204,12 +212,15 @@ def campaign_page(viewer: Viewer, campaign_id: int, *, everyone: bool, rows: int
     if progress_only:
         return CampaignPage(figures, extension)
     payments = payment_lines(found, limit=None if everyone else rows)
+    models = found.language_models.order_by("name").values_list("name", flat=True)
+    named = list(models if every_model else models[:MODELS_SHOWN])
     return CampaignPage(
         figures,
         extension,
         # Its experts never read the seed, even an admin among them.
         show_seed=may_read_seed(viewer.user, found),
-        models=list(found.language_models.order_by("name").values_list("name", flat=True)),
+        models=named,
+        models_total=len(named) if every_model or len(named) < MODELS_SHOWN else models.count(),
         results=CalibrationResult.objects.filter(campaign=found).select_related("expert")
         if found.kind == Campaign.Kind.CALIBRATION
         else None,

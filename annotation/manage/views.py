@@ -147,7 +147,14 @@ def campaign_detail(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     # The per-expert tables show the first EXPERT_ROWS experts unless all are asked for (`?experts=all`): a campaign
     # staffed by hundreds would otherwise draw hundreds of rows three times on every view and every poll.
     everyone = request.GET.get("experts") == "all"
-    page = read_models.campaign_page(Viewer.of(request), campaign_id, everyone=everyone, rows=EXPERT_ROWS, progress_only=bool(request.htmx))
+    page = read_models.campaign_page(
+        Viewer.of(request),
+        campaign_id,
+        everyone=everyone,
+        rows=EXPERT_ROWS,
+        progress_only=bool(request.htmx),
+        every_model=request.GET.get("models") == "all",
+    )
     figures = page.figures
 
     def shown(rows: list) -> list:
