@@ -69,7 +69,7 @@ from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field
 from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
-from heartbench_core.paging import decode_keyset, encode_keyset
+from heartbench_core.paging import keyset_of
 from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, has_role, role_permission
@@ -973,17 +973,15 @@ class AssignmentPagination(KeysetPagination):
             rows = super().paginate_queryset(queryset, request, view)
             self.rows = builtins.list(rows or [])
             return rows
-        place = decode_keyset(after)
-        if place is None:
-            raise NotFound(CursorPagination.invalid_cursor_message)
-        when, pk = place
         self.request = request
         size = self.get_page_size(request) or 50
         raw = request.query_params.get(self.page_query_param, "2")
         self.number = int(raw) if raw.isdecimal() and int(raw) > 1 else 2
+        found = read_models.assignments_after(Viewer.of(request), queryset, after, size=size)
+        if found is None:
+            raise NotFound(CursorPagination.invalid_cursor_message)
         self.count = queryset.count()
-        found = read_models.assignments_after(Viewer.of(request), queryset, when=when, pk=pk, size=size + 1)
-        self.more, self.rows = len(found) > size, found[:size]
+        self.rows, self.more = found
         self.page = None  # read by the links below instead
         return self.rows
 
@@ -998,8 +996,7 @@ class AssignmentPagination(KeysetPagination):
         elif not self.more or not self.rows:
             return None
         number = self.page.next_page_number() if self.page is not None else self.number + 1
-        last = self.rows[-1]
-        return self.keyset_next_link(number, encode_keyset(last.reserved_at, last.pk))
+        return self.keyset_next_link(number, keyset_of(self.rows[-1]))
 
     def get_previous_link(self) -> str | None:
         return super().get_previous_link() if self.page is not None else self.keyset_previous_link()

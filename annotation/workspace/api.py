@@ -29,12 +29,13 @@ from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response, next_response_if_any
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
-from annotation.workspace.filters import OwnAssignmentFilters, decode_after, encode_after
+from annotation.workspace.filters import OwnAssignmentFilters
 from annotation.workspace.selectors import OwnProgress
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
 from heartbench_core.api import KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in
+from heartbench_core.paging import decode_place, keyset_of
 from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
@@ -486,14 +487,14 @@ class OwnAssignmentsPagination(KeysetPagination):
         if not self.more or not self.rows:
             return None
         last = self.rows[-1]
-        return self.keyset_next_link(self.number + 1, encode_after(last.reserved_at, last.public_id))
+        return self.keyset_next_link(self.number + 1, keyset_of(last, key="public_id"))
 
     def get_previous_link(self) -> str | None:
         return None if self.number <= 1 else self.keyset_previous_link()
 
     @staticmethod
     def _decode(cursor: str) -> tuple[datetime, str]:
-        place = decode_after(cursor)
+        place = decode_place(cursor)
         if place is None or not re.fullmatch(r"[\w-]{1,32}", place[1], re.ASCII):
             raise NotFound(CursorPagination.invalid_cursor_message)
         return place
