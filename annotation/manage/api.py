@@ -62,7 +62,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
-from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
+from annotation.services.split_extension import split_extension_state, switch_split_extension
 from heartbench_core.api import ComputedListView, FileImportView, KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
@@ -884,15 +884,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def split_extension(self, request: Request, pk: str | None = None) -> Response:
         """Turn extra raters where the verdicts split on or off, or change the budget; on, the waiting responses are extended."""
         campaign = self.get_object()
-        d = valid_body(SplitExtensionInputSerializer, request)
-        set_split_extension(
-            campaign=campaign,
-            by=signed_in(request),
-            enabled=d["split_extension"],
-            budget=d["split_extension_budget"],
-            min_share=d["split_extension_min_share"],
-        )
-        done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
+        done = switch_split_extension(campaign=campaign, by=signed_in(request), **valid_body(SplitExtensionInputSerializer, request))
         state = split_extension_state(read_models.campaign(Viewer.of(request), campaign.pk))  # as now stored, not as the view read it
         counts = {"spent": state.spent or 0, "extended": state.extended or 0, "extended_now": done.extended if done else 0}
         return Response(SplitExtensionResultSerializer({**vars(state), **counts}).data)
