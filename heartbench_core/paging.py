@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 
 
 def page_of_ids(
@@ -46,6 +46,12 @@ def encode_keyset(when: datetime, key: int | str) -> str:
 def keyset_of(row: Any, time: str = "reserved_at", key: str = "pk") -> str:
     """`encode_keyset` of a row: where it stands in a list sorted by (`time`, `key`)."""
     return encode_keyset(getattr(row, time), getattr(row, key))
+
+
+def past(place: tuple[datetime, str], time: str, key: str = "public_id") -> Q:
+    """The rows listed after `place` (a `decode_place`) in a list sorted by (-`time`, `key`)."""
+    when, value = place
+    return Q(**{f"{time}__lt": when}) | Q(**{time: when, f"{key}__gt": value})
 
 
 def decode_place(cursor: str) -> tuple[datetime, str] | None:

@@ -35,7 +35,7 @@ from rest_framework.views import APIView
 from annotation.manage import read_models
 from annotation.manage.alert_texts import alert_text
 from annotation.manage.filters import AlertFilters, AssignmentFilters, CalibrationResultFilters, CampaignFilters
-from annotation.manage.forms import CAMPAIGN_AS_GIVEN
+from annotation.manage.forms import calibration_kwargs, campaign_kwargs, gold_file_kwargs
 from annotation.manage.selectors import Certificate, ExpertGoldAccuracy, ExpertProgress
 from annotation.manage.views import payments_file
 from annotation.models import (
@@ -482,13 +482,7 @@ class GoldSetCreateView(FileImportView[CampaignOutcome]):
     input_serializer = GoldSetCreateSerializer
 
     def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_gold_set(**self.file_args(d), created_by=user)
-
-    @staticmethod
-    def file_args(d: dict[str, Any]) -> dict[str, Any]:
-        """What a gold set and a calibration set are made from alike: a name, the dataset's version and the file."""
-        file = {"source": d["file"], "file_name": d["file"].name}
-        return {"name": d["name"], "dataset_name": d["dataset"], "version_label": d.get("version") or None, **file}
+        return create_gold_set(**gold_file_kwargs(d, dataset=d["dataset"], file=d["file"]), created_by=user)
 
     def respond(self, outcome: CampaignOutcome) -> Response:
         return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
@@ -501,15 +495,8 @@ class CalibrationCreateView(GoldSetCreateView):
     input_serializer = CalibrationCreateSerializer
 
     def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_calibration(
-            **self.file_args(d),
-            pass_threshold=d["pass_threshold"],
-            retake_cooldown=timedelta(days=d["cooldown_days"]),
-            max_attempts=d["max_attempts"],
-            sitting_size=d.get("sitting_size"),
-            expert_usernames=d.get("experts") or None,
-            created_by=user,
-        )
+        experts = calibration_kwargs(d, experts=d.get("experts") or [])
+        return create_calibration(**gold_file_kwargs(d, dataset=d["dataset"], file=d["file"]), **experts, created_by=user)
 
 
 # --- campaigns -----------------------------------------------------------------------------------
@@ -790,16 +777,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             gold_source = read_models.campaign_named(Viewer.of(request), d["gold_source"])
             if gold_source is None:
                 raise DjangoValidationError({"gold_source": _("no campaign named %(name)r") % {"name": d["gold_source"]}})
-        outcome = create_campaign(
-            **{name: d[name] for name in CAMPAIGN_AS_GIVEN},
-            dataset_name=d["dataset"],
-            version_label=d.get("version") or None,
-            model_names=d["models"],
-            reservation_timeout=timedelta(minutes=d["reservation_timeout_minutes"]),
-            expert_usernames=d.get("experts") or None,
-            gold_source=gold_source,
-            created_by=signed_in(request),
-        )
+        timeout = timedelta(minutes=d["reservation_timeout_minutes"])
+        given = campaign_kwargs(d, dataset=d["dataset"], models=d["models"], experts=d.get("experts") or [], timeout=timeout)
+        outcome = create_campaign(**given, gold_source=gold_source, created_by=signed_in(request))
         created = read_models.campaign_as_listed(Viewer.of(request), outcome.campaign.pk)
         return Response(CreatedCampaignSerializer(created, context={"outcome": outcome}).data, status=201)
 

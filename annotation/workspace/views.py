@@ -476,7 +476,7 @@ def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
 
 
 def _in_thread(
-    request: SignedInRequest, public_id: str, write: Callable[[Assignment, dict[str, Any]], None], form: Form, *, refused: list[str]
+    request: SignedInRequest, public_id: str, write: Callable[[Assignment, dict[str, Any]], None], form: Form, *, refused: list[Any]
 ) -> HttpResponse:
     """A comment or a vote in the expert's thread (`write` takes the valid form's data; `refused`: what an invalid form says)."""
     assignment = read_models.own_work(Viewer.of(request), public_id)
