@@ -945,30 +945,24 @@ class AssignmentPagination(KeysetPagination):
             rows = super().paginate_queryset(queryset, request, view)
             self.rows = builtins.list(rows or [])
             return rows
-        self.request = request
         size = self.get_page_size(request) or 50
         raw = request.query_params.get(self.page_query_param, "2")
-        self.number = int(raw) if raw.isdecimal() and int(raw) > 1 else 2
         found = read_models.assignments_after(Viewer.of(request), queryset, after, size=size)
         if found is None:
             raise NotFound(CursorPagination.invalid_cursor_message)
-        self.count = queryset.count()
-        self.rows, self.more = found
         self.page = None  # read by the links below instead
-        return self.rows
+        return self.keyset_page(request, found, number=int(raw) if raw.isdecimal() and int(raw) > 1 else 2, count=queryset.count())
 
     def get_paginated_response(self, data: Any) -> Response:
         return super().get_paginated_response(data) if self.page is not None else self.keyset_response(data)
 
     def get_next_link(self) -> str | None:
-        if self.page is not None:
-            link = super().get_next_link()
-            if link is None or not self.keyset or not self.rows:
-                return link
-        elif not self.more or not self.rows:
-            return None
-        number = self.page.next_page_number() if self.page is not None else self.number + 1
-        return self.keyset_next_link(number, keyset_of(self.rows[-1]))
+        if self.page is None:
+            return self.keyset_next(self.number + 1)
+        link = super().get_next_link()
+        if link is None or not self.keyset or not self.rows:
+            return link
+        return self.keyset_next_link(self.page.next_page_number(), keyset_of(self.rows[-1]))
 
     def get_previous_link(self) -> str | None:
         return super().get_previous_link() if self.page is not None else self.keyset_previous_link()
