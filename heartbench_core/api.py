@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from heartbench_core.api_parsers import CheckedMultiPartParser
 from heartbench_core.models import User
+from heartbench_core.paging import keyset_of
 from heartbench_core.roles import Role, role_permission
 
 IsAdmin = role_permission(Role.ADMIN)
@@ -169,8 +170,8 @@ class KeysetPagination(PageNumberPagination):
     """The API's default pages (`count`, `next`, `previous`, `results`) whose `next` also carries where its page ended.
 
     `after` (an opaque cursor) lets a deep page read from there instead of sorting and skipping
-    every row before it; `page` alone still works (by offset). A subclass sets `here`, `number`,
-    `count`, `more` and `rows` when it reads a page by keyset.
+    every row before it; `page` alone still works (by offset). A subclass hands the page it reads
+    by keyset to `keyset_page`, and links past it with `keyset_next`.
     """
 
     after_query_param = "after"
@@ -179,6 +180,18 @@ class KeysetPagination(PageNumberPagination):
     count: int
     more: bool
     rows: list[Any]
+
+    cursor_key = "pk"  # what a cursor holds after the row's reservation time (`paging.keyset_of`)
+
+    def keyset_page(self, request: Request, found: tuple[list[Any], bool], *, number: int, count: int) -> list[Any]:
+        """Hold a page read by keyset (`found`: its rows, and whether more follow) for the answer and its links: its rows."""
+        self.request, self.here, self.number, self.count = request, request.build_absolute_uri(), number, count
+        self.rows, self.more = found
+        return self.rows
+
+    def keyset_next(self, number: int) -> str | None:
+        """The link to page `number`, continuing past this page's last row; None when no row follows it."""
+        return self.keyset_next_link(number, keyset_of(self.rows[-1], key=self.cursor_key)) if self.more and self.rows else None
 
     def keyset_response(self, data: Any) -> Response:
         return Response({"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data})

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 
 
 def page_of_ids(
@@ -38,21 +38,38 @@ def page_of_ids(
     return page
 
 
-def encode_keyset(when: datetime, pk: int) -> str:
-    """A row's place in a list sorted by (time, id), as an opaque cursor for a link."""
-    return base64.urlsafe_b64encode(f"{when.isoformat()}|{pk}".encode()).decode().rstrip("=")
+def encode_keyset(when: datetime, key: int | str) -> str:
+    """A row's place in a list sorted by (time, key), as an opaque cursor for a link."""
+    return base64.urlsafe_b64encode(f"{when.isoformat()}|{key}".encode()).decode().rstrip("=")
 
 
-def decode_keyset(cursor: str) -> tuple[datetime, int] | None:
-    """The (time, id) of `encode_keyset`, or None for a cursor that does not decode (the caller starts over)."""
+def keyset_of(row: Any, time: str = "reserved_at", key: str = "pk") -> str:
+    """`encode_keyset` of a row: where it stands in a list sorted by (`time`, `key`)."""
+    return encode_keyset(getattr(row, time), getattr(row, key))
+
+
+def past(place: tuple[datetime, str], time: str, key: str = "public_id") -> Q:
+    """The rows listed after `place` (a `decode_place`) in a list sorted by (-`time`, `key`)."""
+    when, value = place
+    return Q(**{f"{time}__lt": when}) | Q(**{time: when, f"{key}__gt": value})
+
+
+def decode_place(cursor: str) -> tuple[datetime, str] | None:
+    """The (time, key as written) of `encode_keyset`, or None for a cursor that does not decode (the caller starts over)."""
     try:
-        when, pk = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
+        when, key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|", 1)
         moment = datetime.fromisoformat(when)
     except ValueError:  # bad base64 (binascii.Error), bad UTF-8, no separator, no date
         return None
-    if not cursor or moment.tzinfo is None or not pk.isdecimal() or len(pk) > 19:
+    return (moment, key) if cursor and moment.tzinfo is not None else None
+
+
+def decode_keyset(cursor: str) -> tuple[datetime, int] | None:
+    """`decode_place` of a cursor whose key is a row's id."""
+    place = decode_place(cursor)
+    if place is None or not place[1].isdecimal() or len(place[1]) > 19:
         return None
-    return moment, int(pk)
+    return place[0], int(place[1])
 
 
 class KeysetPage(Page):

@@ -35,7 +35,7 @@ from rest_framework.views import APIView
 from annotation.manage import read_models
 from annotation.manage.alert_texts import alert_text
 from annotation.manage.filters import AlertFilters, AssignmentFilters, CalibrationResultFilters, CampaignFilters
-from annotation.manage.forms import CAMPAIGN_AS_GIVEN
+from annotation.manage.forms import calibration_kwargs, campaign_kwargs, gold_file_kwargs
 from annotation.manage.selectors import Certificate, ExpertGoldAccuracy, ExpertProgress
 from annotation.manage.views import payments_file
 from annotation.models import (
@@ -62,14 +62,14 @@ from annotation.services.campaigns import (
 )
 from annotation.services.payments import PaymentLine, decide_held_pay, payment_lines, update_pay_policy
 from annotation.services.sampling import MAX_SEED
-from annotation.services.split_extension import extend_split_responses, set_split_extension, split_extension_state
+from annotation.services.split_extension import split_extension_state, switch_split_extension
 from heartbench_core.api import ComputedListView, FileImportView, KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api_blind import ShowsResponses
 from heartbench_core.api_changes import RefusesUnknownFields, unchangeable_field_errors
 from heartbench_core.api_types import TypedSerializer, typed
 from heartbench_core.http import signed_in
 from heartbench_core.models import LanguageModel, User
-from heartbench_core.paging import decode_keyset, encode_keyset
+from heartbench_core.paging import keyset_of
 from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, has_role, role_permission
@@ -482,13 +482,7 @@ class GoldSetCreateView(FileImportView[CampaignOutcome]):
     input_serializer = GoldSetCreateSerializer
 
     def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_gold_set(**self.file_args(d), created_by=user)
-
-    @staticmethod
-    def file_args(d: dict[str, Any]) -> dict[str, Any]:
-        """What a gold set and a calibration set are made from alike: a name, the dataset's version and the file."""
-        file = {"source": d["file"], "file_name": d["file"].name}
-        return {"name": d["name"], "dataset_name": d["dataset"], "version_label": d.get("version") or None, **file}
+        return create_gold_set(**gold_file_kwargs(d, dataset=d["dataset"], file=d["file"]), created_by=user)
 
     def respond(self, outcome: CampaignOutcome) -> Response:
         return Response(CampaignSerializer(read_models.campaign_as_listed(Viewer.of(self.request), outcome.campaign.pk)).data, status=201)
@@ -501,15 +495,8 @@ class CalibrationCreateView(GoldSetCreateView):
     input_serializer = CalibrationCreateSerializer
 
     def run(self, d: dict[str, Any], user: User) -> CampaignOutcome:
-        return create_calibration(
-            **self.file_args(d),
-            pass_threshold=d["pass_threshold"],
-            retake_cooldown=timedelta(days=d["cooldown_days"]),
-            max_attempts=d["max_attempts"],
-            sitting_size=d.get("sitting_size"),
-            expert_usernames=d.get("experts") or None,
-            created_by=user,
-        )
+        experts = calibration_kwargs(d, experts=d.get("experts") or [])
+        return create_calibration(**gold_file_kwargs(d, dataset=d["dataset"], file=d["file"]), **experts, created_by=user)
 
 
 # --- campaigns -----------------------------------------------------------------------------------
@@ -790,16 +777,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
             gold_source = read_models.campaign_named(Viewer.of(request), d["gold_source"])
             if gold_source is None:
                 raise DjangoValidationError({"gold_source": _("no campaign named %(name)r") % {"name": d["gold_source"]}})
-        outcome = create_campaign(
-            **{name: d[name] for name in CAMPAIGN_AS_GIVEN},
-            dataset_name=d["dataset"],
-            version_label=d.get("version") or None,
-            model_names=d["models"],
-            reservation_timeout=timedelta(minutes=d["reservation_timeout_minutes"]),
-            expert_usernames=d.get("experts") or None,
-            gold_source=gold_source,
-            created_by=signed_in(request),
-        )
+        timeout = timedelta(minutes=d["reservation_timeout_minutes"])
+        given = campaign_kwargs(d, dataset=d["dataset"], models=d["models"], experts=d.get("experts") or [], timeout=timeout)
+        outcome = create_campaign(**given, gold_source=gold_source, created_by=signed_in(request))
         created = read_models.campaign_as_listed(Viewer.of(request), outcome.campaign.pk)
         return Response(CreatedCampaignSerializer(created, context={"outcome": outcome}).data, status=201)
 
@@ -884,15 +864,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def split_extension(self, request: Request, pk: str | None = None) -> Response:
         """Turn extra raters where the verdicts split on or off, or change the budget; on, the waiting responses are extended."""
         campaign = self.get_object()
-        d = valid_body(SplitExtensionInputSerializer, request)
-        set_split_extension(
-            campaign=campaign,
-            by=signed_in(request),
-            enabled=d["split_extension"],
-            budget=d["split_extension_budget"],
-            min_share=d["split_extension_min_share"],
-        )
-        done = extend_split_responses(campaign=campaign) if d["split_extension"] else None
+        done = switch_split_extension(campaign=campaign, by=signed_in(request), **valid_body(SplitExtensionInputSerializer, request))
         state = split_extension_state(read_models.campaign(Viewer.of(request), campaign.pk))  # as now stored, not as the view read it
         counts = {"spent": state.spent or 0, "extended": state.extended or 0, "extended_now": done.extended if done else 0}
         return Response(SplitExtensionResultSerializer({**vars(state), **counts}).data)
@@ -973,33 +945,24 @@ class AssignmentPagination(KeysetPagination):
             rows = super().paginate_queryset(queryset, request, view)
             self.rows = builtins.list(rows or [])
             return rows
-        place = decode_keyset(after)
-        if place is None:
-            raise NotFound(CursorPagination.invalid_cursor_message)
-        when, pk = place
-        self.request = request
         size = self.get_page_size(request) or 50
         raw = request.query_params.get(self.page_query_param, "2")
-        self.number = int(raw) if raw.isdecimal() and int(raw) > 1 else 2
-        self.count = queryset.count()
-        found = read_models.assignments_after(Viewer.of(request), queryset, when=when, pk=pk, size=size + 1)
-        self.more, self.rows = len(found) > size, found[:size]
+        found = read_models.assignments_after(Viewer.of(request), queryset, after, size=size)
+        if found is None:
+            raise NotFound(CursorPagination.invalid_cursor_message)
         self.page = None  # read by the links below instead
-        return self.rows
+        return self.keyset_page(request, found, number=int(raw) if raw.isdecimal() and int(raw) > 1 else 2, count=queryset.count())
 
     def get_paginated_response(self, data: Any) -> Response:
         return super().get_paginated_response(data) if self.page is not None else self.keyset_response(data)
 
     def get_next_link(self) -> str | None:
-        if self.page is not None:
-            link = super().get_next_link()
-            if link is None or not self.keyset or not self.rows:
-                return link
-        elif not self.more or not self.rows:
-            return None
-        number = self.page.next_page_number() if self.page is not None else self.number + 1
-        last = self.rows[-1]
-        return self.keyset_next_link(number, encode_keyset(last.reserved_at, last.pk))
+        if self.page is None:
+            return self.keyset_next(self.number + 1)
+        link = super().get_next_link()
+        if link is None or not self.keyset or not self.rows:
+            return link
+        return self.keyset_next_link(self.page.next_page_number(), keyset_of(self.rows[-1]))
 
     def get_previous_link(self) -> str | None:
         return super().get_previous_link() if self.page is not None else self.keyset_previous_link()

@@ -1,10 +1,12 @@
 """Forms of the campaign-management pages and the expert's own profile page."""
 
+from collections.abc import Mapping
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.core.files import File
 from django.db.models import QuerySet
 from django.utils.functional import lazy
 from django.utils.text import format_lazy
@@ -18,9 +20,17 @@ from heartbench_core.models import Dataset, LanguageModel, User
 from heartbench_core.roles import Role
 from heartbench_core.taxonomy_display import dimension_display
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 
 def _experts() -> QuerySet[User]:
     return User.objects.filter(is_active=True, groups__name=Role.EXPERT.value).distinct().order_by("username")
+
+
+def _text(label: "StrOrPromise", *, rows: int, required: bool = False, **kwargs: Any) -> forms.CharField:
+    """A text box of `rows` lines (optional unless `required`)."""
+    return forms.CharField(required=required, widget=forms.Textarea(attrs={"rows": rows}), label=label, **kwargs)
 
 
 # What the form and the API hand `create_campaign` as they are.
@@ -93,14 +103,15 @@ class CampaignForm(forms.Form):
 
     def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
-        return {
-            **{name: d[name] for name in (*CAMPAIGN_AS_GIVEN, "gold_source")},
-            "dataset_name": d["dataset"].name,
-            "version_label": d["version"] or None,
-            "model_names": [m.name for m in d["models"]],
-            "reservation_timeout": timedelta(hours=d["reservation_hours"]),
-            "expert_usernames": [u.username for u in d["experts"]] or None,
-        }
+        names = {"models": [m.name for m in d["models"]], "experts": [u.username for u in d["experts"]]}
+        timeout = timedelta(hours=d["reservation_hours"])
+        return {**campaign_kwargs(d, dataset=d["dataset"].name, **names, timeout=timeout), "gold_source": d["gold_source"]}
+
+
+def campaign_kwargs(d: Mapping[str, Any], *, dataset: str, models: list[str], experts: list[str], timeout: timedelta) -> dict[str, Any]:
+    """What the page's form and the API hand `create_campaign` (each naming the dataset, models and experts its way)."""
+    named = {"dataset_name": dataset, "version_label": d.get("version") or None, "model_names": models, "expert_usernames": experts or None}
+    return {**{name: d[name] for name in CAMPAIGN_AS_GIVEN}, **named, "reservation_timeout": timeout}
 
 
 def _clean_split_extension(form: forms.Form, d: dict[str, Any]) -> dict[str, Any]:
@@ -143,14 +154,18 @@ class GoldSetForm(forms.Form):
     )
 
     def service_kwargs(self) -> dict[str, Any]:
-        d = self.cleaned_data
-        return {
-            "name": d["name"],
-            "dataset_name": d["dataset"].name,
-            "version_label": d["version"] or None,
-            "source": d["gold_file"],
-            "file_name": d["gold_file"].name,
-        }
+        return gold_file_kwargs(self.cleaned_data, dataset=self.cleaned_data["dataset"].name, file=self.cleaned_data["gold_file"])
+
+
+def gold_file_kwargs(d: Mapping[str, Any], *, dataset: str, file: File) -> dict[str, Any]:
+    """What a gold set and a calibration set are made from alike, on the page or in the API: a name, the dataset's version, the file."""
+    return {"name": d["name"], "dataset_name": dataset, "version_label": d.get("version") or None, "source": file, "file_name": file.name}
+
+
+def calibration_kwargs(d: Mapping[str, Any], *, experts: list[str]) -> dict[str, Any]:
+    """What a calibration set adds to its file, on the page or in the API."""
+    given = {name: d.get(name) for name in ("pass_threshold", "max_attempts", "sitting_size")}
+    return {**given, "retake_cooldown": timedelta(days=d["cooldown_days"]), "expert_usernames": experts or None}
 
 
 class CalibrationForm(GoldSetForm):
@@ -166,14 +181,9 @@ class CalibrationForm(GoldSetForm):
     experts = forms.ModelMultipleChoiceField(queryset=_experts(), to_field_name="username", required=False, label=_("Experts"))
 
     def service_kwargs(self) -> dict[str, Any]:
-        d = self.cleaned_data
         return {
             **super().service_kwargs(),
-            "pass_threshold": d["pass_threshold"],
-            "max_attempts": d["max_attempts"],
-            "retake_cooldown": timedelta(days=d["cooldown_days"]),
-            "sitting_size": d["sitting_size"],
-            "expert_usernames": [u.username for u in d["experts"]] or None,
+            **calibration_kwargs(self.cleaned_data, experts=[u.username for u in self.cleaned_data["experts"]]),
         }
 
 
@@ -196,7 +206,7 @@ class ProfileForm(forms.Form):
     )
     capacity = forms.IntegerField(min_value=0, max_value=1000, label=_("Capacity"), help_text=_("Most open assignments at once."))
     availability = forms.ChoiceField(choices=ExpertProfile.Availability.choices, label=_("Availability"))
-    availability_reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label=_("Availability reason"))
+    availability_reason = _text(_("Availability reason"), rows=2)
 
     @staticmethod
     def initial_for(profile: ExpertProfile) -> dict[str, Any]:
@@ -220,7 +230,7 @@ class ProfileForm(forms.Form):
 
 class TierOverrideForm(forms.Form):
     tier = forms.IntegerField(min_value=1, max_value=5, required=False, label=_("Tier"), help_text=_("Empty: clear the override."))
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label=_("Reason"))
+    reason = _text(_("Reason"), rows=2, required=True)
 
 
 class QualificationForm(forms.Form):
@@ -229,7 +239,7 @@ class QualificationForm(forms.Form):
         required=False,
         label=_("Dimension"),
     )
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label=_("Reason"))
+    reason = _text(_("Reason"), rows=2, required=True)
 
 
 class AvailabilityForm(forms.Form):
@@ -258,10 +268,9 @@ class CampaignSettingsForm(forms.Form):
         label=_("Certificate title"),
         help_text=_("Empty: “AI Evaluation Expert”."),
     )
-    guidelines = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 12}),
-        label=_("Guidelines (Markdown)"),
+    guidelines = _text(
+        _("Guidelines (Markdown)"),
+        rows=12,
         help_text=_("Experts read them on the judging page. Each change is a new revision; earlier ones are kept."),
     )
     change_note = forms.CharField(required=False, max_length=300, label=_("What changed in the guidelines"))
@@ -289,12 +298,7 @@ class CampaignStatusForm(forms.Form):
     """A status change, confirmed; pausing or closing says why (the campaign's experts read it)."""
 
     status = forms.ChoiceField(choices=Campaign.Status.choices, label=_("New status"))
-    reason = forms.CharField(
-        required=False,
-        max_length=2000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        label=_("Reason (experts read it)"),
-    )
+    reason = _text(_("Reason (experts read it)"), rows=3, max_length=2000)
     confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
     def clean(self) -> dict[str, Any]:
@@ -312,17 +316,13 @@ class PayDecisionForm(forms.Form):
         coerce=lambda v: v == "yes",
         label=_("Decision"),
     )
-    note = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), label=_("Note"))
+    note = _text(_("Note"), rows=2, max_length=2000)
 
 
 class PayPolicyForm(forms.Form):
     """How work submitted while paused is paid, and the written policy experts read."""
 
     paused_work_pay = forms.ChoiceField(choices=QualityPolicy.PausedWorkPay.choices, label=_("Work submitted while paused or away"))
-    pay_policy_text = forms.CharField(
-        required=False,
-        max_length=20_000,
-        widget=forms.Textarea(attrs={"rows": 8}),
-        label=_("Written pay and quality policy (Markdown)"),
-        help_text=_("Experts read it on their profile."),
+    pay_policy_text = _text(
+        _("Written pay and quality policy (Markdown)"), rows=8, max_length=20_000, help_text=_("Experts read it on their profile.")
     )

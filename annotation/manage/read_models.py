@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.contrib.admin.models import LogEntry
@@ -327,9 +326,9 @@ def assignments(viewer: Viewer, params: Mapping[str, Any] | None = None) -> Quer
 
 
 @read_model
-def assignments_after(viewer: Viewer, rows: QuerySet[Assignment], *, when: datetime, pk: int, size: int) -> list[Assignment]:
-    """Up to `size` rows of `assignments` after (when, pk) in their order: a deep page read from where the last one ended."""
-    return list(viewer.visible_responses(rows.filter(selectors.listed_after(when, pk)), "campaign_response__response_id")[:size])
+def assignments_after(viewer: Viewer, rows: QuerySet[Assignment], cursor: str, *, size: int) -> tuple[list[Assignment], bool] | None:
+    """Up to `size` rows of `assignments` after the cursor's row, and whether more follow (`selectors.from_cursor`, as the page continues)."""
+    return selectors.from_cursor(viewer.visible_responses(rows, "campaign_response__response_id"), cursor, size=size)
 
 
 @read_model

@@ -45,7 +45,7 @@ from annotation.services.assignment import StuckResponse, stuck_responses
 from annotation.services.tallies import progress
 from heartbench_core.blindness import BlindScope
 from heartbench_core.models import User
-from heartbench_core.paging import KeysetPage, decode_keyset, encode_keyset, page_of_ids
+from heartbench_core.paging import KeysetPage, decode_keyset, keyset_of, page_of_ids
 
 PACE_WINDOW = timedelta(days=7)
 
@@ -432,19 +432,11 @@ def assignment_overview_page(
     def rows(wanted: list[Any]) -> QuerySet[Assignment]:
         return assignment_overview(campaign).filter(pk__in=wanted)
 
-    keyset = decode_keyset(after or before) if (after or before) else None
-    if keyset is None:
+    read = from_cursor(ids.values_list("pk", flat=True), after or before, size=per_page, backwards=not after) if after or before else None
+    if read is None:
         page = page_of_ids(ids.values_list("pk", flat=True), number=number, per_page=per_page, rows=rows, count=count)
     else:
-        when, pk = keyset
-        if after:
-            found = list(ids.filter(listed_after(when, pk)).values_list("pk", flat=True)[: per_page + 1])
-            more_before, more_after = True, len(found) > per_page
-            found = found[:per_page]
-        else:
-            found = list(ids.filter(listed_before(when, pk)).order_by("reserved_at", "id").values_list("pk", flat=True)[: per_page + 1])
-            more_before, more_after = len(found) > per_page, True
-            found = found[:per_page][::-1]
+        found, more = read
         paginator = Paginator(ids.values_list("pk", flat=True), per_page)
         if count is not None:
             paginator.count = count  # a cached_property, set ahead
@@ -454,24 +446,33 @@ def assignment_overview_page(
             [by_pk[p] for p in found if p in by_pk],
             max(1, min(shown, paginator.num_pages)),
             paginator,
-            more_before=more_before,
-            more_after=more_after,
+            more_before=more or bool(after),
+            more_after=more or not after,
         )
     listed = list(page.object_list)
-    page.next_after = encode_keyset(listed[-1].reserved_at, listed[-1].pk) if listed else ""  # type: ignore[attr-defined]
-    page.previous_before = encode_keyset(listed[0].reserved_at, listed[0].pk) if listed else ""  # type: ignore[attr-defined]
+    page.next_after = keyset_of(listed[-1]) if listed else ""  # type: ignore[attr-defined]
+    page.previous_before = keyset_of(listed[0]) if listed else ""  # type: ignore[attr-defined]
     return page
 
 
-def listed_after(when: datetime, pk: int) -> Q:
-    """Rows listed after (when, pk) in (-reserved_at, -id) order. The bound on reserved_at alone is the index range's start
-    (campaign, -reserved_at, -id), so a deep page is read from its first row; ids decide only between equal times."""
-    return Q(reserved_at__lte=when) & (Q(reserved_at__lt=when) | Q(pk__lt=pk))
+def from_cursor(rows: QuerySet[Any, Any], cursor: str, *, size: int, backwards: bool = False) -> tuple[list[Any], bool] | None:
+    """Up to `size` of `rows` (in (-reserved_at, -id) order) after the cursor's row, or before it when `backwards`, in the
+    list's order, and whether more lie beyond them; None for a cursor that does not decode.
 
-
-def listed_before(when: datetime, pk: int) -> Q:
-    """Rows listed before (when, pk): the same range read the other way."""
-    return Q(reserved_at__gte=when) & (Q(reserved_at__gt=when) | Q(pk__gt=pk))
+    The assignments page and the API continue alike. The bound on reserved_at alone is the index range's start
+    (campaign, -reserved_at, -id), so a deep page is read from its first row; ids decide only between equal times.
+    """
+    place = decode_keyset(cursor)
+    if place is None:
+        return None
+    when, pk = place
+    if backwards:
+        found = list(
+            rows.filter(Q(reserved_at__gte=when) & (Q(reserved_at__gt=when) | Q(pk__gt=pk))).order_by("reserved_at", "id")[: size + 1]
+        )
+        return found[:size][::-1], len(found) > size
+    found = list(rows.filter(Q(reserved_at__lte=when) & (Q(reserved_at__lt=when) | Q(pk__lt=pk)))[: size + 1])
+    return found[:size], len(found) > size
 
 
 def assignment_overview_count(campaign: Campaign, *, status: str | None = None, expert: str | None = None) -> int:

@@ -35,7 +35,7 @@ from annotation.services.campaigns import (
 )
 from annotation.services.guidelines import current_guidelines, render_guidelines
 from annotation.services.payments import decide_held_pay, payment_csv, update_pay_policy
-from annotation.services.split_extension import ExtensionPass, extend_split_responses, set_split_extension
+from annotation.services.split_extension import ExtensionPass, switch_split_extension
 from heartbench_core.http import SignedInRequest
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_required
@@ -43,30 +43,23 @@ from heartbench_core.roles import Role, role_required
 admin_only = role_required(Role.ADMIN)
 
 
-def _messages_of(exc: ValidationError) -> list[str]:
-    if hasattr(exc, "error_dict"):
-        return [f"{field}: {m}" if field != "__all__" else m for field, msgs in exc.message_dict.items() for m in msgs]
-    return list(exc.messages)
-
-
 def _form_errors(form: django_forms.Form, exc: ValidationError) -> None:
     """Attach a service's errors to the form fields they name (or to the form)."""
-    mapping = {
-        "dataset_name": "dataset",
-        "version_label": "version",
-        "model_names": "models",
-        "models": "models",
-        "source": "gold_file",
-        "retake_cooldown": "cooldown_days",
-    }
+    mapping = {"dataset_name": "dataset", "version_label": "version", "model_names": "models", "source": "gold_file"}
+    mapping["retake_cooldown"] = "cooldown_days"
+    for field, m in _named(exc):
+        target = mapping.get(field or "", field)
+        if target in form.fields:
+            form.add_error(target, m)
+        else:
+            form.add_error(None, m if field is None else f"{field}: {m}")
+
+
+def _named(exc: ValidationError) -> list[tuple[str | None, str]]:
+    """A service's messages with the field each names (None: the error as a whole)."""
     if hasattr(exc, "error_dict"):
-        for field, msgs in exc.message_dict.items():
-            target = mapping.get(field, field)
-            for m in msgs:
-                form.add_error(target if target in form.fields else None, f"{m}" if target in form.fields else f"{field}: {m}")
-    else:
-        for m in exc.messages:
-            form.add_error(None, m)
+        return [(field, m) for field, msgs in exc.message_dict.items() for m in msgs]
+    return [(None, m) for m in exc.messages]
 
 
 # --- campaigns ---------------------------------------------------------------------------------
@@ -203,18 +196,12 @@ def campaign_bulk_assign(request: SignedInRequest, campaign_id: int) -> HttpResp
 def campaign_split_extension(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """Turn extra raters where the verdicts split on or off, or change their budget; then extend the waiting responses."""
     campaign = read_models.campaign(Viewer.of(request), campaign_id)
-
-    def extend(d: dict[str, Any]) -> object:
-        set_split_extension(
-            campaign=campaign,
-            by=request.user,
-            enabled=d["split_extension"],
-            budget=d["split_extension_budget"],
-            min_share=d["split_extension_min_share"],
-        )
-        return extend_split_responses(campaign=campaign) if d["split_extension"] else None
-
-    done = _act(request, extend, form=forms.SplitExtensionForm(request.POST), success=_("Extra raters where the verdicts split: saved."))
+    done = _act(
+        request,
+        lambda d: switch_split_extension(campaign=campaign, by=request.user, **d),
+        form=forms.SplitExtensionForm(request.POST),
+        success=_("Extra raters where the verdicts split: saved."),
+    )
     if isinstance(done, ExtensionPass) and done.extended:
         messages.success(
             request,
@@ -390,8 +377,9 @@ def _act(
 
 
 def _refused(request: SignedInRequest, exc: ValidationError) -> None:
-    for m in _messages_of(exc):
-        messages.error(request, m)
+    """Each of a service's messages as an error, after the field it names."""
+    for field, m in _named(exc):
+        messages.error(request, m if field in (None, "__all__") else f"{field}: {m}")
 
 
 @require_POST

@@ -255,3 +255,13 @@ def extend_split_responses(*, campaign: Campaign) -> ExtensionPass:
         return ExtensionPass(
             candidates=len(candidates), extended=len(done), budget=cfg.split_extension_budget, spent=granted(campaign.pk), already=already
         )
+
+
+def switch_split_extension(
+    *, campaign: Campaign, by: User, split_extension: bool, split_extension_budget: int, split_extension_min_share: float
+) -> ExtensionPass | None:
+    """The option as a campaign's page and the API change it (named as their fields): set, then, when on, the waiting responses extended."""
+    set_split_extension(
+        campaign=campaign, by=by, enabled=split_extension, budget=split_extension_budget, min_share=split_extension_min_share
+    )
+    return extend_split_responses(campaign=campaign) if split_extension else None

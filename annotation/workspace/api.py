@@ -29,12 +29,13 @@ from annotation.services import workspace as services
 from annotation.services.assignment import assign_next_response, next_response_if_any
 from annotation.services.guidelines import GuidelinesInForce, render_guidelines
 from annotation.workspace import read_models
-from annotation.workspace.filters import OwnAssignmentFilters, decode_after, encode_after
+from annotation.workspace.filters import OwnAssignmentFilters
 from annotation.workspace.selectors import OwnProgress
 from annotation.workspace.serializers import AdminCorrectionsQuerySerializer
 from heartbench_core.api import KeysetPagination, RecordsShown, valid_body
 from heartbench_core.api_types import TypedSerializer
 from heartbench_core.http import signed_in
+from heartbench_core.paging import decode_place
 from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import Role, role_permission
@@ -455,45 +456,40 @@ class OwnAssignmentsPagination(KeysetPagination):
     expert's tallies instead of counting their rows.
     """
 
+    cursor_key = "public_id"
+
     def paginate_queryset(  # type: ignore[override]  # pages assignments only
         self, queryset: QuerySet[Assignment], request: Request, view: APIView | None = None
     ) -> list[Assignment]:
-        self.request = request
-        self.here = request.build_absolute_uri()
         size = self.get_page_size(request) or 50
         raw = request.query_params.get(self.page_query_param, "1")
         if not raw.isdecimal() or int(raw) < 1:
             raise NotFound(self.invalid_page_message.format(page_number=raw, message=Paginator.default_error_messages["invalid_page"]))
-        self.number = int(raw)
-        self.count = view.count_all() if isinstance(view, MyAssignmentsView) else queryset.count()
+        number = int(raw)
+        count = view.count_all() if isinstance(view, MyAssignmentsView) else queryset.count()
         after = request.query_params.get(self.after_query_param)
         if after is not None:
             reserved_at, public_id = self._decode(after)
             rows = list(view.rows_after(reserved_at, public_id)[: size + 1]) if isinstance(view, MyAssignmentsView) else []
         else:
-            offset = (self.number - 1) * size
-            if self.number > 1 and offset >= self.count:
+            offset = (number - 1) * size
+            if number > 1 and offset >= count:
                 raise NotFound(self.invalid_page_message.format(page_number=raw, message=Paginator.default_error_messages["no_results"]))
             rows = list(queryset[offset : offset + size + 1])
-        self.more = len(rows) > size
-        self.rows = rows[:size]
-        return self.rows
+        return self.keyset_page(request, (rows[:size], len(rows) > size), number=number, count=count)
 
     def get_paginated_response(self, data: Any) -> Response:
         return self.keyset_response(data)
 
     def get_next_link(self) -> str | None:
-        if not self.more or not self.rows:
-            return None
-        last = self.rows[-1]
-        return self.keyset_next_link(self.number + 1, encode_after(last.reserved_at, last.public_id))
+        return self.keyset_next(self.number + 1)
 
     def get_previous_link(self) -> str | None:
         return None if self.number <= 1 else self.keyset_previous_link()
 
     @staticmethod
     def _decode(cursor: str) -> tuple[datetime, str]:
-        place = decode_after(cursor)
+        place = decode_place(cursor)
         if place is None or not re.fullmatch(r"[\w-]{1,32}", place[1], re.ASCII):
             raise NotFound(CursorPagination.invalid_cursor_message)
         return place

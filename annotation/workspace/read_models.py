@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Model, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
 
@@ -25,6 +25,7 @@ from annotation.models import Assignment, CalibrationResult, Campaign, Correctio
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force
 from annotation.workspace import selectors
 from annotation.workspace.filters import OwnAssignmentFilters
+from heartbench_core.paging import past
 from heartbench_core.read_models import Viewer, one, read_model
 
 M = TypeVar("M", bound=Model)
@@ -87,10 +88,7 @@ def own_assignments(
 ) -> QuerySet[Assignment]:
     """The expert's reserved and submitted assignments (filtered by `OwnAssignmentFilters`), newest first; past the keyset `after` when given."""
     rows = OwnAssignmentFilters(params).check().narrow(selectors.own_assignments(viewer.person()))
-    if after is None:
-        return rows
-    reserved_at, public_id = after  # past that row, in the list's order
-    return rows.filter(Q(reserved_at__lt=reserved_at) | Q(reserved_at=reserved_at, public_id__gt=public_id))
+    return rows if after is None else rows.filter(past(after, "reserved_at"))
 
 
 @read_model

@@ -41,9 +41,9 @@ from annotation.quality_text import pause_reason_text
 from annotation.services import assignment as serving
 from annotation.services.guidelines import GuidelinesInForce, guidelines_in_force, render_guidelines
 from annotation.services.workspace import JudgmentRow, discussion_cohort, discussion_open_for
-from annotation.workspace.filters import decode_after, encode_after
 from heartbench_core.lib.taxonomy import english_name
 from heartbench_core.models import Criterion, User
+from heartbench_core.paging import decode_place, keyset_of, past
 from heartbench_core.roles import Role, has_role
 from heartbench_core.taxonomy_display import dimension_display
 
@@ -277,10 +277,8 @@ def completed_page(expert: User, *, after: str = "", size: int | None = None) ->
     """
     size = size or COMPLETED_PER_PAGE
     rows = _submitted_newest_first(expert)
-    keyset = decode_after(after)
-    if keyset is not None:
-        when, public_id = keyset
-        rows = rows.filter(Q(submitted_at__lt=when) | Q(submitted_at=when, public_id__gt=public_id))
+    if (place := decode_place(after)) is not None:
+        rows = rows.filter(past(place, "submitted_at"))
     found = list(rows[: size + 1])
     shown = found[:size]
     more = len(found) > size
@@ -288,7 +286,7 @@ def completed_page(expert: User, *, after: str = "", size: int | None = None) ->
     return CompletedPage(
         rows=_completed_work(expert, shown),
         total=own_assignment_count(expert, "submitted"),
-        next_after=encode_after(last.submitted_at, last.public_id) if more and last and last.submitted_at else "",
+        next_after=keyset_of(last, "submitted_at", "public_id") if more and last and last.submitted_at else "",
     )
 
 

@@ -7,8 +7,12 @@ id that does not exist.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.forms import Form
 from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -51,17 +55,8 @@ CHANGED_ELSEWHERE = gettext_lazy(
 def home(request: SignedInRequest) -> HttpResponse:
     # After "Next response" found nothing, the campaign's card says why and what to do (`?why=<campaign id>`).
     screen = read_models.expert_home(Viewer.of(request), why=request.GET.get("why", ""))
-    return render(
-        request,
-        "annotation/workspace/home.html",
-        {
-            "home": screen.home,
-            "prefetch": screen.prefetch,
-            "stranded": screen.stranded,
-            # One reverse() for the page instead of one per row: the judging page of work `x` is `<prefix>x/`.
-            "work_prefix": reverse("annotation:judge", args=["x"])[: -len("x/")],
-        },
-    )
+    context = {"home": screen.home, "prefetch": screen.prefetch, "stranded": screen.stranded}
+    return render(request, "annotation/workspace/home.html", {**context, "work_prefix": _work_prefix()})
 
 
 @require_safe
@@ -69,11 +64,13 @@ def home(request: SignedInRequest) -> HttpResponse:
 def completed(request: SignedInRequest) -> HttpResponse:
     """The expert's completed work, newest first, a page at a time (`?after=` continues where a page ended)."""
     page = read_models.completed_work(Viewer.of(request), after=request.GET.get("after", ""))
-    return render(
-        request,
-        "annotation/workspace/completed.html",
-        {"page": page, "first_page": not request.GET.get("after"), "work_prefix": reverse("annotation:judge", args=["x"])[: -len("x/")]},
-    )
+    context = {"page": page, "first_page": not request.GET.get("after"), "work_prefix": _work_prefix()}
+    return render(request, "annotation/workspace/completed.html", context)
+
+
+def _work_prefix() -> str:
+    """One reverse() for the page instead of one per row: the judging page of work `x` is `<prefix>x/`."""
+    return reverse("annotation:judge", args=["x"])[: -len("x/")]
 
 
 @require_POST
@@ -345,34 +342,43 @@ skip.refuses_nul_itself = True  # type: ignore[attr-defined]
 @require_POST
 @expert_only
 def report_unclear(request: SignedInRequest, public_id: str, criterion_id: int) -> HttpResponse:
-    assignment = read_models.own_work(Viewer.of(request), public_id)
-    form = forms.CommentForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise ValidationError(list(form.errors.get("comment", [_("Say what is unclear about the criterion.")])))
-        services.report_unclear_criterion(
-            assignment=assignment, expert=request.user, criterion_id=criterion_id, comment=form.cleaned_data["comment"]
-        )
-    except ValidationError as exc:
-        return _report_outcome(request, public_id, ok=False, message=" ".join(messages_of(exc)))
-    return _report_outcome(request, public_id, ok=True, message=_("Thank you — the rubric authors will look at this criterion."))
+    return _report(
+        request,
+        public_id,
+        lambda assignment, comment: services.report_unclear_criterion(
+            assignment=assignment, expert=request.user, criterion_id=criterion_id, comment=comment
+        ),
+        missing=_("Say what is unclear about the criterion."),
+        thanks=_("Thank you — the rubric authors will look at this criterion."),
+    )
 
 
 @require_POST
 @expert_only
 def report_problem(request: SignedInRequest, public_id: str) -> HttpResponse:
+    return _report(
+        request,
+        public_id,
+        lambda assignment, comment: services.report_item_problem(assignment=assignment, expert=request.user, comment=comment),
+        missing=_("Describe the problem."),
+        thanks=_("Thank you — the problem was reported."),
+    )
+
+
+def _report(
+    request: SignedInRequest, public_id: str, write: Callable[[Assignment, str], object], *, missing: str, thanks: str
+) -> HttpResponse:
+    """An expert's report on their own work (`write` takes its comment): htmx gets the outcome's partial, a plain form the page."""
     assignment = read_models.own_work(Viewer.of(request), public_id)
     form = forms.CommentForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(list(form.errors.get("comment", [_("Describe the problem.")])))
-        services.report_item_problem(assignment=assignment, expert=request.user, comment=form.cleaned_data["comment"])
+            raise ValidationError(list(form.errors.get("comment", [missing])))
+        write(assignment, form.cleaned_data["comment"])
     except ValidationError as exc:
-        return _report_outcome(request, public_id, ok=False, message=" ".join(messages_of(exc)))
-    return _report_outcome(request, public_id, ok=True, message=_("Thank you — the problem was reported."))
-
-
-def _report_outcome(request: SignedInRequest, public_id: str, *, ok: bool, message: str) -> HttpResponse:
+        ok, message = False, " ".join(messages_of(exc))
+    else:
+        ok, message = True, thanks
     if request.htmx:
         return render(
             request, "annotation/workspace/partials/report_outcome.html", {"ok": ok, "message": message}, status=200 if ok else 400
@@ -453,33 +459,31 @@ def discussion(request: SignedInRequest, public_id: str) -> HttpResponse:
 @require_POST
 @expert_only
 def discussion_comment(request: SignedInRequest, public_id: str) -> HttpResponse:
-    assignment = read_models.own_work(Viewer.of(request), public_id)
+    def comment(assignment: Assignment, d: dict[str, Any]) -> None:
+        services.post_comment(assignment=assignment, expert=request.user, body=d["body"], criterion_id=d.get("criterion"))
+
     form = forms.DiscussionCommentForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise ValidationError(list(form.errors.get("body", [_("Write a comment.")])))
-        services.post_comment(
-            assignment=assignment, expert=request.user, body=form.cleaned_data["body"], criterion_id=form.cleaned_data.get("criterion")
-        )
-    except ValidationError as exc:
-        return _back_to_thread(request, assignment, public_id, refused=exc)
-    return _back_to_thread(request, assignment, public_id)
+    return _in_thread(request, public_id, comment, form, refused=list(form.errors.get("body", [_("Write a comment.")])))
 
 
 @require_POST
 @expert_only
 def discussion_vote(request: SignedInRequest, public_id: str) -> HttpResponse:
+    def vote(assignment: Assignment, d: dict[str, Any]) -> None:
+        services.cast_vote(assignment=assignment, expert=request.user, criterion_id=d["criterion"], hit=d["stance"] == "hit")
+
+    return _in_thread(request, public_id, vote, forms.DiscussionVoteForm(request.POST), refused=[_("Choose hit or miss for a criterion.")])
+
+
+def _in_thread(
+    request: SignedInRequest, public_id: str, write: Callable[[Assignment, dict[str, Any]], None], form: Form, *, refused: list[Any]
+) -> HttpResponse:
+    """A comment or a vote in the expert's thread (`write` takes the valid form's data; `refused`: what an invalid form says)."""
     assignment = read_models.own_work(Viewer.of(request), public_id)
-    form = forms.DiscussionVoteForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError(_("Choose hit or miss for a criterion."))
-        services.cast_vote(
-            assignment=assignment,
-            expert=request.user,
-            criterion_id=form.cleaned_data["criterion"],
-            hit=form.cleaned_data["stance"] == "hit",
-        )
+            raise ValidationError(refused)
+        write(assignment, form.cleaned_data)
     except ValidationError as exc:
         return _back_to_thread(request, assignment, public_id, refused=exc)
     return _back_to_thread(request, assignment, public_id)
