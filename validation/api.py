@@ -56,7 +56,7 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
-from validation.filters import CandidateFilters, GoldenLabelFilters, QueueFilters
+from validation.filters import CandidateFilters, ExportFilters, GoldenLabelFilters, QueueFilters
 from validation.gold_builder import ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
@@ -1009,22 +1009,11 @@ class PlannerView(APIView):
 
 # --- the judgments' export, filtered or incremental -----------------------------------------------------
 
-_EXPORT_PARAMETERS = [
-    OpenApiParameter(
-        "since",
-        OpenApiTypes.DATETIME,
-        description="Only judgments of assignments submitted at or after this time (ISO 8601; a date means its midnight; "
-        "no offset means UTC). An incremental export passes the time of the previous one.",
-    ),
-    OpenApiParameter("until", OpenApiTypes.DATETIME, description="Only judgments of assignments submitted before this time."),
-    OpenApiParameter("model", str, many=True, explode=True, description="Only responses of this model (by name; repeat for several)."),
-]
-
 
 @extend_schema(
     parameters=[
         OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=["csv", "jsonl"], description="The file's format."),
-        *_EXPORT_PARAMETERS,
+        *ExportFilters.parameters(),
     ],
     responses={
         (200, "text/csv"): OpenApiTypes.STR,

@@ -28,8 +28,8 @@ from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation import read_models as read
-from validation.exports import FILTER_PARAMETERS, BadFilter
-from validation.filters import CandidateFilters
+from validation.exports import BadFilter
+from validation.filters import CandidateFilters, ExportFilters
 from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
 from validation.policy_text import POLICY_VOCABULARY
@@ -314,7 +314,7 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
     campaign = read.campaign_of(viewer, campaign_id)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
-    if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):
+    if what != "judgments" and any(request.GET.get(name) for name in ExportFilters.base_filters):
         return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
     body: str | Iterator[str] | Iterator[bytes] | None
     if what == "report":
