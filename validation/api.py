@@ -3,7 +3,7 @@
 import builtins
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpResponseBase
 from django.utils.translation import gettext_lazy as _
@@ -56,7 +56,7 @@ from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
 from validation.exports import BadFilter
-from validation.filters import CandidateFilters, ExportFilters, GoldenLabelFilters, QueueFilters
+from validation.filters import AlignmentFilters, CandidateFilters, ExportFilters, GoldenLabelFilters, QueueFilters
 from validation.gold_builder import ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
@@ -764,29 +764,9 @@ class AlignmentView(APIView):
 
     validation_error_detail = _("no comparison")
 
-    @extend_schema(
-        responses=DatasetAlignmentSerializer,
-        parameters=[
-            OpenApiParameter("campaign", int, description="The blind test to compare with (default: the newest)."),
-            OpenApiParameter("before", str, description="Compare two judge versions: the one the change is from (a row's `key`)."),
-            OpenApiParameter("after", str, description="… and the one it is to (a row's `key`); 400 naming the field when one is unknown."),
-        ],
-    )
+    @extend_schema(responses=DatasetAlignmentSerializer, parameters=AlignmentFilters.parameters())
     def get(self, request: Request, name: str) -> Response:
-        query = request.query_params
-        found = read.alignment(
-            Viewer.of(request),
-            name,
-            campaign_id=query.get("campaign"),
-            before=query.get("before"),
-            after=query.get("after"),
-            or_id=False,
-            with_threshold=False,
-        )
-        page = found.page
-        if page.campaigns and page.campaigns[0].comparison_errors:
-            raise ValidationError(page.campaigns[0].comparison_errors)
-        return Response(DatasetAlignmentSerializer(page).data)
+        return Response(DatasetAlignmentSerializer(read.alignment(Viewer.of(request), name, request.query_params, api=True).page).data)
 
 
 # --- the gold-set builder -------------------------------------------------------------------------

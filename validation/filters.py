@@ -139,6 +139,27 @@ class CandidateFilters(ListFilters):
         ]
 
 
+class AlignmentFilters(ListFilters):
+    """The blind test judge versions are compared with (`campaign`: its id; any other value is the newest) and two of
+    them to compare (`before`, `after`: their keys; validation.alignment says, by parameter, why two cannot be)."""
+
+    campaign = Text(label=gettext_lazy("Blind test"))
+    before = Text(label=pgettext_lazy("the judge version a change is from", "from"))
+    after = Text(label=pgettext_lazy("the judge version a change is to", "to"))
+
+    class Meta:
+        model = Adjudication  # none: validation.alignment reads these values
+        fields: list[str] = []
+
+    @classmethod
+    def parameters(cls) -> list[OpenApiParameter]:
+        return [
+            OpenApiParameter("campaign", int, description="The blind test to compare with (default: the newest)."),
+            OpenApiParameter("before", str, description="Compare two judge versions: the one the change is from (a row's `key`)."),
+            OpenApiParameter("after", str, description="… and the one it is to (a row's `key`); 400 naming the field when one is unknown."),
+        ]
+
+
 # --- the judgments' export: a time window and some models ----------------------------------------------------------
 
 MAX_MODELS = 50

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 from django.urls import reverse
@@ -30,7 +30,7 @@ from validation import selectors
 from validation.alignment import DatasetAlignment, dataset_alignment
 from validation.blindness import CLOSED_ALIGNMENT, hidden_entry_ids, record_entry_exposures, visible_entries, without_model_names
 from validation.exports import csv_lines, export_chunks, judgment_filter
-from validation.filters import GoldenLabelFilters, QueueFilters
+from validation.filters import AlignmentFilters, GoldenLabelFilters, QueueFilters
 from validation.formatting import report_csv_rows
 from validation.gold_builder import builder_versions
 from validation.gold_builder import gold_candidates as gold_candidates  # the gold-set builder's read models, with its list
@@ -394,25 +394,24 @@ class Alignment:
     dataset: Dataset
     page: DatasetAlignment
     threshold: float | None  # the release policy's, for the page's charts
+    before: str  # the two judge versions asked for ('' when not)
+    after: str
 
 
 @read_model
-def alignment(
-    viewer: Viewer,
-    ref: str,
-    *,
-    campaign_id: int | str | None = None,
-    before: str | None = None,
-    after: str | None = None,
-    or_id: bool = True,
-    with_threshold: bool = True,
-) -> Alignment:
-    """Every judge version of a dataset against a blind test's golden standard: closed to an expert of an open one."""
-    dataset = _dataset(ref, or_id=or_id)
+def alignment(viewer: Viewer, ref: str, params: Mapping[str, Any], *, api: bool = False) -> Alignment:
+    """Every judge version of a dataset against a blind test's golden standard (`AlignmentFilters`): closed to an expert of
+    an open one. The API names the dataset by its name only, needs no threshold and refuses two versions that cannot be
+    compared (a ValidationError by parameter); the page shows why beside the choice."""
+    dataset = _dataset(ref, or_id=not api)
     viewer.refuse_dataset(dataset.pk, str(CLOSED_ALIGNMENT))
-    page = dataset_alignment(dataset, campaign_id=campaign_id, before=before, after=after)
-    threshold = release_policy_of(dataset).threshold if with_threshold else None
-    return Alignment(dataset=dataset, page=page, threshold=threshold)
+    asked = AlignmentFilters(params).values
+    before, after = asked.get("before", ""), asked.get("after", "")
+    page = dataset_alignment(dataset, campaign_id=asked.get("campaign"), before=before, after=after)
+    if api and page.campaigns and page.campaigns[0].comparison_errors:
+        raise ValidationError(page.campaigns[0].comparison_errors)
+    threshold = None if api else release_policy_of(dataset).threshold
+    return Alignment(dataset=dataset, page=page, threshold=threshold, before=before, after=after)
 
 
 @read_model

@@ -339,8 +339,7 @@ def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
 @role_required(*ADMIN)
 def alignment(request: SignedInRequest, name: str) -> HttpResponse:
     """Every judge version of a dataset against each blind test's golden standard, and how it moved from the one before."""
-    before, after = request.GET.get("before", ""), request.GET.get("after", "")
-    found = read.alignment(Viewer.of(request), name, campaign_id=request.GET.get("campaign"), before=before, after=after)
+    found = read.alignment(Viewer.of(request), name, request.GET)
     dataset, page, threshold = found.dataset, found.page, found.threshold
     sections = [
         (
@@ -353,7 +352,7 @@ def alignment(request: SignedInRequest, name: str) -> HttpResponse:
         )
         for c in page.campaigns
     ]
-    context = {"dataset": dataset, "page": page, "sections": sections, "threshold": threshold, "before": before, "after": after}
+    context = {"dataset": dataset, "page": page, "sections": sections, "threshold": threshold, "before": found.before, "after": found.after}
     # Two versions that cannot be compared: the page, with the reason beside the choice (a 400, as from the API).
     status = 400 if any(c.comparison_errors for c in page.campaigns) else 200
     return render(request, "validation/alignment.html", context, status=status)
