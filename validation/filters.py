@@ -169,6 +169,10 @@ _OFFSET_SENT_AS_SPACE = re.compile(r" (\d{2}:?\d{2})$")
 class _InstantField(forms.Field):
     """An ISO 8601 date-time (or a date: its midnight), in UTC when it names no offset; its error names the parameter."""
 
+    def __init__(self, *, parameter: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.parameter = parameter
+
     def to_python(self, value: Any) -> datetime | None:
         if value in self.empty_values:
             return None
@@ -183,7 +187,7 @@ class _InstantField(forms.Field):
             moment = None
         if moment is None:
             message = _("%(name)s: not a date or an ISO 8601 date-time: %(value)s")
-            raise forms.ValidationError(message % {"name": self.label, "value": str(value)[:40]}, code="invalid")
+            raise forms.ValidationError(message % {"name": self.parameter, "value": str(value)[:40]}, code="invalid")
         return moment if timezone.is_aware(moment) else timezone.make_aware(moment, UTC)
 
 
@@ -226,9 +230,9 @@ class ExportFilters(ListFilters):
     """The judgments' export narrowed to assignments submitted in [since, until) and to responses of some models
     (`validation.exports.judgment_filter`); each error names its parameter, the first one said as the 400."""
 
-    since = _Instant(label="since")
-    until = _Instant(label="until")
-    model = _Names(label="model")
+    since = _Instant(parameter="since", label=pgettext_lazy("start date of a filter", "From"))
+    until = _Instant(parameter="until", label=pgettext_lazy("end date of a filter", "To"))
+    model = _Names(label=gettext_lazy("Models"))
 
     class Meta:
         model = Adjudication  # none: the export reads these values (validation.exports.JudgmentFilter)
