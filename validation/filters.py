@@ -20,7 +20,7 @@ from annotation.models import Campaign
 from heartbench_core.filters import Boolean, Choice, Integer, ListFilters, Text, described
 from heartbench_core.models import Criterion, LanguageModel
 from validation.gold_builder import BuilderFilters
-from validation.models import Adjudication, GoldenLabel
+from validation.models import Adjudication, AgreementReport, GoldenLabel
 
 QUEUE_SHOW = ["needs_decision", "all"]
 # What the queue's page calls each (validation/queue.html).
@@ -137,6 +137,18 @@ class CandidateFilters(ListFilters):
             described("model", text),
             described("question_id", text),
         ]
+
+
+class DashboardFilters(ListFilters):
+    """The agreement dashboard's switches: `part`, what an htmx poll asks for (`jobs` or `history`), and `models=all`, every
+    model of the per-model tables instead of the first ones; any other value is the whole page with the first models."""
+
+    part = Choice(["jobs", "history"], label=gettext_lazy("Show"))
+    models = Choice(["all"], label=gettext_lazy("Models"))
+
+    class Meta:
+        model = AgreementReport
+        fields: list[str] = []
 
 
 class AlignmentFilters(ListFilters):

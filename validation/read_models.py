@@ -30,7 +30,7 @@ from validation import selectors
 from validation.alignment import DatasetAlignment, dataset_alignment
 from validation.blindness import CLOSED_ALIGNMENT, hidden_entry_ids, record_entry_exposures, visible_entries, without_model_names
 from validation.exports import csv_lines, export_chunks, judgment_filter
-from validation.filters import AlignmentFilters, GoldenLabelFilters, QueueFilters
+from validation.filters import AlignmentFilters, DashboardFilters, GoldenLabelFilters, QueueFilters
 from validation.formatting import report_csv_rows
 from validation.gold_builder import builder_versions
 from validation.gold_builder import gold_candidates as gold_candidates  # the gold-set builder's read models, with its list
@@ -100,6 +100,8 @@ class Dashboard:
     campaign: Campaign
     report: AgreementReport | None
     report_jobs: QuerySet[BackgroundJob]
+    part: str | None  # the part asked for, else the whole page
+    every_model: bool  # every model of the per-model tables, not the first ones
     history: QuerySet[AgreementReport] | None = None
     policy: ReleasePolicy | None = None
     summary: QueueSummary | None = None
@@ -107,28 +109,31 @@ class Dashboard:
 
 
 @read_model
-def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *, part: str | None = None) -> Dashboard:
-    """The dashboard of a campaign's reports (closed whole while they count responses the viewer judges blind).
+def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None, params: Mapping[str, Any], *, htmx: bool) -> Dashboard:
+    """The dashboard of a campaign's reports (closed whole while they count responses the viewer judges blind), or the part
+    an htmx poll asks for (`DashboardFilters`).
 
     The polled parts need neither the report's figures nor the adjudication queue (nor record its
     exposures). The report is read without its JSON (1.5 MB for a campaign of 250 experts): the
     page decodes it on first use, when its cached section is not there.
     """
     campaign = campaign_of(viewer, campaign_id)  # the reports break agreement down by criterion and model
+    asked = DashboardFilters(params).values
+    part, every_model = asked.get("part") if htmx else None, asked.get("models") == "all"
     reports = campaign.agreement_reports.defer(*AgreementReport.LARGE)
     report = one(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
     # Read only by the part that shows them; the last 20 reports from their listed columns (the stored agreement figure).
     jobs = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
     history = reports.select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
     if part in ("jobs", "history"):
-        return Dashboard(campaign, report, report_jobs=jobs, history=history)
+        return Dashboard(campaign, report, jobs, part, every_model, history=history)
     policy = release_policy_of(campaign.version.dataset)
     # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
     summary = queue_summary(campaign)
     # The refusal above closed the campaign to anyone it hides an entry from; left out here all the same.
     head = visible_entries(viewer.user, campaign, head_entries(summary))[:10]
     rows = queue_rows(viewer, campaign.pk, head, via="adjudication-queue")
-    return Dashboard(campaign, report, report_jobs=jobs, history=history, policy=policy, summary=summary, queue=rows)
+    return Dashboard(campaign, report, jobs, part, every_model, history=history, policy=policy, summary=summary, queue=rows)
 
 
 @read_model

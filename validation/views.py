@@ -70,9 +70,8 @@ def index(request: SignedInRequest) -> HttpResponse:
 @role_required(*ADMIN)
 def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
     # The polled partials need neither the report's figures, the charts nor the adjudication queue (nor record its exposures).
-    part = request.GET.get("part") if request.htmx else None
-    page = read.dashboard(Viewer.of(request), campaign_id, report_id, part=part)
-    report = page.report
+    page = read.dashboard(Viewer.of(request), campaign_id, report_id, request.GET, htmx=bool(request.htmx))
+    report, part, every_model = page.report, page.part, page.every_model
     context: dict[str, Any] = {"campaign": page.campaign, "report": report}
     if part == "jobs":
         context["report_jobs"] = page.report_jobs
@@ -86,7 +85,6 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
         # (the template's {% cache %}); these are decoded and drawn only when the section is rendered.
         figures = _ReportFigures(report)
         # The per-model tables show the first MODELS_SHOWN models (a report can compare thousands); all on request.
-        every_model = request.GET.get("models") == "all"
         context.update(
             # The creation time too: a key that outlives a test database cannot meet another report with the same id.
             report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}:{report.created_at.timestamp()}:{'all' if every_model else MODELS_SHOWN}",
