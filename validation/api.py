@@ -55,7 +55,7 @@ from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
-from validation.exports import BadFilter
+from validation.exports import GOLDEN_HEADER, BadFilter
 from validation.filters import AlignmentFilters, CandidateFilters, ExportFilters, GoldenLabelFilters, QueueFilters
 from validation.gold_builder import ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
@@ -314,20 +314,8 @@ class GoldenLabelSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = GoldenLabel
-        fields = [
-            "response",
-            "question_id",
-            "criterion_key",
-            "criterion_position",
-            "hit",
-            "provenance",
-            "expert_hits",
-            "expert_ratings",
-            "adjudicated_by",
-            "adjudicated_at",
-            "cause",
-            "why",
-        ]
+        # The export's columns but the model and the revision (the key before the position).
+        fields = ["response", "question_id", "criterion_key", "criterion_position", *GOLDEN_HEADER[GOLDEN_HEADER.index("hit") :]]
 
 
 @extend_schema_view(get=extend_schema(parameters=GoldenLabelFilters.parameters()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -45,17 +45,10 @@ from validation.services.golden import adjudicate
 from validation.services.jobs import describe
 from validation.services.release import change_release_policy
 
-if TYPE_CHECKING:
-    pass
-
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
 
 T = TypeVar("T")
-Row = tuple[Any, ...]
-
-
-# What the queue lists: the units that need a decision (the default), or every compared unit.
 
 
 @require_safe
@@ -237,7 +230,7 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
                 flag_for_authors=request.POST.get("flag") == "on",
             )
         except ValidationError as exc:
-            errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+            errors = _errors_of(exc)
             if request.POST.get("hit") not in ("0", "1"):
                 errors["hit"] = [_("choose hit or miss")]
         else:
@@ -327,6 +320,11 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
     return attachment(body, f"campaign-{campaign.pk}-{what}", fmt)
 
 
+def _errors_of(exc: ValidationError) -> dict[str, list[str]]:
+    """A service's errors by the field they name ("__all__": those that name none)."""
+    return exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+
+
 def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
     """A number typed into a form, or None when the field was left blank."""
     text = (raw or "").strip()
@@ -389,7 +387,7 @@ def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
             try:
                 change_release_policy(dataset=dataset, admin=request.user, reason=request.POST.get("reason", ""), **fields)
             except ValidationError as exc:
-                errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+                errors = _errors_of(exc)
             else:
                 messages.success(request, _("Release policy changed; the change and its reason are in the history."))
                 return redirect("validation:release-policy", name=dataset.name)
@@ -510,7 +508,7 @@ def gold_draft_write(request: SignedInRequest, draft_id: int, response_id: int) 
             raise ValidationError({"response": _("choose hit or miss for at least one criterion")})
         written = write_draft_verdicts(draft=draft, response_id=response_id, verdicts=verdicts, by=request.user)
     except ValidationError as exc:
-        return _draft_page(request, draft, posted=response_id, errors=exc.message_dict)
+        return _draft_page(request, draft, posted=response_id, errors=_errors_of(exc))
     messages.success(request, _("%(n)d verdicts saved.") % {"n": written})
     return redirect(reverse("validation:gold-draft", args=[draft.pk]) + f"#response-{response_id}")
 
@@ -523,7 +521,7 @@ def gold_draft_finalise(request: SignedInRequest, draft_id: int) -> HttpResponse
     try:
         outcome = finalise_gold_draft(draft=draft, by=request.user)
     except ValidationError as exc:
-        return _draft_page(request, draft, errors=exc.message_dict)
+        return _draft_page(request, draft, errors=_errors_of(exc))
     messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
     return redirect("annotation:campaign", outcome.campaign.pk)
 
