@@ -584,8 +584,7 @@ class ReleasePolicyView(APIView):
     @extend_schema(responses=ReleasePolicySerializer)
     def get(self, request: Request, name: str) -> Response:
         viewer = Viewer.of(request)
-        screen = read.release_policy(viewer, read.policy_dataset(viewer, name))
-        return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
+        return _policy_answer(read.release_policy(viewer, read.policy_dataset(viewer, name)))
 
     @extend_schema(request=ReleasePolicyChangeSerializer, responses=ReleasePolicySerializer)
     def put(self, request: Request, name: str) -> Response:
@@ -594,8 +593,11 @@ class ReleasePolicyView(APIView):
         fields = valid_body(ReleasePolicyChangeSerializer, request)
         reason = fields.pop("reason")
         policy = change_release_policy(dataset=dataset, admin=signed_in(request), reason=reason, **fields)
-        screen = read.release_policy(viewer, dataset, policy=policy)
-        return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
+        return _policy_answer(read.release_policy(viewer, dataset, policy=policy))
+
+
+def _policy_answer(screen: read.PolicyScreen) -> Response:
+    return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
 
 
 class GateSerializer(serializers.ModelSerializer):
@@ -643,8 +645,10 @@ class VersionGateSerializer(serializers.Serializer):
     dataset = serializers.CharField(source="version.dataset.name")
     label = serializers.CharField(source="version.label")  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
     gate = GateSerializer(allow_null=True, help_text="The gate of the newest official report; null when there is none.")
-    current_policy = serializers.JSONField()
-    policy_changed_since = serializers.BooleanField(help_text="The policy now differs from the one the gate was decided under.")
+    current_policy = serializers.JSONField(source="policy")
+    policy_changed_since = serializers.BooleanField(
+        source="policy_changed", help_text="The policy now differs from the one the gate was decided under."
+    )
 
 
 class VersionGateView(APIView):
@@ -657,13 +661,7 @@ class VersionGateView(APIView):
         found = read.version_gate(Viewer.of(request), version_id)
         if found.closed:  # the decision summarises a report: closed while it counts responses the caller judges blind
             raise PermissionDenied(found.closed)
-        data = {
-            "version": found.version,
-            "gate": found.gate,
-            "current_policy": found.policy,
-            "policy_changed_since": found.policy_changed,
-        }
-        return Response(VersionGateSerializer(data, context={"request": request}).data)
+        return Response(VersionGateSerializer(found, context={"request": request}).data)
 
 
 # --- judge–expert alignment across judge versions -----------------------------------------------------
@@ -780,11 +778,11 @@ class CandidateSerializer(serializers.Serializer):
     pickable = serializers.BooleanField()
 
 
-class CandidatePageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    page = serializers.IntegerField()
-    pages = serializers.IntegerField()
-    results = CandidateSerializer(many=True)
+class CandidatePageSerializer(serializers.Serializer):  # a page of validation.gold_builder.CandidateList
+    count = serializers.IntegerField(source="page.paginator.count")
+    page = serializers.IntegerField(source="page.number")
+    pages = serializers.IntegerField(source="page.paginator.num_pages")
+    results = CandidateSerializer(source="rows", many=True)
 
 
 class GoldBuilderCandidatesView(APIView):
@@ -797,17 +795,7 @@ class GoldBuilderCandidatesView(APIView):
         query = valid_query(CandidateQuerySerializer, request)
         filters = CandidateFilters(request.query_params).check().builder_filters()
         listing = read.gold_candidates(Viewer.of(request), query["version"], filters, query["page"])
-        assert listing.page is not None
-        return Response(
-            CandidatePageSerializer(
-                {
-                    "count": listing.page.paginator.count,
-                    "page": listing.page.number,
-                    "pages": listing.page.paginator.num_pages,
-                    "results": listing.rows,
-                }
-            ).data
-        )
+        return Response(CandidatePageSerializer(listing).data)
 
 
 class GoldBuilderOutcomeSerializer(serializers.Serializer):

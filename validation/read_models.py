@@ -310,6 +310,13 @@ def adjudication_unit(viewer: Viewer, campaign_id: int, entry_id: int, criterion
     return Unit(campaign, entry, criterion)
 
 
+def _submitted_judgments(unit: Unit) -> QuerySet[Judgment]:
+    """The experts' submitted judgments of a unit, by their names (numbered in this order: Rater 1, 2, …)."""
+    return Judgment.objects.filter(
+        assignment__campaign_response=unit.entry, assignment__status="submitted", criterion=unit.criterion
+    ).order_by("assignment__expert__username")
+
+
 @dataclass(frozen=True)
 class UnitPage:
     """What the adjudication page shows of a unit: the experts' verdicts, the judge's, the discussion and the decisions."""
@@ -325,11 +332,7 @@ class UnitPage:
 def unit_page(viewer: Viewer, unit: Unit) -> UnitPage:
     """The unit with the submitted judgments, the judge's verdicts (no model names in their reasons), recorded as shown."""
     entry, criterion = unit.entry, unit.criterion
-    judgments = list(
-        Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
-        .select_related("assignment__expert")
-        .order_by("assignment__expert__username")
-    )
+    judgments = list(_submitted_judgments(unit).select_related("assignment__expert"))
     verdicts = list(
         JudgeVerdict.objects.filter(response_id=entry.response_id, criterion__lineage_id=criterion.lineage_id)
         .select_related("run__version", "criterion__lineage", "run__endpoint_run__template_revision__template")
@@ -349,11 +352,7 @@ def unit_page(viewer: Viewer, unit: Unit) -> UnitPage:
 @read_model
 def unit_discussion(viewer: Viewer, unit: Unit) -> UnitDiscussion:
     """The discussion of a unit after independence for its adjudicator (raters numbered as on the page), recorded as shown."""
-    raters = list(
-        Judgment.objects.filter(assignment__campaign_response=unit.entry, assignment__status="submitted", criterion=unit.criterion)
-        .order_by("assignment__expert__username")
-        .values_list("assignment__expert_id", "hit")
-    )
+    raters = list(_submitted_judgments(unit).values_list("assignment__expert_id", "hit"))
     record_entry_exposures(user=viewer.user, entry_ids=[unit.entry.pk], via="api-unit-discussion")
     return selectors.unit_discussion(unit.entry, unit.criterion, raters)
 
