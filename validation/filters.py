@@ -155,21 +155,21 @@ class AlignmentFilters(ListFilters):
     """The blind test judge versions are compared with (`campaign`: its id; any other value is the newest) and two of
     them to compare (`before`, `after`: their keys; validation.alignment says, by parameter, why two cannot be)."""
 
-    campaign = Text(label=gettext_lazy("Blind test"))
-    before = Text(label=pgettext_lazy("the judge version a change is from", "from"))
-    after = Text(label=pgettext_lazy("the judge version a change is to", "to"))
+    schema_types = {"campaign": int}
+
+    campaign = Text(label=gettext_lazy("Blind test"), help_text="The blind test to compare with (default: the newest).")
+    before = Text(
+        label=pgettext_lazy("the judge version a change is from", "from"),
+        help_text="Compare two judge versions: the one the change is from (a row's `key`).",
+    )
+    after = Text(
+        label=pgettext_lazy("the judge version a change is to", "to"),
+        help_text="… and the one it is to (a row's `key`); 400 naming the field when one is unknown.",
+    )
 
     class Meta:
         model = Adjudication  # none: validation.alignment reads these values
         fields: list[str] = []
-
-    @classmethod
-    def parameters(cls) -> list[OpenApiParameter]:
-        return [
-            OpenApiParameter("campaign", int, description="The blind test to compare with (default: the newest)."),
-            OpenApiParameter("before", str, description="Compare two judge versions: the one the change is from (a row's `key`)."),
-            OpenApiParameter("after", str, description="… and the one it is to (a row's `key`); 400 naming the field when one is unknown."),
-        ]
 
 
 # --- the judgments' export: a time window and some models ----------------------------------------------------------
@@ -240,11 +240,22 @@ class _ExportForm(forms.Form):
 
 class ExportFilters(ListFilters):
     """The judgments' export narrowed to assignments submitted in [since, until) and to responses of some models
-    (`validation.exports.judgment_filter`); each error names its parameter, the first one said as the 400."""
+    (`validation.exports.judgment_filter`); each error names its parameter or value, all of them said as the 400."""
 
-    since = _Instant(parameter="since", label=pgettext_lazy("start date of a filter", "From"))
-    until = _Instant(parameter="until", label=pgettext_lazy("end date of a filter", "To"))
-    model = _Names(label=gettext_lazy("Models"))
+    schema_types = {"since": OpenApiTypes.DATETIME, "until": OpenApiTypes.DATETIME}
+
+    since = _Instant(
+        parameter="since",
+        label=pgettext_lazy("start date of a filter", "From"),
+        help_text="Only judgments of assignments submitted at or after this time (ISO 8601; a date means its midnight; "
+        "no offset means UTC). An incremental export passes the time of the previous one.",
+    )
+    until = _Instant(
+        parameter="until",
+        label=pgettext_lazy("end date of a filter", "To"),
+        help_text="Only judgments of assignments submitted before this time.",
+    )
+    model = _Names(label=gettext_lazy("Models"), help_text="Only responses of this model (by name; repeat for several).")
 
     class Meta:
         model = Adjudication  # none: the export reads these values (validation.exports.JudgmentFilter)
@@ -253,20 +264,10 @@ class ExportFilters(ListFilters):
 
     @property
     def problems(self) -> list[str]:
-        """Each bad value's error, in the order of the parameters (each names its parameter or value)."""
+        """Each bad value's error, in the order of the parameters."""
         return [message for errors in self.form.errors.values() for message in errors]
 
     @classmethod
     def parameters(cls) -> list[OpenApiParameter]:
-        return [
-            OpenApiParameter(
-                "since",
-                OpenApiTypes.DATETIME,
-                description="Only judgments of assignments submitted at or after this time (ISO 8601; a date means its midnight; "
-                "no offset means UTC). An incremental export passes the time of the previous one.",
-            ),
-            OpenApiParameter("until", OpenApiTypes.DATETIME, description="Only judgments of assignments submitted before this time."),
-            OpenApiParameter(
-                "model", str, many=True, explode=True, description="Only responses of this model (by name; repeat for several)."
-            ),
-        ]
+        since, until, model = super().parameters()  # the model's repeated
+        return [since, until, OpenApiParameter("model", str, many=True, explode=True, description=model.description)]
