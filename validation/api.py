@@ -3,7 +3,7 @@
 import builtins
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpResponseBase
 from django.utils.translation import gettext_lazy as _
@@ -55,8 +55,8 @@ from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 from validation import read_models as read
-from validation.exports import BadFilter
-from validation.filters import CandidateFilters, GoldenLabelFilters, QueueFilters
+from validation.exports import GOLDEN_HEADER, BadFilter
+from validation.filters import AlignmentFilters, CandidateFilters, ExportFilters, GoldenLabelFilters, QueueFilters
 from validation.gold_builder import ResponseSheet
 from validation.models import Adjudication, AgreementReport, BackgroundJob, GoldenLabel, ReleaseGate, ReleasePolicy
 from validation.serializers import (
@@ -314,20 +314,8 @@ class GoldenLabelSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = GoldenLabel
-        fields = [
-            "response",
-            "question_id",
-            "criterion_key",
-            "criterion_position",
-            "hit",
-            "provenance",
-            "expert_hits",
-            "expert_ratings",
-            "adjudicated_by",
-            "adjudicated_at",
-            "cause",
-            "why",
-        ]
+        # The export's columns but the model and the revision (the key before the position).
+        fields = ["response", "question_id", "criterion_key", "criterion_position", *GOLDEN_HEADER[GOLDEN_HEADER.index("hit") :]]
 
 
 @extend_schema_view(get=extend_schema(parameters=GoldenLabelFilters.parameters()))
@@ -596,8 +584,7 @@ class ReleasePolicyView(APIView):
     @extend_schema(responses=ReleasePolicySerializer)
     def get(self, request: Request, name: str) -> Response:
         viewer = Viewer.of(request)
-        screen = read.release_policy(viewer, read.policy_dataset(viewer, name))
-        return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
+        return _policy_answer(read.release_policy(viewer, read.policy_dataset(viewer, name)))
 
     @extend_schema(request=ReleasePolicyChangeSerializer, responses=ReleasePolicySerializer)
     def put(self, request: Request, name: str) -> Response:
@@ -606,8 +593,11 @@ class ReleasePolicyView(APIView):
         fields = valid_body(ReleasePolicyChangeSerializer, request)
         reason = fields.pop("reason")
         policy = change_release_policy(dataset=dataset, admin=signed_in(request), reason=reason, **fields)
-        screen = read.release_policy(viewer, dataset, policy=policy)
-        return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
+        return _policy_answer(read.release_policy(viewer, dataset, policy=policy))
+
+
+def _policy_answer(screen: read.PolicyScreen) -> Response:
+    return Response(ReleasePolicySerializer(screen.policy, context={"history": screen.history}).data)
 
 
 class GateSerializer(serializers.ModelSerializer):
@@ -655,8 +645,10 @@ class VersionGateSerializer(serializers.Serializer):
     dataset = serializers.CharField(source="version.dataset.name")
     label = serializers.CharField(source="version.label")  # type: ignore[assignment]  # the key is "label"; the metaclass takes it out of the class
     gate = GateSerializer(allow_null=True, help_text="The gate of the newest official report; null when there is none.")
-    current_policy = serializers.JSONField()
-    policy_changed_since = serializers.BooleanField(help_text="The policy now differs from the one the gate was decided under.")
+    current_policy = serializers.JSONField(source="policy")
+    policy_changed_since = serializers.BooleanField(
+        source="policy_changed", help_text="The policy now differs from the one the gate was decided under."
+    )
 
 
 class VersionGateView(APIView):
@@ -669,13 +661,7 @@ class VersionGateView(APIView):
         found = read.version_gate(Viewer.of(request), version_id)
         if found.closed:  # the decision summarises a report: closed while it counts responses the caller judges blind
             raise PermissionDenied(found.closed)
-        data = {
-            "version": found.version,
-            "gate": found.gate,
-            "current_policy": found.policy,
-            "policy_changed_since": found.policy_changed,
-        }
-        return Response(VersionGateSerializer(data, context={"request": request}).data)
+        return Response(VersionGateSerializer(found, context={"request": request}).data)
 
 
 # --- judge–expert alignment across judge versions -----------------------------------------------------
@@ -764,29 +750,9 @@ class AlignmentView(APIView):
 
     validation_error_detail = _("no comparison")
 
-    @extend_schema(
-        responses=DatasetAlignmentSerializer,
-        parameters=[
-            OpenApiParameter("campaign", int, description="The blind test to compare with (default: the newest)."),
-            OpenApiParameter("before", str, description="Compare two judge versions: the one the change is from (a row's `key`)."),
-            OpenApiParameter("after", str, description="… and the one it is to (a row's `key`); 400 naming the field when one is unknown."),
-        ],
-    )
+    @extend_schema(responses=DatasetAlignmentSerializer, parameters=AlignmentFilters.parameters())
     def get(self, request: Request, name: str) -> Response:
-        query = request.query_params
-        found = read.alignment(
-            Viewer.of(request),
-            name,
-            campaign_id=query.get("campaign"),
-            before=query.get("before"),
-            after=query.get("after"),
-            or_id=False,
-            with_threshold=False,
-        )
-        page = found.page
-        if page.campaigns and page.campaigns[0].comparison_errors:
-            raise ValidationError(page.campaigns[0].comparison_errors)
-        return Response(DatasetAlignmentSerializer(page).data)
+        return Response(DatasetAlignmentSerializer(read.alignment(Viewer.of(request), name, request.query_params, api=True).page).data)
 
 
 # --- the gold-set builder -------------------------------------------------------------------------
@@ -812,11 +778,11 @@ class CandidateSerializer(serializers.Serializer):
     pickable = serializers.BooleanField()
 
 
-class CandidatePageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    page = serializers.IntegerField()
-    pages = serializers.IntegerField()
-    results = CandidateSerializer(many=True)
+class CandidatePageSerializer(serializers.Serializer):  # a page of validation.gold_builder.CandidateList
+    count = serializers.IntegerField(source="page.paginator.count")
+    page = serializers.IntegerField(source="page.number")
+    pages = serializers.IntegerField(source="page.paginator.num_pages")
+    results = CandidateSerializer(source="rows", many=True)
 
 
 class GoldBuilderCandidatesView(APIView):
@@ -829,17 +795,7 @@ class GoldBuilderCandidatesView(APIView):
         query = valid_query(CandidateQuerySerializer, request)
         filters = CandidateFilters(request.query_params).check().builder_filters()
         listing = read.gold_candidates(Viewer.of(request), query["version"], filters, query["page"])
-        assert listing.page is not None
-        return Response(
-            CandidatePageSerializer(
-                {
-                    "count": listing.page.paginator.count,
-                    "page": listing.page.number,
-                    "pages": listing.page.paginator.num_pages,
-                    "results": listing.rows,
-                }
-            ).data
-        )
+        return Response(CandidatePageSerializer(listing).data)
 
 
 class GoldBuilderOutcomeSerializer(serializers.Serializer):
@@ -1009,22 +965,11 @@ class PlannerView(APIView):
 
 # --- the judgments' export, filtered or incremental -----------------------------------------------------
 
-_EXPORT_PARAMETERS = [
-    OpenApiParameter(
-        "since",
-        OpenApiTypes.DATETIME,
-        description="Only judgments of assignments submitted at or after this time (ISO 8601; a date means its midnight; "
-        "no offset means UTC). An incremental export passes the time of the previous one.",
-    ),
-    OpenApiParameter("until", OpenApiTypes.DATETIME, description="Only judgments of assignments submitted before this time."),
-    OpenApiParameter("model", str, many=True, explode=True, description="Only responses of this model (by name; repeat for several)."),
-]
-
 
 @extend_schema(
     parameters=[
         OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=["csv", "jsonl"], description="The file's format."),
-        *_EXPORT_PARAMETERS,
+        *ExportFilters.parameters(),
     ],
     responses={
         (200, "text/csv"): OpenApiTypes.STR,

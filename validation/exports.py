@@ -29,14 +29,12 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeAlias
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
-from django.utils.translation import gettext
 
 from annotation.models import Assignment, Campaign, CampaignResponse, Judgment
 from heartbench_core.blindness import record_exposures
@@ -44,6 +42,7 @@ from heartbench_core.bulk import pieces
 from heartbench_core.csvsafe import FORMULA_TRIGGERS, SafeWriter
 from heartbench_core.models import Criterion, Item, LanguageModel, ModelResponse, StaffExposure, User
 from validation.blindness import hidden_entry_ids
+from validation.filters import ExportFilters
 from validation.models import GoldenLabel
 from validation.selectors import golden_values
 
@@ -116,45 +115,20 @@ class JudgmentFilter:
 
 
 NO_FILTER = JudgmentFilter()
-FILTER_PARAMETERS = ("since", "until", "model")
-MAX_MODELS = 50
-_OFFSET_SENT_AS_SPACE = re.compile(r" (\d{2}:?\d{2})$")
 
 
 class BadFilter(ValueError):
     """A filter parameter that cannot be read (its message says which and why, for the person who sent it)."""
 
 
-def _instant(name: str, raw: str) -> datetime:
-    """An ISO 8601 date-time (or a date: its midnight), in UTC when it names no offset."""
-    text = raw.strip()
-    if "T" in text:  # "+08:00" sent unencoded in a query string arrives as " 08:00"
-        text = _OFFSET_SENT_AS_SPACE.sub(r"+\1", text)
-    try:
-        moment = parse_datetime(text)
-        if moment is None and (day := parse_date(text)) is not None:
-            moment = datetime(day.year, day.month, day.day)
-    except ValueError:
-        moment = None
-    if moment is None:
-        raise BadFilter(gettext("%(name)s: not a date or an ISO 8601 date-time: %(value)s") % {"name": name, "value": raw[:40]})
-    return moment if timezone.is_aware(moment) else timezone.make_aware(moment, UTC)
-
-
 def judgment_filter(params: Mapping[str, Any]) -> JudgmentFilter:
-    """The filter a request's query asks for (`since`, `until`: ISO 8601; `model`: a model's name, repeatable), else BadFilter."""
-    getlist = getattr(params, "getlist", None)
-    since = _instant("since", params["since"]) if params.get("since") else None
-    until = _instant("until", params["until"]) if params.get("until") else None
-    if since is not None and until is not None and until <= since:
-        raise BadFilter(gettext("until must be later than since"))
-    names = [n.strip() for n in (getlist("model") if getlist else [params.get("model") or ""]) if n and n.strip()]
-    if len(names) > MAX_MODELS:
-        raise BadFilter(gettext("at most %(count)d models at once") % {"count": MAX_MODELS})
-    known = set(LanguageModel.objects.filter(name__in=names).values_list("name", flat=True)) if names else set()
-    if unknown := [n for n in names if n not in known]:
-        raise BadFilter(gettext("no such model: %(name)s") % {"name": unknown[0][:100]})
-    return JudgmentFilter(since=since, until=until, models=tuple(dict.fromkeys(names)))
+    """The filter a request's query asks for (`since`, `until`: ISO 8601; `model`: a model's name, repeatable:
+    `validation.filters.ExportFilters`), else BadFilter saying each bad value."""
+    asked = ExportFilters(params)
+    if not asked.form.is_valid():
+        raise BadFilter(" ".join(asked.problems))
+    wanted = asked.values
+    return JudgmentFilter(since=wanted.get("since"), until=wanted.get("until"), models=tuple(wanted.get("model", ())))
 
 
 def export_chunks(

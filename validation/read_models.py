@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 from django.urls import reverse
@@ -30,7 +30,7 @@ from validation import selectors
 from validation.alignment import DatasetAlignment, dataset_alignment
 from validation.blindness import CLOSED_ALIGNMENT, hidden_entry_ids, record_entry_exposures, visible_entries, without_model_names
 from validation.exports import csv_lines, export_chunks, judgment_filter
-from validation.filters import GoldenLabelFilters, QueueFilters
+from validation.filters import AlignmentFilters, DashboardFilters, GoldenLabelFilters, QueueFilters
 from validation.formatting import report_csv_rows
 from validation.gold_builder import builder_versions
 from validation.gold_builder import gold_candidates as gold_candidates  # the gold-set builder's read models, with its list
@@ -100,6 +100,8 @@ class Dashboard:
     campaign: Campaign
     report: AgreementReport | None
     report_jobs: QuerySet[BackgroundJob]
+    part: str | None  # the part asked for, else the whole page
+    every_model: bool  # every model of the per-model tables, not the first ones
     history: QuerySet[AgreementReport] | None = None
     policy: ReleasePolicy | None = None
     summary: QueueSummary | None = None
@@ -107,28 +109,31 @@ class Dashboard:
 
 
 @read_model
-def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None = None, *, part: str | None = None) -> Dashboard:
-    """The dashboard of a campaign's reports (closed whole while they count responses the viewer judges blind).
+def dashboard(viewer: Viewer, campaign_id: int, report_id: int | None, params: Mapping[str, Any], *, htmx: bool) -> Dashboard:
+    """The dashboard of a campaign's reports (closed whole while they count responses the viewer judges blind), or the part
+    an htmx poll asks for (`DashboardFilters`).
 
     The polled parts need neither the report's figures nor the adjudication queue (nor record its
     exposures). The report is read without its JSON (1.5 MB for a campaign of 250 experts): the
     page decodes it on first use, when its cached section is not there.
     """
     campaign = campaign_of(viewer, campaign_id)  # the reports break agreement down by criterion and model
+    asked = DashboardFilters(params).values
+    part, every_model = asked.get("part") if htmx else None, asked.get("models") == "all"
     reports = campaign.agreement_reports.defer(*AgreementReport.LARGE)
     report = one(reports, pk=report_id) if report_id else reports.order_by("-created_at", "-id").first()
     # Read only by the part that shows them; the last 20 reports from their listed columns (the stored agreement figure).
     jobs = campaign.background_jobs.unfinished_reports().select_related("requested_by")[:10]
     history = reports.select_related("gate", "requested_by").order_by("-created_at", "-id")[:20]
     if part in ("jobs", "history"):
-        return Dashboard(campaign, report, report_jobs=jobs, history=history)
+        return Dashboard(campaign, report, jobs, part, every_model, history=history)
     policy = release_policy_of(campaign.version.dataset)
     # The queue's figures as stored (computing the queue reads every judgment); the queue page itself is live.
     summary = queue_summary(campaign)
     # The refusal above closed the campaign to anyone it hides an entry from; left out here all the same.
     head = visible_entries(viewer.user, campaign, head_entries(summary))[:10]
     rows = queue_rows(viewer, campaign.pk, head, via="adjudication-queue")
-    return Dashboard(campaign, report, report_jobs=jobs, history=history, policy=policy, summary=summary, queue=rows)
+    return Dashboard(campaign, report, jobs, part, every_model, history=history, policy=policy, summary=summary, queue=rows)
 
 
 @read_model
@@ -305,6 +310,13 @@ def adjudication_unit(viewer: Viewer, campaign_id: int, entry_id: int, criterion
     return Unit(campaign, entry, criterion)
 
 
+def _submitted_judgments(unit: Unit) -> QuerySet[Judgment]:
+    """The experts' submitted judgments of a unit, by their names (numbered in this order: Rater 1, 2, …)."""
+    return Judgment.objects.filter(
+        assignment__campaign_response=unit.entry, assignment__status="submitted", criterion=unit.criterion
+    ).order_by("assignment__expert__username")
+
+
 @dataclass(frozen=True)
 class UnitPage:
     """What the adjudication page shows of a unit: the experts' verdicts, the judge's, the discussion and the decisions."""
@@ -320,11 +332,7 @@ class UnitPage:
 def unit_page(viewer: Viewer, unit: Unit) -> UnitPage:
     """The unit with the submitted judgments, the judge's verdicts (no model names in their reasons), recorded as shown."""
     entry, criterion = unit.entry, unit.criterion
-    judgments = list(
-        Judgment.objects.filter(assignment__campaign_response=entry, assignment__status="submitted", criterion=criterion)
-        .select_related("assignment__expert")
-        .order_by("assignment__expert__username")
-    )
+    judgments = list(_submitted_judgments(unit).select_related("assignment__expert"))
     verdicts = list(
         JudgeVerdict.objects.filter(response_id=entry.response_id, criterion__lineage_id=criterion.lineage_id)
         .select_related("run__version", "criterion__lineage", "run__endpoint_run__template_revision__template")
@@ -344,11 +352,7 @@ def unit_page(viewer: Viewer, unit: Unit) -> UnitPage:
 @read_model
 def unit_discussion(viewer: Viewer, unit: Unit) -> UnitDiscussion:
     """The discussion of a unit after independence for its adjudicator (raters numbered as on the page), recorded as shown."""
-    raters = list(
-        Judgment.objects.filter(assignment__campaign_response=unit.entry, assignment__status="submitted", criterion=unit.criterion)
-        .order_by("assignment__expert__username")
-        .values_list("assignment__expert_id", "hit")
-    )
+    raters = list(_submitted_judgments(unit).values_list("assignment__expert_id", "hit"))
     record_entry_exposures(user=viewer.user, entry_ids=[unit.entry.pk], via="api-unit-discussion")
     return selectors.unit_discussion(unit.entry, unit.criterion, raters)
 
@@ -394,25 +398,24 @@ class Alignment:
     dataset: Dataset
     page: DatasetAlignment
     threshold: float | None  # the release policy's, for the page's charts
+    before: str  # the two judge versions asked for ('' when not)
+    after: str
 
 
 @read_model
-def alignment(
-    viewer: Viewer,
-    ref: str,
-    *,
-    campaign_id: int | str | None = None,
-    before: str | None = None,
-    after: str | None = None,
-    or_id: bool = True,
-    with_threshold: bool = True,
-) -> Alignment:
-    """Every judge version of a dataset against a blind test's golden standard: closed to an expert of an open one."""
-    dataset = _dataset(ref, or_id=or_id)
+def alignment(viewer: Viewer, ref: str, params: Mapping[str, Any], *, api: bool = False) -> Alignment:
+    """Every judge version of a dataset against a blind test's golden standard (`AlignmentFilters`): closed to an expert of
+    an open one. The API names the dataset by its name only, needs no threshold and refuses two versions that cannot be
+    compared (a ValidationError by parameter); the page shows why beside the choice."""
+    dataset = _dataset(ref, or_id=not api)
     viewer.refuse_dataset(dataset.pk, str(CLOSED_ALIGNMENT))
-    page = dataset_alignment(dataset, campaign_id=campaign_id, before=before, after=after)
-    threshold = release_policy_of(dataset).threshold if with_threshold else None
-    return Alignment(dataset=dataset, page=page, threshold=threshold)
+    asked = AlignmentFilters(params).values
+    before, after = asked.get("before", ""), asked.get("after", "")
+    page = dataset_alignment(dataset, campaign_id=asked.get("campaign"), before=before, after=after)
+    if api and page.campaigns and page.campaigns[0].comparison_errors:
+        raise ValidationError(page.campaigns[0].comparison_errors)
+    threshold = None if api else release_policy_of(dataset).threshold
+    return Alignment(dataset=dataset, page=page, threshold=threshold, before=before, after=after)
 
 
 @read_model

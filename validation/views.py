@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -28,8 +28,8 @@ from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from heartbench_core.stat_reasons import reason_text
 from validation import charts
 from validation import read_models as read
-from validation.exports import FILTER_PARAMETERS, BadFilter
-from validation.filters import CandidateFilters
+from validation.exports import BadFilter
+from validation.filters import CandidateFilters, ExportFilters
 from validation.forms import REVIEWERS_WRITE, GoldBuilderForm, PlannerForm
 from validation.models import Adjudication, AgreementReport, GoldDraft, ReleasePolicy
 from validation.policy_text import POLICY_VOCABULARY
@@ -45,17 +45,10 @@ from validation.services.golden import adjudicate
 from validation.services.jobs import describe
 from validation.services.release import change_release_policy
 
-if TYPE_CHECKING:
-    pass
-
 ADMIN = (Role.ADMIN,)
 ADJUDICATORS = (Role.SENIOR_REVIEWER, Role.ADMIN)
 
 T = TypeVar("T")
-Row = tuple[Any, ...]
-
-
-# What the queue lists: the units that need a decision (the default), or every compared unit.
 
 
 @require_safe
@@ -70,9 +63,8 @@ def index(request: SignedInRequest) -> HttpResponse:
 @role_required(*ADMIN)
 def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None = None) -> HttpResponse:
     # The polled partials need neither the report's figures, the charts nor the adjudication queue (nor record its exposures).
-    part = request.GET.get("part") if request.htmx else None
-    page = read.dashboard(Viewer.of(request), campaign_id, report_id, part=part)
-    report = page.report
+    page = read.dashboard(Viewer.of(request), campaign_id, report_id, request.GET, htmx=bool(request.htmx))
+    report, part, every_model = page.report, page.part, page.every_model
     context: dict[str, Any] = {"campaign": page.campaign, "report": report}
     if part == "jobs":
         context["report_jobs"] = page.report_jobs
@@ -86,7 +78,6 @@ def dashboard(request: SignedInRequest, campaign_id: int, report_id: int | None 
         # (the template's {% cache %}); these are decoded and drawn only when the section is rendered.
         figures = _ReportFigures(report)
         # The per-model tables show the first MODELS_SHOWN models (a report can compare thousands); all on request.
-        every_model = request.GET.get("models") == "all"
         context.update(
             # The creation time too: a key that outlives a test database cannot meet another report with the same id.
             report_cache_key=f"{REPORT_SECTION_VERSION}:{report.pk}:{report.created_at.timestamp()}:{'all' if every_model else MODELS_SHOWN}",
@@ -239,7 +230,7 @@ def adjudication(request: SignedInRequest, campaign_id: int, entry_id: int, crit
                 flag_for_authors=request.POST.get("flag") == "on",
             )
         except ValidationError as exc:
-            errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+            errors = _errors_of(exc)
             if request.POST.get("hit") not in ("0", "1"):
                 errors["hit"] = [_("choose hit or miss")]
         else:
@@ -314,7 +305,7 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
     campaign = read.campaign_of(viewer, campaign_id)
     if fmt not in ("csv", "jsonl") or what not in ("judgments", "golden", "report"):
         return HttpResponse(_("unknown export"), status=404, content_type="text/plain")
-    if what != "judgments" and any(request.GET.get(name) for name in FILTER_PARAMETERS):
+    if what != "judgments" and any(request.GET.get(name) for name in ExportFilters.base_filters):
         return HttpResponse(_("since, until and model filter the judgments export only"), status=400, content_type="text/plain")
     body: str | Iterator[str] | Iterator[bytes] | None
     if what == "report":
@@ -329,6 +320,11 @@ def export(request: SignedInRequest, campaign_id: int, what: str, fmt: str) -> H
     return attachment(body, f"campaign-{campaign.pk}-{what}", fmt)
 
 
+def _errors_of(exc: ValidationError) -> dict[str, list[str]]:
+    """A service's errors by the field they name ("__all__": those that name none)."""
+    return exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+
+
 def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
     """A number typed into a form, or None when the field was left blank."""
     text = (raw or "").strip()
@@ -339,8 +335,7 @@ def _optional(raw: str | None, kind: Callable[[str], T]) -> T | None:
 @role_required(*ADMIN)
 def alignment(request: SignedInRequest, name: str) -> HttpResponse:
     """Every judge version of a dataset against each blind test's golden standard, and how it moved from the one before."""
-    before, after = request.GET.get("before", ""), request.GET.get("after", "")
-    found = read.alignment(Viewer.of(request), name, campaign_id=request.GET.get("campaign"), before=before, after=after)
+    found = read.alignment(Viewer.of(request), name, request.GET)
     dataset, page, threshold = found.dataset, found.page, found.threshold
     sections = [
         (
@@ -353,7 +348,7 @@ def alignment(request: SignedInRequest, name: str) -> HttpResponse:
         )
         for c in page.campaigns
     ]
-    context = {"dataset": dataset, "page": page, "sections": sections, "threshold": threshold, "before": before, "after": after}
+    context = {"dataset": dataset, "page": page, "sections": sections, "threshold": threshold, "before": found.before, "after": found.after}
     # Two versions that cannot be compared: the page, with the reason beside the choice (a 400, as from the API).
     status = 400 if any(c.comparison_errors for c in page.campaigns) else 200
     return render(request, "validation/alignment.html", context, status=status)
@@ -392,7 +387,7 @@ def release_policy(request: SignedInRequest, name: str) -> HttpResponse:
             try:
                 change_release_policy(dataset=dataset, admin=request.user, reason=request.POST.get("reason", ""), **fields)
             except ValidationError as exc:
-                errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+                errors = _errors_of(exc)
             else:
                 messages.success(request, _("Release policy changed; the change and its reason are in the history."))
                 return redirect("validation:release-policy", name=dataset.name)
@@ -513,7 +508,7 @@ def gold_draft_write(request: SignedInRequest, draft_id: int, response_id: int) 
             raise ValidationError({"response": _("choose hit or miss for at least one criterion")})
         written = write_draft_verdicts(draft=draft, response_id=response_id, verdicts=verdicts, by=request.user)
     except ValidationError as exc:
-        return _draft_page(request, draft, posted=response_id, errors=exc.message_dict)
+        return _draft_page(request, draft, posted=response_id, errors=_errors_of(exc))
     messages.success(request, _("%(n)d verdicts saved.") % {"n": written})
     return redirect(reverse("validation:gold-draft", args=[draft.pk]) + f"#response-{response_id}")
 
@@ -526,7 +521,7 @@ def gold_draft_finalise(request: SignedInRequest, draft_id: int) -> HttpResponse
     try:
         outcome = finalise_gold_draft(draft=draft, by=request.user)
     except ValidationError as exc:
-        return _draft_page(request, draft, errors=exc.message_dict)
+        return _draft_page(request, draft, errors=_errors_of(exc))
     messages.success(request, _("%(name)s created with %(n)d responses.") % {"name": outcome.campaign.name, "n": outcome.responses})
     return redirect("annotation:campaign", outcome.campaign.pk)
 
