@@ -11,7 +11,7 @@ from urllib.parse import quote
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext, pgettext
@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from heartbench_core.change_sentences import change_sentences
 from heartbench_core.csvsafe import SafeWriter
-from heartbench_core.http import SignedInRequest
+from heartbench_core.http import SignedInRequest, attachment
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from rubrics import read_models, services
@@ -414,7 +414,7 @@ class _Echo:
         return value
 
 
-def _audit_csv(log: read_models.AuditLog) -> StreamingHttpResponse:
+def _audit_csv(log: read_models.AuditLog) -> HttpResponseBase:
     writer = SafeWriter(_Echo())
 
     def rows() -> Iterator[str]:
@@ -436,6 +436,4 @@ def _audit_csv(log: read_models.AuditLog) -> StreamingHttpResponse:
                 ]
             )
 
-    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="rubric-audit.csv"'
-    return response
+    return attachment(rows(), "rubric-audit", "csv")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
@@ -24,12 +24,13 @@ from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.services import knowledge as services
 from annotation.knowledge.services.knowledge_io import LibraryImportOutcome
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
-from heartbench_core.api import ComputedListView, FileImportView
+from heartbench_core.api import ComputedListView, FileImportView, valid_body
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.api_types import TypedSerializer, typed
-from heartbench_core.http import signed_in
+from heartbench_core.http import attachment, signed_in
 from heartbench_core.lib.search import Segment
 from heartbench_core.models import Dataset
+from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 
@@ -343,9 +344,7 @@ class FaqReviewView(_FaqAction):
     @extend_schema(request=FaqReviewSerializer, responses=FaqEntrySerializer)
     def post(self, request: Request, pk: int) -> Response:
         entry = self.entry(request, pk, must_be="reviewer")
-        form = FaqReviewSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
+        data = valid_body(FaqReviewSerializer, request)
         reviewed = services.review_faq_entry(entry=entry, reviewer=signed_in(request), approve=data["publish"], note=data["note"])
         return Response(_faq(request, reviewed))
 
@@ -449,12 +448,9 @@ class SearchView(APIView):
 
     @extend_schema(parameters=[SearchQuerySerializer], responses=SearchResultsSerializer)
     def get(self, request: Request) -> Response:
-        form = SearchQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        dataset = _dataset(request, form.validated_data.get("dataset"))
-        results = read_models.search(
-            Viewer.of(request), form.validated_data["q"], dataset=dataset, lineage_key=form.validated_data.get("key")
-        )
+        query = valid_query(SearchQuerySerializer, request)
+        dataset = _dataset(request, query.get("dataset"))
+        results = read_models.search(Viewer.of(request), query["q"], dataset=dataset, lineage_key=query.get("key"))
         return Response(SearchResultsSerializer(results).data)
 
 
@@ -472,10 +468,9 @@ class DatasetGuidelinesView(APIView):
     @extend_schema(request=GuidelinesInputSerializer, responses={201: DatasetGuidelinesRevisionSerializer})
     def post(self, request: Request, name: str) -> Response:
         dataset = read_models.dataset_named(Viewer.of(request), name)
-        form = GuidelinesInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
+        data = valid_body(GuidelinesInputSerializer, request)
         published = publish_dataset_guidelines(
-            dataset=dataset, body=form.validated_data["body"], change_note=form.validated_data["change_note"], author=signed_in(request)
+            dataset=dataset, body=data["body"], change_note=data["change_note"], author=signed_in(request)
         )
         return Response(DatasetGuidelinesRevisionSerializer(published).data, status=201)
 
@@ -525,11 +520,10 @@ class PanelView(_OwnAssignment):
     @extend_schema(parameters=[PanelQuerySerializer], responses=PanelSerializer)
     def get(self, request: Request, public_id: str) -> Response:
         assignment = read_models.panel_assignment(Viewer.of(request), public_id)
-        form = PanelQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
+        asked = valid_query(PanelQuerySerializer, request)
         viewer = Viewer.of(request)
-        criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, form.validated_data.get("criterion"))
-        query = (form.validated_data.get("q") or "").strip()
+        criterion = read_models.criterion_in_focus(viewer, assignment, asked.get("criterion"))
+        query = (asked.get("q") or "").strip()
         panel = read_models.panel(viewer, assignment, criterion, query=query, with_guidelines=False)
         knowledge = panel.knowledge
         body = {
@@ -548,9 +542,7 @@ class PanelOpenView(_OwnAssignment):
     @extend_schema(request=OpenInputSerializer, responses={201: OpenSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = read_models.panel_assignment(Viewer.of(request), public_id)
-        form = OpenInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data, user = form.validated_data, signed_in(request)
+        data, user = valid_body(OpenInputSerializer, request), signed_in(request)
         criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, data.get("criterion"))
         faq, case = read_models.panel_entry(Viewer.of(request), faq_id=data.get("faq"), case_id=data.get("case"))
         campaign = assignment.campaign_response.campaign
@@ -574,15 +566,11 @@ class ExportView(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("dataset", str, description="A dataset's name.")], responses={(200, "application/x-ndjson"): str}
     )
-    def get(self, request: Request) -> HttpResponse:
+    def get(self, request: Request) -> HttpResponseBase:
         from annotation.knowledge.services.knowledge_io import export_lines
 
         dataset = _dataset(request, request.query_params.get("dataset"))
-        response = HttpResponse(
-            "".join(export_lines(dataset=dataset, viewer=signed_in(request))), content_type="application/x-ndjson; charset=utf-8"
-        )
-        response["Content-Disposition"] = 'attachment; filename="library.jsonl"'
-        return response
+        return attachment("".join(export_lines(dataset=dataset, viewer=signed_in(request))), "library", "jsonl")
 
 
 class LibraryImportSerializer(serializers.Serializer):
