@@ -80,6 +80,16 @@ CASE_STAFF_FIELDS = (
 )
 
 
+class MarkdownHtml(serializers.CharField):
+    """The Markdown text named by `source`, rendered and sanitised."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(read_only=True, **kwargs)
+
+    def to_representation(self, value: str) -> str:
+        return str(render_guidelines(value))
+
+
 class StaffFieldsMixin:
     """Fields named in `staff_fields` are left out of the answer for experts (they are optional in the schema)."""
 
@@ -98,7 +108,7 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
 
     staff_fields = FAQ_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
-    html = serializers.SerializerMethodField(help_text="The answer rendered and sanitised (Markdown).")
+    html = MarkdownHtml(source="answer", help_text="The answer rendered and sanitised (Markdown).")
     criteria = serializers.ListField(
         child=serializers.CharField(),
         source="criterion_keys",
@@ -125,9 +135,6 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
             *FAQ_STAFF_FIELDS,
         ]
         extra_kwargs = {name: {"required": False} for name in FAQ_STAFF_FIELDS}  # the declared ones say it themselves
-
-    def get_html(self, entry: FaqEntry) -> str:
-        return str(render_guidelines(entry.answer))
 
 
 class FaqContentSerializer(RefusesUnknownFields):
@@ -159,7 +166,7 @@ class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
     staff_fields = CASE_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
     criterion = serializers.UUIDField(source="lineage_id", help_text="The criterion's lineage key.")
-    html = serializers.SerializerMethodField(help_text="The reasoning rendered and sanitised (Markdown).")
+    html = MarkdownHtml(source="reasoning", help_text="The reasoning rendered and sanitised (Markdown).")
     source_campaign = serializers.CharField(source="source_campaign.name", allow_null=True, default=None, required=False)
     source_response = serializers.CharField(
         source="source_response.public_id", allow_null=True, default=None, required=False, help_text="The response's opaque id."
@@ -187,9 +194,6 @@ class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
             *CASE_STAFF_FIELDS,
         ]
         extra_kwargs = {name: {"required": False} for name in CASE_STAFF_FIELDS}  # the declared ones say it themselves
-
-    def get_html(self, case: Case) -> str:
-        return str(render_guidelines(case.reasoning))
 
 
 class CaseContentSerializer(RefusesUnknownFields):
@@ -224,14 +228,11 @@ class CaseInputSerializer(CaseContentSerializer):
 
 class DatasetGuidelinesRevisionSerializer(serializers.ModelSerializer):
     author = serializers.CharField(source="author.username", allow_null=True, default=None)
-    html = serializers.SerializerMethodField()
+    html = MarkdownHtml(source="body")
 
     class Meta:
         model = DatasetGuidelines
         fields = ["revision", "body", "html", "change_note", "author", "created_at"]
-
-    def get_html(self, guidelines: DatasetGuidelines) -> str:
-        return str(render_guidelines(guidelines.body))
 
 
 class GuidelinesInputSerializer(serializers.Serializer):

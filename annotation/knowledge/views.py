@@ -146,16 +146,21 @@ def _save_faq(
     return _render_faq_form(request, form, entry, status=400)
 
 
-def _faq_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
-    entry = read_models.faq_to_write(Viewer.of(request), pk)
+def _acted(request: SignedInRequest, act: Callable[[], Any], done: str, page: str, pk: int) -> HttpResponse:
+    """Run a write and say how it went (its refusal as messages), back on the entry's page (a new FAQ draft's page when it made one)."""
     try:
-        result = action(entry)
+        result = act()
     except ValidationError as exc:
         for message in messages_of(exc):
             messages.error(request, message)
-        return redirect("annotation:faq", pk=pk)
+        return redirect(page, pk=pk)
     messages.success(request, done)
-    return redirect("annotation:faq", pk=result.pk if isinstance(result, FaqEntry) else pk)
+    return redirect(page, pk=result.pk if isinstance(result, FaqEntry) else pk)
+
+
+def _faq_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
+    entry = read_models.faq_to_write(Viewer.of(request), pk)
+    return _acted(request, lambda: action(entry), done, "annotation:faq", pk)
 
 
 @require_POST
@@ -298,14 +303,7 @@ def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
 
 def _case_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
     found = read_models.case(Viewer.of(request), pk, as_expert=False)
-    try:
-        action(found)
-    except ValidationError as exc:
-        for message in messages_of(exc):
-            messages.error(request, message)
-    else:
-        messages.success(request, done)
-    return redirect("annotation:case", pk=pk)
+    return _acted(request, lambda: action(found), done, "annotation:case", pk)
 
 
 @require_POST
