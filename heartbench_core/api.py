@@ -113,19 +113,13 @@ class RewordedCriterionSerializer(serializers.Serializer):
     after = serializers.CharField(help_text="The newer text.")
 
 
-class ReweightedCriterionSerializer(serializers.Serializer):
-    question_id = serializers.CharField()
-    old_position = serializers.IntegerField()
-    position = serializers.IntegerField()
+class ReweightedCriterionSerializer(RewordedCriterionSerializer):
     before = serializers.IntegerField(allow_null=True, help_text="The older weight.")
     after = serializers.IntegerField(allow_null=True, help_text="The newer weight.")
     text = serializers.CharField()
 
 
-class RelabelledCriterionSerializer(serializers.Serializer):
-    question_id = serializers.CharField()
-    old_position = serializers.IntegerField()
-    position = serializers.IntegerField()
+class RelabelledCriterionSerializer(RewordedCriterionSerializer):
     before = serializers.CharField(help_text="The older ability label.")
     after = serializers.CharField(help_text="The newer ability label.")
     text = serializers.CharField()
