@@ -105,21 +105,25 @@ class ChangedCriterionSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
-class RewordedCriterionSerializer(serializers.Serializer):
+class _MovedCriterionSerializer(serializers.Serializer):
+    # A criterion of both versions (its position in each), and what changed (`before`, `after`) in a subclass.
     question_id = serializers.CharField()
     old_position = serializers.IntegerField()
     position = serializers.IntegerField()
+
+
+class RewordedCriterionSerializer(_MovedCriterionSerializer):
     before = serializers.CharField(help_text="The older text.")
     after = serializers.CharField(help_text="The newer text.")
 
 
-class ReweightedCriterionSerializer(RewordedCriterionSerializer):
+class ReweightedCriterionSerializer(_MovedCriterionSerializer):
     before = serializers.IntegerField(allow_null=True, help_text="The older weight.")
     after = serializers.IntegerField(allow_null=True, help_text="The newer weight.")
     text = serializers.CharField()
 
 
-class RelabelledCriterionSerializer(RewordedCriterionSerializer):
+class RelabelledCriterionSerializer(_MovedCriterionSerializer):
     before = serializers.CharField(help_text="The older ability label.")
     after = serializers.CharField(help_text="The newer ability label.")
     text = serializers.CharField()
