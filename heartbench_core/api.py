@@ -93,6 +93,15 @@ class ComputedListView(GenericAPIView):
         return response
 
 
+class OutcomeFields:
+    # The fields named in `outcome_fields` are read from the outcome in the context (`outcome`): the instance has no such attributes.
+    outcome_fields: tuple[str, ...] = ()
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        outcome = self.context["outcome"]  # type: ignore[attr-defined]
+        return {**super().to_representation(instance), **{name: getattr(outcome, name) for name in self.outcome_fields}}  # type: ignore[misc]
+
+
 class ChangedItemSerializer(serializers.Serializer):
     question_id = serializers.CharField()
     fields = serializers.ListField(child=serializers.CharField(), help_text="What changed: item fields, and `rubric`.")  # type: ignore[assignment]  # the key is "fields"; the metaclass takes it out of the class

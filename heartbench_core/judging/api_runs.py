@@ -19,7 +19,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from heartbench_core.api import valid_body
+from heartbench_core.api import OutcomeFields, valid_body
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.http import signed_in
 from heartbench_core.judging import read_models as judging
@@ -308,7 +308,7 @@ class RunRequestSerializer(serializers.Serializer):
     changed_since = serializers.IntegerField(required=False, min_value=1, help_text="Judging only: a judge run's id.")
 
 
-class RunRequestedSerializer(EndpointRunSerializer):
+class RunRequestedSerializer(OutcomeFields, EndpointRunSerializer):
     created = serializers.BooleanField(
         read_only=True, help_text="False: a run of the same label (or an unfinished generation run) was resumed."
     )
@@ -318,10 +318,7 @@ class RunRequestedSerializer(EndpointRunSerializer):
     class Meta(EndpointRunSerializer.Meta):
         fields = [*EndpointRunSerializer.Meta.fields, "created", "added", "retried"]
 
-    def to_representation(self, run: EndpointRun) -> dict[str, Any]:
-        """The run, and what became of the request (the outcome in the context: the run has no such attributes)."""
-        outcome = self.context["request_outcome"]
-        return {**super().to_representation(run), "created": outcome.created, "added": outcome.added, "retried": outcome.retried}
+    outcome_fields = ("created", "added", "retried")  # what became of the request
 
 
 class RunOutputSerializer(serializers.Serializer):
@@ -416,7 +413,7 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         outcome = run_services.request_run(**d, requested_by=signed_in(request), trigger="api")
         if outcome.run is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], request_outcome=outcome)).data
+        body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], outcome=outcome)).data
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})
