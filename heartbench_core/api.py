@@ -94,6 +94,15 @@ class ComputedListView(GenericAPIView):
         return response
 
 
+class OutcomeFields:
+    # The fields named in `outcome_fields` are read from the outcome in the context (`outcome`): the instance has no such attributes.
+    outcome_fields: tuple[str, ...] = ()
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        outcome = self.context["outcome"]  # type: ignore[attr-defined]
+        return {**super().to_representation(instance), **{name: getattr(outcome, name) for name in self.outcome_fields}}  # type: ignore[misc]
+
+
 class ChangedItemSerializer(serializers.Serializer):
     question_id = serializers.CharField()
     fields = serializers.ListField(child=serializers.CharField(), help_text="What changed: item fields, and `rubric`.")  # type: ignore[assignment]  # the key is "fields"; the metaclass takes it out of the class
@@ -106,27 +115,25 @@ class ChangedCriterionSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
-class RewordedCriterionSerializer(serializers.Serializer):
+class _MovedCriterionSerializer(serializers.Serializer):
+    # A criterion of both versions (its position in each), and what changed (`before`, `after`) in a subclass.
     question_id = serializers.CharField()
     old_position = serializers.IntegerField()
     position = serializers.IntegerField()
+
+
+class RewordedCriterionSerializer(_MovedCriterionSerializer):
     before = serializers.CharField(help_text="The older text.")
     after = serializers.CharField(help_text="The newer text.")
 
 
-class ReweightedCriterionSerializer(serializers.Serializer):
-    question_id = serializers.CharField()
-    old_position = serializers.IntegerField()
-    position = serializers.IntegerField()
+class ReweightedCriterionSerializer(_MovedCriterionSerializer):
     before = serializers.IntegerField(allow_null=True, help_text="The older weight.")
     after = serializers.IntegerField(allow_null=True, help_text="The newer weight.")
     text = serializers.CharField()
 
 
-class RelabelledCriterionSerializer(serializers.Serializer):
-    question_id = serializers.CharField()
-    old_position = serializers.IntegerField()
-    position = serializers.IntegerField()
+class RelabelledCriterionSerializer(_MovedCriterionSerializer):
     before = serializers.CharField(help_text="The older ability label.")
     after = serializers.CharField(help_text="The newer ability label.")
     text = serializers.CharField()

@@ -11,7 +11,6 @@ line of a 4xx refusal but drops its traceback: a PermissionDenied is not a fault
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from django.core import signals
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
@@ -21,16 +20,10 @@ from django.utils.log import log_response
 from django.utils.translation import gettext
 from django.views import defaults
 
-if TYPE_CHECKING:
-    from heartbench_core.middleware import GetResponse
+from heartbench_core.middleware import Middleware, is_api
 
-API_PREFIX = "/api/"
 # Exceptions Django itself answers with a 4xx; they are not server errors.
 _CLIENT_ERRORS = (Http404, PermissionDenied, BadRequest, SuspiciousOperation, MultiPartParserError)
-
-
-def _is_api(request: HttpRequest) -> bool:
-    return request.path.startswith(API_PREFIX)
 
 
 def _server_error_body() -> dict[str, str]:
@@ -41,17 +34,11 @@ def _server_error_body() -> dict[str, str]:
     }
 
 
-class ApiJsonErrorsMiddleware:
+class ApiJsonErrorsMiddleware(Middleware):
     """An unexpected exception in an API view answers a JSON 500 with no traceback; the log keeps the traceback."""
 
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not _is_api(request) or isinstance(exception, _CLIENT_ERRORS):
+        if not is_api(request) or isinstance(exception, _CLIENT_ERRORS):
             return None
         # As Django does for an uncaught exception: listeners (and the test client) hear of it.
         signals.got_request_exception.send(sender=None, request=request)
@@ -62,14 +49,14 @@ class ApiJsonErrorsMiddleware:
 
 def server_error(request: HttpRequest, template_name: str = defaults.ERROR_500_TEMPLATE_NAME) -> HttpResponse:
     """handler500: JSON under /api/, Django's page elsewhere."""
-    if _is_api(request):
+    if is_api(request):
         return JsonResponse(_server_error_body(), status=500)
     return defaults.server_error(request, template_name)
 
 
 def page_not_found(request: HttpRequest, exception: Exception, template_name: str = defaults.ERROR_404_TEMPLATE_NAME) -> HttpResponse:
     """handler404: JSON under /api/ (an unknown API URL), Django's page elsewhere."""
-    if _is_api(request):
+    if is_api(request):
         return JsonResponse({"detail": gettext("Not found.")}, status=404)
     return defaults.page_not_found(request, exception, template_name)
 

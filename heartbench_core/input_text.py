@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
@@ -31,11 +31,8 @@ from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext, gettext_noop
 
 from heartbench_core.lib.jsonl import UNSTORABLE_CHARACTER, escaped
+from heartbench_core.middleware import Middleware, is_api
 
-if TYPE_CHECKING:
-    from heartbench_core.middleware import GetResponse
-
-API_PREFIX = "/api/"
 NUL_MESSAGE = gettext_noop("Must not contain a NUL character.")  # translated where it is answered
 # The surrogates alone, for a view that shows a NUL as an error of its own.
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -74,12 +71,12 @@ def _in_request_line(request: HttpRequest) -> tuple[str, str] | None:
 
 
 def _answer(request: HttpRequest, name: str, message: str) -> HttpResponse:
-    if request.path.startswith(API_PREFIX):
+    if is_api(request):
         return JsonResponse({name: [message]}, status=400)
     return HttpResponseBadRequest(f"{name}: {message}", content_type="text/plain; charset=utf-8")
 
 
-class RefuseUnstorableTextMiddleware:
+class RefuseUnstorableTextMiddleware(Middleware):
     """A NUL or a lone surrogate in the URL, a header, a cookie or a page's posted fields is a 400 naming where, before the view.
 
     The URL, headers and cookies are checked for every request, before any other middleware reads
@@ -87,9 +84,6 @@ class RefuseUnstorableTextMiddleware:
     file names when the view is known, so that a view may say it shows a NUL itself. The API's
     bodies are checked by its parsers (`heartbench_core.api_parsers`).
     """
-
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         found = _in_request_line(request)
@@ -100,7 +94,7 @@ class RefuseUnstorableTextMiddleware:
     def process_view(
         self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: tuple[Any, ...], view_kwargs: dict[str, Any]
     ) -> HttpResponse | None:
-        if request.method != "POST" or request.path.startswith(API_PREFIX):
+        if request.method != "POST" or is_api(request):
             return None
         try:
             fields, files = request.POST.lists(), request.FILES.lists()

@@ -7,6 +7,7 @@ pages, commands and the API report a bad file as they report any other refused i
 """
 
 import re
+from collections.abc import Container, Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -108,3 +109,25 @@ class ErrorCollector(jsonl.ErrorCollector):
             super().raise_if_any()
         except jsonl.LineErrors as exc:
             raise InputFileError(self.errors) from exc
+
+
+def question_id_of(
+    line: int, record: dict, errors: ErrorCollector, known: Container[str], first_line: Mapping[str, int], *, version: Any = None
+) -> str | None:
+    """The line's question_id when it is a known question (of `version`, when named) not on an earlier line; None after recording why not."""
+    qid = record.get("question_id")
+    if "question_id" not in record:
+        problem = _("missing key")
+    elif not isinstance(qid, str):
+        problem = _("must be a string, found %(found)s") % {"found": type_name(qid)}
+    elif qid not in known:
+        unknown = (
+            _("unknown question_id %(question_id)r in %(version)s") if version is not None else _("unknown question_id %(question_id)r")
+        )
+        problem = unknown % {"question_id": qid, "version": version}
+    elif qid in first_line:
+        problem = _("duplicate question_id %(question_id)r (first on line %(first)d)") % {"question_id": qid, "first": first_line[qid]}
+    else:
+        return qid
+    errors.add(line, "question_id", problem)
+    return None

@@ -9,7 +9,7 @@ user and then lets Django's view set the cookie and redirect back.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -17,6 +17,7 @@ from django.utils import translation
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language as django_set_language
 
+from heartbench_core.middleware import Middleware
 from heartbench_core.models import User
 
 
@@ -53,11 +54,8 @@ def command_line_language(environ: Mapping[str, str] | None = None) -> str:
     return settings.LANGUAGE_CODE
 
 
-class UserLanguageMiddleware:
+class UserLanguageMiddleware(Middleware):
     """After LocaleMiddleware and AuthenticationMiddleware: a signed-in user's stored language wins."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         user = getattr(request, "user", None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -18,17 +19,36 @@ from django.utils.translation import gettext, gettext_lazy
 
 # What Django hands a middleware: the rest of the chain.
 GetResponse = Callable[[HttpRequest], HttpResponse]
+API_PREFIX = "/api/"
 
 
-class RequestSizeLimitMiddleware:
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+class Middleware:
+    """A middleware that hands every request on; a subclass adds a hook (`process_exception`, `process_view`) or wraps `__call__`."""
+
+    def __init__(self, get_response: GetResponse) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+
+def _answer(request: HttpRequest, message: str, status: int, **extra: Any) -> HttpResponse:
+    """MESSAGE as JSON (`detail`, with EXTRA) under /api/, as plain text elsewhere."""
+    if is_api(request):
+        return JsonResponse({"detail": message, **extra}, status=status)
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+
+
+class RequestSizeLimitMiddleware(Middleware):
     """Refuse a request whose declared body exceeds MAX_UPLOAD_BYTES with 413, before reading it.
 
     Django reads no more than CONTENT_LENGTH bytes of a body, so the declared length bounds
     what any view can receive; DATA_UPLOAD_MAX_MEMORY_SIZE covers the non-file fields too.
     """
-
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         limit = settings.MAX_UPLOAD_BYTES
@@ -41,13 +61,11 @@ class RequestSizeLimitMiddleware:
                 "length": length,
                 "limit": limit,
             }
-            if request.path.startswith("/api/"):
-                return JsonResponse({"detail": message, "limit_bytes": limit}, status=413)
-            return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+            return _answer(request, message, 413, limit_bytes=limit)
         return self.get_response(request)
 
 
-class OutOfRangeNumberMiddleware:
+class OutOfRangeNumberMiddleware(Middleware):
     """Answer 404/400 instead of 500 when a number in the request is too large for the database.
 
     `<int:…>` URL arguments accept any number of digits; SQLite and PostgreSQL refuse ids past
@@ -56,12 +74,6 @@ class OutOfRangeNumberMiddleware:
     """
 
     BIGGEST = 2**63 - 1
-
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         from django.db import DataError
@@ -73,12 +85,10 @@ class OutOfRangeNumberMiddleware:
         match = getattr(request, "resolver_match", None)
         too_big = any(isinstance(v, int) and abs(v) > self.BIGGEST for v in (match.kwargs.values() if match else ()))
         status, message = (404, gettext("No such object.")) if too_big else (400, gettext("A number in the request is out of range."))
-        if request.path.startswith("/api/"):
-            return JsonResponse({"detail": message}, status=status)
-        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+        return _answer(request, message, status)
 
 
-class DatabaseUnavailableMiddleware:
+class DatabaseUnavailableMiddleware(Middleware):
     """Answer 503 with a clear message when the database fails mid-request, instead of a bare 500.
 
     Writes are services in their own transactions, so whatever committed before the failure
@@ -89,22 +99,12 @@ class DatabaseUnavailableMiddleware:
         "The database is unavailable for a moment; nothing of this request was saved beyond your draft. Please try again."
     )
 
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         from django.db import InterfaceError, OperationalError
 
         if not isinstance(exception, (OperationalError, InterfaceError)):
             return None
         logging.getLogger("heartbench.database").error("database error on %s %s: %s", request.method, request.path, exception)
-        response: HttpResponse
-        if request.path.startswith("/api/"):
-            response = JsonResponse({"detail": str(self.MESSAGE), "retry": True}, status=503)
-        else:
-            response = HttpResponse(str(self.MESSAGE), status=503, content_type="text/plain; charset=utf-8")
+        response = _answer(request, str(self.MESSAGE), 503, retry=True)
         response["Retry-After"] = "5"
         return response

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_core.api import ChangelogSerializer, ComputedListView, PageWithTotals
+from heartbench_core.api import ChangelogSerializer, ComputedListView, PageWithTotals, valid_body
 from heartbench_core.api_types import typed
 from heartbench_core.http import signed_in
 from heartbench_core.lib.rubric_quality import AmbiguityRule
@@ -166,9 +166,7 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
 
     @extend_schema(request=RevisionInputSerializer, responses={201: RevisionSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        form = RevisionInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(RevisionInputSerializer, request)
         author = signed_in(request)
         content = {name: d[name] for name in ("text", "ability", "weight", "reason")}
         if d["action"] == "add":
@@ -192,11 +190,8 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
         return Response(self._read(rev))
 
     def _decide(self, request: Request, verdict: str) -> Response:
-        form = DecisionInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        rev = services.review_revision(
-            revision=self.get_object(), reviewer=signed_in(request), verdict=verdict, comment=form.validated_data["comment"]
-        )
+        comment = valid_body(DecisionInputSerializer, request)["comment"]
+        rev = services.review_revision(revision=self.get_object(), reviewer=signed_in(request), verdict=verdict, comment=comment)
         return Response(self._read(rev))
 
     @extend_schema(request=DecisionInputSerializer, responses={200: RevisionSerializer})
@@ -222,10 +217,8 @@ class RevisionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet[Cri
     @comments.mapping.post
     def add_comment(self, request: Request, pk: str | None = None) -> Response:
         rev = self.get_object()
-        form = CommentSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        reply_to = form.validated_data.get("reply_to")
-        comment = services.comment_on_revision(revision=rev, author=signed_in(request), body=form.validated_data["body"], reply_to=reply_to)
+        d = valid_body(CommentSerializer, request)
+        comment = services.comment_on_revision(revision=rev, author=signed_in(request), body=d["body"], reply_to=d.get("reply_to"))
         return Response(CommentSerializer(comment).data, status=201)
 
 
@@ -414,9 +407,7 @@ class PublishView(APIView):
 
     @extend_schema(request=PublishInputSerializer, responses={201: PublishedVersionSerializer})
     def post(self, request: Request) -> Response:
-        form = PublishInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        d = form.validated_data
+        d = valid_body(PublishInputSerializer, request)
         version = services.publish_revisions(
             dataset=read_models.dataset(Viewer.of(request), d["dataset"], field="dataset"),
             user=signed_in(request),
@@ -446,8 +437,7 @@ class FlagView(APIView):
 
     @extend_schema(request=FlagInputSerializer, responses={201: FlagSerializer})
     def post(self, request: Request) -> Response:
-        form = FlagInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        lineage = read_models.criterion_lineage(Viewer.of(request), form.validated_data["key"])
-        flag = services.flag_criterion(lineage=lineage, reason=form.validated_data["reason"], source="api", flagged_by=signed_in(request))
+        d = valid_body(FlagInputSerializer, request)
+        lineage = read_models.criterion_lineage(Viewer.of(request), d["key"])
+        flag = services.flag_criterion(lineage=lineage, reason=d["reason"], source="api", flagged_by=signed_in(request))
         return Response(FlagSerializer(flag).data, status=201)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter
 
 from heartbench_core.filters import Choice, Date, ListFilters, Text, Uuid, described
-from heartbench_core.models import Criterion, Dataset
+from heartbench_core.models import Criterion, CriterionLineage, Dataset
 from rubrics.forms import ability_choices
 from rubrics.models import AuditEntry, CriterionRevision
 from rubrics.selectors import WORK_KINDS, WORK_SORTS
@@ -59,17 +62,28 @@ class AuditFilters(ListFilters):
 
     NUL characters never get here: RefuseUnstorableTextMiddleware (heartbench_core.input_text) answers them with a 400."""
 
-    dataset = Text(label=_("Dataset"))
-    item = Text(label=_("Item"))
-    criterion = _KeyOrPrefix(label=_("Criterion key"))
-    person = Text(label=_("Person"))
+    dataset = Text(field_name="dataset__name", label=_("Dataset"))
+    item = Text(field_name="question_id", label=_("Item"))
+    criterion = _KeyOrPrefix(method="of_criterion", label=_("Criterion key"))
+    person = Text(field_name="actor_name", label=_("Person"))
     action = Choice(choices=AuditEntry.Action.choices, label=_("Action"))
-    since = Date(label=pgettext_lazy("start date of a filter", "From"))
-    until = Date(label=pgettext_lazy("end date of a filter", "To"))
+    since = Date(method="from_day", label=pgettext_lazy("start date of a filter", "From"))
+    until = Date(method="to_day", label=pgettext_lazy("end date of a filter", "To"))
 
     class Meta:
         model = AuditEntry
         fields: list[str] = []
+
+    def of_criterion(self, qs: QuerySet[AuditEntry], name: str, key: str) -> QuerySet[AuditEntry]:
+        """Entries on the criterion of this key, or on any of the first 50 criteria whose key starts so."""
+        keys = list(CriterionLineage.objects.filter(key__startswith=key).values_list("key", flat=True)[:50]) if len(key) < 36 else [key]
+        return qs.filter(criterion_key__in=keys)
+
+    def from_day(self, qs: QuerySet[AuditEntry], name: str, day: date) -> QuerySet[AuditEntry]:
+        return qs.filter(created_at__gte=datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone()))
+
+    def to_day(self, qs: QuerySet[AuditEntry], name: str, day: date) -> QuerySet[AuditEntry]:
+        return qs.filter(created_at__lte=datetime.combine(day, time.max, tzinfo=timezone.get_current_timezone()))
 
 
 class CriterionFilters(ListFilters):

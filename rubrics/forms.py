@@ -1,7 +1,6 @@
 """Forms of the rubric pages: they parse input; the services decide what is valid."""
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy
 
 from heartbench_core.lib.taxonomy import ABILITIES, CATASTROPHIC_LABEL
@@ -29,15 +28,3 @@ class CriterionForm(forms.Form):
 class RetireForm(forms.Form):
     reason = forms.CharField(required=False)
     base_revision = forms.IntegerField(required=False)
-
-
-def apply_errors(form: forms.Form, exc: ValidationError) -> None:
-    """Attach a service's ValidationError to the form: known fields by name, the rest to the form."""
-    if hasattr(exc, "error_dict"):
-        for name, messages in exc.message_dict.items():
-            target = name if name in form.fields and name != "base_revision" else None
-            for message in messages:
-                form.add_error(target, message)
-    else:
-        for message in exc.messages:
-            form.add_error(None, message)

@@ -10,7 +10,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import datetime
 from itertools import chain
 from typing import Any, TypedDict, cast
 
@@ -20,7 +20,6 @@ from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Count, Max, Q, QuerySet, Sum
-from django.utils import timezone
 from django.utils.translation import gettext
 
 from heartbench_core.lib import rubric_quality as quality
@@ -29,7 +28,7 @@ from heartbench_core.lib.reasons import Reason
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, DatasetVersion, Item, JudgeRun, JudgeVerdict, User
 from heartbench_core.selectors import stale_q
 from rubrics import feedback
-from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
+from rubrics.models import CriterionFlag, CriterionRevision, ReviewDecision, RevisionComment
 
 Status = CriterionRevision.Status
 
@@ -156,44 +155,6 @@ def comment_thread(revision: CriterionRevision) -> list[tuple[RevisionComment, i
 
     walk(None, 0)
     return out
-
-
-# --- audit log ---------------------------------------------------------------------------
-
-
-def audit_entries(
-    *,
-    dataset: str | None = None,
-    item: str | None = None,
-    criterion: str | None = None,
-    person: str | None = None,
-    action: str | None = None,
-    since: date | None = None,
-    until: date | None = None,
-) -> QuerySet[AuditEntry]:
-    """Audit entries, newest first, filtered by any of item, criterion key (prefix), person, action, dates."""
-    qs = AuditEntry.objects.select_related("dataset").order_by("-created_at", "-id")
-    if dataset:
-        qs = qs.filter(dataset__name=dataset)
-    if item:
-        qs = qs.filter(question_id=item)
-    if criterion:
-        keys = (
-            list(CriterionLineage.objects.filter(key__startswith=criterion).values_list("key", flat=True)[:50])
-            if len(criterion) < 36
-            else [criterion]
-        )
-        qs = qs.filter(criterion_key__in=keys)
-    if person:
-        qs = qs.filter(actor_name=person)
-    if action:
-        qs = qs.filter(action=action)
-    tz = timezone.get_current_timezone()
-    if since:
-        qs = qs.filter(created_at__gte=datetime.combine(since, time.min, tzinfo=tz))
-    if until:
-        qs = qs.filter(created_at__lte=datetime.combine(until, time.max, tzinfo=tz))
-    return qs
 
 
 # --- staleness ---------------------------------------------------------------------------

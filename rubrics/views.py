@@ -11,7 +11,7 @@ from urllib.parse import quote
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext, pgettext
@@ -19,13 +19,14 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from heartbench_core.change_sentences import change_sentences
 from heartbench_core.csvsafe import SafeWriter
-from heartbench_core.http import SignedInRequest
+from heartbench_core.form_errors import errors_into
+from heartbench_core.http import SignedInRequest, attachment
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
 from rubrics import read_models, services
 from rubrics.audit_text import AUDIT_VOCABULARY, reason_text
 from rubrics.filters import SIGNAL_NAMES
-from rubrics.forms import CriterionForm, RetireForm, ability_choices, apply_errors
+from rubrics.forms import CriterionForm, RetireForm, ability_choices
 from rubrics.models import AuditEntry, CriterionFlag, CriterionRevision
 
 AUDIT_CSV_COLUMNS = ("time", "person", "action", "dataset", "question_id", "criterion", "revision", "object", "reason", "before", "after")
@@ -162,7 +163,7 @@ def edit_criterion(request: SignedInRequest, key: uuid.UUID) -> HttpResponse:
             context["row"] = read_models.criterion_row(viewer, key, lineage=lineage).row
             status = 409
         except ValidationError as exc:
-            apply_errors(form, exc)
+            errors_into(form, exc, unshown=["base_revision"])
             status = 400
         else:
             if request.htmx:
@@ -194,7 +195,7 @@ def add_criterion(request: SignedInRequest, name: str, question_id: str) -> Http
         try:
             services.add_criterion(author=request.user, dataset=dataset, question_id=question_id, **content)
         except ValidationError as exc:
-            apply_errors(form, exc)
+            errors_into(form, exc, unshown=["base_revision"])
         else:
             messages.success(request, gettext("New criterion proposed as a draft."))
             return redirect("rubrics:editor", dataset.name, question_id)
@@ -414,7 +415,7 @@ class _Echo:
         return value
 
 
-def _audit_csv(log: read_models.AuditLog) -> StreamingHttpResponse:
+def _audit_csv(log: read_models.AuditLog) -> HttpResponseBase:
     writer = SafeWriter(_Echo())
 
     def rows() -> Iterator[str]:
@@ -436,6 +437,4 @@ def _audit_csv(log: read_models.AuditLog) -> StreamingHttpResponse:
                 ]
             )
 
-    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="rubric-audit.csv"'
-    return response
+    return attachment(rows(), "rubric-audit", "csv")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
@@ -24,12 +24,13 @@ from annotation.knowledge.models import Case, DatasetGuidelines, FaqEntry
 from annotation.knowledge.services import knowledge as services
 from annotation.knowledge.services.knowledge_io import LibraryImportOutcome
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
-from heartbench_core.api import ComputedListView, FileImportView
+from heartbench_core.api import ComputedListView, FileImportView, valid_body
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.api_types import TypedSerializer, typed
-from heartbench_core.http import signed_in
+from heartbench_core.http import attachment, signed_in
 from heartbench_core.lib.search import Segment
 from heartbench_core.models import Dataset
+from heartbench_core.query_params import valid_query
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, role_permission
 
@@ -79,6 +80,16 @@ CASE_STAFF_FIELDS = (
 )
 
 
+class MarkdownHtml(serializers.CharField):
+    """The Markdown text named by `source`, rendered and sanitised."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(read_only=True, **kwargs)
+
+    def to_representation(self, value: str) -> str:
+        return str(render_guidelines(value))
+
+
 class StaffFieldsMixin:
     """Fields named in `staff_fields` are left out of the answer for experts (they are optional in the schema)."""
 
@@ -97,7 +108,7 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
 
     staff_fields = FAQ_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
-    html = serializers.SerializerMethodField(help_text="The answer rendered and sanitised (Markdown).")
+    html = MarkdownHtml(source="answer", help_text="The answer rendered and sanitised (Markdown).")
     criteria = serializers.ListField(
         child=serializers.CharField(),
         source="criterion_keys",
@@ -124,9 +135,6 @@ class FaqEntrySerializer(StaffFieldsMixin, serializers.ModelSerializer):
             *FAQ_STAFF_FIELDS,
         ]
         extra_kwargs = {name: {"required": False} for name in FAQ_STAFF_FIELDS}  # the declared ones say it themselves
-
-    def get_html(self, entry: FaqEntry) -> str:
-        return str(render_guidelines(entry.answer))
 
 
 class FaqContentSerializer(RefusesUnknownFields):
@@ -158,7 +166,7 @@ class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
     staff_fields = CASE_STAFF_FIELDS
     dataset = serializers.CharField(source="dataset.name")
     criterion = serializers.UUIDField(source="lineage_id", help_text="The criterion's lineage key.")
-    html = serializers.SerializerMethodField(help_text="The reasoning rendered and sanitised (Markdown).")
+    html = MarkdownHtml(source="reasoning", help_text="The reasoning rendered and sanitised (Markdown).")
     source_campaign = serializers.CharField(source="source_campaign.name", allow_null=True, default=None, required=False)
     source_response = serializers.CharField(
         source="source_response.public_id", allow_null=True, default=None, required=False, help_text="The response's opaque id."
@@ -186,9 +194,6 @@ class CaseSerializer(StaffFieldsMixin, serializers.ModelSerializer):
             *CASE_STAFF_FIELDS,
         ]
         extra_kwargs = {name: {"required": False} for name in CASE_STAFF_FIELDS}  # the declared ones say it themselves
-
-    def get_html(self, case: Case) -> str:
-        return str(render_guidelines(case.reasoning))
 
 
 class CaseContentSerializer(RefusesUnknownFields):
@@ -223,14 +228,11 @@ class CaseInputSerializer(CaseContentSerializer):
 
 class DatasetGuidelinesRevisionSerializer(serializers.ModelSerializer):
     author = serializers.CharField(source="author.username", allow_null=True, default=None)
-    html = serializers.SerializerMethodField()
+    html = MarkdownHtml(source="body")
 
     class Meta:
         model = DatasetGuidelines
         fields = ["revision", "body", "html", "change_note", "author", "created_at"]
-
-    def get_html(self, guidelines: DatasetGuidelines) -> str:
-        return str(render_guidelines(guidelines.body))
 
 
 class GuidelinesInputSerializer(serializers.Serializer):
@@ -343,9 +345,7 @@ class FaqReviewView(_FaqAction):
     @extend_schema(request=FaqReviewSerializer, responses=FaqEntrySerializer)
     def post(self, request: Request, pk: int) -> Response:
         entry = self.entry(request, pk, must_be="reviewer")
-        form = FaqReviewSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
+        data = valid_body(FaqReviewSerializer, request)
         reviewed = services.review_faq_entry(entry=entry, reviewer=signed_in(request), approve=data["publish"], note=data["note"])
         return Response(_faq(request, reviewed))
 
@@ -449,12 +449,9 @@ class SearchView(APIView):
 
     @extend_schema(parameters=[SearchQuerySerializer], responses=SearchResultsSerializer)
     def get(self, request: Request) -> Response:
-        form = SearchQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        dataset = _dataset(request, form.validated_data.get("dataset"))
-        results = read_models.search(
-            Viewer.of(request), form.validated_data["q"], dataset=dataset, lineage_key=form.validated_data.get("key")
-        )
+        query = valid_query(SearchQuerySerializer, request)
+        dataset = _dataset(request, query.get("dataset"))
+        results = read_models.search(Viewer.of(request), query["q"], dataset=dataset, lineage_key=query.get("key"))
         return Response(SearchResultsSerializer(results).data)
 
 
@@ -472,10 +469,9 @@ class DatasetGuidelinesView(APIView):
     @extend_schema(request=GuidelinesInputSerializer, responses={201: DatasetGuidelinesRevisionSerializer})
     def post(self, request: Request, name: str) -> Response:
         dataset = read_models.dataset_named(Viewer.of(request), name)
-        form = GuidelinesInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
+        data = valid_body(GuidelinesInputSerializer, request)
         published = publish_dataset_guidelines(
-            dataset=dataset, body=form.validated_data["body"], change_note=form.validated_data["change_note"], author=signed_in(request)
+            dataset=dataset, body=data["body"], change_note=data["change_note"], author=signed_in(request)
         )
         return Response(DatasetGuidelinesRevisionSerializer(published).data, status=201)
 
@@ -525,11 +521,10 @@ class PanelView(_OwnAssignment):
     @extend_schema(parameters=[PanelQuerySerializer], responses=PanelSerializer)
     def get(self, request: Request, public_id: str) -> Response:
         assignment = read_models.panel_assignment(Viewer.of(request), public_id)
-        form = PanelQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
+        asked = valid_query(PanelQuerySerializer, request)
         viewer = Viewer.of(request)
-        criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, form.validated_data.get("criterion"))
-        query = (form.validated_data.get("q") or "").strip()
+        criterion = read_models.criterion_in_focus(viewer, assignment, asked.get("criterion"))
+        query = (asked.get("q") or "").strip()
         panel = read_models.panel(viewer, assignment, criterion, query=query, with_guidelines=False)
         knowledge = panel.knowledge
         body = {
@@ -548,9 +543,7 @@ class PanelOpenView(_OwnAssignment):
     @extend_schema(request=OpenInputSerializer, responses={201: OpenSerializer})
     def post(self, request: Request, public_id: str) -> Response:
         assignment = read_models.panel_assignment(Viewer.of(request), public_id)
-        form = OpenInputSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data, user = form.validated_data, signed_in(request)
+        data, user = valid_body(OpenInputSerializer, request), signed_in(request)
         criterion = read_models.criterion_in_focus(Viewer.of(request), assignment, data.get("criterion"))
         faq, case = read_models.panel_entry(Viewer.of(request), faq_id=data.get("faq"), case_id=data.get("case"))
         campaign = assignment.campaign_response.campaign
@@ -574,15 +567,11 @@ class ExportView(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("dataset", str, description="A dataset's name.")], responses={(200, "application/x-ndjson"): str}
     )
-    def get(self, request: Request) -> HttpResponse:
+    def get(self, request: Request) -> HttpResponseBase:
         from annotation.knowledge.services.knowledge_io import export_lines
 
         dataset = _dataset(request, request.query_params.get("dataset"))
-        response = HttpResponse(
-            "".join(export_lines(dataset=dataset, viewer=signed_in(request))), content_type="application/x-ndjson; charset=utf-8"
-        )
-        response["Content-Disposition"] = 'attachment; filename="library.jsonl"'
-        return response
+        return attachment("".join(export_lines(dataset=dataset, viewer=signed_in(request))), "library", "jsonl")
 
 
 class LibraryImportSerializer(serializers.Serializer):

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -28,7 +28,7 @@ from annotation.knowledge.services import knowledge as services
 from annotation.models import CampaignResponse
 from annotation.services.guidelines import publish_dataset_guidelines, render_guidelines
 from heartbench_core.form_errors import errors_into, messages_of
-from heartbench_core.http import SignedInRequest
+from heartbench_core.http import SignedInRequest, attachment
 from heartbench_core.models import Criterion
 from heartbench_core.read_models import Viewer
 from heartbench_core.roles import STAFF_ROLES, Role, has_role, role_required
@@ -146,16 +146,21 @@ def _save_faq(
     return _render_faq_form(request, form, entry, status=400)
 
 
-def _faq_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
-    entry = read_models.faq_to_write(Viewer.of(request), pk)
+def _acted(request: SignedInRequest, act: Callable[[], Any], done: str, page: str, pk: int) -> HttpResponse:
+    """Run a write and say how it went (its refusal as messages), back on the entry's page (a new FAQ draft's page when it made one)."""
     try:
-        result = action(entry)
+        result = act()
     except ValidationError as exc:
         for message in messages_of(exc):
             messages.error(request, message)
-        return redirect("annotation:faq", pk=pk)
+        return redirect(page, pk=pk)
     messages.success(request, done)
-    return redirect("annotation:faq", pk=result.pk if isinstance(result, FaqEntry) else pk)
+    return redirect(page, pk=result.pk if isinstance(result, FaqEntry) else pk)
+
+
+def _faq_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
+    entry = read_models.faq_to_write(Viewer.of(request), pk)
+    return _acted(request, lambda: action(entry), done, "annotation:faq", pk)
 
 
 @require_POST
@@ -298,14 +303,7 @@ def case_edit(request: SignedInRequest, pk: int) -> HttpResponse:
 
 def _case_action(request: SignedInRequest, pk: int, action: Any, done: str) -> HttpResponse:
     found = read_models.case(Viewer.of(request), pk, as_expert=False)
-    try:
-        action(found)
-    except ValidationError as exc:
-        for message in messages_of(exc):
-            messages.error(request, message)
-    else:
-        messages.success(request, done)
-    return redirect("annotation:case", pk=pk)
+    return _acted(request, lambda: action(found), done, "annotation:case", pk)
 
 
 @require_POST
@@ -471,14 +469,12 @@ def judge_library_helped(request: SignedInRequest, public_id: str) -> HttpRespon
 
 @require_safe
 @role_required(*STAFF_ROLES, accepts_tokens=True)
-def export(request: SignedInRequest) -> HttpResponse:
+def export(request: SignedInRequest) -> HttpResponseBase:
     """The library as `export_library` writes it (`?dataset=`), without the cases of a campaign the viewer rates in."""
     from annotation.knowledge.services.knowledge_io import export_lines
 
     dataset = read_models.dataset_named(Viewer.of(request), request.GET["dataset"]) if request.GET.get("dataset") else None
-    response = HttpResponse("".join(export_lines(dataset=dataset, viewer=request.user)), content_type="application/x-ndjson; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="library.jsonl"'
-    return response
+    return attachment("".join(export_lines(dataset=dataset, viewer=request.user)), "library", "jsonl")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

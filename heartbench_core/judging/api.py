@@ -14,7 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from heartbench_core.api import FileImportView
+from heartbench_core.api import FileImportView, OutcomeFields
 from heartbench_core.judging import read_models as judging
 from heartbench_core.judging.filters import JudgeRunFilters
 from heartbench_core.models import JudgeRun, User
@@ -49,7 +49,7 @@ class JudgeRunSerializer(serializers.ModelSerializer):
         ]
 
 
-class ImportedRunSerializer(JudgeRunSerializer):
+class ImportedRunSerializer(OutcomeFields, JudgeRunSerializer):
     """The judge run an import made (201) or found already there with the same verdicts (200), with what it covers."""
 
     created = serializers.BooleanField(read_only=True, help_text="False when an identical run was already there: nothing was written.")
@@ -59,13 +59,7 @@ class ImportedRunSerializer(JudgeRunSerializer):
     class Meta(JudgeRunSerializer.Meta):
         fields = [*JudgeRunSerializer.Meta.fields, "created", "uncovered", "responses_created"]
 
-    def to_representation(self, run: JudgeRun) -> dict[str, Any]:
-        """The run, and what the import did (the outcome in the context: the run has no such attributes)."""
-        outcome = self.context["outcome"]
-        return {
-            **super().to_representation(run),
-            **{name: getattr(outcome, name) for name in ("created", "uncovered", "responses_created")},
-        }
+    outcome_fields = ("created", "uncovered", "responses_created")  # what the import did
 
 
 class RunVerdictSerializer(serializers.Serializer):

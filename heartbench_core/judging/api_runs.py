@@ -19,6 +19,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from heartbench_core.api import OutcomeFields, valid_body
 from heartbench_core.api_changes import RefusesUnknownFields
 from heartbench_core.http import signed_in
 from heartbench_core.judging import read_models as judging
@@ -133,7 +134,7 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return judging.endpoints(Viewer.of(self.request))
 
     def create(self, request: Request) -> Response:
-        data = _valid(EndpointInputSerializer, request.data)
+        data = valid_body(EndpointInputSerializer, request)
         name = data.pop("name", "")
         if judging.endpoint_exists(Viewer.of(request), name):
             raise ValidationError({"name": "an endpoint with this name exists; PATCH it instead"})
@@ -142,17 +143,11 @@ class EndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     def partial_update(self, request: Request, name: str | None = None) -> Response:
         endpoint = self.get_object()
-        data = _valid(EndpointInputSerializer, request.data, partial=True)
+        data = valid_body(EndpointInputSerializer, request, partial=True)
         if data.pop("name", endpoint.name) != endpoint.name:
             raise ValidationError({"name": "an endpoint keeps its name; create a new one under the other name"})
         outcome = save_endpoint(name=endpoint.name, by=signed_in(request), **data)
         return Response(EndpointSerializer(outcome.endpoint).data)
-
-
-def _valid(serializer_class: type[serializers.Serializer], data: Any, **kwargs: Any) -> dict[str, Any]:
-    s = serializer_class(data=data, **kwargs)
-    s.is_valid(raise_exception=True)
-    return dict(s.validated_data)
 
 
 # --- templates -------------------------------------------------------------------------------------
@@ -199,7 +194,7 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
         return judging.templates(Viewer.of(self.request))
 
     def create(self, request: Request) -> Response:
-        data = _valid(TemplateInputSerializer, request.data)
+        data = valid_body(TemplateInputSerializer, request)
         if judging.template_exists(Viewer.of(request), data["name"]):
             raise ValidationError({"name": "a template with this name exists; POST a revision to it instead"})
         revision = add_template_revision(by=signed_in(request), **data)
@@ -211,7 +206,7 @@ class JudgeTemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vie
     def revisions(self, request: Request, name: str | None = None) -> Response:
         """Record a new revision of the template (its wording must differ from the newest)."""
         template = self.get_object()
-        data = _valid(TemplateRevisionInputSerializer, request.data)
+        data = valid_body(TemplateRevisionInputSerializer, request)
         revision = add_template_revision(name=template.name, by=signed_in(request), **data)
         return Response(TemplateRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
@@ -313,7 +308,7 @@ class RunRequestSerializer(serializers.Serializer):
     changed_since = serializers.IntegerField(required=False, min_value=1, help_text="Judging only: a judge run's id.")
 
 
-class RunRequestedSerializer(EndpointRunSerializer):
+class RunRequestedSerializer(OutcomeFields, EndpointRunSerializer):
     created = serializers.BooleanField(
         read_only=True, help_text="False: a run of the same label (or an unfinished generation run) was resumed."
     )
@@ -323,10 +318,7 @@ class RunRequestedSerializer(EndpointRunSerializer):
     class Meta(EndpointRunSerializer.Meta):
         fields = [*EndpointRunSerializer.Meta.fields, "created", "added", "retried"]
 
-    def to_representation(self, run: EndpointRun) -> dict[str, Any]:
-        """The run, and what became of the request (the outcome in the context: the run has no such attributes)."""
-        outcome = self.context["request_outcome"]
-        return {**super().to_representation(run), "created": outcome.created, "added": outcome.added, "retried": outcome.retried}
+    outcome_fields = ("created", "added", "retried")  # what became of the request
 
 
 class RunOutputSerializer(serializers.Serializer):
@@ -416,12 +408,12 @@ class EndpointRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         return judging.run(Viewer.of(self.request), int(self.kwargs["pk"]))
 
     def create(self, request: Request) -> Response:
-        d = _valid(RunRequestSerializer, request.data)
+        d = valid_body(RunRequestSerializer, request)
         judging.refuse_run_request(Viewer.of(request), dataset=d["dataset"], model=d["model"])
         outcome = run_services.request_run(**d, requested_by=signed_in(request), trigger="api")
         if outcome.run is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], request_outcome=outcome)).data
+        body = RunRequestedSerializer(outcome.run, context=self._context([outcome.run], outcome=outcome)).data
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 
     @extend_schema(request=None, responses={200: EndpointRunSerializer})

@@ -30,6 +30,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from heartbench_core.api import valid_body
 from heartbench_core.form_errors import errors_into
 from heartbench_core.http import SignedInRequest, signed_in
 from heartbench_core.models import ApiToken, User
@@ -155,18 +156,17 @@ class PersonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(request=InviteSerializer, responses={201: InvitedPersonSerializer})
     def create(self, request: Request) -> Response:
         """Create a user without a password and e-mail them a one-time link to set one (without a mail server: answer it)."""
-        form = InviteSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        invitation = services.invite_user(**form.validated_data, by=signed_in(request), base_url=request.build_absolute_uri("/"))
+        invitation = services.invite_user(
+            **valid_body(InviteSerializer, request), by=signed_in(request), base_url=request.build_absolute_uri("/")
+        )
         return Response(_invited(request, invitation), status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})
 
     @extend_schema(request=RolesSerializer, responses={200: PersonSerializer})
     @action(detail=True, methods=["post"])
     def roles(self, request: Request, user_id: str | None = None) -> Response:
         """Give the user exactly these roles (an admin cannot remove their own admin role)."""
-        form = RolesSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        user = services.set_roles(user=self.get_object(), roles=form.validated_data["roles"], by=signed_in(request))
+        roles = valid_body(RolesSerializer, request)["roles"]
+        user = services.set_roles(user=self.get_object(), roles=roles, by=signed_in(request))
         return Response(PersonSerializer(_person(request, user)).data)
 
     @extend_schema(request=None, responses={200: DeactivatedPersonSerializer})
@@ -261,9 +261,7 @@ class TokenViewSet(_Tokens):
 
     @extend_schema(request=IssueTokenSerializer, responses={201: IssuedTokenSerializer})
     def create(self, request: Request) -> Response:
-        form = IssueTokenSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
+        data = valid_body(IssueTokenSerializer, request)
         issued = token_services.issue_token(user=data["username"], name=data["name"], days=data.get("days"), by=signed_in(request))
         return Response(IssuedTokenSerializer(issued.token, context={"text": issued.text}).data, status=status.HTTP_201_CREATED)
 

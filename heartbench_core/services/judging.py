@@ -20,7 +20,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext
 
 from heartbench_core.bulk import copy_lines, copy_text, may_skip_row_triggers, references_hold, skipped_row_triggers
-from heartbench_core.jsonl import ErrorCollector, InputFileError, type_name
+from heartbench_core.jsonl import ErrorCollector, InputFileError, question_id_of, type_name
 from heartbench_core.lib.jsonl import LineError, read_jsonl, source_name
 from heartbench_core.models import Criterion, DatasetVersion, JudgeRun, JudgeVerdict, LanguageModel, ModelResponse, User
 from heartbench_core.names import validate_model_name
@@ -116,7 +116,7 @@ def parse_judge_file(
     first_line: dict[str, int] = {}  # question_id → the line that judged it
     lines: list[_VerdictLine] = []
     for line, record in read_jsonl(source, errors, progress=progress):
-        qid = _checked_question_id(line, record, errors, rubric_lengths, first_line)
+        qid = question_id_of(line, record, errors, rubric_lengths, first_line)
         if qid is None:
             continue
         first_line[qid] = line
@@ -127,28 +127,6 @@ def parse_judge_file(
         errors.add(None, None, gettext("the file holds no verdict lines"))
     errors.raise_if_any()
     return lines
-
-
-def _checked_question_id(
-    line: int, record: dict, errors: ErrorCollector, rubric_lengths: dict[str, int], first_line: dict[str, int]
-) -> str | None:
-    """The line's question_id when it is a known question not judged on an earlier line; None after recording why not."""
-    qid = record.get("question_id")
-    if "question_id" not in record:
-        errors.add(line, "question_id", gettext("missing key"))
-    elif not isinstance(qid, str):
-        errors.add(line, "question_id", gettext("must be a string, found %(found)s") % {"found": type_name(qid)})
-    elif qid not in rubric_lengths:
-        errors.add(line, "question_id", gettext("unknown question_id %(question_id)r") % {"question_id": qid})
-    elif qid in first_line:
-        errors.add(
-            line,
-            "question_id",
-            gettext("duplicate question_id %(question_id)r (first on line %(first)d)") % {"question_id": qid, "first": first_line[qid]},
-        )
-    else:
-        return qid
-    return None
 
 
 def _checked_verdict_line(line: int, record: dict, errors: ErrorCollector, qid: str, rubric_length: int) -> _VerdictLine | None:

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext
 
-from heartbench_core.jsonl import ErrorCollector, type_name
+from heartbench_core.jsonl import ErrorCollector, question_id_of, type_name
 from heartbench_core.lib.jsonl import read_jsonl, source_name
 from heartbench_core.models import Dataset, DatasetVersion, LanguageModel, ModelResponse
 from heartbench_core.names import validate_model_name
@@ -101,11 +101,10 @@ def _read_response_lines(
     first_line: dict[str, int] = {}  # question_id → the line that answered it
     unchanged = 0
     for line, record in read_jsonl(source, errors, progress=progress):
-        ok = _check_question_id(line, record, errors, version, known, first_line)
-        ok &= _check_response_text(line, record, errors)
-        if not ok:
+        qid = question_id_of(line, record, errors, known, first_line, version=version)
+        if not _check_response_text(line, record, errors) or qid is None:
             continue
-        qid, text = record["question_id"], record["response"]
+        text = record["response"]
         first_line[qid] = line
         if qid not in stored:
             metadata = {k: v for k, v in record.items() if k not in ("question_id", "response")}
@@ -115,30 +114,6 @@ def _read_response_lines(
         else:
             errors.add(line, "response", _differs_from_stored(model_name, qid))
     return new_lines, unchanged
-
-
-def _check_question_id(
-    line: int, record: dict, errors: ErrorCollector, version: DatasetVersion, known: set[str], first_line: dict[str, int]
-) -> bool:
-    """The question_id must be a question of the version not answered on an earlier line."""
-    qid = record.get("question_id")
-    if "question_id" not in record:
-        errors.add(line, "question_id", gettext("missing key"))
-    elif not isinstance(qid, str):
-        errors.add(line, "question_id", gettext("must be a string, found %(found)s") % {"found": type_name(qid)})
-    elif qid not in known:
-        errors.add(
-            line, "question_id", gettext("unknown question_id %(question_id)r in %(version)s") % {"question_id": qid, "version": version}
-        )
-    elif qid in first_line:
-        errors.add(
-            line,
-            "question_id",
-            gettext("duplicate question_id %(question_id)r (first on line %(first)d)") % {"question_id": qid, "first": first_line[qid]},
-        )
-    else:
-        return True
-    return False
 
 
 def _check_response_text(line: int, record: dict, errors: ErrorCollector) -> bool:

@@ -57,10 +57,7 @@ class RubricFrame:
 
     def subset_mask(self, subset: str = "all", scene: str | None = None) -> np.ndarray:
         """Questions of a subset (all, hard, normal), optionally of one primary scene."""
-        if subset not in SUBSETS:
-            raise ValidationError(
-                {"subset": gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}}
-            )
+        _check_choice("subset", subset, SUBSETS)
         mask = np.ones(self.n_questions, dtype=bool) if subset == "all" else self.difficulty == subset
         if scene:
             mask &= self.scene == scene
@@ -275,15 +272,17 @@ def _number(x: float | np.floating) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _check_choice(field: str, value: str, choices: tuple[str, ...]) -> None:
+    """Raise a ValidationError naming `field` unless `value` is one of `choices`."""
+    if value not in choices:
+        raise ValidationError(
+            {field: gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(choices), "value": value}}
+        )
+
+
 def check_mode(mode: str) -> None:
     """Raise a ValidationError naming `catastrophic` unless `mode` is a catastrophic rule."""
-    if mode not in scoring.CATASTROPHIC_MODES:
-        raise ValidationError(
-            {
-                "catastrophic": gettext("must be one of %(choices)s, not %(value)r")
-                % {"choices": ", ".join(scoring.CATASTROPHIC_MODES), "value": mode}
-            }
-        )
+    _check_choice("catastrophic", mode, scoring.CATASTROPHIC_MODES)
 
 
 def _resolve_foreign(frame: RubricFrame, ids: np.ndarray) -> tuple[np.ndarray, int, int]:
@@ -463,10 +462,7 @@ def _scored_scope(*, dataset_name: str, version_label: str | None, subset: str, 
     from heartbench_core.services.datasets import get_version
 
     check_mode(mode)
-    if subset not in SUBSETS:
-        raise ValidationError(
-            {"subset": gettext("must be one of %(choices)s, not %(value)r") % {"choices": ", ".join(SUBSETS), "value": subset}}
-        )
+    _check_choice("subset", subset, SUBSETS)
     dataset = Dataset.objects.filter(name=dataset_name).first()
     if dataset is None:
         raise ValidationError({"dataset": gettext("no dataset named %(dataset)r") % {"dataset": dataset_name}})

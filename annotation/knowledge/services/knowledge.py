@@ -23,7 +23,7 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -40,6 +40,7 @@ from heartbench_core.lib.taxonomy import english_name, is_known_label
 from heartbench_core.models import Criterion, CriterionLineage, Dataset, LanguageModel, ModelResponse, User
 from heartbench_core.roles import Role, has_role
 
+Entry = TypeVar("Entry", FaqEntry, Case)
 FAQ_WRITERS = (Role.RUBRIC_AUTHOR, Role.SENIOR_REVIEWER)
 CASE_WRITERS = (Role.SENIOR_REVIEWER, Role.ADMIN)
 QUESTION_MAX_CHARS = FaqEntry._meta.get_field("question").max_length or 300
@@ -311,12 +312,16 @@ def retire_faq_entry(*, entry: FaqEntry, by: User) -> FaqEntry:
     """Take a published entry (or a draft) out of use; it stays readable to staff."""
     if not can_write_faq(by):
         raise PermissionDenied(_("Only rubric authors and senior reviewers retire FAQ entries."))
+    return _retired(FaqEntry, entry.pk, _("This entry is already retired."))
+
+
+def _retired(model: type[Entry], pk: int, already: str) -> Entry:
+    """The FAQ entry or case, retired now (ValidationError `already` when it was)."""
     with transaction.atomic():
-        locked = FaqEntry.objects.select_for_update().get(pk=entry.pk)
-        if locked.status == FaqEntry.Status.RETIRED:
-            raise ValidationError(_("This entry is already retired."))
-        now = timezone.now()
-        locked.status, locked.retired_at = FaqEntry.Status.RETIRED, now
+        locked = model.objects.select_for_update().get(pk=pk)
+        if locked.status == model.Status.RETIRED:
+            raise ValidationError(already)
+        locked.status, locked.retired_at = model.Status.RETIRED, timezone.now()
         locked.save(update_fields=["status", "retired_at", "updated_at"])
     return locked
 
@@ -491,13 +496,7 @@ def retire_case(*, case: Case, by: User) -> Case:
     """Take a case out of use; it stays readable to staff."""
     if not can_write_cases(by):
         raise PermissionDenied(_("Only senior reviewers and admins retire cases."))
-    with transaction.atomic():
-        locked = Case.objects.select_for_update().get(pk=case.pk)
-        if locked.status == Case.Status.RETIRED:
-            raise ValidationError(_("This case is already retired."))
-        locked.status, locked.retired_at = Case.Status.RETIRED, timezone.now()
-        locked.save(update_fields=["status", "retired_at", "updated_at"])
-    return locked
+    return _retired(Case, case.pk, _("This case is already retired."))
 
 
 def calibration_source(*, campaign_response: CampaignResponse, criterion: Criterion) -> tuple[CaseSource, GoldLabel]:
