@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heartbench_core.lib import agreement as st
 from heartbench_core.lib.lazy_scipy import stats
 from heartbench_core.lib.reasons import Reason
 
@@ -163,21 +164,28 @@ def alt_tests_by(
     judge_agrees = np.where(u_judge[unit] == 1, others_hit, others - others_hit)
     met = others > 0
     del ratings, hits, others, others_hit  # freed before the groupings' copies are made
-    unit, expert, expert_agrees, judge_agrees = unit[met], expert[met].astype(np.int32), expert_agrees[met], judge_agrees[met]
-    response = u_cr[unit].astype(np.int64)
+    unit, expert, expert_agrees, judge_agrees = unit[met], expert[met], expert_agrees[met], judge_agrees[met]
+    # Each judgment's (response, expert) pair, numbered once for every grouping: the keys run in
+    # response order but for short runs within a response (judgments come in unit order).
+    pair_key = u_cr[unit].astype(np.int64)
+    pair_key *= n_experts
+    pair_key += expert
+    del expert
+    pairs, pair = st.sorted_unique_inverse(pair_key)
+    del pair_key
     judged_any = bool((u_judge >= 0).any())
     out = []
     for u_group, n_groups in groupings:
         if u_group is None:
-            group, keep = np.zeros(unit.size, np.int64), slice(None)
+            group, keep = np.zeros(pair.size, np.int64), slice(None)
         else:
             group = np.asarray(u_group, np.int64)[unit]
             keep = group >= 0
             group = group[keep]
         out.append(
             _grouped(
-                response[keep],
-                expert[keep],
+                pair[keep],
+                pairs,
                 group,
                 expert_agrees[keep],
                 judge_agrees[keep],
@@ -193,8 +201,8 @@ def alt_tests_by(
 
 
 def _grouped(
-    response: np.ndarray,
-    expert: np.ndarray,
+    pair: np.ndarray,
+    pairs: np.ndarray,
     group: np.ndarray,
     expert_agrees: np.ndarray,
     judge_agrees: np.ndarray,
@@ -206,23 +214,28 @@ def _grouped(
     q: float,
     min_responses: int,
 ) -> tuple[AltTestResult, ...]:
-    """The tests of one grouping, from each judgment's response, expert, group and agreement counts."""
+    """The tests of one grouping, from each judgment's (response, expert) pair, group and agreement counts.
+
+    pair: per judgment, its index among `pairs`, the sorted keys response × n_experts + expert.
+    """
     # One instance per (response, left-out expert, group): sums over its (unit, other expert) pairs.
-    # Judgments come in unit order, and a response's units lie together, so the keys are sorted
-    # but for short runs within a response: a stable sort (timsort) orders them almost for free,
-    # where a hash of every key would cost ten times more.
-    key = response * n_experts  # built in place: each temporary is an array of the judgments
-    key += expert
-    key *= n_groups
+    # Its key numbers the pairs in order, so a cell per key is an array as long as pairs × groups
+    # and the sums (of whole numbers, exact) are counted in one pass, without sorting the judgments.
+    key = pair.astype(np.int64) * n_groups
     key += group
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.intp)
-    expert_score = np.add.reduceat(expert_agrees[order], starts) if starts.size else np.zeros(0, np.int64)
-    judge_score = np.add.reduceat(judge_agrees[order], starts) if starts.size else np.zeros(0, np.int64)
-    instance = key[starts]
+    span = pairs.size * n_groups
+    if span <= 4 * key.size + 1_000_000:
+        instance = np.flatnonzero(np.bincount(key, minlength=span))
+        expert_score = np.bincount(key, weights=expert_agrees, minlength=span)[instance]
+        judge_score = np.bincount(key, weights=judge_agrees, minlength=span)[instance]
+    else:
+        instance, at = st.sorted_unique_inverse(key)
+        expert_score = np.bincount(at, weights=expert_agrees, minlength=instance.size)
+        judge_score = np.bincount(at, weights=judge_agrees, minlength=instance.size)
+    del key
     instance_group = instance % n_groups
-    instance_response = instance // (n_experts * n_groups)
+    instance_pair = pairs[instance // n_groups]
+    instance_response = instance_pair // n_experts
     # Both scores share their denominator (the pairs of the instance): compare the counts, exactly.
     judge_wins = judge_score >= expert_score
     expert_wins = expert_score >= judge_score
@@ -230,7 +243,7 @@ def _grouped(
 
     # Per (group, expert), a small table: number of responses, sums for the t-test and the win shares.
     cells = n_groups * n_experts
-    cell_of_instance = instance_group * n_experts + (instance // n_groups) % n_experts
+    cell_of_instance = instance_group * n_experts + instance_pair % n_experts
     n = np.bincount(cell_of_instance, minlength=cells)
     s1 = np.bincount(cell_of_instance, weights=d, minlength=cells)
     s2 = np.bincount(cell_of_instance, weights=d * d, minlength=cells)
@@ -239,11 +252,9 @@ def _grouped(
     p = _t_test_less(n, s1, s2, epsilon)
     cell_group = np.arange(cells) // n_experts
     cell_expert = np.arange(cells) % n_experts
-    # Responses compared per group: the distinct (group, response) pairs of the instances.
-    by_group = np.lexsort((instance_response, instance_group))
-    g_sorted, r_sorted = instance_group[by_group], instance_response[by_group]
-    first = np.r_[True, (g_sorted[1:] != g_sorted[:-1]) | (r_sorted[1:] != r_sorted[:-1])] if by_group.size else np.zeros(0, bool)
-    responses_per_group = np.bincount(g_sorted[first], minlength=n_groups)
+    # Responses compared per group: the distinct (response, group) pairs of the instances.
+    response_group = st.sorted_unique(instance_response * n_groups + instance_group)
+    responses_per_group = np.bincount(response_group % n_groups, minlength=n_groups)
 
     results = []
     for g in range(n_groups):
