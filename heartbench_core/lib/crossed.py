@@ -113,6 +113,15 @@ def _positions(unit: np.ndarray, j_unit: np.ndarray) -> np.ndarray:
     return position[j_unit]
 
 
+def _kept(pos: np.ndarray, expert: np.ndarray, hit: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The votes with a position (`pos` ≥ 0): their positions, experts and hits (the arrays as given when every vote has one)."""
+    has = pos >= 0
+    if has.all():
+        return pos, expert, hit
+    keep = np.flatnonzero(has)
+    return pos[keep], expert[keep], hit[keep]
+
+
 def leave_one_out(
     unit: np.ndarray,
     agree: np.ndarray,
@@ -143,8 +152,7 @@ def leave_one_out(
     movable = np.flatnonzero(~np.asarray(fixed, bool))
     position[unit[movable]] = movable
     pos = position[j_unit]
-    keep = np.flatnonzero(pos >= 0)
-    pos, expert, hit = pos[keep], np.asarray(j_expert, np.int64)[keep], np.asarray(j_hit, bool)[keep]
+    pos, expert, hit = _kept(pos, np.asarray(j_expert, np.int64), np.asarray(j_hit, bool))
     # A vote's change depends on its unit and on whether it is a hit, nothing else: both are
     # computed per compared unit (column 0: a miss left out, column 1: a hit), and each vote reads its own.
     hits, ratings = np.asarray(hits), np.asarray(ratings)
@@ -255,22 +263,14 @@ def rater_variance_from_sums(
 
 
 def _cells(
-    expert: np.ndarray, item: np.ndarray, group: np.ndarray | None, n_groups: int, n_experts: int, values: list[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], int]:
-    """The (expert, item, group) cells of the votes: (keys, votes per cell, each of `values` summed per cell, items).
+    expert: np.ndarray, key: np.ndarray, n_items: int, n_groups: int, n_experts: int, values: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The (expert, item, group) cells of the votes: (keys, votes per cell, each of `values` summed per cell).
 
-    Keys are group-major, (group × items + item) × experts + expert: votes come in unit order, so
-    a group's keys run nearly in order. `item` and `group` are per vote and may be overwritten.
+    key: per vote, group × n_items + item (overwritten). The cells' keys are group-major,
+    (group × n_items + item) × n_experts + expert: votes come in unit order, so a group's keys run
+    nearly in order.
     """
-    it = np.asarray(item, np.int64)
-    n_items = int(it.max(initial=0)) + 1
-    if group is None:
-        key = it
-    else:
-        key = np.asarray(group, np.int64)
-        key *= n_items
-        key += it
-        del it
     key *= n_experts
     key += expert
     span = n_experts * n_items * n_groups
@@ -283,7 +283,7 @@ def _cells(
         keys, at = st.sorted_unique_inverse(key)
         count = np.bincount(at, minlength=keys.size).astype(np.float64)
         sums = [np.bincount(at, weights=v, minlength=keys.size) for v in values]
-    return keys, count, sums, n_items
+    return keys, count, sums
 
 
 def _influence_of_cells(
@@ -316,9 +316,13 @@ def expert_influence(
     numbers: their sums are exact) turned into z once per cell: one pass over the votes counts
     them, and every other step works on the cells.
     """
-    g = None if group is None else np.asarray(group, np.int64)[lo.unit]
+    # Each compared unit's (group, item), read by each of its votes.
+    unit_key = np.asarray(item, np.int64)
+    n_items = int(unit_key.max(initial=0)) + 1
+    if group is not None:
+        unit_key = np.asarray(group, np.int64) * n_items + unit_key
     values = [lo.d_num, lo.d_den] if lo.loses_units else [lo.d_num]
-    keys, count, sums, n_items = _cells(lo.expert, np.asarray(item, np.int64)[lo.unit], g, n_groups, lo.n_experts, values)
+    keys, count, sums = _cells(lo.expert, unit_key[lo.unit], n_items, n_groups, lo.n_experts, values)
     cell_group = keys // (n_items * lo.n_experts)
     t = np.divide(num, den, out=np.zeros(n_groups), where=den > 0)
     # A vote's group holds its unit, so its den is at least 1; a unit loses its count only when its one vote goes.
@@ -351,8 +355,7 @@ def baseline_expert_part(
     """
     unit = np.asarray(unit, np.int64)
     pos = _positions(unit, np.asarray(j_unit, np.int64))
-    keep = np.flatnonzero(pos >= 0)
-    pos, expert, hit = pos[keep], np.asarray(j_expert, np.int64)[keep], np.asarray(j_hit, bool)[keep]
+    pos, expert, hit = _kept(pos, np.asarray(j_expert, np.int64), np.asarray(j_hit, bool))
     h = np.asarray(hits, np.float64)[unit]
     m = np.asarray(ratings, np.float64)[unit]
     judge = np.asarray(judge, bool)
@@ -370,7 +373,9 @@ def baseline_expert_part(
     at += hit
     z = z_of.ravel()[at]
     del at
-    keys, count, (z_sums,), n_items = _cells(expert, np.asarray(item, np.int64)[pos], None, 1, n_experts, [z])
+    item_of_unit = np.asarray(item, np.int64)
+    n_items = int(item_of_unit.max(initial=0)) + 1
+    keys, count, (z_sums,) = _cells(expert, item_of_unit[pos], n_items, 1, n_experts, [z])
     delta, variance = _influence_of_cells(keys, count, z_sums, n_items, n_experts, 1)
     experts = int(np.count_nonzero(np.bincount(keys % n_experts, minlength=n_experts))) if keys.size else 0
     return expert_shift(draws, delta)[:, 0], float(variance[0]), experts
