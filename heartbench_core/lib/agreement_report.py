@@ -878,6 +878,8 @@ def _compared(data: ReportData, *, resamples: int, seed: int, resample_experts: 
         data.j_hit,
         n_experts,
     )
+    if compared_units.size:  # summed once per (criterion, expert): every breakdown but the models' sums those cells
+        left_out = cx.with_base_cells(left_out, data.u_crit[compared_units])
     headline = cx.with_experts(
         st.clustered_mean_ci(jv == gv, items, resamples=resamples, seed=seed, weights=draws),
         jv == gv,

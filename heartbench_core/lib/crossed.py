@@ -94,6 +94,7 @@ class LeftOut:
     d_den: np.ndarray  # change of its count (−1: the unit has no vote left)
     experts: np.ndarray  # per expert: rated a compared unit
     n_experts: int
+    cells: BaseCells | None = None  # the votes summed per (base, expert) once (`with_base_cells`)
 
     @property
     def experts_rated(self) -> int:
@@ -102,7 +103,48 @@ class LeftOut:
     @property
     def loses_units(self) -> bool:
         """Some unit has no vote left once one is left out (a unit with a single vote)."""
-        return bool(self.d_den.any())
+        return bool(self.d_den.any()) if self.cells is None else bool(self.cells.d_den.any())
+
+
+@dataclass(frozen=True)
+class BaseCells:
+    """The votes of `LeftOut` summed once per (base, expert) cell, a base being a class of compared units (their criterion, say).
+
+    Every grouping whose (group, item) is the same for all units of a base sums these cells
+    instead of the votes: the sums are of halves and whole numbers, exact in any order, so they
+    are those the votes give.
+    """
+
+    of_unit: np.ndarray  # per compared unit, its base (0 … bases − 1)
+    base: np.ndarray  # per cell
+    expert: np.ndarray
+    count: np.ndarray  # votes
+    d_num: np.ndarray
+    d_den: np.ndarray
+
+
+def with_base_cells(lo: LeftOut, base: np.ndarray) -> LeftOut:
+    """`lo` with its votes summed per (base, expert) cell; `base` per compared unit (0 … bases − 1), finer than every grouping
+    (with its item) that `expert_influence` will be asked for, or most of them."""
+    base = np.asarray(base, np.int64)
+    n_bases = int(base.max(initial=0)) + 1
+    key = base[lo.unit]
+    key *= lo.n_experts
+    key += lo.expert
+    span = n_bases * lo.n_experts
+    if span <= 4 * key.size + 1_000_000:
+        per_cell = np.bincount(key, minlength=span)
+        keys = np.flatnonzero(per_cell)
+        count = per_cell[keys].astype(np.float64)
+        d_num = np.bincount(key, weights=lo.d_num, minlength=span)[keys]
+        d_den = np.bincount(key, weights=lo.d_den, minlength=span)[keys]
+    else:
+        keys, at = st.sorted_unique_inverse(key)
+        count = np.bincount(at, minlength=keys.size).astype(np.float64)
+        d_num = np.bincount(at, weights=lo.d_num, minlength=keys.size)
+        d_den = np.bincount(at, weights=lo.d_den, minlength=keys.size)
+    cells = BaseCells(base, keys // lo.n_experts, keys % lo.n_experts, count, d_num, d_den)
+    return replace(lo, cells=cells)
 
 
 def _positions(unit: np.ndarray, j_unit: np.ndarray) -> np.ndarray:
@@ -321,12 +363,26 @@ def expert_influence(
     n_items = int(unit_key.max(initial=0)) + 1
     if group is not None:
         unit_key = np.asarray(group, np.int64) * n_items + unit_key
-    values = [lo.d_num, lo.d_den] if lo.loses_units else [lo.d_num]
-    keys, count, sums = _cells(lo.expert, unit_key[lo.unit], n_items, n_groups, lo.n_experts, values)
+    loses_units = lo.loses_units
+    keys = None
+    if lo.cells is not None:  # every base within one (group, item): the cells sum the base cells
+        c = lo.cells
+        key_of_base = np.zeros(int(c.of_unit.max(initial=0)) + 1, np.int64)
+        key_of_base[c.of_unit] = unit_key
+        if np.array_equal(key_of_base[c.of_unit], unit_key):
+            key = key_of_base[c.base]
+            key *= lo.n_experts
+            key += c.expert
+            keys, at = st.sorted_unique_inverse(key)
+            count = np.bincount(at, weights=c.count, minlength=keys.size)
+            sums = [np.bincount(at, weights=v, minlength=keys.size) for v in ([c.d_num, c.d_den] if loses_units else [c.d_num])]
+    if keys is None:
+        values = [lo.d_num, lo.d_den] if loses_units else [lo.d_num]
+        keys, count, sums = _cells(lo.expert, unit_key[lo.unit], n_items, n_groups, lo.n_experts, values)
     cell_group = keys // (n_items * lo.n_experts)
     t = np.divide(num, den, out=np.zeros(n_groups), where=den > 0)
     # A vote's group holds its unit, so its den is at least 1; a unit loses its count only when its one vote goes.
-    z = (sums[0] - t[cell_group] * sums[1] if lo.loses_units else sums[0]) / den[cell_group]
+    z = (sums[0] - t[cell_group] * sums[1] if loses_units else sums[0]) / den[cell_group]
     return _influence_of_cells(keys, count, z, n_items, lo.n_experts, n_groups)
 
 
