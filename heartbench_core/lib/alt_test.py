@@ -185,6 +185,7 @@ def alt_tests_by(
     judged_any = bool((u_judge >= 0).any())
     out = []
     for u_group, n_groups in groupings:
+        keep: slice | np.ndarray
         if u_group is None:
             group, keep = np.zeros(pair.size, np.int64), slice(None)
         else:
