@@ -152,7 +152,7 @@ def alt_tests_by(
     u_cr = np.asarray(u_cr, np.intp)
     # Only judgments on units the judge gave a verdict on take part.
     on = u_judge[j_unit] >= 0 if j_unit.size else np.zeros(0, bool)
-    unit, expert, hit = j_unit[on], j_expert[on], j_hit[on]
+    unit, expert, hit = (j_unit, j_expert, j_hit) if on.all() else (j_unit[on], j_expert[on], j_hit[on])
     # Each judgment meets every other expert's rating of its unit (an expert rates a unit once: one
     # assignment per response). Of those, the judge agrees with some and the expert with some: the
     # instances compare their sums, so each judgment carries the difference (judge's − expert's).
@@ -169,9 +169,10 @@ def alt_tests_by(
     difference[:, 1] = np.where(judge_hit, 0, (others - (hits - 1)) - (hits - 1))
     met = (others > 0)[unit]
     del ratings, hits, others
-    unit, expert = unit[met], expert[met]
+    if not met.all():
+        unit, expert, hit = unit[met], expert[met], hit[met]
     at = 2 * unit
-    at += hit[met]
+    at += hit
     judge_less_expert = difference.ravel()[at]
     del at, difference
     # Each judgment's (response, expert) pair, numbered once for every grouping: the keys run in

@@ -210,10 +210,10 @@ def leave_one_out(
         side = np.sign(2 * h - m)
         np.negative(side, out=side, where=~verdict)
         table[:, left_out_hit] = np.where(labelled, (side + 1) * 0.5, 0.0) - agree_now
-    at = 2 * pos.astype(np.int64)
+    at = np.multiply(pos, 2, dtype=np.int64)
     at += hit
     d_num = table.ravel()[at]
-    d_den = np.where(labelled, 0.0, -1.0)[pos]
+    d_den = np.zeros(pos.size) if labelled.all() else np.where(labelled, 0.0, -1.0)[pos]
     del at
     rated = np.zeros(n_experts, bool)
     rated[expert] = True
