@@ -254,35 +254,12 @@ def rater_variance(
     expert on one item, and z̄ is then Σ z / Σ count; rows already centred pass a count of 0.
     """
     z = np.asarray(z, np.float64)
-    expert = np.asarray(expert, np.int64)
-    g = np.zeros(z.size, np.int64) if group is None else np.asarray(group, np.int64)
-    if count is None:  # a vote each: the counts are whole numbers, as a sum of ones gives them
-        per_group = np.bincount(g, minlength=n_groups).astype(np.float64)
-    else:
-        weight = np.asarray(count, np.float64)
-        per_group = np.asarray(np.bincount(g, weights=weight, minlength=n_groups), np.float64)
-    mean = np.divide(np.bincount(g, weights=z, minlength=n_groups), per_group, out=np.zeros(n_groups), where=per_group > 0)
-    z = z - (mean[g] if count is None else weight * mean[g])
-    # The cells' keys built in place: at 100× each temporary is a 38 MB array of the judgments.
-    eg = expert * n_groups
-    eg += g
-    zeg = np.bincount(eg, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
     it = np.asarray(item, np.int64)
     n_items = int(it.max(initial=0)) + 1
-    cell = expert * n_items
-    cell += it
-    cell *= n_groups
-    cell += g
-    span = n_experts * n_items * n_groups
-    if span <= 4 * z.size + 1_000_000:  # every (expert, item, group) cell in one array: two linear passes
-        s = np.bincount(cell, weights=z, minlength=span)
-        within = (s.reshape(-1, n_groups) ** 2).sum(axis=0)
-    else:
-        cells, at = st.sorted_unique_inverse(cell)
-        s = np.bincount(at, weights=z, minlength=cells.size)
-        within = np.bincount(cells % n_groups, weights=s**2, minlength=n_groups)
-    experts = np.count_nonzero(np.bincount(eg, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
-    return rater_variance_from_sums(zeg, within, experts, level)
+    key = it.copy() if group is None else np.asarray(group, np.int64) * n_items + it
+    weight = np.ones(z.size) if count is None else np.asarray(count, np.float64)
+    keys, _, (z_sum, weight_sum) = _cells(np.asarray(expert, np.int64), key, n_items, n_groups, n_experts, [z, weight])
+    return _influence_of_cells(keys, weight_sum, z_sum, n_items, n_experts, n_groups, level)
 
 
 def rater_variance_from_sums(
