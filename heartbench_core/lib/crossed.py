@@ -128,21 +128,8 @@ def with_base_cells(lo: LeftOut, base: np.ndarray) -> LeftOut:
     (with its item) that `expert_influence` will be asked for, or most of them."""
     base = np.asarray(base, np.int64)
     n_bases = int(base.max(initial=0)) + 1
-    key = base[lo.unit]
-    key *= lo.n_experts
-    key += lo.expert
-    span = n_bases * lo.n_experts
-    if span <= 4 * key.size + 1_000_000:
-        per_cell = np.bincount(key, minlength=span)
-        keys = np.flatnonzero(per_cell)
-        count = per_cell[keys].astype(np.float64)
-        d_num = np.bincount(key, weights=lo.d_num, minlength=span)[keys]
-        d_den = np.bincount(key, weights=lo.d_den, minlength=span)[keys]
-    else:
-        keys, at = st.sorted_unique_inverse(key)
-        count = np.bincount(at, minlength=keys.size).astype(np.float64)
-        d_num = np.bincount(at, weights=lo.d_num, minlength=keys.size)
-        d_den = np.bincount(at, weights=lo.d_den, minlength=keys.size)
+    # One group, the bases in place of the items: the cells are (base, expert).
+    keys, count, (d_num, d_den) = _cells(lo.expert, base[lo.unit], n_bases, 1, lo.n_experts, [lo.d_num, lo.d_den])
     cells = BaseCells(base, keys // lo.n_experts, keys % lo.n_experts, count, d_num, d_den)
     return replace(lo, cells=cells)
 
