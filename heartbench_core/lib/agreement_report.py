@@ -878,6 +878,8 @@ def _compared(data: ReportData, *, resamples: int, seed: int, resample_experts: 
         data.j_hit,
         n_experts,
     )
+    if compared_units.size:  # summed once per (criterion, expert): every breakdown but the models' sums those cells
+        left_out = cx.with_base_cells(left_out, data.u_crit[compared_units])
     headline = cx.with_experts(
         st.clustered_mean_ci(jv == gv, items, resamples=resamples, seed=seed, weights=draws),
         jv == gv,
@@ -1294,10 +1296,11 @@ def _breakdown(
     g_all = groups.codes
     n_groups = len(groups.names)
     g = g_all[both]
-    tp = np.bincount(g, weights=jv & gv, minlength=n_groups)
-    fp = np.bincount(g, weights=jv & ~gv, minlength=n_groups)
-    fn = np.bincount(g, weights=~jv & gv, minlength=n_groups)
-    tn = np.bincount(g, weights=~jv & ~gv, minlength=n_groups)
+    # The 2×2 counts of every group in one pass: cell 4·group + 2·judge + gold (tn, fn, fp, tp).
+    cell_2x2 = g.astype(np.int64) * 4
+    cell_2x2 += 2 * jv
+    cell_2x2 += gv
+    tn, fn, fp, tp = np.bincount(cell_2x2, minlength=4 * n_groups).reshape(n_groups, 4).T.astype(np.float64)
     pairs = (tp + fp + fn + tn).astype(np.int64)
     figures = two_rater_from_counts(tp, fp, fn, tn)
     clusters = u_cr[both]
@@ -1406,12 +1409,16 @@ def _by_expert(data: ReportData, label: np.ndarray) -> tuple[tuple[ExpertRow, ..
     gold = label[data.j_unit]
     compared = gold >= 0
     agree = compared & ((gold == 1) == data.j_hit)
-    n_cmp = np.bincount(data.j_expert[compared], minlength=n_experts)
-    n_agree = np.bincount(data.j_expert[agree], minlength=n_experts)
+    every = bool(compared.all())  # every judgment on a labelled unit: no copies of the judgments
     n_judg = np.bincount(data.j_expert, minlength=n_experts)
+    n_cmp = n_judg if every else np.bincount(data.j_expert[compared], minlength=n_experts)
+    n_agree = np.bincount(data.j_expert[agree], minlength=n_experts)
     shared, same = st.rater_pair_counts(data.j_unit, data.j_expert, data.j_hit, n_experts)
     rates = np.where(n_cmp > 0, n_agree / np.maximum(n_cmp, 1), np.nan)
-    recent_rate, recent_n = _latest_quarter(data.j_expert[compared], data.j_time[compared], agree[compared], n_experts)
+    if every:
+        recent_rate, recent_n = _latest_quarter(data.j_expert, data.j_time, agree, n_experts)
+    else:
+        recent_rate, recent_n = _latest_quarter(data.j_expert[compared], data.j_time[compared], agree[compared], n_experts)
     rows, pairs = [], []
     shared_l, same_l = shared.tolist(), same.tolist()  # Python floats: the same divisions, without NumPy scalars
     names = list(data.expert_names)
@@ -1474,8 +1481,9 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     Each point counts the judgments received before its day ended. Walking the points in order,
     only the units that received judgments since the previous point are relabelled and their
     counts moved; the disagreement of alpha is summed over every unit in unit order at each
-    point, as `binary_alpha_by_group` sums it, so every figure is what recomputing it from
-    scratch at that point gives.
+    point, as `binary_alpha_by_group` sums it (or, while its terms are whole numbers, moved by
+    the changed terms: the same total), so every figure is what recomputing it from scratch at
+    that point gives.
     """
     if data.j_time.size == 0:
         return ()
@@ -1493,6 +1501,9 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
     need = required_ratings(data)
     label = golden_standard(hits, ratings, need, data.u_adjudicated)[0]  # adjudicated units have a label before any judgment
     disagreement = np.zeros(n)  # h(m − h)/(m − 1) of each unit rated twice or more, 0 otherwise
+    # Their sum while every term is a whole number (as with up to three ratings a unit): then any
+    # order of adding gives the same total, so it is kept up to date rather than summed anew.
+    whole: float | None = 0.0
     zeros = np.zeros(n, np.intp)
     judged, judge_hit = judge >= 0, judge == 1
     compared = agreeing = pairable = n1 = n_all = 0
@@ -1519,9 +1530,15 @@ def _over_time(data: ReportData, judge: np.ndarray) -> tuple[TimePoint, ...]:
             hits[changed], ratings[changed], need[changed] if isinstance(need, np.ndarray) else need, data.u_adjudicated[changed]
         )[0]
         ok = st.alpha_terms(hits[changed], ratings[changed])
-        disagreement[changed[ok.pairable]] = ok.disagreement
+        moved = changed[ok.pairable]
+        if whole is not None:  # every term a whole number so far: the total moves by the changed terms, exactly
+            if np.array_equal(ok.disagreement, np.floor(ok.disagreement)):
+                whole += float(ok.disagreement.sum()) - float(disagreement[moved].sum())
+            if whole >= 2**52 or not np.array_equal(ok.disagreement, np.floor(ok.disagreement)):
+                whole = None
+        disagreement[moved] = ok.disagreement
         tally(changed, 1)
-        o01 = np.bincount(zeros, weights=disagreement, minlength=1)
+        o01 = np.array([whole]) if whole is not None else np.bincount(zeros, weights=disagreement, minlength=1)
         alpha = st.binary_alpha_from_sums(o01, np.array([float(n1)]), np.array([float(n_all)]))
         value = _num(alpha[0])
         points.append(

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heartbench_core.lib import agreement as st
 from heartbench_core.lib.lazy_scipy import stats
 from heartbench_core.lib.reasons import Reason
 
@@ -151,36 +152,54 @@ def alt_tests_by(
     u_cr = np.asarray(u_cr, np.intp)
     # Only judgments on units the judge gave a verdict on take part.
     on = u_judge[j_unit] >= 0 if j_unit.size else np.zeros(0, bool)
-    unit, expert, hit = j_unit[on], j_expert[on], j_hit[on]
+    unit, expert, hit = (j_unit, j_expert, j_hit) if on.all() else (j_unit[on], j_expert[on], j_hit[on])
     # Each judgment meets every other expert's rating of its unit (an expert rates a unit once: one
-    # assignment per response). Count, per judgment, how many of those the expert and the judge agree with.
-    # Counts of a unit's ratings in 32 bits: at 100× (4.75 million judgments) each array of them is 19 MB, not 38.
-    ratings = np.bincount(unit, minlength=u_cr.size).astype(np.int32)[unit]
-    hits = np.bincount(unit, weights=hit, minlength=u_cr.size).astype(np.int32)[unit]
+    # assignment per response). Of those, the judge agrees with some and the expert with some: the
+    # instances compare their sums, so each judgment carries the difference (judge's − expert's).
+    # It depends on the unit and on whether the judgment is a hit, nothing else: per unit, column 0
+    # holds it for a miss and column 1 for a hit, and each judgment reads its own.
+    ratings = np.bincount(unit, minlength=u_cr.size)
+    hits = np.bincount(unit, weights=hit, minlength=u_cr.size).astype(np.int64)
     others = ratings - 1
-    others_hit = hits - hit
-    expert_agrees = np.where(hit, others_hit, others - others_hit)
-    judge_agrees = np.where(u_judge[unit] == 1, others_hit, others - others_hit)
-    met = others > 0
-    del ratings, hits, others, others_hit  # freed before the groupings' copies are made
-    unit, expert, expert_agrees, judge_agrees = unit[met], expert[met].astype(np.int32), expert_agrees[met], judge_agrees[met]
-    response = u_cr[unit].astype(np.int64)
+    judge_hit = u_judge == 1
+    # A miss agrees with the others' misses (others − h), a hit with the others' hits (h − 1); the
+    # judge agrees with the others' hits (h less the judgment's) on a hit verdict, their misses otherwise.
+    difference = np.empty((u_cr.size, 2), np.int64)
+    difference[:, 0] = np.where(judge_hit, hits - (others - hits), 0)
+    difference[:, 1] = np.where(judge_hit, 0, (others - (hits - 1)) - (hits - 1))
+    met = (others > 0)[unit]
+    del ratings, hits, others
+    if not met.all():
+        unit, expert, hit = unit[met], expert[met], hit[met]
+    at = 2 * unit
+    at += hit
+    judge_less_expert = difference.ravel()[at]
+    del at, difference
+    # Each judgment's (response, expert) pair, numbered once for every grouping: the keys run in
+    # response order but for short runs within a response (judgments come in unit order).
+    pair_key = u_cr[unit].astype(np.int64)
+    pair_key *= n_experts
+    pair_key += expert
+    del expert
+    pairs, pair = st.sorted_unique_inverse(pair_key)
+    del pair_key
     judged_any = bool((u_judge >= 0).any())
     out = []
     for u_group, n_groups in groupings:
+        keep: slice | np.ndarray
         if u_group is None:
-            group, keep = np.zeros(unit.size, np.int64), slice(None)
+            group, keep = np.zeros(pair.size, np.int64), slice(None)
         else:
             group = np.asarray(u_group, np.int64)[unit]
-            keep = group >= 0
+            in_group = group >= 0
+            keep = slice(None) if in_group.all() else np.flatnonzero(in_group)  # every judgment in a group: no copies
             group = group[keep]
         out.append(
             _grouped(
-                response[keep],
-                expert[keep],
+                pair[keep],
+                pairs,
                 group,
-                expert_agrees[keep],
-                judge_agrees[keep],
+                judge_less_expert[keep],
                 n_experts=n_experts,
                 n_groups=n_groups,
                 judged_any=judged_any,
@@ -193,11 +212,10 @@ def alt_tests_by(
 
 
 def _grouped(
-    response: np.ndarray,
-    expert: np.ndarray,
+    pair: np.ndarray,
+    pairs: np.ndarray,
     group: np.ndarray,
-    expert_agrees: np.ndarray,
-    judge_agrees: np.ndarray,
+    judge_less_expert: np.ndarray,
     *,
     n_experts: int,
     n_groups: int,
@@ -206,44 +224,47 @@ def _grouped(
     q: float,
     min_responses: int,
 ) -> tuple[AltTestResult, ...]:
-    """The tests of one grouping, from each judgment's response, expert, group and agreement counts."""
+    """The tests of one grouping, from each judgment's (response, expert) pair, group, and the judge's agreements less the expert's.
+
+    pair: per judgment, its index among `pairs`, the sorted keys response × n_experts + expert.
+    """
     # One instance per (response, left-out expert, group): sums over its (unit, other expert) pairs.
-    # Judgments come in unit order, and a response's units lie together, so the keys are sorted
-    # but for short runs within a response: a stable sort (timsort) orders them almost for free,
-    # where a hash of every key would cost ten times more.
-    key = response * n_experts  # built in place: each temporary is an array of the judgments
-    key += expert
-    key *= n_groups
+    # Its key numbers the pairs in order, so a cell per key is an array as long as pairs × groups
+    # and the sums (of whole numbers, exact) are counted in one pass, without sorting the judgments.
+    key = np.multiply(pair, n_groups, dtype=np.int64)
     key += group
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.intp)
-    expert_score = np.add.reduceat(expert_agrees[order], starts) if starts.size else np.zeros(0, np.int64)
-    judge_score = np.add.reduceat(judge_agrees[order], starts) if starts.size else np.zeros(0, np.int64)
-    instance = key[starts]
+    span = pairs.size * n_groups
+    if span <= 4 * key.size + 1_000_000:
+        instance = np.flatnonzero(np.bincount(key, minlength=span))
+        score = np.bincount(key, weights=judge_less_expert, minlength=span)[instance]
+    else:
+        instance, at = st.sorted_unique_inverse(key)
+        score = np.bincount(at, weights=judge_less_expert, minlength=instance.size)
+    del key
     instance_group = instance % n_groups
-    instance_response = instance // (n_experts * n_groups)
-    # Both scores share their denominator (the pairs of the instance): compare the counts, exactly.
-    judge_wins = judge_score >= expert_score
-    expert_wins = expert_score >= judge_score
-    d = expert_wins.astype(np.int64) - judge_wins
+    instance_pair = pairs[instance // n_groups]
+    instance_response = instance_pair // n_experts
+    # Both scores share their denominator (the pairs of the instance): compare the counts, exactly
+    # (their difference summed: whole numbers, exact in floating point).
+    judge_wins = score >= 0
+    expert_wins = score <= 0
 
     # Per (group, expert), a small table: number of responses, sums for the t-test and the win shares.
     cells = n_groups * n_experts
-    cell_of_instance = instance_group * n_experts + (instance // n_groups) % n_experts
+    cell_of_instance = instance_group * n_experts + instance_pair % n_experts
     n = np.bincount(cell_of_instance, minlength=cells)
-    s1 = np.bincount(cell_of_instance, weights=d, minlength=cells)
-    s2 = np.bincount(cell_of_instance, weights=d * d, minlength=cells)
     wins_j = np.bincount(cell_of_instance, weights=judge_wins, minlength=cells)
     wins_e = np.bincount(cell_of_instance, weights=expert_wins, minlength=cells)
+    # d = W_expert − W_judge is 1, 0 (a tie: both win) or −1, and every instance has a winner, so
+    # Σd = wins_e − wins_j and Σd² = instances without a tie = 2n − wins_e − wins_j (whole numbers, exact).
+    s1 = wins_e - wins_j
+    s2 = 2 * n - wins_e - wins_j
     p = _t_test_less(n, s1, s2, epsilon)
     cell_group = np.arange(cells) // n_experts
     cell_expert = np.arange(cells) % n_experts
-    # Responses compared per group: the distinct (group, response) pairs of the instances.
-    by_group = np.lexsort((instance_response, instance_group))
-    g_sorted, r_sorted = instance_group[by_group], instance_response[by_group]
-    first = np.r_[True, (g_sorted[1:] != g_sorted[:-1]) | (r_sorted[1:] != r_sorted[:-1])] if by_group.size else np.zeros(0, bool)
-    responses_per_group = np.bincount(g_sorted[first], minlength=n_groups)
+    # Responses compared per group: the distinct (response, group) pairs of the instances.
+    response_group = st.sorted_unique(instance_response * n_groups + instance_group)
+    responses_per_group = np.bincount(response_group % n_groups, minlength=n_groups)
 
     results = []
     for g in range(n_groups):

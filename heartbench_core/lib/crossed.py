@@ -94,6 +94,7 @@ class LeftOut:
     d_den: np.ndarray  # change of its count (−1: the unit has no vote left)
     experts: np.ndarray  # per expert: rated a compared unit
     n_experts: int
+    cells: BaseCells | None = None  # the votes summed per (base, expert) once (`with_base_cells`)
 
     @property
     def experts_rated(self) -> int:
@@ -102,7 +103,35 @@ class LeftOut:
     @property
     def loses_units(self) -> bool:
         """Some unit has no vote left once one is left out (a unit with a single vote)."""
-        return bool(self.d_den.any())
+        return bool(self.d_den.any()) if self.cells is None else bool(self.cells.d_den.any())
+
+
+@dataclass(frozen=True)
+class BaseCells:
+    """The votes of `LeftOut` summed once per (base, expert) cell, a base being a class of compared units (their criterion, say).
+
+    Every grouping whose (group, item) is the same for all units of a base sums these cells
+    instead of the votes: the sums are of halves and whole numbers, exact in any order, so they
+    are those the votes give.
+    """
+
+    of_unit: np.ndarray  # per compared unit, its base (0 … bases − 1)
+    base: np.ndarray  # per cell
+    expert: np.ndarray
+    count: np.ndarray  # votes
+    d_num: np.ndarray
+    d_den: np.ndarray
+
+
+def with_base_cells(lo: LeftOut, base: np.ndarray) -> LeftOut:
+    """`lo` with its votes summed per (base, expert) cell; `base` per compared unit (0 … bases − 1), finer than every grouping
+    (with its item) that `expert_influence` will be asked for, or most of them."""
+    base = np.asarray(base, np.int64)
+    n_bases = int(base.max(initial=0)) + 1
+    # One group, the bases in place of the items: the cells are (base, expert).
+    keys, count, (d_num, d_den) = _cells(lo.expert, base[lo.unit], n_bases, 1, lo.n_experts, [lo.d_num, lo.d_den])
+    cells = BaseCells(base, keys // lo.n_experts, keys % lo.n_experts, count, d_num, d_den)
+    return replace(lo, cells=cells)
 
 
 def _positions(unit: np.ndarray, j_unit: np.ndarray) -> np.ndarray:
@@ -111,6 +140,15 @@ def _positions(unit: np.ndarray, j_unit: np.ndarray) -> np.ndarray:
     position = np.full(span, -1, np.int64)
     position[unit] = np.arange(unit.size)
     return position[j_unit]
+
+
+def _kept(pos: np.ndarray, expert: np.ndarray, hit: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The votes with a position (`pos` ≥ 0): their positions, experts and hits (the arrays as given when every vote has one)."""
+    has = pos >= 0
+    if has.all():
+        return pos, expert, hit
+    keep = np.flatnonzero(has)
+    return pos[keep], expert[keep], hit[keep]
 
 
 def leave_one_out(
@@ -137,26 +175,33 @@ def leave_one_out(
     j_unit = np.asarray(j_unit, np.int64)
     span = int(max(j_unit.max(initial=0), unit.max(initial=0))) + 1
     # Only the units no vote decides alone have a position: one gather per judgment finds the votes kept.
-    # 32-bit positions and vote counts where they fit: at 100× a judgment array of each is 19 MB rather than 38.
+    # 32-bit positions where they fit: at 100× a judgment array of them is 19 MB rather than 38.
     small = unit.size < 2**31
     position = np.full(span, -1, np.int32 if small else np.int64)
     movable = np.flatnonzero(~np.asarray(fixed, bool))
     position[unit[movable]] = movable
     pos = position[j_unit]
-    keep = np.flatnonzero(pos >= 0)
-    pos, expert, hit = pos[keep], np.asarray(j_expert, np.int64)[keep], np.asarray(j_hit, bool)[keep]
-    u = unit[pos]
+    pos, expert, hit = _kept(pos, np.asarray(j_expert, np.int64), np.asarray(j_hit, bool))
+    # A vote's change depends on its unit and on whether it is a hit, nothing else: both are
+    # computed per compared unit (column 0: a miss left out, column 1: a hit), and each vote reads its own.
     hits, ratings = np.asarray(hits), np.asarray(ratings)
-    counts = (np.int32 if small else np.int64) if hits.dtype.kind in "iub" and ratings.dtype.kind in "iub" else np.float64
-    h = hits.astype(counts, copy=False)[u] - hit  # the other votes' hits and number
-    m = ratings.astype(counts, copy=False)[u] - 1
-    # The majority of the others: 1 (more hits), ½ (a tie) or 0; as the judge's verdict, the agreement is that or its complement.
-    side = np.sign(2 * h - m).astype(np.int8)  # 1, 0, −1
-    np.negative(side, out=side, where=~np.asarray(judge, bool)[pos])
+    counts = np.int64 if hits.dtype.kind in "iub" and ratings.dtype.kind in "iub" else np.float64
+    h_all, m = hits[unit].astype(counts, copy=False), ratings[unit].astype(counts, copy=False) - 1  # the other votes' number
     labelled = m > 0
-    new_agree = np.where(labelled, (side + 1) * 0.5, 0.0)
-    d_num = new_agree - np.asarray(agree, np.float64)[pos]
-    d_den = np.where(labelled, 0.0, -1.0)
+    verdict = np.asarray(judge, bool)
+    agree_now = np.asarray(agree, np.float64)
+    table = np.empty((unit.size, 2))
+    for left_out_hit in (0, 1):
+        h = h_all - left_out_hit  # the other votes' hits
+        # The majority of the others: 1 (more hits), ½ (a tie) or 0; as the judge's verdict, the agreement is that or its complement.
+        side = np.sign(2 * h - m)
+        np.negative(side, out=side, where=~verdict)
+        table[:, left_out_hit] = np.where(labelled, (side + 1) * 0.5, 0.0) - agree_now
+    at = np.multiply(pos, 2, dtype=np.int64)
+    at += hit
+    d_num = table.ravel()[at]
+    d_den = np.zeros(pos.size) if labelled.all() else np.where(labelled, 0.0, -1.0)[pos]
+    del at
     rated = np.zeros(n_experts, bool)
     rated[expert] = True
     return LeftOut(pos, expert, d_num, d_den, rated, n_experts)
@@ -196,35 +241,12 @@ def rater_variance(
     expert on one item, and z̄ is then Σ z / Σ count; rows already centred pass a count of 0.
     """
     z = np.asarray(z, np.float64)
-    expert = np.asarray(expert, np.int64)
-    g = np.zeros(z.size, np.int64) if group is None else np.asarray(group, np.int64)
-    if count is None:  # a vote each: the counts are whole numbers, as a sum of ones gives them
-        per_group = np.bincount(g, minlength=n_groups).astype(np.float64)
-    else:
-        weight = np.asarray(count, np.float64)
-        per_group = np.asarray(np.bincount(g, weights=weight, minlength=n_groups), np.float64)
-    mean = np.divide(np.bincount(g, weights=z, minlength=n_groups), per_group, out=np.zeros(n_groups), where=per_group > 0)
-    z = z - (mean[g] if count is None else weight * mean[g])
-    # The cells' keys built in place: at 100× each temporary is a 38 MB array of the judgments.
-    eg = expert * n_groups
-    eg += g
-    zeg = np.bincount(eg, weights=z, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
     it = np.asarray(item, np.int64)
     n_items = int(it.max(initial=0)) + 1
-    cell = expert * n_items
-    cell += it
-    cell *= n_groups
-    cell += g
-    span = n_experts * n_items * n_groups
-    if span <= 4 * z.size + 1_000_000:  # every (expert, item, group) cell in one array: two linear passes
-        s = np.bincount(cell, weights=z, minlength=span)
-        within = (s.reshape(-1, n_groups) ** 2).sum(axis=0)
-    else:
-        cells, at = st.sorted_unique_inverse(cell)
-        s = np.bincount(at, weights=z, minlength=cells.size)
-        within = np.bincount(cells % n_groups, weights=s**2, minlength=n_groups)
-    experts = np.count_nonzero(np.bincount(eg, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
-    return rater_variance_from_sums(zeg, within, experts, level)
+    key = it.copy() if group is None else np.asarray(group, np.int64) * n_items + it
+    weight = np.ones(z.size) if count is None else np.asarray(count, np.float64)
+    keys, _, (z_sum, weight_sum) = _cells(np.asarray(expert, np.int64), key, n_items, n_groups, n_experts, [z, weight])
+    return _influence_of_cells(keys, weight_sum, z_sum, n_items, n_experts, n_groups, level)
 
 
 def rater_variance_from_sums(
@@ -246,6 +268,46 @@ def rater_variance_from_sums(
     return -zeg * scale, variance
 
 
+def _cells(
+    expert: np.ndarray, key: np.ndarray, n_items: int, n_groups: int, n_experts: int, values: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The (expert, item, group) cells of the votes: (keys, votes per cell, each of `values` summed per cell).
+
+    key: per vote, group × n_items + item (overwritten). The cells' keys are group-major,
+    (group × n_items + item) × n_experts + expert: votes come in unit order, so a group's keys run
+    nearly in order.
+    """
+    key *= n_experts
+    key += expert
+    span = n_experts * n_items * n_groups
+    if span <= 4 * key.size + 1_000_000:  # every cell in one array: linear passes
+        per_cell = np.bincount(key, minlength=span)
+        keys = np.flatnonzero(per_cell)
+        count = per_cell[keys].astype(np.float64)
+        sums = [np.bincount(key, weights=v, minlength=span)[keys] for v in values]
+    else:
+        keys, at = st.sorted_unique_inverse(key)
+        count = np.bincount(at, minlength=keys.size).astype(np.float64)
+        sums = [np.bincount(at, weights=v, minlength=keys.size) for v in values]
+    return keys, count, sums
+
+
+def _influence_of_cells(
+    keys: np.ndarray, count: np.ndarray, z: np.ndarray, n_items: int, n_experts: int, n_groups: int, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """`rater_variance` from the sums of z over the votes of each (expert, item, group) cell (keys of `_cells`)."""
+    g = keys // (n_items * n_experts)
+    expert = keys % n_experts
+    per_group = np.bincount(g, weights=count, minlength=n_groups)
+    mean = np.divide(np.bincount(g, weights=z, minlength=n_groups), per_group, out=np.zeros(n_groups), where=per_group > 0)
+    s = z - count * mean[g]  # Sₑᵢ: the cell's votes against the group's average vote
+    eg = expert * n_groups + g
+    zeg = np.bincount(eg, weights=s, minlength=n_experts * n_groups).reshape(n_experts, n_groups)
+    within = np.bincount(g, weights=s * s, minlength=n_groups)
+    experts = np.count_nonzero(np.bincount(eg, minlength=n_experts * n_groups).reshape(n_experts, n_groups), axis=0)
+    return rater_variance_from_sums(zeg, within, experts, level)
+
+
 def expert_influence(
     lo: LeftOut, item: np.ndarray, num: np.ndarray, den: np.ndarray, group: np.ndarray | None, n_groups: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -254,12 +316,38 @@ def expert_influence(
     item: per compared unit, its item; num, den: each group's agreement sums over every compared
     unit; group: the group of each compared unit (None: one group). Leaving a vote out changes
     the group's agreement T = num/den by z = (Δnum − T·Δden)/den, to first order.
+
+    z is linear in a vote's Δnum and Δden with its group's T and den, so `rater_variance`'s sums
+    over the votes of an (expert, item, group) cell are those of Δnum and Δden (halves and whole
+    numbers: their sums are exact) turned into z once per cell: one pass over the votes counts
+    them, and every other step works on the cells.
     """
-    g = np.zeros(lo.unit.size, np.intp) if group is None else np.asarray(group, np.intp)[lo.unit]
+    # Each compared unit's (group, item), read by each of its votes.
+    unit_key = np.asarray(item, np.int64)
+    n_items = int(unit_key.max(initial=0)) + 1
+    if group is not None:
+        unit_key = np.asarray(group, np.int64) * n_items + unit_key
+    loses_units = lo.loses_units
+    keys = None
+    if lo.cells is not None:  # every base within one (group, item): the cells sum the base cells
+        c = lo.cells
+        key_of_base = np.zeros(int(c.of_unit.max(initial=0)) + 1, np.int64)
+        key_of_base[c.of_unit] = unit_key
+        if np.array_equal(key_of_base[c.of_unit], unit_key):
+            key = key_of_base[c.base]
+            key *= lo.n_experts
+            key += c.expert
+            keys, at = st.sorted_unique_inverse(key)
+            count = np.bincount(at, weights=c.count, minlength=keys.size)
+            sums = [np.bincount(at, weights=v, minlength=keys.size) for v in ([c.d_num, c.d_den] if loses_units else [c.d_num])]
+    if keys is None:
+        values = [lo.d_num, lo.d_den] if loses_units else [lo.d_num]
+        keys, count, sums = _cells(lo.expert, unit_key[lo.unit], n_items, n_groups, lo.n_experts, values)
+    cell_group = keys // (n_items * lo.n_experts)
     t = np.divide(num, den, out=np.zeros(n_groups), where=den > 0)
     # A vote's group holds its unit, so its den is at least 1; a unit loses its count only when its one vote goes.
-    z = (lo.d_num - t[g] * lo.d_den if lo.loses_units else lo.d_num) / den[g]
-    return rater_variance(z, lo.expert, np.asarray(item)[lo.unit], g, n_groups, lo.n_experts)
+    z = (sums[0] - t[cell_group] * sums[1] if loses_units else sums[0]) / den[cell_group]
+    return _influence_of_cells(keys, count, z, n_items, lo.n_experts, n_groups)
 
 
 def baseline_expert_part(
@@ -281,11 +369,13 @@ def baseline_expert_part(
     judge–expert agreement je = A/M by (je − a)/M, a = 1 when the vote is the judge's verdict,
     and the expert–expert agreement ee = B/P by (ee·(m − 1) − b)/P, b the other votes equal to it.
     Returns (per resample: Σₑ (vₑ − 1)·δₑ of je − ee, its rater variance, experts resampled).
+
+    A vote's change depends on its unit and on whether it is a hit: both changes are computed
+    per unit, and each vote reads its own.
     """
     unit = np.asarray(unit, np.int64)
     pos = _positions(unit, np.asarray(j_unit, np.int64))
-    keep = pos >= 0
-    pos, expert, hit = pos[keep], np.asarray(j_expert, np.int64)[keep], np.asarray(j_hit, bool)[keep]
+    pos, expert, hit = _kept(pos, np.asarray(j_expert, np.int64), np.asarray(j_hit, bool))
     h = np.asarray(hits, np.float64)[unit]
     m = np.asarray(ratings, np.float64)[unit]
     judge = np.asarray(judge, bool)
@@ -295,11 +385,19 @@ def baseline_expert_part(
     b_all = float((h * (h - 1) / 2 + (m - h) * (m - h - 1) / 2).sum())
     big_p = float(pairs.sum())
     je, ee = a_all / big_m, b_all / big_p
-    a = (hit == judge[pos]).astype(np.float64)
-    same = np.where(hit, h[pos] - 1, m[pos] - h[pos] - 1)
-    z = (je - a) / big_m - (ee * (m[pos] - 1) - same) / big_p
-    delta, variance = rater_variance(z, expert, np.asarray(item, np.int64)[pos], None, 1, n_experts)
-    experts = int(st.sorted_unique(expert).size) if expert.size else 0
+    # Per unit, the change a miss (column 0) and a hit (column 1) left out make.
+    z_of = np.empty((unit.size, 2))
+    for side, (a, same) in enumerate((((~judge).astype(np.float64), m - h - 1), (judge.astype(np.float64), h - 1))):
+        z_of[:, side] = (je - a) / big_m - (ee * (m - 1) - same) / big_p
+    at = 2 * pos
+    at += hit
+    z = z_of.ravel()[at]
+    del at
+    item_of_unit = np.asarray(item, np.int64)
+    n_items = int(item_of_unit.max(initial=0)) + 1
+    keys, count, (z_sums,) = _cells(expert, item_of_unit[pos], n_items, 1, n_experts, [z])
+    delta, variance = _influence_of_cells(keys, count, z_sums, n_items, n_experts, 1)
+    experts = int(np.count_nonzero(np.bincount(keys % n_experts, minlength=n_experts))) if keys.size else 0
     return expert_shift(draws, delta)[:, 0], float(variance[0]), experts
 
 
