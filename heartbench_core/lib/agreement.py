@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import krippendorff
 import numpy as np
 
 from heartbench_core.lib.lazy_scipy import stats as sps
@@ -540,7 +541,7 @@ def clustered_mean_ci(
 
 
 def krippendorff_alpha_nominal(hits: np.ndarray, ratings: np.ndarray) -> Stat:
-    """Krippendorff's alpha (nominal) from per-unit hit and rating counts, as the krippendorff package computes it.
+    """Krippendorff's alpha (nominal) from per-unit hit and rating counts, via the krippendorff package.
 
     Units with fewer than 2 ratings are unpairable and carry no information; they are not
     counted in n. Missing ratings are allowed (any number of raters per unit).
@@ -554,26 +555,9 @@ def krippendorff_alpha_nominal(hits: np.ndarray, ratings: np.ndarray) -> Stat:
     total_hits = int(h.sum())
     if total_hits == 0 or total_hits == int(m.sum()):
         return Stat.undefined(n, Reason("alpha_constant"), ratings=int(m.sum()))
-    return Stat(_f(_package_alpha(h, m)), n, extra={"ratings": int(m.sum())})
-
-
-def _package_alpha(h: np.ndarray, m: np.ndarray) -> float:
-    """The krippendorff package's nominal alpha of binary counts, step for step, without its (units × 2 × 2) arrays.
-
-    Its coincidences o_ck = Σᵤ n_uc(n_uk − [c = k])/(m_u − 1) are summed unit after unit (a sum
-    over the first axis), as `np.bincount` sums; the rest is its arithmetic on the 2 × 2 matrices,
-    so the value is the package's to the last bit.
-    """
-    miss, hit, pairs = m - h, h, m - 1
-    one = np.zeros(h.size, np.intp)
-    o = np.empty((2, 2))
-    o[0, 0] = np.bincount(one, weights=(miss * miss - miss) / pairs, minlength=1)[0]
-    o[0, 1] = o[1, 0] = np.bincount(one, weights=(miss * hit) / pairs, minlength=1)[0]
-    o[1, 1] = np.bincount(one, weights=(hit * hit - hit) / pairs, minlength=1)[0]
-    n_v = o.sum(axis=0)
-    e = np.divide(np.outer(n_v, n_v) - np.diagflat(n_v), n_v.sum() - 1)
-    d = 1.0 - np.eye(2)
-    return float(1 - (o * d).sum() / (e * d).sum())
+    counts = np.stack([m - h, h], axis=1)
+    value = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
+    return Stat(_f(value), n, extra={"ratings": int(m.sum())})
 
 
 @dataclass(frozen=True)
