@@ -27,6 +27,7 @@ from annotation.models import (
     ItemProblemReport,
     Judgment,
     PayDecision,
+    ProgressMove,
     Qualification,
     QualityPolicy,
     ResponseTally,
@@ -128,3 +129,4 @@ admin.site.register(CampaignTally, ReadOnlyAdmin, list_display=["campaign", "res
 admin.site.register(ResponseTally, ReadOnlyAdmin, list_display=["campaign_response", "campaign", "submitted", "reserved"])
 admin.site.register(ExpertCampaignTally, ReadOnlyAdmin, list_display=["expert", "campaign", "reserved", "submitted", "expired"])
 admin.site.register(SubmissionHour, ReadOnlyAdmin, list_display=["campaign", "hour", "submitted"])
+admin.site.register(ProgressMove, ReadOnlyAdmin, list_display=["campaign_id", "is_gold", "submitted", "reserving", "responses"])
