@@ -9,7 +9,9 @@ restored from an archive) is indexed here first, once.
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
+from django.db.models import Func, JSONField
 from django.urls import reverse
 
 from heartbench_core.leaderboard.calibrated import CalibratedBoard
@@ -20,10 +22,24 @@ from validation.models import AgreementReport, CalibratedModelRow
 from validation.services.calibrated_index import index_calibrated_scores
 
 
+class _Headline(Func):
+    """A calibrated row's JSON without its per-dimension and per-ability scores, cut in the database: the leaderboard shows
+    the overall scores and ranks, and the abilities' are most of the row (and of reading it)."""
+
+    output_field = JSONField()
+
+    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
+        sql, params = compiler.compile(self.source_expressions[0])
+        if connection.vendor == "postgresql":
+            return f"(({sql}) - 'by_dimension' - 'by_ability')", list(params)
+        return f"json_remove({sql}, '$.by_dimension', '$.by_ability')", list(params)
+
+
 def calibrated_boards(version: DatasetVersion, models: Collection[str]) -> dict[str, CalibratedBoard]:
     """Judge → the calibrated scores of `models` in its newest official report on the version that has them, with the report's
     alternative annotator test: the version's official reports with their index headings (one query), then the rows of
-    `models` in the newest of each judge (one more), never a report's JSON."""
+    `models` in the newest of each judge (one more), never a report's JSON. Each model's overall scores and ranks: its
+    `by_dimension` and `by_ability` are left empty (`_Headline`)."""
     columns = ("pk", "judge", "campaign_id", "campaign__name", "calibrated_index__present")
     heading = ("runs", "kendall_tau", "experts_resampled", "alt_test")
     official = AgreementReport.objects.filter(campaign__version=version, exploratory=False).order_by("pk")
@@ -36,9 +52,9 @@ def calibrated_boards(version: DatasetVersion, models: Collection[str]) -> dict[
     newest = {r[1]: r for r in reports if r[4]}  # ascending ids: the last kept per judge is its newest
     found: dict[int, dict[str, CalibratedModel]] = {r[0]: {} for r in newest.values()}
     if found and models:
-        rows = CalibratedModelRow.objects.filter(report_id__in=found, model__in=set(models))
-        for report_id, model, scores in rows.values_list("report_id", "model", "scores"):
-            found[report_id][model] = from_json(CalibratedModel, scores)
+        rows = CalibratedModelRow.objects.filter(report_id__in=found, model__in=set(models)).annotate(headline=_Headline("scores"))
+        for report_id, model, headline in rows.values_list("report_id", "model", "headline"):
+            found[report_id][model] = from_json(CalibratedModel, {**headline, "by_dimension": [], "by_ability": []})
     return {
         judge: CalibratedBoard(
             report_id=pk,

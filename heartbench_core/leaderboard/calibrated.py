@@ -29,7 +29,9 @@ class CalibratedBoard:
     runs: tuple[str, ...]  # the judge's run labels the report compared
     kendall_tau: Figure  # between the judge-only and the corrected ranking, over every model of the report
     experts_resampled: int | None  # experts the intervals resampled with the items (None: the items alone, in reports from before)
-    models: Mapping[str, CalibratedModel]  # of the models asked for, those the report calibrated
+    # Of the models asked for, those the report calibrated: their overall scores and ranks (what a leaderboard shows);
+    # by_dimension and by_ability are left empty.
+    models: Mapping[str, CalibratedModel]
     alt_test: AltTest | None = None  # the same report's answer to "can the judge replace an expert?" (None: it predates the test)
 
     def model(self, name: str, run: str) -> CalibratedModel | None:
