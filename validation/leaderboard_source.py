@@ -27,12 +27,10 @@ class _Headline(Func):
     the overall scores and ranks, and the abilities' are most of the row (and of reading it)."""
 
     output_field = JSONField()
+    template = "json_remove(%(expressions)s, '$.by_dimension', '$.by_ability')"  # SQLite's JSON1
 
-    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
-        sql, params = compiler.compile(self.source_expressions[0])
-        if connection.vendor == "postgresql":
-            return f"(({sql}) - 'by_dimension' - 'by_ability')", list(params)
-        return f"json_remove({sql}, '$.by_dimension', '$.by_ability')", list(params)
+    def as_postgresql(self, compiler: Any, connection: Any, **extra_context: Any) -> Any:
+        return self.as_sql(compiler, connection, template="((%(expressions)s) - 'by_dimension' - 'by_ability')", **extra_context)
 
 
 def calibrated_boards(version: DatasetVersion, models: Collection[str]) -> dict[str, CalibratedBoard]:
